@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# flytrap — one Makefile for everything.  `make help` lists the targets.
+
+O ?= build
+prefix ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(V),1)
+Q =
+msg = @true
+else
+Q = @
+msg = @printf '  %-8s %s\n' $(1) $(2);
+endif
+
+# ---- dependencies -----------------------------------------------------------
+# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf.
+# Recording adds libtracefs and libbpf, plus clang and bpftool at build time.
+PKGS_BASE = libtraceevent libzstd zlib libelf
+PKGS_RECORD = libtracefs libbpf
+ifeq ($(NO_RECORD),1)
+PKGS = $(PKGS_BASE)
+else
+PKGS = $(PKGS_BASE) $(PKGS_RECORD)
+endif
+
+# pkg-config name -> Debian package, for the one clear error below.
+deb_libtraceevent = libtraceevent-dev
+deb_libzstd = libzstd-dev
+deb_zlib = zlib1g-dev
+deb_libelf = libelf-dev
+deb_libtracefs = libtracefs-dev
+deb_libbpf = libbpf-dev
+
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
+ifneq ($(MISSING),)
+$(error missing libraries: $(MISSING); install: apt-get install $(foreach p,$(MISSING),$(deb_$(p)))$(if $(NO_RECORD),, (or build with NO_RECORD=1 for analysis only)))
+endif
+endif
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+WARN = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local \
+       -Wformat=2 -Wno-format-nonliteral
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifeq ($(DEBUG),1)
+OPT = -O0 -g3
+else
+OPT = -O2 -g
+endif
+ifeq ($(SAN),1)
+OPT += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDSAN = -fsanitize=address,undefined
+endif
+
+CFLAGS ?=
+LDFLAGS ?=
+ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -I. -Iformat -I$(O)/bpf $(PKG_CFLAGS) $(CFLAGS)
+ifeq ($(NO_RECORD),1)
+ALL_CFLAGS += -DFT_NO_RECORD
+endif
+ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lm -lpthread
+
+# ---- sources -----------------------------------------------------------------
+FORMAT_SRC := $(filter-out format/fuzz_%.c,$(wildcard format/*.c))
+REPORT_SRC := $(wildcard report/*.c)
+RECORD_SRC := $(wildcard record/*.c)
+MAIN_SRC := flytrap.c
+BPF_SRC := $(wildcard bpf/*.bpf.c)
+
+SRC := $(MAIN_SRC) $(FORMAT_SRC) $(REPORT_SRC)
+ifneq ($(NO_RECORD),1)
+SRC += $(RECORD_SRC)
+SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRC))
+endif
+OBJ := $(patsubst %.c,$(O)/%.o,$(SRC))
+LIB_OBJ := $(patsubst %.c,$(O)/%.o,$(FORMAT_SRC) $(REPORT_SRC)) $(O)/flytrap-util.o
+
+# unit tests: tests/unit/test_*.c, each a program linked with format/ and report/
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+# helpers used by the scripted tests (workloads, file generators)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(patsubst tests/tools/%.c,$(O)/tests/tools/%,$(TOOL_SRC))
+
+all: $(O)/flytrap $(UNIT_BIN) $(TOOL_BIN) $(O)/fuzz_reader_replay
+
+# Rebuild everything when the flags change.
+$(O)/.flags: FORCE
+	@mkdir -p $(O)
+	@echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(NO_RECORD)' | cmp -s - $@ || \
+		echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(NO_RECORD)' > $@
+
+$(O)/%.o: %.c $(O)/.flags | $(SKELS)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/flytrap: $(OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/tests/%: tests/unit/%.c $(LIB_OBJ) $(O)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(LIBS)
+
+$(O)/tests/tools/%: tests/tools/%.c $(LIB_OBJ) $(O)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(LIBS)
+
+# The CLI helpers without main(), for unit tests.
+$(O)/flytrap-util.o: flytrap.c $(O)/.flags
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DFT_NO_MAIN -c $< -o $@
+
+# ---- fuzzing -----------------------------------------------------------------
+# The replay driver runs the fuzz target over tests/fuzz/corpus in make check;
+# `make fuzz` builds the libFuzzer binary (clang).
+FORMAT_OBJ := $(patsubst %.c,$(O)/%.o,$(FORMAT_SRC))
+$(O)/fuzz_reader_replay: format/fuzz_reader.c $(FORMAT_OBJ) $(O)/.flags
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -DFUZZ_REPLAY_MAIN -o $@ $< $(FORMAT_OBJ) $(ALL_LDFLAGS) $(LIBS)
+
+fuzz: $(O)/fuzz_reader
+$(O)/fuzz_reader: format/fuzz_reader.c $(FORMAT_SRC)
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. -Iformat $(PKG_CFLAGS) \
+		-o $@ $^ $(PKG_LIBS) -lm
+
+# ---- BPF ---------------------------------------------------------------------
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O)/bpf -Ibpf -Wall -Werror
+
+$(O)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(call msg,BTF,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/bpf/vmlinux.h
+	$(call msg,BPF,$<)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name flytrap_$* > $@.tmp && mv $@.tmp $@
+
+# ---- tests ---------------------------------------------------------------------
+# The one test command (README, CI): builds, then runs every family.
+check: all
+	$(Q)O=$(O) ./tests/run
+
+check-offline: all
+	$(Q)O=$(O) FLYTRAP_OFFLINE=1 ./tests/run
+
+# ---- install -------------------------------------------------------------------
+install: $(O)/flytrap
+	install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1
+	install -m 0755 $(O)/flytrap $(DESTDIR)$(prefix)/bin/flytrap
+	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(prefix)/share/man/man1/ || true; done
+
+clean:
+	rm -rf $(O)
+
+help:
+	@echo 'flytrap build targets:'
+	@echo '  make              build $(O)/flytrap, the unit tests and tools'
+	@echo '  make check        build, then run every test family (tests/run)'
+	@echo '  make check-offline  tests that need no root or tracefs'
+	@echo '  make fuzz         libFuzzer target for the reader ($(O)/fuzz_reader)'
+	@echo '  make install      install into $$(DESTDIR)$$(prefix) (default /usr/local)'
+	@echo '  make clean        remove $(O)'
+	@echo 'variables:'
+	@echo '  O=DIR       build directory (default build)'
+	@echo '  V=1         show the commands'
+	@echo '  DEBUG=1     -O0 -g3'
+	@echo '  SAN=1       AddressSanitizer + UndefinedBehaviorSanitizer'
+	@echo '  WERROR=1    warnings are errors (CI)'
+	@echo '  NO_RECORD=1 analysis-only build: no libtracefs, libbpf, clang or root needed'
+
+.PHONY: all check check-offline fuzz install clean help FORCE
+.SECONDARY:
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap: record kernel traces into trace.dat files and analyze them
+ * offline.  git-style front end: `flytrap CMD [options]`.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+
+int ft_verbose;
+const char *ft_cmd = "flytrap";
+
+#ifndef FT_NO_MAIN
+/*
+ * DEVELOPMENT ONLY (removed before release): commands are weak so the tree
+ * links while they are being written in parallel; a missing one is NULL.
+ */
+#pragma weak cmd_record
+#pragma weak cmd_reset
+#pragma weak cmd_recover
+#pragma weak cmd_report
+#pragma weak cmd_info
+#pragma weak cmd_convert
+#pragma weak cmd_callgraph
+#pragma weak cmd_overhead
+#pragma weak cmd_drops
+#pragma weak cmd_export
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+#ifndef FT_NO_RECORD
+	{ "record",    cmd_record,    "record ftrace events and BPF data into a trace.dat (root)" },
+	{ "reset",     cmd_reset,     "remove what a killed recorder left in tracefs (root)" },
+	{ "recover",   cmd_recover,   "turn a killed recorder's partial output into a readable file" },
+#endif
+	{ "report",    cmd_report,    "list the events of a trace.dat, like trace-cmd report" },
+	{ "info",      cmd_info,      "what is in a trace.dat at a glance" },
+	{ "convert",   cmd_convert,   "rewrite any readable trace.dat as version 7" },
+	{ "callgraph", cmd_callgraph, "call trees, folded stacks and flame graphs" },
+	{ "overhead",  cmd_overhead,  "where the time went, and what the tracing cost" },
+	{ "drops",     cmd_drops,     "every lost event: per CPU, per source, per time window" },
+	{ "export",    cmd_export,    "Chrome/Perfetto JSON or a self-contained HTML report" },
+};
+#endif
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "flytrap: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int ft_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+	return EXIT_FAIL;
+}
+
+void ft_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void ft_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ft_verbose)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+int ft_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "flytrap %s: ", ft_cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'flytrap %s --help')\n", ft_cmd);
+	return EXIT_USAGE;
+}
+
+bool ft_progress_enabled(void)
+{
+	return isatty(STDERR_FILENO) && !getenv("FLYTRAP_NO_PROGRESS");
+}
+
+int ft_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* number with optional fraction times a unit; rejects junk and overflow */
+static int parse_scaled(const char *s, uint64_t *out, const char *suffix_table[],
+			const uint64_t scale[], uint64_t default_scale)
+{
+	char *end;
+	double v;
+	uint64_t mul = default_scale;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end) {
+		int i;
+
+		for (i = 0; suffix_table[i]; i++)
+			if (!strcmp(end, suffix_table[i]))
+				break;
+		if (!suffix_table[i])
+			return -EINVAL;
+		mul = scale[i];
+	}
+	if (v * (double)mul >= 1.8e19)
+		return -EINVAL;
+	*out = (uint64_t)(v * (double)mul + 0.5);
+	return 0;
+}
+
+int ft_parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const char *sfx[] = { "ns", "us", "ms", "s", "m", "h", NULL };
+	static const uint64_t mul[] = { 1, 1000, 1000000, 1000000000ULL,
+					60000000000ULL, 3600000000000ULL };
+
+	return parse_scaled(s, out, sfx, mul, 1000000000ULL);
+}
+
+int ft_parse_size(const char *s, uint64_t *out)
+{
+	static const char *sfx[] = { "K", "k", "KB", "KiB", "M", "MB", "MiB", "G", "GB", "GiB", "B", NULL };
+	static const uint64_t mul[] = { 1ULL << 10, 1ULL << 10, 1ULL << 10, 1ULL << 10,
+					1ULL << 20, 1ULL << 20, 1ULL << 20,
+					1ULL << 30, 1ULL << 30, 1ULL << 30, 1 };
+
+	return parse_scaled(s, out, sfx, mul, 1);
+}
+
+int ft_parse_ts(const char *s, uint64_t *out_ns)
+{
+	static const char *sfx[] = { NULL };
+
+	return parse_scaled(s, out_ns, sfx, NULL, 1000000000ULL);
+}
+
+int ft_parse_cpulist(const char *s, uint64_t mask[4])
+{
+	const char *p = s;
+
+	memset(mask, 0, 4 * sizeof(uint64_t));
+	if (!s || !*s)
+		return -EINVAL;
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		a = strtoul(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			b = strtoul(p, &end, 10);
+		}
+		if (a > b || b > 255)
+			return -EINVAL;
+		for (; a <= b; a++)
+			mask[a / 64] |= 1ULL << (a % 64);
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int ft_finish_stdout(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno == EPIPE)
+			return rc;
+		ft_error("cannot write to standard output: %s", strerror(errno));
+		return rc ? rc : EXIT_FAIL;
+	}
+	return rc;
+}
+
+void ft_json_strn(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void ft_json_str(FILE *f, const char *s)
+{
+	ft_json_strn(f, s ? s : "", SIZE_MAX);
+}
+
+#ifndef FT_NO_MAIN
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: flytrap [-v] [--version] COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'flytrap COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	/* A closed pipe (`| head`) should end us quietly via EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+
+	argc--, argv++;
+	while (argc > 0 && argv[0][0] == '-') {
+		if (!strcmp(argv[0], "-v") || !strcmp(argv[0], "--verbose")) {
+			ft_verbose++;
+		} else if (!strcmp(argv[0], "--version")) {
+			printf("flytrap %s\n", FLYTRAP_VERSION);
+			return ft_finish_stdout(0);
+		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
+			usage(stdout);
+			return ft_finish_stdout(0);
+		} else {
+			fprintf(stderr, "flytrap: unknown option '%s' (see 'flytrap --help')\n", argv[0]);
+			return EXIT_USAGE;
+		}
+		argc--, argv++;
+	}
+	if (argc == 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[0], commands[i].name) && commands[i].fn) {
+			ft_cmd = commands[i].name;
+			return commands[i].fn(argc, argv);
+		}
+	}
+	fprintf(stderr, "flytrap: '%s' is not a flytrap command (see 'flytrap --help')\n", argv[0]);
+	return EXIT_USAGE;
+}
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared by the command front-ends (record/, report/): the command table,
+ * messages, and small option-parsing helpers.  format/ never includes this.
+ */
+#ifndef FLYTRAP_H
+#define FLYTRAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FLYTRAP_VERSION "0.1.0"
+
+/* Exit codes (style.md): 0 ok, 1 failure, 2 usage error. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+extern int ft_verbose;		/* number of -v given */
+extern const char *ft_cmd;	/* current subcommand name, for messages */
+
+/* "flytrap: error: …" on stderr.  Return value is EXIT_FAIL for `return ft_error(...)`. */
+int ft_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "flytrap: warning: …" */
+void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "flytrap CMD: …" usage problem on one line; returns EXIT_USAGE. */
+int ft_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Only with -v. */
+void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* true when stderr is a terminal (progress lines go there only then). */
+bool ft_progress_enabled(void);
+
+/*
+ * Parse helpers: return 0 or -EINVAL.  Durations accept ns/us/ms/s/m
+ * suffixes (no suffix = seconds); sizes accept K/M/G (no suffix = bytes);
+ * timestamps are seconds with a fraction ("12.5" = 12.5 s) as printed by
+ * report.
+ */
+int ft_parse_u64(const char *s, uint64_t *out);
+int ft_parse_duration_ns(const char *s, uint64_t *out);
+int ft_parse_size(const char *s, uint64_t *out);
+int ft_parse_ts(const char *s, uint64_t *out_ns);
+/* CPU list "0,2-5" into a 256-bit mask. */
+int ft_parse_cpulist(const char *s, uint64_t mask[4]);
+
+/* Flush stdout and turn a write error (EPIPE excepted) into EXIT_FAIL. */
+int ft_finish_stdout(int rc);
+
+/* JSON string output (escapes control chars and quotes). */
+void ft_json_str(FILE *f, const char *s);
+void ft_json_strn(FILE *f, const char *s, size_t n);
+
+/* One subcommand per file: int cmd_<name>(int argc, char **argv), argv[0] = name. */
+int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_callgraph(int argc, char **argv);
+int cmd_overhead(int argc, char **argv);
+int cmd_drops(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+#ifndef FT_NO_RECORD
+int cmd_record(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+#endif
+
+#endif

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * format/ public API: read trace-cmd trace.dat files (versions 6 and 7) and
+ * write version 7.
+ *
+ * Library rules: every function returns 0 (or a count) on success and a
+ * negative errno on failure (-EBADMSG corrupt input, -EOPNOTSUPP unsupported
+ * feature, -EOVERFLOW a size that does not fit, -ENOMEM, or the errno of a
+ * failed system call).  Nothing here prints or exits; a human-readable
+ * description of the last failure, with the byte offset where it happened,
+ * is available from fmt_reader_error() / fmt_writer_error().
+ */
+#ifndef FLYTRAP_FORMAT_H
+#define FLYTRAP_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <traceevent/event-parse.h>
+
+/* ---- option and section IDs (trace-cmd's numbering) ------------------- */
+enum fmt_option_id {
+	FMT_OPT_DONE = 0,
+	FMT_OPT_DATE = 1,
+	FMT_OPT_CPUSTAT = 2,
+	FMT_OPT_BUFFER = 3,
+	FMT_OPT_TRACECLOCK = 4,
+	FMT_OPT_UNAME = 5,
+	FMT_OPT_HOOK = 6,
+	FMT_OPT_OFFSET = 7,
+	FMT_OPT_CPUCOUNT = 8,
+	FMT_OPT_VERSION = 9,
+	FMT_OPT_PROCMAPS = 10,
+	FMT_OPT_TRACEID = 11,
+	FMT_OPT_TIME_SHIFT = 12,
+	FMT_OPT_GUEST = 13,
+	FMT_OPT_TSC2NSEC = 14,
+	FMT_OPT_STRINGS = 15,
+	FMT_OPT_HEADER_INFO = 16,
+	FMT_OPT_FTRACE_EVENTS = 17,
+	FMT_OPT_EVENT_FORMATS = 18,
+	FMT_OPT_KALLSYMS = 19,
+	FMT_OPT_PRINTK = 20,
+	FMT_OPT_CMDLINES = 21,
+	FMT_OPT_BUFFER_TEXT = 22,
+
+	/*
+	 * flytrap's own options.  trace-cmd skips unknown option IDs by size,
+	 * so these travel in the file without disturbing stock readers.  They
+	 * sit far above trace-cmd's range (which grows by one per release) so
+	 * a future trace-cmd option can never be mistaken for one of ours.
+	 */
+	FMT_OPT_FT_BASE = 0x4600,
+	FMT_OPT_FT_META = 0x4601,	/* text "key=value\n" lines: recorder, host, command line, … */
+	FMT_OPT_FT_RECSTATS = 0x4602,	/* text "key=value\n": recorder CPU time, bytes read/written, wakeups, backlog */
+	FMT_OPT_FT_BPF_DROPS = 0x4603,	/* binary, see struct fmt_bpf_drop below */
+	FMT_OPT_FT_BUILDIDS = 0x4604,	/* text "path build-id-hex\n" lines */
+	FMT_OPT_FT_SYMTAB = 0x4605,	/* u64 offset of a FMT_SEC_FT_SYMTAB section */
+	FMT_OPT_FT_BUFFILL = 0x4606,	/* text: per-CPU buffer fill samples */
+	FMT_OPT_FT_PROCMAPS = 0x4607,	/* u64 offset of a FMT_SEC_FT_PROCMAPS section (large maps text) */
+	FMT_OPT_FT_CPUSTAT_START = 0x4608, /* CPUSTAT text taken at the start (same text as option 2) */
+
+	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
+	FMT_SEC_FT_PROCMAPS = 0x4681,
+};
+
+/* One BPF ringbuf reservation failure count for a time window. */
+struct fmt_bpf_drop {
+	uint64_t ts;		/* end of the window, trace clock ns */
+	uint32_t cpu;
+	uint32_t prog;		/* index into the program names in the META option "bpf_progs=" */
+	uint64_t count;		/* failures in this window */
+};
+
+/* ======================================================================= */
+/*                                 reader                                  */
+/* ======================================================================= */
+
+struct fmt_reader;
+
+struct fmt_cpu_data {
+	int cpu;
+	uint64_t offset;	/* absolute file offset of the CPU's data */
+	uint64_t size;		/* bytes (compressed: as recorded by the writer) */
+};
+
+struct fmt_buffer {
+	const char *name;	/* "" for the top buffer */
+	const char *clock;	/* may be NULL (v6) */
+	uint32_t page_size;
+	bool compressed;	/* chunked CPU data */
+	int ncpus;		/* entries in cpus[] (CPUs with data, sparse IDs) */
+	struct fmt_cpu_data *cpus;
+	uint64_t section_offset; /* v7: section header; v6: the flyrecord marker */
+};
+
+/* Text or binary blob held by the reader; data is NUL-terminated (len excludes it). */
+struct fmt_blob {
+	const char *data;
+	size_t len;
+};
+
+struct fmt_option {
+	uint16_t id;
+	uint32_t size;
+	const void *data;
+	uint64_t file_offset;	/* where the option's payload sits (in its section) */
+};
+
+struct fmt_info {
+	int version;		/* 6 or 7 (or lower: sequential layout) */
+	bool big_endian;
+	int long_size;		/* the header's long-size byte */
+	int kernel_long;	/* from header_page's commit field (4 or 8) */
+	uint32_t page_size;
+	const char *compression; /* "none" for v6 and uncompressed v7 */
+	const char *compression_version;
+	int cpus;		/* CPU count (v6 part 8 / v7 CPUCOUNT), 0 when unknown */
+	const char *clock;	/* bracketed name from TRACECLOCK (or BUFFER), "" if none */
+	bool clock_in_usecs;	/* trace-cmd prints secs.usecs for this clock */
+	const char *uname;	/* "" if absent */
+	const char *tracecmd_version; /* VERSION option, "" if absent */
+	bool has_date;
+	int64_t date_offset_ns;	/* DATE option × 1000 */
+	int64_t ts_offset_ns;	/* OFFSET option */
+	bool has_tsc2nsec;
+	uint32_t tsc_mult, tsc_shift;
+	uint64_t tsc_offset;
+	uint64_t trace_id;	/* TRACEID, 0 if absent */
+	uint64_t file_size;
+
+	struct fmt_blob header_page;
+	struct fmt_blob header_event;
+	struct fmt_blob kallsyms;
+	struct fmt_blob printk;
+	struct fmt_blob cmdlines;
+	struct fmt_blob procmaps; /* PROCMAPS option text */
+
+	int nbuffers;		/* buffers[0] is the top buffer "" */
+	struct fmt_buffer *buffers;
+
+	int noptions;		/* every option seen, in file order (DONE excluded) */
+	struct fmt_option *options;
+
+	/* event formats that were refused (crash-prone or unparsable text) */
+	int nbad_formats;
+};
+
+/* fmt_reader_open() flags */
+enum {
+	/*
+	 * Parse event formats in the calling process without first checking
+	 * them in a forked child.  Only for inputs known to be sane (the
+	 * recorder's own output); untrusted files keep the default.
+	 */
+	FMT_OPEN_TRUST_FORMATS = 1 << 0,
+	/* Do not load libtraceevent plugins (faster; output differs from trace-cmd) */
+	FMT_OPEN_NO_PLUGINS = 1 << 1,
+};
+
+/*
+ * Open and parse a trace.dat: header, metadata, options and the per-CPU
+ * data tables of every buffer.  Event data is not read until iteration.
+ * On success *out owns the file; free it with fmt_reader_close().  On
+ * failure returns -errno and, when out_err is not NULL, stores a malloc'd
+ * message in *out_err (caller frees).
+ */
+int fmt_reader_open(const char *path, unsigned flags, struct fmt_reader **out, char **out_err);
+void fmt_reader_close(struct fmt_reader *r);
+
+/* Last error text (with byte offset); never NULL, "" when none. Owned by r. */
+const char *fmt_reader_error(const struct fmt_reader *r);
+
+const struct fmt_info *fmt_reader_info(const struct fmt_reader *r);
+
+/* The libtraceevent handle with all formats, kallsyms, printk and cmdlines loaded. Owned by r. */
+struct tep_handle *fmt_reader_tep(struct fmt_reader *r);
+
+/*
+ * The n-th option with ID id (0-based), or NULL.  Data is owned by r and
+ * valid until fmt_reader_close().
+ */
+const struct fmt_option *fmt_reader_option(const struct fmt_reader *r, uint16_t id, int n);
+
+/*
+ * Read a v7 section whose header is at offset, checking that its ID is
+ * expect_id, decompressing it if flagged.  *data is malloc'd, caller frees.
+ */
+int fmt_reader_section(struct fmt_reader *r, uint64_t offset, uint16_t expect_id,
+		       void **data, size_t *len);
+
+/* Timestamp as trace-cmd displays it: raw + DATE + OFFSET (+ tsc2nsec). */
+uint64_t fmt_reader_adjust_ts(const struct fmt_reader *r, uint64_t raw_ts);
+
+/* ---- iteration --------------------------------------------------------- */
+
+struct fmt_event {
+	/*
+	 * rec.ts is the adjusted timestamp (see fmt_reader_adjust_ts), rec.data
+	 * / rec.size the payload (common fields first), rec.record_size the
+	 * bytes the event took in the page including its header word(s),
+	 * rec.cpu the CPU, rec.missed_events 0, -1 (lost, count unknown) or the
+	 * count lost before this record (only on the first record of a page).
+	 * Pass &ev->rec to tep_print_event() and friends.
+	 */
+	struct tep_record rec;
+	int buffer;		/* index into fmt_info.buffers */
+	int type;		/* common_type (event ID), -1 if the payload is too short */
+	struct tep_event *event; /* parsed format or NULL ([UNKNOWN EVENT]) */
+	uint64_t raw_ts;	/* timestamp as stored in the page */
+	uint64_t page_offset;	/* virtual (compressed) or file offset of the page */
+};
+
+struct fmt_iter;
+
+struct fmt_iter_opts {
+	uint64_t cpu_mask[4];	/* CPUs 0..255; all zero = every CPU */
+	uint64_t buffer_mask;	/* buffers 0..63; 0 = every buffer */
+};
+
+/*
+ * Iterate over events of all selected CPUs and buffers in timestamp order
+ * (ties: lower buffer index, then lower CPU, like trace-cmd).  opts may be
+ * NULL.  Memory is bounded by the number of CPU streams (one decompressed
+ * chunk each), not by the file size.
+ */
+int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct fmt_iter **out);
+
+/*
+ * Returns 1 with *ev set (valid until the next call), 0 at the end, or a
+ * negative errno when data is damaged: fmt_reader_error() names the byte
+ * offset.  After an error in one CPU stream the others can still be
+ * drained by calling again (the damaged stream is dropped); the iterator
+ * remembers that an error happened, see fmt_iter_errors().
+ */
+int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev);
+int fmt_iter_errors(const struct fmt_iter *it);	/* count of stream errors so far */
+void fmt_iter_free(struct fmt_iter *it);
+
+/* ---- fast field access ------------------------------------------------- */
+
+/* A field resolved once per event type; read it per event with fmt_field_*(). */
+struct fmt_field {
+	int offset;		/* -1: field absent */
+	int size;
+	bool is_signed;
+	bool is_dynamic;	/* __data_loc: the value holds (len << 16 | offset) */
+	bool big_endian;
+};
+
+/* Resolve a field by name (common_* included). Returns 0 or -ENOENT (f->offset = -1). */
+int fmt_field_resolve(const struct tep_event *event, const char *name, struct fmt_field *f);
+
+/* Read an integer field (1, 2, 4 or 8 bytes), sign-extended if signed; 0 if absent/out of range. */
+static inline uint64_t fmt_field_u64(const struct fmt_field *f, const void *data, int size)
+{
+	const uint8_t *p = (const uint8_t *)data + f->offset;
+	uint64_t v = 0;
+
+	if (f->offset < 0 || f->offset + f->size > size)
+		return 0;
+	switch (f->size) {
+	case 1:
+		v = p[0];
+		if (f->is_signed)
+			v = (uint64_t)(int64_t)(int8_t)v;
+		break;
+	case 2:
+		v = f->big_endian ? (uint64_t)p[0] << 8 | p[1] : (uint64_t)p[1] << 8 | p[0];
+		if (f->is_signed)
+			v = (uint64_t)(int64_t)(int16_t)v;
+		break;
+	case 4: {
+		uint32_t x;
+		__builtin_memcpy(&x, p, 4);
+		if (f->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+			x = __builtin_bswap32(x);
+		v = f->is_signed ? (uint64_t)(int64_t)(int32_t)x : x;
+		break;
+	}
+	case 8:
+		__builtin_memcpy(&v, p, 8);
+		if (f->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+			v = __builtin_bswap64(v);
+		break;
+	default: break;
+	}
+	return v;
+}
+
+/*
+ * Pointer and length of a string / dynamic-array field (__data_loc or fixed
+ * char array).  Returns NULL if absent or out of bounds.
+ */
+const void *fmt_field_ptr(const struct fmt_field *f, const void *data, int size, int *len);
+
+/* ======================================================================= */
+/*                                 writer                                  */
+/* ======================================================================= */
+
+struct fmt_writer;
+
+struct fmt_writer_opts {
+	const char *compression;	/* "zstd" (default when NULL) or "none" */
+	int zstd_level;			/* 0 = default (3) */
+	bool big_endian;		/* file byte order; default: host order */
+	int long_size;			/* header long-size byte; 0 = sizeof(long) */
+	uint32_t page_size;		/* sub-buffer size; 0 = 4096 */
+	int pages_per_chunk;		/* compressed chunk size in pages; 0 = 10 */
+	const char *spool_dir;		/* where per-CPU spool files go; NULL = next to the output */
+};
+
+/*
+ * Create path (mode 0600, truncating) and write the file header.  *out is
+ * freed by fmt_writer_close() or fmt_writer_abort().
+ */
+int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct fmt_writer **out);
+const char *fmt_writer_error(const struct fmt_writer *w);
+
+/*
+ * Metadata.  Each call writes one section (compressed when the file is) at
+ * the current end of the file and queues the option that points at it.
+ * Text is copied; callers keep ownership.
+ */
+int fmt_writer_headers(struct fmt_writer *w, const char *header_page, size_t hp_len,
+		       const char *header_event, size_t he_len);
+/* Formats are collected and written as one section on the first buffer or at close. */
+int fmt_writer_ftrace_format(struct fmt_writer *w, const char *text, size_t len);
+int fmt_writer_event_format(struct fmt_writer *w, const char *system, const char *text, size_t len);
+int fmt_writer_kallsyms(struct fmt_writer *w, const char *text, size_t len);
+int fmt_writer_printk(struct fmt_writer *w, const char *text, size_t len);
+int fmt_writer_cmdlines(struct fmt_writer *w, const char *text, size_t len);
+
+/*
+ * Queue an option (any ID, including flytrap's own); it is written in the
+ * next OPTIONS section (before the first buffer, or at close).
+ */
+int fmt_writer_option(struct fmt_writer *w, uint16_t id, const void *data, uint32_t len);
+/* Convenience wrappers for common options. */
+int fmt_writer_option_str(struct fmt_writer *w, uint16_t id, const char *s); /* includes the NUL */
+int fmt_writer_cpucount(struct fmt_writer *w, uint32_t ncpus);
+/* CPUSTAT for one CPU of a buffer ("" = top); emits the "Buffer:" marker before instance stats. */
+int fmt_writer_cpustat(struct fmt_writer *w, const char *buffer, int cpu, const char *stats);
+
+/*
+ * Write an extra section (flytrap's own IDs) now and return its offset in
+ * *offset so an option can point at it.
+ */
+int fmt_writer_section(struct fmt_writer *w, uint16_t id, const char *desc,
+		       const void *data, size_t len, uint64_t *offset);
+
+/* ---- buffers (ring-buffer data) --------------------------------------- */
+
+struct fmt_wbuf;
+
+/*
+ * Start a buffer ("" = top).  Pages may be added for any CPU in any order;
+ * each CPU's pages are spooled (compressed in chunks) to a temporary file
+ * so memory stays bounded, and copied into one BUFFER section when the
+ * buffer is finished.  Buffers may be open at the same time.
+ */
+int fmt_wbuf_new(struct fmt_writer *w, const char *name, const char *clock,
+		 struct fmt_wbuf **out);
+/* Add one whole page (page_size bytes, as the kernel wrote it). */
+int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page);
+/* Bytes spooled so far (compressed), for --max-size checks. */
+uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b);
+/* Flush partial chunks to the spool files (for crash safety / recover). */
+int fmt_wbuf_flush(struct fmt_wbuf *b);
+
+/*
+ * Finish: write all buffers' sections, then the final OPTIONS section
+ * (BUFFER options and every option queued since), then STRINGS, and close
+ * the file.  Frees w.  Returns 0 or -errno (the file may be incomplete).
+ */
+int fmt_writer_close(struct fmt_writer *w);
+/* Remove spool files and free w without finishing (the output is left as is). */
+void fmt_writer_abort(struct fmt_writer *w);
+
+/* ---- page encoder: records → ring-buffer sub-buffers ------------------- */
+
+struct fmt_page_enc {
+	uint8_t *page;		/* page_size bytes, owned */
+	uint32_t page_size;
+	int kernel_long;	/* 4 or 8 */
+	bool big_endian;
+	uint32_t used;		/* bytes of event data so far */
+	uint64_t page_ts;
+	uint64_t last_ts;
+	int64_t missed;		/* 0 none, -1 unknown, >0 count: stored in this page's commit */
+	unsigned nrecords;
+};
+
+int fmt_page_enc_init(struct fmt_page_enc *pe, uint32_t page_size, int kernel_long, bool big_endian);
+void fmt_page_enc_release(struct fmt_page_enc *pe);
+/*
+ * Append one record (payload starts with common_type).  Timestamps must not
+ * go backwards within a page.  Returns 0, or -ENOSPC when the page is full
+ * (finish it, then add again), or -EMSGSIZE if the record can never fit.
+ */
+int fmt_page_enc_add(struct fmt_page_enc *pe, uint64_t ts, const void *payload, uint32_t len);
+/* Mark events lost before this page (count -1 = unknown). */
+void fmt_page_enc_set_missed(struct fmt_page_enc *pe, int64_t count);
+/* Finalize the header and return the page (page_size bytes); the encoder is reset for the next page. */
+const void *fmt_page_enc_finish(struct fmt_page_enc *pe);
+
+/*
+ * Finish an output whose writer died (the recorder was killed): keep the
+ * metadata sections already in path, append the complete chunks found in
+ * its spool files as buffers, write the closing options, and remove the
+ * spools.  At most the last unflushed chunk per CPU is lost.  *err gets a
+ * malloc'd message on failure (caller frees).
+ */
+int fmt_writer_recover(const char *path, char **err);
+
+/* The header_page text a kernel with this long size and page size prints. */
+int fmt_header_page_text(int kernel_long, uint32_t page_size, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the scripted tests.  Source it: . "$TOP/tests/lib.sh"
+set -u
+: "${O:=build}"
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${FLYTRAP:=$TOP/$O/flytrap}"
+FIXTURES=${FIXTURES:-$TOP/../shared/fixtures}
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+TMP=$(mktemp -d /tmp/flytrap-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fails=0
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+# end of a test script: exit non-zero if any check failed
+finish() { if [ "$fails" -gt 0 ]; then echo "$fails check(s) failed"; exit 1; fi; echo "all checks passed"; exit 0; }
+
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "'$1' is not installed"; }
+need_tracefs() {
+	need_root
+	if [ ! -e "$TRACEFS/instances" ]; then
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null || skip "tracefs is not mounted and cannot be mounted at $TRACEFS"
+	fi
+	[ -e "$TRACEFS/instances" ] || skip "no tracefs instances at $TRACEFS"
+}
+need_fixtures() { [ -d "$FIXTURES" ] || skip "fixtures folder $FIXTURES is missing"; }
+
+# What a recorder may touch in tracefs, as text, for before/after comparisons.
+tracefs_snapshot() {
+	local t=$TRACEFS f
+	echo "instances: $(ls "$t/instances" 2>/dev/null | tr '\n' ' ')"
+	for f in set_event uprobe_events kprobe_events dynamic_events tracing_on trace_clock \
+		buffer_size_kb current_tracer set_ftrace_filter set_ftrace_notrace set_graph_function \
+		trace_options tracing_cpumask set_event_pid; do
+		[ -r "$t/$f" ] && { echo "== $f"; cat "$t/$f" 2>/dev/null | head -200; }
+	done
+	echo "== enabled events"
+	grep -l 1 "$t"/events/*/enable 2>/dev/null
+	grep -lv '^none' "$t"/events/*/*/filter 2>/dev/null | head -50
+	true
+}
