@@ -189,6 +189,23 @@ const struct fmt_option *fmt_reader_option(const struct fmt_reader *r, uint16_t 
 int fmt_reader_section(struct fmt_reader *r, uint64_t offset, uint16_t expect_id,
 		       void **data, size_t *len);
 
+/*
+ * Call cb for every page of one CPU of one buffer, in file order, with the
+ * raw page bytes (decompressed; page_size bytes).  Stops and returns cb's
+ * value when it is non-zero; returns 0 at the end or -errno on damage.
+ */
+int fmt_reader_read_pages(struct fmt_reader *r, int buffer, int cpu,
+			  int (*cb)(void *arg, const void *page, uint32_t page_size), void *arg);
+
+/*
+ * Call cb for every event format text stored in the file, ftrace formats
+ * first (system "ftrace"), then each system's events in file order.
+ * Formats refused as unsafe are passed too (the text is the file's).
+ */
+int fmt_reader_formats(struct fmt_reader *r,
+		       int (*cb)(void *arg, const char *system, const char *text, size_t len),
+		       void *arg);
+
 /* Timestamp as trace-cmd displays it: raw + DATE + OFFSET (+ tsc2nsec). */
 uint64_t fmt_reader_adjust_ts(const struct fmt_reader *r, uint64_t raw_ts);
 
