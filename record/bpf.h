@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record/bpf.h: the recorder's interface to the BPF programs in bpf/.
+ *
+ * Life cycle (all calls from one thread):
+ *
+ *	rec_bpf_parse_spec()		while parsing the command line (usage check)
+ *	b = rec_bpf_open(&opts, &err)	load + attach; events start flowing
+ *	rec_bpf_add_formats(b, w)	before the first fmt_wbuf_new() of the writer
+ *	rec_bpf_start(b, w)		creates the BUFFER instance "flytrap-bpf"
+ *	loop: poll(rec_bpf_fd(b)) or rec_bpf_poll(b, timeout_ms)
+ *	rec_bpf_finish(b, w)		detach, drain, flush pages, queue options
+ *	rec_bpf_close(b)		always, on every path (also after errors)
+ *
+ * Records between open and start are kept in the kernel ring buffer (or
+ * counted as drops if it fills), so call start soon after open.
+ *
+ * Errors: functions returning int give 0 (or a count) on success and a
+ * negative errno on failure; rec_bpf_error() then describes it.  Nothing
+ * here prints except through libbpf's print callback (the caller decides).
+ */
+#ifndef FLYTRAP_RECORD_BPF_H
+#define FLYTRAP_RECORD_BPF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct fmt_writer;
+struct rec_bpf;
+
+/*
+ * Name of the named BUFFER instance the BPF events go to, and the system
+ * name of their event formats.
+ */
+#define REC_BPF_BUFFER "flytrap-bpf"
+#define REC_BPF_SYSTEM "flytrap"
+
+struct rec_bpf_opts {
+	/*
+	 * Comma-separated list of programs (--bpf):
+	 *   syscalls		one record per completed syscall
+	 *   syscalls=agg	in-kernel per-task/per-syscall log2 histograms only
+	 *   offcpu		blocked time with kernel+user stack and waker
+	 *   offcpu=DURATION	... only blocks of at least DURATION (e.g. 100us)
+	 *   profile		cpu-clock sampling with stacks, at profile_hz
+	 *   profile=HZ		... at HZ samples per second per CPU
+	 *   ufunc=BINARY:GLOB	uprobe entry/return of functions of BINARY whose
+	 *			symbol matches GLOB (fnmatch); may be repeated
+	 * Not NULL.
+	 */
+	const char *spec;
+	bool agg;			/* same as syscalls=agg (--bpf-agg) */
+	unsigned profile_hz;		/* 0 = 99; profile=HZ in the spec wins */
+	uint64_t offcpu_min_ns;		/* 0 = record every block; offcpu=D in the spec wins */
+	uint32_t ringbuf_bytes;		/* 0 = 8 MiB; rounded up to a power of two >= 4096 */
+	uint64_t drop_interval_ns;	/* drop counter sampling period, 0 = 100 ms */
+	uint64_t reorder_ns;		/* per-CPU reorder window, 0 = 20 ms (see docs/bpf.md) */
+	/*
+	 * Largest event ID of the recorded kernel, after all dynamic events
+	 * the recorder creates (uprobes ...).  BPF events get IDs above it.
+	 * 0 = read every events/X/Y/id under tracefs (below).
+	 */
+	int max_event_id;
+	const char *tracefs;		/* NULL = /sys/kernel/tracing */
+	uint32_t page_size;		/* file page size; 0 = 4096 */
+	int kernel_long;		/* 0 = sizeof(long) */
+	/* Only these processes (tgids); npids == 0 = all processes. */
+	const pid_t *pids;
+	int npids;
+	/* The recorder's own process is always excluded (its syscalls would feed back). */
+	bool symbols;			/* --symbols: also store ELF symbol tables */
+	int verbose;			/* libbpf debug output when > 1 */
+};
+
+/*
+ * Check a --bpf spec without loading anything.  Returns 0, or -EINVAL with
+ * *err set to a malloc'd one-line message (caller frees).
+ */
+int rec_bpf_parse_spec(const char *spec, char **err);
+
+/*
+ * Parse opts->spec, open, load and attach the selected programs, with one
+ * shared ring buffer and one per-CPU statistics map (reservation failures
+ * per program).  Returns the handle, or NULL with *err set to a malloc'd
+ * message (caller frees) and errno set; nothing is left loaded on failure.
+ * opts and the strings it points to are copied.
+ */
+struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err);
+
+/*
+ * Queue the tracefs-style formats of the selected programs' events
+ * (system "flytrap") with fmt_writer_event_format().  Call before the
+ * writer's first buffer.  Returns 0 or -errno.
+ */
+int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w);
+
+/* Create the BUFFER instance "flytrap-bpf" (clock "mono").  Returns 0 or -errno. */
+int rec_bpf_start(struct rec_bpf *b, struct fmt_writer *w);
+
+/* The ring buffer's epoll fd (readable when records wait), for the recorder's poll loop. */
+int rec_bpf_fd(const struct rec_bpf *b);
+
+/*
+ * Drain the ring buffer (waiting up to timeout_ms for the first record;
+ * 0 = do not wait), encode records whose reorder window has passed into
+ * per-CPU pages, and sample the drop counters when the sampling period
+ * has elapsed.  Also reads /proc maps and build-ids of processes seen for
+ * the first time.  Returns the number of records consumed, or -errno.
+ * EINTR from the wait is not an error (returns 0).
+ */
+int rec_bpf_poll(struct rec_bpf *b, int timeout_ms);
+
+/*
+ * Stop: detach every program, drain what is left, flush all pages to the
+ * buffer, and queue the options: FMT_OPT_FT_BPF_DROPS (one struct
+ * fmt_bpf_drop per CPU/program/window with failures), FMT_OPT_FT_META
+ * ("bpf_progs=..." and totals), FMT_OPT_PROCMAPS, FMT_OPT_FT_PROCMAPS +
+ * section, FMT_OPT_FT_BUILDIDS, and with opts.symbols the
+ * FMT_SEC_FT_SYMTAB section + FMT_OPT_FT_SYMTAB (layout: docs/bpf.md).
+ * Call at most once, before fmt_writer_close().  Returns 0 or -errno.
+ */
+int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w);
+
+/*
+ * Destroy everything: links, programs, maps, memory.  Safe on NULL, after
+ * a failed call, and without finish (pending records are discarded).
+ * The writer is not touched.
+ */
+void rec_bpf_close(struct rec_bpf *b);
+
+/* Last error text; never NULL.  Owned by b. */
+const char *rec_bpf_error(const struct rec_bpf *b);
+
+/* Counters for the recorder's own statistics (RECSTATS). */
+struct rec_bpf_stats {
+	uint64_t records;	/* records read from the ring buffer */
+	uint64_t written;	/* records encoded into pages */
+	uint64_t drops;		/* reservation failures counted by the programs so far */
+	uint64_t late;		/* records later than the reorder window (timestamp clamped) */
+	uint64_t pages;		/* pages written */
+	uint64_t bytes;		/* ring buffer bytes consumed */
+	uint64_t processes;	/* processes whose maps were captured */
+};
+void rec_bpf_get_stats(const struct rec_bpf *b, struct rec_bpf_stats *st);
+
+#endif
