@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * BPF-side helpers shared by the programs: the ring buffer, the per-CPU
+ * statistics map and the process filter.  The recorder creates these three
+ * maps once and hands the same fds to every skeleton (bpf_map__reuse_fd),
+ * so all programs feed one ring buffer and one set of counters.
+ */
+#ifndef FLYTRAP_FTCOMMON_BPF_H
+#define FLYTRAP_FTCOMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "common.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096 * 16);	/* replaced by the recorder's map */
+} ft_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_SLOT_NR * FT_ST_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} ft_stats SEC(".maps");
+
+/* tgid -> 1: traced processes when ft_filter_pids is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __s32);
+	__type(value, __u8);
+} ft_pids SEC(".maps");
+
+const volatile __s32 ft_self_tgid = 0;	/* the recorder: never traced */
+const volatile bool ft_filter_pids = false;
+
+static __always_inline void ft_count(__u32 slot, __u32 stat)
+{
+	__u32 key = FT_STAT_KEY(slot, stat);
+	__u64 *v = bpf_map_lookup_elem(&ft_stats, &key);
+
+	/*
+	 * Atomic even though the value is per-CPU: syscall tracepoints are
+	 * preemptible on this kernel, so two tasks can interleave on a CPU.
+	 */
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline bool ft_wanted(__s32 tgid)
+{
+	if (tgid == ft_self_tgid)
+		return false;
+	if (ft_filter_pids && !bpf_map_lookup_elem(&ft_pids, &tgid))
+		return false;
+	return true;
+}
+
+static __always_inline void ft_fill_hdr(struct ft_hdr *h, __u16 kind, __u32 size, __u64 ts,
+					__u64 pid_tgid)
+{
+	h->ts = ts;
+	h->kind = kind;
+	h->cpu = bpf_get_smp_processor_id();
+	h->size = size;
+	h->tid = (__u32)pid_tgid;
+	h->tgid = pid_tgid >> 32;
+}
+
+#endif

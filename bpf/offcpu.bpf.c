@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Off-CPU time: at switch-out remember when and where (kernel + user stack)
+ * a thread stopped running, note who woke it, and at switch-in emit one
+ * flytrap:offcpu record with the blocked duration.
+ */
+#include "ftcommon.bpf.h"
+#include "offcpu.h"
+
+const volatile __u64 min_ns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct ft_offcpu_state);
+} blocked SEC(".maps");
+
+/* Scratch for building a state (too big for the 512-byte BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ft_offcpu_state);
+} scratch SEC(".maps");
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 zk = 0, prev_tid = prev->pid, next_tid = next->pid;
+	__s32 prev_tgid = prev->tgid;
+	struct ft_offcpu_state *st;
+	struct ft_offcpu_rec *r;
+	__u64 now = bpf_ktime_get_ns();
+	long n;
+
+	if (prev_tid && ft_wanted(prev_tgid)) {
+		st = bpf_map_lookup_elem(&scratch, &zk);
+		if (st) {
+			st->ts = now;
+			st->state = prev_state;
+			st->waker_tid = 0;
+			st->waker_tgid = 0;
+			st->waker_comm[0] = 0;
+			/* prev is current here, so the helpers see its stacks */
+			n = bpf_get_stack(ctx, st->kstack, sizeof(st->kstack), 0);
+			st->kdepth = n > 0 ? (__u64)n / 8 : 0;
+			n = bpf_get_stack(ctx, st->ustack, sizeof(st->ustack), BPF_F_USER_STACK);
+			st->udepth = n > 0 ? (__u64)n / 8 : 0;
+			if (bpf_map_update_elem(&blocked, &prev_tid, st, BPF_ANY))
+				ft_count(FT_SLOT_OFFCPU, FT_ST_MAPFULL);
+		}
+	}
+
+	if (!next_tid)
+		return 0;
+	st = bpf_map_lookup_elem(&blocked, &next_tid);
+	if (!st)
+		return 0;
+	if (now - st->ts < min_ns) {
+		bpf_map_delete_elem(&blocked, &next_tid);
+		return 0;
+	}
+	r = bpf_ringbuf_reserve(&ft_events, sizeof(*r), 0);
+	if (!r) {
+		ft_count(FT_SLOT_OFFCPU, FT_ST_DROPS);
+		bpf_map_delete_elem(&blocked, &next_tid);
+		return 0;
+	}
+	ft_fill_hdr(&r->h, FT_K_OFFCPU, sizeof(*r), now,
+		    (__u64)next->tgid << 32 | next_tid);
+	r->ev.tgid = next->tgid;
+	r->ev.state = st->state;
+	r->ev.start = st->ts;
+	r->ev.duration = now - st->ts;
+	r->ev.waker_tid = st->waker_tid;
+	r->ev.waker_tgid = st->waker_tgid;
+	bpf_probe_read_kernel_str(r->ev.comm, sizeof(r->ev.comm), next->comm);
+	__builtin_memcpy(r->ev.waker_comm, st->waker_comm, sizeof(r->ev.waker_comm));
+	r->kdepth = st->kdepth;
+	r->udepth = st->udepth;
+	r->pad = 0;
+	/*
+	 * The record has room for both stacks at full depth; the recorder
+	 * only reads kdepth + udepth entries.
+	 */
+	__builtin_memcpy(r->stack, st->kstack, sizeof(st->kstack));
+	__builtin_memcpy(r->stack + FT_OFFCPU_DEPTH, st->ustack, sizeof(st->ustack));
+	bpf_ringbuf_submit(r, 0);
+	ft_count(FT_SLOT_OFFCPU, FT_ST_EMITTED);
+	bpf_map_delete_elem(&blocked, &next_tid);
+	return 0;
+}
+
+static __always_inline void note_waker(struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct ft_offcpu_state *st = bpf_map_lookup_elem(&blocked, &tid);
+	__u64 pid_tgid;
+
+	if (!st)
+		return;
+	pid_tgid = bpf_get_current_pid_tgid();
+	st->waker_tid = (__u32)pid_tgid;
+	st->waker_tgid = pid_tgid >> 32;
+	bpf_get_current_comm(st->waker_comm, sizeof(st->waker_comm));
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(ft_sched_wakeup, struct task_struct *p)
+{
+	note_waker(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(ft_sched_wakeup_new, struct task_struct *p)
+{
+	note_waker(p);
+	return 0;
+}
