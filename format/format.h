@@ -62,6 +62,12 @@ enum fmt_option_id {
 
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,
+	/*
+	 * Written by the writer right after the file header when spools live
+	 * outside the output's directory: the spool directory path + NUL, so
+	 * fmt_writer_recover() can find them.  Readers skip it.
+	 */
+	FMT_SEC_FT_SPOOLDIR = 0x4682,
 };
 
 /* One BPF ringbuf reservation failure count for a time window. */
@@ -226,6 +232,13 @@ struct fmt_event {
 	struct tep_event *event; /* parsed format or NULL ([UNKNOWN EVENT]) */
 	uint64_t raw_ts;	/* timestamp as stored in the page */
 	uint64_t page_offset;	/* virtual (compressed) or file offset of the page */
+	/*
+	 * Events lost before this record's page, on the first record of every
+	 * page (also when the page starts with a time stamp, where trace-cmd's
+	 * rec.missed_events says 0, and including pages that held no record):
+	 * 0, -1 (unknown count) or the count.  Use this to account for loss.
+	 */
+	int64_t page_missed;
 };
 
 struct fmt_iter;
@@ -252,6 +265,17 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
  */
 int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev);
 int fmt_iter_errors(const struct fmt_iter *it);	/* count of stream errors so far */
+
+/*
+ * Look ahead: the event that would come next from one buffer (after the
+ * one fmt_iter_next() returned last), without consuming it.  Returns 1 with
+ * *ev (valid until the next iterator call), 0 if the buffer has no more.
+ * fmt_iter_take_peeked() then consumes that event and returns a copy that
+ * stays valid until the next fmt_iter_next().  (trace-cmd's function_graph
+ * printer merges a leaf entry with its exit this way.)
+ */
+int fmt_iter_peek(struct fmt_iter *it, int buffer, const struct fmt_event **ev);
+int fmt_iter_take_peeked(struct fmt_iter *it, const struct fmt_event **ev);
 void fmt_iter_free(struct fmt_iter *it);
 
 /* ---- fast field access ------------------------------------------------- */
@@ -262,6 +286,7 @@ struct fmt_field {
 	int size;
 	bool is_signed;
 	bool is_dynamic;	/* __data_loc: the value holds (len << 16 | offset) */
+	bool is_relative;	/* __rel_loc: offset counts from the end of the field */
 	bool big_endian;
 };
 

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * format/ internals shared by the reader's files (reader.c parses the file,
+ * iter.c decodes pages and merges CPUs).  Not for use outside format/.
+ */
+#ifndef FLYTRAP_FORMAT_INTERNAL_H
+#define FLYTRAP_FORMAT_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "format.h"
+#include "compress.h"
+
+/* Hard limits that keep a hostile file from making us allocate absurd amounts. */
+#define FMT_MAX_META	(1ULL << 30)	/* one metadata blob or section */
+#define FMT_MAX_CHUNK	(64ULL << 20)	/* one decompressed data chunk */
+#define FMT_MAX_CPUS	4096
+#define FMT_MAX_OPTIONS	100000
+#define FMT_MAX_FORMATS	100000
+#define FMT_MAX_PAGE	(1U << 24)
+/* zstd/zlib cannot expand a block by more than this in practice; a larger
+ * declared size is a lie we refuse before allocating. */
+#define FMT_MAX_RATIO	8192
+
+struct fmt_format_text {
+	char *system;		/* "ftrace" for the ftrace formats */
+	char *text;
+	size_t len;
+	bool bad;		/* refused: libtraceevent crashed or failed on it */
+};
+
+struct fmt_reader {
+	int fd;
+	char *path;
+	unsigned flags;
+	struct fmt_info info;
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	char err[512];
+
+	/* storage behind info's pointers */
+	char *compression, *compression_version, *clock, *uname, *version;
+	char *hp, *he, *kallsyms, *printk, *cmdlines, *procmaps;
+	struct fmt_option *options;
+	int options_cap;
+	struct fmt_format_text *formats;
+	int nformats, formats_cap;
+	bool have_traceclock;
+	bool old_format;	/* header_page empty: pre-2.6.31 layout, decoded as nothing */
+
+	/* event ID -> parsed event, for the iterator's hot path */
+	struct tep_event **by_id;
+	int by_id_len;
+};
+
+/* Record an error message (printf style) with the byte offset; returns err. */
+int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Bounds-checked pread of exactly n bytes at off. */
+int fmt_rread(struct fmt_reader *r, uint64_t off, void *buf, size_t n);
+
+/* Numbers in the file's byte order. */
+static inline uint16_t fmt_get16(bool be, const void *p)
+{
+	uint16_t v;
+
+	__builtin_memcpy(&v, p, 2);
+	return be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t fmt_get32(bool be, const void *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, 4);
+	return be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t fmt_get64(bool be, const void *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, 8);
+	return be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ? __builtin_bswap64(v) : v;
+}
+
+/*
+ * Read a compressed block {u32 csize, u32 usize, data} at off, with at most
+ * avail bytes available for it; *out is malloc'd (usize bytes + NUL).
+ * *consumed gets 8 + csize.
+ */
+int fmt_read_zblock(struct fmt_reader *r, struct fmt_zctx *z, uint64_t off, uint64_t avail,
+		    uint64_t max_usize, void **out, uint32_t *usize, uint64_t *consumed);
+
+#endif

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Ring-buffer page decoding and the timestamp-ordered merge of every CPU of
+ * every buffer.
+ *
+ * The decoder mirrors libtraceevent's kbuffer (including its quirks: a
+ * padding record's delta is added to the clock, an absolute stamp keeps the
+ * top 5 bits of the current time, and the lost-event count is reported only
+ * when the page's first record sits at offset 0) so that timestamps and
+ * drop markers match `trace-cmd report` exactly, but it is our own code so
+ * that every length is checked against the page before it is used.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define COMMIT_MASK	((1U << 27) - 1)
+#define MISSED_EVENTS	(1U << 31)
+#define MISSED_STORED	(1U << 30)
+#define TS_MSB		(0xf8ULL << 56)
+#define READ_PAGES	64	/* pages per read() for uncompressed data */
+
+struct stream {
+	struct fmt_reader *r;
+	int buffer, cpu;
+	uint32_t page_size;
+	bool be, long8, compressed;
+	uint64_t pos, end;	/* file range still to read */
+	uint32_t chunks_left;
+	bool chunks_started;
+	struct fmt_zctx *z;
+
+	uint8_t *buf;		/* whole pages */
+	uint8_t *spare;		/* the previous buf: the last event returned may point into it */
+	size_t buf_len, buf_pos;
+	uint64_t buf_voff;	/* virtual offset of buf[0] */
+	uint64_t voff;		/* virtual offset of the next chunk (compressed) */
+
+	/* page being decoded */
+	const uint8_t *data;	/* first byte after the page header */
+	uint32_t size;		/* committed bytes */
+	uint32_t idx;		/* next record in data[] */
+	uint64_t ts;
+	int64_t lost;		/* page's lost count (0, -1, n) */
+	int64_t carried_lost;	/* from pages that had no records */
+	uint64_t page_voff;
+	bool page_first;
+
+	struct fmt_event ev;
+	bool has_ev, done;
+};
+
+struct fmt_iter {
+	struct fmt_reader *r;
+	struct stream *s;
+	int ns;
+	int *heap;		/* stream indexes with a pending event, min-heap */
+	int nheap;
+	int errors;
+	int last;		/* stream whose event was returned last (to advance) */
+	int peeked;		/* stream of the last fmt_iter_peek() */
+	int pending_err;	/* error met while advancing early for a peek */
+	struct fmt_event cur;	/* copy handed out: streams move on underneath */
+	struct fmt_event taken;
+};
+
+static int stream_fail(struct stream *s, int err)
+{
+	s->done = true;
+	s->has_ev = false;
+	return err;
+}
+
+/* Load the next page into s->data; 1 loaded, 0 end of stream, <0 error. */
+static int load_page(struct stream *s)
+{
+	struct fmt_reader *r = s->r;
+	uint32_t hdr = 8 + (s->long8 ? 8 : 4);
+	const uint8_t *p;
+	uint64_t commit;
+	int err;
+
+	while (s->buf_pos + s->page_size > s->buf_len) {
+		/* need more bytes: uncompressed reads, or the next chunk */
+		if (!s->compressed) {
+			uint64_t left = s->end - s->pos;
+			size_t n;
+
+			if (!left)
+				return 0;
+			n = left > (uint64_t)s->page_size * READ_PAGES ? (size_t)s->page_size * READ_PAGES
+								       : (size_t)left;
+			{
+				uint8_t *t = s->spare;
+
+				s->spare = s->buf;
+				s->buf = t;
+			}
+			if (!s->buf) {
+				s->buf = malloc((size_t)s->page_size * READ_PAGES);
+				if (!s->buf)
+					return -ENOMEM;
+			}
+			err = fmt_rread(r, s->pos, s->buf, n);
+			if (err)
+				return err;
+			if (n % s->page_size) {
+				/* a partial last page: trace-cmd cannot read it either */
+				if (n < s->page_size) {
+					return fmt_rerr(r, -EBADMSG, s->pos,
+							"CPU %d data ends inside a page (%zu of %u bytes): "
+							"the file is truncated", s->cpu, n, s->page_size);
+				}
+				n -= n % s->page_size;
+			}
+			s->buf_voff = s->pos;
+			s->pos += n;
+			s->buf_len = n;
+			s->buf_pos = 0;
+		} else {
+			void *out;
+			uint32_t usize;
+			uint64_t used;
+
+			if (!s->chunks_started) {
+				uint8_t b[4];
+
+				if (s->end - s->pos < 4)
+					return fmt_rerr(r, -EBADMSG, s->pos, "CPU %d chunk count is missing", s->cpu);
+				err = fmt_rread(r, s->pos, b, 4);
+				if (err)
+					return err;
+				s->chunks_left = fmt_get32(s->be, b);
+				s->pos += 4;
+				s->chunks_started = true;
+			}
+			if (!s->chunks_left)
+				return 0;
+			err = fmt_read_zblock(r, s->z, s->pos, r->info.file_size - s->pos, FMT_MAX_CHUNK,
+					      &out, &usize, &used);
+			if (err)
+				return err;
+			s->chunks_left--;
+			s->pos += used;
+			free(s->spare);
+			s->spare = s->buf;
+			s->buf = out;
+			s->buf_len = usize;
+			s->buf_pos = 0;
+			s->buf_voff = s->voff;
+			s->voff += usize;
+			if (usize % s->page_size) {
+				/*
+				 * Only a writer bug makes a chunk end inside a page; keep the
+				 * whole pages (zero-padding the last would invent data).
+				 */
+				s->buf_len -= usize % s->page_size;
+			}
+		}
+	}
+	p = s->buf + s->buf_pos;
+	s->page_voff = s->buf_voff + s->buf_pos;
+	s->buf_pos += s->page_size;
+
+	s->ts = fmt_get64(s->be, p);
+	commit = s->long8 ? fmt_get64(s->be, p + 8) : fmt_get32(s->be, p + 8);
+	s->size = (uint32_t)commit & COMMIT_MASK;
+	if (s->size > s->page_size - hdr)
+		return fmt_rerr(r, -EBADMSG, s->compressed ? s->pos : s->page_voff,
+				"bad page on CPU %d: %u data bytes in a %u-byte page", s->cpu,
+				s->size, s->page_size);
+	s->data = p + hdr;
+	s->idx = 0;
+	s->page_first = true;
+	s->lost = 0;
+	if (commit & MISSED_EVENTS) {
+		s->lost = -1;
+		if ((commit & MISSED_STORED) && s->size + (s->long8 ? 8 : 4) <= s->page_size - hdr)
+			s->lost = s->long8 ? (int64_t)fmt_get64(s->be, s->data + s->size)
+					   : (int64_t)fmt_get32(s->be, s->data + s->size);
+	}
+	return 1;
+}
+
+/* Decode the next data record of the stream into s->ev; 1, 0 at end, <0 error. */
+static int stream_next(struct stream *s)
+{
+	struct fmt_reader *r = s->r;
+	int err;
+
+	for (;;) {
+		const uint8_t *p;
+		uint32_t w, type_len, delta, len, start;
+		uint64_t ts;
+
+		if (!s->data || s->idx >= s->size) {
+			if (s->data && s->page_first && s->lost)
+				s->carried_lost = s->carried_lost < 0 || s->lost < 0 ? -1
+						  : s->carried_lost + s->lost;
+			s->data = NULL;
+			err = load_page(s);
+			if (err <= 0)
+				return err;
+			continue;
+		}
+		if (s->size - s->idx < 4)
+			goto bad;
+		start = s->idx;
+		p = s->data + s->idx;
+		w = fmt_get32(s->be, p);
+		if (s->be) {
+			type_len = w >> 27;
+			delta = w & ((1U << 27) - 1);
+		} else {
+			type_len = w & 0x1f;
+			delta = w >> 5;
+		}
+		switch (type_len) {
+		case 29:	/* padding: array[0] counts the rest of the record */
+			if (s->size - s->idx < 8)
+				goto bad;
+			len = fmt_get32(s->be, p + 4);
+			s->ts += delta;
+			if (len > s->size - s->idx - 4) {
+				s->idx = s->size;	/* null padding to the end of the page */
+				continue;
+			}
+			s->idx += 4 + len;
+			if (len == 0)
+				s->idx += 4;
+			continue;
+		case 30:	/* time extend */
+		case 31:	/* absolute time stamp */
+			if (s->size - s->idx < 8)
+				goto bad;
+			ts = ((uint64_t)fmt_get32(s->be, p + 4) << 27) + delta;
+			if (type_len == 31)
+				s->ts = ts | (s->ts & TS_MSB);
+			else
+				s->ts += ts;
+			s->idx += 8;
+			continue;
+		case 0:
+			if (s->size - s->idx < 8)
+				goto bad;
+			len = fmt_get32(s->be, p + 4);
+			if (len < 4)
+				goto bad;
+			len = ((len - 4) + 3) & ~3U;
+			if (len > s->size - s->idx - 8)
+				goto bad;
+			s->ts += delta;
+			s->ev.rec.data = (void *)(p + 8);
+			s->ev.rec.size = len;
+			s->idx += 8 + len;
+			break;
+		default:
+			len = type_len * 4;
+			if (len > s->size - s->idx - 4)
+				goto bad;
+			s->ts += delta;
+			s->ev.rec.data = (void *)(p + 4);
+			s->ev.rec.size = len;
+			s->idx += 4 + len;
+			break;
+		}
+		s->ev.rec.record_size = s->idx - start;
+		s->ev.raw_ts = s->ts;
+		s->ev.rec.ts = fmt_reader_adjust_ts(r, s->ts);
+		s->ev.rec.offset = s->page_voff + (s->long8 ? 16 : 12) + start;
+		s->ev.page_offset = s->page_voff;
+		/* kbuffer reports the loss only if the first record is at offset 0 */
+		s->ev.rec.missed_events = (s->page_first && start == 0) ? s->lost : 0;
+		s->ev.page_missed = 0;
+		if (s->page_first) {
+			int64_t c = s->carried_lost, l = s->lost;
+
+			s->ev.page_missed = c < 0 || l < 0 ? ((c || l) ? -1 : 0) : c + l;
+			s->carried_lost = 0;
+		}
+		s->page_first = false;
+		if (s->ev.rec.size >= 2) {
+			uint16_t id = fmt_get16(s->be, s->ev.rec.data);
+
+			s->ev.type = id;
+			s->ev.event = id < r->by_id_len ? r->by_id[id] : NULL;
+		} else {
+			s->ev.type = -1;
+			s->ev.event = NULL;
+		}
+		return 1;
+bad:
+		return fmt_rerr(r, -EBADMSG, s->compressed ? s->pos : s->page_voff,
+				"corrupt record at byte %u of a page on CPU %d%s%s", s->idx, s->cpu,
+				r->info.buffers[s->buffer].name[0] ? " of buffer " : "",
+				r->info.buffers[s->buffer].name);
+	}
+}
+
+static bool stream_before(const struct stream *a, const struct stream *b)
+{
+	if (a->ev.rec.ts != b->ev.rec.ts)
+		return a->ev.rec.ts < b->ev.rec.ts;
+	if (a->buffer != b->buffer)
+		return a->buffer < b->buffer;
+	return a->cpu < b->cpu;
+}
+
+static void heap_down(struct fmt_iter *it, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, m = i, t;
+
+		if (l < it->nheap && stream_before(&it->s[it->heap[l]], &it->s[it->heap[m]]))
+			m = l;
+		if (l + 1 < it->nheap && stream_before(&it->s[it->heap[l + 1]], &it->s[it->heap[m]]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = it->heap[i];
+		it->heap[i] = it->heap[m];
+		it->heap[m] = t;
+		i = m;
+	}
+}
+
+static void heap_up(struct fmt_iter *it, int i)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2, t;
+
+		if (!stream_before(&it->s[it->heap[i]], &it->s[it->heap[p]]))
+			return;
+		t = it->heap[i];
+		it->heap[i] = it->heap[p];
+		it->heap[p] = t;
+		i = p;
+	}
+}
+
+static int stream_init(struct fmt_reader *r, struct stream *s, int b, const struct fmt_cpu_data *cd)
+{
+	const struct fmt_buffer *buf = &r->info.buffers[b];
+
+	memset(s, 0, sizeof(*s));
+	s->r = r;
+	s->buffer = b;
+	s->cpu = cd->cpu;
+	s->page_size = buf->page_size;
+	s->be = r->info.big_endian;
+	s->long8 = r->info.kernel_long == 8;
+	s->compressed = buf->compressed;
+	s->pos = cd->offset;
+	s->end = cd->offset + cd->size;
+	if (s->compressed) {
+		/* trace-cmd's data_size leaves out the chunk count: bound by the file */
+		s->end = r->info.file_size;
+		s->voff = cd->offset;
+		s->z = fmt_zctx_new(r->info.compression, 0);
+		if (!s->z)
+			return -errno;
+	}
+	s->ev.buffer = b;
+	s->ev.rec.cpu = cd->cpu;
+	s->ev.rec.ref_count = 1;
+	s->ev.rec.locked = 1;
+	return 0;
+}
+
+static void stream_release(struct stream *s)
+{
+	free(s->buf);
+	free(s->spare);
+	fmt_zctx_free(s->z);
+}
+
+int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct fmt_iter **out)
+{
+	struct fmt_iter *it = calloc(1, sizeof(*it));
+	int b, c, n = 0, err = 0;
+
+	*out = NULL;
+	if (!it)
+		return -ENOMEM;
+	it->r = r;
+	it->last = -1;
+	it->peeked = -1;
+	for (b = 0; b < r->info.nbuffers; b++)
+		n += r->info.buffers[b].ncpus;
+	it->s = calloc(n ? n : 1, sizeof(*it->s));
+	it->heap = calloc(n ? n : 1, sizeof(int));
+	if (!it->s || !it->heap) {
+		fmt_iter_free(it);
+		return -ENOMEM;
+	}
+	if (r->old_format)
+		n = 0;	/* pre-2.6.31 pages: trace-cmd decodes nothing either */
+	for (b = 0; b < r->info.nbuffers && n; b++) {
+		const struct fmt_buffer *buf = &r->info.buffers[b];
+
+		if (opts && opts->buffer_mask && (b >= 64 || !(opts->buffer_mask & (1ULL << b))))
+			continue;
+		for (c = 0; c < buf->ncpus; c++) {
+			const struct fmt_cpu_data *cd = &buf->cpus[c];
+			bool any_cpu = !opts || !(opts->cpu_mask[0] | opts->cpu_mask[1] |
+						  opts->cpu_mask[2] | opts->cpu_mask[3]);
+
+			if (!cd->size)
+				continue;
+			if (!any_cpu && (cd->cpu >= 256 ||
+					 !(opts->cpu_mask[cd->cpu / 64] & (1ULL << (cd->cpu % 64)))))
+				continue;
+			err = stream_init(r, &it->s[it->ns], b, cd);
+			it->ns++;
+			if (err) {
+				fmt_iter_free(it);
+				return err;
+			}
+		}
+	}
+	/* prime: first event of each stream */
+	for (c = 0; c < it->ns; c++) {
+		struct stream *s = &it->s[c];
+
+		err = stream_next(s);
+		if (err < 0) {
+			stream_fail(s, err);
+			it->errors++;
+			continue;
+		}
+		if (err == 0) {
+			s->done = true;
+			continue;
+		}
+		s->has_ev = true;
+		it->heap[it->nheap++] = c;
+		heap_up(it, it->nheap - 1);
+	}
+	*out = it;
+	return 0;
+}
+
+/* Move stream si (which sits at heap position hp) to its next event. */
+static int advance(struct fmt_iter *it, int hp)
+{
+	struct stream *s = &it->s[it->heap[hp]];
+	int err = stream_next(s);
+
+	if (err > 0) {
+		heap_down(it, hp);
+		heap_up(it, hp);
+		return 0;
+	}
+	stream_fail(s, err);
+	it->heap[hp] = it->heap[--it->nheap];
+	if (hp < it->nheap) {
+		heap_down(it, hp);
+		heap_up(it, hp);
+	}
+	if (err < 0)
+		it->errors++;
+	return err;
+}
+
+/* The lazy advance of the stream returned last; the heap top is still that stream. */
+static int settle(struct fmt_iter *it)
+{
+	int err;
+
+	if (it->last < 0)
+		return 0;
+	it->last = -1;
+	err = advance(it, 0);
+	return err < 0 ? err : 0;
+}
+
+int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev)
+{
+	int err = settle(it);
+
+	it->peeked = -1;
+	if (!err && it->pending_err) {
+		err = it->pending_err;
+		it->pending_err = 0;
+	}
+	if (err)
+		return err;	/* report the damage once; later calls go on with the rest */
+	if (!it->nheap)
+		return 0;
+	it->last = it->heap[0];
+	it->cur = it->s[it->last].ev;
+	*ev = &it->cur;
+	return 1;
+}
+
+int fmt_iter_peek(struct fmt_iter *it, int buffer, const struct fmt_event **ev)
+{
+	int i, best = -1, err = settle(it);
+
+	if (err)
+		it->pending_err = err;
+	for (i = 0; i < it->nheap; i++) {
+		struct stream *s = &it->s[it->heap[i]];
+
+		if (s->buffer != buffer)
+			continue;
+		if (best < 0 || stream_before(s, &it->s[it->heap[best]]))
+			best = i;
+	}
+	it->peeked = best;
+	if (best < 0)
+		return 0;
+	*ev = &it->s[it->heap[best]].ev;
+	return 1;
+}
+
+int fmt_iter_take_peeked(struct fmt_iter *it, const struct fmt_event **ev)
+{
+	int hp = it->peeked, err;
+
+	if (hp < 0 || hp >= it->nheap)
+		return -EINVAL;
+	it->peeked = -1;
+	it->taken = it->s[it->heap[hp]].ev;
+	*ev = &it->taken;
+	err = advance(it, hp);
+	if (err < 0)
+		it->pending_err = err;
+	return 1;
+}
+
+int fmt_iter_errors(const struct fmt_iter *it)
+{
+	return it->errors;
+}
+
+void fmt_iter_free(struct fmt_iter *it)
+{
+	int i;
+
+	if (!it)
+		return;
+	for (i = 0; i < it->ns; i++)
+		stream_release(&it->s[i]);
+	free(it->s);
+	free(it->heap);
+	free(it);
+}
+
+int fmt_reader_read_pages(struct fmt_reader *r, int buffer, int cpu,
+			  int (*cb)(void *arg, const void *page, uint32_t page_size), void *arg)
+{
+	const struct fmt_buffer *b;
+	struct stream s;
+	int i, err = 0;
+
+	if (buffer < 0 || buffer >= r->info.nbuffers)
+		return -EINVAL;
+	b = &r->info.buffers[buffer];
+	for (i = 0; i < b->ncpus; i++)
+		if (b->cpus[i].cpu == cpu)
+			break;
+	if (i == b->ncpus || !b->cpus[i].size)
+		return 0;
+	err = stream_init(r, &s, buffer, &b->cpus[i]);
+	while (!err) {
+		err = load_page(&s);
+		if (err <= 0)
+			break;
+		err = cb(arg, s.buf + s.buf_pos - s.page_size, s.page_size);
+	}
+	stream_release(&s);
+	return err;
+}

@@ -1,0 +1,1380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trace.dat reader: file header, the v6 sequential layout, the v7 sections
+ * and options chain, metadata, and the per-CPU data tables of every
+ * buffer.  Event data is decoded by iter.c.
+ *
+ * Every size and offset comes from an untrusted file: each is checked
+ * against the bytes that remain before anything is allocated or read, and
+ * every failure names the byte offset where it happened.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(r->err))
+		snprintf(r->err + n, sizeof(r->err) - n, " (at byte offset %llu)",
+			 (unsigned long long)off);
+	return err;
+}
+
+int fmt_rread(struct fmt_reader *r, uint64_t off, void *buf, size_t n)
+{
+	size_t done = 0;
+
+	if (off > r->info.file_size || n > r->info.file_size - off)
+		return fmt_rerr(r, -EBADMSG, off, "file truncated: %zu bytes needed, %llu left",
+				n, (unsigned long long)(off > r->info.file_size ? 0 :
+							r->info.file_size - off));
+	while (done < n) {
+		ssize_t got = pread(r->fd, (char *)buf + done, n - done, (off_t)(off + done));
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return fmt_rerr(r, -errno, off + done, "read failed: %s", strerror(errno));
+		}
+		if (got == 0)
+			return fmt_rerr(r, -EBADMSG, off + done, "unexpected end of file");
+		done += got;
+	}
+	return 0;
+}
+
+/* ---- a cursor over either the file or a decompressed section ----------- */
+
+struct cur {
+	struct fmt_reader *r;
+	const uint8_t *mem;	/* NULL: read from the file */
+	uint64_t base;		/* file offset of mem[0] (for messages) */
+	uint64_t pos, end;	/* file offsets or mem indexes */
+};
+
+static int cur_read(struct cur *c, void *buf, size_t n)
+{
+	if (c->pos > c->end || n > c->end - c->pos)
+		return fmt_rerr(c->r, -EBADMSG, c->base + c->pos,
+				"truncated: %zu bytes needed, %llu left", n,
+				(unsigned long long)(c->pos > c->end ? 0 : c->end - c->pos));
+	if (c->mem)
+		memcpy(buf, c->mem + c->pos, n);
+	else if (fmt_rread(c->r, c->pos, buf, n))
+		return -EBADMSG;
+	c->pos += n;
+	return 0;
+}
+
+static int cur_u16(struct cur *c, uint16_t *v)
+{
+	uint8_t b[2];
+	int err = cur_read(c, b, 2);
+
+	if (!err)
+		*v = fmt_get16(c->r->info.big_endian, b);
+	return err;
+}
+
+static int cur_u32(struct cur *c, uint32_t *v)
+{
+	uint8_t b[4];
+	int err = cur_read(c, b, 4);
+
+	if (!err)
+		*v = fmt_get32(c->r->info.big_endian, b);
+	return err;
+}
+
+static int cur_u64(struct cur *c, uint64_t *v)
+{
+	uint8_t b[8];
+	int err = cur_read(c, b, 8);
+
+	if (!err)
+		*v = fmt_get64(c->r->info.big_endian, b);
+	return err;
+}
+
+/* size bytes into a NUL-terminated malloc'd buffer, size checked first */
+static int cur_blob(struct cur *c, uint64_t size, char **out)
+{
+	char *p;
+	int err;
+
+	if (c->pos > c->end || size > c->end - c->pos || size > FMT_MAX_META)
+		return fmt_rerr(c->r, -EBADMSG, c->base + c->pos,
+				"declared size %llu does not fit the %llu bytes left",
+				(unsigned long long)size,
+				(unsigned long long)(c->pos > c->end ? 0 : c->end - c->pos));
+	p = malloc(size + 1);
+	if (!p)
+		return -ENOMEM;
+	err = cur_read(c, p, size);
+	if (err) {
+		free(p);
+		return err;
+	}
+	p[size] = 0;
+	*out = p;
+	return 0;
+}
+
+/* NUL-terminated string of at most max bytes */
+static int cur_str(struct cur *c, size_t max, char **out)
+{
+	char buf[4096];
+	size_t i;
+
+	if (max > sizeof(buf))
+		max = sizeof(buf);
+	for (i = 0; i < max; i++) {
+		if (cur_read(c, &buf[i], 1))
+			return -EBADMSG;
+		if (!buf[i]) {
+			*out = strdup(buf);
+			return *out ? 0 : -ENOMEM;
+		}
+	}
+	return fmt_rerr(c->r, -EBADMSG, c->base + c->pos, "string longer than %zu bytes", max);
+}
+
+/* ---- compressed blocks ---------------------------------------------------- */
+
+int fmt_read_zblock(struct fmt_reader *r, struct fmt_zctx *z, uint64_t off, uint64_t avail,
+		    uint64_t max_usize, void **out, uint32_t *usize_out, uint64_t *consumed)
+{
+	uint8_t hdr[8];
+	uint32_t csize, usize;
+	void *src = NULL, *dst = NULL;
+	int err;
+
+	if (avail < 8)
+		return fmt_rerr(r, -EBADMSG, off, "compressed block header does not fit");
+	err = fmt_rread(r, off, hdr, 8);
+	if (err)
+		return err;
+	csize = fmt_get32(r->info.big_endian, hdr);
+	usize = fmt_get32(r->info.big_endian, hdr + 4);
+	if (csize > avail - 8)
+		return fmt_rerr(r, -EBADMSG, off, "compressed size %u does not fit the %llu bytes left",
+				csize, (unsigned long long)(avail - 8));
+	if (usize > max_usize || (uint64_t)usize > (uint64_t)csize * FMT_MAX_RATIO + (1 << 20))
+		return fmt_rerr(r, -EBADMSG, off, "implausible uncompressed size %u for %u compressed bytes",
+				usize, csize);
+	src = malloc(csize ? csize : 1);
+	dst = malloc((size_t)usize + 1);
+	if (!src || !dst) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = fmt_rread(r, off + 8, src, csize);
+	if (err)
+		goto out;
+	err = z ? fmt_zctx_decompress(z, src, csize, dst, usize)
+		: fmt_decompress(r->info.compression, src, csize, dst, usize);
+	if (err) {
+		err = fmt_rerr(r, err, off, "%s block does not decompress to its declared %u bytes",
+			       r->info.compression, usize);
+		goto out;
+	}
+	((char *)dst)[usize] = 0;
+	*out = dst;
+	dst = NULL;
+	*usize_out = usize;
+	*consumed = 8 + (uint64_t)csize;
+out:
+	free(src);
+	free(dst);
+	return err;
+}
+
+/* ---- v7 sections ------------------------------------------------------------ */
+
+struct sec_hdr {
+	uint16_t id, flags;
+	int32_t desc;
+	uint64_t size;
+};
+
+static int read_sec_hdr(struct fmt_reader *r, uint64_t off, struct sec_hdr *h)
+{
+	uint8_t b[16];
+	bool be = r->info.big_endian;
+	int err = fmt_rread(r, off, b, 16);
+
+	if (err)
+		return err;
+	h->id = fmt_get16(be, b);
+	h->flags = fmt_get16(be, b + 2);
+	h->desc = (int32_t)fmt_get32(be, b + 4);
+	h->size = fmt_get64(be, b + 8);
+	if (h->size > r->info.file_size - off - 16)
+		return fmt_rerr(r, -EBADMSG, off, "section %u declares %llu bytes, beyond the end of the file",
+				h->id, (unsigned long long)h->size);
+	return 0;
+}
+
+int fmt_reader_section(struct fmt_reader *r, uint64_t offset, uint16_t expect_id,
+		       void **data, size_t *len)
+{
+	struct sec_hdr h;
+	int err;
+
+	if (r->info.version < 7)
+		return fmt_rerr(r, -EOPNOTSUPP, offset, "sections exist only in version 7 files");
+	if (offset < 16 || offset > r->info.file_size - 16)
+		return fmt_rerr(r, -EBADMSG, offset, "section offset outside the file");
+	err = read_sec_hdr(r, offset, &h);
+	if (err)
+		return err;
+	if (h.id != expect_id)
+		return fmt_rerr(r, -EBADMSG, offset, "expected section %u, found %u", expect_id, h.id);
+	if (h.flags & 1) {
+		uint32_t usize;
+		uint64_t used;
+
+		err = fmt_read_zblock(r, NULL, offset + 16, h.size, FMT_MAX_META, data, &usize, &used);
+		if (!err)
+			*len = usize;
+		return err;
+	}
+	if (h.size > FMT_MAX_META)
+		return fmt_rerr(r, -EBADMSG, offset, "section of %llu bytes is too large",
+				(unsigned long long)h.size);
+	{
+		struct cur c = { .r = r, .pos = offset + 16, .end = offset + 16 + h.size };
+		char *p;
+
+		err = cur_blob(&c, h.size, &p);
+		if (!err) {
+			*data = p;
+			*len = h.size;
+		}
+	}
+	return err;
+}
+
+/* ---- metadata parts (shared by v6 and the v7 sections) --------------------- */
+
+static int add_format(struct fmt_reader *r, const char *system, char *text, size_t len)
+{
+	struct fmt_format_text *f;
+
+	if (r->nformats >= FMT_MAX_FORMATS) {
+		free(text);
+		return fmt_rerr(r, -EBADMSG, 0, "more than %d event formats", FMT_MAX_FORMATS);
+	}
+	if (r->nformats == r->formats_cap) {
+		int cap = r->formats_cap ? r->formats_cap * 2 : 64;
+		void *p = realloc(r->formats, cap * sizeof(*r->formats));
+
+		if (!p) {
+			free(text);
+			return -ENOMEM;
+		}
+		r->formats = p;
+		r->formats_cap = cap;
+	}
+	f = &r->formats[r->nformats];
+	memset(f, 0, sizeof(*f));
+	f->system = strdup(system);
+	if (!f->system) {
+		free(text);
+		return -ENOMEM;
+	}
+	f->text = text;
+	f->len = len;
+	r->nformats++;
+	return 0;
+}
+
+static int parse_header_info(struct cur *c)
+{
+	struct fmt_reader *r = c->r;
+	char name[13];
+	uint64_t size;
+	int err;
+
+	err = cur_read(c, name, 12);
+	if (err)
+		return err;
+	if (memcmp(name, "header_page", 12))
+		return fmt_rerr(r, -EBADMSG, c->base + c->pos - 12, "'header_page' marker missing");
+	if ((err = cur_u64(c, &size)) || (err = cur_blob(c, size, &r->hp)))
+		return err;
+	r->info.header_page.data = r->hp;
+	r->info.header_page.len = size;
+	err = cur_read(c, name, 13);
+	if (err)
+		return err;
+	if (memcmp(name, "header_event", 13))
+		return fmt_rerr(r, -EBADMSG, c->base + c->pos - 13, "'header_event' marker missing");
+	if ((err = cur_u64(c, &size)) || (err = cur_blob(c, size, &r->he)))
+		return err;
+	r->info.header_event.data = r->he;
+	r->info.header_event.len = size;
+	return 0;
+}
+
+static int parse_ftrace_formats(struct cur *c)
+{
+	uint32_t n, i;
+	int err = cur_u32(c, &n);
+
+	if (err)
+		return err;
+	if (n > FMT_MAX_FORMATS)
+		return fmt_rerr(c->r, -EBADMSG, c->base + c->pos - 4, "%u ftrace formats is implausible", n);
+	for (i = 0; i < n; i++) {
+		uint64_t size;
+		char *text;
+
+		if ((err = cur_u64(c, &size)) || (err = cur_blob(c, size, &text)))
+			return err;
+		err = add_format(c->r, "ftrace", text, size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_event_formats(struct cur *c)
+{
+	uint32_t nsys, s;
+	int err = cur_u32(c, &nsys);
+
+	if (err)
+		return err;
+	if (nsys > FMT_MAX_FORMATS)
+		return fmt_rerr(c->r, -EBADMSG, c->base + c->pos - 4, "%u event systems is implausible", nsys);
+	for (s = 0; s < nsys; s++) {
+		char *sys;
+		uint32_t nev, i;
+
+		if ((err = cur_str(c, 1024, &sys)))
+			return err;
+		if ((err = cur_u32(c, &nev))) {
+			free(sys);
+			return err;
+		}
+		for (i = 0; i < nev && !err; i++) {
+			uint64_t size;
+			char *text;
+
+			if ((err = cur_u64(c, &size)) || (err = cur_blob(c, size, &text)))
+				break;
+			err = add_format(c->r, sys, text, size);
+		}
+		free(sys);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_sized_text(struct cur *c, int width, char **out, struct fmt_blob *blob)
+{
+	uint64_t size;
+	int err;
+
+	if (width == 4) {
+		uint32_t s32;
+
+		err = cur_u32(c, &s32);
+		size = s32;
+	} else {
+		err = cur_u64(c, &size);
+	}
+	if (err)
+		return err;
+	free(*out);
+	*out = NULL;
+	err = cur_blob(c, size, out);
+	if (err)
+		return err;
+	blob->data = *out;
+	blob->len = size;
+	return 0;
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static int set_clock_from_text(struct fmt_reader *r, const char *text, size_t len)
+{
+	const char *lb = memchr(text, '[', len), *rb;
+	static const char *usec_clocks[] = { "local", "global", "uptime", "perf", "mono",
+					     "mono_raw", "tsc2nsec", NULL };	/* not tai: 3.1.6 omits it */
+	size_t n;
+	int i;
+	char *name;
+
+	if (!lb)
+		return 0;
+	rb = memchr(lb, ']', len - (lb - text));
+	if (!rb)
+		return 0;
+	n = rb - lb - 1;
+	name = strndup(lb + 1, n);
+	if (!name)
+		return -ENOMEM;
+	free(r->clock);
+	r->clock = name;
+	r->info.clock = name;
+	for (i = 0; usec_clocks[i]; i++)
+		if (!strcmp(name, usec_clocks[i]))
+			break;
+	/* trace-cmd never switches microseconds back on once a clock turned it off */
+	if (!usec_clocks[i])
+		r->info.clock_in_usecs = false;
+	return 0;
+}
+
+static int add_option(struct fmt_reader *r, uint16_t id, uint32_t size, void *data, uint64_t off)
+{
+	struct fmt_option *o;
+
+	if (r->info.noptions >= FMT_MAX_OPTIONS)
+		return fmt_rerr(r, -EBADMSG, off, "more than %d options", FMT_MAX_OPTIONS);
+	if (r->info.noptions == r->options_cap) {
+		int cap = r->options_cap ? r->options_cap * 2 : 32;
+		void *p = realloc(r->options, cap * sizeof(*r->options));
+
+		if (!p)
+			return -ENOMEM;
+		r->options = p;
+		r->options_cap = cap;
+		r->info.options = r->options;
+	}
+	o = &r->options[r->info.noptions++];
+	o->id = id;
+	o->size = size;
+	o->data = data;
+	o->file_offset = off;
+	return 0;
+}
+
+static struct fmt_buffer *new_buffer(struct fmt_reader *r)
+{
+	void *p = realloc(r->info.buffers, (r->info.nbuffers + 1) * sizeof(struct fmt_buffer));
+
+	if (!p)
+		return NULL;
+	r->info.buffers = p;
+	memset(&r->info.buffers[r->info.nbuffers], 0, sizeof(struct fmt_buffer));
+	return &r->info.buffers[r->info.nbuffers++];
+}
+
+static int parse_v7_buffer_option(struct fmt_reader *r, const uint8_t *d, uint32_t size, uint64_t off)
+{
+	struct cur c = { .r = r, .mem = d, .base = off, .pos = 0, .end = size };
+	struct fmt_buffer *b;
+	uint64_t sec;
+	uint32_t page_size, ncpus, i;
+	char *name = NULL, *clock = NULL;
+	struct sec_hdr h;
+	int err;
+
+	if ((err = cur_u64(&c, &sec)) || (err = cur_str(&c, size, &name)))
+		return err;
+	if ((err = cur_str(&c, size, &clock)) || (err = cur_u32(&c, &page_size)) ||
+	    (err = cur_u32(&c, &ncpus)))
+		goto fail;
+	if (ncpus > FMT_MAX_CPUS || (uint64_t)ncpus * 20 > c.end - c.pos) {
+		err = fmt_rerr(r, -EBADMSG, off, "buffer '%s' lists %u CPUs in %u bytes", name, ncpus, size);
+		goto fail;
+	}
+	if (page_size < 16 || page_size > FMT_MAX_PAGE) {
+		err = fmt_rerr(r, -EBADMSG, off, "buffer '%s' has page size %u", name, page_size);
+		goto fail;
+	}
+	if (sec < 16 || sec > r->info.file_size - 16) {
+		err = fmt_rerr(r, -EBADMSG, off, "buffer '%s' points outside the file", name);
+		goto fail;
+	}
+	err = read_sec_hdr(r, sec, &h);
+	if (err)
+		goto fail;
+	if (h.id != FMT_OPT_BUFFER) {
+		err = fmt_rerr(r, -EBADMSG, sec, "buffer '%s' points at section %u, not a buffer", name, h.id);
+		goto fail;
+	}
+	for (i = 0; i < (uint32_t)r->info.nbuffers; i++) {
+		if (!strcmp(r->info.buffers[i].name, name)) {
+			err = fmt_rerr(r, -EBADMSG, off, "buffer '%s' described twice", name);
+			goto fail;
+		}
+	}
+	b = new_buffer(r);
+	if (!b) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	b->name = name;
+	b->clock = clock;
+	b->page_size = page_size;
+	b->compressed = h.flags & 1;
+	b->section_offset = sec;
+	b->cpus = calloc(ncpus ? ncpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return -ENOMEM;
+	for (i = 0; i < ncpus; i++) {
+		uint32_t cpu;
+		uint64_t doff, dsize;
+		uint32_t j;
+
+		if ((err = cur_u32(&c, &cpu)) || (err = cur_u64(&c, &doff)) || (err = cur_u64(&c, &dsize)))
+			return err;
+		if (cpu >= FMT_MAX_CPUS)
+			return fmt_rerr(r, -EBADMSG, off, "CPU id %u is out of range", cpu);
+		for (j = 0; j < (uint32_t)b->ncpus; j++)
+			if (b->cpus[j].cpu == (int)cpu)
+				return fmt_rerr(r, -EBADMSG, off, "CPU %u listed twice in buffer '%s'", cpu, name);
+		if (dsize && (doff > r->info.file_size || dsize > r->info.file_size - doff))
+			return fmt_rerr(r, -EBADMSG, off,
+					"CPU %u data (%llu bytes at %llu) lies beyond the end of the file "
+					"(%llu bytes): the file is truncated", cpu,
+					(unsigned long long)dsize, (unsigned long long)doff,
+					(unsigned long long)r->info.file_size);
+		b->cpus[b->ncpus].cpu = cpu;
+		b->cpus[b->ncpus].offset = doff;
+		b->cpus[b->ncpus].size = dsize;
+		b->ncpus++;
+	}
+	return 0;
+fail:
+	free(name);
+	free(clock);
+	return err;
+}
+
+static int parse_meta_section_option(struct fmt_reader *r, uint16_t id, const uint8_t *d,
+				     uint32_t size, uint64_t off)
+{
+	void *data;
+	size_t len;
+	uint64_t sec;
+	int err;
+	struct cur c;
+
+	if (size < 8)
+		return fmt_rerr(r, -EBADMSG, off, "option %u is too short", id);
+	sec = fmt_get64(r->info.big_endian, d);
+	err = fmt_reader_section(r, sec, id, &data, &len);
+	if (err)
+		return err;
+	c = (struct cur){ .r = r, .mem = data, .base = sec + 16, .pos = 0, .end = len };
+	switch (id) {
+	case FMT_OPT_HEADER_INFO:
+		err = parse_header_info(&c);
+		break;
+	case FMT_OPT_FTRACE_EVENTS:
+		err = parse_ftrace_formats(&c);
+		break;
+	case FMT_OPT_EVENT_FORMATS:
+		err = parse_event_formats(&c);
+		break;
+	case FMT_OPT_KALLSYMS:
+		err = parse_sized_text(&c, 4, &r->kallsyms, &r->info.kallsyms);
+		break;
+	case FMT_OPT_PRINTK:
+		err = parse_sized_text(&c, 4, &r->printk, &r->info.printk);
+		break;
+	case FMT_OPT_CMDLINES:
+		err = parse_sized_text(&c, 8, &r->cmdlines, &r->info.cmdlines);
+		break;
+	}
+	free(data);
+	return err;
+}
+
+static char *opt_string(const uint8_t *d, uint32_t size)
+{
+	return strndup((const char *)d, size);
+}
+
+/* Act on one option (both versions; v6 BUFFER is handled by the caller). */
+static int handle_option(struct fmt_reader *r, uint16_t id, uint8_t *d, uint32_t size, uint64_t off)
+{
+	bool be = r->info.big_endian;
+	char *s;
+	int err = 0;
+
+	switch (id) {
+	case FMT_OPT_DATE:
+		s = opt_string(d, size);
+		if (!s)
+			return -ENOMEM;
+		r->info.has_date = true;
+		r->info.date_offset_ns = strtoll(s, NULL, 0) * 1000;
+		free(s);
+		break;
+	case FMT_OPT_OFFSET:
+		s = opt_string(d, size);
+		if (!s)
+			return -ENOMEM;
+		r->info.ts_offset_ns += strtoll(s, NULL, 0);
+		free(s);
+		break;
+	case FMT_OPT_TRACECLOCK:
+		r->have_traceclock = true;
+		err = set_clock_from_text(r, (const char *)d, size);
+		break;
+	case FMT_OPT_UNAME:
+		free(r->uname);
+		r->uname = opt_string(d, size);
+		if (!r->uname)
+			return -ENOMEM;
+		r->info.uname = r->uname;
+		break;
+	case FMT_OPT_VERSION:
+		free(r->version);
+		r->version = opt_string(d, size);
+		if (!r->version)
+			return -ENOMEM;
+		r->info.tracecmd_version = r->version;
+		break;
+	case FMT_OPT_CPUCOUNT:
+		if (size < 4)
+			return fmt_rerr(r, -EBADMSG, off, "CPUCOUNT option is too short");
+		r->info.cpus = fmt_get32(be, d);
+		if (r->info.cpus > FMT_MAX_CPUS)
+			return fmt_rerr(r, -EBADMSG, off, "CPU count %d is out of range", r->info.cpus);
+		break;
+	case FMT_OPT_PROCMAPS:
+		free(r->procmaps);
+		r->procmaps = opt_string(d, size);
+		if (!r->procmaps)
+			return -ENOMEM;
+		r->info.procmaps.data = r->procmaps;
+		r->info.procmaps.len = strlen(r->procmaps);
+		break;
+	case FMT_OPT_TRACEID:
+		if (size >= 8)
+			r->info.trace_id = fmt_get64(be, d);
+		break;
+	case FMT_OPT_TSC2NSEC:
+		if (size < 16)
+			return fmt_rerr(r, -EBADMSG, off, "TSC2NSEC option is too short");
+		r->info.has_tsc2nsec = true;
+		r->info.tsc_mult = fmt_get32(be, d);
+		r->info.tsc_shift = fmt_get32(be, d + 4);
+		r->info.tsc_offset = fmt_get64(be, d + 8);
+		if (r->info.tsc_shift > 63)
+			return fmt_rerr(r, -EBADMSG, off, "TSC2NSEC shift %u is out of range", r->info.tsc_shift);
+		break;
+	case FMT_OPT_HEADER_INFO:
+	case FMT_OPT_FTRACE_EVENTS:
+	case FMT_OPT_EVENT_FORMATS:
+	case FMT_OPT_KALLSYMS:
+	case FMT_OPT_PRINTK:
+	case FMT_OPT_CMDLINES:
+		if (r->info.version >= 7)
+			err = parse_meta_section_option(r, id, d, size, off);
+		break;
+	case FMT_OPT_BUFFER:
+		if (r->info.version >= 7)
+			err = parse_v7_buffer_option(r, d, size, off);
+		break;
+	default:
+		break;	/* kept in the options list, acted on by whoever knows it */
+	}
+	return err;
+}
+
+/* Parse a list of options from a cursor; v7 ends at DONE (returns its next offset). */
+static int parse_options(struct fmt_reader *r, struct cur *c, uint64_t *next, bool v7)
+{
+	int err;
+
+	*next = 0;
+	for (;;) {
+		uint16_t id;
+		uint32_t size;
+		uint8_t *d;
+		uint64_t off;
+
+		if ((err = cur_u16(c, &id)))
+			return err;
+		if (id == FMT_OPT_DONE && !v7)
+			return 0;	/* v6: a bare u16 0 */
+		if ((err = cur_u32(c, &size)))
+			return err;
+		off = c->base + c->pos;
+		if (c->pos > c->end || size > c->end - c->pos)
+			return fmt_rerr(r, -EBADMSG, off, "option %u declares %u bytes, only %llu left",
+					id, size, (unsigned long long)(c->pos > c->end ? 0 : c->end - c->pos));
+		if (id == FMT_OPT_DONE) {
+			uint8_t b[8];
+
+			if (size < 8)
+				return fmt_rerr(r, -EBADMSG, off, "DONE option without its next-section offset");
+			if ((err = cur_read(c, b, 8)))
+				return err;
+			*next = fmt_get64(r->info.big_endian, b);
+			c->pos += size - 8;
+			return 0;
+		}
+		if ((err = cur_blob(c, size, (char **)&d)))
+			return err;
+		err = add_option(r, id, size, d, off);
+		if (err) {
+			free(d);
+			return err;
+		}
+		err = handle_option(r, id, d, size, off);
+		if (err)
+			return err;
+	}
+}
+
+static int parse_v7(struct fmt_reader *r, uint64_t first_options)
+{
+	uint64_t off = first_options;
+	int nsec = 0;
+	int err;
+
+	while (off) {
+		struct sec_hdr h;
+		struct cur c;
+		void *mem = NULL;
+		uint64_t next;
+
+		if (++nsec > 10000)
+			return fmt_rerr(r, -EBADMSG, off, "options chain loops");
+		if (off < 16 || off > r->info.file_size - 16)
+			return fmt_rerr(r, -EBADMSG, off, "options section offset outside the file");
+		err = read_sec_hdr(r, off, &h);
+		if (err)
+			return err;
+		if (h.id != FMT_OPT_DONE)
+			return fmt_rerr(r, -EBADMSG, off, "expected an options section, found section %u", h.id);
+		if (h.flags & 1) {
+			uint32_t usize;
+			uint64_t used;
+
+			err = fmt_read_zblock(r, NULL, off + 16, h.size, FMT_MAX_META, &mem, &usize, &used);
+			if (err)
+				return err;
+			c = (struct cur){ .r = r, .mem = mem, .base = off + 16, .pos = 0, .end = usize };
+		} else {
+			c = (struct cur){ .r = r, .pos = off + 16, .end = off + 16 + h.size };
+		}
+		err = parse_options(r, &c, &next, true);
+		free(mem);
+		if (err)
+			return err;
+		/* sections only go forward in trace-cmd's writer; this also stops loops */
+		if (next && next <= off)
+			return fmt_rerr(r, -EBADMSG, off, "options chain points backwards to %llu",
+					(unsigned long long)next);
+		off = next;
+	}
+	return 0;
+}
+
+/* v6 flyrecord table: cpus × {u64 offset, u64 size} (+ clock block) */
+static int parse_v6_flyrecord(struct fmt_reader *r, struct cur *c, struct fmt_buffer *b, int ncpus)
+{
+	int i, err;
+
+	b->cpus = calloc(ncpus ? ncpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return -ENOMEM;
+	for (i = 0; i < ncpus; i++) {
+		uint64_t off, size;
+
+		if ((err = cur_u64(c, &off)) || (err = cur_u64(c, &size)))
+			return err;
+		if (size && (off > r->info.file_size || size > r->info.file_size - off))
+			return fmt_rerr(r, -EBADMSG, c->pos - 16,
+					"CPU %d data (%llu bytes at %llu) lies beyond the end of the file "
+					"(%llu bytes): the file is truncated", i,
+					(unsigned long long)size, (unsigned long long)off,
+					(unsigned long long)r->info.file_size);
+		if (!size)
+			continue;
+		b->cpus[b->ncpus].cpu = i;
+		b->cpus[b->ncpus].offset = off;
+		b->cpus[b->ncpus].size = size;
+		b->ncpus++;
+	}
+	if (r->have_traceclock) {
+		uint64_t len;
+		char *text;
+
+		/* trace-cmd reads this block only when option 4 exists */
+		if ((err = cur_u64(c, &len)))
+			return err;
+		if (len) {
+			if ((err = cur_blob(c, len, &text)))
+				return err;
+			err = set_clock_from_text(r, text, len);
+			if (!b->clock && r->clock)
+				b->clock = strdup(r->clock);
+			free(text);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int parse_v6(struct fmt_reader *r, uint64_t pos)
+{
+	struct cur c = { .r = r, .pos = pos, .end = r->info.file_size };
+	uint32_t ncpus;
+	char marker[10];
+	int err, i;
+
+	if ((err = parse_header_info(&c)) || (err = parse_ftrace_formats(&c)) ||
+	    (err = parse_event_formats(&c)) ||
+	    (err = parse_sized_text(&c, 4, &r->kallsyms, &r->info.kallsyms)) ||
+	    (err = parse_sized_text(&c, 4, &r->printk, &r->info.printk)) ||
+	    (err = parse_sized_text(&c, 8, &r->cmdlines, &r->info.cmdlines)) ||
+	    (err = cur_u32(&c, &ncpus)))
+		return err;
+	if (ncpus > FMT_MAX_CPUS)
+		return fmt_rerr(r, -EBADMSG, c.pos - 4, "CPU count %u is out of range", ncpus);
+	r->info.cpus = ncpus;
+	for (;;) {
+		uint64_t next;
+
+		if ((err = cur_read(&c, marker, 10)))
+			return err;
+		if (memcmp(marker, "options  ", 10))
+			break;
+		if ((err = parse_options(r, &c, &next, false)))
+			return err;
+	}
+	/* a CPUCOUNT option overrides part 8, as in trace-cmd */
+	ncpus = r->info.cpus;
+	if (!memcmp(marker, "latency", 7))
+		return fmt_rerr(r, -EOPNOTSUPP, c.pos - 10, "latency-format (text) trace files are not supported");
+	if (memcmp(marker, "flyrecord", 9))
+		return fmt_rerr(r, -EBADMSG, c.pos - 10, "expected 'flyrecord' or 'latency' marker");
+	{
+		struct fmt_buffer *top = new_buffer(r);
+
+		if (!top)
+			return -ENOMEM;
+		top->name = strdup("");
+		top->page_size = r->info.page_size;
+		top->section_offset = c.pos - 10;
+		if (!top->name)
+			return -ENOMEM;
+		if ((err = parse_v6_flyrecord(r, &c, top, ncpus)))
+			return err;
+	}
+	/* instances: BUFFER options {u64 offset, name} pointing at their own flyrecord */
+	for (i = 0; i < r->info.noptions; i++) {
+		struct fmt_option *o = &r->options[i];
+		struct fmt_buffer *b;
+		struct cur bc;
+		char m[10];
+
+		if (o->id != FMT_OPT_BUFFER)
+			continue;
+		if (o->size < 9)
+			return fmt_rerr(r, -EBADMSG, o->file_offset, "BUFFER option is too short");
+		b = new_buffer(r);
+		if (!b)
+			return -ENOMEM;
+		b->name = strndup((const char *)o->data + 8, o->size - 8);
+		if (!b->name)
+			return -ENOMEM;
+		b->page_size = r->info.page_size;
+		b->section_offset = fmt_get64(r->info.big_endian, o->data);
+		bc = (struct cur){ .r = r, .pos = b->section_offset, .end = r->info.file_size };
+		if ((err = cur_read(&bc, m, 10)))
+			return err;
+		if (memcmp(m, "flyrecord", 9))
+			return fmt_rerr(r, -EBADMSG, b->section_offset,
+					"buffer '%s' does not point at a flyrecord block", b->name);
+		if ((err = parse_v6_flyrecord(r, &bc, b, ncpus)))
+			return err;
+	}
+	return 0;
+}
+
+/* ---- libtraceevent set-up, with crash-prone formats kept out ------------ */
+
+static int kernel_long_from_header_page(const char *hp, size_t len)
+{
+	const char *p = hp ? memmem(hp, len, " commit;", 8) : NULL;
+	const char *s;
+	int size;
+
+	if (!p)
+		return 0;
+	s = strstr(p, "size:");
+	if (!s || sscanf(s, "size:%d", &size) != 1)
+		return 0;
+	return size == 4 || size == 8 ? size : 0;
+}
+
+static struct tep_handle *new_tep(struct fmt_reader *r)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, r->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, r->info.long_size);
+	tep_set_page_size(tep, r->info.page_size);
+	if (r->info.cpus)
+		tep_set_cpus(tep, r->info.cpus);
+	return tep;
+}
+
+/* Parse one format and print a zeroed record of it: what crashes libtraceevent. */
+static void probe_format(struct tep_handle *tep, struct fmt_format_text *f)
+{
+	struct tep_event *ev = NULL;
+	static char zero[4096];
+	struct tep_record rec = { .data = zero, .size = sizeof(zero), .cpu = 0 };
+	struct trace_seq s;
+
+	if (tep_parse_format(tep, &ev, f->text, f->len, f->system) || !ev)
+		return;
+	trace_seq_init(&s);
+	tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_destroy(&s);
+}
+
+/*
+ * Debian's libtraceevent 1.7.1 crashes on some malformed format text.  We
+ * parse every format once in a forked child that reports its progress
+ * through a pipe; a format during which the child died is marked bad, and
+ * the child is restarted after it.  The parent then parses only the good
+ * ones.  One fork for a clean file.
+ */
+static int screen_formats(struct fmt_reader *r)
+{
+	int start = 0;
+
+	while (start < r->nformats) {
+		int pfd[2], status;
+		pid_t pid;
+		int last_started = -1, finished = 0;
+		int msg[2];
+
+		if (pipe(pfd))
+			return -errno;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			close(pfd[0]);
+			close(pfd[1]);
+			return -errno;
+		}
+		if (pid == 0) {
+			struct tep_handle *tep;
+			int i;
+
+			close(pfd[0]);
+			/* quiet: libtraceevent's warnings for bad formats are the parent's to give */
+			tep_set_loglevel(TEP_LOG_NONE);
+			tep = new_tep(r);
+			if (!tep)
+				_exit(3);
+			if (r->hp && r->info.header_page.len)
+				tep_parse_header_page(tep, r->hp, r->info.header_page.len,
+						      r->info.kernel_long);
+			if (!(r->flags & FMT_OPEN_NO_PLUGINS))
+				tep_load_plugins(tep);
+			for (i = start; i < r->nformats; i++) {
+				msg[0] = i;
+				msg[1] = 0;
+				if (write(pfd[1], msg, sizeof(msg)) != sizeof(msg))
+					_exit(4);
+				probe_format(tep, &r->formats[i]);
+				msg[1] = 1;
+				if (write(pfd[1], msg, sizeof(msg)) != sizeof(msg))
+					_exit(4);
+			}
+			_exit(0);
+		}
+		close(pfd[1]);
+		for (;;) {
+			ssize_t n = read(pfd[0], msg, sizeof(msg));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n != sizeof(msg))
+				break;
+			if (msg[1] == 0)
+				last_started = msg[0];
+			else
+				finished = msg[0] + 1;
+		}
+		close(pfd[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && finished == r->nformats)
+			break;
+		if (last_started >= start && last_started >= finished) {
+			r->formats[last_started].bad = true;
+			start = last_started + 1;
+		} else if (finished > start) {
+			start = finished;
+		} else {
+			/* the child died before reporting anything: give up screening */
+			return fmt_rerr(r, -EIO, 0, "cannot check event formats (helper process failed)");
+		}
+	}
+	return 0;
+}
+
+static int setup_tep(struct fmt_reader *r)
+{
+	int i, err;
+	int maxid = -1;
+
+	if (!(r->flags & FMT_OPEN_TRUST_FORMATS)) {
+		err = screen_formats(r);
+		if (err)
+			return err;
+	}
+	r->tep = new_tep(r);
+	if (!r->tep)
+		return -ENOMEM;
+	if (r->hp && r->info.header_page.len)
+		tep_parse_header_page(r->tep, r->hp, r->info.header_page.len, r->info.kernel_long);
+	else
+		r->old_format = true;
+	if (!(r->flags & FMT_OPEN_NO_PLUGINS))
+		r->plugins = tep_load_plugins(r->tep);
+	for (i = 0; i < r->nformats; i++) {
+		struct fmt_format_text *f = &r->formats[i];
+		struct tep_event *ev = NULL;
+
+		if (f->bad) {
+			r->info.nbad_formats++;
+			continue;
+		}
+		if (tep_parse_format(r->tep, &ev, f->text, f->len, f->system) || !ev) {
+			/* trace-cmd keeps going too; the event prints as unknown */
+			f->bad = true;
+			r->info.nbad_formats++;
+			continue;
+		}
+		if (ev->id > maxid)
+			maxid = ev->id;
+	}
+	if (r->kallsyms && r->info.kallsyms.len)
+		tep_parse_kallsyms(r->tep, r->kallsyms);
+	if (r->printk && r->info.printk.len)
+		tep_parse_printk_formats(r->tep, r->printk);
+	if (r->cmdlines && r->info.cmdlines.len)
+		tep_parse_saved_cmdlines(r->tep, r->cmdlines);
+
+	/* ID -> event table for the iterator (IDs are u16 in the payload) */
+	if (maxid >= 0) {
+		int n = tep_get_events_count(r->tep);
+		struct tep_event **all = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
+
+		r->by_id_len = maxid + 1 > 65536 ? 65536 : maxid + 1;
+		r->by_id = calloc(r->by_id_len, sizeof(*r->by_id));
+		if (!r->by_id)
+			return -ENOMEM;
+		for (i = 0; all && i < n; i++)
+			if (all[i]->id >= 0 && all[i]->id < r->by_id_len)
+				r->by_id[all[i]->id] = all[i];
+	}
+	return 0;
+}
+
+/* ---- open / close ----------------------------------------------------------- */
+
+static int parse_file(struct fmt_reader *r)
+{
+	struct cur c = { .r = r, .pos = 0, .end = r->info.file_size };
+	char head[10], *ver = NULL, *end;
+	uint8_t b[6];
+	long v;
+	int err;
+
+	if ((err = cur_read(&c, head, 10)))
+		return fmt_rerr(r, -EBADMSG, 0, "not a trace.dat file: too short");
+	if (memcmp(head, magic, 10))
+		return fmt_rerr(r, -EBADMSG, 0, "not a trace.dat file: bad magic");
+	if ((err = cur_str(&c, 16, &ver)))
+		return err;
+	v = strtol(ver, &end, 10);
+	if (end == ver || *end || v < 1 || v > 7) {
+		err = fmt_rerr(r, -EOPNOTSUPP, 10, "unsupported file version '%s'", ver);
+		free(ver);
+		return err;
+	}
+	free(ver);
+	r->info.version = (int)v;
+	if ((err = cur_read(&c, b, 6)))
+		return err;
+	if (b[0] > 1)
+		return fmt_rerr(r, -EBADMSG, c.pos - 6, "bad endianness byte %u", b[0]);
+	r->info.big_endian = b[0];
+	r->info.long_size = b[1];
+	if (b[1] != 4 && b[1] != 8)
+		return fmt_rerr(r, -EBADMSG, c.pos - 5, "bad long size %u", b[1]);
+	r->info.page_size = fmt_get32(r->info.big_endian, b + 2);
+	if (r->info.page_size < 16 || r->info.page_size > FMT_MAX_PAGE)
+		return fmt_rerr(r, -EBADMSG, c.pos - 4, "bad page size %u", r->info.page_size);
+	r->info.clock_in_usecs = true;
+
+	if (r->info.version >= 7) {
+		uint64_t opt;
+
+		if ((err = cur_str(&c, 64, &r->compression)) ||
+		    (err = cur_str(&c, 64, &r->compression_version)) || (err = cur_u64(&c, &opt)))
+			return err;
+		if (!fmt_decompress_supported(r->compression))
+			return fmt_rerr(r, -EOPNOTSUPP, c.pos, "unsupported compression '%s'", r->compression);
+		r->info.compression = r->compression;
+		r->info.compression_version = r->compression_version;
+		err = parse_v7(r, opt);
+		if (err)
+			return err;
+		if (!r->hp)
+			return fmt_rerr(r, -EBADMSG, opt, "no HEADER_INFO section");
+	} else {
+		r->compression = strdup("none");
+		r->compression_version = strdup("");
+		if (!r->compression || !r->compression_version)
+			return -ENOMEM;
+		r->info.compression = r->compression;
+		r->info.compression_version = r->compression_version;
+		err = parse_v6(r, c.pos);
+		if (err)
+			return err;
+	}
+	/* the top buffer first, always present (possibly empty) */
+	{
+		int i, top = -1;
+
+		for (i = 0; i < r->info.nbuffers; i++)
+			if (!r->info.buffers[i].name[0])
+				top = i;
+		if (top < 0) {
+			struct fmt_buffer *nb = new_buffer(r);
+
+			if (!nb || !(nb->name = strdup("")))
+				return -ENOMEM;
+			nb->page_size = r->info.page_size;
+			top = r->info.nbuffers - 1;
+		}
+		if (top > 0) {
+			struct fmt_buffer t = r->info.buffers[top];
+
+			memmove(&r->info.buffers[1], &r->info.buffers[0], top * sizeof(t));
+			r->info.buffers[0] = t;
+		}
+		/* trace-cmd reads the top buffer with the header's page size */
+		r->info.buffers[0].page_size = r->info.page_size;
+	}
+	r->info.kernel_long = kernel_long_from_header_page(r->hp, r->info.header_page.len);
+	if (!r->info.kernel_long)
+		r->info.kernel_long = r->info.long_size;
+	if (!r->info.clock)
+		r->info.clock = r->info.buffers[0].clock ? r->info.buffers[0].clock : "";
+	if (!r->info.uname)
+		r->info.uname = "";
+	if (!r->info.tracecmd_version)
+		r->info.tracecmd_version = "";
+	return setup_tep(r);
+}
+
+int fmt_reader_open(const char *path, unsigned flags, struct fmt_reader **out, char **out_err)
+{
+	struct fmt_reader *r = calloc(1, sizeof(*r));
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	if (out_err)
+		*out_err = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->flags = flags;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = -errno;
+		if (out_err && asprintf(out_err, "cannot open '%s': %s", path, strerror(errno)) < 0)
+			*out_err = NULL;
+		free(r);
+		return err;
+	}
+	r->path = strdup(path);
+	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
+		err = fmt_rerr(r, -EINVAL, 0, "not a regular file");
+		goto fail;
+	}
+	r->info.file_size = st.st_size;
+	err = parse_file(r);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	if (out_err) {
+		if (!r->err[0])
+			snprintf(r->err, sizeof(r->err), "%s", strerror(-err));
+		if (asprintf(out_err, "'%s': %s", path, r->err) < 0)
+			*out_err = NULL;
+	}
+	fmt_reader_close(r);
+	return err;
+}
+
+void fmt_reader_close(struct fmt_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	if (r->tep) {
+		if (r->plugins)
+			tep_unload_plugins(r->plugins, r->tep);
+		tep_free(r->tep);
+	}
+	for (i = 0; i < r->info.nbuffers; i++) {
+		free((char *)r->info.buffers[i].name);
+		free((char *)r->info.buffers[i].clock);
+		free(r->info.buffers[i].cpus);
+	}
+	free(r->info.buffers);
+	for (i = 0; i < r->info.noptions; i++)
+		free((void *)r->options[i].data);
+	free(r->options);
+	for (i = 0; i < r->nformats; i++) {
+		free(r->formats[i].system);
+		free(r->formats[i].text);
+	}
+	free(r->formats);
+	free(r->by_id);
+	free(r->compression);
+	free(r->compression_version);
+	free(r->clock);
+	free(r->uname);
+	free(r->version);
+	free(r->hp);
+	free(r->he);
+	free(r->kallsyms);
+	free(r->printk);
+	free(r->cmdlines);
+	free(r->procmaps);
+	free(r->path);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
+}
+
+const char *fmt_reader_error(const struct fmt_reader *r)
+{
+	return r ? r->err : "";
+}
+
+const struct fmt_info *fmt_reader_info(const struct fmt_reader *r)
+{
+	return &r->info;
+}
+
+struct tep_handle *fmt_reader_tep(struct fmt_reader *r)
+{
+	return r->tep;
+}
+
+const struct fmt_option *fmt_reader_option(const struct fmt_reader *r, uint16_t id, int n)
+{
+	int i;
+
+	for (i = 0; i < r->info.noptions; i++)
+		if (r->options[i].id == id && n-- == 0)
+			return &r->options[i];
+	return NULL;
+}
+
+int fmt_reader_formats(struct fmt_reader *r,
+		       int (*cb)(void *arg, const char *system, const char *text, size_t len),
+		       void *arg)
+{
+	int i, ret;
+
+	for (i = 0; i < r->nformats; i++) {
+		ret = cb(arg, r->formats[i].system, r->formats[i].text, r->formats[i].len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+uint64_t fmt_reader_adjust_ts(const struct fmt_reader *r, uint64_t ts)
+{
+	const struct fmt_info *in = &r->info;
+
+	if (in->has_tsc2nsec && in->tsc_mult)
+		ts = (uint64_t)(((unsigned __int128)ts * in->tsc_mult) >> in->tsc_shift);
+	return ts + (uint64_t)in->date_offset_ns + (uint64_t)in->ts_offset_ns;
+}
+
+/* ---- fields ------------------------------------------------------------------ */
+
+int fmt_field_resolve(const struct tep_event *event, const char *name, struct fmt_field *f)
+{
+	struct tep_format_field *tf;
+
+	memset(f, 0, sizeof(*f));
+	f->offset = -1;
+	if (!event)
+		return -ENOENT;
+	tf = tep_find_any_field((struct tep_event *)event, name);
+	if (!tf)
+		return -ENOENT;
+	f->offset = tf->offset;
+	f->size = tf->size;
+	f->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	f->is_dynamic = tf->flags & TEP_FIELD_IS_DYNAMIC;
+	f->is_relative = tf->flags & TEP_FIELD_IS_RELATIVE;
+	f->big_endian = tep_is_file_bigendian(event->tep);
+	return 0;
+}
+
+const void *fmt_field_ptr(const struct fmt_field *f, const void *data, int size, int *len)
+{
+	if (f->offset < 0 || f->offset + f->size > size)
+		return NULL;
+	if (f->is_dynamic) {
+		uint32_t v = (uint32_t)fmt_field_u64(&(struct fmt_field){ .offset = f->offset,
+					.size = 4, .big_endian = f->big_endian }, data, size);
+		uint32_t off = v & 0xffff, l = v >> 16;
+
+		/* __rel_loc: relative to the end of the field */
+		if (f->is_relative)
+			off += f->offset + f->size;
+		if (off > (uint32_t)size || l > (uint32_t)size - off)
+			return NULL;
+		*len = l;
+		return (const uint8_t *)data + off;
+	}
+	*len = f->size;
+	return (const uint8_t *)data + f->offset;
+}
