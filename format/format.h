@@ -88,6 +88,7 @@ struct fmt_cpu_data {
 	int cpu;
 	uint64_t offset;	/* absolute file offset of the CPU's data */
 	uint64_t size;		/* bytes (compressed: as recorded by the writer) */
+	bool truncated;		/* the file ends before the declared size (size is clamped) */
 };
 
 struct fmt_buffer {
@@ -95,6 +96,7 @@ struct fmt_buffer {
 	const char *clock;	/* may be NULL (v6) */
 	uint32_t page_size;
 	bool compressed;	/* chunked CPU data */
+	bool recovered;		/* rebuilt from a truncated file: name and CPU ids are guesses */
 	int ncpus;		/* entries in cpus[] (CPUs with data, sparse IDs) */
 	struct fmt_cpu_data *cpus;
 	uint64_t section_offset; /* v7: section header; v6: the flyrecord marker */
@@ -134,6 +136,12 @@ struct fmt_info {
 	uint64_t tsc_offset;
 	uint64_t trace_id;	/* TRACEID, 0 if absent */
 	uint64_t file_size;
+	/*
+	 * Non-zero when the file is shorter than its own tables say (a cut
+	 * download, a full disk): the offset where something expected is
+	 * missing.  Readable events before the damage are still iterated.
+	 */
+	uint64_t truncated_at;
 
 	struct fmt_blob header_page;
 	struct fmt_blob header_event;

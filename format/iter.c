@@ -26,7 +26,7 @@ struct stream {
 	struct fmt_reader *r;
 	int buffer, cpu;
 	uint32_t page_size;
-	bool be, long8, compressed;
+	bool be, long8, compressed, truncated;
 	uint64_t pos, end;	/* file range still to read */
 	uint32_t chunks_left;
 	bool chunks_started;
@@ -88,8 +88,12 @@ static int load_page(struct stream *s)
 			uint64_t left = s->end - s->pos;
 			size_t n;
 
-			if (!left)
+			if (!left) {
+				if (s->truncated)
+					return fmt_rerr(r, -EBADMSG, s->pos,
+							"CPU %d data stops here: the file is truncated", s->cpu);
 				return 0;
+			}
 			n = left > (uint64_t)s->page_size * READ_PAGES ? (size_t)s->page_size * READ_PAGES
 								       : (size_t)left;
 			{
@@ -354,6 +358,7 @@ static int stream_init(struct fmt_reader *r, struct stream *s, int b, const stru
 	s->compressed = buf->compressed;
 	s->pos = cd->offset;
 	s->end = cd->offset + cd->size;
+	s->truncated = cd->truncated;
 	if (s->compressed) {
 		/* trace-cmd's data_size leaves out the chunk count: bound by the file */
 		s->end = r->info.file_size;
@@ -428,6 +433,8 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 		if (err < 0) {
 			stream_fail(s, err);
 			it->errors++;
+			if (!it->pending_err)
+				it->pending_err = err;	/* told by the first fmt_iter_next() */
 			continue;
 		}
 		if (err == 0) {

@@ -274,6 +274,9 @@ int fmt_reader_section(struct fmt_reader *r, uint64_t offset, uint16_t expect_id
 
 /* ---- metadata parts (shared by v6 and the v7 sections) --------------------- */
 
+static void clamp_cpu(struct fmt_reader *r, struct fmt_cpu_data *cd);
+static int recover_buffers(struct fmt_reader *r, uint64_t pos);
+
 static int add_format(struct fmt_reader *r, const char *system, char *text, size_t len)
 {
 	struct fmt_format_text *f;
@@ -547,15 +550,11 @@ static int parse_v7_buffer_option(struct fmt_reader *r, const uint8_t *d, uint32
 		for (j = 0; j < (uint32_t)b->ncpus; j++)
 			if (b->cpus[j].cpu == (int)cpu)
 				return fmt_rerr(r, -EBADMSG, off, "CPU %u listed twice in buffer '%s'", cpu, name);
-		if (dsize && (doff > r->info.file_size || dsize > r->info.file_size - doff))
-			return fmt_rerr(r, -EBADMSG, off,
-					"CPU %u data (%llu bytes at %llu) lies beyond the end of the file "
-					"(%llu bytes): the file is truncated", cpu,
-					(unsigned long long)dsize, (unsigned long long)doff,
-					(unsigned long long)r->info.file_size);
 		b->cpus[b->ncpus].cpu = cpu;
 		b->cpus[b->ncpus].offset = doff;
 		b->cpus[b->ncpus].size = dsize;
+		if (dsize)
+			clamp_cpu(r, &b->cpus[b->ncpus]);
 		b->ncpus++;
 	}
 	return 0;
@@ -759,9 +758,18 @@ static int parse_v7(struct fmt_reader *r, uint64_t first_options)
 
 		if (++nsec > 10000)
 			return fmt_rerr(r, -EBADMSG, off, "options chain loops");
+		if (off >= r->info.file_size - 16 && nsec > 1) {
+			/* the file was cut: later options (buffer descriptions) are gone */
+			r->info.truncated_at = r->info.file_size;
+			return 0;
+		}
 		if (off < 16 || off > r->info.file_size - 16)
 			return fmt_rerr(r, -EBADMSG, off, "options section offset outside the file");
 		err = read_sec_hdr(r, off, &h);
+		if (err && nsec > 1) {
+			r->info.truncated_at = r->info.file_size;
+			return 0;	/* cut inside a later options section */
+		}
 		if (err)
 			return err;
 		if (h.id != FMT_OPT_DONE)
@@ -790,6 +798,115 @@ static int parse_v7(struct fmt_reader *r, uint64_t first_options)
 	return 0;
 }
 
+/*
+ * Data that runs past the end of the file: keep what is there (events
+ * before the damage stay readable) and remember where the file stops.
+ */
+static void clamp_cpu(struct fmt_reader *r, struct fmt_cpu_data *cd)
+{
+	uint64_t fs = r->info.file_size;
+
+	if (cd->offset <= fs && cd->size <= fs - cd->offset)
+		return;
+	if (!r->info.truncated_at || fs < r->info.truncated_at)
+		r->info.truncated_at = fs;
+	cd->truncated = true;
+	cd->size = cd->offset < fs ? fs - cd->offset : 0;
+}
+
+/*
+ * A v7 file cut inside (or after) a buffer's data loses that buffer's
+ * BUFFER option, which trace-cmd writes after the data.  Walk the sections
+ * from the start and rebuild a description for each buffer section nobody
+ * described: compressed CPU data starts page-aligned with a chunk count,
+ * so the chunks show where each CPU's data ends.  CPU ids are not stored
+ * there; they are numbered in order, which is right when every CPU had
+ * data.  Uncompressed sections cannot be split into CPUs and are skipped.
+ */
+static int recover_buffers(struct fmt_reader *r, uint64_t pos)
+{
+	uint64_t fs = r->info.file_size;
+	uint32_t ps = r->info.page_size;
+	int nrec = 0;
+
+	while (pos + 16 <= fs) {
+		uint8_t b[16];
+		uint16_t id, flags;
+		uint64_t size, end, p;
+		struct fmt_buffer *buf;
+		int i, known = 0;
+
+		if (fmt_rread(r, pos, b, 16))
+			return -EBADMSG;
+		id = fmt_get16(r->info.big_endian, b);
+		flags = fmt_get16(r->info.big_endian, b + 2);
+		size = fmt_get64(r->info.big_endian, b + 8);
+		end = size > fs - pos - 16 ? fs : pos + 16 + size;
+		for (i = 0; i < r->info.nbuffers; i++)
+			if (r->info.buffers[i].section_offset == pos)
+				known = 1;
+		if (id == FMT_OPT_BUFFER && !known && (flags & 1)) {
+			bool have_top = false;
+
+			for (i = 0; i < r->info.nbuffers; i++)
+				if (!r->info.buffers[i].name[0])
+					have_top = true;
+			buf = new_buffer(r);
+			if (!buf)
+				return -ENOMEM;
+			if (have_top) {
+				if (asprintf((char **)&buf->name, "recovered%d", ++nrec) < 0)
+					buf->name = NULL;
+			} else {
+				buf->name = strdup("");
+			}
+			if (!buf->name)
+				return -ENOMEM;
+			buf->page_size = ps;
+			buf->compressed = true;
+			buf->recovered = true;
+			buf->section_offset = pos;
+			buf->cpus = calloc(FMT_MAX_CPUS, sizeof(*buf->cpus));
+			if (!buf->cpus)
+				return -ENOMEM;
+			p = (pos + 16 + ps - 1) / ps * ps;
+			while (p + 4 <= end && buf->ncpus < FMT_MAX_CPUS) {
+				uint8_t h[8];
+				uint32_t n, k;
+				uint64_t q = p + 4;
+				bool cut = false;
+
+				if (fmt_rread(r, p, h, 4))
+					return -EBADMSG;
+				n = fmt_get32(r->info.big_endian, h);
+				for (k = 0; k < n; k++) {
+					if (q + 8 > end || fmt_rread(r, q, h, 8)) {
+						cut = true;
+						break;
+					}
+					q += 8 + (uint64_t)fmt_get32(r->info.big_endian, h);
+					if (q > end) {
+						cut = true;
+						break;
+					}
+				}
+				buf->cpus[buf->ncpus].cpu = buf->ncpus;
+				buf->cpus[buf->ncpus].offset = p;
+				buf->cpus[buf->ncpus].size = (cut ? end : q) - p;
+				buf->cpus[buf->ncpus].truncated = cut;
+				buf->ncpus++;
+				if (cut)
+					break;
+				p = (q + ps - 1) / ps * ps;
+			}
+		}
+		if (size > fs - pos - 16)
+			break;
+		pos += 16 + size;
+	}
+	return 0;
+}
+
 /* v6 flyrecord table: cpus × {u64 offset, u64 size} (+ clock block) */
 static int parse_v6_flyrecord(struct fmt_reader *r, struct cur *c, struct fmt_buffer *b, int ncpus)
 {
@@ -803,17 +920,12 @@ static int parse_v6_flyrecord(struct fmt_reader *r, struct cur *c, struct fmt_bu
 
 		if ((err = cur_u64(c, &off)) || (err = cur_u64(c, &size)))
 			return err;
-		if (size && (off > r->info.file_size || size > r->info.file_size - off))
-			return fmt_rerr(r, -EBADMSG, c->pos - 16,
-					"CPU %d data (%llu bytes at %llu) lies beyond the end of the file "
-					"(%llu bytes): the file is truncated", i,
-					(unsigned long long)size, (unsigned long long)off,
-					(unsigned long long)r->info.file_size);
 		if (!size)
 			continue;
 		b->cpus[b->ncpus].cpu = i;
 		b->cpus[b->ncpus].offset = off;
 		b->cpus[b->ncpus].size = size;
+		clamp_cpu(r, &b->cpus[b->ncpus]);
 		b->ncpus++;
 	}
 	if (r->have_traceclock) {
@@ -1154,6 +1266,11 @@ static int parse_file(struct fmt_reader *r)
 		err = parse_v7(r, opt);
 		if (err)
 			return err;
+		if (r->info.truncated_at) {
+			err = recover_buffers(r, c.pos);
+			if (err)
+				return err;
+		}
 		if (!r->hp)
 			return fmt_rerr(r, -EBADMSG, opt, "no HEADER_INFO section");
 	} else {

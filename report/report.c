@@ -585,6 +585,10 @@ int cmd_report(int argc, char **argv)
 	}
 	trace_seq_destroy(&s);
 	ft_info("%llu events printed", (unsigned long long)nprinted);
+	if (rp.info->truncated_at && rc == EXIT_OK)
+		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
+			      "what it held up to there is printed above", path,
+			      (unsigned long long)rp.info->truncated_at);
 out:
 	fmt_iter_free(rp.it);
 	fmt_reader_close(rp.r);

@@ -1,0 +1,1856 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trace.dat version 7 writer.
+ *
+ * File order (the same as trace-cmd's, docs/trace-dat-format.md §6):
+ *   header, metadata sections as they are given (HEADER_INFO, KALLSYMS, …),
+ *   FTRACE_EVENTS + EVENT_FORMATS and OPTIONS#1 when the first buffer
+ *   starts, any later metadata / OPTIONS (fmt_wbuf_flush), and at close the
+ *   BUFFER sections, the final OPTIONS (BUFFER descriptors and late options)
+ *   and STRINGS.  Sections are contiguous and each OPTIONS section is linked
+ *   into the chain as soon as it is written, so the output is a valid prefix
+ *   of the final file at every moment.
+ *
+ * Ring-buffer pages are not written to the output while recording: each
+ * (buffer, CPU) has a spool file next to the output holding its chunks in
+ * their final on-disk form ({u32 csize, u32 usize, zstd frame} or raw
+ * pages).  close() copies each spool into the buffer's section (one
+ * copy_file_range per CPU).  A writer killed at any point leaves the output
+ * prefix plus the spools; fmt_writer_recover() walks both and finishes the
+ * file.  docs/file-format.md describes the spool layout.
+ *
+ * Not thread-safe: one writer is driven by one thread.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "compress.h"
+
+#define SPOOL_MAGIC	"FTSPOOL1"
+#define SPOOL_FL_COMPRESSED	1u
+#define SPOOL_FL_BIG_ENDIAN	2u
+#define SEC_FL_COMPRESS		1u
+#define MAX_CPUS		4096
+#define MAX_CHUNK_BYTES		(64u << 20)	/* the reader refuses larger chunks */
+
+struct dynbuf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+struct wcpu {
+	int cpu;
+	int fd;			/* spool, -1 until the first page */
+	char *path;
+	uint32_t hdr_size;	/* spool header bytes before the chunks */
+	uint8_t *chunk;		/* pages_per_chunk pages waiting to be spooled */
+	uint32_t npending;
+	uint64_t spooled;	/* bytes of chunks in the spool */
+	uint32_t nchunks;
+};
+
+struct fmt_wbuf {
+	struct fmt_writer *w;
+	int index;		/* creation order, part of the spool names */
+	char *name;
+	char *clock;
+	struct wcpu **cpus;	/* by CPU id */
+	int cpus_len;
+	uint64_t bytes;
+};
+
+struct sysfmts {
+	char *name;
+	struct dynbuf body;	/* {u64 size, text} per event */
+	uint32_t count;
+};
+
+struct fmt_writer {
+	int fd;
+	char *path;
+	char *spool_prefix;	/* "<dir>/.<base>.spool." */
+	dev_t dev;
+	ino_t ino;
+	bool be;
+	bool compress;
+	int long_size;
+	uint32_t page_size;
+	uint32_t ppc;		/* pages per chunk */
+	struct fmt_zctx *z;
+	uint8_t *zbuf;		/* one compressed chunk with its 8-byte header */
+	size_t zcap;
+
+	uint64_t off;		/* end of the output */
+	uint64_t link_at;	/* where the next OPTIONS offset goes: header pointer or last DONE */
+	struct dynbuf opts;	/* queued options, encoded */
+	bool have_cpucount;
+	char *last_stat_buf;	/* buffer of the previous CPUSTAT, for "Buffer:" markers */
+
+	struct dynbuf ftrace;
+	uint32_t nftrace;
+	struct sysfmts *systems;
+	int nsystems;
+	bool formats_written, ftrace_dirty, events_dirty;
+
+	struct dynbuf strings;
+	struct fmt_wbuf **bufs;
+	int nbufs;
+	int err;		/* sticky: the first write error */
+	bool recovering;
+	char errbuf[512];
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int werr(struct fmt_writer *w, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int werr(struct fmt_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(w->errbuf, sizeof(w->errbuf), fmt, ap);
+	va_end(ap);
+	n = strlen(w->errbuf);
+	if (err && n < sizeof(w->errbuf) - 3)
+		snprintf(w->errbuf + n, sizeof(w->errbuf) - n, ": %s", strerror(-err));
+	return err;
+}
+
+static inline bool host_be(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
+static void put16(bool be, void *p, uint16_t v)
+{
+	if (be != host_be())
+		v = __builtin_bswap16(v);
+	memcpy(p, &v, 2);
+}
+
+static void put32(bool be, void *p, uint32_t v)
+{
+	if (be != host_be())
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+static void put64(bool be, void *p, uint64_t v)
+{
+	if (be != host_be())
+		v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+static uint32_t get32(bool be, const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be != host_be() ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(bool be, const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be != host_be() ? __builtin_bswap64(v) : v;
+}
+
+static uint16_t get16(bool be, const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return be != host_be() ? __builtin_bswap16(v) : v;
+}
+
+static int db_reserve(struct dynbuf *d, size_t more)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (more > SIZE_MAX - d->len)
+		return -EOVERFLOW;
+	if (d->len + more <= d->cap)
+		return 0;
+	cap = d->cap ? d->cap : 256;
+	while (cap < d->len + more)
+		cap = cap > SIZE_MAX / 2 ? d->len + more : cap * 2;
+	p = realloc(d->data, cap);
+	if (!p)
+		return -ENOMEM;
+	d->data = p;
+	d->cap = cap;
+	return 0;
+}
+
+static int db_add(struct dynbuf *d, const void *p, size_t n)
+{
+	int err = db_reserve(d, n);
+
+	if (err)
+		return err;
+	if (n)
+		memcpy(d->data + d->len, p, n);
+	d->len += n;
+	return 0;
+}
+
+static int db_add16(struct dynbuf *d, bool be, uint16_t v)
+{
+	uint8_t b[2];
+
+	put16(be, b, v);
+	return db_add(d, b, 2);
+}
+
+static int db_add32(struct dynbuf *d, bool be, uint32_t v)
+{
+	uint8_t b[4];
+
+	put32(be, b, v);
+	return db_add(d, b, 4);
+}
+
+static int db_add64(struct dynbuf *d, bool be, uint64_t v)
+{
+	uint8_t b[8];
+
+	put64(be, b, v);
+	return db_add(d, b, 8);
+}
+
+static void db_free(struct dynbuf *d)
+{
+	free(d->data);
+	d->data = NULL;
+	d->len = d->cap = 0;
+}
+
+/* Write all of iov at off in the output (pwritev, retried on short writes). */
+static int out_writev(struct fmt_writer *w, uint64_t off, struct iovec *iov, int n)
+{
+	uint64_t pos = off;
+
+	if (w->err)
+		return w->err;
+	while (n > 0) {
+		ssize_t r = pwritev(w->fd, iov, n, (off_t)pos);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			w->err = werr(w, -errno, "cannot write '%s' at offset %llu", w->path,
+				      (unsigned long long)pos);
+			return w->err;
+		}
+		if (r == 0) {
+			w->err = werr(w, -EIO, "cannot write '%s' at offset %llu", w->path,
+				      (unsigned long long)pos);
+			return w->err;
+		}
+		pos += (uint64_t)r;
+		while (n > 0 && (size_t)r >= iov->iov_len) {
+			r -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + r;
+			iov->iov_len -= (size_t)r;
+		}
+	}
+	return 0;
+}
+
+static int out_write(struct fmt_writer *w, uint64_t off, const void *p, size_t n)
+{
+	struct iovec iov = { (void *)p, n };
+
+	return out_writev(w, off, &iov, 1);
+}
+
+static int fd_write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t r = write(fd, b, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Offset of s in the STRINGS table, adding it once. */
+static int32_t string_id(struct fmt_writer *w, const char *s)
+{
+	size_t i = 0, n;
+
+	if (!s)
+		return -1;
+	n = strlen(s) + 1;
+	while (i < w->strings.len) {
+		size_t l = strlen((char *)w->strings.data + i) + 1;
+
+		if (l == n && !memcmp(w->strings.data + i, s, n))
+			return (int32_t)i;
+		i += l;
+	}
+	if (w->strings.len + n > INT32_MAX || db_add(&w->strings, s, n))
+		return -1;
+	return (int32_t)i;
+}
+
+static const char *section_desc(uint16_t id)
+{
+	switch (id) {
+	case FMT_OPT_DONE: return "options";
+	case FMT_OPT_STRINGS: return "strings";
+	case FMT_OPT_HEADER_INFO: return "headers";
+	case FMT_OPT_FTRACE_EVENTS: return "ftrace events";
+	case FMT_OPT_EVENT_FORMATS: return "events format";
+	case FMT_OPT_KALLSYMS: return "kallsyms";
+	case FMT_OPT_PRINTK: return "printk";
+	case FMT_OPT_CMDLINES: return "command lines";
+	case FMT_SEC_FT_SYMTAB: return "flytrap symtab";
+	case FMT_SEC_FT_PROCMAPS: return "flytrap procmaps";
+	case FMT_SEC_FT_SPOOLDIR: return "flytrap spool";
+	default: return NULL;
+	}
+}
+
+/*
+ * Append one section at the end of the output: 16-byte header, then the
+ * body, compressed as one block when asked.  *offset gets the header offset.
+ */
+static int write_section(struct fmt_writer *w, uint16_t id, const char *desc, bool compress,
+			 const void *body, size_t len, uint64_t *offset)
+{
+	uint8_t hdr[16 + 8];
+	struct iovec iov[2];
+	void *cbuf = NULL;
+	size_t cap, total;
+	ssize_t clen;
+	int32_t sid = desc ? string_id(w, desc) : -1;
+	int err;
+
+	if (w->err)
+		return w->err;
+	put16(w->be, hdr, id);
+	put32(w->be, hdr + 4, (uint32_t)sid);
+	if (compress) {
+		if (len > UINT32_MAX)
+			return werr(w, -EOVERFLOW, "section %u of %zu bytes is too large", id, len);
+		cap = fmt_compress_bound("zstd", len);
+		cbuf = malloc(cap ? cap : 1);
+		if (!cbuf)
+			return werr(w, -ENOMEM, "cannot compress section %u", id);
+		clen = fmt_zctx_compress(w->z, body, len, cbuf, cap);
+		if (clen < 0) {
+			free(cbuf);
+			return werr(w, (int)clen, "cannot compress section %u", id);
+		}
+		put16(w->be, hdr + 2, SEC_FL_COMPRESS);
+		put64(w->be, hdr + 8, 8 + (uint64_t)clen);
+		put32(w->be, hdr + 16, (uint32_t)clen);
+		put32(w->be, hdr + 20, (uint32_t)len);
+		iov[0] = (struct iovec){ hdr, 24 };
+		iov[1] = (struct iovec){ cbuf, (size_t)clen };
+	} else {
+		put16(w->be, hdr + 2, 0);
+		put64(w->be, hdr + 8, len);
+		iov[0] = (struct iovec){ hdr, 16 };
+		iov[1] = (struct iovec){ (void *)body, len };
+	}
+	if (offset)
+		*offset = w->off;
+	total = iov[0].iov_len + iov[1].iov_len;
+	err = out_writev(w, w->off, iov, 2);
+	if (!err)
+		w->off += total;
+	free(cbuf);
+	return err;
+}
+
+static int queue_option(struct fmt_writer *w, uint16_t id, const void *data, uint32_t len)
+{
+	int err;
+
+	if ((err = db_add16(&w->opts, w->be, id)) || (err = db_add32(&w->opts, w->be, len)) ||
+	    (err = db_add(&w->opts, data, len)))
+		return werr(w, err, "cannot queue option %u", id);
+	if (id == FMT_OPT_CPUCOUNT)
+		w->have_cpucount = true;
+	return 0;
+}
+
+static int queue_ptr_option(struct fmt_writer *w, uint16_t id, uint64_t offset)
+{
+	uint8_t b[8];
+
+	put64(w->be, b, offset);
+	return queue_option(w, id, b, 8);
+}
+
+/*
+ * Write the queued options as one OPTIONS section ending in DONE(0), then
+ * link it from the previous DONE (or the header).  The link is written
+ * last, so a crash in between leaves a valid, shorter chain.
+ */
+static int write_options(struct fmt_writer *w, bool even_if_empty)
+{
+	uint64_t off, next;
+	uint8_t b[8];
+	int err;
+
+	if (!w->opts.len && !even_if_empty)
+		return w->err;
+	if ((err = db_add16(&w->opts, w->be, FMT_OPT_DONE)) || (err = db_add32(&w->opts, w->be, 8)) ||
+	    (err = db_add64(&w->opts, w->be, 0)))
+		return werr(w, err, "cannot build the options section");
+	err = write_section(w, FMT_OPT_DONE, "options", false, w->opts.data, w->opts.len, &off);
+	if (err)
+		return err;
+	next = off + 16 + w->opts.len - 8;
+	w->opts.len = 0;
+	put64(w->be, b, off);
+	err = out_write(w, w->link_at, b, 8);
+	if (err)
+		return err;
+	w->link_at = next;
+	return 0;
+}
+
+/* ---- open and metadata -------------------------------------------------- */
+
+const char *fmt_writer_error(const struct fmt_writer *w)
+{
+	return w ? w->errbuf : "";
+}
+
+static char *spool_prefix_for(const char *path, const char *dir)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char *d = NULL, *out = NULL;
+
+	if (dir)
+		d = strdup(dir);
+	else if (slash)
+		d = strndup(path, (size_t)(slash - path) + (slash == path));
+	else
+		d = strdup(".");
+	if (!d)
+		return NULL;
+	if (asprintf(&out, "%s/.%s.spool.", d, base) < 0)
+		out = NULL;
+	free(d);
+	return out;
+}
+
+static struct fmt_writer *writer_alloc(void)
+{
+	struct fmt_writer *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->fd = -1;
+	return w;
+}
+
+static void writer_free(struct fmt_writer *w);
+
+static int writer_setup_chunks(struct fmt_writer *w, int level)
+{
+	size_t chunk = (size_t)w->ppc * w->page_size;
+
+	if (!w->compress)
+		return 0;
+	w->z = fmt_zctx_new("zstd", level);
+	if (!w->z)
+		return -errno;
+	w->zcap = 8 + fmt_compress_bound("zstd", chunk);
+	w->zbuf = malloc(w->zcap);
+	return w->zbuf ? 0 : -ENOMEM;
+}
+
+int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct fmt_writer **out)
+{
+	static const struct fmt_writer_opts defaults;
+	struct fmt_writer *w;
+	const char *comp;
+	uint8_t hdr[64];
+	size_t n = 0;
+	struct stat st;
+	int err = 0;
+	char *dir_abs = NULL;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	w = writer_alloc();
+	if (!w)
+		return -ENOMEM;
+	comp = opts->compression ? opts->compression : "zstd";
+	w->path = strdup(path);
+	w->be = opts->big_endian;
+	w->long_size = opts->long_size ? opts->long_size : (int)sizeof(long);
+	w->page_size = opts->page_size ? opts->page_size : 4096;
+	w->ppc = opts->pages_per_chunk > 0 ? (uint32_t)opts->pages_per_chunk : 10;
+	if (!w->path) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (strcmp(comp, "zstd") && strcmp(comp, "none")) {
+		err = werr(w, -EOPNOTSUPP, "cannot write '%s': unsupported compression '%s'", path, comp);
+		goto fail;
+	}
+	w->compress = !strcmp(comp, "zstd");
+	if ((w->long_size != 4 && w->long_size != 8) || w->page_size < 64 ||
+	    w->page_size > (1U << 27) || w->page_size % 4 ||
+	    (uint64_t)w->ppc * w->page_size > MAX_CHUNK_BYTES) {
+		err = werr(w, -EINVAL, "cannot write '%s': invalid long size %d, page size %u or %u pages per chunk",
+			   path, w->long_size, w->page_size, w->ppc);
+		goto fail;
+	}
+	if (opts->spool_dir) {
+		dir_abs = realpath(opts->spool_dir, NULL);
+		if (!dir_abs) {
+			err = werr(w, -errno, "cannot use spool directory '%s'", opts->spool_dir);
+			goto fail;
+		}
+	}
+	w->spool_prefix = spool_prefix_for(path, dir_abs);
+	if (!w->spool_prefix) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = writer_setup_chunks(w, opts->zstd_level);
+	if (err) {
+		err = werr(w, err, "cannot set up compression");
+		goto fail;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = werr(w, -errno, "cannot create '%s'", path);
+		goto fail;
+	}
+	if (fstat(w->fd, &st) < 0) {
+		err = werr(w, -errno, "cannot set up '%s'", path);
+		goto fail;
+	}
+	/* kallsyms and maps are sensitive: 0600 even when the file existed */
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != 0600 && fchmod(w->fd, 0600) < 0) {
+		err = werr(w, -errno, "cannot set the mode of '%s'", path);
+		goto fail;
+	}
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+
+	memcpy(hdr, "\x17\x08\x44tracing7", 11);
+	n = 11;
+	hdr[n++] = 0;
+	hdr[n++] = w->be ? 1 : 0;
+	hdr[n++] = (uint8_t)w->long_size;
+	put32(w->be, hdr + n, w->page_size);
+	n += 4;
+	{
+		const char *ver = w->compress ? fmt_compress_version("zstd") : "";
+		size_t l1 = strlen(comp) + 1, l2 = strlen(ver) + 1;
+
+		if (n + l1 + l2 + 8 > sizeof(hdr)) {
+			err = werr(w, -EOVERFLOW, "compression version string too long");
+			goto fail;
+		}
+		memcpy(hdr + n, comp, l1);
+		n += l1;
+		memcpy(hdr + n, ver, l2);
+		n += l2;
+	}
+	w->link_at = n;
+	put64(w->be, hdr + n, 0);	/* patched when OPTIONS#1 is written */
+	n += 8;
+	err = out_write(w, 0, hdr, n);
+	if (err)
+		goto fail;
+	w->off = n;
+	if (dir_abs)
+		err = write_section(w, FMT_SEC_FT_SPOOLDIR, "flytrap spool", false, dir_abs,
+				    strlen(dir_abs) + 1, NULL);
+	if (err)
+		goto fail;
+	free(dir_abs);
+	*out = w;
+	return 0;
+fail:
+	free(dir_abs);
+	writer_free(w);
+	return err;
+}
+
+static int check_ok(struct fmt_writer *w)
+{
+	return w->err;
+}
+
+int fmt_writer_headers(struct fmt_writer *w, const char *header_page, size_t hp_len,
+		       const char *header_event, size_t he_len)
+{
+	struct dynbuf d = { 0 };
+	uint64_t off;
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if ((err = db_add(&d, "header_page", 12)) || (err = db_add64(&d, w->be, hp_len)) ||
+	    (err = db_add(&d, header_page, hp_len)) || (err = db_add(&d, "header_event", 13)) ||
+	    (err = db_add64(&d, w->be, he_len)) || (err = db_add(&d, header_event, he_len))) {
+		db_free(&d);
+		return werr(w, err, "cannot build the headers section");
+	}
+	err = write_section(w, FMT_OPT_HEADER_INFO, "headers", w->compress, d.data, d.len, &off);
+	db_free(&d);
+	return err ? err : queue_ptr_option(w, FMT_OPT_HEADER_INFO, off);
+}
+
+static int write_blob(struct fmt_writer *w, uint16_t id, int size_width, const char *text, size_t len)
+{
+	struct dynbuf d = { 0 };
+	uint64_t off;
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (size_width == 4 && len > UINT32_MAX)
+		return werr(w, -EOVERFLOW, "%s text of %zu bytes is too large", section_desc(id), len);
+	err = size_width == 4 ? db_add32(&d, w->be, (uint32_t)len) : db_add64(&d, w->be, len);
+	if (!err)
+		err = db_add(&d, text, len);
+	if (err) {
+		db_free(&d);
+		return werr(w, err, "cannot build the %s section", section_desc(id));
+	}
+	err = write_section(w, id, section_desc(id), w->compress, d.data, d.len, &off);
+	db_free(&d);
+	return err ? err : queue_ptr_option(w, id, off);
+}
+
+int fmt_writer_kallsyms(struct fmt_writer *w, const char *text, size_t len)
+{
+	return write_blob(w, FMT_OPT_KALLSYMS, 4, text, len);
+}
+
+int fmt_writer_printk(struct fmt_writer *w, const char *text, size_t len)
+{
+	return write_blob(w, FMT_OPT_PRINTK, 4, text, len);
+}
+
+int fmt_writer_cmdlines(struct fmt_writer *w, const char *text, size_t len)
+{
+	return write_blob(w, FMT_OPT_CMDLINES, 8, text, len);
+}
+
+int fmt_writer_ftrace_format(struct fmt_writer *w, const char *text, size_t len)
+{
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if ((err = db_add64(&w->ftrace, w->be, len)) || (err = db_add(&w->ftrace, text, len)))
+		return werr(w, err, "cannot store an ftrace format");
+	w->nftrace++;
+	w->ftrace_dirty = true;
+	return 0;
+}
+
+int fmt_writer_event_format(struct fmt_writer *w, const char *system, const char *text, size_t len)
+{
+	struct sysfmts *s = NULL;
+	int i, err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (!system || !*system)
+		return werr(w, -EINVAL, "event format without a system name");
+	for (i = 0; i < w->nsystems; i++) {
+		if (!strcmp(w->systems[i].name, system)) {
+			s = &w->systems[i];
+			break;
+		}
+	}
+	if (!s) {
+		struct sysfmts *n = realloc(w->systems, (size_t)(w->nsystems + 1) * sizeof(*n));
+
+		if (!n)
+			return werr(w, -ENOMEM, "cannot store an event format");
+		w->systems = n;
+		s = &n[w->nsystems];
+		memset(s, 0, sizeof(*s));
+		s->name = strdup(system);
+		if (!s->name)
+			return werr(w, -ENOMEM, "cannot store an event format");
+		w->nsystems++;
+	}
+	if ((err = db_add64(&s->body, w->be, len)) || (err = db_add(&s->body, text, len)))
+		return werr(w, err, "cannot store an event format");
+	s->count++;
+	w->events_dirty = true;
+	return 0;
+}
+
+/*
+ * Formats go out as whole sections.  If more arrive after they were
+ * written, the complete set is written again and the later pointer option
+ * supersedes the first (trace-cmd keeps the last offset it sees).
+ */
+static int write_formats(struct fmt_writer *w)
+{
+	struct dynbuf d = { 0 };
+	uint64_t off;
+	int i, err = 0;
+
+	if (!w->formats_written || w->ftrace_dirty) {
+		if ((err = db_add32(&d, w->be, w->nftrace)) ||
+		    (err = db_add(&d, w->ftrace.data, w->ftrace.len)))
+			goto nomem;
+		err = write_section(w, FMT_OPT_FTRACE_EVENTS, "ftrace events", w->compress,
+				    d.data, d.len, &off);
+		if (!err)
+			err = queue_ptr_option(w, FMT_OPT_FTRACE_EVENTS, off);
+		if (err)
+			goto out;
+		d.len = 0;
+	}
+	if (!w->formats_written || w->events_dirty) {
+		if ((err = db_add32(&d, w->be, (uint32_t)w->nsystems)))
+			goto nomem;
+		for (i = 0; i < w->nsystems; i++) {
+			struct sysfmts *s = &w->systems[i];
+
+			if ((err = db_add(&d, s->name, strlen(s->name) + 1)) ||
+			    (err = db_add32(&d, w->be, s->count)) ||
+			    (err = db_add(&d, s->body.data, s->body.len)))
+				goto nomem;
+		}
+		err = write_section(w, FMT_OPT_EVENT_FORMATS, "events format", w->compress,
+				    d.data, d.len, &off);
+		if (!err)
+			err = queue_ptr_option(w, FMT_OPT_EVENT_FORMATS, off);
+		if (err)
+			goto out;
+	}
+	w->formats_written = true;
+	w->ftrace_dirty = w->events_dirty = false;
+	goto out;
+nomem:
+	err = werr(w, err, "cannot build the event formats section");
+out:
+	db_free(&d);
+	return err;
+}
+
+int fmt_writer_option(struct fmt_writer *w, uint16_t id, const void *data, uint32_t len)
+{
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	/* these are the writer's own business: a stray one would corrupt the chain */
+	if (id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_BUFFER_TEXT)
+		return werr(w, -EINVAL, "option %u is written by the writer itself", id);
+	return queue_option(w, id, data, len);
+}
+
+int fmt_writer_option_str(struct fmt_writer *w, uint16_t id, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (n > UINT32_MAX)
+		return werr(w, -EOVERFLOW, "option %u is too long", id);
+	return fmt_writer_option(w, id, s, (uint32_t)n);
+}
+
+int fmt_writer_cpucount(struct fmt_writer *w, uint32_t ncpus)
+{
+	uint8_t b[4];
+
+	put32(w->be, b, ncpus);
+	return fmt_writer_option(w, FMT_OPT_CPUCOUNT, b, 4);
+}
+
+int fmt_writer_cpustat(struct fmt_writer *w, const char *buffer, int cpu, const char *stats)
+{
+	char *text = NULL;
+	int n, err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (!buffer)
+		buffer = "";
+	/*
+	 * trace-cmd concatenates all CPUSTAT options for `report --stat`;
+	 * an instance's block is introduced by a "Buffer:" option.
+	 */
+	if (*buffer && (!w->last_stat_buf || strcmp(w->last_stat_buf, buffer))) {
+		n = asprintf(&text, "\nBuffer: %s\n\n", buffer);
+		if (n < 0)
+			return werr(w, -ENOMEM, "cannot build a CPUSTAT option");
+		err = queue_option(w, FMT_OPT_CPUSTAT, text, (uint32_t)n + 1);
+		free(text);
+		if (err)
+			return err;
+	}
+	if (!w->last_stat_buf || strcmp(w->last_stat_buf, buffer)) {
+		free(w->last_stat_buf);
+		w->last_stat_buf = strdup(buffer);
+	}
+	n = asprintf(&text, "CPU: %d\n%s", cpu, stats ? stats : "");
+	if (n < 0)
+		return werr(w, -ENOMEM, "cannot build a CPUSTAT option");
+	err = queue_option(w, FMT_OPT_CPUSTAT, text, (uint32_t)n + 1);
+	free(text);
+	return err;
+}
+
+int fmt_writer_section(struct fmt_writer *w, uint16_t id, const char *desc,
+		       const void *data, size_t len, uint64_t *offset)
+{
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_STRINGS ||
+	    id == FMT_OPT_BUFFER_TEXT)
+		return werr(w, -EINVAL, "section %u is written by the writer itself", id);
+	return write_section(w, id, desc, w->compress, data, len, offset);
+}
+
+/* ---- buffers and spools ------------------------------------------------- */
+
+int fmt_wbuf_new(struct fmt_writer *w, const char *name, const char *clock, struct fmt_wbuf **out)
+{
+	struct fmt_wbuf *b, **nb;
+	int i, err;
+
+	*out = NULL;
+	if ((err = check_ok(w)))
+		return err;
+	if (!name)
+		name = "";
+	for (i = 0; i < w->nbufs; i++)
+		if (!strcmp(w->bufs[i]->name, name))
+			return werr(w, -EEXIST, "buffer '%s' exists already", name);
+	/* everything known so far goes into the file before any data: OPTIONS#1 */
+	if (!w->recovering) {
+		if ((err = write_formats(w)) || (err = write_options(w, false)))
+			return err;
+	}
+	b = calloc(1, sizeof(*b));
+	nb = realloc(w->bufs, (size_t)(w->nbufs + 1) * sizeof(*nb));
+	if (!b || !nb) {
+		free(b);
+		if (nb)
+			w->bufs = nb;
+		return werr(w, -ENOMEM, "cannot create buffer '%s'", name);
+	}
+	w->bufs = nb;
+	b->w = w;
+	b->index = w->nbufs;
+	b->name = strdup(name);
+	b->clock = strdup(clock && *clock ? clock : "local");
+	if (!b->name || !b->clock) {
+		free(b->name);
+		free(b->clock);
+		free(b);
+		return werr(w, -ENOMEM, "cannot create buffer '%s'", name);
+	}
+	w->bufs[w->nbufs++] = b;
+	*out = b;
+	return 0;
+}
+
+static struct wcpu *wbuf_cpu(struct fmt_wbuf *b, int cpu)
+{
+	struct wcpu *c;
+
+	if (cpu >= b->cpus_len) {
+		int n = b->cpus_len ? b->cpus_len : 8;
+		struct wcpu **p;
+
+		while (n <= cpu)
+			n *= 2;
+		p = realloc(b->cpus, (size_t)n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + b->cpus_len, 0, (size_t)(n - b->cpus_len) * sizeof(*p));
+		b->cpus = p;
+		b->cpus_len = n;
+	}
+	if (b->cpus[cpu])
+		return b->cpus[cpu];
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cpu = cpu;
+	c->fd = -1;
+	b->cpus[cpu] = c;
+	return c;
+}
+
+/*
+ * Spool header (host byte order; a spool never leaves the machine):
+ * "FTSPOOL1", u32 header size, u32 version 1, u64 output st_dev, u64
+ * output st_ino, u32 cpu, u32 page size, u32 flags, u32 buffer index,
+ * u32 pages per chunk, buffer name\0, clock\0.
+ */
+static int spool_open(struct fmt_wbuf *b, struct wcpu *c)
+{
+	struct fmt_writer *w = b->w;
+	struct dynbuf d = { 0 };
+	uint32_t v32, flags;
+	uint64_t v64;
+	int err;
+
+	if (asprintf(&c->path, "%s%d.%d", w->spool_prefix, b->index, c->cpu) < 0) {
+		c->path = NULL;
+		return werr(w, -ENOMEM, "cannot name a spool file");
+	}
+	c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (c->fd < 0) {
+		err = -errno;
+		w->err = werr(w, err, "cannot create spool file '%s'", c->path);
+		return err;
+	}
+	flags = (w->compress ? SPOOL_FL_COMPRESSED : 0) | (w->be ? SPOOL_FL_BIG_ENDIAN : 0);
+	err = db_add(&d, SPOOL_MAGIC, 8);
+	v32 = 0;
+	err = err ?: db_add(&d, &v32, 4);	/* size, patched below */
+	v32 = 1;
+	err = err ?: db_add(&d, &v32, 4);
+	v64 = (uint64_t)w->dev;
+	err = err ?: db_add(&d, &v64, 8);
+	v64 = (uint64_t)w->ino;
+	err = err ?: db_add(&d, &v64, 8);
+	v32 = (uint32_t)c->cpu;
+	err = err ?: db_add(&d, &v32, 4);
+	err = err ?: db_add(&d, &w->page_size, 4);
+	err = err ?: db_add(&d, &flags, 4);
+	v32 = (uint32_t)b->index;
+	err = err ?: db_add(&d, &v32, 4);
+	err = err ?: db_add(&d, &w->ppc, 4);
+	err = err ?: db_add(&d, b->name, strlen(b->name) + 1);
+	err = err ?: db_add(&d, b->clock, strlen(b->clock) + 1);
+	if (err) {
+		db_free(&d);
+		return werr(w, err, "cannot build a spool header");
+	}
+	v32 = (uint32_t)d.len;
+	memcpy(d.data + 8, &v32, 4);
+	c->hdr_size = (uint32_t)d.len;
+	err = fd_write_all(c->fd, d.data, d.len);
+	db_free(&d);
+	if (err)
+		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
+	return err;
+}
+
+/* Write the pending pages of one CPU as one chunk (or raw pages) to its spool. */
+static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
+{
+	struct fmt_writer *w = b->w;
+	size_t raw = (size_t)c->npending * w->page_size, n;
+	const void *p;
+	ssize_t clen;
+	int err;
+
+	if (!c->npending)
+		return 0;
+	if (c->fd < 0 && (err = spool_open(b, c)))
+		return err;
+	if (w->compress) {
+		clen = fmt_zctx_compress(w->z, c->chunk, raw, w->zbuf + 8, w->zcap - 8);
+		if (clen < 0) {
+			w->err = werr(w, (int)clen, "cannot compress a chunk for '%s'", c->path);
+			return w->err;
+		}
+		put32(w->be, w->zbuf, (uint32_t)clen);
+		put32(w->be, w->zbuf + 4, (uint32_t)raw);
+		p = w->zbuf;
+		n = 8 + (size_t)clen;
+	} else {
+		p = c->chunk;
+		n = raw;
+	}
+	err = fd_write_all(c->fd, p, n);
+	if (err) {
+		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
+		return err;
+	}
+	c->spooled += n;
+	c->nchunks++;
+	b->bytes += n;
+	c->npending = 0;
+	return 0;
+}
+
+int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page)
+{
+	struct fmt_writer *w = b->w;
+	struct wcpu *c;
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return werr(w, -EINVAL, "CPU %d out of range", cpu);
+	c = wbuf_cpu(b, cpu);
+	if (!c)
+		return werr(w, -ENOMEM, "cannot add CPU %d", cpu);
+	if (!c->chunk) {
+		c->chunk = malloc((size_t)w->ppc * w->page_size);
+		if (!c->chunk)
+			return werr(w, -ENOMEM, "cannot add CPU %d", cpu);
+	}
+	memcpy(c->chunk + (size_t)c->npending * w->page_size, page, w->page_size);
+	c->npending++;
+	if (c->npending == w->ppc)
+		return spool_chunk(b, c);
+	return 0;
+}
+
+uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b)
+{
+	uint64_t pending = 0;
+	int i;
+
+	for (i = 0; i < b->cpus_len; i++)
+		if (b->cpus[i])
+			pending += (uint64_t)b->cpus[i]->npending * b->w->page_size;
+	return b->bytes + pending;
+}
+
+int fmt_wbuf_flush(struct fmt_wbuf *b)
+{
+	struct fmt_writer *w = b->w;
+	int i, err;
+
+	if ((err = check_ok(w)))
+		return err;
+	for (i = 0; i < b->cpus_len; i++)
+		if (b->cpus[i] && (err = spool_chunk(b, b->cpus[i])))
+			return err;
+	/* metadata that arrived since the last flush must survive a crash too */
+	if (w->ftrace_dirty || w->events_dirty)
+		if ((err = write_formats(w)))
+			return err;
+	return write_options(w, false);
+}
+
+/* ---- close -------------------------------------------------------------- */
+
+/* Copy len bytes of fd from in_off to the output at out_off. */
+static int copy_into(struct fmt_writer *w, int fd, const char *what, uint64_t in_off,
+		     uint64_t out_off, uint64_t len)
+{
+	loff_t ioff = (loff_t)in_off, ooff = (loff_t)out_off;
+	bool fallback = false;
+	uint8_t *buf = NULL;
+	int err = 0;
+
+	while (len && !fallback) {
+		ssize_t r = copy_file_range(fd, &ioff, w->fd, &ooff,
+					    len > (1u << 30) ? (1u << 30) : (size_t)len, 0);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+			    errno == EOPNOTSUPP || errno == EBADF) {
+				fallback = true;
+				break;
+			}
+			return werr(w, -errno, "cannot copy '%s' into '%s' at offset %llu", what,
+				    w->path, (unsigned long long)ooff);
+		}
+		if (r == 0)
+			return werr(w, -EIO, "spool file '%s' is shorter than expected", what);
+		len -= (uint64_t)r;
+	}
+	if (!len)
+		return 0;
+	buf = malloc(1 << 20);
+	if (!buf)
+		return werr(w, -ENOMEM, "cannot copy '%s'", what);
+	while (len && !err) {
+		size_t n = len > (1 << 20) ? (1 << 20) : (size_t)len;
+		ssize_t r = pread(fd, buf, n, ioff);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = werr(w, r < 0 ? -errno : -EIO, "cannot read spool file '%s'", what);
+			break;
+		}
+		err = out_write(w, (uint64_t)ooff, buf, (size_t)r);
+		ioff += r;
+		ooff += r;
+		len -= (uint64_t)r;
+	}
+	free(buf);
+	return err;
+}
+
+/* Write one BUFFER section from the spools, and queue its BUFFER option. */
+static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
+{
+	struct dynbuf opt = { 0 };
+	uint64_t sec = w->off, pos = sec + 16, start;
+	uint8_t hdr[16], cnt[4];
+	uint32_t ncpus = 0;
+	int i, err = 0;
+
+	/* reserve the header; its size is known only after the layout */
+	for (i = 0; i < b->cpus_len; i++)
+		if (b->cpus[i] && b->cpus[i]->spooled)
+			ncpus++;
+	err = db_add64(&opt, w->be, sec);
+	err = err ?: db_add(&opt, b->name, strlen(b->name) + 1);
+	err = err ?: db_add(&opt, b->clock, strlen(b->clock) + 1);
+	err = err ?: db_add32(&opt, w->be, w->page_size);
+	err = err ?: db_add32(&opt, w->be, ncpus);
+	if (err)
+		goto nomem;
+	for (i = 0; i < b->cpus_len; i++) {
+		struct wcpu *c = b->cpus[i];
+		uint64_t size;
+
+		if (!c || !c->spooled)
+			continue;
+		if (w->compress) {
+			/* chunk count, then the chunks; size leaves the count out, as trace-cmd does */
+			put32(w->be, cnt, c->nchunks);
+			if ((err = out_write(w, pos, cnt, 4)))
+				goto out;
+			start = pos;
+			pos += 4;
+			size = c->spooled;
+		} else {
+			/* uncompressed data must sit at page-aligned file offsets (mmap) */
+			uint64_t aligned = (pos + w->page_size - 1) / w->page_size * w->page_size;
+
+			if (aligned > pos) {
+				static const uint8_t zeros[4096];
+				uint64_t p = pos;
+
+				while (p < aligned && !err) {
+					size_t n = aligned - p > sizeof(zeros) ? sizeof(zeros) : (size_t)(aligned - p);
+
+					err = out_write(w, p, zeros, n);
+					p += n;
+				}
+				if (err)
+					goto out;
+			}
+			pos = aligned;
+			start = pos;
+			size = c->spooled;
+		}
+		if ((err = copy_into(w, c->fd, c->path, c->hdr_size, pos, c->spooled)))
+			goto out;
+		pos += c->spooled;
+		err = db_add32(&opt, w->be, (uint32_t)c->cpu);
+		err = err ?: db_add64(&opt, w->be, start);
+		err = err ?: db_add64(&opt, w->be, size);
+		if (err)
+			goto nomem;
+	}
+	put16(w->be, hdr, FMT_OPT_BUFFER);
+	put16(w->be, hdr + 2, w->compress ? SEC_FL_COMPRESS : 0);
+	{
+		char desc[256];
+
+		snprintf(desc, sizeof(desc), "buffer flyrecord %s", b->name);
+		put32(w->be, hdr + 4, (uint32_t)string_id(w, desc));
+	}
+	put64(w->be, hdr + 8, pos - sec - 16);
+	if ((err = out_write(w, sec, hdr, 16)))
+		goto out;
+	w->off = pos;
+	if (opt.len > UINT32_MAX) {
+		err = werr(w, -EOVERFLOW, "buffer option too large");
+		goto out;
+	}
+	err = queue_option(w, FMT_OPT_BUFFER, opt.data, (uint32_t)opt.len);
+	goto out;
+nomem:
+	err = werr(w, err, "cannot build the buffer option");
+out:
+	db_free(&opt);
+	return err;
+}
+
+static void wbuf_free(struct fmt_wbuf *b, bool unlink_spools)
+{
+	int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->cpus_len; i++) {
+		struct wcpu *c = b->cpus[i];
+
+		if (!c)
+			continue;
+		if (c->fd >= 0)
+			close(c->fd);
+		if (unlink_spools && c->path)
+			unlink(c->path);
+		free(c->path);
+		free(c->chunk);
+		free(c);
+	}
+	free(b->cpus);
+	free(b->name);
+	free(b->clock);
+	free(b);
+}
+
+static void writer_free(struct fmt_writer *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nbufs; i++)
+		wbuf_free(w->bufs[i], true);
+	free(w->bufs);
+	if (w->fd >= 0)
+		close(w->fd);
+	for (i = 0; i < w->nsystems; i++) {
+		free(w->systems[i].name);
+		db_free(&w->systems[i].body);
+	}
+	free(w->systems);
+	db_free(&w->ftrace);
+	db_free(&w->opts);
+	db_free(&w->strings);
+	fmt_zctx_free(w->z);
+	free(w->zbuf);
+	free(w->last_stat_buf);
+	free(w->spool_prefix);
+	free(w->path);
+	free(w);
+}
+
+/* The finishing sequence shared by close and recover. */
+static int finish_file(struct fmt_writer *w)
+{
+	struct fmt_wbuf *top = NULL;
+	int i, j, err, maxcpu = -1;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (!w->recovering && (!w->formats_written || w->ftrace_dirty || w->events_dirty))
+		if ((err = write_formats(w)))
+			return err;
+	for (i = 0; i < w->nbufs; i++) {
+		struct fmt_wbuf *b = w->bufs[i];
+
+		if (!*b->name)
+			top = b;
+		for (j = 0; j < b->cpus_len; j++) {
+			if (!b->cpus[j])
+				continue;
+			if ((err = spool_chunk(b, b->cpus[j])))
+				return err;
+			if (b->cpus[j]->spooled && j > maxcpu)
+				maxcpu = j;
+		}
+	}
+	/* trace-cmd (and KernelShark) expect the top buffer to be described */
+	if (!top) {
+		bool rec = w->recovering;
+
+		w->recovering = true;	/* no OPTIONS#1 from here */
+		err = fmt_wbuf_new(w, "", NULL, &top);
+		w->recovering = rec;
+		if (err)
+			return err;
+	}
+	if ((err = write_buffer(w, top)))
+		return err;
+	for (i = 0; i < w->nbufs; i++)
+		if (w->bufs[i] != top && (err = write_buffer(w, w->bufs[i])))
+			return err;
+	/* KernelShark walks tep_get_cpus() CPUs, which only CPUCOUNT sets */
+	if (!w->have_cpucount && (err = fmt_writer_cpucount(w, (uint32_t)(maxcpu + 1))))
+		return err;
+	if ((err = write_options(w, true)))
+		return err;
+	{
+		int32_t sid = string_id(w, "strings");
+
+		(void)sid;
+		err = write_section(w, FMT_OPT_STRINGS, "strings", w->compress, w->strings.data,
+				    w->strings.len, NULL);
+	}
+	return err;
+}
+
+int fmt_writer_close(struct fmt_writer *w)
+{
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	err = finish_file(w);
+	if (!err && close(w->fd) < 0)
+		err = werr(w, -errno, "cannot close '%s'", w->path);
+	w->fd = -1;
+	/*
+	 * On failure the spools are kept: they still hold the data, and
+	 * fmt_writer_recover() can finish the file once space is available.
+	 */
+	if (err) {
+		int i;
+
+		for (i = 0; i < w->nbufs; i++)
+			wbuf_free(w->bufs[i], false);
+		w->nbufs = 0;
+	}
+	writer_free(w);
+	return err;
+}
+
+void fmt_writer_abort(struct fmt_writer *w)
+{
+	writer_free(w);
+}
+
+/* ---- recovery ----------------------------------------------------------- */
+
+struct rsec {
+	uint64_t off;
+	uint16_t id;
+	uint16_t flags;
+	uint64_t size;		/* body size */
+};
+
+static int rerr(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int rerr(char **err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char *m = NULL, *full = NULL;
+
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	if (m && asprintf(&full, "%s%s%s", m, code ? ": " : "", code ? strerror(-code) : "") < 0)
+		full = NULL;
+	free(m);
+	*err = full;
+	return code;
+}
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EBADMSG;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Read a spool header; on success fills the wbuf/wcpu fields recovery needs. */
+struct spool_info {
+	char *path;
+	int fd;
+	uint32_t hdr_size, cpu, page_size, flags, index, ppc;
+	char *name, *clock;
+	uint64_t body;		/* usable chunk bytes */
+	uint32_t nchunks;
+	uint64_t dropped;	/* bytes of a torn last chunk */
+};
+
+static int spool_read(struct spool_info *s, dev_t dev, ino_t ino, bool be, uint32_t page_size)
+{
+	uint8_t fixed[52];
+	char *strs = NULL, *nul;
+	uint64_t d, in, fsize, pos;
+	uint32_t ver;
+	struct stat st;
+	int err;
+
+	if (fstat(s->fd, &st) < 0)
+		return -errno;
+	fsize = (uint64_t)st.st_size;
+	if ((err = pread_all(s->fd, fixed, sizeof(fixed), 0)))
+		return err;
+	if (memcmp(fixed, SPOOL_MAGIC, 8))
+		return -EBADMSG;
+	memcpy(&s->hdr_size, fixed + 8, 4);
+	memcpy(&ver, fixed + 12, 4);
+	memcpy(&d, fixed + 16, 8);
+	memcpy(&in, fixed + 24, 8);
+	memcpy(&s->cpu, fixed + 32, 4);
+	memcpy(&s->page_size, fixed + 36, 4);
+	memcpy(&s->flags, fixed + 40, 4);
+	memcpy(&s->index, fixed + 44, 4);
+	memcpy(&s->ppc, fixed + 48, 4);
+	if (ver != 1 || s->hdr_size < sizeof(fixed) + 2 || s->hdr_size > sizeof(fixed) + 8192 ||
+	    s->hdr_size > fsize)
+		return -EBADMSG;
+	/* a spool of another output (same name reused elsewhere) is not ours */
+	if (d != (uint64_t)dev || in != (uint64_t)ino)
+		return -ESTALE;
+	if (s->page_size != page_size || s->cpu >= MAX_CPUS || s->index > 65535 ||
+	    !!(s->flags & SPOOL_FL_BIG_ENDIAN) != be)
+		return -EBADMSG;
+	strs = malloc(s->hdr_size - sizeof(fixed));
+	if (!strs)
+		return -ENOMEM;
+	if ((err = pread_all(s->fd, strs, s->hdr_size - sizeof(fixed), sizeof(fixed)))) {
+		free(strs);
+		return err;
+	}
+	nul = memchr(strs, 0, s->hdr_size - sizeof(fixed));
+	if (!nul || !memchr(nul + 1, 0, s->hdr_size - sizeof(fixed) - (size_t)(nul + 1 - strs))) {
+		free(strs);
+		return -EBADMSG;
+	}
+	s->name = strdup(strs);
+	s->clock = strdup(nul + 1);
+	free(strs);
+	if (!s->name || !s->clock)
+		return -ENOMEM;
+
+	/* keep whole chunks (or whole pages) only: a torn tail is the lost part */
+	pos = s->hdr_size;
+	if (s->flags & SPOOL_FL_COMPRESSED) {
+		uint8_t ch[8];
+
+		while (pos + 8 <= fsize) {
+			uint32_t cs, us;
+
+			if (pread_all(s->fd, ch, 8, pos))
+				break;
+			cs = get32(be, ch);
+			us = get32(be, ch + 4);
+			if (!us || us % page_size || us > MAX_CHUNK_BYTES || pos + 8 + cs > fsize)
+				break;
+			pos += 8 + (uint64_t)cs;
+			s->nchunks++;
+		}
+	} else {
+		pos += (fsize - pos) / page_size * page_size;
+		s->nchunks = (uint32_t)((pos - s->hdr_size) / page_size);
+	}
+	s->body = pos - s->hdr_size;
+	s->dropped = fsize - pos;
+	return 0;
+}
+
+static int cmp_spool(const void *a, const void *b)
+{
+	const struct spool_info *x = a, *y = b;
+
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* pointer options that recovery re-creates for sections found in the walk */
+static int ptr_option_for(uint16_t sec)
+{
+	if (sec >= FMT_OPT_HEADER_INFO && sec <= FMT_OPT_CMDLINES)
+		return sec;
+	if (sec == FMT_SEC_FT_SYMTAB)
+		return FMT_OPT_FT_SYMTAB;
+	if (sec == FMT_SEC_FT_PROCMAPS)
+		return FMT_OPT_FT_PROCMAPS;
+	return -1;
+}
+
+int fmt_writer_recover(const char *path, char **errp)
+{
+	struct fmt_writer *w = NULL;
+	struct rsec *secs = NULL;
+	struct spool_info *sp = NULL;
+	int nsecs = 0, nsp = 0, i, err = 0, nopts = 0;
+	uint8_t hdr[128];
+	size_t hl;
+	uint64_t fsize, pos, cut;
+	struct stat st;
+	char *spooldir = NULL, *prefix = NULL, *dirpath = NULL;
+	const char *base;
+	bool complete = false, saw_buffer = false, have_headers = false;
+	DIR *dir = NULL;
+	struct dirent *de;
+	uint64_t lost_bytes = 0;
+	uint64_t ptrs[64];
+	uint16_t ptr_ids[64];
+	int nptrs = 0;
+
+	if (errp)
+		*errp = NULL;
+	w = writer_alloc();
+	if (!w)
+		return rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+	w->recovering = true;
+	w->path = strdup(path);
+	if (!w->path) {
+		err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+		goto out;
+	}
+	w->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (w->fd < 0 || fstat(w->fd, &st) < 0) {
+		err = rerr(errp, -errno, "cannot open '%s'", path);
+		goto out;
+	}
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	fsize = (uint64_t)st.st_size;
+
+	/* header */
+	memset(hdr, 0, sizeof(hdr));
+	if (pread(w->fd, hdr, sizeof(hdr), 0) < 18 || memcmp(hdr, "\x17\x08\x44tracing7", 11) || hdr[11]) {
+		err = rerr(errp, -EBADMSG, "cannot recover '%s': not a trace.dat version 7 file", path);
+		goto out;
+	}
+	w->be = hdr[12] == 1;
+	w->long_size = hdr[13];
+	w->page_size = get32(w->be, hdr + 14);
+	hl = 18;
+	{
+		char *comp = (char *)hdr + hl, *ver;
+		void *e1 = memchr(comp, 0, sizeof(hdr) - hl);
+
+		if (!e1) {
+			err = rerr(errp, -EBADMSG, "cannot recover '%s': bad compression name", path);
+			goto out;
+		}
+		ver = (char *)e1 + 1;
+		if (!memchr(ver, 0, sizeof(hdr) - (size_t)((uint8_t *)ver - hdr)) ||
+		    (strcmp(comp, "zstd") && strcmp(comp, "none"))) {
+			err = rerr(errp, -EOPNOTSUPP, "cannot recover '%s': not written by flytrap", path);
+			goto out;
+		}
+		w->compress = !strcmp(comp, "zstd");
+		hl = (size_t)((uint8_t *)ver - hdr) + strlen(ver) + 1;
+	}
+	if (hl + 8 > fsize || w->page_size < 64 || w->page_size > (1U << 27) || w->page_size % 4) {
+		err = rerr(errp, -EBADMSG, "cannot recover '%s': bad header", path);
+		goto out;
+	}
+	w->link_at = hl;
+	w->ppc = 10;
+
+	/* walk the sections: keep every complete one before the first BUFFER */
+	pos = hl + 8;
+	cut = pos;
+	while (pos + 16 <= fsize) {
+		uint8_t sh[16];
+		struct rsec s;
+		struct rsec *n;
+
+		if (pread_all(w->fd, sh, 16, pos))
+			break;
+		s.off = pos;
+		s.id = get16(w->be, sh);
+		s.flags = get16(w->be, sh + 2);
+		s.size = get64(w->be, sh + 8);
+		if (s.size > fsize - pos - 16)
+			break;
+		if (s.id == FMT_OPT_BUFFER)
+			saw_buffer = true;
+		n = realloc(secs, (size_t)(nsecs + 1) * sizeof(*n));
+		if (!n) {
+			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+			goto out;
+		}
+		secs = n;
+		secs[nsecs++] = s;
+		pos += 16 + s.size;
+		if (!saw_buffer)
+			cut = pos;
+	}
+	/* finished by close(): BUFFERs, then OPTIONS and STRINGS up to EOF */
+	if (saw_buffer && pos == fsize && nsecs >= 2 && secs[nsecs - 1].id == FMT_OPT_STRINGS &&
+	    secs[nsecs - 2].id == FMT_OPT_DONE)
+		complete = true;
+
+	/* find the spool directory */
+	for (i = 0; i < nsecs && secs[i].off < cut; i++) {
+		if (secs[i].id == FMT_SEC_FT_SPOOLDIR && secs[i].size > 1 && secs[i].size < PATH_MAX &&
+		    !secs[i].flags) {
+			spooldir = calloc(1, secs[i].size + 1);
+			if (spooldir && pread_all(w->fd, spooldir, secs[i].size, secs[i].off + 16)) {
+				free(spooldir);
+				spooldir = NULL;
+			}
+			break;
+		}
+	}
+	prefix = spool_prefix_for(path, spooldir);
+	if (!prefix) {
+		err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+		goto out;
+	}
+	w->spool_prefix = prefix;
+	prefix = NULL;
+	base = strrchr(w->spool_prefix, '/');
+	dirpath = strndup(w->spool_prefix, (size_t)(base - w->spool_prefix));
+	base++;
+	dir = dirpath ? opendir(dirpath) : NULL;
+	if (!dir) {
+		err = rerr(errp, dirpath ? -errno : -ENOMEM, "cannot list spool directory '%s'",
+			   dirpath ? dirpath : "?");
+		goto out;
+	}
+	while ((de = readdir(dir))) {
+		struct spool_info s = { .fd = -1 };
+		struct spool_info *n;
+		int e;
+
+		if (strncmp(de->d_name, base, strlen(base)))
+			continue;
+		if (asprintf(&s.path, "%s/%s", dirpath, de->d_name) < 0) {
+			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+			goto out;
+		}
+		s.fd = open(s.path, O_RDONLY | O_CLOEXEC);
+		e = s.fd < 0 ? -errno : spool_read(&s, w->dev, w->ino, w->be, w->page_size);
+		if (!e && !!(s.flags & SPOOL_FL_COMPRESSED) != w->compress)
+			e = -EBADMSG;
+		if (e) {
+			/* not ours (another output of the same name) or unusable: leave it */
+			if (s.fd >= 0)
+				close(s.fd);
+			free(s.path);
+			free(s.name);
+			free(s.clock);
+			continue;
+		}
+		n = realloc(sp, (size_t)(nsp + 1) * sizeof(*n));
+		if (!n) {
+			close(s.fd);
+			free(s.path);
+			free(s.name);
+			free(s.clock);
+			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+			goto out;
+		}
+		sp = n;
+		sp[nsp++] = s;
+	}
+	if (complete) {
+		/* killed between finishing the file and removing the spools */
+		for (i = 0; i < nsp; i++)
+			unlink(sp[i].path);
+		goto out;
+	}
+	for (i = 0; i < nsecs && secs[i].off < cut; i++)
+		if (secs[i].id == FMT_OPT_HEADER_INFO)
+			have_headers = true;
+	if (!have_headers) {
+		err = rerr(errp, -EBADMSG,
+			   "cannot recover '%s': the writer died before the headers were written", path);
+		goto out;
+	}
+	if (ftruncate(w->fd, (off_t)cut) < 0) {
+		err = rerr(errp, -errno, "cannot truncate '%s'", path);
+		goto out;
+	}
+	w->off = cut;
+	if (w->compress && (err = writer_setup_chunks(w, 0))) {
+		err = rerr(errp, err, "cannot set up compression");
+		goto out;
+	}
+
+	/*
+	 * Rebuild what lived in memory: the string table (patching each
+	 * section's string ID), the OPTIONS chain links, and pointer options
+	 * for sections whose OPTIONS never made it to disk.
+	 */
+	for (i = 0; i < nsecs && secs[i].off < cut; i++) {
+		struct rsec *s = &secs[i];
+		const char *desc = section_desc(s->id);
+		uint8_t b[8];
+		int32_t sid = desc ? string_id(w, desc) : -1;
+
+		put32(w->be, b, (uint32_t)sid);
+		if (out_write(w, s->off + 4, b, 4))
+			break;
+		if (s->id == FMT_OPT_DONE) {
+			uint8_t *body;
+			uint64_t p = 0;
+
+			if (s->flags || s->size < 14 || s->size > (64u << 20))
+				continue;
+			body = malloc(s->size);
+			if (!body || pread_all(w->fd, body, s->size, s->off + 16)) {
+				free(body);
+				continue;
+			}
+			/* walk the options for CPUCOUNT and pointers already present */
+			while (p + 6 <= s->size) {
+				uint16_t oid = get16(w->be, body + p);
+				uint32_t osz = get32(w->be, body + p + 2);
+
+				if (p + 6 + osz > s->size)
+					break;
+				if (oid == FMT_OPT_CPUCOUNT)
+					w->have_cpucount = true;
+				if (osz == 8 && nptrs < 64 && oid != FMT_OPT_DONE) {
+					ptr_ids[nptrs] = oid;
+					ptrs[nptrs++] = get64(w->be, body + p + 6);
+				}
+				if (oid == FMT_OPT_DONE)
+					break;
+				p += 6 + osz;
+			}
+			free(body);
+			put64(w->be, b, s->off);
+			out_write(w, w->link_at, b, 8);
+			w->link_at = s->off + 16 + s->size - 8;
+			put64(w->be, b, 0);
+			out_write(w, w->link_at, b, 8);
+			nopts++;
+		}
+	}
+	if (w->err) {
+		err = rerr(errp, w->err, "%s", w->errbuf);
+		goto out;
+	}
+	for (i = 0; i < nsecs && secs[i].off < cut; i++) {
+		int oid = ptr_option_for(secs[i].id), k;
+		bool found = false;
+
+		if (oid < 0)
+			continue;
+		for (k = 0; k < nptrs; k++)
+			if (ptr_ids[k] == oid && ptrs[k] == secs[i].off)
+				found = true;
+		/* a later copy of the same section (re-written formats) must win */
+		for (k = i + 1; k < nsecs && secs[k].off < cut; k++)
+			if (secs[k].id == secs[i].id)
+				found = true;
+		if (!found && (err = queue_ptr_option(w, (uint16_t)oid, secs[i].off))) {
+			err = rerr(errp, err, "%s", w->errbuf);
+			goto out;
+		}
+	}
+
+	/* buffers from the spools, in their original order */
+	qsort(sp, (size_t)nsp, sizeof(*sp), cmp_spool);
+	for (i = 0; i < nsp; i++) {
+		struct fmt_wbuf *b = NULL;
+		struct wcpu *c;
+		int k;
+
+		lost_bytes += sp[i].dropped;
+		for (k = 0; k < w->nbufs; k++)
+			if (!strcmp(w->bufs[k]->name, sp[i].name))
+				b = w->bufs[k];
+		if (!b) {
+			if ((err = fmt_wbuf_new(w, sp[i].name, sp[i].clock, &b))) {
+				err = rerr(errp, err, "%s", w->errbuf);
+				goto out;
+			}
+		}
+		c = wbuf_cpu(b, (int)sp[i].cpu);
+		if (!c || c->fd >= 0) {
+			err = rerr(errp, c ? -EBADMSG : -ENOMEM, "cannot recover '%s': duplicate spool '%s'",
+				   path, sp[i].path);
+			goto out;
+		}
+		c->fd = sp[i].fd;
+		sp[i].fd = -1;
+		c->path = sp[i].path;
+		sp[i].path = NULL;
+		c->hdr_size = sp[i].hdr_size;
+		c->spooled = sp[i].body;
+		c->nchunks = sp[i].nchunks;
+	}
+	{
+		char meta[128];
+		int n = snprintf(meta, sizeof(meta), "recovered=1\nrecovered_torn_bytes=%llu\n",
+				 (unsigned long long)lost_bytes);
+
+		if ((err = queue_option(w, FMT_OPT_FT_META, meta, (uint32_t)n + 1))) {
+			err = rerr(errp, err, "%s", w->errbuf);
+			goto out;
+		}
+	}
+	err = finish_file(w);
+	if (err) {
+		err = rerr(errp, err, "%s", w->errbuf);
+		/* keep the spools: nothing is lost yet */
+		for (i = 0; i < w->nbufs; i++)
+			wbuf_free(w->bufs[i], false);
+		w->nbufs = 0;
+		goto out;
+	}
+	if (close(w->fd) < 0) {
+		err = rerr(errp, -errno, "cannot close '%s'", path);
+		for (i = 0; i < w->nbufs; i++)
+			wbuf_free(w->bufs[i], false);
+		w->nbufs = 0;
+	}
+	w->fd = -1;
+	(void)nopts;
+out:
+	if (dir)
+		closedir(dir);
+	for (i = 0; i < nsp; i++) {
+		if (sp[i].fd >= 0)
+			close(sp[i].fd);
+		free(sp[i].path);
+		free(sp[i].name);
+		free(sp[i].clock);
+	}
+	free(sp);
+	free(secs);
+	free(spooldir);
+	free(prefix);
+	free(dirpath);
+	writer_free(w);	/* unlinks the spools it took over (only on success) */
+	return err;
+}
