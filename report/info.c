@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap info: what is in a trace.dat at a glance — format, kernel, clock,
+ * buffers and CPUs, time span, events and bytes per type, every loss the
+ * file records, the kernel's CPU stats, and flytrap's own metadata.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flytrap.h"
+#include "format.h"
+
+struct type_stat {
+	uint64_t count, bytes;
+};
+
+struct cpu_stat {
+	int buffer, cpu;
+	uint64_t events, bytes;
+	uint64_t lost_pages, lost_known, lost_unknown_pages;
+	uint64_t first_ts, last_ts;
+};
+
+struct info {
+	struct fmt_reader *r;
+	const struct fmt_info *in;
+	struct type_stat *types;	/* by event ID (65536 + 1 for unknown) */
+	struct cpu_stat *cpus;
+	int ncpus;
+	uint64_t nevents, bytes, first_ts, last_ts;
+	int stream_errors;
+	char *first_error;
+};
+
+static struct cpu_stat *cpu_slot(struct info *inf, int buffer, int cpu)
+{
+	int i;
+	struct cpu_stat *p;
+
+	for (i = 0; i < inf->ncpus; i++)
+		if (inf->cpus[i].buffer == buffer && inf->cpus[i].cpu == cpu)
+			return &inf->cpus[i];
+	p = realloc(inf->cpus, (inf->ncpus + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	inf->cpus = p;
+	p = &inf->cpus[inf->ncpus++];
+	memset(p, 0, sizeof(*p));
+	p->buffer = buffer;
+	p->cpu = cpu;
+	return p;
+}
+
+static int scan(struct info *inf)
+{
+	struct fmt_iter *it;
+	const struct fmt_event *ev;
+	struct cpu_stat *cs = NULL;
+	int err;
+
+	err = fmt_iter_new(inf->r, NULL, &it);
+	if (err)
+		return err;
+	while ((err = fmt_iter_next(it, &ev)) != 0) {
+		int t;
+
+		if (err < 0) {
+			inf->stream_errors++;
+			if (!inf->first_error)
+				inf->first_error = strdup(fmt_reader_error(inf->r));
+			continue;
+		}
+		t = ev->event ? ev->type : 65536;
+		inf->types[t].count++;
+		inf->types[t].bytes += ev->rec.record_size;
+		if (!cs || cs->buffer != ev->buffer || cs->cpu != ev->rec.cpu) {
+			cs = cpu_slot(inf, ev->buffer, ev->rec.cpu);
+			if (!cs) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		if (!cs->events)
+			cs->first_ts = ev->rec.ts;
+		cs->last_ts = ev->rec.ts;
+		cs->events++;
+		cs->bytes += ev->rec.record_size;
+		if (ev->page_missed) {
+			cs->lost_pages++;
+			if (ev->page_missed > 0)
+				cs->lost_known += ev->page_missed;
+			else
+				cs->lost_unknown_pages++;
+		}
+		if (!inf->nevents)
+			inf->first_ts = ev->rec.ts;
+		if (ev->rec.ts > inf->last_ts)
+			inf->last_ts = ev->rec.ts;
+		inf->nevents++;
+		inf->bytes += ev->rec.record_size;
+	}
+	fmt_iter_free(it);
+	return err < 0 ? err : 0;
+}
+
+static const char *human(uint64_t b, char *buf, size_t n)
+{
+	if (b >= 1ULL << 30)
+		snprintf(buf, n, "%.1f GiB", b / (double)(1ULL << 30));
+	else if (b >= 1ULL << 20)
+		snprintf(buf, n, "%.1f MiB", b / (double)(1ULL << 20));
+	else if (b >= 10ULL << 10)
+		snprintf(buf, n, "%.1f KiB", b / 1024.0);
+	else
+		snprintf(buf, n, "%llu B", (unsigned long long)b);
+	return buf;
+}
+
+static void ts_text(const struct fmt_info *in, uint64_t ts, char *buf, size_t n)
+{
+	if (in->clock_in_usecs)
+		snprintf(buf, n, "%llu.%06llu", (unsigned long long)(ts / 1000000000ULL),
+			 (unsigned long long)(ts % 1000000000ULL / 1000));
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)ts);
+}
+
+static int cmp_types(const void *a, const void *b, void *arg)
+{
+	const struct type_stat *t = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (t[x].bytes != t[y].bytes)
+		return t[x].bytes < t[y].bytes ? 1 : -1;
+	return x - y;
+}
+
+static const char *type_name(struct info *inf, int id, char *buf, size_t n)
+{
+	struct tep_event *e = id < 65536 ? tep_find_event(fmt_reader_tep(inf->r), id) : NULL;
+
+	if (e)
+		snprintf(buf, n, "%s:%s", e->system, e->name);
+	else
+		snprintf(buf, n, "[unknown id %d]", id == 65536 ? -1 : id);
+	return buf;
+}
+
+/* Sum every "CPU: N" CPUSTAT block's "key: value" for one key, per buffer name. */
+static void cpustat_lines(struct info *inf, FILE *out, bool json)
+{
+	const struct fmt_option *o;
+	int i;
+	bool first = true;
+
+	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, i)); i++) {
+		const char *t = o->data;
+		size_t len = strnlen(t, o->size);
+		char *copy = strndup(t, len), *line, *save = NULL;
+		int cpu = -1;
+		static char buffer[256];
+
+		if (!copy)
+			return;
+		if (!strncmp(copy, "\nBuffer: ", 9)) {
+			char *e = strchr(copy + 9, '\n');
+
+			if (e)
+				*e = 0;
+			snprintf(buffer, sizeof(buffer), "%s", copy + 9);
+			free(copy);
+			continue;
+		}
+		if (json) {
+			fprintf(out, "%s{\"buffer\":", first ? "" : ",");
+			ft_json_str(out, buffer);
+		}
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *colon = strchr(line, ':');
+			char *val;
+
+			if (!colon)
+				continue;
+			*colon = 0;
+			val = colon + 1;
+			while (*val == ' ')
+				val++;
+			if (!strcmp(line, "CPU")) {
+				cpu = atoi(val);
+				if (json)
+					fprintf(out, ",\"cpu\":%d", cpu);
+				else
+					fprintf(out, "  %s%sCPU %d:", buffer, buffer[0] ? " " : "", cpu);
+				continue;
+			}
+			if (json) {
+				fputc(',', out);
+				ft_json_str(out, line);
+				fputc(':', out);
+				if (strspn(val, "0123456789") == strlen(val) && *val)
+					fputs(val, out);
+				else
+					ft_json_str(out, val);
+			} else if (!strcmp(line, "entries") || !strcmp(line, "overrun") ||
+				   !strcmp(line, "commit overrun") || !strcmp(line, "dropped events") ||
+				   !strcmp(line, "read events")) {
+				fprintf(out, " %s %s", !strcmp(line, "commit overrun") ? "commit-overrun" :
+					!strcmp(line, "dropped events") ? "dropped" :
+					!strcmp(line, "read events") ? "read" : line, val);
+			}
+		}
+		if (json)
+			fputc('}', out);
+		else
+			fputc('\n', out);
+		first = false;
+		free(copy);
+	}
+}
+
+static void print_text(struct info *inf, const char *path)
+{
+	const struct fmt_info *in = inf->in;
+	char b1[64], b2[64], name[256];
+	int *order, n = 0, i, b;
+	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
+	const struct fmt_option *o;
+
+	printf("file:        %s (%s)\n", path, human(in->file_size, b1, sizeof(b1)));
+	printf("format:      trace.dat v%d, %s%s%s, %s endian, %d-byte longs, %u-byte pages\n",
+	       in->version, in->compression, in->compression_version[0] ? " " : "",
+	       in->compression_version, in->big_endian ? "big" : "little", in->kernel_long,
+	       in->page_size);
+	printf("kernel:      %s\n", in->uname[0] ? in->uname : "(not recorded)");
+	if (in->tracecmd_version[0])
+		printf("written by:  %s\n", in->tracecmd_version);
+	printf("clock:       %s%s\n", in->clock[0] ? in->clock : "(not recorded)",
+	       in->clock_in_usecs ? "" : " (raw counter: timestamps are not ns)");
+	if (in->has_date || in->ts_offset_ns)
+		printf("offsets:     date %+lld ns, offset %+lld ns\n", (long long)in->date_offset_ns,
+		       (long long)in->ts_offset_ns);
+	printf("cpus:        %d\n", in->cpus);
+	for (b = 0; b < in->nbuffers; b++) {
+		const struct fmt_buffer *buf = &in->buffers[b];
+		uint64_t sz = 0;
+		int withdata = 0;
+
+		for (i = 0; i < buf->ncpus; i++) {
+			sz += buf->cpus[i].size;
+			withdata += buf->cpus[i].size > 0;
+		}
+		printf("%s \"%s\"%s: %d CPU%s with data, %s%s%s\n", b ? "            " : "buffers:    ",
+		       buf->name, buf->name[0] ? "" : " (top)", withdata, withdata == 1 ? "" : "s",
+		       human(sz, b1, sizeof(b1)), buf->compressed ? " compressed" : "",
+		       buf->recovered ? " (rebuilt: CPU ids guessed)" : "");
+	}
+	if (inf->nevents) {
+		ts_text(in, inf->first_ts, b1, sizeof(b1));
+		ts_text(in, inf->last_ts, b2, sizeof(b2));
+		printf("time span:   %s .. %s (%.6f s)\n", b1, b2,
+		       (inf->last_ts - inf->first_ts) / 1e9);
+	}
+	printf("events:      %llu (%s in records)\n", (unsigned long long)inf->nevents,
+	       human(inf->bytes, b1, sizeof(b1)));
+	for (i = 0; i < inf->ncpus; i++) {
+		lost_pages += inf->cpus[i].lost_pages;
+		lost_known += inf->cpus[i].lost_known;
+		lost_unknown += inf->cpus[i].lost_unknown_pages;
+	}
+	if (!lost_pages) {
+		printf("lost:        no page carries a loss flag\n");
+	} else {
+		printf("lost:        %llu events on %llu pages%s\n", (unsigned long long)lost_known,
+		       (unsigned long long)lost_pages, lost_unknown ? " (some counts unknown)" : "");
+		for (i = 0; i < inf->ncpus; i++) {
+			struct cpu_stat *c = &inf->cpus[i];
+
+			if (!c->lost_pages)
+				continue;
+			printf("             %s%sCPU %d: %llu events on %llu pages%s\n",
+			       in->buffers[c->buffer].name, in->buffers[c->buffer].name[0] ? " " : "",
+			       c->cpu, (unsigned long long)c->lost_known,
+			       (unsigned long long)c->lost_pages,
+			       c->lost_unknown_pages ? " (some counts unknown)" : "");
+		}
+	}
+	if (in->nbad_formats)
+		printf("formats:     %d refused as unsafe or unparsable\n", in->nbad_formats);
+	if (in->truncated_at)
+		printf("damage:      file truncated at byte %llu\n", (unsigned long long)in->truncated_at);
+	if (inf->stream_errors)
+		printf("damage:      %d CPU stream(s) unreadable: %s\n", inf->stream_errors,
+		       inf->first_error ? inf->first_error : "");
+
+	order = malloc(65537 * sizeof(int));
+	if (order) {
+		for (i = 0; i <= 65536; i++)
+			if (inf->types[i].count)
+				order[n++] = i;
+		qsort_r(order, n, sizeof(int), cmp_types, inf->types);
+		printf("\n%-42s %12s %12s %7s\n", "event type", "count", "bytes", "share");
+		for (i = 0; i < n; i++) {
+			struct type_stat *t = &inf->types[order[i]];
+
+			printf("%-42.42s %12llu %12s %6.1f%%\n", type_name(inf, order[i], name, sizeof(name)),
+			       (unsigned long long)t->count, human(t->bytes, b1, sizeof(b1)),
+			       inf->bytes ? 100.0 * t->bytes / inf->bytes : 0.0);
+		}
+		free(order);
+	}
+	if (fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, 0)) {
+		printf("\nkernel CPU stats at the end of the recording:\n");
+		cpustat_lines(inf, stdout, false);
+	}
+	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++)
+		printf("\nflytrap metadata:\n  %.*s\n", (int)strnlen(o->data, o->size), (const char *)o->data);
+}
+
+static void json_blob_kv(const struct fmt_option *o)
+{
+	/* "key=value\n" lines as a JSON object of strings */
+	const char *p = o->data, *end = p + strnlen(o->data, o->size);
+	bool first = true;
+
+	putchar('{');
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *eq;
+
+		if (!nl)
+			nl = end;
+		eq = memchr(p, '=', nl - p);
+		if (eq) {
+			if (!first)
+				putchar(',');
+			ft_json_strn(stdout, p, eq - p);
+			putchar(':');
+			ft_json_strn(stdout, eq + 1, nl - eq - 1);
+			first = false;
+		}
+		p = nl + 1;
+	}
+	putchar('}');
+}
+
+static void print_json(struct info *inf, const char *path)
+{
+	const struct fmt_info *in = inf->in;
+	char name[256];
+	int i, b;
+	const struct fmt_option *o;
+
+	printf("{\"file\":");
+	ft_json_str(stdout, path);
+	printf(",\"file_size\":%llu,\"version\":%d,\"compression\":", (unsigned long long)in->file_size,
+	       in->version);
+	ft_json_str(stdout, in->compression);
+	printf(",\"compression_version\":");
+	ft_json_str(stdout, in->compression_version);
+	printf(",\"big_endian\":%s,\"long_size\":%d,\"kernel_long\":%d,\"page_size\":%u,\"uname\":",
+	       in->big_endian ? "true" : "false", in->long_size, in->kernel_long, in->page_size);
+	ft_json_str(stdout, in->uname);
+	printf(",\"writer\":");
+	ft_json_str(stdout, in->tracecmd_version);
+	printf(",\"clock\":");
+	ft_json_str(stdout, in->clock);
+	printf(",\"clock_in_ns\":%s,\"date_offset_ns\":%lld,\"ts_offset_ns\":%lld,\"cpus\":%d",
+	       in->clock_in_usecs ? "true" : "false", (long long)in->date_offset_ns,
+	       (long long)in->ts_offset_ns, in->cpus);
+	printf(",\"buffers\":[");
+	for (b = 0; b < in->nbuffers; b++) {
+		const struct fmt_buffer *buf = &in->buffers[b];
+
+		printf("%s{\"name\":", b ? "," : "");
+		ft_json_str(stdout, buf->name);
+		printf(",\"clock\":");
+		ft_json_str(stdout, buf->clock ? buf->clock : "");
+		printf(",\"page_size\":%u,\"compressed\":%s,\"recovered\":%s,\"cpus\":[", buf->page_size,
+		       buf->compressed ? "true" : "false", buf->recovered ? "true" : "false");
+		for (i = 0; i < buf->ncpus; i++)
+			printf("%s{\"cpu\":%d,\"offset\":%llu,\"size\":%llu,\"truncated\":%s}", i ? "," : "",
+			       buf->cpus[i].cpu, (unsigned long long)buf->cpus[i].offset,
+			       (unsigned long long)buf->cpus[i].size,
+			       buf->cpus[i].truncated ? "true" : "false");
+		printf("]}");
+	}
+	printf("],\"events\":%llu,\"event_bytes\":%llu", (unsigned long long)inf->nevents,
+	       (unsigned long long)inf->bytes);
+	if (inf->nevents)
+		printf(",\"first_ts\":%llu,\"last_ts\":%llu", (unsigned long long)inf->first_ts,
+		       (unsigned long long)inf->last_ts);
+	printf(",\"types\":[");
+	for (i = 0, b = 0; i <= 65536; i++) {
+		if (!inf->types[i].count)
+			continue;
+		printf("%s{\"id\":%d,\"name\":", b++ ? "," : "", i == 65536 ? -1 : i);
+		ft_json_str(stdout, type_name(inf, i, name, sizeof(name)));
+		printf(",\"count\":%llu,\"bytes\":%llu}", (unsigned long long)inf->types[i].count,
+		       (unsigned long long)inf->types[i].bytes);
+	}
+	printf("],\"per_cpu\":[");
+	for (i = 0; i < inf->ncpus; i++) {
+		struct cpu_stat *c = &inf->cpus[i];
+
+		printf("%s{\"buffer\":", i ? "," : "");
+		ft_json_str(stdout, in->buffers[c->buffer].name);
+		printf(",\"cpu\":%d,\"events\":%llu,\"bytes\":%llu,\"first_ts\":%llu,\"last_ts\":%llu,"
+		       "\"lost_pages\":%llu,\"lost_events\":%llu,\"lost_unknown_pages\":%llu}",
+		       c->cpu, (unsigned long long)c->events, (unsigned long long)c->bytes,
+		       (unsigned long long)c->first_ts, (unsigned long long)c->last_ts,
+		       (unsigned long long)c->lost_pages, (unsigned long long)c->lost_known,
+		       (unsigned long long)c->lost_unknown_pages);
+	}
+	printf("],\"cpustats\":[");
+	cpustat_lines(inf, stdout, true);
+	printf("],\"bad_formats\":%d,\"truncated_at\":%llu,\"stream_errors\":%d", in->nbad_formats,
+	       (unsigned long long)in->truncated_at, inf->stream_errors);
+	printf(",\"flytrap\":");
+	o = fmt_reader_option(inf->r, FMT_OPT_FT_META, 0);
+	if (o)
+		json_blob_kv(o);
+	else
+		printf("null");
+	printf(",\"recorder\":");
+	o = fmt_reader_option(inf->r, FMT_OPT_FT_RECSTATS, 0);
+	if (o)
+		json_blob_kv(o);
+	else
+		printf("null");
+	printf("}\n");
+}
+
+static const char usage_text[] =
+	"usage: flytrap info [--json] [FILE]\n"
+	"\n"
+	"What is in a trace.dat (default ./trace.dat): format, kernel, clock, buffers,\n"
+	"CPUs, time span, events and bytes per event type, losses, the kernel's CPU\n"
+	"stats and flytrap's own metadata.\n"
+	"\n"
+	"  -i FILE     input file (same as the FILE argument)\n"
+	"  --json      one JSON object instead of text\n"
+	"  -v          more messages on stderr\n"
+	"  -h, --help  this help\n";
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct info inf = { 0 };
+	const char *path = NULL;
+	char *err_text = NULL;
+	bool json = false;
+	int c, err, rc = EXIT_OK;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+i:vh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			ft_verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return ft_finish_stdout(EXIT_OK);
+		default:
+			if (optopt == 'i')
+				return ft_usage_error("option '-i' needs a file");
+			if (optopt)
+				return ft_usage_error("unknown option '-%c'", optopt);
+			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (path || optind + 1 < argc)
+			return ft_usage_error("more than one input file given");
+		path = argv[optind];
+	}
+	if (!path)
+		path = "trace.dat";
+	err = fmt_reader_open(path, 0, &inf.r, &err_text);
+	if (err) {
+		ft_error("%s", err_text ? err_text : strerror(-err));
+		free(err_text);
+		return EXIT_FAIL;
+	}
+	inf.in = fmt_reader_info(inf.r);
+	inf.types = calloc(65537, sizeof(*inf.types));
+	if (!inf.types) {
+		rc = ft_error("out of memory");
+		goto out;
+	}
+	err = scan(&inf);
+	if (err) {
+		rc = ft_error("'%s': %s", path, fmt_reader_error(inf.r));
+		goto out;
+	}
+	if (json)
+		print_json(&inf, path);
+	else
+		print_text(&inf, path);
+	if (inf.stream_errors || inf.in->truncated_at)
+		rc = EXIT_FAIL;	/* the figures above cover only the readable part */
+out:
+	free(inf.types);
+	free(inf.cpus);
+	free(inf.first_error);
+	fmt_reader_close(inf.r);
+	return ft_finish_stdout(rc);
+}
