@@ -938,7 +938,7 @@ static int spool_open(struct fmt_wbuf *b, struct wcpu *c)
 		c->path = NULL;
 		return werr(w, -ENOMEM, "cannot name a spool file");
 	}
-	c->fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (c->fd < 0) {
 		err = -errno;
 		w->err = werr(w, err, "cannot create spool file '%s'", c->path);

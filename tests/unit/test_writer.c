@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Writer: files written with fmt_writer_* are parsed back by an
+ * independent little v7 parser in this test (not the project's reader, so
+ * a shared misunderstanding cannot hide), and checked for what trace-cmd
+ * and KernelShark rely on: contiguous sections from the header to EOF, the
+ * OPTIONS chain from the header pointer, every section pointer landing on a
+ * section of the right ID, metadata that decompresses to what was given,
+ * BUFFER options for "" and the instances, CPUCOUNT, page-aligned
+ * uncompressed data, and every page coming back byte for byte.  Then the
+ * crash path: a child writes and SIGKILLs itself, fmt_writer_recover()
+ * finishes the file and every flushed page must be there.  Then write
+ * errors (ENOSPC, EFBIG) must come back as -errno with a message.
+ *
+ * `test_writer --emit FILE [--be] [--long4] [--none] [--chunk N]` writes a
+ * synthetic file with known events for tests/compat (trace-cmd as oracle).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "format/format.h"
+#include "format/compress.h"
+
+static int fails, checks;
+
+#define CHECK(cond, ...) do { \
+	checks++; \
+	if (!(cond)) { \
+		fails++; \
+		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		printf(__VA_ARGS__); \
+		putchar('\n'); \
+	} \
+} while (0)
+
+/* ---- a synthetic event ------------------------------------------------- */
+
+#define TEST_EVENT_ID 1000
+static const char test_format[] =
+	"name: flytrap_test\n"
+	"ID: 1000\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:u64 seq;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 value;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] msg;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"seq=%llu value=%u msg=%s\", REC->seq, REC->value, __get_str(msg)\n";
+
+static const char header_event[] =
+	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+
+static void p16(bool be, uint8_t *p, uint16_t v) { for (int i = 0; i < 2; i++) p[be ? 1 - i : i] = (uint8_t)(v >> (8 * i)); }
+static void p32(bool be, uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i)); }
+static void p64(bool be, uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[be ? 7 - i : i] = (uint8_t)(v >> (8 * i)); }
+static uint16_t g16(bool be, const uint8_t *p) { uint16_t v = 0; for (int i = 0; i < 2; i++) v |= (uint16_t)(p[be ? 1 - i : i] << (8 * i)); return v; }
+static uint32_t g32(bool be, const uint8_t *p) { uint32_t v = 0; for (int i = 0; i < 4; i++) v |= (uint32_t)p[be ? 3 - i : i] << (8 * i); return v; }
+static uint64_t g64(bool be, const uint8_t *p) { uint64_t v = 0; for (int i = 0; i < 8; i++) v |= (uint64_t)p[be ? 7 - i : i] << (8 * i); return v; }
+
+/* payload of event seq: common fields, seq, value, msg "m<seq>" */
+static uint32_t make_payload(bool be, uint8_t *buf, uint64_t seq, int pid)
+{
+	char msg[32];
+	int n = snprintf(msg, sizeof(msg), "m%" PRIu64, seq) + 1;
+
+	memset(buf, 0, 24);
+	p16(be, buf, TEST_EVENT_ID);
+	buf[2] = 0;
+	buf[3] = 0;
+	p32(be, buf + 4, (uint32_t)pid);
+	p64(be, buf + 8, seq);
+	p32(be, buf + 16, (uint32_t)(seq * 3));
+	p32(be, buf + 20, (uint32_t)n << 16 | 24);
+	memcpy(buf + 24, msg, (size_t)n);
+	return 24 + (uint32_t)n;
+}
+
+struct wcfg {
+	bool be;
+	int lsize;
+	const char *comp;
+	int ppc;
+	uint32_t page_size;
+};
+
+/*
+ * Pages fed to the writer, kept so the parsed file can be compared: for
+ * buffer b, CPU c, a list of pages.
+ */
+#define NBUF 2
+#define NCPU 3
+struct fed {
+	uint8_t *pages[NBUF][NCPU];
+	int npages[NBUF][NCPU];
+};
+
+static const char *buf_names[NBUF] = { "", "flytrap" };
+
+static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu, struct fed *fed,
+		     bool close_it, struct fmt_writer **wout, struct fmt_wbuf **bufs_out)
+{
+	struct fmt_writer_opts o = { .compression = c->comp, .big_endian = c->be,
+				     .long_size = c->lsize, .page_size = c->page_size,
+				     .pages_per_chunk = c->ppc };
+	struct fmt_writer *w;
+	struct fmt_wbuf *bufs[NBUF];
+	struct fmt_page_enc pe;
+	char hp[512];
+	uint8_t payload[64];
+	int err, b, cpu, hpl;
+	uint64_t seq = 0;
+
+	err = fmt_writer_open(path, &o, &w);
+	if (err)
+		return err;
+	hpl = fmt_header_page_text(c->lsize, c->page_size, hp, sizeof(hp));
+	err = fmt_writer_headers(w, hp, (size_t)hpl, header_event, strlen(header_event));
+	err = err ?: fmt_writer_event_format(w, "flytrap", test_format, strlen(test_format));
+	err = err ?: fmt_writer_kallsyms(w, "ffffffff81000000 T _stext\nffffffff81000100 T start_kernel\n", 57);
+	err = err ?: fmt_writer_printk(w, "", 0);
+	err = err ?: fmt_writer_cmdlines(w, "4242 flytest\n", 13);
+	err = err ?: fmt_writer_option_str(w, FMT_OPT_TRACECLOCK, "[mono] local global\n");
+	err = err ?: fmt_writer_option_str(w, FMT_OPT_UNAME, "Linux testhost 6.18.0 x86_64");
+	err = err ?: fmt_writer_option_str(w, FMT_OPT_VERSION, "flytrap-test");
+	err = err ?: fmt_writer_cpucount(w, NCPU);
+	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "recorder=test_writer\n");
+	if (err) {
+		printf("setup: %s\n", fmt_writer_error(w));
+		fmt_writer_abort(w);
+		return err;
+	}
+	for (b = 0; b < NBUF; b++) {
+		err = fmt_wbuf_new(w, buf_names[b], "mono", &bufs[b]);
+		if (err) {
+			fmt_writer_abort(w);
+			return err;
+		}
+	}
+	fmt_page_enc_init(&pe, c->page_size, c->lsize, c->be);
+	/* round-robin over (buffer, cpu) streams, one page at a time, as a recorder does */
+	{
+		int left[NBUF][NCPU];
+		bool more = true, missed_done = false;
+
+		for (b = 0; b < NBUF; b++)
+			for (cpu = 0; cpu < NCPU; cpu++)
+				left[b][cpu] = events_per_cpu / (b + 1) + cpu * 7;
+		while (more) {
+			more = false;
+			for (b = 0; b < NBUF; b++) {
+				for (cpu = 0; cpu < NCPU; cpu++) {
+					const void *page;
+
+					if (left[b][cpu] <= 0)
+						continue;
+					/* one page worth of records for this stream */
+					while (left[b][cpu] > 0) {
+						uint64_t ts = 1000000000ULL + seq * 1000 + (uint64_t)cpu;
+						uint32_t len = make_payload(c->be, payload, seq, 4242);
+
+						if (fmt_page_enc_add(&pe, ts, payload, len) == -ENOSPC)
+							break;
+						seq++;
+						left[b][cpu]--;
+					}
+					/* the first page of CPU 1 reports 5 lost events */
+					if (b == 0 && cpu == 1 && !missed_done) {
+						fmt_page_enc_set_missed(&pe, 5);
+						missed_done = true;
+					}
+					page = fmt_page_enc_finish(&pe);
+					err = fmt_wbuf_add_page(bufs[b], cpu, page);
+					if (err) {
+						fmt_page_enc_release(&pe);
+						if (!close_it && wout) {
+							*wout = w;
+							return err;
+						}
+						printf("add_page: %s\n", fmt_writer_error(w));
+						fmt_writer_abort(w);
+						return err;
+					}
+					if (fed) {
+						int n = fed->npages[b][cpu]++;
+
+						fed->pages[b][cpu] = realloc(fed->pages[b][cpu],
+									     (size_t)(n + 1) * c->page_size);
+						memcpy(fed->pages[b][cpu] + (size_t)n * c->page_size, page, c->page_size);
+					}
+					more = more || left[b][cpu] > 0;
+				}
+			}
+		}
+	}
+	fmt_page_enc_release(&pe);
+	/* a late option, as the recorder's end-of-run stats are */
+	fmt_writer_cpustat(w, "", 0, "entries: 0\noverrun: 0\n");
+	fmt_writer_cpustat(w, "flytrap", 0, "entries: 0\noverrun: 0\n");
+	if (!close_it) {
+		*wout = w;
+		if (bufs_out)
+			memcpy(bufs_out, bufs, sizeof(bufs));
+		return 0;
+	}
+	err = fmt_writer_close(w);
+	return err;
+}
+
+/* ---- an independent v7 parser ------------------------------------------ */
+
+struct pfile {
+	uint8_t *d;
+	size_t n;
+	bool be;
+	uint32_t page_size;
+	char comp[16];
+	uint64_t opt_ptr;
+};
+
+static int load(const char *path, struct pfile *f)
+{
+	FILE *fp = fopen(path, "rb");
+	long n;
+
+	memset(f, 0, sizeof(*f));
+	if (!fp)
+		return -errno;
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	f->d = malloc((size_t)n + 1);
+	f->n = fread(f->d, 1, (size_t)n, fp);
+	fclose(fp);
+	return 0;
+}
+
+/* body of the section at off (decompressed if flagged), malloc'd */
+static uint8_t *section_body(struct pfile *f, uint64_t off, uint16_t id, size_t *len)
+{
+	uint16_t sid, fl;
+	uint64_t sz;
+	uint8_t *out;
+
+	if (off + 16 > f->n)
+		return NULL;
+	sid = g16(f->be, f->d + off);
+	fl = g16(f->be, f->d + off + 2);
+	sz = g64(f->be, f->d + off + 8);
+	if (sid != id || off + 16 + sz > f->n)
+		return NULL;
+	if (fl & 1) {
+		uint32_t cs = g32(f->be, f->d + off + 16), us = g32(f->be, f->d + off + 20);
+
+		if (8 + (uint64_t)cs != sz)
+			return NULL;
+		out = malloc(us + 1);
+		if (fmt_decompress(f->comp, f->d + off + 24, cs, out, us)) {
+			free(out);
+			return NULL;
+		}
+		*len = us;
+		return out;
+	}
+	out = malloc(sz + 1);
+	memcpy(out, f->d + off + 16, sz);
+	*len = sz;
+	return out;
+}
+
+static void verify_file(const char *path, const struct wcfg *c, struct fed *fed, bool recovered,
+			int min_pages[NBUF][NCPU])
+{
+	struct pfile f;
+	struct stat st;
+	size_t p;
+	uint64_t off, next;
+	int nopt_sections = 0, nbufopts = 0, cpucount = -1, i;
+	uint64_t ptr[32] = { 0 };
+	bool saw_meta = false, saw_recovered = false, saw_top = false, saw_strings = false;
+
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "%s: mode %o", path, st.st_mode & 0777);
+	if (load(path, &f)) {
+		CHECK(0, "cannot load %s", path);
+		return;
+	}
+	CHECK(f.n > 32 && !memcmp(f.d, "\x17\x08\x44tracing7\0", 12), "%s: magic", path);
+	f.be = f.d[12] == 1;
+	CHECK(f.be == c->be, "endian byte %d", f.d[12]);
+	CHECK(f.d[13] == c->lsize, "long byte %d", f.d[13]);
+	f.page_size = g32(f.be, f.d + 14);
+	CHECK(f.page_size == c->page_size, "page size %u", f.page_size);
+	p = 18;
+	snprintf(f.comp, sizeof(f.comp), "%s", (char *)f.d + p);
+	CHECK(!strcmp(f.comp, c->comp ? c->comp : "zstd"), "compression '%s'", f.comp);
+	p += strlen((char *)f.d + p) + 1;
+	CHECK(!strcmp(f.comp, "none") ? f.d[p] == 0 : strlen((char *)f.d + p) > 0, "compression version");
+	p += strlen((char *)f.d + p) + 1;
+	f.opt_ptr = g64(f.be, f.d + p);
+	p += 8;
+
+	/* sections are contiguous from the header to EOF (the STRINGS walk) */
+	for (off = p; off + 16 <= f.n;) {
+		uint64_t sz = g64(f.be, f.d + off + 8);
+
+		if (g16(f.be, f.d + off) == FMT_OPT_STRINGS)
+			saw_strings = true;
+		if (off + 16 + sz > f.n)
+			break;
+		off += 16 + sz;
+	}
+	CHECK(off == f.n, "%s: section walk stops at %" PRIu64 " of %zu", path, off, f.n);
+	CHECK(saw_strings, "no STRINGS section");
+
+	/* the options chain */
+	for (next = f.opt_ptr; next; ) {
+		size_t len = 0, q = 0;
+		uint8_t *body = section_body(&f, next, 0, &len);
+
+		CHECK(body != NULL, "options section at %" PRIu64, next);
+		if (!body)
+			break;
+		nopt_sections++;
+		next = 0;
+		while (q + 6 <= len) {
+			uint16_t id = g16(f.be, body + q);
+			uint32_t sz = g32(f.be, body + q + 2);
+			uint8_t *d = body + q + 6;
+
+			if (q + 6 + sz > len) {
+				CHECK(0, "option %u overruns its section", id);
+				break;
+			}
+			if (id == FMT_OPT_DONE) {
+				CHECK(sz == 8, "DONE size %u", sz);
+				next = g64(f.be, d);
+				CHECK(q + 14 == len, "DONE is not last");
+				break;
+			}
+			if (id >= FMT_OPT_HEADER_INFO && id <= FMT_OPT_CMDLINES) {
+				CHECK(sz == 8, "pointer option size");
+				ptr[id] = g64(f.be, d);
+			}
+			if (id == FMT_OPT_CPUCOUNT)
+				cpucount = (int)g32(f.be, d);
+			if (id == FMT_OPT_FT_META) {
+				saw_meta = true;
+				if (strstr((char *)d, "recovered=1"))
+					saw_recovered = true;
+			}
+			if (id == FMT_OPT_BUFFER) {
+				uint64_t soff = g64(f.be, d);
+				char *name = (char *)d + 8, *clock = name + strlen(name) + 1;
+				uint8_t *x = (uint8_t *)clock + strlen(clock) + 1;
+				uint32_t ps = g32(f.be, x), ncpu = g32(f.be, x + 4), k;
+				int b = -1;
+
+				nbufopts++;
+				for (i = 0; i < NBUF; i++)
+					if (!strcmp(name, buf_names[i]))
+						b = i;
+				if (!*name)
+					saw_top = true;
+				CHECK(b >= 0, "unknown buffer '%s'", name);
+				CHECK(!strcmp(clock, "mono"), "buffer clock '%s'", clock);
+				CHECK(ps == c->page_size, "buffer page size %u", ps);
+				CHECK(soff + 16 <= f.n && g16(f.be, f.d + soff) == FMT_OPT_BUFFER,
+				      "BUFFER option points at %" PRIu64, soff);
+				CHECK((g16(f.be, f.d + soff + 2) & 1) == (strcmp(f.comp, "none") ? 1 : 0),
+				      "BUFFER section flag");
+				for (k = 0; k < ncpu && b >= 0; k++) {
+					uint8_t *e = x + 8 + k * 20;
+					uint32_t cpu = g32(f.be, e);
+					uint64_t doff = g64(f.be, e + 4), dsz = g64(f.be, e + 12);
+					uint8_t *pages = NULL;
+					size_t np = 0;
+
+					CHECK(cpu < NCPU, "cpu %u", cpu);
+					if (cpu >= NCPU)
+						continue;
+					CHECK(doff > soff && doff + dsz <= f.n, "cpu data outside the file");
+					if (!strcmp(f.comp, "none")) {
+						CHECK(doff % c->page_size == 0, "uncompressed data at %" PRIu64 " not page aligned", doff);
+						CHECK(dsz % c->page_size == 0, "uncompressed size");
+						pages = malloc(dsz + 1);
+						memcpy(pages, f.d + doff, dsz);
+						np = dsz / c->page_size;
+					} else {
+						uint32_t nch = g32(f.be, f.d + doff), ch;
+						uint64_t q2 = doff + 4;
+
+						for (ch = 0; ch < nch; ch++) {
+							uint32_t cs = g32(f.be, f.d + q2), us = g32(f.be, f.d + q2 + 4);
+
+							CHECK(us % c->page_size == 0 && us / c->page_size <= (uint32_t)c->ppc,
+							      "chunk usize %u", us);
+							pages = realloc(pages, np * c->page_size + us);
+							CHECK(fmt_decompress("zstd", f.d + q2 + 8, cs,
+									     pages + np * c->page_size, us) == 0,
+							      "chunk %u decompress", ch);
+							np += us / c->page_size;
+							q2 += 8 + cs;
+						}
+						CHECK(q2 - doff - 4 == dsz, "cpu data size %" PRIu64 " vs %" PRIu64,
+						      dsz, q2 - doff - 4);
+					}
+					if (fed) {
+						int want = fed->npages[b][cpu];
+
+						if (recovered) {
+							CHECK((int)np >= min_pages[b][cpu] && (int)np <= want,
+							      "buffer %d cpu %u: %zu pages, expected %d..%d", b, cpu, np,
+							      min_pages[b][cpu], want);
+						} else {
+							CHECK((int)np == want, "buffer %d cpu %u: %zu pages, fed %d", b,
+							      cpu, np, want);
+						}
+						CHECK(np == 0 || !memcmp(pages, fed->pages[b][cpu], np * c->page_size),
+						      "buffer %d cpu %u: pages differ", b, cpu);
+					}
+					free(pages);
+				}
+			}
+			q += 6 + sz;
+		}
+		free(body);
+	}
+	CHECK(nopt_sections >= 2, "only %d options sections", nopt_sections);
+	CHECK(nbufopts == NBUF, "%d BUFFER options", nbufopts);
+	CHECK(saw_top, "no BUFFER option for the top buffer");
+	CHECK(cpucount == NCPU, "CPUCOUNT %d", cpucount);
+	CHECK(saw_meta, "flytrap META option missing");
+	CHECK(saw_recovered == recovered, "recovered marker %d", saw_recovered);
+	for (i = FMT_OPT_HEADER_INFO; i <= FMT_OPT_CMDLINES; i++) {
+		size_t len = 0;
+		uint8_t *body = section_body(&f, ptr[i], (uint16_t)i, &len);
+
+		CHECK(ptr[i] && body, "section %d via its option (offset %" PRIu64 ")", i, ptr[i]);
+		if (body && i == FMT_OPT_EVENT_FORMATS) {
+			CHECK(g32(f.be, body) == 1 && !strcmp((char *)body + 4, "flytrap") &&
+			      g32(f.be, body + 12) == 1 && g64(f.be, body + 16) == strlen(test_format) &&
+			      !memcmp(body + 24, test_format, strlen(test_format)), "event formats body");
+		}
+		if (body && i == FMT_OPT_HEADER_INFO)
+			CHECK(!memcmp(body, "header_page\0", 12), "headers body");
+		if (body && i == FMT_OPT_CMDLINES)
+			CHECK(g64(f.be, body) == 13 && !memcmp(body + 8, "4242 flytest\n", 13), "cmdlines body");
+		free(body);
+	}
+	free(f.d);
+}
+
+static void free_fed(struct fed *fed)
+{
+	for (int b = 0; b < NBUF; b++)
+		for (int c = 0; c < NCPU; c++)
+			free(fed->pages[b][c]);
+	memset(fed, 0, sizeof(*fed));
+}
+
+static int count_spools(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".spool."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static char tmpdir[] = "/tmp/flytrap-writer.XXXXXX";
+
+static void test_roundtrip(const struct wcfg *c, int events)
+{
+	struct fed fed = { 0 };
+	char path[256];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/rt-%s-%s-%d-%d.dat", tmpdir, c->be ? "be" : "le",
+		 c->comp ? c->comp : "zstd", c->lsize, c->ppc);
+	err = emit_file(path, c, events, &fed, true, NULL, NULL);
+	CHECK(err == 0, "%s: write: %d", path, err);
+	if (!err)
+		verify_file(path, c, &fed, false, NULL);
+	CHECK(count_spools(tmpdir) == 0, "spools left after close");
+	free_fed(&fed);
+}
+
+/*
+ * A writer killed mid-recording: a child writes, flushes, writes more
+ * and SIGKILLs itself.  Recovery must keep every page up to the flush.
+ */
+static void test_recover(const struct wcfg *c)
+{
+	struct fed fed = { 0 };
+	char path[256], *msg = NULL;
+	int min_pages[NBUF][NCPU], status, err, pfd[2];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/crash-%s.dat", tmpdir, c->comp ? c->comp : "zstd");
+	if (pipe(pfd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct fmt_writer *w = NULL;
+		struct fmt_wbuf *bufs[NBUF];
+
+		close(pfd[0]);
+		/* no close: the writer is still open when the process dies */
+		if (emit_file(path, c, 400, &fed, false, &w, bufs))
+			_exit(3);
+		for (int b = 0; b < NBUF; b++)
+			fmt_wbuf_flush(bufs[b]);
+		/* tell the parent what was fed, then add pages that stay unflushed */
+		for (int b = 0; b < NBUF; b++)
+			for (int k = 0; k < NCPU; k++) {
+				if (write(pfd[1], &fed.npages[b][k], sizeof(int)) != sizeof(int) ||
+				    (fed.npages[b][k] &&
+				     write(pfd[1], fed.pages[b][k], (size_t)fed.npages[b][k] * c->page_size) < 0))
+					_exit(4);
+			}
+		close(pfd[1]);
+		for (int k = 0; k < c->ppc - 1; k++)
+			fmt_wbuf_add_page(bufs[0], 0, fed.pages[0][0]);
+		kill(getpid(), SIGKILL);
+		_exit(5);
+	}
+	close(pfd[1]);
+	for (int b = 0; b < NBUF; b++)
+		for (int k = 0; k < NCPU; k++) {
+			int n = 0;
+			size_t want, got = 0;
+
+			if (read(pfd[0], &n, sizeof(n)) != sizeof(n))
+				break;
+			fed.npages[b][k] = n;
+			want = (size_t)n * c->page_size;
+			fed.pages[b][k] = malloc(want + 1);
+			while (got < want) {
+				ssize_t r = read(pfd[0], fed.pages[b][k] + got, want - got);
+
+				if (r <= 0)
+					break;
+				got += (size_t)r;
+			}
+			min_pages[b][k] = n;
+		}
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child did not die by SIGKILL (%d)", status);
+	CHECK(count_spools(tmpdir) > 0, "no spools after the crash");
+	err = fmt_writer_recover(path, &msg);
+	CHECK(err == 0, "recover: %d %s", err, msg ? msg : "");
+	free(msg);
+	if (!err)
+		verify_file(path, c, &fed, true, min_pages);
+	CHECK(count_spools(tmpdir) == 0, "spools left after recover");
+	/* recovering a complete file is a no-op that succeeds */
+	msg = NULL;
+	err = fmt_writer_recover(path, &msg);
+	CHECK(err == 0, "second recover: %d %s", err, msg ? msg : "");
+	free(msg);
+	if (!err)
+		verify_file(path, c, &fed, true, min_pages);
+	free_fed(&fed);
+}
+
+static void test_errors(void)
+{
+	struct fmt_writer *w = NULL;
+	struct fmt_writer_opts o = { .spool_dir = tmpdir };
+	struct wcfg c = { false, 8, "zstd", 10, 4096 };
+	char path[256], *msg = NULL;
+	int err, status;
+	pid_t pid;
+
+	/* ENOSPC from the first write */
+	if (access("/dev/full", W_OK) == 0) {
+		err = fmt_writer_open("/dev/full", &o, &w);
+		CHECK(err == -ENOSPC, "/dev/full: %d", err);
+	}
+	o.compression = "lz4";
+	snprintf(path, sizeof(path), "%s/bad.dat", tmpdir);
+	CHECK(fmt_writer_open(path, &o, &w) == -EOPNOTSUPP, "lz4 accepted");
+	o.compression = NULL;
+	o.long_size = 3;
+	CHECK(fmt_writer_open(path, &o, &w) == -EINVAL, "long size 3 accepted");
+	unlink(path);
+
+	/* EFBIG in the middle of the data: the error names the file and the cause */
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 200000, 200000 };
+		struct fmt_writer *cw = NULL;
+		int e;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		snprintf(path, sizeof(path), "%s/big.dat", tmpdir);
+		e = emit_file(path, &c, 20000, NULL, false, &cw, NULL);
+		if (e == 0)
+			e = fmt_writer_close(cw);
+		else
+			fmt_writer_abort(cw);
+		printf("EFBIG case: %d\n", e);
+		_exit(e == -EFBIG ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "file size limit not reported as EFBIG");
+
+	/* the message */
+	snprintf(path, sizeof(path), "%s/msg.dat", tmpdir);
+	CHECK(fmt_writer_open(path, NULL, &w) == 0, "open");
+	CHECK(fmt_writer_option(w, FMT_OPT_BUFFER, "x", 1) == -EINVAL, "BUFFER option accepted from caller");
+	CHECK(strstr(fmt_writer_error(w), "written by the writer") != NULL, "message '%s'", fmt_writer_error(w));
+	fmt_writer_abort(w);
+	CHECK(fmt_writer_recover("/nonexistent/x.dat", &msg) == -ENOENT, "recover of a missing file");
+	CHECK(msg && strstr(msg, "/nonexistent/x.dat"), "recover message '%s'", msg ? msg : "");
+	free(msg);
+}
+
+static int emit_main(int argc, char **argv)
+{
+	struct wcfg c = { false, 8, "zstd", 10, 4096 };
+	const char *path = NULL;
+	int events = 300, i, err;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--emit") && i + 1 < argc)
+			path = argv[++i];
+		else if (!strcmp(argv[i], "--be"))
+			c.be = true;
+		else if (!strcmp(argv[i], "--long4"))
+			c.lsize = 4;
+		else if (!strcmp(argv[i], "--none"))
+			c.comp = "none";
+		else if (!strcmp(argv[i], "--events") && i + 1 < argc)
+			events = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
+			c.ppc = atoi(argv[++i]);
+	}
+	if (!path) {
+		fprintf(stderr, "usage: test_writer --emit FILE [--be] [--long4] [--none] [--events N] [--chunk N]\n");
+		return 2;
+	}
+	err = emit_file(path, &c, events, NULL, true, NULL, NULL);
+	if (err)
+		fprintf(stderr, "test_writer: cannot write '%s': %s\n", path, strerror(-err));
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct wcfg cfgs[] = {
+		{ false, 8, "zstd", 10, 4096 },
+		{ true, 8, "zstd", 10, 4096 },
+		{ false, 4, "none", 10, 4096 },
+		{ true, 4, "none", 3, 4096 },
+		{ false, 8, "zstd", 1, 8192 },
+		{ false, 8, NULL, 7, 4096 },
+	};
+	size_t i;
+
+	if (argc > 1)
+		return emit_main(argc, argv);
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	for (i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++) {
+		test_roundtrip(&cfgs[i], 1000);
+		test_roundtrip(&cfgs[i], 0);
+	}
+	test_recover(&cfgs[0]);
+	test_recover(&cfgs[2]);
+	test_errors();
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			printf("cannot remove %s\n", tmpdir);
+	}
+	printf("%d checks, %d failed\n", checks, fails);
+	return fails ? 1 : 0;
+}
