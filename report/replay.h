@@ -43,6 +43,17 @@ void rpt_opts_release(struct rpt_opts *o);
 /* Help text lines for the common options (for each command's --help). */
 extern const char rpt_opts_help[];
 
+struct rpt_tasks;
+struct rpt_flame;
+
+/* One page-loss marker seen during replay (rec.missed_events != 0). */
+struct rpt_loss {
+	uint64_t ts;		/* timestamp of the first record after the loss */
+	uint64_t prev_ts;	/* last record before it on that stream, 0 if none */
+	int64_t count;		/* events lost, -1 = unknown */
+	int buffer, cpu;
+};
+
 struct rpt_ctx {
 	struct fmt_reader *r;
 	struct tep_handle *tep;
@@ -50,6 +61,14 @@ struct rpt_ctx {
 	const struct rpt_opts *opts;
 	uint64_t first_ts, last_ts;	/* of the events that passed the filter */
 	uint64_t nevents;		/* events that passed the filter */
+	/* ---- filled by rpt_replay() for every analyzer (extensions) ---- */
+	uint64_t nevents_all;		/* every event read, filtered or not */
+	uint64_t all_first_ts, all_last_ts;
+	struct rpt_tasks *tasks;	/* pid -> comm/tgid learned from events */
+	int nlosses;			/* page-loss markers, in timestamp order */
+	struct rpt_loss *losses;
+	int stream_errors;		/* fmt_iter_errors() at the end */
+	const void *conf;		/* during init(): that analyzer's conf (may be NULL) */
 };
 
 struct rpt_analyzer {
@@ -65,6 +84,11 @@ struct rpt_analyzer {
 	void (*event_unfiltered)(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev);
 	int (*finish)(struct rpt_ctx *ctx, void *priv);	/* 0 or -errno; prints its output */
 	void (*release)(void *priv);
+	/*
+	 * Analyzer-specific configuration (NULL: defaults), e.g. struct
+	 * rpt_callgraph_conf.  Set by the command on a copy of the analyzer.
+	 */
+	const void *conf;
 };
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */
@@ -78,5 +102,131 @@ bool rpt_event_selected(const struct rpt_ctx *ctx, const struct fmt_event *ev);
  */
 int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	       const struct rpt_analyzer *const *an, int n);
+
+/* ---- analyzers (report/callgraph.c, overhead.c, drops.c) -------------- */
+
+enum rpt_cg_source {
+	RPT_CG_AUTO = 0,	/* the first kind present: calls, then samples, then off-CPU */
+	RPT_CG_CALLS,		/* function_graph, uprobe/BPF entry+return: weight = ns */
+	RPT_CG_SAMPLES,		/* kernel_stack/user_stack/BPF profile stacks: weight = samples */
+	RPT_CG_OFFCPU,		/* BPF off-CPU stacks: weight = blocked ns */
+};
+
+enum rpt_cg_output { RPT_CG_TREE = 0, RPT_CG_FOLDED };
+
+struct rpt_callgraph_conf {
+	enum rpt_cg_source source;
+	enum rpt_cg_output output;
+	bool per_task;		/* a "comm-pid" frame at the top of every stack */
+	int max_depth;		/* tree text: 0 = unlimited */
+	double min_percent;	/* tree text: hide nodes below this share of the total */
+	const char *symfs;	/* extra root for user binaries / debug files, may be NULL */
+	const char *const *debug_dirs;	/* NULL-terminated, may be NULL */
+	/* When set, the finished stacks are also added to this flame graph. */
+	struct rpt_flame *flame;
+	const char **flame_unit;	/* receives the unit of the weights ("ns", "samples") */
+};
+
+struct rpt_overhead_conf {
+	int top;		/* rows per table in text, 0 = 20 */
+};
+
+struct rpt_drops_conf {
+	uint64_t window_ns;	/* 0: automatic (about 20 windows over the trace) */
+};
+
+extern const struct rpt_analyzer rpt_callgraph_analyzer;
+extern const struct rpt_analyzer rpt_overhead_analyzer;
+extern const struct rpt_analyzer rpt_drops_analyzer;
+
+/* ---- helpers shared by the analyzers ---------------------------------- */
+
+/* comm of pid as last seen in events (sched_switch, wakeup, fork, exec), else cmdlines, else "<...>". */
+const char *rpt_comm(const struct rpt_ctx *ctx, int pid);
+/* common_pid of an event (-1 if the payload is too short). */
+int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev);
+/* tgid of pid when some event carried it, else -1. */
+int rpt_tgid(const struct rpt_ctx *ctx, int pid);
+
+/*
+ * Note on out (text: one "note:" line; JSON: nothing, see rpt_loss_json) the
+ * page losses that fall inside [t0, t1] on the selected CPUs.  Returns the
+ * number of markers inside.
+ */
+int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+/* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
+void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+
+/* "12.345678" like trace-cmd (seconds.microseconds) into buf. */
+const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns);
+/* Human duration: "812 ns", "3.250 us", "12.500 ms", "4.021 s". */
+const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns);
+/* Human bytes: "512 B", "3.2 KiB", "12.5 MiB". */
+const char *rpt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/*
+ * Log-linear histogram (HDR-style) of u64 values: exact below 64, then 32
+ * sub-buckets per power of two, so a reported percentile is within 1/64
+ * (1.6 %) of the true value; memory is fixed (about 15 KiB), whatever the
+ * number of values.  min, max, count and sum are exact.
+ */
+#define RPT_HIST_SUB_BITS 5
+#define RPT_HIST_BUCKETS ((64 - RPT_HIST_SUB_BITS) * (1 << RPT_HIST_SUB_BITS) + 64)
+struct rpt_hist {
+	uint64_t count, sum, min, max;
+	uint64_t *buckets;	/* RPT_HIST_BUCKETS, allocated on first add */
+};
+int rpt_hist_add(struct rpt_hist *h, uint64_t v);	/* 0 or -ENOMEM */
+/* Value at quantile q (0..1): the middle of the bucket holding it, clamped to [min, max]. */
+uint64_t rpt_hist_quantile(const struct rpt_hist *h, double q);
+void rpt_hist_release(struct rpt_hist *h);
+/* Bucket index of v and the lowest value of bucket i (exposed for tests). */
+unsigned rpt_hist_bucket(uint64_t v);
+uint64_t rpt_hist_bucket_low(unsigned i);
+
+/*
+ * u64-keyed hash map with fixed-size zeroed values whose addresses never
+ * move (values live in chunks), for per-task and per-stack state.
+ */
+struct rpt_map {
+	size_t val_size;
+	size_t count, cap;	/* cap: slots, power of two */
+	uint64_t *keys;
+	void **vals;
+	char **chunks;
+	size_t nchunks, chunk_used;
+};
+void rpt_map_init(struct rpt_map *m, size_t val_size);
+/* Value for key, created zeroed when absent (*created set if non-NULL); NULL on ENOMEM. */
+void *rpt_map_get(struct rpt_map *m, uint64_t key, bool *created);
+void *rpt_map_find(const struct rpt_map *m, uint64_t key);
+/* Iterate: *pos starts at 0; returns NULL at the end. */
+void *rpt_map_next(const struct rpt_map *m, size_t *pos, uint64_t *key);
+void rpt_map_release(struct rpt_map *m);
+
+/* Shell-style glob match (*, ?, [...]) used by --comm. */
+bool rpt_glob(const char *pat, const char *s);
+
+/*
+ * Per-event-type lookup table indexed by event ID (common_type), grown on
+ * demand; slots are zeroed structs of elem_size that an analyzer fills
+ * the first time it sees a type.
+ */
+struct rpt_types {
+	size_t elem_size;
+	int n;
+	char *slots;
+};
+void *rpt_types_get(struct rpt_types *t, int id);	/* NULL for id < 0 or ENOMEM */
+void rpt_types_release(struct rpt_types *t);
+
+/*
+ * Common front end of the analyzer commands: parse argv with extra(),
+ * open the file, replay the analyzer, report errors.  extra returns like
+ * rpt_opts_parse (1 consumed, 0 unknown, EXIT_USAGE on error).
+ */
+int rpt_run_command(int argc, char **argv, const char *usage_text,
+		    struct rpt_analyzer *an,
+		    int (*extra)(void *arg, int argc, char **argv, int *i), void *arg);
 
 #endif

@@ -1,0 +1,1193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap overhead: where the machine's time went (CPU busy/idle, task on-
+ * and off-CPU time, syscall latencies, IRQ and softirq time) and what the
+ * tracing itself cost (events and bytes per type, peak rates, the
+ * recorder's own figures), with advice on what to filter or aggregate.
+ *
+ * Everything is kept per CPU, per task, per syscall or per event type, so
+ * memory does not grow with the number of events.  Durations are clipped to
+ * the --from/--to window; the scheduling state is replayed from every event
+ * (also those outside the window) so that the first interval in the window
+ * is known.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flytrap.h"
+#include "replay.h"
+#include "sysnames.h"
+
+enum okind {
+	OK_OTHER = 1,
+	OK_SWITCH,
+	OK_SYS_ENTER,		/* raw_syscalls:sys_enter or syscalls:sys_enter_* */
+	OK_SYS_EXIT,
+	OK_BPF_SYSCALL,		/* flytrap:syscall: one record per completed call */
+	OK_BPF_SYSHIST,		/* flytrap:syscall_hist: log2 histogram per task and syscall */
+	OK_IRQ_ENTRY,
+	OK_IRQ_EXIT,
+	OK_SOFTIRQ_ENTRY,
+	OK_SOFTIRQ_EXIT,
+};
+
+struct cpu_rate {
+	uint64_t sec, cnt, peak;
+};
+
+struct otype {
+	int kind;
+	struct fmt_field f1, f2, f3, f4, f5;
+	int named_nr;		/* syscalls:sys_enter_NAME without __syscall_nr: -1 */
+	const char *sysname;	/* NAME of syscalls:sys_enter_NAME */
+	/* tracing cost */
+	uint64_t count, bytes;
+	int ncpu;
+	struct cpu_rate *rate;
+};
+
+struct ocpu {
+	bool seen, known;
+	int curr;
+	uint64_t since, first, last;
+	uint64_t busy, idle, switches;
+	uint64_t irq_since, softirq_since;
+	int irq, softirq;
+	bool in_irq, in_softirq;
+};
+
+struct otask {
+	int pid;
+	bool running, off_known;
+	int off_state;		/* prev_state at switch-out */
+	uint64_t off_since;
+	uint64_t on_cpu, runnable, blocked, switches;
+	uint64_t sys_count, sys_time;
+	bool in_sys;
+	long sys_nr;
+	uint64_t sys_ts;
+};
+
+struct osys {
+	long nr;
+	const char *name;
+	uint64_t errors;
+	struct rpt_hist h;
+	bool from_hist;		/* some figures come from in-kernel log2 histograms */
+};
+
+struct oirq {
+	int nr;
+	char name[32];
+	uint64_t count, total, max;
+};
+
+struct overhead {
+	const struct rpt_overhead_conf *conf;
+	struct rpt_types types;
+	struct rpt_map tasks;		/* pid -> struct otask */
+	struct rpt_map sys;		/* nr -> struct osys */
+	struct rpt_map irqs;		/* irq -> struct oirq */
+	struct rpt_map softirqs;	/* vec -> struct oirq */
+	int ncpus;
+	struct ocpu *cpus;
+	enum rpt_sys_abi abi;
+	uint64_t t0, t1;
+	uint64_t sys_unmatched;
+	uint64_t pages;			/* pages seen, for the compression ratio */
+	struct rpt_map lastpage;	/* stream -> last page offset */
+	bool oom;
+};
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+static int ovh_init(struct rpt_ctx *ctx, void *priv)
+{
+	struct overhead *o = priv;
+	static const struct rpt_overhead_conf defconf;
+
+	o->conf = ctx->conf ? ctx->conf : &defconf;
+	o->types.elem_size = sizeof(struct otype);
+	rpt_map_init(&o->tasks, sizeof(struct otask));
+	rpt_map_init(&o->sys, sizeof(struct osys));
+	rpt_map_init(&o->irqs, sizeof(struct oirq));
+	rpt_map_init(&o->softirqs, sizeof(struct oirq));
+	rpt_map_init(&o->lastpage, sizeof(uint64_t));
+	o->abi = rpt_sys_abi(ctx->info->uname, ctx->info->kernel_long);
+	o->t0 = ctx->opts->has_t0 ? ctx->opts->t0_ns : 0;
+	o->t1 = ctx->opts->has_t1 ? ctx->opts->t1_ns : UINT64_MAX;
+	return 0;
+}
+
+static bool res(const struct tep_event *e, const char *name, struct fmt_field *f)
+{
+	return fmt_field_resolve(e, name, f) == 0;
+}
+
+static void classify(struct otype *t, const struct tep_event *e)
+{
+	t->kind = OK_OTHER;
+	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
+	if (!e)
+		return;
+	if (!strcmp(e->name, "sched_switch") && res(e, "prev_pid", &t->f1) && res(e, "next_pid", &t->f2)) {
+		if (!res(e, "prev_state", &t->f3))
+			t->f3.offset = -1;
+		t->kind = OK_SWITCH;
+	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_enter") && res(e, "id", &t->f1)) {
+		t->kind = OK_SYS_ENTER;
+	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_exit") && res(e, "id", &t->f1)) {
+		res(e, "ret", &t->f2);
+		t->kind = OK_SYS_EXIT;
+	} else if (!strcmp(e->system, "syscalls") && !strncmp(e->name, "sys_enter_", 10)) {
+		t->sysname = e->name + 10;
+		t->named_nr = res(e, "__syscall_nr", &t->f1) ? 0 : -1;
+		t->kind = OK_SYS_ENTER;
+	} else if (!strcmp(e->system, "syscalls") && !strncmp(e->name, "sys_exit_", 9)) {
+		t->sysname = e->name + 9;
+		t->named_nr = res(e, "__syscall_nr", &t->f1) ? 0 : -1;
+		res(e, "ret", &t->f2);
+		t->kind = OK_SYS_EXIT;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "syscall") &&
+		   res(e, "nr", &t->f1) && res(e, "duration", &t->f2)) {
+		res(e, "ret", &t->f3);
+		t->kind = OK_BPF_SYSCALL;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "syscall_hist") &&
+		   res(e, "nr", &t->f1) && res(e, "count", &t->f2) && res(e, "total_ns", &t->f3) &&
+		   res(e, "max_ns", &t->f4) && res(e, "slots", &t->f5)) {
+		t->kind = OK_BPF_SYSHIST;
+	} else if (!strcmp(e->name, "irq_handler_entry") && res(e, "irq", &t->f1)) {
+		res(e, "name", &t->f2);
+		t->kind = OK_IRQ_ENTRY;
+	} else if (!strcmp(e->name, "irq_handler_exit") && res(e, "irq", &t->f1)) {
+		t->kind = OK_IRQ_EXIT;
+	} else if (!strcmp(e->name, "softirq_entry") && res(e, "vec", &t->f1)) {
+		t->kind = OK_SOFTIRQ_ENTRY;
+	} else if (!strcmp(e->name, "softirq_exit") && res(e, "vec", &t->f1)) {
+		t->kind = OK_SOFTIRQ_EXIT;
+	}
+}
+
+/* length of [a, b] inside the window */
+static uint64_t clip(const struct overhead *o, uint64_t a, uint64_t b)
+{
+	if (a < o->t0)
+		a = o->t0;
+	if (b > o->t1)
+		b = o->t1;
+	return b > a ? b - a : 0;
+}
+
+static struct ocpu *cpu_get(struct overhead *o, int cpu)
+{
+	if (cpu < 0 || cpu > 4095)
+		return NULL;
+	if (cpu >= o->ncpus) {
+		int n = cpu + 1 < 8 ? 8 : cpu + 1;
+		struct ocpu *nc = realloc(o->cpus, (size_t)n * sizeof(*nc));
+
+		if (!nc) {
+			o->oom = true;
+			return NULL;
+		}
+		memset(nc + o->ncpus, 0, (size_t)(n - o->ncpus) * sizeof(*nc));
+		o->cpus = nc;
+		o->ncpus = n;
+	}
+	return &o->cpus[cpu];
+}
+
+static struct otask *task_get(struct overhead *o, int pid)
+{
+	bool created;
+	struct otask *t = rpt_map_get(&o->tasks, (uint64_t)(uint32_t)pid, &created);
+
+	if (!t) {
+		o->oom = true;
+		return NULL;
+	}
+	if (created)
+		t->pid = pid;
+	return t;
+}
+
+static struct osys *sys_get(struct overhead *o, long nr, const char *name)
+{
+	bool created;
+	struct osys *s = rpt_map_get(&o->sys, (uint64_t)nr, &created);
+
+	if (!s) {
+		o->oom = true;
+		return NULL;
+	}
+	if (created)
+		s->nr = nr;
+	if (!s->name)
+		s->name = name ? name : rpt_syscall_name(o->abi, nr);
+	return s;
+}
+
+static bool task_selected(const struct rpt_ctx *ctx, int pid)
+{
+	const struct rpt_opts *op = ctx->opts;
+	int k;
+
+	if (op->npids) {
+		int tgid = rpt_tgid(ctx, pid);
+
+		for (k = 0; k < op->npids; k++)
+			if (op->pids[k] == pid || (tgid > 0 && op->pids[k] == tgid))
+				break;
+		if (k == op->npids)
+			return false;
+	}
+	if (op->ncomms) {
+		const char *c = rpt_comm(ctx, pid);
+
+		for (k = 0; k < op->ncomms; k++)
+			if (rpt_glob(op->comms[k], c))
+				break;
+		if (k == op->ncomms)
+			return false;
+	}
+	return true;
+}
+
+static bool cpu_sel(const struct rpt_opts *op, int cpu)
+{
+	return !op->has_cpus || (cpu >= 0 && cpu < 256 && (op->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))));
+}
+
+static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c, int cpu,
+		      const struct otype *t, const struct fmt_event *ev)
+{
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size;
+	int prev = (int)fmt_field_u64(&t->f1, d, sz);
+	int next = (int)fmt_field_u64(&t->f2, d, sz);
+	int64_t state = t->f3.offset >= 0 ? (int64_t)fmt_field_u64(&t->f3, d, sz) : 1;
+	uint64_t ts = ev->rec.ts;
+	uint64_t since = c->known ? c->since : c->first;
+	uint64_t dt = clip(o, since, ts);
+	struct otask *tp, *tn;
+	bool sel = cpu_sel(ctx->opts, cpu);
+
+	/* before the first switch, the CPU ran prev since its first event */
+	if (sel) {
+		if (prev == 0)
+			c->idle += dt;
+		else
+			c->busy += dt;
+		if (ts >= o->t0 && ts <= o->t1)
+			c->switches++;
+	}
+	if (prev != 0) {
+		tp = task_get(o, prev);
+		if (tp) {
+			if (sel)
+				tp->on_cpu += dt;
+			tp->running = false;
+			tp->off_known = true;
+			tp->off_since = ts;
+			/* TASK_RUNNING (0) at switch-out: preempted, still runnable */
+			tp->off_state = (state & 0xff) == 0 ? 0 : 1;
+		}
+	}
+	if (next != 0) {
+		tn = task_get(o, next);
+		if (tn) {
+			if (tn->off_known) {
+				uint64_t off = clip(o, tn->off_since, ts);
+
+				if (tn->off_state == 0)
+					tn->runnable += off;
+				else
+					tn->blocked += off;
+			}
+			if (ts >= o->t0 && ts <= o->t1)
+				tn->switches++;
+			tn->running = true;
+			tn->off_known = false;
+		}
+	}
+	c->known = true;
+	c->curr = next;
+	c->since = ts;
+}
+
+static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int pid, long nr, const char *name,
+		     uint64_t start, uint64_t end, int64_t ret, bool has_ret)
+{
+	struct osys *s;
+	struct otask *tk;
+
+	/* a call belongs to the window when it ends inside it */
+	if (end < o->t0 || end > o->t1 || !task_selected(ctx, pid))
+		return;
+	s = sys_get(o, nr, name);
+	if (!s || rpt_hist_add(&s->h, end >= start ? end - start : 0)) {
+		o->oom = true;
+		return;
+	}
+	if (has_ret && ret < 0 && ret > -4096)
+		s->errors++;
+	tk = task_get(o, pid);
+	if (tk) {
+		tk->sys_count++;
+		tk->sys_time += end >= start ? end - start : 0;
+	}
+}
+
+static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const struct otype *t,
+			const struct fmt_event *ev, int pid)
+{
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size, len, k;
+	long nr = (long)(int32_t)fmt_field_u64(&t->f1, d, sz);
+	uint64_t count = fmt_field_u64(&t->f2, d, sz);
+	uint64_t total = fmt_field_u64(&t->f3, d, sz);
+	uint64_t max = fmt_field_u64(&t->f4, d, sz);
+	const uint8_t *slots = fmt_field_ptr(&t->f5, d, sz, &len);
+	struct osys *s;
+	struct otask *tk;
+	uint64_t added = 0, sum0;
+
+	if (!task_selected(ctx, pid) || !slots)
+		return;
+	s = sys_get(o, nr, NULL);
+	if (!s)
+		return;
+	sum0 = s->h.sum;
+	/*
+	 * Log2 slots carry no values inside a slot: each slot's calls go in at
+	 * its middle, so percentiles from aggregated data are within a factor
+	 * of ~1.5; count, total and max stay exact.
+	 */
+	for (k = 0; k + 8 <= len && k / 8 < 64; k += 8) {
+		uint64_t n, mid, j;
+
+		memcpy(&n, slots + k, 8);
+		if (ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+			n = __builtin_bswap64(n);
+		mid = k == 0 ? 1 : (3ULL << (k / 8)) / 2;
+		for (j = 0; j < n && added < count; j++, added++)
+			if (rpt_hist_add(&s->h, mid > max ? max : mid)) {
+				o->oom = true;
+				return;
+			}
+	}
+	/* keep the sum exact: replace the slot middles added above by the real total */
+	s->h.sum = sum0 + total;
+	if (max > s->h.max)
+		s->h.max = max;
+	s->from_hist = true;
+	tk = task_get(o, pid);
+	if (tk) {
+		tk->sys_count += count;
+		tk->sys_time += total;
+	}
+}
+
+static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+{
+	struct overhead *o = priv;
+	struct otype *t = rpt_types_get(&o->types, ev->type);
+	struct ocpu *c = cpu_get(o, ev->rec.cpu);
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size, pid;
+	uint64_t ts = ev->rec.ts, *lp;
+
+	if (!t || !c)
+		return;
+	if (!t->kind)
+		classify(t, ev->event);
+	lp = rpt_map_get(&o->lastpage, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu, NULL);
+	if (lp && *lp != ev->page_offset + 1) {
+		*lp = ev->page_offset + 1;
+		o->pages++;
+	}
+	if (!c->seen) {
+		c->seen = true;
+		c->first = ts;
+	}
+	c->last = ts;
+	pid = rpt_event_pid(ctx, ev);
+
+	/* tracing cost: every selected event */
+	if (rpt_event_selected(ctx, ev)) {
+		t->count++;
+		t->bytes += (uint64_t)ev->rec.record_size;
+		if (ev->rec.cpu >= 0 && ev->rec.cpu < 4096) {
+			if (ev->rec.cpu >= t->ncpu) {
+				int n = ev->rec.cpu + 1;
+				struct cpu_rate *nr = realloc(t->rate, (size_t)n * sizeof(*nr));
+
+				if (nr) {
+					memset(nr + t->ncpu, 0, (size_t)(n - t->ncpu) * sizeof(*nr));
+					t->rate = nr;
+					t->ncpu = n;
+				} else {
+					o->oom = true;
+				}
+			}
+			if (ev->rec.cpu < t->ncpu) {
+				struct cpu_rate *r = &t->rate[ev->rec.cpu];
+				uint64_t sec = ts / 1000000000ULL;
+
+				if (sec != r->sec || !r->cnt) {
+					r->sec = sec;
+					r->cnt = 0;
+				}
+				if (++r->cnt > r->peak)
+					r->peak = r->cnt;
+			}
+		}
+	}
+
+	switch (t->kind) {
+	case OK_SWITCH:
+		on_switch(o, ctx, c, ev->rec.cpu, t, ev);
+		break;
+	case OK_SYS_ENTER: {
+		struct otask *tk = task_get(o, pid);
+
+		if (tk) {
+			tk->in_sys = true;
+			tk->sys_nr = t->named_nr < 0 ? -1 - (long)ev->type : (long)fmt_field_u64(&t->f1, d, sz);
+			tk->sys_ts = ts;
+		}
+		break;
+	}
+	case OK_SYS_EXIT: {
+		struct otask *tk = task_get(o, pid);
+		long nr = t->named_nr < 0 ? -1 : (long)fmt_field_u64(&t->f1, d, sz);
+
+		if (!tk)
+			break;
+		if (!tk->in_sys || (nr >= 0 && tk->sys_nr >= 0 && tk->sys_nr != nr)) {
+			if (ts >= o->t0 && ts <= o->t1)
+				o->sys_unmatched++;
+		} else {
+			sys_done(o, ctx, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr, t->sysname, tk->sys_ts, ts,
+				 (int64_t)fmt_field_u64(&t->f2, d, sz), t->f2.offset >= 0);
+		}
+		tk->in_sys = false;
+		break;
+	}
+	case OK_BPF_SYSCALL: {
+		uint64_t dur = fmt_field_u64(&t->f2, d, sz);
+
+		sys_done(o, ctx, pid, (long)(int32_t)fmt_field_u64(&t->f1, d, sz), NULL,
+			 ts >= dur ? ts - dur : 0, ts, (int64_t)fmt_field_u64(&t->f3, d, sz), t->f3.offset >= 0);
+		break;
+	}
+	case OK_BPF_SYSHIST:
+		on_bpf_hist(o, ctx, t, ev, pid);
+		break;
+	case OK_IRQ_ENTRY: {
+		int irq = (int)fmt_field_u64(&t->f1, d, sz);
+		struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
+		int len;
+		const char *nm = t->f2.offset >= 0 ? fmt_field_ptr(&t->f2, d, sz, &len) : NULL;
+
+		if (q && nm && !q->name[0]) {
+			if (len > 31)
+				len = 31;
+			memcpy(q->name, nm, (size_t)len);
+			q->name[len] = 0;
+			q->name[strnlen(q->name, 31)] = 0;
+		}
+		c->in_irq = true;
+		c->irq = irq;
+		c->irq_since = ts;
+		break;
+	}
+	case OK_IRQ_EXIT: {
+		int irq = (int)fmt_field_u64(&t->f1, d, sz);
+
+		if (c->in_irq && c->irq == irq && cpu_sel(ctx->opts, ev->rec.cpu)) {
+			struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
+			uint64_t dt = clip(o, c->irq_since, ts);
+
+			if (q && ts >= o->t0 && ts <= o->t1) {
+				q->nr = irq;
+				q->count++;
+				q->total += dt;
+				if (dt > q->max)
+					q->max = dt;
+			}
+		}
+		c->in_irq = false;
+		break;
+	}
+	case OK_SOFTIRQ_ENTRY:
+		c->in_softirq = true;
+		c->softirq = (int)fmt_field_u64(&t->f1, d, sz);
+		c->softirq_since = ts;
+		break;
+	case OK_SOFTIRQ_EXIT: {
+		int vec = (int)fmt_field_u64(&t->f1, d, sz);
+
+		if (c->in_softirq && c->softirq == vec && cpu_sel(ctx->opts, ev->rec.cpu)) {
+			struct oirq *q = rpt_map_get(&o->softirqs, (uint64_t)(uint32_t)vec, NULL);
+			uint64_t dt = clip(o, c->softirq_since, ts);
+
+			if (q && ts >= o->t0 && ts <= o->t1) {
+				q->nr = vec;
+				if (!q->name[0])
+					snprintf(q->name, sizeof(q->name), "%s",
+						 vec >= 0 && vec < 10 ? softirq_names[vec] : "?");
+				q->count++;
+				q->total += dt;
+				if (dt > q->max)
+					q->max = dt;
+			}
+		}
+		c->in_softirq = false;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct otask *x = *(const struct otask *const *)a, *y = *(const struct otask *const *)b;
+
+	if (x->on_cpu != y->on_cpu)
+		return x->on_cpu < y->on_cpu ? 1 : -1;
+	if (x->sys_time != y->sys_time)
+		return x->sys_time < y->sys_time ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static int cmp_sys(const void *a, const void *b)
+{
+	const struct osys *x = *(const struct osys *const *)a, *y = *(const struct osys *const *)b;
+
+	if (x->h.sum != y->h.sum)
+		return x->h.sum < y->h.sum ? 1 : -1;
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+static int cmp_irq(const void *a, const void *b)
+{
+	const struct oirq *x = *(const struct oirq *const *)a, *y = *(const struct oirq *const *)b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->nr - y->nr;
+}
+
+struct typerow {
+	int id;
+	const struct otype *t;
+	uint64_t peak;
+	int peak_cpu;
+};
+
+static int cmp_typerow(const void *a, const void *b)
+{
+	const struct typerow *x = a, *y = b;
+
+	if (x->t->bytes != y->t->bytes)
+		return x->t->bytes < y->t->bytes ? 1 : -1;
+	return x->id - y->id;
+}
+
+static void sys_label(const struct osys *s, char *buf, size_t len)
+{
+	if (s->name)
+		snprintf(buf, len, "%s", s->name);
+	else if (s->nr < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "syscall_%ld", s->nr);
+}
+
+static void **collect(struct rpt_map *m, size_t *n, int (*cmp)(const void *, const void *))
+{
+	void **arr = calloc(m->count ? m->count : 1, sizeof(*arr));
+	size_t pos = 0;
+	void *v;
+
+	*n = 0;
+	if (!arr)
+		return NULL;
+	while ((v = rpt_map_next(m, &pos, NULL)))
+		arr[(*n)++] = v;
+	qsort(arr, *n, sizeof(*arr), cmp);
+	return arr;
+}
+
+static char *recstat(const struct rpt_ctx *ctx, const char *key)
+{
+	const struct fmt_option *op;
+	size_t kl = strlen(key);
+	int n;
+
+	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
+		const char *p = op->data, *end = p + op->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+
+			if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == '=')
+				return strndup(p + kl + 1, (size_t)(le - p) - kl - 1);
+			p = nl ? nl + 1 : end;
+		}
+	}
+	return NULL;
+}
+
+static int add_advice(char **adv, int *n, int max, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int add_advice(char **adv, int *n, int max, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (*n >= max)
+		return 0;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return -ENOMEM;
+	adv[(*n)++] = s;
+	return 0;
+}
+
+static void print_wrapped(FILE *out, const char *p)
+{
+	int col = 0, first = 1;
+
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+
+		if (col && col + 1 + wl > 78) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (!col) {
+			fputs(first ? "  - " : "    ", out);
+			col = 4;
+			first = 0;
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, (size_t)wl, out);
+		col += wl;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}
+
+static const char *type_label(const struct rpt_ctx *ctx, int id, char *buf, size_t len)
+{
+	struct tep_event *e = tep_find_event(ctx->tep, id);
+
+	if (e)
+		snprintf(buf, len, "%s:%s", e->system, e->name);
+	else
+		snprintf(buf, len, "[unknown type %d]", id);
+	return buf;
+}
+
+/* compact duration for the 10-column syscall table */
+static const char *dur_short(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 10000000000ULL)
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+static bool any_hist(struct osys **sys, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (sys[k]->from_hist)
+			return true;
+	return false;
+}
+
+/* RECSTATS lines as text rows or JSON members; returns how many */
+static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
+{
+	const struct fmt_option *op;
+	int n, cnt = 0;
+
+	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
+		const char *p = op->data, *end = p + op->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+			const char *eq = memchr(p, '=', (size_t)(le - p));
+
+			while (le > p && (le[-1] == 0 || le[-1] == '\r'))
+				le--;
+			if (eq && eq > p) {
+				if (json) {
+					if (cnt)
+						fputc(',', out);
+					ft_json_strn(out, p, (size_t)(eq - p));
+					fputc(':', out);
+					ft_json_strn(out, eq + 1, (size_t)(le - eq - 1));
+				} else {
+					fprintf(out, "  %-28.*s %.*s\n", (int)(eq - p), p, (int)(le - eq - 1), eq + 1);
+				}
+				cnt++;
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	return cnt;
+}
+
+static int ovh_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct overhead *o = priv;
+	const struct rpt_opts *op = ctx->opts;
+	FILE *out = op->out ? op->out : stdout;
+	struct otask **tasks = NULL;
+	struct osys **sys = NULL;
+	struct oirq **irqs = NULL, **sirqs = NULL;
+	struct typerow *rows = NULL;
+	size_t ntasks = 0, nsys = 0, nirqs = 0, nsirqs = 0, k;
+	int nrows = 0, i, nadv = 0, top = o->conf->top > 0 ? o->conf->top : 20, err = 0;
+	uint64_t tot_bytes = 0, tot_events = 0, stored = 0, uncompressed;
+	uint64_t wt0, wt1;
+	char *adv[12];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
+	double ratio = 0;
+
+	if (o->oom) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* close what is still open at the end of the trace */
+	for (i = 0; i < o->ncpus; i++) {
+		struct ocpu *c = &o->cpus[i];
+		uint64_t dt;
+
+		if (!c->seen)
+			continue;
+		dt = clip(o, c->known ? c->since : c->first, ctx->all_last_ts);
+		if (!cpu_sel(op, i) || !c->known)
+			continue;
+		if (c->curr == 0) {
+			c->idle += dt;
+		} else {
+			struct otask *t = task_get(o, c->curr);
+
+			c->busy += dt;
+			if (t)
+				t->on_cpu += dt;
+		}
+	}
+	{
+		size_t pos = 0;
+		struct otask *t;
+
+		while ((t = rpt_map_next(&o->tasks, &pos, NULL)))
+			if (t->off_known) {
+				uint64_t off = clip(o, t->off_since, ctx->all_last_ts);
+
+				if (t->off_state == 0)
+					t->runnable += off;
+				else
+					t->blocked += off;
+				t->off_known = false;
+			}
+	}
+
+	tasks = (struct otask **)collect(&o->tasks, &ntasks, cmp_task);
+	sys = (struct osys **)collect(&o->sys, &nsys, cmp_sys);
+	irqs = (struct oirq **)collect(&o->irqs, &nirqs, cmp_irq);
+	sirqs = (struct oirq **)collect(&o->softirqs, &nsirqs, cmp_irq);
+	rows = calloc((size_t)(o->types.n > 0 ? o->types.n : 1), sizeof(*rows));
+	if (!tasks || !sys || !irqs || !sirqs || !rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	{
+		size_t wk = 0;
+
+		for (k = 0; k < ntasks; k++)
+			if (tasks[k]->pid != 0 && task_selected(ctx, tasks[k]->pid) &&
+			    (tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked || tasks[k]->sys_count))
+				tasks[wk++] = tasks[k];
+		ntasks = wk;
+	}
+	for (i = 0; i < o->types.n; i++) {
+		const struct otype *t = (const struct otype *)(o->types.slots + (size_t)i * o->types.elem_size);
+		int c;
+
+		if (!t->count)
+			continue;
+		rows[nrows].id = i;
+		rows[nrows].t = t;
+		for (c = 0; c < t->ncpu; c++)
+			if (t->rate[c].peak > rows[nrows].peak) {
+				rows[nrows].peak = t->rate[c].peak;
+				rows[nrows].peak_cpu = c;
+			}
+		tot_bytes += t->bytes;
+		tot_events += t->count;
+		nrows++;
+	}
+	qsort(rows, (size_t)nrows, sizeof(*rows), cmp_typerow);
+
+	for (i = 0; i < ctx->info->nbuffers; i++) {
+		int c;
+
+		for (c = 0; c < ctx->info->buffers[i].ncpus; c++)
+			stored += ctx->info->buffers[i].cpus[c].size;
+	}
+	uncompressed = o->pages * ctx->info->page_size;
+	if (rs_read && rs_written && strtoull(rs_written, NULL, 10))
+		ratio = (double)strtoull(rs_read, NULL, 10) / (double)strtoull(rs_written, NULL, 10);
+	else if (stored && uncompressed)
+		ratio = (double)uncompressed / (double)stored;
+
+	/* advice */
+	if (nrows && tot_bytes) {
+		const struct typerow *r = &rows[0];
+		struct tep_event *e = tep_find_event(ctx->tep, r->id);
+		double share = 100.0 * (double)r->t->bytes / (double)tot_bytes;
+
+		if (share >= 25 && e) {
+			if (r->t->kind == OK_SYS_ENTER || r->t->kind == OK_SYS_EXIT)
+				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes: to measure syscall "
+						 "latency, aggregate in the kernel instead (--bpf syscalls=agg keeps one "
+						 "histogram per task and syscall), or filter by pid or syscall id",
+						 e->system, e->name, share);
+			else if (r->t->kind == OK_SWITCH)
+				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
+						 "/s on CPU %d): filter it to the tasks you study (e.g. a filter on "
+						 "prev_pid/next_pid) or use the BPF offcpu program, which records only "
+						 "blocks longer than a threshold", e->system, e->name, share, r->peak,
+						 r->peak_cpu);
+			else if (!strncmp(e->name, "funcgraph_", 10))
+				err = add_advice(adv, &nadv, 12, "function_graph records are %.0f%% of the bytes: "
+						 "limit them to the functions you study (set_graph_function) and a "
+						 "maximum depth (max_graph_depth)", share);
+			else if (strstr(e->name, "stack"))
+				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes: lower the sampling "
+						 "rate or keep stacks only for the events you study", e->system,
+						 e->name, share);
+			else
+				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
+						 "/s on CPU %d): filter it (an event filter on its fields, --pid, "
+						 "--cpu) or drop it if the analysis does not need it", e->system,
+						 e->name, share, r->peak, r->peak_cpu);
+		}
+		for (i = 1; !err && i < nrows && i < 3; i++) {
+			e = tep_find_event(ctx->tep, rows[i].id);
+			share = 100.0 * (double)rows[i].t->bytes / (double)tot_bytes;
+			if (e && share >= 20)
+				err = add_advice(adv, &nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
+						 "aggregate it too", e->system, e->name, share);
+		}
+	}
+	if (!err && ctx->nlosses)
+		err = add_advice(adv, &nadv, 12, "the trace lost events (%d loss markers): see 'flytrap "
+				 "drops' for where, and filter the heaviest events above first", ctx->nlosses);
+	if (!err && ratio > 0 && ratio < 2 && stored > (1 << 20))
+		err = add_advice(adv, &nadv, 12, "the data compresses only %.1fx: many distinct values "
+				 "(pointers, timestamps) in the events; fewer fields or aggregation help more "
+				 "than compression", ratio);
+	if (err)
+		goto out;
+
+	wt0 = op->has_t0 ? op->t0_ns : ctx->all_first_ts;
+	wt1 = op->has_t1 && op->t1_ns < ctx->all_last_ts ? op->t1_ns : ctx->all_last_ts;
+	if (wt1 < wt0)
+		wt1 = wt0;
+
+	if (op->json) {
+		fputs("{\"file\":", out);
+		ft_json_str(out, op->path);
+		fprintf(out, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+			",\"events\":%" PRIu64 ",\"loss\":", wt0, wt1, wt1 - wt0, tot_events);
+		rpt_loss_json(ctx, out, wt0, wt1);
+		fputs(",\"cpus\":[", out);
+		for (i = 0, k = 0; i < o->ncpus; i++) {
+			struct ocpu *c = &o->cpus[i];
+
+			if (!c->seen || !cpu_sel(op, i))
+				continue;
+			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64
+				",\"switches\":%" PRIu64 ",\"sched_data\":%s}", k++ ? "," : "", i, c->busy, c->idle,
+				c->switches, c->known ? "true" : "false");
+		}
+		fputs("],\"tasks\":[", out);
+		for (k = 0; k < ntasks; k++) {
+			struct otask *t = tasks[k];
+
+			fprintf(out, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "", t->pid, rpt_tgid(ctx, t->pid));
+			ft_json_str(out, rpt_comm(ctx, t->pid));
+			fprintf(out, ",\"on_cpu_ns\":%" PRIu64 ",\"off_cpu_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64
+				",\"blocked_ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"syscalls\":%" PRIu64
+				",\"syscall_ns\":%" PRIu64 "}", t->on_cpu, t->runnable + t->blocked, t->runnable,
+				t->blocked, t->switches, t->sys_count, t->sys_time);
+		}
+		fputs("],\"syscalls\":[", out);
+		for (k = 0; k < nsys; k++) {
+			struct osys *s = sys[k];
+
+			sys_label(s, b1, sizeof(b1));
+			fprintf(out, "%s{\"nr\":%ld,\"name\":", k ? "," : "", s->nr < 0 ? -1L : s->nr);
+			ft_json_str(out, b1);
+			fprintf(out, ",\"count\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"total_ns\":%" PRIu64
+				",\"mean_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+				",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"from_histograms\":%s}",
+				s->h.count, s->errors, s->h.sum, s->h.count ? s->h.sum / s->h.count : 0, s->h.min,
+				rpt_hist_quantile(&s->h, 0.5), rpt_hist_quantile(&s->h, 0.99), s->h.max,
+				s->from_hist ? "true" : "false");
+		}
+		fprintf(out, "],\"syscalls_unmatched\":%" PRIu64 ",\"irqs\":[", o->sys_unmatched);
+		for (k = 0; k < nirqs; k++) {
+			fprintf(out, "%s{\"irq\":%d,\"name\":", k ? "," : "", irqs[k]->nr);
+			ft_json_str(out, irqs[k]->name);
+			fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+				irqs[k]->count, irqs[k]->total, irqs[k]->max);
+		}
+		fputs("],\"softirqs\":[", out);
+		for (k = 0; k < nsirqs; k++) {
+			fprintf(out, "%s{\"vec\":%d,\"name\":", k ? "," : "", sirqs[k]->nr);
+			ft_json_str(out, sirqs[k]->name);
+			fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+				sirqs[k]->count, sirqs[k]->total, sirqs[k]->max);
+		}
+		fputs("],\"events\":[", out);
+		for (i = 0; i < nrows; i++) {
+			fprintf(out, "%s{\"id\":%d,\"event\":", i ? "," : "", rows[i].id);
+			ft_json_str(out, type_label(ctx, rows[i].id, b1, sizeof(b1)));
+			fprintf(out, ",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"share\":%.4f"
+				",\"peak_rate\":%" PRIu64 ",\"peak_cpu\":%d}", rows[i].t->count, rows[i].t->bytes,
+				tot_bytes ? (double)rows[i].t->bytes / (double)tot_bytes : 0.0, rows[i].peak,
+				rows[i].peak_cpu);
+		}
+		fprintf(out, "],\"bytes\":%" PRIu64 ",\"recorder\":{\"stored_bytes\":%" PRIu64
+			",\"uncompressed_bytes\":%" PRIu64 ",\"compression_ratio\":%.3f,\"stats\":{",
+			tot_bytes, stored, uncompressed, ratio);
+		print_recstats(ctx, out, true);
+		fputs("}},\"advice\":[", out);
+		for (i = 0; i < nadv; i++) {
+			if (i)
+				fputc(',', out);
+			ft_json_str(out, adv[i]);
+		}
+		fputs("]}\n", out);
+		goto out;
+	}
+
+	/* ---- text ---- */
+	fprintf(out, "Overhead of %s, %s..%s (%s)\n", op->path ? op->path : "input",
+		rpt_fmt_ts(b1, sizeof(b1), wt0), rpt_fmt_ts(b2, sizeof(b2), wt1),
+		rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
+	rpt_loss_note(ctx, out, wt0, wt1);
+	{
+		bool any = false;
+
+		for (i = 0; i < o->ncpus; i++)
+			if (o->cpus[i].seen && o->cpus[i].known && cpu_sel(op, i))
+				any = true;
+		fputs("\nCPU time (from sched_switch)\n", out);
+		if (!any) {
+			fputs("  no sched_switch events: CPU and task times are unknown\n", out);
+		} else {
+			fputs("  CPU          busy          idle   busy%  switches\n", out);
+			for (i = 0; i < o->ncpus; i++) {
+				struct ocpu *c = &o->cpus[i];
+				uint64_t all;
+
+				if (!c->seen || !c->known || !cpu_sel(op, i))
+					continue;
+				all = c->busy + c->idle;
+				fprintf(out, "  %3d  %12s  %12s  %5.1f%%  %8" PRIu64 "\n", i,
+					rpt_fmt_dur(b1, sizeof(b1), c->busy), rpt_fmt_dur(b2, sizeof(b2), c->idle),
+					all ? 100.0 * (double)c->busy / (double)all : 0.0, c->switches);
+			}
+		}
+	}
+	if (ntasks) {
+		fputs("\nTasks (top by on-CPU time)\n", out);
+		fputs("  task                       on-CPU      runnable       blocked  syscalls\n", out);
+		for (k = 0; k < ntasks && k < (size_t)top; k++) {
+			struct otask *t = tasks[k];
+			char name[40];
+
+			snprintf(name, sizeof(name), "%.16s-%d", rpt_comm(ctx, t->pid), t->pid);
+			fprintf(out, "  %-22.22s %12s  %12s  %12s  %8" PRIu64 "\n", name,
+				rpt_fmt_dur(b1, sizeof(b1), t->on_cpu), rpt_fmt_dur(b2, sizeof(b2), t->runnable),
+				rpt_fmt_dur(b3, sizeof(b3), t->blocked), t->sys_count);
+		}
+		if (ntasks > (size_t)top)
+			fprintf(out, "  ... %zu more tasks (see --json)\n", ntasks - (size_t)top);
+	}
+	if (nsys) {
+		fputs("\nSyscalls (top by total time)\n", out);
+		fputs("  syscall           count  errs     total     mean      p50      p99      max\n", out);
+		for (k = 0; k < nsys && k < (size_t)top; k++) {
+			struct osys *s = sys[k];
+
+			sys_label(s, b1, sizeof(b1));
+			fprintf(out, "  %-14.14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n", b1,
+				s->h.count, s->errors, dur_short(b2, sizeof(b2), s->h.sum),
+				dur_short(b3, sizeof(b3), s->h.count ? s->h.sum / s->h.count : 0),
+				dur_short(b4, sizeof(b4), rpt_hist_quantile(&s->h, 0.5)),
+				dur_short(b5, sizeof(b5), rpt_hist_quantile(&s->h, 0.99)),
+				dur_short(b6, sizeof(b6), s->h.max));
+		}
+		if (nsys > (size_t)top)
+			fprintf(out, "  ... %zu more syscalls (see --json)\n", nsys - (size_t)top);
+		fprintf(out, "  (p50/p99 within 1.6%%%s; %" PRIu64 " exits without a matching entry)\n",
+			any_hist(sys, nsys) ? ", or a log2 slot for in-kernel histograms" : "",
+			o->sys_unmatched);
+	}
+	if (nirqs || nsirqs) {
+		fputs("\nInterrupts\n  kind     irq  name                 count       total         max\n", out);
+		for (k = 0; k < nirqs && k < (size_t)top; k++)
+			fprintf(out, "  hardirq %4d  %-16.16s %9" PRIu64 " %11s %11s\n", irqs[k]->nr, irqs[k]->name,
+				irqs[k]->count, rpt_fmt_dur(b1, sizeof(b1), irqs[k]->total),
+				rpt_fmt_dur(b2, sizeof(b2), irqs[k]->max));
+		for (k = 0; k < nsirqs && k < (size_t)top; k++)
+			fprintf(out, "  softirq %4d  %-16.16s %9" PRIu64 " %11s %11s\n", sirqs[k]->nr, sirqs[k]->name,
+				sirqs[k]->count, rpt_fmt_dur(b1, sizeof(b1), sirqs[k]->total),
+				rpt_fmt_dur(b2, sizeof(b2), sirqs[k]->max));
+	}
+	fputs("\nTracing cost (events in the file)\n", out);
+	fputs("  event                               count       bytes  share  peak/s/CPU\n", out);
+	for (i = 0; i < nrows && i < top; i++)
+		fprintf(out, "  %-30.30s %10" PRIu64 " %11s %5.1f%% %7" PRIu64 " @%d\n",
+			type_label(ctx, rows[i].id, b1, sizeof(b1)), rows[i].t->count,
+			rpt_fmt_bytes(b2, sizeof(b2), rows[i].t->bytes),
+			tot_bytes ? 100.0 * (double)rows[i].t->bytes / (double)tot_bytes : 0.0, rows[i].peak,
+			rows[i].peak_cpu);
+	if (nrows > top)
+		fprintf(out, "  ... %d more event types (see --json)\n", nrows - top);
+	fprintf(out, "  total %35" PRIu64 " %11s\n", tot_events, rpt_fmt_bytes(b1, sizeof(b1), tot_bytes));
+	fputs("\nRecorder\n", out);
+	fprintf(out, "  event data: %s in pages, %s stored", rpt_fmt_bytes(b1, sizeof(b1), uncompressed),
+		rpt_fmt_bytes(b2, sizeof(b2), stored));
+	if (ratio > 0)
+		fprintf(out, ", compression %.2fx", ratio);
+	fputc('\n', out);
+	if (!print_recstats(ctx, out, false))
+		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
+	fputs("\nAdvice\n", out);
+	if (!nadv)
+		fputs("  - nothing stands out: no single event type dominates the cost\n", out);
+	for (i = 0; i < nadv; i++)
+		print_wrapped(out, adv[i]);
+out:
+	free(rs_read);
+	free(rs_written);
+	for (i = 0; i < nadv; i++)
+		free(adv[i]);
+	free(tasks);
+	free(sys);
+	free(irqs);
+	free(sirqs);
+	free(rows);
+	return err;
+}
+
+static void ovh_release(void *priv)
+{
+	struct overhead *o = priv;
+	size_t pos = 0;
+	struct osys *sy;
+	int i;
+
+	while ((sy = rpt_map_next(&o->sys, &pos, NULL)))
+		rpt_hist_release(&sy->h);
+	for (i = 0; i < o->types.n; i++) {
+		struct otype *t = (struct otype *)(o->types.slots + (size_t)i * o->types.elem_size);
+
+		free(t->rate);
+	}
+	rpt_types_release(&o->types);
+	rpt_map_release(&o->tasks);
+	rpt_map_release(&o->sys);
+	rpt_map_release(&o->irqs);
+	rpt_map_release(&o->softirqs);
+	rpt_map_release(&o->lastpage);
+	free(o->cpus);
+}
+
+const struct rpt_analyzer rpt_overhead_analyzer = {
+	.name = "overhead",
+	.priv_size = sizeof(struct overhead),
+	.init = ovh_init,
+	/* scheduling state needs every event; the filters are applied inside */
+	.event_unfiltered = ovh_event,
+	.finish = ovh_finish,
+	.release = ovh_release,
+};
+
+static const char ovh_usage[] =
+	"usage: flytrap overhead [options] [FILE]\n"
+	"\n"
+	"Where the time went in FILE (default trace.dat): CPU busy/idle, per-task\n"
+	"on-CPU, runnable and blocked time, syscall count/total/mean/p50/p99/max, IRQ\n"
+	"and softirq time; and what the tracing cost: events and bytes per type, peak\n"
+	"rate per CPU, the recorder's own figures, and what to filter or aggregate.\n"
+	"\n"
+	"options:\n"
+	"  --top N            rows per table (default 20)\n";
+
+static int ovh_extra(void *arg, int argc, char **argv, int *i)
+{
+	struct rpt_overhead_conf *c = arg;
+	const char *a = argv[*i], *v;
+	uint64_t n;
+
+	if (!strcmp(a, "--top")) {
+		if (*i + 1 >= argc)
+			return ft_usage_error("--top needs a number");
+		v = argv[++*i];
+	} else if (!strncmp(a, "--top=", 6)) {
+		v = a + 6;
+	} else {
+		return 0;
+	}
+	if (ft_parse_u64(v, &n) || !n || n > 1000000)
+		return ft_usage_error("--top needs a number from 1 to 1000000, not '%s'", v);
+	c->top = (int)n;
+	return 1;
+}
+
+int cmd_overhead(int argc, char **argv)
+{
+	struct rpt_overhead_conf conf = { 0 };
+	struct rpt_analyzer an = rpt_overhead_analyzer;
+
+	an.conf = &conf;
+	return rpt_run_command(argc, argv, ovh_usage, &an, ovh_extra, &conf);
+}

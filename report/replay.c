@@ -1,0 +1,928 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One replay pass over a trace.dat feeding several analyzers, plus the small
+ * helpers they share (options, task names, loss markers, histograms, maps).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flytrap.h"
+#include "replay.h"
+
+const char rpt_opts_help[] =
+	"  --json             machine-readable output (fields: see the man page)\n"
+	"  --from T, --to T   only events in [T, T] (seconds, as `report` prints them)\n"
+	"  --cpu LIST         only these CPUs, e.g. 0,2-3\n"
+	"  --pid N[,N...]     only these pids (thread or process id); repeatable\n"
+	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n";
+
+/* ---- options ------------------------------------------------------------ */
+
+/* "--name value" or "--name=value": returns the value and advances *i, or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	*matched = false;
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=') {
+		*matched = true;
+		return a + n + 1;
+	}
+	if (a[n])
+		return NULL;
+	*matched = true;
+	if (*i + 1 >= argc)
+		return NULL;
+	(*i)++;
+	return argv[*i];
+}
+
+int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	bool m;
+
+	if (!strcmp(a, "--json")) {
+		o->json = true;
+		return 1;
+	}
+	v = opt_value(argc, argv, i, "--from", &m);
+	if (m) {
+		if (!v || ft_parse_ts(v, &o->t0_ns))
+			return ft_usage_error("--from needs a time in seconds, e.g. 12.5");
+		o->has_t0 = true;
+		return 1;
+	}
+	v = opt_value(argc, argv, i, "--to", &m);
+	if (m) {
+		if (!v || ft_parse_ts(v, &o->t1_ns))
+			return ft_usage_error("--to needs a time in seconds, e.g. 12.5");
+		o->has_t1 = true;
+		return 1;
+	}
+	v = opt_value(argc, argv, i, "--cpu", &m);
+	if (m) {
+		uint64_t mask[4];
+		int k;
+
+		if (!v || ft_parse_cpulist(v, mask))
+			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255)");
+		for (k = 0; k < 4; k++)
+			o->cpu_mask[k] |= mask[k];
+		o->has_cpus = true;
+		return 1;
+	}
+	v = opt_value(argc, argv, i, "--pid", &m);
+	if (m) {
+		const char *p = v;
+
+		if (!v || !*v)
+			return ft_usage_error("--pid needs a process id");
+		while (*p) {
+			char *end;
+			long pid = strtol(p, &end, 10);
+			int *np;
+
+			if (end == p || pid < 0 || pid > INT32_MAX || (*end && *end != ','))
+				return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'", v);
+			np = realloc(o->pids, (o->npids + 1) * sizeof(*np));
+			if (!np)
+				return ft_usage_error("out of memory");
+			o->pids = np;
+			o->pids[o->npids++] = (int)pid;
+			p = *end ? end + 1 : end;
+		}
+		return 1;
+	}
+	v = opt_value(argc, argv, i, "--comm", &m);
+	if (m) {
+		char **nc, *dup;
+
+		if (!v || !*v)
+			return ft_usage_error("--comm needs a task name or glob");
+		dup = strdup(v);
+		nc = dup ? realloc(o->comms, (o->ncomms + 1) * sizeof(*nc)) : NULL;
+		if (!nc) {
+			free(dup);
+			return ft_usage_error("out of memory");
+		}
+		o->comms = nc;
+		o->comms[o->ncomms++] = dup;
+		return 1;
+	}
+	return 0;
+}
+
+void rpt_opts_release(struct rpt_opts *o)
+{
+	int k;
+
+	free(o->pids);
+	for (k = 0; k < o->ncomms; k++)
+		free(o->comms[k]);
+	free(o->comms);
+	o->pids = NULL;
+	o->comms = NULL;
+	o->npids = o->ncomms = 0;
+}
+
+bool rpt_glob(const char *pat, const char *s)
+{
+	return fnmatch(pat, s, 0) == 0;
+}
+
+/* ---- maps ---------------------------------------------------------------- */
+
+#define MAP_CHUNK_VALS 256
+
+void rpt_map_init(struct rpt_map *m, size_t val_size)
+{
+	memset(m, 0, sizeof(*m));
+	/* keep values 8-byte aligned inside the chunks */
+	m->val_size = (val_size + 7) & ~(size_t)7;
+	if (!m->val_size)
+		m->val_size = 8;
+}
+
+static inline size_t map_slot(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
+
+static int map_grow(struct rpt_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64, k;
+	uint64_t *nk = calloc(ncap, sizeof(*nk));
+	void **nv = calloc(ncap, sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (k = 0; k < m->cap; k++) {
+		size_t s;
+
+		if (!m->vals[k])
+			continue;
+		s = map_slot(m->keys[k], ncap);
+		while (nv[s])
+			s = (s + 1) & (ncap - 1);
+		nk[s] = m->keys[k];
+		nv[s] = m->vals[k];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+	return 0;
+}
+
+void *rpt_map_find(const struct rpt_map *m, uint64_t key)
+{
+	size_t s;
+
+	if (!m->cap)
+		return NULL;
+	s = map_slot(key, m->cap);
+	while (m->vals[s]) {
+		if (m->keys[s] == key)
+			return m->vals[s];
+		s = (s + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+void *rpt_map_get(struct rpt_map *m, uint64_t key, bool *created)
+{
+	size_t s;
+	void *v;
+
+	if (created)
+		*created = false;
+	if (m->cap) {
+		s = map_slot(key, m->cap);
+		while (m->vals[s]) {
+			if (m->keys[s] == key)
+				return m->vals[s];
+			s = (s + 1) & (m->cap - 1);
+		}
+	}
+	if ((m->count + 1) * 4 > m->cap * 3 && map_grow(m))
+		return NULL;
+	if (!m->nchunks || m->chunk_used == MAP_CHUNK_VALS) {
+		char **nc = realloc(m->chunks, (m->nchunks + 1) * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		m->chunks = nc;
+		nc[m->nchunks] = calloc(MAP_CHUNK_VALS, m->val_size);
+		if (!nc[m->nchunks])
+			return NULL;
+		m->nchunks++;
+		m->chunk_used = 0;
+	}
+	v = m->chunks[m->nchunks - 1] + m->chunk_used++ * m->val_size;
+	s = map_slot(key, m->cap);
+	while (m->vals[s])
+		s = (s + 1) & (m->cap - 1);
+	m->keys[s] = key;
+	m->vals[s] = v;
+	m->count++;
+	if (created)
+		*created = true;
+	return v;
+}
+
+void *rpt_map_next(const struct rpt_map *m, size_t *pos, uint64_t *key)
+{
+	while (*pos < m->cap) {
+		size_t s = (*pos)++;
+
+		if (m->vals[s]) {
+			if (key)
+				*key = m->keys[s];
+			return m->vals[s];
+		}
+	}
+	return NULL;
+}
+
+void rpt_map_release(struct rpt_map *m)
+{
+	size_t k;
+
+	for (k = 0; k < m->nchunks; k++)
+		free(m->chunks[k]);
+	free(m->chunks);
+	free(m->keys);
+	free(m->vals);
+	rpt_map_init(m, m->val_size);
+}
+
+/* ---- per-type tables ----------------------------------------------------- */
+
+void *rpt_types_get(struct rpt_types *t, int id)
+{
+	if (id < 0 || id > 0xffff)
+		return NULL;
+	if (id >= t->n) {
+		int nn = id < 64 ? 64 : id + 1 + id / 2;
+		char *ns;
+
+		if (nn > 0x10000)
+			nn = 0x10000;
+		ns = realloc(t->slots, (size_t)nn * t->elem_size);
+		if (!ns)
+			return NULL;
+		memset(ns + (size_t)t->n * t->elem_size, 0, (size_t)(nn - t->n) * t->elem_size);
+		t->slots = ns;
+		t->n = nn;
+	}
+	return t->slots + (size_t)id * t->elem_size;
+}
+
+void rpt_types_release(struct rpt_types *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->n = 0;
+}
+
+/* ---- histogram ----------------------------------------------------------- */
+
+unsigned rpt_hist_bucket(uint64_t v)
+{
+	unsigned e, sub;
+
+	if (v < 64)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v);	/* >= 6 */
+	sub = (unsigned)(v >> (e - RPT_HIST_SUB_BITS)) & ((1u << RPT_HIST_SUB_BITS) - 1);
+	return 64 + (e - 6) * (1u << RPT_HIST_SUB_BITS) + sub;
+}
+
+uint64_t rpt_hist_bucket_low(unsigned i)
+{
+	unsigned e, sub;
+
+	if (i < 64)
+		return i;
+	i -= 64;
+	e = i / (1u << RPT_HIST_SUB_BITS) + 6;
+	sub = i % (1u << RPT_HIST_SUB_BITS);
+	return (1ULL << e) | ((uint64_t)sub << (e - RPT_HIST_SUB_BITS));
+}
+
+int rpt_hist_add(struct rpt_hist *h, uint64_t v)
+{
+	if (!h->buckets) {
+		h->buckets = calloc(RPT_HIST_BUCKETS, sizeof(*h->buckets));
+		if (!h->buckets)
+			return -ENOMEM;
+	}
+	h->buckets[rpt_hist_bucket(v)]++;
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	return 0;
+}
+
+uint64_t rpt_hist_quantile(const struct rpt_hist *h, double q)
+{
+	uint64_t rank, seen = 0, lo, hi, mid;
+	unsigned i;
+
+	if (!h->count || !h->buckets)
+		return 0;
+	if (q <= 0)
+		return h->min;
+	if (q >= 1)
+		return h->max;
+	/* nearest-rank: the smallest value with at least q * count values <= it */
+	rank = (uint64_t)(q * (double)h->count);
+	if ((double)rank < q * (double)h->count)
+		rank++;
+	if (!rank)
+		rank = 1;
+	for (i = 0; i < RPT_HIST_BUCKETS; i++) {
+		seen += h->buckets[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i >= RPT_HIST_BUCKETS)
+		return h->max;
+	lo = rpt_hist_bucket_low(i);
+	hi = i + 1 < RPT_HIST_BUCKETS ? rpt_hist_bucket_low(i + 1) - 1 : UINT64_MAX;
+	mid = lo + (hi - lo) / 2;
+	if (mid < h->min)
+		mid = h->min;
+	if (mid > h->max)
+		mid = h->max;
+	return mid;
+}
+
+void rpt_hist_release(struct rpt_hist *h)
+{
+	free(h->buckets);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, (uint64_t)(ns / 1000000000u), (uint64_t)(ns % 1000000000u / 1000));
+	return buf;
+}
+
+const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else if (ns < 1000000000ULL)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+const char *rpt_fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b < 1024)
+		snprintf(buf, len, "%" PRIu64 " B", b);
+	else if (b < (1ULL << 20))
+		snprintf(buf, len, "%.1f KiB", b / 1024.0);
+	else if (b < (1ULL << 30))
+		snprintf(buf, len, "%.1f MiB", b / 1048576.0);
+	else
+		snprintf(buf, len, "%.2f GiB", b / 1073741824.0);
+	return buf;
+}
+
+/* ---- tasks --------------------------------------------------------------- */
+
+struct task_info {
+	int tgid;		/* -1 unknown */
+	char comm[16];
+	bool has_comm;
+};
+
+struct rpt_tasks {
+	struct rpt_map map;
+};
+
+/* What replay itself reads from each event type to keep task names. */
+enum {
+	TK_NONE = 1,
+	TK_SWITCH,	/* prev_pid/prev_comm, next_pid/next_comm */
+	TK_PIDCOMM,	/* pid + comm (sched_wakeup*, task_newtask) */
+	TK_FORK,	/* child_pid + child_comm */
+	TK_RENAME,	/* pid + newcomm */
+	TK_TGID,	/* only a tgid field */
+};
+
+struct replay_type {
+	int kind;
+	struct fmt_field pid, comm, pid2, comm2, tgid, common_pid;
+};
+
+static struct task_info *task_get(struct rpt_tasks *t, int pid)
+{
+	bool created;
+	struct task_info *ti = rpt_map_get(&t->map, (uint64_t)(uint32_t)pid, &created);
+
+	if (ti && created)
+		ti->tgid = -1;
+	return ti;
+}
+
+static void task_set_comm(struct rpt_tasks *t, int pid, const void *data, int size,
+			  const struct fmt_field *f)
+{
+	int len;
+	const char *s = fmt_field_ptr(f, data, size, &len);
+	struct task_info *ti;
+
+	if (!s || pid < 0)
+		return;
+	ti = task_get(t, pid);
+	if (!ti)
+		return;
+	if (len > 15)
+		len = 15;
+	memcpy(ti->comm, s, (size_t)len);
+	ti->comm[len] = 0;
+	ti->comm[strnlen(ti->comm, 15)] = 0;
+	ti->has_comm = ti->comm[0] != 0;
+}
+
+const char *rpt_comm(const struct rpt_ctx *ctx, int pid)
+{
+	struct task_info *ti = ctx->tasks ? rpt_map_find(&ctx->tasks->map, (uint64_t)(uint32_t)pid) : NULL;
+
+	if (pid == 0)
+		return "<idle>";
+	if (ti && ti->has_comm)
+		return ti->comm;
+	if (ctx->tep)
+		return tep_data_comm_from_pid(ctx->tep, pid);
+	return "<...>";
+}
+
+int rpt_tgid(const struct rpt_ctx *ctx, int pid)
+{
+	struct task_info *ti = ctx->tasks ? rpt_map_find(&ctx->tasks->map, (uint64_t)(uint32_t)pid) : NULL;
+
+	return ti ? ti->tgid : -1;
+}
+
+static void replay_resolve(struct replay_type *rt, const struct tep_event *e)
+{
+	rt->kind = TK_NONE;
+	rt->pid.offset = rt->comm.offset = rt->pid2.offset = rt->comm2.offset = -1;
+	rt->tgid.offset = rt->common_pid.offset = -1;
+	if (!e)
+		return;
+	fmt_field_resolve(e, "common_pid", &rt->common_pid);
+	if (!strcmp(e->name, "sched_switch") &&
+	    !fmt_field_resolve(e, "prev_pid", &rt->pid) && !fmt_field_resolve(e, "prev_comm", &rt->comm) &&
+	    !fmt_field_resolve(e, "next_pid", &rt->pid2) && !fmt_field_resolve(e, "next_comm", &rt->comm2)) {
+		rt->kind = TK_SWITCH;
+	} else if (!strcmp(e->name, "sched_process_fork") &&
+		   !fmt_field_resolve(e, "child_pid", &rt->pid) &&
+		   !fmt_field_resolve(e, "child_comm", &rt->comm)) {
+		rt->kind = TK_FORK;
+	} else if (!strcmp(e->name, "task_rename") &&
+		   !fmt_field_resolve(e, "pid", &rt->pid) &&
+		   !fmt_field_resolve(e, "newcomm", &rt->comm)) {
+		rt->kind = TK_RENAME;
+	} else if ((!strncmp(e->name, "sched_wak", 9) || !strcmp(e->name, "task_newtask")) &&
+		   !fmt_field_resolve(e, "pid", &rt->pid) && !fmt_field_resolve(e, "comm", &rt->comm)) {
+		rt->kind = TK_PIDCOMM;
+	}
+	if (fmt_field_resolve(e, "tgid", &rt->tgid) == 0 && rt->kind == TK_NONE)
+		rt->kind = TK_TGID;
+}
+
+static void replay_track(struct rpt_tasks *t, const struct replay_type *rt, const struct fmt_event *ev)
+{
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size;
+	int pid;
+
+	switch (rt->kind) {
+	case TK_SWITCH:
+		task_set_comm(t, (int)fmt_field_u64(&rt->pid, d, sz), d, sz, &rt->comm);
+		task_set_comm(t, (int)fmt_field_u64(&rt->pid2, d, sz), d, sz, &rt->comm2);
+		break;
+	case TK_FORK:
+	case TK_RENAME:
+	case TK_PIDCOMM:
+		task_set_comm(t, (int)fmt_field_u64(&rt->pid, d, sz), d, sz, &rt->comm);
+		break;
+	default:
+		break;
+	}
+	if (rt->tgid.offset >= 0 && rt->common_pid.offset >= 0) {
+		struct task_info *ti;
+
+		pid = (int)fmt_field_u64(&rt->common_pid, d, sz);
+		ti = pid > 0 ? task_get(t, pid) : NULL;
+		if (ti)
+			ti->tgid = (int)fmt_field_u64(&rt->tgid, d, sz);
+	}
+}
+
+/* ---- filtering ------------------------------------------------------------ */
+
+/*
+ * common_pid: an int at offset 4 in every event format since 2.6.32 (the
+ * common fields are fixed by the kernel's trace_entry), so the filter needs
+ * no per-type lookup.
+ */
+static int event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev)
+{
+	uint32_t pid;
+
+	if (ev->rec.size < 8)
+		return -1;
+	memcpy(&pid, (const char *)ev->rec.data + 4, 4);
+	if (ctx->info && ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		pid = __builtin_bswap32(pid);
+	return (int)pid;
+}
+
+int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev)
+{
+	return event_pid(ctx, ev);
+}
+
+bool rpt_event_selected(const struct rpt_ctx *ctx, const struct fmt_event *ev)
+{
+	const struct rpt_opts *o = ctx->opts;
+	int k;
+
+	if (o->has_t0 && ev->rec.ts < o->t0_ns)
+		return false;
+	if (o->has_t1 && ev->rec.ts > o->t1_ns)
+		return false;
+	if (o->has_cpus) {
+		unsigned c = (unsigned)ev->rec.cpu;
+
+		if (c > 255 || !(o->cpu_mask[c / 64] & (1ULL << (c % 64))))
+			return false;
+	}
+	if (o->npids || o->ncomms) {
+		int pid = event_pid(ctx, ev);
+
+		if (o->npids) {
+			int tgid = rpt_tgid(ctx, pid);
+
+			for (k = 0; k < o->npids; k++)
+				if (o->pids[k] == pid || (tgid > 0 && o->pids[k] == tgid))
+					break;
+			if (k == o->npids)
+				return false;
+		}
+		if (o->ncomms) {
+			const char *c = rpt_comm(ctx, pid);
+
+			for (k = 0; k < o->ncomms; k++)
+				if (rpt_glob(o->comms[k], c))
+					break;
+			if (k == o->ncomms)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ---- loss notes ----------------------------------------------------------- */
+
+static bool cpu_selected(const struct rpt_opts *o, int cpu)
+{
+	if (!o->has_cpus)
+		return true;
+	return cpu >= 0 && cpu < 256 && (o->cpu_mask[cpu / 64] & (1ULL << (cpu % 64)));
+}
+
+struct loss_sum {
+	int markers;
+	uint64_t events, unknown, first, last;
+	uint64_t cpus[4];
+};
+
+static void loss_sum(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct loss_sum *s)
+{
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < ctx->nlosses; k++) {
+		const struct rpt_loss *l = &ctx->losses[k];
+
+		/* a loss matters if the gap it stands for overlaps the window */
+		if (l->ts < t0 || (l->prev_ts ? l->prev_ts : l->ts) > t1)
+			continue;
+		if (!cpu_selected(ctx->opts, l->cpu))
+			continue;
+		if (!s->markers)
+			s->first = l->prev_ts ? l->prev_ts : l->ts;
+		s->last = l->ts;
+		s->markers++;
+		if (l->count < 0)
+			s->unknown++;
+		else
+			s->events += (uint64_t)l->count;
+		if (l->cpu >= 0 && l->cpu < 256)
+			s->cpus[l->cpu / 64] |= 1ULL << (l->cpu % 64);
+	}
+}
+
+int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
+{
+	struct loss_sum s;
+	char a[32], b[32];
+	int c, n = 0;
+
+	loss_sum(ctx, t0, t1, &s);
+	if (!s.markers)
+		return 0;
+	fprintf(out, "note: events were lost inside this window (%d loss marker%s, %" PRIu64
+		" events%s, CPU", s.markers, s.markers == 1 ? "" : "s", s.events,
+		s.unknown ? " + unknown" : "");
+	for (c = 0; c < 256; c++)
+		if (s.cpus[c / 64] & (1ULL << (c % 64)))
+			fprintf(out, "%s%d", n++ ? "," : " ", c);
+	fprintf(out, ", %s..%s);\n      figures covering that time are incomplete: see 'flytrap drops'\n",
+		rpt_fmt_ts(a, sizeof(a), s.first), rpt_fmt_ts(b, sizeof(b), s.last));
+	return s.markers;
+}
+
+void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
+{
+	struct loss_sum s;
+
+	loss_sum(ctx, t0, t1, &s);
+	fprintf(out, "{\"markers\":%d,\"events\":%" PRIu64 ",\"unknown\":%" PRIu64
+		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 "}",
+		s.markers, s.events, s.unknown, s.first, s.last);
+}
+
+/* ---- replay --------------------------------------------------------------- */
+
+/* Last timestamp per (buffer, cpu) stream, for the start of a loss gap. */
+struct stream_last {
+	uint64_t ts;
+};
+
+static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, uint64_t prev_ts)
+{
+	struct rpt_loss *l;
+
+	if (ctx->nlosses == *cap) {
+		int ncap = *cap ? *cap * 2 : 64;
+		struct rpt_loss *nl = realloc(ctx->losses, (size_t)ncap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		ctx->losses = nl;
+		*cap = ncap;
+	}
+	l = &ctx->losses[ctx->nlosses++];
+	l->ts = ev->rec.ts;
+	l->prev_ts = prev_ts;
+	l->count = ev->rec.missed_events < 0 ? -1 : ev->rec.missed_events;
+	l->buffer = ev->buffer;
+	l->cpu = ev->rec.cpu;
+	return 0;
+}
+
+int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
+	       const struct rpt_analyzer *const *an, int n)
+{
+	struct rpt_ctx ctx;
+	struct rpt_tasks tasks;
+	struct rpt_types types = { .elem_size = sizeof(struct replay_type) };
+	struct rpt_map last;	/* (buffer << 32 | cpu) -> struct stream_last */
+	struct fmt_iter *it = NULL;
+	struct fmt_iter_opts io;
+	void **privs;
+	bool any_unfiltered = false;
+	int err = 0, k, rc, ninit = 0, losscap = 0, nerrs = 0;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.r = r;
+	ctx.tep = fmt_reader_tep(r);
+	ctx.info = fmt_reader_info(r);
+	ctx.opts = opts;
+	rpt_map_init(&tasks.map, sizeof(struct task_info));
+	rpt_map_init(&last, sizeof(struct stream_last));
+	ctx.tasks = &tasks;
+
+	privs = calloc((size_t)(n > 0 ? n : 1), sizeof(*privs));
+	if (!privs)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		privs[k] = calloc(1, an[k]->priv_size ? an[k]->priv_size : 1);
+		if (!privs[k]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (an[k]->event_unfiltered)
+			any_unfiltered = true;
+	}
+	for (k = 0; k < n; k++) {
+		if (an[k]->init) {
+			ctx.conf = an[k]->conf;
+			err = an[k]->init(&ctx, privs[k]);
+			ctx.conf = NULL;
+			if (err)
+				goto out;
+		}
+		ninit++;
+	}
+
+	memset(&io, 0, sizeof(io));
+	/*
+	 * Loss markers and task names are needed from every CPU (a task seen
+	 * on one CPU runs on another later), so the CPU filter is only pushed
+	 * into the iterator when nobody needs the unfiltered stream and no
+	 * pid/comm filter needs names.
+	 */
+	if (opts->has_cpus && !any_unfiltered && !opts->ncomms && !opts->npids)
+		memcpy(io.cpu_mask, opts->cpu_mask, sizeof(io.cpu_mask));
+	err = fmt_iter_new(r, &io, &it);
+	if (err)
+		goto out;
+
+	for (;;) {
+		const struct fmt_event *ev;
+		struct replay_type *rt;
+		struct stream_last *sl;
+
+		rc = fmt_iter_next(it, &ev);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			if (nerrs++ < 10)
+				ft_warn("damaged data in '%s': %s", opts->path ? opts->path : "input",
+					fmt_reader_error(r));
+			if (nerrs > 1000000) {
+				err = rc;
+				break;
+			}
+			continue;
+		}
+		if (!ctx.nevents_all)
+			ctx.all_first_ts = ev->rec.ts;
+		ctx.nevents_all++;
+		ctx.all_last_ts = ev->rec.ts;
+
+		sl = rpt_map_get(&last, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu, NULL);
+		if (ev->rec.missed_events && add_loss(&ctx, &losscap, ev, sl ? sl->ts : 0)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (sl)
+			sl->ts = ev->rec.ts;
+
+		rt = rpt_types_get(&types, ev->type);
+		if (rt) {
+			if (!rt->kind)
+				replay_resolve(rt, ev->event);
+			if (rt->kind != TK_NONE || rt->tgid.offset >= 0)
+				replay_track(&tasks, rt, ev);
+		}
+
+		if (any_unfiltered)
+			for (k = 0; k < n; k++)
+				if (an[k]->event_unfiltered)
+					an[k]->event_unfiltered(&ctx, privs[k], ev);
+		if (!rpt_event_selected(&ctx, ev))
+			continue;
+		if (!ctx.nevents)
+			ctx.first_ts = ev->rec.ts;
+		ctx.nevents++;
+		ctx.last_ts = ev->rec.ts;
+		for (k = 0; k < n; k++)
+			if (an[k]->event)
+				an[k]->event(&ctx, privs[k], ev);
+	}
+	ctx.stream_errors = fmt_iter_errors(it);
+
+	if (!err)
+		for (k = 0; k < n; k++) {
+			if (an[k]->finish) {
+				int e = an[k]->finish(&ctx, privs[k]);
+
+				if (e && !err)
+					err = e;
+			}
+		}
+	if (!err && (ctx.stream_errors || nerrs))
+		err = -EBADMSG;
+out:
+	fmt_iter_free(it);
+	for (k = 0; k < n; k++) {
+		if (k < ninit && an[k]->release)
+			an[k]->release(privs[k]);
+		free(privs[k]);
+	}
+	free(privs);
+	free(ctx.losses);
+	rpt_map_release(&tasks.map);
+	rpt_map_release(&last);
+	rpt_types_release(&types);
+	return err;
+}
+
+/* ---- command front end ------------------------------------------------------ */
+
+int rpt_run_command(int argc, char **argv, const char *usage_text,
+		    struct rpt_analyzer *an,
+		    int (*extra)(void *arg, int argc, char **argv, int *i), void *arg)
+{
+	struct rpt_opts o;
+	struct fmt_reader *r = NULL;
+	const struct rpt_analyzer *list[1] = { an };
+	char *msg = NULL;
+	int i, rc, ret = EXIT_OK;
+
+	memset(&o, 0, sizeof(o));
+	o.out = stdout;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			fputs(rpt_opts_help, stdout);
+			fputs("  -v                 more messages on stderr\n", stdout);
+			rpt_opts_release(&o);
+			return ft_finish_stdout(EXIT_OK);
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			ft_verbose++;
+			continue;
+		}
+		rc = rpt_opts_parse(&o, argc, argv, &i);
+		if (rc == 0 && extra)
+			rc = extra(arg, argc, argv, &i);
+		if (rc == 1)
+			continue;
+		if (rc) {
+			rpt_opts_release(&o);
+			return rc;
+		}
+		if (a[0] == '-' && a[1]) {
+			rpt_opts_release(&o);
+			return ft_usage_error("unknown option '%s'", a);
+		}
+		if (o.path) {
+			rpt_opts_release(&o);
+			return ft_usage_error("one input file only ('%s' and '%s')", o.path, a);
+		}
+		o.path = a;
+	}
+	if (!o.path)
+		o.path = "trace.dat";
+	if (o.has_t0 && o.has_t1 && o.t1_ns < o.t0_ns) {
+		rpt_opts_release(&o);
+		return ft_usage_error("--to is before --from");
+	}
+
+	rc = fmt_reader_open(o.path, 0, &r, &msg);
+	if (rc) {
+		if (msg)
+			ft_error("cannot open '%s': %s", o.path, msg);
+		else
+			ft_error("cannot open '%s': %s", o.path, strerror(-rc));
+		free(msg);
+		rpt_opts_release(&o);
+		return EXIT_FAIL;
+	}
+	rc = rpt_replay(r, &o, list, 1);
+	if (rc == -EBADMSG) {
+		ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
+			 o.path, fmt_reader_error(r));
+		ret = EXIT_FAIL;
+	} else if (rc) {
+		ft_error("cannot analyze '%s': %s", o.path, strerror(-rc));
+		ret = EXIT_FAIL;
+	}
+	fmt_reader_close(r);
+	rpt_opts_release(&o);
+	return ft_finish_stdout(ret);
+}
