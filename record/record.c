@@ -1,0 +1,1575 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap record: capture ftrace ring-buffer pages from a private tracefs
+ * instance (plus optional tracers, uprobes and BPF programs) into a
+ * trace.dat v7 file, leaving the kernel as it was found on every exit path.
+ *
+ * One thread does everything: it waits in ppoll() on every CPU's
+ * trace_pipe_raw (and the BPF ring buffer), moves whole pages to the writer
+ * (which compresses them in chunks as they arrive, so memory stays bounded)
+ * and checks the stop conditions.  Signal handlers only set a flag; the
+ * signals are blocked except inside ppoll so none is missed between a check
+ * and the wait.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "flytrap.h"
+#include "format.h"
+#include "record.h"
+#include "bpf.h"
+#include "tracer.h"
+
+#define MAX_TRACED_PIDS 64
+
+/*
+ * DEVELOPMENT ONLY (like the command table in flytrap.c): the tracer and
+ * BPF parts are written in parallel; until they are linked in, their entry
+ * points are NULL and the options say "not built".
+ */
+#pragma weak rec_tracer_parse_kind
+#pragma weak rec_tracer_check_kprobe
+#pragma weak rec_tracer_new
+#pragma weak rec_tracer_set
+#pragma weak rec_tracer_add_kprobe
+#pragma weak rec_tracer_systems
+#pragma weak rec_tracer_buffer
+#pragma weak rec_tracer_start
+#pragma weak rec_tracer_stop
+#pragma weak rec_tracer_free
+#pragma weak rec_bpf_parse_spec
+#pragma weak rec_bpf_open
+#pragma weak rec_bpf_add_formats
+#pragma weak rec_bpf_start
+#pragma weak rec_bpf_fd
+#pragma weak rec_bpf_poll
+#pragma weak rec_bpf_finish
+#pragma weak rec_bpf_close
+#pragma weak rec_bpf_error
+
+static const char *const default_events[] = {
+	"sched:sched_switch",
+	"sched:sched_wakeup",
+	"sched:sched_wakeup_new",
+	"sched:sched_process_*",
+	"raw_syscalls:sys_enter",
+	"raw_syscalls:sys_exit",
+	"irq:*",
+};
+
+struct strv {
+	const char **v;
+	size_t n;
+};
+
+static int strv_add(struct strv *s, const char *str)
+{
+	const char **v = realloc(s->v, (s->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	v[s->n++] = str;
+	return 0;
+}
+
+struct opts {
+	struct strv events;		/* -e */
+	struct strv filters;		/* -f for events[i] (NULL = none) */
+	pid_t pids[MAX_TRACED_PIDS];
+	int npids;
+	const char *output;
+	uint64_t buffer_kb;
+	uint64_t cpu_mask[4];
+	bool have_cpus;
+	uint64_t duration_ns;
+	uint64_t max_size;
+	int level;
+	const char *compression;
+	bool stacktrace;
+	bool quiet;
+	struct strv uprobes;
+	/* tracer.h */
+	const char *tracer;
+	struct strv graph, filter_funcs, notrace, kprobes;
+	unsigned max_graph_depth;
+	bool func_stack;
+	/* bpf.h */
+	const char *bpf;
+	char **cmd;			/* command to run, NULL-terminated */
+};
+
+struct traced {
+	pid_t pid;
+	char *maps;			/* last PROCMAPS text seen (trace-cmd layout) */
+};
+
+struct session {
+	struct opts *o;
+	struct rec_instance ri;
+	struct rec_instance top;	/* top-level buffer, for a tracer that runs only there */
+	bool use_top;
+	struct fmt_writer *w;
+	struct fmt_wbuf *wb;		/* the instance's pages */
+	struct fmt_wbuf *wb_top;
+	struct rec_tracer *tracer;
+	struct rec_bpf *bpf;
+	pid_t child;
+	int child_go;			/* write end: releases the child into exec */
+	int child_status;
+	bool child_done;
+	struct traced traced[MAX_TRACED_PIDS];
+	int ntraced;
+	int write_err;			/* first writer error (-errno) */
+	const char *stop_reason;
+	struct timespec t_start;
+	struct rusage ru_start;		/* at tracing_on */
+	struct rusage ru_end;		/* after the final drain */
+	uint64_t start_epoch_ns;
+	uint64_t last_status_ns;
+	uint64_t last_events;
+	char *cmdline;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_us(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000ULL + (uint64_t)tv->tv_usec;
+}
+
+/* ---- usage ------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: flytrap record [options] [-- command [args...]]\n"
+"\n"
+"Record kernel events into a trace.dat (version 7, zstd) from a private\n"
+"tracefs instance.  Stops on Ctrl-C, SIGTERM, SIGHUP, end of the command,\n"
+"--duration or --max-size.  Needs root.\n"
+"\n"
+"events:\n"
+"  -e, --event SPEC        system:event, system, or event name; globs allowed;\n"
+"                          repeatable (default: scheduler, syscalls and IRQs)\n"
+"  -f, --filter EXPR       kernel filter for the events of the preceding -e\n"
+"  -T, --stacktrace        a kernel stack trace with every event\n"
+"      --uprobe BIN:SYM    entry and return probes on user functions (SYM may be a glob)\n"
+"  -p, --tracer NAME       function or function_graph (where the kernel allows it)\n"
+"  -g FUNC                 graph only FUNC (implies -p function_graph); repeatable\n"
+"  -l FUNC                 trace only FUNC (set_ftrace_filter); repeatable\n"
+"  -n FUNC                 never trace FUNC (set_ftrace_notrace); repeatable\n"
+"      --max-graph-depth N depth limit of function_graph\n"
+"      --func-stack        stack trace with every function (function tracer)\n"
+"      --kprobe SPEC       kprobe event, kernel syntax (\"p:name do_sys_open\")\n"
+"      --bpf LIST          BPF programs: syscalls, syscalls=agg, offcpu[=DUR],\n"
+"                          profile[=HZ], ufunc=BIN:GLOB (comma-separated)\n"
+"\n"
+"what and where:\n"
+"  -P, --pid PID           only this process and its new children; repeatable\n"
+"      --cpus LIST         only these CPUs (\"0,2-3\")\n"
+"  -b, --buffer-size KB    kernel buffer per CPU, in KiB\n"
+"  -o, --output FILE       output file (default trace.dat; created mode 0600)\n"
+"  -d, --duration TIME     stop after TIME (\"10\", \"500ms\", \"2m\")\n"
+"      --max-size SIZE     stop when the compressed data reaches SIZE (\"100M\")\n"
+"      --level N           zstd level 1-19 (default 3)\n"
+"      --compression ALG   zstd (default) or none\n"
+"  -q, --quiet             no status line and no summary\n"
+"  -v, --verbose           more messages\n"
+"  -h, --help              this text\n"
+"\n"
+"After a SIGKILL, 'flytrap reset' removes what the recorder left in tracefs and\n"
+"'flytrap recover FILE' makes its partial output readable.\n");
+}
+
+enum {
+	OPT_UPROBE = 256, OPT_CPUS, OPT_MAX_SIZE, OPT_LEVEL, OPT_COMPRESSION, OPT_KPROBE,
+	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF,
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "stacktrace", no_argument, NULL, 'T' },
+	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "tracer", required_argument, NULL, 'p' },
+	{ "max-graph-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "func-stack", no_argument, NULL, OPT_FUNC_STACK },
+	{ "kprobe", required_argument, NULL, OPT_KPROBE },
+	{ "bpf", required_argument, NULL, OPT_BPF },
+	{ "pid", required_argument, NULL, 'P' },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "level", required_argument, NULL, OPT_LEVEL },
+	{ "compression", required_argument, NULL, OPT_COMPRESSION },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to go on, or an exit code. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	uint64_t v;
+	int c;
+
+	o->output = "trace.dat";
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:e:f:Tp:g:l:n:P:b:o:d:qvh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (strv_add(&o->events, optarg) || strv_add(&o->filters, NULL))
+				return ft_error("out of memory");
+			break;
+		case 'f':
+			if (!o->events.n)
+				return ft_usage_error("-f '%s' needs an -e before it", optarg);
+			if (o->filters.v[o->events.n - 1])
+				return ft_usage_error("two filters for -e '%s'", o->events.v[o->events.n - 1]);
+			o->filters.v[o->events.n - 1] = optarg;
+			break;
+		case 'T':
+			o->stacktrace = true;
+			break;
+		case OPT_UPROBE:
+			if (!strrchr(optarg, ':') || strrchr(optarg, ':') == optarg || !strrchr(optarg, ':')[1])
+				return ft_usage_error("--uprobe '%s': expected BINARY:SYMBOL", optarg);
+			if (strv_add(&o->uprobes, optarg))
+				return ft_error("out of memory");
+			break;
+		case 'p':
+			if (!rec_tracer_parse_kind)
+				return ft_usage_error("-p: tracer support is not built in");
+			if (rec_tracer_parse_kind(optarg) < 0)
+				return ft_usage_error("unknown tracer '%s' (function or function_graph)", optarg);
+			o->tracer = optarg;
+			break;
+		case 'g':
+			if (strv_add(&o->graph, optarg))
+				return ft_error("out of memory");
+			break;
+		case 'l':
+			if (strv_add(&o->filter_funcs, optarg))
+				return ft_error("out of memory");
+			break;
+		case 'n':
+			if (strv_add(&o->notrace, optarg))
+				return ft_error("out of memory");
+			break;
+		case OPT_MAX_DEPTH:
+			if (ft_parse_u64(optarg, &v) || v > 1000000)
+				return ft_usage_error("bad --max-graph-depth '%s'", optarg);
+			o->max_graph_depth = (unsigned)v;
+			break;
+		case OPT_FUNC_STACK:
+			o->func_stack = true;
+			break;
+		case OPT_KPROBE: {
+			char *err = NULL;
+
+			if (!rec_tracer_check_kprobe)
+				return ft_usage_error("--kprobe: kprobe support is not built in");
+			if (rec_tracer_check_kprobe(optarg, &err)) {
+				int rc = ft_usage_error("--kprobe '%s': %s", optarg, err ? err : "bad syntax");
+
+				free(err);
+				return rc;
+			}
+			if (strv_add(&o->kprobes, optarg))
+				return ft_error("out of memory");
+			break;
+		}
+		case OPT_BPF: {
+			char *err = NULL;
+
+			if (!rec_bpf_parse_spec)
+				return ft_usage_error("--bpf: BPF support is not built in");
+			if (rec_bpf_parse_spec(optarg, &err)) {
+				int rc = ft_usage_error("--bpf '%s': %s", optarg, err ? err : "bad list");
+
+				free(err);
+				return rc;
+			}
+			o->bpf = optarg;
+			break;
+		}
+		case 'P': {
+			if (ft_parse_u64(optarg, &v) || v == 0 || v > 0x3fffffff)
+				return ft_usage_error("bad pid '%s'", optarg);
+			if (o->npids == MAX_TRACED_PIDS)
+				return ft_usage_error("too many -P (at most %d)", MAX_TRACED_PIDS);
+			o->pids[o->npids++] = (pid_t)v;
+			break;
+		}
+		case OPT_CPUS:
+			if (ft_parse_cpulist(optarg, o->cpu_mask))
+				return ft_usage_error("bad CPU list '%s' (example: 0,2-3)", optarg);
+			o->have_cpus = true;
+			break;
+		case 'b':
+			if (ft_parse_u64(optarg, &v) || v < 4 || v > (1ULL << 24))
+				return ft_usage_error("bad buffer size '%s' (KiB per CPU, 4 or more)", optarg);
+			o->buffer_kb = v;
+			break;
+		case 'o':
+			if (!*optarg)
+				return ft_usage_error("empty output file name");
+			o->output = optarg;
+			break;
+		case 'd':
+			if (ft_parse_duration_ns(optarg, &o->duration_ns) || !o->duration_ns)
+				return ft_usage_error("bad duration '%s' (examples: 10, 500ms, 2m)", optarg);
+			break;
+		case OPT_MAX_SIZE:
+			if (ft_parse_size(optarg, &o->max_size) || o->max_size < 4096)
+				return ft_usage_error("bad --max-size '%s' (examples: 100M, 2G)", optarg);
+			break;
+		case OPT_LEVEL:
+			if (ft_parse_u64(optarg, &v) || v < 1 || v > 19)
+				return ft_usage_error("bad --level '%s' (1 to 19)", optarg);
+			o->level = (int)v;
+			break;
+		case OPT_COMPRESSION:
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
+				return ft_usage_error("bad --compression '%s' (zstd or none)", optarg);
+			o->compression = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			ft_verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return ft_finish_stdout(EXIT_OK);
+		case ':':
+			return ft_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->cmd && o->npids)
+		return ft_usage_error("give either -P PID or a command, not both");
+	if ((o->graph.n || o->max_graph_depth) && !o->tracer) {
+		if (!rec_tracer_parse_kind)
+			return ft_usage_error("-g: tracer support is not built in");
+		o->tracer = "function_graph";
+	}
+	if ((o->filter_funcs.n || o->notrace.n || o->func_stack) && !o->tracer)
+		return ft_usage_error("-l, -n and --func-stack need a tracer (-p function or -p function_graph)");
+	if (o->compression && !strcmp(o->compression, "none") && o->level)
+		return ft_usage_error("--level makes no sense with --compression none");
+	return -1;
+}
+
+/* ---- traced processes ------------------------------------------------------ */
+
+/*
+ * /proc/PID/maps in trace-cmd's PROCMAPS layout: "pid nlibs comm" (hex
+ * numbers), then "start end path" per file, consecutive mappings of one
+ * file merged.
+ */
+static char *procmaps_text(pid_t pid)
+{
+	char path[64], *maps, *comm, *line, *save = NULL, *out = NULL, *body = NULL;
+	char last[4096] = "";
+	unsigned long long ls = 0, le = 0;
+	size_t blen = 0, bcap = 0;
+	unsigned nlibs = 0;
+	FILE *mem;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = rec_read_file(path, NULL);
+	if (!maps || !*maps) {
+		free(maps);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	comm = rec_read_file(path, NULL);
+	if (comm)
+		comm[strcspn(comm, "\n")] = '\0';
+	mem = open_memstream(&body, &blen);
+	if (!mem)
+		goto out;
+	for (line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long s, e;
+		char file[4096];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &n) < 2 || !n)
+			continue;
+		snprintf(file, sizeof(file), "%s", line + n);
+		if (file[0] != '/')
+			continue;
+		if (!strcmp(file, last) && s >= le) {
+			le = e;
+			continue;
+		}
+		if (last[0]) {
+			fprintf(mem, "%llx %llx %s\n", ls, le, last);
+			nlibs++;
+		}
+		snprintf(last, sizeof(last), "%s", file);
+		ls = s;
+		le = e;
+	}
+	if (last[0]) {
+		fprintf(mem, "%llx %llx %s\n", ls, le, last);
+		nlibs++;
+	}
+	if (fclose(mem))
+		goto out;
+	(void)bcap;
+	if (asprintf(&out, "%x %x %s\n%s", (unsigned)pid, nlibs, comm ? comm : "<...>",
+		     body ? body : "") < 0)
+		out = NULL;
+out:
+	free(body);
+	free(comm);
+	free(maps);
+	return out;
+}
+
+static void traced_add(struct session *s, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < s->ntraced; i++)
+		if (s->traced[i].pid == pid)
+			return;
+	if (s->ntraced < MAX_TRACED_PIDS)
+		s->traced[s->ntraced++].pid = pid;
+}
+
+/* Keep the newest maps of every traced process that is still there. */
+static void traced_refresh(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ntraced; i++) {
+		char *m;
+
+		if (s->traced[i].pid == s->child && s->child_done)
+			continue;
+		m = procmaps_text(s->traced[i].pid);
+		if (m) {
+			free(s->traced[i].maps);
+			s->traced[i].maps = m;
+		}
+	}
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+/*
+ * Fork the command stopped before exec: it waits on a pipe until the
+ * instance records, so its first instructions are traced and its pid is in
+ * set_event_pid before it runs.
+ */
+static int child_fork(struct session *s, const sigset_t *old_mask)
+{
+	int go[2], errp[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return e;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+		ssize_t r;
+
+		close(go[1]);
+		close(errp[0]);
+		/* the command gets the dispositions and mask we were started with */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, old_mask, NULL);
+		do {
+			r = read(go[0], &c, 1);
+		} while (r < 0 && errno == EINTR);
+		if (r != 1)
+			_exit(126);	/* the recorder gave up before starting */
+		execvp(s->o->cmd[0], s->o->cmd);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	s->child = pid;
+	s->child_go = go[1];
+	/* keep the error pipe's read end in the go fd's slot pair */
+	s->child_status = errp[0];
+	close(errp[1]);
+	return 0;
+}
+
+/* Let the command exec; returns 0, or -errno when exec failed. */
+static int child_release(struct session *s)
+{
+	int e = 0, errfd = s->child_status;
+	ssize_t r;
+
+	s->child_status = 0;
+	r = write(s->child_go, "g", 1);
+	close(s->child_go);
+	s->child_go = -1;
+	if (r != 1) {
+		close(errfd);
+		return -EPIPE;
+	}
+	do {
+		r = read(errfd, &e, sizeof(e));
+	} while (r < 0 && errno == EINTR);
+	close(errfd);
+	if (r == (ssize_t)sizeof(e))
+		return -e;
+	return 0;
+}
+
+static void child_reap(struct session *s, bool wait)
+{
+	int st;
+	pid_t r;
+
+	if (s->child <= 0 || s->child_done)
+		return;
+	r = waitpid(s->child, &st, wait ? 0 : WNOHANG);
+	if (r == s->child) {
+		s->child_done = true;
+		s->child_status = st;
+	}
+}
+
+/* ---- metadata --------------------------------------------------------------- */
+
+static int add_format_file(struct session *s, const char *system, const char *name, bool ftrace)
+{
+	char file[512], *text;
+	size_t len;
+	int err;
+
+	snprintf(file, sizeof(file), "events/%s/%s/format", system, name);
+	text = rec_instance_read(&s->ri, file, &len);
+	if (!text)
+		text = rec_tracefs_read(file, &len);
+	if (!text) {
+		ft_warn("cannot read the format of %s:%s: %s", system, name, strerror(errno));
+		return 0;
+	}
+	if (ftrace)
+		err = fmt_writer_ftrace_format(s->w, text, len);
+	else
+		err = fmt_writer_event_format(s->w, system, text, len);
+	free(text);
+	return err;
+}
+
+/* Every event of a system dir (the ftrace formats, a tracer's kprobe group). */
+static int add_system_formats(struct session *s, const char *system, bool ftrace)
+{
+	char file[512];
+	struct dirent **names = NULL;
+	int n, i, err = 0;
+
+	snprintf(file, sizeof(file), "%s/events/%s", s->ri.dir, system);
+	n = scandir(file, &names, NULL, alphasort);
+	if (n < 0)
+		return 0;	/* no such system: nothing to store */
+	for (i = 0; i < n; i++) {
+		struct stat st;
+		char path[4096];
+		int k;
+		bool dup = false;
+
+		if (names[i]->d_name[0] == '.' || err)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/format", file, names[i]->d_name);
+		if (stat(path, &st))
+			continue;
+		for (k = 0; k < s->ri.nevents && !ftrace; k++)
+			if (!strcmp(s->ri.events[k].system, system) &&
+			    !strcmp(s->ri.events[k].name, names[i]->d_name))
+				dup = true;
+		if (!dup)
+			err = add_format_file(s, system, names[i]->d_name, ftrace);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+static int writer_fail(struct session *s, int err, const char *what)
+{
+	const char *detail = s->w ? fmt_writer_error(s->w) : "";
+
+	if (detail && *detail)
+		ft_error("cannot write %s to '%s': %s (%s)", what, s->o->output, strerror(-err), detail);
+	else
+		ft_error("cannot write %s to '%s': %s", what, s->o->output, strerror(-err));
+	return err;
+}
+
+static int write_start_metadata(struct session *s)
+{
+	char *hp = NULL, *he = NULL, *text = NULL;
+	size_t hpl = 0, hel = 0, len = 0;
+	struct utsname un;
+	int err = 0, i;
+	const char *const *sys;
+
+	hp = rec_instance_read(&s->ri, "events/header_page", &hpl);
+	he = rec_instance_read(&s->ri, "events/header_event", &hel);
+	if (!hp || !he) {
+		free(hp);
+		free(he);
+		ft_error("cannot read the kernel's header_page/header_event");
+		return -EIO;
+	}
+	err = fmt_writer_headers(s->w, hp, hpl, he, hel);
+	free(hp);
+	free(he);
+	if (err)
+		return writer_fail(s, err, "the headers");
+
+	err = add_system_formats(s, "ftrace", true);
+	for (i = 0; !err && i < s->ri.nevents; i++)
+		err = add_format_file(s, s->ri.events[i].system, s->ri.events[i].name, false);
+	if (!err && s->tracer) {
+		for (sys = rec_tracer_systems(s->tracer); !err && *sys; sys++)
+			if (strcmp(*sys, "ftrace"))
+				err = add_system_formats(s, *sys, false);
+	}
+	if (!err && s->bpf)
+		err = rec_bpf_add_formats(s->bpf, s->w);
+	if (err)
+		return writer_fail(s, err, "the event formats");
+
+	text = rec_read_file("/proc/kallsyms", &len);
+	if (text) {
+		err = fmt_writer_kallsyms(s->w, text, len);
+		free(text);
+		if (err)
+			return writer_fail(s, err, "kallsyms");
+	} else {
+		ft_warn("cannot read /proc/kallsyms (%s): kernel addresses will not have names",
+			strerror(errno));
+	}
+	text = rec_tracefs_read("printk_formats", &len);
+	if (text) {
+		err = fmt_writer_printk(s->w, text, len);
+		free(text);
+		if (err)
+			return writer_fail(s, err, "printk formats");
+	}
+
+	if (!uname(&un)) {
+		char buf[4 * sizeof(un.sysname) + 4];
+
+		snprintf(buf, sizeof(buf), "%s %s %s %s", un.sysname, un.nodename, un.release, un.machine);
+		err = fmt_writer_option_str(s->w, FMT_OPT_UNAME, buf);
+	}
+	text = rec_instance_read(&s->ri, "trace_clock", NULL);
+	if (!err && text)
+		err = fmt_writer_option_str(s->w, FMT_OPT_TRACECLOCK, text);
+	free(text);
+	if (!err)
+		err = fmt_writer_cpucount(s->w, (uint32_t)s->ri.max_cpus);
+	if (!err) {
+		char version[64];
+
+		snprintf(version, sizeof(version), "flytrap %s", FLYTRAP_VERSION);
+		err = fmt_writer_option_str(s->w, FMT_OPT_VERSION, version);
+	}
+	if (!err) {
+		char *meta = NULL, host[256] = "", when[64] = "";
+		size_t ml = 0;
+		FILE *m = open_memstream(&meta, &ml);
+		time_t t = (time_t)(s->start_epoch_ns / 1000000000ULL);
+		struct tm tm;
+
+		gethostname(host, sizeof(host) - 1);
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (!m)
+			return -ENOMEM;
+		fprintf(m, "recorder=flytrap %s\n", FLYTRAP_VERSION);
+		fprintf(m, "command_line=%s\n", s->cmdline);
+		fprintf(m, "hostname=%s\n", host);
+		fprintf(m, "start_time=%s\n", when);
+		fprintf(m, "start_epoch_ns=%llu\n", (unsigned long long)s->start_epoch_ns);
+		fprintf(m, "instance=%s\n", s->ri.name);
+		fprintf(m, "clock=mono\n");
+		fprintf(m, "buffer_kb=%llu\n", (unsigned long long)s->ri.buffer_kb);
+		fprintf(m, "events=");
+		for (i = 0; i < s->ri.nevents; i++)
+			fprintf(m, "%s%s:%s", i ? "," : "", s->ri.events[i].system, s->ri.events[i].name);
+		fprintf(m, "\n");
+		if (s->ntraced) {
+			fprintf(m, "pids=");
+			for (i = 0; i < s->ntraced; i++)
+				fprintf(m, "%s%d", i ? "," : "", (int)s->traced[i].pid);
+			fprintf(m, "\n");
+		}
+		if (fclose(m))
+			return -ENOMEM;
+		err = fmt_writer_option_str(s->w, FMT_OPT_FT_META, meta);
+		free(meta);
+	}
+	if (err)
+		return writer_fail(s, err, "the options");
+	return 0;
+}
+
+static int add_cpustats(struct session *s, struct rec_instance *ri, const char *buffer, bool start)
+{
+	int i, err = 0;
+
+	for (i = 0; i < ri->ncpus && !err; i++) {
+		struct rec_cpu *c = &ri->cpus[i];
+		const char *st = start ? c->stats_start : c->stats_end;
+		char *text;
+
+		if (!st)
+			continue;
+		if (start) {
+			if (asprintf(&text, "CPU: %d\n%s", c->cpu, st) < 0)
+				return -ENOMEM;
+			err = fmt_writer_option_str(s->w, FMT_OPT_FT_CPUSTAT_START, text);
+			free(text);
+		} else {
+			err = fmt_writer_cpustat(s->w, buffer, c->cpu, st);
+		}
+	}
+	return err;
+}
+
+/* saved_cmdlines plus the traced processes the kernel may not have saved. */
+static int add_cmdlines(struct session *s)
+{
+	size_t len = 0, blen = 0;
+	char *text = rec_tracefs_read("saved_cmdlines", &len), *buf = NULL;
+	FILE *m = open_memstream(&buf, &blen);
+	int i, err;
+
+	if (!m) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (text)
+		fputs(text, m);
+	for (i = 0; i < s->ntraced; i++) {
+		char key[32], *maps = s->traced[i].maps, *nl;
+
+		snprintf(key, sizeof(key), "\n%d ", (int)s->traced[i].pid);
+		if (text && (!strncmp(text, key + 1, strlen(key + 1)) || strstr(text, key)))
+			continue;
+		/* the comm is on the PROCMAPS header line: "pid nlibs comm" */
+		if (maps && (nl = strchr(maps, '\n'))) {
+			const char *sp = strchr(maps, ' ');
+
+			sp = sp ? strchr(sp + 1, ' ') : NULL;
+			if (sp && sp < nl)
+				fprintf(m, "%d %.*s\n", (int)s->traced[i].pid, (int)(nl - sp - 1), sp + 1);
+		}
+	}
+	free(text);
+	if (fclose(m)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	err = fmt_writer_cmdlines(s->w, buf, blen);
+	free(buf);
+	return err;
+}
+
+static uint64_t cpu_total(const struct rec_instance *ri, const char *key, bool end)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < ri->ncpus; i++) {
+		const char *st = end ? ri->cpus[i].stats_end : ri->cpus[i].stats_start;
+
+		if (st)
+			sum += rec_stats_field(st, key);
+	}
+	return sum;
+}
+
+static uint64_t cpu_delta(const struct rec_cpu *c, const char *key)
+{
+	uint64_t a = c->stats_start ? rec_stats_field(c->stats_start, key) : 0;
+	uint64_t b = c->stats_end ? rec_stats_field(c->stats_end, key) : 0;
+
+	return b >= a ? b - a : 0;
+}
+
+static int add_recstats(struct session *s, uint64_t duration_ns)
+{
+	struct rusage all;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	uint64_t bytes_read = 0, pages = 0, max_fill = 0, buf_bytes = s->ri.buffer_kb * 1024;
+	int i, err;
+
+	if (!m)
+		return -ENOMEM;
+	getrusage(RUSAGE_SELF, &all);
+	for (i = 0; i < s->ri.ncpus; i++) {
+		const struct rec_cpu *c = &s->ri.cpus[i];
+		uint64_t fill = buf_bytes ? c->max_drain * 100 / buf_bytes : 0;
+
+		bytes_read += c->bytes_read;
+		pages += c->pages;
+		if (fill > max_fill)
+			max_fill = fill;
+	}
+	fprintf(m, "cpu_user_us=%llu\n", (unsigned long long)tv_us(&all.ru_utime));
+	fprintf(m, "cpu_sys_us=%llu\n", (unsigned long long)tv_us(&all.ru_stime));
+	fprintf(m, "capture_user_us=%llu\n",
+		(unsigned long long)(tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime)));
+	fprintf(m, "capture_sys_us=%llu\n",
+		(unsigned long long)(tv_us(&s->ru_end.ru_stime) - tv_us(&s->ru_start.ru_stime)));
+	fprintf(m, "duration_ns=%llu\n", (unsigned long long)duration_ns);
+	fprintf(m, "bytes_read=%llu\n", (unsigned long long)bytes_read);
+	fprintf(m, "bytes_written=%llu\n", (unsigned long long)fmt_wbuf_bytes(s->wb));
+	fprintf(m, "pages=%llu\n", (unsigned long long)pages);
+	fprintf(m, "wakeups=%llu\n", (unsigned long long)s->ri.wakeups);
+	fprintf(m, "max_buffer_fill_pct=%llu\n", (unsigned long long)max_fill);
+	fprintf(m, "events=%llu\n", (unsigned long long)cpu_total(&s->ri, "read events", true));
+	fprintf(m, "overrun=%llu\n", (unsigned long long)cpu_total(&s->ri, "overrun", true));
+	fprintf(m, "dropped=%llu\n", (unsigned long long)cpu_total(&s->ri, "dropped events", true));
+	for (i = 0; i < s->ri.ncpus; i++) {
+		const struct rec_cpu *c = &s->ri.cpus[i];
+
+		fprintf(m, "cpu%d=pages:%llu bytes_read:%llu max_drain:%llu splice:%d\n", c->cpu,
+			(unsigned long long)c->pages, (unsigned long long)c->bytes_read,
+			(unsigned long long)c->max_drain, !c->use_read);
+	}
+	if (fclose(m))
+		return -ENOMEM;
+	err = fmt_writer_option_str(s->w, FMT_OPT_FT_RECSTATS, text);
+	free(text);
+	return err;
+}
+
+static int add_procmaps(struct session *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int i, err = 0;
+	bool any = false;
+
+	for (i = 0; i < s->ntraced; i++)
+		any |= s->traced[i].maps != NULL;
+	if (!any)
+		return 0;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < s->ntraced; i++)
+		if (s->traced[i].maps)
+			fputs(s->traced[i].maps, m);
+	if (fclose(m))
+		return -ENOMEM;
+	err = fmt_writer_option_str(s->w, FMT_OPT_PROCMAPS, text);
+	free(text);
+	return err;
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+static char *join_args(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int i;
+
+	if (!m)
+		return NULL;
+	fputs("flytrap", m);
+	for (i = 0; i < argc; i++)
+		fprintf(m, " %s", argv[i]);
+	if (fclose(m))
+		return NULL;
+	return buf;
+}
+
+static int set_cpumask(struct session *s)
+{
+	char buf[1200];
+	int groups = (s->ri.max_cpus + 31) / 32, g, n = 0, err;
+
+	if (groups > 8)
+		groups = 8;
+	for (g = groups - 1; g >= 0; g--) {
+		uint32_t bits = (uint32_t)(s->o->cpu_mask[g / 2] >> ((g % 2) * 32));
+
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%08x", g == groups - 1 ? "" : ",", bits);
+	}
+	err = rec_instance_write(&s->ri, "tracing_cpumask", buf);
+	if (err)
+		ft_error("cannot set the CPU mask of the instance to %s: %s", buf, strerror(-err));
+	return err;
+}
+
+static int setup_tracer(struct session *s)
+{
+	struct rec_tracer_opts to = { 0 };
+	char *err = NULL;
+	size_t i;
+	int r;
+
+	if (!s->o->tracer && !s->o->kprobes.n)
+		return 0;
+	s->tracer = rec_tracer_new(s->ri.ti);
+	if (!s->tracer) {
+		ft_error("out of memory");
+		return -ENOMEM;
+	}
+	if (s->o->tracer) {
+		to.kind = (enum rec_tracer_kind)rec_tracer_parse_kind(s->o->tracer);
+		to.graph_funcs = s->o->graph.v;
+		to.ngraph_funcs = s->o->graph.n;
+		to.filter = s->o->filter_funcs.v;
+		to.nfilter = s->o->filter_funcs.n;
+		to.notrace = s->o->notrace.v;
+		to.nnotrace = s->o->notrace.n;
+		to.max_graph_depth = s->o->max_graph_depth;
+		to.func_stack = s->o->func_stack;
+		r = rec_tracer_set(s->tracer, &to, &err);
+		if (r) {
+			/* a refused tracer is not a reason to record nothing */
+			ft_warn("%s; recording without the %s tracer", err ? err : strerror(-r),
+				s->o->tracer);
+			free(err);
+			err = NULL;
+		}
+	}
+	for (i = 0; i < s->o->kprobes.n; i++) {
+		r = rec_tracer_add_kprobe(s->tracer, s->o->kprobes.v[i], &err);
+		if (r) {
+			ft_warn("--kprobe '%s': %s; recording without it", s->o->kprobes.v[i],
+				err ? err : strerror(-r));
+			free(err);
+			err = NULL;
+		}
+	}
+	{
+		bool top = false;
+
+		rec_tracer_buffer(s->tracer, &top);
+		if (top) {
+			r = rec_instance_top(&s->top, &s->ri);
+			if (r)
+				return r;
+			s->use_top = true;
+		}
+	}
+	return 0;
+}
+
+static int setup_bpf(struct session *s)
+{
+	struct rec_bpf_opts bo = { 0 };
+	pid_t pids[MAX_TRACED_PIDS];
+	char *err = NULL;
+	int i;
+
+	if (!s->o->bpf)
+		return 0;
+	bo.spec = s->o->bpf;
+	bo.tracefs = s->ri.tracing_dir;
+	bo.page_size = s->ri.page_size;
+	bo.kernel_long = s->ri.kernel_long;
+	for (i = 0; i < s->ntraced; i++)
+		pids[i] = s->traced[i].pid;
+	bo.pids = pids;
+	bo.npids = s->ntraced;
+	bo.verbose = ft_verbose;
+	s->bpf = rec_bpf_open(&bo, &err);
+	if (!s->bpf) {
+		ft_warn("BPF programs not loaded: %s; recording without them", err ? err : strerror(errno));
+		free(err);
+	}
+	return 0;
+}
+
+static int setup_events(struct session *s)
+{
+	size_t i;
+	int n, err;
+
+	for (i = 0; i < s->o->uprobes.n; i++) {
+		n = rec_uprobe_add(&s->ri, s->o->uprobes.v[i]);
+		if (n < 0)
+			return n;
+	}
+	if (!s->o->events.n && !s->o->uprobes.n && !s->o->tracer && !s->o->kprobes.n && !s->o->bpf) {
+		if (!s->o->quiet)
+			fprintf(stderr, "flytrap: no -e given: recording the scheduler, syscalls and IRQs "
+				"(sched_switch, sched_wakeup*, sched_process_*, raw_syscalls, irq:*)\n");
+		for (i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++) {
+			n = rec_instance_enable(&s->ri, default_events[i], NULL);
+			if (n < 0)
+				return n;
+			if (n == 0)
+				ft_warn("this kernel has no event '%s'", default_events[i]);
+		}
+	}
+	for (i = 0; i < s->o->events.n; i++) {
+		n = rec_instance_enable(&s->ri, s->o->events.v[i], s->o->filters.v[i]);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			ft_error("no event matches '%s' (see %s/available_events)", s->o->events.v[i],
+				 s->ri.tracing_dir);
+			return -ENOENT;
+		}
+	}
+	if (s->o->stacktrace) {
+		err = rec_instance_option(&s->ri, "stacktrace", true);
+		if (err)
+			ft_warn("the kernel refused options/stacktrace (%s); recording without stacks",
+				strerror(-err));
+	}
+	return 0;
+}
+
+static int setup_pids(struct session *s)
+{
+	char buf[MAX_TRACED_PIDS * 12 + 2];
+	int i, n = 0, err;
+
+	if (!s->ntraced)
+		return 0;
+	for (i = 0; i < s->ntraced; i++)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%d", i ? " " : "", (int)s->traced[i].pid);
+	err = rec_instance_write(&s->ri, "set_event_pid", buf);
+	if (err) {
+		ft_error("cannot set set_event_pid to '%s': %s", buf, strerror(-err));
+		return err;
+	}
+	/* follow children forked after the start */
+	err = rec_instance_option(&s->ri, "event-fork", true);
+	if (err)
+		ft_warn("the kernel refused options/event-fork (%s): new children are not followed",
+			strerror(-err));
+	return 0;
+}
+
+static int setup_buffer(struct session *s)
+{
+	char kb[32], *text;
+	int err;
+
+	if (s->o->buffer_kb) {
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)s->o->buffer_kb);
+		err = rec_instance_write(&s->ri, "buffer_size_kb", kb);
+		if (err) {
+			ft_error("cannot set the buffer size to %s KiB per CPU: %s", kb, strerror(-err));
+			return err;
+		}
+	}
+	text = rec_instance_read(&s->ri, "buffer_size_kb", NULL);
+	s->ri.buffer_kb = text ? strtoull(text, NULL, 10) : 0;
+	free(text);
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static void drain_set(struct session *s, struct rec_instance *ri, struct fmt_wbuf *wb,
+		      int idx, bool final)
+{
+	int werr = 0, r;
+
+	if (s->write_err || !wb)
+		return;
+	r = rec_capture_drain(ri, &ri->cpus[idx], wb, final, &werr);
+	if (r < 0) {
+		if (werr) {
+			s->write_err = werr;
+		} else if (!s->stop_reason) {
+			ft_error("cannot read the ring buffer of CPU %d: %s", ri->cpus[idx].cpu, strerror(-r));
+			s->write_err = r;
+		}
+	}
+}
+
+static void status_line(struct session *s, uint64_t t)
+{
+	uint64_t events = 0, lost = 0, bytes_read = 0, written = fmt_wbuf_bytes(s->wb);
+	uint64_t t0 = (uint64_t)s->t_start.tv_sec * 1000000000ULL + (uint64_t)s->t_start.tv_nsec;
+	double secs = (double)(t - t0) / 1e9;
+	double dt = (double)(t - s->last_status_ns) / 1e9;
+	int i;
+
+	for (i = 0; i < s->ri.ncpus; i++) {
+		char *st = rec_cpu_stats(&s->ri, s->ri.cpus[i].cpu);
+
+		if (st) {
+			events += rec_stats_field(st, "read events") + rec_stats_field(st, "entries");
+			lost += rec_stats_field(st, "overrun") + rec_stats_field(st, "dropped events");
+			free(st);
+		}
+		bytes_read += s->ri.cpus[i].bytes_read;
+	}
+	fprintf(stderr, "\r\033[K  %6.1fs  %9.0f events/s  %8.2f MB written  ratio %4.1fx  lost %llu",
+		secs, dt > 0 ? (double)(events - s->last_events) / dt : 0.0, (double)written / 1e6,
+		written ? (double)bytes_read / (double)written : 0.0, (unsigned long long)lost);
+	s->last_events = events;
+	s->last_status_ns = t;
+}
+
+static int record_loop(struct session *s, const sigset_t *wait_mask)
+{
+	struct pollfd pfd[2 * 256 + 1];
+	int nfd = 0, i, bpf_slot = -1;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), next_maps = start + 1000000000ULL;
+	bool progress = !s->o->quiet && ft_progress_enabled();
+
+	s->last_status_ns = start;
+	for (i = 0; i < s->ri.ncpus && nfd < 256; i++) {
+		pfd[nfd].fd = s->ri.cpus[i].fd;
+		pfd[nfd++].events = POLLIN;
+	}
+	for (i = 0; s->use_top && i < s->top.ncpus && nfd < 512; i++) {
+		pfd[nfd].fd = s->top.cpus[i].fd;
+		pfd[nfd++].events = POLLIN;
+	}
+	if (s->bpf && rec_bpf_fd(s->bpf) >= 0) {
+		bpf_slot = nfd;
+		pfd[nfd].fd = rec_bpf_fd(s->bpf);
+		pfd[nfd++].events = POLLIN;
+	}
+
+	while (!rec_stop_signal && !s->write_err) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), wait_ns = 1000000000ULL;
+		struct timespec ts;
+		int r;
+
+		if (s->o->duration_ns) {
+			if (t - start >= s->o->duration_ns) {
+				s->stop_reason = "duration reached";
+				break;
+			}
+			if (s->o->duration_ns - (t - start) < wait_ns)
+				wait_ns = s->o->duration_ns - (t - start);
+		}
+		if (progress && wait_ns > 500000000ULL)
+			wait_ns = 500000000ULL;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(wait_ns % 1000000000ULL);
+		r = ppoll(pfd, (nfds_t)nfd, &ts, wait_mask);
+		s->ri.wakeups++;
+		if (r < 0 && errno != EINTR) {
+			ft_error("cannot wait for trace data: %s", strerror(errno));
+			return -errno;
+		}
+		/*
+		 * Readable means the kernel's buffer_percent mark was reached; on a
+		 * timeout every CPU is still drained of its full pages so that a
+		 * quiet CPU's data does not wait until the end.
+		 */
+		for (i = 0; i < s->ri.ncpus; i++)
+			if (r == 0 || (r > 0 && (pfd[i].revents & POLLIN)))
+				drain_set(s, &s->ri, s->wb, i, false);
+		for (i = 0; s->use_top && i < s->top.ncpus; i++)
+			if (r == 0 || (r > 0 && (pfd[s->ri.ncpus + i].revents & POLLIN)))
+				drain_set(s, &s->top, s->wb_top, i, false);
+		if (s->bpf && (bpf_slot < 0 || r == 0 || (r > 0 && (pfd[bpf_slot].revents & POLLIN)))) {
+			int b = rec_bpf_poll(s->bpf, 0);
+
+			if (b < 0 && b != -EINTR) {
+				ft_warn("BPF ring buffer: %s", rec_bpf_error(s->bpf));
+			}
+		}
+		if (s->child > 0) {
+			child_reap(s, false);
+			if (s->child_done) {
+				s->stop_reason = "command finished";
+				break;
+			}
+		}
+		if (s->o->max_size) {
+			uint64_t sz = fmt_wbuf_bytes(s->wb) + (s->wb_top ? fmt_wbuf_bytes(s->wb_top) : 0);
+
+			if (sz >= s->o->max_size) {
+				s->stop_reason = "size limit reached";
+				break;
+			}
+		}
+		t = now_ns(CLOCK_MONOTONIC);
+		if (t >= next_maps) {
+			traced_refresh(s);
+			next_maps = t + 1000000000ULL;
+		}
+		if (progress && t - s->last_status_ns >= 500000000ULL)
+			status_line(s, t);
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+	if (rec_stop_signal && !s->stop_reason)
+		s->stop_reason = rec_stop_signal == SIGINT ? "interrupted" :
+				 rec_stop_signal == SIGTERM ? "terminated (SIGTERM)" : "hang-up (SIGHUP)";
+	return 0;
+}
+
+/* Signal the command, give it a moment, and reap it if it ended. */
+static void child_stop(struct session *s)
+{
+	int i;
+
+	if (s->child <= 0 || s->child_done)
+		return;
+	/* Ctrl-C reached the whole process group already; give it time first */
+	for (i = 0; i < 10 && !s->child_done; i++) {
+		usleep(20000);
+		child_reap(s, false);
+	}
+	if (!s->child_done && rec_stop_signal)
+		kill(s->child, rec_stop_signal);
+	for (i = 0; i < 100 && !s->child_done; i++) {
+		usleep(20000);
+		child_reap(s, false);
+	}
+}
+
+static const char *human(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 10ULL << 30)
+		snprintf(buf, len, "%.1f GB", (double)b / 1e9);
+	else if (b >= 10ULL << 20)
+		snprintf(buf, len, "%.1f MB", (double)b / 1e6);
+	else if (b >= 10ULL << 10)
+		snprintf(buf, len, "%.1f kB", (double)b / 1e3);
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	return buf;
+}
+
+static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
+{
+	uint64_t ev = 0, lost = 0, bytes = 0;
+	char b1[32], b2[32];
+	int i;
+
+	fprintf(stderr, "flytrap: CPU %12s %12s %10s\n", "events", "bytes", "lost");
+	for (i = 0; i < s->ri.ncpus; i++) {
+		const struct rec_cpu *c = &s->ri.cpus[i];
+		uint64_t e = cpu_delta(c, "read events");
+		uint64_t l = cpu_delta(c, "overrun") + cpu_delta(c, "dropped events");
+
+		fprintf(stderr, "flytrap: %3d %12llu %12s %10llu\n", c->cpu, (unsigned long long)e,
+			human(c->bytes_read, b1, sizeof(b1)), (unsigned long long)l);
+		ev += e;
+		lost += l;
+		bytes += c->bytes_read;
+	}
+	fprintf(stderr, "flytrap: wrote '%s': %s, %llu events in %.1f s (%s of ring buffer pages), %llu lost%s\n",
+		s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, (double)dur_ns / 1e9,
+		human(bytes, b2, sizeof(b2)), (unsigned long long)lost,
+		lost ? " (see 'flytrap drops')" : "");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct session s = { 0 };
+	struct fmt_writer_opts wo = { 0 };
+	sigset_t old_mask, wait_mask;
+	bool signals = false;
+	uint64_t t0 = 0, dur = 0;
+	int rc = EXIT_FAIL, err, i;
+	struct stat st;
+
+	s.o = &o;
+	s.child = -1;
+	s.child_go = -1;
+	rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		goto out_args;
+	rc = EXIT_FAIL;
+	s.cmdline = join_args(argc, argv);
+	s.start_epoch_ns = now_ns(CLOCK_REALTIME);
+
+	if (geteuid() != 0)
+		ft_warn("not running as root: the kernel will probably refuse");
+
+	/* from here on a signal only sets a flag: every path below cleans up */
+	if (rec_signals_install(&old_mask)) {
+		ft_error("cannot install signal handlers: %s", strerror(errno));
+		goto out_args;
+	}
+	signals = true;
+	wait_mask = old_mask;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGHUP);
+	sigdelset(&wait_mask, SIGCHLD);
+	sigdelset(&wait_mask, SIGALRM);
+
+	for (i = 0; i < o.npids; i++) {
+		if (kill(o.pids[i], 0) && errno == ESRCH) {
+			ft_error("no process with pid %d", (int)o.pids[i]);
+			goto out;
+		}
+		traced_add(&s, o.pids[i]);
+	}
+
+	if (rec_instance_create(&s.ri, "mono"))
+		goto out;
+	if (setup_buffer(&s))
+		goto out;
+	if (o.have_cpus && set_cpumask(&s))
+		goto out;
+	if (setup_events(&s))
+		goto out;
+	if (setup_tracer(&s))
+		goto out;
+	if (o.cmd) {
+		err = child_fork(&s, &old_mask);
+		if (err) {
+			ft_error("cannot start '%s': %s", o.cmd[0], strerror(-err));
+			goto out;
+		}
+		traced_add(&s, s.child);
+	}
+	if (setup_pids(&s))
+		goto out;
+	if (setup_bpf(&s))
+		goto out;
+	if (rec_stop_signal)
+		goto out;
+
+	wo.compression = o.compression;
+	wo.zstd_level = o.level;
+	wo.page_size = s.ri.page_size;
+	wo.long_size = s.ri.kernel_long;
+	err = fmt_writer_open(o.output, &wo, &s.w);
+	if (err) {
+		ft_error("cannot create '%s': %s", o.output, strerror(-err));
+		s.w = NULL;
+		goto out;
+	}
+	if (rec_capture_open(&s.ri, o.have_cpus ? o.cpu_mask : NULL))
+		goto out;
+	if (s.use_top && rec_capture_open(&s.top, o.have_cpus ? o.cpu_mask : NULL))
+		goto out;
+	traced_refresh(&s);
+	if (write_start_metadata(&s))
+		goto out;
+	err = add_cpustats(&s, &s.ri, "", true);
+	if (err) {
+		writer_fail(&s, err, "the CPU statistics");
+		goto out;
+	}
+	/*
+	 * With a top-level tracer buffer, that one is the file's top buffer
+	 * (as trace-cmd would write it) and the instance becomes a named one.
+	 */
+	err = fmt_wbuf_new(s.w, s.use_top ? s.ri.name : "", "mono", &s.wb);
+	if (!err && s.use_top)
+		err = fmt_wbuf_new(s.w, "", "mono", &s.wb_top);
+	if (!err && s.bpf)
+		err = rec_bpf_start(s.bpf, s.w);
+	if (err) {
+		writer_fail(&s, err, "the buffers");
+		goto out;
+	}
+
+	if (!o.quiet)
+		fprintf(stderr, "flytrap: recording %d event%s on %d CPU%s into '%s' (%llu KiB buffer per CPU)%s\n",
+			s.ri.nevents + s.ri.nuprobes, s.ri.nevents + s.ri.nuprobes == 1 ? "" : "s",
+			s.ri.ncpus, s.ri.ncpus == 1 ? "" : "s", o.output,
+			(unsigned long long)s.ri.buffer_kb,
+			o.cmd ? "" : o.duration_ns ? "" : "; Ctrl-C to stop");
+
+	getrusage(RUSAGE_SELF, &s.ru_start);
+	clock_gettime(CLOCK_MONOTONIC, &s.t_start);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	err = rec_instance_write(&s.ri, "tracing_on", "1");
+	if (err) {
+		ft_error("cannot start tracing in '%s': %s", s.ri.name, strerror(-err));
+		goto out;
+	}
+	if (s.tracer) {
+		char *terr = NULL;
+
+		if (rec_tracer_start(s.tracer, &terr)) {
+			ft_warn("%s; recording without the tracer", terr ? terr : "the tracer did not start");
+			free(terr);
+		}
+	}
+	if (o.cmd) {
+		err = child_release(&s);
+		if (err) {
+			ft_error("cannot run '%s': %s", o.cmd[0], strerror(-err));
+			child_reap(&s, true);
+			goto out;
+		}
+	}
+
+	err = record_loop(&s, &wait_mask);
+
+	/* stop producing, then take everything the kernel still holds */
+	if (s.tracer)
+		rec_tracer_stop(s.tracer);
+	rec_instance_write(&s.ri, "tracing_on", "0");
+	child_stop(&s);
+	traced_refresh(&s);
+	for (i = 0; i < s.ri.ncpus; i++)
+		drain_set(&s, &s.ri, s.wb, i, true);
+	for (i = 0; s.use_top && i < s.top.ncpus; i++)
+		drain_set(&s, &s.top, s.wb_top, i, true);
+	dur = now_ns(CLOCK_MONOTONIC) - t0;
+	for (i = 0; i < s.ri.ncpus; i++)
+		s.ri.cpus[i].stats_end = rec_cpu_stats(&s.ri, s.ri.cpus[i].cpu);
+	for (i = 0; s.use_top && i < s.top.ncpus; i++)
+		s.top.cpus[i].stats_end = rec_cpu_stats(&s.top, s.top.cpus[i].cpu);
+	getrusage(RUSAGE_SELF, &s.ru_end);
+	if (s.bpf && !s.write_err) {
+		err = rec_bpf_finish(s.bpf, s.w);
+		if (err)
+			ft_warn("BPF data incomplete: %s", rec_bpf_error(s.bpf));
+	}
+
+	if (s.write_err) {
+		if (s.write_err == -ENOSPC || s.write_err == -EDQUOT)
+			ft_error("the disk holding '%s' is full: recording stopped", o.output);
+		else
+			writer_fail(&s, s.write_err, "trace data");
+	}
+
+	/* the kernel goes back to how we found it before the (slow) file close */
+	if (s.tracer) {
+		rec_tracer_free(s.tracer);
+		s.tracer = NULL;
+	}
+	if (s.use_top)
+		rec_instance_destroy(&s.top);
+
+	/* the end statistics, cmdlines and costs go into the final options */
+	err = add_cpustats(&s, &s.ri, s.use_top ? s.ri.name : "", false);
+	if (!err && s.use_top)
+		err = add_cpustats(&s, &s.top, "", false);
+	if (!err)
+		err = add_cmdlines(&s);
+	if (!err)
+		err = add_procmaps(&s);
+	if (!err)
+		err = add_recstats(&s, dur);
+	if (err && !s.write_err) {
+		writer_fail(&s, err, "the final metadata");
+		s.write_err = err;
+	}
+	err = rec_instance_destroy(&s.ri);
+	if (s.w) {
+		int cerr = fmt_writer_close(s.w);
+
+		s.w = NULL;
+		if (cerr) {
+			ft_error("cannot finish '%s': %s%s", o.output, strerror(-cerr),
+				 cerr == -ENOSPC ? "; free some space and run 'flytrap recover' on it" : "");
+			goto out;
+		}
+	}
+	if (s.write_err)
+		goto out;
+	if (err)
+		goto out;
+	if (!o.quiet) {
+		summary(&s, stat(o.output, &st) ? 0 : (uint64_t)st.st_size, dur);
+		if (s.stop_reason)
+			fprintf(stderr, "flytrap: stopped: %s\n", s.stop_reason);
+		if (s.child > 0 && !s.child_done)
+			fprintf(stderr, "flytrap: '%s' (pid %d) is still running\n", o.cmd[0], (int)s.child);
+	}
+	rc = EXIT_OK;
+out:
+	if (s.child_go >= 0) {
+		/* closing the go pipe makes a waiting child exit without running */
+		close(s.child_go);
+		close(s.child_status);
+		s.child_go = -1;
+		child_reap(&s, true);
+	}
+	if (s.bpf)
+		rec_bpf_close(s.bpf);
+	if (s.tracer)
+		rec_tracer_free(s.tracer);
+	if (s.use_top)
+		rec_instance_release(&s.top);
+	rec_instance_release(&s.ri);
+	if (s.w)
+		fmt_writer_abort(s.w);
+	if (signals)
+		rec_signals_restore(&old_mask);
+	for (i = 0; i < s.ntraced; i++)
+		free(s.traced[i].maps);
+	free(s.cmdline);
+out_args:
+	free(o.events.v);
+	free(o.filters.v);
+	free(o.uprobes.v);
+	free(o.graph.v);
+	free(o.filter_funcs.v);
+	free(o.notrace.v);
+	free(o.kprobes.v);
+	return rc;
+}
