@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * getpid_loop N [CHILDREN]: a workload with a known number of syscalls.
- * Calls getpid() N times through syscall(2) (so no libc cache can skip the
- * kernel), optionally in CHILDREN forked children as well, each doing N
- * calls.  Prints "pid PID" for itself and every child on stdout, so a test
- * can count the sys_enter_getpid events per process.
+ * Calls getpid() exactly N times through syscall(2) (so no libc cache can
+ * skip the kernel), optionally in CHILDREN forked children as well, each
+ * doing N calls.  Prints "pid PID" for itself and every child on stdout
+ * (the PID is the answer of the first call), so a test can count the
+ * sys_enter_getpid events per process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* n getpid calls in all; the first one's answer is printed */
 static void calls(long n)
 {
-	long i;
+	long i, pid;
 
-	for (i = 0; i < n; i++)
+	if (n <= 0) {
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		return;
+	}
+	pid = syscall(SYS_getpid);
+	printf("pid %ld\n", pid);
+	fflush(stdout);
+	for (i = 1; i < n; i++)
 		syscall(SYS_getpid);
 }
 
@@ -35,8 +45,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "getpid_loop: bad arguments\n");
 		return 2;
 	}
-	printf("pid %d\n", (int)getpid());
-	fflush(stdout);
 	calls(n);
 	for (i = 0; i < children; i++) {
 		pid_t p = fork();
@@ -46,8 +54,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (p == 0) {
-			printf("pid %d\n", (int)getpid());
-			fflush(stdout);
 			calls(n);
 			_exit(0);
 		}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# flytrap record on a program with a known number of getpid() calls: the file
+# holds exactly those events for each of its processes (children followed),
+# trace-cmd and flytrap print the same lines, and the event counts agree with
+# the kernel's own per-CPU statistics stored in the file.
+. "$(dirname "$0")/../lib.sh"
+need_tracefs
+need_cmd trace-cmd
+[ -e "$TRACEFS/events/syscalls/sys_enter_getpid" ] || skip "no syscalls:sys_enter_getpid event"
+LOOP=$TOP/$O/tests/tools/getpid_loop
+[ -x "$LOOP" ] || skip "getpid_loop not built"
+
+N=3000
+cd "$TMP"
+"$FLYTRAP" record -e sched:sched_switch -e syscalls:sys_enter_getpid -o t.dat -- \
+	"$LOOP" $N 2 >pids.txt 2>rec.err
+rc=$?
+[ $rc = 0 ] || { cat rec.err; fail "record exited $rc"; finish; }
+[ "$(stat -c %a t.dat)" = 600 ] && ok "output mode 0600" || fail "output mode $(stat -c %a t.dat)"
+grep -q '^flytrap: CPU' rec.err && ok "per-CPU summary printed" || fail "no per-CPU summary"
+
+trace-cmd report -i t.dat >tc.txt 2>tc.err || { head tc.err; fail "trace-cmd report failed"; }
+"$FLYTRAP" report t.dat >ft.txt 2>ft.err || { head ft.err; fail "flytrap report failed"; }
+
+npids=0
+while read -r _ pid; do
+	npids=$((npids + 1))
+	got=$(grep -E -- "-$pid +\[[0-9]+\] +[0-9.]+: sys_enter_getpid:" tc.txt | wc -l)
+	if [ "$got" = $N ]; then ok "pid $pid: $N sys_enter_getpid events"
+	else fail "pid $pid: $got sys_enter_getpid events, expected $N"; fi
+done <pids.txt
+[ $npids = 3 ] && ok "parent and 2 children ran" || fail "$npids processes reported, expected 3"
+
+# the same lines from both readers, for the getpid events and for everything
+grep sys_enter_getpid tc.txt >tc.getpid
+grep sys_enter_getpid ft.txt >ft.getpid
+if cmp -s tc.getpid ft.getpid; then ok "trace-cmd and flytrap agree on the getpid lines"
+else fail "getpid lines differ"; diff tc.getpid ft.getpid | head -5; fi
+if cmp -s tc.txt ft.txt; then ok "whole listing identical"
+else fail "listings differ"; diff tc.txt ft.txt | head -5; fi
+
+# events per CPU in the file == "read events" of the CPU stats stored in it
+trace-cmd report --stat -i t.dat >stat.txt 2>/dev/null
+for cpu in $(awk '/^CPU: /{print $2}' stat.txt); do
+	want=$(awk -v c="$cpu" '/^CPU: /{cur=$2} /^read events:/ && cur==c {print $3}' stat.txt)
+	lost=$(awk -v c="$cpu" '/^CPU: /{cur=$2} /^overrun:/ && cur==c {print $2}' stat.txt)
+	got=$(grep -cE "^ *.+ \[0*$cpu\] +[0-9]+\.[0-9]+: " tc.txt)
+	if [ "$got" = "$want" ]; then ok "CPU $cpu: $got events = kernel's read events"
+	else fail "CPU $cpu: $got events in the file, kernel read events $want"; fi
+	[ "$lost" = 0 ] || fail "CPU $cpu lost $lost events in a light recording"
+done
+finish
