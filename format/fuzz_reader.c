@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fuzz target for the reader: open the input as a trace.dat, walk every
+ * option, section, page and event, and print each event the way `report`
+ * does.  Built two ways:
+ *   make fuzz                 libFuzzer binary ($(O)/fuzz_reader)
+ *   -DFUZZ_REPLAY_MAIN        a plain driver that runs the target once per
+ *                             file named on the command line (or in a
+ *                             directory), used by `make check`.
+ * A crash, a sanitizer report or a hang is a bug; an error return is not.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int count_page(void *arg, const void *page, uint32_t page_size)
+{
+	(*(uint64_t *)arg) += ((const uint8_t *)page)[page_size - 1];
+	return 0;
+}
+
+static int count_format(void *arg, const char *system, const char *text, size_t len)
+{
+	(*(uint64_t *)arg) += len + strlen(system) + (len ? (uint8_t)text[0] : 0);
+	return 0;
+}
+
+static void run(const char *path)
+{
+	struct fmt_reader *r = NULL;
+	struct fmt_iter *it = NULL;
+	const struct fmt_event *ev;
+	const struct fmt_info *in;
+	struct trace_seq s;
+	char *err = NULL;
+	uint64_t sink = 0;
+	int n = 0, rc, b, i;
+
+	if (fmt_reader_open(path, FMT_OPEN_NO_PLUGINS, &r, &err)) {
+		free(err);
+		return;
+	}
+	in = fmt_reader_info(r);
+	fmt_reader_formats(r, count_format, &sink);
+	for (b = 0; b < in->nbuffers; b++)
+		for (i = 0; i < in->buffers[b].ncpus; i++)
+			fmt_reader_read_pages(r, b, in->buffers[b].cpus[i].cpu, count_page, &sink);
+	for (i = 0; i < in->noptions; i++) {
+		void *d;
+		size_t len;
+
+		if (in->options[i].id == FMT_OPT_FT_SYMTAB && in->options[i].size >= 8) {
+			uint64_t off;
+
+			memcpy(&off, in->options[i].data, 8);
+			if (!fmt_reader_section(r, off, FMT_SEC_FT_SYMTAB, &d, &len))
+				free(d);
+		}
+	}
+	trace_seq_init(&s);
+	if (!fmt_iter_new(r, NULL, &it)) {
+		while ((rc = fmt_iter_next(it, &ev)) != 0 && n < 200000) {
+			struct fmt_field f;
+			int len;
+
+			if (rc < 0)
+				continue;
+			n++;
+			if (!ev->event)
+				continue;
+			trace_seq_reset(&s);
+			tep_print_event(fmt_reader_tep(r), &s, (struct tep_record *)&ev->rec, "%s %d %s",
+					TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_INFO);
+			if (!fmt_field_resolve(ev->event, "common_pid", &f))
+				sink += fmt_field_u64(&f, ev->rec.data, ev->rec.size);
+			if (ev->event->format.fields &&
+			    !fmt_field_resolve(ev->event, ev->event->format.fields->name, &f) &&
+			    fmt_field_ptr(&f, ev->rec.data, ev->rec.size, &len))
+				sink += len;
+			if ((n & 7) == 0 && fmt_iter_peek(it, ev->buffer, &ev) == 1 && (n & 8))
+				fmt_iter_take_peeked(it, &ev);
+		}
+		fmt_iter_free(it);
+	}
+	trace_seq_destroy(&s);
+	fmt_reader_close(r);
+	if (sink == 0xdeadbeefcafeULL)
+		fputc(' ', stderr);	/* keep the walks from being optimized away */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	int fd = memfd_create("fuzz.dat", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) == (ssize_t)size) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		run(path);
+	}
+	close(fd);
+	return 0;
+}
+
+#ifdef FUZZ_REPLAY_MAIN
+static int replay_file(const char *path)
+{
+	struct stat st;
+	uint8_t *buf;
+	FILE *f;
+	size_t n;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "fuzz_reader_replay: cannot open '%s': %s\n", path, strerror(errno));
+		return 1;
+	}
+	buf = malloc(st.st_size ? st.st_size : 1);
+	n = buf ? fread(buf, 1, st.st_size, f) : 0;
+	fclose(f);
+	if (buf)
+		LLVMFuzzerTestOneInput(buf, n);
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, files = 0, err = 0;
+
+	tep_set_loglevel(TEP_LOG_NONE);
+	for (i = 1; i < argc; i++) {
+		DIR *d = opendir(argv[i]);
+		struct dirent *de;
+
+		if (!d) {
+			err |= replay_file(argv[i]);
+			files++;
+			continue;
+		}
+		while ((de = readdir(d))) {
+			char p[4096];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", argv[i], de->d_name);
+			err |= replay_file(p);
+			files++;
+		}
+		closedir(d);
+	}
+	printf("replayed %d inputs\n", files);
+	return err;
+}
+#endif
