@@ -47,6 +47,9 @@ struct rec_bpf_opts {
 	 *   profile=HZ		... at HZ samples per second per CPU
 	 *   ufunc=BINARY:GLOB	uprobe entry/return of functions of BINARY whose
 	 *			symbol matches GLOB (fnmatch); may be repeated
+	 * and settings:
+	 *   ringbuf=SIZE	ring buffer bytes (4K..1024M, K/M suffix), same as ringbuf_bytes
+	 *   symbols		same as opts.symbols
 	 * Not NULL.
 	 */
 	const char *spec;

@@ -1,0 +1,1380 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF half of the recorder: load the programs of bpf/ from the
+ * skeletons built into this binary, drain their shared ring buffer, and
+ * turn each record into an ftrace-style event (system "flytrap") in the
+ * ring-buffer pages of the BUFFER instance "flytrap-bpf".
+ *
+ * Ordering: the ring buffer hands out records in commit order.  On one CPU
+ * that is almost, but not exactly, timestamp order: a program takes its
+ * timestamp, then may be interrupted (profile's perf_event) or, since
+ * syscall tracepoints are preemptible, preempted by another task whose
+ * record commits first.  So records wait per CPU in a queue until they
+ * are older than the reorder window, and are sorted before encoding.  A
+ * record that arrives after its window has closed is encoded with the
+ * last timestamp written on that CPU and counted ("late") in the META
+ * option: never dropped, never silently reordered.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "format.h"
+#include "record/bpf.h"
+#include "record/bpf_int.h"
+
+#include "bpf/common.h"
+#include "bpf/syscalls.h"
+#include "bpf/offcpu.h"
+#include "bpf/profile.h"
+#include "bpf/ufunc.h"
+
+#include "syscalls.skel.h"
+#include "offcpu.skel.h"
+#include "profile.skel.h"
+#include "ufunc.skel.h"
+
+#define DEF_RINGBUF (8u << 20)
+#define DEF_DROP_NS 100000000ull
+#define DEF_REORDER_NS 20000000ull
+#define DEF_HZ 99
+#define MAX_UFUNCS 1024
+#define COMMON_LEN 8
+
+static const char *const slot_names[FT_SLOT_NR] = { "syscalls", "offcpu", "profile", "ufunc" };
+static const char *const kind_names[FT_K_MAX] = {
+	[FT_K_SYSCALL] = "syscall", [FT_K_SYSHIST] = "syscall_hist", [FT_K_OFFCPU] = "offcpu",
+	[FT_K_PROFILE] = "profile", [FT_K_UENTRY] = "ufunc_entry", [FT_K_UEXIT] = "ufunc_exit",
+};
+
+struct ufunc_target {
+	char *binary;
+	char *glob;
+};
+
+struct ufunc_fn {
+	int target;
+	char *name;
+	uint64_t addr, offset;
+};
+
+struct pend {
+	uint64_t ts, seq;
+	uint32_t len;
+	uint8_t *data;
+};
+
+struct cpu_q {
+	struct fmt_page_enc pe;
+	bool pe_ok;
+	struct pend *v;
+	size_t n, cap;
+	uint64_t last_ts;
+	int64_t missed;		/* losses to flag on this CPU's next page */
+};
+
+struct spec {
+	bool want[FT_SLOT_NR];
+	bool agg;
+	bool have_hz, have_min;
+	bool symbols;
+	unsigned hz;
+	uint64_t min_ns;
+	uint32_t ringbuf;	/* 0 = not given */
+	struct ufunc_target *uf;
+	int nuf;
+};
+
+struct rec_bpf {
+	struct rec_bpf_opts o;
+	struct spec sp;
+	int ncpus;
+	uint32_t page_size;
+	int kernel_long;
+
+	int rb_fd, stats_fd, pids_fd;
+	uint32_t rb_bytes;
+	struct ring_buffer *rb;
+	struct flytrap_syscalls *sk_sys;
+	struct flytrap_offcpu *sk_off;
+	struct flytrap_profile *sk_prof;
+	struct flytrap_ufunc *sk_uf;
+	struct bpf_link **links;
+	int nlinks, links_cap;
+
+	struct ufunc_fn *fns;
+	int nfns;
+
+	uint16_t ids[FT_K_MAX];
+	struct fmt_wbuf *wb;
+	struct cpu_q *cpus;
+	uint64_t seq;
+	int cb_err;
+	bool finished;
+
+	uint64_t next_sample;
+	uint64_t *prev;		/* [FT_SLOT_NR * FT_ST_NR][ncpus] last counter values */
+	uint64_t *vals;		/* ncpus scratch */
+	struct fmt_bpf_drop *drops;
+	size_t ndrops, drops_cap;
+	uint64_t tot[FT_SLOT_NR][FT_ST_NR];
+
+	struct rec_syms *syms;
+	struct rec_bpf_stats st;
+	char err[512];
+};
+
+static int set_err(struct rec_bpf *b, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int set_err(struct rec_bpf *b, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->err, sizeof(b->err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static uint64_t now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- spec --------------------------------------------------------------- */
+
+static int parse_dur(const char *s, uint64_t *out)
+{
+	static const struct { const char *suf; uint64_t mul; } u[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1000000000 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -EINVAL;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (!strcmp(end, u[i].suf)) {
+			if (v * u[i].mul > 1e18)
+				return -EINVAL;
+			*out = (uint64_t)(v * u[i].mul + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void spec_release(struct spec *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->nuf; i++) {
+		free(sp->uf[i].binary);
+		free(sp->uf[i].glob);
+	}
+	free(sp->uf);
+	memset(sp, 0, sizeof(*sp));
+}
+
+static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errlen)
+{
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	if (!spec || !*spec) {
+		snprintf(err, errlen, "empty --bpf list");
+		return -EINVAL;
+	}
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (val)
+			*val++ = 0;
+		if (!strcmp(tok, "syscalls")) {
+			sp->want[FT_SLOT_SYSCALLS] = true;
+			if (val && strcmp(val, "agg")) {
+				snprintf(err, errlen, "--bpf syscalls=%s: only 'agg' is known", val);
+				ret = -EINVAL;
+				break;
+			}
+			sp->agg |= val != NULL;
+		} else if (!strcmp(tok, "offcpu")) {
+			sp->want[FT_SLOT_OFFCPU] = true;
+			if (val) {
+				if (parse_dur(val, &sp->min_ns)) {
+					snprintf(err, errlen, "--bpf offcpu=%s: not a duration (e.g. 100us)", val);
+					ret = -EINVAL;
+					break;
+				}
+				sp->have_min = true;
+			}
+		} else if (!strcmp(tok, "profile")) {
+			sp->want[FT_SLOT_PROFILE] = true;
+			if (val) {
+				char *end;
+				unsigned long hz = strtoul(val, &end, 10);
+
+				if (end == val || *end || hz < 1 || hz > 100000) {
+					snprintf(err, errlen, "--bpf profile=%s: frequency must be 1..100000 Hz", val);
+					ret = -EINVAL;
+					break;
+				}
+				sp->hz = hz;
+				sp->have_hz = true;
+			}
+		} else if (!strcmp(tok, "ringbuf")) {
+			char *end;
+			unsigned long long v = val ? strtoull(val, &end, 10) : 0;
+
+			if (val && end != val) {
+				if (*end == 'K' || *end == 'k')
+					v <<= 10, end++;
+				else if (*end == 'M' || *end == 'm')
+					v <<= 20, end++;
+			}
+			if (!val || end == val || *end || v < 4096 || v > (1ull << 30)) {
+				snprintf(err, errlen, "--bpf ringbuf=SIZE: 4K..1024M (e.g. ringbuf=64M)");
+				ret = -EINVAL;
+				break;
+			}
+			sp->ringbuf = v;
+		} else if (!strcmp(tok, "symbols") && !val) {
+			sp->symbols = true;
+		} else if (!strcmp(tok, "ufunc")) {
+			char *colon = val ? strrchr(val, ':') : NULL;
+			struct ufunc_target *n;
+
+			if (!colon || colon == val || !colon[1]) {
+				snprintf(err, errlen, "--bpf ufunc needs BINARY:GLOB (e.g. ufunc=/usr/bin/foo:do_*)");
+				ret = -EINVAL;
+				break;
+			}
+			*colon = 0;
+			n = realloc(sp->uf, (sp->nuf + 1) * sizeof(*n));
+			if (!n) {
+				ret = -ENOMEM;
+				break;
+			}
+			sp->uf = n;
+			n[sp->nuf].binary = strdup(val);
+			n[sp->nuf].glob = strdup(colon + 1);
+			sp->nuf++;
+			if (!n[sp->nuf - 1].binary || !n[sp->nuf - 1].glob) {
+				ret = -ENOMEM;
+				break;
+			}
+			sp->want[FT_SLOT_UFUNC] = true;
+		} else {
+			snprintf(err, errlen, "--bpf: unknown item '%s' (known: syscalls[=agg], offcpu[=DUR], profile[=HZ], ufunc=BINARY:GLOB, ringbuf=SIZE, symbols)",
+				 tok);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	free(copy);
+	if (!ret && !sp->want[0] && !sp->want[1] && !sp->want[2] && !sp->want[3]) {
+		snprintf(err, errlen, "empty --bpf list");
+		ret = -EINVAL;
+	}
+	if (ret)
+		spec_release(sp);
+	return ret;
+}
+
+int rec_bpf_parse_spec(const char *spec, char **err)
+{
+	char msg[512] = "";
+	struct spec sp;
+	int ret = spec_parse(spec, &sp, msg, sizeof(msg));
+
+	if (ret) {
+		if (err)
+			*err = strdup(msg[0] ? msg : strerror(-ret));
+		return ret;
+	}
+	spec_release(&sp);
+	return 0;
+}
+
+/* ---- open / close --------------------------------------------------------- */
+
+static int libbpf_debug(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int add_link(struct rec_bpf *b, struct bpf_link *l)
+{
+	if (b->nlinks == b->links_cap) {
+		int n = b->links_cap ? b->links_cap * 2 : 16;
+		struct bpf_link **v = realloc(b->links, n * sizeof(*v));
+
+		if (!v) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		b->links = v;
+		b->links_cap = n;
+	}
+	b->links[b->nlinks++] = l;
+	return 0;
+}
+
+static void detach_all(struct rec_bpf *b)
+{
+	int i;
+
+	for (i = 0; i < b->nlinks; i++)
+		bpf_link__destroy(b->links[i]);
+	b->nlinks = 0;
+	/* the skeletons' own auto-attached links */
+	if (b->sk_sys)
+		flytrap_syscalls__detach(b->sk_sys);
+	if (b->sk_off)
+		flytrap_offcpu__detach(b->sk_off);
+}
+
+static int max_event_id(const char *tracefs)
+{
+	char pat[512];
+	glob_t g;
+	size_t i;
+	int max = -1;
+
+	snprintf(pat, sizeof(pat), "%s/events/*/*/id", tracefs ? tracefs : "/sys/kernel/tracing");
+	if (glob(pat, 0, NULL, &g))
+		return -ENOENT;
+	for (i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "re");
+		int id;
+
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &id) == 1 && id > max)
+			max = id;
+		fclose(f);
+	}
+	globfree(&g);
+	return max < 0 ? -ENOENT : max;
+}
+
+/* Share the recorder-created maps with a skeleton before it is loaded. */
+static int reuse_common(struct rec_bpf *b, struct bpf_map *ev, struct bpf_map *stats,
+			struct bpf_map *pids)
+{
+	int ret;
+
+	ret = bpf_map__reuse_fd(ev, b->rb_fd);
+	if (!ret)
+		ret = bpf_map__reuse_fd(stats, b->stats_fd);
+	if (!ret)
+		ret = bpf_map__reuse_fd(pids, b->pids_fd);
+	return ret;
+}
+
+#define SET_COMMON_RODATA(sk)						\
+	do {								\
+		(sk)->rodata->ft_self_tgid = getpid();			\
+		(sk)->rodata->ft_filter_pids = b->o.npids > 0;		\
+	} while (0)
+
+static int open_syscalls(struct rec_bpf *b)
+{
+	struct flytrap_syscalls *sk = flytrap_syscalls__open();
+	int ret;
+
+	if (!sk)
+		return set_err(b, -errno, "cannot open the syscalls BPF program: %s", strerror(errno));
+	b->sk_sys = sk;
+	SET_COMMON_RODATA(sk);
+	sk->rodata->agg_mode = b->sp.agg;
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	if (!ret)
+		ret = flytrap_syscalls__load(sk);
+	if (ret)
+		return set_err(b, ret, "cannot load the syscalls BPF program: %s", strerror(-ret));
+	ret = flytrap_syscalls__attach(sk);
+	if (ret)
+		return set_err(b, ret, "cannot attach the syscalls BPF program to raw_syscalls: %s",
+			       strerror(-ret));
+	return 0;
+}
+
+static int open_offcpu(struct rec_bpf *b)
+{
+	struct flytrap_offcpu *sk = flytrap_offcpu__open();
+	int ret;
+
+	if (!sk)
+		return set_err(b, -errno, "cannot open the offcpu BPF program: %s", strerror(errno));
+	b->sk_off = sk;
+	SET_COMMON_RODATA(sk);
+	sk->rodata->min_ns = b->sp.min_ns;
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	if (!ret)
+		ret = flytrap_offcpu__load(sk);
+	if (ret)
+		return set_err(b, ret, "cannot load the offcpu BPF program: %s", strerror(-ret));
+	ret = flytrap_offcpu__attach(sk);
+	if (ret)
+		return set_err(b, ret, "cannot attach the offcpu BPF program to sched_switch/sched_wakeup: %s",
+			       strerror(-ret));
+	return 0;
+}
+
+static int open_profile(struct rec_bpf *b)
+{
+	struct flytrap_profile *sk = flytrap_profile__open();
+	int ret, cpu, attached = 0;
+
+	if (!sk)
+		return set_err(b, -errno, "cannot open the profile BPF program: %s", strerror(errno));
+	b->sk_prof = sk;
+	SET_COMMON_RODATA(sk);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	if (!ret)
+		ret = flytrap_profile__load(sk);
+	if (ret)
+		return set_err(b, ret, "cannot load the profile BPF program: %s", strerror(-ret));
+	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.size = sizeof(attr),
+			.freq = 1,
+			.sample_freq = b->sp.hz,
+		};
+		struct bpf_link *l;
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;	/* possible but offline CPU */
+			return set_err(b, -errno, "cannot open the cpu-clock perf event on CPU %d: %s",
+				       cpu, strerror(errno));
+		}
+		l = bpf_program__attach_perf_event(sk->progs.ft_profile, fd);
+		if (!l) {
+			ret = -errno;
+			close(fd);
+			return set_err(b, ret, "cannot attach the profile BPF program on CPU %d: %s", cpu,
+				       strerror(-ret));
+		}
+		/* the link owns fd from here: destroying it closes the perf event */
+		ret = add_link(b, l);
+		if (ret)
+			return set_err(b, ret, "out of memory");
+		attached++;
+	}
+	if (!attached)
+		return set_err(b, -ENODEV, "no online CPU to profile");
+	return 0;
+}
+
+static int open_ufunc(struct rec_bpf *b)
+{
+	struct flytrap_ufunc *sk;
+	int t, i, ret;
+
+	for (t = 0; t < b->sp.nuf; t++) {
+		struct rec_ufunc_sym *v = NULL;
+		char msg[512];
+		int n = rec_ufunc_match(b->sp.uf[t].binary, b->sp.uf[t].glob, &v, msg, sizeof(msg));
+
+		if (n < 0)
+			return set_err(b, n, "--bpf ufunc: %s", msg);
+		if (n == 0)
+			return set_err(b, -ENOENT, "--bpf ufunc: no function of '%s' matches '%s'",
+				       b->sp.uf[t].binary, b->sp.uf[t].glob);
+		if (b->nfns + n > MAX_UFUNCS) {
+			rec_ufunc_syms_free(v, n);
+			return set_err(b, -E2BIG, "--bpf ufunc: more than %d functions match; narrow the glob",
+				       MAX_UFUNCS);
+		}
+		struct ufunc_fn *f = realloc(b->fns, (b->nfns + n) * sizeof(*f));
+
+		if (!f) {
+			rec_ufunc_syms_free(v, n);
+			return set_err(b, -ENOMEM, "out of memory");
+		}
+		b->fns = f;
+		for (i = 0; i < n; i++) {
+			f[b->nfns].target = t;
+			f[b->nfns].name = v[i].name;
+			v[i].name = NULL;
+			f[b->nfns].addr = v[i].addr;
+			f[b->nfns].offset = v[i].offset;
+			b->nfns++;
+		}
+		rec_ufunc_syms_free(v, n);
+		rec_syms_note_binary(b->syms, b->sp.uf[t].binary);
+	}
+
+	sk = flytrap_ufunc__open();
+	if (!sk)
+		return set_err(b, -errno, "cannot open the ufunc BPF program: %s", strerror(errno));
+	b->sk_uf = sk;
+	SET_COMMON_RODATA(sk);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	if (!ret)
+		ret = flytrap_ufunc__load(sk);
+	if (ret)
+		return set_err(b, ret, "cannot load the ufunc BPF program: %s", strerror(-ret));
+	for (i = 0; i < b->nfns; i++) {
+		int r;
+
+		for (r = 0; r < 2; r++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = r, .bpf_cookie = i);
+			struct bpf_link *l;
+
+			l = bpf_program__attach_uprobe_opts(r ? sk->progs.ft_uexit : sk->progs.ft_uentry,
+							    -1, b->sp.uf[b->fns[i].target].binary,
+							    b->fns[i].offset, &uo);
+			if (!l) {
+				ret = -errno;
+				return set_err(b, ret, "cannot attach a %s to %s in '%s': %s",
+					       r ? "uretprobe" : "uprobe", b->fns[i].name,
+					       b->sp.uf[b->fns[i].target].binary, strerror(-ret));
+			}
+			ret = add_link(b, l);
+			if (ret)
+				return set_err(b, ret, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size);
+
+struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
+{
+	struct rec_bpf *b = calloc(1, sizeof(*b));
+	uint32_t rbsz;
+	int ret = 0, i, maxid;
+
+	if (!b) {
+		if (err)
+			*err = strdup("out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->rb_fd = b->stats_fd = b->pids_fd = -1;
+	b->o = *opts;
+	b->o.spec = NULL;
+	b->o.pids = NULL;
+	b->o.tracefs = NULL;
+	ret = spec_parse(opts->spec, &b->sp, b->err, sizeof(b->err));
+	if (ret)
+		goto fail;
+	if (!b->sp.have_hz)
+		b->sp.hz = opts->profile_hz ? opts->profile_hz : DEF_HZ;
+	if (!b->sp.have_min)
+		b->sp.min_ns = opts->offcpu_min_ns;
+	b->sp.agg |= opts->agg;
+	b->sp.symbols |= opts->symbols;
+	b->page_size = opts->page_size ? opts->page_size : 4096;
+	b->kernel_long = opts->kernel_long ? opts->kernel_long : (int)sizeof(long);
+	if (!b->o.drop_interval_ns)
+		b->o.drop_interval_ns = DEF_DROP_NS;
+	if (!b->o.reorder_ns)
+		b->o.reorder_ns = DEF_REORDER_NS;
+
+	maxid = opts->max_event_id > 0 ? opts->max_event_id : max_event_id(opts->tracefs);
+	if (maxid < 0) {
+		ret = set_err(b, maxid, "cannot find the kernel's event IDs under %s/events",
+			      opts->tracefs ? opts->tracefs : "/sys/kernel/tracing");
+		goto fail;
+	}
+	if (maxid + FT_K_MAX >= 65535) {
+		ret = set_err(b, -EOVERFLOW, "no event ID left above the kernel's %d", maxid);
+		goto fail;
+	}
+	for (i = 1; i < FT_K_MAX; i++)
+		b->ids[i] = maxid + i;
+
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus <= 0) {
+		ret = set_err(b, b->ncpus ? b->ncpus : -EINVAL, "cannot count the possible CPUs");
+		goto fail;
+	}
+	b->cpus = calloc(b->ncpus, sizeof(*b->cpus));
+	b->prev = calloc((size_t)FT_SLOT_NR * FT_ST_NR * b->ncpus, sizeof(uint64_t));
+	b->vals = calloc(b->ncpus, sizeof(uint64_t));
+	b->syms = rec_syms_new(b->sp.symbols);
+	if (!b->cpus || !b->prev || !b->vals || !b->syms) {
+		ret = set_err(b, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < b->ncpus; i++) {
+		ret = fmt_page_enc_init(&b->cpus[i].pe, b->page_size, b->kernel_long, false);
+		if (ret) {
+			set_err(b, ret, "cannot set up the page encoder: %s", strerror(-ret));
+			goto fail;
+		}
+		b->cpus[i].pe_ok = true;
+	}
+
+	if (opts->verbose > 1)
+		libbpf_set_print(libbpf_debug);
+
+	rbsz = b->sp.ringbuf ? b->sp.ringbuf : opts->ringbuf_bytes ? opts->ringbuf_bytes : DEF_RINGBUF;
+	if (rbsz < 4096)
+		rbsz = 4096;
+	if (rbsz & (rbsz - 1)) {
+		if (rbsz > (1u << 31)) {
+			ret = set_err(b, -EINVAL, "ring buffer size %u is too large", rbsz);
+			goto fail;
+		}
+		rbsz = 1u << (32 - __builtin_clz(rbsz));
+	}
+	b->rb_bytes = rbsz;
+	b->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ft_events", 0, 0, rbsz, NULL);
+	if (b->rb_fd < 0) {
+		ret = set_err(b, -errno, "cannot create a %u-byte BPF ring buffer: %s", rbsz,
+			      strerror(errno));
+		goto fail;
+	}
+	b->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ft_stats", 4, 8,
+				     FT_SLOT_NR * FT_ST_NR, NULL);
+	b->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ft_pids", 4, 1, 1024, NULL);
+	if (b->stats_fd < 0 || b->pids_fd < 0) {
+		ret = set_err(b, -errno, "cannot create the BPF maps: %s", strerror(errno));
+		goto fail;
+	}
+	if (opts->npids > 1024) {
+		ret = set_err(b, -E2BIG, "at most 1024 processes can be selected for BPF");
+		goto fail;
+	}
+	for (i = 0; i < opts->npids; i++) {
+		__s32 k = opts->pids[i];
+		__u8 one = 1;
+
+		if (bpf_map_update_elem(b->pids_fd, &k, &one, BPF_ANY)) {
+			ret = set_err(b, -errno, "cannot fill the BPF pid filter: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	b->rb = ring_buffer__new(b->rb_fd, on_record, b, NULL);
+	if (!b->rb) {
+		ret = set_err(b, -errno, "cannot map the BPF ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+
+	if (b->sp.want[FT_SLOT_SYSCALLS] && (ret = open_syscalls(b)))
+		goto fail;
+	if (b->sp.want[FT_SLOT_OFFCPU] && (ret = open_offcpu(b)))
+		goto fail;
+	if (b->sp.want[FT_SLOT_PROFILE] && (ret = open_profile(b)))
+		goto fail;
+	if (b->sp.want[FT_SLOT_UFUNC] && (ret = open_ufunc(b)))
+		goto fail;
+	b->next_sample = now_mono() + b->o.drop_interval_ns;
+	return b;
+
+fail:
+	if (err)
+		*err = strdup(b->err[0] ? b->err : strerror(-ret));
+	rec_bpf_close(b);
+	errno = ret < 0 ? -ret : EINVAL;
+	return NULL;
+}
+
+void rec_bpf_close(struct rec_bpf *b)
+{
+	size_t k;
+	int i;
+
+	if (!b)
+		return;
+	detach_all(b);
+	free(b->links);
+	flytrap_syscalls__destroy(b->sk_sys);
+	flytrap_offcpu__destroy(b->sk_off);
+	flytrap_profile__destroy(b->sk_prof);
+	flytrap_ufunc__destroy(b->sk_uf);
+	ring_buffer__free(b->rb);
+	if (b->rb_fd >= 0)
+		close(b->rb_fd);
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	if (b->pids_fd >= 0)
+		close(b->pids_fd);
+	if (b->cpus) {
+		for (i = 0; i < b->ncpus; i++) {
+			for (k = 0; k < b->cpus[i].n; k++)
+				free(b->cpus[i].v[k].data);
+			free(b->cpus[i].v);
+			if (b->cpus[i].pe_ok)
+				fmt_page_enc_release(&b->cpus[i].pe);
+		}
+		free(b->cpus);
+	}
+	for (i = 0; i < b->nfns; i++)
+		free(b->fns[i].name);
+	free(b->fns);
+	free(b->prev);
+	free(b->vals);
+	free(b->drops);
+	rec_syms_free(b->syms);
+	spec_release(&b->sp);
+	free(b);
+}
+
+const char *rec_bpf_error(const struct rec_bpf *b)
+{
+	return b ? b->err : "";
+}
+
+int rec_bpf_fd(const struct rec_bpf *b)
+{
+	return ring_buffer__epoll_fd(b->rb);
+}
+
+void rec_bpf_get_stats(const struct rec_bpf *b, struct rec_bpf_stats *st)
+{
+	uint64_t gone, bins;
+	int s;
+
+	*st = b->st;
+	st->drops = 0;
+	for (s = 0; s < FT_SLOT_NR; s++)
+		st->drops += b->tot[s][FT_ST_DROPS] + b->tot[s][FT_ST_MAPFULL];
+	rec_syms_counts(b->syms, &st->processes, &gone, &bins);
+}
+
+/* ---- formats -------------------------------------------------------------- */
+
+struct fdesc {
+	const char *type;	/* "int", "char", "__data_loc unsigned long[]" */
+	const char *name;	/* "comm[16]" for arrays */
+	int off, size, sign;
+};
+
+#define F(t, n, o, s, sg) { t, n, COMMON_LEN + (o), s, sg }
+#define FS(st, t, n, m, sg) F(t, n, offsetof(st, m), sizeof(((st *)0)->m), sg)
+
+static int put_format(struct rec_bpf *b, struct fmt_writer *w, int kind, const struct fdesc *f,
+		      int nf, const char *print)
+{
+	size_t cap = 4096 + strlen(print), len;
+	char *t = malloc(cap);
+	int i, ret;
+
+	if (!t)
+		return -ENOMEM;
+	len = snprintf(t, cap,
+		       "name: %s\nID: %u\nformat:\n"
+		       "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		       "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		       "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		       "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n",
+		       kind_names[kind], b->ids[kind]);
+	for (i = 0; i < nf && len < cap; i++)
+		len += snprintf(t + len, cap - len, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n",
+				f[i].type, f[i].name, f[i].off, f[i].size, f[i].sign);
+	if (len < cap)
+		len += snprintf(t + len, cap - len, "\nprint fmt: %s\n", print);
+	if (len >= cap) {
+		free(t);
+		return set_err(b, -EOVERFLOW, "event format of %s too long", kind_names[kind]);
+	}
+	ret = fmt_writer_event_format(w, REC_BPF_SYSTEM, t, len);
+	free(t);
+	if (ret)
+		set_err(b, ret, "cannot store the format of flytrap:%s: %s", kind_names[kind],
+			fmt_writer_error(w));
+	return ret;
+}
+
+#define STACKS_PRINT							\
+	"__print_array(__get_dynamic_array(kstack), __get_dynamic_array_len(kstack) / 8, 8), " \
+	"__print_array(__get_dynamic_array(ustack), __get_dynamic_array_len(ustack) / 8, 8)"
+
+int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
+{
+	int ret = 0;
+
+	if (b->sp.want[FT_SLOT_SYSCALLS] && !b->sp.agg) {
+		static const struct fdesc f[] = {
+			FS(struct ft_syscall_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_syscall_ev, "int", "nr", nr, 1),
+			FS(struct ft_syscall_ev, "u64", "start", start, 0),
+			FS(struct ft_syscall_ev, "u64", "duration", duration, 0),
+			FS(struct ft_syscall_ev, "s64", "ret", ret, 1),
+		};
+		ret = put_format(b, w, FT_K_SYSCALL, f, 5,
+				 "\"tgid=%d nr=%d ret=%lld duration=%llu start=%llu\", REC->tgid, REC->nr, "
+				 "REC->ret, REC->duration, REC->start");
+	}
+	if (!ret && b->sp.want[FT_SLOT_SYSCALLS] && b->sp.agg) {
+		static const struct fdesc f[] = {
+			FS(struct ft_syshist_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_syshist_ev, "int", "nr", nr, 1),
+			FS(struct ft_syshist_ev, "u64", "count", count, 0),
+			FS(struct ft_syshist_ev, "u64", "total_ns", total_ns, 0),
+			FS(struct ft_syshist_ev, "u64", "max_ns", max_ns, 0),
+			FS(struct ft_syshist_ev, "u64", "slots[40]", slots, 0),
+		};
+		_Static_assert(FT_HIST_SLOTS == 40, "format text names slots[40]");
+		ret = put_format(b, w, FT_K_SYSHIST, f, 6,
+				 "\"tgid=%d nr=%d count=%llu total_ns=%llu max_ns=%llu log2_ns_slots=%s\", "
+				 "REC->tgid, REC->nr, REC->count, REC->total_ns, REC->max_ns, "
+				 "__print_array(REC->slots, 40, 8)");
+	}
+	if (!ret && b->sp.want[FT_SLOT_OFFCPU]) {
+		static const struct fdesc f[] = {
+			FS(struct ft_offcpu_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_offcpu_ev, "unsigned int", "state", state, 0),
+			FS(struct ft_offcpu_ev, "u64", "start", start, 0),
+			FS(struct ft_offcpu_ev, "u64", "duration", duration, 0),
+			FS(struct ft_offcpu_ev, "int", "waker_pid", waker_tid, 1),
+			FS(struct ft_offcpu_ev, "int", "waker_tgid", waker_tgid, 1),
+			FS(struct ft_offcpu_ev, "char", "comm[16]", comm, 0),
+			FS(struct ft_offcpu_ev, "char", "waker_comm[16]", waker_comm, 0),
+			F("__data_loc unsigned long[]", "kstack", sizeof(struct ft_offcpu_ev), 4, 0),
+			F("__data_loc unsigned long[]", "ustack", sizeof(struct ft_offcpu_ev) + 4, 4, 0),
+		};
+		ret = put_format(b, w, FT_K_OFFCPU, f, 10,
+				 "\"tgid=%d comm=%s state=0x%x duration=%llu waker=%d/%d waker_comm=%s "
+				 "start=%llu kstack=%s ustack=%s\", REC->tgid, REC->comm, REC->state, "
+				 "REC->duration, REC->waker_pid, REC->waker_tgid, REC->waker_comm, REC->start, "
+				 STACKS_PRINT);
+	}
+	if (!ret && b->sp.want[FT_SLOT_PROFILE]) {
+		static const struct fdesc f[] = {
+			FS(struct ft_profile_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_profile_ev, "char", "comm[16]", comm, 0),
+			F("__data_loc unsigned long[]", "kstack", sizeof(struct ft_profile_ev), 4, 0),
+			F("__data_loc unsigned long[]", "ustack", sizeof(struct ft_profile_ev) + 4, 4, 0),
+		};
+		ret = put_format(b, w, FT_K_PROFILE, f, 4,
+				 "\"tgid=%d comm=%s kstack=%s ustack=%s\", REC->tgid, REC->comm, "
+				 STACKS_PRINT);
+	}
+	if (!ret && b->sp.want[FT_SLOT_UFUNC]) {
+		static const struct fdesc fe[] = {
+			FS(struct ft_uentry_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_uentry_ev, "unsigned int", "func", func, 0),
+			FS(struct ft_uentry_ev, "unsigned int", "depth", depth, 0),
+			FS(struct ft_uentry_ev, "u64", "ip", ip, 0),
+		};
+		static const struct fdesc fx[] = {
+			FS(struct ft_uexit_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_uexit_ev, "unsigned int", "func", func, 0),
+			FS(struct ft_uexit_ev, "unsigned int", "depth", depth, 0),
+			FS(struct ft_uexit_ev, "unsigned int", "flags", flags, 0),
+			FS(struct ft_uexit_ev, "u64", "start", start, 0),
+			FS(struct ft_uexit_ev, "u64", "duration", duration, 0),
+			FS(struct ft_uexit_ev, "u64", "ret", ret, 0),
+		};
+		/* function names through __print_symbolic, so stock trace-cmd prints them */
+		size_t cap = 256, len = 0;
+		char *sym = malloc(cap), *pr;
+		int i;
+
+		if (!sym)
+			return -ENOMEM;
+		sym[0] = 0;
+		for (i = 0; i < b->nfns; i++) {
+			size_t need = strlen(b->fns[i].name) + 32;
+
+			if (len + need >= cap) {
+				char *n;
+
+				cap = (cap + need) * 2;
+				n = realloc(sym, cap);
+				if (!n) {
+					free(sym);
+					return -ENOMEM;
+				}
+				sym = n;
+			}
+			len += snprintf(sym + len, cap - len, ", { %d, \"%s\" }", i, b->fns[i].name);
+		}
+		pr = malloc(len + 512);
+		if (!pr) {
+			free(sym);
+			return -ENOMEM;
+		}
+		snprintf(pr, len + 512, "\"tgid=%%d func=%%s depth=%%u ip=0x%%llx\", REC->tgid, "
+			 "__print_symbolic(REC->func%s), REC->depth, REC->ip", sym);
+		ret = put_format(b, w, FT_K_UENTRY, fe, 4, pr);
+		if (!ret) {
+			snprintf(pr, len + 512, "\"tgid=%%d func=%%s depth=%%u duration=%%llu ret=0x%%llx "
+				 "flags=%%u start=%%llu\", REC->tgid, __print_symbolic(REC->func%s), "
+				 "REC->depth, REC->duration, REC->ret, REC->flags, REC->start", sym);
+			ret = put_format(b, w, FT_K_UEXIT, fx, 7, pr);
+		}
+		free(pr);
+		free(sym);
+	}
+	return ret;
+}
+
+int rec_bpf_start(struct rec_bpf *b, struct fmt_writer *w)
+{
+	int ret = fmt_wbuf_new(w, REC_BPF_BUFFER, "mono", &b->wb);
+
+	if (ret)
+		return set_err(b, ret, "cannot start the %s buffer: %s", REC_BPF_BUFFER,
+			       fmt_writer_error(w));
+	return 0;
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+static int queue(struct rec_bpf *b, int cpu, uint64_t ts, uint8_t *data, uint32_t len)
+{
+	struct cpu_q *q = &b->cpus[cpu];
+
+	if (q->n == q->cap) {
+		size_t n = q->cap ? q->cap * 2 : 256;
+		struct pend *v = realloc(q->v, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		q->v = v;
+		q->cap = n;
+	}
+	q->v[q->n++] = (struct pend){ ts, b->seq++, len, data };
+	return 0;
+}
+
+/* Payload = common fields + fixed part [+ kstack/ustack __data_loc words and arrays]. */
+static uint8_t *mk_payload(struct rec_bpf *b, const struct ft_hdr *h, const void *fixed,
+			   uint32_t flen, const void *k, uint32_t kd, const void *u,
+			   uint32_t ud, bool stacks, uint32_t *len)
+{
+	uint32_t n = COMMON_LEN + flen + (stacks ? 8 + (kd + ud) * 8 : 0);
+	uint8_t *p = malloc(n);
+	uint16_t type = b->ids[h->kind];
+	int32_t pid = h->tid;
+
+	if (!p)
+		return NULL;
+	memcpy(p, &type, 2);
+	p[2] = 0;
+	p[3] = 0;
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + COMMON_LEN, fixed, flen);
+	if (stacks) {
+		uint32_t off = COMMON_LEN + flen + 8;
+		uint32_t kl = (kd * 8) << 16 | off, ul = (ud * 8) << 16 | (off + kd * 8);
+
+		memcpy(p + COMMON_LEN + flen, &kl, 4);
+		memcpy(p + COMMON_LEN + flen + 4, &ul, 4);
+		memcpy(p + off, k, kd * 8);
+		memcpy(p + off + kd * 8, u, ud * 8);
+	}
+	*len = n;
+	return p;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct rec_bpf *b = ctx;
+	const struct ft_hdr *h = data;
+	uint8_t *p = NULL;
+	uint32_t len = 0;
+	int ret;
+
+	b->st.records++;
+	b->st.bytes += size;
+	if (size < sizeof(*h) || h->size > size || h->cpu >= b->ncpus || h->kind == 0 ||
+	    h->kind >= FT_K_MAX)
+		goto bad;
+	switch (h->kind) {
+	case FT_K_SYSCALL: {
+		const struct ft_syscall_rec *r = data;
+
+		if (size < sizeof(*r))
+			goto bad;
+		p = mk_payload(b, h, &r->ev, sizeof(r->ev), NULL, 0, NULL, 0, false, &len);
+		break;
+	}
+	case FT_K_OFFCPU: {
+		const struct ft_offcpu_rec *r = data;
+
+		if (size < sizeof(*r) || r->kdepth > FT_OFFCPU_DEPTH || r->udepth > FT_OFFCPU_DEPTH)
+			goto bad;
+		p = mk_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
+			       r->stack + FT_OFFCPU_DEPTH, r->udepth, true, &len);
+		break;
+	}
+	case FT_K_PROFILE: {
+		const struct ft_profile_rec *r = data;
+
+		if (size < sizeof(*r) || r->kdepth > FT_MAX_STACK || r->udepth > FT_MAX_STACK)
+			goto bad;
+		p = mk_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
+			       r->stack + FT_MAX_STACK, r->udepth, true, &len);
+		break;
+	}
+	case FT_K_UENTRY: {
+		const struct ft_uentry_rec *r = data;
+
+		if (size < sizeof(*r))
+			goto bad;
+		p = mk_payload(b, h, &r->ev, sizeof(r->ev), NULL, 0, NULL, 0, false, &len);
+		break;
+	}
+	case FT_K_UEXIT: {
+		const struct ft_uexit_rec *r = data;
+
+		if (size < sizeof(*r))
+			goto bad;
+		p = mk_payload(b, h, &r->ev, sizeof(r->ev), NULL, 0, NULL, 0, false, &len);
+		break;
+	}
+	default:
+		goto bad;
+	}
+	if (!p) {
+		b->cb_err = -ENOMEM;
+		return -ENOMEM;
+	}
+	ret = queue(b, h->cpu, h->ts, p, len);
+	if (ret) {
+		free(p);
+		b->cb_err = ret;
+		return ret;
+	}
+	rec_syms_note_pid(b->syms, h->tgid);
+	return 0;
+bad:
+	/* our own programs wrote it: a mismatch is a build bug, not data to guess at */
+	b->cb_err = -EBADMSG;
+	set_err(b, -EBADMSG, "malformed BPF record (kind %u, %zu bytes)", size >= sizeof(*h) ? h->kind : 0,
+		size);
+	return -EBADMSG;
+}
+
+static int pend_cmp(const void *a, const void *bb)
+{
+	const struct pend *x = a, *y = bb;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int put_page(struct rec_bpf *b, int cpu)
+{
+	struct cpu_q *q = &b->cpus[cpu];
+	const void *page;
+	int ret;
+
+	if (!q->pe.nrecords)
+		return 0;
+	page = fmt_page_enc_finish(&q->pe);
+	ret = fmt_wbuf_add_page(b->wb, cpu, page);
+	if (ret)
+		return set_err(b, ret, "cannot write a BPF page: %s", strerror(-ret));
+	b->st.pages++;
+	return 0;
+}
+
+static int encode(struct rec_bpf *b, int cpu, struct pend *e)
+{
+	struct cpu_q *q = &b->cpus[cpu];
+	uint64_t ts = e->ts;
+	int ret;
+
+	if (ts < q->last_ts) {
+		ts = q->last_ts;
+		b->st.late++;
+	}
+	for (;;) {
+		if (!q->pe.nrecords && q->missed) {
+			fmt_page_enc_set_missed(&q->pe, q->missed);
+			q->missed = 0;
+		}
+		ret = fmt_page_enc_add(&q->pe, ts, e->data, e->len);
+		if (ret != -ENOSPC)
+			break;
+		if (!q->pe.nrecords)
+			return set_err(b, -EMSGSIZE, "BPF record of %u bytes does not fit a page", e->len);
+		ret = put_page(b, cpu);
+		if (ret)
+			return ret;
+	}
+	if (ret)
+		return set_err(b, ret, "cannot encode a BPF record: %s", strerror(-ret));
+	q->last_ts = ts;
+	b->st.written++;
+	return 0;
+}
+
+/* Encode every queued record of every CPU with ts <= cutoff, in timestamp order. */
+static int flush_until(struct rec_bpf *b, uint64_t cutoff)
+{
+	int cpu, ret;
+
+	if (!b->wb)
+		return 0;	/* not started: records wait */
+	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		struct cpu_q *q = &b->cpus[cpu];
+		size_t i, done = 0;
+		bool sorted = true;
+
+		for (i = 1; i < q->n && sorted; i++)
+			sorted = pend_cmp(&q->v[i - 1], &q->v[i]) <= 0;
+		if (!sorted)
+			qsort(q->v, q->n, sizeof(*q->v), pend_cmp);
+		for (i = 0; i < q->n && q->v[i].ts <= cutoff; i++) {
+			ret = encode(b, cpu, &q->v[i]);
+			if (ret) {
+				/* keep the rest queued (and freed at close) */
+				memmove(q->v, q->v + done, (q->n - done) * sizeof(*q->v));
+				q->n -= done;
+				return ret;
+			}
+			free(q->v[i].data);
+			q->v[i].data = NULL;
+			done++;
+		}
+		memmove(q->v, q->v + done, (q->n - done) * sizeof(*q->v));
+		q->n -= done;
+	}
+	return 0;
+}
+
+static int add_drop(struct rec_bpf *b, uint64_t ts, int cpu, int prog, uint64_t n)
+{
+	if (b->ndrops == b->drops_cap) {
+		size_t c = b->drops_cap ? b->drops_cap * 2 : 64;
+		struct fmt_bpf_drop *v = realloc(b->drops, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->drops = v;
+		b->drops_cap = c;
+	}
+	b->drops[b->ndrops++] = (struct fmt_bpf_drop){ .ts = ts, .cpu = cpu, .prog = prog, .count = n };
+	return 0;
+}
+
+/*
+ * Read the per-CPU counters; every increase of a loss counter becomes a
+ * window record (end time, CPU, program).  Program index s is a ring
+ * buffer failure of slot s, FT_SLOT_NR + s a full state map of slot s.
+ */
+static int sample_counters(struct rec_bpf *b)
+{
+	uint64_t now = now_mono();
+	int s, st, cpu, ret;
+
+	for (s = 0; s < FT_SLOT_NR; s++) {
+		if (!b->sp.want[s])
+			continue;
+		for (st = 0; st < FT_ST_NR; st++) {
+			__u32 key = FT_STAT_KEY(s, st);
+			uint64_t *prev = b->prev + (size_t)key * b->ncpus, sum = 0;
+
+			if (st != FT_ST_DROPS && st != FT_ST_EMITTED && st != FT_ST_MAPFULL)
+				continue;
+			if (bpf_map_lookup_elem(b->stats_fd, &key, b->vals))
+				return set_err(b, -errno, "cannot read the BPF drop counters: %s",
+					       strerror(errno));
+			for (cpu = 0; cpu < b->ncpus; cpu++) {
+				uint64_t d = b->vals[cpu] - prev[cpu];
+
+				sum += b->vals[cpu];
+				prev[cpu] = b->vals[cpu];
+				if (!d || st == FT_ST_EMITTED)
+					continue;
+				ret = add_drop(b, now, cpu, st == FT_ST_DROPS ? s : FT_SLOT_NR + s, d);
+				if (ret)
+					return set_err(b, ret, "out of memory");
+				b->cpus[cpu].missed += d;
+			}
+			b->tot[s][st] = sum;
+		}
+	}
+	b->next_sample = now + b->o.drop_interval_ns;
+	return 0;
+}
+
+int rec_bpf_poll(struct rec_bpf *b, int timeout_ms)
+{
+	uint64_t now;
+	int n, ret;
+
+	if (b->finished)
+		return 0;
+	n = ring_buffer__poll(b->rb, timeout_ms);
+	if (n == -EINTR)
+		n = 0;
+	if (b->cb_err) {
+		ret = b->cb_err;
+		b->cb_err = 0;
+		if (!b->err[0])
+			set_err(b, ret, "cannot keep a BPF record: %s", strerror(-ret));
+		return ret;
+	}
+	if (n < 0)
+		return set_err(b, n, "cannot read the BPF ring buffer: %s", strerror(-n));
+	now = now_mono();
+	if (now >= b->next_sample && (ret = sample_counters(b)))
+		return ret;
+	ret = flush_until(b, now > b->o.reorder_ns ? now - b->o.reorder_ns : 0);
+	return ret ? ret : n;
+}
+
+/* Aggregation mode: one flytrap:syscall_hist event per (thread, syscall), at the end. */
+static int emit_hists(struct rec_bpf *b, uint64_t ts)
+{
+	struct ft_syshist_key key, next, *prevk = NULL;
+	int fd = bpf_map__fd(b->sk_sys->maps.hists), ret;
+	struct ft_syshist_val v;
+
+	while (!bpf_map_get_next_key(fd, prevk, &next)) {
+		struct ft_syshist_ev ev;
+		struct ft_hdr h = { .ts = ts, .kind = FT_K_SYSHIST, .tid = next.tid };
+		uint8_t *p;
+		uint32_t len;
+
+		key = next;
+		prevk = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;	/* deleted meanwhile: the programs are detached, so never */
+		ev.tgid = v.tgid;
+		ev.nr = key.nr;
+		ev.count = v.count;
+		ev.total_ns = v.total_ns;
+		ev.max_ns = v.max_ns;
+		memcpy(ev.slots, v.slots, sizeof(ev.slots));
+		h.tgid = v.tgid;
+		p = mk_payload(b, &h, &ev, sizeof(ev), NULL, 0, NULL, 0, false, &len);
+		if (!p)
+			return set_err(b, -ENOMEM, "out of memory");
+		ret = queue(b, 0, ts, p, len);
+		if (ret) {
+			free(p);
+			return set_err(b, ret, "out of memory");
+		}
+		rec_syms_note_pid(b->syms, v.tgid);
+	}
+	return 0;
+}
+
+static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
+{
+	size_t cap = 4096 + (size_t)b->nfns * 300, len = 0;
+	char *t = malloc(cap);
+	uint64_t procs, gone, bins;
+	int s, i, ret;
+
+	if (!t)
+		return -ENOMEM;
+#define P(...) do { if (len < cap) len += snprintf(t + len, cap - len, __VA_ARGS__); } while (0)
+	P("bpf_progs=");
+	for (s = 0; s < FT_SLOT_NR; s++)
+		P("%s,", slot_names[s]);
+	for (s = 0; s < FT_SLOT_NR; s++)
+		P("%s/mapfull%s", slot_names[s], s + 1 < FT_SLOT_NR ? "," : "\n");
+	P("bpf_enabled=");
+	for (s = 0, i = 0; s < FT_SLOT_NR; s++)
+		if (b->sp.want[s])
+			P("%s%s", i++ ? "," : "", slot_names[s]);
+	P("\nbpf_buffer=%s\nbpf_ringbuf_bytes=%u\nbpf_symbols=%d\n", REC_BPF_BUFFER, b->rb_bytes,
+	  b->sp.symbols);
+	for (s = 0; s < FT_SLOT_NR; s++) {
+		if (!b->sp.want[s])
+			continue;
+		P("bpf_%s_emitted=%" PRIu64 "\nbpf_%s_drops=%" PRIu64 "\nbpf_%s_mapfull=%" PRIu64 "\n",
+		  slot_names[s], b->tot[s][FT_ST_EMITTED], slot_names[s], b->tot[s][FT_ST_DROPS],
+		  slot_names[s], b->tot[s][FT_ST_MAPFULL]);
+	}
+	if (b->sp.want[FT_SLOT_SYSCALLS])
+		P("bpf_syscalls_mode=%s\n", b->sp.agg ? "agg" : "events");
+	if (b->sp.want[FT_SLOT_PROFILE])
+		P("bpf_profile_hz=%u\n", b->sp.hz);
+	if (b->sp.want[FT_SLOT_OFFCPU])
+		P("bpf_offcpu_min_ns=%" PRIu64 "\n", b->sp.min_ns);
+	P("bpf_records=%" PRIu64 "\nbpf_written=%" PRIu64 "\nbpf_late=%" PRIu64 "\nbpf_reorder_ns=%" PRIu64 "\n",
+	  b->st.records, b->st.written, b->st.late, b->o.reorder_ns);
+	rec_syms_counts(b->syms, &procs, &gone, &bins);
+	P("bpf_procs_captured=%" PRIu64 "\nbpf_procs_gone=%" PRIu64 "\nbpf_binaries=%" PRIu64 "\n",
+	  procs, gone, bins);
+	for (i = 0; i < b->nfns; i++)
+		P("bpf_ufunc=%d %s %s 0x%" PRIx64 "\n", i, b->sp.uf[b->fns[i].target].binary,
+		  b->fns[i].name, b->fns[i].addr);
+#undef P
+	if (len >= cap) {
+		free(t);
+		return set_err(b, -EOVERFLOW, "BPF metadata too long");
+	}
+	ret = fmt_writer_option(w, FMT_OPT_FT_META, t, len + 1);
+	free(t);
+	if (ret)
+		set_err(b, ret, "cannot store the BPF metadata: %s", fmt_writer_error(w));
+	return ret;
+}
+
+int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
+{
+	char msg[512];
+	int ret, cpu;
+
+	if (b->finished)
+		return set_err(b, -EALREADY, "rec_bpf_finish called twice");
+	b->finished = true;
+	if (!b->wb)
+		return set_err(b, -EINVAL, "rec_bpf_finish without rec_bpf_start");
+	detach_all(b);
+	/* every record committed before the detach is in the ring buffer now */
+	ret = ring_buffer__consume(b->rb);
+	if (b->cb_err)
+		return b->cb_err;
+	if (ret < 0)
+		return set_err(b, ret, "cannot read the BPF ring buffer: %s", strerror(-ret));
+	ret = sample_counters(b);
+	if (!ret && b->sp.want[FT_SLOT_SYSCALLS] && b->sp.agg)
+		ret = emit_hists(b, now_mono());
+	if (!ret)
+		ret = flush_until(b, UINT64_MAX);
+	for (cpu = 0; !ret && cpu < b->ncpus; cpu++)
+		ret = put_page(b, cpu);
+	if (ret)
+		return ret;
+	if (b->ndrops) {
+		if ((uint64_t)b->ndrops * sizeof(*b->drops) > UINT32_MAX)
+			return set_err(b, -EOVERFLOW, "too many drop windows");
+		ret = fmt_writer_option(w, FMT_OPT_FT_BPF_DROPS, b->drops,
+					b->ndrops * sizeof(*b->drops));
+		if (ret)
+			return set_err(b, ret, "cannot store the BPF drop counts: %s",
+				       fmt_writer_error(w));
+	}
+	ret = write_meta(b, w);
+	if (ret)
+		return ret;
+	ret = rec_syms_write(b->syms, w, msg, sizeof(msg));
+	if (ret)
+		return set_err(b, ret, "%s", msg);
+	return 0;
+}

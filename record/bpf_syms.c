@@ -1,0 +1,784 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What user-space stack addresses need to be resolved on another machine:
+ * the executable mappings of every process a BPF record came from, the
+ * build-id of each mapped binary and, with --symbols, its ELF function
+ * symbols and load segments.  Binaries are read through
+ * /proc/PID/map_files/ while the process lives, so a binary deleted or
+ * replaced on disk is still the one that ran.  Layouts: docs/bpf.md.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "record/bpf_int.h"
+
+#define SYMTAB_MAGIC "FTSYMS1"
+
+struct load_seg {
+	uint64_t vaddr, memsz, offset, filesz;
+};
+
+struct fsym {
+	uint64_t addr, size;
+	uint32_t name_off;
+	uint8_t type, bind;
+};
+
+struct bin {
+	char *path;
+	unsigned long dev_major, dev_minor, ino;
+	uint8_t bid[32];
+	int bid_len;
+	int etype;
+	bool read_ok;
+	struct load_seg *loads;
+	int nloads;
+	struct fsym *syms;
+	int nsyms;
+	char *strtab;
+	size_t strsz;
+};
+
+struct lib_range {
+	char *path;
+	uint64_t start, end;
+};
+
+struct proc {
+	int pid;
+	char comm[17];
+	char *maps;		/* executable mapping lines as /proc printed them */
+	size_t maps_len;
+	struct lib_range *libs;
+	int nlibs;
+};
+
+struct rec_syms {
+	bool symbols;
+	/* open-addressing set of tgids seen (0 = empty slot; tgid 0 is never noted) */
+	int *seen;
+	size_t seen_cap, seen_n;
+	struct proc *procs;
+	size_t nprocs, procs_cap;
+	struct bin *bins;
+	size_t nbins, bins_cap;
+	uint64_t gone;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+struct rec_syms *rec_syms_new(bool symbols)
+{
+	struct rec_syms *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->symbols = symbols;
+	s->seen_cap = 1024;
+	s->seen = calloc(s->seen_cap, sizeof(int));
+	if (!s->seen) {
+		free(s);
+		return NULL;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		free(s->seen);
+		free(s);
+		errno = EINVAL;
+		return NULL;
+	}
+	return s;
+}
+
+static void bin_release(struct bin *b)
+{
+	free(b->path);
+	free(b->loads);
+	free(b->syms);
+	free(b->strtab);
+}
+
+void rec_syms_free(struct rec_syms *s)
+{
+	size_t i;
+	int j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nprocs; i++) {
+		free(s->procs[i].maps);
+		for (j = 0; j < s->procs[i].nlibs; j++)
+			free(s->procs[i].libs[j].path);
+		free(s->procs[i].libs);
+	}
+	free(s->procs);
+	for (i = 0; i < s->nbins; i++)
+		bin_release(&s->bins[i]);
+	free(s->bins);
+	free(s->seen);
+	free(s);
+}
+
+void rec_syms_counts(const struct rec_syms *s, uint64_t *captured, uint64_t *gone,
+		     uint64_t *binaries)
+{
+	*captured = s ? s->nprocs : 0;
+	*gone = s ? s->gone : 0;
+	*binaries = s ? s->nbins : 0;
+}
+
+/* Insert tgid; returns true if it was new. */
+static bool seen_insert(struct rec_syms *s, int tgid)
+{
+	size_t i, mask;
+
+	if (s->seen_n * 2 >= s->seen_cap) {
+		size_t ncap = s->seen_cap * 2, k;
+		int *n = calloc(ncap, sizeof(int));
+
+		if (!n)
+			return false;	/* keep the old table; this pid is retried later */
+		for (k = 0; k < s->seen_cap; k++) {
+			int v = s->seen[k];
+
+			if (!v)
+				continue;
+			for (i = ((unsigned)v * 2654435761u) & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = v;
+		}
+		free(s->seen);
+		s->seen = n;
+		s->seen_cap = ncap;
+	}
+	mask = s->seen_cap - 1;
+	for (i = ((unsigned)tgid * 2654435761u) & mask; s->seen[i]; i = (i + 1) & mask)
+		if (s->seen[i] == tgid)
+			return false;
+	s->seen[i] = tgid;
+	s->seen_n++;
+	return true;
+}
+
+/* ---- ELF ------------------------------------------------------------------ */
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void read_build_id(Elf *e, struct bin *b)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4) &&
+			    nh.n_descsz > 0 && nh.n_descsz <= sizeof(b->bid)) {
+				memcpy(b->bid, (char *)d->d_buf + doff, nh.n_descsz);
+				b->bid_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+static int read_loads(Elf *e, struct bin *b)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e, &n))
+		return -EBADMSG;
+	b->loads = calloc(n ? n : 1, sizeof(*b->loads));
+	if (!b->loads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->loads[b->nloads++] = (struct load_seg){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz };
+	}
+	return 0;
+}
+
+/*
+ * Call cb for every defined function symbol (.symtab, or .dynsym when the
+ * binary is stripped).  Stops at cb's non-zero return.
+ */
+static int for_each_func(Elf *e, int (*cb)(void *arg, const char *name, const GElf_Sym *sym,
+					   const GElf_Shdr *text), void *arg)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL, *use;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	size_t i, cnt;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			tab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+	}
+	use = tab ? tab : dyn;
+	if (!use)
+		return 0;
+	if (!gelf_getshdr(use, &sh) || !sh.sh_entsize)
+		return -EBADMSG;
+	d = elf_getdata(use, NULL);
+	if (!d)
+		return -EBADMSG;
+	cnt = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < cnt; i++) {
+		GElf_Sym sym;
+		GElf_Shdr tsh;
+		const char *name;
+		Elf_Scn *ts;
+		int t, r;
+
+		if (!gelf_getsym(d, i, &sym))
+			continue;
+		t = GELF_ST_TYPE(sym.st_info);
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
+			continue;
+		name = elf_strptr(e, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		ts = elf_getscn(e, sym.st_shndx);
+		if (!ts || !gelf_getshdr(ts, &tsh))
+			continue;
+		r = cb(arg, name, &sym, &tsh);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+struct symcollect {
+	struct bin *b;
+	size_t cap, strcap;
+	int err;
+};
+
+static int collect_sym(void *arg, const char *name, const GElf_Sym *sym, const GElf_Shdr *text)
+{
+	struct symcollect *c = arg;
+	struct bin *b = c->b;
+	size_t len = strlen(name) + 1;
+	size_t n = b->nsyms;
+
+	if (grow((void **)&b->syms, &c->cap, n + 1, sizeof(*b->syms)) ||
+	    grow((void **)&b->strtab, &c->strcap, b->strsz + len, 1)) {
+		c->err = -ENOMEM;
+		return 1;
+	}
+	if (b->strsz > UINT32_MAX - len) {
+		c->err = -EOVERFLOW;
+		return 1;
+	}
+	memcpy(b->strtab + b->strsz, name, len);
+	b->syms[n] = (struct fsym){ sym->st_value, sym->st_size, (uint32_t)b->strsz,
+				    GELF_ST_TYPE(sym->st_info), GELF_ST_BIND(sym->st_info) };
+	b->strsz += len;
+	b->nsyms++;
+	return 0;
+}
+
+static void read_binary(struct bin *b, int fd, bool symbols)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+
+	if (!e)
+		return;
+	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
+		goto out;
+	b->etype = eh.e_type;
+	read_build_id(e, b);
+	if (read_loads(e, b))
+		goto out;
+	if (symbols) {
+		struct symcollect c = { .b = b };
+
+		for_each_func(e, collect_sym, &c);
+		if (c.err)
+			goto out;
+		if (b->nsyms)
+			qsort(b->syms, b->nsyms, sizeof(*b->syms), fsym_cmp);
+	}
+	b->read_ok = true;
+out:
+	elf_end(e);
+}
+
+/* ---- processes ------------------------------------------------------------ */
+
+static struct bin *find_or_add_bin(struct rec_syms *s, int pid, const char *path,
+				   unsigned long maj, unsigned long min, unsigned long ino,
+				   uint64_t start, uint64_t end)
+{
+	char p[96];
+	struct bin *b;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < s->nbins; i++) {
+		b = &s->bins[i];
+		if (b->ino == ino && b->dev_major == maj && b->dev_minor == min && !strcmp(b->path, path))
+			return b;
+	}
+	if (grow((void **)&s->bins, &s->bins_cap, s->nbins + 1, sizeof(*s->bins)))
+		return NULL;
+	b = &s->bins[s->nbins];
+	memset(b, 0, sizeof(*b));
+	b->path = strdup(path);
+	if (!b->path)
+		return NULL;
+	b->dev_major = maj;
+	b->dev_minor = min;
+	b->ino = ino;
+	s->nbins++;
+
+	/* the mapped file itself, even if the path was deleted or replaced */
+	fd = -1;
+	if (pid > 0) {
+		snprintf(p, sizeof(p), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		read_binary(b, fd, s->symbols);
+		close(fd);
+	}
+	return b;
+}
+
+int rec_syms_note_binary(struct rec_syms *s, const char *path)
+{
+	struct stat st;
+	struct bin *b;
+
+	if (stat(path, &st))
+		return -errno;
+	b = find_or_add_bin(s, 0, path, major(st.st_dev), minor(st.st_dev), st.st_ino, 0, 0);
+	return b ? 0 : -ENOMEM;
+}
+
+static int add_lib(struct proc *pr, const char *path, uint64_t start, uint64_t end)
+{
+	struct lib_range *l;
+	int i;
+
+	for (i = 0; i < pr->nlibs; i++) {
+		l = &pr->libs[i];
+		if (!strcmp(l->path, path)) {
+			if (start < l->start)
+				l->start = start;
+			if (end > l->end)
+				l->end = end;
+			return 0;
+		}
+	}
+	l = realloc(pr->libs, (pr->nlibs + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	pr->libs = l;
+	l = &pr->libs[pr->nlibs];
+	l->path = strdup(path);
+	if (!l->path)
+		return -ENOMEM;
+	l->start = start;
+	l->end = end;
+	pr->nlibs++;
+	return 0;
+}
+
+void rec_syms_note_pid(struct rec_syms *s, int tgid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, mcap = 0;
+	struct proc pr = { .pid = tgid };
+	FILE *f;
+	ssize_t n;
+	int fd;
+
+	if (!s || tgid <= 0 || !seen_insert(s, tgid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
+	f = fopen(path, "re");
+	if (!f) {
+		s->gone++;
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, pr.comm, sizeof(pr.comm) - 1);
+		pr.comm[n > 0 ? n : 0] = 0;
+		pr.comm[strcspn(pr.comm, "\n")] = 0;
+		close(fd);
+	}
+	if (!pr.comm[0])
+		strcpy(pr.comm, "<...>");
+
+	while ((n = getline(&line, &cap, f)) > 0) {
+		unsigned long long start, end, off;
+		unsigned long maj, min, ino;
+		char perms[8];
+		int pos = 0;
+		const char *p;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %lx:%lx %lu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &pos) < 7 || !pos)
+			continue;
+		if (strlen(perms) < 3 || perms[2] != 'x')
+			continue;
+		p = line + pos;
+		line[strcspn(line, "\n")] = 0;
+		/* file-backed code, and the vdso (its symbols come from the kernel image) */
+		if (*p != '/' && strcmp(p, "[vdso]"))
+			continue;
+		if (grow((void **)&pr.maps, &mcap, pr.maps_len + n + 1, 1))
+			break;
+		memcpy(pr.maps + pr.maps_len, line, strlen(line));
+		pr.maps_len += strlen(line);
+		pr.maps[pr.maps_len++] = '\n';
+		if (*p == '/') {
+			char clean[4096];
+			size_t pl = strlen(p);
+
+			if (pl >= sizeof(clean))
+				continue;
+			memcpy(clean, p, pl + 1);
+			if (pl > 10 && !strcmp(clean + pl - 10, " (deleted)"))
+				clean[pl - 10] = 0;
+			add_lib(&pr, clean, start, end);
+			find_or_add_bin(s, tgid, clean, maj, min, ino, start, end);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!pr.maps_len) {
+		/* kernel thread, or already exiting (mm gone): nothing to resolve */
+		free(pr.maps);
+		return;
+	}
+	if (grow((void **)&s->procs, &s->procs_cap, s->nprocs + 1, sizeof(*s->procs))) {
+		int i;
+
+		for (i = 0; i < pr.nlibs; i++)
+			free(pr.libs[i].path);
+		free(pr.libs);
+		free(pr.maps);
+		return;
+	}
+	s->procs[s->nprocs++] = pr;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void sb_put(struct sbuf *b, const void *d, size_t n)
+{
+	if (b->err)
+		return;
+	if (grow((void **)&b->p, &b->cap, b->len + n + 1, 1)) {
+		b->err = -ENOMEM;
+		return;
+	}
+	memcpy(b->p + b->len, d, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		b->err = b->err ? b->err : -EOVERFLOW;
+		return;
+	}
+	sb_put(b, tmp, n);
+}
+
+static void sb_pad8(struct sbuf *b)
+{
+	static const char z[8];
+
+	if (b->len % 8)
+		sb_put(b, z, 8 - b->len % 8);
+}
+
+static void sb_u16(struct sbuf *b, uint16_t v) { sb_put(b, &v, 2); }
+static void sb_u32(struct sbuf *b, uint32_t v) { sb_put(b, &v, 4); }
+static void sb_u64(struct sbuf *b, uint64_t v) { sb_put(b, &v, 8); }
+static void sb_u8(struct sbuf *b, uint8_t v) { sb_put(b, &v, 1); }
+
+static void build_symtab(struct rec_syms *s, struct sbuf *o)
+{
+	uint32_t nbin = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < s->nbins; i++)
+		nbin += s->bins[i].read_ok;
+	sb_put(o, SYMTAB_MAGIC, 8);
+	sb_u32(o, nbin);
+	sb_u32(o, 0);
+	for (i = 0; i < s->nbins; i++) {
+		struct bin *b = &s->bins[i];
+		size_t start = o->len, pl = strlen(b->path);
+
+		if (!b->read_ok)
+			continue;
+		if (pl > UINT16_MAX)
+			pl = UINT16_MAX;
+		sb_u32(o, 0);		/* rec_size, patched below */
+		sb_u16(o, pl);
+		sb_u8(o, b->bid_len);
+		sb_u8(o, b->etype);
+		sb_u32(o, b->nloads);
+		sb_u32(o, b->nsyms);
+		sb_u32(o, b->strsz);
+		sb_u32(o, 0);
+		sb_put(o, b->path, pl);
+		sb_put(o, b->bid, b->bid_len);
+		sb_pad8(o);
+		for (k = 0; k < b->nloads; k++) {
+			sb_u64(o, b->loads[k].vaddr);
+			sb_u64(o, b->loads[k].memsz);
+			sb_u64(o, b->loads[k].offset);
+			sb_u64(o, b->loads[k].filesz);
+		}
+		for (k = 0; k < b->nsyms; k++) {
+			sb_u64(o, b->syms[k].addr);
+			sb_u64(o, b->syms[k].size);
+			sb_u32(o, b->syms[k].name_off);
+			sb_u8(o, b->syms[k].type);
+			sb_u8(o, b->syms[k].bind);
+			sb_u16(o, 0);
+		}
+		sb_put(o, b->strtab, b->strsz);
+		sb_pad8(o);
+		if (!o->err) {
+			uint32_t rs = o->len - start;
+
+			memcpy(o->p + start, &rs, 4);
+		}
+	}
+}
+
+int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, char *err, size_t errlen)
+{
+	struct sbuf pm = { 0 }, ft = { 0 }, bids = { 0 }, st = { 0 };
+	uint64_t off;
+	size_t i;
+	int j, ret = 0;
+
+	for (i = 0; i < s->nprocs; i++) {
+		struct proc *pr = &s->procs[i];
+
+		sb_printf(&pm, "%x %x %s\n", pr->pid, pr->nlibs, pr->comm);
+		for (j = 0; j < pr->nlibs; j++)
+			sb_printf(&pm, "%" PRIx64 " %" PRIx64 " %s\n", pr->libs[j].start,
+				  pr->libs[j].end, pr->libs[j].path);
+		sb_printf(&ft, "== %d %s\n", pr->pid, pr->comm);
+		sb_put(&ft, pr->maps ? pr->maps : "", pr->maps_len);
+	}
+	for (i = 0; i < s->nbins; i++) {
+		struct bin *b = &s->bins[i];
+		char hex[65];
+		int k;
+
+		if (!b->bid_len)
+			continue;
+		for (k = 0; k < b->bid_len; k++)
+			sprintf(hex + 2 * k, "%02x", b->bid[k]);
+		sb_printf(&bids, "%s %s\n", b->path, hex);
+	}
+	if (s->symbols)
+		build_symtab(s, &st);
+	ret = pm.err ? pm.err : ft.err ? ft.err : bids.err ? bids.err : st.err;
+	if (ret) {
+		snprintf(err, errlen, "cannot build the process tables: %s", strerror(-ret));
+		goto out;
+	}
+	if (pm.len && pm.len < UINT32_MAX &&
+	    (ret = fmt_writer_option(w, FMT_OPT_PROCMAPS, pm.p, pm.len + 1))) {
+		snprintf(err, errlen, "cannot store the process maps: %s", fmt_writer_error(w));
+		goto out;
+	}
+	if (ft.len) {
+		ret = fmt_writer_section(w, FMT_SEC_FT_PROCMAPS, "flytrap procmaps", ft.p, ft.len, &off);
+		if (!ret)
+			ret = fmt_writer_option(w, FMT_OPT_FT_PROCMAPS, &off, sizeof(off));
+		if (ret) {
+			snprintf(err, errlen, "cannot store the process maps: %s", fmt_writer_error(w));
+			goto out;
+		}
+	}
+	if (bids.len && (ret = fmt_writer_option(w, FMT_OPT_FT_BUILDIDS, bids.p, bids.len + 1))) {
+		snprintf(err, errlen, "cannot store the build-ids: %s", fmt_writer_error(w));
+		goto out;
+	}
+	if (s->symbols) {
+		ret = fmt_writer_section(w, FMT_SEC_FT_SYMTAB, "flytrap symtab", st.p, st.len, &off);
+		if (!ret)
+			ret = fmt_writer_option(w, FMT_OPT_FT_SYMTAB, &off, sizeof(off));
+		if (ret) {
+			snprintf(err, errlen, "cannot store the symbol tables: %s", fmt_writer_error(w));
+			goto out;
+		}
+	}
+out:
+	free(pm.p);
+	free(ft.p);
+	free(bids.p);
+	free(st.p);
+	return ret;
+}
+
+/* ---- ufunc symbol matching ------------------------------------------------ */
+
+struct matchctx {
+	const char *glob;
+	struct rec_ufunc_sym *v;
+	size_t n, cap;
+	int err;
+};
+
+static int match_sym(void *arg, const char *name, const GElf_Sym *sym, const GElf_Shdr *text)
+{
+	struct matchctx *m = arg;
+	size_t i;
+
+	if (fnmatch(m->glob, name, 0))
+		return 0;
+	if (!(text->sh_flags & SHF_EXECINSTR) || sym->st_value < text->sh_addr ||
+	    sym->st_value - text->sh_addr >= text->sh_size)
+		return 0;
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].addr == sym->st_value)
+			return 0;	/* alias of a function already matched */
+	if (grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v))) {
+		m->err = -ENOMEM;
+		return 1;
+	}
+	m->v[m->n].name = strdup(name);
+	if (!m->v[m->n].name) {
+		m->err = -ENOMEM;
+		return 1;
+	}
+	m->v[m->n].addr = sym->st_value;
+	m->v[m->n].offset = sym->st_value - text->sh_addr + text->sh_offset;
+	m->n++;
+	return 0;
+}
+
+int rec_ufunc_match(const char *path, const char *glob, struct rec_ufunc_sym **out,
+		    char *err, size_t errlen)
+{
+	struct matchctx m = { .glob = glob };
+	Elf *e = NULL;
+	int fd, ret;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "libelf initialisation failed");
+		return -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "'%s' is not an ELF file", path);
+		ret = -ENOEXEC;
+		goto out;
+	}
+	ret = for_each_func(e, match_sym, &m);
+	if (m.err || ret < 0) {
+		ret = m.err ? m.err : ret;
+		snprintf(err, errlen, "cannot read the symbols of '%s': %s", path, strerror(-ret));
+		goto out;
+	}
+	*out = m.v;
+	m.v = NULL;
+	ret = m.n;
+out:
+	if (m.v)
+		rec_ufunc_syms_free(m.v, m.n);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+void rec_ufunc_syms_free(struct rec_ufunc_sym *v, int n)
+{
+	int i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
