@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap convert: rewrite any trace.dat flytrap can read (v6 or v7, zstd,
+ * zlib or uncompressed, either byte order) as a version 7 file, zstd or
+ * uncompressed.  Ring-buffer pages are copied byte for byte and the byte
+ * order and long size are kept, so every option whose payload is binary
+ * (CPUCOUNT, TSC2NSEC, TRACEID, TIME_SHIFT, GUEST, …) stays valid verbatim.
+ * Only what depends on file offsets is rebuilt: section pointers, BUFFER
+ * descriptors and the options chain.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+#include "format.h"
+
+static const char usage_text[] =
+	"usage: flytrap convert [options] IN -o OUT\n"
+	"\n"
+	"Rewrite a trace.dat (version 6 or 7, any compression trace-cmd uses) as a\n"
+	"version 7 file that trace-cmd report and KernelShark open.  Pages are copied\n"
+	"unchanged; metadata and options are carried over.\n"
+	"\n"
+	"  -o, --output FILE        where to write (required; never the input)\n"
+	"  -c, --compression ALGO   zstd (default) or none\n"
+	"  -l, --level N            zstd level 1..19 (default 3)\n"
+	"      --chunk N            pages per compressed chunk (default 10)\n"
+	"  -v                       more messages\n"
+	"  -h, --help               this help\n";
+
+struct conv {
+	struct fmt_reader *r;
+	struct fmt_writer *w;
+	struct fmt_wbuf *b;
+	int cpu;
+	uint64_t pages;
+};
+
+static int format_cb(void *arg, const char *system, const char *text, size_t len)
+{
+	struct conv *cv = arg;
+
+	if (!strcmp(system, "ftrace"))
+		return fmt_writer_ftrace_format(cv->w, text, len);
+	return fmt_writer_event_format(cv->w, system, text, len);
+}
+
+static int page_cb(void *arg, const void *page, uint32_t page_size)
+{
+	struct conv *cv = arg;
+
+	cv->pages++;
+	return fmt_wbuf_add_page(cv->b, cv->cpu, page);
+}
+
+/* Options flytrap rebuilds itself (they hold offsets into the old file). */
+static bool rebuilt_option(uint16_t id)
+{
+	switch (id) {
+	case FMT_OPT_DONE:
+	case FMT_OPT_BUFFER:
+	case FMT_OPT_STRINGS:
+	case FMT_OPT_HEADER_INFO:
+	case FMT_OPT_FTRACE_EVENTS:
+	case FMT_OPT_EVENT_FORMATS:
+	case FMT_OPT_KALLSYMS:
+	case FMT_OPT_PRINTK:
+	case FMT_OPT_CMDLINES:
+	case FMT_OPT_BUFFER_TEXT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Section ID an option points at, for the pointer options flytrap knows. */
+static int pointed_section(uint16_t id)
+{
+	if (id == FMT_OPT_FT_SYMTAB)
+		return FMT_SEC_FT_SYMTAB;
+	if (id == FMT_OPT_FT_PROCMAPS)
+		return FMT_SEC_FT_PROCMAPS;
+	return -1;
+}
+
+static int copy_options(struct conv *cv, const struct fmt_info *in, bool *have_cpucount)
+{
+	int i, err = 0;
+
+	for (i = 0; i < in->noptions && !err; i++) {
+		const struct fmt_option *o = &in->options[i];
+		int sec = pointed_section(o->id);
+		uint8_t ptr[8];
+
+		if (rebuilt_option(o->id))
+			continue;
+		/*
+		 * An option that holds the offset of a section in the old file
+		 * (flytrap's, or a newer trace-cmd's that names a section of its
+		 * own ID) gets the section copied and the offset rewritten.
+		 * Anything else is copied verbatim.
+		 */
+		if (o->size == 8 && in->version >= 7) {
+			uint64_t off = 0, noff;
+			void *data = NULL;
+			size_t len = 0;
+			int k, e;
+
+			for (k = 0; k < 8; k++)
+				off |= (uint64_t)((const uint8_t *)o->data)[in->big_endian ? 7 - k : k] << (8 * k);
+			if (sec < 0 && o->id > FMT_OPT_BUFFER_TEXT && o->id < FMT_OPT_FT_BASE)
+				sec = o->id;
+			e = sec >= 0 && off ? fmt_reader_section(cv->r, off, (uint16_t)sec, &data, &len) : -ENOENT;
+			if (!e) {
+				err = fmt_writer_section(cv->w, (uint16_t)sec, NULL, data, len, &noff);
+				free(data);
+				if (err)
+					break;
+				for (k = 0; k < 8; k++)
+					ptr[in->big_endian ? 7 - k : k] = (uint8_t)(noff >> (8 * k));
+				err = fmt_writer_option(cv->w, o->id, ptr, 8);
+				continue;
+			}
+			if (sec >= 0 && pointed_section(o->id) >= 0) {
+				ft_warn("option %#x points at a missing section; left out", o->id);
+				continue;
+			}
+		}
+		if (o->id == FMT_OPT_CPUCOUNT)
+			*have_cpucount = true;
+		err = fmt_writer_option(cv->w, o->id, o->data, o->size);
+	}
+	return err;
+}
+
+static int convert(const char *in_path, const char *out_path, const char *comp, int level, int chunk)
+{
+	struct fmt_writer_opts wo = { 0 };
+	struct conv cv = { 0 };
+	const struct fmt_info *in;
+	char *err_text = NULL;
+	bool have_cpucount = false;
+	int err, i, j, maxcpu = -1, rc = EXIT_OK;
+	const char *what = "";
+
+	err = fmt_reader_open(in_path, 0, &cv.r, &err_text);
+	if (err) {
+		ft_error("%s", err_text ? err_text : strerror(-err));
+		free(err_text);
+		return EXIT_FAIL;
+	}
+	in = fmt_reader_info(cv.r);
+	for (i = 0; i < in->nbuffers; i++) {
+		if (in->buffers[i].page_size && in->buffers[i].page_size != in->page_size) {
+			rc = ft_error("cannot convert '%s': buffer '%s' has %u-byte pages, the file %u",
+				      in_path, in->buffers[i].name, in->buffers[i].page_size, in->page_size);
+			goto out_reader;
+		}
+	}
+	wo.compression = comp;
+	wo.zstd_level = level;
+	wo.big_endian = in->big_endian;
+	wo.long_size = in->long_size == 4 || in->long_size == 8 ? in->long_size : in->kernel_long;
+	wo.page_size = in->page_size;
+	wo.pages_per_chunk = chunk;
+	err = fmt_writer_open(out_path, &wo, &cv.w);
+	if (err) {
+		rc = ft_error("cannot create '%s': %s", out_path, strerror(-err));
+		goto out_reader;
+	}
+	what = "headers";
+	err = fmt_writer_headers(cv.w, in->header_page.data, in->header_page.len,
+				 in->header_event.data, in->header_event.len);
+	if (!err) {
+		what = "event formats";
+		err = fmt_reader_formats(cv.r, format_cb, &cv);
+	}
+	if (!err) {
+		what = "kallsyms";
+		err = fmt_writer_kallsyms(cv.w, in->kallsyms.data, in->kallsyms.len);
+	}
+	if (!err) {
+		what = "printk formats";
+		err = fmt_writer_printk(cv.w, in->printk.data, in->printk.len);
+	}
+	if (!err) {
+		what = "cmdlines";
+		err = fmt_writer_cmdlines(cv.w, in->cmdlines.data, in->cmdlines.len);
+	}
+	if (!err) {
+		what = "options";
+		err = copy_options(&cv, in, &have_cpucount);
+	}
+	for (i = 0; i < in->nbuffers && !err; i++) {
+		const struct fmt_buffer *b = &in->buffers[i];
+
+		what = "buffers";
+		err = fmt_wbuf_new(cv.w, b->name, b->clock, &cv.b);
+		for (j = 0; j < b->ncpus && !err; j++) {
+			uint64_t before = cv.pages;
+
+			cv.cpu = b->cpus[j].cpu;
+			err = fmt_reader_read_pages(cv.r, i, cv.cpu, page_cb, &cv);
+			if (err && !fmt_writer_error(cv.w)[0]) {
+				/* damage in the input: keep what was readable, say where it stopped */
+				ft_warn("'%s': %s; the output keeps the pages before it", in_path,
+					fmt_reader_error(cv.r));
+				rc = EXIT_FAIL;
+				err = 0;
+			}
+			if (cv.pages > before && cv.cpu > maxcpu)
+				maxcpu = cv.cpu;
+			ft_info("buffer '%s' cpu %d: %llu pages", b->name, cv.cpu,
+				(unsigned long long)(cv.pages - before));
+		}
+	}
+	/* a v6 file says its CPU count in the header, not in an option */
+	if (!err && !have_cpucount) {
+		int n = in->cpus > maxcpu + 1 ? in->cpus : maxcpu + 1;
+
+		err = fmt_writer_cpucount(cv.w, (uint32_t)n);
+	}
+	if (err) {
+		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
+			      fmt_writer_error(cv.w)[0] ? fmt_writer_error(cv.w) : strerror(-err));
+		fmt_writer_abort(cv.w);
+		unlink(out_path);
+		goto out_reader;
+	}
+	err = fmt_writer_close(cv.w);
+	if (err) {
+		/* the writer is freed by close: its message went with it */
+		rc = ft_error("cannot write '%s': %s", out_path, strerror(-err));
+		unlink(out_path);
+		goto out_reader;
+	}
+	if (in->truncated_at) {
+		ft_warn("'%s' ends early (at byte %llu): '%s' holds only the readable part", in_path,
+			(unsigned long long)in->truncated_at, out_path);
+		rc = EXIT_FAIL;
+	}
+	ft_info("wrote '%s': %llu pages", out_path, (unsigned long long)cv.pages);
+out_reader:
+	fmt_reader_close(cv.r);
+	return rc;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "compression", required_argument, NULL, 'c' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "chunk", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *in_path = NULL, *out_path = NULL, *comp = "zstd";
+	struct stat si, so;
+	uint64_t v;
+	int c, level = 0, chunk = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:c:l:vh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (in_path)
+				return ft_usage_error("more than one input file given");
+			in_path = optarg;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'c':
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
+				return ft_usage_error("unknown compression '%s' (use zstd or none)", optarg);
+			comp = optarg;
+			break;
+		case 'l':
+			if (ft_parse_u64(optarg, &v) || v < 1 || v > 19)
+				return ft_usage_error("invalid level '%s' (1..19)", optarg);
+			level = (int)v;
+			break;
+		case 'C':
+			if (ft_parse_u64(optarg, &v) || v < 1 || v > 1024)
+				return ft_usage_error("invalid chunk size '%s' (1..1024 pages)", optarg);
+			chunk = (int)v;
+			break;
+		case 'v':
+			ft_verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return ft_finish_stdout(EXIT_OK);
+		default:
+			if (optopt == 'o' || optopt == 'c' || optopt == 'l' || optopt == 'i')
+				return ft_usage_error("option '-%c' needs a value", optopt);
+			if (optopt == 'C')
+				return ft_usage_error("option '--chunk' needs a value");
+			if (optopt)
+				return ft_usage_error("unknown option '-%c'", optopt);
+			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (in_path)
+			return ft_usage_error("more than one input file given");
+		in_path = argv[optind];
+	}
+	if (!in_path)
+		return ft_usage_error("no input file given");
+	if (!out_path)
+		return ft_usage_error("no output file given (-o OUT)");
+	if (level && strcmp(comp, "zstd"))
+		return ft_usage_error("--level applies to zstd only");
+	/* the writer truncates its output before the input is read */
+	if (stat(in_path, &si) == 0 && stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
+	    si.st_ino == so.st_ino)
+		return ft_usage_error("the output '%s' is the input", out_path);
+	return convert(in_path, out_path, comp, level, chunk);
+}
