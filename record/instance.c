@@ -56,8 +56,15 @@ int rec_signals_install(sigset_t *old)
 	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: a signal must end the wait, not resume it */
 	sa.sa_handler = on_stop;
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction prev;
+
+		/* under nohup a hang-up must not end the recording */
+		if (stop_signals[i] == SIGHUP && !sigaction(SIGHUP, NULL, &prev) &&
+		    prev.sa_handler == SIG_IGN)
+			continue;
 		sigaction(stop_signals[i], &sa, NULL);
+	}
 	sa.sa_handler = on_wake;
 	sa.sa_flags = SA_NOCLDSTOP;
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
@@ -69,8 +76,12 @@ void rec_signals_restore(const sigset_t *old)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		signal(stop_signals[i], SIG_DFL);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction cur;
+
+		if (!sigaction(stop_signals[i], NULL, &cur) && cur.sa_handler == on_stop)
+			signal(stop_signals[i], SIG_DFL);
+	}
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		signal(wake_signals[i], SIG_DFL);
 	sigprocmask(SIG_SETMASK, old, NULL);

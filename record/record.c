@@ -131,6 +131,7 @@ struct session {
 	struct rec_bpf *bpf;
 	pid_t child;
 	int child_go;			/* write end: releases the child into exec */
+	int child_err;			/* read end: errno of a failed exec */
 	int child_status;
 	bool child_done;
 	struct traced traced[MAX_TRACED_PIDS];
@@ -547,8 +548,7 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 	close(go[0]);
 	s->child = pid;
 	s->child_go = go[1];
-	/* keep the error pipe's read end in the go fd's slot pair */
-	s->child_status = errp[0];
+	s->child_err = errp[0];
 	close(errp[1]);
 	return 0;
 }
@@ -556,10 +556,10 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 /* Let the command exec; returns 0, or -errno when exec failed. */
 static int child_release(struct session *s)
 {
-	int e = 0, errfd = s->child_status;
+	int e = 0, errfd = s->child_err;
 	ssize_t r;
 
-	s->child_status = 0;
+	s->child_err = -1;
 	r = write(s->child_go, "g", 1);
 	close(s->child_go);
 	s->child_go = -1;
@@ -1181,6 +1181,7 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 	struct pollfd pfd[2 * 256 + 1];
 	int nfd = 0, i, bpf_slot = -1;
 	uint64_t start = now_ns(CLOCK_MONOTONIC), next_maps = start + 1000000000ULL;
+	uint64_t next_flush = start + 2000000000ULL;
 	bool progress = !s->o->quiet && ft_progress_enabled();
 
 	s->last_status_ns = start;
@@ -1258,6 +1259,20 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		if (t >= next_maps) {
 			traced_refresh(s);
 			next_maps = t + 1000000000ULL;
+		}
+		/*
+		 * Pages waiting for a full chunk live only in our memory; push
+		 * them to the spool now and then so that `flytrap recover` loses
+		 * at most two seconds after a SIGKILL.
+		 */
+		if (t >= next_flush) {
+			int f = fmt_wbuf_flush(s->wb);
+
+			if (!f && s->wb_top)
+				f = fmt_wbuf_flush(s->wb_top);
+			if (f && !s->write_err)
+				s->write_err = f;
+			next_flush = t + 2000000000ULL;
 		}
 		if (progress && t - s->last_status_ns >= 500000000ULL)
 			status_line(s, t);
@@ -1341,6 +1356,7 @@ int cmd_record(int argc, char **argv)
 	s.o = &o;
 	s.child = -1;
 	s.child_go = -1;
+	s.child_err = -1;
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out_args;
@@ -1545,7 +1561,8 @@ out:
 	if (s.child_go >= 0) {
 		/* closing the go pipe makes a waiting child exit without running */
 		close(s.child_go);
-		close(s.child_status);
+		if (s.child_err >= 0)
+			close(s.child_err);
 		s.child_go = -1;
 		child_reap(&s, true);
 	}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The recorder leaves tracefs exactly as it found it: after a normal end,
+# SIGINT, SIGTERM, SIGHUP, a closed stderr, a setup error, a command that
+# cannot run, and after SIGKILL followed by `flytrap reset` (run twice).
+# The killed recorder's output is made readable by `flytrap recover`.
+. "$(dirname "$0")/../lib.sh"
+need_tracefs
+need_cmd trace-cmd
+UT=$TOP/$O/tests/tools/uprobe_target
+[ -x "$UT" ] || skip "uprobe_target not built"
+cd "$TMP"
+
+# everything the recorder can change: events, a filter, stacktrace, uprobes, pids
+REC=(-e sched:sched_switch -e 'irq:*' -e raw_syscalls:sys_enter -f 'id != 0' -T -b 64)
+[ -e "$TRACEFS/uprobe_events" ] && REC+=(--uprobe "$UT:ut_*")
+
+# Other recorders running at the same time (other people's tests) are not
+# ours to judge: their live instances are left out of the comparison.
+snap() {
+	tracefs_snapshot | awk '
+		/^instances: / {
+			line = "instances:"
+			for (i = 2; i <= NF; i++) {
+				n = $i
+				if (n ~ /^flytrap-[0-9]+$/) {
+					pid = substr(n, 9)
+					if (system("[ -d /proc/" pid " ] && [ " pid " != '"${1:-0}"' ]") == 0)
+						continue
+				}
+				if (n ~ /^flytrap-test-/)
+					continue
+				line = line " " n
+			}
+			print line; next
+		}
+		{ print }'
+}
+snap >before.txt
+
+same_as_before() {
+	snap >after.txt
+	if cmp -s before.txt after.txt; then ok "$1: tracefs as before"
+	else fail "$1: tracefs changed"; diff before.txt after.txt | head -10; fi
+}
+
+# wait until the recorder says it records (at most 10 s)
+wait_started() {
+	local i
+	for i in $(seq 100); do
+		grep -q '^flytrap: recording' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+readable() {
+	if trace-cmd report -i "$1" >"$1.txt" 2>"$1.err" && [ "$(grep -c ': sched_switch:' "$1.txt")" -gt 0 ]; then
+		ok "$2: trace-cmd reads the file"
+	else
+		fail "$2: trace-cmd cannot read the file"; head -3 "$1.err"
+	fi
+}
+
+# normal end: a command that finishes
+snap >before.txt
+"$FLYTRAP" record "${REC[@]}" -o normal.dat -- "$UT" 1000 >/dev/null 2>normal.err
+rc=$?
+[ $rc = 0 ] && ok "normal end exits 0" || { fail "normal end exited $rc"; cat normal.err; }
+same_as_before "normal end"
+readable normal.dat "normal end"
+
+for sig in INT TERM HUP; do
+	snap >before.txt
+	"$FLYTRAP" record "${REC[@]}" -o $sig.dat 2>$sig.err &
+	pid=$!
+	if ! wait_started $sig.err; then
+		fail "SIG$sig: recorder did not start"; cat $sig.err; kill -9 $pid; wait $pid
+		continue
+	fi
+	sleep 0.5
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	[ $rc = 0 ] && ok "SIG$sig: exit 0" || { fail "SIG$sig: exit $rc"; tail -3 $sig.err; }
+	same_as_before "SIG$sig"
+	readable $sig.dat "SIG$sig"
+done
+
+# stderr closed under our feet: messages fail with EPIPE, the recording does not
+"$FLYTRAP" record "${REC[@]}" -d 1 -o pipe.dat 2>&1 | true
+rc=${PIPESTATUS[0]}
+[ $rc = 0 ] && ok "closed stderr: exit 0" || fail "closed stderr: exit $rc"
+same_as_before "closed stderr"
+
+# an error after the instance and the probes exist
+"$FLYTRAP" record "${REC[@]}" -e sched:sched_wakeup -f 'no_such_field == 1' -o err.dat 2>err.err
+rc=$?
+[ $rc = 1 ] && ok "bad filter: exit 1" || fail "bad filter: exit $rc"
+grep -q "cannot set filter" err.err && ok "bad filter: clear message" || { fail "bad filter message"; cat err.err; }
+same_as_before "bad filter"
+
+"$FLYTRAP" record "${REC[@]}" -o nocmd.dat -- ./does-not-exist 2>nocmd.err
+rc=$?
+[ $rc = 1 ] && ok "missing command: exit 1" || fail "missing command: exit $rc"
+grep -q "cannot run './does-not-exist'" nocmd.err && ok "missing command: clear message" || { fail "missing command message"; cat nocmd.err; }
+same_as_before "missing command"
+
+# SIGKILL: leftovers stay until reset; reset removes only the dead recorder's
+mkdir -p "$TRACEFS/instances/not-flytrap-$$" || fail "cannot create a foreign instance"
+snap >before.txt
+"$FLYTRAP" record "${REC[@]}" -o kill.dat 2>kill.err &
+pid=$!
+if wait_started kill.err; then
+	sleep 2.5		# past the first periodic flush
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	[ -d "$TRACEFS/instances/flytrap-$pid" ] && ok "SIGKILL leaves instance flytrap-$pid" ||
+		fail "no leftover instance after SIGKILL"
+	"$FLYTRAP" reset >reset1.out 2>reset1.err
+	rc=$?
+	[ $rc = 0 ] && ok "reset exits 0" || { fail "reset exit $rc"; cat reset1.err; }
+	grep -q "removed instance flytrap-$pid" reset1.out && ok "reset names the instance" ||
+		{ fail "reset output"; cat reset1.out; }
+	same_as_before "SIGKILL + reset"
+	"$FLYTRAP" reset >reset2.out 2>reset2.err
+	rc=$?
+	[ $rc = 0 ] && ok "second reset exits 0" || fail "second reset exit $rc"
+	[ ! -s reset2.out ] && ok "second reset finds nothing" || { fail "second reset did something"; cat reset2.out; }
+	same_as_before "second reset"
+	[ -d "$TRACEFS/instances/not-flytrap-$$" ] && ok "reset kept the foreign instance" ||
+		fail "reset removed a foreign instance"
+
+	"$FLYTRAP" recover kill.dat 2>recover.err
+	rc=$?
+	[ $rc = 0 ] && ok "recover exits 0" || { fail "recover exit $rc"; cat recover.err; }
+	readable kill.dat "SIGKILL + recover"
+else
+	fail "SIGKILL run did not start"; kill -9 $pid
+fi
+rmdir "$TRACEFS/instances/not-flytrap-$$"
+finish
