@@ -1,0 +1,1359 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap callgraph: call trees with count, total and self weight per node,
+ * merged or per task, from whatever the file has:
+ *
+ *  calls    (weight: ns)  kernel function_graph entry/exit records, uprobe
+ *                          entry/return events (--uprobe), BPF ufunc
+ *                          entry/exit records; one stack per task, kernel
+ *                          calls nest under the user call that made them;
+ *  samples  (weight: 1)   ftrace kernel_stack/user_stack events (a
+ *                          user_stack right after a kernel_stack of the same
+ *                          task on that CPU makes one sample) and BPF
+ *                          profile records;
+ *  offcpu   (weight: ns)  BPF offcpu records, weighted by blocked time.
+ *
+ * Memory is bounded by the number of distinct call paths and tasks: each
+ * tree node is keyed by (parent, frame) and frames are interned names.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamesvg.h"
+#include "flytrap.h"
+#include "replay.h"
+#include "symbols.h"
+
+#define MAX_STACK 512		/* call nesting kept per task */
+#define MAX_FRAMES 256		/* frames per stack sample */
+#define TASK_FRAME 0x80000000u	/* frame ids with this bit are pids (per-task trees) */
+
+enum src { S_CALLS, S_SAMPLES, S_OFFCPU, S_NR };
+static const char *const src_names[S_NR] = { "calls", "samples", "offcpu" };
+static const char *const src_units[S_NR] = { "ns", "samples", "ns" };
+
+enum ckind {
+	CK_OTHER = 1,
+	CK_FG_ENTRY,		/* funcgraph_entry: func, depth */
+	CK_FG_EXIT,		/* funcgraph_exit: func, depth, calltime, rettime */
+	CK_UP_ENTRY,		/* uprobe entry: name from the event */
+	CK_UP_RETURN,
+	CK_UF_ENTRY,		/* flytrap:ufunc_entry: func index, depth */
+	CK_UF_EXIT,		/* flytrap:ufunc_exit: func, depth, flags, duration */
+	CK_KSTACK,		/* ftrace kernel_stack: size, caller[] */
+	CK_USTACK,		/* ftrace user_stack: tgid, caller[] */
+	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
+	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
+};
+
+struct ctype {
+	int kind;
+	struct fmt_field f1, f2, f3, f4, f5;
+	uint32_t frame;		/* uprobe: interned function name */
+};
+
+struct node {
+	uint32_t parent, frame, first_child, next_sibling;
+	uint64_t count, total, self;
+};
+
+struct tree {
+	struct node *nodes;
+	uint32_t n, cap;
+	struct rpt_map index;	/* parent << 32 | frame -> uint32_t node */
+};
+
+struct cframe {
+	uint32_t node, frame, depth;
+	bool kernel;
+	uint64_t start, child;
+};
+
+struct ctask {
+	int n, cap;
+	struct cframe *st;
+	uint32_t base;		/* node under which this task's calls hang */
+	bool has_base;
+};
+
+struct pending_kstack {
+	bool has;
+	int pid;
+	int n;
+	uint64_t addr[MAX_FRAMES];
+};
+
+struct ucache {
+	uint64_t addr;
+	int tgid;
+	uint32_t frame;
+};
+
+struct callgraph {
+	const struct rpt_callgraph_conf *conf;
+	struct rpt_types types;
+	struct tree trees[S_NR];
+	struct rpt_map tasks;		/* task key -> struct ctask (calls) */
+	/* interned frame names */
+	struct rpt_map names;		/* hash -> uint32_t id */
+	char **frames;
+	uint32_t nframes, fcap;
+	struct rpt_map kcache;		/* kernel addr -> uint32_t frame */
+	struct rpt_map ucache;		/* hash(tgid, addr) -> struct ucache */
+	struct rpt_syms *syms;
+	char **ufunc_names;		/* BPF ufunc index -> name */
+	int nufunc;
+	int ncpu_pend;
+	struct pending_kstack *pend;
+	uint64_t unmatched, lost_frames, too_deep, calls_total;
+	uint64_t samples_empty;
+	bool oom;
+};
+
+/* ---- frames ------------------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint32_t intern(struct callgraph *g, const char *name)
+{
+	uint64_t h = hash_str(name);
+	bool created;
+	uint32_t *id;
+
+	/* a 64-bit FNV hash: a collision between two frame names is not a practical concern */
+	id = rpt_map_get(&g->names, h, &created);
+	if (!id) {
+		g->oom = true;
+		return 0;
+	}
+	if (!created)
+		return *id;
+	if (g->nframes == g->fcap) {
+		uint32_t nc = g->fcap ? g->fcap * 2 : 1024;
+		char **nf = realloc(g->frames, nc * sizeof(*nf));
+
+		if (!nf) {
+			g->oom = true;
+			return 0;
+		}
+		g->frames = nf;
+		g->fcap = nc;
+	}
+	if (!g->nframes)
+		g->frames[g->nframes++] = strdup("all");
+	g->frames[g->nframes] = strdup(name);
+	if (!g->frames[g->nframes]) {
+		g->oom = true;
+		return 0;
+	}
+	*id = g->nframes++;
+	return *id;
+}
+
+static uint32_t kframe(struct callgraph *g, uint64_t addr)
+{
+	bool created;
+	uint32_t *c = rpt_map_get(&g->kcache, addr, &created);
+	const char *nm;
+	char buf[40];
+
+	if (!c) {
+		g->oom = true;
+		return 0;
+	}
+	if (!created)
+		return *c;
+	nm = rpt_syms_kernel(g->syms, addr, NULL);
+	if (!nm) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		nm = buf;
+	}
+	*c = intern(g, nm);
+	return *c;
+}
+
+static uint32_t uframe(struct callgraph *g, int tgid, uint64_t addr)
+{
+	uint64_t key = addr * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)tgid;
+	bool created;
+	struct ucache *c = rpt_map_get(&g->ucache, key, &created);
+	const char *nm, *dso;
+	char buf[300];
+	uint32_t f;
+
+	if (c && !created && c->addr == addr && c->tgid == tgid)
+		return c->frame;
+	nm = rpt_syms_user(g->syms, tgid, addr, &dso, NULL);
+	if (!nm) {
+		/* unresolved user frames merge per binary, like perf's "[unknown]" */
+		if (dso)
+			snprintf(buf, sizeof(buf), "[%s]", dso);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		nm = buf;
+	}
+	f = intern(g, nm);
+	if (c && created) {
+		c->addr = addr;
+		c->tgid = tgid;
+		c->frame = f;
+	}
+	return f;
+}
+
+/* ---- trees -------------------------------------------------------------------- */
+
+static int tree_init(struct tree *t)
+{
+	rpt_map_init(&t->index, sizeof(uint32_t));
+	t->nodes = calloc(64, sizeof(*t->nodes));
+	if (!t->nodes)
+		return -ENOMEM;
+	t->cap = 64;
+	t->n = 1;	/* node 0: the root */
+	t->nodes[0].parent = UINT32_MAX;
+	t->nodes[0].first_child = t->nodes[0].next_sibling = UINT32_MAX;
+	return 0;
+}
+
+static void tree_release(struct tree *t)
+{
+	free(t->nodes);
+	rpt_map_release(&t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint32_t child(struct callgraph *g, struct tree *t, uint32_t parent, uint32_t frame)
+{
+	bool created;
+	uint32_t *ix = rpt_map_get(&t->index, (uint64_t)parent << 32 | frame, &created);
+	struct node *nd;
+
+	if (!ix) {
+		g->oom = true;
+		return 0;
+	}
+	if (!created)
+		return *ix;
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap * 2;
+		struct node *nn = realloc(t->nodes, (size_t)nc * sizeof(*nn));
+
+		if (!nn) {
+			g->oom = true;
+			*ix = 0;
+			return 0;
+		}
+		t->nodes = nn;
+		t->cap = nc;
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->parent = parent;
+	nd->frame = frame;
+	nd->first_child = UINT32_MAX;
+	nd->next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = t->n;
+	*ix = t->n++;
+	return *ix;
+}
+
+/* the node under which a task's stacks go: the root, or its "comm-pid" frame */
+static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
+{
+	if (!g->conf->per_task)
+		return 0;
+	return child(g, t, 0, TASK_FRAME | ((uint32_t)pid & 0x7fffffff));
+}
+
+/* ---- classification ---------------------------------------------------------------- */
+
+static bool res(const struct tep_event *e, const char *n, struct fmt_field *f)
+{
+	return fmt_field_resolve(e, n, f) == 0;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e)
+{
+	t->kind = CK_OTHER;
+	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
+	if (!e)
+		return;
+	if (!strcmp(e->name, "funcgraph_entry") && res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
+		t->kind = CK_FG_ENTRY;
+	} else if (!strcmp(e->name, "funcgraph_exit") && res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
+		res(e, "calltime", &t->f3);
+		res(e, "rettime", &t->f4);
+		t->kind = CK_FG_EXIT;
+	} else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack") && res(e, "caller", &t->f1)) {
+		res(e, "size", &t->f2);
+		t->kind = CK_KSTACK;
+	} else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack") && res(e, "caller", &t->f1)) {
+		res(e, "tgid", &t->f2);
+		t->kind = CK_USTACK;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "profile") &&
+		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2)) {
+		res(e, "tgid", &t->f3);
+		t->kind = CK_BPF_PROFILE;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "offcpu") &&
+		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2) && res(e, "duration", &t->f4)) {
+		res(e, "tgid", &t->f3);
+		t->kind = CK_BPF_OFFCPU;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_entry") &&
+		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
+		t->kind = CK_UF_ENTRY;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_exit") &&
+		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
+		res(e, "flags", &t->f3);
+		res(e, "duration", &t->f4);
+		t->kind = CK_UF_EXIT;
+	} else if (!strncmp(e->system, "flytrap_", 8) || !strcmp(e->system, "uprobes") ||
+		   tep_find_field((struct tep_event *)e, "__probe_ip") ||
+		   tep_find_field((struct tep_event *)e, "__probe_ret_ip")) {
+		/*
+		 * uprobe events: "NAME" on entry and "NAME__return" (or any
+		 * uretprobe, which has __probe_ret_ip) on return.
+		 */
+		char name[256];
+		bool ret = has_suffix(e->name, "__return") || tep_find_field((struct tep_event *)e, "__probe_ret_ip");
+
+		snprintf(name, sizeof(name), "%s", e->name);
+		if (has_suffix(name, "__return"))
+			name[strlen(name) - 8] = 0;
+		t->frame = intern(g, name);
+		t->kind = ret ? CK_UP_RETURN : CK_UP_ENTRY;
+	}
+}
+
+/* ---- calls ----------------------------------------------------------------------- */
+
+static uint64_t task_key(const struct fmt_event *ev, int pid)
+{
+	/* the idle tasks of all CPUs share pid 0 but not their call stacks */
+	if (pid == 0)
+		return 1ULL << 40 | (uint32_t)ev->rec.cpu;
+	return (uint32_t)pid;
+}
+
+static struct ctask *ctask_get(struct callgraph *g, const struct fmt_event *ev, int pid)
+{
+	struct ctask *t = rpt_map_get(&g->tasks, task_key(ev, pid), NULL);
+
+	if (!t) {
+		g->oom = true;
+		return NULL;
+	}
+	if (!t->has_base) {
+		t->base = task_base(g, &g->trees[S_CALLS], pid);
+		t->has_base = true;
+	}
+	return t;
+}
+
+static struct cframe *push(struct callgraph *g, struct ctask *t)
+{
+	if (t->n == t->cap) {
+		int nc = t->cap ? t->cap * 2 : 16;
+		struct cframe *ns;
+
+		if (nc > MAX_STACK) {
+			g->too_deep++;
+			return NULL;
+		}
+		ns = realloc(t->st, (size_t)nc * sizeof(*ns));
+		if (!ns) {
+			g->oom = true;
+			return NULL;
+		}
+		t->st = ns;
+		t->cap = nc;
+	}
+	return &t->st[t->n++];
+}
+
+static void enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel, uint32_t depth, uint64_t ts)
+{
+	struct tree *tr = &g->trees[S_CALLS];
+	uint32_t parent = t->n ? t->st[t->n - 1].node : t->base;
+	uint32_t nd = child(g, tr, parent, frame);
+	struct cframe *f = push(g, t);
+
+	if (!f)
+		return;
+	f->node = nd;
+	f->frame = frame;
+	f->kernel = kernel;
+	f->depth = depth;
+	f->start = ts;
+	f->child = 0;
+}
+
+/* the top frame returned after dur ns */
+static void complete(struct callgraph *g, struct ctask *t, uint64_t dur)
+{
+	struct tree *tr = &g->trees[S_CALLS];
+	struct cframe *f = &t->st[t->n - 1];
+	struct node *nd = &tr->nodes[f->node];
+
+	nd->count++;
+	nd->total += dur;
+	nd->self += dur > f->child ? dur - f->child : 0;
+	g->calls_total++;
+	t->n--;
+	if (t->n)
+		t->st[t->n - 1].child += dur;
+}
+
+static void on_calls(struct callgraph *g, const struct ctype *ty, const struct fmt_event *ev, int pid)
+{
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size;
+	struct ctask *t = ctask_get(g, ev, pid);
+	uint64_t ts = ev->rec.ts;
+
+	if (!t)
+		return;
+	switch (ty->kind) {
+	case CK_FG_ENTRY: {
+		uint32_t depth = (uint32_t)fmt_field_u64(&ty->f2, d, sz);
+
+		/* kernel frames at this depth or deeper never returned (lost exits) */
+		while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth >= depth) {
+			t->n--;
+			g->lost_frames++;
+		}
+		enter(g, t, kframe(g, fmt_field_u64(&ty->f1, d, sz)), true, depth, ts);
+		break;
+	}
+	case CK_FG_EXIT: {
+		uint32_t depth = (uint32_t)fmt_field_u64(&ty->f2, d, sz);
+		uint32_t fr = kframe(g, fmt_field_u64(&ty->f1, d, sz));
+		uint64_t ct = fmt_field_u64(&ty->f3, d, sz), rt = fmt_field_u64(&ty->f4, d, sz);
+
+		while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth > depth) {
+			t->n--;
+			g->lost_frames++;
+		}
+		if (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth == depth && t->st[t->n - 1].frame == fr) {
+			/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
+			uint64_t dur = ty->f3.offset >= 0 && ty->f4.offset >= 0 && rt >= ct ? rt - ct
+				       : ts - t->st[t->n - 1].start;
+
+			complete(g, t, dur);
+		} else {
+			g->unmatched++;
+		}
+		break;
+	}
+	case CK_UP_ENTRY:
+		enter(g, t, ty->frame, false, 0, ts);
+		break;
+	case CK_UF_ENTRY: {
+		uint32_t fi = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
+		char buf[32];
+		uint32_t fr;
+
+		if (fi < (uint32_t)g->nufunc && g->ufunc_names[fi]) {
+			fr = intern(g, g->ufunc_names[fi]);
+		} else {
+			snprintf(buf, sizeof(buf), "ufunc#%u", fi);
+			fr = intern(g, buf);
+		}
+		enter(g, t, fr, false, (uint32_t)fmt_field_u64(&ty->f2, d, sz), ts);
+		break;
+	}
+	case CK_UP_RETURN:
+	case CK_UF_EXIT: {
+		uint32_t fr = ty->frame;
+		int k;
+
+		if (ty->kind == CK_UF_EXIT) {
+			uint32_t fi = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
+			char buf[32];
+
+			if (fi < (uint32_t)g->nufunc && g->ufunc_names[fi]) {
+				fr = intern(g, g->ufunc_names[fi]);
+			} else {
+				snprintf(buf, sizeof(buf), "ufunc#%u", fi);
+				fr = intern(g, buf);
+			}
+		}
+		for (k = t->n - 1; k >= 0; k--)
+			if (!t->st[k].kernel && t->st[k].frame == fr)
+				break;
+		if (k < 0) {
+			g->unmatched++;
+			break;
+		}
+		/* frames above it never returned (longjmp, lost events) */
+		g->lost_frames += (uint64_t)(t->n - 1 - k);
+		t->n = k + 1;
+		{
+			uint64_t dur = ts - t->st[k].start;
+
+			if (ty->kind == CK_UF_EXIT && ty->f4.offset >= 0) {
+				uint64_t bd = fmt_field_u64(&ty->f4, d, sz);
+
+				if (bd)
+					dur = bd;
+			}
+			complete(g, t, dur);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- stacks ---------------------------------------------------------------------- */
+
+/* frames[] root first; add weight along the path */
+static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n, uint64_t w)
+{
+	struct tree *t = &g->trees[s];
+	uint32_t nd = 0;
+	int k;
+
+	t->nodes[0].count++;
+	t->nodes[0].total += w;
+	if (g->conf->per_task) {
+		nd = task_base(g, t, pid);
+		if (g->oom)
+			return;
+		t->nodes[nd].count++;
+		t->nodes[nd].total += w;
+	}
+	for (k = 0; k < n; k++) {
+		nd = child(g, t, nd, frames[k]);
+		if (g->oom)
+			return;
+		t->nodes[nd].count++;
+		t->nodes[nd].total += w;
+	}
+	t->nodes[nd].self += w;
+}
+
+/*
+ * Read an address array (fixed caller[] or __data_loc array of longs).
+ * Stops at 0 and at the ULONG_MAX terminator user_stack uses.
+ */
+static int read_addrs(const struct rpt_ctx *ctx, const struct fmt_field *f, const void *d, int sz,
+		      int max_entries, uint64_t *out, int max)
+{
+	int len, n = 0, k, el = ctx->info->kernel_long == 4 ? 4 : 8;
+	const uint8_t *p = fmt_field_ptr(f, d, sz, &len);
+	bool swap = ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+
+	if (!p)
+		return 0;
+	/* BPF stacks are u64 whatever the kernel's long size */
+	if (f->is_dynamic)
+		el = 8;
+	for (k = 0; k + el <= len && n < max && n < max_entries; k += el) {
+		uint64_t v;
+
+		if (el == 8) {
+			memcpy(&v, p + k, 8);
+			if (swap)
+				v = __builtin_bswap64(v);
+			if (v == UINT64_MAX)
+				break;
+		} else {
+			uint32_t w;
+
+			memcpy(&w, p + k, 4);
+			if (swap)
+				w = __builtin_bswap32(w);
+			if (w == UINT32_MAX)
+				break;
+			v = w;
+		}
+		if (!v)
+			break;
+		out[n++] = v;
+	}
+	return n;
+}
+
+/* build frames root-first from user (innermost first) and kernel (innermost first) addresses */
+static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
+		       const uint64_t *ka, int kn, uint64_t w)
+{
+	uint32_t fr[2 * MAX_FRAMES];
+	int n = 0, k;
+
+	for (k = un - 1; k >= 0; k--)
+		fr[n++] = uframe(g, tgid, ua[k]);
+	for (k = kn - 1; k >= 0; k--)
+		fr[n++] = kframe(g, ka[k]);
+	if (!n)
+		g->samples_empty++;
+	add_path(g, s, pid, fr, n, w);
+}
+
+static void flush_pending(struct callgraph *g, int cpu)
+{
+	struct pending_kstack *p = &g->pend[cpu];
+
+	if (!p->has)
+		return;
+	emit_stack(g, S_SAMPLES, p->pid, p->pid, NULL, 0, p->addr, p->n, 1);
+	p->has = false;
+}
+
+static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
+{
+	if (cpu < 0 || cpu > 4095)
+		return NULL;
+	if (cpu >= g->ncpu_pend) {
+		int n = cpu + 1;
+		struct pending_kstack *np = realloc(g->pend, (size_t)n * sizeof(*np));
+
+		if (!np) {
+			g->oom = true;
+			return NULL;
+		}
+		memset(np + g->ncpu_pend, 0, (size_t)(n - g->ncpu_pend) * sizeof(*np));
+		g->pend = np;
+		g->ncpu_pend = n;
+	}
+	return &g->pend[cpu];
+}
+
+static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+		     const struct fmt_event *ev, int pid)
+{
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size, cpu = ev->rec.cpu;
+	uint64_t ua[MAX_FRAMES], ka[MAX_FRAMES];
+	int un, kn, tgid;
+
+	switch (ty->kind) {
+	case CK_KSTACK: {
+		struct pending_kstack *p = pend_get(g, cpu);
+		int lim = MAX_FRAMES;
+
+		if (!p)
+			return;
+		flush_pending(g, cpu);
+		if (ty->f2.offset >= 0) {
+			int64_t n = (int64_t)fmt_field_u64(&ty->f2, d, sz);
+
+			/* "size" is the entry count (some kernels: bytes) */
+			if (n > 0 && n < MAX_FRAMES)
+				lim = (int)n;
+		}
+		/* caller[] is declared [8] but the record holds size entries: read to the record end */
+		{
+			struct fmt_field f = ty->f1;
+
+			if (!f.is_dynamic && f.offset >= 0 && f.offset < sz)
+				f.size = sz - f.offset;
+			p->n = read_addrs(ctx, &f, d, sz, lim, p->addr, MAX_FRAMES);
+		}
+		p->pid = pid;
+		p->has = true;
+		break;
+	}
+	case CK_USTACK: {
+		struct pending_kstack *p = pend_get(g, cpu);
+
+		tgid = ty->f2.offset >= 0 ? (int)fmt_field_u64(&ty->f2, d, sz) : pid;
+		if (tgid <= 0)
+			tgid = pid;
+		un = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
+		if (p && p->has && p->pid == pid) {
+			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
+			p->has = false;
+		} else {
+			if (p)
+				flush_pending(g, cpu);
+			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, NULL, 0, 1);
+		}
+		break;
+	}
+	case CK_BPF_PROFILE:
+	case CK_BPF_OFFCPU:
+		tgid = ty->f3.offset >= 0 ? (int)fmt_field_u64(&ty->f3, d, sz) : pid;
+		kn = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ka, MAX_FRAMES);
+		un = read_addrs(ctx, &ty->f2, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
+		if (ty->kind == CK_BPF_PROFILE)
+			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, ka, kn, 1);
+		else
+			emit_stack(g, S_OFFCPU, pid, tgid, ua, un, ka, kn, fmt_field_u64(&ty->f4, d, sz));
+		break;
+	default:
+		break;
+	}
+}
+
+static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+{
+	struct callgraph *g = priv;
+	struct ctype *ty = rpt_types_get(&g->types, ev->type);
+	int pid;
+
+	if (!ty)
+		return;
+	if (!ty->kind)
+		classify(g, ty, ev->event);
+	if (ty->kind == CK_OTHER) {
+		if (ev->rec.cpu >= 0 && ev->rec.cpu < g->ncpu_pend && g->pend[ev->rec.cpu].has)
+			flush_pending(g, ev->rec.cpu);
+		return;
+	}
+	pid = rpt_event_pid(ctx, ev);
+	if (ty->kind >= CK_KSTACK)
+		on_stack(g, ctx, ty, ev, pid);
+	else
+		on_calls(g, ty, ev, pid);
+}
+
+/* ---- setup ------------------------------------------------------------------------ */
+
+/* BPF ufunc names from the META lines "bpf_ufunc=IDX BINARY NAME 0xADDR" */
+static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
+{
+	const struct fmt_option *o;
+	int n;
+
+	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			char line[1024], bin[512], name[256];
+			unsigned idx;
+
+			if (ll < sizeof(line) && ll > 10 && !memcmp(p, "bpf_ufunc=", 10)) {
+				memcpy(line, p, ll);
+				line[ll] = 0;
+				if (sscanf(line + 10, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000) {
+					if ((int)idx >= g->nufunc) {
+						char **nn = realloc(g->ufunc_names, (idx + 1) * sizeof(*nn));
+
+						if (nn) {
+							memset(nn + g->nufunc, 0, (idx + 1 - (unsigned)g->nufunc) * sizeof(*nn));
+							g->ufunc_names = nn;
+							g->nufunc = (int)idx + 1;
+						}
+					}
+					if ((int)idx < g->nufunc && !g->ufunc_names[idx])
+						g->ufunc_names[idx] = strdup(name);
+				}
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+}
+
+static int cg_init(struct rpt_ctx *ctx, void *priv)
+{
+	struct callgraph *g = priv;
+	static const struct rpt_callgraph_conf defconf;
+	int k;
+
+	g->conf = ctx->conf ? ctx->conf : &defconf;
+	g->types.elem_size = sizeof(struct ctype);
+	rpt_map_init(&g->tasks, sizeof(struct ctask));
+	rpt_map_init(&g->names, sizeof(uint32_t));
+	rpt_map_init(&g->kcache, sizeof(uint32_t));
+	rpt_map_init(&g->ucache, sizeof(struct ucache));
+	for (k = 0; k < S_NR; k++)
+		if (tree_init(&g->trees[k]))
+			return -ENOMEM;
+	g->syms = rpt_syms_new(ctx->r, g->conf->symfs, g->conf->debug_dirs);
+	if (!g->syms)
+		return -ENOMEM;
+	intern(g, "all");
+	load_ufunc_names(g, ctx);
+	return g->oom ? -ENOMEM : 0;
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+static void frame_name(const struct callgraph *g, const struct rpt_ctx *ctx, uint32_t frame, char *buf, size_t len)
+{
+	if (frame & TASK_FRAME) {
+		int pid = (int)(frame & ~TASK_FRAME);
+
+		snprintf(buf, len, "%s-%d", rpt_comm(ctx, pid), pid);
+	} else if (frame < g->nframes) {
+		snprintf(buf, len, "%s", g->frames[frame]);
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+static int cmp_child(const void *a, const void *b, void *arg)
+{
+	const struct tree *t = arg;
+	const struct node *x = &t->nodes[*(const uint32_t *)a];
+	const struct node *y = &t->nodes[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* children of nd, heaviest first; caller frees; NULL when none (or ENOMEM: *n = -1) */
+static uint32_t *children(const struct tree *t, uint32_t nd, int *n)
+{
+	uint32_t c, *v;
+	int k = 0;
+
+	*n = 0;
+	for (c = t->nodes[nd].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+		(*n)++;
+	if (!*n)
+		return NULL;
+	v = malloc((size_t)*n * sizeof(*v));
+	if (!v) {
+		*n = -1;
+		return NULL;
+	}
+	for (c = t->nodes[nd].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+		v[k++] = c;
+	qsort_r(v, (size_t)*n, sizeof(*v), cmp_child, (void *)t);
+	return v;
+}
+
+struct out {
+	struct callgraph *g;
+	const struct rpt_ctx *ctx;
+	const struct tree *t;
+	enum src s;
+	FILE *f;
+	uint64_t total;
+	int max_depth;
+	double min_pct;
+	int err;
+	/* folded output: the path of names */
+	char **path;
+	int npath;
+	struct rpt_flame *flame;
+	uint64_t hidden;
+};
+
+static const char *wfmt(char *buf, size_t len, enum src s, uint64_t v)
+{
+	if (s == S_SAMPLES)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		rpt_fmt_dur(buf, len, v);
+	return buf;
+}
+
+static bool visible(const struct out *o, uint32_t nd, int depth)
+{
+	const struct node *n = &o->t->nodes[nd];
+
+	if (o->max_depth > 0 && depth > o->max_depth)
+		return false;
+	if (o->min_pct > 0 && o->total && 100.0 * (double)n->total / (double)o->total < o->min_pct)
+		return false;
+	return true;
+}
+
+static void text_node(struct out *o, uint32_t nd, int depth)
+{
+	const struct node *n = &o->t->nodes[nd];
+	char name[512], b1[32], b2[32], line[128];
+	uint32_t *ch;
+	int nch, k, ind = 2 * (depth - 1), len;
+
+	if (o->err)
+		return;
+	if (nd) {
+		if (!visible(o, nd, depth)) {
+			o->hidden++;
+			return;
+		}
+		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
+		if (ind > 30)
+			ind = 30;	/* deep trees keep a readable name column */
+		len = snprintf(line, sizeof(line), "%6.1f%% %10s %10s %8" PRIu64 "  %*s%s",
+			       o->total ? 100.0 * (double)n->total / (double)o->total : 0.0,
+			       wfmt(b1, sizeof(b1), o->s, n->total), wfmt(b2, sizeof(b2), o->s, n->self),
+			       n->count, ind, "", name);
+		if (len > 79)
+			line[79] = 0;
+		fprintf(o->f, "%s\n", line);
+	}
+	ch = children(o->t, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		text_node(o, ch[k], depth + 1);
+	free(ch);
+}
+
+static void json_node(struct out *o, uint32_t nd, int depth, bool *first)
+{
+	const struct node *n = &o->t->nodes[nd];
+	char name[512];
+	uint32_t *ch;
+	int nch, k;
+	bool f2 = true;
+
+	if (o->err)
+		return;
+	if (nd && !visible(o, nd, depth)) {
+		o->hidden++;
+		return;
+	}
+	if (!*first)
+		fputc(',', o->f);
+	*first = false;
+	if (nd)
+		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "all");
+	fputs("{\"name\":", o->f);
+	ft_json_str(o->f, name);
+	if (n->frame & TASK_FRAME)
+		fprintf(o->f, ",\"pid\":%d", (int)(n->frame & ~TASK_FRAME));
+	fprintf(o->f, ",\"count\":%" PRIu64 ",\"total\":%" PRIu64 ",\"self\":%" PRIu64 ",\"children\":[",
+		n->count, n->total, n->self);
+	ch = children(o->t, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		json_node(o, ch[k], depth + 1, &f2);
+	free(ch);
+	fputs("]}", o->f);
+}
+
+/* folded lines / flame graph: every node with self weight, in heaviest-first order */
+static void folded_node(struct out *o, uint32_t nd, int depth)
+{
+	const struct node *n = &o->t->nodes[nd];
+	uint32_t *ch;
+	int nch, k;
+
+	if (o->err)
+		return;
+	if (nd) {
+		char name[512], *c;
+
+		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
+		for (c = name; *c; c++)
+			if (*c == ';' || *c == '\n' || *c == '\r')
+				*c = *c == ';' ? ':' : ' ';
+		o->path[depth - 1] = strdup(name);
+		if (!o->path[depth - 1]) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->npath = depth;
+		if (n->self) {
+			if (o->f) {
+				for (k = 0; k < depth; k++)
+					fprintf(o->f, "%s%s", k ? ";" : "", o->path[k]);
+				fprintf(o->f, " %" PRIu64 "\n", n->self);
+			}
+			if (o->flame && rpt_flame_add(o->flame, (const char *const *)o->path, depth, n->self))
+				o->err = -ENOMEM;
+		}
+	}
+	ch = children(o->t, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		folded_node(o, ch[k], depth + 1);
+	free(ch);
+	if (nd) {
+		free(o->path[depth - 1]);
+		o->path[depth - 1] = NULL;
+	}
+}
+
+static int max_depth_of(const struct tree *t)
+{
+	/* nodes are created after their parents, so one forward pass gives depths */
+	int *d = calloc(t->n ? t->n : 1, sizeof(int)), best = 0;
+	uint32_t k;
+
+	if (!d)
+		return -1;
+	for (k = 1; k < t->n; k++) {
+		d[k] = d[t->nodes[k].parent] + 1;
+		if (d[k] > best)
+			best = d[k];
+	}
+	free(d);
+	return best;
+}
+
+static uint64_t tree_total(const struct tree *t, enum src s)
+{
+	uint32_t c;
+	uint64_t sum = 0;
+
+	if (s != S_CALLS)
+		return t->nodes[0].total;
+	for (c = t->nodes[0].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+		sum += t->nodes[c].total;
+	return sum;
+}
+
+static int cg_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct callgraph *g = priv;
+	const struct rpt_callgraph_conf *c = g->conf;
+	const struct rpt_opts *op = ctx->opts;
+	FILE *f = op->out ? op->out : stdout;
+	struct out o;
+	enum src s;
+	uint64_t open_calls = 0;
+	size_t pos = 0;
+	struct ctask *t;
+	int k, depth;
+	char b1[32], b2[32], b3[32];
+
+	for (k = 0; k < g->ncpu_pend; k++)
+		flush_pending(g, k);
+	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
+		open_calls += (uint64_t)t->n;
+	if (g->oom)
+		return -ENOMEM;
+	/* per-task calls: the task node's total is the sum of its top-level calls */
+	if (c->per_task) {
+		uint32_t tn, ch;
+		struct tree *tr = &g->trees[S_CALLS];
+
+		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX; tn = tr->nodes[tn].next_sibling) {
+			tr->nodes[tn].total = 0;
+			tr->nodes[tn].count = 0;
+			for (ch = tr->nodes[tn].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling) {
+				tr->nodes[tn].total += tr->nodes[ch].total;
+				tr->nodes[tn].count += tr->nodes[ch].count;
+			}
+		}
+	}
+	switch (c->source) {
+	case RPT_CG_CALLS: s = S_CALLS; break;
+	case RPT_CG_SAMPLES: s = S_SAMPLES; break;
+	case RPT_CG_OFFCPU: s = S_OFFCPU; break;
+	default:
+		s = S_CALLS;
+		for (k = 0; k < S_NR; k++)
+			if (g->trees[k].n > 1) {
+				s = (enum src)k;
+				break;
+			}
+	}
+	memset(&o, 0, sizeof(o));
+	o.g = g;
+	o.ctx = ctx;
+	o.t = &g->trees[s];
+	o.s = s;
+	o.f = f;
+	o.total = tree_total(o.t, s);
+	o.max_depth = c->max_depth;
+	o.min_pct = c->min_percent;
+	if (c->flame_unit)
+		*c->flame_unit = src_units[s];
+
+	depth = max_depth_of(o.t);
+	if (depth < 0)
+		return -ENOMEM;
+
+	if (c->flame) {
+		o.path = calloc((size_t)depth + 1, sizeof(*o.path));
+		if (!o.path)
+			return -ENOMEM;
+		o.flame = c->flame;
+		o.f = NULL;
+		folded_node(&o, 0, 0);
+		free(o.path);
+		o.path = NULL;
+		o.flame = NULL;
+		o.f = f;
+		if (o.err)
+			return o.err;
+	}
+	if (op->json) {
+		bool first = true;
+
+		fputs("{\"file\":", f);
+		ft_json_str(f, op->path);
+		fprintf(f, ",\"source\":\"%s\",\"unit\":\"%s\",\"per_task\":%s,\"total\":%" PRIu64
+			",\"nodes\":%u,\"sources\":{\"calls\":%u,\"samples\":%u,\"offcpu\":%u}"
+			",\"calls_completed\":%" PRIu64 ",\"calls_open\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
+			",\"lost_frames\":%" PRIu64 ",\"max_depth\":%d,\"min_percent\":%g,\"loss\":",
+			src_names[s], src_units[s], c->per_task ? "true" : "false", o.total, o.t->n - 1,
+			g->trees[S_CALLS].n - 1, g->trees[S_SAMPLES].n - 1, g->trees[S_OFFCPU].n - 1,
+			g->calls_total, open_calls, g->unmatched, g->lost_frames, c->max_depth, c->min_percent);
+		rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
+		fputs(",\"tree\":", f);
+		json_node(&o, 0, 0, &first);
+		fprintf(f, ",\"hidden\":%" PRIu64 "}\n", o.hidden);
+		return o.err ? o.err : ferror(f) ? -EIO : 0;
+	}
+	if (c->output == RPT_CG_FOLDED) {
+		o.path = calloc((size_t)depth + 1, sizeof(*o.path));
+		if (!o.path)
+			return -ENOMEM;
+		folded_node(&o, 0, 0);
+		free(o.path);
+		return o.err ? o.err : ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "Call graph of %s: %s (%s), %s..%s\n", op->path ? op->path : "input", src_names[s],
+		s == S_CALLS ? "time in calls" : s == S_SAMPLES ? "stack samples" : "blocked time",
+		rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+	if (s == S_CALLS)
+		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls; %" PRIu64 " still open at the end, %"
+			PRIu64 " returns without a call\n", g->calls_total, rpt_fmt_dur(b3, sizeof(b3), o.total),
+			open_calls, g->unmatched);
+	else
+		fprintf(f, "  %" PRIu64 " %s\n", s == S_SAMPLES ? o.total : o.t->nodes[0].count,
+			s == S_SAMPLES ? "samples" : "blocked periods");
+	for (k = 0; k < S_NR; k++)
+		if ((enum src)k != s && g->trees[k].n > 1)
+			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
+	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
+	if (o.t->n <= 1) {
+		fputs("\nno call or stack data in the selected events (function_graph, uprobes, kernel_stack,\n"
+		      "user_stack or flytrap BPF profile/offcpu/ufunc records)\n", f);
+		return ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", s == S_SAMPLES ? "samples" : "time",
+		"self", s == S_SAMPLES ? "hits" : "calls", "function");
+	text_node(&o, 0, 0);
+	if (o.hidden)
+		fprintf(f, "  (%" PRIu64 " nodes below --depth/--min-percent not shown)\n", o.hidden);
+	{
+		char miss[512];
+		int nm = rpt_syms_missing(g->syms, miss, sizeof(miss));
+
+		if (nm)
+			fprintf(f, "note: no symbols for %d binar%s (%s); try --symfs DIR or --debug-dir DIR\n",
+				nm, nm == 1 ? "y" : "ies", miss);
+	}
+	return o.err ? o.err : ferror(f) ? -EIO : 0;
+}
+
+static void cg_release(void *priv)
+{
+	struct callgraph *g = priv;
+	size_t pos = 0;
+	struct ctask *t;
+	uint32_t k;
+	int i;
+
+	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
+		free(t->st);
+	rpt_map_release(&g->tasks);
+	for (i = 0; i < S_NR; i++)
+		tree_release(&g->trees[i]);
+	for (k = 0; k < g->nframes; k++)
+		free(g->frames[k]);
+	free(g->frames);
+	rpt_map_release(&g->names);
+	rpt_map_release(&g->kcache);
+	rpt_map_release(&g->ucache);
+	rpt_types_release(&g->types);
+	rpt_syms_free(g->syms);
+	for (i = 0; i < g->nufunc; i++)
+		free(g->ufunc_names[i]);
+	free(g->ufunc_names);
+	free(g->pend);
+}
+
+const struct rpt_analyzer rpt_callgraph_analyzer = {
+	.name = "callgraph",
+	.priv_size = sizeof(struct callgraph),
+	.init = cg_init,
+	.event = cg_event,
+	.finish = cg_finish,
+	.release = cg_release,
+};
+
+/* ---- command ----------------------------------------------------------------------- */
+
+static const char cg_usage[] =
+	"usage: flytrap callgraph [options] [FILE]\n"
+	"\n"
+	"Call trees of FILE (default trace.dat) with count, total and self time per\n"
+	"node, from function_graph records, uprobe and BPF ufunc entry/return records\n"
+	"(calls), kernel_stack/user_stack events and BPF profile stacks (samples), or\n"
+	"BPF off-CPU stacks (offcpu).\n"
+	"\n"
+	"options:\n"
+	"  --source S         calls, samples or offcpu (default: the first present)\n"
+	"  --per-task         one tree per task (a \"comm-pid\" root frame)\n"
+	"  --depth N          tree text: show N levels\n"
+	"  --min-percent P    tree text: hide nodes below P%% of the total\n"
+	"  --folded           folded stacks (flamegraph.pl, speedscope), self weights\n"
+	"  --svg FILE         also write an SVG flame graph to FILE\n"
+	"  --symfs DIR        look for user binaries under DIR (by path and build-id)\n"
+	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n";
+
+struct cg_args {
+	struct rpt_callgraph_conf conf;
+	const char *svg;
+	const char **dbg;
+	int ndbg;
+};
+
+static const char *argval(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (!strncmp(a, name, n) && a[n] == '=')
+		return a + n + 1;
+	if (!strcmp(a, name)) {
+		if (*i + 1 >= argc)
+			return "";
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static int cg_extra(void *arg, int argc, char **argv, int *i)
+{
+	struct cg_args *A = arg;
+	const char *a = argv[*i], *v;
+
+	if (!strcmp(a, "--per-task")) {
+		A->conf.per_task = true;
+		return 1;
+	}
+	if (!strcmp(a, "--folded")) {
+		A->conf.output = RPT_CG_FOLDED;
+		return 1;
+	}
+	if ((v = argval(argc, argv, i, "--source"))) {
+		if (!strcmp(v, "calls"))
+			A->conf.source = RPT_CG_CALLS;
+		else if (!strcmp(v, "samples"))
+			A->conf.source = RPT_CG_SAMPLES;
+		else if (!strcmp(v, "offcpu"))
+			A->conf.source = RPT_CG_OFFCPU;
+		else
+			return ft_usage_error("--source needs calls, samples or offcpu, not '%s'", v);
+		return 1;
+	}
+	if ((v = argval(argc, argv, i, "--depth"))) {
+		uint64_t n;
+
+		if (ft_parse_u64(v, &n) || !n || n > 100000)
+			return ft_usage_error("--depth needs a positive number, not '%s'", v);
+		A->conf.max_depth = (int)n;
+		return 1;
+	}
+	if ((v = argval(argc, argv, i, "--min-percent"))) {
+		char *end;
+		double p = strtod(v, &end);
+
+		if (!*v || *end || p < 0 || p > 100)
+			return ft_usage_error("--min-percent needs a number from 0 to 100, not '%s'", v);
+		A->conf.min_percent = p;
+		return 1;
+	}
+	if ((v = argval(argc, argv, i, "--svg"))) {
+		if (!*v)
+			return ft_usage_error("--svg needs a file name");
+		A->svg = v;
+		return 1;
+	}
+	if ((v = argval(argc, argv, i, "--symfs"))) {
+		if (!*v)
+			return ft_usage_error("--symfs needs a directory");
+		A->conf.symfs = v;
+		return 1;
+	}
+	if ((v = argval(argc, argv, i, "--debug-dir"))) {
+		const char **nd;
+
+		if (!*v)
+			return ft_usage_error("--debug-dir needs a directory");
+		nd = realloc(A->dbg, (size_t)(A->ndbg + 2) * sizeof(*nd));
+		if (!nd)
+			return ft_usage_error("out of memory");
+		A->dbg = nd;
+		nd[A->ndbg++] = v;
+		nd[A->ndbg] = NULL;
+		A->conf.debug_dirs = nd;
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_callgraph(int argc, char **argv)
+{
+	struct cg_args A;
+	struct rpt_analyzer an = rpt_callgraph_analyzer;
+	const char *unit = NULL;
+	int rc;
+
+	memset(&A, 0, sizeof(A));
+	/* parse once up front so --svg can be set up before the replay */
+	an.conf = &A.conf;
+	A.conf.flame_unit = &unit;
+	{
+		int i;
+
+		for (i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
+				A.svg = argv[i + 1];
+				i++;
+			} else if (!strncmp(argv[i], "--svg=", 6)) {
+				A.svg = argv[i] + 6;
+			}
+		}
+	}
+	if (A.svg && *A.svg) {
+		A.conf.flame = rpt_flame_new();
+		if (!A.conf.flame)
+			return ft_error("out of memory");
+	}
+	rc = rpt_run_command(argc, argv, cg_usage, &an, cg_extra, &A);
+	if (rc == EXIT_OK && A.svg && A.conf.flame) {
+		FILE *sf = fopen(A.svg, "w");
+
+		if (!sf) {
+			rc = ft_error("cannot create '%s': %s", A.svg, strerror(errno));
+		} else {
+			const char *base = strrchr(A.svg, '/');
+			char title[256];
+			int e;
+
+			snprintf(title, sizeof(title), "flytrap callgraph: %s", base ? base + 1 : A.svg);
+			e = rpt_flame_svg(A.conf.flame, sf, title, unit);
+			if (fclose(sf) || e)
+				rc = ft_error("cannot write '%s': %s", A.svg, strerror(e ? -e : errno));
+		}
+	}
+	rpt_flame_free(A.conf.flame);
+	free(A.dbg);
+	return rc;
+}
