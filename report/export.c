@@ -1,0 +1,1591 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap export: the trace as Chrome trace-event JSON (what the Perfetto
+ * UI and chrome://tracing load), or as one self-contained HTML report.
+ *
+ * The JSON is written while the replay runs: memory holds the open slices
+ * of each thread and the state of each CPU, never the events.  Tracks:
+ *  - one per task (pid = thread group when known, tid = task): syscalls
+ *    and function calls as nested slices (B/E, X when only the exit says
+ *    how long the call took);
+ *  - a "CPUs" process with one track per CPU showing which task runs (from
+ *    sched_switch) and one per CPU with hard and soft interrupts;
+ *  - loss markers (instant events) where the kernel or BPF dropped data,
+ *    and counters for busy CPUs and events lost so far.
+ * Slices on a thread are kept properly nested: an exit closes what was
+ * opened above its entry (exits lost in the trace), an exit without an
+ * entry becomes a complete event only when it nests inside what is open
+ * and after what already closed, otherwise it is counted and dropped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+#include "format.h"
+#include "replay.h"
+#include "flamesvg.h"
+#include "sysnames.h"
+#include "export.h"
+
+/* Pseudo process for the per-CPU tracks; above any Linux pid (PID_MAX_LIMIT is 2^22). */
+#define CPU_PID 0x7ff00000
+#define IRQ_TID_BASE 0x10000	/* irq track of CPU n: tid IRQ_TID_BASE + n */
+/* Idle tasks (pid 0) are per CPU: each gets its own track under pid 0. */
+#define IDLE_TID_BASE 0x7fe00000
+#define MAX_OPEN 4096		/* open slices per thread; deeper entries are dropped */
+
+enum kind {
+	K_UNRESOLVED = 0,
+	K_OTHER,
+	K_SCHED_SWITCH,
+	K_PROCESS_EXIT,
+	K_RAW_SYS_ENTER,
+	K_RAW_SYS_EXIT,
+	K_SYS_ENTER,		/* syscalls:sys_enter_NAME */
+	K_SYS_EXIT,
+	K_FG_ENTRY,		/* ftrace:funcgraph_entry */
+	K_FG_EXIT,
+	K_PROBE_ENTRY,		/* uprobe / kprobe: __probe_ip */
+	K_PROBE_RET,		/* __probe_func + __probe_ret_ip */
+	K_BPF_SYSCALL,		/* flytrap:syscall */
+	K_BPF_UENTRY,
+	K_BPF_UEXIT,
+	K_IRQ_ENTRY,
+	K_IRQ_EXIT,
+	K_SOFTIRQ_ENTRY,
+	K_SOFTIRQ_EXIT,
+};
+
+/* slice kinds on a thread's stack */
+enum { S_SYSCALL = 1, S_KFUNC, S_PROBE, S_UFUNC };
+
+struct etype {
+	uint8_t kind;
+	struct fmt_field f[6];
+	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
+	const char *evname;	/* system:name for instants */
+};
+
+struct oslice {
+	uint64_t ts;
+	uint64_t key;
+	uint64_t child_ns;	/* time in closed children (HTML call flame graph) */
+	uint8_t kind;
+	char name[63];		/* for the HTML call flame graph */
+};
+
+struct thr {
+	int32_t pid, tid;	/* as written */
+	int32_t real_tid;
+	uint32_t nopen, cap;
+	struct oslice *open;
+	uint64_t last_start, last_end;	/* most recently closed slice */
+	bool used;		/* something was written on this track */
+};
+
+struct cpu_state {
+	bool known;		/* a sched_switch told who runs */
+	int32_t cur;		/* pid running since run_start */
+	uint64_t run_start;
+	uint64_t first_ts;	/* first event on this CPU (start of a partial run) */
+	bool seen;
+	char comm[17];
+	uint64_t irq_start, softirq_start;
+	char irq_name[33];
+	int32_t irq, softirq;
+	bool in_irq, in_softirq;
+};
+
+struct exp_conf {
+	bool instants;		/* every other event as an instant marker */
+	bool html;
+	struct exp_html_data *html_data;
+	FILE *out;
+};
+
+/* One export per process: the command sets this before the replay. */
+static struct exp_conf exp_conf;
+
+struct jout {
+	FILE *f;
+	char *buf;
+	size_t len;
+	bool first;
+};
+
+struct exp {
+	struct jout j;
+	struct rpt_types types;
+	struct rpt_map threads;	/* key: tid, or IDLE key per CPU */
+	struct cpu_state *cpus;
+	int ncpus;
+	enum rpt_sys_abi abi;
+	int nbusy;		/* CPUs running a task other than idle */
+	uint64_t lost_total;
+	/* statistics for otherData and -v */
+	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
+	uint64_t sched_slices, irq_slices;
+	const char *meta;	/* FMT_OPT_FT_META text, for names of BPF functions */
+	const struct rpt_ctx *ctx;
+	struct exp_html_data *hd;
+};
+
+/* ---- JSON output --------------------------------------------------------- */
+
+#define JBUF (256 * 1024)
+
+static void j_flush(struct jout *j)
+{
+	/* no stream: the HTML report only wants the side effects */
+	if (j->len && j->f)
+		fwrite(j->buf, 1, j->len, j->f);
+	j->len = 0;
+}
+
+static inline void j_need(struct jout *j, size_t n)
+{
+	if (j->len + n > JBUF)
+		j_flush(j);
+}
+
+static inline void j_raw(struct jout *j, const char *s, size_t n)
+{
+	if (n > JBUF / 2) {
+		j_flush(j);
+		fwrite(s, 1, n, j->f);
+		return;
+	}
+	j_need(j, n);
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+}
+
+#define J_LIT(j, s) j_raw(j, s, sizeof(s) - 1)
+
+static inline void j_u64(struct jout *j, uint64_t v)
+{
+	char t[24];
+	int n = 0;
+
+	j_need(j, 24);
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		j->buf[j->len++] = t[--n];
+}
+
+static inline void j_i64(struct jout *j, int64_t v)
+{
+	if (v < 0) {
+		J_LIT(j, "-");
+		j_u64(j, (uint64_t)0 - (uint64_t)v);
+	} else {
+		j_u64(j, (uint64_t)v);
+	}
+}
+
+/* ns as microseconds with the nanoseconds as three decimals */
+static inline void j_us(struct jout *j, uint64_t ns)
+{
+	unsigned r = (unsigned)(ns % 1000);
+
+	j_u64(j, ns / 1000);
+	j_need(j, 4);
+	j->buf[j->len++] = '.';
+	j->buf[j->len++] = (char)('0' + r / 100);
+	j->buf[j->len++] = (char)('0' + r / 10 % 10);
+	j->buf[j->len++] = (char)('0' + r % 10);
+}
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t u8len(const unsigned char *s, size_t n)
+{
+	size_t need, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		need = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		need = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		need = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (need > n)
+		return 0;
+	for (i = 1; i < need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x80) || (need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return need;
+}
+
+/*
+ * JSON string from bytes that come from the trace (task names, symbols):
+ * stops at NUL or n, escapes what JSON requires, and turns bytes that are
+ * not UTF-8 into U+FFFD so the document stays valid UTF-8.
+ */
+static void j_strn(struct jout *j, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	J_LIT(j, "\"");
+	while (i < n && p[i]) {
+		unsigned char c = p[i];
+		size_t l;
+
+		j_need(j, 8);
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			j->buf[j->len++] = (char)c;
+			i++;
+			continue;
+		}
+		if (c < 0x80) {
+			if (c == '"' || c == '\\') {
+				j->buf[j->len++] = '\\';
+				j->buf[j->len++] = (char)c;
+			} else {
+				j->len += (size_t)snprintf(j->buf + j->len, 8, "\\u%04x", c);
+			}
+			i++;
+			continue;
+		}
+		l = u8len(p + i, n - i);
+		if (!l || memchr(p + i, 0, l)) {
+			J_LIT(j, "\\ufffd");
+			i++;
+		} else {
+			j_raw(j, (const char *)p + i, l);
+			i += l;
+		}
+	}
+	J_LIT(j, "\"");
+}
+
+static void j_str(struct jout *j, const char *s)
+{
+	j_strn(j, s ? s : "", SIZE_MAX);
+}
+
+/* Start an event object: {"ph":"P","ts":T,"pid":P,"tid":T */
+static void j_ev(struct jout *j, char ph, uint64_t ts, int32_t pid, int32_t tid)
+{
+	if (j->first) {
+		J_LIT(j, "\n{\"ph\":\"");
+		j->first = false;
+	} else {
+		J_LIT(j, ",\n{\"ph\":\"");
+	}
+	j_need(j, 1);
+	j->buf[j->len++] = ph;
+	J_LIT(j, "\",\"ts\":");
+	j_us(j, ts);
+	J_LIT(j, ",\"pid\":");
+	j_i64(j, pid);
+	J_LIT(j, ",\"tid\":");
+	j_i64(j, tid);
+}
+
+/* ---- tasks ----------------------------------------------------------------- */
+
+static int cpu_grow(struct exp *x, int cpu)
+{
+	struct cpu_state *a;
+	int n;
+
+	if (cpu < x->ncpus)
+		return 0;
+	if (cpu < 0 || cpu > 65535)
+		return -EINVAL;
+	n = cpu + 1 > x->ncpus * 2 ? cpu + 1 : x->ncpus * 2;
+	a = realloc(x->cpus, (size_t)n * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	memset(a + x->ncpus, 0, (size_t)(n - x->ncpus) * sizeof(*a));
+	x->cpus = a;
+	x->ncpus = n;
+	return 0;
+}
+
+/*
+ * The track of task tid (common_pid) seen on cpu.  tgid is the thread
+ * group when the event carries it (BPF records), else -1: the replay's
+ * task table may know it; a task whose group is unknown at its first event
+ * is its own process (the pid of a track cannot change later).
+ */
+static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu, int32_t tgid)
+{
+	uint64_t key = tid == 0 ? (1ULL << 40) | (uint32_t)cpu : (uint32_t)tid;
+	bool created = false;
+	struct thr *t = rpt_map_get(&x->threads, key, &created);
+
+	if (!t)
+		return NULL;
+	if (created) {
+		t->real_tid = tid;
+		if (tid == 0) {
+			t->pid = 0;
+			t->tid = IDLE_TID_BASE + cpu;
+		} else {
+			if (tgid <= 0)
+				tgid = rpt_tgid(ctx, tid);
+			t->pid = tgid > 0 ? tgid : tid;
+			t->tid = tid;
+		}
+	}
+	return t;
+}
+
+/*
+ * HTML mode: the stacks of calls as they close, self time as weight, under
+ * a "comm-tid" root; used when the callgraph analyzer is not available.
+ */
+static void flame_close(struct exp *x, const struct rpt_ctx *ctx, struct thr *t,
+			const char *leaf, uint64_t dur, uint64_t self)
+{
+	const char *fr[66];
+	char root[48];
+	uint32_t i, n = 0, skip;
+
+	if (!x->hd || !x->hd->calls)
+		return;
+	snprintf(root, sizeof(root), "%s-%d", t->real_tid ? rpt_comm(ctx, t->real_tid) : "swapper",
+		 t->real_tid);
+	fr[n++] = root;
+	/* keep the innermost frames when the stack is deeper than the array */
+	skip = t->nopen > 64 ? t->nopen - 64 : 0;
+	for (i = skip; i < t->nopen; i++)
+		fr[n++] = t->open[i].name;
+	if (leaf)
+		fr[n++] = leaf;
+	rpt_flame_add(x->hd->calls, fr, (int)n, self);
+	(void)dur;
+}
+
+/* End the innermost open slice at ts; ret goes into the E event's args when has_ret. */
+static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
+{
+	struct oslice *s = &t->open[t->nopen - 1];
+	uint64_t dur;
+
+	if (ts < s->ts)
+		ts = s->ts;
+	dur = ts - s->ts;
+	if (x->hd && x->ctx)
+		flame_close(x, x->ctx, t, NULL, dur, dur > s->child_ns ? dur - s->child_ns : 0);
+	t->nopen--;
+	if (t->nopen)
+		t->open[t->nopen - 1].child_ns += dur;
+	j_ev(&x->j, 'E', ts, t->pid, t->tid);
+	if (has_ret) {
+		J_LIT(&x->j, ",\"args\":{\"ret\":");
+		j_i64(&x->j, ret);
+		J_LIT(&x->j, "}");
+	}
+	J_LIT(&x->j, "}");
+	t->last_start = s->ts;
+	t->last_end = ts;
+}
+
+static void close_top(struct exp *x, struct thr *t, uint64_t ts)
+{
+	close_top_ret(x, t, ts, false, 0);
+}
+
+static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, uint64_t key,
+		       const char *name, size_t namelen, const char *cat)
+{
+	if (t->nopen == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 8;
+		struct oslice *a;
+
+		if (t->cap >= MAX_OPEN || !(a = realloc(t->open, cap * sizeof(*a)))) {
+			x->too_deep++;
+			return;
+		}
+		t->open = a;
+		t->cap = cap;
+	}
+	t->open[t->nopen].ts = ts;
+	t->open[t->nopen].key = key;
+	t->open[t->nopen].kind = kind;
+	t->open[t->nopen].child_ns = 0;
+	snprintf(t->open[t->nopen].name, sizeof(t->open[t->nopen].name), "%.*s",
+		 (int)(namelen < 62 ? namelen : 62), name);
+	t->nopen++;
+	t->used = true;
+	x->slices++;
+	j_ev(&x->j, 'B', ts, t->pid, t->tid);
+	J_LIT(&x->j, ",\"name\":");
+	j_strn(&x->j, name, namelen);
+	J_LIT(&x->j, ",\"cat\":\"");
+	j_raw(&x->j, cat, strlen(cat));
+	J_LIT(&x->j, "\"}");
+}
+
+/*
+ * Find the open slice an exit belongs to (kind, and key unless any_key),
+ * close everything opened after it, and leave it on top.  Returns false
+ * when nothing matches (an exit whose entry is not in the trace).
+ */
+static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, bool any_key,
+		      uint64_t ts)
+{
+	uint32_t i;
+
+	for (i = t->nopen; i > 0; i--) {
+		const struct oslice *s = &t->open[i - 1];
+
+		if (s->kind == kind && (any_key || s->key == key))
+			break;
+	}
+	if (!i)
+		return false;
+	while (t->nopen > i) {
+		close_top(x, t, ts);
+		x->forced_ends++;
+	}
+	return true;
+}
+
+/*
+ * A call known only from its exit (start, duration): written as a complete
+ * event when it fits the thread's nesting — inside the innermost open
+ * slice, and not straddling the slice that closed last.
+ */
+static bool complete_ok(const struct thr *t, uint64_t start)
+{
+	if (t->nopen && start < t->open[t->nopen - 1].ts)
+		return false;
+	if (t->last_end > start && t->last_start < start)
+		return false;
+	return true;
+}
+
+static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
+		     const char *name, size_t namelen, const char *cat)
+{
+	j_ev(&x->j, 'X', start, t->pid, t->tid);
+	J_LIT(&x->j, ",\"dur\":");
+	j_us(&x->j, end - start);
+	J_LIT(&x->j, ",\"name\":");
+	j_strn(&x->j, name, namelen);
+	J_LIT(&x->j, ",\"cat\":\"");
+	j_raw(&x->j, cat, strlen(cat));
+	J_LIT(&x->j, "\"");
+	t->used = true;
+	x->completes++;
+	if (x->hd && x->ctx) {
+		char leaf[63];
+
+		snprintf(leaf, sizeof(leaf), "%.*s", (int)(namelen < 62 ? namelen : 62), name);
+		flame_close(x, x->ctx, t, leaf, end - start, end - start);
+	}
+	if (t->nopen)
+		t->open[t->nopen - 1].child_ns += end - start;
+	if (end > t->last_end || t->last_end <= start) {
+		t->last_start = start;
+		t->last_end = end;
+	}
+}
+
+/* ---- event types ----------------------------------------------------------- */
+
+static bool has_field(const struct tep_event *e, const char *name, struct fmt_field *f)
+{
+	return fmt_field_resolve(e, name, f) == 0;
+}
+
+static void resolve(struct etype *et, const struct tep_event *e)
+{
+	const char *sys, *name;
+
+	et->kind = K_OTHER;
+	if (!e)
+		return;
+	sys = e->system ? e->system : "";
+	name = e->name ? e->name : "";
+	et->evname = name;
+	if (!strcmp(sys, "sched") && !strcmp(name, "sched_switch")) {
+		if (has_field(e, "prev_pid", &et->f[0]) && has_field(e, "next_pid", &et->f[1])) {
+			has_field(e, "prev_comm", &et->f[2]);
+			has_field(e, "next_comm", &et->f[3]);
+			has_field(e, "prev_state", &et->f[4]);
+			et->kind = K_SCHED_SWITCH;
+		}
+	} else if (!strcmp(sys, "sched") && !strcmp(name, "sched_process_exit")) {
+		if (has_field(e, "pid", &et->f[0]))
+			et->kind = K_PROCESS_EXIT;
+	} else if (!strcmp(sys, "raw_syscalls") && !strcmp(name, "sys_enter")) {
+		if (has_field(e, "id", &et->f[0]))
+			et->kind = K_RAW_SYS_ENTER;
+	} else if (!strcmp(sys, "raw_syscalls") && !strcmp(name, "sys_exit")) {
+		if (has_field(e, "id", &et->f[0])) {
+			has_field(e, "ret", &et->f[1]);
+			et->kind = K_RAW_SYS_EXIT;
+		}
+	} else if (!strcmp(sys, "syscalls") && !strncmp(name, "sys_enter_", 10)) {
+		et->name = name + 10;
+		has_field(e, "__syscall_nr", &et->f[0]);
+		et->kind = K_SYS_ENTER;
+	} else if (!strcmp(sys, "syscalls") && !strncmp(name, "sys_exit_", 9)) {
+		et->name = name + 9;
+		has_field(e, "__syscall_nr", &et->f[0]);
+		has_field(e, "ret", &et->f[1]);
+		et->kind = K_SYS_EXIT;
+	} else if (!strcmp(sys, "ftrace") && !strcmp(name, "funcgraph_entry")) {
+		if (has_field(e, "func", &et->f[0]))
+			et->kind = K_FG_ENTRY;
+	} else if (!strcmp(sys, "ftrace") && !strcmp(name, "funcgraph_exit")) {
+		if (has_field(e, "func", &et->f[0])) {
+			has_field(e, "calltime", &et->f[1]);
+			has_field(e, "rettime", &et->f[2]);
+			et->kind = K_FG_EXIT;
+		}
+	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "syscall")) {
+		if (has_field(e, "nr", &et->f[0]) && has_field(e, "duration", &et->f[1])) {
+			has_field(e, "ret", &et->f[2]);
+			has_field(e, "tgid", &et->f[3]);
+			et->kind = K_BPF_SYSCALL;
+		}
+	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "ufunc_entry")) {
+		if (has_field(e, "func", &et->f[0]) && has_field(e, "depth", &et->f[1])) {
+			has_field(e, "tgid", &et->f[3]);
+			has_field(e, "ip", &et->f[4]);
+			et->kind = K_BPF_UENTRY;
+		}
+	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "ufunc_exit")) {
+		if (has_field(e, "func", &et->f[0]) && has_field(e, "depth", &et->f[1]) &&
+		    has_field(e, "duration", &et->f[2])) {
+			has_field(e, "tgid", &et->f[3]);
+			has_field(e, "flags", &et->f[4]);
+			has_field(e, "start", &et->f[5]);
+			et->kind = K_BPF_UEXIT;
+		}
+	} else if (!strcmp(sys, "irq") && !strcmp(name, "irq_handler_entry")) {
+		if (has_field(e, "irq", &et->f[0])) {
+			has_field(e, "name", &et->f[1]);
+			et->kind = K_IRQ_ENTRY;
+		}
+	} else if (!strcmp(sys, "irq") && !strcmp(name, "irq_handler_exit")) {
+		if (has_field(e, "irq", &et->f[0]))
+			et->kind = K_IRQ_EXIT;
+	} else if (!strcmp(sys, "irq") && !strcmp(name, "softirq_entry")) {
+		if (has_field(e, "vec", &et->f[0]))
+			et->kind = K_SOFTIRQ_ENTRY;
+	} else if (!strcmp(sys, "irq") && !strcmp(name, "softirq_exit")) {
+		if (has_field(e, "vec", &et->f[0]))
+			et->kind = K_SOFTIRQ_EXIT;
+	} else if (has_field(e, "__probe_ret_ip", &et->f[1]) && has_field(e, "__probe_func", &et->f[0])) {
+		/* return probes (uretprobe, kretprobe): "NAME__return" by flytrap's naming */
+		et->name = name;
+		et->kind = K_PROBE_RET;
+	} else if (has_field(e, "__probe_ip", &et->f[0])) {
+		et->name = name;
+		et->kind = K_PROBE_ENTRY;
+	}
+}
+
+static const char *softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+};
+
+/* "ufunc.N=NAME" lines of the META option name BPF-traced user functions. */
+static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
+{
+	char key[32];
+	const char *p;
+	int kl;
+
+	if (!x->meta)
+		return NULL;
+	kl = snprintf(key, sizeof(key), "ufunc.%u=", func);
+	for (p = x->meta; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, (size_t)kl)) {
+			const char *e = strchr(p + kl, '\n');
+
+			*len = e ? (size_t)(e - p - kl) : strlen(p + kl);
+			return p + kl;
+		}
+	}
+	return NULL;
+}
+
+/* ---- per event ------------------------------------------------------------- */
+
+static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_t commlen,
+		    int32_t pid, bool partial, int64_t state, bool has_state)
+{
+	struct cpu_state *c = &x->cpus[cpu];
+	uint64_t start = c->known ? c->run_start : c->first_ts;
+	struct jout *j = &x->j;
+
+	if (ts <= start || pid == 0)
+		return;
+	j_ev(j, 'X', start, CPU_PID, cpu);
+	J_LIT(j, ",\"dur\":");
+	j_us(j, ts - start);
+	J_LIT(j, ",\"name\":");
+	j_strn(j, comm, commlen);
+	J_LIT(j, ",\"cat\":\"sched\",\"args\":{\"pid\":");
+	j_i64(j, pid);
+	if (has_state) {
+		J_LIT(j, ",\"prev_state\":");
+		j_i64(j, state);
+	}
+	if (partial)
+		J_LIT(j, ",\"partial\":true");
+	J_LIT(j, "}}");
+	x->sched_slices++;
+	if (x->hd && exp_tl_busy(&x->hd->tl, cpu, start, ts) == 0 && x->hd->oncpu) {
+		char cbuf[17], name[48];
+		const char *fr[2];
+
+		snprintf(cbuf, sizeof(cbuf), "%.*s", (int)strnlen(comm, commlen < 16 ? commlen : 16), comm);
+		snprintf(name, sizeof(name), "%s-%d", cbuf, pid);
+		fr[0] = cbuf;
+		fr[1] = name;
+		rpt_flame_add(x->hd->oncpu, fr, 2, ts - start);
+	}
+}
+
+static void busy_counter(struct exp *x, uint64_t ts)
+{
+	j_ev(&x->j, 'C', ts, CPU_PID, 0);
+	J_LIT(&x->j, ",\"name\":\"busy CPUs\",\"args\":{\"busy\":");
+	j_i64(&x->j, x->nbusy);
+	J_LIT(&x->j, "}}");
+}
+
+static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+		      const struct fmt_event *ev, int cpu)
+{
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size;
+	struct cpu_state *c = &x->cpus[cpu];
+	int32_t prev = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+	int32_t next = (int32_t)fmt_field_u64(&et->f[1], d, sz);
+	int plen = 0, nlen = 0;
+	const char *pcomm = fmt_field_ptr(&et->f[2], d, sz, &plen);
+	const char *ncomm = fmt_field_ptr(&et->f[3], d, sz, &nlen);
+	bool was_busy = c->known ? c->cur != 0 : prev != 0;
+	char pbuf[24];
+
+	(void)ctx;
+	if (!pcomm) {
+		snprintf(pbuf, sizeof(pbuf), "pid %d", prev);
+		pcomm = pbuf;
+		plen = (int)strlen(pbuf);
+	}
+	run_end(x, cpu, ev->rec.ts, pcomm, (size_t)plen, prev, !c->known || c->cur != prev,
+		(int64_t)fmt_field_u64(&et->f[4], d, sz), et->f[4].offset >= 0);
+	c->known = true;
+	c->cur = next;
+	c->run_start = ev->rec.ts;
+	memset(c->comm, 0, sizeof(c->comm));
+	if (ncomm)
+		memcpy(c->comm, ncomm, (size_t)nlen < 16 ? (size_t)nlen : 16);
+	else
+		snprintf(c->comm, sizeof(c->comm), "pid %d", next);
+	if (was_busy != (next != 0)) {
+		x->nbusy += next != 0 ? 1 : -1;
+		if (x->nbusy < 0)
+			x->nbusy = 0;
+		busy_counter(x, ev->rec.ts);
+	}
+	if (x->hd)
+		x->hd->tl.have_sched = true;
+}
+
+static void irq_slice(struct exp *x, int cpu, uint64_t start, uint64_t end, const char *name,
+		      size_t len, const char *cat, int64_t nr)
+{
+	struct jout *j = &x->j;
+
+	j_ev(j, 'X', start, CPU_PID, IRQ_TID_BASE + cpu);
+	J_LIT(j, ",\"dur\":");
+	j_us(j, end - start);
+	J_LIT(j, ",\"name\":");
+	j_strn(j, name, len);
+	J_LIT(j, ",\"cat\":\"");
+	j_raw(j, cat, strlen(cat));
+	J_LIT(j, "\",\"args\":{\"nr\":");
+	j_i64(j, nr);
+	J_LIT(j, "}}");
+	x->irq_slices++;
+}
+
+/*
+ * An irq handler entry whose exit never came (lost, or the exit event was
+ * not recorded): a marker, since its length is unknown.
+ */
+static void irq_unended(struct exp *x, int cpu)
+{
+	struct cpu_state *c = &x->cpus[cpu];
+	struct jout *j = &x->j;
+	char name[64];
+
+	snprintf(name, sizeof(name), "irq %d %.32s", c->irq, c->irq_name);
+	j_ev(j, 'i', c->irq_start, CPU_PID, IRQ_TID_BASE + cpu);
+	J_LIT(j, ",\"s\":\"t\",\"name\":");
+	j_str(j, name);
+	J_LIT(j, ",\"cat\":\"irq\",\"args\":{\"exit\":\"not in the trace\"}}");
+	c->in_irq = false;
+	x->instants++;
+}
+
+static void syscall_name(struct exp *x, int64_t nr, char *buf, size_t len)
+{
+	const char *n = rpt_syscall_name(x->abi, (long)nr);
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "syscall_%" PRId64, nr);
+}
+
+static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+{
+	struct exp *x = priv;
+	struct etype *et = rpt_types_get(&x->types, ev->type);
+	const void *d = ev->rec.data;
+	int sz = ev->rec.size, cpu = ev->rec.cpu;
+	uint64_t ts = ev->rec.ts;
+	struct thr *t;
+	int32_t tid;
+	char name[64];
+	const char *s;
+
+	if (cpu < 0 || (cpu >= x->ncpus && cpu_grow(x, cpu)))
+		return;
+	if (!x->cpus[cpu].seen) {
+		x->cpus[cpu].seen = true;
+		x->cpus[cpu].first_ts = ts;
+	}
+	if (x->hd) {
+		exp_tl_event(&x->hd->tl, ts, cpu);
+		x->hd->nevents++;
+	}
+	if (!et)
+		return;
+	if (et->kind == K_UNRESOLVED)
+		resolve(et, ev->event);
+	tid = rpt_event_pid(ctx, ev);
+
+	switch (et->kind) {
+	case K_SCHED_SWITCH:
+		on_switch(x, ctx, et, ev, cpu);
+		break;
+	case K_PROCESS_EXIT: {
+		int32_t p = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+		struct thr *pt = p > 0 ? rpt_map_find(&x->threads, (uint32_t)p) : NULL;
+
+		while (pt && pt->nopen) {
+			close_top(x, pt, ts);
+			x->forced_ends++;
+		}
+		break;
+	}
+	case K_RAW_SYS_ENTER:
+	case K_SYS_ENTER: {
+		int64_t nr = (int64_t)fmt_field_u64(&et->f[0], d, sz);
+
+		t = thread(x, ctx, tid, cpu, -1);
+		if (!t)
+			break;
+		/* a syscall never nests in another: an open one lost its exit */
+		if (unwind_to(x, t, S_SYSCALL, 0, true, ts)) {
+			close_top(x, t, ts);
+			x->forced_ends++;
+		}
+		if (et->kind == K_SYS_ENTER)
+			snprintf(name, sizeof(name), "%s", et->name);
+		else
+			syscall_name(x, nr, name, sizeof(name));
+		open_slice(x, t, ts, S_SYSCALL, (uint64_t)nr, name, strlen(name), "syscall");
+		break;
+	}
+	case K_RAW_SYS_EXIT:
+	case K_SYS_EXIT: {
+		int64_t ret = (int64_t)fmt_field_u64(&et->f[1], d, sz);
+
+		t = thread(x, ctx, tid, cpu, -1);
+		if (!t)
+			break;
+		if (!unwind_to(x, t, S_SYSCALL, 0, true, ts)) {
+			x->orphans++;
+			break;
+		}
+		close_top_ret(x, t, ts, et->f[1].offset >= 0, ret);
+		break;
+	}
+	case K_FG_ENTRY: {
+		uint64_t addr = fmt_field_u64(&et->f[0], d, sz);
+		const char *fn = tep_find_function(ctx->tep, addr);
+
+		t = thread(x, ctx, tid, cpu, -1);
+		if (!t)
+			break;
+		if (!fn) {
+			snprintf(name, sizeof(name), "0x%" PRIx64, addr);
+			fn = name;
+		}
+		open_slice(x, t, ts, S_KFUNC, addr, fn, strlen(fn), "kernel");
+		break;
+	}
+	case K_FG_EXIT: {
+		uint64_t addr = fmt_field_u64(&et->f[0], d, sz);
+		uint64_t call = fmt_field_u64(&et->f[1], d, sz), ret = fmt_field_u64(&et->f[2], d, sz);
+
+		t = thread(x, ctx, tid, cpu, -1);
+		if (!t)
+			break;
+		if (unwind_to(x, t, S_KFUNC, addr, false, ts)) {
+			close_top(x, t, ts);
+		} else if (et->f[1].offset >= 0 && et->f[2].offset >= 0 && ret > call &&
+			   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
+			const char *fn = tep_find_function(ctx->tep, addr);
+
+			if (!fn) {
+				snprintf(name, sizeof(name), "0x%" PRIx64, addr);
+				fn = name;
+			}
+			complete(x, t, ts - (ret - call), ts, fn, strlen(fn), "kernel");
+			J_LIT(&x->j, ",\"args\":{\"entry_lost\":true}}");
+		} else {
+			x->orphans++;
+		}
+		break;
+	}
+	case K_PROBE_ENTRY: {
+		uint64_t ip = fmt_field_u64(&et->f[0], d, sz);
+
+		t = thread(x, ctx, tid, cpu, -1);
+		if (t)
+			open_slice(x, t, ts, S_PROBE, ip, et->name, strlen(et->name), "probe");
+		break;
+	}
+	case K_PROBE_RET: {
+		uint64_t fn = fmt_field_u64(&et->f[0], d, sz);
+
+		t = thread(x, ctx, tid, cpu, -1);
+		if (!t)
+			break;
+		if (unwind_to(x, t, S_PROBE, fn, false, ts))
+			close_top(x, t, ts);
+		else
+			x->orphans++;
+		break;
+	}
+	case K_BPF_SYSCALL: {
+		int64_t nr = (int64_t)fmt_field_u64(&et->f[0], d, sz);
+		uint64_t dur = fmt_field_u64(&et->f[1], d, sz);
+		int64_t ret = (int64_t)fmt_field_u64(&et->f[2], d, sz);
+		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
+
+		t = thread(x, ctx, tid, cpu, tgid);
+		if (!t)
+			break;
+		if (dur > ts || !complete_ok(t, ts - dur)) {
+			x->unnested++;
+			break;
+		}
+		syscall_name(x, nr, name, sizeof(name));
+		complete(x, t, ts - dur, ts, name, strlen(name), "syscall");
+		J_LIT(&x->j, ",\"args\":{\"ret\":");
+		j_i64(&x->j, ret);
+		J_LIT(&x->j, "}}");
+		break;
+	}
+	case K_BPF_UENTRY: {
+		uint32_t fn = (uint32_t)fmt_field_u64(&et->f[0], d, sz);
+		uint32_t depth = (uint32_t)fmt_field_u64(&et->f[1], d, sz);
+		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
+		size_t nl = 0;
+
+		t = thread(x, ctx, tid, cpu, tgid);
+		if (!t)
+			break;
+		s = ufunc_name(x, fn, &nl);
+		if (!s) {
+			snprintf(name, sizeof(name), "ufunc#%u", fn);
+			s = name;
+			nl = strlen(name);
+		}
+		open_slice(x, t, ts, S_UFUNC, (uint64_t)fn << 32 | depth, s, nl, "user");
+		break;
+	}
+	case K_BPF_UEXIT: {
+		uint32_t fn = (uint32_t)fmt_field_u64(&et->f[0], d, sz);
+		uint32_t depth = (uint32_t)fmt_field_u64(&et->f[1], d, sz);
+		uint64_t dur = fmt_field_u64(&et->f[2], d, sz);
+		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
+		uint64_t start = fmt_field_u64(&et->f[5], d, sz);
+		size_t nl = 0;
+
+		t = thread(x, ctx, tid, cpu, tgid);
+		if (!t)
+			break;
+		if (unwind_to(x, t, S_UFUNC, (uint64_t)fn << 32 | depth, false, ts)) {
+			close_top(x, t, ts);
+			break;
+		}
+		if (!start || dur > ts || !complete_ok(t, ts - dur)) {
+			x->orphans++;
+			break;
+		}
+		s = ufunc_name(x, fn, &nl);
+		if (!s) {
+			snprintf(name, sizeof(name), "ufunc#%u", fn);
+			s = name;
+			nl = strlen(name);
+		}
+		complete(x, t, ts - dur, ts, s, nl, "user");
+		J_LIT(&x->j, ",\"args\":{\"entry_lost\":true}}");
+		break;
+	}
+	case K_IRQ_ENTRY: {
+		struct cpu_state *c = &x->cpus[cpu];
+		int nl = 0;
+		const char *in = fmt_field_ptr(&et->f[1], d, sz, &nl);
+
+		if (c->in_irq)
+			irq_unended(x, cpu);
+		c->in_irq = true;
+		c->irq_start = ts;
+		c->irq = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+		memset(c->irq_name, 0, sizeof(c->irq_name));
+		if (in && nl > 0)
+			memcpy(c->irq_name, in, (size_t)nl < sizeof(c->irq_name) - 1 ? (size_t)nl : sizeof(c->irq_name) - 1);
+		break;
+	}
+	case K_IRQ_EXIT: {
+		struct cpu_state *c = &x->cpus[cpu];
+		int32_t irq = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+
+		if (c->in_irq && c->irq == irq && ts >= c->irq_start) {
+			snprintf(name, sizeof(name), "irq %d %.32s", irq, c->irq_name);
+			irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), "irq", irq);
+		} else {
+			x->orphans++;
+		}
+		c->in_irq = false;
+		break;
+	}
+	case K_SOFTIRQ_ENTRY: {
+		struct cpu_state *c = &x->cpus[cpu];
+
+		c->in_softirq = true;
+		c->softirq_start = ts;
+		c->softirq = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+		break;
+	}
+	case K_SOFTIRQ_EXIT: {
+		struct cpu_state *c = &x->cpus[cpu];
+		int32_t vec = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+
+		/* a hard irq inside this softirq already ended: it nests */
+		if (c->in_softirq && c->softirq == vec && ts >= c->softirq_start) {
+			if (vec >= 0 && vec < (int32_t)(sizeof(softirq_names) / sizeof(softirq_names[0])))
+				snprintf(name, sizeof(name), "softirq %s", softirq_names[vec]);
+			else
+				snprintf(name, sizeof(name), "softirq %d", vec);
+			irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), "softirq", vec);
+		} else {
+			x->orphans++;
+		}
+		c->in_softirq = false;
+		break;
+	}
+	default:
+		if (exp_conf.instants) {
+			t = thread(x, ctx, tid, cpu, -1);
+			if (!t)
+				break;
+			t->used = true;
+			j_ev(&x->j, 'i', ts, t->pid, t->tid);
+			J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
+			j_str(&x->j, et->evname ? et->evname : "unknown event");
+			J_LIT(&x->j, ",\"args\":{\"cpu\":");
+			j_i64(&x->j, cpu);
+			J_LIT(&x->j, "}}");
+			x->instants++;
+		}
+		break;
+	}
+	if (x->hd && x->hd->byevent) {
+		const char *fr[2];
+		char tn[48];
+
+		snprintf(tn, sizeof(tn), "%s-%d", rpt_comm(ctx, tid), tid);
+		fr[0] = tn;
+		fr[1] = et->evname ? et->evname : "[unknown event]";
+		rpt_flame_add(x->hd->byevent, fr, 2, 1);
+	}
+}
+
+/* ---- start and end ----------------------------------------------------------- */
+
+static int exp_init(struct rpt_ctx *ctx, void *priv)
+{
+	struct exp *x = priv;
+	const struct fmt_option *o;
+
+	x->ctx = ctx;
+	x->j.f = exp_conf.out;
+	x->j.first = true;
+	x->j.buf = malloc(JBUF);
+	if (!x->j.buf)
+		return -ENOMEM;
+	x->types.elem_size = sizeof(struct etype);
+	rpt_map_init(&x->threads, sizeof(struct thr));
+	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL, ctx->info ? ctx->info->kernel_long : 8);
+	o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, 0);
+	if (o && o->size && ((const char *)o->data)[o->size - 1] == '\0')
+		x->meta = o->data;
+	x->hd = exp_conf.html ? exp_conf.html_data : NULL;
+	if (x->hd) {
+		x->hd->oncpu = rpt_flame_new();
+		x->hd->byevent = rpt_flame_new();
+		x->hd->calls = rpt_flame_new();
+		if (!x->hd->oncpu || !x->hd->byevent || !x->hd->calls)
+			return -ENOMEM;
+	}
+	if (cpu_grow(x, ctx->info && ctx->info->cpus > 0 ? ctx->info->cpus - 1 : 0))
+		return -ENOMEM;
+	if (!x->hd)
+		J_LIT(&x->j, "{\"traceEvents\":[");
+	return 0;
+}
+
+static void meta_name(struct exp *x, const char *what, int32_t pid, int32_t tid, const char *name)
+{
+	j_ev(&x->j, 'M', 0, pid, tid);
+	J_LIT(&x->j, ",\"name\":\"");
+	j_raw(&x->j, what, strlen(what));
+	J_LIT(&x->j, "\",\"args\":{\"name\":");
+	j_str(&x->j, name);
+	J_LIT(&x->j, "}}");
+}
+
+static void meta_sort(struct exp *x, const char *what, int32_t pid, int32_t tid, int64_t idx)
+{
+	j_ev(&x->j, 'M', 0, pid, tid);
+	J_LIT(&x->j, ",\"name\":\"");
+	j_raw(&x->j, what, strlen(what));
+	J_LIT(&x->j, "\",\"args\":{\"sort_index\":");
+	j_i64(&x->j, idx);
+	J_LIT(&x->j, "}}");
+}
+
+static bool cpu_selected(const struct rpt_opts *o, int cpu)
+{
+	return !o->has_cpus || (cpu >= 0 && cpu < 256 && (o->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))));
+}
+
+static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+	const struct fmt_info *info = ctx->info;
+	const struct fmt_option *opt;
+	int k, n;
+
+	for (k = 0; k < ctx->nlosses; k++) {
+		const struct rpt_loss *l = &ctx->losses[k];
+		const char *bname = "";
+
+		if ((o->has_t0 && l->ts < o->t0_ns) || (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
+			continue;
+		if (!cpu_selected(o, l->cpu))
+			continue;
+		if (info && l->buffer >= 0 && l->buffer < info->nbuffers)
+			bname = info->buffers[l->buffer].name;
+		j_ev(&x->j, 'i', l->ts, CPU_PID, l->cpu);
+		J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"events lost\",\"cat\":\"drops\",\"args\":{\"count\":");
+		if (l->count < 0)
+			J_LIT(&x->j, "\"unknown\"");
+		else
+			j_i64(&x->j, l->count);
+		J_LIT(&x->j, ",\"buffer\":");
+		j_str(&x->j, *bname ? bname : "top");
+		if (l->prev_ts) {
+			J_LIT(&x->j, ",\"after_ts_us\":");
+			j_us(&x->j, l->prev_ts);
+		}
+		J_LIT(&x->j, "}}");
+		if (l->count > 0)
+			x->lost_total += (uint64_t)l->count;
+		j_ev(&x->j, 'C', l->ts, CPU_PID, 0);
+		J_LIT(&x->j, ",\"name\":\"events lost\",\"args\":{\"lost\":");
+		j_u64(&x->j, x->lost_total);
+		J_LIT(&x->j, "}}");
+		if (x->hd) {
+			exp_tl_loss(&x->hd->tl, l->ts, l->count, false);
+			x->hd->nlosses++;
+			if (l->count > 0)
+				x->hd->lost_events += (uint64_t)l->count;
+		}
+		if (l->cpu >= 0 && l->cpu >= x->ncpus)
+			cpu_grow(x, l->cpu);
+	}
+
+	/* BPF reservation failures per window, from the recorder's option */
+	for (n = 0; (opt = fmt_reader_option(ctx->r, FMT_OPT_FT_BPF_DROPS, n)); n++) {
+		const uint8_t *p = opt->data;
+		uint32_t i, cnt = opt->size / 24;
+		bool swap = info && info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+
+		for (i = 0; i < cnt; i++) {
+			struct fmt_bpf_drop dr;
+			uint64_t ts;
+
+			memcpy(&dr.ts, p + i * 24, 8);
+			memcpy(&dr.cpu, p + i * 24 + 8, 4);
+			memcpy(&dr.prog, p + i * 24 + 12, 4);
+			memcpy(&dr.count, p + i * 24 + 16, 8);
+			if (swap) {
+				dr.ts = __builtin_bswap64(dr.ts);
+				dr.cpu = __builtin_bswap32(dr.cpu);
+				dr.prog = __builtin_bswap32(dr.prog);
+				dr.count = __builtin_bswap64(dr.count);
+			}
+			ts = fmt_reader_adjust_ts(ctx->r, dr.ts);
+			if ((o->has_t0 && ts < o->t0_ns) || (o->has_t1 && ts > o->t1_ns))
+				continue;
+			if (dr.cpu > 65535 || !cpu_selected(o, (int)dr.cpu))
+				continue;
+			if ((int)dr.cpu >= x->ncpus)
+				cpu_grow(x, (int)dr.cpu);
+			j_ev(&x->j, 'i', ts, CPU_PID, (int32_t)dr.cpu);
+			J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"BPF records lost\",\"cat\":\"drops\",\"args\":{\"count\":");
+			j_u64(&x->j, dr.count);
+			J_LIT(&x->j, ",\"program\":");
+			j_u64(&x->j, dr.prog);
+			J_LIT(&x->j, "}}");
+			if (x->hd) {
+				exp_tl_loss(&x->hd->tl, ts, (int64_t)dr.count, true);
+				x->hd->nlosses++;
+				x->hd->lost_events += dr.count;
+			}
+		}
+	}
+}
+
+static int exp_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct exp *x = priv;
+	uint64_t end = ctx->last_ts;
+	struct rpt_map pids;
+	size_t pos = 0;
+	uint64_t key;
+	struct thr *t;
+	int c;
+
+	/* close what is still open: the trace ended inside these calls */
+	while ((t = rpt_map_next(&x->threads, &pos, &key))) {
+		while (t->nopen) {
+			close_top(x, t, end);
+			x->forced_ends++;
+		}
+	}
+	for (c = 0; c < x->ncpus; c++) {
+		struct cpu_state *cs = &x->cpus[c];
+
+		if (cs->known && cs->cur != 0)
+			run_end(x, c, end, cs->comm, strnlen(cs->comm, 16), cs->cur, true, 0, false);
+		if (cs->in_softirq && end > cs->softirq_start)
+			irq_slice(x, c, cs->softirq_start, end, "softirq (open)", 14, "softirq", cs->softirq);
+		if (cs->in_irq)
+			irq_unended(x, c);
+	}
+	loss_markers(x, ctx);
+
+	/* names: processes, threads, CPU tracks */
+	rpt_map_init(&pids, 1);
+	pos = 0;
+	while ((t = rpt_map_next(&x->threads, &pos, &key))) {
+		char nm[48];
+		bool created = false;
+
+		if (!t->used)
+			continue;
+		if (t->real_tid == 0) {
+			snprintf(nm, sizeof(nm), "swapper/%d", t->tid - IDLE_TID_BASE);
+			meta_name(x, "thread_name", t->pid, t->tid, nm);
+		} else {
+			meta_name(x, "thread_name", t->pid, t->tid, rpt_comm(ctx, t->real_tid));
+		}
+		if (rpt_map_get(&pids, (uint32_t)t->pid, &created) && created)
+			meta_name(x, "process_name", t->pid, t->pid,
+				  t->pid == 0 ? "idle" : rpt_comm(ctx, t->pid));
+	}
+	rpt_map_release(&pids);
+	meta_name(x, "process_name", CPU_PID, 0, "CPUs");
+	meta_sort(x, "process_sort_index", CPU_PID, 0, -1);
+	for (c = 0; c < x->ncpus; c++) {
+		char nm[32];
+
+		if (!x->cpus[c].seen)
+			continue;
+		snprintf(nm, sizeof(nm), "CPU %d", c);
+		meta_name(x, "thread_name", CPU_PID, c, nm);
+		meta_sort(x, "thread_sort_index", CPU_PID, c, 2 * c);
+		snprintf(nm, sizeof(nm), "CPU %d irq", c);
+		meta_name(x, "thread_name", CPU_PID, IRQ_TID_BASE + c, nm);
+		meta_sort(x, "thread_sort_index", CPU_PID, IRQ_TID_BASE + c, 2 * c + 1);
+	}
+
+	if (!x->hd) {
+		J_LIT(&x->j, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"flytrap ");
+		J_LIT(&x->j, FLYTRAP_VERSION);
+		J_LIT(&x->j, "\",\"source\":");
+		j_str(&x->j, ctx->opts->path);
+		J_LIT(&x->j, ",\"events\":");
+		j_u64(&x->j, ctx->nevents);
+		J_LIT(&x->j, ",\"slices\":");
+		j_u64(&x->j, x->slices + x->completes);
+		J_LIT(&x->j, ",\"cpu_slices\":");
+		j_u64(&x->j, x->sched_slices + x->irq_slices);
+		J_LIT(&x->j, ",\"exits_without_entry\":");
+		j_u64(&x->j, x->orphans);
+		J_LIT(&x->j, ",\"ended_at_lost_exit\":");
+		j_u64(&x->j, x->forced_ends);
+		J_LIT(&x->j, ",\"not_nested\":");
+		j_u64(&x->j, x->unnested + x->too_deep);
+		J_LIT(&x->j, ",\"events_lost\":");
+		j_u64(&x->j, x->lost_total);
+		J_LIT(&x->j, "}}\n");
+	} else {
+		x->hd->first_ts = ctx->first_ts;
+		x->hd->last_ts = ctx->last_ts;
+	}
+	j_flush(&x->j);
+	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " complete, %" PRIu64
+		" CPU slices, %" PRIu64 " exits without entry, %" PRIu64 " closed at a lost exit",
+		ctx->nevents, x->slices, x->completes, x->sched_slices + x->irq_slices,
+		x->orphans, x->forced_ends);
+	return x->j.f && ferror(x->j.f) ? -EIO : 0;
+}
+
+static void exp_release(void *priv)
+{
+	struct exp *x = priv;
+	size_t pos = 0;
+	uint64_t key;
+	struct thr *t;
+
+	while ((t = rpt_map_next(&x->threads, &pos, &key)))
+		free(t->open);
+	rpt_map_release(&x->threads);
+	rpt_types_release(&x->types);
+	free(x->cpus);
+	free(x->j.buf);
+}
+
+static const struct rpt_analyzer exp_analyzer = {
+	.name = "export",
+	.priv_size = sizeof(struct exp),
+	.init = exp_init,
+	.event = exp_event,
+	.finish = exp_finish,
+	.release = exp_release,
+};
+
+/* ---- HTML: the other analyzers in the same pass ------------------------------ */
+
+#pragma weak rpt_callgraph_analyzer
+#pragma weak rpt_overhead_analyzer
+#pragma weak rpt_drops_analyzer
+
+/*
+ * The analyzers print in finish() to ctx->opts->out, in the order they are
+ * listed; these run between them and point that stream at the next
+ * analyzer's buffer (the options struct is this command's own).
+ */
+static struct rpt_opts *html_opts;
+static FILE *html_streams[3];
+
+static int switch_to_1(struct rpt_ctx *ctx, void *priv)
+{
+	html_opts->out = html_streams[1];
+	return 0;
+}
+
+static int switch_to_2(struct rpt_ctx *ctx, void *priv)
+{
+	html_opts->out = html_streams[2];
+	return 0;
+}
+
+static const struct rpt_analyzer switch1 = { .name = "switch1", .finish = switch_to_1 };
+static const struct rpt_analyzer switch2 = { .name = "switch2", .finish = switch_to_2 };
+
+static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *filters)
+{
+	struct exp_html_data hd = { 0 };
+	struct rpt_callgraph_conf cgc = { 0 };
+	struct rpt_analyzer cg;
+	const struct rpt_analyzer *list[8];
+	struct exp_html_input in = { 0 };
+	char *bufs[3] = { NULL, NULL, NULL };
+	size_t lens[3] = { 0, 0, 0 };
+	const char *unit = NULL;
+	int n = 0, rc, i, ret = EXIT_OK;
+	struct rpt_flame *calls = rpt_flame_new();
+
+	if (!calls)
+		return ft_error("cannot export: %s", strerror(ENOMEM));
+	for (i = 0; i < 3; i++) {
+		/* the call graph's own printout is not wanted, only its stacks */
+		html_streams[i] = i ? open_memstream(&bufs[i], &lens[i]) : fopen("/dev/null", "w");
+		if (!html_streams[i]) {
+			ret = ft_error("cannot export: %s", strerror(errno));
+			goto out;
+		}
+	}
+	exp_conf.html = true;
+	exp_conf.html_data = &hd;
+	exp_conf.out = NULL;	/* the Chrome JSON is not wanted here */
+	html_opts = o;
+	o->json = true;
+	o->out = html_streams[0];
+	list[n++] = &exp_analyzer;
+	if (&rpt_callgraph_analyzer) {
+		cg = rpt_callgraph_analyzer;
+		cgc.output = RPT_CG_FOLDED;
+		cgc.per_task = true;
+		cgc.flame = calls;
+		cgc.flame_unit = &unit;
+		cg.conf = &cgc;
+		list[n++] = &cg;
+	}
+	list[n++] = &switch1;
+	if (&rpt_overhead_analyzer)
+		list[n++] = &rpt_overhead_analyzer;
+	list[n++] = &switch2;
+	if (&rpt_drops_analyzer)
+		list[n++] = &rpt_drops_analyzer;
+
+	rc = rpt_replay(r, o, list, n);
+	if (rc == -EBADMSG) {
+		ft_error("'%s' has damaged event data: %s (the report covers the readable events)",
+			 o->path, fmt_reader_error(r));
+		ret = EXIT_FAIL;
+	} else if (rc) {
+		ret = ft_error("cannot export '%s': %s", o->path, strerror(-rc));
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		fclose(html_streams[i]);
+		html_streams[i] = NULL;
+	}
+	in.path = o->path;
+	in.info = fmt_reader_info(r);
+	in.data = &hd;
+	in.calls = calls;
+	in.calls_unit = unit;
+	in.calls_from_analyzer = true;
+	if (!rpt_flame_total(calls)) {
+		/* no callgraph analyzer in this build, or nothing it could use */
+		in.calls = hd.calls;
+		in.calls_unit = "ns";
+		in.calls_from_analyzer = false;
+	}
+	in.overhead_json = &rpt_overhead_analyzer && lens[1] ? bufs[1] : NULL;
+	in.why_overhead = &rpt_overhead_analyzer ? "the overhead analyzer gave no output"
+						 : "this flytrap was built without the overhead analyzer";
+	in.drops_json = &rpt_drops_analyzer && lens[2] ? bufs[2] : NULL;
+	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
+					   : "this flytrap was built without the drops analyzer";
+	in.filters = filters;
+	if (exp_html_write(out, &in)) {
+		ret = ft_error("cannot write the report: %s", strerror(errno ? errno : EIO));
+	}
+out:
+	for (i = 0; i < 3; i++) {
+		if (html_streams[i])
+			fclose(html_streams[i]);
+		html_streams[i] = NULL;
+		free(bufs[i]);
+	}
+	exp_tl_release(&hd.tl);
+	rpt_flame_free(hd.oncpu);
+	rpt_flame_free(hd.byevent);
+	rpt_flame_free(hd.calls);
+	rpt_flame_free(calls);
+	return ret;
+}
+
+/* ---- command ---------------------------------------------------------------- */
+
+static const char usage_text[] =
+"usage: flytrap export [FILE] [-o OUT] [--html] [options]\n"
+"\n"
+"Write the trace as Chrome trace-event JSON, the format the Perfetto UI\n"
+"(ui.perfetto.dev) and chrome://tracing open: tasks as tracks with their\n"
+"syscalls and function calls as slices, one track per CPU showing which\n"
+"task runs and its interrupts, lost events as markers.  With --html, write\n"
+"one self-contained page instead (flame graph, CPU/drops timeline,\n"
+"overhead and drops tables) to attach to a bug report.\n"
+"\n"
+"  FILE               input (default trace.dat)\n"
+"  -o, --output OUT   write to OUT instead of standard output\n"
+"  --html             the HTML report instead of JSON\n"
+"  --instants         also every other event, as an instant marker on its task\n";
+
+static void filters_text(const struct rpt_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+#define ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
+	if (o->has_t0)
+		ADD("from %" PRIu64 ".%09" PRIu64 " s ", o->t0_ns / UINT64_C(1000000000), o->t0_ns % UINT64_C(1000000000));
+	if (o->has_t1)
+		ADD("to %" PRIu64 ".%09" PRIu64 " s ", o->t1_ns / UINT64_C(1000000000), o->t1_ns % UINT64_C(1000000000));
+	if (o->has_cpus) {
+		ADD("CPUs");
+		for (k = 0; k < 256; k++)
+			if (o->cpu_mask[k / 64] & (1ULL << (k % 64)))
+				ADD(" %d", k);
+		ADD(" ");
+	}
+	for (k = 0; k < o->npids; k++)
+		ADD("pid %d ", o->pids[k]);
+	for (k = 0; k < o->ncomms; k++)
+		ADD("comm %s ", o->comms[k]);
+#undef ADD
+	if (n && n < len && buf[n - 1] == ' ')
+		buf[n - 1] = '\0';
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct rpt_opts o;
+	struct fmt_reader *r = NULL;
+	const struct rpt_analyzer *list[1] = { &exp_analyzer };
+	const char *outpath = NULL;
+	bool html = false;
+	char *msg = NULL, filters[512];
+	FILE *out = stdout;
+	int i, rc, ret = EXIT_OK;
+
+	memset(&o, 0, sizeof(o));
+	memset(&exp_conf, 0, sizeof(exp_conf));
+	o.out = stdout;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			fputs(rpt_opts_help, stdout);
+			fputs("  -v                 more messages on stderr\n", stdout);
+			rpt_opts_release(&o);
+			return ft_finish_stdout(EXIT_OK);
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			ft_verbose++;
+			continue;
+		}
+		if (!strcmp(a, "--html")) {
+			html = true;
+			continue;
+		}
+		if (!strcmp(a, "--instants")) {
+			exp_conf.instants = true;
+			continue;
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9)) {
+			if (a[1] == '-' && a[8] == '=') {
+				outpath = a + 9;
+			} else if (i + 1 < argc) {
+				outpath = argv[++i];
+			} else {
+				rpt_opts_release(&o);
+				return ft_usage_error("'%s' needs a file name", a);
+			}
+			if (!*outpath) {
+				rpt_opts_release(&o);
+				return ft_usage_error("'%s' needs a file name", a);
+			}
+			continue;
+		}
+		rc = rpt_opts_parse(&o, argc, argv, &i);
+		if (rc == 1)
+			continue;
+		if (rc) {
+			rpt_opts_release(&o);
+			return rc;
+		}
+		if (a[0] == '-' && a[1]) {
+			rpt_opts_release(&o);
+			return ft_usage_error("unknown option '%s'", a);
+		}
+		if (o.path) {
+			rpt_opts_release(&o);
+			return ft_usage_error("one input file only ('%s' and '%s')", o.path, a);
+		}
+		o.path = a;
+	}
+	if (!o.path)
+		o.path = "trace.dat";
+	if (o.has_t0 && o.has_t1 && o.t1_ns < o.t0_ns) {
+		rpt_opts_release(&o);
+		return ft_usage_error("--to is before --from");
+	}
+
+	rc = fmt_reader_open(o.path, 0, &r, &msg);
+	if (rc) {
+		ft_error("cannot open '%s': %s", o.path, msg ? msg : strerror(-rc));
+		free(msg);
+		rpt_opts_release(&o);
+		return EXIT_FAIL;
+	}
+	if (outpath) {
+		out = fopen(outpath, "w");
+		if (!out) {
+			ret = ft_error("cannot create '%s': %s", outpath, strerror(errno));
+			goto done;
+		}
+	}
+	/* big blocks: the JSON writer hands over 256 KiB at a time anyway */
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+
+	if (html) {
+		filters_text(&o, filters, sizeof(filters));
+		ret = run_html(r, &o, out, filters);
+	} else {
+		exp_conf.out = out;
+		rc = rpt_replay(r, &o, list, 1);
+		if (rc == -EBADMSG) {
+			ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
+				 o.path, fmt_reader_error(r));
+			ret = EXIT_FAIL;
+		} else if (rc) {
+			ret = ft_error("cannot export '%s': %s", o.path, strerror(-rc));
+		}
+	}
+	if (outpath) {
+		if ((fflush(out) || ferror(out)) && ret == EXIT_OK)
+			ret = ft_error("cannot write '%s': %s", outpath, strerror(errno));
+		if (fclose(out) && ret == EXIT_OK)
+			ret = ft_error("cannot write '%s': %s", outpath, strerror(errno));
+	}
+done:
+	fmt_reader_close(r);
+	rpt_opts_release(&o);
+	return ft_finish_stdout(ret);
+}
