@@ -399,7 +399,7 @@ static bool have_event(struct rec_instance *ri, const char *sys, const char *nam
 	return false;
 }
 
-static int add_event(struct rec_instance *ri, const char *sys, const char *name)
+int rec_instance_track(struct rec_instance *ri, const char *sys, const char *name)
 {
 	struct rec_event *ev;
 
@@ -447,7 +447,7 @@ static int enable_one(struct rec_instance *ri, const char *sys, const char *name
 	}
 	if (have_event(ri, sys, name))
 		return 1;
-	err = add_event(ri, sys, name);
+	err = rec_instance_track(ri, sys, name);
 	return err ? err : 1;
 }
 

@@ -1451,7 +1451,7 @@ int cmd_record(int argc, char **argv)
 
 	if (!o.quiet)
 		fprintf(stderr, "flytrap: recording %d event%s on %d CPU%s into '%s' (%llu KiB buffer per CPU)%s\n",
-			s.ri.nevents + s.ri.nuprobes, s.ri.nevents + s.ri.nuprobes == 1 ? "" : "s",
+			s.ri.nevents, s.ri.nevents == 1 ? "" : "s",
 			s.ri.ncpus, s.ri.ncpus == 1 ? "" : "s", o.output,
 			(unsigned long long)s.ri.buffer_kb,
 			o.cmd ? "" : o.duration_ns ? "" : "; Ctrl-C to stop");

@@ -117,6 +117,9 @@ void rec_instance_release(struct rec_instance *ri);
  */
 int rec_instance_enable(struct rec_instance *ri, const char *spec, const char *filter);
 
+/* Add sys:name to the events whose formats go into the file (no kernel change). */
+int rec_instance_track(struct rec_instance *ri, const char *sys, const char *name);
+
 /* Write a file of the instance; returns 0 or -errno (quiet). */
 int rec_instance_write(struct rec_instance *ri, const char *file, const char *text);
 /* Read a file of the instance (malloc'd, NUL-terminated) or NULL with errno set. */

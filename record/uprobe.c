@@ -318,6 +318,11 @@ int rec_uprobe_add(struct rec_instance *ri, const char *spec)
 			ft_error("cannot enable uprobe %s/%s: %s", ri->uprobe_group, name, strerror(-err));
 			goto out;
 		}
+		err = rec_instance_track(ri, ri->uprobe_group, name);
+		if (!err)
+			err = rec_instance_track(ri, ri->uprobe_group, rname);
+		if (err)
+			goto out;
 		ft_info("uprobe %s/%s on %s:%s (offset 0x%llx)", ri->uprobe_group, name, path,
 			fv[i].name, (unsigned long long)fv[i].offset);
 		probed++;
