@@ -1373,6 +1373,7 @@ int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 	ret = write_meta(b, w);
 	if (ret)
 		return ret;
+	rec_syms_refresh(b->syms);
 	ret = rec_syms_write(b->syms, w, msg, sizeof(msg));
 	if (ret)
 		return set_err(b, ret, "%s", msg);

@@ -24,6 +24,9 @@ void rec_syms_free(struct rec_syms *s);
  */
 void rec_syms_note_pid(struct rec_syms *s, int tgid);
 
+/* Re-read the maps of every process seen that still lives (at the end). */
+void rec_syms_refresh(struct rec_syms *s);
+
 /* Make sure binary path is in the table (ufunc targets), whoever maps it. */
 int rec_syms_note_binary(struct rec_syms *s, const char *path);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -65,10 +66,16 @@ struct proc {
 	int nlibs;
 };
 
+struct seen {
+	int tgid;		/* 0 = empty slot (tgid 0 is never noted) */
+	int proc;		/* index into procs, -1 = nothing to read (kernel thread, gone) */
+	int nreads;
+	uint64_t next_read;	/* mono ns */
+};
+
 struct rec_syms {
 	bool symbols;
-	/* open-addressing set of tgids seen (0 = empty slot; tgid 0 is never noted) */
-	int *seen;
+	struct seen *seen;	/* open-addressing hash on tgid */
 	size_t seen_cap, seen_n;
 	struct proc *procs;
 	size_t nprocs, procs_cap;
@@ -103,7 +110,7 @@ struct rec_syms *rec_syms_new(bool symbols)
 		return NULL;
 	s->symbols = symbols;
 	s->seen_cap = 1024;
-	s->seen = calloc(s->seen_cap, sizeof(int));
+	s->seen = calloc(s->seen_cap, sizeof(*s->seen));
 	if (!s->seen) {
 		free(s);
 		return NULL;
@@ -154,37 +161,41 @@ void rec_syms_counts(const struct rec_syms *s, uint64_t *captured, uint64_t *gon
 	*binaries = s ? s->nbins : 0;
 }
 
-/* Insert tgid; returns true if it was new. */
-static bool seen_insert(struct rec_syms *s, int tgid)
+static size_t slot_of(const struct seen *tab, size_t cap, int tgid)
 {
-	size_t i, mask;
+	size_t i, mask = cap - 1;
+
+	for (i = ((unsigned)tgid * 2654435761u) & mask; tab[i].tgid && tab[i].tgid != tgid;
+	     i = (i + 1) & mask)
+		;
+	return i;
+}
+
+/* The entry of tgid, inserted (tgid set, proc -1, nreads 0) if new; NULL on ENOMEM. */
+static struct seen *seen_get(struct rec_syms *s, int tgid)
+{
+	struct seen *e;
 
 	if (s->seen_n * 2 >= s->seen_cap) {
 		size_t ncap = s->seen_cap * 2, k;
-		int *n = calloc(ncap, sizeof(int));
+		struct seen *n = calloc(ncap, sizeof(*n));
 
 		if (!n)
-			return false;	/* keep the old table; this pid is retried later */
-		for (k = 0; k < s->seen_cap; k++) {
-			int v = s->seen[k];
-
-			if (!v)
-				continue;
-			for (i = ((unsigned)v * 2654435761u) & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = v;
-		}
+			return NULL;
+		for (k = 0; k < s->seen_cap; k++)
+			if (s->seen[k].tgid)
+				n[slot_of(n, ncap, s->seen[k].tgid)] = s->seen[k];
 		free(s->seen);
 		s->seen = n;
 		s->seen_cap = ncap;
 	}
-	mask = s->seen_cap - 1;
-	for (i = ((unsigned)tgid * 2654435761u) & mask; s->seen[i]; i = (i + 1) & mask)
-		if (s->seen[i] == tgid)
-			return false;
-	s->seen[i] = tgid;
-	s->seen_n++;
-	return true;
+	e = &s->seen[slot_of(s->seen, s->seen_cap, tgid)];
+	if (!e->tgid) {
+		e->tgid = tgid;
+		e->proc = -1;
+		s->seen_n++;
+	}
+	return e;
 }
 
 /* ---- ELF ------------------------------------------------------------------ */
@@ -436,33 +447,58 @@ static int add_lib(struct proc *pr, const char *path, uint64_t start, uint64_t e
 	return 0;
 }
 
-void rec_syms_note_pid(struct rec_syms *s, int tgid)
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * (Re-)read the executable mappings of e->tgid and merge them into its
+ * proc entry.  Returns false when /proc has nothing (gone, kernel thread).
+ */
+static bool read_maps(struct rec_syms *s, struct seen *e)
 {
 	char path[64], *line = NULL;
-	size_t cap = 0, mcap = 0;
-	struct proc pr = { .pid = tgid };
+	size_t cap = 0;
+	struct proc *pr, fresh = { .pid = e->tgid };
+	size_t mcap;
+	bool any = false;
 	FILE *f;
 	ssize_t n;
 	int fd;
 
-	if (!s || tgid <= 0 || !seen_insert(s, tgid))
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", e->tgid);
 	f = fopen(path, "re");
-	if (!f) {
-		s->gone++;
-		return;
+	if (!f)
+		return false;
+	if (e->proc < 0) {
+		if (grow((void **)&s->procs, &s->procs_cap, s->nprocs + 1, sizeof(*s->procs))) {
+			fclose(f);
+			return false;
+		}
+		s->procs[s->nprocs] = fresh;
+		e->proc = s->nprocs++;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/comm", tgid);
+	pr = &s->procs[e->proc];
+	mcap = pr->maps_len;	/* realloc'd by grow() below, never shrunk */
+	snprintf(path, sizeof(path), "/proc/%d/comm", e->tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, pr.comm, sizeof(pr.comm) - 1);
-		pr.comm[n > 0 ? n : 0] = 0;
-		pr.comm[strcspn(pr.comm, "\n")] = 0;
+		char comm[sizeof(pr->comm)];
+
+		n = read(fd, comm, sizeof(comm) - 1);
+		if (n > 0) {
+			comm[n] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+			strcpy(pr->comm, comm);
+		}
 		close(fd);
 	}
-	if (!pr.comm[0])
-		strcpy(pr.comm, "<...>");
+	if (!pr->comm[0])
+		strcpy(pr->comm, "<...>");
 
 	while ((n = getline(&line, &cap, f)) > 0) {
 		unsigned long long start, end, off;
@@ -470,6 +506,7 @@ void rec_syms_note_pid(struct rec_syms *s, int tgid)
 		char perms[8];
 		int pos = 0;
 		const char *p;
+		size_t ll;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %lx:%lx %lu %n", &start, &end, perms, &off,
 			   &maj, &min, &ino, &pos) < 7 || !pos)
@@ -481,11 +518,29 @@ void rec_syms_note_pid(struct rec_syms *s, int tgid)
 		/* file-backed code, and the vdso (its symbols come from the kernel image) */
 		if (*p != '/' && strcmp(p, "[vdso]"))
 			continue;
-		if (grow((void **)&pr.maps, &mcap, pr.maps_len + n + 1, 1))
+		any = true;
+		ll = strlen(line);
+		/* a mapping seen by an earlier read is kept once */
+		if (pr->maps) {
+			const char *hit = pr->maps;
+			bool dup = false;
+
+			while ((hit = strstr(hit, line))) {
+				if ((hit == pr->maps || hit[-1] == '\n') && hit[ll] == '\n') {
+					dup = true;
+					break;
+				}
+				hit += ll;
+			}
+			if (dup)
+				continue;
+		}
+		if (grow((void **)&pr->maps, &mcap, pr->maps_len + ll + 2, 1))
 			break;
-		memcpy(pr.maps + pr.maps_len, line, strlen(line));
-		pr.maps_len += strlen(line);
-		pr.maps[pr.maps_len++] = '\n';
+		memcpy(pr->maps + pr->maps_len, line, ll);
+		pr->maps_len += ll;
+		pr->maps[pr->maps_len++] = '\n';
+		pr->maps[pr->maps_len] = 0;
 		if (*p == '/') {
 			char clean[4096];
 			size_t pl = strlen(p);
@@ -495,27 +550,59 @@ void rec_syms_note_pid(struct rec_syms *s, int tgid)
 			memcpy(clean, p, pl + 1);
 			if (pl > 10 && !strcmp(clean + pl - 10, " (deleted)"))
 				clean[pl - 10] = 0;
-			add_lib(&pr, clean, start, end);
-			find_or_add_bin(s, tgid, clean, maj, min, ino, start, end);
+			add_lib(pr, clean, start, end);
+			find_or_add_bin(s, e->tgid, clean, maj, min, ino, start, end);
 		}
 	}
 	free(line);
 	fclose(f);
-	if (!pr.maps_len) {
-		/* kernel thread, or already exiting (mm gone): nothing to resolve */
-		free(pr.maps);
-		return;
-	}
-	if (grow((void **)&s->procs, &s->procs_cap, s->nprocs + 1, sizeof(*s->procs))) {
-		int i;
+	return any;
+}
 
-		for (i = 0; i < pr.nlibs; i++)
-			free(pr.libs[i].path);
-		free(pr.libs);
-		free(pr.maps);
+/*
+ * A process is first seen right after exec often, before the dynamic
+ * loader has mapped its libraries; so its maps are read again (merged) when
+ * it shows up later: after 50 ms, 250 ms, 1 s, then every 10 s.
+ */
+static void schedule_next(struct seen *e, uint64_t now)
+{
+	static const uint64_t step[] = { 50000000, 250000000, 1000000000 };
+
+	e->next_read = now + (e->nreads <= 3 ? step[e->nreads - 1] : 10000000000ull);
+}
+
+void rec_syms_note_pid(struct rec_syms *s, int tgid)
+{
+	struct seen *e;
+	uint64_t now;
+
+	if (!s || tgid <= 0)
+		return;
+	e = seen_get(s, tgid);
+	if (!e)
+		return;
+	if (e->nreads && (e->next_read == UINT64_MAX))
+		return;
+	now = mono_ns();
+	if (e->nreads && now < e->next_read)
+		return;
+	e->nreads++;
+	if (!read_maps(s, e)) {
+		if (e->nreads == 1 && e->proc < 0)
+			s->gone++;
+		e->next_read = UINT64_MAX;	/* gone or a kernel thread: never again */
 		return;
 	}
-	s->procs[s->nprocs++] = pr;
+	schedule_next(e, now);
+}
+
+void rec_syms_refresh(struct rec_syms *s)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->seen_cap; i++)
+		if (s->seen[i].tgid && s->seen[i].proc >= 0)
+			read_maps(s, &s->seen[i]);
 }
 
 /* ---- output --------------------------------------------------------------- */

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Every BPF program loads and attaches on this kernel (one recording per
+# skeleton, each must produce its events), trace-cmd prints those events
+# (no [UNKNOWN EVENT]), and no flytrap BPF program, map or link is left
+# behind after: a normal end, SIGINT, SIGTERM, a failing program, and the
+# end of the traced command.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/_bpf.sh"
+need_bpf
+need_cmd trace-cmd
+need_cmd jq
+cd "$TMP"
+before=$(bpf_orphans)
+
+check_run() {	# NAME SPEC EVENT [ -- cmd ]
+	local name=$1 spec=$2 event=$3
+	shift 3
+	"$FLYTRAP" record -q --bpf "$spec" -o "$name.dat" "$@" >"$name.out" 2>"$name.err"
+	local rc=$?
+	if [ $rc != 0 ] || grep -q "BPF programs not loaded" "$name.err"; then
+		fail "$name: record exited $rc: $(head -3 "$name.err")"
+		return
+	fi
+	trace-cmd report -i "$name.dat" >"$name.tc" 2>"$name.tce" || fail "$name: trace-cmd report failed"
+	local n
+	n=$(grep -c "^ *flytrap-bpf: .* $event: " "$name.tc")
+	[ "$n" -gt 0 ] && ok "$name: loads, $n $event events printed by trace-cmd" ||
+		fail "$name: no $event events in trace-cmd's listing"
+	grep -q "UNKNOWN EVENT" "$name.tc" && fail "$name: [UNKNOWN EVENT] in trace-cmd's listing"
+	"$DUMP" "$name.dat" --no-events >"$name.meta" || fail "$name: bpf_dump found damage"
+	[ "$(meta "$name.meta" bpf_enabled)" = "${spec%%[=,]*}" ] && ok "$name: bpf_enabled recorded" ||
+		fail "$name: bpf_enabled='$(meta "$name.meta" bpf_enabled)'"
+}
+
+check_run syscalls syscalls syscall -d 1
+check_run agg syscalls=agg syscall_hist -d 1
+check_run offcpu offcpu offcpu -d 1
+check_run profile profile=499 profile -- "$WORKLOAD" burn 500
+check_run ufunc "ufunc=$WORKLOAD:bw_*" ufunc_exit -- "$WORKLOAD" calls 10
+
+# signals: the recorder is stopped while its programs are attached
+for sig in INT TERM; do
+	"$FLYTRAP" record -q --bpf syscalls,offcpu,profile -o sig.dat -d 30 >/dev/null 2>sig.err &
+	pid=$!
+	# wait until its programs are attached (they list its pid)
+	for _ in $(seq 50); do
+		bpftool -j prog show 2>/dev/null | jq -e --argjson p $pid \
+			'[.[] | select((.name // "") | startswith("ft_")) | select(any(.pids[]?; .pid == $p))] | length >= 3' \
+			>/dev/null && break
+		sleep 0.1
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	[ $rc = 0 ] && ok "SIG$sig: recorder exited 0" || fail "SIG$sig: recorder exited $rc: $(head -2 sig.err)"
+	trace-cmd report -i sig.dat 2>/dev/null | grep -q "flytrap-bpf:" && ok "SIG$sig: BPF events kept" ||
+		fail "SIG$sig: no BPF events in the file"
+done
+
+# a program that cannot attach (no such binary): nothing of it may stay
+"$FLYTRAP" record -q --bpf syscalls,ufunc=/nonexistent/bin:main -o bad.dat -d 1 >/dev/null 2>bad.err
+grep -q "nonexistent" bad.err && ok "failing ufunc reported: $(grep -m1 nonexistent bad.err)" ||
+	fail "failing ufunc not reported"
+
+after=$(bpf_orphans)
+if [ "$after" = "$before" ]; then ok "no flytrap BPF program, map or link left behind"
+else fail "left behind: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"; fi
+finish

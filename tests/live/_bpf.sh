@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers for the BPF live tests (2x-bpf-*.sh); sourced after tests/lib.sh.
+# (The leading underscore keeps tests/run from running it as a test.)
+WORKLOAD=$TOP/$O/tests/tools/bpf_workload
+DUMP=$TOP/$O/tests/tools/bpf_dump
+
+need_bpf() {
+	need_tracefs
+	need_cmd bpftool
+	[ -x "$WORKLOAD" ] && [ -x "$DUMP" ] || skip "bpf_workload/bpf_dump not built"
+	[ -x "$FLYTRAP" ] || skip "flytrap not built"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	"$FLYTRAP" record --help 2>&1 | grep -q -- '--bpf' || skip "flytrap record has no --bpf"
+}
+
+# flytrap's BPF programs and maps that no live process holds (leaks).
+# Programs held by a running recorder (another test) list its pid and are
+# not leaks; pinned or link-held objects of an exited recorder would be.
+bpf_orphans() {
+	{
+		bpftool -j prog show 2>/dev/null | jq -r '.[] | select((.name // "") | startswith("ft_")) | select((.pids // []) | length == 0) | "prog \(.id) \(.name)"'
+		bpftool -j map show 2>/dev/null | jq -r '.[] | select((.name // "") | test("^(ft_|syscall|offcpu|profile|ufunc)")) | select((.pids // []) | length == 0) | "map \(.id) \(.name)"'
+		bpftool -j link show 2>/dev/null | jq -r '.[] | select((.pids // []) | length == 0) | select(.prog_id as $p | $p != null) | "link \(.id) prog \(.prog_id)"' |
+			while read -r _ id _ pid; do
+				bpftool -j prog show id "$pid" 2>/dev/null | jq -r --arg l "$id" 'select((.name // "") | startswith("ft_")) | "link \($l) \(.name)"'
+			done
+	} | sort
+}
+
+# value of a "meta KEY=VALUE" line of bpf_dump output
+meta() { awk -v k="$2" 'index($0, "meta " k "=") == 1 { sub("^meta " k "=", ""); print; exit }' "$1"; }
