@@ -1057,6 +1057,16 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			}
 		}
 	}
+	{
+		/* calls: the root holds the top-level calls (the tree keeps self times per call) */
+		struct tree *tr = &g->trees[S_CALLS];
+		uint32_t ch;
+
+		tr->nodes[0].total = tree_total(tr, S_CALLS);
+		tr->nodes[0].count = 0;
+		for (ch = tr->nodes[0].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling)
+			tr->nodes[0].count += tr->nodes[ch].count;
+	}
 	switch (c->source) {
 	case RPT_CG_CALLS: s = S_CALLS; break;
 	case RPT_CG_SAMPLES: s = S_SAMPLES; break;
@@ -1140,8 +1150,8 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
 	if (o.t->n <= 1) {
-		fputs("\nno call or stack data in the selected events (function_graph, uprobes, kernel_stack,\n"
-		      "user_stack or flytrap BPF profile/offcpu/ufunc records)\n", f);
+		fputs("\nno call or stack data in the selected events (function_graph, uprobes,\n"
+		      "kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc records)\n", f);
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", s == S_SAMPLES ? "samples" : "time",

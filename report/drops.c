@@ -912,7 +912,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			tot_events, rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts),
 			rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
 		fprintf(out, "  total lost:          %" PRIu64 "%s\n", lost + x.bpf_total + x.rec_total,
-			tot_unknown ? " (plus pages lost with no count)" : "");
+			tot_unknown && !any_kernel ? " (plus pages lost with no count)" : "");
 		fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,
 			any_kernel ? (any_start ? "kernel counters, end minus start"
 					       : "kernel counters at the end; no start stats")

@@ -708,15 +708,15 @@ static const char *type_label(const struct rpt_ctx *ctx, int id, char *buf, size
 	return buf;
 }
 
-/* compact duration for the 10-column syscall table */
+/* compact duration (at most 8 characters) for the syscall table */
 static const char *dur_short(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 10000)
+	if (ns < 1000)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 10000000)
+	else if (ns < 1000000)
 		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 10000000000ULL)
-		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else if (ns < 1000000000ULL)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.2fs", ns / 1e9);
 	return buf;
@@ -1066,7 +1066,8 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		}
 		if (nsys > (size_t)top)
 			fprintf(out, "  ... %zu more syscalls (see --json)\n", nsys - (size_t)top);
-		fprintf(out, "  (p50/p99 within 1.6%%%s; %" PRIu64 " exits without a matching entry)\n",
+		fprintf(out, "  (p50/p99 exact up to %d calls, else within 1.6%%%s;\n   %" PRIu64
+			" exits without a matching entry)\n", RPT_HIST_EXACT,
 			any_hist(sys, nsys) ? ", or a log2 slot for in-kernel histograms" : "",
 			o->sys_unmatched);
 	}

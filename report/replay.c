@@ -329,6 +329,8 @@ int rpt_hist_add(struct rpt_hist *h, uint64_t v)
 			return -ENOMEM;
 	}
 	h->buckets[rpt_hist_bucket(v)]++;
+	if (h->count < RPT_HIST_EXACT)
+		h->exact[h->count] = v;
 	if (!h->count || v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -355,6 +357,20 @@ uint64_t rpt_hist_quantile(const struct rpt_hist *h, double q)
 		rank++;
 	if (!rank)
 		rank = 1;
+	if (h->count <= RPT_HIST_EXACT) {
+		uint64_t v[RPT_HIST_EXACT];
+		unsigned a, b;
+
+		memcpy(v, h->exact, (size_t)h->count * sizeof(*v));
+		for (a = 1; a < h->count; a++)	/* insertion sort: at most 32 values */
+			for (b = a; b > 0 && v[b - 1] > v[b]; b--) {
+				uint64_t x = v[b];
+
+				v[b] = v[b - 1];
+				v[b - 1] = x;
+			}
+		return v[rank - 1];
+	}
 	for (i = 0; i < RPT_HIST_BUCKETS; i++) {
 		seen += h->buckets[i];
 		if (seen >= rank)
@@ -660,14 +676,14 @@ int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1
 	loss_sum(ctx, t0, t1, &s);
 	if (!s.markers)
 		return 0;
-	fprintf(out, "note: events were lost inside this window (%d loss marker%s, %" PRIu64
-		" events%s, CPU", s.markers, s.markers == 1 ? "" : "s", s.events,
-		s.unknown ? " + unknown" : "");
+	fprintf(out, "note: events were lost between %s and %s on CPU",
+		rpt_fmt_ts(a, sizeof(a), s.first), rpt_fmt_ts(b, sizeof(b), s.last));
 	for (c = 0; c < 256; c++)
 		if (s.cpus[c / 64] & (1ULL << (c % 64)))
 			fprintf(out, "%s%d", n++ ? "," : " ", c);
-	fprintf(out, ", %s..%s);\n      figures covering that time are incomplete: see 'flytrap drops'\n",
-		rpt_fmt_ts(a, sizeof(a), s.first), rpt_fmt_ts(b, sizeof(b), s.last));
+	fprintf(out, "\n      (%d loss marker%s, %" PRIu64 " events%s):\n"
+		"      figures covering that time are incomplete; see 'flytrap drops'\n",
+		s.markers, s.markers == 1 ? "" : "s", s.events, s.unknown ? " + an unknown number" : "");
 	return s.markers;
 }
 

@@ -168,13 +168,18 @@ const char *rpt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
  * Log-linear histogram (HDR-style) of u64 values: exact below 64, then 32
  * sub-buckets per power of two, so a reported percentile is within 1/64
  * (1.6 %) of the true value; memory is fixed (about 15 KiB), whatever the
- * number of values.  min, max, count and sum are exact.
+ * number of values.  min, max, count and sum are exact, and so are the
+ * percentiles while there are at most RPT_HIST_EXACT values (they are kept).
+ * Percentiles are nearest-rank: the smallest value v with at least q*count
+ * values <= v.
  */
 #define RPT_HIST_SUB_BITS 5
-#define RPT_HIST_BUCKETS ((64 - RPT_HIST_SUB_BITS) * (1 << RPT_HIST_SUB_BITS) + 64)
+#define RPT_HIST_BUCKETS ((64 - 6) * (1 << RPT_HIST_SUB_BITS) + 64)
+#define RPT_HIST_EXACT 32
 struct rpt_hist {
 	uint64_t count, sum, min, max;
 	uint64_t *buckets;	/* RPT_HIST_BUCKETS, allocated on first add */
+	uint64_t exact[RPT_HIST_EXACT];
 };
 int rpt_hist_add(struct rpt_hist *h, uint64_t v);	/* 0 or -ENOMEM */
 /* Value at quantile q (0..1): the middle of the bucket holding it, clamped to [min, max]. */

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mkrpt: build the synthetic trace.dat files the analyzer tests use, with
+ * the format/ writer and page encoder, so every number the analyzers print
+ * can be worked out by hand from the event lists below.
+ *
+ *   mkrpt graph  OUT     function_graph calls with a known tree (1 CPU)
+ *   mkrpt sched  OUT     sched_switch, raw_syscalls, irq, softirq (2 CPUs)
+ *   mkrpt drops  OUT     page loss markers, CPU stats at start and end,
+ *                        BPF drop records, recorder stats (2 CPUs)
+ *   mkrpt stacks OUT     kernel_stack + user_stack samples with kallsyms
+ *                        and process maps
+ *   mkrpt bench  OUT N   N events (sched_switch, syscalls, function_graph)
+ *                        on 2 CPUs, for the benchmarks
+ *
+ * The expected outputs live in tests/report/golden/; the reasoning behind
+ * each number is in the comments of the builders.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/format.h"
+
+#define MS 1000000ULL
+#define US 1000ULL
+#define S  1000000000ULL
+
+enum {
+	ID_KSTACK = 4,
+	ID_FG_EXIT = 10,
+	ID_FG_ENTRY = 11,
+	ID_USTACK = 13,
+	ID_SWITCH = 300,
+	ID_SYS_ENTER = 301,
+	ID_SYS_EXIT = 302,
+	ID_IRQ_ENTRY = 303,
+	ID_IRQ_EXIT = 304,
+	ID_SOFTIRQ_ENTRY = 305,
+	ID_SOFTIRQ_EXIT = 306,
+};
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char fmt_fg_entry[] =
+	"name: funcgraph_entry\nID: 11\nformat:\n" COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"--> %ps (%d)\", (void *)REC->func, REC->depth\n";
+static const char fmt_fg_exit[] =
+	"name: funcgraph_exit\nID: 10\nformat:\n" COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", (void *)REC->func, "
+	"REC->depth, REC->calltime, REC->rettime, REC->depth\n";
+static const char fmt_kstack[] =
+	"name: kernel_stack\nID: 4\nformat:\n" COMMON
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1]\n";
+static const char fmt_ustack[] =
+	"name: user_stack\nID: 13\nformat:\n" COMMON
+	"\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1]\n";
+static const char fmt_switch[] =
+	"name: sched_switch\nID: 300\nformat:\n" COMMON
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s "
+	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, REC->prev_state, "
+	"REC->next_comm, REC->next_pid, REC->next_prio\n";
+static const char fmt_sys_enter[] =
+	"name: sys_enter\nID: 301\nformat:\n" COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+	"print fmt: \"NR %ld (%lx, %lx)\", REC->id, REC->args[0], REC->args[1]\n";
+static const char fmt_sys_exit[] =
+	"name: sys_exit\nID: 302\nformat:\n" COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+static const char fmt_irq_entry[] =
+	"name: irq_handler_entry\nID: 303\nformat:\n" COMMON
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"irq=%d name=%s\", REC->irq, __get_str(name)\n";
+static const char fmt_irq_exit[] =
+	"name: irq_handler_exit\nID: 304\nformat:\n" COMMON
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"irq=%d ret=%d\", REC->irq, REC->ret\n";
+static const char fmt_softirq_entry[] =
+	"name: softirq_entry\nID: 305\nformat:\n" COMMON
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vec=%u\", REC->vec\n";
+static const char fmt_softirq_exit[] =
+	"name: softirq_exit\nID: 306\nformat:\n" COMMON
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"vec=%u\", REC->vec\n";
+
+static const char header_event[] =
+	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+
+/* kernel functions of the synthetic traces */
+#define K_KSYS_READ	0xffffffff81100000ULL
+#define K_VFS_READ	0xffffffff81100400ULL
+#define K_EXT4_READ	0xffffffff81100800ULL
+#define K_FSNOTIFY	0xffffffff81100c00ULL
+#define K_ENTRY		0xffffffff81200000ULL
+#define K_SCHEDULE	0xffffffff81200400ULL
+#define K_IDLE		0xffffffff81200800ULL
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81100000 T ksys_read\n"
+	"ffffffff81100400 T vfs_read\n"
+	"ffffffff81100800 t ext4_file_read_iter\n"
+	"ffffffff81100c00 T fsnotify\n"
+	"ffffffff81200000 T entry_SYSCALL_64\n"
+	"ffffffff81200400 T schedule\n"
+	"ffffffff81200800 t do_idle\n"
+	"ffffffff81300000 A __absolute_marker\n"
+	"ffffffff81400000 T _etext\n";
+
+/* ---- output file ------------------------------------------------------------- */
+
+struct out {
+	struct fmt_writer *w;
+	struct fmt_wbuf *b;
+	struct fmt_page_enc pe[4];
+	int ncpu;
+	int64_t missed_next[4];
+};
+
+static void die(struct out *o, const char *what, int err)
+{
+	fprintf(stderr, "mkrpt: %s: %s (%s)\n", what, strerror(-err), o && o->w ? fmt_writer_error(o->w) : "");
+	if (o && o->w)
+		fmt_writer_abort(o->w);
+	exit(1);
+}
+
+static void out_open(struct out *o, const char *path, int ncpu, const char *cmdlines,
+		     void (*extra)(struct out *o))
+{
+	struct fmt_writer_opts wo = { .compression = "zstd" };
+	char hp[512];
+	int err, hpl, c;
+
+	memset(o, 0, sizeof(*o));
+	o->ncpu = ncpu;
+	err = fmt_writer_open(path, &wo, &o->w);
+	if (err)
+		die(NULL, "open", err);
+	hpl = fmt_header_page_text(8, 4096, hp, sizeof(hp));
+	if (hpl < 0)
+		die(o, "header_page", hpl);
+	err = fmt_writer_headers(o->w, hp, (size_t)hpl, header_event, strlen(header_event));
+	err = err ?: fmt_writer_ftrace_format(o->w, fmt_kstack, strlen(fmt_kstack));
+	err = err ?: fmt_writer_ftrace_format(o->w, fmt_fg_exit, strlen(fmt_fg_exit));
+	err = err ?: fmt_writer_ftrace_format(o->w, fmt_fg_entry, strlen(fmt_fg_entry));
+	err = err ?: fmt_writer_ftrace_format(o->w, fmt_ustack, strlen(fmt_ustack));
+	err = err ?: fmt_writer_event_format(o->w, "sched", fmt_switch, strlen(fmt_switch));
+	err = err ?: fmt_writer_event_format(o->w, "raw_syscalls", fmt_sys_enter, strlen(fmt_sys_enter));
+	err = err ?: fmt_writer_event_format(o->w, "raw_syscalls", fmt_sys_exit, strlen(fmt_sys_exit));
+	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_irq_entry, strlen(fmt_irq_entry));
+	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_irq_exit, strlen(fmt_irq_exit));
+	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_softirq_entry, strlen(fmt_softirq_entry));
+	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_softirq_exit, strlen(fmt_softirq_exit));
+	err = err ?: fmt_writer_kallsyms(o->w, kallsyms, strlen(kallsyms));
+	err = err ?: fmt_writer_printk(o->w, "", 0);
+	err = err ?: fmt_writer_cmdlines(o->w, cmdlines, strlen(cmdlines));
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_TRACECLOCK, "local global counter uptime perf [mono] mono_raw boot\n");
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_UNAME, "Linux mkrpt 6.18.0 x86_64");
+	err = err ?: fmt_writer_cpucount(o->w, (uint32_t)ncpu);
+	if (err)
+		die(o, "metadata", err);
+	if (extra)
+		extra(o);
+	err = fmt_wbuf_new(o->w, "", "mono", &o->b);
+	if (err)
+		die(o, "buffer", err);
+	for (c = 0; c < ncpu; c++)
+		if (fmt_page_enc_init(&o->pe[c], 4096, 8, false))
+			die(o, "page encoder", -ENOMEM);
+}
+
+static void flush_page(struct out *o, int cpu)
+{
+	int err;
+
+	if (!o->pe[cpu].nrecords && !o->pe[cpu].missed)
+		return;
+	err = fmt_wbuf_add_page(o->b, cpu, fmt_page_enc_finish(&o->pe[cpu]));
+	if (err)
+		die(o, "add page", err);
+}
+
+/* the next page of cpu starts after a loss of count events (-1 = unknown) */
+static void new_page_after_loss(struct out *o, int cpu, int64_t count)
+{
+	flush_page(o, cpu);
+	fmt_page_enc_set_missed(&o->pe[cpu], count);
+}
+
+static void emit(struct out *o, int cpu, uint64_t ts, const void *payload, uint32_t len)
+{
+	int err = fmt_page_enc_add(&o->pe[cpu], ts, payload, len);
+
+	if (err == -ENOSPC) {
+		flush_page(o, cpu);
+		err = fmt_page_enc_add(&o->pe[cpu], ts, payload, len);
+	}
+	if (err)
+		die(o, "add record", err);
+}
+
+static void out_close(struct out *o, void (*extra)(struct out *o))
+{
+	int c, err;
+
+	for (c = 0; c < o->ncpu; c++) {
+		flush_page(o, c);
+		fmt_page_enc_release(&o->pe[c]);
+	}
+	if (extra)
+		extra(o);
+	err = fmt_writer_close(o->w);
+	if (err) {
+		fprintf(stderr, "mkrpt: close: %s\n", strerror(-err));
+		exit(1);
+	}
+}
+
+/* ---- records ---------------------------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static void common(uint8_t *p, int id, int pid)
+{
+	put16(p, (uint16_t)id);
+	p[2] = 0;
+	p[3] = 0;
+	put32(p + 4, (uint32_t)pid);
+}
+
+static void fg_entry(struct out *o, int cpu, uint64_t ts, int pid, uint64_t func, int depth)
+{
+	uint8_t r[24] = { 0 };
+
+	common(r, ID_FG_ENTRY, pid);
+	put64(r + 8, func);
+	put32(r + 16, (uint32_t)depth);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void fg_exit(struct out *o, int cpu, uint64_t ts, int pid, uint64_t func, int depth, uint64_t calltime)
+{
+	uint8_t r[40] = { 0 };
+
+	common(r, ID_FG_EXIT, pid);
+	put64(r + 8, func);
+	put32(r + 16, (uint32_t)depth);
+	put64(r + 24, calltime);
+	put64(r + 32, ts);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void sched_switch(struct out *o, int cpu, uint64_t ts, int prev, const char *pcomm, long state,
+			 int next, const char *ncomm)
+{
+	uint8_t r[64] = { 0 };
+
+	common(r, ID_SWITCH, prev);
+	strncpy((char *)r + 8, pcomm, 15);
+	put32(r + 24, (uint32_t)prev);
+	put32(r + 28, 120);
+	put64(r + 32, (uint64_t)state);
+	strncpy((char *)r + 40, ncomm, 15);
+	put32(r + 56, (uint32_t)next);
+	put32(r + 60, 120);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void sys_enter(struct out *o, int cpu, uint64_t ts, int pid, long nr)
+{
+	uint8_t r[64] = { 0 };
+
+	common(r, ID_SYS_ENTER, pid);
+	put64(r + 8, (uint64_t)nr);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void sys_exit(struct out *o, int cpu, uint64_t ts, int pid, long nr, long ret)
+{
+	uint8_t r[24] = { 0 };
+
+	common(r, ID_SYS_EXIT, pid);
+	put64(r + 8, (uint64_t)nr);
+	put64(r + 16, (uint64_t)ret);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void irq_entry(struct out *o, int cpu, uint64_t ts, int pid, int irq, const char *name)
+{
+	uint8_t r[32] = { 0 };
+	size_t nl = strlen(name) + 1;
+
+	common(r, ID_IRQ_ENTRY, pid);
+	put32(r + 8, (uint32_t)irq);
+	put32(r + 12, (uint32_t)(nl << 16 | 16));
+	memcpy(r + 16, name, nl);
+	emit(o, cpu, ts, r, (uint32_t)(16 + nl));
+}
+
+static void irq_exit(struct out *o, int cpu, uint64_t ts, int pid, int irq)
+{
+	uint8_t r[16] = { 0 };
+
+	common(r, ID_IRQ_EXIT, pid);
+	put32(r + 8, (uint32_t)irq);
+	put32(r + 12, 1);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void softirq(struct out *o, int cpu, uint64_t ts, int pid, unsigned vec, bool entry)
+{
+	uint8_t r[12] = { 0 };
+
+	common(r, entry ? ID_SOFTIRQ_ENTRY : ID_SOFTIRQ_EXIT, pid);
+	put32(r + 8, vec);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void stack(struct out *o, int cpu, uint64_t ts, int pid, bool user, const uint64_t *a, int n)
+{
+	uint8_t r[80] = { 0 };
+	int k;
+
+	common(r, user ? ID_USTACK : ID_KSTACK, pid);
+	put32(r + 8, user ? (uint32_t)pid : (uint32_t)n);
+	for (k = 0; k < n && k < 8; k++)
+		put64(r + 16 + 8 * k, a[k]);
+	/* user stacks end with ULONG_MAX when shorter than the array */
+	if (user && n < 8)
+		put64(r + 16 + 8 * n, UINT64_MAX);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+/* ---- the traces ----------------------------------------------------------------------- */
+
+/*
+ * graph: one CPU.  Task 100 ("app"):
+ *   1.000000 ksys_read {                      200 us, self 200-90-40 = 70
+ *   1.000010   vfs_read {                     90 us, self 90-30-20 = 40
+ *   1.000020     ext4_file_read_iter  30 us
+ *   1.000060     ext4_file_read_iter  20 us
+ *   1.000100   }
+ *   1.000110   fsnotify  40 us
+ *   1.000200 }
+ * Task 200 ("worker"):
+ *   1.000300 vfs_read {                       100 us, self 90
+ *   1.000310   ext4_file_read_iter  10 us
+ *   1.000400 }
+ *   1.000500 a return of fsnotify with no call (trace started mid-call)
+ *   1.000600 ksys_read { never returns (still open at the end)
+ */
+static void build_graph(const char *path)
+{
+	struct out o;
+	uint64_t t = 1 * S;
+
+	out_open(&o, path, 1, "100 app\n200 worker\n", NULL);
+	fg_entry(&o, 0, t, 100, K_KSYS_READ, 0);
+	fg_entry(&o, 0, t + 10 * US, 100, K_VFS_READ, 1);
+	fg_entry(&o, 0, t + 20 * US, 100, K_EXT4_READ, 2);
+	fg_exit(&o, 0, t + 50 * US, 100, K_EXT4_READ, 2, t + 20 * US);
+	fg_entry(&o, 0, t + 60 * US, 100, K_EXT4_READ, 2);
+	fg_exit(&o, 0, t + 80 * US, 100, K_EXT4_READ, 2, t + 60 * US);
+	fg_exit(&o, 0, t + 100 * US, 100, K_VFS_READ, 1, t + 10 * US);
+	fg_entry(&o, 0, t + 110 * US, 100, K_FSNOTIFY, 1);
+	fg_exit(&o, 0, t + 150 * US, 100, K_FSNOTIFY, 1, t + 110 * US);
+	fg_exit(&o, 0, t + 200 * US, 100, K_KSYS_READ, 0, t);
+	fg_entry(&o, 0, t + 300 * US, 200, K_VFS_READ, 0);
+	fg_entry(&o, 0, t + 310 * US, 200, K_EXT4_READ, 1);
+	fg_exit(&o, 0, t + 320 * US, 200, K_EXT4_READ, 1, t + 310 * US);
+	fg_exit(&o, 0, t + 400 * US, 200, K_VFS_READ, 0, t + 300 * US);
+	fg_exit(&o, 0, t + 500 * US, 200, K_FSNOTIFY, 0, t + 450 * US);
+	fg_entry(&o, 0, t + 600 * US, 200, K_KSYS_READ, 0);
+	out_close(&o, NULL);
+}
+
+/*
+ * sched: two CPUs, 10.000 .. 10.100 s.
+ * CPU 0: app(100) runs 10.000-10.010, idle to 10.020, app to 10.030
+ *        (preempted, state R), bg(200) to 10.040, app to 10.100, then idle.
+ *        busy 90 ms, idle 10 ms, 6 switches.
+ *        app: read 2 ms (10.001-10.003), write 1 ms failing with -11
+ *        (10.004-10.005), read 4 ms (10.021-10.025); eth0 irq 16 for
+ *        500 us at 10.006; TIMER softirq 1 ms at 10.050.
+ * CPU 1: worker(300) runs 10.000-10.050, idle to 10.100, worker again.
+ *        busy 50 ms, idle 50 ms, 3 switches.
+ * Tasks: app on-CPU 80 ms, runnable 10 ms, blocked 10 ms, 3 syscalls;
+ *        bg on-CPU 10 ms, blocked 60 ms; worker on-CPU 50 ms, blocked 50 ms.
+ */
+static void build_sched(const char *path)
+{
+	struct out o;
+	uint64_t t = 10 * S;
+
+	out_open(&o, path, 2, "100 app\n200 bg\n300 worker\n", NULL);
+	sched_switch(&o, 0, t, 0, "swapper/0", 0, 100, "app");
+	sched_switch(&o, 1, t, 0, "swapper/1", 0, 300, "worker");
+	sys_enter(&o, 0, t + 1 * MS, 100, 0);
+	sys_exit(&o, 0, t + 3 * MS, 100, 0, 10);
+	sys_enter(&o, 0, t + 4 * MS, 100, 1);
+	sys_exit(&o, 0, t + 5 * MS, 100, 1, -11);
+	irq_entry(&o, 0, t + 6 * MS, 100, 16, "eth0");
+	irq_exit(&o, 0, t + 6 * MS + 500 * US, 100, 16);
+	sched_switch(&o, 0, t + 10 * MS, 100, "app", 1, 0, "swapper/0");
+	sched_switch(&o, 0, t + 20 * MS, 0, "swapper/0", 0, 100, "app");
+	sys_enter(&o, 0, t + 21 * MS, 100, 0);
+	sys_exit(&o, 0, t + 25 * MS, 100, 0, 0);
+	sched_switch(&o, 0, t + 30 * MS, 100, "app", 0, 200, "bg");
+	sched_switch(&o, 0, t + 40 * MS, 200, "bg", 1, 100, "app");
+	sched_switch(&o, 1, t + 50 * MS, 300, "worker", 1, 0, "swapper/1");
+	softirq(&o, 0, t + 50 * MS, 100, 1, true);
+	softirq(&o, 0, t + 51 * MS, 100, 1, false);
+	sched_switch(&o, 0, t + 100 * MS, 100, "app", 1, 0, "swapper/0");
+	sched_switch(&o, 1, t + 100 * MS, 0, "swapper/1", 0, 300, "worker");
+	out_close(&o, NULL);
+}
+
+/*
+ * drops: two CPUs.
+ * CPU 0: page 1: 20.000 20.001 20.002; page 2 after 5 lost: 20.100 20.101;
+ *        page 3 after an unknown count: 20.200 20.300.
+ *        Kernel: overrun 100 at the start, 112 at the end: 12 lost.
+ * CPU 1: page 1: 20.000 20.050; page 2 after 7 lost: 20.400 20.500.
+ *        Kernel: overrun 0 -> 7, dropped 1 -> 4: 10 lost.
+ * BPF: 4 syscalls records lost on CPU 0 at 20.150, 2 profile records on
+ *      CPU 1 at 20.450.  Recorder: backlog_lost=3.
+ * Total: 12 + 10 + 6 + 3 = 31.
+ */
+static void drops_start(struct out *o)
+{
+	static const char start[] =
+		"CPU: 0\nentries: 0\noverrun: 100\ncommit overrun: 0\nbytes: 0\noldest event ts: 19.000000\n"
+		"now ts: 19.900000\ndropped events: 0\nread events: 50\n"
+		"CPU: 1\nentries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\noldest event ts: 19.000000\n"
+		"now ts: 19.900000\ndropped events: 1\nread events: 20\n";
+	int err = fmt_writer_option_str(o->w, FMT_OPT_FT_CPUSTAT_START, start);
+
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_FT_META,
+					   "recorder=mkrpt\nbuffer_size_kb=4\nbpf_progs=syscalls,offcpu,profile,ufunc\n");
+	if (err)
+		die(o, "start options", err);
+}
+
+static void drops_end(struct out *o)
+{
+	struct fmt_bpf_drop d[2] = {
+		{ .ts = 20 * S + 150 * MS, .cpu = 0, .prog = 0, .count = 4 },
+		{ .ts = 20 * S + 450 * MS, .cpu = 1, .prog = 2, .count = 2 },
+	};
+	int err = fmt_writer_cpustat(o->w, "", 0,
+				     "entries: 0\noverrun: 112\ncommit overrun: 0\nbytes: 4096\n"
+				     "oldest event ts: 20.000000\nnow ts: 20.600000\ndropped events: 0\nread events: 57\n");
+
+	err = err ?: fmt_writer_cpustat(o->w, "", 1,
+					"entries: 0\noverrun: 7\ncommit overrun: 0\nbytes: 2048\n"
+					"oldest event ts: 20.000000\nnow ts: 20.600000\ndropped events: 4\nread events: 24\n");
+	err = err ?: fmt_writer_option(o->w, FMT_OPT_FT_BPF_DROPS, d, sizeof(d));
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_FT_RECSTATS,
+					   "cpu_user_ns=1200000\ncpu_sys_ns=3400000\nbytes_read=16384\n"
+					   "bytes_written=2048\nbacklog_max_bytes=8192\nbacklog_lost=3\n");
+	if (err)
+		die(o, "end options", err);
+}
+
+static void build_drops(const char *path)
+{
+	struct out o;
+	uint64_t t = 20 * S;
+
+	out_open(&o, path, 2, "100 app\n300 worker\n", drops_start);
+	sched_switch(&o, 0, t, 0, "swapper/0", 0, 100, "app");
+	sched_switch(&o, 1, t, 0, "swapper/1", 0, 300, "worker");
+	sys_enter(&o, 0, t + 1 * MS, 100, 0);
+	sys_exit(&o, 0, t + 2 * MS, 100, 0, 1);
+	sched_switch(&o, 1, t + 50 * MS, 300, "worker", 1, 0, "swapper/1");
+	new_page_after_loss(&o, 0, 5);
+	sys_enter(&o, 0, t + 100 * MS, 100, 0);
+	sys_exit(&o, 0, t + 101 * MS, 100, 0, 1);
+	new_page_after_loss(&o, 0, -1);
+	sys_enter(&o, 0, t + 200 * MS, 100, 1);
+	sys_exit(&o, 0, t + 300 * MS, 100, 1, 1);
+	new_page_after_loss(&o, 1, 7);
+	sched_switch(&o, 1, t + 400 * MS, 0, "swapper/1", 0, 300, "worker");
+	sched_switch(&o, 1, t + 500 * MS, 300, "worker", 1, 0, "swapper/1");
+	out_close(&o, drops_end);
+}
+
+/*
+ * stacks: process 100 ("app") maps /usr/bin/fakeapp at 0x400000.
+ *   sample 1 (CPU 0): kernel ext4_file_read_iter+0x10 <- vfs_read+0x20 <-
+ *            ksys_read+0x30, user 0x401000 <- 0x402000 (both in fakeapp)
+ *   sample 2 (CPU 0): the same kernel stack, no user stack
+ *   sample 3 (CPU 1): pid 200 kernel do_idle+0x8 <- schedule+0x4 <-
+ *            entry_SYSCALL_64+0x2, user 0x7f0000001000 (no maps: unknown)
+ */
+static void stacks_maps(struct out *o)
+{
+	static const char maps[] = "64 1 app\n400000 500000 /usr/bin/fakeapp\n";
+	int err = fmt_writer_option_str(o->w, FMT_OPT_PROCMAPS, maps);
+
+	if (err)
+		die(o, "maps", err);
+}
+
+static void build_stacks(const char *path)
+{
+	struct out o;
+	uint64_t t = 30 * S;
+	uint64_t k1[3] = { K_EXT4_READ + 0x10, K_VFS_READ + 0x20, K_KSYS_READ + 0x30 };
+	uint64_t k2[3] = { K_IDLE + 8, K_SCHEDULE + 4, K_ENTRY + 2 };
+	uint64_t u1[2] = { 0x401000, 0x402000 };
+	uint64_t u2[1] = { 0x7f0000001000ULL };
+
+	out_open(&o, path, 2, "100 app\n200 other\n", stacks_maps);
+	stack(&o, 0, t, 100, false, k1, 3);
+	stack(&o, 0, t, 100, true, u1, 2);
+	stack(&o, 0, t + 1 * MS, 100, false, k1, 3);
+	sys_enter(&o, 0, t + 2 * MS, 100, 0);
+	stack(&o, 1, t + 3 * MS, 200, false, k2, 3);
+	stack(&o, 1, t + 3 * MS, 200, true, u2, 1);
+	out_close(&o, NULL);
+}
+
+/* bench: n events round-robin over 2 CPUs: switches, syscalls, calls */
+static void build_bench(const char *path, uint64_t n)
+{
+	struct out o;
+	uint64_t i = 0, t = 100 * S;
+	int cpu;
+
+	out_open(&o, path, 2, "1000 bench0\n1001 bench1\n2000 other0\n2001 other1\n", NULL);
+	while (i < n) {
+		for (cpu = 0; cpu < 2 && i < n; cpu++) {
+			int pid = 1000 + cpu, other = 2000 + cpu;
+			uint64_t ts = t;
+
+			sys_enter(&o, cpu, ts + 100, pid, (long)(i % 7));
+			fg_entry(&o, cpu, ts + 200, pid, K_KSYS_READ, 0);
+			fg_entry(&o, cpu, ts + 300, pid, K_VFS_READ, 1);
+			fg_exit(&o, cpu, ts + 900, pid, K_VFS_READ, 1, ts + 300);
+			fg_exit(&o, cpu, ts + 1000, pid, K_KSYS_READ, 0, ts + 200);
+			sys_exit(&o, cpu, ts + 1100 + (i % 13) * 50, pid, (long)(i % 7), 0);
+			sched_switch(&o, cpu, ts + 2000, pid, "bench", 1, other, "other");
+			sched_switch(&o, cpu, ts + 3000, other, "other", 0, pid, "bench");
+			i += 8;
+		}
+		t += 4000;
+	}
+	out_close(&o, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: mkrpt graph|sched|drops|stacks OUT | mkrpt bench OUT N\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "graph"))
+		build_graph(argv[2]);
+	else if (!strcmp(argv[1], "sched"))
+		build_sched(argv[2]);
+	else if (!strcmp(argv[1], "drops"))
+		build_drops(argv[2]);
+	else if (!strcmp(argv[1], "stacks"))
+		build_stacks(argv[2]);
+	else if (!strcmp(argv[1], "bench") && argc == 4)
+		build_bench(argv[2], strtoull(argv[3], NULL, 0));
+	else {
+		fprintf(stderr, "mkrpt: unknown kind '%s'\n", argv[1]);
+		return 2;
+	}
+	return 0;
+}
