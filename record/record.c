@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1176,6 +1177,26 @@ static void status_line(struct session *s, uint64_t t)
 	s->last_status_ns = t;
 }
 
+/*
+ * Finishing the file copies every spooled byte into it, and the final
+ * drain may add up to the kernel buffers' worth of pages; stop while the
+ * disk still has room for that, so a full disk ends in a complete file
+ * rather than in one that needs `flytrap recover`.
+ */
+static bool disk_nearly_full(struct session *s, uint64_t *avail)
+{
+	struct statvfs sv;
+	uint64_t spooled, pending, need;
+
+	if (statvfs(s->o->output, &sv))
+		return false;
+	spooled = fmt_wbuf_bytes(s->wb) + (s->wb_top ? fmt_wbuf_bytes(s->wb_top) : 0);
+	pending = (uint64_t)(s->ri.ncpus + s->top.ncpus) * s->ri.buffer_kb * 1024;
+	need = spooled + 2 * pending + (1ULL << 20) + spooled / 32;
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return *avail < need;
+}
+
 static int record_loop(struct session *s, const sigset_t *wait_mask)
 {
 	struct pollfd pfd[2 * 256 + 1];
@@ -1244,6 +1265,16 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 			child_reap(s, false);
 			if (s->child_done) {
 				s->stop_reason = "command finished";
+				break;
+			}
+		}
+		{
+			uint64_t avail;
+
+			if (disk_nearly_full(s, &avail)) {
+				s->stop_reason = "the disk is almost full";
+				ft_warn("only %.1f MB left on the disk holding '%s': stopping while the file "
+					"can still be finished", (double)avail / 1e6, s->o->output);
 				break;
 			}
 		}
