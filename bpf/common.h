@@ -27,7 +27,8 @@ enum ft_slot {
 	FT_SLOT_OFFCPU = 1,
 	FT_SLOT_PROFILE = 2,
 	FT_SLOT_UFUNC = 3,
-	FT_SLOT_NR = 4,
+	FT_SLOT_FOLLOW = 4,	/* follow.bpf.c: mapfull = a child process that could not be followed */
+	FT_SLOT_NR = 5,
 };
 
 /* Counters per slot; the stats map has FT_SLOT_NR * FT_ST_NR per-CPU u64 entries. */
@@ -49,6 +50,9 @@ struct ft_hdr {
 	__s32 tid;		/* becomes common_pid */
 	__s32 tgid;
 };
+
+/* Size of the process filter map (tgids; children are added as they fork). */
+#define FT_MAX_PIDS 16384
 
 /* Stack depths (frames of 8 bytes). */
 #define FT_MAX_STACK 127

@@ -31,7 +31,7 @@ struct {
 /* tgid -> 1: traced processes when ft_filter_pids is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, FT_MAX_PIDS);
 	__type(key, __s32);
 	__type(value, __u8);
 } ft_pids SEC(".maps");

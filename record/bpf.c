@@ -47,6 +47,7 @@
 #include "offcpu.skel.h"
 #include "profile.skel.h"
 #include "ufunc.skel.h"
+#include "follow.skel.h"
 
 #define DEF_RINGBUF (8u << 20)
 #define DEF_DROP_NS 100000000ull
@@ -55,7 +56,7 @@
 #define MAX_UFUNCS 1024
 #define COMMON_LEN 8
 
-static const char *const slot_names[FT_SLOT_NR] = { "syscalls", "offcpu", "profile", "ufunc" };
+static const char *const slot_names[FT_SLOT_NR] = { "syscalls", "offcpu", "profile", "ufunc", "follow" };
 static const char *const kind_names[FT_K_MAX] = {
 	[FT_K_SYSCALL] = "syscall", [FT_K_SYSHIST] = "syscall_hist", [FT_K_OFFCPU] = "offcpu",
 	[FT_K_PROFILE] = "profile", [FT_K_UENTRY] = "ufunc_entry", [FT_K_UEXIT] = "ufunc_exit",
@@ -113,6 +114,8 @@ struct rec_bpf {
 	struct flytrap_offcpu *sk_off;
 	struct flytrap_profile *sk_prof;
 	struct flytrap_ufunc *sk_uf;
+	struct flytrap_follow *sk_follow;
+	pid_t *pids;		/* copy of opts->pids */
 	struct bpf_link **links;
 	int nlinks, links_cap;
 
@@ -355,6 +358,8 @@ static void detach_all(struct rec_bpf *b)
 		flytrap_syscalls__detach(b->sk_sys);
 	if (b->sk_off)
 		flytrap_offcpu__detach(b->sk_off);
+	if (b->sk_follow)
+		flytrap_follow__detach(b->sk_follow);
 }
 
 static int max_event_id(const char *tracefs)
@@ -567,6 +572,25 @@ static int open_ufunc(struct rec_bpf *b)
 	return 0;
 }
 
+static int open_follow(struct rec_bpf *b)
+{
+	struct flytrap_follow *sk = flytrap_follow__open();
+	int ret;
+
+	if (!sk)
+		return set_err(b, -errno, "cannot open the fork-following BPF program: %s", strerror(errno));
+	b->sk_follow = sk;
+	SET_COMMON_RODATA(sk);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	if (!ret)
+		ret = flytrap_follow__load(sk);
+	if (!ret)
+		ret = flytrap_follow__attach(sk);
+	if (ret)
+		return set_err(b, ret, "cannot attach the fork-following BPF program: %s", strerror(-ret));
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size);
 
 struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
@@ -659,7 +683,7 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	}
 	b->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ft_stats", 4, 8,
 				     FT_SLOT_NR * FT_ST_NR, NULL);
-	b->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ft_pids", 4, 1, 1024, NULL);
+	b->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ft_pids", 4, 1, FT_MAX_PIDS, NULL);
 	if (b->stats_fd < 0 || b->pids_fd < 0) {
 		ret = set_err(b, -errno, "cannot create the BPF maps: %s", strerror(errno));
 		goto fail;
@@ -667,6 +691,14 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	if (opts->npids > 1024) {
 		ret = set_err(b, -E2BIG, "at most 1024 processes can be selected for BPF");
 		goto fail;
+	}
+	if (opts->npids > 0) {
+		b->pids = malloc(opts->npids * sizeof(*b->pids));
+		if (!b->pids) {
+			ret = set_err(b, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		memcpy(b->pids, opts->pids, opts->npids * sizeof(*b->pids));
 	}
 	for (i = 0; i < opts->npids; i++) {
 		__s32 k = opts->pids[i];
@@ -683,6 +715,9 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 		goto fail;
 	}
 
+	/* before the others, so no child forked meanwhile escapes the filter */
+	if (b->o.npids > 0 && (ret = open_follow(b)))
+		goto fail;
 	if (b->sp.want[FT_SLOT_SYSCALLS] && (ret = open_syscalls(b)))
 		goto fail;
 	if (b->sp.want[FT_SLOT_OFFCPU] && (ret = open_offcpu(b)))
@@ -715,6 +750,8 @@ void rec_bpf_close(struct rec_bpf *b)
 	flytrap_offcpu__destroy(b->sk_off);
 	flytrap_profile__destroy(b->sk_prof);
 	flytrap_ufunc__destroy(b->sk_uf);
+	flytrap_follow__destroy(b->sk_follow);
+	free(b->pids);
 	ring_buffer__free(b->rb);
 	if (b->rb_fd >= 0)
 		close(b->rb_fd);
@@ -1188,7 +1225,7 @@ static int sample_counters(struct rec_bpf *b)
 	int s, st, cpu, ret;
 
 	for (s = 0; s < FT_SLOT_NR; s++) {
-		if (!b->sp.want[s])
+		if (s == FT_SLOT_FOLLOW ? !b->sk_follow : !b->sp.want[s])
 			continue;
 		for (st = 0; st < FT_ST_NR; st++) {
 			__u32 key = FT_STAT_KEY(s, st);
@@ -1309,6 +1346,8 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 		  slot_names[s], b->tot[s][FT_ST_EMITTED], slot_names[s], b->tot[s][FT_ST_DROPS],
 		  slot_names[s], b->tot[s][FT_ST_MAPFULL]);
 	}
+	if (b->sk_follow)
+		P("bpf_follow_mapfull=%" PRIu64 "\n", b->tot[FT_SLOT_FOLLOW][FT_ST_MAPFULL]);
 	if (b->sp.want[FT_SLOT_SYSCALLS])
 		P("bpf_syscalls_mode=%s\n", b->sp.agg ? "agg" : "events");
 	if (b->sp.want[FT_SLOT_PROFILE])
@@ -1374,7 +1413,7 @@ int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 	if (ret)
 		return ret;
 	rec_syms_refresh(b->syms);
-	ret = rec_syms_write(b->syms, w, msg, sizeof(msg));
+	ret = rec_syms_write(b->syms, w, b->pids, b->o.npids, msg, sizeof(msg));
 	if (ret)
 		return set_err(b, ret, "%s", msg);
 	return 0;

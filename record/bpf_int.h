@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct fmt_writer;
 struct rec_syms;
@@ -34,11 +35,13 @@ int rec_syms_note_binary(struct rec_syms *s, const char *path);
 void rec_syms_counts(const struct rec_syms *s, uint64_t *captured, uint64_t *gone, uint64_t *binaries);
 
 /*
- * Queue FMT_OPT_PROCMAPS, FMT_OPT_FT_BUILDIDS, the FMT_SEC_FT_PROCMAPS
+ * Queue FMT_OPT_PROCMAPS (leaving out skip_pids: the recorder writes those
+ * itself), FMT_OPT_FT_BUILDIDS, the FMT_SEC_FT_PROCMAPS
  * section + FMT_OPT_FT_PROCMAPS, and with symbols FMT_SEC_FT_SYMTAB +
  * FMT_OPT_FT_SYMTAB.  Returns 0 or -errno (message in err).
  */
-int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, char *err, size_t errlen);
+int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, const pid_t *skip_pids, int nskip,
+		   char *err, size_t errlen);
 
 /* A function of a binary matched by a ufunc glob. */
 struct rec_ufunc_sym {

@@ -710,7 +710,8 @@ static void build_symtab(struct rec_syms *s, struct sbuf *o)
 	}
 }
 
-int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, char *err, size_t errlen)
+int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, const pid_t *skip_pids, int nskip,
+		   char *err, size_t errlen)
 {
 	struct sbuf pm = { 0 }, ft = { 0 }, bids = { 0 }, st = { 0 };
 	uint64_t off;
@@ -719,11 +720,16 @@ int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, char *err, size_t e
 
 	for (i = 0; i < s->nprocs; i++) {
 		struct proc *pr = &s->procs[i];
+		bool skip = false;
 
-		sb_printf(&pm, "%x %x %s\n", pr->pid, pr->nlibs, pr->comm);
-		for (j = 0; j < pr->nlibs; j++)
-			sb_printf(&pm, "%" PRIx64 " %" PRIx64 " %s\n", pr->libs[j].start,
-				  pr->libs[j].end, pr->libs[j].path);
+		for (j = 0; j < nskip; j++)
+			skip |= skip_pids[j] == pr->pid;
+		if (!skip && pr->nlibs) {
+			sb_printf(&pm, "%x %x %s\n", pr->pid, pr->nlibs, pr->comm);
+			for (j = 0; j < pr->nlibs; j++)
+				sb_printf(&pm, "%" PRIx64 " %" PRIx64 " %s\n", pr->libs[j].start,
+					  pr->libs[j].end, pr->libs[j].path);
+		}
 		sb_printf(&ft, "== %d %s\n", pr->pid, pr->comm);
 		sb_put(&ft, pr->maps ? pr->maps : "", pr->maps_len);
 	}

@@ -10,7 +10,11 @@
  *   bpf_workload calls N	N rounds of the call tree
  *				bw_a -> bw_b -> bw_c, bw_b -> bw_c, bw_a -> bw_rec(3)
  *				(bw_rec recurses: depths 2, 3, 4)
- *   bpf_workload storm N	getppid() N times, as fast as possible
+ *   bpf_workload storm N	getppid() N times, as fast as possible, then
+ *				prints "elapsed_ns NS" of the loop
+ *   bpf_workload rate R MS	getppid() at R calls per second for MS ms
+ *				(paced in batches of 100), then prints
+ *				"calls N elapsed_ns NS"
  *
  * Prints "pid PID" first (and flushes) so a test knows whom to look for.
  */
@@ -84,7 +88,7 @@ __attribute__((noinline, used)) unsigned long bw_a(unsigned long x)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bpf_workload sys N M MS | burn MS | calls N | storm N\n");
+	fprintf(stderr, "usage: bpf_workload sys N M MS | burn MS | calls N | storm N | rate R MS\n");
 	return 2;
 }
 
@@ -113,9 +117,30 @@ int main(int argc, char **argv)
 			bw_a(i);
 	} else if (!strcmp(argv[1], "storm") && argc == 3) {
 		long n = atol(argv[2]);
+		unsigned long long t0 = now_ns();
 
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
+		printf("elapsed_ns %llu\n", now_ns() - t0);
+	} else if (!strcmp(argv[1], "rate") && argc == 4) {
+		double rate = atof(argv[2]);
+		unsigned long long t0 = now_ns(), end = t0 + atol(argv[3]) * 1000000ull, t;
+		long calls = 0;
+
+		if (rate <= 0)
+			return usage();
+		while ((t = now_ns()) < end) {
+			/* calls due by now; spin (not sleep) so pacing stays exact */
+			long due = (long)((t - t0) * rate / 1e9);
+
+			for (; calls < due; calls++)
+				syscall(SYS_getppid);
+			if (calls >= due) {
+				for (i = 0; i < 100 && now_ns() < end; i++)
+					__asm__ volatile("pause");
+			}
+		}
+		printf("calls %ld elapsed_ns %llu\n", calls, now_ns() - t0);
 	} else {
 		return usage();
 	}
