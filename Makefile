@@ -36,7 +36,7 @@ deb_libelf = libelf-dev
 deb_libtracefs = libtracefs-dev
 deb_libbpf = libbpf-dev
 
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
 MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
 ifneq ($(MISSING),)
 $(error missing libraries: $(MISSING); install: apt-get install $(foreach p,$(MISSING),$(deb_$(p)))$(if $(NO_RECORD),, (or build with NO_RECORD=1 for analysis only)))
@@ -164,6 +164,32 @@ check: all
 check-offline: all
 	$(Q)O=$(O) FLYTRAP_OFFLINE=1 ./tests/run
 
+# ---- the README's two commands -----------------------------------------------------
+# Debian/Ubuntu packages: building, then what the tests and the demo use.
+DEB_BUILD = build-essential pkg-config libtraceevent-dev libtracefs-dev libbpf-dev libzstd-dev \
+	    zlib1g-dev libelf-dev clang llvm bpftool
+DEB_TEST = trace-cmd python3 qemu-system-x86 busybox-static cpio chromium
+# Install what is missing (apt-get, as root).  Nothing happens when all is there.
+deps:
+	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "flytrap: missing packages: $$missing (run as root, or: sudo apt-get install $$missing)"; exit 1; fi; \
+		echo "installing:" $$missing; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+# Record a short trace of this machine (or, where that is impossible, use
+# the shipped sample) and show what the analyzers make of it.
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@O=$(O) ./record/demo.sh
+
+# The test command (README, CI): install, build, run every family.
+test: deps
+	@$(MAKE) --no-print-directory check
+
 # ---- install -------------------------------------------------------------------
 install: $(O)/flytrap
 	install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1
@@ -175,6 +201,9 @@ clean:
 
 help:
 	@echo 'flytrap build targets:'
+	@echo '  make demo         install what is missing, build, record this machine, analyze'
+	@echo '  make test         install what is missing, build, run every test (CI)'
+	@echo '  make deps         install the Debian packages the build and tests need (root)'
 	@echo '  make              build $(O)/flytrap, the unit tests and tools'
 	@echo '  make check        build, then run every test family (tests/run)'
 	@echo '  make check-offline  tests that need no root or tracefs'
@@ -189,7 +218,7 @@ help:
 	@echo '  WERROR=1    warnings are errors (CI)'
 	@echo '  NO_RECORD=1 analysis-only build: no libtracefs, libbpf, clang or root needed'
 
-.PHONY: all check check-offline fuzz install clean help FORCE
+.PHONY: all check check-offline fuzz install clean help deps demo test FORCE
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

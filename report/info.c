@@ -316,8 +316,20 @@ static void print_text(struct info *inf, const char *path)
 		printf("\nkernel CPU stats at the end of the recording:\n");
 		cpustat_lines(inf, stdout, false);
 	}
-	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++)
-		printf("\nflytrap metadata:\n  %.*s\n", (int)strnlen(o->data, o->size), (const char *)o->data);
+	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++) {
+		const char *p = o->data, *end = p + strnlen(o->data, o->size);
+
+		printf("\nflytrap metadata:\n");
+		while (p < end) {
+			const char *nl = memchr(p, '\n', end - p);
+
+			if (!nl)
+				nl = end;
+			if (nl > p)
+				printf("  %.*s\n", (int)(nl - p), p);
+			p = nl + 1;
+		}
+	}
 }
 
 static void json_blob_kv(const struct fmt_option *o)

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `make demo`: record a few seconds of this machine (scheduler, syscalls,
+# IRQs, plus BPF syscall latency, off-CPU and CPU-profile samples) and show
+# what the analyzers make of it.  Where recording is impossible (not root,
+# no tracefs, a kernel that refuses), analyze the shipped sample instead.
+set -u
+cd "$(dirname "$0")/.."
+O=${O:-build}
+ft=$PWD/$O/flytrap
+out=${FLYTRAP_DEMO_OUT:-/tmp/flytrap-demo}
+mkdir -p "$out"
+file=$out/demo.dat
+secs=${FLYTRAP_DEMO_SECONDS:-5}
+
+banner() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+recorded=0
+if [ "$(id -u)" = 0 ]; then
+	T=/sys/kernel/tracing
+	[ -e $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+	if [ -e $T/instances ]; then
+		banner "recording $secs s of this machine: flytrap record -d $secs --bpf syscalls,offcpu,profile"
+		# a little work to look at, besides whatever the machine is doing
+		( end=$((SECONDS + secs)); while [ $SECONDS -lt $end ]; do
+			ls -R /usr/share/doc > /dev/null 2>&1; sleep 0.05; done ) &
+		work=$!
+		if "$ft" record -d "$secs" -o "$file" --bpf syscalls,offcpu,profile \
+			-e sched:sched_switch -e sched:sched_wakeup -e 'sched:sched_process_*' \
+			-e raw_syscalls -e irq -e timer:hrtimer_expire_entry; then
+			recorded=1
+		elif "$ft" record -d "$secs" -o "$file"; then
+			recorded=1	# without BPF (kernel or permissions refuse it)
+		fi
+		wait $work 2>/dev/null
+	fi
+fi
+if [ $recorded = 0 ]; then
+	file=$PWD/tests/data/sample.dat
+	banner "cannot record here (needs root and tracefs): analyzing the shipped sample $file"
+fi
+
+banner "flytrap info"
+"$ft" info "$file"
+banner "flytrap overhead (where the time went, what tracing cost)"
+"$ft" overhead --top 8 "$file"
+banner "flytrap drops"
+"$ft" drops "$file"
+banner "flytrap callgraph (CPU profile and off-CPU stacks, top of the tree)"
+"$ft" callgraph --depth 6 --min-percent 2 "$file" | head -40
+"$ft" callgraph --svg "$out/flame.svg" "$file" > /dev/null 2>&1 && echo "flame graph: $out/flame.svg"
+"$ft" export --html -o "$out/report.html" "$file" && echo "HTML report: $out/report.html"
+"$ft" export -o "$out/trace.json" "$file" && echo "Perfetto/chrome://tracing JSON: $out/trace.json"
+banner "flytrap report (first 15 events; trace-cmd report prints the same lines)"
+"$ft" report "$file" | head -16
+echo
+echo "the trace: $file"
