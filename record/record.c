@@ -62,6 +62,7 @@
 #pragma weak rec_bpf_finish
 #pragma weak rec_bpf_close
 #pragma weak rec_bpf_error
+#pragma weak rec_bpf_get_stats
 
 static const char *const default_events[] = {
 	"sched:sched_switch",
@@ -129,6 +130,7 @@ struct session {
 	struct fmt_wbuf *wb;		/* the instance's pages */
 	struct fmt_wbuf *wb_top;
 	struct rec_tracer *tracer;
+	bool tracer_on;			/* a tracer or a kprobe was accepted */
 	struct rec_bpf *bpf;
 	pid_t child;
 	int child_go;			/* write end: releases the child into exec */
@@ -892,6 +894,14 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 	fprintf(m, "events=%llu\n", (unsigned long long)cpu_total(&s->ri, "read events", true));
 	fprintf(m, "overrun=%llu\n", (unsigned long long)cpu_total(&s->ri, "overrun", true));
 	fprintf(m, "dropped=%llu\n", (unsigned long long)cpu_total(&s->ri, "dropped events", true));
+	if (s->bpf && rec_bpf_get_stats) {
+		struct rec_bpf_stats bs;
+
+		rec_bpf_get_stats(s->bpf, &bs);
+		fprintf(m, "bpf_records=%llu\nbpf_drops=%llu\nbpf_bytes=%llu\nbpf_pages=%llu\n",
+			(unsigned long long)bs.records, (unsigned long long)bs.drops,
+			(unsigned long long)bs.bytes, (unsigned long long)bs.pages);
+	}
 	for (i = 0; i < s->ri.ncpus; i++) {
 		const struct rec_cpu *c = &s->ri.cpus[i];
 
@@ -993,6 +1003,8 @@ static int setup_tracer(struct session *s)
 		to.max_graph_depth = s->o->max_graph_depth;
 		to.func_stack = s->o->func_stack;
 		r = rec_tracer_set(s->tracer, &to, &err);
+		if (!r)
+			s->tracer_on = true;
 		if (r) {
 			/* a refused tracer is not a reason to record nothing */
 			ft_warn("%s; recording without the %s tracer", err ? err : strerror(-r),
@@ -1003,6 +1015,8 @@ static int setup_tracer(struct session *s)
 	}
 	for (i = 0; i < s->o->kprobes.n; i++) {
 		r = rec_tracer_add_kprobe(s->tracer, s->o->kprobes.v[i], &err);
+		if (!r)
+			s->tracer_on = true;
 		if (r) {
 			ft_warn("--kprobe '%s': %s; recording without it", s->o->kprobes.v[i],
 				err ? err : strerror(-r));
@@ -1367,6 +1381,13 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		lost += l;
 		bytes += c->bytes_read;
 	}
+	if (s->bpf && rec_bpf_get_stats) {
+		struct rec_bpf_stats bs;
+
+		rec_bpf_get_stats(s->bpf, &bs);
+		fprintf(stderr, "flytrap: BPF %12llu %12s %10llu\n", (unsigned long long)bs.written,
+			human(bs.bytes, b1, sizeof(b1)), (unsigned long long)bs.drops);
+	}
 	fprintf(stderr, "flytrap: wrote '%s': %s, %llu events in %.1f s (%s of ring buffer pages), %llu lost%s\n",
 		s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, (double)dur_ns / 1e9,
 		human(bytes, b2, sizeof(b2)), (unsigned long long)lost,
@@ -1443,6 +1464,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (rec_stop_signal)
 		goto out;
+	if (!s.ri.nevents && !s.tracer_on && !s.bpf) {
+		ft_error("nothing left to record: the kernel refused every source asked for");
+		goto out;
+	}
 
 	wo.compression = o.compression;
 	wo.zstd_level = o.level;
@@ -1481,8 +1506,9 @@ int cmd_record(int argc, char **argv)
 	}
 
 	if (!o.quiet)
-		fprintf(stderr, "flytrap: recording %d event%s on %d CPU%s into '%s' (%llu KiB buffer per CPU)%s\n",
+		fprintf(stderr, "flytrap: recording %d event%s%s%s on %d CPU%s into '%s' (%llu KiB buffer per CPU)%s\n",
 			s.ri.nevents, s.ri.nevents == 1 ? "" : "s",
+			s.tracer_on ? " + tracer" : "", s.bpf ? " + BPF" : "",
 			s.ri.ncpus, s.ri.ncpus == 1 ? "" : "s", o.output,
 			(unsigned long long)s.ri.buffer_kb,
 			o.cmd ? "" : o.duration_ns ? "" : "; Ctrl-C to stop");
