@@ -885,6 +885,9 @@ static void text_node(struct out *o, uint32_t nd, int depth)
 	if (o->err)
 		return;
 	if (nd) {
+		/* calls still open at the end made a node but carry nothing yet */
+		if (!n->count && !n->total)
+			return;
 		if (!visible(o, nd, depth)) {
 			o->hidden++;
 			return;
@@ -1135,11 +1138,11 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		free(o.path);
 		return o.err ? o.err : ferror(f) ? -EIO : 0;
 	}
-	fprintf(f, "Call graph of %s: %s (%s), %s..%s\n", op->path ? op->path : "input", src_names[s],
+	fprintf(f, "Call graph of %s\n  %s (%s), %s..%s\n", op->path ? op->path : "input", src_names[s],
 		s == S_CALLS ? "time in calls" : s == S_SAMPLES ? "stack samples" : "blocked time",
 		rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
 	if (s == S_CALLS)
-		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls; %" PRIu64 " still open at the end, %"
+		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n  %" PRIu64 " still open at the end, %"
 			PRIu64 " returns without a call\n", g->calls_total, rpt_fmt_dur(b3, sizeof(b3), o.total),
 			open_calls, g->unmatched);
 	else
@@ -1164,7 +1167,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		int nm = rpt_syms_missing(g->syms, miss, sizeof(miss));
 
 		if (nm)
-			fprintf(f, "note: no symbols for %d binar%s (%s); try --symfs DIR or --debug-dir DIR\n",
+			fprintf(f, "note: no symbols for %d binar%s (%s);\n      try --symfs DIR or --debug-dir DIR\n",
 				nm, nm == 1 ? "y" : "ies", miss);
 	}
 	return o.err ? o.err : ferror(f) ? -EIO : 0;

@@ -933,20 +933,28 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 				const char *bn = ctx->info->buffers[s->buffer].name;
 
 				fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", *bn ? bn : "(top)", *bn ? "\"" : "");
-				fprintf(out, "  CPU    events    lost markers  overrun   commit  dropped  "
-					"complete data\n");
+				fprintf(out, "  CPU     events      lost  markers   overrun    commit   dropped\n");
 				lastbuf = s->buffer;
 			}
 			kl = kernel_lost(s, &ov, &co, &dr);
-			fprintf(out, "  %3d %9" PRIu64 " %7" PRIu64 " %7" PRIu64, s->cpu, s->events,
+			fprintf(out, "  %3d %10" PRIu64 " %9" PRIu64 " %8" PRIu64, s->cpu, s->events,
 				s->end.present && kl > s->lost_marked ? kl : s->lost_marked, s->markers);
 			if (s->end.present)
-				fprintf(out, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64, ov, co, dr);
+				fprintf(out, " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n", ov, co, dr);
 			else
-				fprintf(out, " %8s %8s %8s", "-", "-", "-");
-			fprintf(out, "  %s..%s\n",
+				fprintf(out, " %9s %9s %9s\n", "-", "-", "-");
+		}
+		fputs("\ncomplete data (from the first record after the last loss marker)\n", out);
+		for (k = 0; k < ns; k++) {
+			const char *bn;
+
+			s = ss[k];
+			bn = ctx->info->buffers[s->buffer].name;
+			fprintf(out, "  %-10.10s CPU %-3d %s..%s%s\n", *bn ? bn : "(top)", s->cpu,
 				rpt_fmt_ts(b1, sizeof(b1), s->markers ? s->last_loss_ts : s->first_ts),
-				rpt_fmt_ts(b2, sizeof(b2), s->last_ts));
+				rpt_fmt_ts(b2, sizeof(b2), s->last_ts),
+				!s->markers && s->end.present && s->end.dropped > s->start.dropped ?
+				" (drops not marked)" : "");
 		}
 		if (x.nbpf) {
 			fputs("\nBPF ring buffer reservation failures\n  prog                      CPU     count\n", out);

@@ -836,6 +836,20 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	{
 		size_t wk = 0;
 
+		/* rows created by events outside the window carry nothing */
+		for (k = 0, wk = 0; k < nirqs; k++)
+			if (irqs[k]->count)
+				irqs[wk++] = irqs[k];
+		nirqs = wk;
+		for (k = 0, wk = 0; k < nsirqs; k++)
+			if (sirqs[k]->count)
+				sirqs[wk++] = sirqs[k];
+		nsirqs = wk;
+		for (k = 0, wk = 0; k < nsys; k++)
+			if (sys[k]->h.count)
+				sys[wk++] = sys[k];
+		nsys = wk;
+		wk = 0;
 		for (k = 0; k < ntasks; k++)
 			if (tasks[k]->pid != 0 && task_selected(ctx, tasks[k]->pid) &&
 			    (tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked || tasks[k]->sys_count))
@@ -983,7 +997,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
 				sirqs[k]->count, sirqs[k]->total, sirqs[k]->max);
 		}
-		fputs("],\"events\":[", out);
+		fputs("],\"event_types\":[", out);
 		for (i = 0; i < nrows; i++) {
 			fprintf(out, "%s{\"id\":%d,\"event\":", i ? "," : "", rows[i].id);
 			ft_json_str(out, type_label(ctx, rows[i].id, b1, sizeof(b1)));

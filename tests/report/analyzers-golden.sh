@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# callgraph, overhead and drops on the synthetic files of tests/data/ (made
+# by tests/tools/mkrpt.c, where every expected number is worked out) must
+# print exactly the checked-in outputs in tests/report/golden/.
+. "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+cd "$TOP" || exit 1
+[ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
+G=tests/report/golden
+
+check() {	# golden-file command...
+	local want=$1; shift
+	if "$FLYTRAP" "$@" > "$TMP/out" 2> "$TMP/err"; then
+		if diff -u "$G/$want" "$TMP/out" > "$TMP/diff"; then
+			ok "$want"
+		else
+			fail "$want differs:"; cat "$TMP/diff"
+		fi
+	else
+		fail "$want: flytrap $* failed: $(cat "$TMP/err")"
+	fi
+}
+
+check callgraph-graph.txt callgraph tests/data/rpt-graph.dat
+check callgraph-graph.folded callgraph --folded tests/data/rpt-graph.dat
+check callgraph-graph-pertask-depth2.txt callgraph --per-task --depth 2 tests/data/rpt-graph.dat
+check callgraph-graph-min20.txt callgraph --min-percent 20 tests/data/rpt-graph.dat
+check callgraph-stacks.txt callgraph tests/data/rpt-stacks.dat
+check callgraph-stacks-pertask.folded callgraph --folded --per-task tests/data/rpt-stacks.dat
+check overhead-sched.txt overhead tests/data/rpt-sched.dat
+check overhead-sched-window.txt overhead --from 10.020 --to 10.040 tests/data/rpt-sched.dat
+check overhead-sched-pid100.txt overhead --pid 100 tests/data/rpt-sched.dat
+check drops-drops.txt drops tests/data/rpt-drops.dat
+check drops-drops-100ms.txt drops --window 100ms tests/data/rpt-drops.dat
+
+# every text line of every golden output fits 80 columns
+for f in "$G"/*.txt; do
+	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$f")
+	[ "$w" -le 80 ] || fail "$f has a line of $w columns"
+done
+finish
