@@ -84,6 +84,8 @@ struct thr {
 	struct oslice *open;
 	uint64_t last_start, last_end;	/* most recently closed slice */
 	bool used;		/* something was written on this track */
+	uint8_t ptlen;
+	char pt[40];		/* ,"pid":P,"tid":T */
 };
 
 struct cpu_state {
@@ -165,18 +167,33 @@ static inline void j_raw(struct jout *j, const char *s, size_t n)
 
 #define J_LIT(j, s) j_raw(j, s, sizeof(s) - 1)
 
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 static inline void j_u64(struct jout *j, uint64_t v)
 {
 	char t[24];
-	int n = 0;
+	int n = 24, l;
 
 	j_need(j, 24);
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		j->buf[j->len++] = t[--n];
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		n -= 2;
+		memcpy(t + n, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(t + n, digits2 + 2 * v, 2);
+	} else {
+		t[--n] = (char)('0' + v);
+	}
+	l = 24 - n;
+	memcpy(j->buf + j->len, t + n, (size_t)l);
+	j->len += (size_t)l;
 }
 
 static inline void j_i64(struct jout *j, int64_t v)
@@ -280,22 +297,36 @@ static void j_str(struct jout *j, const char *s)
 }
 
 /* Start an event object: {"ph":"P","ts":T,"pid":P,"tid":T */
-static void j_ev(struct jout *j, char ph, uint64_t ts, int32_t pid, int32_t tid)
+static inline void j_ev_head(struct jout *j, char ph, uint64_t ts)
 {
+	j_need(j, 16);
 	if (j->first) {
-		J_LIT(j, "\n{\"ph\":\"");
+		memcpy(j->buf + j->len, "\n{\"ph\":\"", 8);
+		j->len += 8;
 		j->first = false;
 	} else {
-		J_LIT(j, ",\n{\"ph\":\"");
+		memcpy(j->buf + j->len, ",\n{\"ph\":\"", 9);
+		j->len += 9;
 	}
-	j_need(j, 1);
 	j->buf[j->len++] = ph;
 	J_LIT(j, "\",\"ts\":");
 	j_us(j, ts);
+}
+
+static void j_ev(struct jout *j, char ph, uint64_t ts, int32_t pid, int32_t tid)
+{
+	j_ev_head(j, ph, ts);
 	J_LIT(j, ",\"pid\":");
 	j_i64(j, pid);
 	J_LIT(j, ",\"tid\":");
 	j_i64(j, tid);
+}
+
+/* Same with the ,"pid":P,"tid":T text of a thread formatted once. */
+static inline void j_ev_pt(struct jout *j, char ph, uint64_t ts, const char *pt, size_t ptlen)
+{
+	j_ev_head(j, ph, ts);
+	j_raw(j, pt, ptlen);
 }
 
 /* ---- tasks ----------------------------------------------------------------- */
@@ -344,6 +375,7 @@ static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid,
 			t->pid = tgid > 0 ? tgid : tid;
 			t->tid = tid;
 		}
+		t->ptlen = (uint8_t)snprintf(t->pt, sizeof(t->pt), ",\"pid\":%d,\"tid\":%d", t->pid, t->tid);
 	}
 	return t;
 }
@@ -388,7 +420,7 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 	t->nopen--;
 	if (t->nopen)
 		t->open[t->nopen - 1].child_ns += dur;
-	j_ev(&x->j, 'E', ts, t->pid, t->tid);
+	j_ev_pt(&x->j, 'E', ts, t->pt, t->ptlen);
 	if (has_ret) {
 		J_LIT(&x->j, ",\"args\":{\"ret\":");
 		j_i64(&x->j, ret);
@@ -422,12 +454,16 @@ static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, 
 	t->open[t->nopen].key = key;
 	t->open[t->nopen].kind = kind;
 	t->open[t->nopen].child_ns = 0;
-	snprintf(t->open[t->nopen].name, sizeof(t->open[t->nopen].name), "%.*s",
-		 (int)(namelen < 62 ? namelen : 62), name);
+	if (x->hd) {
+		size_t l = strnlen(name, namelen < 62 ? namelen : 62);
+
+		memcpy(t->open[t->nopen].name, name, l);
+		t->open[t->nopen].name[l] = '\0';
+	}
 	t->nopen++;
 	t->used = true;
 	x->slices++;
-	j_ev(&x->j, 'B', ts, t->pid, t->tid);
+	j_ev_pt(&x->j, 'B', ts, t->pt, t->ptlen);
 	J_LIT(&x->j, ",\"name\":");
 	j_strn(&x->j, name, namelen);
 	J_LIT(&x->j, ",\"cat\":\"");
@@ -477,7 +513,7 @@ static bool complete_ok(const struct thr *t, uint64_t start)
 static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 		     const char *name, size_t namelen, const char *cat)
 {
-	j_ev(&x->j, 'X', start, t->pid, t->tid);
+	j_ev_pt(&x->j, 'X', start, t->pt, t->ptlen);
 	J_LIT(&x->j, ",\"dur\":");
 	j_us(&x->j, end - start);
 	J_LIT(&x->j, ",\"name\":");
@@ -602,18 +638,17 @@ static const char *softirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
 };
 
-/* "ufunc.N=NAME" lines of the META option name BPF-traced user functions. */
-static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
+/*
+ * Value of the META line "key=..." (the key includes the '='): pointer and
+ * length up to the end of the line; NULL when absent.  n-th match only.
+ */
+static const char *meta_value(const char *meta, const char *key, int nth, size_t *len)
 {
-	char key[32];
+	size_t kl = strlen(key);
 	const char *p;
-	int kl;
 
-	if (!x->meta)
-		return NULL;
-	kl = snprintf(key, sizeof(key), "ufunc.%u=", func);
-	for (p = x->meta; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, (size_t)kl)) {
+	for (p = meta; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, kl) && nth-- == 0) {
 			const char *e = strchr(p + kl, '\n');
 
 			*len = e ? (size_t)(e - p - kl) : strlen(p + kl);
@@ -621,6 +656,63 @@ static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * BPF-traced user functions are named by "bpf_ufunc=N BINARY NAME 0xADDR"
+ * lines of the META option (record/bpf.c).
+ */
+static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
+{
+	const char *v;
+	size_t vl;
+	int k;
+
+	if (!x->meta)
+		return NULL;
+	for (k = 0; (v = meta_value(x->meta, "bpf_ufunc=", k, &vl)); k++) {
+		const char *end = v + vl, *b, *nm;
+		char *num_end;
+		unsigned long n = strtoul(v, &num_end, 10);
+
+		if (num_end == v || n != func || num_end >= end || *num_end != ' ')
+			continue;
+		b = num_end + 1;
+		nm = memchr(b, ' ', (size_t)(end - b));
+		if (!nm)
+			return NULL;
+		nm++;
+		v = memchr(nm, ' ', (size_t)(end - nm));
+		*len = v ? (size_t)(v - nm) : (size_t)(end - nm);
+		return *len ? nm : NULL;
+	}
+	return NULL;
+}
+
+/* Name of BPF program slot prog from "bpf_progs=a,b,c", into buf. */
+static const char *bpf_prog_name(const struct exp *x, uint32_t prog, char *buf, size_t blen)
+{
+	size_t vl = 0;
+	const char *v = x->meta ? meta_value(x->meta, "bpf_progs=", 0, &vl) : NULL, *end;
+	uint32_t k = 0;
+
+	snprintf(buf, blen, "program %u", prog);
+	if (!v)
+		return buf;
+	end = v + vl;
+	while (v < end) {
+		const char *c = memchr(v, ',', (size_t)(end - v));
+		size_t l = c ? (size_t)(c - v) : (size_t)(end - v);
+
+		if (k++ == prog) {
+			snprintf(buf, blen, "%.*s", (int)(l < 60 ? l : 60), v);
+			break;
+		}
+		if (!c)
+			break;
+		v = c + 1;
+	}
+	return buf;
 }
 
 /* ---- per event ------------------------------------------------------------- */
@@ -746,14 +838,15 @@ static void irq_unended(struct exp *x, int cpu)
 	x->instants++;
 }
 
-static void syscall_name(struct exp *x, int64_t nr, char *buf, size_t len)
+/* Name of syscall nr: the static table entry, or "syscall_NR" formatted into buf. */
+static const char *syscall_name(struct exp *x, int64_t nr, char *buf, size_t len)
 {
 	const char *n = rpt_syscall_name(x->abi, (long)nr);
 
 	if (n)
-		snprintf(buf, len, "%s", n);
-	else
-		snprintf(buf, len, "syscall_%" PRId64, nr);
+		return n;
+	snprintf(buf, len, "syscall_%" PRId64, nr);
+	return buf;
 }
 
 static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
@@ -810,11 +903,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			close_top(x, t, ts);
 			x->forced_ends++;
 		}
-		if (et->kind == K_SYS_ENTER)
-			snprintf(name, sizeof(name), "%s", et->name);
-		else
-			syscall_name(x, nr, name, sizeof(name));
-		open_slice(x, t, ts, S_SYSCALL, (uint64_t)nr, name, strlen(name), "syscall");
+		s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
+		open_slice(x, t, ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), "syscall");
 		break;
 	}
 	case K_RAW_SYS_EXIT:
@@ -902,8 +992,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			x->unnested++;
 			break;
 		}
-		syscall_name(x, nr, name, sizeof(name));
-		complete(x, t, ts - dur, ts, name, strlen(name), "syscall");
+		s = syscall_name(x, nr, name, sizeof(name));
+		complete(x, t, ts - dur, ts, s, strlen(s), "syscall");
 		J_LIT(&x->j, ",\"args\":{\"ret\":");
 		j_i64(&x->j, ret);
 		J_LIT(&x->j, "}}");
@@ -1015,7 +1105,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			if (!t)
 				break;
 			t->used = true;
-			j_ev(&x->j, 'i', ts, t->pid, t->tid);
+			j_ev_pt(&x->j, 'i', ts, t->pt, t->ptlen);
 			J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
 			j_str(&x->j, et->evname ? et->evname : "unknown event");
 			J_LIT(&x->j, ",\"args\":{\"cpu\":");
@@ -1149,6 +1239,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 
 		for (i = 0; i < cnt; i++) {
 			struct fmt_bpf_drop dr;
+			char pname[64];
 			uint64_t ts;
 
 			memcpy(&dr.ts, p + i * 24, 8);
@@ -1172,7 +1263,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 			J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"BPF records lost\",\"cat\":\"drops\",\"args\":{\"count\":");
 			j_u64(&x->j, dr.count);
 			J_LIT(&x->j, ",\"program\":");
-			j_u64(&x->j, dr.prog);
+			j_str(&x->j, bpf_prog_name(x, dr.prog, pname, sizeof(pname)));
 			J_LIT(&x->j, "}}");
 			if (x->hd) {
 				exp_tl_loss(&x->hd->tl, ts, (int64_t)dr.count, true);
@@ -1260,7 +1351,7 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		j_u64(&x->j, x->sched_slices + x->irq_slices);
 		J_LIT(&x->j, ",\"exits_without_entry\":");
 		j_u64(&x->j, x->orphans);
-		J_LIT(&x->j, ",\"ended_at_lost_exit\":");
+		J_LIT(&x->j, ",\"closed_without_exit\":");
 		j_u64(&x->j, x->forced_ends);
 		J_LIT(&x->j, ",\"not_nested\":");
 		j_u64(&x->j, x->unnested + x->too_deep);
