@@ -1,0 +1,1419 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Compiled event formatters (see fastprint.h).
+ *
+ * libtraceevent keeps a parsed print format per event, but still walks it
+ * per record: every conversion goes through vsnprintf, every atom through
+ * strtoull, field names are looked up with strcmp and the result is copied
+ * through a temporary trace_seq.  Most events in real traces use a tiny
+ * subset of the print-format language, so we translate that subset once
+ * per event type into operations that read the record directly, and
+ * decline anything else.
+ *
+ * The translation mirrors libtraceevent 1.7's own reading of the format:
+ * the literal text with its backslash escapes and "%%", one argument per
+ * conversion, integers read unsigned from the record and then passed to
+ * printf as char/short/int/long/long long according to the h/l modifiers,
+ * casts that only mask, "%s" of a char array printed up to its first NUL,
+ * "%s" of __get_str() printed as a C string unless the __data_loc length
+ * is 0.  The differential test (tests/unit/test_rpt_fastprint.c) holds it
+ * to the library's output.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fastprint.h"
+
+/* ---- compiled representation ------------------------------------------ */
+
+/* A numeric expression over the record (the eval_num_arg() subset we take). */
+enum xkind {
+	X_CONST,	/* val */
+	X_FIELD,	/* size bytes at offset, unsigned */
+	X_CAST,		/* a, masked with val when val != 0 */
+	X_INDEX,	/* size bytes at offset + a * size, then masked with val when val != 0 */
+	X_BINOP,	/* a op b (both evaluated, like libtraceevent) */
+	X_COND,		/* a ? b : c */
+};
+
+struct xnode {
+	enum xkind kind;
+	int offset;
+	int size;
+	char op[3];
+	uint64_t val;
+	struct xnode *a, *b, *c;
+	struct xnode *pool_next;	/* every node of a type, for freeing */
+};
+
+enum okind {
+	O_LIT,		/* text */
+	O_INT,		/* d i u x X o c */
+	O_PTR,		/* plain %p */
+	O_STR_FIELD,	/* %s of a fixed-size field, up to its first NUL */
+	O_STR_DYN,	/* %s of __get_str() */
+	O_STR_CONST,	/* %s of a string atom */
+};
+
+struct fop {
+	enum okind kind;
+	char conv;
+	uint8_t bits;		/* O_INT: width of the C argument printf sees */
+	bool sgn;		/* O_INT: signed conversion (d, i) */
+	bool minus, zero, plus, hash;
+	int width;		/* -1: none */
+	int prec;		/* -1: none */
+	char *text;		/* O_LIT, O_STR_CONST (owned) */
+	size_t textlen;
+	struct xnode *x;	/* O_INT, O_PTR */
+	int foff, fsize;	/* O_STR_FIELD / O_STR_DYN: the field */
+	bool rel;		/* O_STR_DYN: __rel_loc */
+};
+
+enum tkind {
+	T_UNSEEN = 0,
+	T_DECLINED,
+	T_GENERIC,
+	T_SWITCH,	/* plugin_sched_switch: sched_switch */
+	T_WAKEUP,	/* plugin_sched_switch: sched_wakeup, sched_wakeup_new */
+};
+
+struct sfield {
+	int off, size;
+	bool ok;
+};
+
+struct ftype {
+	enum tkind kind;
+	const char *why;		/* T_DECLINED: static reason */
+	tep_event_handler_func handler;	/* what the type was compiled against */
+	int flags;
+	int min_size;			/* records shorter than this are declined */
+	int nops;
+	struct fop *ops;
+	struct xnode *pool;
+	/* T_SWITCH / T_WAKEUP */
+	struct sfield pid, prio, state, next_pid, next_prio, success, target_cpu;
+	struct sfield comm, next_comm;
+};
+
+struct rpt_fastprint {
+	struct tep_handle *tep;
+	bool swap;		/* file byte order differs from ours */
+	int long_size;
+	struct ftype **types;	/* by event ID */
+	int ntypes;
+	char *buf;		/* the text being built; appended to s only on success */
+	size_t len, cap;
+	bool oom;
+	struct rpt_fastprint_stats st;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static inline uint64_t rd(const struct rpt_fastprint *fp, const uint8_t *p, int size)
+{
+	uint16_t v2;
+	uint32_t v4;
+	uint64_t v8;
+
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v2, p, 2);
+		return fp->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return fp->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return fp->swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return 0;
+	}
+}
+
+static bool reserve(struct rpt_fastprint *fp, size_t n)
+{
+	size_t cap;
+	char *nb;
+
+	if (fp->len + n <= fp->cap)
+		return true;
+	cap = fp->cap ? fp->cap : 256;
+	while (cap < fp->len + n)
+		cap *= 2;
+	nb = realloc(fp->buf, cap);
+	if (!nb) {
+		fp->oom = true;
+		return false;
+	}
+	fp->buf = nb;
+	fp->cap = cap;
+	return true;
+}
+
+static inline void put(struct rpt_fastprint *fp, const char *p, size_t n)
+{
+	if (!reserve(fp, n))
+		return;
+	memcpy(fp->buf + fp->len, p, n);
+	fp->len += n;
+}
+
+static inline void putch(struct rpt_fastprint *fp, char c)
+{
+	if (fp->len < fp->cap || reserve(fp, 1))
+		fp->buf[fp->len++] = c;
+}
+
+static void putpad(struct rpt_fastprint *fp, char c, int n)
+{
+	if (n <= 0 || !reserve(fp, n))
+		return;
+	memset(fp->buf + fp->len, c, n);
+	fp->len += n;
+}
+
+/* printf's integer conversions, for the flags the compiler accepted. */
+static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
+{
+	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+	const char *dig = op->conv == 'X' ? upper : lower;
+	char tmp[24];
+	int nd = 0, zeros = 0, len, pad;
+	unsigned base = 10;
+	const char *prefix = "";
+	char sign = 0;
+	uint64_t mag;
+
+	if (op->bits < 64) {
+		uint64_t m = (1ULL << op->bits) - 1;
+
+		v &= m;
+		if (op->sgn && (v >> (op->bits - 1)))
+			v |= ~m;
+	}
+	if (op->conv == 'c') {
+		pad = op->width - 1;
+		if (!op->minus)
+			putpad(fp, ' ', pad);
+		putch(fp, (char)(unsigned char)v);
+		if (op->minus)
+			putpad(fp, ' ', pad);
+		return;
+	}
+	if (op->sgn && (int64_t)v < 0) {
+		sign = '-';
+		mag = -v;
+	} else {
+		mag = v;
+		if (op->sgn && op->plus)
+			sign = '+';
+	}
+	if (op->conv == 'x' || op->conv == 'X')
+		base = 16;
+	else if (op->conv == 'o')
+		base = 8;
+	if (base == 10) {
+		while (mag) {
+			tmp[nd++] = (char)('0' + mag % 10);
+			mag /= 10;
+		}
+	} else {
+		unsigned shift = base == 16 ? 4 : 3;
+
+		if (op->hash && base == 16 && mag)
+			prefix = op->conv == 'X' ? "0X" : "0x";
+		while (mag) {
+			tmp[nd++] = dig[mag & (base - 1)];
+			mag >>= shift;
+		}
+	}
+	if (op->prec >= 0)
+		zeros = op->prec > nd ? op->prec - nd : 0;
+	else if (!nd)
+		zeros = 1;
+	if (op->hash && base == 8 && !zeros)
+		zeros = 1;
+	len = (sign ? 1 : 0) + (int)strlen(prefix) + zeros + nd;
+	pad = op->width - len;
+	if (!op->minus && !(op->zero && op->prec < 0))
+		putpad(fp, ' ', pad);
+	if (sign)
+		putch(fp, sign);
+	put(fp, prefix, strlen(prefix));
+	if (!op->minus && op->zero && op->prec < 0)
+		putpad(fp, '0', pad);
+	putpad(fp, '0', zeros);
+	if (reserve(fp, nd))
+		while (nd)
+			fp->buf[fp->len++] = tmp[--nd];
+	if (op->minus)
+		putpad(fp, ' ', pad);
+}
+
+static void put_str(struct rpt_fastprint *fp, const struct fop *op, const char *p, size_t n)
+{
+	int pad;
+
+	if (op->prec >= 0 && n > (size_t)op->prec)
+		n = op->prec;
+	pad = op->width > (int)n ? op->width - (int)n : 0;
+	if (!op->minus)
+		putpad(fp, ' ', pad);
+	put(fp, p, n);
+	if (op->minus)
+		putpad(fp, ' ', pad);
+}
+
+/* Decimal of an unsigned value, no padding (the sched formatters). */
+static void put_u64(struct rpt_fastprint *fp, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (reserve(fp, n))
+		while (n)
+			fp->buf[fp->len++] = tmp[--n];
+}
+
+static void put_s64(struct rpt_fastprint *fp, int64_t v)
+{
+	if (v < 0) {
+		putch(fp, '-');
+		put_u64(fp, -(uint64_t)v);
+	} else {
+		put_u64(fp, v);
+	}
+}
+
+/* ---- expression evaluation --------------------------------------------- */
+
+static bool xeval(const struct rpt_fastprint *fp, const struct xnode *x,
+		  const uint8_t *d, int size, uint64_t *out)
+{
+	uint64_t a, b;
+
+	switch (x->kind) {
+	case X_CONST:
+		*out = x->val;
+		return true;
+	case X_FIELD:
+		/* offset + size <= min_size, checked once per record */
+		*out = rd(fp, d + x->offset, x->size);
+		return true;
+	case X_CAST:
+		if (!xeval(fp, x->a, d, size, &a))
+			return false;
+		*out = x->val ? a & x->val : a;
+		return true;
+	case X_INDEX: {
+		uint64_t off;
+
+		if (!xeval(fp, x->a, d, size, &a))
+			return false;
+		/* an index past the record: libtraceevent reads garbage or warns */
+		if (a > (uint64_t)size)
+			return false;
+		off = (uint64_t)x->offset + a * (uint64_t)x->size;
+		if (off + x->size > (uint64_t)size)
+			return false;
+		a = rd(fp, d + off, x->size);
+		*out = x->val ? a & x->val : a;
+		return true;
+	}
+	case X_COND:
+		if (!xeval(fp, x->a, d, size, &a))
+			return false;
+		return xeval(fp, a ? x->b : x->c, d, size, out);
+	case X_BINOP:
+		if (!xeval(fp, x->a, d, size, &a) || !xeval(fp, x->b, d, size, &b))
+			return false;
+		switch (x->op[0]) {
+		case '!':
+			*out = x->op[1] ? a != b : !b;
+			return true;
+		case '~':
+			*out = ~b;
+			return true;
+		case '|':
+			*out = x->op[1] ? (a || b) : (a | b);
+			return true;
+		case '&':
+			*out = x->op[1] ? (a && b) : (a & b);
+			return true;
+		case '<':
+			if (x->op[1] == '<') {
+				if (b >= 64)
+					return false;
+				*out = a << b;
+			} else {
+				*out = x->op[1] ? a <= b : a < b;
+			}
+			return true;
+		case '>':
+			if (x->op[1] == '>') {
+				if (b >= 64)
+					return false;
+				*out = a >> b;
+			} else {
+				*out = x->op[1] ? a >= b : a > b;
+			}
+			return true;
+		case '=':
+			*out = a == b;
+			return true;
+		case '-':
+			*out = a - b;
+			return true;
+		case '+':
+			*out = a + b;
+			return true;
+		case '*':
+			*out = a * b;
+			return true;
+		case '/':
+			if (!b)
+				return false;
+			*out = a / b;
+			return true;
+		case '%':
+			if (!b)
+				return false;
+			*out = a % b;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+static inline bool xget(const struct rpt_fastprint *fp, const struct xnode *x,
+			const uint8_t *d, int size, uint64_t *out)
+{
+	if (x->kind == X_FIELD) {
+		*out = rd(fp, d + x->offset, x->size);
+		return true;
+	}
+	return xeval(fp, x, d, size, out);
+}
+
+/* ---- compiling ---------------------------------------------------------- */
+
+struct cc {
+	struct rpt_fastprint *fp;
+	struct tep_event *event;
+	struct ftype *t;
+	const char *why;
+	int cap;
+};
+
+static struct xnode *xnew(struct cc *c, enum xkind kind)
+{
+	struct xnode *x = calloc(1, sizeof(*x));
+
+	if (!x) {
+		c->why = "out of memory";
+		return NULL;
+	}
+	x->kind = kind;
+	x->pool_next = c->t->pool;
+	c->t->pool = x;
+	return x;
+}
+
+static void need(struct cc *c, int end)
+{
+	if (end > c->t->min_size)
+		c->t->min_size = end;
+}
+
+static struct tep_format_field *arg_field(struct cc *c, struct tep_print_arg *arg)
+{
+	struct tep_format_field *f = arg->field.field;
+
+	if (!f && arg->field.name)
+		f = tep_find_any_field(c->event, arg->field.name);
+	if (!f)
+		c->why = "unknown field";
+	return f;
+}
+
+/*
+ * What libtraceevent's cast evaluation does to a value: mask for the sized
+ * integer types it knows, nothing for anything else.  Returns the mask, 0
+ * for "unchanged".
+ */
+static uint64_t cast_mask(const char *type)
+{
+	size_t len = strlen(type);
+
+	if (!len || type[len - 1] == '*' || !strncmp(type, "struct", 6))
+		return 0;
+	if (!strcmp(type, "u8") || !strcmp(type, "s8"))
+		return 0xff;
+	if (!strcmp(type, "u16") || !strcmp(type, "s16"))
+		return 0xffff;
+	if (!strcmp(type, "u32") || !strcmp(type, "s32"))
+		return 0xffffffff;
+	if (!strcmp(type, "u64") || !strcmp(type, "s64"))
+		return 0;
+	if (!strncmp(type, "unsigned ", 9))
+		type += 9;
+	if (!strcmp(type, "char"))
+		return 0xff;
+	if (!strcmp(type, "short"))
+		return 0xffff;
+	if (!strcmp(type, "int"))
+		return 0xffffffff;
+	return 0;
+}
+
+static bool good_size(int size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int depth)
+{
+	struct xnode *x = NULL;
+
+	if (!arg || depth > 32) {
+		c->why = "expression";
+		return NULL;
+	}
+	switch (arg->type) {
+	case TEP_PRINT_NULL:
+		x = xnew(c, X_CONST);
+		break;
+	case TEP_PRINT_ATOM: {
+		const char *a = arg->atom.atom;
+		uint64_t v;
+
+		if (!a) {
+			c->why = "atom";
+			return NULL;
+		}
+		v = strtoull(a, NULL, 0);
+		/* a zero that is not a number is a kernel symbol name */
+		if (!v && !isdigit((unsigned char)a[0])) {
+			c->why = "symbol atom";
+			return NULL;
+		}
+		x = xnew(c, X_CONST);
+		if (x)
+			x->val = v;
+		break;
+	}
+	case TEP_PRINT_FIELD: {
+		struct tep_format_field *f = arg_field(c, arg);
+
+		if (!f)
+			return NULL;
+		if (!good_size(f->size) || f->offset < 0) {
+			c->why = "field size";
+			return NULL;
+		}
+		x = xnew(c, X_FIELD);
+		if (x) {
+			x->offset = f->offset;
+			x->size = f->size;
+			need(c, f->offset + f->size);
+		}
+		break;
+	}
+	case TEP_PRINT_TYPE:
+		if (!arg->typecast.type) {
+			c->why = "cast";
+			return NULL;
+		}
+		x = xnew(c, X_CAST);
+		if (!x)
+			return NULL;
+		x->val = cast_mask(arg->typecast.type);
+		x->a = compile_num(c, arg->typecast.item, depth + 1);
+		if (!x->a)
+			return NULL;
+		break;
+	case TEP_PRINT_OP: {
+		const char *op = arg->op.op;
+
+		if (!op || strlen(op) > 2) {
+			c->why = "operator";
+			return NULL;
+		}
+		if (!strcmp(op, "[")) {
+			struct tep_print_arg *l = arg->op.left, *typearg = NULL;
+			struct tep_format_field *f;
+
+			while (l && l->type == TEP_PRINT_TYPE) {
+				if (!typearg)
+					typearg = l;
+				l = l->typecast.item;
+			}
+			if (!l || l->type != TEP_PRINT_FIELD) {
+				c->why = "index of a non-field";
+				return NULL;
+			}
+			f = arg_field(c, l);
+			if (!f)
+				return NULL;
+			if (!good_size(f->elementsize) || f->offset < 0) {
+				c->why = "element size";
+				return NULL;
+			}
+			x = xnew(c, X_INDEX);
+			if (!x)
+				return NULL;
+			x->offset = f->offset;
+			x->size = f->elementsize;
+			if (typearg) {
+				/* libtraceevent strips the " *" of the cast's pointer type */
+				const char *ty = typearg->typecast.type;
+				size_t len = ty ? strlen(ty) : 0;
+				char buf[64];
+
+				if (len < 2 || len >= sizeof(buf) || ty[len - 1] != '*') {
+					c->why = "cast of an element";
+					return NULL;
+				}
+				memcpy(buf, ty, len - 2);
+				buf[len - 2] = 0;
+				x->val = cast_mask(buf);
+			}
+			x->a = compile_num(c, arg->op.right, depth + 1);
+			if (!x->a)
+				return NULL;
+			break;
+		}
+		if (!strcmp(op, "?")) {
+			struct tep_print_arg *r = arg->op.right;
+
+			if (!r || r->type != TEP_PRINT_OP || !r->op.op || strcmp(r->op.op, ":")) {
+				c->why = "ternary";
+				return NULL;
+			}
+			x = xnew(c, X_COND);
+			if (!x)
+				return NULL;
+			x->a = compile_num(c, arg->op.left, depth + 1);
+			x->b = x->a ? compile_num(c, r->op.left, depth + 1) : NULL;
+			x->c = x->b ? compile_num(c, r->op.right, depth + 1) : NULL;
+			if (!x->c)
+				return NULL;
+			break;
+		}
+		if (!(!strcmp(op, "!") || !strcmp(op, "!=") || !strcmp(op, "~") ||
+		      !strcmp(op, "|") || !strcmp(op, "||") || !strcmp(op, "&") ||
+		      !strcmp(op, "&&") || !strcmp(op, "<") || !strcmp(op, "<<") ||
+		      !strcmp(op, "<=") || !strcmp(op, ">") || !strcmp(op, ">>") ||
+		      !strcmp(op, ">=") || !strcmp(op, "==") || !strcmp(op, "-") ||
+		      !strcmp(op, "+") || !strcmp(op, "*") || !strcmp(op, "/") ||
+		      !strcmp(op, "%"))) {
+			c->why = "operator";
+			return NULL;
+		}
+		x = xnew(c, X_BINOP);
+		if (!x)
+			return NULL;
+		strcpy(x->op, op);
+		/* libtraceevent evaluates both sides, even of a unary operator */
+		x->a = compile_num(c, arg->op.left, depth + 1);
+		x->b = x->a ? compile_num(c, arg->op.right, depth + 1) : NULL;
+		if (!x->b)
+			return NULL;
+		break;
+	}
+	case TEP_PRINT_FLAGS:
+		c->why = "__print_flags";
+		return NULL;
+	case TEP_PRINT_SYMBOL:
+		c->why = "__print_symbolic";
+		return NULL;
+	case TEP_PRINT_FUNC:
+		c->why = "function";
+		return NULL;
+	default:
+		c->why = "argument kind";
+		return NULL;
+	}
+	return x;
+}
+
+static struct fop *newop(struct cc *c, enum okind kind)
+{
+	struct ftype *t = c->t;
+	struct fop *op;
+
+	if (t->nops == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 8;
+		struct fop *n = realloc(t->ops, cap * sizeof(*n));
+
+		if (!n) {
+			c->why = "out of memory";
+			return NULL;
+		}
+		t->ops = n;
+		c->cap = cap;
+	}
+	op = &t->ops[t->nops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->width = -1;
+	op->prec = -1;
+	return op;
+}
+
+static bool add_lit(struct cc *c, const char *p, size_t n)
+{
+	struct fop *op;
+
+	if (!n)
+		return true;
+	/* merge with a literal right before */
+	if (c->t->nops && c->t->ops[c->t->nops - 1].kind == O_LIT) {
+		op = &c->t->ops[c->t->nops - 1];
+		char *nt = realloc(op->text, op->textlen + n + 1);
+
+		if (!nt) {
+			c->why = "out of memory";
+			return false;
+		}
+		memcpy(nt + op->textlen, p, n);
+		op->textlen += n;
+		nt[op->textlen] = 0;
+		op->text = nt;
+		return true;
+	}
+	op = newop(c, O_LIT);
+	if (!op)
+		return false;
+	op->text = malloc(n + 1);
+	if (!op->text) {
+		c->why = "out of memory";
+		return false;
+	}
+	memcpy(op->text, p, n);
+	op->text[n] = 0;
+	op->textlen = n;
+	return true;
+}
+
+/*
+ * Literal text up to the next conversion, with libtraceevent's escapes.
+ * Returns the characters consumed, or -1 to decline.
+ */
+static int compile_lit(struct cc *c, const char *f)
+{
+	const char *start = f;
+	char buf[256];
+	size_t n = 0;
+
+	for (; *f; f++) {
+		char ch = *f;
+
+		if (ch == '\\') {
+			f++;
+			switch (*f) {
+			case 'n':
+				ch = '\n';
+				break;
+			case 't':
+				ch = '\t';
+				break;
+			case 'r':
+				ch = '\r';
+				break;
+			case 0:
+				/* libtraceevent would read past the string */
+				c->why = "trailing backslash";
+				return -1;
+			default:
+				ch = *f;
+				break;
+			}
+		} else if (ch == '%') {
+			if (f[1] != '%')
+				break;
+			f++;
+		}
+		if (n == sizeof(buf)) {
+			if (!add_lit(c, buf, n))
+				return -1;
+			n = 0;
+		}
+		buf[n++] = ch;
+	}
+	if (!add_lit(c, buf, n))
+		return -1;
+	return (int)(f - start);
+}
+
+static bool compile_str_arg(struct cc *c, struct fop *op, struct tep_print_arg *arg)
+{
+	struct tep_format_field *f;
+
+	switch (arg->type) {
+	case TEP_PRINT_ATOM:
+		if (!arg->atom.atom) {
+			c->why = "atom";
+			return false;
+		}
+		op->kind = O_STR_CONST;
+		op->textlen = strlen(arg->atom.atom);
+		op->text = strdup(arg->atom.atom);
+		if (!op->text) {
+			c->why = "out of memory";
+			return false;
+		}
+		return true;
+	case TEP_PRINT_FIELD:
+		f = arg_field(c, arg);
+		if (!f)
+			return false;
+		/* a long-sized scalar printed with %s is looked up as a printk string */
+		if (!(f->flags & TEP_FIELD_IS_ARRAY) && f->size == c->fp->long_size) {
+			c->why = "%s of a pointer";
+			return false;
+		}
+		if (f->size <= 0 || f->offset < 0 || (f->flags & TEP_FIELD_IS_DYNAMIC)) {
+			c->why = "%s field size";
+			return false;
+		}
+		op->kind = O_STR_FIELD;
+		op->foff = f->offset;
+		op->fsize = f->size;
+		need(c, f->offset + f->size);
+		return true;
+	case TEP_PRINT_STRING:
+		f = arg->string.field;
+		if (!f && arg->string.string)
+			f = tep_find_any_field(c->event, arg->string.string);
+		if (!f || f->size != 4 || f->offset < 0) {
+			c->why = "__get_str field";
+			return false;
+		}
+		op->kind = O_STR_DYN;
+		op->foff = f->offset;
+		op->fsize = f->size;
+		op->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+		need(c, f->offset + f->size);
+		return true;
+	case TEP_PRINT_FLAGS:
+		c->why = "__print_flags";
+		return false;
+	case TEP_PRINT_SYMBOL:
+		c->why = "__print_symbolic";
+		return false;
+	case TEP_PRINT_OP:
+		c->why = "%s of an expression";
+		return false;
+	default:
+		c->why = "%s argument kind";
+		return false;
+	}
+}
+
+/*
+ * One conversion starting at f ('%'), with libtraceevent's reading of it:
+ * the characters it skips over, then the conversion letter.  Only specs that
+ * are also plain printf syntax are taken.  Returns the characters consumed,
+ * or -1 to decline.
+ */
+static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp)
+{
+	const char *start = f, *p;
+	struct tep_print_arg *arg = *argp;
+	struct fop *op;
+	char conv;
+	int ls = 0, len;
+
+	for (f++; *f; f++) {
+		if (strchr("#hlLzZ.0123456789-", *f))
+			continue;
+		break;
+	}
+	conv = *f;
+	if (!conv) {
+		c->why = "unterminated conversion";
+		return -1;
+	}
+	if (conv == '*') {
+		c->why = "%*";
+		return -1;
+	}
+	/*
+	 * libtraceevent 1.7 does not know '+' or %c: it prints ">+<" / ">c<"
+	 * and shifts the arguments; leave that to it.
+	 */
+	if (conv == '+' || conv == 'c' || !strchr("duixXops", conv)) {
+		c->why = "conversion letter";
+		return -1;
+	}
+	if (!arg) {
+		c->why = "missing argument";
+		return -1;
+	}
+	len = (int)(f - start) + 1;
+	if (len > 30) {
+		c->why = "long conversion";
+		return -1;
+	}
+
+	op = newop(c, O_INT);
+	if (!op)
+		return -1;
+	op->conv = conv;
+	/* flags, width, precision, length: printf's order only */
+	for (p = start + 1; strchr("-+#0", *p) && *p; p++) {
+		if (*p == '-')
+			op->minus = true;
+		else if (*p == '+')
+			op->plus = true;
+		else if (*p == '#')
+			op->hash = true;
+		else
+			op->zero = true;
+	}
+	if (isdigit((unsigned char)*p)) {
+		op->width = 0;
+		while (isdigit((unsigned char)*p) && op->width < 100000)
+			op->width = op->width * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		op->prec = 0;
+		while (isdigit((unsigned char)*p) && op->prec < 100000)
+			op->prec = op->prec * 10 + (*p++ - '0');
+	}
+	if (p[0] == 'h' && p[1] == 'h') {
+		ls = -2;
+		p += 2;
+	} else if (p[0] == 'h') {
+		ls = -1;
+		p++;
+	} else if (p[0] == 'l' && p[1] == 'l') {
+		ls = 2;
+		p += 2;
+	} else if (p[0] == 'l') {
+		ls = 1;
+		p++;
+	} else if (p[0] == 'L') {
+		ls = 2;
+		p++;
+	} else if (p[0] == 'z') {
+		ls = 1;
+		p++;
+	}
+	if (p != f || op->width > 4096 || op->prec > 4096) {
+		c->why = "unusual conversion spec";
+		return -1;
+	}
+
+	*argp = arg->next;
+	switch (conv) {
+	case 's':
+		if (ls || op->zero || op->plus || op->hash) {
+			c->why = "%s flags";
+			return -1;
+		}
+		if (!compile_str_arg(c, op, arg))
+			return -1;
+		break;
+	case 'p':
+		/* %pS, %pM, %pI4, ... need symbols or special printers */
+		if (f[1] && strchr("FSfsMmIiUh", f[1])) {
+			c->why = "%p extension";
+			return -1;
+		}
+		if (len != 2) {
+			c->why = "%p flags";
+			return -1;
+		}
+		op->kind = O_PTR;
+		op->x = compile_num(c, arg, 0);
+		if (!op->x)
+			return -1;
+		break;
+	default:
+		if (conv == 'c' && (ls || op->zero || op->plus || op->hash || op->prec >= 0)) {
+			c->why = "%c flags";
+			return -1;
+		}
+		switch (ls) {
+		case -2:
+			op->bits = 8;
+			break;
+		case -1:
+			op->bits = 16;
+			break;
+		case 0:
+			op->bits = 32;
+			break;
+		case 1:
+			op->bits = sizeof(long) * 8;
+			break;
+		default:
+			op->bits = 64;
+			break;
+		}
+		if (ls == 1 && sizeof(long) != 8 && c->fp->long_size == 8)
+			op->bits = 64;	/* libtraceevent turns %l into %ll there */
+		op->sgn = conv == 'd' || conv == 'i';
+		op->x = compile_num(c, arg, 0);
+		if (!op->x)
+			return -1;
+		break;
+	}
+	return len;
+}
+
+static bool compile_generic(struct cc *c)
+{
+	struct tep_event *ev = c->event;
+	struct tep_print_arg *arg = ev->print_fmt.args;
+	const char *f = ev->print_fmt.format;
+
+	if (!f) {
+		c->why = "no print format";
+		return false;
+	}
+	while (*f) {
+		int n;
+
+		if (f[0] == '%' && f[1] != '%')
+			n = compile_conv(c, f, &arg);
+		else
+			n = compile_lit(c, f);
+		if (n < 0)
+			return false;
+		if (!n) {
+			c->why = "format";
+			return false;
+		}
+		f += n;
+	}
+	return true;
+}
+
+static bool sched_field(struct cc *c, const char *name, struct sfield *sf, bool any)
+{
+	struct tep_format_field *f = any ? tep_find_any_field(c->event, name)
+					 : tep_find_field(c->event, name);
+
+	sf->ok = false;
+	if (!f || f->offset < 0)
+		return false;
+	if (!any && !good_size(f->size))
+		return false;
+	if (any && f->size <= 0)
+		return false;
+	sf->off = f->offset;
+	sf->size = f->size;
+	sf->ok = true;
+	need(c, f->offset + f->size);
+	return true;
+}
+
+/* Is handler the one libtraceevent's plugin_sched_switch.so registered? */
+static bool from_sched_plugin(tep_event_handler_func handler)
+{
+	Dl_info info;
+	const char *base;
+
+	if (!dladdr((void *)handler, &info) || !info.dli_fname)
+		return false;
+	base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	return !strcmp(base, "plugin_sched_switch.so");
+}
+
+static void compile_sched(struct cc *c)
+{
+	struct tep_event *ev = c->event;
+	struct ftype *t = c->t;
+
+	if (!ev->system || strcmp(ev->system, "sched") || !from_sched_plugin(ev->handler)) {
+		c->why = "handler";
+		return;
+	}
+	if (!strcmp(ev->name, "sched_switch")) {
+		/* every field the plugin reads, so it never takes its error paths */
+		if (!sched_field(c, "prev_pid", &t->pid, false) ||
+		    !sched_field(c, "prev_prio", &t->prio, false) ||
+		    !sched_field(c, "prev_state", &t->state, false) ||
+		    !sched_field(c, "next_pid", &t->next_pid, false) ||
+		    !sched_field(c, "next_prio", &t->next_prio, false) ||
+		    !sched_field(c, "prev_comm", &t->comm, true) ||
+		    !sched_field(c, "next_comm", &t->next_comm, true)) {
+			c->why = "sched_switch fields";
+			return;
+		}
+		t->kind = T_SWITCH;
+		return;
+	}
+	if (!strcmp(ev->name, "sched_wakeup") || !strcmp(ev->name, "sched_wakeup_new")) {
+		if (!sched_field(c, "pid", &t->pid, false) ||
+		    !sched_field(c, "prio", &t->prio, false) ||
+		    !sched_field(c, "target_cpu", &t->target_cpu, false) ||
+		    !sched_field(c, "comm", &t->comm, true)) {
+			c->why = "sched_wakeup fields";
+			return;
+		}
+		/* optional: printed only when present (and then it must be readable) */
+		if (tep_find_field(ev, "success") && !sched_field(c, "success", &t->success, false)) {
+			c->why = "sched_wakeup success field";
+			return;
+		}
+		t->kind = T_WAKEUP;
+		return;
+	}
+	c->why = "handler";
+}
+
+static void type_release(struct ftype *t)
+{
+	int i;
+
+	for (i = 0; i < t->nops; i++)
+		free(t->ops[i].text);
+	free(t->ops);
+	while (t->pool) {
+		struct xnode *x = t->pool;
+
+		t->pool = x->pool_next;
+		free(x);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
+static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event *ev)
+{
+	struct cc c = { .fp = fp, .event = ev, .t = t };
+
+	type_release(t);
+	t->handler = ev->handler;
+	t->flags = ev->flags;
+	t->kind = T_DECLINED;
+	/* the common fields are read for every record anyway */
+	if (ev->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW)) {
+		c.why = "raw or failed format";
+	} else if (ev->flags & TEP_EVENT_FL_ISBPRINT) {
+		c.why = "bprint";
+	} else if (ev->handler && !(ev->flags & TEP_EVENT_FL_NOHANDLE)) {
+		compile_sched(&c);
+	} else if (compile_generic(&c)) {
+		t->kind = T_GENERIC;
+	}
+	if (t->kind == T_DECLINED) {
+		const char *why = c.why ? c.why : "unsupported";
+
+		type_release(t);
+		t->handler = ev->handler;
+		t->flags = ev->flags;
+		t->kind = T_DECLINED;
+		t->why = why;
+		fp->st.types_declined++;
+	} else {
+		fp->st.types_fast++;
+	}
+}
+
+static struct ftype *lookup(struct rpt_fastprint *fp, struct tep_event *ev)
+{
+	struct ftype *t;
+
+	if (ev->id < 0 || ev->id > 0xffff)
+		return NULL;
+	if (ev->id >= fp->ntypes) {
+		int n = fp->ntypes ? fp->ntypes : 64;
+		struct ftype **nt;
+
+		while (n <= ev->id)
+			n *= 2;
+		nt = realloc(fp->types, n * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		memset(nt + fp->ntypes, 0, (n - fp->ntypes) * sizeof(*nt));
+		fp->types = nt;
+		fp->ntypes = n;
+	}
+	t = fp->types[ev->id];
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		fp->types[ev->id] = t;
+	}
+	/* a handler registered (or flags changed) after we compiled: start over */
+	if (t->kind == T_UNSEEN || t->handler != ev->handler || t->flags != ev->flags) {
+		if (t->kind != T_UNSEEN) {
+			if (t->kind == T_DECLINED)
+				fp->st.types_declined--;
+			else
+				fp->st.types_fast--;
+		}
+		compile(fp, t, ev);
+	}
+	return t;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+static bool run_generic(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d, int size)
+{
+	int i;
+
+	for (i = 0; i < t->nops; i++) {
+		const struct fop *op = &t->ops[i];
+		uint64_t v;
+
+		switch (op->kind) {
+		case O_LIT:
+			put(fp, op->text, op->textlen);
+			break;
+		case O_INT:
+			if (!xget(fp, op->x, d, size, &v))
+				return false;
+			put_int(fp, op, v);
+			break;
+		case O_PTR:
+			if (!xget(fp, op->x, d, size, &v))
+				return false;
+			if (!v) {
+				put(fp, "(nil)", 5);
+			} else {
+				struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
+						   .width = -1, .prec = -1 };
+
+				put(fp, "0x", 2);
+				put_int(fp, &hex, v);
+			}
+			break;
+		case O_STR_CONST:
+			put_str(fp, op, op->text, op->textlen);
+			break;
+		case O_STR_FIELD: {
+			const char *p = (const char *)d + op->foff;
+			const char *z = memchr(p, 0, op->fsize);
+
+			put_str(fp, op, p, z ? (size_t)(z - p) : (size_t)op->fsize);
+			break;
+		}
+		case O_STR_DYN: {
+			uint32_t loc = (uint32_t)rd(fp, d + op->foff, 4);
+			uint32_t o = loc & 0xffff, l = loc >> 16;
+			const char *p, *z;
+
+			if (o > (uint32_t)size || o + l > (uint32_t)size)
+				return false;	/* damaged: leave it to libtraceevent */
+			if (op->rel)
+				o += op->foff + op->fsize;
+			if (!l)
+				break;		/* libtraceevent prints nothing, not even padding */
+			if (o >= (uint32_t)size)
+				return false;
+			p = (const char *)d + o;
+			z = memchr(p, 0, size - o);
+			if (!z)
+				return false;	/* unterminated: libtraceevent reads past the record */
+			put_str(fp, op, p, z - p);
+			break;
+		}
+		}
+	}
+	return true;
+}
+
+static inline uint64_t sf_get(const struct rpt_fastprint *fp, const struct sfield *sf, const uint8_t *d)
+{
+	return rd(fp, d + sf->off, sf->size);
+}
+
+/* plugin_sched_switch's "%.*s" of a comm field, then tep_register_comm() of what it printed */
+static void put_comm(struct rpt_fastprint *fp, const struct sfield *sf, const uint8_t *d, int pid)
+{
+	const char *p = (const char *)d + sf->off;
+	const char *z = memchr(p, 0, sf->size);
+	size_t n = z ? (size_t)(z - p) : (size_t)sf->size;
+	char small[64], *comm = small;
+
+	put(fp, p, n);
+	if (n >= sizeof(small)) {
+		comm = malloc(n + 1);
+		if (!comm) {
+			fp->oom = true;
+			return;
+		}
+	}
+	memcpy(comm, p, n);
+	comm[n] = 0;
+	tep_register_comm(fp->tep, comm, pid);
+	if (comm != small)
+		free(comm);
+}
+
+static void put_state(struct rpt_fastprint *fp, int val)
+{
+	static const char states[] = "SDTtZXxW";
+	bool found = false;
+	unsigned i;
+
+	for (i = 0; i < sizeof(states) - 1; i++) {
+		if (!(val & (1 << i)))
+			continue;
+		if (found)
+			putch(fp, '|');
+		found = true;
+		putch(fp, states[i]);
+	}
+	if (!found)
+		putch(fp, 'R');
+}
+
+static void run_switch(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d)
+{
+	uint64_t pid = sf_get(fp, &t->pid, d), next = sf_get(fp, &t->next_pid, d);
+
+	put_comm(fp, &t->comm, d, (int)pid);
+	putch(fp, ':');
+	put_s64(fp, (int64_t)pid);
+	put(fp, " [", 2);
+	put_s64(fp, (int32_t)sf_get(fp, &t->prio, d));
+	put(fp, "] ", 2);
+	put_state(fp, (int)sf_get(fp, &t->state, d));
+	put(fp, " ==> ", 5);
+	put_comm(fp, &t->next_comm, d, (int)next);
+	putch(fp, ':');
+	put_s64(fp, (int64_t)next);
+	put(fp, " [", 2);
+	put_s64(fp, (int32_t)sf_get(fp, &t->next_prio, d));
+	putch(fp, ']');
+}
+
+static void run_wakeup(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d)
+{
+	uint64_t pid = sf_get(fp, &t->pid, d), cpu;
+	struct fop cpufmt = { .kind = O_INT, .conv = 'u', .bits = 64, .zero = true,
+			      .width = 3, .prec = -1 };
+
+	put_comm(fp, &t->comm, d, (int)pid);
+	putch(fp, ':');
+	put_s64(fp, (int64_t)pid);
+	put(fp, " [", 2);
+	put_s64(fp, (int64_t)sf_get(fp, &t->prio, d));
+	putch(fp, ']');
+	if (t->success.ok) {
+		put(fp, " success=", 9);
+		put_s64(fp, (int64_t)sf_get(fp, &t->success, d));
+	}
+	cpu = sf_get(fp, &t->target_cpu, d);
+	put(fp, " CPU:", 5);
+	put_int(fp, &cpufmt, cpu);
+}
+
+/* ---- API ------------------------------------------------------------------ */
+
+struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep)
+{
+	struct rpt_fastprint *fp = calloc(1, sizeof(*fp));
+
+	if (!fp)
+		return NULL;
+	fp->tep = tep;
+	fp->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	fp->long_size = tep_get_long_size(tep);
+	if (!fp->long_size)
+		fp->long_size = sizeof(long);
+	return fp;
+}
+
+void rpt_fastprint_free(struct rpt_fastprint *fp)
+{
+	int i;
+
+	if (!fp)
+		return;
+	for (i = 0; i < fp->ntypes; i++) {
+		if (fp->types[i]) {
+			type_release(fp->types[i]);
+			free(fp->types[i]);
+		}
+	}
+	free(fp->types);
+	free(fp->buf);
+	free(fp);
+}
+
+bool rpt_fastprint_type_ok(struct rpt_fastprint *fp, struct tep_event *event, const char **why)
+{
+	struct ftype *t = lookup(fp, event);
+
+	if (why)
+		*why = !t ? "out of memory" : t->kind == T_DECLINED ? t->why : NULL;
+	return t && t->kind != T_DECLINED;
+}
+
+void rpt_fastprint_stats(const struct rpt_fastprint *fp, struct rpt_fastprint_stats *st)
+{
+	*st = fp->st;
+}
+
+bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
+			struct tep_event *event, struct tep_record *rec)
+{
+	const uint8_t *d = rec->data;
+	struct ftype *t;
+	unsigned int need_len;
+
+	t = lookup(fp, event);
+	if (!t || t->kind == T_DECLINED || !d || rec->size < t->min_size ||
+	    s->state != TRACE_SEQ__GOOD)
+		goto decline;
+	fp->len = 0;
+	fp->oom = false;
+	switch (t->kind) {
+	case T_GENERIC:
+		if (!run_generic(fp, t, d, rec->size))
+			goto decline;
+		break;
+	case T_SWITCH:
+		run_switch(fp, t, d);
+		break;
+	case T_WAKEUP:
+		run_wakeup(fp, t, d);
+		break;
+	default:
+		goto decline;
+	}
+	if (fp->oom)
+		goto decline;
+
+	/* append, growing s through the library when it is too small */
+	need_len = s->len + fp->len + 1;
+	if (need_len <= s->buffer_size && need_len > s->len) {
+		memcpy(s->buffer + s->len, fp->buf, fp->len);
+		s->len += fp->len;
+	} else {
+		size_t i;
+
+		for (i = 0; i < fp->len; i++)
+			trace_seq_putc(s, (unsigned char)fp->buf[i]);
+	}
+	trace_seq_terminate(s);
+	fp->st.fast++;
+	return true;
+
+decline:
+	fp->st.declined++;
+	return false;
+}

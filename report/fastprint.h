@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Compiled event formatters: the INFO text of an event, byte for byte what
+ * tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO) prints, without going
+ * through libtraceevent's per-event print-format interpreter.
+ *
+ * Each event type's print format is compiled once, on first sight, into a
+ * list of operations (literal text, integer fields with their printf
+ * conversion, char-array and __data_loc strings, simple casts, arithmetic
+ * and array indexing).  sched_switch, sched_wakeup and sched_wakeup_new are
+ * formatted the way libtraceevent's plugin_sched_switch.so prints them when
+ * that plugin is the registered handler.  Every other kind of print format
+ * (__print_flags, __print_symbolic, %pS symbols, bitmasks, bprint, other
+ * handlers, ...) is declined so the caller falls back to libtraceevent;
+ * so is any single record whose fields do not lie inside the record.
+ */
+#ifndef FLYTRAP_FASTPRINT_H
+#define FLYTRAP_FASTPRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+struct rpt_fastprint;
+
+/*
+ * A formatter cache for the events of tep.  Returns NULL (errno ENOMEM) on
+ * allocation failure.  Free with rpt_fastprint_free(); tep must outlive it.
+ */
+struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep);
+void rpt_fastprint_free(struct rpt_fastprint *fp);
+
+/*
+ * Append the INFO text of the event in rec (whose type is event) to s,
+ * exactly as libtraceevent would, and return true; or return false without
+ * touching s when this event type or this record is not handled here.  Like
+ * the sched plugin, the sched formatters register the comms they print
+ * with tep_register_comm().
+ */
+bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
+			struct tep_event *event, struct tep_record *rec);
+
+/* Counters since rpt_fastprint_new(), for tests and -v statistics. */
+struct rpt_fastprint_stats {
+	uint64_t fast;		/* records formatted here */
+	uint64_t declined;	/* records handed back (type or record not handled) */
+	int types_fast;		/* event types compiled */
+	int types_declined;	/* event types refused */
+};
+void rpt_fastprint_stats(const struct rpt_fastprint *fp, struct rpt_fastprint_stats *st);
+
+/*
+ * Whether event's type is handled (compiling it if not seen yet), and when
+ * it is not, a short reason ("handler", "__print_flags", "%pS", ...).
+ */
+bool rpt_fastprint_type_ok(struct rpt_fastprint *fp, struct tep_event *event, const char **why);
+
+#endif

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Differential test of the compiled event formatters (report/fastprint.c)
+ * against libtraceevent itself: for every record the fast path accepts, its
+ * text must be byte for byte what tep_print_event(..., "%s", TEP_PRINT_INFO)
+ * prints.
+ *
+ *  1. synthetic event formats exercising every conversion, flag, cast,
+ *     operator and string kind the compiler takes (and some it must refuse),
+ *     filled with random and edge-case values, little and big endian, long
+ *     size 8 and 4, with libtraceevent's plugins loaded (sched_switch and
+ *     sched_wakeup go through plugin_sched_switch);
+ *  2. every trace.dat in the fixtures directory ($FIXTURES, else
+ *     ../shared/fixtures), plugins loaded as `flytrap report` loads them;
+ *  3. as root with tracefs: a recording made now on a private instance with
+ *     many event systems enabled (trace-cmd extract into a temp dir).
+ *
+ * Extra arguments are trace.dat files to check as well.  Prints how many
+ * records and types were handled fast or declined, and why.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "report/fastprint.h"
+
+static int fails;
+static int checks;
+
+#define CHECK(cond, ...) do { \
+	checks++; \
+	if (!(cond)) { \
+		fails++; \
+		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		printf(__VA_ARGS__); \
+		putchar('\n'); \
+	} \
+} while (0)
+
+struct tally {
+	uint64_t fast, declined, mismatch;
+};
+
+static struct trace_seq sa, sb;
+
+static void show_bytes(const char *tag, const char *p, unsigned n)
+{
+	unsigned i;
+
+	printf("    %s (%u): \"", tag, n);
+	for (i = 0; i < n && i < 300; i++) {
+		unsigned char ch = p[i];
+
+		if (ch >= 32 && ch < 127 && ch != '\\')
+			putchar(ch);
+		else
+			printf("\\x%02x", ch);
+	}
+	printf("\"\n");
+}
+
+/* One record both ways.  A prefix in s checks that the fast path appends. */
+static void compare(struct rpt_fastprint *fp, struct tep_handle *tep, struct tep_event *ev,
+		    struct tep_record *rec, struct tally *t, const char *where)
+{
+	bool ok;
+
+	trace_seq_reset(&sa);
+	trace_seq_reset(&sb);
+	trace_seq_puts(&sa, "<>");
+	trace_seq_puts(&sb, "<>");
+	tep_print_event(tep, &sa, rec, "%s", TEP_PRINT_INFO);
+	ok = rpt_fastprint_info(fp, &sb, ev, rec);
+	if (!ok) {
+		t->declined++;
+		if (sb.len != 2) {
+			t->mismatch++;
+			CHECK(sb.len == 2, "%s: %s:%s declined but wrote to s", where, ev->system, ev->name);
+		}
+		return;
+	}
+	t->fast++;
+	if (sa.len != sb.len || memcmp(sa.buffer, sb.buffer, sa.len)) {
+		t->mismatch++;
+		if (t->mismatch <= 10) {
+			CHECK(0, "%s: %s:%s (id %d, %d bytes) differs", where, ev->system, ev->name,
+			      ev->id, rec->size);
+			printf("    print fmt: %s\n", ev->print_fmt.format ? ev->print_fmt.format : "(null)");
+			show_bytes("libtraceevent", sa.buffer, sa.len);
+			show_bytes("fastprint    ", sb.buffer, sb.len);
+		} else {
+			fails++;
+		}
+	}
+}
+
+static void type_report(struct rpt_fastprint *fp, struct tep_handle *tep, const char *where)
+{
+	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int i, nfast = 0, ndecl = 0;
+
+	if (!evs)
+		return;
+	for (i = 0; evs[i]; i++) {
+		const char *why;
+
+		if (rpt_fastprint_type_ok(fp, evs[i], &why)) {
+			nfast++;
+		} else {
+			ndecl++;
+			if (getenv("FASTPRINT_VERBOSE"))
+				printf("    declined %s:%s: %s\n", evs[i]->system, evs[i]->name, why);
+		}
+	}
+	printf("  %s: %d event types compile, %d declined\n", where, nfast, ndecl);
+}
+
+/* ---- 1. synthetic formats ------------------------------------------------- */
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+struct synth {
+	const char *sys, *name;
+	const char *fields;	/* with "LONG" standing for the long size */
+	const char *fmt;
+	bool must_be_fast;
+	bool must_decline;
+};
+
+static const struct synth synths[] = {
+	{ "fp", "ints",
+	  "\tfield:s8 a;\toffset:8;\tsize:1;\tsigned:1;\n"
+	  "\tfield:u8 b;\toffset:9;\tsize:1;\tsigned:0;\n"
+	  "\tfield:s16 c;\toffset:10;\tsize:2;\tsigned:1;\n"
+	  "\tfield:u16 d;\toffset:12;\tsize:2;\tsigned:0;\n"
+	  "\tfield:s32 e;\toffset:16;\tsize:4;\tsigned:1;\n"
+	  "\tfield:u32 f;\toffset:20;\tsize:4;\tsigned:0;\n"
+	  "\tfield:s64 g;\toffset:24;\tsize:8;\tsigned:1;\n"
+	  "\tfield:u64 h;\toffset:32;\tsize:8;\tsigned:0;\n",
+	  "\"a=%d b=%u c=%hd d=%hu e=%d f=%u g=%lld h=%llu i=%ld j=%lx k=%08x l=%-6d| m=%5u n=%#x o=%#lo "
+	  "q=%.3d s=%hhd t=%hhx u=%X v=%zu w=%Lu x=%i y=%o z=%-#12llx| A=%.0d B=%5.3d| "
+	  "D=%lu E=%ld F=%hhu G=%hx H=%llx I=%#X K=%010lld L=%p M=%-20lu| N=%.20llx O=%#o P=%#.0x\", "
+	  "REC->a, REC->b, REC->c, REC->d, REC->e, REC->f, REC->g, REC->h, REC->g, REC->h, REC->e, "
+	  "REC->a, REC->c, REC->f, REC->h, REC->e, REC->a, REC->b, REC->e, REC->f, REC->f, REC->h, "
+	  "REC->h, REC->c, REC->d, REC->g, REC->b, REC->e, REC->b, REC->a, REC->f, REC->c, "
+	  "REC->d, REC->g, REC->h, REC->e, REC->g, REC->h, REC->h, REC->b, REC->d",
+	  true, false },
+	/* libtraceevent 1.7 prints ">+<" and ">c<" for these and shifts the arguments */
+	{ "fp", "plus",
+	  "\tfield:s32 e;\toffset:8;\tsize:4;\tsigned:1;\n",
+	  "\"p=%+d\", REC->e", false, true },
+	{ "fp", "char",
+	  "\tfield:s32 e;\toffset:8;\tsize:4;\tsigned:1;\n",
+	  "\"r=%c\", REC->e", false, true },
+	{ "fp", "strs",
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc char[] other;\toffset:28;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 n;\toffset:32;\tsize:4;\tsigned:0;\n",
+	  "\"comm=%s name=%s w=[%-10s] p=[%.3s] r=[%8s] o=%s lit=%s n=%u %% \\t tab\\\\ end\", "
+	  "REC->comm, __get_str(name), REC->comm, __get_str(name), __get_str(other), "
+	  "__get_str(other), \"const\", REC->n",
+	  true, false },
+	{ "fp", "sysenter",
+	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:long id;\toffset:16;\tsize:LONG;\tsigned:1;\n"
+	  "\tfield:unsigned long args[6];\toffset:24;\tsize:6LONG;\tsigned:0;\n",
+	  "\"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1], "
+	  "REC->args[2], REC->args[3], REC->args[4], REC->args[5]",
+	  true, false },
+	{ "fp", "syscalls",
+	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
+	  "\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
+	  "\tfield:long ret;\toffset:40;\tsize:8;\tsigned:1;\n",
+	  "\"fd: 0x%08lx, buf: 0x%08lx, count: 0x%08lx ret %ld\", ((unsigned long)(REC->fd)), "
+	  "((unsigned long)(REC->buf)), ((unsigned long)(REC->count)), REC->ret",
+	  true, false },
+	{ "fp", "exprs",
+	  "\tfield:s32 a;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:u32 b;\toffset:12;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u64 c;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u16 arr[4];\toffset:24;\tsize:8;\tsigned:0;\n",
+	  "\"x=%d y=%u z=%lu w=%d v=%u t=%llu m=%u s=%lld q=%x r=%d k=%u j=%d\", (int)REC->a, (u8)REC->b, "
+	  "((unsigned long)(REC->c)), REC->a + 3 * REC->b, REC->a > 5 ? REC->a : REC->b, "
+	  "REC->c >> 3, REC->b & 0xff, (s16)REC->a, REC->arr[2], (REC->a == 0) || (REC->b != 7), "
+	  "(unsigned char)REC->b, -REC->a",
+	  true, false },
+	{ "fp", "flags",
+	  "\tfield:unsigned long flags;\toffset:8;\tsize:8;\tsigned:0;\n",
+	  "\"flags=%s\", __print_flags(REC->flags, \"|\", { 1, \"A\" }, { 2, \"B\" })",
+	  false, true },
+	{ "fp", "sym",
+	  "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n",
+	  "\"vec=%u [action=%s]\", REC->vec, __print_symbolic(REC->vec, { 0, \"HI\" }, { 1, \"TIMER\" })",
+	  false, true },
+	{ "fp", "ksym",
+	  "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n",
+	  "\"%pS\", (void *)REC->ip",
+	  false, true },
+	{ "fp", "strptr",
+	  "\tfield:unsigned long p;\toffset:8;\tsize:LONG;\tsigned:0;\n",
+	  "\"%s\", REC->p",
+	  false, true },
+	{ "sched", "sched_switch",
+	  "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	  "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	  "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n",
+	  "\"prev_comm=%s prev_pid=%d ==> next_comm=%s next_pid=%d\", REC->prev_comm, REC->prev_pid, "
+	  "REC->next_comm, REC->next_pid",
+	  true, false },
+	{ "sched", "sched_wakeup",
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n",
+	  "\"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, REC->target_cpu",
+	  true, false },
+	{ "sched", "sched_wakeup_new",
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int success;\toffset:32;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int target_cpu;\toffset:36;\tsize:4;\tsigned:1;\n",
+	  "\"comm=%s pid=%d prio=%d success=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, "
+	  "REC->success, REC->target_cpu",
+	  true, false },
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void wr(uint8_t *p, int size, uint64_t v, bool be)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		p[be ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t edge_value(int size)
+{
+	static const uint64_t edges[] = { 0, 1, 2, 7, 9, 10, 99, 100, 255, 256, 0x7f, 0x80,
+					  0x7fff, 0x8000, 0xffff, 0x7fffffff, 0x80000000ULL,
+					  0xffffffffULL, 0x7fffffffffffffffULL,
+					  0x8000000000000000ULL, ~0ULL, ~0ULL - 1 };
+	uint64_t v;
+
+	switch (rnd() % 4) {
+	case 0:
+		v = edges[rnd() % (sizeof(edges) / sizeof(edges[0]))];
+		break;
+	case 1:
+		v = rnd() % 1000;
+		break;
+	case 2:
+		v = -(rnd() % 1000);
+		break;
+	default:
+		v = rnd();
+		break;
+	}
+	if (size < 8)
+		v &= (1ULL << (8 * size)) - 1;
+	return v;
+}
+
+static void rand_text(char *p, int n, bool nul)
+{
+	static const char cs[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_:/.%";
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = cs[rnd() % (sizeof(cs) - 1)];
+	if (nul && n)
+		p[rnd() % n] = 0;
+}
+
+/* A random record for ev: fixed fields, then the dynamic strings. */
+static int make_record(struct tep_event *ev, bool be, uint8_t *buf, int cap)
+{
+	struct tep_format_field *f;
+	int end = 0;
+
+	memset(buf, 0, cap);
+	for (f = ev->format.common_fields; f; f = f->next)
+		if (f->offset + f->size > end)
+			end = f->offset + f->size;
+	for (f = ev->format.fields; f; f = f->next)
+		if (f->offset + f->size > end)
+			end = f->offset + f->size;
+	wr(buf, 2, ev->id, be);
+	wr(buf + 4, 4, rnd() % 5000, be);
+	for (f = ev->format.fields; f; f = f->next) {
+		uint8_t *p = buf + f->offset;
+
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			int len = rnd() % 4 ? (int)(rnd() % 40) : 0;
+			uint32_t loc;
+
+			if (end + len + 1 > cap)
+				len = 0;
+			if (len) {
+				rand_text((char *)buf + end, len, rnd() % 4 == 0);
+				buf[end + len] = 0;
+				len++;	/* the kernel's length counts the NUL */
+			}
+			loc = (uint32_t)len << 16 | (uint32_t)end;
+			wr(p, 4, loc, be);
+			end += len;
+		} else if ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1) {
+			rand_text((char *)p, f->size, rnd() % 8 != 0);
+		} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+			unsigned i;
+
+			for (i = 0; f->elementsize && i < f->size / f->elementsize; i++)
+				wr(p + i * f->elementsize, f->elementsize, edge_value(f->elementsize), be);
+		} else if (f->size <= 8) {
+			wr(p, f->size, edge_value(f->size), be);
+		}
+	}
+	return end;
+}
+
+static char *expand_longs(const char *fields, int long_size)
+{
+	static char out[4096];
+	size_t o = 0;
+	const char *p;
+
+	/* "6LONG" is six longs, "LONG" one; offsets in the table assume 8 */
+	for (p = fields; *p && o < sizeof(out) - 8; p++) {
+		if (!strncmp(p, "6LONG", 5)) {
+			o += snprintf(out + o, sizeof(out) - o, "%d", 6 * long_size);
+			p += 4;
+		} else if (!strncmp(p, "LONG", 4)) {
+			o += snprintf(out + o, sizeof(out) - o, "%d", long_size);
+			p += 3;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+static void synthetic(bool be, int long_size)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tep_plugin_list *plugins;
+	struct rpt_fastprint *fp;
+	struct tally t = { 0 };
+	char where[64];
+	size_t i;
+
+	snprintf(where, sizeof(where), "synthetic %s long%d", be ? "BE" : "LE", long_size);
+	if (!tep) {
+		CHECK(0, "tep_alloc");
+		return;
+	}
+	tep_set_long_size(tep, long_size);
+	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	plugins = tep_load_plugins(tep);
+	for (i = 0; i < sizeof(synths) / sizeof(synths[0]); i++) {
+		const struct synth *sy = &synths[i];
+		char text[8192];
+		int n;
+
+		n = snprintf(text, sizeof(text), "name: %s\nID: %zu\nformat:\n" COMMON "%s\nprint fmt: %s\n",
+			     sy->name, 100 + i, expand_longs(sy->fields, long_size), sy->fmt);
+		CHECK(tep_parse_event(tep, text, n, sy->sys) == 0, "%s: cannot parse %s", where, sy->name);
+	}
+	fp = rpt_fastprint_new(tep);
+	CHECK(fp != NULL, "rpt_fastprint_new");
+	for (i = 0; fp && i < sizeof(synths) / sizeof(synths[0]); i++) {
+		const struct synth *sy = &synths[i];
+		struct tep_event *ev = tep_find_event_by_name(tep, sy->sys, sy->name);
+		const char *why = NULL;
+		bool ok;
+		int k;
+
+		if (!ev)
+			continue;
+		ok = rpt_fastprint_type_ok(fp, ev, &why);
+		if (sy->must_be_fast)
+			CHECK(ok, "%s: %s should compile (declined: %s)", where, sy->name, why);
+		if (sy->must_decline)
+			CHECK(!ok, "%s: %s should be declined", where, sy->name);
+		for (k = 0; k < 3000; k++) {
+			uint8_t buf[512];
+			struct tep_record rec = { 0 };
+
+			rec.size = make_record(ev, be, buf, sizeof(buf));
+			rec.data = buf;
+			compare(fp, tep, ev, &rec, &t, where);
+			if (k < 50) {
+				/* a record cut short must be declined or printed identically */
+				rec.size = rnd() % (rec.size + 1);
+				if (rec.size >= 4)
+					compare(fp, tep, ev, &rec, &t, where);
+			}
+		}
+	}
+	printf("%s: %" PRIu64 " records fast, %" PRIu64 " declined, %" PRIu64 " mismatches\n",
+	       where, t.fast, t.declined, t.mismatch);
+	CHECK(t.fast > 0, "%s: nothing was handled fast", where);
+	rpt_fastprint_free(fp);
+	tep_unload_plugins(plugins, tep);
+	tep_free(tep);
+}
+
+/* ---- 2./3. real files ------------------------------------------------------- */
+
+struct totals {
+	uint64_t fast, declined, mismatch, files;
+};
+
+static void check_file(const char *path, struct totals *tot)
+{
+	struct fmt_reader *r = NULL;
+	struct fmt_iter *it = NULL;
+	struct rpt_fastprint *fp = NULL;
+	struct rpt_fastprint_stats st;
+	const struct fmt_event *ev;
+	struct tally t = { 0 };
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *err = NULL;
+	int ret;
+
+	ret = fmt_reader_open(path, 0, &r, &err);
+	if (ret < 0) {
+		printf("  %s: not readable (%s), skipped\n", name, err ? err : strerror(-ret));
+		free(err);
+		return;
+	}
+	fp = rpt_fastprint_new(fmt_reader_tep(r));
+	CHECK(fp != NULL, "rpt_fastprint_new");
+	if (!fp || fmt_iter_new(r, NULL, &it) < 0)
+		goto out;
+	for (;;) {
+		ret = fmt_iter_next(it, &ev);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			/* damaged stream: the others can still be drained */
+			if (fmt_iter_errors(it) > 64)
+				break;
+			continue;
+		}
+		if (!ev->event)
+			continue;
+		compare(fp, fmt_reader_tep(r), ev->event, (struct tep_record *)&ev->rec, &t, name);
+	}
+	rpt_fastprint_stats(fp, &st);
+	printf("  %s: %" PRIu64 " records fast, %" PRIu64 " declined, %" PRIu64
+	       " mismatches; %d types fast, %d declined\n",
+	       name, t.fast, t.declined, t.mismatch, st.types_fast, st.types_declined);
+	type_report(fp, fmt_reader_tep(r), name);
+	tot->fast += t.fast;
+	tot->declined += t.declined;
+	tot->mismatch += t.mismatch;
+	tot->files++;
+out:
+	fmt_iter_free(it);
+	rpt_fastprint_free(fp);
+	fmt_reader_close(r);
+}
+
+static void check_dir(const char *dir, struct totals *tot)
+{
+	struct dirent **names;
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0) {
+		printf("SKIP part: no fixtures at %s\n", dir);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]->d_name);
+		char path[4096];
+
+		if (l > 4 && !strcmp(names[i]->d_name + l - 4, ".dat")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+			check_file(path, tot);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * Record a few seconds of many event systems on a private instance, extract
+ * it with trace-cmd into tmpdir, and check that file.  The instance is
+ * removed on every path.
+ */
+static void live(const char *tmpdir, struct totals *tot)
+{
+	static const char *const systems[] = {
+		"sched", "raw_syscalls", "syscalls", "irq", "timer", "kmem", "block", "net",
+		"signal", "task", "workqueue", "writeback", "filemap", "ext4", "skb", "sock",
+		"tcp", "napi", "rcu", "power", "random", "vmscan", "compaction", "oom",
+		"pagemap", "percpu", "ipi", "cgroup", "module", "syscalls",
+	};
+	const char *tfs = "/sys/kernel/tracing";
+	char inst[256], path[512], out[512], cmd[2048];
+	size_t i;
+	struct stat stt;
+
+	if (geteuid() != 0) {
+		printf("SKIP part: not root, no live recording\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/instances", tfs);
+	if (stat(path, &stt) < 0 && system("mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null") != 0) {
+		printf("SKIP part: no tracefs\n");
+		return;
+	}
+	if (system("command -v trace-cmd >/dev/null 2>&1") != 0) {
+		printf("SKIP part: no trace-cmd\n");
+		return;
+	}
+	snprintf(inst, sizeof(inst), "%s/instances/fastprint-test-%d", tfs, (int)getpid());
+	if (mkdir(inst, 0755) < 0) {
+		printf("SKIP part: cannot create %s: %s\n", inst, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", inst);
+	put_file(path, "4096");
+	for (i = 0; i < sizeof(systems) / sizeof(systems[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/enable", inst, systems[i]);
+		put_file(path, "1");	/* systems this kernel lacks are simply absent */
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && ( ls -lR /usr/include > /dev/null 2>&1; "
+		 "dd if=/dev/zero of=f bs=64k count=32 conv=fsync 2>/dev/null; cat f > /dev/null; rm -f f; "
+		 "ping -c 3 -i 0.2 127.0.0.1 > /dev/null 2>&1; sleep 0.2; "
+		 "for i in 1 2 3 4 5; do sh -c 'echo $$' > /dev/null; done; "
+		 "find /usr/share/doc -name '*.gz' 2>/dev/null | head -50 | xargs cat > /dev/null 2>&1; "
+		 "kill -0 $$ ) < /dev/null", tmpdir);
+	if (system(cmd) != 0)
+		printf("  note: workload exited non-zero\n");
+	snprintf(path, sizeof(path), "%s/tracing_on", inst);
+	put_file(path, "0");
+	snprintf(out, sizeof(out), "%s/live.dat", tmpdir);
+	snprintf(cmd, sizeof(cmd), "trace-cmd extract -B fastprint-test-%d -o '%s' > '%s/extract.log' 2>&1",
+		 (int)getpid(), out, tmpdir);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "tail -n 5 '%s/extract.log'", tmpdir);
+		printf("  note: trace-cmd extract failed:\n");
+		fflush(stdout);
+		if (system(cmd) != 0)
+			printf("  (no log)\n");
+	}
+	snprintf(path, sizeof(path), "%s/extract.log", tmpdir);
+	unlink(path);
+	/* extract -B removes the instance itself; make sure of it */
+	if (stat(inst, &stt) == 0) {
+		snprintf(path, sizeof(path), "%s/events/enable", inst);
+		put_file(path, "0");
+		if (rmdir(inst) < 0)
+			CHECK(0, "cannot remove %s: %s", inst, strerror(errno));
+	}
+	if (stat(out, &stt) < 0) {
+		CHECK(0, "no live recording was made");
+		return;
+	}
+	check_file(out, tot);
+	unlink(out);
+}
+
+int main(int argc, char **argv)
+{
+	struct totals tot = { 0 };
+	const char *fx = getenv("FIXTURES");
+	char tmpl[] = "/tmp/ft-fastprint-XXXXXX";
+	char *tmpdir;
+	int i;
+
+	trace_seq_init(&sa);
+	trace_seq_init(&sb);
+
+	synthetic(false, 8);
+	synthetic(true, 8);
+	synthetic(false, 4);
+	synthetic(true, 4);
+
+	if (argc > 1) {
+		for (i = 1; i < argc; i++)
+			check_file(argv[i], &tot);
+	} else {
+		check_dir(fx && *fx ? fx : "../shared/fixtures", &tot);
+		tmpdir = mkdtemp(tmpl);
+		if (tmpdir) {
+			live(tmpdir, &tot);
+			rmdir(tmpdir);
+		}
+	}
+	printf("files: %" PRIu64 ", records formatted fast: %" PRIu64 ", declined: %" PRIu64
+	       ", mismatches: %" PRIu64 "\n", tot.files, tot.fast, tot.declined, tot.mismatch);
+	trace_seq_destroy(&sa);
+	trace_seq_destroy(&sb);
+	printf("%d checks, %d failed\n", checks, fails);
+	return fails ? 1 : 0;
+}
