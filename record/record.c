@@ -1400,7 +1400,7 @@ int cmd_record(int argc, char **argv)
 	struct session s = { 0 };
 	struct fmt_writer_opts wo = { 0 };
 	sigset_t old_mask, wait_mask;
-	bool signals = false;
+	bool signals = false, looped = false;
 	uint64_t t0 = 0, dur = 0;
 	int rc = EXIT_FAIL, err, i;
 	struct stat st;
@@ -1538,6 +1538,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	looped = true;
 	err = record_loop(&s, &wait_mask);
 
 	/* stop producing, then take everything the kernel still holds */
@@ -1630,8 +1631,12 @@ out:
 	if (s.use_top)
 		rec_instance_release(&s.top);
 	rec_instance_release(&s.ri);
-	if (s.w)
+	if (s.w) {
 		fmt_writer_abort(s.w);
+		/* nothing was recorded: do not leave a file that looks like a trace */
+		if (!looped)
+			unlink(o.output);
+	}
 	if (signals)
 		rec_signals_restore(&old_mask);
 	for (i = 0; i < s.ntraced; i++)
