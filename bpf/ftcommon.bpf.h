@@ -38,6 +38,23 @@ struct {
 
 const volatile __s32 ft_self_tgid = 0;	/* the recorder: never traced */
 const volatile bool ft_filter_pids = false;
+/* Wake the recorder only when this much data waits (set to a fraction of the ring). */
+const volatile __u64 ft_wakeup_bytes = 0;
+
+/*
+ * Flags for bpf_ringbuf_submit/output.  The default wakes the reader when
+ * it has caught up, which for a fast reader means one wakeup (irq_work +
+ * context switch) per record: it made per-event syscall tracing several
+ * times slower.  So records are committed silently and the reader is woken
+ * once enough has piled up; the recorder also drains on its own timer (at
+ * least once a second), so a trickle of records is never stuck.
+ */
+static __always_inline __u64 ft_wake_flags(void)
+{
+	if (bpf_ringbuf_query(&ft_events, BPF_RB_AVAIL_DATA) >= ft_wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
 
 static __always_inline void ft_count(__u32 slot, __u32 stat)
 {

@@ -45,7 +45,7 @@ int ft_profile(struct bpf_perf_event_data *ctx)
 	 */
 	size = sizeof(*r);
 	ft_fill_hdr(&r->h, FT_K_PROFILE, size, bpf_ktime_get_ns(), pid_tgid);
-	if (bpf_ringbuf_output(&ft_events, r, size, 0)) {
+	if (bpf_ringbuf_output(&ft_events, r, size, ft_wake_flags())) {
 		ft_count(FT_SLOT_PROFILE, FT_ST_DROPS);
 		return 0;
 	}
