@@ -594,12 +594,35 @@ static int read_addrs(const struct rpt_ctx *ctx, const struct fmt_field *f, cons
 	return n;
 }
 
+/*
+ * The off-CPU program runs from the sched_switch tracepoint, so the
+ * innermost kernel frames of its stacks are the tracing machinery itself,
+ * the same for every record: they say nothing about why the task blocked.
+ */
+static bool is_trace_frame(const char *name)
+{
+	static const char *const pfx[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
+					   "trace_call_bpf", "perf_trace_", NULL };
+	int k;
+
+	for (k = 0; pfx[k]; k++)
+		if (!strncmp(name, pfx[k], strlen(pfx[k])))
+			return true;
+	return false;
+}
+
 /* build frames root-first from user (innermost first) and kernel (innermost first) addresses */
 static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
 		       const uint64_t *ka, int kn, uint64_t w)
 {
 	uint32_t fr[2 * MAX_FRAMES];
 	int n = 0, k;
+
+	if (s == S_OFFCPU)
+		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
+			ka++;
+			kn--;
+		}
 
 	for (k = un - 1; k >= 0; k--)
 		fr[n++] = uframe(g, tgid, ua[k]);

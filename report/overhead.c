@@ -65,7 +65,7 @@ struct otask {
 	int off_state;		/* prev_state at switch-out */
 	uint64_t off_since;
 	uint64_t on_cpu, runnable, blocked, switches;
-	uint64_t sys_count, sys_time;
+	uint64_t sys_count[2], sys_time[2];	/* per source: tracepoints, BPF */
 	bool in_sys;
 	long sys_nr;
 	uint64_t sys_ts;
@@ -73,6 +73,7 @@ struct otask {
 
 struct osys {
 	long nr;
+	int src;		/* 0: raw_syscalls/syscalls tracepoints, 1: BPF records */
 	const char *name;
 	uint64_t errors;
 	struct rpt_hist h;
@@ -216,17 +217,23 @@ static struct otask *task_get(struct overhead *o, int pid)
 	return t;
 }
 
-static struct osys *sys_get(struct overhead *o, long nr, const char *name)
+/*
+ * A file may hold the same syscalls twice (raw_syscalls events and BPF
+ * records): each source gets its own table and the report shows one.
+ */
+static struct osys *sys_get(struct overhead *o, int src, long nr, const char *name)
 {
 	bool created;
-	struct osys *s = rpt_map_get(&o->sys, (uint64_t)nr, &created);
+	struct osys *s = rpt_map_get(&o->sys, (uint64_t)nr ^ ((uint64_t)src << 62), &created);
 
 	if (!s) {
 		o->oom = true;
 		return NULL;
 	}
-	if (created)
+	if (created) {
 		s->nr = nr;
+		s->src = src;
+	}
 	if (!s->name)
 		s->name = name ? name : rpt_syscall_name(o->abi, nr);
 	return s;
@@ -320,7 +327,7 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 	c->since = ts;
 }
 
-static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int pid, long nr, const char *name,
+static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int src, int pid, long nr, const char *name,
 		     uint64_t start, uint64_t end, int64_t ret, bool has_ret)
 {
 	struct osys *s;
@@ -329,7 +336,7 @@ static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int pid, lon
 	/* a call belongs to the window when it ends inside it */
 	if (end < o->t0 || end > o->t1 || !task_selected(ctx, pid))
 		return;
-	s = sys_get(o, nr, name);
+	s = sys_get(o, src, nr, name);
 	if (!s || rpt_hist_add(&s->h, end >= start ? end - start : 0)) {
 		o->oom = true;
 		return;
@@ -338,8 +345,8 @@ static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int pid, lon
 		s->errors++;
 	tk = task_get(o, pid);
 	if (tk) {
-		tk->sys_count++;
-		tk->sys_time += end >= start ? end - start : 0;
+		tk->sys_count[src]++;
+		tk->sys_time[src] += end >= start ? end - start : 0;
 	}
 }
 
@@ -359,7 +366,7 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const str
 
 	if (!task_selected(ctx, pid) || !slots)
 		return;
-	s = sys_get(o, nr, NULL);
+	s = sys_get(o, 1, nr, NULL);
 	if (!s)
 		return;
 	sum0 = s->h.sum;
@@ -388,8 +395,8 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const str
 	s->from_hist = true;
 	tk = task_get(o, pid);
 	if (tk) {
-		tk->sys_count += count;
-		tk->sys_time += total;
+		tk->sys_count[1] += count;
+		tk->sys_time[1] += total;
 	}
 }
 
@@ -473,7 +480,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			if (ts >= o->t0 && ts <= o->t1)
 				o->sys_unmatched++;
 		} else {
-			sys_done(o, ctx, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr, t->sysname, tk->sys_ts, ts,
+			sys_done(o, ctx, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr, t->sysname, tk->sys_ts, ts,
 				 (int64_t)fmt_field_u64(&t->f2, d, sz), t->f2.offset >= 0);
 		}
 		tk->in_sys = false;
@@ -482,7 +489,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	case OK_BPF_SYSCALL: {
 		uint64_t dur = fmt_field_u64(&t->f2, d, sz);
 
-		sys_done(o, ctx, pid, (long)(int32_t)fmt_field_u64(&t->f1, d, sz), NULL,
+		sys_done(o, ctx, 1, pid, (long)(int32_t)fmt_field_u64(&t->f1, d, sz), NULL,
 			 ts >= dur ? ts - dur : 0, ts, (int64_t)fmt_field_u64(&t->f3, d, sz), t->f3.offset >= 0);
 		break;
 	}
@@ -564,8 +571,8 @@ static int cmp_task(const void *a, const void *b)
 
 	if (x->on_cpu != y->on_cpu)
 		return x->on_cpu < y->on_cpu ? 1 : -1;
-	if (x->sys_time != y->sys_time)
-		return x->sys_time < y->sys_time ? 1 : -1;
+	if (x->sys_time[0] + x->sys_time[1] != y->sys_time[0] + y->sys_time[1])
+		return x->sys_time[0] + x->sys_time[1] < y->sys_time[0] + y->sys_time[1] ? 1 : -1;
 	return x->pid - y->pid;
 }
 
@@ -778,7 +785,8 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	size_t ntasks = 0, nsys = 0, nirqs = 0, nsirqs = 0, k;
 	int nrows = 0, i, nadv = 0, top = o->conf->top > 0 ? o->conf->top : 20, err = 0;
 	uint64_t tot_bytes = 0, tot_events = 0, stored = 0, uncompressed;
-	uint64_t wt0, wt1;
+	uint64_t wt0, wt1, src_calls[2] = { 0, 0 };
+	int ssrc = 0;
 	char *adv[12];
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
 	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
@@ -845,14 +853,18 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			if (sirqs[k]->count)
 				sirqs[wk++] = sirqs[k];
 		nsirqs = wk;
+		for (k = 0; k < nsys; k++)
+			src_calls[sys[k]->src] += sys[k]->h.count;
+		/* BPF records see every task's calls with exact durations: prefer them */
+		ssrc = src_calls[1] ? 1 : 0;
 		for (k = 0, wk = 0; k < nsys; k++)
-			if (sys[k]->h.count)
+			if (sys[k]->h.count && sys[k]->src == ssrc)
 				sys[wk++] = sys[k];
 		nsys = wk;
 		wk = 0;
 		for (k = 0; k < ntasks; k++)
 			if (tasks[k]->pid != 0 && task_selected(ctx, tasks[k]->pid) &&
-			    (tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked || tasks[k]->sys_count))
+			    (tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked || tasks[k]->sys_count[ssrc]))
 				tasks[wk++] = tasks[k];
 		ntasks = wk;
 	}
@@ -927,6 +939,9 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 						 "aggregate it too", e->system, e->name, share);
 		}
 	}
+	if (!err && src_calls[0] && src_calls[1])
+		err = add_advice(adv, &nadv, 12, "syscalls are recorded twice (tracepoints and BPF records): "
+				 "drop the raw_syscalls/syscalls events, the BPF records carry the durations");
 	if (!err && ctx->nlosses)
 		err = add_advice(adv, &nadv, 12, "the trace lost events (%d loss markers): see 'flytrap "
 				 "drops' for where, and filter the heaviest events above first", ctx->nlosses);
@@ -967,9 +982,10 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			fprintf(out, ",\"on_cpu_ns\":%" PRIu64 ",\"off_cpu_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64
 				",\"blocked_ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"syscalls\":%" PRIu64
 				",\"syscall_ns\":%" PRIu64 "}", t->on_cpu, t->runnable + t->blocked, t->runnable,
-				t->blocked, t->switches, t->sys_count, t->sys_time);
+				t->blocked, t->switches, t->sys_count[ssrc], t->sys_time[ssrc]);
 		}
-		fputs("],\"syscalls\":[", out);
+		fprintf(out, "],\"syscall_source\":\"%s\",\"syscall_calls_other_source\":%" PRIu64
+			",\"syscalls\":[", ssrc ? "bpf" : "tracepoints", src_calls[!ssrc]);
 		for (k = 0; k < nsys; k++) {
 			struct osys *s = sys[k];
 
@@ -1059,13 +1075,14 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			snprintf(name, sizeof(name), "%.16s-%d", rpt_comm(ctx, t->pid), t->pid);
 			fprintf(out, "  %-22.22s %12s  %12s  %12s  %8" PRIu64 "\n", name,
 				rpt_fmt_dur(b1, sizeof(b1), t->on_cpu), rpt_fmt_dur(b2, sizeof(b2), t->runnable),
-				rpt_fmt_dur(b3, sizeof(b3), t->blocked), t->sys_count);
+				rpt_fmt_dur(b3, sizeof(b3), t->blocked), t->sys_count[ssrc]);
 		}
 		if (ntasks > (size_t)top)
 			fprintf(out, "  ... %zu more tasks (see --json)\n", ntasks - (size_t)top);
 	}
 	if (nsys) {
-		fputs("\nSyscalls (top by total time)\n", out);
+		fprintf(out, "\nSyscalls (top by total time, from %s)\n",
+			ssrc ? "BPF flytrap:syscall records" : "syscall tracepoints");
 		fputs("  syscall           count  errs     total     mean      p50      p99      max\n", out);
 		for (k = 0; k < nsys && k < (size_t)top; k++) {
 			struct osys *s = sys[k];
@@ -1080,6 +1097,9 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		}
 		if (nsys > (size_t)top)
 			fprintf(out, "  ... %zu more syscalls (see --json)\n", nsys - (size_t)top);
+		if (src_calls[!ssrc])
+			fprintf(out, "  (%" PRIu64 " calls recorded by %s are not mixed in)\n",
+				src_calls[!ssrc], ssrc ? "the syscall tracepoints" : "BPF");
 		fprintf(out, "  (p50/p99 exact up to %d calls, else within 1.6%%%s;\n   %" PRIu64
 			" exits without a matching entry)\n", RPT_HIST_EXACT,
 			any_hist(sys, nsys) ? ", or a log2 slot for in-kernel histograms" : "",
@@ -1113,6 +1133,21 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	if (ratio > 0)
 		fprintf(out, ", compression %.2fx", ratio);
 	fputc('\n', out);
+	{
+		char *u = recstat(ctx, "cpu_user_us"), *sy = recstat(ctx, "cpu_sys_us"), *du = recstat(ctx, "duration_ns");
+
+		if (u && sy && du && strtoull(du, NULL, 10)) {
+			double cpu_ns = (strtod(u, NULL) + strtod(sy, NULL)) * 1000.0;
+
+			fprintf(out, "  recorder CPU: %s user + %s sys, %.1f%% of a CPU over %s\n",
+				rpt_fmt_dur(b1, sizeof(b1), strtoull(u, NULL, 10) * 1000),
+				rpt_fmt_dur(b2, sizeof(b2), strtoull(sy, NULL, 10) * 1000),
+				100.0 * cpu_ns / strtod(du, NULL), rpt_fmt_dur(b3, sizeof(b3), strtoull(du, NULL, 10)));
+		}
+		free(u);
+		free(sy);
+		free(du);
+	}
 	if (!print_recstats(ctx, out, false))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
 	fputs("\nAdvice\n", out);
