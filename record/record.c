@@ -874,6 +874,9 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 		const struct rec_cpu *c = &s->ri.cpus[i];
 		uint64_t fill = buf_bytes ? c->max_drain * 100 / buf_bytes : 0;
 
+		if (fill > 100)
+			fill = 100;
+
 		bytes_read += c->bytes_read;
 		pages += c->pages;
 		if (fill > max_fill)
@@ -1387,6 +1390,22 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		rec_bpf_get_stats(s->bpf, &bs);
 		fprintf(stderr, "flytrap: BPF %12llu %12s %10llu\n", (unsigned long long)bs.written,
 			human(bs.bytes, b1, sizeof(b1)), (unsigned long long)bs.drops);
+	}
+	{
+		uint64_t cpu_us = tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime) +
+				  tv_us(&s->ru_end.ru_stime) - tv_us(&s->ru_start.ru_stime);
+		uint64_t buf_bytes = s->ri.buffer_kb * 1024, max_fill = 0;
+
+		/* one drain can exceed the buffer when the kernel writes while we read */
+		for (i = 0; i < s->ri.ncpus; i++)
+			if (buf_bytes && s->ri.cpus[i].max_drain * 100 / buf_bytes > max_fill)
+				max_fill = s->ri.cpus[i].max_drain * 100 / buf_bytes;
+		if (max_fill > 100)
+			max_fill = 100;
+		fprintf(stderr, "flytrap: recorder cost: %.3f s CPU while recording (%.3f s per million events), "
+			"%llu wakeups, buffers at most %llu%% full\n", (double)cpu_us / 1e6,
+			ev ? (double)cpu_us / (double)ev : 0.0, (unsigned long long)s->ri.wakeups,
+			(unsigned long long)max_fill);
 	}
 	fprintf(stderr, "flytrap: wrote '%s': %s, %llu events in %.1f s (%s of ring buffer pages), %llu lost%s\n",
 		s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, (double)dur_ns / 1e9,
