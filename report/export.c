@@ -106,6 +106,7 @@ struct exp_conf {
 	bool html;
 	struct exp_html_data *html_data;
 	FILE *out;
+	int write_errno;	/* first failed write */
 };
 
 /* One export per process: the command sets this before the replay. */
@@ -142,8 +143,8 @@ struct exp {
 static void j_flush(struct jout *j)
 {
 	/* no stream: the HTML report only wants the side effects */
-	if (j->len && j->f)
-		fwrite(j->buf, 1, j->len, j->f);
+	if (j->len && j->f && fwrite(j->buf, 1, j->len, j->f) != j->len && !exp_conf.write_errno)
+		exp_conf.write_errno = errno ? errno : EIO;
 	j->len = 0;
 }
 
@@ -1363,6 +1364,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		x->hd->last_ts = ctx->last_ts;
 	}
 	j_flush(&x->j);
+	if (x->j.f && fflush(x->j.f) && !exp_conf.write_errno)
+		exp_conf.write_errno = errno ? errno : EIO;
 	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " complete, %" PRIu64
 		" CPU slices, %" PRIu64 " exits without entry, %" PRIu64 " closed at a lost exit",
 		ctx->nevents, x->slices, x->completes, x->sched_slices + x->irq_slices,
@@ -1665,6 +1668,11 @@ int cmd_export(int argc, char **argv)
 			ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
 				 o.path, fmt_reader_error(r));
 			ret = EXIT_FAIL;
+		} else if (rc == -EIO && exp_conf.write_errno == EPIPE) {
+			ret = EXIT_OK;	/* `| head`: the reader left, quietly */
+		} else if (rc == -EIO && exp_conf.write_errno) {
+			ret = ft_error("cannot write '%s': %s", outpath ? outpath : "standard output",
+				       strerror(exp_conf.write_errno));
 		} else if (rc) {
 			ret = ft_error("cannot export '%s': %s", o.path, strerror(-rc));
 		}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# flytrap export on a synthetic trace whose answer is known exactly
+# (tests/tools/mkexport.c lists it): syscalls from raw_syscalls and from
+# BPF records, kernel functions from function_graph (one entry lost), a
+# uprobe pair, an IRQ, sched_switch runs per CPU, a page that lost 7
+# events, a BPF drop window, an exit without entry, calls that never
+# return.  Then the common filters.
+. "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+need_cmd python3
+MK="$TOP/$O/tests/tools/mkexport"
+[ -x "$MK" ] || skip "$MK is not built"
+"$MK" "$TMP/syn.dat" >/dev/null || { fail "mkexport"; finish; }
+
+"$FLYTRAP" export "$TMP/syn.dat" -o "$TMP/syn.json" || fail "export"
+python3 "$TOP/tests/report/export-check.py" "$TMP/syn.json" || fail "JSON does not load"
+
+python3 - "$TMP/syn.json" <<'PY' && ok "every slice, marker and track as expected" || fail "synthetic answer"
+import json, sys
+from decimal import Decimal as D
+d = json.load(open(sys.argv[1]), parse_float=D)
+ev = d["traceEvents"]
+B = 1000000  # 1 s in us
+CPU_PID = 0x7ff00000
+
+def us(ns):
+    return B + D(ns) / 1000
+
+# B/E per thread in file order -> (name, start, end, E args)
+slices = {}
+stack = {}
+for e in ev:
+    k = e["tid"]
+    if e["ph"] == "B":
+        stack.setdefault(k, []).append(e)
+    elif e["ph"] == "E":
+        b = stack[k].pop()
+        slices.setdefault(k, []).append((b["name"], b["ts"], e["ts"], e.get("args")))
+    elif e["ph"] == "X" and e["pid"] != CPU_PID:
+        slices.setdefault(k, []).append((e["name"], e["ts"], e["ts"] + e["dur"], e.get("args")))
+for k in slices:
+    slices[k].sort(key=lambda s: (s[1], -s[2]))
+
+def expect(tid, want):
+    got = [(n, s, e) for n, s, e, a in slices.get(tid, [])]
+    want = [(n, us(s), us(e)) for n, s, e in want]
+    assert got == want, "tid %d:\n got  %s\n want %s" % (tid, got, want)
+
+expect(100, [("read", 2000, 3000), ("ksys_read", 2100, 2900), ("vfs_read", 2200, 2700),
+             ("write", 5000, 6000), ("getpid", 6000, 6500), ("do_sys_open", 6600, 7000)])
+expect(101, [("read", 8500, 9000), ("futex", 9500, 10000)])
+expect(102, [("nanosleep", 3000, 4500), ("foo", 5500, 5800), ("exit", 9800, 10000)])
+args = {(tid, n): a for tid, l in slices.items() for n, s, e, a in l}
+assert args[(100, "read")] == {"ret": 5}, args[(100, "read")]
+assert args[(100, "getpid")] == {"ret": 100}
+assert args[(101, "read")] == {"ret": 3}
+assert args[(102, "nanosleep")] == {"ret": 0}
+assert args[(100, "do_sys_open")] == {"entry_lost": True}
+cats = {e["name"]: e["cat"] for e in ev if e["ph"] in "BX" and e["pid"] != CPU_PID}
+assert cats["read"] == "syscall" and cats["vfs_read"] == "kernel" and cats["foo"] == "probe"
+
+# CPU tracks: runs from sched_switch, the IRQ, loss markers
+runs = sorted((e["tid"], e["name"], e["ts"], e["ts"] + e["dur"], e["args"].get("partial", False))
+              for e in ev if e["ph"] == "X" and e.get("cat") == "sched")
+assert runs == [(0, "alpha", us(1000), us(8000), False), (0, "beta", us(8000), us(10000), True),
+                (1, "gamma", us(1500), us(10000), False)], runs
+irq = [(e["tid"], e["name"], e["ts"], e["dur"]) for e in ev if e.get("cat") == "irq"]
+assert irq == [(0x10000, "irq 19 eth0", us(3500), D("0.100"))], irq
+lost = [(e["tid"], e["ts"], e["args"]["count"]) for e in ev if e["ph"] == "i" and e["name"] == "events lost"]
+assert lost == [(0, us(9000), 7)], lost
+bpf = [(e["tid"], e["ts"], e["args"]) for e in ev if e["ph"] == "i" and e["name"] == "BPF records lost"]
+assert bpf == [(1, us(9900), {"count": 2, "program": "syscalls"})], bpf
+busy = [(e["ts"], e["args"]["busy"]) for e in ev if e["ph"] == "C" and e["name"] == "busy CPUs"]
+assert busy == [(us(1000), 1), (us(1500), 2), (us(10000), 1)], busy
+
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert names[(100, 100)] == "alpha" and names[(101, 101)] == "beta" and names[(102, 102)] == "gamma"
+assert names[(CPU_PID, 0)] == "CPU 0" and names[(CPU_PID, 1)] == "CPU 1"
+o = d["otherData"]
+assert o["events"] == 25 and o["exits_without_entry"] == 1 and o["events_lost"] == 7, o
+assert o["closed_without_exit"] == 3, o
+PY
+
+# filters: a pid, a CPU, a time window
+"$FLYTRAP" export "$TMP/syn.dat" --pid 101 -o "$TMP/p.json" || fail "--pid"
+python3 - "$TMP/p.json" <<'PY' && ok "--pid 101: only beta's calls" || fail "--pid filter"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+tids = {e["tid"] for e in ev if e["ph"] in "BE" or (e["ph"] == "X" and e.get("cat") != "sched")}
+assert tids == {101}, tids
+PY
+"$FLYTRAP" export "$TMP/syn.dat" --cpu 1 -o "$TMP/c.json" || fail "--cpu"
+python3 - "$TMP/c.json" <<'PY' && ok "--cpu 1: CPU 1 tasks only" || fail "--cpu filter"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+assert not [e for e in ev if e["ph"] in "BEX" and e["tid"] in (100, 101)], "CPU 0 tasks present"
+assert [e for e in ev if e["ph"] == "X" and e["name"] == "nanosleep"]
+assert not [e for e in ev if e["ph"] == "i" and e["name"] == "events lost"], "CPU 0 loss marker kept"
+PY
+"$FLYTRAP" export "$TMP/syn.dat" --from 1.000005 --to 1.000007 -o "$TMP/w.json" || fail "--from/--to"
+python3 "$TOP/tests/report/export-check.py" "$TMP/w.json" || fail "window JSON does not load"
+python3 - "$TMP/w.json" <<'PY' && ok "--from/--to: only calls inside the window" || fail "window filter"
+import json, sys
+from decimal import Decimal as D
+ev = json.load(open(sys.argv[1]), parse_float=D)["traceEvents"]
+names = sorted(e["name"] for e in ev if e["ph"] == "B")
+assert names == ["foo", "getpid", "write"], names
+assert all(D(1000005) <= e["ts"] <= D(1000007) for e in ev if e["ph"] in "BE")
+PY
+finish

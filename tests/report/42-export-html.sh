@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# flytrap export --html: one self-contained page (no external resources),
+# its inline SVG well-formed XML, its embedded JSON valid; then headless
+# Chromium opens it: no console messages, every script ran to the end
+# (the page marks <body data-report-ok>, the flame graph its <svg
+# data-ready>), the tables were rendered, and a screenshot was taken
+# ($O/test-logs/export-html-*.png, to look at).
+# Chromium: apt-get install -y chromium (SKIP without it).
+. "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+need_cmd python3
+MK="$TOP/$O/tests/tools/mkexport"
+[ -x "$MK" ] || skip "$MK is not built"
+"$MK" "$TMP/syn.dat" >/dev/null || { fail "mkexport"; finish; }
+
+static_checks() { # page name
+	local page=$1 name=$2
+	# nothing fetched from anywhere: no src=, no links to other documents, no CSS imports
+	if grep -Eiq '(src=|href="(https?:|//)|url\(|@import|<link|<iframe|<object|<embed)' "$page"; then
+		fail "$name: refers to an external resource: $(grep -Eio '(src=|href="(https?:|//)[^"]*|url\([^)]*|@import|<link|<iframe)' "$page" | head -3)"
+	fi
+	python3 - "$page" <<'PY' || fail "$name: inline SVG or embedded JSON is broken"
+import json, re, sys, xml.etree.ElementTree as ET
+html = open(sys.argv[1], encoding="utf-8").read()
+svgs = re.findall(r"<svg .*?</svg>", html, re.S)
+assert len(svgs) == 1, len(svgs)
+root = ET.fromstring(svgs[0])
+frames = root.findall("{http://www.w3.org/2000/svg}g")
+assert frames, "no frames in the flame graph"
+for m in re.finditer(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, re.S):
+    json.loads(m.group(2))
+assert html.count("<script") == html.count("</script>")
+PY
+}
+
+browser() { # page name -> checks a Chromium run
+	local page=$1 name=$2 prof
+	prof=$(mktemp -d "$TMP/chrome.XXXXXX")
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--no-first-run --user-data-dir="$prof" --enable-logging=stderr --v=0 \
+		--window-size=1400,1200 --dump-dom "file://$page" >"$TMP/$name.dom" 2>"$TMP/$name.log"
+	if grep -q "CONSOLE" "$TMP/$name.log"; then
+		fail "$name: console messages: $(grep CONSOLE "$TMP/$name.log" | head -3)"
+	fi
+	grep -q 'data-report-ok="1"' "$TMP/$name.dom" || fail "$name: the page script did not finish"
+	grep -q 'data-ready="1"' "$TMP/$name.dom" || fail "$name: the flame graph script did not run"
+	prof=$(mktemp -d "$TMP/chrome.XXXXXX")
+	mkdir -p "$TOP/$O/test-logs"
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--no-first-run --user-data-dir="$prof" --window-size=1400,1600 \
+		--screenshot="$TOP/$O/test-logs/export-html-$name.png" "file://$page" >/dev/null 2>&1
+	local sz
+	sz=$(stat -c %s "$TOP/$O/test-logs/export-html-$name.png" 2>/dev/null || echo 0)
+	[ "$sz" -gt 20000 ] && ok "$name: rendered, screenshot $O/test-logs/export-html-$name.png ($sz bytes)" ||
+		fail "$name: no usable screenshot ($sz bytes)"
+}
+
+"$FLYTRAP" export --html "$TMP/syn.dat" -o "$TMP/syn.html" || fail "export --html"
+static_checks "$TMP/syn.html" syn
+# the synthetic calls are in the flame graph, with their self times in ns
+grep -q '<title>vfs_read (500 ns' "$TMP/syn.html" && ok "flame graph has vfs_read (500 ns)" ||
+	fail "flame graph lacks vfs_read: $(grep -o '<title>[^<]*' "$TMP/syn.html" | head -20)"
+grep -q 'LOSSES' "$TMP/syn.html" && ok "header reports the losses" || fail "no LOSSES in the header"
+for id in timeline-data overhead-data drops-data; do
+	grep -q "id=\"$id\"" "$TMP/syn.html" || fail "no $id block"
+done
+"$FLYTRAP" export --html --cpu 1 "$TMP/syn.dat" -o "$TMP/syn1.html" || fail "--html --cpu 1"
+grep -q 'filters: CPUs 1' "$TMP/syn1.html" && ok "filters shown in the page" || fail "filters not shown"
+
+pages="syn"
+if [ -d "$FIXTURES" ]; then
+	for fx in hebel23+driver__trace wsdias+LabSisOp__trace; do
+		[ -f "$FIXTURES/$fx.dat" ] || continue
+		"$FLYTRAP" export --html "$FIXTURES/$fx.dat" -o "$TMP/$fx.html" || fail "$fx: export --html"
+		static_checks "$TMP/$fx.html" "$fx"
+		pages="$pages $fx"
+	done
+fi
+
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$CHROME" ]; then
+	echo "note: the browser checks need chromium (apt-get install -y chromium)"
+	[ "$fails" = 0 ] && skip "chromium is not installed (static checks passed)"
+	finish
+fi
+for p in $pages; do
+	browser "$TMP/$p.html" "$p"
+done
+# interaction: click a frame (zoom), then "Reset zoom", in a copy of the page with a test script
+python3 - "$TMP/syn.html" "$TMP/zoom.html" <<'PY'
+import sys
+html = open(sys.argv[1], encoding="utf-8").read()
+test = """<script>
+(function(){
+ function frame(n){return [].slice.call(document.querySelectorAll('#fg-svg g.f')).filter(function(g){
+   return g.querySelector('title').textContent.indexOf(n+' (')===0;})[0];}
+ var k=frame('ksys_read'),foo=frame('foo'),v=frame('vfs_read');
+ k.dispatchEvent(new MouseEvent('click',{bubbles:true}));
+ var r=[k.querySelector('rect').getAttribute('width'),foo.style.display,v.querySelector('rect').getAttribute('width')];
+ document.getElementById('fg-unzoom').dispatchEvent(new MouseEvent('click',{bubbles:true}));
+ r.push(k.querySelector('rect').getAttribute('width'),foo.style.display);
+ document.body.setAttribute('data-zoom',r.join('|'));
+})();
+</script></body>"""
+open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", test))
+PY
+timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
+	--user-data-dir="$(mktemp -d "$TMP/chrome.XXXXXX")" --dump-dom "file://$TMP/zoom.html" >"$TMP/zoom.dom" 2>/dev/null
+# zoomed: ksys_read spans the width, foo (other task) hidden, vfs_read 500/800 of it; reset restores
+z=$(grep -o 'data-zoom="[^"]*"' "$TMP/zoom.dom")
+[ "$z" = 'data-zoom="99.0000%|none|61.8750%|72.0000%|"' ] && ok "click zooms into a frame, Reset zoom restores" ||
+	fail "zoom: $z"
+
+# tables were drawn from the analyzers' JSON
+grep -q '<div id="overhead-out"><table>' "$TMP/syn.dom" && ok "overhead tables rendered" || fail "no overhead table"
+grep -q '<div id="drops-out"><table>' "$TMP/syn.dom" && ok "drops tables rendered" || fail "no drops table"
+finish
