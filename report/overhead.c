@@ -1102,7 +1102,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 				src_calls[!ssrc], ssrc ? "the syscall tracepoints" : "BPF");
 		fprintf(out, "  (p50/p99 exact up to %d calls, else within 1.6%%%s;\n   %" PRIu64
 			" exits without a matching entry)\n", RPT_HIST_EXACT,
-			any_hist(sys, nsys) ? ", or a log2 slot for in-kernel histograms" : "",
+			any_hist(sys, nsys) ? ",\n   or the middle of a log2 slot for in-kernel histograms" : "",
 			o->sys_unmatched);
 	}
 	if (nirqs || nsirqs) {

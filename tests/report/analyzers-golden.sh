@@ -32,6 +32,10 @@ check overhead-sched-window.txt overhead --from 10.020 --to 10.040 tests/data/rp
 check overhead-sched-pid100.txt overhead --pid 100 tests/data/rpt-sched.dat
 check drops-drops.txt drops tests/data/rpt-drops.dat
 check drops-drops-100ms.txt drops --window 100ms tests/data/rpt-drops.dat
+check callgraph-bpf.txt callgraph tests/data/rpt-bpf.dat
+check callgraph-bpf-samples.folded callgraph --source samples --folded tests/data/rpt-bpf.dat
+check callgraph-bpf-offcpu.folded callgraph --source offcpu --folded tests/data/rpt-bpf.dat
+check overhead-bpf.txt overhead tests/data/rpt-bpf.dat
 
 # every text line of every golden output fits 80 columns
 for f in "$G"/*.txt; do

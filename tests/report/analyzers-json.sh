@@ -58,6 +58,23 @@ expect "event bytes add up" "$(jget "$TMP/ov.json" "sum(e['bytes'] for e in j['e
 "$FLYTRAP" overhead --json --from 10.020 --to 10.040 tests/data/rpt-sched.dat > "$TMP/ovw.json"
 expect "clipped cpu0 busy" 20000000 "$(jget "$TMP/ovw.json" "j['cpus'][0]['busy_ns']")"
 
+# ---- BPF records and uprobes
+"$FLYTRAP" callgraph --json tests/data/rpt-bpf.dat > "$TMP/bpf.json" || fail "callgraph --json bpf"
+q='[c for c in j["tree"]["children"] if c["name"]=="main"][0]'
+expect "ufunc main total/self" "20000000 12000000" "$(jget "$TMP/bpf.json" "'%d %d' % ($q['total'], $q['self'])")"
+q='[c for c in j["tree"]["children"] if c["name"]=="handle_req"][0]'
+expect "uprobe handle_req total/self" "5000000 4000000" "$(jget "$TMP/bpf.json" "'%d %d' % ($q['total'], $q['self'])")"
+"$FLYTRAP" callgraph --json --source offcpu tests/data/rpt-bpf.dat > "$TMP/off.json"
+expect "offcpu blocked ns" 10000000 "$(jget "$TMP/off.json" "j['total']")"
+"$FLYTRAP" overhead --json tests/data/rpt-bpf.dat > "$TMP/ovb.json"
+expect "syscall source" bpf "$(jget "$TMP/ovb.json" "j['syscall_source']")"
+s='[s for s in j["syscalls"] if s["name"]=="read"][0]'
+expect "BPF read count/total/p50/max" "2 4000000 1000000 3000000" \
+	"$(jget "$TMP/ovb.json" "'%d %d %d %d' % ($s['count'], $s['total_ns'], $s['p50_ns'], $s['max_ns'])")"
+s='[s for s in j["syscalls"] if s["name"]=="open"][0]'
+expect "in-kernel histogram count/total/max" "3 3000 1500 True" \
+	"$(jget "$TMP/ovb.json" "'%d %d %d %s' % ($s['count'], $s['total_ns'], $s['max_ns'], $s['from_histograms'])")"
+
 # ---- drops: totals equal the kernel's counters stored in the file
 "$FLYTRAP" drops --json tests/data/rpt-drops.dat > "$TMP/dr.json" || fail "drops --json"
 expect "kernel lost (end - start)" 22 "$(jget "$TMP/dr.json" "j['total']['kernel_lost']")"

@@ -10,6 +10,8 @@
  *                        BPF drop records, recorder stats (2 CPUs)
  *   mkrpt stacks OUT     kernel_stack + user_stack samples with kallsyms
  *                        and process maps
+ *   mkrpt bpf    OUT     flytrap BPF records (syscall, syscall_hist,
+ *                        profile, offcpu, ufunc) and uprobe events
  *   mkrpt bench  OUT N   N events (sched_switch, syscalls, function_graph)
  *                        on 2 CPUs, for the benchmarks
  *
@@ -39,6 +41,16 @@ enum {
 	ID_IRQ_EXIT = 304,
 	ID_SOFTIRQ_ENTRY = 305,
 	ID_SOFTIRQ_EXIT = 306,
+	ID_UP_ENTRY = 400,
+	ID_UP_RETURN = 401,
+	ID_UP2_ENTRY = 402,
+	ID_UP2_RETURN = 403,
+	ID_BPF_SYSCALL = 1001,
+	ID_BPF_SYSHIST = 1002,
+	ID_BPF_OFFCPU = 1003,
+	ID_BPF_PROFILE = 1004,
+	ID_BPF_UENTRY = 1005,
+	ID_BPF_UEXIT = 1006,
 };
 
 #define COMMON \
@@ -112,6 +124,82 @@ static const char fmt_softirq_exit[] =
 	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"vec=%u\", REC->vec\n";
 
+/* BPF event formats as record/bpf.c writes them (common fields, then the record's ev struct) */
+static const char fmt_bpf_syscall[] =
+	"name: syscall\nID: 1001\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 start;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 duration;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:s64 ret;\toffset:32;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"tgid=%d nr=%d ret=%lld duration=%llu\", REC->tgid, REC->nr, REC->ret, REC->duration\n";
+static const char fmt_bpf_syshist[] =
+	"name: syscall_hist\nID: 1002\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int nr;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 count;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 total_ns;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 max_ns;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 slots[40];\toffset:40;\tsize:320;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d nr=%d count=%llu\", REC->tgid, REC->nr, REC->count\n";
+static const char fmt_bpf_offcpu[] =
+	"name: offcpu\nID: 1003\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int state;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 start;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 duration;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int waker_pid;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:int waker_tgid;\toffset:36;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:char waker_comm[16];\toffset:56;\tsize:16;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] kstack;\toffset:72;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] ustack;\toffset:76;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d duration=%llu\", REC->tgid, REC->duration\n";
+static const char fmt_bpf_profile[] =
+	"name: profile\nID: 1004\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:16;\tsize:16;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] kstack;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] ustack;\toffset:36;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d comm=%s\", REC->tgid, REC->comm\n";
+static const char fmt_bpf_uentry[] =
+	"name: ufunc_entry\nID: 1005\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int func;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 ip;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d func=%u depth=%u\", REC->tgid, REC->func, REC->depth\n";
+static const char fmt_bpf_uexit[] =
+	"name: ufunc_exit\nID: 1006\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int func;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int flags;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 start;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 duration;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 ret;\toffset:40;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d func=%u depth=%u duration=%llu\", REC->tgid, REC->func, REC->depth, "
+	"REC->duration\n";
+/* uprobe events of `record --uprobe` (group flytrap_<pid>) */
+static const char fmt_up_entry[] =
+	"name: handle_req\nID: 400\nformat:\n" COMMON
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"(%lx)\", REC->__probe_ip\n";
+static const char fmt_up_return[] =
+	"name: handle_req__return\nID: 401\nformat:\n" COMMON
+	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n";
+static const char fmt_up2_entry[] =
+	"name: helper\nID: 402\nformat:\n" COMMON
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"(%lx)\", REC->__probe_ip\n";
+static const char fmt_up2_return[] =
+	"name: helper__return\nID: 403\nformat:\n" COMMON
+	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n";
+
 static const char header_event[] =
 	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
 	"\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n"
@@ -135,6 +223,8 @@ static const char kallsyms[] =
 	"ffffffff81200400 T schedule\n"
 	"ffffffff81200800 t do_idle\n"
 	"ffffffff81300000 A __absolute_marker\n"
+	"ffffffff81300400 t bpf_prog_6deef7357e7b4530_offcpu\n"
+	"ffffffff81300800 T __traceiter_sched_switch\n"
 	"ffffffff81400000 T _etext\n";
 
 /* ---- output file ------------------------------------------------------------- */
@@ -182,6 +272,16 @@ static void out_open(struct out *o, const char *path, int ncpu, const char *cmdl
 	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_irq_exit, strlen(fmt_irq_exit));
 	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_softirq_entry, strlen(fmt_softirq_entry));
 	err = err ?: fmt_writer_event_format(o->w, "irq", fmt_softirq_exit, strlen(fmt_softirq_exit));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_bpf_syscall, strlen(fmt_bpf_syscall));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_bpf_syshist, strlen(fmt_bpf_syshist));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_bpf_offcpu, strlen(fmt_bpf_offcpu));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_bpf_profile, strlen(fmt_bpf_profile));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_bpf_uentry, strlen(fmt_bpf_uentry));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_bpf_uexit, strlen(fmt_bpf_uexit));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap_123", fmt_up_entry, strlen(fmt_up_entry));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap_123", fmt_up_return, strlen(fmt_up_return));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap_123", fmt_up2_entry, strlen(fmt_up2_entry));
+	err = err ?: fmt_writer_event_format(o->w, "flytrap_123", fmt_up2_return, strlen(fmt_up2_return));
 	err = err ?: fmt_writer_kallsyms(o->w, kallsyms, strlen(kallsyms));
 	err = err ?: fmt_writer_printk(o->w, "", 0);
 	err = err ?: fmt_writer_cmdlines(o->w, cmdlines, strlen(cmdlines));
@@ -554,6 +654,147 @@ static void build_stacks(const char *path)
 	out_close(&o, NULL);
 }
 
+static void bpf_hdr(uint8_t *r, int id, int pid)
+{
+	common(r, id, pid);
+	put32(r + 8, (uint32_t)pid);	/* tgid == pid in these traces */
+}
+
+static void bpf_syscall(struct out *o, int cpu, uint64_t end, int pid, int nr, uint64_t dur, int64_t ret)
+{
+	uint8_t r[40] = { 0 };
+
+	bpf_hdr(r, ID_BPF_SYSCALL, pid);
+	put32(r + 12, (uint32_t)nr);
+	put64(r + 16, end - dur);
+	put64(r + 24, dur);
+	put64(r + 32, (uint64_t)ret);
+	emit(o, cpu, end, r, sizeof(r));
+}
+
+/* offcpu (kind 1) or profile (kind 0) record with its two stacks */
+static void bpf_stacks(struct out *o, int cpu, uint64_t ts, int pid, bool offcpu, uint64_t dur,
+		       const uint64_t *k, int kn, const uint64_t *u, int un)
+{
+	uint8_t r[256] = { 0 };
+	int fixed = offcpu ? 80 : 40, koff = offcpu ? 72 : 32, i;
+
+	bpf_hdr(r, offcpu ? ID_BPF_OFFCPU : ID_BPF_PROFILE, pid);
+	if (offcpu) {
+		put32(r + 12, 1);
+		put64(r + 16, ts - dur);
+		put64(r + 24, dur);
+		memcpy(r + 40, "app", 4);
+	} else {
+		memcpy(r + 16, "app", 4);
+	}
+	put32(r + koff, (uint32_t)(kn * 8) << 16 | (uint32_t)fixed);
+	put32(r + koff + 4, (uint32_t)(un * 8) << 16 | (uint32_t)(fixed + kn * 8));
+	for (i = 0; i < kn; i++)
+		put64(r + fixed + 8 * i, k[i]);
+	for (i = 0; i < un; i++)
+		put64(r + fixed + 8 * (kn + i), u[i]);
+	emit(o, cpu, ts, r, (uint32_t)(fixed + 8 * (kn + un)));
+}
+
+static void ufunc(struct out *o, int cpu, uint64_t ts, int pid, unsigned func, unsigned depth, bool entry,
+		  uint64_t dur)
+{
+	uint8_t r[48] = { 0 };
+
+	bpf_hdr(r, entry ? ID_BPF_UENTRY : ID_BPF_UEXIT, pid);
+	put32(r + 12, func);
+	put32(r + 16, depth);
+	if (entry) {
+		put64(r + 24, 0x401000 + func * 0x100);
+		emit(o, cpu, ts, r, 32);
+	} else {
+		put64(r + 24, ts - dur);
+		put64(r + 32, dur);
+		emit(o, cpu, ts, r, 48);
+	}
+}
+
+static void uprobe(struct out *o, int cpu, uint64_t ts, int pid, int id)
+{
+	uint8_t r[24] = { 0 };
+
+	common(r, id, pid);
+	put64(r + 8, 0x402000);
+	put64(r + 16, 0x401234);
+	emit(o, cpu, ts, r, (id == ID_UP_ENTRY || id == ID_UP2_ENTRY) ? 16 : 24);
+}
+
+static void bpf_meta(struct out *o)
+{
+	static const char maps[] = "== 500 app\n00400000-00500000 r-xp 00000000 08:01 1234 /usr/bin/app\n";
+	uint64_t off;
+	int err = fmt_writer_option_str(o->w, FMT_OPT_FT_META,
+					"bpf_progs=syscalls,offcpu,profile,ufunc\n"
+					"bpf_ufunc=0 /usr/bin/app main 0x401000\n"
+					"bpf_ufunc=1 /usr/bin/app parse_config 0x401100\n"
+					"bpf_ufunc=2 /usr/bin/app compute 0x401200\n");
+
+	err = err ?: fmt_writer_section(o->w, FMT_SEC_FT_PROCMAPS, "flytrap procmaps", maps, strlen(maps), &off);
+	err = err ?: fmt_writer_option(o->w, FMT_OPT_FT_PROCMAPS, &off, sizeof(off));
+	if (err)
+		die(o, "bpf metadata", err);
+}
+
+/*
+ * bpf: flytrap BPF records and uprobe events, one CPU.
+ *   ufunc (pid 500): main 40.000-40.020 (20 ms, self 12), parse_config
+ *     40.001-40.003 (2 ms), compute 40.004-40.010 (6 ms).
+ *   uprobes (pid 600): handle_req 40.100-40.105 (5 ms, self 4), helper
+ *     40.101-40.102 (1 ms).
+ *   flytrap:syscall (pid 500): read 1 ms and 3 ms, write 2 ms returning -5.
+ *   flytrap:syscall_hist (pid 700): open, 3 calls, 3000 ns in all, max
+ *     1500 ns; two in the 512-1023 ns slot, one in 1024-2047.
+ *   flytrap:profile (pid 500): 2 samples app -> entry_SYSCALL_64 ->
+ *     schedule, 1 sample do_idle.
+ *   flytrap:offcpu (pid 500): 7 ms and 3 ms blocked in app ->
+ *     entry_SYSCALL_64 -> schedule (under the BPF program's own frames,
+ *     which the analyzer drops).
+ */
+static void build_bpf(const char *path)
+{
+	struct out o;
+	uint64_t t = 40 * S;
+	uint64_t kp[2] = { K_SCHEDULE + 4, K_ENTRY + 2 }, kidle[1] = { K_IDLE + 8 };
+	uint64_t koff[4] = { 0xffffffff81300400ULL + 0x40, 0xffffffff81300800ULL + 0x10, K_SCHEDULE + 4, K_ENTRY + 2 };
+	uint64_t u[1] = { 0x401000 + 0x20 };
+	uint8_t h[360] = { 0 };
+
+	out_open(&o, path, 1, "500 app\n600 server\n700 opener\n", bpf_meta);
+	ufunc(&o, 0, t, 500, 0, 1, true, 0);
+	ufunc(&o, 0, t + 1 * MS, 500, 1, 2, true, 0);
+	ufunc(&o, 0, t + 3 * MS, 500, 1, 2, false, 2 * MS);
+	bpf_syscall(&o, 0, t + 3 * MS + 500 * US, 500, 0, 1 * MS, 100);
+	ufunc(&o, 0, t + 4 * MS, 500, 2, 2, true, 0);
+	bpf_syscall(&o, 0, t + 8 * MS, 500, 0, 3 * MS, 100);
+	ufunc(&o, 0, t + 10 * MS, 500, 2, 2, false, 6 * MS);
+	bpf_syscall(&o, 0, t + 15 * MS, 500, 1, 2 * MS, -5);
+	ufunc(&o, 0, t + 20 * MS, 500, 0, 1, false, 20 * MS);
+	bpf_stacks(&o, 0, t + 30 * MS, 500, false, 0, kp, 2, u, 1);
+	bpf_stacks(&o, 0, t + 31 * MS, 500, false, 0, kp, 2, u, 1);
+	bpf_stacks(&o, 0, t + 32 * MS, 500, false, 0, kidle, 1, NULL, 0);
+	bpf_stacks(&o, 0, t + 50 * MS, 500, true, 7 * MS, koff, 4, u, 1);
+	bpf_stacks(&o, 0, t + 60 * MS, 500, true, 3 * MS, koff, 4, u, 1);
+	uprobe(&o, 0, t + 100 * MS, 600, ID_UP_ENTRY);
+	uprobe(&o, 0, t + 101 * MS, 600, ID_UP2_ENTRY);
+	uprobe(&o, 0, t + 102 * MS, 600, ID_UP2_RETURN);
+	uprobe(&o, 0, t + 105 * MS, 600, ID_UP_RETURN);
+	bpf_hdr(h, ID_BPF_SYSHIST, 700);
+	put32(h + 12, 2);
+	put64(h + 16, 3);
+	put64(h + 24, 3000);
+	put64(h + 32, 1500);
+	put64(h + 40 + 9 * 8, 2);
+	put64(h + 40 + 10 * 8, 1);
+	emit(&o, 0, t + 200 * MS, h, sizeof(h));
+	out_close(&o, NULL);
+}
+
 /* bench: n events round-robin over 2 CPUs: switches, syscalls, calls */
 static void build_bench(const char *path, uint64_t n)
 {
@@ -594,6 +835,8 @@ int main(int argc, char **argv)
 		build_sched(argv[2]);
 	else if (!strcmp(argv[1], "drops"))
 		build_drops(argv[2]);
+	else if (!strcmp(argv[1], "bpf"))
+		build_bpf(argv[2]);
 	else if (!strcmp(argv[1], "stacks"))
 		build_stacks(argv[2]);
 	else if (!strcmp(argv[1], "bench") && argc == 4)

@@ -18,3 +18,7 @@ $F overhead --from 10.020 --to 10.040 tests/data/rpt-sched.dat > $G/overhead-sch
 $F overhead --pid 100 tests/data/rpt-sched.dat > $G/overhead-sched-pid100.txt
 $F drops tests/data/rpt-drops.dat > $G/drops-drops.txt
 $F drops --window 100ms tests/data/rpt-drops.dat > $G/drops-drops-100ms.txt
+$F callgraph tests/data/rpt-bpf.dat > $G/callgraph-bpf.txt
+$F callgraph --source samples --folded tests/data/rpt-bpf.dat > $G/callgraph-bpf-samples.folded
+$F callgraph --source offcpu --folded tests/data/rpt-bpf.dat > $G/callgraph-bpf-offcpu.folded
+$F overhead tests/data/rpt-bpf.dat > $G/overhead-bpf.txt
