@@ -410,6 +410,13 @@ static int parse_sized_text(struct cur *c, int width, char **out, struct fmt_blo
 		return err;
 	free(*out);
 	*out = NULL;
+	/*
+	 * trace-cmd extract sometimes declares a text one byte longer than it
+	 * stored (saved_cmdlines changing under it) and its reader takes what
+	 * is there; do the same inside a section, where the bound is known.
+	 */
+	if (c->mem && c->pos <= c->end && size > c->end - c->pos && size - (c->end - c->pos) <= 16)
+		size = c->end - c->pos;
 	err = cur_blob(c, size, out);
 	if (err)
 		return err;
