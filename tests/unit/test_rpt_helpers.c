@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Analyzer helpers: the log-linear histogram (bucket bounds, the documented
+ * 1/64 percentile error on random data, exact percentiles for few values),
+ * the u64 map (stable values, iteration), the common option parser,
+ * globbing, and symbol lookup (kallsyms text; user addresses of this very
+ * program through its own /proc/self/maps and ELF symbols).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+#include "report/replay.h"
+#include "report/symbols.h"
+
+static int fails, checks;
+
+#define CHECK(cond, ...) do { \
+	checks++; \
+	if (!(cond)) { \
+		fails++; \
+		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		printf(__VA_ARGS__); \
+		putchar('\n'); \
+	} \
+} while (0)
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t xorshift(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_hist(void)
+{
+	struct rpt_hist h = { 0 };
+	static uint64_t vals[20000];
+	const double qs[] = { 0.01, 0.5, 0.9, 0.99, 0.999 };
+	uint64_t v;
+	unsigned b, k;
+
+	/* every value lies inside its bucket, buckets are ordered */
+	for (k = 0; k < 200000; k++) {
+		v = xorshift() >> (xorshift() % 64);
+		b = rpt_hist_bucket(v);
+		CHECK(b < RPT_HIST_BUCKETS, "bucket %u of %" PRIu64, b, v);
+		CHECK(rpt_hist_bucket_low(b) <= v, "low %" PRIu64 " > %" PRIu64, rpt_hist_bucket_low(b), v);
+		if (b + 1 < RPT_HIST_BUCKETS)
+			CHECK(v < rpt_hist_bucket_low(b + 1), "%" PRIu64 " beyond bucket %u", v, b);
+	}
+	CHECK(rpt_hist_bucket(UINT64_MAX) == RPT_HIST_BUCKETS - 1, "last bucket %u", rpt_hist_bucket(UINT64_MAX));
+	for (v = 0; v < 64; v++)
+		CHECK(rpt_hist_bucket(v) == v && rpt_hist_bucket_low((unsigned)v) == v, "small %" PRIu64, v);
+
+	/* few values: exact nearest-rank percentiles */
+	rpt_hist_add(&h, 4000000);
+	rpt_hist_add(&h, 2000000);
+	CHECK(rpt_hist_quantile(&h, 0.5) == 2000000, "p50 %" PRIu64, rpt_hist_quantile(&h, 0.5));
+	CHECK(rpt_hist_quantile(&h, 0.99) == 4000000, "p99 %" PRIu64, rpt_hist_quantile(&h, 0.99));
+	CHECK(h.sum == 6000000 && h.min == 2000000 && h.max == 4000000 && h.count == 2, "sum/min/max");
+	rpt_hist_release(&h);
+
+	/* many values spread over six decades: within 1/64 of the exact percentile */
+	for (k = 0; k < 20000; k++) {
+		uint64_t e = xorshift() % 20;
+
+		vals[k] = (1000ULL << e) + xorshift() % (1000ULL << e);
+		CHECK(rpt_hist_add(&h, vals[k]) == 0, "add");
+	}
+	qsort(vals, 20000, sizeof(vals[0]), cmp_u64);
+	for (k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+		uint64_t rank = (uint64_t)(qs[k] * 20000 + 0.999999);
+		uint64_t exact = vals[rank - 1], got = rpt_hist_quantile(&h, qs[k]);
+		double err = (double)(got > exact ? got - exact : exact - got) / (double)exact;
+
+		CHECK(err <= 1.0 / 64, "q%.3f: got %" PRIu64 ", exact %" PRIu64 " (%.3f%%)", qs[k], got, exact,
+		      100 * err);
+	}
+	CHECK(rpt_hist_quantile(&h, 1.0) == vals[19999], "max");
+	CHECK(rpt_hist_quantile(&h, 0.0) == vals[0], "min");
+	rpt_hist_release(&h);
+	CHECK(rpt_hist_quantile(&h, 0.5) == 0, "empty histogram");
+}
+
+struct val {
+	uint64_t key, n;
+};
+
+static void test_map(void)
+{
+	struct rpt_map m;
+	static struct val *ptrs[100000];
+	size_t pos = 0, seen = 0;
+	uint64_t key, k;
+	struct val *v;
+	bool created;
+
+	rpt_map_init(&m, sizeof(struct val));
+	for (k = 0; k < 100000; k++) {
+		v = rpt_map_get(&m, k * 7919, &created);
+		CHECK(v && created, "insert %" PRIu64, k);
+		if (!v)
+			break;
+		v->key = k * 7919;
+		ptrs[k] = v;
+	}
+	for (k = 0; k < 100000; k++) {
+		v = rpt_map_get(&m, k * 7919, &created);
+		CHECK(v == ptrs[k] && !created, "value of %" PRIu64 " moved", k);
+		CHECK(rpt_map_find(&m, k * 7919) == ptrs[k], "find %" PRIu64, k);
+	}
+	CHECK(rpt_map_find(&m, 3) == NULL, "absent key found");
+	while ((v = rpt_map_next(&m, &pos, &key))) {
+		CHECK(v->key == key, "iteration key");
+		seen++;
+	}
+	CHECK(seen == 100000 && m.count == 100000, "iterated %zu", seen);
+	rpt_map_release(&m);
+	CHECK(rpt_map_find(&m, 0) == NULL, "released map finds");
+}
+
+static void test_opts(void)
+{
+	struct rpt_opts o = { 0 };
+	char *argv[] = { "x", "--from=1.5", "--to", "2", "--cpu", "0,2-3", "--pid", "4,5", "--comm", "ab*",
+			 "--json", "--other", "--cpu", "zz", "--pid", "-3" };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])), i = 1, rc;
+
+	for (; i <= 10; i++) {
+		rc = rpt_opts_parse(&o, argc, argv, &i);
+		CHECK(rc == 1, "argv[%d] %s not consumed (%d)", i, argv[i], rc);
+	}
+	CHECK(o.has_t0 && o.t0_ns == 1500000000ULL, "from %" PRIu64, o.t0_ns);
+	CHECK(o.has_t1 && o.t1_ns == 2000000000ULL, "to %" PRIu64, o.t1_ns);
+	CHECK(o.has_cpus && o.cpu_mask[0] == 0xd, "cpu mask %" PRIx64, o.cpu_mask[0]);
+	CHECK(o.npids == 2 && o.pids[0] == 4 && o.pids[1] == 5, "pids");
+	CHECK(o.ncomms == 1 && !strcmp(o.comms[0], "ab*"), "comm");
+	CHECK(o.json, "json");
+	i = 11;
+	CHECK(rpt_opts_parse(&o, argc, argv, &i) == 0, "--other consumed");
+	i = 12;
+	CHECK(rpt_opts_parse(&o, argc, argv, &i) == EXIT_USAGE, "--cpu zz accepted");
+	i = 14;
+	CHECK(rpt_opts_parse(&o, argc, argv, &i) == EXIT_USAGE, "--pid -3 accepted");
+	rpt_opts_release(&o);
+	CHECK(o.pids == NULL && o.comms == NULL, "release");
+
+	CHECK(rpt_glob("kworker/*", "kworker/0:1"), "glob *");
+	CHECK(!rpt_glob("kworker", "kworker/0:1"), "glob exact");
+	CHECK(rpt_glob("ba?h", "bash"), "glob ?");
+}
+
+/* a function whose address this test resolves through its own ELF symbols */
+__attribute__((noinline)) int test_rpt_marker_function(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_symbols(void)
+{
+	static const char ks[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T start_kernel\n"
+		"ffffffff81000080 t early_init\n"
+		"ffffffff81002000 A absolute_thing\n"
+		"ffffffffc0001000 t mod_func\t[mymod]\n"
+		"garbage line\n";
+	struct rpt_syms *s = rpt_syms_new(NULL, NULL, NULL);
+	uint64_t off = 0;
+	const char *n, *dso = NULL;
+	char maps[65536], buf[128];
+	FILE *f;
+	size_t len;
+
+	CHECK(s != NULL, "rpt_syms_new");
+	if (!s)
+		return;
+	CHECK(rpt_syms_add_kallsyms(s, ks, strlen(ks)) == 0, "kallsyms");
+	n = rpt_syms_kernel(s, 0xffffffff81000105ULL, &off);
+	CHECK(n && !strcmp(n, "start_kernel") && off == 5, "start_kernel+5: %s+%" PRIu64, n ? n : "NULL", off);
+	n = rpt_syms_kernel(s, 0xffffffff81000090ULL, &off);
+	CHECK(n && !strcmp(n, "early_init") && off == 0x10, "unsorted input: %s", n ? n : "NULL");
+	n = rpt_syms_kernel(s, 0xffffffff81002010ULL, &off);
+	CHECK(n && !strcmp(n, "start_kernel"), "absolute symbols are skipped: %s", n ? n : "NULL");
+	n = rpt_syms_kernel(s, 0xffffffffc0001004ULL, &off);
+	CHECK(n && !strcmp(n, "mod_func"), "module tag kept out of the name: %s", n ? n : "NULL");
+	CHECK(rpt_syms_kernel(s, 0xffffffff80000000ULL, &off) == NULL, "below the first symbol");
+	CHECK(rpt_syms_kernel(s, 0xffffffffd0000000ULL, &off) == NULL, "far past the last symbol");
+
+	/* this process, described the way the recorder stores maps */
+	f = fopen("/proc/self/maps", "r");
+	CHECK(f != NULL, "open /proc/self/maps");
+	if (f) {
+		len = (size_t)snprintf(maps, sizeof(maps), "== %d test\n", (int)getpid());
+		len += fread(maps + len, 1, sizeof(maps) - len - 1, f);
+		fclose(f);
+		CHECK(rpt_syms_add_maps(s, maps, len) == 0, "maps");
+		n = rpt_syms_user(s, (int)getpid(), (uint64_t)(uintptr_t)&test_rpt_marker_function + 4, &dso, &off);
+		CHECK(n && !strcmp(n, "test_rpt_marker_function") && off == 4, "own function: %s+%" PRIu64,
+		      n ? n : "NULL", off);
+		CHECK(dso && !strcmp(dso, "test_rpt_helpers"), "dso %s", dso ? dso : "NULL");
+		n = rpt_syms_user(s, (int)getpid() + 1, (uint64_t)(uintptr_t)&test_rpt_marker_function, &dso, &off);
+		CHECK(n == NULL && dso == NULL, "another pid resolves");
+	}
+	CHECK(rpt_syms_missing(s, buf, sizeof(buf)) == 0, "missing binaries: %s", buf);
+	rpt_syms_free(s);
+
+	/* trace-cmd's maps (no file offsets) of a binary that does not exist */
+	s = rpt_syms_new(NULL, NULL, NULL);
+	if (s) {
+		static const char tc[] = "2a 1 app\n400000 500000 /nonexistent/app\n";
+
+		CHECK(rpt_syms_add_maps(s, tc, strlen(tc)) == 0, "trace-cmd maps");
+		n = rpt_syms_user(s, 42, 0x401000, &dso, &off);
+		CHECK(n == NULL && dso && !strcmp(dso, "app"), "unknown binary: %s / %s", n ? n : "NULL",
+		      dso ? dso : "NULL");
+		CHECK(rpt_syms_missing(s, buf, sizeof(buf)) == 1 && strstr(buf, "/nonexistent/app"), "missing: %s", buf);
+		rpt_syms_free(s);
+	}
+}
+
+static void test_format(void)
+{
+	char b[32];
+
+	CHECK(!strcmp(rpt_fmt_ts(b, sizeof(b), 12345678901ULL), "12.345678"), "ts %s", b);
+	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 999), "999 ns"), "dur %s", b);
+	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 1500), "1.500 us"), "dur %s", b);
+	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 2500000000ULL), "2.500 s"), "dur %s", b);
+	CHECK(!strcmp(rpt_fmt_bytes(b, sizeof(b), 1536), "1.5 KiB"), "bytes %s", b);
+}
+
+int main(void)
+{
+	test_hist();
+	test_map();
+	test_opts();
+	test_symbols();
+	test_format();
+	printf("%d checks, %d failed\n", checks, fails);
+	return fails ? 1 : 0;
+}
