@@ -35,7 +35,8 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__u64 now = bpf_ktime_get_ns();
 	long n;
 
-	if (prev_tid && ft_wanted(prev_tgid)) {
+	/* a dying task (TASK_DEAD) never comes back: no state to keep */
+	if (prev_tid && !(prev_state & 0x80) && ft_wanted(prev_tgid)) {
 		st = bpf_map_lookup_elem(&scratch, &zk);
 		if (st) {
 			st->ts = now;

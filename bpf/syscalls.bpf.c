@@ -126,3 +126,13 @@ int BPF_PROG(ft_sys_exit, struct pt_regs *regs, long ret)
 	ft_count(FT_SLOT_SYSCALLS, FT_ST_EMITTED);
 	return 0;
 }
+
+/* exit and exit_group never return: forget the thread's open syscall */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ft_sys_task_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+
+	bpf_map_delete_elem(&starts, &tid);
+	return 0;
+}

@@ -116,3 +116,13 @@ int BPF_KRETPROBE(ft_uexit)
 	ft_count(FT_SLOT_UFUNC, FT_ST_EMITTED);
 	return 0;
 }
+
+/* a thread that exits inside traced functions never returns from them */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ft_ufunc_task_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+
+	bpf_map_delete_elem(&stacks, &tid);
+	return 0;
+}

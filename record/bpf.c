@@ -549,6 +549,15 @@ static int open_ufunc(struct rec_bpf *b)
 		ret = flytrap_ufunc__load(sk);
 	if (ret)
 		return set_err(b, ret, "cannot load the ufunc BPF program: %s", strerror(-ret));
+	{
+		struct bpf_link *l = bpf_program__attach(sk->progs.ft_ufunc_task_exit);
+
+		if (!l)
+			return set_err(b, -errno, "cannot attach the ufunc exit clean-up: %s", strerror(errno));
+		ret = add_link(b, l);
+		if (ret)
+			return set_err(b, ret, "out of memory");
+	}
 	for (i = 0; i < b->nfns; i++) {
 		int r;
 
