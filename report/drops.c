@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,7 @@ struct extra {
 	char **rec_keys;
 	uint64_t *rec_vals;
 	uint64_t rec_total;
+	uint64_t max_fill;	/* max_buffer_fill_pct */
 	bool has_recstats;
 };
 
@@ -437,10 +439,23 @@ static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
 	return 0;
 }
 
+/*
+ * RECSTATS keys worth showing here.  "overrun", "dropped" and "bpf_drops"
+ * repeat the kernel and BPF counters counted above, so they are left out;
+ * max_buffer_fill_pct is how full the kernel buffer was when the recorder
+ * got to it (its backlog), the early sign of losses.
+ */
 static bool is_loss_key(const char *k)
 {
-	return strstr(k, "drop") || strstr(k, "lost") || strstr(k, "backlog") || strstr(k, "overflow") ||
-	       strstr(k, "short");
+	if (!strcmp(k, "overrun") || !strcmp(k, "dropped") || !strncmp(k, "bpf_", 4))
+		return false;
+	return strstr(k, "drop") || strstr(k, "lost") || strstr(k, "backlog") || strstr(k, "fill");
+}
+
+/* keys that count events the recorder itself lost (not gauges) */
+static bool is_recorder_loss(const char *k)
+{
+	return (strstr(k, "drop") || strstr(k, "lost")) && !strstr(k, "max") && !strstr(k, "pct");
 }
 
 static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
@@ -477,9 +492,10 @@ static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
 							nk[x->nrec] = key;
 							nv[x->nrec] = v;
 							x->nrec++;
-							/* counters of things lost; "max"/peak gauges are not losses */
-							if ((strstr(key, "drop") || strstr(key, "lost")) && !strstr(key, "max"))
+							if (is_recorder_loss(key))
 								x->rec_total += v;
+							if (!strcmp(key, "max_buffer_fill_pct"))
+								x->max_fill = v;
 							key = NULL;
 						}
 					}
@@ -591,6 +607,19 @@ static struct typecount *affected_types(struct stream **ss, int ns, int *n, uint
 	}
 	rpt_map_release(&m);
 	return out;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
 }
 
 static uint64_t pow2_up(uint64_t v)
@@ -714,11 +743,11 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		if (factor < 2)
 			factor = 2;
 		if (cur)
-			asprintf(&advice[nadv], "raise the per-CPU ring buffer from %llu KiB to at least %llu KiB "
+			advice[nadv] = xasprintf("raise the per-CPU ring buffer from %llu KiB to at least %llu KiB "
 				 "(the worst CPU lost %.1f%% of its events)", cur,
 				 (unsigned long long)(cur * factor), 100.0 * (double)worst_ratio_num / (double)worst_ratio_den);
 		else
-			asprintf(&advice[nadv], "make the per-CPU ring buffer at least %llux larger (buffer_size_kb; "
+			advice[nadv] = xasprintf("make the per-CPU ring buffer at least %llux larger (buffer_size_kb; "
 				 "the worst CPU lost %.1f%% of its events)", (unsigned long long)factor,
 				 100.0 * (double)worst_ratio_num / (double)worst_ratio_den);
 		nadv++;
@@ -731,7 +760,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		for (j = 0; j < ntc; j++)
 			all += tcs[j].count;
 		if (all && tcs[0].count * 4 >= all) {
-			asprintf(&advice[nadv], "'%s' is %.0f%% of the events on the CPUs that lost data: filter it "
+			advice[nadv] = xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: filter it "
 				 "(an event filter on its fields, or --pid/--cpu) or aggregate it in the kernel "
 				 "(a BPF histogram instead of one record per event)",
 				 type_name(ctx, tcs[0].id, tn, sizeof(tn)), 100.0 * (double)tcs[0].count / (double)all);
@@ -739,22 +768,28 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		}
 	}
 	if (x.bpf_total) {
-		asprintf(&advice[nadv], "%llu BPF records could not be reserved: enlarge the BPF ring buffer or "
+		advice[nadv] = xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring buffer or "
 			 "sample / aggregate in the BPF program", (unsigned long long)x.bpf_total);
 		nadv++;
 	}
 	if (x.rec_total) {
-		asprintf(&advice[nadv], "the recorder fell behind (%llu lost in its backlog): write to a faster "
+		advice[nadv] = xasprintf("the recorder fell behind (%llu lost in its backlog): write to a faster "
 			 "disk, lower the compression level, or record fewer events", (unsigned long long)x.rec_total);
 		nadv++;
 	}
+	if (!worst_ratio_num && x.max_fill >= 75) {
+		advice[nadv] = xasprintf("nothing was lost, but a kernel buffer was %llu%% full when the recorder "
+			 "drained it: a larger buffer (buffer_size_kb) keeps a margin for bursts",
+			 (unsigned long long)x.max_fill);
+		nadv++;
+	}
 	if (tot_unread) {
-		asprintf(&advice[nadv], "%llu events were still in the kernel buffers at the end and are not in "
+		advice[nadv] = xasprintf("%llu events were still in the kernel buffers at the end and are not in "
 			 "the file: stop the recording only after it has drained", (unsigned long long)tot_unread);
 		nadv++;
 	}
 	if (missing_start && any_kernel && (tot_kernel || tot_markers)) {
-		asprintf(&advice[nadv], "the file has no start-of-recording CPU stats, so the kernel counters "
+		advice[nadv] = xasprintf("the file has no start-of-recording CPU stats, so the kernel counters "
 			 "include losses from before the recording (record with flytrap to get both)");
 		nadv++;
 	}
