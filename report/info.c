@@ -222,6 +222,47 @@ static void cpustat_lines(struct info *inf, FILE *out, bool json)
 	}
 }
 
+/* value of "key=" in a "key=value\n" option, or NULL; copies into buf */
+static const char *kv(const struct fmt_option *o, const char *key, char *buf, size_t n)
+{
+	const char *p = o->data, *end = p + strnlen(o->data, o->size);
+	size_t kl = strlen(key);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > kl && !memcmp(p, key, kl) && p[kl] == '=') {
+			snprintf(buf, n, "%.*s", (int)(nl - p - kl - 1), p + kl + 1);
+			return buf;
+		}
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+static void print_recorder(struct info *inf)
+{
+	const struct fmt_option *o = fmt_reader_option(inf->r, FMT_OPT_FT_RECSTATS, 0);
+	char u[32], sy[32], d[32], rd[32], wr[32], wk[32], fill[32], h1[32], h2[32];
+
+	if (!o || !kv(o, "cpu_user_us", u, sizeof(u)) || !kv(o, "cpu_sys_us", sy, sizeof(sy)))
+		return;
+	printf("recorder:    %.3f s CPU (user %.3f, sys %.3f)", (atof(u) + atof(sy)) / 1e6,
+	       atof(u) / 1e6, atof(sy) / 1e6);
+	if (kv(o, "duration_ns", d, sizeof(d)))
+		printf(" in %.2f s", atof(d) / 1e9);
+	printf("\n");
+	if (kv(o, "bytes_read", rd, sizeof(rd)) && kv(o, "bytes_written", wr, sizeof(wr)))
+		printf("             read %s of pages, wrote %s (%.1fx compression)\n",
+		       human(strtoull(rd, NULL, 10), h1, sizeof(h1)),
+		       human(strtoull(wr, NULL, 10), h2, sizeof(h2)),
+		       atof(wr) > 0 ? atof(rd) / atof(wr) : 0.0);
+	if (kv(o, "wakeups", wk, sizeof(wk)) && kv(o, "max_buffer_fill_pct", fill, sizeof(fill)))
+		printf("             %s wakeups, kernel buffers at most %s%% full\n", wk, fill);
+}
+
 static void print_text(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
@@ -288,6 +329,7 @@ static void print_text(struct info *inf, const char *path)
 			       c->lost_unknown_pages ? " (some counts unknown)" : "");
 		}
 	}
+	print_recorder(inf);
 	if (in->nbad_formats)
 		printf("formats:     %d refused as unsafe or unparsable\n", in->nbad_formats);
 	if (in->truncated_at)
