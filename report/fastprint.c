@@ -64,6 +64,7 @@ struct fop {
 	uint8_t bits;		/* O_INT: width of the C argument printf sees */
 	bool sgn;		/* O_INT: signed conversion (d, i) */
 	bool minus, zero, plus, hash;
+	bool simple;		/* O_INT: none of the flags, no width, no precision */
 	int width;		/* -1: none */
 	int prec;		/* -1: none */
 	char *text;		/* O_LIT, O_STR_CONST (owned) */
@@ -184,7 +185,7 @@ static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 {
 	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
 	const char *dig = op->conv == 'X' ? upper : lower;
-	char tmp[24];
+	char tmp[32];
 	int nd = 0, zeros = 0, len, pad;
 	unsigned base = 10;
 	const char *prefix = "";
@@ -205,6 +206,34 @@ static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 		putch(fp, (char)(unsigned char)v);
 		if (op->minus)
 			putpad(fp, ' ', pad);
+		return;
+	}
+	if (op->simple) {
+		/* no width, precision or flags: the common case, digits straight out */
+		char *e = tmp + sizeof(tmp), *q = e;
+
+		if (op->conv == 'x' || op->conv == 'X') {
+			do {
+				*--q = dig[v & 15];
+				v >>= 4;
+			} while (v);
+		} else if (op->conv == 'o') {
+			do {
+				*--q = (char)('0' + (v & 7));
+				v >>= 3;
+			} while (v);
+		} else {
+			bool neg = op->sgn && (int64_t)v < 0;
+
+			mag = neg ? -v : v;
+			do {
+				*--q = (char)('0' + mag % 10);
+				mag /= 10;
+			} while (mag);
+			if (neg)
+				*--q = '-';
+		}
+		put(fp, q, e - q);
 		return;
 	}
 	if (op->sgn && (int64_t)v < 0) {
@@ -593,6 +622,12 @@ static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int de
 			x->a = compile_num(c, arg->op.right, depth + 1);
 			if (!x->a)
 				return NULL;
+			/* REC->args[3]: a constant index is a plain field read */
+			if (x->a->kind == X_CONST && !x->val && x->a->val < 4096) {
+				x->kind = X_FIELD;
+				x->offset += (int)x->a->val * x->size;
+				need(c, x->offset + x->size);
+			}
 			break;
 		}
 		if (!strcmp(op, "?")) {
@@ -969,6 +1004,8 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 		if (ls == 1 && sizeof(long) != 8 && c->fp->long_size == 8)
 			op->bits = 64;	/* libtraceevent turns %l into %ll there */
 		op->sgn = conv == 'd' || conv == 'i';
+		op->simple = !op->minus && !op->zero && !op->plus && !op->hash &&
+			     op->width < 0 && op->prec < 0;
 		op->x = compile_num(c, arg, 0);
 		if (!op->x)
 			return -1;
@@ -1403,13 +1440,14 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 	if (need_len <= s->buffer_size && need_len > s->len) {
 		memcpy(s->buffer + s->len, fp->buf, fp->len);
 		s->len += fp->len;
+		s->buffer[s->len] = 0;	/* what trace_seq_terminate() does */
 	} else {
 		size_t i;
 
 		for (i = 0; i < fp->len; i++)
 			trace_seq_putc(s, (unsigned char)fp->buf[i]);
+		trace_seq_terminate(s);
 	}
-	trace_seq_terminate(s);
 	fp->st.fast++;
 	return true;
 
