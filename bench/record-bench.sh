@@ -91,7 +91,8 @@ if [ $have_perf = 1 ]; then
 	p_wall=$(field ' ns_per_call' <"$TMP/perf" | med)
 	p_self=$(field self_cpu_s <"$TMP/perf" | med)
 	p_events=$(cat "$TMP"/perf.err.* | sed -nE 's/.*\(([0-9]+) samples\).*/\1/p' | med)
-	p_lost=$(cat "$TMP"/perf.err.* | sed -nE 's/.*lost ([0-9.]+)%.*/\1/p' | med)
+	# perf prints "lost N%" only when it lost samples
+	p_lost=$(for f in "$TMP"/perf.err.*; do v=$(sed -nE 's/.*lost ([0-9.]+)%.*/\1/p' "$f"); echo "${v:-0}"; done | med)
 	printf '| perf record -e | %s | %.2f | %s | %.2f | %s | %s | %s%% of samples |\n' "$p_cpu" \
 		"$(echo "$p_cpu / $b_cpu" | bc -l)" "$p_wall" "$(echo "$p_wall / $b_wall" | bc -l)" "$p_self" \
 		"${p_events:-?}" "${p_lost:-0}"
@@ -115,14 +116,17 @@ echo
 
 echo "### Highest lossless rate at the default buffer size"
 echo
+echo "Two paced processes (one per CPU), 3 s per step; the step stops when the workload cannot"
+echo "reach the target any more."
+echo
 echo "| target events/s | achieved events/s | lost | recorder CPU (share of one core) | wakeups |"
 echo "|---:|---:|---:|---:|---:|"
 best=0
 for rate in 100000 200000 400000 600000 800000 1000000 1500000 2000000 3000000; do
-	calls=$((rate / 2))			# two events per syscall
+	calls=$((rate / 4))			# two events per syscall, two processes
 	n=$((calls * 3))			# three seconds
 	"$FLYTRAP" record -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o "$TMP/r.dat" -- \
-		"$STORM" "$n" 1 "$calls" >"$TMP/r.out" 2>"$TMP/r.err"
+		"$STORM" "$n" 2 "$calls" >"$TMP/r.out" 2>"$TMP/r.err"
 	ev=$(sed -nE "s/.*wrote .*, ([0-9]+) events in ([0-9.]+) s.*/\\1 \\2/p" "$TMP/r.err")
 	lost=$(sed -nE "s/.*wrote .* ([0-9]+) lost.*/\\1/p" "$TMP/r.err")
 	cpu=$(sed -nE 's/.*recorder cost: ([0-9.]+) s CPU.*/\1/p' "$TMP/r.err")
