@@ -40,6 +40,17 @@ for f in "$FIXTURES"/*.dat; do
 	compare "$name" "$f"
 done
 
+# synthetic files from the writer's test emitter: both byte orders, 4- and
+# 8-byte kernel longs, zstd and uncompressed, named buffers, lost events
+emit=$TOP/$O/tests/test_writer
+if [ -x "$emit" ]; then
+	for be in "" --be; do for l in "" --long4; do for c in "" --none; do
+		f=$TMP/emit$be$l$c.dat
+		"$emit" --emit "$f" $be $l $c > /dev/null 2>&1 || { fail "emit $be $l $c failed"; continue; }
+		compare "writer-emitted ${be:---le} ${l:---long8} ${c:---zstd}" "$f"
+	done; done; done
+fi
+
 # files made on this machine (root, tracefs)
 if [ "$(id -u)" = 0 ] && { [ -e "$TRACEFS/instances" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null; }; then
 	inst=flytrap-test-$$
