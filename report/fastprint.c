@@ -49,13 +49,40 @@ struct xnode {
 	struct xnode *pool_next;	/* every node of a type, for freeing */
 };
 
+/* What a %s prints (print_str_arg()'s subset). */
+enum skind {
+	S_CONST,	/* text (a string atom) */
+	S_FIELD,	/* a fixed-size field, up to its first NUL */
+	S_DYN,		/* __get_str(): a __data_loc / __rel_loc string */
+	S_FLAGS,	/* __print_flags(x, delim, { value, "name" }, ...) */
+	S_SYMBOL,	/* __print_symbolic(x, { value, "name" }, ...) */
+	S_COND,		/* x ? a : b */
+};
+
+struct sym {
+	int64_t val;
+	const char *str;	/* the event's own string, owned by libtraceevent */
+	size_t len;
+};
+
+struct snode {
+	enum skind kind;
+	const char *text;	/* S_CONST (libtraceevent's), S_FLAGS delimiter or NULL */
+	size_t len;
+	int foff, fsize;	/* S_FIELD / S_DYN */
+	bool rel;		/* S_DYN: __rel_loc */
+	struct xnode *x;	/* S_FLAGS / S_SYMBOL / S_COND */
+	struct sym *syms;	/* S_FLAGS / S_SYMBOL */
+	int nsyms;
+	struct snode *a, *b;	/* S_COND */
+	struct snode *pool_next;
+};
+
 enum okind {
 	O_LIT,		/* text */
-	O_INT,		/* d i u x X o c */
+	O_INT,		/* d i u x X o */
 	O_PTR,		/* plain %p */
-	O_STR_FIELD,	/* %s of a fixed-size field, up to its first NUL */
-	O_STR_DYN,	/* %s of __get_str() */
-	O_STR_CONST,	/* %s of a string atom */
+	O_STR,		/* %s */
 };
 
 struct fop {
@@ -67,11 +94,10 @@ struct fop {
 	bool simple;		/* O_INT: none of the flags, no width, no precision */
 	int width;		/* -1: none */
 	int prec;		/* -1: none */
-	char *text;		/* O_LIT, O_STR_CONST (owned) */
+	char *text;		/* O_LIT (owned) */
 	size_t textlen;
 	struct xnode *x;	/* O_INT, O_PTR */
-	int foff, fsize;	/* O_STR_FIELD / O_STR_DYN: the field */
-	bool rel;		/* O_STR_DYN: __rel_loc */
+	struct snode *str;	/* O_STR */
 };
 
 enum tkind {
@@ -96,6 +122,7 @@ struct ftype {
 	int nops;
 	struct fop *ops;
 	struct xnode *pool;
+	struct snode *spool;
 	/* T_SWITCH / T_WAKEUP */
 	struct sfield pid, prio, state, next_pid, next_prio, success, target_cpu;
 	struct sfield comm, next_comm;
@@ -793,68 +820,166 @@ static int compile_lit(struct cc *c, const char *f)
 	return (int)(f - start);
 }
 
-static bool compile_str_arg(struct cc *c, struct fop *op, struct tep_print_arg *arg)
+static struct snode *snew(struct cc *c, enum skind kind)
+{
+	struct snode *n = calloc(1, sizeof(*n));
+
+	if (!n) {
+		c->why = "out of memory";
+		return NULL;
+	}
+	n->kind = kind;
+	n->pool_next = c->t->spool;
+	c->t->spool = n;
+	return n;
+}
+
+/* libtraceevent's value of a flag/symbol entry: a number, a softirq or hrtimer name, or -1 */
+static int64_t flag_value(const char *v)
+{
+	static const struct {
+		const char *name;
+		int64_t val;
+	} names[] = {
+		{ "HI_SOFTIRQ", 0 }, { "TIMER_SOFTIRQ", 1 }, { "NET_TX_SOFTIRQ", 2 },
+		{ "NET_RX_SOFTIRQ", 3 }, { "BLOCK_SOFTIRQ", 4 }, { "IRQ_POLL_SOFTIRQ", 5 },
+		{ "TASKLET_SOFTIRQ", 6 }, { "SCHED_SOFTIRQ", 7 }, { "HRTIMER_SOFTIRQ", 8 },
+		{ "RCU_SOFTIRQ", 9 }, { "HRTIMER_NORESTART", 0 }, { "HRTIMER_RESTART", 1 },
+	};
+	size_t i;
+
+	if (isdigit((unsigned char)v[0]))
+		return (int64_t)strtoull(v, NULL, 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].name, v))
+			return names[i].val;
+	return -1;
+}
+
+static bool compile_syms(struct cc *c, struct snode *n, struct tep_print_flag_sym *list)
+{
+	struct tep_print_flag_sym *f;
+	int i = 0;
+
+	for (f = list; f; f = f->next)
+		n->nsyms++;
+	if (n->nsyms > 4096) {
+		c->why = "symbol table size";
+		return false;
+	}
+	n->syms = calloc(n->nsyms ? n->nsyms : 1, sizeof(*n->syms));
+	if (!n->syms) {
+		c->why = "out of memory";
+		return false;
+	}
+	for (f = list; f; f = f->next, i++) {
+		if (!f->value || !f->str) {
+			c->why = "symbol entry";
+			return false;
+		}
+		n->syms[i].val = flag_value(f->value);
+		n->syms[i].str = f->str;
+		n->syms[i].len = strlen(f->str);
+	}
+	return true;
+}
+
+static struct snode *compile_str(struct cc *c, struct tep_print_arg *arg, int depth)
 {
 	struct tep_format_field *f;
+	struct snode *n;
 
+	if (!arg || depth > 16) {
+		c->why = "%s argument";
+		return NULL;
+	}
 	switch (arg->type) {
+	case TEP_PRINT_NULL:
+		return snew(c, S_CONST);	/* prints nothing */
 	case TEP_PRINT_ATOM:
 		if (!arg->atom.atom) {
 			c->why = "atom";
-			return false;
+			return NULL;
 		}
-		op->kind = O_STR_CONST;
-		op->textlen = strlen(arg->atom.atom);
-		op->text = strdup(arg->atom.atom);
-		if (!op->text) {
-			c->why = "out of memory";
-			return false;
+		n = snew(c, S_CONST);
+		if (n) {
+			n->text = arg->atom.atom;
+			n->len = strlen(n->text);
 		}
-		return true;
+		return n;
 	case TEP_PRINT_FIELD:
 		f = arg_field(c, arg);
 		if (!f)
-			return false;
+			return NULL;
 		/* a long-sized scalar printed with %s is looked up as a printk string */
 		if (!(f->flags & TEP_FIELD_IS_ARRAY) && f->size == c->fp->long_size) {
 			c->why = "%s of a pointer";
-			return false;
+			return NULL;
 		}
 		if (f->size <= 0 || f->offset < 0 || (f->flags & TEP_FIELD_IS_DYNAMIC)) {
 			c->why = "%s field size";
-			return false;
+			return NULL;
 		}
-		op->kind = O_STR_FIELD;
-		op->foff = f->offset;
-		op->fsize = f->size;
-		need(c, f->offset + f->size);
-		return true;
+		n = snew(c, S_FIELD);
+		if (n) {
+			n->foff = f->offset;
+			n->fsize = f->size;
+			need(c, f->offset + f->size);
+		}
+		return n;
 	case TEP_PRINT_STRING:
 		f = arg->string.field;
 		if (!f && arg->string.string)
 			f = tep_find_any_field(c->event, arg->string.string);
 		if (!f || f->size != 4 || f->offset < 0) {
 			c->why = "__get_str field";
-			return false;
+			return NULL;
 		}
-		op->kind = O_STR_DYN;
-		op->foff = f->offset;
-		op->fsize = f->size;
-		op->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
-		need(c, f->offset + f->size);
-		return true;
+		n = snew(c, S_DYN);
+		if (n) {
+			n->foff = f->offset;
+			n->fsize = f->size;
+			n->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+			need(c, f->offset + f->size);
+		}
+		return n;
 	case TEP_PRINT_FLAGS:
-		c->why = "__print_flags";
-		return false;
+		n = snew(c, S_FLAGS);
+		if (!n)
+			return NULL;
+		n->text = arg->flags.delim;
+		n->len = n->text ? strlen(n->text) : 0;
+		n->x = compile_num(c, arg->flags.field, 0);
+		if (!n->x || !compile_syms(c, n, arg->flags.flags))
+			return NULL;
+		return n;
 	case TEP_PRINT_SYMBOL:
-		c->why = "__print_symbolic";
-		return false;
-	case TEP_PRINT_OP:
-		c->why = "%s of an expression";
-		return false;
+		n = snew(c, S_SYMBOL);
+		if (!n)
+			return NULL;
+		n->x = compile_num(c, arg->symbol.field, 0);
+		if (!n->x || !compile_syms(c, n, arg->symbol.symbols))
+			return NULL;
+		return n;
+	case TEP_PRINT_OP: {
+		struct tep_print_arg *r = arg->op.right;
+
+		if (!arg->op.op || strcmp(arg->op.op, "?") || !r || r->type != TEP_PRINT_OP ||
+		    !r->op.op || strcmp(r->op.op, ":")) {
+			c->why = "%s of an expression";
+			return NULL;
+		}
+		n = snew(c, S_COND);
+		if (!n)
+			return NULL;
+		n->x = compile_num(c, arg->op.left, 0);
+		n->a = n->x ? compile_str(c, r->op.left, depth + 1) : NULL;
+		n->b = n->a ? compile_str(c, r->op.right, depth + 1) : NULL;
+		return n->b ? n : NULL;
+	}
 	default:
 		c->why = "%s argument kind";
-		return false;
+		return NULL;
 	}
 }
 
@@ -961,7 +1086,9 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 			c->why = "%s flags";
 			return -1;
 		}
-		if (!compile_str_arg(c, op, arg))
+		op->kind = O_STR;
+		op->str = compile_str(c, arg, 0);
+		if (!op->str)
 			return -1;
 		break;
 	case 'p':
@@ -1130,6 +1257,13 @@ static void type_release(struct ftype *t)
 		t->pool = x->pool_next;
 		free(x);
 	}
+	while (t->spool) {
+		struct snode *n = t->spool;
+
+		t->spool = n->pool_next;
+		free(n->syms);
+		free(n);
+	}
 	memset(t, 0, sizeof(*t));
 }
 
@@ -1206,6 +1340,100 @@ static struct ftype *lookup(struct rpt_fastprint *fp, struct tep_event *ev)
 
 /* ---- running ------------------------------------------------------------ */
 
+static bool run_str(struct rpt_fastprint *fp, const struct fop *op, const struct snode *n,
+		    const uint8_t *d, int size)
+{
+	uint64_t v;
+	int i;
+
+	switch (n->kind) {
+	case S_CONST:
+		put_str(fp, op, n->text ? n->text : "", n->len);
+		return true;
+	case S_FIELD: {
+		const char *p = (const char *)d + n->foff;
+		const char *z = memchr(p, 0, n->fsize);
+
+		put_str(fp, op, p, z ? (size_t)(z - p) : (size_t)n->fsize);
+		return true;
+	}
+	case S_DYN: {
+		uint32_t loc = (uint32_t)rd(fp, d + n->foff, 4);
+		uint32_t o = loc & 0xffff, l = loc >> 16;
+		const char *p, *z;
+
+		if (o > (uint32_t)size || o + l > (uint32_t)size)
+			return false;	/* damaged: leave it to libtraceevent */
+		if (n->rel)
+			o += n->foff + n->fsize;
+		if (!l)
+			return true;	/* libtraceevent prints nothing, not even padding */
+		if (o >= (uint32_t)size)
+			return false;
+		p = (const char *)d + o;
+		z = memchr(p, 0, size - o);
+		if (!z)
+			return false;	/* unterminated: libtraceevent reads past the record */
+		put_str(fp, op, p, z - p);
+		return true;
+	}
+	case S_FLAGS: {
+		int64_t val;
+		bool printed = false;
+
+		if (!xget(fp, n->x, d, size, &v))
+			return false;
+		val = (int64_t)v;
+		for (i = 0; i < n->nsyms; i++) {
+			const struct sym *sy = &n->syms[i];
+
+			if (!val && sy->val < 0) {
+				put_str(fp, op, sy->str, sy->len);
+				break;
+			}
+			if (sy->val > 0 && (val & sy->val) == sy->val) {
+				if (printed && n->text)
+					put(fp, n->text, n->len);
+				put_str(fp, op, sy->str, sy->len);
+				printed = true;
+				val &= ~sy->val;
+			}
+		}
+		if (val) {
+			static const struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
+							.simple = true, .width = -1, .prec = -1 };
+
+			if (printed && n->text)
+				put(fp, n->text, n->len);
+			put(fp, "0x", 2);
+			put_int(fp, &hex, (uint64_t)val);
+		}
+		return true;
+	}
+	case S_SYMBOL: {
+		static const struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
+						.simple = true, .width = -1, .prec = -1 };
+
+		if (!xget(fp, n->x, d, size, &v))
+			return false;
+		for (i = 0; i < n->nsyms; i++) {
+			if ((int64_t)v == n->syms[i].val) {
+				put_str(fp, op, n->syms[i].str, n->syms[i].len);
+				return true;
+			}
+		}
+		put(fp, "0x", 2);
+		put_int(fp, &hex, v);
+		return true;
+	}
+	case S_COND:
+		if (!xget(fp, n->x, d, size, &v))
+			return false;
+		return run_str(fp, op, v ? n->a : n->b, d, size);
+	}
+	return false;
+}
+
 static bool run_generic(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d, int size)
 {
 	int i;
@@ -1236,36 +1464,10 @@ static bool run_generic(struct rpt_fastprint *fp, const struct ftype *t, const u
 				put_int(fp, &hex, v);
 			}
 			break;
-		case O_STR_CONST:
-			put_str(fp, op, op->text, op->textlen);
-			break;
-		case O_STR_FIELD: {
-			const char *p = (const char *)d + op->foff;
-			const char *z = memchr(p, 0, op->fsize);
-
-			put_str(fp, op, p, z ? (size_t)(z - p) : (size_t)op->fsize);
-			break;
-		}
-		case O_STR_DYN: {
-			uint32_t loc = (uint32_t)rd(fp, d + op->foff, 4);
-			uint32_t o = loc & 0xffff, l = loc >> 16;
-			const char *p, *z;
-
-			if (o > (uint32_t)size || o + l > (uint32_t)size)
-				return false;	/* damaged: leave it to libtraceevent */
-			if (op->rel)
-				o += op->foff + op->fsize;
-			if (!l)
-				break;		/* libtraceevent prints nothing, not even padding */
-			if (o >= (uint32_t)size)
+		case O_STR:
+			if (!run_str(fp, op, op->str, d, size))
 				return false;
-			p = (const char *)d + o;
-			z = memchr(p, 0, size - o);
-			if (!z)
-				return false;	/* unterminated: libtraceevent reads past the record */
-			put_str(fp, op, p, z - p);
 			break;
-		}
 		}
 	}
 	return true;
