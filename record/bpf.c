@@ -1203,8 +1203,10 @@ static int flush_until(struct rec_bpf *b, uint64_t cutoff)
 			q->v[i].data = NULL;
 			done++;
 		}
-		memmove(q->v, q->v + done, (q->n - done) * sizeof(*q->v));
-		q->n -= done;
+		if (done) {
+			memmove(q->v, q->v + done, (q->n - done) * sizeof(*q->v));
+			q->n -= done;
+		}
 	}
 	return 0;
 }

@@ -42,6 +42,7 @@ static int nbins;
 static struct map *maps;
 static int nmaps;
 static int errors;
+static void *symtab_data;
 
 static void error(const char *what)
 {
@@ -250,22 +251,23 @@ int main(int argc, char **argv)
 		size_t len;
 
 		memcpy(&off, o->data, 8);
-		if (fmt_reader_section(r, off, FMT_SEC_FT_PROCMAPS, &data, &len))
+		if (fmt_reader_section(r, off, FMT_SEC_FT_PROCMAPS, &data, &len)) {
 			error("cannot read the procmaps section");
-		else
+		} else {
 			parse_procmaps(data, len);
+			free(data);
+		}
 	}
 	o = fmt_reader_option(r, FMT_OPT_FT_SYMTAB, 0);
 	if (o && o->size == 8) {
 		uint64_t off;
-		void *data;
 		size_t len;
 
 		memcpy(&off, o->data, 8);
-		if (fmt_reader_section(r, off, FMT_SEC_FT_SYMTAB, &data, &len))
+		if (fmt_reader_section(r, off, FMT_SEC_FT_SYMTAB, &symtab_data, &len))
 			error("cannot read the symtab section");
 		else
-			parse_symtab(data, len);	/* data kept: bins point into it */
+			parse_symtab(symtab_data, len);	/* bins point into symtab_data */
 	}
 	if (no_events)
 		goto out;
@@ -334,6 +336,9 @@ int main(int argc, char **argv)
 	fmt_iter_free(it);
 out:
 	fmt_reader_close(r);
+	free(symtab_data);
+	free(bins);
+	free(maps);
 	free(err);
 	return errors ? 1 : 0;
 }
