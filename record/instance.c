@@ -65,8 +65,8 @@ int rec_signals_install(sigset_t *old)
 			continue;
 		sigaction(stop_signals[i], &sa, NULL);
 	}
+	/* no SA_NOCLDSTOP: the command's ptrace stops must wake the loop */
 	sa.sa_handler = on_wake;
-	sa.sa_flags = SA_NOCLDSTOP;
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		sigaction(wake_signals[i], &sa, NULL);
 	return 0;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -135,6 +136,7 @@ struct session {
 	pid_t child;
 	int child_go;			/* write end: releases the child into exec */
 	int child_err;			/* read end: errno of a failed exec */
+	bool child_traced;		/* under ptrace (exit stop for PROCMAPS) */
 	int child_status;
 	bool child_done;
 	struct traced traced[MAX_TRACED_PIDS];
@@ -551,6 +553,15 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 	close(go[0]);
 	s->child = pid;
 	s->child_go = go[1];
+	/*
+	 * Stop it at exit (and exec) only, never at syscalls: no cost while it
+	 * runs.  Where ptrace is refused, maps are still sampled every second.
+	 */
+	if (!ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)))
+		s->child_traced = true;
+	else
+		ft_info("cannot ptrace the command (%s): its maps are sampled every second only",
+			strerror(errno));
 	s->child_err = errp[0];
 	close(errp[1]);
 	return 0;
@@ -579,17 +590,90 @@ static int child_release(struct session *s)
 	return 0;
 }
 
+static void traced_maps_now(struct session *s, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < s->ntraced; i++) {
+		if (s->traced[i].pid == pid) {
+			char *m = procmaps_text(pid);
+
+			if (m) {
+				free(s->traced[i].maps);
+				s->traced[i].maps = m;
+			}
+		}
+	}
+}
+
+/*
+ * Collect the command's state changes.  When it runs under ptrace (only
+ * to stop it at exit, while its address space still exists, so that even
+ * a short-lived command's maps reach PROCMAPS), every stop is answered at
+ * once: the exit stop after reading the maps, exec and group stops by
+ * resuming, signal stops by delivering the signal.
+ */
 static void child_reap(struct session *s, bool wait)
 {
 	int st;
 	pid_t r;
 
-	if (s->child <= 0 || s->child_done)
-		return;
-	r = waitpid(s->child, &st, wait ? 0 : WNOHANG);
-	if (r == s->child) {
+	while (s->child > 0 && !s->child_done) {
+		r = waitpid(s->child, &st, wait ? 0 : WNOHANG);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != s->child)
+			return;
+		if (WIFSTOPPED(st)) {
+			int event = st >> 16, sig = WSTOPSIG(st);
+
+			if (event == PTRACE_EVENT_EXIT) {
+				traced_maps_now(s, s->child);
+				ptrace(PTRACE_CONT, s->child, 0, 0);
+			} else if (event == PTRACE_EVENT_STOP) {
+				/* a group stop (SIGSTOP, SIGTSTP): leave it stopped */
+				ptrace(PTRACE_LISTEN, s->child, 0, 0);
+			} else if (event) {
+				ptrace(PTRACE_CONT, s->child, 0, 0);
+			} else {
+				ptrace(PTRACE_CONT, s->child, 0, (void *)(long)sig);
+			}
+			continue;
+		}
 		s->child_done = true;
 		s->child_status = st;
+	}
+}
+
+/* Let go of a command that outlives the recording. */
+static void child_detach(struct session *s)
+{
+	int st, i;
+
+	if (!s->child_traced || s->child <= 0 || s->child_done)
+		return;
+	if (ptrace(PTRACE_INTERRUPT, s->child, 0, 0))
+		return;
+	for (i = 0; i < 100; i++) {
+		pid_t r = waitpid(s->child, &st, WNOHANG);
+
+		if (r == s->child) {
+			if (!WIFSTOPPED(st)) {
+				s->child_done = true;
+				s->child_status = st;
+				return;
+			}
+			if ((st >> 16) == PTRACE_EVENT_STOP || (st >> 16) == 0) {
+				int sig = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
+
+				ptrace(PTRACE_DETACH, s->child, 0, (void *)(long)sig);
+				s->child_traced = false;
+				return;
+			}
+			ptrace(PTRACE_CONT, s->child, 0, 0);
+			continue;
+		}
+		usleep(10000);
 	}
 }
 
@@ -1348,7 +1432,7 @@ static void child_stop(struct session *s)
 {
 	int i;
 
-	if (s->child <= 0 || s->child_done)
+	if (s->child <= 0 || s->child_done || !rec_stop_signal)
 		return;
 	/* Ctrl-C reached the whole process group already; give it time first */
 	for (i = 0; i < 10 && !s->child_done; i++) {
@@ -1575,6 +1659,7 @@ int cmd_record(int argc, char **argv)
 		rec_tracer_stop(s.tracer);
 	rec_instance_write(&s.ri, "tracing_on", "0");
 	child_stop(&s);
+	child_detach(&s);
 	traced_refresh(&s);
 	for (i = 0; i < s.ri.ncpus; i++)
 		drain_set(&s, &s.ri, s.wb, i, true);

@@ -15,31 +15,23 @@ cd "$TMP"
 REC=(-e sched:sched_switch -e 'irq:*' -e raw_syscalls:sys_enter -f 'id != 0' -T -b 64)
 [ -e "$TRACEFS/uprobe_events" ] && REC+=(--uprobe "$UT:ut_*")
 
-# Other recorders running at the same time (other people's tests) are not
-# ours to judge: their live instances are left out of the comparison.
+# The recorder only ever creates an instance named flytrap-<its pid>: that
+# one is checked by name after each run (other tests may create and remove
+# instances at the same time, so the instance list itself is not compared).
+# Every other line of the snapshot is compared whole.
 snap() {
-	tracefs_snapshot | awk '
-		/^instances: / {
-			line = "instances:"
-			for (i = 2; i <= NF; i++) {
-				n = $i
-				if (n ~ /^flytrap-[0-9]+$/) {
-					pid = substr(n, 9)
-					if (system("[ -d /proc/" pid " ] && [ " pid " != '"${1:-0}"' ]") == 0)
-						continue
-				}
-				if (n ~ /^flytrap-test-/)
-					continue
-				line = line " " n
-			}
-			print line; next
-		}
-		{ print }'
+	tracefs_snapshot | grep -v '^instances: '
+}
+last=0
+gone() {
+	[ ! -e "$TRACEFS/instances/flytrap-$last" ] || fail "$1: instance flytrap-$last left behind"
+	! grep -q "flytrap_$last/" "$TRACEFS/uprobe_events" 2>/dev/null || fail "$1: uprobes of $last left behind"
 }
 snap >before.txt
 
 same_as_before() {
 	snap >after.txt
+	gone "$1"
 	if cmp -s before.txt after.txt; then ok "$1: tracefs as before"
 	else fail "$1: tracefs changed"; diff before.txt after.txt | head -10; fi
 }
@@ -64,7 +56,9 @@ readable() {
 
 # normal end: a command that finishes
 snap >before.txt
-"$FLYTRAP" record "${REC[@]}" -o normal.dat -- "$UT" 1000 >/dev/null 2>normal.err
+"$FLYTRAP" record "${REC[@]}" -o normal.dat -- "$UT" 1000 >/dev/null 2>normal.err &
+last=$!
+wait $last
 rc=$?
 [ $rc = 0 ] && ok "normal end exits 0" || { fail "normal end exited $rc"; cat normal.err; }
 same_as_before "normal end"
@@ -74,6 +68,7 @@ for sig in INT TERM HUP; do
 	snap >before.txt
 	"$FLYTRAP" record "${REC[@]}" -o $sig.dat 2>$sig.err &
 	pid=$!
+	last=$pid
 	if ! wait_started $sig.err; then
 		fail "SIG$sig: recorder did not start"; cat $sig.err; kill -9 $pid; wait $pid
 		continue
@@ -88,19 +83,24 @@ for sig in INT TERM HUP; do
 done
 
 # stderr closed under our feet: messages fail with EPIPE, the recording does not
-"$FLYTRAP" record "${REC[@]}" -d 1 -o pipe.dat 2>&1 | true
+{ "$FLYTRAP" record "${REC[@]}" -d 1 -o pipe.dat 2>&1 & echo $! >pipe.pid; wait $!; } | true
 rc=${PIPESTATUS[0]}
+last=$(cat pipe.pid)
 [ $rc = 0 ] && ok "closed stderr: exit 0" || fail "closed stderr: exit $rc"
 same_as_before "closed stderr"
 
 # an error after the instance and the probes exist
-"$FLYTRAP" record "${REC[@]}" -e sched:sched_wakeup -f 'no_such_field == 1' -o err.dat 2>err.err
+"$FLYTRAP" record "${REC[@]}" -e sched:sched_wakeup -f 'no_such_field == 1' -o err.dat 2>err.err &
+last=$!
+wait $last
 rc=$?
 [ $rc = 1 ] && ok "bad filter: exit 1" || fail "bad filter: exit $rc"
 grep -q "cannot set filter" err.err && ok "bad filter: clear message" || { fail "bad filter message"; cat err.err; }
 same_as_before "bad filter"
 
-"$FLYTRAP" record "${REC[@]}" -o nocmd.dat -- ./does-not-exist 2>nocmd.err
+"$FLYTRAP" record "${REC[@]}" -o nocmd.dat -- ./does-not-exist 2>nocmd.err &
+last=$!
+wait $last
 rc=$?
 [ $rc = 1 ] && ok "missing command: exit 1" || fail "missing command: exit $rc"
 grep -q "cannot run './does-not-exist'" nocmd.err && ok "missing command: clear message" || { fail "missing command message"; cat nocmd.err; }
@@ -111,6 +111,7 @@ mkdir -p "$TRACEFS/instances/not-flytrap-$$" || fail "cannot create a foreign in
 snap >before.txt
 "$FLYTRAP" record "${REC[@]}" -o kill.dat 2>kill.err &
 pid=$!
+last=$pid
 if wait_started kill.err; then
 	sleep 2.5		# past the first periodic flush
 	kill -9 $pid
