@@ -40,6 +40,8 @@ struct stream {
 	uint64_t first_loss_ts, last_loss_ts;	/* ts of the first record after a loss */
 	struct kstat end, start;
 	struct rpt_map types;			/* event type -> uint64_t count */
+	uint64_t *last_tc;			/* count of last_type (values never move) */
+	int last_type;
 };
 
 struct window {
@@ -59,6 +61,7 @@ struct drops {
 	bool fixed;
 	size_t nwin;
 	struct window *win;
+	struct stream *last_s;		/* stream of the previous event */
 	bool oom;
 };
 
@@ -150,10 +153,14 @@ static int drops_init(struct rpt_ctx *ctx, void *priv)
 static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
 {
 	struct drops *d = priv;
-	struct stream *s = stream_get(d, ev->buffer, ev->rec.cpu);
+	struct stream *s = d->last_s;
 	struct window *w;
 	uint64_t *tc;
 
+	if (!s || s->buffer != ev->buffer || s->cpu != ev->rec.cpu) {
+		s = stream_get(d, ev->buffer, ev->rec.cpu);
+		d->last_s = s;
+	}
 	if (!s)
 		return;
 	if (!s->events)
@@ -175,7 +182,14 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 			s->first_loss_ts = ev->rec.ts;
 		s->last_loss_ts = ev->rec.ts;
 	}
-	tc = rpt_map_get(&s->types, (uint64_t)(uint32_t)ev->type, NULL);
+	/* the same type repeats often: one cached counter */
+	if (s->last_tc && s->last_type == ev->type) {
+		tc = s->last_tc;
+	} else {
+		tc = rpt_map_get(&s->types, (uint64_t)(uint32_t)ev->type, NULL);
+		s->last_tc = tc;
+		s->last_type = ev->type;
+	}
 	if (tc)
 		(*tc)++;
 	else

@@ -737,7 +737,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	struct fmt_iter_opts io;
 	void **privs;
 	bool any_unfiltered = false;
-	int err = 0, k, rc, ninit = 0, losscap = 0, nerrs = 0;
+	int err = 0, k, rc, ninit = 0, losscap = 0, nerrs = 0, last_buf = -1, last_cpu = -1;
+	struct stream_last *sl_cached = NULL;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.r = r;
@@ -807,7 +808,14 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 		ctx.nevents_all++;
 		ctx.all_last_ts = ev->rec.ts;
 
-		sl = rpt_map_get(&last, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu, NULL);
+		/* events come in runs per stream: remember the last one looked up */
+		if (ev->buffer != last_buf || ev->rec.cpu != last_cpu || !sl_cached) {
+			sl_cached = rpt_map_get(&last, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu,
+						NULL);
+			last_buf = ev->buffer;
+			last_cpu = ev->rec.cpu;
+		}
+		sl = sl_cached;
 		if (ev->rec.missed_events && add_loss(&ctx, &losscap, ev, sl ? sl->ts : 0)) {
 			err = -ENOMEM;
 			break;

@@ -582,7 +582,8 @@ static void load_symtab_section(struct rpt_syms *s)
 			if (add_sym(b, &cap, a, sz, (const char *)d + str_off + no))
 				return;
 		}
-		qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
+		if (b->nsyms)
+			qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
 		b->tried = b->ok = true;
 		off += rs;
 	}
@@ -594,7 +595,8 @@ static bool try_file(struct ubin *b, const char *file, const char *bid)
 		return false;
 	if (load_elf(b, file, bid))
 		return false;
-	qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
+	if (b->nsyms)
+		qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
 	return true;
 }
 
