@@ -82,6 +82,7 @@ enum okind {
 	O_LIT,		/* text */
 	O_INT,		/* d i u x X o */
 	O_PTR,		/* plain %p */
+	O_FUNC,		/* %ps %pf (name), %pS %pF (name+0xoffset) of a kernel address */
 	O_STR,		/* %s */
 };
 
@@ -106,6 +107,7 @@ enum tkind {
 	T_GENERIC,
 	T_SWITCH,	/* plugin_sched_switch: sched_switch */
 	T_WAKEUP,	/* plugin_sched_switch: sched_wakeup, sched_wakeup_new */
+	T_KMEM,		/* plugin_kmem: "(func+0xoff) " of call_site, then the print format */
 };
 
 struct sfield {
@@ -126,6 +128,7 @@ struct ftype {
 	/* T_SWITCH / T_WAKEUP */
 	struct sfield pid, prio, state, next_pid, next_prio, success, target_cpu;
 	struct sfield comm, next_comm;
+	struct sfield call_site;	/* T_KMEM */
 };
 
 struct rpt_fastprint {
@@ -1092,13 +1095,23 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 			return -1;
 		break;
 	case 'p':
-		/* %pS, %pM, %pI4, ... need symbols or special printers */
-		if (f[1] && strchr("FSfsMmIiUh", f[1])) {
-			c->why = "%p extension";
-			return -1;
-		}
 		if (len != 2) {
 			c->why = "%p flags";
+			return -1;
+		}
+		if (f[1] && strchr("FSfs", f[1])) {
+			/* a kernel symbol, looked up like libtraceevent does */
+			op->kind = O_FUNC;
+			op->conv = f[1];
+			op->x = compile_num(c, arg, 0);
+			if (!op->x)
+				return -1;
+			len++;
+			break;
+		}
+		/* %pM, %pI4, %pU, %ph, ... have printers of their own */
+		if (f[1] && strchr("MmIiUh", f[1])) {
+			c->why = "%p extension";
 			return -1;
 		}
 		op->kind = O_PTR;
@@ -1188,8 +1201,8 @@ static bool sched_field(struct cc *c, const char *name, struct sfield *sf, bool 
 	return true;
 }
 
-/* Is handler the one libtraceevent's plugin_sched_switch.so registered? */
-static bool from_sched_plugin(tep_event_handler_func handler)
+/* Is handler one that libtraceevent's plugin file (e.g. "plugin_sched_switch.so") registered? */
+static bool from_plugin(tep_event_handler_func handler, const char *file)
 {
 	Dl_info info;
 	const char *base;
@@ -1198,15 +1211,38 @@ static bool from_sched_plugin(tep_event_handler_func handler)
 		return false;
 	base = strrchr(info.dli_fname, '/');
 	base = base ? base + 1 : info.dli_fname;
-	return !strcmp(base, "plugin_sched_switch.so");
+	return !strcmp(base, file);
 }
 
-static void compile_sched(struct cc *c)
+static bool compile_generic(struct cc *c);
+
+static void compile_handler(struct cc *c)
 {
 	struct tep_event *ev = c->event;
 	struct ftype *t = c->t;
+	struct tep_format_field *f;
 
-	if (!ev->system || strcmp(ev->system, "sched") || !from_sched_plugin(ev->handler)) {
+	if (!ev->system) {
+		c->why = "handler";
+		return;
+	}
+	/*
+	 * plugin_kmem prints "(func+0xoff) " for call_site when the address
+	 * resolves, and returns 1 so the print format follows.
+	 */
+	if (!strcmp(ev->system, "kmem") && from_plugin(ev->handler, "plugin_kmem.so")) {
+		f = tep_find_field(ev, "call_site");
+		if (f && good_size(f->size) && f->offset >= 0) {
+			t->call_site.off = f->offset;
+			t->call_site.size = f->size;
+			t->call_site.ok = true;
+			need(c, f->offset + f->size);
+		}
+		if (compile_generic(c))
+			t->kind = T_KMEM;
+		return;
+	}
+	if (strcmp(ev->system, "sched") || !from_plugin(ev->handler, "plugin_sched_switch.so")) {
 		c->why = "handler";
 		return;
 	}
@@ -1281,7 +1317,7 @@ static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event 
 	} else if (ev->flags & TEP_EVENT_FL_ISBPRINT) {
 		c.why = "bprint";
 	} else if (ev->handler && !(ev->flags & TEP_EVENT_FL_NOHANDLE)) {
-		compile_sched(&c);
+		compile_handler(&c);
 	} else if (compile_generic(&c)) {
 		t->kind = T_GENERIC;
 	}
@@ -1468,6 +1504,26 @@ static bool run_generic(struct rpt_fastprint *fp, const struct ftype *t, const u
 			if (!run_str(fp, op, op->str, d, size))
 				return false;
 			break;
+		case O_FUNC: {
+			static const struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
+							.simple = true, .width = -1, .prec = -1 };
+			unsigned long long start;
+			const char *name;
+
+			if (!xget(fp, op->x, d, size, &v))
+				return false;
+			if (tep_find_function_info(fp->tep, v, &name, &start, NULL) && name) {
+				put(fp, name, strlen(name));
+				if (op->conv == 'S' || op->conv == 'F') {
+					put(fp, "+0x", 3);
+					put_int(fp, &hex, v - start);
+				}
+			} else {
+				put(fp, "0x", 2);
+				put_int(fp, &hex, v);
+			}
+			break;
+		}
 		}
 	}
 	return true;
@@ -1560,6 +1616,23 @@ static void run_wakeup(struct rpt_fastprint *fp, const struct ftype *t, const ui
 	put_int(fp, &cpufmt, cpu);
 }
 
+static void put_call_site(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d)
+{
+	static const struct fop hex32 = { .kind = O_INT, .conv = 'x', .bits = 32,
+					   .simple = true, .width = -1, .prec = -1 };
+	uint64_t val = sf_get(fp, &t->call_site, d);
+	unsigned long long start;
+	const char *name;
+
+	if (!tep_find_function_info(fp->tep, val, &name, &start, NULL) || !name)
+		return;
+	putch(fp, '(');
+	put(fp, name, strlen(name));
+	put(fp, "+0x", 3);
+	put_int(fp, &hex32, val - start);
+	put(fp, ") ", 2);
+}
+
 /* ---- API ------------------------------------------------------------------ */
 
 struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep)
@@ -1630,6 +1703,12 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 		break;
 	case T_WAKEUP:
 		run_wakeup(fp, t, d);
+		break;
+	case T_KMEM:
+		if (t->call_site.ok)
+			put_call_site(fp, t, d);
+		if (!run_generic(fp, t, d, rec->size))
+			goto decline;
 		break;
 	default:
 		goto decline;

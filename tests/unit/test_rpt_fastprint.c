@@ -247,9 +247,27 @@ static const struct synth synths[] = {
 	  "{ 9, \"RCU\" })",
 	  true, false },
 	{ "fp", "ksym",
-	  "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n",
-	  "\"%pS\", (void *)REC->ip",
+	  "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long call_site;\toffset:16;\tsize:8;\tsigned:0;\n",
+	  "\"%pS %ps [%pF] %pf %p\", (void *)REC->ip, (void *)REC->call_site, (void *)REC->ip, "
+	  "(void *)REC->call_site, (void *)REC->ip",
+	  true, false },
+	{ "fp", "mac",
+	  "\tfield:u8 addr[6];\toffset:8;\tsize:6;\tsigned:0;\n",
+	  "\"%pM\", REC->addr",
 	  false, true },
+	/* plugin_kmem's handler prints "(func+0xoff) " first, then the format */
+	{ "kmem", "kmalloc",
+	  "\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
+	  "\tfield:size_t bytes_alloc;\toffset:32;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long gfp_flags;\toffset:40;\tsize:8;\tsigned:0;\n",
+	  "\"call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s\", (void *)REC->call_site, "
+	  "REC->ptr, REC->bytes_req, REC->bytes_alloc, (REC->gfp_flags) ? "
+	  "__print_flags(REC->gfp_flags, \"|\", {(unsigned long)(0x400|0x800), \"GFP_NOWAIT\"}, "
+	  "{(unsigned long)0x10, \"__GFP_IO\"}) : \"none\"",
+	  true, false },
 	{ "fp", "strptr",
 	  "\tfield:unsigned long p;\toffset:8;\tsize:LONG;\tsigned:0;\n",
 	  "\"%s\", REC->p",
@@ -284,6 +302,8 @@ static const struct synth synths[] = {
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+#define KBASE 0xffffffff81000000ULL
 
 static uint64_t rnd(void)
 {
@@ -378,6 +398,11 @@ static int make_record(struct tep_event *ev, bool be, uint8_t *buf, int cap)
 
 			for (i = 0; f->elementsize && i < f->size / f->elementsize; i++)
 				wr(p + i * f->elementsize, f->elementsize, edge_value(f->elementsize), be);
+		} else if (f->size <= 8 && (!strcmp(f->name, "ip") || !strcmp(f->name, "call_site"))) {
+			/* mostly inside the few functions registered, sometimes outside */
+			uint64_t v = rnd() % 8 ? KBASE + rnd() % 0x5000 : edge_value(f->size);
+
+			wr(p, f->size, v, be);
 		} else if (f->size <= 8) {
 			wr(p, f->size, edge_value(f->size), be);
 		}
@@ -425,6 +450,11 @@ static void synthetic(bool be, int long_size)
 	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	plugins = tep_load_plugins(tep);
+	/* a few kernel functions for %pS, %ps and plugin_kmem's call_site */
+	tep_register_function(tep, "start_kernel", KBASE, NULL);
+	tep_register_function(tep, "do_one_thing", KBASE + 0x1000, NULL);
+	tep_register_function(tep, "kmalloc_caller", KBASE + 0x1800, "somemod");
+	tep_register_function(tep, "last_func", KBASE + 0x4000, NULL);
 	for (i = 0; i < sizeof(synths) / sizeof(synths[0]); i++) {
 		const struct synth *sy = &synths[i];
 		char text[8192];
@@ -446,6 +476,9 @@ static void synthetic(bool be, int long_size)
 		if (!ev)
 			continue;
 		ok = rpt_fastprint_type_ok(fp, ev, &why);
+		if (!strcmp(sy->sys, "sched") || !strcmp(sy->sys, "kmem"))
+			printf("  %s: %s:%s %s\n", where, sy->sys, sy->name,
+			       ev->handler ? "has its plugin handler" : "has no plugin handler (plugins not installed?)");
 		if (sy->must_be_fast)
 			CHECK(ok, "%s: %s should compile (declined: %s)", where, sy->name, why);
 		if (sy->must_decline)
