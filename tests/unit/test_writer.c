@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 
@@ -639,11 +640,67 @@ static void test_errors(void)
 	free(msg);
 }
 
+/*
+ * `test_writer --bench MB [--none] [--level N] FILE`: push MB of realistic
+ * pages (sched-like records, 2 CPUs) through the writer and print MB/s,
+ * close included.  Not a test: a number for docs/benchmarks.md.
+ */
+static int bench_main(const char *path, int mb, const char *comp, int level)
+{
+	struct fmt_writer_opts o = { .compression = comp, .zstd_level = level };
+	struct fmt_writer *w;
+	struct fmt_wbuf *b;
+	struct fmt_page_enc pe;
+	uint8_t payload[64], *pages;
+	int npages = 256, i, err;
+	long total = (long)mb * 1024 * 1024 / 4096;
+	struct timespec t0, t1;
+	double secs;
+	uint64_t seq = 0;
+	char hp[512];
+
+	pages = malloc((size_t)npages * 4096);
+	fmt_page_enc_init(&pe, 4096, 8, false);
+	for (i = 0; i < npages; i++) {
+		while (1) {
+			uint32_t len = make_payload(false, payload, seq, 1000 + (int)(seq % 97));
+
+			if (fmt_page_enc_add(&pe, 1000000000ULL + seq * 731, payload, len))
+				break;
+			seq++;
+		}
+		memcpy(pages + (size_t)i * 4096, fmt_page_enc_finish(&pe), 4096);
+	}
+	fmt_page_enc_release(&pe);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = fmt_writer_open(path, &o, &w);
+	if (err)
+		return 1;
+	fmt_writer_headers(w, hp, (size_t)fmt_header_page_text(8, 4096, hp, sizeof(hp)), "", 0);
+	fmt_writer_event_format(w, "flytrap", test_format, strlen(test_format));
+	fmt_wbuf_new(w, "", "mono", &b);
+	for (long k = 0; k < total && !err; k++)
+		err = fmt_wbuf_add_page(b, (int)(k & 1), pages + (size_t)(k % npages) * 4096);
+	err = err ?: fmt_writer_close(w);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	{
+		struct stat st;
+
+		stat(path, &st);
+		printf("%s level %d: %d MB of pages in %.3f s = %.0f MB/s, file %.1f MB (ratio %.1f)\n",
+		       comp, level ? level : 3, mb, secs, mb / secs, (double)st.st_size / 1048576,
+		       (double)mb * 1048576 / (double)st.st_size);
+	}
+	free(pages);
+	return err ? 1 : 0;
+}
+
 static int emit_main(int argc, char **argv)
 {
 	struct wcfg c = { false, 8, "zstd", 10, 4096 };
 	const char *path = NULL;
-	int events = 300, i, err;
+	int events = 300, i, err, bench_mb = 0, level = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--emit") && i + 1 < argc)
@@ -658,7 +715,15 @@ static int emit_main(int argc, char **argv)
 			events = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
 			c.ppc = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--bench") && i + 1 < argc)
+			bench_mb = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
+			level = atoi(argv[++i]);
+		else
+			path = argv[i];
 	}
+	if (bench_mb > 0 && path)
+		return bench_main(path, bench_mb, c.comp, level);
 	if (!path) {
 		fprintf(stderr, "usage: test_writer --emit FILE [--be] [--long4] [--none] [--events N] [--chunk N]\n");
 		return 2;
