@@ -87,4 +87,14 @@ cnt=$(echo "$line" | grep -o 'count=[0-9]*' | cut -d= -f2)
 	fail "syscalls=agg wrote per-event records"
 trace-cmd report -i a.dat 2>/dev/null | grep -qE "syscall_hist: +tgid=$pid nr=$NR count=$N " &&
 	ok "trace-cmd prints the histogram" || fail "trace-cmd does not print the histogram"
+
+# children of the recorded command are followed (the filter grows on fork)
+"$FLYTRAP" record -q --bpf syscalls -o c.dat -- sh -c "'$WORKLOAD' sys 100 0 0 & '$WORKLOAD' sys 200 0 0; wait" \
+	>c.out 2>rec3.err
+"$DUMP" c.dat >c.txt || fail "bpf_dump reports damage in the children file"
+got=$(awk '/^pid/{print $2}' c.out | while read -r p; do
+	awk -v p="$p" -v nr="$NR" '$1=="ev" && $2=="syscall" && $5==p && $7=="nr=" nr' c.txt | wc -l
+done | sort -n | tr '\n' ' ')
+[ "$got" = "100 200 " ] && ok "both children of the command recorded (100 and 200 getppid)" ||
+	fail "children's getppid records: '$got', expected '100 200 '"
 finish

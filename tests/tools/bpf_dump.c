@@ -11,6 +11,7 @@
  *   ft NAME TS CPU PID		every other event (to check interleaving)
  *   drop TS CPU PROG COUNT	FMT_OPT_FT_BPF_DROPS windows
  *   meta KEY=VALUE		FMT_OPT_FT_META lines
+ *   recstat KEY=VALUE		FMT_OPT_FT_RECSTATS lines (the recorder's own cost)
  *   buildid PATH HEX		FMT_OPT_FT_BUILDIDS lines
  *   symtab PATH NSYMS NLOADS	FMT_SEC_FT_SYMTAB entries (layout checked)
  *   error TEXT			anything malformed (exit status 1)
@@ -217,6 +218,17 @@ int main(int argc, char **argv)
 			int l = nl ? nl - t : (int)strnlen(t, e - t);
 
 			printf("meta %.*s\n", l, t);
+			t += l + 1;
+		}
+	}
+	for (n = 0; (o = fmt_reader_option(r, FMT_OPT_FT_RECSTATS, n)); n++) {
+		const char *t = o->data, *e = t + o->size;
+
+		while (t < e && *t) {
+			const char *nl = memchr(t, '\n', e - t);
+			int l = nl ? nl - t : (int)strnlen(t, e - t);
+
+			printf("recstat %.*s\n", l, t);
 			t += l + 1;
 		}
 	}
