@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The kernel lab: boot Debian's stock kernel under qemu (TCG) once and check,
+# inside it, what this machine's kernel refuses: the function and
+# function_graph tracers and kprobe events (record/tracer.c, and `flytrap
+# record` once it has --kprobe), with the tracefs state compared before and
+# after every run, SIGINT / SIGTERM / SIGKILL + reset included.  Files come
+# out over the second serial port and are checked here with trace-cmd and
+# flytrap.  docs/kernel-lab.md explains it.
+#
+#   FLYTRAP_LAB_CACHE=DIR        kernel cache (default /var/cache/flytrap-lab)
+#   FLYTRAP_LAB_KEEP=DIR         keep the guest's output files in DIR
+#   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging)
+#   FLYTRAP_LAB_UPDATE_GOLDEN=1  copy the recorded function_graph file to
+#                                tests/data/lab-function-graph.dat
+. "$(dirname "$0")/../lib.sh"
+
+CACHE=${FLYTRAP_LAB_CACHE:-/var/cache/flytrap-lab}
+LAB=$TOP/tests/lab
+t0=$(date +%s)
+
+# ---- prerequisites: qemu, busybox, cpio, the kernel ---------------------------------
+missing=()
+command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+[ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' || missing+=(busybox-static)
+command -v cpio >/dev/null || missing+=(cpio)
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || skip "needs ${missing[*]} (not installed, and not root to install them)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >"$TMP/apt.log" 2>&1 ||
+		skip "cannot install ${missing[*]}: $(tail -n 1 "$TMP/apt.log")"
+fi
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not available"
+need_cmd trace-cmd
+need_cmd cc
+need_cmd pkg-config
+pkg-config --exists libtracefs || skip "libtracefs is not installed (needed for tracer-check)"
+
+# The one kernel version the linux-image-amd64 metapackage names (a glob
+# would download every version), cached outside the repository.
+pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n 1)
+mkdir -p "$CACHE" 2>/dev/null
+vmlinuz=
+if [ -n "$pkg" ]; then
+	kver=${pkg#linux-image-}
+	vmlinuz=$CACHE/$kver/vmlinuz
+	if [ ! -s "$vmlinuz" ]; then
+		deb=$(ls "$CACHE/${pkg}_"*.deb 2>/dev/null | head -n 1)
+		if [ -z "$deb" ]; then
+			(cd "$CACHE" && apt-get download -q "$pkg") >"$TMP/dl.log" 2>&1
+			deb=$(ls "$CACHE/${pkg}_"*.deb 2>/dev/null | head -n 1)
+		fi
+		if [ -n "$deb" ]; then
+			mkdir -p "$CACHE/$kver"
+			dpkg-deb --fsys-tarfile "$deb" | tar -xO "./boot/vmlinuz-$kver" >"$vmlinuz.tmp" 2>/dev/null &&
+				mv "$vmlinuz.tmp" "$vmlinuz"
+			rm -f "$vmlinuz.tmp"
+		fi
+	fi
+fi
+if [ -z "$vmlinuz" ] || [ ! -s "$vmlinuz" ]; then
+	# offline: any kernel unpacked by an earlier run
+	vmlinuz=$(ls "$CACHE"/*/vmlinuz 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$vmlinuz" ] || skip "no lab kernel: ${pkg:-linux-image-amd64 unknown to apt-cache}: $(tail -n 1 "$TMP/dl.log" 2>/dev/null)"
+fi
+kver=$(basename "$(dirname "$vmlinuz")")
+echo "lab kernel: $kver ($vmlinuz)"
+
+# ---- the guest's programs --------------------------------------------------------------
+CFLAGS_LAB="-std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local -Wformat=2 -Wno-format-nonliteral -Werror -D_GNU_SOURCE"
+# shellcheck disable=SC2046
+cc $CFLAGS_LAB -I"$TOP" -I"$TOP/format" $(pkg-config --cflags libtracefs) -o "$TMP/tracer-check" \
+	"$LAB/tracer-check.c" "$TOP/record/tracer.c" $(pkg-config --libs libtracefs) >"$TMP/cc.log" 2>&1 ||
+	{ cat "$TMP/cc.log"; echo "FAIL: cannot build tracer-check"; exit 1; }
+
+R=$TMP/root
+mkdir -p "$R"/{bin,sbin,proc,sys,dev,tmp,run,etc,out,tc,lab}
+cp /bin/busybox "$R/bin/busybox"
+# copy a program and the shared libraries ldd lists, with the loader
+add_prog() {
+	local src=$1 dst=$2 lib
+	cp "$src" "$R$dst"
+	for lib in $(ldd "$src" | awk '/=> \//{print $3} /^\t\//{print $1}'); do
+		mkdir -p "$R$(dirname "$lib")"
+		[ -e "$R$lib" ] || cp -L "$lib" "$R$lib"
+	done
+}
+add_prog "$TMP/tracer-check" /tc/flytrap
+if [ -x "$FLYTRAP" ]; then
+	add_prog "$FLYTRAP" /bin/flytrap
+else
+	echo "note: $FLYTRAP is not built: flytrap record checks not run"
+fi
+cp "${FLYTRAP_LAB_GUEST:-$LAB/guest.sh}" "$R/lab/guest.sh"
+[ -f "$LAB/guest-record.sh" ] && cp "$LAB/guest-record.sh" "$R/lab/"
+cat >"$R/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t tracefs nodev /sys/kernel/tracing
+export PATH=/bin:/sbin
+echo "guest-start $(cat /proc/uptime)"
+sh /lab/guest.sh
+echo "guest-end $(cat /proc/uptime)"
+# the results travel as a tar archive over the second serial port
+stty -F /dev/ttyS1 raw -echo
+tar -cf /dev/ttyS1 -C /out .
+sync
+sleep 1
+poweroff -f
+EOF
+chmod +x "$R/init" "$R/lab/guest.sh"
+(cd "$R" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$TMP/initrd.gz"
+t1=$(date +%s)
+
+# ---- boot ----------------------------------------------------------------------------------
+timeout -k 5 300 qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 512 -no-reboot \
+	-kernel "$vmlinuz" -initrd "$TMP/initrd.gz" \
+	-append "console=ttyS0 panic=-1 quiet" \
+	-display none -monitor none -serial stdio -serial "file:$TMP/out.tar" \
+	</dev/null >"$TMP/console.log" 2>&1
+qrc=$?
+t2=$(date +%s)
+echo "prepare $((t1 - t0)) s, boot+guest $((t2 - t1)) s (qemu exit $qrc)"
+sed 's/^/  guest| /' "$TMP/console.log" | grep -v '^  guest| *$' | tail -n 80
+
+G=$TMP/guest
+mkdir -p "$G"
+if ! tar -xf "$TMP/out.tar" -C "$G" 2>"$TMP/tar.err" || [ ! -f "$G/results.txt" ]; then
+	echo "FAIL: no results from the guest (qemu exit $qrc, $(stat -c %s "$TMP/out.tar" 2>/dev/null) bytes on the serial port): $(head -c 200 "$TMP/tar.err")"
+	exit 1
+fi
+if [ -n "${FLYTRAP_LAB_KEEP:-}" ]; then
+	mkdir -p "$FLYTRAP_LAB_KEEP" && cp -r "$G"/. "$TMP/console.log" "$FLYTRAP_LAB_KEEP"/
+fi
+grep -q '^guest-done' "$G/results.txt" || fail "the guest script did not finish"
+n_ok=$(grep -c '^ok:' "$G/results.txt")
+n_fail=$(grep -c '^FAIL:' "$G/results.txt")
+echo "guest: $n_ok ok, $n_fail failed"
+grep '^FAIL:' "$G/results.txt" | while read -r l; do echo "guest $l"; done
+fails=$((fails + n_fail))
+[ "$n_ok" -gt 0 ] || fail "the guest passed no check"
+
+# ---- host checks of files recorded by flytrap record ------------------------------------------
+if [ -f "$LAB/host-record.sh" ] && [ -f "$G/graph.dat" ]; then
+	. "$LAB/host-record.sh"
+fi
+echo "total $(( $(date +%s) - t0 )) s"
+finish
