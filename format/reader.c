@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1073,6 +1074,19 @@ static void probe_format(struct tep_handle *tep, struct fmt_format_text *f)
 	struct tep_record rec = { .data = zero, .size = sizeof(zero), .cpu = 0 };
 	struct trace_seq s;
 
+	/*
+	 * Test hook: make the screening child die on one format, the way a
+	 * libtraceevent bug would, so tests can check the isolation.
+	 */
+	const char *crash = getenv("FLYTRAP_TEST_CRASH_FORMAT");
+
+	if (crash && *crash) {
+		char pat[256];
+
+		snprintf(pat, sizeof(pat), "name: %s\n", crash);
+		if (memmem(f->text, f->len, pat, strlen(pat)))
+			raise(SIGSEGV);
+	}
 	if (tep_parse_format(tep, &ev, f->text, f->len, f->system) || !ev)
 		return;
 	trace_seq_init(&s);
@@ -1111,6 +1125,8 @@ static int screen_formats(struct fmt_reader *r)
 			int i;
 
 			close(pfd[0]);
+			/* a crash here is expected now and then: no core files */
+			setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 			/* quiet: libtraceevent's warnings for bad formats are the parent's to give */
 			tep_set_loglevel(TEP_LOG_NONE);
 			tep = new_tep(r);

@@ -62,6 +62,22 @@ for g in empty text random noise; do
 	crashed $rc && fail "info $g: crashed"
 done
 
+# libtraceevent crashing on a format (Debian's 1.7.1 does on some malformed
+# text): the test hook makes the screening child die on sched_wakeup; the
+# report must go on, print those events as unknown and everything else as
+# trace-cmd does
+f=$FIXTURES/kinmax+buildroot-kernel__trace_fifo_multicore.dat
+trace-cmd report -i "$f" > "$TMP/tc.txt" 2>/dev/null
+FLYTRAP_TEST_CRASH_FORMAT=sched_wakeup timeout 60 "$FLYTRAP" report "$f" > "$TMP/cr.txt" 2> "$TMP/cr.err"; rc=$?
+if crashed $rc || [ $rc != 0 ]; then fail "crashing format: exit $rc"; else
+	unk=$(grep -c '^\[UNKNOWN EVENT\]' "$TMP/cr.txt")
+	want=$(grep -c 'sched_wakeup:' "$TMP/tc.txt")
+	same=$(diff <(grep -v 'sched_wakeup:' "$TMP/tc.txt") <(grep -v '^\[UNKNOWN EVENT\]' "$TMP/cr.txt") | grep -c '^[<>]')
+	[ "$unk" = "$want" ] && [ "$want" -gt 0 ] && [ "$same" = 0 ] && grep -q 'could not be parsed safely' "$TMP/cr.err" &&
+		ok "crashing format isolated: $unk sched_wakeup events unknown, all other lines identical" ||
+		fail "crashing format: $unk unknown lines for $want wakeups, $same other lines differ"
+fi
+
 # a declared size that does not fit the file is an error, not an allocation:
 # patch the v6 kallsyms size field of a fixture to 0xfffffff0
 python3 - "$FIXTURES/TGVM+tutorial3LabSisop__trace.dat" "$TMP/huge.dat" <<'PY'
