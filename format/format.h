@@ -358,6 +358,12 @@ struct fmt_writer_opts {
 	uint32_t page_size;		/* sub-buffer size; 0 = 4096 */
 	int pages_per_chunk;		/* compressed chunk size in pages; 0 = 10 */
 	const char *spool_dir;		/* where per-CPU spool files go; NULL = next to the output */
+	/*
+	 * Spools are scratch (convert: the input still exists): remove them
+	 * even when close fails.  Default: a failed close keeps them for
+	 * fmt_writer_recover().
+	 */
+	bool discard_spools_on_error;
 };
 
 /*

@@ -107,6 +107,7 @@ struct fmt_writer {
 	int nbufs;
 	int err;		/* sticky: the first write error */
 	bool recovering;
+	bool discard_spools;	/* even when close fails */
 	char errbuf[512];
 };
 
@@ -520,6 +521,7 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	w->long_size = opts->long_size ? opts->long_size : (int)sizeof(long);
 	w->page_size = opts->page_size ? opts->page_size : 4096;
 	w->ppc = opts->pages_per_chunk > 0 ? (uint32_t)opts->pages_per_chunk : 10;
+	w->discard_spools = opts->discard_spools_on_error;
 	if (!w->path) {
 		err = -ENOMEM;
 		goto fail;
@@ -1333,7 +1335,7 @@ int fmt_writer_close(struct fmt_writer *w)
 	 * On failure the spools are kept: they still hold the data, and
 	 * fmt_writer_recover() can finish the file once space is available.
 	 */
-	if (err) {
+	if (err && !w->discard_spools) {
 		int i;
 
 		for (i = 0; i < w->nbufs; i++)

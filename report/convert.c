@@ -168,6 +168,7 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 	wo.long_size = in->long_size == 4 || in->long_size == 8 ? in->long_size : in->kernel_long;
 	wo.page_size = in->page_size;
 	wo.pages_per_chunk = chunk;
+	wo.discard_spools_on_error = true;
 	err = fmt_writer_open(out_path, &wo, &cv.w);
 	if (err) {
 		rc = ft_error("cannot create '%s': %s", out_path, strerror(-err));
