@@ -1496,10 +1496,14 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 				max_fill = s->ri.cpus[i].max_drain * 100 / buf_bytes;
 		if (max_fill > 100)
 			max_fill = 100;
-		fprintf(stderr, "flytrap: recorder cost: %.3f s CPU while recording (%.3f s per million events), "
-			"%llu wakeups, buffers at most %llu%% full\n", (double)cpu_us / 1e6,
-			ev ? (double)cpu_us / (double)ev : 0.0, (unsigned long long)s->ri.wakeups,
-			(unsigned long long)max_fill);
+		char per[64] = "";
+
+		/* a per-million figure from a handful of events would be noise */
+		if (ev >= 10000)
+			snprintf(per, sizeof(per), " (%.3f s per million events)", (double)cpu_us / (double)ev);
+		fprintf(stderr, "flytrap: recorder cost: %.3f s CPU while recording%s, "
+			"%llu wakeups, buffers at most %llu%% full\n", (double)cpu_us / 1e6, per,
+			(unsigned long long)s->ri.wakeups, (unsigned long long)max_fill);
 	}
 	fprintf(stderr, "flytrap: wrote '%s': %s, %llu events in %.1f s (%s of ring buffer pages), %llu lost%s\n",
 		s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, (double)dur_ns / 1e9,
