@@ -99,6 +99,8 @@ struct cpu_state {
 	char irq_name[33];
 	int32_t irq, softirq;
 	bool in_irq, in_softirq;
+	struct thr *last_thr;	/* thread() cache */
+	int32_t last_tid;
 };
 
 struct exp_conf {
@@ -360,11 +362,18 @@ static int cpu_grow(struct exp *x, int cpu)
 static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu, int32_t tgid)
 {
 	uint64_t key = tid == 0 ? (1ULL << 40) | (uint32_t)cpu : (uint32_t)tid;
+	struct cpu_state *c = &x->cpus[cpu];
 	bool created = false;
-	struct thr *t = rpt_map_get(&x->threads, key, &created);
+	struct thr *t;
 
+	/* consecutive events on a CPU are mostly the same task's; map values never move */
+	if (c->last_thr && c->last_tid == tid)
+		return c->last_thr;
+	t = rpt_map_get(&x->threads, key, &created);
 	if (!t)
 		return NULL;
+	c->last_thr = t;
+	c->last_tid = tid;
 	if (created) {
 		t->real_tid = tid;
 		if (tid == 0) {
