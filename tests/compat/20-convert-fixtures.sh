@@ -11,6 +11,20 @@
 need_cmd trace-cmd
 need_fixtures
 
+# KernelShark's path (libtracecmd per-CPU reads, CPU count from CPUCOUNT)
+# must see every record trace-cmd report printed.
+TW="$TOP/$O/tests/test_writer"
+kshark_check() { # FILE REPORT_TXT LABEL
+	local out want got
+	[ -x "$TW" ] || return 0
+	out=$("$TW" --kshark "$1" 2>/dev/null)
+	[ $? = 77 ] && return 0
+	want=$(grep -v '^cpus=' "$2" | grep -vc 'EVENTS DROPPED\]$')
+	got=$(echo "$out" | sed -n 's/.* records=\([0-9]*\).*/\1/p')
+	[ "$got" = "$want" ] || fail "$3: KernelShark path sees ${got:-no} records, trace-cmd report $want ($out)"
+	echo "$out" | grep -q '^cpus=0 ' && fail "$3: tep_get_cpus() is 0, KernelShark would show nothing"
+	return 0
+}
 files=0 lines=0
 # event lines: everything but the "cpus=N" header trace-cmd prints first
 count_events() { grep -vc '^cpus=' "$1" || true; }
@@ -53,6 +67,7 @@ for f in "$FIXTURES"/*.dat; do
 			trace-cmd report --stat "$out" 2>/dev/null | stat_filter >"$TMP/new.stat"
 			cmp -s "$TMP/orig.stat" "$TMP/new.stat" || fail "$name ($comp): report --stat differs"
 		fi
+		kshark_check "$out" "$TMP/new.txt" "$name ($comp)"
 		trace-cmd dump --summary -i "$out" >/dev/null 2>&1 || fail "$name ($comp): trace-cmd dump --summary refuses the output"
 		if [ "$comp" = zstd ]; then
 			# a converted file converts to the same thing again

@@ -56,6 +56,20 @@ trace-cmd convert --compression none -i "$TMP/ext.dat" -o "$TMP/none.dat" >/dev/
 	fail "trace-cmd convert --compression none failed"
 
 stat_filter() { sed -E '/^CPU[0-9]+ data recorded at offset=/d; /^ +[0-9]+ bytes in size$/d'; }
+# KernelShark's path (libtracecmd per-CPU reads, CPU count from CPUCOUNT)
+# must see every record trace-cmd report printed.
+TW="$TOP/$O/tests/test_writer"
+kshark_check() { # FILE REPORT_TXT LABEL
+	local out want got
+	[ -x "$TW" ] || return 0
+	out=$("$TW" --kshark "$1" 2>/dev/null)
+	[ $? = 77 ] && return 0
+	want=$(grep -v '^cpus=' "$2" | grep -vc 'EVENTS DROPPED\]$')
+	got=$(echo "$out" | sed -n 's/.* records=\([0-9]*\).*/\1/p')
+	[ "$got" = "$want" ] || fail "$3: KernelShark path sees ${got:-no} records, trace-cmd report $want ($out)"
+	echo "$out" | grep -q '^cpus=0 ' && fail "$3: tep_get_cpus() is 0, KernelShark would show nothing"
+	return 0
+}
 files=0 lines=0
 for src in ext v6 none; do
 	f="$TMP/$src.dat"
@@ -84,6 +98,7 @@ for src in ext v6 none; do
 		fi
 		cmp -s "$TMP/o.raw" "$TMP/n.raw" || fail "$src ($comp): report -R differs"
 		cmp -s "$TMP/o.stat" "$TMP/n.stat" || { fail "$src ($comp): report --stat differs"; diff "$TMP/o.stat" "$TMP/n.stat" | head -5; }
+		kshark_check "$out" "$TMP/n.txt" "$src ($comp)"
 		trace-cmd dump --summary -i "$out" >"$TMP/dump.txt" 2>&1 || fail "$src ($comp): trace-cmd dump --summary refuses it"
 		grep -q "buffer \"$B\"" "$TMP/dump.txt" || fail "$src ($comp): instance $B missing from dump"
 	done

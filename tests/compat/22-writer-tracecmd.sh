@@ -13,6 +13,19 @@ TW="$TOP/$O/tests/test_writer"
 
 # test_writer --events 500: top buffer CPUs get 500, 507, 514 events, the
 # "flytrap" instance 250, 257, 264; seq numbers run 0..2291 in write order.
+# KernelShark's path (libtracecmd per-CPU reads, CPU count from CPUCOUNT)
+# must see every record trace-cmd report printed.
+kshark_check() { # FILE REPORT_TXT LABEL
+	local out want got
+	[ -x "$TW" ] || return 0
+	out=$("$TW" --kshark "$1" 2>/dev/null)
+	[ $? = 77 ] && return 0
+	want=$(grep -v '^cpus=' "$2" | grep -vc 'EVENTS DROPPED\]$')
+	got=$(echo "$out" | sed -n 's/.* records=\([0-9]*\).*/\1/p')
+	[ "$got" = "$want" ] || fail "$3: KernelShark path sees ${got:-no} records, trace-cmd report $want ($out)"
+	echo "$out" | grep -q '^cpus=0 ' && fail "$3: tep_get_cpus() is 0, KernelShark would show nothing"
+	return 0
+}
 want_total=2292 want_inst=771
 for variant in "" "--be" "--long4" "--none" "--be --long4 --none" "--chunk 1" "--be --chunk 3"; do
 	f="$TMP/w.dat"
@@ -31,6 +44,7 @@ for variant in "" "--be" "--long4" "--none" "--be --long4 --none" "--chunk 1" "-
 	grep -q '^ *CPU:1 \[5 EVENTS DROPPED\]$' "$TMP/r.txt" || fail "[$variant] stored lost count not shown"
 	head -1 "$TMP/r.txt" | grep -qx 'cpus=3' || fail "[$variant] CPU count: $(head -1 "$TMP/r.txt")"
 	grep -q 'flytest-4242' "$TMP/r.txt" || fail "[$variant] cmdlines not applied"
+	kshark_check "$f" "$TMP/r.txt" "[$variant]"
 	trace-cmd dump --summary -i "$f" >/dev/null 2>&1 || fail "[$variant] trace-cmd dump --summary refuses it"
 	trace-cmd report --stat "$f" 2>/dev/null | grep -q '^Buffer: flytrap$' || fail "[$variant] CPUSTAT of the instance missing"
 	if "$FLYTRAP" report "$f" >"$TMP/f.txt" 2>"$TMP/f.err"; then

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <dlfcn.h>
 
 #include "format/format.h"
 #include "format/compress.h"
@@ -716,6 +717,92 @@ static int bench_main(const char *path, int mb, const char *comp, int level)
 	return err ? 1 : 0;
 }
 
+/*
+ * `test_writer --kshark FILE`: read FILE the way KernelShark 2.x does
+ * (libkshark-tepdata.c): tracecmd_open_head + tracecmd_init_data for the
+ * top buffer, tracecmd_buffer_instance_handle for every instance, and for
+ * each, CPUs 0..tep_get_cpus()-1 walked with tracecmd_read_cpu_first /
+ * tracecmd_read_data.  Prints "cpus=N records=M missed=K".  libtracecmd
+ * (trace-cmd's library) is loaded with dlopen because Debian ships no
+ * headers for it; exit 77 when it is not installed.
+ */
+struct tracecmd_input;
+struct tc_api {
+	struct tracecmd_input *(*open_head)(const char *file, int flags);
+	int (*init_data)(struct tracecmd_input *h);
+	struct tep_record *(*read_cpu_first)(struct tracecmd_input *h, int cpu);
+	struct tep_record *(*read_data)(struct tracecmd_input *h, int cpu);
+	void (*free_record)(struct tep_record *r);
+	struct tep_handle *(*get_tep)(struct tracecmd_input *h);
+	int (*buffer_instances)(struct tracecmd_input *h);
+	struct tracecmd_input *(*instance_handle)(struct tracecmd_input *h, int i);
+	void (*close)(struct tracecmd_input *h);
+};
+
+static void kshark_walk(struct tc_api *tc, struct tracecmd_input *h, int ncpus, long *recs, long *missed)
+{
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct tep_record *r = tc->read_cpu_first(h, cpu);
+
+		while (r) {
+			(*recs)++;
+			if (r->missed_events)
+				(*missed)++;
+			tc->free_record(r);
+			r = tc->read_data(h, cpu);
+		}
+	}
+}
+
+static int kshark_main(const char *path)
+{
+	void *lib = dlopen("libtracecmd.so.1", RTLD_NOW);
+	struct tc_api tc;
+	struct tracecmd_input *h;
+	long recs = 0, missed = 0;
+	int ncpus, n;
+
+	if (!lib) {
+		printf("SKIP: libtracecmd.so.1 not available\n");
+		return 77;
+	}
+	tc.open_head = (void *)dlsym(lib, "tracecmd_open_head");
+	tc.init_data = (void *)dlsym(lib, "tracecmd_init_data");
+	tc.read_cpu_first = (void *)dlsym(lib, "tracecmd_read_cpu_first");
+	tc.read_data = (void *)dlsym(lib, "tracecmd_read_data");
+	tc.free_record = (void *)dlsym(lib, "tracecmd_free_record");
+	tc.get_tep = (void *)dlsym(lib, "tracecmd_get_tep");
+	tc.buffer_instances = (void *)dlsym(lib, "tracecmd_buffer_instances");
+	tc.instance_handle = (void *)dlsym(lib, "tracecmd_buffer_instance_handle");
+	tc.close = (void *)dlsym(lib, "tracecmd_close");
+	if (!tc.open_head || !tc.init_data || !tc.read_cpu_first || !tc.read_data || !tc.free_record ||
+	    !tc.get_tep || !tc.buffer_instances || !tc.instance_handle || !tc.close) {
+		printf("SKIP: libtracecmd.so.1 lacks a symbol KernelShark uses\n");
+		return 77;
+	}
+	h = tc.open_head(path, 0);
+	if (!h || tc.init_data(h) < 0) {
+		printf("libtracecmd cannot open %s\n", path);
+		return 1;
+	}
+	ncpus = tep_get_cpus(tc.get_tep(h));
+	kshark_walk(&tc, h, ncpus, &recs, &missed);
+	n = tc.buffer_instances(h);
+	for (int i = 0; i < n; i++) {
+		struct tracecmd_input *ih = tc.instance_handle(h, i);
+
+		if (!ih) {
+			printf("libtracecmd cannot open instance %d of %s\n", i, path);
+			return 1;
+		}
+		kshark_walk(&tc, ih, ncpus, &recs, &missed);
+		tc.close(ih);
+	}
+	tc.close(h);
+	printf("cpus=%d buffers=%d records=%ld missed=%ld\n", ncpus, n + 1, recs, missed);
+	return 0;
+}
+
 static int emit_main(int argc, char **argv)
 {
 	struct wcfg c = { false, 8, "zstd", 10, 4096 };
@@ -766,6 +853,8 @@ int main(int argc, char **argv)
 	};
 	size_t i;
 
+	if (argc == 3 && !strcmp(argv[1], "--kshark"))
+		return kshark_main(argv[2]);
 	if (argc > 1)
 		return emit_main(argc, argv);
 	if (!mkdtemp(tmpdir)) {
