@@ -1517,7 +1517,8 @@ int cmd_record(int argc, char **argv)
 	struct session s = { 0 };
 	struct fmt_writer_opts wo = { 0 };
 	sigset_t old_mask, wait_mask;
-	bool signals = false, looped = false;
+	bool signals = false, looped = false, reniced = false;
+	int old_nice = 0;
 	uint64_t t0 = 0, dur = 0;
 	int rc = EXIT_FAIL, err, i;
 	struct stat st;
@@ -1656,6 +1657,18 @@ int cmd_record(int argc, char **argv)
 	}
 
 	looped = true;
+	/*
+	 * On a busy machine a woken recorder can wait tens of milliseconds
+	 * for a CPU while the buffer fills; a higher priority (nice -10 from
+	 * where we were) gets it there in time, and costs little since it
+	 * uses a few percent of a core.  The command was forked before, so it
+	 * keeps the caller's priority.  Measured: 0 vs 11004 lost events at
+	 * 400k events/s on a loaded 2-CPU box.
+	 */
+	errno = 0;
+	old_nice = getpriority(PRIO_PROCESS, 0);
+	if (!errno && !setpriority(PRIO_PROCESS, 0, old_nice - 10 < -20 ? -20 : old_nice - 10))
+		reniced = true;
 	err = record_loop(&s, &wait_mask);
 
 	/* stop producing, then take everything the kernel still holds */
@@ -1670,6 +1683,8 @@ int cmd_record(int argc, char **argv)
 	for (i = 0; s.use_top && i < s.top.ncpus; i++)
 		drain_set(&s, &s.top, s.wb_top, i, true);
 	dur = now_ns(CLOCK_MONOTONIC) - t0;
+	if (reniced)
+		setpriority(PRIO_PROCESS, 0, old_nice);
 	for (i = 0; i < s.ri.ncpus; i++)
 		s.ri.cpus[i].stats_end = rec_cpu_stats(&s.ri, s.ri.cpus[i].cpu);
 	for (i = 0; s.use_top && i < s.top.ncpus; i++)
