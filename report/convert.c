@@ -148,7 +148,7 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 	int err, i, j, maxcpu = -1, rc = EXIT_OK;
 	const char *what = "";
 
-	err = fmt_reader_open(in_path, 0, &cv.r, &err_text);
+	err = fmt_reader_open(in_path, FMT_OPEN_NO_PLUGINS, &cv.r, &err_text);
 	if (err) {
 		ft_error("%s", err_text ? err_text : strerror(-err));
 		free(err_text);
