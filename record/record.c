@@ -1531,6 +1531,9 @@ int cmd_record(int argc, char **argv)
 	if (rc >= 0)
 		goto out_args;
 	rc = EXIT_FAIL;
+	/* -v raises libtracefs's level together with flytrap's (style.md) */
+	if (ft_verbose)
+		tracefs_set_loglevel(ft_verbose > 1 ? TEP_LOG_ALL : TEP_LOG_INFO);
 	s.cmdline = join_args(argc, argv);
 	s.start_epoch_ns = now_ns(CLOCK_REALTIME);
 
