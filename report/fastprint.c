@@ -168,7 +168,14 @@ static inline uint64_t rd(const struct rpt_fastprint *fp, const uint8_t *p, int 
 	}
 }
 
-static bool reserve(struct rpt_fastprint *fp, size_t n)
+static bool grow(struct rpt_fastprint *fp, size_t n);
+
+static inline bool reserve(struct rpt_fastprint *fp, size_t n)
+{
+	return fp->cap - fp->len >= n || grow(fp, n);
+}
+
+static bool grow(struct rpt_fastprint *fp, size_t n)
 {
 	size_t cap;
 	char *nb;
@@ -210,6 +217,46 @@ static void putpad(struct rpt_fastprint *fp, char c, int n)
 	fp->len += n;
 }
 
+static inline int udigits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	if (v >= 1000)
+		return n + 3;
+	if (v >= 100)
+		return n + 2;
+	return v >= 10 ? n + 1 : n;
+}
+
+/* Decimal digits of v written backwards, ending right before end. */
+static inline void put_dec_back(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		end[0] = pairs[2 * r];
+		end[1] = pairs[2 * r + 1];
+	}
+	if (v >= 10) {
+		end -= 2;
+		end[0] = pairs[2 * v];
+		end[1] = pairs[2 * v + 1];
+	} else {
+		*--end = (char)('0' + v);
+	}
+}
+
 /* printf's integer conversions, for the flags the compiler accepted. */
 static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 {
@@ -240,30 +287,40 @@ static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 	}
 	if (op->simple) {
 		/* no width, precision or flags: the common case, digits straight out */
-		char *e = tmp + sizeof(tmp), *q = e;
+		char *o;
+		int n;
 
 		if (op->conv == 'x' || op->conv == 'X') {
+			n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+			if (!reserve(fp, n))
+				return;
+			o = fp->buf + fp->len + n;
 			do {
-				*--q = dig[v & 15];
+				*--o = dig[v & 15];
 				v >>= 4;
 			} while (v);
 		} else if (op->conv == 'o') {
+			n = v ? (64 - __builtin_clzll(v) + 2) / 3 : 1;
+			if (!reserve(fp, n))
+				return;
+			o = fp->buf + fp->len + n;
 			do {
-				*--q = (char)('0' + (v & 7));
+				*--o = (char)('0' + (v & 7));
 				v >>= 3;
 			} while (v);
 		} else {
 			bool neg = op->sgn && (int64_t)v < 0;
 
 			mag = neg ? -v : v;
-			do {
-				*--q = (char)('0' + mag % 10);
-				mag /= 10;
-			} while (mag);
+			n = udigits(mag) + neg;
+			if (!reserve(fp, n))
+				return;
+			o = fp->buf + fp->len + n;
+			put_dec_back(o, mag);
 			if (neg)
-				*--q = '-';
+				fp->buf[fp->len] = '-';
 		}
-		put(fp, q, e - q);
+		fp->len += n;
 		return;
 	}
 	if (op->sgn && (int64_t)v < 0) {
@@ -333,16 +390,12 @@ static void put_str(struct rpt_fastprint *fp, const struct fop *op, const char *
 /* Decimal of an unsigned value, no padding (the sched formatters). */
 static void put_u64(struct rpt_fastprint *fp, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
+	int n = udigits(v);
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	if (reserve(fp, n))
-		while (n)
-			fp->buf[fp->len++] = tmp[--n];
+	if (!reserve(fp, n))
+		return;
+	put_dec_back(fp->buf + fp->len + n, v);
+	fp->len += n;
 }
 
 static void put_s64(struct rpt_fastprint *fp, int64_t v)
