@@ -9,7 +9,7 @@
 #
 #   bench/export.sh [FILE...]     O=build by default
 #
-# Without FILE: a synthetic 2.1M-event trace (tests/tools/mkexport --scale
+# Without FILE: a synthetic 2.6M-event trace (tests/tools/mkexport --scale
 # 100000: sched_switch, raw_syscalls, function_graph and BPF syscall
 # records on 2 CPUs).  Give a real recording too, e.g.
 #   flytrap record -e sched:sched_switch -e raw_syscalls -b 65536 -o big.dat \
