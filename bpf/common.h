@@ -18,7 +18,8 @@ enum ft_kind {
 	FT_K_PROFILE = 4,	/* profile.h */
 	FT_K_UENTRY = 5,	/* ufunc.h */
 	FT_K_UEXIT = 6,		/* ufunc.h */
-	FT_K_MAX = 7,
+	FT_K_MAX = 7,		/* kinds below are the recorder's own, never written as events */
+	FT_K_VMA = 16,		/* exitmaps.h: one executable mapping of an exiting process */
 };
 
 /* Program slots: index of a program in the statistics map and in "bpf_progs=". */
@@ -28,7 +29,8 @@ enum ft_slot {
 	FT_SLOT_PROFILE = 2,
 	FT_SLOT_UFUNC = 3,
 	FT_SLOT_FOLLOW = 4,	/* follow.bpf.c: mapfull = a child process that could not be followed */
-	FT_SLOT_NR = 5,
+	FT_SLOT_EXITMAPS = 5,	/* exitmaps.bpf.c: drops = a mapping record lost */
+	FT_SLOT_NR = 6,
 };
 
 /* Counters per slot; the stats map has FT_SLOT_NR * FT_ST_NR per-CPU u64 entries. */

@@ -36,6 +36,17 @@ struct {
 	__type(value, __u8);
 } ft_pids SEC(".maps");
 
+/*
+ * tgid -> 1: processes that produced a record, whose executable mappings
+ * exitmaps.bpf.c reports when they exit (LRU: the oldest are forgotten).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FT_MAX_PIDS);
+	__type(key, __s32);
+	__type(value, __u8);
+} ft_seen SEC(".maps");
+
 const volatile __s32 ft_self_tgid = 0;	/* the recorder: never traced */
 const volatile bool ft_filter_pids = false;
 /* Wake the recorder only when this much data waits (set to a fraction of the ring). */
@@ -78,9 +89,18 @@ static __always_inline bool ft_wanted(__s32 tgid)
 	return true;
 }
 
+static __always_inline void ft_mark_seen(__s32 tgid)
+{
+	__u8 one = 1;
+
+	if (!bpf_map_lookup_elem(&ft_seen, &tgid))
+		bpf_map_update_elem(&ft_seen, &tgid, &one, BPF_NOEXIST);
+}
+
 static __always_inline void ft_fill_hdr(struct ft_hdr *h, __u16 kind, __u32 size, __u64 ts,
 					__u64 pid_tgid)
 {
+	ft_mark_seen(pid_tgid >> 32);
 	h->ts = ts;
 	h->kind = kind;
 	h->cpu = bpf_get_smp_processor_id();

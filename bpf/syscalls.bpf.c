@@ -74,6 +74,7 @@ static __always_inline void add_hist(__u64 pid_tgid, __s32 nr, __u64 dur)
 		if (!z)
 			return;
 		z->tgid = pid_tgid >> 32;
+		ft_mark_seen(z->tgid);
 		/* NOEXIST: -EEXIST only means another CPU inserted it first */
 		bpf_map_update_elem(&hists, &key, z, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&hists, &key);

@@ -42,12 +42,14 @@
 #include "bpf/offcpu.h"
 #include "bpf/profile.h"
 #include "bpf/ufunc.h"
+#include "bpf/exitmaps.h"
 
 #include "syscalls.skel.h"
 #include "offcpu.skel.h"
 #include "profile.skel.h"
 #include "ufunc.skel.h"
 #include "follow.skel.h"
+#include "exitmaps.skel.h"
 
 #define DEF_RINGBUF (8u << 20)
 #define DEF_DROP_NS 100000000ull
@@ -56,7 +58,9 @@
 #define MAX_UFUNCS 1024
 #define COMMON_LEN 8
 
-static const char *const slot_names[FT_SLOT_NR] = { "syscalls", "offcpu", "profile", "ufunc", "follow" };
+static const char *const slot_names[FT_SLOT_NR] = {
+	"syscalls", "offcpu", "profile", "ufunc", "follow", "exitmaps",
+};
 static const char *const kind_names[FT_K_MAX] = {
 	[FT_K_SYSCALL] = "syscall", [FT_K_SYSHIST] = "syscall_hist", [FT_K_OFFCPU] = "offcpu",
 	[FT_K_PROFILE] = "profile", [FT_K_UENTRY] = "ufunc_entry", [FT_K_UEXIT] = "ufunc_exit",
@@ -107,7 +111,7 @@ struct rec_bpf {
 	uint32_t page_size;
 	int kernel_long;
 
-	int rb_fd, stats_fd, pids_fd;
+	int rb_fd, stats_fd, pids_fd, seen_fd;
 	uint32_t rb_bytes;
 	struct ring_buffer *rb;
 	struct flytrap_syscalls *sk_sys;
@@ -115,6 +119,8 @@ struct rec_bpf {
 	struct flytrap_profile *sk_prof;
 	struct flytrap_ufunc *sk_uf;
 	struct flytrap_follow *sk_follow;
+	struct flytrap_exitmaps *sk_exit;
+	char exitmaps_state[160];	/* META bpf_exitmaps= */
 	pid_t *pids;		/* copy of opts->pids */
 	struct bpf_link **links;
 	int nlinks, links_cap;
@@ -360,6 +366,8 @@ static void detach_all(struct rec_bpf *b)
 		flytrap_offcpu__detach(b->sk_off);
 	if (b->sk_follow)
 		flytrap_follow__detach(b->sk_follow);
+	if (b->sk_exit)
+		flytrap_exitmaps__detach(b->sk_exit);
 }
 
 static int max_event_id(const char *tracefs)
@@ -388,7 +396,7 @@ static int max_event_id(const char *tracefs)
 
 /* Share the recorder-created maps with a skeleton before it is loaded. */
 static int reuse_common(struct rec_bpf *b, struct bpf_map *ev, struct bpf_map *stats,
-			struct bpf_map *pids)
+			struct bpf_map *pids, struct bpf_map *seen)
 {
 	int ret;
 
@@ -397,6 +405,8 @@ static int reuse_common(struct rec_bpf *b, struct bpf_map *ev, struct bpf_map *s
 		ret = bpf_map__reuse_fd(stats, b->stats_fd);
 	if (!ret)
 		ret = bpf_map__reuse_fd(pids, b->pids_fd);
+	if (!ret)
+		ret = bpf_map__reuse_fd(seen, b->seen_fd);
 	return ret;
 }
 
@@ -417,7 +427,8 @@ static int open_syscalls(struct rec_bpf *b)
 	b->sk_sys = sk;
 	SET_COMMON_RODATA(sk);
 	sk->rodata->agg_mode = b->sp.agg;
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+			   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_syscalls__load(sk);
 	if (ret)
@@ -439,7 +450,8 @@ static int open_offcpu(struct rec_bpf *b)
 	b->sk_off = sk;
 	SET_COMMON_RODATA(sk);
 	sk->rodata->min_ns = b->sp.min_ns;
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+			   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_offcpu__load(sk);
 	if (ret)
@@ -460,7 +472,8 @@ static int open_profile(struct rec_bpf *b)
 		return set_err(b, -errno, "cannot open the profile BPF program: %s", strerror(errno));
 	b->sk_prof = sk;
 	SET_COMMON_RODATA(sk);
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+			   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_profile__load(sk);
 	if (ret)
@@ -544,7 +557,8 @@ static int open_ufunc(struct rec_bpf *b)
 		return set_err(b, -errno, "cannot open the ufunc BPF program: %s", strerror(errno));
 	b->sk_uf = sk;
 	SET_COMMON_RODATA(sk);
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+			   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_ufunc__load(sk);
 	if (ret)
@@ -591,7 +605,8 @@ static int open_follow(struct rec_bpf *b)
 		return set_err(b, -errno, "cannot open the fork-following BPF program: %s", strerror(errno));
 	b->sk_follow = sk;
 	SET_COMMON_RODATA(sk);
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+			   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_follow__load(sk);
 	if (!ret)
@@ -599,6 +614,36 @@ static int open_follow(struct rec_bpf *b)
 	if (ret)
 		return set_err(b, ret, "cannot attach the fork-following BPF program: %s", strerror(-ret));
 	return 0;
+}
+
+/*
+ * Optional: on kernels without the VMA iterator kfuncs (before 6.7) it
+ * does not load, and processes are only captured through /proc.
+ */
+static void open_exitmaps(struct rec_bpf *b)
+{
+	struct flytrap_exitmaps *sk = flytrap_exitmaps__open();
+	int ret;
+
+	if (!sk) {
+		snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "unavailable: %s", strerror(errno));
+		return;
+	}
+	b->sk_exit = sk;
+	SET_COMMON_RODATA(sk);
+	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+			   sk->maps.ft_seen);
+	if (!ret)
+		ret = flytrap_exitmaps__load(sk);
+	if (!ret)
+		ret = flytrap_exitmaps__attach(sk);
+	if (ret) {
+		snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "unavailable: %s", strerror(-ret));
+		flytrap_exitmaps__destroy(sk);
+		b->sk_exit = NULL;
+		return;
+	}
+	snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "on");
 }
 
 static int on_record(void *ctx, void *data, size_t size);
@@ -615,7 +660,7 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 		errno = ENOMEM;
 		return NULL;
 	}
-	b->rb_fd = b->stats_fd = b->pids_fd = -1;
+	b->rb_fd = b->stats_fd = b->pids_fd = b->seen_fd = -1;
 	b->o = *opts;
 	b->o.spec = NULL;
 	b->o.pids = NULL;
@@ -694,7 +739,8 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	b->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ft_stats", 4, 8,
 				     FT_SLOT_NR * FT_ST_NR, NULL);
 	b->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ft_pids", 4, 1, FT_MAX_PIDS, NULL);
-	if (b->stats_fd < 0 || b->pids_fd < 0) {
+	b->seen_fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "ft_seen", 4, 1, FT_MAX_PIDS, NULL);
+	if (b->stats_fd < 0 || b->pids_fd < 0 || b->seen_fd < 0) {
 		ret = set_err(b, -errno, "cannot create the BPF maps: %s", strerror(errno));
 		goto fail;
 	}
@@ -736,6 +782,7 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 		goto fail;
 	if (b->sp.want[FT_SLOT_UFUNC] && (ret = open_ufunc(b)))
 		goto fail;
+	open_exitmaps(b);
 	b->next_sample = now_mono() + b->o.drop_interval_ns;
 	return b;
 
@@ -761,6 +808,7 @@ void rec_bpf_close(struct rec_bpf *b)
 	flytrap_profile__destroy(b->sk_prof);
 	flytrap_ufunc__destroy(b->sk_uf);
 	flytrap_follow__destroy(b->sk_follow);
+	flytrap_exitmaps__destroy(b->sk_exit);
 	free(b->pids);
 	ring_buffer__free(b->rb);
 	if (b->rb_fd >= 0)
@@ -769,6 +817,8 @@ void rec_bpf_close(struct rec_bpf *b)
 		close(b->stats_fd);
 	if (b->pids_fd >= 0)
 		close(b->pids_fd);
+	if (b->seen_fd >= 0)
+		close(b->seen_fd);
 	if (b->cpus) {
 		for (i = 0; i < b->ncpus; i++) {
 			for (k = 0; k < b->cpus[i].n; k++)
@@ -1040,6 +1090,28 @@ static uint8_t *mk_payload(struct rec_bpf *b, const struct ft_hdr *h, const void
 	return p;
 }
 
+/* An exiting process's mapping: rebuild the path from its components. */
+static void on_vma(struct rec_bpf *b, const struct ft_vma_rec *r)
+{
+	char path[FT_PATH_COMPS * FT_COMP_LEN + 8], comm[17];
+	size_t len = 0;
+	int i, n = r->ncomp;
+
+	if (n > FT_PATH_COMPS) {
+		len = snprintf(path, sizeof(path), "/...");
+		n = FT_PATH_COMPS;
+	}
+	for (i = n - 1; i >= 0; i--)
+		len += snprintf(path + len, sizeof(path) - len, "/%.*s", FT_COMP_LEN,
+				r->comp[i]);
+	if (!len)
+		snprintf(path, sizeof(path), "/");
+	snprintf(comm, sizeof(comm), "%.16s", r->comm);
+	rec_syms_add_vma(b->syms, r->h.tgid, comm, r->start, r->end, r->pgoff * (uint64_t)getpagesize(),
+			 r->dev >> 20, r->dev & 0xfffff, r->ino, r->flags, path);
+	b->st.vmas++;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec_bpf *b = ctx;
@@ -1050,6 +1122,12 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	b->st.records++;
 	b->st.bytes += size;
+	if (size >= sizeof(struct ft_vma_rec) && h->kind == FT_K_VMA) {
+		const struct ft_vma_rec *r = data;
+
+		on_vma(b, r);
+		return 0;
+	}
 	if (size < sizeof(*h) || h->size > size || h->cpu >= b->ncpus || h->kind == 0 ||
 	    h->kind >= FT_K_MAX)
 		goto bad;
@@ -1237,7 +1315,7 @@ static int sample_counters(struct rec_bpf *b)
 	int s, st, cpu, ret;
 
 	for (s = 0; s < FT_SLOT_NR; s++) {
-		if (s == FT_SLOT_FOLLOW ? !b->sk_follow : !b->sp.want[s])
+		if (s == FT_SLOT_FOLLOW ? !b->sk_follow : s == FT_SLOT_EXITMAPS ? !b->sk_exit : !b->sp.want[s])
 			continue;
 		for (st = 0; st < FT_ST_NR; st++) {
 			__u32 key = FT_STAT_KEY(s, st);
@@ -1360,12 +1438,15 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	}
 	if (b->sk_follow)
 		P("bpf_follow_mapfull=%" PRIu64 "\n", b->tot[FT_SLOT_FOLLOW][FT_ST_MAPFULL]);
+	if (b->sk_exit)
+		P("bpf_exitmaps_drops=%" PRIu64 "\n", b->tot[FT_SLOT_EXITMAPS][FT_ST_DROPS]);
 	if (b->sp.want[FT_SLOT_SYSCALLS])
 		P("bpf_syscalls_mode=%s\n", b->sp.agg ? "agg" : "events");
 	if (b->sp.want[FT_SLOT_PROFILE])
 		P("bpf_profile_hz=%u\n", b->sp.hz);
 	if (b->sp.want[FT_SLOT_OFFCPU])
 		P("bpf_offcpu_min_ns=%" PRIu64 "\n", b->sp.min_ns);
+	P("bpf_exitmaps=%s\nbpf_exit_mappings=%" PRIu64 "\n", b->exitmaps_state, b->st.vmas);
 	P("bpf_records=%" PRIu64 "\nbpf_written=%" PRIu64 "\nbpf_late=%" PRIu64 "\nbpf_reorder_ns=%" PRIu64 "\n",
 	  b->st.records, b->st.written, b->st.late, b->o.reorder_ns);
 	rec_syms_counts(b->syms, &procs, &gone, &bins);

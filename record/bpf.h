@@ -144,6 +144,7 @@ struct rec_bpf_stats {
 	uint64_t pages;		/* pages written */
 	uint64_t bytes;		/* ring buffer bytes consumed */
 	uint64_t processes;	/* processes whose maps were captured */
+	uint64_t vmas;		/* mappings reported by exiting processes */
 };
 void rec_bpf_get_stats(const struct rec_bpf *b, struct rec_bpf_stats *st);
 

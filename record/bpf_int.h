@@ -25,6 +25,14 @@ void rec_syms_free(struct rec_syms *s);
  */
 void rec_syms_note_pid(struct rec_syms *s, int tgid);
 
+/*
+ * One executable mapping of process tgid reported by the kernel as it
+ * exited (exitmaps.bpf.c); off in bytes, flags r1 w2 x4 s8.
+ */
+void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t start,
+		      uint64_t end, uint64_t off, unsigned long maj, unsigned long min,
+		      unsigned long ino, unsigned flags, const char *path);
+
 /* Re-read the maps of every process seen that still lives (at the end). */
 void rec_syms_refresh(struct rec_syms *s);
 

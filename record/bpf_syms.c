@@ -57,11 +57,18 @@ struct lib_range {
 	uint64_t start, end;
 };
 
+struct mapent {
+	uint64_t start, end, off;
+	unsigned long maj, min, ino;
+	char perms[5];
+	char *path;		/* "[vdso]" or an absolute path */
+};
+
 struct proc {
 	int pid;
 	char comm[17];
-	char *maps;		/* executable mapping lines as /proc printed them */
-	size_t maps_len;
+	struct mapent *ents;	/* executable mappings, deduplicated */
+	size_t nents, ents_cap;
 	struct lib_range *libs;
 	int nlibs;
 };
@@ -70,6 +77,7 @@ struct seen {
 	int tgid;		/* 0 = empty slot (tgid 0 is never noted) */
 	int proc;		/* index into procs, -1 = nothing to read (kernel thread, gone) */
 	int nreads;
+	bool counted_gone;	/* counted in rec_syms.gone (maps never read from /proc) */
 	uint64_t next_read;	/* mono ns */
 };
 
@@ -134,13 +142,15 @@ static void bin_release(struct bin *b)
 
 void rec_syms_free(struct rec_syms *s)
 {
-	size_t i;
+	size_t i, k;
 	int j;
 
 	if (!s)
 		return;
 	for (i = 0; i < s->nprocs; i++) {
-		free(s->procs[i].maps);
+		for (k = 0; k < s->procs[i].nents; k++)
+			free(s->procs[i].ents[k].path);
+		free(s->procs[i].ents);
 		for (j = 0; j < s->procs[i].nlibs; j++)
 			free(s->procs[i].libs[j].path);
 		free(s->procs[i].libs);
@@ -398,8 +408,17 @@ static struct bin *find_or_add_bin(struct rec_syms *s, int pid, const char *path
 		snprintf(p, sizeof(p), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
 		fd = open(p, O_RDONLY | O_CLOEXEC);
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		struct stat st;
+
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* by path: only if it is still the file that was mapped */
+		if (fd >= 0 && ino && (fstat(fd, &st) || st.st_ino != ino ||
+				       major(st.st_dev) != maj || minor(st.st_dev) != min)) {
+			close(fd);
+			fd = -1;
+		}
+	}
 	if (fd >= 0) {
 		read_binary(b, fd, s->symbols);
 		close(fd);
@@ -455,6 +474,57 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static struct proc *proc_of(struct rec_syms *s, struct seen *e)
+{
+	if (e->proc < 0) {
+		if (grow((void **)&s->procs, &s->procs_cap, s->nprocs + 1, sizeof(*s->procs)))
+			return NULL;
+		memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
+		s->procs[s->nprocs].pid = e->tgid;
+		strcpy(s->procs[s->nprocs].comm, "<...>");
+		e->proc = s->nprocs++;
+	}
+	return &s->procs[e->proc];
+}
+
+/* Add one executable mapping (deduplicated) and its binary. */
+static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint64_t start,
+			uint64_t end, uint64_t off, unsigned long maj, unsigned long min,
+			unsigned long ino, const char *perms, const char *path)
+{
+	struct mapent *m;
+	char clean[4096];
+	size_t i, pl = strlen(path);
+
+	for (i = 0; i < pr->nents; i++) {
+		m = &pr->ents[i];
+		if (m->start == start && m->end == end && m->off == off && m->ino == ino)
+			return;
+	}
+	if (pl >= sizeof(clean) ||
+	    grow((void **)&pr->ents, &pr->ents_cap, pr->nents + 1, sizeof(*pr->ents)))
+		return;
+	memcpy(clean, path, pl + 1);
+	if (pl > 10 && !strcmp(clean + pl - 10, " (deleted)"))
+		clean[pl - 10] = 0;
+	m = &pr->ents[pr->nents];
+	m->path = strdup(clean);
+	if (!m->path)
+		return;
+	m->start = start;
+	m->end = end;
+	m->off = off;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	snprintf(m->perms, sizeof(m->perms), "%.4s", perms);
+	pr->nents++;
+	if (clean[0] == '/') {
+		add_lib(pr, clean, start, end);
+		find_or_add_bin(s, live_pid, clean, maj, min, ino, start, end);
+	}
+}
+
 /*
  * (Re-)read the executable mappings of e->tgid and merge them into its
  * proc entry.  Returns false when /proc has nothing (gone, kernel thread).
@@ -463,8 +533,7 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
-	struct proc *pr, fresh = { .pid = e->tgid };
-	size_t mcap;
+	struct proc *pr = NULL;
 	bool any = false;
 	FILE *f;
 	ssize_t n;
@@ -474,16 +543,32 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
-	if (e->proc < 0) {
-		if (grow((void **)&s->procs, &s->procs_cap, s->nprocs + 1, sizeof(*s->procs))) {
-			fclose(f);
-			return false;
-		}
-		s->procs[s->nprocs] = fresh;
-		e->proc = s->nprocs++;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		unsigned long long start, end, off;
+		unsigned long maj, min, ino;
+		char perms[8];
+		int pos = 0;
+		const char *p;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %lx:%lx %lu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &pos) < 7 || !pos)
+			continue;
+		if (strlen(perms) < 3 || perms[2] != 'x')
+			continue;
+		p = line + pos;
+		line[strcspn(line, "\n")] = 0;
+		/* file-backed code, and the vdso (its symbols come from the kernel image) */
+		if (*p != '/' && strcmp(p, "[vdso]"))
+			continue;
+		if (!pr && !(pr = proc_of(s, e)))
+			break;
+		any = true;
+		add_mapping(s, pr, e->tgid, start, end, off, maj, min, ino, perms, p);
 	}
-	pr = &s->procs[e->proc];
-	mcap = pr->maps_len;	/* realloc'd by grow() below, never shrunk */
+	free(line);
+	fclose(f);
+	if (!pr)
+		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", e->tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -497,66 +582,35 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 		}
 		close(fd);
 	}
-	if (!pr->comm[0])
-		strcpy(pr->comm, "<...>");
-
-	while ((n = getline(&line, &cap, f)) > 0) {
-		unsigned long long start, end, off;
-		unsigned long maj, min, ino;
-		char perms[8];
-		int pos = 0;
-		const char *p;
-		size_t ll;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %lx:%lx %lu %n", &start, &end, perms, &off,
-			   &maj, &min, &ino, &pos) < 7 || !pos)
-			continue;
-		if (strlen(perms) < 3 || perms[2] != 'x')
-			continue;
-		p = line + pos;
-		line[strcspn(line, "\n")] = 0;
-		/* file-backed code, and the vdso (its symbols come from the kernel image) */
-		if (*p != '/' && strcmp(p, "[vdso]"))
-			continue;
-		any = true;
-		ll = strlen(line);
-		/* a mapping seen by an earlier read is kept once */
-		if (pr->maps) {
-			const char *hit = pr->maps;
-			bool dup = false;
-
-			while ((hit = strstr(hit, line))) {
-				if ((hit == pr->maps || hit[-1] == '\n') && hit[ll] == '\n') {
-					dup = true;
-					break;
-				}
-				hit += ll;
-			}
-			if (dup)
-				continue;
-		}
-		if (grow((void **)&pr->maps, &mcap, pr->maps_len + ll + 2, 1))
-			break;
-		memcpy(pr->maps + pr->maps_len, line, ll);
-		pr->maps_len += ll;
-		pr->maps[pr->maps_len++] = '\n';
-		pr->maps[pr->maps_len] = 0;
-		if (*p == '/') {
-			char clean[4096];
-			size_t pl = strlen(p);
-
-			if (pl >= sizeof(clean))
-				continue;
-			memcpy(clean, p, pl + 1);
-			if (pl > 10 && !strcmp(clean + pl - 10, " (deleted)"))
-				clean[pl - 10] = 0;
-			add_lib(pr, clean, start, end);
-			find_or_add_bin(s, e->tgid, clean, maj, min, ino, start, end);
-		}
-	}
-	free(line);
-	fclose(f);
 	return any;
+}
+
+void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t start,
+		      uint64_t end, uint64_t off, unsigned long maj, unsigned long min,
+		      unsigned long ino, unsigned flags, const char *path)
+{
+	char perms[5];
+	struct seen *e;
+	struct proc *pr;
+
+	if (!s || tgid <= 0 || !(e = seen_get(s, tgid)) || !(pr = proc_of(s, e)))
+		return;
+	if (e->counted_gone) {
+		s->gone--;	/* its maps arrived from the kernel after all */
+		e->counted_gone = false;
+	}
+	if (!e->nreads) {
+		e->nreads = 1;
+		e->next_read = UINT64_MAX;	/* exiting: /proc has nothing more */
+	}
+	if (comm && comm[0])
+		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	perms[0] = flags & 1 ? 'r' : '-';
+	perms[1] = flags & 2 ? 'w' : '-';
+	perms[2] = flags & 4 ? 'x' : '-';
+	perms[3] = flags & 8 ? 's' : 'p';
+	perms[4] = 0;
+	add_mapping(s, pr, 0, start, end, off, maj, min, ino, perms, path);
 }
 
 /*
@@ -588,8 +642,10 @@ void rec_syms_note_pid(struct rec_syms *s, int tgid)
 		return;
 	e->nreads++;
 	if (!read_maps(s, e)) {
-		if (e->nreads == 1 && e->proc < 0)
+		if (e->nreads == 1 && e->proc < 0) {
 			s->gone++;
+			e->counted_gone = true;
+		}
 		e->next_read = UINT64_MAX;	/* gone or a kernel thread: never again */
 		return;
 	}
@@ -715,7 +771,7 @@ int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, const pid_t *skip_p
 {
 	struct sbuf pm = { 0 }, ft = { 0 }, bids = { 0 }, st = { 0 };
 	uint64_t off;
-	size_t i;
+	size_t i, k;
 	int j, ret = 0;
 
 	for (i = 0; i < s->nprocs; i++) {
@@ -730,18 +786,25 @@ int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, const pid_t *skip_p
 				sb_printf(&pm, "%" PRIx64 " %" PRIx64 " %s\n", pr->libs[j].start,
 					  pr->libs[j].end, pr->libs[j].path);
 		}
+		if (!pr->nents)
+			continue;
 		sb_printf(&ft, "== %d %s\n", pr->pid, pr->comm);
-		sb_put(&ft, pr->maps ? pr->maps : "", pr->maps_len);
+		for (k = 0; k < pr->nents; k++) {
+			struct mapent *m = &pr->ents[k];
+
+			sb_printf(&ft, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %02lx:%02lx %lu %s\n",
+				  m->start, m->end, m->perms, m->off, m->maj, m->min, m->ino, m->path);
+		}
 	}
 	for (i = 0; i < s->nbins; i++) {
 		struct bin *b = &s->bins[i];
 		char hex[65];
-		int k;
+		int x;
 
 		if (!b->bid_len)
 			continue;
-		for (k = 0; k < b->bid_len; k++)
-			sprintf(hex + 2 * k, "%02x", b->bid[k]);
+		for (x = 0; x < b->bid_len; x++)
+			sprintf(hex + 2 * x, "%02x", b->bid[x]);
 		sb_printf(&bids, "%s %s\n", b->path, hex);
 	}
 	if (s->symbols)

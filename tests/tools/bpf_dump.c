@@ -13,6 +13,7 @@
  *   meta KEY=VALUE		FMT_OPT_FT_META lines
  *   recstat KEY=VALUE		FMT_OPT_FT_RECSTATS lines (the recorder's own cost)
  *   buildid PATH HEX		FMT_OPT_FT_BUILDIDS lines
+ *   map PID START-END OFF PATH	executable mappings (FMT_SEC_FT_PROCMAPS)
  *   symtab PATH NSYMS NLOADS	FMT_SEC_FT_SYMTAB entries (layout checked)
  *   error TEXT			anything malformed (exit status 1)
  *
@@ -142,6 +143,7 @@ static void parse_procmaps(const char *t, size_t len)
 			n = strlen(m->path);
 			if (n > 10 && !strcmp(m->path + n - 10, " (deleted)"))
 				m->path[n - 10] = 0;
+			printf("map %d %llx-%llx %llx %s\n", pid, s, e, o, m->path);
 		}
 	}
 }
