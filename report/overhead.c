@@ -856,7 +856,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		for (k = 0; k < nsys; k++)
 			src_calls[sys[k]->src] += sys[k]->h.count;
 		/* BPF records see every task's calls with exact durations: prefer them */
-		ssrc = src_calls[1] ? 1 : 0;
+		ssrc = o->conf->syscall_source == 1 ? 0 : o->conf->syscall_source == 2 ? 1 : src_calls[1] ? 1 : 0;
 		for (k = 0, wk = 0; k < nsys; k++)
 			if (sys[k]->h.count && sys[k]->src == ssrc)
 				sys[wk++] = sys[k];
@@ -1210,7 +1210,9 @@ static const char ovh_usage[] =
 	"rate per CPU, the recorder's own figures, and what to filter or aggregate.\n"
 	"\n"
 	"options:\n"
-	"  --top N            rows per table (default 20)\n";
+	"  --top N            rows per table (default 20)\n"
+	"  --syscalls SRC     bpf or tracepoints: which records the syscall table uses\n"
+	"                     when the file has both (default: bpf)\n";
 
 static int ovh_extra(void *arg, int argc, char **argv, int *i)
 {
@@ -1218,6 +1220,16 @@ static int ovh_extra(void *arg, int argc, char **argv, int *i)
 	const char *a = argv[*i], *v;
 	uint64_t n;
 
+	if (!strcmp(a, "--syscalls") || !strncmp(a, "--syscalls=", 11)) {
+		v = a[10] == '=' ? a + 11 : *i + 1 < argc ? argv[++*i] : "";
+		if (!strcmp(v, "bpf"))
+			c->syscall_source = 2;
+		else if (!strcmp(v, "tracepoints"))
+			c->syscall_source = 1;
+		else
+			return ft_usage_error("--syscalls needs bpf or tracepoints, not '%s'", v);
+		return 1;
+	}
 	if (!strcmp(a, "--top")) {
 		if (*i + 1 >= argc)
 			return ft_usage_error("--top needs a number");

@@ -129,6 +129,7 @@ struct rpt_callgraph_conf {
 
 struct rpt_overhead_conf {
 	int top;		/* rows per table in text, 0 = 20 */
+	int syscall_source;	/* 0: BPF records when present, else tracepoints; 1: tracepoints; 2: BPF */
 };
 
 struct rpt_drops_conf {
