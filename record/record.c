@@ -54,6 +54,8 @@
 #pragma weak rec_tracer_start
 #pragma weak rec_tracer_stop
 #pragma weak rec_tracer_free
+#pragma weak rec_tracer_restore
+#pragma weak rec_tracer_last_error
 #pragma weak rec_bpf_parse_spec
 #pragma weak rec_bpf_open
 #pragma weak rec_bpf_add_formats
@@ -1706,13 +1708,19 @@ int cmd_record(int argc, char **argv)
 			writer_fail(&s, s.write_err, "trace data");
 	}
 
-	/* the kernel goes back to how we found it before the (slow) file close */
+	/*
+	 * The kernel goes back to how we found it before the (slow) file
+	 * close.  Our top-level trace_pipe_raw fds go first: the kernel
+	 * refuses to change current_tracer (EBUSY) while they are open.
+	 */
+	if (s.use_top)
+		rec_instance_destroy(&s.top);
 	if (s.tracer) {
+		if (rec_tracer_restore(s.tracer))
+			ft_warn("%s; run 'flytrap reset'", rec_tracer_last_error(s.tracer));
 		rec_tracer_free(s.tracer);
 		s.tracer = NULL;
 	}
-	if (s.use_top)
-		rec_instance_destroy(&s.top);
 
 	/* the end statistics, cmdlines and costs go into the final options */
 	err = add_cpustats(&s, &s.ri, s.use_top ? s.ri.name : "", false);
@@ -1762,10 +1770,10 @@ out:
 	}
 	if (s.bpf)
 		rec_bpf_close(s.bpf);
+	if (s.use_top)
+		rec_instance_release(&s.top);	/* fds closed before the tracer's restore */
 	if (s.tracer)
 		rec_tracer_free(s.tracer);
-	if (s.use_top)
-		rec_instance_release(&s.top);
 	rec_instance_release(&s.ri);
 	if (s.w) {
 		fmt_writer_abort(s.w);
