@@ -353,9 +353,9 @@ static void scaled(struct stream *c0, struct stream *c1, struct stream *b1, uint
 			ev_fg(s, t + 1100, pb, true, F_KSYS_READ, 0, 0);
 			ev_fg(s, t + 1200, pb, true, F_VFS_READ, 1, 0);
 			ev_fg(s, t + 1300, pb, true, F_SCHEDULE, 2, 0);
-			ev_fg(s, t + 1700, pb, false, F_SCHEDULE, 2, 1300);
-			ev_fg(s, t + 2200, pb, false, F_VFS_READ, 1, 1200);
-			ev_fg(s, t + 2300, pb, false, F_KSYS_READ, 0, 1100);
+			ev_fg(s, t + 1700, pb, false, F_SCHEDULE, 2, t + 1300);
+			ev_fg(s, t + 2200, pb, false, F_VFS_READ, 1, t + 1200);
+			ev_fg(s, t + 2300, pb, false, F_KSYS_READ, 0, t + 1100);
 			ev_sys(s, t + 2400, pb, false, 0, 512);
 			ev_sys(s, t + 3000, pb, true, 1, 0);
 			ev_sys(s, t + 3600, pb, false, 1, 512);
