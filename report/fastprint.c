@@ -291,14 +291,23 @@ static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 		int n;
 
 		if (op->conv == 'x' || op->conv == 'X') {
+			int k;
+
 			n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
 			if (!reserve(fp, n))
 				return;
 			o = fp->buf + fp->len + n;
-			do {
+			/* two digits a step (addresses have up to 16) */
+			for (k = n; k >= 2; k -= 2) {
+				unsigned b = (unsigned)(v & 0xff);
+
+				o -= 2;
+				o[0] = dig[b >> 4];
+				o[1] = dig[b & 15];
+				v >>= 8;
+			}
+			if (k)
 				*--o = dig[v & 15];
-				v >>= 4;
-			} while (v);
 		} else if (op->conv == 'o') {
 			n = v ? (64 - __builtin_clzll(v) + 2) / 3 : 1;
 			if (!reserve(fp, n))
