@@ -1125,19 +1125,58 @@ static int copy_into(struct fmt_writer *w, int fd, const char *what, uint64_t in
 	return err;
 }
 
-/* Write one BUFFER section from the spools, and queue its BUFFER option. */
+/* Where CPU data starting at pos goes: page-aligned when uncompressed (trace-cmd mmaps it). */
+static uint64_t cpu_data_start(const struct fmt_writer *w, uint64_t pos)
+{
+	if (w->compress)
+		return pos + 4;	/* after the u32 chunk count */
+	return (pos + w->page_size - 1) / w->page_size * w->page_size;
+}
+
+static int write_zeros(struct fmt_writer *w, uint64_t from, uint64_t to)
+{
+	static const uint8_t zeros[4096];
+	int err = 0;
+
+	while (from < to && !err) {
+		size_t n = to - from > sizeof(zeros) ? sizeof(zeros) : (size_t)(to - from);
+
+		err = out_write(w, from, zeros, n);
+		from += n;
+	}
+	return err;
+}
+
+/*
+ * Write one BUFFER section from the spools, and queue its BUFFER option.
+ * The layout is computed first and the section header written before the
+ * data: a writer killed while copying leaves a BUFFER header whose size
+ * runs past EOF, which recovery recognises (a hole of zeros would look
+ * like a section header of ID 0).
+ */
 static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 {
 	struct dynbuf opt = { 0 };
-	uint64_t sec = w->off, pos = sec + 16, start;
+	uint64_t sec = w->off, pos, start;
 	uint8_t hdr[16], cnt[4];
 	uint32_t ncpus = 0;
+	char desc[256];
 	int i, err = 0;
 
-	/* reserve the header; its size is known only after the layout */
-	for (i = 0; i < b->cpus_len; i++)
-		if (b->cpus[i] && b->cpus[i]->spooled)
+	for (i = 0, pos = sec + 16; i < b->cpus_len; i++) {
+		if (b->cpus[i] && b->cpus[i]->spooled) {
 			ncpus++;
+			pos = cpu_data_start(w, pos) + b->cpus[i]->spooled;
+		}
+	}
+	snprintf(desc, sizeof(desc), "buffer flyrecord %s", b->name);
+	put16(w->be, hdr, FMT_OPT_BUFFER);
+	put16(w->be, hdr + 2, w->compress ? SEC_FL_COMPRESS : 0);
+	put32(w->be, hdr + 4, (uint32_t)string_id(w, desc));
+	put64(w->be, hdr + 8, pos - sec - 16);
+	if ((err = out_write(w, sec, hdr, 16)))
+		goto out;
+
 	err = db_add64(&opt, w->be, sec);
 	err = err ?: db_add(&opt, b->name, strlen(b->name) + 1);
 	err = err ?: db_add(&opt, b->clock, strlen(b->clock) + 1);
@@ -1145,61 +1184,29 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 	err = err ?: db_add32(&opt, w->be, ncpus);
 	if (err)
 		goto nomem;
-	for (i = 0; i < b->cpus_len; i++) {
+	for (i = 0, pos = sec + 16; i < b->cpus_len; i++) {
 		struct wcpu *c = b->cpus[i];
-		uint64_t size;
 
 		if (!c || !c->spooled)
 			continue;
+		start = cpu_data_start(w, pos);
 		if (w->compress) {
-			/* chunk count, then the chunks; size leaves the count out, as trace-cmd does */
+			/* chunk count, then the chunks; the size leaves the count out, as trace-cmd's does */
 			put32(w->be, cnt, c->nchunks);
-			if ((err = out_write(w, pos, cnt, 4)))
-				goto out;
-			start = pos;
-			pos += 4;
-			size = c->spooled;
+			err = out_write(w, pos, cnt, 4);
 		} else {
-			/* uncompressed data must sit at page-aligned file offsets (mmap) */
-			uint64_t aligned = (pos + w->page_size - 1) / w->page_size * w->page_size;
-
-			if (aligned > pos) {
-				static const uint8_t zeros[4096];
-				uint64_t p = pos;
-
-				while (p < aligned && !err) {
-					size_t n = aligned - p > sizeof(zeros) ? sizeof(zeros) : (size_t)(aligned - p);
-
-					err = out_write(w, p, zeros, n);
-					p += n;
-				}
-				if (err)
-					goto out;
-			}
-			pos = aligned;
-			start = pos;
-			size = c->spooled;
+			err = write_zeros(w, pos, start);
 		}
-		if ((err = copy_into(w, c->fd, c->path, c->hdr_size, pos, c->spooled)))
+		if (err || (err = copy_into(w, c->fd, c->path, c->hdr_size, start, c->spooled)))
 			goto out;
-		pos += c->spooled;
+		pos = start + c->spooled;
 		err = db_add32(&opt, w->be, (uint32_t)c->cpu);
-		err = err ?: db_add64(&opt, w->be, start);
-		err = err ?: db_add64(&opt, w->be, size);
+		/* compressed: the option points at the chunk count */
+		err = err ?: db_add64(&opt, w->be, w->compress ? start - 4 : start);
+		err = err ?: db_add64(&opt, w->be, c->spooled);
 		if (err)
 			goto nomem;
 	}
-	put16(w->be, hdr, FMT_OPT_BUFFER);
-	put16(w->be, hdr + 2, w->compress ? SEC_FL_COMPRESS : 0);
-	{
-		char desc[256];
-
-		snprintf(desc, sizeof(desc), "buffer flyrecord %s", b->name);
-		put32(w->be, hdr + 4, (uint32_t)string_id(w, desc));
-	}
-	put64(w->be, hdr + 8, pos - sec - 16);
-	if ((err = out_write(w, sec, hdr, 16)))
-		goto out;
 	w->off = pos;
 	if (opt.len > UINT32_MAX) {
 		err = werr(w, -EOVERFLOW, "buffer option too large");
@@ -1498,6 +1505,14 @@ static int cmp_spool(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+/* IDs this writer puts in a file: anything else means the walk is in garbage */
+static bool known_section(uint16_t id)
+{
+	return id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_STRINGS ||
+	       (id >= FMT_OPT_HEADER_INFO && id <= FMT_OPT_CMDLINES) ||
+	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_SPOOLDIR);
+}
+
 /* pointer options that recovery re-creates for sections found in the walk */
 static int ptr_option_for(uint16_t sec)
 {
@@ -1598,10 +1613,11 @@ int fmt_writer_recover(const char *path, char **errp)
 		s.id = get16(w->be, sh);
 		s.flags = get16(w->be, sh + 2);
 		s.size = get64(w->be, sh + 8);
-		if (s.size > fsize - pos - 16)
-			break;
 		if (s.id == FMT_OPT_BUFFER)
 			saw_buffer = true;
+		if (s.size > fsize - pos - 16 || !known_section(s.id) ||
+		    (s.id == FMT_OPT_DONE && (s.size < 14 || s.flags)))
+			break;
 		n = realloc(secs, (size_t)(nsecs + 1) * sizeof(*n));
 		if (!n) {
 			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);

@@ -396,6 +396,8 @@ static void verify_file(const char *path, const struct wcfg *c, struct fed *fed,
 					if (cpu >= NCPU)
 						continue;
 					CHECK(doff > soff && doff + dsz <= f.n, "cpu data outside the file");
+					if (doff + dsz > f.n || doff + 4 > f.n)
+						continue;
 					if (!strcmp(f.comp, "none")) {
 						CHECK(doff % c->page_size == 0, "uncompressed data at %" PRIu64 " not page aligned", doff);
 						CHECK(dsz % c->page_size == 0, "uncompressed size");
@@ -407,7 +409,14 @@ static void verify_file(const char *path, const struct wcfg *c, struct fed *fed,
 						uint64_t q2 = doff + 4;
 
 						for (ch = 0; ch < nch; ch++) {
-							uint32_t cs = g32(f.be, f.d + q2), us = g32(f.be, f.d + q2 + 4);
+							uint32_t cs, us;
+
+							if (q2 + 8 > f.n || q2 + 8 + g32(f.be, f.d + q2) > f.n) {
+								CHECK(0, "chunk %u outside the file", ch);
+								break;
+							}
+							cs = g32(f.be, f.d + q2);
+							us = g32(f.be, f.d + q2 + 4);
 
 							CHECK(us % c->page_size == 0 && us / c->page_size <= (uint32_t)c->ppc,
 							      "chunk usize %u", us);
