@@ -99,6 +99,7 @@ struct wcfg {
 	const char *comp;
 	int ppc;
 	uint32_t page_size;
+	const char *spool_dir;
 };
 
 /*
@@ -119,7 +120,7 @@ static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu,
 {
 	struct fmt_writer_opts o = { .compression = c->comp, .big_endian = c->be,
 				     .long_size = c->lsize, .page_size = c->page_size,
-				     .pages_per_chunk = c->ppc };
+				     .pages_per_chunk = c->ppc, .spool_dir = c->spool_dir };
 	struct fmt_writer *w;
 	struct fmt_wbuf *bufs[NBUF];
 	struct fmt_page_enc pe;
@@ -527,8 +528,10 @@ static void test_recover(const struct wcfg *c)
 	char path[256], *msg = NULL;
 	int min_pages[NBUF][NCPU], status, err, pfd[2];
 	pid_t pid;
+	const char *sdir = c->spool_dir ? c->spool_dir : tmpdir;
 
-	snprintf(path, sizeof(path), "%s/crash-%s.dat", tmpdir, c->comp ? c->comp : "zstd");
+	snprintf(path, sizeof(path), "%s/crash-%s%s.dat", tmpdir, c->comp ? c->comp : "zstd",
+		 c->spool_dir ? "-sd" : "");
 	if (pipe(pfd))
 		return;
 	pid = fork();
@@ -579,13 +582,13 @@ static void test_recover(const struct wcfg *c)
 	close(pfd[0]);
 	waitpid(pid, &status, 0);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child did not die by SIGKILL (%d)", status);
-	CHECK(count_spools(tmpdir) > 0, "no spools after the crash");
+	CHECK(count_spools(sdir) > 0, "no spools after the crash");
 	err = fmt_writer_recover(path, &msg);
 	CHECK(err == 0, "recover: %d %s", err, msg ? msg : "");
 	free(msg);
 	if (!err)
 		verify_file(path, c, &fed, true, min_pages);
-	CHECK(count_spools(tmpdir) == 0, "spools left after recover");
+	CHECK(count_spools(sdir) == 0, "spools left after recover");
 	/* recovering a complete file is a no-op that succeeds */
 	msg = NULL;
 	err = fmt_writer_recover(path, &msg);
@@ -876,6 +879,17 @@ int main(int argc, char **argv)
 	}
 	test_recover(&cfgs[0]);
 	test_recover(&cfgs[2]);
+	{
+		/* spools elsewhere: recovery finds them through the FT_SPOOLDIR section */
+		char sd[300];
+		struct wcfg c = cfgs[1];
+
+		snprintf(sd, sizeof(sd), "%s/spools", tmpdir);
+		mkdir(sd, 0700);
+		c.spool_dir = sd;
+		test_recover(&c);
+		CHECK(count_spools(tmpdir) == 0, "spools in the output's directory");
+	}
 	test_errors();
 	{
 		char cmd[300];
