@@ -11,7 +11,7 @@
  *				bw_a -> bw_b -> bw_c, bw_b -> bw_c, bw_a -> bw_rec(3)
  *				(bw_rec recurses: depths 2, 3, 4)
  *   bpf_workload storm N	getppid() N times, as fast as possible, then
- *				prints "elapsed_ns NS" of the loop
+ *				prints "elapsed_ns NS cpu_ns NS" of the loop
  *   bpf_workload rate R MS	getppid() at R calls per second for MS ms
  *				(at most 100 calls between clock reads), then prints
  *				"calls N elapsed_ns NS"
@@ -33,6 +33,15 @@ static unsigned long long now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* CPU time of this process (user + system): what tracing costs the traced */
+static unsigned long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
@@ -117,11 +126,11 @@ int main(int argc, char **argv)
 			bw_a(i);
 	} else if (!strcmp(argv[1], "storm") && argc == 3) {
 		long n = atol(argv[2]);
-		unsigned long long t0 = now_ns();
+		unsigned long long t0 = now_ns(), c0 = cpu_ns();
 
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
-		printf("elapsed_ns %llu\n", now_ns() - t0);
+		printf("elapsed_ns %llu cpu_ns %llu\n", now_ns() - t0, cpu_ns() - c0);
 	} else if (!strcmp(argv[1], "rate") && argc == 4) {
 		double rate = atof(argv[2]);
 		unsigned long long t0 = now_ns(), end = t0 + atol(argv[3]) * 1000000ull, t;
