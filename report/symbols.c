@@ -711,7 +711,12 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 	if (!found)
 		return NULL;
 	sy = find_sym(b->syms, b->nsyms, va);
-	if (!sy)
+	/*
+	 * ELF functions carry sizes; the few that do not (_init, _fini, asm
+	 * entry points) would otherwise claim every address up to the next
+	 * symbol, which in a stripped library can be far away.
+	 */
+	if (!sy || (!sy->size && va - sy->addr >= 4096))
 		return NULL;
 	if (off)
 		*off = va - sy->addr;
