@@ -37,6 +37,20 @@ check callgraph-bpf-samples.folded callgraph --source samples --folded tests/dat
 check callgraph-bpf-offcpu.folded callgraph --source offcpu --folded tests/data/rpt-bpf.dat
 check overhead-bpf.txt overhead tests/data/rpt-bpf.dat
 
+# the checked-in files are what tests/tools/mkrpt.c makes today (the
+# generator documents the expected numbers, so the two must not drift)
+MK=$TOP/$O/tests/tools/mkrpt
+if [ -x "$MK" ]; then
+	for k in graph sched drops stacks bpf; do
+		"$MK" $k "$TMP/$k.dat" || { fail "mkrpt $k"; continue; }
+		for c in callgraph overhead drops; do
+			"$FLYTRAP" $c --json "$TMP/$k.dat" | sed 's|"file":"[^"]*"||' > "$TMP/new"
+			"$FLYTRAP" $c --json "tests/data/rpt-$k.dat" | sed 's|"file":"[^"]*"||' > "$TMP/old"
+			cmp -s "$TMP/new" "$TMP/old" || fail "tests/data/rpt-$k.dat is stale for $c (regenerate with mkrpt $k)"
+		done
+	done
+fi
+
 # every text line of every golden output fits 80 columns
 for f in "$G"/*.txt; do
 	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$f")
