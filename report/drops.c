@@ -999,6 +999,10 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 
 			s = ss[k];
 			bn = ctx->info->buffers[s->buffer].name;
+			if (!s->events) {
+				fprintf(out, "  %-10.10s CPU %-3d no events\n", *bn ? bn : "(top)", s->cpu);
+				continue;
+			}
 			fprintf(out, "  %-10.10s CPU %-3d %s..%s%s\n", *bn ? bn : "(top)", s->cpu,
 				rpt_fmt_ts(b1, sizeof(b1), s->markers ? s->last_loss_ts : s->first_ts),
 				rpt_fmt_ts(b2, sizeof(b2), s->last_ts),
