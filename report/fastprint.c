@@ -91,7 +91,7 @@ struct fop {
 	char conv;
 	uint8_t bits;		/* O_INT: width of the C argument printf sees */
 	bool sgn;		/* O_INT: signed conversion (d, i) */
-	bool minus, zero, plus, hash;
+	bool minus, zero, hash;
 	bool simple;		/* O_INT: none of the flags, no width, no precision */
 	int width;		/* -1: none */
 	int prec;		/* -1: none */
@@ -276,15 +276,6 @@ static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 		if (op->sgn && (v >> (op->bits - 1)))
 			v |= ~m;
 	}
-	if (op->conv == 'c') {
-		pad = op->width - 1;
-		if (!op->minus)
-			putpad(fp, ' ', pad);
-		putch(fp, (char)(unsigned char)v);
-		if (op->minus)
-			putpad(fp, ' ', pad);
-		return;
-	}
 	if (op->simple) {
 		/* no width, precision or flags: the common case, digits straight out */
 		char *o;
@@ -337,8 +328,6 @@ static void put_int(struct rpt_fastprint *fp, const struct fop *op, uint64_t v)
 		mag = -v;
 	} else {
 		mag = v;
-		if (op->sgn && op->plus)
-			sign = '+';
 	}
 	if (op->conv == 'x' || op->conv == 'X')
 		base = 16;
@@ -1099,11 +1088,9 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 		return -1;
 	op->conv = conv;
 	/* flags, width, precision, length: printf's order only */
-	for (p = start + 1; strchr("-+#0", *p) && *p; p++) {
+	for (p = start + 1; strchr("-#0", *p) && *p; p++) {
 		if (*p == '-')
 			op->minus = true;
-		else if (*p == '+')
-			op->plus = true;
 		else if (*p == '#')
 			op->hash = true;
 		else
@@ -1147,7 +1134,7 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 	*argp = arg->next;
 	switch (conv) {
 	case 's':
-		if (ls || op->zero || op->plus || op->hash) {
+		if (ls || op->zero || op->hash) {
 			c->why = "%s flags";
 			return -1;
 		}
@@ -1182,10 +1169,6 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 			return -1;
 		break;
 	default:
-		if (conv == 'c' && (ls || op->zero || op->plus || op->hash || op->prec >= 0)) {
-			c->why = "%c flags";
-			return -1;
-		}
 		switch (ls) {
 		case -2:
 			op->bits = 8;
@@ -1206,7 +1189,7 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 		if (ls == 1 && sizeof(long) != 8 && c->fp->long_size == 8)
 			op->bits = 64;	/* libtraceevent turns %l into %ll there */
 		op->sgn = conv == 'd' || conv == 'i';
-		op->simple = !op->minus && !op->zero && !op->plus && !op->hash &&
+		op->simple = !op->minus && !op->zero && !op->hash &&
 			     op->width < 0 && op->prec < 0;
 		op->x = compile_num(c, arg, 0);
 		if (!op->x)

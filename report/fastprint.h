@@ -5,14 +5,18 @@
  * through libtraceevent's per-event print-format interpreter.
  *
  * Each event type's print format is compiled once, on first sight, into a
- * list of operations (literal text, integer fields with their printf
- * conversion, char-array and __data_loc strings, simple casts, arithmetic
- * and array indexing).  sched_switch, sched_wakeup and sched_wakeup_new are
- * formatted the way libtraceevent's plugin_sched_switch.so prints them when
- * that plugin is the registered handler.  Every other kind of print format
- * (__print_flags, __print_symbolic, %pS symbols, bitmasks, bprint, other
- * handlers, ...) is declined so the caller falls back to libtraceevent;
- * so is any single record whose fields do not lie inside the record.
+ * list of operations: literal text; integer fields with their printf
+ * conversion (d i u x X o with h/hh/l/ll/z/L, width, precision, '-', '0',
+ * '#'); plain %p; %pS/%ps/%pF/%pf kernel symbols; "%s" of char arrays,
+ * __get_str(), string constants, __print_flags(), __print_symbolic() and
+ * "cond ? a : b"; casts, array indexing (REC->args[N]) and arithmetic.
+ * sched_switch, sched_wakeup and sched_wakeup_new are printed the way
+ * libtraceevent's plugin_sched_switch.so prints them, and kmem events with
+ * plugin_kmem.so's "(func+0xoff) " call_site prefix, when those plugins are
+ * the registered handlers.  Anything else (other handlers, bprint, %c,
+ * '+' flags, %*, %pM/%pI/%pU/%ph, bitmasks, cpumasks, dynamic arrays,
+ * printk-string pointers, ...) is declined so the caller falls back to
+ * libtraceevent; so is any single record whose fields do not lie inside it.
  */
 #ifndef FLYTRAP_FASTPRINT_H
 #define FLYTRAP_FASTPRINT_H
