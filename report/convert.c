@@ -133,6 +133,20 @@ static int copy_options(struct conv *cv, const struct fmt_info *in, bool *have_c
 		}
 		if (o->id == FMT_OPT_CPUCOUNT)
 			*have_cpucount = true;
+		/*
+		 * trace-cmd 2.x wrote an empty TRACECLOCK option in v6 files
+		 * (it only announces the clock block after the CPU table).
+		 * Copied into v7, where no block follows, trace-cmd 3.1.6 would
+		 * parse whatever its empty buffer holds; write the clock the
+		 * block named instead.
+		 */
+		if (o->id == FMT_OPT_TRACECLOCK && o->size == 0 && in->clock && *in->clock) {
+			char text[128];
+
+			snprintf(text, sizeof(text), "[%s]\n", in->clock);
+			err = fmt_writer_option_str(cv->w, o->id, text);
+			continue;
+		}
 		err = fmt_writer_option(cv->w, o->id, o->data, o->size);
 	}
 	return err;

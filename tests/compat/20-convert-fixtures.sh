@@ -55,6 +55,15 @@ for f in "$FIXTURES"/*.dat; do
 		fi
 		[ "$(stat -c %a "$out")" = 600 ] || fail "$name ($comp): output mode $(stat -c %a "$out")"
 		trace-cmd report "$out" >"$TMP/new.txt" 2>"$TMP/new.err"
+		# trace-cmd 3.1.6 parses the empty TRACECLOCK option old v6 writers
+		# left from uninitialised memory, so on those originals it now and
+		# then prints raw nanoseconds: ask it again before calling it a
+		# difference (flytrap's output names the clock and is stable)
+		tries=0
+		while [ $zlib = 0 ] && [ $tries -lt 4 ] && ! cmp -s "$TMP/orig.txt" "$TMP/new.txt"; do
+			trace-cmd report "$f" >"$TMP/orig.txt" 2>/dev/null
+			tries=$((tries + 1))
+		done
 		if cmp -s "$TMP/orig.txt" "$TMP/new.txt"; then
 			n=$(count_events "$TMP/new.txt")
 			ok "$name ($comp): $n event lines identical"
@@ -75,8 +84,8 @@ for f in "$FIXTURES"/*.dat; do
 				fail "$name: converting the converted file failed: $(head -c 300 "$TMP/again.err")"
 			else
 				trace-cmd report "$TMP/again.dat" >"$TMP/again.txt" 2>&1
-				cmp -s "$TMP/again.txt" "$TMP/orig.txt" ||
-					{ fail "$name: converting the converted file changes the report"; diff "$TMP/orig.txt" "$TMP/again.txt" | head -5; }
+				cmp -s "$TMP/again.txt" "$TMP/new.txt" ||
+					{ fail "$name: converting the converted file changes the report"; diff "$TMP/new.txt" "$TMP/again.txt" | head -5; }
 			fi
 		fi
 	done
