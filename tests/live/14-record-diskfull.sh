@@ -30,7 +30,6 @@ left=$(sed -nE 's/.*\(pid ([0-9]+)\) is still running.*/\1/p' a.err)
 rm -f "$MNT/a.dat"
 
 # 2. another program fills the disk while we record
-snap_before=$(ls "$TRACEFS/instances" | grep -c '^flytrap-')
 "$FLYTRAP" record -b 64 -e 'raw_syscalls:*' -o "$MNT/b.dat" 2>b.err &
 rec=$!
 for i in $(seq 100); do grep -q '^flytrap: recording' b.err && break; sleep 0.1; done
@@ -48,8 +47,8 @@ else
 	[ $rc = 1 ] && ok "filled disk: exit 1" || { fail "filled disk: exit $rc"; cat b.err; }
 	grep -qE "full|No space" b.err && ok "filled disk: clear message" || { fail "no message"; cat b.err; }
 fi
-[ "$(ls "$TRACEFS/instances" | grep -c '^flytrap-')" -le "$snap_before" ] && ok "filled disk: instance removed" ||
-	fail "filled disk: instance left"
+[ ! -e "$TRACEFS/instances/flytrap-$rec" ] && ok "filled disk: instance removed" ||
+	fail "filled disk: instance flytrap-$rec left"
 rm -f "$MNT/filler"
 if ls -A "$MNT" | grep -q spool; then
 	"$FLYTRAP" recover "$MNT/b.dat" 2>rec.err && ok "recover after freeing space" ||
