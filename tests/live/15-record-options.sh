@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What the options promise: --cpus limits the CPUs, -P follows one running
+# process, --duration and --max-size stop the recording, no -e records the
+# announced default set, -T adds kernel stacks, and usage errors are one
+# line with exit 2.
+. "$(dirname "$0")/../lib.sh"
+need_tracefs
+need_cmd trace-cmd
+LOOP=$TOP/$O/tests/tools/getpid_loop
+STORM=$TOP/$O/tests/tools/syscall_storm
+[ -x "$LOOP" ] && [ -x "$STORM" ] || skip "test tools not built"
+cd "$TMP"
+
+# usage errors: one line, exit 2; --help on stdout, exit 0
+for args in "--bogus" "-e" "-f x" "-P 0" "--cpus 3-1" "-d 0" "--level 99" "-P 1 -- true"; do
+	"$FLYTRAP" record $args >u.out 2>u.err
+	rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <u.err)" = 1 ] && [ ! -s u.out ]; then ok "'$args': usage error"
+	else fail "'$args': exit $rc, $(wc -l <u.err) lines"; cat u.err; fi
+done
+"$FLYTRAP" record --help >h.out 2>h.err && [ -s h.out ] && [ ! -s h.err ] && ok "--help on stdout" ||
+	fail "--help"
+
+# --cpus: only CPU 0 has data
+if [ "$(nproc)" -ge 2 ]; then
+	"$FLYTRAP" record --cpus 0 -e sched:sched_switch -d 0.5 -o c.dat 2>c.err
+	trace-cmd report -i c.dat >c.txt 2>/dev/null
+	n0=$(grep -cE '\[000\] +[0-9]+\.' c.txt)
+	nx=$(grep -cE '\[0*[1-9][0-9]*\] +[0-9]+\.' c.txt)
+	[ "$n0" -gt 0 ] && [ "$nx" = 0 ] && ok "--cpus 0: $n0 events, all on CPU 0" ||
+		fail "--cpus 0: $n0 on CPU 0, $nx elsewhere"
+fi
+
+# -P: a running process, only its events (it starts calling once we record)
+mkfifo go
+( read -r _ <go; exec "$LOOP" 4000 ) >p.pids &
+pp=$!
+"$FLYTRAP" record -P $pp -e syscalls:sys_enter_getpid -o p.dat 2>p.err &
+rec=$!
+for i in $(seq 100); do grep -q '^flytrap: recording' p.err && break; sleep 0.1; done
+echo go >go
+wait $pp
+sleep 0.2
+kill -INT $rec
+wait $rec
+trace-cmd report -i p.dat >p.txt 2>/dev/null
+mine=$(grep -cE -- "-$pp +\[" p.txt)
+others=$(grep -E ': sys_enter_getpid:' p.txt | grep -cvE -- "-$pp +\[")
+[ "$mine" = 4000 ] && [ "$others" = 0 ] && ok "-P $pp: its 4000 calls and nothing else" ||
+	fail "-P: $mine events of the pid, $others of others"
+
+# --duration and --max-size
+"$FLYTRAP" record -e sched:sched_switch -d 1 -o d.dat 2>d.err
+grep -q "stopped: duration reached" d.err && ok "--duration stops" || fail "--duration"
+"$FLYTRAP" record -e 'raw_syscalls:*' --max-size 64K -o m.dat -- "$STORM" 3000000 >/dev/null 2>m.err
+grep -q "stopped: size limit reached" m.err && ok "--max-size stops" || { fail "--max-size"; cat m.err; }
+left=$(sed -nE 's/.*\(pid ([0-9]+)\) is still running.*/\1/p' m.err)
+[ -n "$left" ] && kill "$left" 2>/dev/null
+trace-cmd report -i m.dat >/dev/null 2>&1 && ok "--max-size file readable" || fail "--max-size file"
+
+# default set, announced
+"$FLYTRAP" record -d 0.5 -o def.dat 2>def.err
+grep -q "no -e given" def.err && ok "default set announced" || fail "no default note"
+trace-cmd report -i def.dat 2>/dev/null | grep -qE ': (sched_switch|sys_enter):' && ok "default set recorded" ||
+	fail "default set empty"
+
+# -T: kernel stacks after the events
+"$FLYTRAP" record -T -e sched:sched_switch -d 0.5 -o t.dat 2>t.err
+trace-cmd report -i t.dat 2>/dev/null | grep -q 'kernel_stack:' && ok "-T records kernel stacks" ||
+	fail "-T: no kernel_stack events"
+finish
