@@ -106,6 +106,19 @@ rc=$?
 grep -q "cannot run './does-not-exist'" nocmd.err && ok "missing command: clear message" || { fail "missing command message"; cat nocmd.err; }
 same_as_before "missing command"
 
+# reset never touches a running recorder
+"$FLYTRAP" record -e sched:sched_switch -o live.dat 2>live.err &
+live=$!
+if wait_started live.err; then
+	"$FLYTRAP" reset >live-reset.out 2>&1
+	[ -d "$TRACEFS/instances/flytrap-$live" ] && ! grep -q "flytrap-$live" live-reset.out &&
+		ok "reset keeps a running recorder's instance" || fail "reset removed a running recorder's instance"
+	kill -INT $live
+	wait $live && ok "that recorder still ends cleanly" || fail "recorder failed after reset"
+else
+	fail "live recorder did not start"; kill -9 $live
+fi
+
 # SIGKILL: leftovers stay until reset; reset removes only the dead recorder's
 mkdir -p "$TRACEFS/instances/not-flytrap-$$" || fail "cannot create a foreign instance"
 snap >before.txt
