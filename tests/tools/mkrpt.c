@@ -248,7 +248,8 @@ static void die(struct out *o, const char *what, int err)
 static void out_open(struct out *o, const char *path, int ncpu, const char *cmdlines,
 		     void (*extra)(struct out *o))
 {
-	struct fmt_writer_opts wo = { .compression = "zstd" };
+	/* MKRPT_COMPRESSION=none: plain pages, for byte-level damage tests */
+	struct fmt_writer_opts wo = { .compression = getenv("MKRPT_COMPRESSION") ?: "zstd" };
 	char hp[512];
 	int err, hpl, c;
 
