@@ -137,6 +137,15 @@ struct rpt_fastprint {
 	int long_size;
 	struct ftype **types;	/* by event ID */
 	int ntypes;
+	/*
+	 * Comm registration (what plugin_sched_switch does for every comm it
+	 * prints) is a no-op for pids libtraceevent already has once its comm
+	 * list became the sorted array; we learn that from the EEXIST it
+	 * answers and skip the lookups from then on.
+	 */
+	bool comm_array;
+	uint64_t *pid_known;	/* bitmap of pids known to be registered */
+	size_t pid_words;
 	char *buf;		/* the text being built; appended to s only on success */
 	size_t len, cap;
 	bool oom;
@@ -1579,6 +1588,53 @@ static inline uint64_t sf_get(const struct rpt_fastprint *fp, const struct sfiel
 	return rd(fp, d + sf->off, sf->size);
 }
 
+#define PID_CACHE_MAX (1 << 22)	/* the kernel's largest pid_max */
+
+static bool pid_is_known(const struct rpt_fastprint *fp, int pid)
+{
+	if (!fp->comm_array)
+		return false;
+	if (!pid)
+		return true;	/* libtraceevent ignores pid 0 in array mode */
+	return pid > 0 && (size_t)pid / 64 < fp->pid_words &&
+	       (fp->pid_known[pid / 64] >> (pid % 64) & 1);
+}
+
+static void pid_set_known(struct rpt_fastprint *fp, int pid)
+{
+	size_t w = (size_t)pid / 64;
+
+	if (pid <= 0 || pid >= PID_CACHE_MAX)
+		return;
+	if (w >= fp->pid_words) {
+		size_t n = fp->pid_words ? fp->pid_words : 64;
+		uint64_t *nb;
+
+		while (n <= w)
+			n *= 2;
+		nb = realloc(fp->pid_known, n * sizeof(*nb));
+		if (!nb)
+			return;	/* only a cache */
+		memset(nb + fp->pid_words, 0, (n - fp->pid_words) * sizeof(*nb));
+		fp->pid_known = nb;
+		fp->pid_words = n;
+	}
+	fp->pid_known[w] |= 1ULL << (pid % 64);
+}
+
+static void register_comm(struct rpt_fastprint *fp, const char *comm, int pid)
+{
+	int ret;
+
+	errno = 0;
+	ret = tep_register_comm(fp->tep, comm, pid);
+	/* only the sorted array answers EEXIST, and it never goes back to a list */
+	if (ret < 0 && errno == EEXIST)
+		fp->comm_array = true;
+	if (fp->comm_array && (ret == 0 || errno == EEXIST))
+		pid_set_known(fp, pid);
+}
+
 /* plugin_sched_switch's "%.*s" of a comm field, then tep_register_comm() of what it printed */
 static void put_comm(struct rpt_fastprint *fp, const struct sfield *sf, const uint8_t *d, int pid)
 {
@@ -1588,6 +1644,8 @@ static void put_comm(struct rpt_fastprint *fp, const struct sfield *sf, const ui
 	char small[64], *comm = small;
 
 	put(fp, p, n);
+	if (pid_is_known(fp, pid))
+		return;
 	if (n >= sizeof(small)) {
 		comm = malloc(n + 1);
 		if (!comm) {
@@ -1597,7 +1655,7 @@ static void put_comm(struct rpt_fastprint *fp, const struct sfield *sf, const ui
 	}
 	memcpy(comm, p, n);
 	comm[n] = 0;
-	tep_register_comm(fp->tep, comm, pid);
+	register_comm(fp, comm, pid);
 	if (comm != small)
 		free(comm);
 }
@@ -1707,6 +1765,7 @@ void rpt_fastprint_free(struct rpt_fastprint *fp)
 		}
 	}
 	free(fp->types);
+	free(fp->pid_known);
 	free(fp->buf);
 	free(fp);
 }

@@ -58,6 +58,12 @@ static int run(const char *path, enum mode mode, uint64_t *events, double *ns, d
 		return 1;
 	}
 	trace_seq_init(&s);
+	/*
+	 * flytrap report looks the comm up before the INFO text, which turns
+	 * libtraceevent's comm list into its sorted array; do the same so the
+	 * sched plugin's comm registration costs what it costs there.
+	 */
+	tep_data_comm_from_pid(tep, 1);
 	ret = fmt_iter_new(r, NULL, &it);
 	if (ret < 0)
 		goto out;

@@ -572,6 +572,66 @@ out:
 	fmt_reader_close(r);
 }
 
+/*
+ * The sched plugin registers every comm it prints, and later lookups see
+ * it.  Two readers of the same file in lockstep: one prints everything with
+ * libtraceevent, the other through the fast path; the comm `flytrap report`
+ * looks up before each event's text must agree too.
+ */
+static void check_side_effects(const char *path)
+{
+	struct fmt_reader *r1 = NULL, *r2 = NULL;
+	struct fmt_iter *i1 = NULL, *i2 = NULL;
+	struct rpt_fastprint *fp = NULL;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	uint64_t n = 0, bad = 0;
+
+	if (fmt_reader_open(path, 0, &r1, NULL) < 0 || fmt_reader_open(path, 0, &r2, NULL) < 0 ||
+	    !(fp = rpt_fastprint_new(fmt_reader_tep(r2))) ||
+	    fmt_iter_new(r1, NULL, &i1) < 0 || fmt_iter_new(r2, NULL, &i2) < 0)
+		goto out;
+	for (;;) {
+		const struct fmt_event *e1, *e2;
+		int a = fmt_iter_next(i1, &e1), b = fmt_iter_next(i2, &e2);
+		struct tep_handle *t1 = fmt_reader_tep(r1), *t2 = fmt_reader_tep(r2);
+		const char *c1, *c2;
+		int pid;
+
+		if (a != b) {
+			CHECK(a == b, "%s: the two readers disagree", name);
+			break;
+		}
+		if (a <= 0)
+			break;
+		if (!e1->event || !e2->event)
+			continue;
+		pid = tep_data_pid(t1, (struct tep_record *)&e1->rec);
+		c1 = tep_data_comm_from_pid(t1, pid);
+		c2 = tep_data_comm_from_pid(t2, pid);
+		trace_seq_reset(&sa);
+		trace_seq_reset(&sb);
+		tep_print_event(t1, &sa, (struct tep_record *)&e1->rec, "%s", TEP_PRINT_INFO);
+		if (!rpt_fastprint_info(fp, &sb, e2->event, (struct tep_record *)&e2->rec))
+			tep_print_event(t2, &sb, (struct tep_record *)&e2->rec, "%s", TEP_PRINT_INFO);
+		n++;
+		if (strcmp(c1, c2) || sa.len != sb.len || memcmp(sa.buffer, sb.buffer, sa.len)) {
+			if (++bad <= 5)
+				CHECK(0, "%s: event %" PRIu64 ": comm '%s' vs '%s', text '%.*s' vs '%.*s'",
+				      name, n, c1, c2, (int)sa.len, sa.buffer, (int)sb.len, sb.buffer);
+			else
+				fails++;
+		}
+	}
+	printf("  %s: comm lookups and text after registration: %" PRIu64 " events, %" PRIu64
+	       " differences\n", name, n, bad);
+out:
+	fmt_iter_free(i1);
+	fmt_iter_free(i2);
+	rpt_fastprint_free(fp);
+	fmt_reader_close(r1);
+	fmt_reader_close(r2);
+}
+
 static void check_dir(const char *dir, struct totals *tot)
 {
 	struct dirent **names;
@@ -589,6 +649,7 @@ static void check_dir(const char *dir, struct totals *tot)
 		if (l > 4 && !strcmp(names[i]->d_name + l - 4, ".dat")) {
 			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 			check_file(path, tot);
+			check_side_effects(path);
 		}
 		free(names[i]);
 	}
@@ -691,6 +752,7 @@ static void live(const char *tmpdir, struct totals *tot)
 		return;
 	}
 	check_file(out, tot);
+	check_side_effects(out);
 	unlink(out);
 }
 
@@ -711,8 +773,10 @@ int main(int argc, char **argv)
 	synthetic(true, 4);
 
 	if (argc > 1) {
-		for (i = 1; i < argc; i++)
+		for (i = 1; i < argc; i++) {
 			check_file(argv[i], &tot);
+			check_side_effects(argv[i]);
+		}
 	} else {
 		check_dir(fx && *fx ? fx : "../shared/fixtures", &tot);
 		tmpdir = mkdtemp(tmpl);
