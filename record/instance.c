@@ -546,6 +546,7 @@ out:
 
 int rec_capture_open(struct rec_instance *ri, const uint64_t *cpu_mask)
 {
+	bool no_splice = getenv("FLYTRAP_NO_SPLICE") && strcmp(getenv("FLYTRAP_NO_SPLICE"), "0");
 	int cpu, err = 0;
 
 	ri->cpus = calloc((size_t)ri->max_cpus, sizeof(*ri->cpus));
@@ -579,7 +580,8 @@ int rec_capture_open(struct rec_instance *ri, const uint64_t *cpu_mask)
 			ft_error("cannot open '%s/%s': %s", ri->dir, file, strerror(errno));
 			return err;
 		}
-		if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) {
+		/* FLYTRAP_NO_SPLICE=1: the read() path on demand, for tests */
+		if (no_splice || pipe2(p, O_CLOEXEC | O_NONBLOCK)) {
 			c->use_read = true;
 		} else {
 			c->pipe_rd = p[0];
@@ -724,8 +726,6 @@ int rec_capture_drain(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbu
 			goto out;
 		moved += err;
 		err = 0;
-		if (!final && c->use_read)
-			continue;
 	}
 out:
 	if (c->bytes_read - before > c->max_drain)

@@ -13,41 +13,50 @@ LOOP=$TOP/$O/tests/tools/getpid_loop
 
 N=3000
 cd "$TMP"
-"$FLYTRAP" record -e sched:sched_switch -e syscalls:sys_enter_getpid -o t.dat -- \
-	"$LOOP" $N 2 >pids.txt 2>rec.err
-rc=$?
-[ $rc = 0 ] || { cat rec.err; fail "record exited $rc"; finish; }
-[ "$(stat -c %a t.dat)" = 600 ] && ok "output mode 0600" || fail "output mode $(stat -c %a t.dat)"
-grep -q '^flytrap: CPU' rec.err && ok "per-CPU summary printed" || fail "no per-CPU summary"
 
-trace-cmd report -i t.dat >tc.txt 2>tc.err || { head tc.err; fail "trace-cmd report failed"; }
-"$FLYTRAP" report t.dat >ft.txt 2>ft.err || { head ft.err; fail "flytrap report failed"; }
+# once through splice (the normal path), once through the read() fallback
+check_mode() {
+	mode=$1
+	mkdir -p "$mode" && cd "$mode" || return
+	"$FLYTRAP" record -e sched:sched_switch -e syscalls:sys_enter_getpid -o t.dat -- \
+		"$LOOP" $N 2 >pids.txt 2>rec.err
+	rc=$?
+	[ $rc = 0 ] || { cat rec.err; fail "$mode: record exited $rc"; cd ..; return; }
+	[ "$(stat -c %a t.dat)" = 600 ] && ok "$mode: output mode 0600" || fail "$mode: output mode $(stat -c %a t.dat)"
+	grep -q '^flytrap: CPU' rec.err && ok "$mode: per-CPU summary printed" || fail "$mode: no per-CPU summary"
 
-npids=0
-while read -r _ pid; do
-	npids=$((npids + 1))
-	got=$(grep -E -- "-$pid +\[[0-9]+\] +[0-9.]+: sys_enter_getpid:" tc.txt | wc -l)
-	if [ "$got" = $N ]; then ok "pid $pid: $N sys_enter_getpid events"
-	else fail "pid $pid: $got sys_enter_getpid events, expected $N"; fi
-done <pids.txt
-[ $npids = 3 ] && ok "parent and 2 children ran" || fail "$npids processes reported, expected 3"
+	trace-cmd report -i t.dat >tc.txt 2>tc.err || { head tc.err; fail "$mode: trace-cmd report failed"; }
+	"$FLYTRAP" report t.dat >ft.txt 2>ft.err || { head ft.err; fail "$mode: flytrap report failed"; }
 
-# the same lines from both readers, for the getpid events and for everything
-grep sys_enter_getpid tc.txt >tc.getpid
-grep sys_enter_getpid ft.txt >ft.getpid
-if cmp -s tc.getpid ft.getpid; then ok "trace-cmd and flytrap agree on the getpid lines"
-else fail "getpid lines differ"; diff tc.getpid ft.getpid | head -5; fi
-if cmp -s tc.txt ft.txt; then ok "whole listing identical"
-else fail "listings differ"; diff tc.txt ft.txt | head -5; fi
+	npids=0
+	while read -r _ pid; do
+		npids=$((npids + 1))
+		got=$(grep -E -- "-$pid +\[[0-9]+\] +[0-9.]+: sys_enter_getpid:" tc.txt | wc -l)
+		if [ "$got" = $N ]; then ok "$mode: pid $pid: $N sys_enter_getpid events"
+		else fail "$mode: pid $pid: $got sys_enter_getpid events, expected $N"; fi
+	done <pids.txt
+	[ $npids = 3 ] && ok "$mode: parent and 2 children ran" || fail "$mode: $npids processes reported, expected 3"
 
-# events per CPU in the file == "read events" of the CPU stats stored in it
-trace-cmd report --stat -i t.dat >stat.txt 2>/dev/null
-for cpu in $(awk '/^CPU: /{print $2}' stat.txt); do
-	want=$(awk -v c="$cpu" '/^CPU: /{cur=$2} /^read events:/ && cur==c {print $3}' stat.txt)
-	lost=$(awk -v c="$cpu" '/^CPU: /{cur=$2} /^overrun:/ && cur==c {print $2}' stat.txt)
-	got=$(grep -cE "^ *.+ \[0*$cpu\] +[0-9]+\.[0-9]+: " tc.txt)
-	if [ "$got" = "$want" ]; then ok "CPU $cpu: $got events = kernel's read events"
-	else fail "CPU $cpu: $got events in the file, kernel read events $want"; fi
-	[ "$lost" = 0 ] || fail "CPU $cpu lost $lost events in a light recording"
-done
+	# the same lines from both readers, for the getpid events and for everything
+	grep sys_enter_getpid tc.txt >tc.getpid
+	grep sys_enter_getpid ft.txt >ft.getpid
+	if cmp -s tc.getpid ft.getpid; then ok "$mode: trace-cmd and flytrap agree on the getpid lines"
+	else fail "$mode: getpid lines differ"; diff tc.getpid ft.getpid | head -5; fi
+	if cmp -s tc.txt ft.txt; then ok "$mode: whole listing identical"
+	else fail "$mode: listings differ"; diff tc.txt ft.txt | head -5; fi
+
+	# events per CPU in the file == "read events" of the CPU stats stored in it
+	trace-cmd report --stat -i t.dat >stat.txt 2>/dev/null
+	for cpu in $(awk '/^CPU: /{print $2}' stat.txt); do
+		want=$(awk -v c="$cpu" '/^CPU: /{cur=$2} /^read events:/ && cur==c {print $3}' stat.txt)
+		lost=$(awk -v c="$cpu" '/^CPU: /{cur=$2} /^overrun:/ && cur==c {print $2}' stat.txt)
+		got=$(grep -cE "^ *.+ \[0*$cpu\] +[0-9]+\.[0-9]+: " tc.txt)
+		if [ "$got" = "$want" ]; then ok "$mode: CPU $cpu: $got events = kernel's read events"
+		else fail "$mode: CPU $cpu: $got events in the file, kernel read events $want"; fi
+		[ "$lost" = 0 ] || fail "$mode: CPU $cpu lost $lost events in a light recording"
+	done
+	cd ..
+}
+check_mode splice
+FLYTRAP_NO_SPLICE=1 check_mode read
 finish
