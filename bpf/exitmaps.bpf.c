@@ -89,7 +89,7 @@ int BPF_PROG(ft_exit_maps, struct task_struct *p)
 	__s32 tgid = p->tgid;
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
-	__u64 now;
+	__u64 now, vdso = 0;
 
 	if (!ft_wanted(tgid) || !bpf_map_lookup_elem(&ft_seen, &tgid))
 		return 0;
@@ -97,6 +97,8 @@ int BPF_PROG(ft_exit_maps, struct task_struct *p)
 	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !p->mm)
 		return 0;
 	now = bpf_ktime_get_ns();
+	if (bpf_core_field_exists(p->mm->context.vdso))
+		vdso = (__u64)BPF_CORE_READ(p, mm, context.vdso);
 	bpf_iter_task_vma_new(&it, p, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		struct ft_vma_rec *r;
@@ -105,26 +107,37 @@ int BPF_PROG(ft_exit_maps, struct task_struct *p)
 		__u64 flags = BPF_CORE_READ(vma, vm_flags);
 		__u32 zk = 0;
 
+		__u64 start = BPF_CORE_READ(vma, vm_start);
+
 		f = BPF_CORE_READ(vma, vm_file);
-		if (!(flags & FT_VM_EXEC) || !f)
+		if (!(flags & FT_VM_EXEC) || (!f && (!vdso || start != vdso)))
 			continue;
 		r = bpf_map_lookup_elem(&scratch, &zk);
 		w = bpf_map_lookup_elem(&walks, &zk);
 		if (!r || !w)
 			break;
 		ft_fill_hdr(&r->h, FT_K_VMA, sizeof(*r), now, (__u64)tgid << 32 | (__u32)tgid);
-		r->start = BPF_CORE_READ(vma, vm_start);
+		r->start = start;
 		r->end = BPF_CORE_READ(vma, vm_end);
+		r->flags = flags & 0xf;
+		bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+		if (!f) {
+			r->pgoff = 0;
+			r->ino = 0;
+			r->dev = 0;
+			r->flags |= FT_VMA_VDSO;
+			r->ncomp = 0;
+			goto send;
+		}
 		r->pgoff = BPF_CORE_READ(vma, vm_pgoff);
 		r->ino = BPF_CORE_READ(f, f_inode, i_ino);
 		r->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-		r->flags = flags & 0xf;
-		bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
 		w->d = BPF_CORE_READ(f, f_path.dentry);
 		w->m = (void *)BPF_CORE_READ(f, f_path.mnt) - bpf_core_field_offset(struct mount, mnt);
 		w->n = 0;
 		bpf_loop(FT_PATH_COMPS + 8, walk_step, NULL, 0);
 		r->ncomp = w->n;
+send:
 		if (bpf_ringbuf_output(&ft_events, r, sizeof(*r), ft_wake_flags())) {
 			ft_count(FT_SLOT_EXITMAPS, FT_ST_DROPS);
 			continue;

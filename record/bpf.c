@@ -620,14 +620,21 @@ static int open_follow(struct rec_bpf *b)
  * Optional: on kernels without the VMA iterator kfuncs (before 6.7) it
  * does not load, and processes are only captured through /proc.
  */
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
 static void open_exitmaps(struct rec_bpf *b)
 {
+	/* optional: its load failure on an older kernel is not worth libbpf's warnings */
+	libbpf_print_fn_t old = b->o.verbose > 1 ? NULL : libbpf_set_print(libbpf_quiet);
 	struct flytrap_exitmaps *sk = flytrap_exitmaps__open();
 	int ret;
 
 	if (!sk) {
 		snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "unavailable: %s", strerror(errno));
-		return;
+		goto out;
 	}
 	b->sk_exit = sk;
 	SET_COMMON_RODATA(sk);
@@ -641,9 +648,12 @@ static void open_exitmaps(struct rec_bpf *b)
 		snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "unavailable: %s", strerror(-ret));
 		flytrap_exitmaps__destroy(sk);
 		b->sk_exit = NULL;
-		return;
+		goto out;
 	}
 	snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "on");
+out:
+	if (b->o.verbose <= 1)
+		libbpf_set_print(old);
 }
 
 static int on_record(void *ctx, void *data, size_t size);
@@ -1104,11 +1114,13 @@ static void on_vma(struct rec_bpf *b, const struct ft_vma_rec *r)
 	for (i = n - 1; i >= 0; i--)
 		len += snprintf(path + len, sizeof(path) - len, "/%.*s", FT_COMP_LEN,
 				r->comp[i]);
-	if (!len)
+	if (r->flags & FT_VMA_VDSO)
+		snprintf(path, sizeof(path), "[vdso]");
+	else if (!len)
 		snprintf(path, sizeof(path), "/");
 	snprintf(comm, sizeof(comm), "%.16s", r->comm);
 	rec_syms_add_vma(b->syms, r->h.tgid, comm, r->start, r->end, r->pgoff * (uint64_t)getpagesize(),
-			 r->dev >> 20, r->dev & 0xfffff, r->ino, r->flags, path);
+			 r->dev >> 20, r->dev & 0xfffff, r->ino, r->flags & 0xf, path);
 	b->st.vmas++;
 }
 

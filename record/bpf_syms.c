@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -347,9 +348,8 @@ static int collect_sym(void *arg, const char *name, const GElf_Sym *sym, const G
 	return 0;
 }
 
-static void read_binary(struct bin *b, int fd, bool symbols)
+static void read_elf(struct bin *b, Elf *e, bool symbols)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
 
 	if (!e)
@@ -372,6 +372,47 @@ static void read_binary(struct bin *b, int fd, bool symbols)
 	b->read_ok = true;
 out:
 	elf_end(e);
+}
+
+static void read_binary(struct bin *b, int fd, bool symbols)
+{
+	read_elf(b, elf_begin(fd, ELF_C_READ_MMAP, NULL), symbols);
+}
+
+/*
+ * The vDSO has no file; every process of this kernel maps the same image
+ * (at its own address), so the recorder's own copy gives its symbols under
+ * the path "[vdso]" (clock_gettime & co. show up in user stacks).
+ */
+static void add_vdso(struct rec_syms *s)
+{
+	unsigned long long start = 0, end = 0;
+	char line[512];
+	struct bin *b;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < s->nbins; i++)
+		if (!strcmp(s->bins[i].path, "[vdso]"))
+			return;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	fclose(f);
+	if (!start || end <= start || getauxval(AT_SYSINFO_EHDR) != start)
+		return;
+	if (grow((void **)&s->bins, &s->bins_cap, s->nbins + 1, sizeof(*s->bins)))
+		return;
+	b = &s->bins[s->nbins];
+	memset(b, 0, sizeof(*b));
+	b->path = strdup("[vdso]");
+	if (!b->path)
+		return;
+	s->nbins++;
+	read_elf(b, elf_memory((char *)(uintptr_t)start, end - start), s->symbols);
 }
 
 /* ---- processes ------------------------------------------------------------ */
@@ -807,8 +848,18 @@ int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, const pid_t *skip_p
 			sprintf(hex + 2 * x, "%02x", b->bid[x]);
 		sb_printf(&bids, "%s %s\n", b->path, hex);
 	}
-	if (s->symbols)
+	if (s->symbols) {
+		for (i = 0; i < s->nprocs; i++) {
+			for (k = 0; k < s->procs[i].nents; k++)
+				if (!strcmp(s->procs[i].ents[k].path, "[vdso]"))
+					break;
+			if (k < s->procs[i].nents) {
+				add_vdso(s);
+				break;
+			}
+		}
 		build_symtab(s, &st);
+	}
 	ret = pm.err ? pm.err : ft.err ? ft.err : bids.err ? bids.err : st.err;
 	if (ret) {
 		snprintf(err, errlen, "cannot build the process tables: %s", strerror(-ret));
