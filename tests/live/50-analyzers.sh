@@ -15,6 +15,7 @@
 need_tracefs
 need_cmd trace-cmd
 need_cmd python3
+"$FLYTRAP" record --help >/dev/null 2>&1 || skip "flytrap was built without record (NO_RECORD=1)"
 STORM=$TOP/$O/tests/tools/syscall_storm
 jget() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 cd "$TMP"
