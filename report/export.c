@@ -35,6 +35,12 @@
 #define IRQ_TID_BASE 0x10000	/* irq track of CPU n: tid IRQ_TID_BASE + n */
 /* Idle tasks (pid 0) are per CPU: each gets its own track under pid 0. */
 #define IDLE_TID_BASE 0x7fe00000
+/*
+ * When a file has both uprobe and BPF user-function records (both asked
+ * for), the two describe the same calls with slightly different times and
+ * cannot nest on one track: the BPF ones go to a second track of the task.
+ */
+#define SIDE_TID_OFFSET 0x40000000
 #define MAX_OPEN 4096		/* open slices per thread; deeper entries are dropped */
 
 enum kind {
@@ -53,6 +59,7 @@ enum kind {
 	K_BPF_SYSCALL,		/* flytrap:syscall */
 	K_BPF_UENTRY,
 	K_BPF_UEXIT,
+	K_BPF_OFFCPU,		/* flytrap:offcpu: a blocked period, known at wake-up */
 	K_IRQ_ENTRY,
 	K_IRQ_EXIT,
 	K_SOFTIRQ_ENTRY,
@@ -84,6 +91,7 @@ struct thr {
 	struct oslice *open;
 	uint64_t last_start, last_end;	/* most recently closed slice */
 	bool used;		/* something was written on this track */
+	bool side;		/* the BPF function track of a task that also has uprobes */
 	uint8_t ptlen;
 	char pt[40];		/* ,"pid":P,"tid":T */
 };
@@ -100,7 +108,7 @@ struct cpu_state {
 	int32_t irq, softirq;
 	bool in_irq, in_softirq;
 	struct thr *last_thr;	/* thread() cache */
-	int32_t last_tid;
+	uint64_t last_key;
 };
 
 struct exp_conf {
@@ -133,7 +141,11 @@ struct exp {
 	/* statistics for otherData and -v */
 	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
 	uint64_t sched_slices, irq_slices;
-	const char *meta;	/* FMT_OPT_FT_META text, for names of BPF functions */
+	const char *meta[8];	/* FMT_OPT_FT_META texts (the recorder's, the BPF capture's) */
+	int nmeta;
+	struct { const char *name; size_t len; } *ufn;	/* bpf_ufunc= names by index */
+	uint32_t nufn;
+	bool ufunc_side;	/* uprobes and BPF ufunc both recorded */
 	const struct rpt_ctx *ctx;
 	struct exp_html_data *hd;
 };
@@ -359,23 +371,27 @@ static int cpu_grow(struct exp *x, int cpu)
  * task table may know it; a task whose group is unknown at its first event
  * is its own process (the pid of a track cannot change later).
  */
-static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu, int32_t tgid)
+static struct thr *thread_track(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu,
+				int32_t tgid, bool side)
 {
 	uint64_t key = tid == 0 ? (1ULL << 40) | (uint32_t)cpu : (uint32_t)tid;
 	struct cpu_state *c = &x->cpus[cpu];
 	bool created = false;
 	struct thr *t;
 
+	if (side)
+		key |= 1ULL << 41;
 	/* consecutive events on a CPU are mostly the same task's; map values never move */
-	if (c->last_thr && c->last_tid == tid)
+	if (c->last_thr && c->last_key == key)
 		return c->last_thr;
 	t = rpt_map_get(&x->threads, key, &created);
 	if (!t)
 		return NULL;
 	c->last_thr = t;
-	c->last_tid = tid;
+	c->last_key = key;
 	if (created) {
 		t->real_tid = tid;
+		t->side = side;
 		if (tid == 0) {
 			t->pid = 0;
 			t->tid = IDLE_TID_BASE + cpu;
@@ -385,9 +401,16 @@ static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid,
 			t->pid = tgid > 0 ? tgid : tid;
 			t->tid = tid;
 		}
+		if (side)
+			t->tid += SIDE_TID_OFFSET;
 		t->ptlen = (uint8_t)snprintf(t->pt, sizeof(t->pt), ",\"pid\":%d,\"tid\":%d", t->pid, t->tid);
 	}
 	return t;
+}
+
+static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu, int32_t tgid)
+{
+	return thread_track(x, ctx, tid, cpu, tgid, false);
 }
 
 /*
@@ -620,6 +643,14 @@ static void resolve(struct etype *et, const struct tep_event *e)
 			has_field(e, "start", &et->f[5]);
 			et->kind = K_BPF_UEXIT;
 		}
+	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "offcpu")) {
+		if (has_field(e, "duration", &et->f[0])) {
+			has_field(e, "state", &et->f[1]);
+			has_field(e, "waker_pid", &et->f[2]);
+			has_field(e, "tgid", &et->f[3]);
+			has_field(e, "waker_comm", &et->f[4]);
+			et->kind = K_BPF_OFFCPU;
+		}
 	} else if (!strcmp(sys, "irq") && !strcmp(name, "irq_handler_entry")) {
 		if (has_field(e, "irq", &et->f[0])) {
 			has_field(e, "name", &et->f[1]);
@@ -652,17 +683,20 @@ static const char *softirq_names[] = {
  * Value of the META line "key=..." (the key includes the '='): pointer and
  * length up to the end of the line; NULL when absent.  n-th match only.
  */
-static const char *meta_value(const char *meta, const char *key, int nth, size_t *len)
+static const char *meta_value(const struct exp *x, const char *key, int nth, size_t *len)
 {
 	size_t kl = strlen(key);
 	const char *p;
+	int m;
 
-	for (p = meta; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, kl) && nth-- == 0) {
-			const char *e = strchr(p + kl, '\n');
+	for (m = 0; m < x->nmeta; m++) {
+		for (p = x->meta[m]; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+			if (!strncmp(p, key, kl) && nth-- == 0) {
+				const char *e = strchr(p + kl, '\n');
 
-			*len = e ? (size_t)(e - p - kl) : strlen(p + kl);
-			return p + kl;
+				*len = e ? (size_t)(e - p - kl) : strlen(p + kl);
+				return p + kl;
+			}
 		}
 	}
 	return NULL;
@@ -670,40 +704,55 @@ static const char *meta_value(const char *meta, const char *key, int nth, size_t
 
 /*
  * BPF-traced user functions are named by "bpf_ufunc=N BINARY NAME 0xADDR"
- * lines of the META option (record/bpf.c).
+ * lines of the META option (record/bpf.c); read once into x->ufn.
  */
-static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
+static int ufunc_names(struct exp *x)
 {
 	const char *v;
 	size_t vl;
 	int k;
 
-	if (!x->meta)
-		return NULL;
-	for (k = 0; (v = meta_value(x->meta, "bpf_ufunc=", k, &vl)); k++) {
-		const char *end = v + vl, *b, *nm;
+	for (k = 0; (v = meta_value(x, "bpf_ufunc=", k, &vl)); k++) {
+		const char *end = v + vl, *b, *nm, *sp;
 		char *num_end;
 		unsigned long n = strtoul(v, &num_end, 10);
 
-		if (num_end == v || n != func || num_end >= end || *num_end != ' ')
+		if (num_end == v || n > 65535 || num_end >= end || *num_end != ' ')
 			continue;
 		b = num_end + 1;
 		nm = memchr(b, ' ', (size_t)(end - b));
 		if (!nm)
-			return NULL;
+			continue;
 		nm++;
-		v = memchr(nm, ' ', (size_t)(end - nm));
-		*len = v ? (size_t)(v - nm) : (size_t)(end - nm);
-		return *len ? nm : NULL;
+		sp = memchr(nm, ' ', (size_t)(end - nm));
+		if (n >= x->nufn) {
+			void *a = realloc(x->ufn, (n + 1) * sizeof(*x->ufn));
+
+			if (!a)
+				return -ENOMEM;
+			x->ufn = a;
+			memset(x->ufn + x->nufn, 0, (n + 1 - x->nufn) * sizeof(*x->ufn));
+			x->nufn = (uint32_t)n + 1;
+		}
+		x->ufn[n].name = nm;
+		x->ufn[n].len = sp ? (size_t)(sp - nm) : (size_t)(end - nm);
 	}
-	return NULL;
+	return 0;
+}
+
+static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
+{
+	if (func >= x->nufn || !x->ufn[func].name || !x->ufn[func].len)
+		return NULL;
+	*len = x->ufn[func].len;
+	return x->ufn[func].name;
 }
 
 /* Name of BPF program slot prog from "bpf_progs=a,b,c", into buf. */
 static const char *bpf_prog_name(const struct exp *x, uint32_t prog, char *buf, size_t blen)
 {
 	size_t vl = 0;
-	const char *v = x->meta ? meta_value(x->meta, "bpf_progs=", 0, &vl) : NULL, *end;
+	const char *v = meta_value(x, "bpf_progs=", 0, &vl), *end;
 	uint32_t k = 0;
 
 	snprintf(buf, blen, "program %u", prog);
@@ -1015,7 +1064,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
 		size_t nl = 0;
 
-		t = thread(x, ctx, tid, cpu, tgid);
+		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side);
 		if (!t)
 			break;
 		s = ufunc_name(x, fn, &nl);
@@ -1035,7 +1084,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		uint64_t start = fmt_field_u64(&et->f[5], d, sz);
 		size_t nl = 0;
 
-		t = thread(x, ctx, tid, cpu, tgid);
+		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side);
 		if (!t)
 			break;
 		if (unwind_to(x, t, S_UFUNC, (uint64_t)fn << 32 | depth, false, ts)) {
@@ -1054,6 +1103,31 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		}
 		complete(x, t, ts - dur, ts, s, nl, "user");
 		J_LIT(&x->j, ",\"args\":{\"entry_lost\":true}}");
+		break;
+	}
+	case K_BPF_OFFCPU: {
+		uint64_t dur = fmt_field_u64(&et->f[0], d, sz);
+		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
+		int wl = 0;
+		const char *wc = fmt_field_ptr(&et->f[4], d, sz, &wl);
+
+		t = thread(x, ctx, tid, cpu, tgid);
+		if (!t)
+			break;
+		if (dur > ts || !complete_ok(t, ts - dur)) {
+			x->unnested++;
+			break;
+		}
+		complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
+		J_LIT(&x->j, ",\"args\":{\"state\":");
+		j_u64(&x->j, fmt_field_u64(&et->f[1], d, sz));
+		J_LIT(&x->j, ",\"waker_pid\":");
+		j_i64(&x->j, (int32_t)fmt_field_u64(&et->f[2], d, sz));
+		if (wc && wl > 0) {
+			J_LIT(&x->j, ",\"waker_comm\":");
+			j_strn(&x->j, wc, (size_t)wl);
+		}
+		J_LIT(&x->j, "}}");
 		break;
 	}
 	case K_IRQ_ENTRY: {
@@ -1138,10 +1212,25 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 
 /* ---- start and end ----------------------------------------------------------- */
 
+/* Does the file hold formats of uprobe (or kprobe) entry or return events? */
+static bool has_uprobe_formats(struct tep_handle *tep)
+{
+	struct tep_event **evs = tep ? tep_list_events(tep, TEP_EVENT_SORT_ID) : NULL;
+	struct fmt_field f;
+	int i;
+
+	for (i = 0; evs && evs[i]; i++)
+		if (fmt_field_resolve(evs[i], "__probe_ip", &f) == 0 ||
+		    fmt_field_resolve(evs[i], "__probe_ret_ip", &f) == 0)
+			return true;
+	return false;
+}
+
 static int exp_init(struct rpt_ctx *ctx, void *priv)
 {
 	struct exp *x = priv;
 	const struct fmt_option *o;
+	int k;
 
 	x->ctx = ctx;
 	x->j.f = exp_conf.out;
@@ -1152,9 +1241,13 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	x->types.elem_size = sizeof(struct etype);
 	rpt_map_init(&x->threads, sizeof(struct thr));
 	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL, ctx->info ? ctx->info->kernel_long : 8);
-	o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, 0);
-	if (o && o->size && ((const char *)o->data)[o->size - 1] == '\0')
-		x->meta = o->data;
+	for (k = 0; x->nmeta < 8 && (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, k)); k++)
+		if (o->size && ((const char *)o->data)[o->size - 1] == '\0')
+			x->meta[x->nmeta++] = o->data;
+	if (ufunc_names(x))
+		return -ENOMEM;
+	x->ufunc_side = has_uprobe_formats(ctx->tep) &&
+			tep_find_event_by_name(ctx->tep, "flytrap", "ufunc_entry");
 	x->hd = exp_conf.html ? exp_conf.html_data : NULL;
 	if (x->hd) {
 		x->hd->oncpu = rpt_flame_new();
@@ -1326,7 +1419,12 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 			snprintf(nm, sizeof(nm), "swapper/%d", t->tid - IDLE_TID_BASE);
 			meta_name(x, "thread_name", t->pid, t->tid, nm);
 		} else {
-			meta_name(x, "thread_name", t->pid, t->tid, rpt_comm(ctx, t->real_tid));
+			if (t->side) {
+				snprintf(nm, sizeof(nm), "%.30s (BPF)", rpt_comm(ctx, t->real_tid));
+				meta_name(x, "thread_name", t->pid, t->tid, nm);
+			} else {
+				meta_name(x, "thread_name", t->pid, t->tid, rpt_comm(ctx, t->real_tid));
+			}
 		}
 		if (rpt_map_get(&pids, (uint32_t)t->pid, &created) && created)
 			meta_name(x, "process_name", t->pid, t->pid,
@@ -1393,6 +1491,7 @@ static void exp_release(void *priv)
 		free(t->open);
 	rpt_map_release(&x->threads);
 	rpt_types_release(&x->types);
+	free(x->ufn);
 	free(x->cpus);
 	free(x->j.buf);
 }

@@ -48,16 +48,20 @@ def expect(tid, want):
 
 expect(100, [("read", 2000, 3000), ("ksys_read", 2100, 2900), ("vfs_read", 2200, 2700),
              ("write", 5000, 6000), ("getpid", 6000, 6500), ("do_sys_open", 6600, 7000)])
-expect(101, [("read", 8500, 9000), ("futex", 9500, 10000)])
+expect(101, [("read", 8500, 9000), ("off-CPU", 8600, 8900), ("futex", 9500, 10000)])
 expect(102, [("nanosleep", 3000, 4500), ("foo", 5500, 5800), ("exit", 9800, 10000)])
+# BPF user-function records of the same call as the uprobes: a second track of gamma
+expect(102 + 0x40000000, [("foo", 5501, 5799)])
 args = {(tid, n): a for tid, l in slices.items() for n, s, e, a in l}
 assert args[(100, "read")] == {"ret": 5}, args[(100, "read")]
 assert args[(100, "getpid")] == {"ret": 100}
 assert args[(101, "read")] == {"ret": 3}
 assert args[(102, "nanosleep")] == {"ret": 0}
 assert args[(100, "do_sys_open")] == {"entry_lost": True}
+assert args[(101, "off-CPU")] == {"state": 1, "waker_pid": 102, "waker_comm": "gamma"}, args[(101, "off-CPU")]
 cats = {e["name"]: e["cat"] for e in ev if e["ph"] in "BX" and e["pid"] != CPU_PID}
-assert cats["read"] == "syscall" and cats["vfs_read"] == "kernel" and cats["foo"] == "probe"
+assert cats["read"] == "syscall" and cats["vfs_read"] == "kernel"
+assert sorted(e["cat"] for e in ev if e.get("name") == "foo" and e["ph"] == "B") == ["probe", "user"]
 
 # CPU tracks: runs from sched_switch, the IRQ, loss markers
 runs = sorted((e["tid"], e["name"], e["ts"], e["ts"] + e["dur"], e["args"].get("partial", False))
@@ -76,8 +80,9 @@ assert busy == [(us(1000), 1), (us(1500), 2), (us(10000), 1)], busy
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 assert names[(100, 100)] == "alpha" and names[(101, 101)] == "beta" and names[(102, 102)] == "gamma"
 assert names[(CPU_PID, 0)] == "CPU 0" and names[(CPU_PID, 1)] == "CPU 1"
+assert names[(102, 102 + 0x40000000)] == "gamma (BPF)", names
 o = d["otherData"]
-assert o["events"] == 25 and o["exits_without_entry"] == 1 and o["events_lost"] == 7, o
+assert o["events"] == 28 and o["exits_without_entry"] == 1 and o["events_lost"] == 7, o
 assert o["closed_without_exit"] == 3, o
 PY
 
@@ -104,7 +109,7 @@ import json, sys
 from decimal import Decimal as D
 ev = json.load(open(sys.argv[1]), parse_float=D)["traceEvents"]
 names = sorted(e["name"] for e in ev if e["ph"] == "B")
-assert names == ["foo", "getpid", "write"], names
+assert names == ["foo", "foo", "getpid", "write"], names
 assert all(D(1000005) <= e["ts"] <= D(1000007) for e in ev if e["ph"] in "BE")
 PY
 finish

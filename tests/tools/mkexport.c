@@ -25,8 +25,11 @@
  *     9800 sys_enter gamma exit
  *    10000 sched_process_exit gamma (ends the open exit call)
  *    10000 sched_switch gamma -> swapper/1
- *   CPU 1, buffer "flytrap" (BPF records):
- *     4500 flytrap:syscall gamma nanosleep start 3000 duration 1500 ret 0
+ *   buffer "flytrap" (BPF records):
+ *     CPU 1: 4500 flytrap:syscall gamma nanosleep start 3000 duration 1500 ret 0
+ *            5501 flytrap:ufunc_entry gamma foo, 5799 flytrap:ufunc_exit (the same
+ *            call as the uprobes: on a second track of gamma)
+ *     CPU 0: 8900 flytrap:offcpu beta blocked 8600..8900 (state 1), woken by gamma
  * Timestamps are those numbers in ns plus 1 s.  uname says x86_64.
  *
  * With --scale N, N repetitions of a busier pattern on 2 CPUs and 8
@@ -50,7 +53,8 @@
 
 enum { ID_SWITCH = 300, ID_EXIT = 301, ID_SYS_ENTER = 302, ID_SYS_EXIT = 303,
        ID_FG_ENTRY = 11, ID_FG_EXIT = 10, ID_IRQ_ENTRY = 304, ID_IRQ_EXIT = 305,
-       ID_UP = 306, ID_URET = 307, ID_BPF_SYSCALL = 5000 };
+       ID_UP = 306, ID_URET = 307, ID_BPF_SYSCALL = 5000, ID_BPF_OFFCPU = 5001,
+       ID_BPF_UENTRY = 5002, ID_BPF_UEXIT = 5003 };
 
 static const char fmt_switch[] =
 	"name: sched_switch\nID: 300\nformat:\n" COMMON
@@ -123,6 +127,39 @@ static const char fmt_bpf_syscall[] =
 	"\tfield:s64 ret;\toffset:32;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"tgid=%d nr=%d ret=%lld duration=%llu start=%llu\", REC->tgid, REC->nr, "
 	"REC->ret, REC->duration, REC->start\n";
+
+static const char fmt_bpf_offcpu[] =
+	"name: offcpu\nID: 5001\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int state;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 start;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 duration;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int waker_pid;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:int waker_tgid;\toffset:36;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:char waker_comm[16];\toffset:56;\tsize:16;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d comm=%s state=0x%x duration=%llu waker=%d/%d waker_comm=%s\", REC->tgid, "
+	"REC->comm, REC->state, REC->duration, REC->waker_pid, REC->waker_tgid, REC->waker_comm\n";
+
+static const char fmt_bpf_uentry[] =
+	"name: ufunc_entry\nID: 5002\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int func;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int pad;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 ip;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d func=%u depth=%u ip=0x%llx\", REC->tgid, REC->func, REC->depth, REC->ip\n";
+static const char fmt_bpf_uexit[] =
+	"name: ufunc_exit\nID: 5003\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int func;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int flags;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 start;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 duration;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 ret;\toffset:40;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d func=%u depth=%u flags=%u duration=%llu\", REC->tgid, REC->func, "
+	"REC->depth, REC->flags, REC->duration\n";
 
 static const char header_event[] =
 	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
@@ -294,9 +331,47 @@ static void ev_bpf_syscall(struct stream *s, uint64_t ts, int32_t pid, int32_t t
 	put(s, ts, p, 40);
 }
 
+static void ev_bpf_offcpu(struct stream *s, uint64_t ts, int32_t pid, uint64_t dur, int32_t waker,
+			  const char *comm, const char *wcomm)
+{
+	uint8_t p[72] = { 0 };
+	uint64_t st = BASE + ts - dur;
+	uint32_t state = 1;
+
+	hdr(p, ID_BPF_OFFCPU, pid);
+	memcpy(p + 8, &pid, 4);
+	memcpy(p + 12, &state, 4);
+	memcpy(p + 16, &st, 8);
+	memcpy(p + 24, &dur, 8);
+	memcpy(p + 32, &waker, 4);
+	memcpy(p + 36, &waker, 4);
+	strncpy((char *)p + 40, comm, 15);
+	strncpy((char *)p + 56, wcomm, 15);
+	put(s, ts, p, 72);
+}
+
+static void ev_bpf_ufunc(struct stream *s, uint64_t ts, int32_t pid, bool entry, uint32_t func,
+			 uint32_t depth, uint64_t start)
+{
+	uint8_t p[48] = { 0 };
+	uint64_t ip = 0x401000, st = BASE + start, dur = ts - start;
+
+	hdr(p, entry ? ID_BPF_UENTRY : ID_BPF_UEXIT, pid);
+	memcpy(p + 8, &pid, 4);
+	memcpy(p + 12, &func, 4);
+	memcpy(p + 16, &depth, 4);
+	if (entry) {
+		memcpy(p + 24, &ip, 8);
+	} else {
+		memcpy(p + 24, &st, 8);
+		memcpy(p + 32, &dur, 8);
+	}
+	put(s, ts, p, entry ? 32 : 48);
+}
+
 /* ---- the known trace -------------------------------------------------------- */
 
-static void known(struct stream *c0, struct stream *c1, struct stream *b1)
+static void known(struct stream *c0, struct stream *c1, struct stream *b0, struct stream *b1)
 {
 	ev_switch(c0, 1000, "swapper/0", 0, 0, "alpha", 100);
 	ev_sys(c0, 2000, 100, true, 0, 0);
@@ -327,6 +402,9 @@ static void known(struct stream *c0, struct stream *c1, struct stream *b1)
 	ev_switch(c1, 10000, "gamma", 102, 16, "swapper/1", 0);
 
 	ev_bpf_syscall(b1, 4500, 102, 102, 35, 3000, 1500, 0);
+	ev_bpf_ufunc(b1, 5501, 102, true, 0, 1, 0);
+	ev_bpf_ufunc(b1, 5799, 102, false, 0, 1, 5501);
+	ev_bpf_offcpu(b0, 8900, 101, 300, 102, "beta", "gamma");
 }
 
 /*
@@ -370,7 +448,7 @@ static void scaled(struct stream *c0, struct stream *c1, struct stream *b1, uint
 int main(int argc, char **argv)
 {
 	struct fmt_writer_opts o = { .compression = "zstd" };
-	struct stream c0 = { .cpu = 0 }, c1 = { .cpu = 1 }, b1 = { .cpu = 1 };
+	struct stream c0 = { .cpu = 0 }, c1 = { .cpu = 1 }, b0 = { .cpu = 0 }, b1 = { .cpu = 1 };
 	struct fmt_wbuf *top, *bpf;
 	char hp[1024], cmdlines[512];
 	uint64_t scale = 0;
@@ -398,6 +476,9 @@ int main(int argc, char **argv)
 	err = err ?: fmt_writer_event_format(w, "uprobes", fmt_up, strlen(fmt_up));
 	err = err ?: fmt_writer_event_format(w, "uprobes", fmt_uret, strlen(fmt_uret));
 	err = err ?: fmt_writer_event_format(w, "flytrap", fmt_bpf_syscall, strlen(fmt_bpf_syscall));
+	err = err ?: fmt_writer_event_format(w, "flytrap", fmt_bpf_offcpu, strlen(fmt_bpf_offcpu));
+	err = err ?: fmt_writer_event_format(w, "flytrap", fmt_bpf_uentry, strlen(fmt_bpf_uentry));
+	err = err ?: fmt_writer_event_format(w, "flytrap", fmt_bpf_uexit, strlen(fmt_bpf_uexit));
 	err = err ?: fmt_writer_kallsyms(w, kallsyms, strlen(kallsyms));
 	err = err ?: fmt_writer_printk(w, "", 0);
 	if (scale) {
@@ -409,7 +490,10 @@ int main(int argc, char **argv)
 	err = err ?: fmt_writer_cmdlines(w, cmdlines, (size_t)n);
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_TRACECLOCK, "[mono] local global\n");
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_UNAME, "Linux synthetic 6.18.0 x86_64");
-	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "recorder=mkexport\nbpf_progs=syscalls,offcpu,profile,ufunc\n");
+	/* two META options, as the recorder writes them (its own, then the BPF capture's) */
+	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "recorder=mkexport\n");
+	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "bpf_progs=syscalls,offcpu,profile,ufunc\n"
+					   "bpf_ufunc=0 /usr/bin/synthetic foo 0x401000\n");
 	err = err ?: fmt_writer_cpucount(w, 2);
 	if (!err) {
 		/* one BPF reservation failure window: 2 records of "syscalls" on CPU 1 at 9900 */
@@ -423,17 +507,21 @@ int main(int argc, char **argv)
 		die("metadata", err);
 	c0.b = top;
 	c1.b = top;
+	b0.b = bpf;
 	b1.b = bpf;
+	fmt_page_enc_init(&b0.pe, 4096, 8, false);
 	fmt_page_enc_init(&c0.pe, 4096, 8, false);
 	fmt_page_enc_init(&c1.pe, 4096, 8, false);
 	fmt_page_enc_init(&b1.pe, 4096, 8, false);
 	if (scale)
 		scaled(&c0, &c1, &b1, scale);
 	else
-		known(&c0, &c1, &b1);
+		known(&c0, &c1, &b0, &b1);
+	flush(&b0);
 	flush(&c0);
 	flush(&c1);
 	flush(&b1);
+	fmt_page_enc_release(&b0.pe);
 	fmt_page_enc_release(&c0.pe);
 	fmt_page_enc_release(&c1.pe);
 	fmt_page_enc_release(&b1.pe);
