@@ -746,7 +746,7 @@ int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len)
 
 /* ---- life cycle ----------------------------------------------------------------- */
 
-static void add_buildids(struct rpt_syms *s, const char *text, size_t len)
+int rpt_syms_add_buildids(struct rpt_syms *s, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 
@@ -763,16 +763,21 @@ static void add_buildids(struct rpt_syms *s, const char *text, size_t len)
 			}
 		if (sp && sp > p && le - sp > 1) {
 			bi = bin_index(s, p, (size_t)(sp - p));
-			if (bi >= 0 && !s->bins[bi].buildid) {
+			if (bi < 0)
+				return bi;
+			if (!s->bins[bi].buildid) {
 				size_t hl = (size_t)(le - sp - 1);
 
 				while (hl && (sp[hl] == 0 || sp[hl] == '\r'))
 					hl--;
 				s->bins[bi].buildid = strndup(sp + 1, hl);
+				if (!s->bins[bi].buildid)
+					return -ENOMEM;
 			}
 		}
 		p = nl ? nl + 1 : end;
 	}
+	return 0;
 }
 
 struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const char *const *debug_dirs)
@@ -824,7 +829,8 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const cha
 		if (rpt_syms_add_maps(s, o->data, o->size) == -ENOMEM)
 			goto fail;
 	for (n = 0; (o = fmt_reader_option(r, FMT_OPT_FT_BUILDIDS, n)); n++)
-		add_buildids(s, o->data, o->size);
+		if (rpt_syms_add_buildids(s, o->data, o->size))
+			goto fail;
 	for (n = 0; (o = fmt_reader_option(r, FMT_OPT_FT_SYMTAB, n)); n++) {
 		uint64_t off;
 

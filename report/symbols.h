@@ -42,6 +42,9 @@ int rpt_syms_add_kallsyms(struct rpt_syms *s, const char *text, size_t len);
  */
 int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len);
 
+/* Add build-ids: "PATH HEX-BUILD-ID" lines (FMT_OPT_FT_BUILDIDS). Returns 0 or -ENOMEM. */
+int rpt_syms_add_buildids(struct rpt_syms *s, const char *text, size_t len);
+
 /* Function containing a kernel address, NULL if none; *off = addr - start. */
 const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off);
 

@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flytrap.h"
@@ -234,6 +238,129 @@ static void test_symbols(void)
 	}
 }
 
+/* hex build-id of an ELF file, or "" */
+static void file_buildid(const char *path, char *hex, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	hex[0] = 0;
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
+		goto out;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, no, dof, k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &no, &dof)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz * 2 < len)
+				for (k = 0; k < nh.n_descsz; k++)
+					sprintf(hex + 2 * k, "%02x", ((unsigned char *)d->d_buf)[dof + k]);
+	}
+	if (e)
+		elf_end(e);
+out:
+	if (fd >= 0)
+		close(fd);
+}
+
+/* /proc/self/maps as flytrap stores it, with this program's path replaced by fake */
+static size_t own_maps(char *buf, size_t len, const char *real, const char *fake)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	size_t used = (size_t)snprintf(buf, len, "== %d test\n", (int)getpid());
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, real);
+
+		if (p)
+			used += (size_t)snprintf(buf + used, len - used, "%.*s%s\n", (int)(p - line), line, fake);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s", line);
+		if (used >= len)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return used < len ? used : len - 1;
+}
+
+/* binaries found by build-id in a debug directory and under --symfs */
+static void test_symbol_search(void)
+{
+	char real[PATH_MAX], bid[130], dir[] = "/tmp/rpt-syms.XXXXXX", p[PATH_MAX + 64], maps[65536], line[256];
+	const char *dirs[2] = { dir, NULL }, *n, *dso;
+	struct rpt_syms *s;
+	uint64_t off = 0, addr = (uint64_t)(uintptr_t)&test_rpt_marker_function + 2;
+	size_t len;
+
+	if (!realpath("/proc/self/exe", real) || !mkdtemp(dir)) {
+		CHECK(0, "setup: %s", strerror(errno));
+		return;
+	}
+	file_buildid(real, bid, sizeof(bid));
+	if (strlen(bid) < 4) {
+		printf("note: this binary has no build-id; debug-directory lookup not tested\n");
+		rmdir(dir);
+		return;
+	}
+	len = own_maps(maps, sizeof(maps), real, "/nonexistent/bin/prog");
+
+	/* debug directory: DIR/.build-id/xx/rest.debug */
+	snprintf(p, sizeof(p), "%s/.build-id", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/.build-id/%.2s", dir, bid);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", dir, bid, bid + 2);
+	CHECK(symlink(real, p) == 0, "symlink %s", p);
+	s = rpt_syms_new(NULL, NULL, dirs);
+	snprintf(line, sizeof(line), "/nonexistent/bin/prog %s\n", bid);
+	CHECK(s && rpt_syms_add_maps(s, maps, len) == 0 && rpt_syms_add_buildids(s, line, strlen(line)) == 0, "setup");
+	n = rpt_syms_user(s, (int)getpid(), addr, &dso, &off);
+	CHECK(n && !strcmp(n, "test_rpt_marker_function") && off == 2, "by build-id in a debug dir: %s",
+	      n ? n : "NULL");
+	CHECK(dso && !strcmp(dso, "prog"), "dso %s", dso ? dso : "NULL");
+	rpt_syms_free(s);
+	unlink(p);
+
+	/* --symfs DIR: DIR/nonexistent/bin/prog, checked against the build-id */
+	snprintf(p, sizeof(p), "%s/nonexistent", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/nonexistent/bin", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/nonexistent/bin/prog", dir);
+	CHECK(symlink(real, p) == 0, "symlink %s", p);
+	s = rpt_syms_new(NULL, dir, NULL);
+	CHECK(s && rpt_syms_add_maps(s, maps, len) == 0 && rpt_syms_add_buildids(s, line, strlen(line)) == 0, "setup");
+	n = rpt_syms_user(s, (int)getpid(), addr, &dso, &off);
+	CHECK(n && !strcmp(n, "test_rpt_marker_function"), "under --symfs: %s", n ? n : "NULL");
+	rpt_syms_free(s);
+	/* ... but not another build of it */
+	s = rpt_syms_new(NULL, dir, NULL);
+	snprintf(line, sizeof(line), "/nonexistent/bin/prog 00112233445566778899aabbccddeeff00112233\n");
+	CHECK(s && rpt_syms_add_maps(s, maps, len) == 0 && rpt_syms_add_buildids(s, line, strlen(line)) == 0, "setup");
+	n = rpt_syms_user(s, (int)getpid(), addr, &dso, &off);
+	CHECK(n == NULL, "a binary with another build-id was used: %s", n);
+	rpt_syms_free(s);
+
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/nonexistent/bin", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/nonexistent", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/.build-id/%.2s", dir, bid);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/.build-id", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
 static void test_format(void)
 {
 	char b[32];
@@ -251,6 +378,7 @@ int main(void)
 	test_map();
 	test_opts();
 	test_symbols();
+	test_symbol_search();
 	test_format();
 	printf("%d checks, %d failed\n", checks, fails);
 	return fails ? 1 : 0;
