@@ -9,10 +9,15 @@
 
 const volatile bool agg_mode = false;
 
+/*
+ * Entry time per thread in task-local storage: no hashing and no bucket
+ * lock on the hottest path, and the kernel frees it with the task (exit
+ * and exit_group never reach sys_exit).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct ft_sys_start);
 } starts SEC(".maps");
 
@@ -35,15 +40,18 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(ft_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct ft_sys_start st;
+	struct ft_sys_start *st;
 
 	if (!ft_wanted(pid_tgid >> 32))
 		return 0;
-	st.ts = bpf_ktime_get_ns();
-	st.nr = id;
-	if (bpf_map_update_elem(&starts, &tid, &st, BPF_ANY))
+	st = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
 		ft_count(FT_SLOT_SYSCALLS, FT_ST_MAPFULL);
+		return 0;
+	}
+	st->ts = bpf_ktime_get_ns();
+	st->nr = id;
 	return 0;
 }
 
@@ -94,19 +102,18 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(ft_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
 	struct ft_syscall_rec *r;
 	struct ft_sys_start *st;
 	__u64 now, start;
 	__s64 nr;
 
-	st = bpf_map_lookup_elem(&starts, &tid);
-	if (!st)
+	st = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
+	if (!st || !st->ts)
 		return 0;	/* entered before attach, or filtered out */
 	now = bpf_ktime_get_ns();
 	start = st->ts;
 	nr = st->nr;
-	bpf_map_delete_elem(&starts, &tid);
+	st->ts = 0;
 
 	if (agg_mode) {
 		add_hist(pid_tgid, nr, now - start);
@@ -125,15 +132,5 @@ int BPF_PROG(ft_sys_exit, struct pt_regs *regs, long ret)
 	r->ev.ret = ret;
 	bpf_ringbuf_submit(r, ft_wake_flags());
 	ft_count(FT_SLOT_SYSCALLS, FT_ST_EMITTED);
-	return 0;
-}
-
-/* exit and exit_group never return: forget the thread's open syscall */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(ft_sys_task_exit, struct task_struct *p)
-{
-	__u32 tid = p->pid;
-
-	bpf_map_delete_elem(&starts, &tid);
 	return 0;
 }
