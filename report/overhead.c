@@ -364,7 +364,8 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const str
 	struct otask *tk;
 	uint64_t added = 0, sum0;
 
-	if (!task_selected(ctx, pid) || !slots)
+	/* written once at the end, covering the whole recording: used when that record is in the window */
+	if (!task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1)
 		return;
 	s = sys_get(o, 1, nr, NULL);
 	if (!s)
