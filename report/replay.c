@@ -667,13 +667,71 @@ static void loss_sum(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct
 	}
 }
 
+/*
+ * Sum of overrun + commit overrun + dropped events over the selected CPUs
+ * of every buffer: the CPUSTAT text at the end minus the one at the start
+ * (when present).  Same text layout as trace-cmd's option 2.
+ */
+static uint64_t stat_sum(const struct rpt_ctx *ctx, uint16_t id, bool *found)
+{
+	const struct fmt_option *o;
+	uint64_t sum = 0;
+	int n, cpu = -1;
+
+	for (n = 0; (o = fmt_reader_option(ctx->r, id, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			char line[128];
+			unsigned long long v;
+
+			if (ll < sizeof(line)) {
+				memcpy(line, p, ll);
+				line[ll] = 0;
+				if (sscanf(line, "CPU: %d", &cpu) == 1)
+					*found = true;
+				else if (sscanf(line, "Buffer: %*s") == 0 && !strncmp(line, "Buffer:", 7))
+					cpu = -1;
+				else if (cpu >= 0 && cpu_selected(ctx->opts, cpu) &&
+					 (sscanf(line, "overrun: %llu", &v) == 1 ||
+					  sscanf(line, "commit overrun: %llu", &v) == 1 ||
+					  sscanf(line, "dropped events: %llu", &v) == 1))
+					sum += v;
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	return sum;
+}
+
+/* events the kernel counted as lost over the whole recording (0 when the file has no stats) */
+static uint64_t kernel_lost(const struct rpt_ctx *ctx)
+{
+	bool f1 = false, f2 = false;
+	uint64_t end, start;
+
+	if (!ctx->r)
+		return 0;
+	end = stat_sum(ctx, FMT_OPT_CPUSTAT, &f1);
+	start = stat_sum(ctx, FMT_OPT_FT_CPUSTAT_START, &f2);
+	return f1 && end > start ? end - start : 0;
+}
+
 int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
 {
-	struct loss_sum s;
+	struct loss_sum s, all;
 	char a[32], b[32];
 	int c, n = 0;
+	uint64_t kl = kernel_lost(ctx);
 
 	loss_sum(ctx, t0, t1, &s);
+	loss_sum(ctx, 0, UINT64_MAX, &all);
+	/* losses the pages do not mark (non-overwrite drops): the time is unknown */
+	if (kl > all.events && !all.unknown)
+		fprintf(out, "note: the kernel counted %" PRIu64 " lost events that no page marks (their\n"
+			"      time is unknown): figures may be incomplete; see 'flytrap drops'\n", kl - all.events);
 	if (!s.markers)
 		return 0;
 	fprintf(out, "note: events were lost between %s and %s on CPU",
@@ -693,8 +751,8 @@ void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t
 
 	loss_sum(ctx, t0, t1, &s);
 	fprintf(out, "{\"markers\":%d,\"events\":%" PRIu64 ",\"unknown\":%" PRIu64
-		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 "}",
-		s.markers, s.events, s.unknown, s.first, s.last);
+		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 "}",
+		s.markers, s.events, s.unknown, s.first, s.last, kernel_lost(ctx));
 }
 
 /* ---- replay --------------------------------------------------------------- */
