@@ -764,7 +764,17 @@ static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
 					fputc(':', out);
 					ft_json_strn(out, eq + 1, (size_t)(le - eq - 1));
 				} else {
-					fprintf(out, "  %-28.*s %.*s\n", (int)(eq - p), p, (int)(le - eq - 1), eq + 1);
+					int vl = (int)(le - eq - 1), kl = (int)(eq - p);
+
+					/* 80 columns: long values (per-CPU detail) wrap onto a second line */
+					if (kl > 28)
+						kl = 28;
+					if (vl <= 49) {
+						fprintf(out, "  %-28.*s %.*s\n", kl, p, vl, eq + 1);
+					} else {
+						fprintf(out, "  %.*s\n", kl, p);
+						fprintf(out, "    %.*s\n", vl > 76 ? 76 : vl, eq + 1);
+					}
 				}
 				cnt++;
 			}
