@@ -491,12 +491,20 @@ static int restore_saved(struct rec_tracer *t, size_t from)
 		struct saved_file *s = &t->saved[t->nsaved - 1];
 		int ret = restore_content(s->path, s->content);
 
+		/*
+		 * -ENOENT: the instance is gone, and the file with it.  -EBUSY
+		 * on a file of the recorder's own instance: its trace_pipe_raw
+		 * is still open, and the instance's removal puts the tracer
+		 * back to nop anyway.
+		 */
+		if (ret == -EBUSY && !strncmp(s->path, t->inst_dir, strlen(t->inst_dir)) &&
+		    s->path[strlen(t->inst_dir)] == '/')
+			ret = 0;
 		if (ret && ret != -ENOENT) {
 			note_error(t, "cannot restore '%s': %s", s->path, strerror(-ret));
 			if (!first)
 				first = ret;
 		}
-		/* -ENOENT: the instance is gone, and the file with it */
 		if (s->persist && (!ret || ret == -ENOENT))
 			unlink(s->persist);
 		free(s->path);

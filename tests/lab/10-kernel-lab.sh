@@ -116,7 +116,7 @@ chmod +x "$R/init" "$R/lab/guest.sh"
 t1=$(date +%s)
 
 # ---- boot ----------------------------------------------------------------------------------
-timeout -k 5 300 qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 512 -no-reboot \
+timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 512 -no-reboot \
 	-kernel "$vmlinuz" -initrd "$TMP/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet" \
 	-display none -monitor none -serial stdio -serial "file:$TMP/out.tar" \

@@ -20,19 +20,15 @@ else
 fi
 same_state "record function_graph"
 
-# function tracer in the instance, with stacks
-$FT record -q -o $OUT/func.dat -p function -l 'do_sys_openat*' --func-stack -- cat /etc/lab-file >/dev/null 2>$OUT/rec-func.err
+# function tracer in the instance with stacks, and kprobes with the opened
+# file names and the return value, in one recording
+$FT record -q -o $OUT/func.dat -p function -l 'do_sys_openat*' --func-stack \
+	--kprobe "$KX_OPEN" --kprobe "$KX_RET" -- cat /etc/lab-file >/dev/null 2>$OUT/rec-func.err
 rc=$?
-[ $rc = 0 ] && [ -s $OUT/func.dat ] && ok "record: -p function -l 'do_sys_openat*' --func-stack" ||
-	fail "record: function (exit $rc): $(head -c 300 $OUT/rec-func.err)"
-same_state "record function"
-
-# kprobe with the opened file names, plus its return probe
-$FT record -q -o $OUT/kprobe.dat --kprobe "$KX_OPEN" --kprobe "$KX_RET" -- cat /etc/lab-file >/dev/null 2>$OUT/rec-kprobe.err
-rc=$?
-[ $rc = 0 ] && [ -s $OUT/kprobe.dat ] && ok "record: --kprobe kx_open + kx_ret" ||
-	fail "record: kprobe (exit $rc): $(head -c 300 $OUT/rec-kprobe.err)"
-same_state "record kprobe"
+[ $rc = 0 ] && [ -s $OUT/func.dat ] && ! [ -s $OUT/rec-func.err ] &&
+	ok "record: -p function -l 'do_sys_openat*' --func-stack --kprobe kx_open --kprobe kx_ret" ||
+	fail "record: function + kprobes (exit $rc): $(head -c 300 $OUT/rec-func.err)"
+same_state "record function + kprobes"
 
 # refusals are one line each; the rest is recorded
 $FT record -q -o $OUT/partial.dat -p function_graph -g no_such_function_xyz --kprobe "$KX_OPEN" \
@@ -67,24 +63,33 @@ for sig in INT TERM; do
 done
 
 # SIGKILL leaves the instance, the kprobe and the top-level tracer; reset
-# puts everything back
+# puts everything back but leaves a live recorder's kprobe alone
+$TC -W -k 'p:kx_live do_sys_openat2' -o /tmp/live.txt 2>/tmp/live.err &
+live=$!
 $FT record -o /tmp/kill.dat -p function_graph -g do_sys_openat2 $NARROW --kprobe "$KX_OPEN" 2>/tmp/rkill.err &
 pid=$!
-if wait_recording /tmp/rkill.err; then
+if wait_recording /tmp/rkill.err && wait_for /tmp/live.err 'ready' 20; then
 	kill -9 $pid
 	wait $pid
-	snap >/tmp/killed
-	if ! cmp -s /tmp/before /tmp/killed; then
-		ok "record: SIGKILL leaves state behind (as expected)"
+	if grep -q "flytrap_$pid/kx_open" $T/kprobe_events && grep -q function_graph $T/current_tracer &&
+		[ -d $T/instances/flytrap-$pid ]; then
+		ok "record: SIGKILL leaves its instance, kprobe and top-level tracer (as expected)"
 	else
-		fail "record: SIGKILL left nothing behind? (top level: $(grep -c 'top level' /tmp/rkill.err))"
+		fail "record: SIGKILL left: $(ls $T/instances) / $(cat $T/kprobe_events) / $(cat $T/current_tracer)"
 	fi
 	$FT reset >$OUT/rec-reset.txt 2>&1
 	rc=$?
 	note "flytrap reset (exit $rc): $(tr '\n' ';' <$OUT/rec-reset.txt | head -c 600)"
-	same_state "record SIGKILL + flytrap reset"
+	if grep -q "flytrap_$live/kx_live" $T/kprobe_events && [ -d $T/instances/flytrap-$live ]; then
+		ok "record: flytrap reset kept the live recorder's kprobe and instance"
+	else
+		fail "record: flytrap reset touched the live recorder: $(cat $T/kprobe_events)"
+	fi
 else
 	kill -9 $pid
 	wait $pid
-	fail "record: SIGKILL: never started: $(head -c 300 /tmp/rkill.err)"
+	fail "record: SIGKILL: never started: $(head -c 300 /tmp/rkill.err) $(head -c 200 /tmp/live.err)"
 fi
+kill -INT $live
+wait $live
+same_state "record SIGKILL + flytrap reset"
