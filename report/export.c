@@ -32,7 +32,12 @@
 
 /* Pseudo process for the per-CPU tracks; above any Linux pid (PID_MAX_LIMIT is 2^22). */
 #define CPU_PID 0x7ff00000
-#define IRQ_TID_BASE 0x10000	/* irq track of CPU n: tid IRQ_TID_BASE + n */
+/*
+ * Track ids under it are above any Linux tid too: Perfetto keys threads by
+ * tid across processes, so a CPU track must not share a tid with a task.
+ */
+#define CPU_TID(cpu) (CPU_PID + 1 + (cpu))		/* which task runs on CPU n */
+#define IRQ_TID(cpu) (CPU_PID + 0x10001 + (cpu))	/* interrupts on CPU n */
 /* Idle tasks (pid 0) are per CPU: each gets its own track under pid 0. */
 #define IDLE_TID_BASE 0x7fe00000
 /*
@@ -785,7 +790,7 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 
 	if (ts <= start || pid == 0)
 		return;
-	j_ev(j, 'X', start, CPU_PID, cpu);
+	j_ev(j, 'X', start, CPU_PID, CPU_TID(cpu));
 	J_LIT(j, ",\"dur\":");
 	j_us(j, ts - start);
 	J_LIT(j, ",\"name\":");
@@ -814,7 +819,7 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 
 static void busy_counter(struct exp *x, uint64_t ts)
 {
-	j_ev(&x->j, 'C', ts, CPU_PID, 0);
+	j_ev(&x->j, 'C', ts, CPU_PID, CPU_PID);
 	J_LIT(&x->j, ",\"name\":\"busy CPUs\",\"args\":{\"busy\":");
 	j_i64(&x->j, x->nbusy);
 	J_LIT(&x->j, "}}");
@@ -865,7 +870,7 @@ static void irq_slice(struct exp *x, int cpu, uint64_t start, uint64_t end, cons
 {
 	struct jout *j = &x->j;
 
-	j_ev(j, 'X', start, CPU_PID, IRQ_TID_BASE + cpu);
+	j_ev(j, 'X', start, CPU_PID, IRQ_TID(cpu));
 	J_LIT(j, ",\"dur\":");
 	j_us(j, end - start);
 	J_LIT(j, ",\"name\":");
@@ -889,7 +894,7 @@ static void irq_unended(struct exp *x, int cpu)
 	char name[64];
 
 	snprintf(name, sizeof(name), "irq %d %.32s", c->irq, c->irq_name);
-	j_ev(j, 'i', c->irq_start, CPU_PID, IRQ_TID_BASE + cpu);
+	j_ev(j, 'i', c->irq_start, CPU_PID, IRQ_TID(cpu));
 	J_LIT(j, ",\"s\":\"t\",\"name\":");
 	j_str(j, name);
 	J_LIT(j, ",\"cat\":\"irq\",\"args\":{\"exit\":\"not in the trace\"}}");
@@ -1305,7 +1310,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 			continue;
 		if (info && l->buffer >= 0 && l->buffer < info->nbuffers)
 			bname = info->buffers[l->buffer].name;
-		j_ev(&x->j, 'i', l->ts, CPU_PID, l->cpu);
+		j_ev(&x->j, 'i', l->ts, CPU_PID, CPU_TID(l->cpu));
 		J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"events lost\",\"cat\":\"drops\",\"args\":{\"count\":");
 		if (l->count < 0)
 			J_LIT(&x->j, "\"unknown\"");
@@ -1320,7 +1325,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 		J_LIT(&x->j, "}}");
 		if (l->count > 0)
 			x->lost_total += (uint64_t)l->count;
-		j_ev(&x->j, 'C', l->ts, CPU_PID, 0);
+		j_ev(&x->j, 'C', l->ts, CPU_PID, CPU_PID);
 		J_LIT(&x->j, ",\"name\":\"events lost\",\"args\":{\"lost\":");
 		j_u64(&x->j, x->lost_total);
 		J_LIT(&x->j, "}}");
@@ -1362,7 +1367,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 				continue;
 			if ((int)dr.cpu >= x->ncpus)
 				cpu_grow(x, (int)dr.cpu);
-			j_ev(&x->j, 'i', ts, CPU_PID, (int32_t)dr.cpu);
+			j_ev(&x->j, 'i', ts, CPU_PID, CPU_TID((int32_t)dr.cpu));
 			J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"BPF records lost\",\"cat\":\"drops\",\"args\":{\"count\":");
 			j_u64(&x->j, dr.count);
 			J_LIT(&x->j, ",\"program\":");
@@ -1431,19 +1436,19 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 				  t->pid == 0 ? "idle" : rpt_comm(ctx, t->pid));
 	}
 	rpt_map_release(&pids);
-	meta_name(x, "process_name", CPU_PID, 0, "CPUs");
-	meta_sort(x, "process_sort_index", CPU_PID, 0, -1);
+	meta_name(x, "process_name", CPU_PID, CPU_PID, "CPUs");
+	meta_sort(x, "process_sort_index", CPU_PID, CPU_PID, -1);
 	for (c = 0; c < x->ncpus; c++) {
 		char nm[32];
 
 		if (!x->cpus[c].seen)
 			continue;
 		snprintf(nm, sizeof(nm), "CPU %d", c);
-		meta_name(x, "thread_name", CPU_PID, c, nm);
-		meta_sort(x, "thread_sort_index", CPU_PID, c, 2 * c);
+		meta_name(x, "thread_name", CPU_PID, CPU_TID(c), nm);
+		meta_sort(x, "thread_sort_index", CPU_PID, CPU_TID(c), 2 * c);
 		snprintf(nm, sizeof(nm), "CPU %d irq", c);
-		meta_name(x, "thread_name", CPU_PID, IRQ_TID_BASE + c, nm);
-		meta_sort(x, "thread_sort_index", CPU_PID, IRQ_TID_BASE + c, 2 * c + 1);
+		meta_name(x, "thread_name", CPU_PID, IRQ_TID(c), nm);
+		meta_sort(x, "thread_sort_index", CPU_PID, IRQ_TID(c), 2 * c + 1);
 	}
 
 	if (!x->hd) {

@@ -22,6 +22,8 @@ d = json.load(open(sys.argv[1]), parse_float=D)
 ev = d["traceEvents"]
 B = 1000000  # 1 s in us
 CPU_PID = 0x7ff00000
+CPU0, CPU1 = CPU_PID + 1, CPU_PID + 2      # CPU tracks
+IRQ0 = CPU_PID + 0x10001                   # interrupts of CPU 0
 
 def us(ns):
     return B + D(ns) / 1000
@@ -66,20 +68,24 @@ assert sorted(e["cat"] for e in ev if e.get("name") == "foo" and e["ph"] == "B")
 # CPU tracks: runs from sched_switch, the IRQ, loss markers
 runs = sorted((e["tid"], e["name"], e["ts"], e["ts"] + e["dur"], e["args"].get("partial", False))
               for e in ev if e["ph"] == "X" and e.get("cat") == "sched")
-assert runs == [(0, "alpha", us(1000), us(8000), False), (0, "beta", us(8000), us(10000), True),
-                (1, "gamma", us(1500), us(10000), False)], runs
+assert runs == [(CPU0, "alpha", us(1000), us(8000), False), (CPU0, "beta", us(8000), us(10000), True),
+                (CPU1, "gamma", us(1500), us(10000), False)], runs
 irq = [(e["tid"], e["name"], e["ts"], e["dur"]) for e in ev if e.get("cat") == "irq"]
-assert irq == [(0x10000, "irq 19 eth0", us(3500), D("0.100"))], irq
+assert irq == [(IRQ0, "irq 19 eth0", us(3500), D("0.100"))], irq
 lost = [(e["tid"], e["ts"], e["args"]["count"]) for e in ev if e["ph"] == "i" and e["name"] == "events lost"]
-assert lost == [(0, us(9000), 7)], lost
+assert lost == [(CPU0, us(9000), 7)], lost
 bpf = [(e["tid"], e["ts"], e["args"]) for e in ev if e["ph"] == "i" and e["name"] == "BPF records lost"]
-assert bpf == [(1, us(9900), {"count": 2, "program": "syscalls"})], bpf
+assert bpf == [(CPU1, us(9900), {"count": 2, "program": "syscalls"})], bpf
 busy = [(e["ts"], e["args"]["busy"]) for e in ev if e["ph"] == "C" and e["name"] == "busy CPUs"]
 assert busy == [(us(1000), 1), (us(1500), 2), (us(10000), 1)], busy
 
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 assert names[(100, 100)] == "alpha" and names[(101, 101)] == "beta" and names[(102, 102)] == "gamma"
-assert names[(CPU_PID, 0)] == "CPU 0" and names[(CPU_PID, 1)] == "CPU 1"
+assert names[(CPU_PID, CPU0)] == "CPU 0" and names[(CPU_PID, CPU1)] == "CPU 1"
+# no track id is shared between processes (Perfetto keys threads by tid)
+owner = {}
+for e in ev:
+    assert owner.setdefault(e["tid"], e["pid"]) == e["pid"], ("tid in two processes", e)
 assert names[(102, 102 + 0x40000000)] == "gamma (BPF)", names
 o = d["otherData"]
 assert o["events"] == 28 and o["exits_without_entry"] == 1 and o["events_lost"] == 7, o

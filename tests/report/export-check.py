@@ -10,7 +10,8 @@ viewers know; X events carry a non-negative dur; B/E are balanced per
 (pid, tid) and an E never ends before its B; the slices of each thread
 (B/E pairs and X events) nest properly (no partial overlap), which is what
 Perfetto's importer needs to draw them; instants have a valid scope;
-counters have numeric args; metadata events name a known record.
+counters have numeric args; metadata events name a known record; a tid
+belongs to one pid only (Perfetto keys threads by tid).
 Exit 0 when all hold, 1 otherwise (problems on stdout).  --summary prints
 a JSON line with counts per ph and per (pid,tid) for the caller to assert on.
 """
@@ -40,6 +41,7 @@ def main():
     stacks = collections.defaultdict(list)
     slices = collections.defaultdict(list)
     counts = collections.Counter()
+    owner = {}
 
     def err(i, msg):
         if len(errs) < 30:
@@ -65,6 +67,9 @@ def main():
             err(i, "pid/tid not integers")
         key = (e["pid"], e["tid"])
         ts = e["ts"]
+        # Perfetto keys threads by tid: one tid in two processes merges or splits tracks
+        if owner.setdefault(e["tid"], e["pid"]) != e["pid"]:
+            err(i, "tid %s also used in process %s" % (e["tid"], owner[e["tid"]]))
         if ph in "BX" and not isinstance(e.get("name"), str):
             err(i, "slice without a name")
         if ph == "B":
