@@ -31,6 +31,8 @@ ROUNDS=${2:-5}
 [ -x "$F" ] && [ -x "$W" ] && [ -x "$D" ] || { echo "build first (make)" >&2; exit 1; }
 T=$(mktemp -d /tmp/flytrap-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# private copies: a rebuild of the shared build directory must not hit a run
+cp "$F" "$W" "$D" "$T/" && F=$T/flytrap W=$T/bpf_workload D=$T/bpf_dump
 
 variants="base bpf-events bpf-agg ftrace"
 command -v bpftrace >/dev/null && variants="$variants bpftrace-cnt bpftrace-hist"

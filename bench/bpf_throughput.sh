@@ -28,6 +28,8 @@ MS=${2:-2000}
 [ -x "$F" ] && [ -x "$W" ] && [ -x "$D" ] || { echo "build first (make)" >&2; exit 1; }
 T=$(mktemp -d /tmp/flytrap-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# private copies: a rebuild of the shared build directory must not hit a run
+cp "$F" "$W" "$D" "$T/" && F=$T/flytrap W=$T/bpf_workload D=$T/bpf_dump
 
 run() {	# GENERATORS RATE_EACH
 	local g=$1 r=$2 cmd i

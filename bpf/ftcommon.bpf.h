@@ -49,21 +49,30 @@ struct {
 
 const volatile __s32 ft_self_tgid = 0;	/* the recorder: never traced */
 const volatile bool ft_filter_pids = false;
-/* Wake the recorder only when this much data waits (set to a fraction of the ring). */
+/* Wake the recorder only when this much data waits (set to a fraction of the ring) ... */
 const volatile __u64 ft_wakeup_bytes = 0;
+/* ... or when records have been waiting this long (ns) */
+const volatile __u64 ft_wakeup_ns = 100000000;
+__u64 ft_last_wake = 0;	/* racy across CPUs on purpose: a spare wakeup is harmless */
 
 /*
  * Flags for bpf_ringbuf_submit/output.  The default wakes the reader when
  * it has caught up, which for a fast reader means one wakeup (irq_work +
  * context switch) per record: it made per-event syscall tracing several
  * times slower.  So records are committed silently and the reader is woken
- * once enough has piled up; the recorder also drains on its own timer (at
- * least once a second), so a trickle of records is never stuck.
+ * once enough has piled up, or when the oldest wait may be 100 ms old (so
+ * the recorder still sees a new process while it lives, and samples the
+ * drop counters in time).
  */
 static __always_inline __u64 ft_wake_flags(void)
 {
-	if (bpf_ringbuf_query(&ft_events, BPF_RB_AVAIL_DATA) >= ft_wakeup_bytes)
+	__u64 now = bpf_ktime_get_ns();
+
+	if (bpf_ringbuf_query(&ft_events, BPF_RB_AVAIL_DATA) >= ft_wakeup_bytes ||
+	    now - ft_last_wake >= ft_wakeup_ns) {
+		ft_last_wake = now;
 		return BPF_RB_FORCE_WAKEUP;
+	}
 	return BPF_RB_NO_WAKEUP;
 }
 
