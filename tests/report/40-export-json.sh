@@ -47,24 +47,25 @@ assert d["otherData"]["events"] == 21, d["otherData"]
 PY
 ok "function_graph fixture: 7 do_IRQ slices"
 
-# sched_switch fixture: one slice per switch-out on the CPU track
+# sched_switch fixture: one slice per switch-out on the CPU track (trace-cmd counts the switches)
 f="$FIXTURES/kinmax+buildroot-kernel__trace_fifo_multicore.dat"
 "$FLYTRAP" export "$f" -o "$TMP/k.json" || fail "kinmax export"
-nsw=$(trace-cmd report -i "$f" 2>/dev/null | grep -c "sched_switch:" || true)
-python3 - "$TMP/k.json" "$nsw" <<'PY' || fail "kinmax: CPU slices"
+if command -v trace-cmd >/dev/null; then
+	nsw=$(trace-cmd report -i "$f" 2>/dev/null | grep -c "sched_switch:" || true)
+	python3 - "$TMP/k.json" "$nsw" <<'PY' && ok "sched_switch fixture: CPU tracks ($nsw switches)" || fail "kinmax: CPU slices"
 import json, sys
 d = json.load(open(sys.argv[1]))
 nsw = int(sys.argv[2])
 ev = d["traceEvents"]
 cpu = [e for e in ev if e["ph"] == "X" and e.get("cat") == "sched"]
-# every switch ends a run (idle runs are not drawn); plus the runs open at the end
-idle_out = 0
-assert 0 < len(cpu) <= nsw + 4, (len(cpu), nsw)
-tracks = {e["tid"] for e in cpu}
-assert len(tracks) >= 2, tracks
+# every switch away from a task ends one run (idle is not drawn), plus the runs open at the end
+assert nsw > 0 and 0 < len(cpu) <= nsw + 4, (len(cpu), nsw)
+assert len({e["tid"] for e in cpu}) >= 2
 assert all(e["pid"] == cpu[0]["pid"] for e in cpu)
 PY
-[ -n "$nsw" ] && ok "sched_switch fixture: CPU tracks ($nsw switches)"
+else
+	echo "note: trace-cmd missing, switch count not compared"
+fi
 
 # --instants: every other event becomes a marker, still loadable
 "$FLYTRAP" export --instants "$FIXTURES/hebel23+driver__trace.dat" -o "$TMP/i.json" || fail "--instants"
