@@ -30,6 +30,13 @@ grep -qE "^symtab $TMP/prof_target [1-9][0-9]* [1-9]" d.txt && ok "symbol table 
 grep -q "^symtab .*/libc.so" d.txt && ok "symbol tables of its libraries stored" || fail "no libc symbol table"
 [ "$(meta d.txt bpf_procs_gone)" = 0 ] && ok "maps of every process captured" ||
 	fail "processes whose maps were missed: $(meta d.txt bpf_procs_gone)"
+# flytrap's own analyzer resolves them the same way, from the file alone
+if "$FLYTRAP" callgraph --folded p.dat >folded.txt 2>cg.err; then
+	grep -q 'main;bw_burn_inner [0-9]' folded.txt && ok "flytrap callgraph: main;bw_burn_inner" ||
+		fail "flytrap callgraph does not name bw_burn_inner: $(sort -t' ' -k2 -rn folded.txt | head -2 | tr '\n' ' ')"
+else
+	fail "flytrap callgraph failed: $(head -2 cg.err)"
+fi
 # the kernel side of the stacks resolves through the file's kallsyms
 grep -q "kstack_depth=[1-9]" samples.txt && ok "kernel stacks present" || fail "no sample with a kernel stack"
 finish
