@@ -55,6 +55,14 @@ read -r bad exits a b c rec <replay.txt
 # recursion reaches depth 4 (bw_a, bw_rec x3)
 grep -q "ufunc_entry .* depth=4 " calls.txt && ok "recursion seen at depth 4" || fail "no depth-4 entry"
 
+# flytrap's call graph rebuilds the same tree from the file
+"$FLYTRAP" callgraph --folded u.dat >folded.txt 2>cg.err || fail "flytrap callgraph failed: $(head -2 cg.err)"
+for path in "bw_a;bw_b;bw_c" "bw_a;bw_rec;bw_rec;bw_rec"; do
+	grep -q "^$path [0-9]" folded.txt && ok "callgraph has $path" || fail "callgraph lacks $path"
+done
+[ "$(grep -cv '^bw_a' folded.txt)" = 0 ] && ok "callgraph: every path starts at bw_a" ||
+	fail "callgraph paths not under bw_a: $(grep -v '^bw_a' folded.txt | head -2 | tr '\n' ' ')"
+
 trace-cmd report -i u.dat >tc.txt 2>/dev/null
 n=$(grep -cE "ufunc_entry: +tgid=$pid func=bw_rec depth=" tc.txt)
 [ "$n" = $((3 * R)) ] && ok "trace-cmd prints function names ($n bw_rec entries)" ||
