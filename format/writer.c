@@ -25,6 +25,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +88,8 @@ struct fmt_writer {
 	int long_size;
 	uint32_t page_size;
 	uint32_t ppc;		/* pages per chunk */
+	int level;		/* zstd level */
+	bool no_worker;		/* the worker could not start: compress in the caller */
 	struct fmt_zctx *z;
 	uint8_t *zbuf;		/* one compressed chunk with its 8-byte header */
 	size_t zcap;
@@ -108,6 +112,40 @@ struct fmt_writer {
 	int err;		/* sticky: the first write error */
 	bool recovering;
 	bool discard_spools;	/* even when close fails */
+	char errbuf[512];
+
+	/*
+	 * Compression worker: full chunks are handed to one thread that
+	 * compresses them and appends them to their spools, so the caller
+	 * (the recorder's drain loop) does not wait for zstd.  Jobs are done
+	 * in order, which keeps each spool's chunks in page order.  The
+	 * queue is bounded: a caller that outruns the compressor waits.
+	 */
+	struct worker *wk;
+};
+
+#define WK_QUEUE 16
+
+struct wjob {
+	struct fmt_wbuf *b;
+	struct wcpu *c;
+	uint8_t *buf;
+	uint32_t npages;
+};
+
+struct worker {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_job;		/* a job was queued, or quit */
+	pthread_cond_t cv_done;		/* a job finished (room in the queue, or drained) */
+	struct wjob q[WK_QUEUE];
+	int head, count;
+	bool busy, quit;
+	uint8_t **free_bufs;		/* chunk buffers to reuse */
+	int nfree, free_cap;
+	struct fmt_zctx *z;
+	uint8_t *zbuf;
+	int err;			/* first failure in the worker */
 	char errbuf[512];
 };
 
@@ -490,6 +528,7 @@ static int writer_setup_chunks(struct fmt_writer *w, int level)
 
 	if (!w->compress)
 		return 0;
+	w->level = level;
 	w->z = fmt_zctx_new("zstd", level);
 	if (!w->z)
 		return -errno;
@@ -613,9 +652,11 @@ fail:
 	return err;
 }
 
+static int worker_check(struct fmt_writer *w);
+
 static int check_ok(struct fmt_writer *w)
 {
-	return w->err;
+	return worker_check(w);
 }
 
 int fmt_writer_headers(struct fmt_writer *w, const char *header_page, size_t hp_len,
@@ -979,41 +1020,228 @@ static int spool_open(struct fmt_wbuf *b, struct wcpu *c)
 	return err;
 }
 
-/* Write the pending pages of one CPU as one chunk (or raw pages) to its spool. */
-static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
+/*
+ * Compress npages pages (when the file is compressed) and append them to
+ * the CPU's spool as one chunk.  Runs in the worker or, without one, in the
+ * caller; z/zbuf belong to whichever runs it.  On failure the message goes
+ * to eb.
+ */
+static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, struct fmt_wbuf *b,
+		       struct wcpu *c, const uint8_t *data, uint32_t npages, char *eb, size_t ebl)
 {
-	struct fmt_writer *w = b->w;
-	size_t raw = (size_t)c->npending * w->page_size, n;
+	size_t raw = (size_t)npages * w->page_size, n;
 	const void *p;
 	ssize_t clen;
 	int err;
 
-	if (!c->npending)
-		return 0;
-	if (c->fd < 0 && (err = spool_open(b, c)))
-		return err;
 	if (w->compress) {
-		clen = fmt_zctx_compress(w->z, c->chunk, raw, w->zbuf + 8, w->zcap - 8);
+		clen = fmt_zctx_compress(z, data, raw, zbuf + 8, w->zcap - 8);
 		if (clen < 0) {
-			w->err = werr(w, (int)clen, "cannot compress a chunk for '%s'", c->path);
-			return w->err;
+			snprintf(eb, ebl, "cannot compress a chunk for '%s': %s", c->path, strerror((int)-clen));
+			return (int)clen;
 		}
-		put32(w->be, w->zbuf, (uint32_t)clen);
-		put32(w->be, w->zbuf + 4, (uint32_t)raw);
-		p = w->zbuf;
+		put32(w->be, zbuf, (uint32_t)clen);
+		put32(w->be, zbuf + 4, (uint32_t)raw);
+		p = zbuf;
 		n = 8 + (size_t)clen;
 	} else {
-		p = c->chunk;
+		p = data;
 		n = raw;
 	}
 	err = fd_write_all(c->fd, p, n);
 	if (err) {
-		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
+		snprintf(eb, ebl, "cannot write spool file '%s': %s", c->path, strerror(-err));
 		return err;
 	}
 	c->spooled += n;
 	c->nchunks++;
-	b->bytes += n;
+	/* read by fmt_wbuf_bytes() in the caller's thread while the worker runs */
+	__atomic_add_fetch(&b->bytes, n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct fmt_writer *w = arg;
+	struct worker *k = w->wk;
+
+	pthread_mutex_lock(&k->mu);
+	for (;;) {
+		struct wjob j;
+		int err = 0;
+
+		while (!k->count && !k->quit)
+			pthread_cond_wait(&k->cv_job, &k->mu);
+		if (k->quit)
+			break;
+		j = k->q[k->head];
+		k->head = (k->head + 1) % WK_QUEUE;
+		k->count--;
+		k->busy = true;
+		pthread_mutex_unlock(&k->mu);
+
+		/* after a failure, later chunks are dropped: the file is failing anyway */
+		if (!__atomic_load_n(&k->err, __ATOMIC_ACQUIRE))
+			err = spool_write(w, k->z, k->zbuf, j.b, j.c, j.buf, j.npages, k->errbuf,
+					  sizeof(k->errbuf));
+
+		pthread_mutex_lock(&k->mu);
+		if (err && !k->err)
+			__atomic_store_n(&k->err, err, __ATOMIC_RELEASE);
+		if (k->nfree < k->free_cap)
+			k->free_bufs[k->nfree++] = j.buf;
+		else
+			free(j.buf);
+		k->busy = false;
+		pthread_cond_broadcast(&k->cv_done);
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+/* Start the worker; returns false (and the writer stays synchronous) if it cannot. */
+static bool worker_start(struct fmt_writer *w)
+{
+	struct worker *k = calloc(1, sizeof(*k));
+	sigset_t all, old;
+	int ok;
+
+	if (!k)
+		return false;
+	k->free_cap = WK_QUEUE + 8;
+	k->free_bufs = calloc((size_t)k->free_cap, sizeof(*k->free_bufs));
+	if (w->compress) {
+		k->z = fmt_zctx_new("zstd", w->level);
+		k->zbuf = malloc(w->zcap);
+	}
+	if (!k->free_bufs || (w->compress && (!k->z || !k->zbuf))) {
+		fmt_zctx_free(k->z);
+		free(k->zbuf);
+		free(k->free_bufs);
+		free(k);
+		return false;
+	}
+	pthread_mutex_init(&k->mu, NULL);
+	pthread_cond_init(&k->cv_job, NULL);
+	pthread_cond_init(&k->cv_done, NULL);
+	w->wk = k;
+	/* signals stay with the caller's threads (the recorder's handlers set flags there) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(&k->th, NULL, worker_main, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ok) {
+		pthread_mutex_destroy(&k->mu);
+		pthread_cond_destroy(&k->cv_job);
+		pthread_cond_destroy(&k->cv_done);
+		fmt_zctx_free(k->z);
+		free(k->zbuf);
+		free(k->free_bufs);
+		free(k);
+		w->wk = NULL;
+	}
+	return ok;
+}
+
+/* Take over a failure reported by the worker (caller's thread). */
+static int worker_check(struct fmt_writer *w)
+{
+	int e;
+
+	if (w->err || !w->wk)
+		return w->err;
+	e = __atomic_load_n(&w->wk->err, __ATOMIC_ACQUIRE);
+	if (e) {
+		pthread_mutex_lock(&w->wk->mu);
+		snprintf(w->errbuf, sizeof(w->errbuf), "%s", w->wk->errbuf);
+		pthread_mutex_unlock(&w->wk->mu);
+		w->err = e;
+	}
+	return w->err;
+}
+
+/* Wait until every queued chunk is in its spool. */
+static int worker_drain(struct fmt_writer *w)
+{
+	struct worker *k = w->wk;
+
+	if (!k)
+		return w->err;
+	pthread_mutex_lock(&k->mu);
+	while (k->count || k->busy)
+		pthread_cond_wait(&k->cv_done, &k->mu);
+	pthread_mutex_unlock(&k->mu);
+	return worker_check(w);
+}
+
+static void worker_stop(struct fmt_writer *w)
+{
+	struct worker *k = w->wk;
+	int i;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->quit = true;
+	pthread_cond_broadcast(&k->cv_job);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->th, NULL);
+	/* jobs never started (abort): their buffers */
+	for (i = 0; i < k->count; i++)
+		free(k->q[(k->head + i) % WK_QUEUE].buf);
+	for (i = 0; i < k->nfree; i++)
+		free(k->free_bufs[i]);
+	pthread_mutex_destroy(&k->mu);
+	pthread_cond_destroy(&k->cv_job);
+	pthread_cond_destroy(&k->cv_done);
+	fmt_zctx_free(k->z);
+	free(k->zbuf);
+	free(k->free_bufs);
+	free(k);
+	w->wk = NULL;
+}
+
+/* Spool the pending pages of one CPU as one chunk: through the worker, or here. */
+static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
+{
+	struct fmt_writer *w = b->w;
+	struct worker *k;
+	uint8_t *next = NULL;
+	int err;
+
+	if (!c->npending)
+		return 0;
+	if ((err = worker_check(w)))
+		return err;
+	if (c->fd < 0 && (err = spool_open(b, c)))
+		return err;
+	if (!w->wk && !w->recovering && !w->no_worker && !worker_start(w))
+		w->no_worker = true;
+	k = w->wk;
+	if (!k) {
+		err = spool_write(w, w->z, w->zbuf, b, c, c->chunk, c->npending, w->errbuf,
+				  sizeof(w->errbuf));
+		if (err)
+			w->err = err;
+		else
+			c->npending = 0;
+		return err;
+	}
+	pthread_mutex_lock(&k->mu);
+	while (k->count == WK_QUEUE && !k->err)
+		pthread_cond_wait(&k->cv_done, &k->mu);
+	if (!k->err) {
+		k->q[(k->head + k->count) % WK_QUEUE] = (struct wjob){ b, c, c->chunk, c->npending };
+		k->count++;
+		pthread_cond_signal(&k->cv_job);
+		if (k->nfree)
+			next = k->free_bufs[--k->nfree];
+	}
+	pthread_mutex_unlock(&k->mu);
+	if ((err = worker_check(w)))
+		return err;
+	/* the chunk buffer now belongs to the job; take a recycled one or a new one */
+	c->chunk = next;
 	c->npending = 0;
 	return 0;
 }
@@ -1051,7 +1279,7 @@ uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b)
 	for (i = 0; i < b->cpus_len; i++)
 		if (b->cpus[i])
 			pending += (uint64_t)b->cpus[i]->npending * b->w->page_size;
-	return b->bytes + pending;
+	return __atomic_load_n(&b->bytes, __ATOMIC_RELAXED) + pending;
 }
 
 int fmt_wbuf_flush(struct fmt_wbuf *b)
@@ -1064,6 +1292,9 @@ int fmt_wbuf_flush(struct fmt_wbuf *b)
 	for (i = 0; i < b->cpus_len; i++)
 		if (b->cpus[i] && (err = spool_chunk(b, b->cpus[i])))
 			return err;
+	/* flushed means in the spool files, not in the worker's queue */
+	if ((err = worker_drain(w)))
+		return err;
 	/* metadata that arrived since the last flush must survive a crash too */
 	if (w->ftrace_dirty || w->events_dirty)
 		if ((err = write_formats(w)))
@@ -1252,6 +1483,7 @@ static void writer_free(struct fmt_writer *w)
 
 	if (!w)
 		return;
+	worker_stop(w);
 	for (i = 0; i < w->nbufs; i++)
 		wbuf_free(w->bufs[i], true);
 	free(w->bufs);
@@ -1294,10 +1526,14 @@ static int finish_file(struct fmt_writer *w)
 				continue;
 			if ((err = spool_chunk(b, b->cpus[j])))
 				return err;
-			if (b->cpus[j]->spooled && j > maxcpu)
-				maxcpu = j;
 		}
 	}
+	if ((err = worker_drain(w)))
+		return err;
+	for (i = 0; i < w->nbufs; i++)
+		for (j = 0; j < w->bufs[i]->cpus_len; j++)
+			if (w->bufs[i]->cpus[j] && w->bufs[i]->cpus[j]->spooled && j > maxcpu)
+				maxcpu = j;
 	/* trace-cmd (and KernelShark) expect the top buffer to be described */
 	if (!top) {
 		bool rec = w->recovering;
@@ -1342,6 +1578,9 @@ int fmt_writer_close(struct fmt_writer *w)
 	 * On failure the spools are kept: they still hold the data, and
 	 * fmt_writer_recover() can finish the file once space is available.
 	 */
+	/* nothing may still be writing to the spools when they are let go */
+	worker_drain(w);
+	worker_stop(w);
 	if (err && !w->discard_spools) {
 		int i;
 
