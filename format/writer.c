@@ -19,7 +19,9 @@
  * prefix plus the spools; fmt_writer_recover() walks both and finishes the
  * file.  docs/file-format.md describes the spool layout.
  *
- * Not thread-safe: one writer is driven by one thread.
+ * Full chunks are compressed and spooled by a worker thread (see struct
+ * worker) so the caller only copies pages.  The API itself is not
+ * thread-safe: one writer is driven by one thread.
  */
 #include <dirent.h>
 #include <errno.h>
