@@ -5,7 +5,8 @@
 # endian, 8- and 4-byte kernel longs, zstd and uncompressed, a one-page
 # chunk size.  trace-cmd 3.1.6 must print every event with its fields, the
 # stored lost-event count, the instance prefix, and accept the file in
-# `trace-cmd dump --summary`; flytrap's own reader must print the same lines.
+# `trace-cmd dump --summary`; flytrap's own reader must print the same lines,
+# and `flytrap convert` of each must print the same again.
 . "$(dirname "$0")/../lib.sh"
 need_cmd trace-cmd
 TW="$TOP/$O/tests/test_writer"
@@ -52,6 +53,15 @@ for variant in "" "--be" "--long4" "--none" "--be --long4 --none" "--chunk 1" "-
 	else
 		fail "[$variant] flytrap report failed: $(head -c 200 "$TMP/f.err")"
 	fi
+	# and flytrap convert keeps it byte-for-byte readable (big-endian and 32-bit included)
+	for comp in zstd none; do
+		if "$FLYTRAP" convert "$f" -o "$TMP/c.dat" -c $comp 2>"$TMP/c.err"; then
+			trace-cmd report "$TMP/c.dat" 2>/dev/null | cmp -s - "$TMP/r.txt" ||
+				fail "[$variant] converted ($comp): trace-cmd report differs"
+		else
+			fail "[$variant] convert ($comp) failed: $(head -c 200 "$TMP/c.err")"
+		fi
+	done
 	ok "[$variant] $total events ($inst in the instance) decoded by trace-cmd"
 done
 finish
