@@ -81,10 +81,25 @@ struct etype {
 	const char *evname;	/* system:name for instants */
 };
 
+/*
+ * The last slices closed at one nesting level (inside one open slice, or
+ * at a thread's top level), to decide whether a call known only from its
+ * exit can be placed without straddling one of them.  Slices close in
+ * time order, so their ends only grow; older ones than the ring holds end
+ * no later than the oldest kept.
+ */
+#define KIDS 4
+struct level {
+	uint64_t s[KIDS], e[KIDS];
+	uint8_t n, pos;
+	bool truncated;		/* more closed here than the ring holds */
+};
+
 struct oslice {
 	uint64_t ts;
 	uint64_t key;
 	uint64_t child_ns;	/* time in closed children (HTML call flame graph) */
+	struct level kids;
 	uint8_t kind;
 	char name[63];		/* for the HTML call flame graph */
 };
@@ -94,7 +109,7 @@ struct thr {
 	int32_t real_tid;
 	uint32_t nopen, cap;
 	struct oslice *open;
-	uint64_t last_start, last_end;	/* most recently closed slice */
+	struct level top;	/* slices closed with nothing open */
 	bool used;		/* something was written on this track */
 	bool side;		/* the BPF function track of a task that also has uprobes */
 	uint8_t ptlen;
@@ -444,6 +459,38 @@ static void flame_close(struct exp *x, const struct rpt_ctx *ctx, struct thr *t,
 	(void)dur;
 }
 
+static struct level *cur_level(struct thr *t)
+{
+	return t->nopen ? &t->open[t->nopen - 1].kids : &t->top;
+}
+
+static void level_add(struct level *l, uint64_t start, uint64_t end)
+{
+	l->s[l->pos] = start;
+	l->e[l->pos] = end;
+	l->pos = (uint8_t)((l->pos + 1) % KIDS);
+	if (l->n < KIDS)
+		l->n++;
+	else
+		l->truncated = true;
+}
+
+/* true when no slice closed at this level starts before start and ends after it */
+static bool level_fits(const struct level *l, uint64_t start)
+{
+	uint64_t oldest_end = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->s[i] < start && l->e[i] > start)
+			return false;
+		if (l->e[i] < oldest_end)
+			oldest_end = l->e[i];
+	}
+	/* forgotten ones end before the oldest kept: harmless only if that is before start */
+	return !l->truncated || oldest_end <= start;
+}
+
 /* End the innermost open slice at ts; ret goes into the E event's args when has_ret. */
 static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
 {
@@ -465,8 +512,7 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 		J_LIT(&x->j, "}");
 	}
 	J_LIT(&x->j, "}");
-	t->last_start = s->ts;
-	t->last_end = ts;
+	level_add(cur_level(t), s->ts, ts);
 }
 
 static void close_top(struct exp *x, struct thr *t, uint64_t ts)
@@ -492,6 +538,7 @@ static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, 
 	t->open[t->nopen].key = key;
 	t->open[t->nopen].kind = kind;
 	t->open[t->nopen].child_ns = 0;
+	memset(&t->open[t->nopen].kids, 0, sizeof(t->open[t->nopen].kids));
 	if (x->hd) {
 		size_t l = strnlen(name, namelen < 62 ? namelen : 62);
 
@@ -535,17 +582,16 @@ static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, 
 }
 
 /*
- * A call known only from its exit (start, duration): written as a complete
- * event when it fits the thread's nesting — inside the innermost open
- * slice, and not straddling the slice that closed last.
+ * A call known only from its exit (start, duration; it ends now): written
+ * as a complete event when it fits the thread's nesting — inside the
+ * innermost open slice, and straddling no slice already closed at that
+ * level (those it covers whole become its children).
  */
-static bool complete_ok(const struct thr *t, uint64_t start)
+static bool complete_ok(struct thr *t, uint64_t start)
 {
 	if (t->nopen && start < t->open[t->nopen - 1].ts)
 		return false;
-	if (t->last_end > start && t->last_start < start)
-		return false;
-	return true;
+	return level_fits(cur_level(t), start);
 }
 
 static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
@@ -569,10 +615,7 @@ static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 	}
 	if (t->nopen)
 		t->open[t->nopen - 1].child_ns += end - start;
-	if (end > t->last_end || t->last_end <= start) {
-		t->last_start = start;
-		t->last_end = end;
-	}
+	level_add(cur_level(t), start, end);
 }
 
 /* ---- event types ----------------------------------------------------------- */

@@ -14,6 +14,8 @@
  *     5000 sys_enter alpha write (exit lost: ends at the next entry)
  *     6000 sys_enter alpha getpid           6500 sys_exit ret 100
  *     7000 funcgraph_exit do_sys_open, calltime 6600 (entry lost: X 6600..7000)
+ *     7500 funcgraph_exit vfs_read, calltime 6400 (would straddle getpid: dropped)
+ *     7800 funcgraph_exit ksys_read, calltime 6550 (X 6550..7800, around do_sys_open)
  *     8000 sched_switch alpha (S) -> beta
  *     8500 sys_enter beta read
  *     -- page boundary, 7 events lost --
@@ -387,6 +389,8 @@ static void known(struct stream *c0, struct stream *c1, struct stream *b0, struc
 	ev_sys(c0, 6000, 100, true, 39, 0);
 	ev_sys(c0, 6500, 100, false, 39, 100);
 	ev_fg(c0, 7000, 100, false, F_DO_SYS_OPEN, 0, 6600);
+	ev_fg(c0, 7500, 100, false, F_VFS_READ, 0, 6400);
+	ev_fg(c0, 7800, 100, false, F_KSYS_READ, 0, 6550);
 	ev_switch(c0, 8000, "alpha", 100, 1, "beta", 101);
 	ev_sys(c0, 8500, 101, true, 0, 0);
 	flush(c0);
