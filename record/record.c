@@ -124,6 +124,19 @@ struct traced {
 	char *maps;			/* last PROCMAPS text seen (trace-cmd layout) */
 };
 
+struct comm_ent {
+	int pid;
+	int seq;		/* order of addition: the later one wins */
+	char comm[16];
+};
+
+struct comm_set {
+	struct comm_ent *v;
+	size_t n, cap;
+};
+
+#define MAX_COMMS 200000
+
 struct session {
 	struct opts *o;
 	struct rec_instance ri;
@@ -143,6 +156,7 @@ struct session {
 	bool child_done;
 	struct traced traced[MAX_TRACED_PIDS];
 	int ntraced;
+	struct comm_set comms;		/* task names seen in /proc (start and end) */
 	int write_err;			/* first writer error (-errno) */
 	const char *stop_reason;
 	struct timespec t_start;
@@ -883,13 +897,102 @@ static int add_cpustats(struct session *s, struct rec_instance *ri, const char *
 	return err;
 }
 
-/* saved_cmdlines plus the traced processes the kernel may not have saved. */
+/* ---- command names ------------------------------------------------------- */
+
+
+static void comm_add(struct comm_set *cs, int pid, const char *comm, size_t len)
+{
+	struct comm_ent *e;
+
+	if (cs->n == MAX_COMMS)
+		return;
+	if (cs->n == cs->cap) {
+		size_t cap = cs->cap ? cs->cap * 2 : 1024;
+		struct comm_ent *v = realloc(cs->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		cs->v = v;
+		cs->cap = cap;
+	}
+	e = &cs->v[cs->n];
+	e->pid = pid;
+	e->seq = (int)cs->n;
+	if (len > sizeof(e->comm) - 1)
+		len = sizeof(e->comm) - 1;
+	memcpy(e->comm, comm, len);
+	e->comm[len] = '\0';
+	cs->n++;
+}
+
+/*
+ * Every thread in /proc: the kernel's saved_cmdlines keeps only the last
+ * 128 names by default (a global setting we must not change), so a busy
+ * machine's trace would show "<...>" for most tasks.  Names of live tasks
+ * fill the gaps; the kernel's own entries still win.
+ */
+static void comm_scan_proc(struct comm_set *cs)
+{
+	DIR *proc = opendir("/proc"), *task;
+	struct dirent *pe, *te;
+	char path[96], comm[64];
+
+	if (!proc)
+		return;
+	while ((pe = readdir(proc)) && cs->n < MAX_COMMS) {
+		if (pe->d_name[0] < '1' || pe->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/task", pe->d_name);
+		task = opendir(path);
+		if (!task)
+			continue;
+		while ((te = readdir(task))) {
+			ssize_t n;
+			int fd;
+
+			if (te->d_name[0] < '1' || te->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%.16s/task/%.16s/comm", pe->d_name, te->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			n = read(fd, comm, sizeof(comm) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			while (n > 0 && comm[n - 1] == '\n')
+				n--;
+			comm_add(cs, atoi(te->d_name), comm, (size_t)n);
+		}
+		closedir(task);
+	}
+	closedir(proc);
+}
+
+static int cmp_pid_only(const void *a, const void *b)
+{
+	const struct comm_ent *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct comm_ent *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* saved_cmdlines, then the names the kernel did not keep (traced processes, /proc). */
 static int add_cmdlines(struct session *s)
 {
-	size_t len = 0, blen = 0;
-	char *text = rec_tracefs_read("saved_cmdlines", &len), *buf = NULL;
+	size_t len = 0, blen = 0, i, k;
+	char *text = rec_tracefs_read("saved_cmdlines", &len), *buf = NULL, *line, *save = NULL;
+	struct comm_set known = { 0 };
 	FILE *m = open_memstream(&buf, &blen);
-	int i, err;
+	int t, err;
 
 	if (!m) {
 		free(text);
@@ -897,21 +1000,34 @@ static int add_cmdlines(struct session *s)
 	}
 	if (text)
 		fputs(text, m);
-	for (i = 0; i < s->ntraced; i++) {
-		char key[32], *maps = s->traced[i].maps, *nl;
+	comm_scan_proc(&s->comms);
+	for (t = 0; t < s->ntraced; t++) {
+		char *maps = s->traced[t].maps, *nl;
+		const char *sp;
 
-		snprintf(key, sizeof(key), "\n%d ", (int)s->traced[i].pid);
-		if (text && (!strncmp(text, key + 1, strlen(key + 1)) || strstr(text, key)))
+		/* the comm at exit is on the PROCMAPS header line: "pid nlibs comm" */
+		if (!maps || !(nl = strchr(maps, '\n')))
 			continue;
-		/* the comm is on the PROCMAPS header line: "pid nlibs comm" */
-		if (maps && (nl = strchr(maps, '\n'))) {
-			const char *sp = strchr(maps, ' ');
-
-			sp = sp ? strchr(sp + 1, ' ') : NULL;
-			if (sp && sp < nl)
-				fprintf(m, "%d %.*s\n", (int)s->traced[i].pid, (int)(nl - sp - 1), sp + 1);
-		}
+		sp = strchr(maps, ' ');
+		sp = sp ? strchr(sp + 1, ' ') : NULL;
+		if (sp && sp < nl)
+			comm_add(&s->comms, (int)s->traced[t].pid, sp + 1, (size_t)(nl - sp - 1));
 	}
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		comm_add(&known, atoi(line), "", 0);
+	qsort(known.v, known.n, sizeof(*known.v), cmp_comm);
+	qsort(s->comms.v, s->comms.n, sizeof(*s->comms.v), cmp_comm);
+	for (i = 0; i < s->comms.n; i = k) {
+		struct comm_ent key = { .pid = s->comms.v[i].pid };
+
+		/* the last entry of a pid is the newest name */
+		for (k = i + 1; k < s->comms.n && s->comms.v[k].pid == key.pid; k++)
+			;
+		if (key.pid <= 0 || (known.n && bsearch(&key, known.v, known.n, sizeof(*known.v), cmp_pid_only)))
+			continue;
+		fprintf(m, "%d %s\n", key.pid, s->comms.v[k - 1].comm);
+	}
+	free(known.v);
 	free(text);
 	if (fclose(m)) {
 		free(buf);
@@ -1628,14 +1744,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
-	if (!o.quiet)
-		fprintf(stderr, "flytrap: recording %d event%s%s%s on %d CPU%s into '%s' (%llu KiB buffer per CPU)%s\n",
-			s.ri.nevents, s.ri.nevents == 1 ? "" : "s",
-			s.tracer_on ? " + tracer" : "", s.bpf ? " + BPF" : "",
-			s.ri.ncpus, s.ri.ncpus == 1 ? "" : "s", o.output,
-			(unsigned long long)s.ri.buffer_kb,
-			o.cmd ? "" : o.duration_ns ? "" : "; Ctrl-C to stop");
-
+	comm_scan_proc(&s.comms);	/* names of tasks that may exit while we record */
 	getrusage(RUSAGE_SELF, &s.ru_start);
 	clock_gettime(CLOCK_MONOTONIC, &s.t_start);
 	t0 = now_ns(CLOCK_MONOTONIC);
@@ -1660,6 +1769,15 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+
+	/* said once the kernel records: scripts wait for this line */
+	if (!o.quiet)
+		fprintf(stderr, "flytrap: recording %d event%s%s%s on %d CPU%s into '%s' (%llu KiB buffer per CPU)%s\n",
+			s.ri.nevents, s.ri.nevents == 1 ? "" : "s",
+			s.tracer_on ? " + tracer" : "", s.bpf ? " + BPF" : "",
+			s.ri.ncpus, s.ri.ncpus == 1 ? "" : "s", o.output,
+			(unsigned long long)s.ri.buffer_kb,
+			o.cmd ? "" : o.duration_ns ? "" : "; Ctrl-C to stop");
 
 	looped = true;
 	/*
@@ -1785,6 +1903,7 @@ out:
 		rec_signals_restore(&old_mask);
 	for (i = 0; i < s.ntraced; i++)
 		free(s.traced[i].maps);
+	free(s.comms.v);
 	free(s.cmdline);
 out_args:
 	free(o.events.v);
