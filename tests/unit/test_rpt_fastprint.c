@@ -389,8 +389,11 @@ static int make_record(struct tep_event *ev, bool be, uint8_t *buf, int cap)
 				len++;	/* the kernel's length counts the NUL */
 			}
 			loc = (uint32_t)len << 16 | (uint32_t)end;
-			wr(p, 4, loc, be);
 			end += len;
+			/* now and then a damaged __data_loc (the buffer stays NUL-padded) */
+			if (rnd() % 8 == 0)
+				loc = (uint32_t)(rnd() % 64) << 16 | (uint32_t)(rnd() % (end + 24));
+			wr(p, 4, loc, be);
 		} else if ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1) {
 			rand_text((char *)p, f->size, rnd() % 8 != 0);
 		} else if (f->flags & TEP_FIELD_IS_ARRAY) {
