@@ -425,7 +425,7 @@ static char *procmaps_text(pid_t pid)
 	char path[64], *maps, *comm, *line, *save = NULL, *out = NULL, *body = NULL;
 	char last[4096] = "";
 	unsigned long long ls = 0, le = 0;
-	size_t blen = 0, bcap = 0;
+	size_t blen = 0;
 	unsigned nlibs = 0;
 	FILE *mem;
 
@@ -470,7 +470,6 @@ static char *procmaps_text(pid_t pid)
 	}
 	if (fclose(mem))
 		goto out;
-	(void)bcap;
 	if (asprintf(&out, "%x %x %s\n%s", (unsigned)pid, nlibs, comm ? comm : "<...>",
 		     body ? body : "") < 0)
 		out = NULL;
