@@ -107,8 +107,14 @@ static int reset_instances(const char *top, bool dry, int *done)
 
 	snprintf(path, sizeof(path), "%s/instances", top);
 	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	if (!d) {
+		err = errno;
+		if (err == ENOENT)
+			return 0;
+		ft_error("cannot list '%s': %s%s", path, strerror(err),
+			 err == EACCES ? " (flytrap reset needs root)" : "");
+		return -err;
+	}
 	while ((de = readdir(d))) {
 		pid_t pid = owner_pid(de->d_name, REC_INSTANCE_PREFIX);
 
@@ -134,8 +140,13 @@ static int reset_uprobes(const char *top, bool dry, int *done)
 
 	snprintf(path, sizeof(path), "%s/uprobe_events", top);
 	text = rec_read_file(path, NULL);
-	if (!text)
-		return errno == ENOENT ? 0 : -errno;
+	if (!text) {
+		err = errno;
+		if (err == ENOENT)
+			return 0;
+		ft_error("cannot read '%s': %s", path, strerror(err));
+		return -err;
+	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char group[128], event[256], cmd[512];
 		pid_t pid;
@@ -234,7 +245,5 @@ int cmd_reset(int argc, char **argv)
 		err = r;
 	if (!done && !err)
 		fprintf(stderr, "flytrap: nothing to reset\n");
-	if (err)
-		ft_error("reset incomplete: %s", strerror(-err));
 	return ft_finish_stdout(err ? EXIT_FAIL : EXIT_OK);
 }
