@@ -131,6 +131,9 @@ if wait_started kill.err; then
 	wait $pid 2>/dev/null
 	[ -d "$TRACEFS/instances/flytrap-$pid" ] && ok "SIGKILL leaves instance flytrap-$pid" ||
 		fail "no leftover instance after SIGKILL"
+	"$FLYTRAP" reset -n >dry.out 2>&1
+	grep -q "would remove instance flytrap-$pid" dry.out && [ -d "$TRACEFS/instances/flytrap-$pid" ] &&
+		ok "reset -n lists the leftover and keeps it" || { fail "reset -n"; cat dry.out; }
 	"$FLYTRAP" reset >reset1.out 2>reset1.err
 	rc=$?
 	[ $rc = 0 ] && ok "reset exits 0" || { fail "reset exit $rc"; cat reset1.err; }
