@@ -166,6 +166,8 @@ struct exp {
 	struct { const char *name; size_t len; } *ufn;	/* bpf_ufunc= names by index */
 	uint32_t nufn;
 	bool ufunc_side;	/* uprobes and BPF ufunc both recorded */
+	struct trace_seq seq;	/* --instants: event text */
+	bool seq_ready;
 	const struct rpt_ctx *ctx;
 	struct exp_html_data *hd;
 };
@@ -1242,6 +1244,15 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			j_str(&x->j, et->evname ? et->evname : "unknown event");
 			J_LIT(&x->j, ",\"args\":{\"cpu\":");
 			j_i64(&x->j, cpu);
+			if (ev->event && x->seq_ready) {
+				/* the fields as trace-cmd prints them */
+				trace_seq_reset(&x->seq);
+				tep_print_event(ctx->tep, &x->seq, (struct tep_record *)&ev->rec, "%s",
+						TEP_PRINT_INFO);
+				trace_seq_terminate(&x->seq);
+				J_LIT(&x->j, ",\"info\":");
+				j_strn(&x->j, x->seq.buffer, x->seq.len);
+			}
 			J_LIT(&x->j, "}}");
 			x->instants++;
 		}
@@ -1296,6 +1307,10 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 		return -ENOMEM;
 	x->ufunc_side = has_uprobe_formats(ctx->tep) &&
 			tep_find_event_by_name(ctx->tep, "flytrap", "ufunc_entry");
+	if (exp_conf.instants) {
+		trace_seq_init(&x->seq);
+		x->seq_ready = x->seq.buffer != NULL;
+	}
 	x->hd = exp_conf.html ? exp_conf.html_data : NULL;
 	if (x->hd) {
 		x->hd->oncpu = rpt_flame_new();
@@ -1539,6 +1554,8 @@ static void exp_release(void *priv)
 		free(t->open);
 	rpt_map_release(&x->threads);
 	rpt_types_release(&x->types);
+	if (x->seq_ready)
+		trace_seq_destroy(&x->seq);
 	free(x->ufn);
 	free(x->cpus);
 	free(x->j.buf);

@@ -70,7 +70,9 @@ fi
 # --instants: every other event becomes a marker, still loadable
 "$FLYTRAP" export --instants "$FIXTURES/hebel23+driver__trace.dat" -o "$TMP/i.json" || fail "--instants"
 python3 "$CHECK" "$TMP/i.json" >/dev/null || fail "--instants JSON does not load"
-grep -q '"name":"gpio_value"' "$TMP/i.json" && ok "--instants marks other events" || fail "--instants: no gpio_value marker"
+grep -q '"name":"gpio_value","args":{"cpu":0,"info":"105 set 1"}' "$TMP/i.json" &&
+	ok "--instants marks other events, with trace-cmd's text of their fields" ||
+	fail "--instants: no gpio_value marker: $(grep -m1 gpio_value "$TMP/i.json")"
 
 # usage and errors
 "$FLYTRAP" export --help | grep -q "Chrome trace-event" || fail "--help"
