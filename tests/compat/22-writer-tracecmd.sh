@@ -64,4 +64,15 @@ for variant in "" "--be" "--long4" "--none" "--be --long4 --none" "--chunk 1" "-
 	done
 	ok "[$variant] $total events ($inst in the instance) decoded by trace-cmd"
 done
+# DATE (µs, hex) and OFFSET (ns) options shift every timestamp trace-cmd
+# prints; convert must carry them.  First event: raw 1.000000000 s.
+f="$TMP/d.dat"
+"$TW" --emit "$f" --events 50 --opt 1=0x3e8 --opt 7=5000 || fail "emit with DATE/OFFSET failed"
+first=$(trace-cmd report "$f" 2>/dev/null | sed -n 2p)
+case "$first" in
+*" 1.001005: flytrap_test:"*) ok "DATE + OFFSET applied by trace-cmd" ;;
+*) fail "DATE/OFFSET not applied: $first" ;;
+esac
+"$FLYTRAP" convert "$f" -o "$TMP/dc.dat" 2>/dev/null && trace-cmd report "$TMP/dc.dat" 2>/dev/null | sed -n 2p | grep -qF "$first" ||
+	fail "convert lost DATE/OFFSET"
 finish

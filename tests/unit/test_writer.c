@@ -115,6 +115,10 @@ struct fed {
 
 static const char *buf_names[NBUF] = { "", "flytrap" };
 
+static int n_extra_opts;
+static uint16_t extra_opt_id[8];
+static const char *extra_opt_text[8];
+
 static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu, struct fed *fed,
 		     bool close_it, struct fmt_writer **wout, struct fmt_wbuf **bufs_out)
 {
@@ -143,6 +147,9 @@ static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu,
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_VERSION, "flytrap-test");
 	err = err ?: fmt_writer_cpucount(w, NCPU);
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "recorder=test_writer\n");
+	/* --opt ID=TEXT from the command line (DATE, OFFSET, …) */
+	for (int k = 0; k < n_extra_opts && !err; k++)
+		err = fmt_writer_option_str(w, extra_opt_id[k], extra_opt_text[k]);
 	if (err) {
 		printf("setup: %s\n", fmt_writer_error(w));
 		fmt_writer_abort(w);
@@ -848,13 +855,18 @@ static int emit_main(int argc, char **argv)
 			bench_mb = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
 			level = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--opt") && i + 1 < argc && n_extra_opts < 8 &&
+			 strchr(argv[i + 1], '=')) {
+			extra_opt_id[n_extra_opts] = (uint16_t)strtoul(argv[++i], NULL, 0);
+			extra_opt_text[n_extra_opts++] = strchr(argv[i], '=') + 1;
+		}
 		else
 			path = argv[i];
 	}
 	if (bench_mb > 0 && path)
 		return bench_main(path, bench_mb, c.comp, level);
 	if (!path) {
-		fprintf(stderr, "usage: test_writer --emit FILE [--be] [--long4] [--none] [--events N] [--chunk N]\n");
+		fprintf(stderr, "usage: test_writer --emit FILE [--be] [--long4] [--none] [--events N] [--chunk N] [--opt ID=TEXT]\n");
 		return 2;
 	}
 	err = emit_file(path, &c, events, NULL, true, NULL, NULL);
