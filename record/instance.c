@@ -427,6 +427,11 @@ static int enable_one(struct rec_instance *ri, const char *sys, const char *name
 	if (filter) {
 		snprintf(file, sizeof(file), "events/%s/%s/filter", sys, name);
 		err = rec_instance_write(ri, file, filter);
+		if (err && !explicit && err == -EINVAL) {
+			/* a glob's filter may name fields only some of its events have */
+			ft_warn("filter '%s' does not fit %s:%s; that event is not recorded", filter, sys, name);
+			return 0;
+		}
 		if (err) {
 			ft_error("cannot set filter '%s' on %s:%s: %s", filter, sys, name,
 				 err == -EINVAL ? "the kernel rejected the expression" : strerror(-err));

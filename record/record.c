@@ -1295,8 +1295,12 @@ static int setup_events(struct session *s)
 		if (n < 0)
 			return n;
 		if (n == 0) {
-			ft_error("no event matches '%s' (see %s/available_events)", s->o->events.v[i],
-				 s->ri.tracing_dir);
+			if (s->o->filters.v[i])
+				ft_error("no event matches '%s' with filter '%s' (see %s/available_events)",
+					 s->o->events.v[i], s->o->filters.v[i], s->ri.tracing_dir);
+			else
+				ft_error("no event matches '%s' (see %s/available_events)", s->o->events.v[i],
+					 s->ri.tracing_dir);
 			return -ENOENT;
 		}
 	}
