@@ -100,6 +100,7 @@ struct fmt_writer {
 	uint64_t link_at;	/* where the next OPTIONS offset goes: header pointer or last DONE */
 	struct dynbuf opts;	/* queued options, encoded */
 	bool have_cpucount;
+	bool have_headers;
 	char *last_stat_buf;	/* buffer of the previous CPUSTAT, for "Buffer:" markers */
 
 	struct dynbuf ftrace;
@@ -661,15 +662,40 @@ static int check_ok(struct fmt_writer *w)
 	return worker_check(w);
 }
 
+/*
+ * data offset + data size in header_page is the sub-buffer size readers
+ * step by; a file whose page size differs loses every other page in
+ * trace-cmd (format notes §6.2).  0 if the text does not say.
+ */
+static uint64_t header_page_subbuf(const char *hp, size_t len)
+{
+	char *t = strndup(hp, len), *p;
+	unsigned long long off, size;
+	uint64_t r = 0;
+
+	if (!t)
+		return 0;
+	p = strstr(t, "char data;");
+	if (p && (p = strstr(p, "offset:")) && sscanf(p, "offset:%llu;%*[ \t]size:%llu;", &off, &size) == 2)
+		r = off + size;
+	free(t);
+	return r;
+}
+
 int fmt_writer_headers(struct fmt_writer *w, const char *header_page, size_t hp_len,
 		       const char *header_event, size_t he_len)
 {
 	struct dynbuf d = { 0 };
-	uint64_t off;
+	uint64_t off, sub;
 	int err;
 
 	if ((err = check_ok(w)))
 		return err;
+	sub = header_page_subbuf(header_page, hp_len);
+	if (sub && sub != w->page_size)
+		return werr(w, -EINVAL, "header_page describes %llu-byte sub-buffers but the file's page size is %u",
+			    (unsigned long long)sub, w->page_size);
+	w->have_headers = true;
 	if ((err = db_add(&d, "header_page", 12)) || (err = db_add64(&d, w->be, hp_len)) ||
 	    (err = db_add(&d, header_page, hp_len)) || (err = db_add(&d, "header_event", 13)) ||
 	    (err = db_add64(&d, w->be, he_len)) || (err = db_add(&d, header_event, he_len))) {
@@ -776,6 +802,17 @@ static int write_formats(struct fmt_writer *w)
 	struct dynbuf d = { 0 };
 	uint64_t off;
 	int i, err = 0;
+
+	/* no headers given: readers decode nothing without header_page, so write the kernel's */
+	if (!w->have_headers) {
+		char hp[512];
+		int n = fmt_header_page_text(w->long_size, w->page_size, hp, sizeof(hp));
+
+		if (n < 0)
+			return werr(w, n, "cannot make a header_page for %u-byte pages", w->page_size);
+		if ((err = fmt_writer_headers(w, hp, (size_t)n, "", 0)))
+			return err;
+	}
 
 	if (!w->formats_written || w->ftrace_dirty) {
 		if ((err = db_add32(&d, w->be, w->nftrace)) ||

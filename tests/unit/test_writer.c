@@ -234,6 +234,11 @@ static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu,
 
 /* ---- an independent v7 parser ------------------------------------------ */
 
+static bool host_is_be(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
 struct pfile {
 	uint8_t *d;
 	size_t n;
@@ -668,6 +673,44 @@ static void test_errors(void)
 			verify_file(path, &c, NULL, true, NULL);
 	}
 	unlink(path);
+
+	/* a header_page for other sub-buffers than the file's page size is refused */
+	{
+		char hp[512];
+		int n = fmt_header_page_text(8, 8192, hp, sizeof(hp));
+
+		snprintf(path, sizeof(path), "%s/hp.dat", tmpdir);
+		CHECK(fmt_writer_open(path, NULL, &w) == 0, "open");
+		CHECK(fmt_writer_headers(w, hp, (size_t)n, "", 0) == -EINVAL, "8192-byte header_page on 4096 pages");
+		CHECK(strstr(fmt_writer_error(w), "8192") != NULL, "message '%s'", fmt_writer_error(w));
+		fmt_writer_abort(w);
+	}
+	/* no headers given: the writer supplies the kernel's header_page */
+	{
+		struct pfile f;
+		uint8_t page[4096] = { 0 };
+		struct fmt_wbuf *b;
+		size_t hl = 0;
+		uint8_t *body;
+		bool found = false;
+
+		snprintf(path, sizeof(path), "%s/min.dat", tmpdir);
+		CHECK(fmt_writer_open(path, NULL, &w) == 0, "open");
+		CHECK(fmt_wbuf_new(w, "", NULL, &b) == 0, "wbuf");
+		CHECK(fmt_wbuf_add_page(b, 0, page) == 0, "page");
+		CHECK(fmt_writer_close(w) == 0, "close");
+		if (!load(path, &f)) {
+			/* HEADER_INFO is the first section after the 37-byte header */
+			f.be = host_is_be();
+			snprintf(f.comp, sizeof(f.comp), "zstd");
+			body = section_body(&f, 37, FMT_OPT_HEADER_INFO, &hl);
+			found = body && hl > 12 && !memcmp(body, "header_page", 12) &&
+				strstr((char *)body + 20, "size:4080") != NULL;
+			free(body);
+			free(f.d);
+		}
+		CHECK(found, "no default header_page in a file written without headers");
+	}
 
 	/* the message */
 	snprintf(path, sizeof(path), "%s/msg.dat", tmpdir);
