@@ -482,24 +482,39 @@ static int save_and_write(struct rec_tracer *t, const char *path, const char *te
 	return write_text(path, text, flags);
 }
 
+static bool in_instance(const struct rec_tracer *t, const char *path)
+{
+	size_t n = strlen(t->inst_dir);
+
+	return !strncmp(path, t->inst_dir, n) && path[n] == '/';
+}
+
 /* Restore saved files from the end down to index `from`. */
 static int restore_saved(struct rec_tracer *t, size_t from)
 {
+	bool inst_busy = false;
 	int first = 0;
 
 	while (t->nsaved > from) {
 		struct saved_file *s = &t->saved[t->nsaved - 1];
-		int ret = restore_content(s->path, s->content);
+		int ret;
 
 		/*
-		 * -ENOENT: the instance is gone, and the file with it.  -EBUSY
-		 * on a file of the recorder's own instance: its trace_pipe_raw
-		 * is still open, and the instance's removal puts the tracer
-		 * back to nop anyway.
+		 * The kernel refuses current_tracer (EBUSY) while the
+		 * instance's trace_pipe_raw is open.  Then the instance's
+		 * other files stay too: emptying set_ftrace_filter under a
+		 * running function tracer would hook every kernel function
+		 * just before the instance's removal ends it all anyway.
 		 */
-		if (ret == -EBUSY && !strncmp(s->path, t->inst_dir, strlen(t->inst_dir)) &&
-		    s->path[strlen(t->inst_dir)] == '/')
+		if (inst_busy && in_instance(t, s->path))
 			ret = 0;
+		else
+			ret = restore_content(s->path, s->content);
+		if (ret == -EBUSY && in_instance(t, s->path)) {
+			inst_busy = true;
+			ret = 0;
+		}
+		/* -ENOENT: the instance is gone, and the file with it */
 		if (ret && ret != -ENOENT) {
 			note_error(t, "cannot restore '%s': %s", s->path, strerror(-ret));
 			if (!first)
