@@ -118,6 +118,7 @@ struct sfield {
 struct ftype {
 	enum tkind kind;
 	const char *why;		/* T_DECLINED: static reason */
+	int retries;			/* compiles left for a "symbol atom" decline */
 	tep_event_handler_func handler;	/* what the type was compiled against */
 	int flags;
 	int min_size;			/* records shorter than this are declined */
@@ -143,6 +144,13 @@ struct rpt_fastprint {
 	 * list became the sorted array; we learn that from the EEXIST it
 	 * answers and skip the lookups from then on.
 	 */
+	/* kernel symbol lookups, direct-mapped (call sites repeat) */
+	struct fcache {
+		uint64_t addr;
+		const char *name;	/* NULL: no symbol */
+		uint64_t start;
+		bool valid;
+	} fcache[256];
 	bool comm_array;
 	uint64_t *pid_known;	/* bitmap of pids known to be registered */
 	size_t pid_words;
@@ -528,6 +536,9 @@ static inline bool xget(const struct rpt_fastprint *fp, const struct xnode *x,
 
 /* ---- compiling ---------------------------------------------------------- */
 
+/* compared by address: a decline worth another try (see lookup()) */
+static const char why_symbol_atom[] = "symbol atom";
+
 struct cc {
 	struct rpt_fastprint *fp;
 	struct tep_event *event;
@@ -625,7 +636,7 @@ static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int de
 		v = strtoull(a, NULL, 0);
 		/* a zero that is not a number is a kernel symbol name */
 		if (!v && !isdigit((unsigned char)a[0])) {
-			c->why = "symbol atom";
+			c->why = why_symbol_atom;
 			return NULL;
 		}
 		x = xnew(c, X_CONST);
@@ -1360,8 +1371,10 @@ static void type_release(struct ftype *t)
 static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event *ev)
 {
 	struct cc c = { .fp = fp, .event = ev, .t = t };
+	int retries = t->retries;
 
 	type_release(t);
+	t->retries = retries;
 	t->handler = ev->handler;
 	t->flags = ev->flags;
 	t->kind = T_DECLINED;
@@ -1383,6 +1396,7 @@ static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event 
 		t->flags = ev->flags;
 		t->kind = T_DECLINED;
 		t->why = why;
+		t->retries = retries;
 		fp->st.types_declined++;
 	} else {
 		fp->st.types_fast++;
@@ -1415,6 +1429,20 @@ static struct ftype *lookup(struct rpt_fastprint *fp, struct tep_event *ev)
 			return NULL;
 		fp->types[ev->id] = t;
 	}
+	/*
+	 * A kernel symbol name in an expression (mm_page_alloc's vmemmap_base)
+	 * is looked up by libtraceevent the first time it prints the event and
+	 * then replaced by its value: after the fallback has printed one
+	 * record the format compiles.  A few tries, not forever.
+	 */
+	if (t->kind == T_UNSEEN)
+		t->retries = 3;
+	else if (t->kind == T_DECLINED && t->retries > 0 && t->why == why_symbol_atom) {
+		t->retries--;
+		fp->st.types_declined--;
+		compile(fp, t, ev);
+		return t;
+	}
 	/* a handler registered (or flags changed) after we compiled: start over */
 	if (t->kind == T_UNSEEN || t->handler != ev->handler || t->flags != ev->flags) {
 		if (t->kind != T_UNSEEN) {
@@ -1429,6 +1457,28 @@ static struct ftype *lookup(struct rpt_fastprint *fp, struct tep_event *ev)
 }
 
 /* ---- running ------------------------------------------------------------ */
+
+/*
+ * tep_find_function_info() of addr, remembered.  libtraceevent's symbol
+ * table does not change once it is loaded (see fastprint.h).
+ */
+static const char *find_func(struct rpt_fastprint *fp, uint64_t addr, uint64_t *start)
+{
+	struct fcache *c = &fp->fcache[(addr ^ addr >> 8 ^ addr >> 16) & 255];
+	unsigned long long st = 0;
+	const char *name = NULL;
+
+	if (!c->valid || c->addr != addr) {
+		if (!tep_find_function_info(fp->tep, addr, &name, &st, NULL))
+			name = NULL;
+		c->addr = addr;
+		c->name = name;
+		c->start = st;
+		c->valid = true;
+	}
+	*start = c->start;
+	return c->name;
+}
 
 static bool run_str(struct rpt_fastprint *fp, const struct fop *op, const struct snode *n,
 		    const uint8_t *d, int size)
@@ -1561,12 +1611,13 @@ static bool run_generic(struct rpt_fastprint *fp, const struct ftype *t, const u
 		case O_FUNC: {
 			static const struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
 							.simple = true, .width = -1, .prec = -1 };
-			unsigned long long start;
+			uint64_t start;
 			const char *name;
 
 			if (!xget(fp, op->x, d, size, &v))
 				return false;
-			if (tep_find_function_info(fp->tep, v, &name, &start, NULL) && name) {
+			name = find_func(fp, v, &start);
+			if (name) {
 				put(fp, name, strlen(name));
 				if (op->conv == 'S' || op->conv == 'F') {
 					put(fp, "+0x", 3);
@@ -1724,10 +1775,10 @@ static void put_call_site(struct rpt_fastprint *fp, const struct ftype *t, const
 	static const struct fop hex32 = { .kind = O_INT, .conv = 'x', .bits = 32,
 					   .simple = true, .width = -1, .prec = -1 };
 	uint64_t val = sf_get(fp, &t->call_site, d);
-	unsigned long long start;
-	const char *name;
+	uint64_t start;
+	const char *name = find_func(fp, val, &start);
 
-	if (!tep_find_function_info(fp->tep, val, &name, &start, NULL) || !name)
+	if (!name)
 		return;
 	putch(fp, '(');
 	put(fp, name, strlen(name));

@@ -31,6 +31,9 @@ struct rpt_fastprint;
 /*
  * A formatter cache for the events of tep.  Returns NULL (errno ENOMEM) on
  * allocation failure.  Free with rpt_fastprint_free(); tep must outlive it.
+ * Kernel symbol lookups (%pS, plugin_kmem) are cached: load the symbol
+ * table (kallsyms, tep_register_function) before the first
+ * rpt_fastprint_info() call, as fmt_reader_open() does.
  */
 struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep);
 void rpt_fastprint_free(struct rpt_fastprint *fp);

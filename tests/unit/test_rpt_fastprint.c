@@ -252,6 +252,12 @@ static const struct synth synths[] = {
 	  "\"%pS %ps [%pF] %pf %p\", (void *)REC->ip, (void *)REC->call_site, (void *)REC->ip, "
 	  "(void *)REC->call_site, (void *)REC->ip",
 	  true, false },
+	/* kernel symbol names: libtraceevent replaces them by their value on first use */
+	{ "fp", "symatom",
+	  "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n",
+	  "\"a=%lx b=%lx c=%lu\", ((unsigned long)do_one_thing) + REC->pfn, "
+	  "((unsigned long)no_such_symbol) + REC->pfn, REC->pfn",
+	  false, false },
 	{ "fp", "mac",
 	  "\tfield:u8 addr[6];\toffset:8;\tsize:6;\tsigned:0;\n",
 	  "\"%pM\", REC->addr",
@@ -500,6 +506,13 @@ static void synthetic(bool be, int long_size)
 					compare(fp, tep, ev, &rec, &t, where);
 			}
 		}
+	}
+	if (fp) {
+		struct tep_event *ev = tep_find_event_by_name(tep, "fp", "symatom");
+		const char *why = NULL;
+
+		CHECK(ev && rpt_fastprint_type_ok(fp, ev, &why),
+		      "%s: symatom should compile once libtraceevent resolved its symbols (%s)", where, why);
 	}
 	printf("%s: %" PRIu64 " records fast, %" PRIu64 " declined, %" PRIu64 " mismatches\n",
 	       where, t.fast, t.declined, t.mismatch);
