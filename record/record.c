@@ -1085,6 +1085,7 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 	}
 	fprintf(m, "cpu_user_us=%llu\n", (unsigned long long)tv_us(&all.ru_utime));
 	fprintf(m, "cpu_sys_us=%llu\n", (unsigned long long)tv_us(&all.ru_stime));
+	fprintf(m, "max_rss_kb=%ld\n", all.ru_maxrss);
 	fprintf(m, "capture_user_us=%llu\n",
 		(unsigned long long)(tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime)));
 	fprintf(m, "capture_sys_us=%llu\n",
@@ -1623,8 +1624,9 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		if (ev >= 10000)
 			snprintf(per, sizeof(per), " (%.3f s per million events)", (double)cpu_us / (double)ev);
 		fprintf(stderr, "flytrap: recorder cost: %.3f s CPU while recording%s, "
-			"%llu wakeups, buffers at most %llu%% full\n", (double)cpu_us / 1e6, per,
-			(unsigned long long)s->ri.wakeups, (unsigned long long)max_fill);
+			"%llu wakeups, buffers at most %llu%% full, %.1f MB memory at most\n",
+			(double)cpu_us / 1e6, per, (unsigned long long)s->ri.wakeups,
+			(unsigned long long)max_fill, (double)s->ru_end.ru_maxrss / 1024.0);
 	}
 	fprintf(stderr, "flytrap: wrote '%s': %s, %llu events in %.1f s (%s of ring buffer pages), %llu lost%s\n",
 		s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, (double)dur_ns / 1e9,
