@@ -106,7 +106,9 @@ echo
 echo "### Recorder CPU per million events"
 echo
 echo "flytrap, while recording (getrusage of the recorder between tracing on and the final drain,"
-echo "as printed in its summary): **$f_rec s per million events** (median)."
+f_rss=$(cat "$TMP"/ft.err.* | sed -nE 's/.* ([0-9.]+) MB memory at most.*/\1/p' | med)
+echo "as printed in its summary): **$f_rec s per million events** (median); peak memory of the"
+echo "recorder $f_rss MB (getrusage maxrss; it does not grow with the recording)."
 if [ $have_perf = 1 ]; then
 	printf 'Whole-process CPU per million events: flytrap %.3f s, perf %.3f s (includes start-up:\n' \
 		"$(echo "$f_self / $f_events * 1000000" | bc -l)" "$(echo "$p_self / ${p_events:-1} * 1000000" | bc -l)"
