@@ -156,7 +156,7 @@ struct fmt_info {
 	int noptions;		/* every option seen, in file order (DONE excluded) */
 	struct fmt_option *options;
 
-	/* event formats that were refused (crash-prone or unparsable text) */
+	/* event formats refused so far (crash-prone or unparsable text) */
 	int nbad_formats;
 };
 
@@ -170,6 +170,15 @@ enum {
 	FMT_OPEN_TRUST_FORMATS = 1 << 0,
 	/* Do not load libtraceevent plugins (faster; output differs from trace-cmd) */
 	FMT_OPEN_NO_PLUGINS = 1 << 1,
+	/*
+	 * Parse an event format only when it is first needed: an event of its
+	 * ID from the iterator, fmt_reader_event() or fmt_reader_find_event().
+	 * A trace-cmd file carries every format of the kernel (~2000) and uses
+	 * a few; this saves most of the open time.  Code that looks events up
+	 * with tep_find_event*() or tep_list_events() directly must call
+	 * fmt_reader_load_formats() first.
+	 */
+	FMT_OPEN_LAZY_FORMATS = 1 << 2,
 };
 
 /*
@@ -189,6 +198,13 @@ const struct fmt_info *fmt_reader_info(const struct fmt_reader *r);
 
 /* The libtraceevent handle with all formats, kallsyms, printk and cmdlines loaded. Owned by r. */
 struct tep_handle *fmt_reader_tep(struct fmt_reader *r);
+
+/* The parsed event of an ID (parsing its format now if needed), or NULL. */
+struct tep_event *fmt_reader_event(struct fmt_reader *r, int id);
+/* The parsed event system:name (system may be NULL for any), parsing on demand, or NULL. */
+struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *system, const char *name);
+/* Parse every format not parsed yet (after a FMT_OPEN_LAZY_FORMATS open). 0 or -errno. */
+int fmt_reader_load_formats(struct fmt_reader *r);
 
 /*
  * The n-th option with ID id (0-based), or NULL.  Data is owned by r and

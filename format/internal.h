@@ -27,6 +27,9 @@ struct fmt_format_text {
 	char *text;
 	size_t len;
 	bool bad;		/* refused: libtraceevent crashed or failed on it */
+	bool tried;		/* parsed (or refused) already */
+	int id;			/* from the "ID:" line, -1 if none */
+	char *name;		/* from the "name:" line */
 };
 
 struct fmt_reader {
@@ -50,6 +53,7 @@ struct fmt_reader {
 
 	/* event ID -> parsed event, for the iterator's hot path */
 	struct tep_event **by_id;
+	int *fmt_by_id;		/* event ID -> format not parsed yet, -1 none */
 	int by_id_len;
 };
 

@@ -289,7 +289,9 @@ static int stream_next(struct stream *s)
 			uint16_t id = fmt_get16(s->be, s->ev.rec.data);
 
 			s->ev.type = id;
-			s->ev.event = id < r->by_id_len ? r->by_id[id] : NULL;
+			s->ev.event = r->by_id[id];
+			if (!s->ev.event && r->fmt_by_id[id] >= 0)
+				s->ev.event = fmt_reader_event(r, id);
 		} else {
 			s->ev.type = -1;
 			s->ev.event = NULL;

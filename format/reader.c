@@ -1073,7 +1073,6 @@ static void probe_format(struct tep_handle *tep, struct fmt_format_text *f)
 	static char zero[4096];
 	struct tep_record rec = { .data = zero, .size = sizeof(zero), .cpu = 0 };
 	struct trace_seq s;
-
 	/*
 	 * Test hook: make the screening child die on one format, the way a
 	 * libtraceevent bug would, so tests can check the isolation.
@@ -1096,16 +1095,17 @@ static void probe_format(struct tep_handle *tep, struct fmt_format_text *f)
 
 /*
  * Debian's libtraceevent 1.7.1 crashes on some malformed format text.  We
- * parse every format once in a forked child that reports its progress
+ * parse the formats in idx[] once in a forked child (a copy of our tep,
+ * with the plugins and the events parsed so far) that reports its progress
  * through a pipe; a format during which the child died is marked bad, and
- * the child is restarted after it.  The parent then parses only the good
- * ones.  One fork for a clean file.
+ * the child is restarted after it.  The parent then parses only good ones.
+ * One fork for a clean batch.
  */
-static int screen_formats(struct fmt_reader *r)
+static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 {
 	int start = 0;
 
-	while (start < r->nformats) {
+	while (start < n) {
 		int pfd[2], status;
 		pid_t pid;
 		int last_started = -1, finished = 0;
@@ -1121,7 +1121,6 @@ static int screen_formats(struct fmt_reader *r)
 			return -errno;
 		}
 		if (pid == 0) {
-			struct tep_handle *tep;
 			int i;
 
 			close(pfd[0]);
@@ -1129,20 +1128,12 @@ static int screen_formats(struct fmt_reader *r)
 			setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 			/* quiet: libtraceevent's warnings for bad formats are the parent's to give */
 			tep_set_loglevel(TEP_LOG_NONE);
-			tep = new_tep(r);
-			if (!tep)
-				_exit(3);
-			if (r->hp && r->info.header_page.len)
-				tep_parse_header_page(tep, r->hp, r->info.header_page.len,
-						      r->info.kernel_long);
-			if (!(r->flags & FMT_OPEN_NO_PLUGINS))
-				tep_load_plugins(tep);
-			for (i = start; i < r->nformats; i++) {
+			for (i = start; i < n; i++) {
 				msg[0] = i;
 				msg[1] = 0;
 				if (write(pfd[1], msg, sizeof(msg)) != sizeof(msg))
 					_exit(4);
-				probe_format(tep, &r->formats[i]);
+				probe_format(r->tep, &r->formats[idx[i]]);
 				msg[1] = 1;
 				if (write(pfd[1], msg, sizeof(msg)) != sizeof(msg))
 					_exit(4);
@@ -1151,11 +1142,11 @@ static int screen_formats(struct fmt_reader *r)
 		}
 		close(pfd[1]);
 		for (;;) {
-			ssize_t n = read(pfd[0], msg, sizeof(msg));
+			ssize_t got = read(pfd[0], msg, sizeof(msg));
 
-			if (n < 0 && errno == EINTR)
+			if (got < 0 && errno == EINTR)
 				continue;
-			if (n != sizeof(msg))
+			if (got != sizeof(msg))
 				break;
 			if (msg[1] == 0)
 				last_started = msg[0];
@@ -1165,10 +1156,10 @@ static int screen_formats(struct fmt_reader *r)
 		close(pfd[0]);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && finished == r->nformats)
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && finished == n)
 			break;
 		if (last_started >= start && last_started >= finished) {
-			r->formats[last_started].bad = true;
+			r->formats[idx[last_started]].bad = true;
 			start = last_started + 1;
 		} else if (finished > start) {
 			start = finished;
@@ -1180,16 +1171,124 @@ static int screen_formats(struct fmt_reader *r)
 	return 0;
 }
 
-static int setup_tep(struct fmt_reader *r)
+/* "name: X" and "ID: N" from a format text, without parsing it */
+static void scan_format(struct fmt_format_text *f)
 {
-	int i, err;
-	int maxid = -1;
+	const char *p = f->text, *end = f->text + f->len;
 
+	f->id = -1;
+	f->name = NULL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t l;
+
+		if (!nl)
+			nl = end;
+		l = nl - p;
+		if (!f->name && l > 6 && !memcmp(p, "name: ", 6))
+			f->name = strndup(p + 6, l - 6);
+		else if (f->id < 0 && l > 4 && !memcmp(p, "ID: ", 4)) {
+			char buf[16];
+			size_t k = l - 4 < sizeof(buf) - 1 ? l - 4 : sizeof(buf) - 1;
+			char *e;
+			long v;
+
+			memcpy(buf, p + 4, k);
+			buf[k] = 0;
+			v = strtol(buf, &e, 10);
+			if (e != buf && v >= 0 && v < 65536)
+				f->id = (int)v;
+		}
+		if (f->name && f->id >= 0)
+			return;
+		p = nl + 1;
+	}
+}
+
+/* Parse formats idx[0..n) (screened first unless trusted); no-op for ones already tried. */
+static int parse_formats(struct fmt_reader *r, int *idx, int n)
+{
+	int i, k = 0, err;
+
+	for (i = 0; i < n; i++)
+		if (!r->formats[idx[i]].tried)
+			idx[k++] = idx[i];
+	if (!k)
+		return 0;
 	if (!(r->flags & FMT_OPEN_TRUST_FORMATS)) {
-		err = screen_formats(r);
+		err = screen_formats(r, idx, k);
 		if (err)
 			return err;
 	}
+	for (i = 0; i < k; i++) {
+		struct fmt_format_text *f = &r->formats[idx[i]];
+		struct tep_event *ev = NULL;
+
+		f->tried = true;
+		if (f->bad || tep_parse_format(r->tep, &ev, f->text, f->len, f->system) || !ev) {
+			/* trace-cmd keeps going too; the event prints as unknown */
+			f->bad = true;
+			r->info.nbad_formats++;
+			continue;
+		}
+		if (ev->id >= 0 && ev->id < r->by_id_len)
+			r->by_id[ev->id] = ev;
+	}
+	return 0;
+}
+
+struct tep_event *fmt_reader_event(struct fmt_reader *r, int id)
+{
+	int idx;
+
+	if (id < 0 || id >= r->by_id_len)
+		return NULL;
+	if (r->by_id[id] || r->fmt_by_id[id] < 0)
+		return r->by_id[id];
+	idx = r->fmt_by_id[id];
+	r->fmt_by_id[id] = -1;	/* one try */
+	if (parse_formats(r, &idx, 1))
+		return NULL;
+	return r->by_id[id];
+}
+
+struct tep_event *fmt_reader_find_event(struct fmt_reader *r, const char *system, const char *name)
+{
+	struct tep_event *ev = tep_find_event_by_name(r->tep, system, name);
+	int i;
+
+	if (ev)
+		return ev;
+	for (i = 0; i < r->nformats; i++) {
+		struct fmt_format_text *f = &r->formats[i];
+
+		if (!f->tried && f->name && !strcmp(f->name, name) &&
+		    (!system || !strcmp(f->system, system)) && f->id >= 0)
+			return fmt_reader_event(r, f->id);
+	}
+	return NULL;
+}
+
+int fmt_reader_load_formats(struct fmt_reader *r)
+{
+	int *idx = malloc((r->nformats ? r->nformats : 1) * sizeof(int));
+	int i, err;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < r->nformats; i++)
+		idx[i] = i;
+	err = parse_formats(r, idx, r->nformats);
+	for (i = 0; i < r->by_id_len; i++)
+		r->fmt_by_id[i] = -1;
+	free(idx);
+	return err;
+}
+
+static int setup_tep(struct fmt_reader *r)
+{
+	int i;
+
 	r->tep = new_tep(r);
 	if (!r->tep)
 		return -ENOMEM;
@@ -1199,23 +1298,6 @@ static int setup_tep(struct fmt_reader *r)
 		r->old_format = true;
 	if (!(r->flags & FMT_OPEN_NO_PLUGINS))
 		r->plugins = tep_load_plugins(r->tep);
-	for (i = 0; i < r->nformats; i++) {
-		struct fmt_format_text *f = &r->formats[i];
-		struct tep_event *ev = NULL;
-
-		if (f->bad) {
-			r->info.nbad_formats++;
-			continue;
-		}
-		if (tep_parse_format(r->tep, &ev, f->text, f->len, f->system) || !ev) {
-			/* trace-cmd keeps going too; the event prints as unknown */
-			f->bad = true;
-			r->info.nbad_formats++;
-			continue;
-		}
-		if (ev->id > maxid)
-			maxid = ev->id;
-	}
 	if (r->kallsyms && r->info.kallsyms.len)
 		tep_parse_kallsyms(r->tep, r->kallsyms);
 	if (r->printk && r->info.printk.len)
@@ -1223,19 +1305,24 @@ static int setup_tep(struct fmt_reader *r)
 	if (r->cmdlines && r->info.cmdlines.len)
 		tep_parse_saved_cmdlines(r->tep, r->cmdlines);
 
-	/* ID -> event table for the iterator (IDs are u16 in the payload) */
-	if (maxid >= 0) {
-		int n = tep_get_events_count(r->tep);
-		struct tep_event **all = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
-
-		r->by_id_len = maxid + 1 > 65536 ? 65536 : maxid + 1;
-		r->by_id = calloc(r->by_id_len, sizeof(*r->by_id));
-		if (!r->by_id)
-			return -ENOMEM;
-		for (i = 0; all && i < n; i++)
-			if (all[i]->id >= 0 && all[i]->id < r->by_id_len)
-				r->by_id[all[i]->id] = all[i];
+	/* event IDs are u16 in the payload */
+	r->by_id_len = 65536;
+	r->by_id = calloc(r->by_id_len, sizeof(*r->by_id));
+	r->fmt_by_id = malloc(r->by_id_len * sizeof(*r->fmt_by_id));
+	if (!r->by_id || !r->fmt_by_id)
+		return -ENOMEM;
+	memset(r->fmt_by_id, 0xff, r->by_id_len * sizeof(*r->fmt_by_id));
+	for (i = 0; i < r->nformats; i++) {
+		scan_format(&r->formats[i]);
+		if (r->formats[i].id >= 0)
+			r->fmt_by_id[r->formats[i].id] = i;
 	}
+	/*
+	 * Formats are parsed when first needed (an event of that ID, a lookup
+	 * by name): a trace-cmd file carries ~2000 of them and uses a handful.
+	 */
+	if (!(r->flags & FMT_OPEN_LAZY_FORMATS))
+		return fmt_reader_load_formats(r);
 	return 0;
 }
 
@@ -1407,8 +1494,10 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->options);
 	for (i = 0; i < r->nformats; i++) {
 		free(r->formats[i].system);
+		free(r->formats[i].name);
 		free(r->formats[i].text);
 	}
+	free(r->fmt_by_id);
 	free(r->formats);
 	free(r->by_id);
 	free(r->compression);

@@ -141,7 +141,7 @@ static int cmp_types(const void *a, const void *b, void *arg)
 
 static const char *type_name(struct info *inf, int id, char *buf, size_t n)
 {
-	struct tep_event *e = id < 65536 ? tep_find_event(fmt_reader_tep(inf->r), id) : NULL;
+	struct tep_event *e = id < 65536 ? fmt_reader_event(inf->r, id) : NULL;
 
 	if (e)
 		snprintf(buf, n, "%s:%s", e->system, e->name);
@@ -543,7 +543,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (!path)
 		path = "trace.dat";
-	err = fmt_reader_open(path, 0, &inf.r, &err_text);
+	err = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &inf.r, &err_text);
 	if (err) {
 		ft_error("%s", err_text ? err_text : strerror(-err));
 		free(err_text);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "fastprint.h"
 #include "format.h"
 
 struct report {
@@ -26,6 +27,7 @@ struct report {
 	struct tep_handle *tep;
 	const struct fmt_info *info;
 	struct fmt_iter *it;
+	struct rpt_fastprint *fast;	/* compiled formats; NULL falls back to libtraceevent */
 	const struct fmt_event *cur;	/* event being printed (for the graph printer) */
 	int prefix_width;		/* instance-name column, 0 when there is one buffer */
 	bool nsecs;			/* -t */
@@ -155,8 +157,8 @@ static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 
 static void setup_graph(struct report *rp)
 {
-	struct tep_event *ent = tep_find_event_by_name(rp->tep, "ftrace", "funcgraph_entry");
-	struct tep_event *ex = tep_find_event_by_name(rp->tep, "ftrace", "funcgraph_exit");
+	struct tep_event *ent = fmt_reader_find_event(rp->r, "ftrace", "funcgraph_entry");
+	struct tep_event *ex = fmt_reader_find_event(rp->r, "ftrace", "funcgraph_exit");
 
 	rp->fg_exit_id = -1;
 	if (ex) {
@@ -230,6 +232,17 @@ static bool selected(struct report *rp, const struct fmt_event *ev)
 }
 
 /* ---- text output ------------------------------------------------------------------- */
+
+/* The event's own text: compiled formatter when it handles the type, else libtraceevent. */
+static void print_info(struct report *rp, struct trace_seq *s, const struct fmt_event *ev)
+{
+	struct tep_record *rec = (struct tep_record *)&ev->rec;
+
+	rp->cur = ev;
+	if (rp->fast && rpt_fastprint_info(rp->fast, s, ev->event, rec))
+		return;
+	tep_print_event(rp->tep, s, rec, "%s", TEP_PRINT_INFO);
+}
 
 /* unsigned decimal, zero-padded to width (0: none); a leading '-' if neg */
 static char *put_udec(char *p, unsigned long long v, int width, bool neg)
@@ -348,8 +361,7 @@ static void print_event(struct report *rp, struct trace_seq *s, const struct fmt
 		}
 		*p = 0;
 		trace_seq_puts(s, line);
-		rp->cur = ev;
-		tep_print_event(rp->tep, s, rec, "%s", TEP_PRINT_INFO);
+		print_info(rp, s, ev);
 	}
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
@@ -455,8 +467,7 @@ static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_
 	}
 	fputs("},\"text\":", stdout);
 	trace_seq_reset(s);
-	rp->cur = ev;
-	tep_print_event(rp->tep, s, rec, "%s", TEP_PRINT_INFO);
+	print_info(rp, s, ev);
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
 	ft_json_strn(stdout, s->buffer, s->len);
@@ -588,7 +599,7 @@ int cmd_report(int argc, char **argv)
 	if (rp.has_t0 && rp.has_t1 && rp.t0 > rp.t1)
 		return ft_usage_error("--from is after --to");
 
-	err = fmt_reader_open(path, 0, &rp.r, &err_text);
+	err = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &rp.r, &err_text);
 	if (err) {
 		ft_error("%s", err_text ? err_text : strerror(-err));
 		free(err_text);
@@ -597,9 +608,6 @@ int cmd_report(int argc, char **argv)
 	}
 	rp.tep = fmt_reader_tep(rp.r);
 	rp.info = fmt_reader_info(rp.r);
-	if (rp.info->nbad_formats)
-		ft_warn("'%s': %d event format(s) could not be parsed safely; their events print as unknown",
-			path, rp.info->nbad_formats);
 	rp.type_ok_len = 65536;
 	rp.type_ok = calloc(rp.type_ok_len, 1);
 	if (!rp.type_ok) {
@@ -615,6 +623,9 @@ int cmd_report(int argc, char **argv)
 	if (rp.info->nbuffers > 1 && !rp.prefix_width)
 		rp.prefix_width = 1;
 	setup_graph(&rp);
+	/* the graph printer and other registered handlers stay with libtraceevent */
+	if (!getenv("FLYTRAP_NO_FASTPRINT"))
+		rp.fast = rpt_fastprint_new(rp.tep);
 
 	static char obuf[1 << 20];
 
@@ -660,11 +671,23 @@ int cmd_report(int argc, char **argv)
 	}
 	trace_seq_destroy(&s);
 	ft_info("%llu events printed", (unsigned long long)nprinted);
+	if (rp.info->nbad_formats)
+		ft_warn("'%s': %d event format(s) could not be parsed safely; their events printed as unknown",
+			path, rp.info->nbad_formats);
 	if (rp.info->truncated_at && rc == EXIT_OK)
 		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
 			      "what it held up to there is printed above", path,
 			      (unsigned long long)rp.info->truncated_at);
 out:
+	if (rp.fast && ft_verbose) {
+		struct rpt_fastprint_stats st;
+
+		rpt_fastprint_stats(rp.fast, &st);
+		ft_info("compiled formats printed %llu events (%d types), libtraceevent %llu (%d types)",
+			(unsigned long long)st.fast, st.types_fast, (unsigned long long)st.declined,
+			st.types_declined);
+	}
+	rpt_fastprint_free(rp.fast);
 	fmt_iter_free(rp.it);
 	fmt_reader_close(rp.r);
 	free(rp.events);

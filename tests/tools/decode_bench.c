@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	if (fmt_reader_open(argv[1], FMT_OPEN_NO_PLUGINS, &r, &err)) {
+	if (fmt_reader_open(argv[1], FMT_OPEN_NO_PLUGINS | FMT_OPEN_LAZY_FORMATS, &r, &err)) {
 		fprintf(stderr, "decode_bench: %s\n", err ? err : "cannot open");
 		return 1;
 	}
