@@ -65,6 +65,14 @@ grep -q "no -e given" def.err && ok "default set announced" || fail "no default 
 trace-cmd report -i def.dat 2>/dev/null | grep -qE ': (sched_switch|sys_enter):' && ok "default set recorded" ||
 	fail "default set empty"
 
+# the status line: on a terminal only
+if command -v script >/dev/null; then
+	script -qec "$FLYTRAP record -e sched:sched_switch -d 1.2 -o tty.dat" /dev/null >tty.out 2>&1
+	grep -q 'events/s' tty.out && grep -q 'lost' tty.out && ok "status line on a terminal" ||
+		fail "no status line on a terminal"
+	grep -q 'events/s' d.err && fail "status line without a terminal" || ok "no status line without a terminal"
+fi
+
 # -T: kernel stacks after the events
 "$FLYTRAP" record -T -e sched:sched_switch -d 0.5 -o t.dat 2>t.err
 trace-cmd report -i t.dat 2>/dev/null | grep -q 'kernel_stack:' && ok "-T records kernel stacks" ||
