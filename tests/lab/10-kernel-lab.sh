@@ -16,7 +16,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 CACHE=${FLYTRAP_LAB_CACHE:-/var/cache/flytrap-lab}
-LAB=$TOP/tests/lab
+LAB=$TOP/tests/lab/lib
 t0=$(date +%s)
 
 # ---- prerequisites: qemu, busybox, cpio, the kernel ---------------------------------
@@ -145,6 +145,7 @@ fails=$((fails + n_fail))
 
 # ---- host checks of files recorded by flytrap record ------------------------------------------
 if [ -f "$LAB/host-record.sh" ] && [ -f "$G/graph.dat" ]; then
+	. "$LAB/graph-check.sh"
 	. "$LAB/host-record.sh"
 fi
 echo "total $(( $(date +%s) - t0 )) s"
