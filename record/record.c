@@ -572,7 +572,8 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 	 * Stop it at exit (and exec) only, never at syscalls: no cost while it
 	 * runs.  Where ptrace is refused, maps are still sampled every second.
 	 */
-	if (!ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)))
+	if ((!getenv("FLYTRAP_NO_PTRACE") || !strcmp(getenv("FLYTRAP_NO_PTRACE"), "0")) &&
+	    !ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)))
 		s->child_traced = true;
 	else
 		ft_info("cannot ptrace the command (%s): its maps are sampled every second only",
