@@ -26,6 +26,7 @@
 
 #define MAX_WINDOWS_AUTO 20
 #define FINE_MAX 20000		/* fine buckets kept before coarsening (auto windows) */
+#define FIXED_MAX (1 << 22)	/* --window: at most this many windows (160 MiB of counters) */
 
 struct kstat {
 	bool present;
@@ -62,7 +63,7 @@ struct drops {
 	size_t nwin;
 	struct window *win;
 	struct stream *last_s;		/* stream of the previous event */
-	bool oom;
+	bool oom, too_many;
 };
 
 static struct stream *stream_get(struct drops *d, int buffer, int cpu)
@@ -112,6 +113,10 @@ static struct window *window_at(struct drops *d, uint64_t ts)
 		d->nwin = n;
 		d->width *= 10;
 		idx = (ts - d->base) / d->width;
+	}
+	if (d->fixed && idx >= FIXED_MAX) {
+		d->too_many = true;
+		return NULL;
 	}
 	if (idx >= d->nwin) {
 		size_t nn = d->nwin ? d->nwin : 16;
@@ -443,7 +448,7 @@ static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
 			}
 			x->bpf[j].count += rec.count;
 			x->bpf_total += rec.count;
-			if (d->nwin || d->fixed) {
+			if (d->nwin) {
 				w = window_at(d, rec.ts);
 				if (w)
 					w->bpf += rec.count;
@@ -685,6 +690,11 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 	char *bufkb;
 
 	memset(&x, 0, sizeof(x));
+	if (d->too_many) {
+		ft_error("--window %" PRIu64 " ns makes more than %d windows over this trace: use a larger one",
+			 d->width, FIXED_MAX);
+		return -ECANCELED;
+	}
 	load_cpustats(d, ctx, FMT_OPT_CPUSTAT, false);
 	load_cpustats(d, ctx, FMT_OPT_FT_CPUSTAT_START, true);
 	if (load_bpf(d, ctx, &x) || load_recstats(ctx, &x) || d->oom) {

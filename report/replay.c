@@ -1000,6 +1000,8 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 		ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
 			 o.path, fmt_reader_error(r));
 		ret = EXIT_FAIL;
+	} else if (rc == -ECANCELED) {
+		ret = EXIT_FAIL;	/* the analyzer said why */
 	} else if (rc) {
 		ft_error("cannot analyze '%s': %s", o.path, strerror(-rc));
 		ret = EXIT_FAIL;

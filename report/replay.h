@@ -82,7 +82,8 @@ struct rpt_analyzer {
 	 * see loss markers outside the window; scheduling state needs history).
 	 */
 	void (*event_unfiltered)(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev);
-	int (*finish)(struct rpt_ctx *ctx, void *priv);	/* 0 or -errno; prints its output */
+	/* 0 or -errno; prints its output.  -ECANCELED: failed, and already said why on stderr */
+	int (*finish)(struct rpt_ctx *ctx, void *priv);
 	void (*release)(void *priv);
 	/*
 	 * Analyzer-specific configuration (NULL: defaults), e.g. struct
