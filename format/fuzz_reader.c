@@ -47,7 +47,7 @@ static void run(const char *path)
 	uint64_t sink = 0;
 	int n = 0, rc, b, i;
 
-	if (fmt_reader_open(path, FMT_OPEN_NO_PLUGINS, &r, &err)) {
+	if (fmt_reader_open(path, FMT_OPEN_NO_PLUGINS | FMT_OPEN_LAZY_FORMATS, &r, &err)) {
 		free(err);
 		return;
 	}
@@ -94,6 +94,9 @@ static void run(const char *path)
 		fmt_iter_free(it);
 	}
 	trace_seq_destroy(&s);
+	/* the formats no event used, and the by-name lookup */
+	fmt_reader_find_event(r, "ftrace", "funcgraph_entry");
+	fmt_reader_load_formats(r);
 	fmt_reader_close(r);
 	if (sink == 0xdeadbeefcafeULL)
 		fputc(' ', stderr);	/* keep the walks from being optimized away */
