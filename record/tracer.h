@@ -22,8 +22,11 @@
  *	... recording ...
  *	rec_tracer_stop(t)		right before the recorder's tracing_on=0
  *	rec_tracer_free(t)		restores everything (rec_tracer_restore)
- *					and frees; call it BEFORE the instance
- *					is removed, on every exit path
+ *					and frees; call it after closing the
+ *					top level's trace_pipe_raw fds (the
+ *					kernel refuses current_tracer, EBUSY,
+ *					while they are open) and BEFORE the
+ *					instance is removed, on every exit path
  *
  * Each of set / add_kprobe fails on its own: on failure nothing of that
  * call stays changed in the kernel, *err gets one line of text (malloc'd,
@@ -33,6 +36,10 @@
  * available in this kernel (no kprobe_events in tracefs,
  * CONFIG_KPROBE_EVENTS)", and t stays usable, so the caller prints the line
  * and goes on recording the rest.
+ *
+ * Files of the recorder's own instance whose current_tracer the kernel
+ * refuses to restore (EBUSY: the instance's trace_pipe_raw is still open)
+ * are left as they are for the instance's removal, which ends the tracer.
  *
  * Everything written is saved first and written back by rec_tracer_restore
  * in reverse order: current_tracer, set_ftrace_filter, set_ftrace_notrace,
