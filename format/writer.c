@@ -1645,23 +1645,43 @@ struct rsec {
 	uint64_t size;		/* body size */
 };
 
-static int rerr(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int rerr(char **err, int code, const char *fmt, ...)
+static int rerr_v(char **err, int code, bool with_errno, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char *m = NULL, *full = NULL;
 
 	if (!err)
 		return code;
-	va_start(ap, fmt);
 	if (vasprintf(&m, fmt, ap) < 0)
 		m = NULL;
-	va_end(ap);
-	if (m && asprintf(&full, "%s%s%s", m, code ? ": " : "", code ? strerror(-code) : "") < 0)
+	if (m && asprintf(&full, "%s%s%s", m, with_errno ? ": " : "", with_errno ? strerror(-code) : "") < 0)
 		full = NULL;
 	free(m);
+	free(*err);
 	*err = full;
+	return code;
+}
+
+/* A failed system call: the message names what, strerror says why. */
+static int rerr_sys(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int rerr_sys(char **err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = rerr_v(err, code, true, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Anything else: the message is the whole story. */
+static int rerr_msg(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int rerr_msg(char **err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = rerr_v(err, code, false, fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -1827,16 +1847,16 @@ int fmt_writer_recover(const char *path, char **errp)
 		*errp = NULL;
 	w = writer_alloc();
 	if (!w)
-		return rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+		return rerr_msg(errp, -ENOMEM, "out of memory");
 	w->recovering = true;
 	w->path = strdup(path);
 	if (!w->path) {
-		err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+		err = rerr_msg(errp, -ENOMEM, "out of memory");
 		goto out;
 	}
 	w->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (w->fd < 0 || fstat(w->fd, &st) < 0) {
-		err = rerr(errp, -errno, "cannot open '%s'", path);
+		err = rerr_sys(errp, -errno, "cannot open '%s'", path);
 		goto out;
 	}
 	w->dev = st.st_dev;
@@ -1846,7 +1866,7 @@ int fmt_writer_recover(const char *path, char **errp)
 	/* header */
 	memset(hdr, 0, sizeof(hdr));
 	if (pread(w->fd, hdr, sizeof(hdr), 0) < 18 || memcmp(hdr, "\x17\x08\x44tracing7", 11) || hdr[11]) {
-		err = rerr(errp, -EBADMSG, "cannot recover '%s': not a trace.dat version 7 file", path);
+		err = rerr_msg(errp, -EBADMSG, "not a trace.dat version 7 file");
 		goto out;
 	}
 	w->be = hdr[12] == 1;
@@ -1858,20 +1878,20 @@ int fmt_writer_recover(const char *path, char **errp)
 		void *e1 = memchr(comp, 0, sizeof(hdr) - hl);
 
 		if (!e1) {
-			err = rerr(errp, -EBADMSG, "cannot recover '%s': bad compression name", path);
+			err = rerr_msg(errp, -EBADMSG, "bad compression name in the file header");
 			goto out;
 		}
 		ver = (char *)e1 + 1;
 		if (!memchr(ver, 0, sizeof(hdr) - (size_t)((uint8_t *)ver - hdr)) ||
 		    (strcmp(comp, "zstd") && strcmp(comp, "none"))) {
-			err = rerr(errp, -EOPNOTSUPP, "cannot recover '%s': not written by flytrap", path);
+			err = rerr_msg(errp, -EOPNOTSUPP, "compression is neither zstd nor none: not written by flytrap");
 			goto out;
 		}
 		w->compress = !strcmp(comp, "zstd");
 		hl = (size_t)((uint8_t *)ver - hdr) + strlen(ver) + 1;
 	}
 	if (hl + 8 > fsize || w->page_size < 64 || w->page_size > (1U << 27) || w->page_size % 4) {
-		err = rerr(errp, -EBADMSG, "cannot recover '%s': bad header", path);
+		err = rerr_msg(errp, -EBADMSG, "bad file header (page size)");
 		goto out;
 	}
 	w->link_at = hl;
@@ -1898,7 +1918,7 @@ int fmt_writer_recover(const char *path, char **errp)
 			break;
 		n = realloc(secs, (size_t)(nsecs + 1) * sizeof(*n));
 		if (!n) {
-			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+			err = rerr_msg(errp, -ENOMEM, "out of memory");
 			goto out;
 		}
 		secs = n;
@@ -1926,7 +1946,7 @@ int fmt_writer_recover(const char *path, char **errp)
 	}
 	prefix = spool_prefix_for(path, spooldir);
 	if (!prefix) {
-		err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+		err = rerr_msg(errp, -ENOMEM, "out of memory");
 		goto out;
 	}
 	w->spool_prefix = prefix;
@@ -1936,7 +1956,7 @@ int fmt_writer_recover(const char *path, char **errp)
 	base++;
 	dir = dirpath ? opendir(dirpath) : NULL;
 	if (!dir) {
-		err = rerr(errp, dirpath ? -errno : -ENOMEM, "cannot list spool directory '%s'",
+		err = rerr_sys(errp, dirpath ? -errno : -ENOMEM, "cannot list spool directory '%s'",
 			   dirpath ? dirpath : "?");
 		goto out;
 	}
@@ -1948,7 +1968,7 @@ int fmt_writer_recover(const char *path, char **errp)
 		if (strncmp(de->d_name, base, strlen(base)))
 			continue;
 		if (asprintf(&s.path, "%s/%s", dirpath, de->d_name) < 0) {
-			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+			err = rerr_msg(errp, -ENOMEM, "out of memory");
 			goto out;
 		}
 		s.fd = open(s.path, O_RDONLY | O_CLOEXEC);
@@ -1970,7 +1990,7 @@ int fmt_writer_recover(const char *path, char **errp)
 			free(s.path);
 			free(s.name);
 			free(s.clock);
-			err = rerr(errp, -ENOMEM, "cannot recover '%s'", path);
+			err = rerr_msg(errp, -ENOMEM, "out of memory");
 			goto out;
 		}
 		sp = n;
@@ -1986,17 +2006,17 @@ int fmt_writer_recover(const char *path, char **errp)
 		if (secs[i].id == FMT_OPT_HEADER_INFO)
 			have_headers = true;
 	if (!have_headers) {
-		err = rerr(errp, -EBADMSG,
-			   "cannot recover '%s': the writer died before the headers were written", path);
+		err = rerr_msg(errp, -EBADMSG,
+			   "the writer died before the headers were written: nothing to recover");
 		goto out;
 	}
 	if (ftruncate(w->fd, (off_t)cut) < 0) {
-		err = rerr(errp, -errno, "cannot truncate '%s'", path);
+		err = rerr_sys(errp, -errno, "cannot truncate '%s'", path);
 		goto out;
 	}
 	w->off = cut;
 	if (w->compress && (err = writer_setup_chunks(w, 0))) {
-		err = rerr(errp, err, "cannot set up compression");
+		err = rerr_sys(errp, err, "cannot set up compression");
 		goto out;
 	}
 
@@ -2052,7 +2072,7 @@ int fmt_writer_recover(const char *path, char **errp)
 		}
 	}
 	if (w->err) {
-		err = rerr(errp, w->err, "%s", w->errbuf);
+		err = rerr_msg(errp, w->err, "%s", w->errbuf);
 		goto out;
 	}
 	for (i = 0; i < nsecs && secs[i].off < cut; i++) {
@@ -2069,7 +2089,7 @@ int fmt_writer_recover(const char *path, char **errp)
 			if (secs[k].id == secs[i].id)
 				found = true;
 		if (!found && (err = queue_ptr_option(w, (uint16_t)oid, secs[i].off))) {
-			err = rerr(errp, err, "%s", w->errbuf);
+			err = rerr_msg(errp, err, "%s", w->errbuf);
 			goto out;
 		}
 	}
@@ -2087,14 +2107,14 @@ int fmt_writer_recover(const char *path, char **errp)
 				b = w->bufs[k];
 		if (!b) {
 			if ((err = fmt_wbuf_new(w, sp[i].name, sp[i].clock, &b))) {
-				err = rerr(errp, err, "%s", w->errbuf);
+				err = rerr_msg(errp, err, "%s", w->errbuf);
 				goto out;
 			}
 		}
 		c = wbuf_cpu(b, (int)sp[i].cpu);
 		if (!c || c->fd >= 0) {
-			err = rerr(errp, c ? -EBADMSG : -ENOMEM, "cannot recover '%s': duplicate spool '%s'",
-				   path, sp[i].path);
+			err = rerr_msg(errp, c ? -EBADMSG : -ENOMEM, "duplicate spool '%s'",
+				       sp[i].path);
 			goto out;
 		}
 		c->fd = sp[i].fd;
@@ -2111,13 +2131,13 @@ int fmt_writer_recover(const char *path, char **errp)
 				 (unsigned long long)lost_bytes);
 
 		if ((err = queue_option(w, FMT_OPT_FT_META, meta, (uint32_t)n + 1))) {
-			err = rerr(errp, err, "%s", w->errbuf);
+			err = rerr_msg(errp, err, "%s", w->errbuf);
 			goto out;
 		}
 	}
 	err = finish_file(w);
 	if (err) {
-		err = rerr(errp, err, "%s", w->errbuf);
+		err = rerr_msg(errp, err, "%s", w->errbuf);
 		/* keep the spools: nothing is lost yet */
 		for (i = 0; i < w->nbufs; i++)
 			wbuf_free(w->bufs[i], false);
@@ -2125,7 +2145,7 @@ int fmt_writer_recover(const char *path, char **errp)
 		goto out;
 	}
 	if (close(w->fd) < 0) {
-		err = rerr(errp, -errno, "cannot close '%s'", path);
+		err = rerr_sys(errp, -errno, "cannot close '%s'", path);
 		for (i = 0; i < w->nbufs; i++)
 			wbuf_free(w->bufs[i], false);
 		w->nbufs = 0;
