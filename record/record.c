@@ -152,6 +152,7 @@ struct session {
 	int child_go;			/* write end: releases the child into exec */
 	int child_err;			/* read end: errno of a failed exec */
 	bool child_traced;		/* under ptrace (exit stop for PROCMAPS) */
+	bool child_execd;		/* the command replaced our copy */
 	int child_status;
 	bool child_done;
 	struct traced traced[MAX_TRACED_PIDS];
@@ -499,7 +500,8 @@ static void traced_refresh(struct session *s)
 	for (i = 0; i < s->ntraced; i++) {
 		char *m;
 
-		if (s->traced[i].pid == s->child && s->child_done)
+		/* before its exec the command is still a copy of us */
+		if (s->traced[i].pid == s->child && (s->child_done || !s->child_execd))
 			continue;
 		m = procmaps_text(s->traced[i].pid);
 		if (m) {
@@ -1769,6 +1771,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.cmd) {
 		err = child_release(&s);
+		s.child_execd = !err;
 		if (err) {
 			ft_error("cannot run '%s': %s", o.cmd[0], strerror(-err));
 			child_reap(&s, true);
