@@ -100,6 +100,9 @@ struct overhead {
 	uint64_t sys_unmatched;
 	uint64_t pages;			/* pages seen, for the compression ratio */
 	struct rpt_map lastpage;	/* stream -> last page offset */
+	uint64_t *lp_cached;		/* lastpage value of lp_buf/lp_cpu */
+	int lp_buf, lp_cpu;
+	struct otask *last_task;	/* map values never move */
 	bool oom;
 };
 
@@ -206,14 +209,19 @@ static struct ocpu *cpu_get(struct overhead *o, int cpu)
 static struct otask *task_get(struct overhead *o, int pid)
 {
 	bool created;
-	struct otask *t = rpt_map_get(&o->tasks, (uint64_t)(uint32_t)pid, &created);
+	struct otask *t;
 
+	/* syscall entry and exit of one task come in pairs: one cached entry */
+	if (o->last_task && o->last_task->pid == pid)
+		return o->last_task;
+	t = rpt_map_get(&o->tasks, (uint64_t)(uint32_t)pid, &created);
 	if (!t) {
 		o->oom = true;
 		return NULL;
 	}
 	if (created)
 		t->pid = pid;
+	o->last_task = t;
 	return t;
 }
 
@@ -414,7 +422,14 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		return;
 	if (!t->kind)
 		classify(t, ev->event);
-	lp = rpt_map_get(&o->lastpage, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu, NULL);
+	if (o->lp_cached && o->lp_buf == ev->buffer && o->lp_cpu == ev->rec.cpu) {
+		lp = o->lp_cached;
+	} else {
+		lp = rpt_map_get(&o->lastpage, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu, NULL);
+		o->lp_cached = lp;
+		o->lp_buf = ev->buffer;
+		o->lp_cpu = ev->rec.cpu;
+	}
 	if (lp && *lp != ev->page_offset + 1) {
 		*lp = ev->page_offset + 1;
 		o->pages++;
