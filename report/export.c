@@ -52,6 +52,7 @@ enum kind {
 	K_UNRESOLVED = 0,
 	K_OTHER,
 	K_SCHED_SWITCH,
+	K_WAKEUP,		/* sched_wakeup, sched_wakeup_new */
 	K_PROCESS_EXIT,
 	K_RAW_SYS_ENTER,
 	K_RAW_SYS_EXIT,
@@ -131,6 +132,12 @@ struct cpu_state {
 	uint64_t last_key;
 };
 
+/* A wakeup waiting for its task to run: both ends of the arrow are written then. */
+struct wake {
+	uint64_t ts;		/* 0: none pending */
+	int32_t cpu;		/* where the waker ran */
+};
+
 struct exp_conf {
 	bool instants;		/* every other event as an instant marker */
 	bool html;
@@ -153,6 +160,8 @@ struct exp {
 	struct jout j;
 	struct rpt_types types;
 	struct rpt_map threads;	/* key: tid, or IDLE key per CPU */
+	struct rpt_map wakeups;	/* key: woken pid -> struct wake, until it runs */
+	uint64_t flow_id;
 	struct cpu_state *cpus;
 	int ncpus;
 	enum rpt_sys_abi abi;
@@ -160,7 +169,7 @@ struct exp {
 	uint64_t lost_total;
 	/* statistics for otherData and -v */
 	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
-	uint64_t sched_slices, irq_slices;
+	uint64_t sched_slices, irq_slices, flows;
 	const char *meta[8];	/* FMT_OPT_FT_META texts (the recorder's, the BPF capture's) */
 	int nmeta;
 	struct { const char *name; size_t len; } *ufn;	/* bpf_ufunc= names by index */
@@ -644,6 +653,10 @@ static void resolve(struct etype *et, const struct tep_event *e)
 			has_field(e, "prev_state", &et->f[4]);
 			et->kind = K_SCHED_SWITCH;
 		}
+	} else if (!strcmp(sys, "sched") && (!strcmp(name, "sched_wakeup") ||
+					      !strcmp(name, "sched_wakeup_new"))) {
+		if (has_field(e, "pid", &et->f[0]))
+			et->kind = K_WAKEUP;
 	} else if (!strcmp(sys, "sched") && !strcmp(name, "sched_process_exit")) {
 		if (has_field(e, "pid", &et->f[0]))
 			et->kind = K_PROCESS_EXIT;
@@ -862,6 +875,31 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 	}
 }
 
+/*
+ * The woken task starts running: an arrow (flow events, bound to the
+ * enclosing slices) from the waker's run to this run on the CPU tracks.
+ */
+static void wake_flow(struct exp *x, int32_t pid, int cpu, uint64_t ts)
+{
+	struct wake *w = rpt_map_find(&x->wakeups, (uint32_t)pid);
+	struct jout *j = &x->j;
+
+	if (!w || !w->ts || w->ts > ts)
+		return;
+	x->flow_id++;
+	j_ev(j, 's', w->ts, CPU_PID, CPU_TID(w->cpu));
+	J_LIT(j, ",\"id\":");
+	j_u64(j, x->flow_id);
+	J_LIT(j, ",\"name\":\"wakeup\",\"cat\":\"sched\"}");
+	/* no "bp":"e": an f binds to the next slice, the run that starts here */
+	j_ev(j, 'f', ts, CPU_PID, CPU_TID(cpu));
+	J_LIT(j, ",\"id\":");
+	j_u64(j, x->flow_id);
+	J_LIT(j, ",\"name\":\"wakeup\",\"cat\":\"sched\"}");
+	w->ts = 0;
+	x->flows++;
+}
+
 static void busy_counter(struct exp *x, uint64_t ts)
 {
 	j_ev(&x->j, 'C', ts, CPU_PID, CPU_PID);
@@ -895,6 +933,8 @@ static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 	c->known = true;
 	c->cur = next;
 	c->run_start = ev->rec.ts;
+	if (next > 0 && x->wakeups.count)
+		wake_flow(x, next, cpu, ev->rec.ts);
 	memset(c->comm, 0, sizeof(c->comm));
 	if (ncomm)
 		memcpy(c->comm, ncomm, (size_t)nlen < 16 ? (size_t)nlen : 16);
@@ -990,6 +1030,21 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	case K_SCHED_SWITCH:
 		on_switch(x, ctx, et, ev, cpu);
 		break;
+	case K_WAKEUP: {
+		int32_t p = (int32_t)fmt_field_u64(&et->f[0], d, sz);
+		struct cpu_state *c = &x->cpus[cpu];
+		struct wake *w;
+
+		/* an arrow needs a slice at its start: the waker's run on this CPU */
+		if (p <= 0 || !c->known || c->cur == 0 || c->run_start >= ts)
+			break;
+		w = rpt_map_get(&x->wakeups, (uint32_t)p, NULL);
+		if (w && !w->ts) {
+			w->ts = ts;
+			w->cpu = cpu;
+		}
+		break;
+	}
 	case K_PROCESS_EXIT: {
 		int32_t p = (int32_t)fmt_field_u64(&et->f[0], d, sz);
 		struct thr *pt = p > 0 ? rpt_map_find(&x->threads, (uint32_t)p) : NULL;
@@ -1299,6 +1354,7 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 		return -ENOMEM;
 	x->types.elem_size = sizeof(struct etype);
 	rpt_map_init(&x->threads, sizeof(struct thr));
+	rpt_map_init(&x->wakeups, sizeof(struct wake));
 	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL, ctx->info ? ctx->info->kernel_long : 8);
 	for (k = 0; x->nmeta < 8 && (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, k)); k++)
 		if (o->size && ((const char *)o->data)[o->size - 1] == '\0')
@@ -1520,6 +1576,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		j_u64(&x->j, x->slices + x->completes);
 		J_LIT(&x->j, ",\"cpu_slices\":");
 		j_u64(&x->j, x->sched_slices + x->irq_slices);
+		J_LIT(&x->j, ",\"wakeups\":");
+		j_u64(&x->j, x->flows);
 		J_LIT(&x->j, ",\"exits_without_entry\":");
 		j_u64(&x->j, x->orphans);
 		J_LIT(&x->j, ",\"closed_without_exit\":");
@@ -1553,6 +1611,7 @@ static void exp_release(void *priv)
 	while ((t = rpt_map_next(&x->threads, &pos, &key)))
 		free(t->open);
 	rpt_map_release(&x->threads);
+	rpt_map_release(&x->wakeups);
 	rpt_types_release(&x->types);
 	if (x->seq_ready)
 		trace_seq_destroy(&x->seq);

@@ -77,6 +77,8 @@ lost = [(e["tid"], e["ts"], e["args"]["count"]) for e in ev if e["ph"] == "i" an
 assert lost == [(CPU0, us(9000), 7)], lost
 bpf = [(e["tid"], e["ts"], e["args"]) for e in ev if e["ph"] == "i" and e["name"] == "BPF records lost"]
 assert bpf == [(CPU1, us(9900), {"count": 2, "program": "syscalls"})], bpf
+flow = sorted((e["ph"], e["tid"], e["ts"], e["id"]) for e in ev if e["ph"] in "sf")
+assert flow == [("f", CPU0, us(8000), 1), ("s", CPU1, us(7900), 1)], flow
 busy = [(e["ts"], e["args"]["busy"]) for e in ev if e["ph"] == "C" and e["name"] == "busy CPUs"]
 assert busy == [(us(1000), 1), (us(1500), 2), (us(10000), 1)], busy
 
@@ -89,7 +91,7 @@ for e in ev:
     assert owner.setdefault(e["tid"], e["pid"]) == e["pid"], ("tid in two processes", e)
 assert names[(102, 102 + 0x40000000)] == "gamma (BPF)", names
 o = d["otherData"]
-assert o["events"] == 30 and o["exits_without_entry"] == 2 and o["events_lost"] == 7, o
+assert o["events"] == 31 and o["wakeups"] == 1 and o["exits_without_entry"] == 2 and o["events_lost"] == 7, o
 assert o["closed_without_exit"] == 3, o
 PY
 

@@ -10,7 +10,8 @@ viewers know; X events carry a non-negative dur; B/E are balanced per
 (pid, tid) and an E never ends before its B; the slices of each thread
 (B/E pairs and X events) nest properly (no partial overlap), which is what
 Perfetto's importer needs to draw them; instants have a valid scope;
-counters have numeric args; metadata events name a known record; a tid
+counters have numeric args; flow steps and ends follow a start with the
+same id, forward in time; metadata events name a known record; a tid
 belongs to one pid only (Perfetto keys threads by tid).
 Exit 0 when all hold, 1 otherwise (problems on stdout).  --summary prints
 a JSON line with counts per ph and per (pid,tid) for the caller to assert on.
@@ -42,6 +43,7 @@ def main():
     slices = collections.defaultdict(list)
     counts = collections.Counter()
     owner = {}
+    flows = {}
 
     def err(i, msg):
         if len(errs) < 30:
@@ -96,6 +98,15 @@ def main():
             if not isinstance(a, dict) or not a or not all(
                     isinstance(v, (int, decimal.Decimal)) for v in a.values()):
                 err(i, "counter without numeric args")
+        elif ph in "stf":
+            if "id" not in e:
+                err(i, "flow event without id")
+            elif ph == "s":
+                flows[e["id"]] = ts
+            elif e["id"] not in flows:
+                err(i, "flow %s ends before it starts" % e["id"])
+            elif ts < flows[e["id"]]:
+                err(i, "flow %s goes back in time" % e["id"])
         elif ph == "M":
             if e.get("name") not in ("process_name", "thread_name", "process_sort_index",
                                      "thread_sort_index", "process_labels"):

@@ -24,6 +24,7 @@
  *   CPU 1, top buffer, task gamma (102):
  *     1500 sched_switch swapper/1 -> gamma
  *     5500 uprobe foo (ip 0x401000)         5800 foo__return
+ *     7900 sched_wakeup beta (runs at 8000 on CPU 0: a wakeup arrow)
  *     9800 sys_enter gamma exit
  *    10000 sched_process_exit gamma (ends the open exit call)
  *    10000 sched_switch gamma -> swapper/1
@@ -55,7 +56,7 @@
 
 enum { ID_SWITCH = 300, ID_EXIT = 301, ID_SYS_ENTER = 302, ID_SYS_EXIT = 303,
        ID_FG_ENTRY = 11, ID_FG_EXIT = 10, ID_IRQ_ENTRY = 304, ID_IRQ_EXIT = 305,
-       ID_UP = 306, ID_URET = 307, ID_BPF_SYSCALL = 5000, ID_BPF_OFFCPU = 5001,
+       ID_UP = 306, ID_URET = 307, ID_WAKEUP = 308, ID_BPF_SYSCALL = 5000, ID_BPF_OFFCPU = 5001,
        ID_BPF_UENTRY = 5002, ID_BPF_UEXIT = 5003 };
 
 static const char fmt_switch[] =
@@ -76,6 +77,14 @@ static const char fmt_pexit[] =
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"comm=%s pid=%d prio=%d\", REC->comm, REC->pid, REC->prio\n";
+static const char fmt_wakeup[] =
+	"name: sched_wakeup\nID: 308\nformat:\n" COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, "
+	"REC->target_cpu\n";
 static const char fmt_sys_enter[] =
 	"name: sys_enter\nID: 302\nformat:\n" COMMON
 	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -248,6 +257,20 @@ static void ev_switch(struct stream *s, uint64_t ts, const char *pc, int32_t pp,
 	put(s, ts, p, 64);
 }
 
+static void ev_wakeup(struct stream *s, uint64_t ts, int32_t waker, const char *comm, int32_t pid,
+		      int32_t target)
+{
+	uint8_t p[36] = { 0 };
+	int32_t prio = 120;
+
+	hdr(p, ID_WAKEUP, waker);
+	strncpy((char *)p + 8, comm, 15);
+	memcpy(p + 24, &pid, 4);
+	memcpy(p + 28, &prio, 4);
+	memcpy(p + 32, &target, 4);
+	put(s, ts, p, 36);
+}
+
 static void ev_sys(struct stream *s, uint64_t ts, int32_t pid, bool enter, int64_t nr, int64_t ret)
 {
 	uint8_t p[64] = { 0 };
@@ -401,6 +424,7 @@ static void known(struct stream *c0, struct stream *c1, struct stream *b0, struc
 	ev_switch(c1, 1500, "swapper/1", 0, 0, "gamma", 102);
 	ev_probe(c1, 5500, 102, false, 0x401000);
 	ev_probe(c1, 5800, 102, true, 0x401000);
+	ev_wakeup(c1, 7900, 102, "beta", 101, 0);
 	ev_sys(c1, 9800, 102, true, 60, 0);
 	ev_pexit(c1, 10000, 102, "gamma");
 	ev_switch(c1, 10000, "gamma", 102, 16, "swapper/1", 0);
@@ -473,6 +497,7 @@ int main(int argc, char **argv)
 	err = err ?: fmt_writer_ftrace_format(w, fmt_fg_exit, strlen(fmt_fg_exit));
 	err = err ?: fmt_writer_event_format(w, "sched", fmt_switch, strlen(fmt_switch));
 	err = err ?: fmt_writer_event_format(w, "sched", fmt_pexit, strlen(fmt_pexit));
+	err = err ?: fmt_writer_event_format(w, "sched", fmt_wakeup, strlen(fmt_wakeup));
 	err = err ?: fmt_writer_event_format(w, "raw_syscalls", fmt_sys_enter, strlen(fmt_sys_enter));
 	err = err ?: fmt_writer_event_format(w, "raw_syscalls", fmt_sys_exit, strlen(fmt_sys_exit));
 	err = err ?: fmt_writer_event_format(w, "irq", fmt_irq_entry, strlen(fmt_irq_entry));
