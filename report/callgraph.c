@@ -334,8 +334,15 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 		 */
 		char name[256];
 		bool ret = has_suffix(e->name, "__return") || tep_find_field((struct tep_event *)e, "__probe_ret_ip");
+		const char *nm = e->name;
 
-		snprintf(name, sizeof(name), "%s", e->name);
+		/*
+		 * "p_NAME" / "r_NAME" pairs (a common naming for probes set by
+		 * hand); flytrap's own groups use the symbol name itself.
+		 */
+		if (strncmp(e->system, "flytrap_", 8) && (nm[0] == 'p' || nm[0] == 'r') && nm[1] == '_' && nm[2])
+			nm += 2;
+		snprintf(name, sizeof(name), "%s", nm);
 		if (has_suffix(name, "__return"))
 			name[strlen(name) - 8] = 0;
 		t->frame = intern(g, name);
