@@ -448,6 +448,7 @@ enum {
 	TK_FORK,	/* child_pid + child_comm */
 	TK_RENAME,	/* pid + newcomm */
 	TK_TGID,	/* only a tgid field */
+	TK_SELFCOMM,	/* the event names its own task: comm of common_pid (flytrap BPF records) */
 };
 
 struct replay_type {
@@ -529,6 +530,8 @@ static void replay_resolve(struct replay_type *rt, const struct tep_event *e)
 		   !fmt_field_resolve(e, "pid", &rt->pid) && !fmt_field_resolve(e, "comm", &rt->comm)) {
 		rt->kind = TK_PIDCOMM;
 	}
+	if (rt->kind == TK_NONE && !strcmp(e->system, "flytrap") && !fmt_field_resolve(e, "comm", &rt->comm))
+		rt->kind = TK_SELFCOMM;
 	if (fmt_field_resolve(e, "tgid", &rt->tgid) == 0 && rt->kind == TK_NONE)
 		rt->kind = TK_TGID;
 }
@@ -548,6 +551,10 @@ static void replay_track(struct rpt_tasks *t, const struct replay_type *rt, cons
 	case TK_RENAME:
 	case TK_PIDCOMM:
 		task_set_comm(t, (int)fmt_field_u64(&rt->pid, d, sz), d, sz, &rt->comm);
+		break;
+	case TK_SELFCOMM:
+		if (rt->common_pid.offset >= 0)
+			task_set_comm(t, (int)fmt_field_u64(&rt->common_pid, d, sz), d, sz, &rt->comm);
 		break;
 	default:
 		break;
