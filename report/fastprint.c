@@ -108,6 +108,8 @@ enum tkind {
 	T_SWITCH,	/* plugin_sched_switch: sched_switch */
 	T_WAKEUP,	/* plugin_sched_switch: sched_wakeup, sched_wakeup_new */
 	T_KMEM,		/* plugin_kmem: "(func+0xoff) " of call_site, then the print format */
+	T_HRSTART,	/* plugin_hrtimer: hrtimer_start */
+	T_HREXPIRE,	/* plugin_hrtimer: hrtimer_expire_entry */
 };
 
 struct sfield {
@@ -130,6 +132,8 @@ struct ftype {
 	struct sfield pid, prio, state, next_pid, next_prio, success, target_cpu;
 	struct sfield comm, next_comm;
 	struct sfield call_site;	/* T_KMEM */
+	/* T_HRSTART / T_HREXPIRE ("timer" on old kernels, else "hrtimer") */
+	struct sfield timer, function, expires, softexpires, now;
 };
 
 struct rpt_fastprint {
@@ -1307,6 +1311,36 @@ static void compile_handler(struct cc *c)
 			t->kind = T_KMEM;
 		return;
 	}
+	if (!strcmp(ev->system, "timer") && from_plugin(ev->handler, "plugin_hrtimer.so")) {
+		bool start = !strcmp(ev->name, "hrtimer_start");
+
+		if (!start && strcmp(ev->name, "hrtimer_expire_entry")) {
+			c->why = "handler";
+			return;
+		}
+		/* fields the plugin prints with err=1 must be there: no "CAN'T FIND FIELD" */
+		if (tep_find_field(ev, "timer")) {
+			if (!sched_field(c, "timer", &t->timer, false)) {
+				c->why = "hrtimer fields";
+				return;
+			}
+		} else if (!sched_field(c, "hrtimer", &t->timer, false)) {
+			c->why = "hrtimer fields";
+			return;
+		}
+		if (tep_find_field(ev, "function") && !sched_field(c, "function", &t->function, false)) {
+			c->why = "hrtimer fields";
+			return;
+		}
+		if (start ? !sched_field(c, "expires", &t->expires, false) ||
+			    !sched_field(c, "softexpires", &t->softexpires, false)
+			  : !sched_field(c, "now", &t->now, false)) {
+			c->why = "hrtimer fields";
+			return;
+		}
+		t->kind = start ? T_HRSTART : T_HREXPIRE;
+		return;
+	}
 	if (strcmp(ev->system, "sched") || !from_plugin(ev->handler, "plugin_sched_switch.so")) {
 		c->why = "handler";
 		return;
@@ -1787,6 +1821,54 @@ static void put_call_site(struct rpt_fastprint *fp, const struct ftype *t, const
 	put(fp, ") ", 2);
 }
 
+/* plugin_hrtimer's " function=%s" of "name/0x<start - addr>" (sic), or of "0x%08llx" */
+static void put_hr_function(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d)
+{
+	static const struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
+					.simple = true, .width = -1, .prec = -1 };
+	static const struct fop hex8 = { .kind = O_INT, .conv = 'x', .bits = 64, .zero = true,
+					 .width = 8, .prec = -1 };
+	uint64_t val = sf_get(fp, &t->function, d), start;
+	const char *name = find_func(fp, val, &start);
+	size_t mark;
+
+	put(fp, " function=", 10);
+	if (!name) {
+		put(fp, "0x", 2);
+		put_int(fp, &hex8, val);
+		return;
+	}
+	/* the plugin formats into a 128-byte buffer */
+	mark = fp->len;
+	put(fp, name, strlen(name));
+	put(fp, "/0x", 3);
+	put_int(fp, &hex, start - val);
+	if (fp->len - mark > 127)
+		fp->len = mark + 127;
+}
+
+static void run_hrtimer(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d)
+{
+	static const struct fop hex = { .kind = O_INT, .conv = 'x', .bits = 64,
+					.simple = true, .width = -1, .prec = -1 };
+
+	put(fp, "hrtimer=0x", 10);
+	put_int(fp, &hex, sf_get(fp, &t->timer, d));
+	if (t->kind == T_HREXPIRE) {
+		put(fp, " now=", 5);
+		put_u64(fp, sf_get(fp, &t->now, d));
+		if (t->function.ok)
+			put_hr_function(fp, t, d);
+		return;
+	}
+	if (t->function.ok)
+		put_hr_function(fp, t, d);
+	put(fp, " expires=", 9);
+	put_u64(fp, sf_get(fp, &t->expires, d));
+	put(fp, " softexpires=", 13);
+	put_u64(fp, sf_get(fp, &t->softexpires, d));
+}
+
 /* ---- API ------------------------------------------------------------------ */
 
 struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep)
@@ -1858,6 +1940,10 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 		break;
 	case T_WAKEUP:
 		run_wakeup(fp, t, d);
+		break;
+	case T_HRSTART:
+	case T_HREXPIRE:
+		run_hrtimer(fp, t, d);
 		break;
 	case T_KMEM:
 		if (t->call_site.ok)

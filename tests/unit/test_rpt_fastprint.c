@@ -278,6 +278,22 @@ static const struct synth synths[] = {
 	  "\tfield:unsigned long p;\toffset:8;\tsize:LONG;\tsigned:0;\n",
 	  "\"%s\", REC->p",
 	  false, true },
+	/* plugin_hrtimer prints these itself */
+	{ "timer", "hrtimer_start",
+	  "\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:s64 expires;\toffset:24;\tsize:8;\tsigned:1;\n"
+	  "\tfield:s64 softexpires;\toffset:32;\tsize:8;\tsigned:1;\n"
+	  "\tfield:unsigned int mode;\toffset:40;\tsize:4;\tsigned:0;\n",
+	  "\"hrtimer=%p function=%ps expires=%llu softexpires=%llu\", REC->hrtimer, REC->function, "
+	  "(unsigned long long) REC->expires, (unsigned long long) REC->softexpires",
+	  true, false },
+	{ "timer", "hrtimer_expire_entry",
+	  "\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:s64 now;\toffset:16;\tsize:8;\tsigned:1;\n"
+	  "\tfield:void * function;\toffset:24;\tsize:8;\tsigned:0;\n",
+	  "\"hrtimer=%p function=%ps now=%llu\", REC->hrtimer, REC->function, (unsigned long long) REC->now",
+	  true, false },
 	{ "sched", "sched_switch",
 	  "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	  "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
@@ -407,7 +423,8 @@ static int make_record(struct tep_event *ev, bool be, uint8_t *buf, int cap)
 
 			for (i = 0; f->elementsize && i < f->size / f->elementsize; i++)
 				wr(p + i * f->elementsize, f->elementsize, edge_value(f->elementsize), be);
-		} else if (f->size <= 8 && (!strcmp(f->name, "ip") || !strcmp(f->name, "call_site"))) {
+		} else if (f->size <= 8 && (!strcmp(f->name, "ip") || !strcmp(f->name, "call_site") ||
+						  !strcmp(f->name, "function"))) {
 			/* mostly inside the few functions registered, sometimes outside */
 			uint64_t v = rnd() % 8 ? KBASE + rnd() % 0x5000 : edge_value(f->size);
 
@@ -464,6 +481,11 @@ static void synthetic(bool be, int long_size)
 	tep_register_function(tep, "do_one_thing", KBASE + 0x1000, NULL);
 	tep_register_function(tep, "kmalloc_caller", KBASE + 0x1800, "somemod");
 	tep_register_function(tep, "last_func", KBASE + 0x4000, NULL);
+	/* longer than plugin_hrtimer's 128-byte buffer */
+	tep_register_function(tep, "a_function_with_a_very_long_name_that_goes_on_and_on_"
+			      "and_on_well_past_one_hundred_and_twenty_eight_bytes_of_text_and_then_"
+			      "some_more_to_be_sure",
+			      KBASE + 0x2000, NULL);
 	for (i = 0; i < sizeof(synths) / sizeof(synths[0]); i++) {
 		const struct synth *sy = &synths[i];
 		char text[8192];
@@ -485,7 +507,7 @@ static void synthetic(bool be, int long_size)
 		if (!ev)
 			continue;
 		ok = rpt_fastprint_type_ok(fp, ev, &why);
-		if (!strcmp(sy->sys, "sched") || !strcmp(sy->sys, "kmem"))
+		if (!strcmp(sy->sys, "sched") || !strcmp(sy->sys, "kmem") || !strcmp(sy->sys, "timer"))
 			printf("  %s: %s:%s %s\n", where, sy->sys, sy->name,
 			       ev->handler ? "has its plugin handler" : "has no plugin handler (plugins not installed?)");
 		if (sy->must_be_fast)
