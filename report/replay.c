@@ -767,12 +767,29 @@ void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t
 /* Last timestamp per (buffer, cpu) stream, for the start of a loss gap. */
 struct stream_last {
 	uint64_t ts;
+	int last_loss;		/* index + 1 of this stream's latest entry in ctx->losses */
 };
 
-static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, uint64_t prev_ts)
+/*
+ * Markers are kept one by one up to RPT_MAX_LOSSES; after that a marker is
+ * merged into its stream's latest entry (the gap then spans both), so
+ * memory stays bounded when every page of a huge file lost events.
+ */
+#define RPT_MAX_LOSSES 65536
+
+static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, struct stream_last *sl)
 {
 	struct rpt_loss *l;
 
+	if (ctx->nlosses >= RPT_MAX_LOSSES && sl && sl->last_loss) {
+		l = &ctx->losses[sl->last_loss - 1];
+		l->ts = ev->rec.ts;
+		if (l->count >= 0 && ev->rec.missed_events > 0)
+			l->count += ev->rec.missed_events;
+		else
+			l->count = -1;
+		return 0;
+	}
 	if (ctx->nlosses == *cap) {
 		int ncap = *cap ? *cap * 2 : 64;
 		struct rpt_loss *nl = realloc(ctx->losses, (size_t)ncap * sizeof(*nl));
@@ -783,8 +800,10 @@ static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, u
 		*cap = ncap;
 	}
 	l = &ctx->losses[ctx->nlosses++];
+	if (sl)
+		sl->last_loss = ctx->nlosses;
 	l->ts = ev->rec.ts;
-	l->prev_ts = prev_ts;
+	l->prev_ts = sl ? sl->ts : 0;
 	l->count = ev->rec.missed_events < 0 ? -1 : ev->rec.missed_events;
 	l->buffer = ev->buffer;
 	l->cpu = ev->rec.cpu;
@@ -881,7 +900,7 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 			last_cpu = ev->rec.cpu;
 		}
 		sl = sl_cached;
-		if (ev->rec.missed_events && add_loss(&ctx, &losscap, ev, sl ? sl->ts : 0)) {
+		if (ev->rec.missed_events && add_loss(&ctx, &losscap, ev, sl)) {
 			err = -ENOMEM;
 			break;
 		}
