@@ -154,6 +154,8 @@ struct jout {
 	char *buf;
 	size_t len;
 	bool first;
+	bool based;		/* base chosen (at the first event) */
+	uint64_t base;		/* subtracted from every timestamp, see ts_base() */
 };
 
 struct exp {
@@ -356,7 +358,7 @@ static inline void j_ev_head(struct jout *j, char ph, uint64_t ts)
 	}
 	j->buf[j->len++] = ph;
 	J_LIT(j, "\",\"ts\":");
-	j_us(j, ts);
+	j_us(j, ts > j->base ? ts - j->base : 0);
 }
 
 static void j_ev(struct jout *j, char ph, uint64_t ts, int32_t pid, int32_t tid)
@@ -998,6 +1000,24 @@ static const char *syscall_name(struct exp *x, int64_t nr, char *buf, size_t len
 	return buf;
 }
 
+/*
+ * Viewers read ts as a double of microseconds: exact to the nanosecond
+ * only below 2^53 ns (about 104 days).  Uptime clocks stay below; a file
+ * on wall-clock time (trace-cmd's DATE option, epoch ns) does not, and
+ * gets its timestamps counted from the start of the second of its first
+ * event (otherData.ts_offset_us says by how much).
+ */
+#define TS_EXACT_MAX (1ULL << 53)
+
+static void ts_base(struct exp *x, const struct rpt_ctx *ctx, uint64_t ts)
+{
+	uint64_t first = ctx->nevents_all && ctx->all_first_ts < ts ? ctx->all_first_ts : ts;
+
+	x->j.based = true;
+	if (first >= TS_EXACT_MAX)
+		x->j.base = first - first % UINT64_C(1000000000);
+}
+
 static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
 {
 	struct exp *x = priv;
@@ -1010,6 +1030,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	char name[64];
 	const char *s;
 
+	if (!x->j.based)
+		ts_base(x, ctx, ts);
 	if (cpu < 0 || (cpu >= x->ncpus && cpu_grow(x, cpu)))
 		return;
 	if (!x->cpus[cpu].seen) {
@@ -1434,7 +1456,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 		j_str(&x->j, *bname ? bname : "top");
 		if (l->prev_ts) {
 			J_LIT(&x->j, ",\"after_ts_us\":");
-			j_us(&x->j, l->prev_ts);
+			j_us(&x->j, l->prev_ts > x->j.base ? l->prev_ts - x->j.base : 0);
 		}
 		J_LIT(&x->j, "}}");
 		if (l->count > 0)
@@ -1570,6 +1592,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		J_LIT(&x->j, FLYTRAP_VERSION);
 		J_LIT(&x->j, "\",\"source\":");
 		j_str(&x->j, ctx->opts->path);
+		J_LIT(&x->j, ",\"ts_offset_us\":");
+		j_us(&x->j, x->j.base);
 		J_LIT(&x->j, ",\"events\":");
 		j_u64(&x->j, ctx->nevents);
 		J_LIT(&x->j, ",\"slices\":");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mkexport OUT.dat [--scale N]: a synthetic trace.dat for the export
+ * mkexport OUT.dat [--scale N | --epoch]: a synthetic trace.dat for the export
  * tests, with every kind of record `flytrap export` turns into tracks and
  * a known answer (tests/report/41-export-synthetic.sh checks it):
  *
@@ -35,6 +35,7 @@
  *     CPU 0: 8900 flytrap:offcpu beta blocked 8600..8900 (state 1), woken by gamma
  * Timestamps are those numbers in ns plus 1 s.  uname says x86_64.
  *
+ * With --epoch, the same on a wall-clock time line (1795000001 s and up).
  * With --scale N, N repetitions of a busier pattern on 2 CPUs and 8
  * tasks instead (about 24 events each), for benchmarks and memory checks.
  */
@@ -46,7 +47,8 @@
 
 #include "format/format.h"
 
-#define BASE 1000000000ULL
+/* 1 s, or with --epoch a wall-clock time (2026-11-29, ns since 1970) */
+static uint64_t BASE = 1000000000ULL;
 
 #define COMMON \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
@@ -483,11 +485,13 @@ int main(int argc, char **argv)
 	int err, hpl, i, n = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mkexport OUT.dat [--scale N]\n");
+		fprintf(stderr, "usage: mkexport OUT.dat [--scale N | --epoch]\n");
 		return 2;
 	}
 	if (argc == 4 && !strcmp(argv[2], "--scale"))
 		scale = strtoull(argv[3], NULL, 10);
+	if (argc == 3 && !strcmp(argv[2], "--epoch"))
+		BASE = 1795000000ULL * 1000000000ULL;
 	err = fmt_writer_open(argv[1], &o, &w);
 	if (err)
 		die("open", err);
