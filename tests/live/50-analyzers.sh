@@ -53,6 +53,17 @@ else
 	echo "SKIP part 1: no BPF support here"
 fi
 
+# ---- 1b. per-syscall tracepoints (syscalls:sys_enter_NAME / sys_exit_NAME)
+if [ -e "$TRACEFS/events/syscalls/sys_enter_getppid" ] && [ -x "$WORKLOAD" ]; then
+	N=777
+	"$FLYTRAP" record -q -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o g.dat -- \
+		"$WORKLOAD" sys $N 0 0 >w3.out 2>rec3.err || fail "record syscalls:*getppid: $(head -3 rec3.err)"
+	pid=$(awk '/^pid/{print $2}' w3.out)
+	"$FLYTRAP" overhead --json --pid "$pid" g.dat >g.json || fail "overhead on the getppid recording"
+	got=$(jget g.json "'%d %s %d' % (len(j['syscalls']), j['syscalls'][0]['name'], j['syscalls'][0]['count'])")
+	[ "$got" = "1 getppid $N" ] && ok "syscalls:sys_*_getppid: $N getppid calls" || fail "named tracepoints: $got"
+fi
+
 # ---- 2. losses under load
 [ -x "$STORM" ] || skip "syscall_storm not built"
 "$FLYTRAP" record -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -b 8 -o o.dat -- \
