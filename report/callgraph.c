@@ -1253,7 +1253,7 @@ static const char cg_usage[] =
 	"  --source S         calls, samples or offcpu (default: the first present)\n"
 	"  --per-task         one tree per task (a \"comm-pid\" root frame)\n"
 	"  --depth N          tree text: show N levels\n"
-	"  --min-percent P    tree text: hide nodes below P%% of the total\n"
+	"  --min-percent P    tree text: hide nodes below P% of the total\n"
 	"  --folded           folded stacks (flamegraph.pl, speedscope), self weights\n"
 	"  --svg FILE         also write an SVG flame graph to FILE\n"
 	"  --symfs DIR        look for user binaries under DIR (by path and build-id)\n"

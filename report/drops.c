@@ -1180,7 +1180,8 @@ static const char drops_usage[] =
 	"complete data per CPU; what the loss affects and what to change.\n"
 	"\n"
 	"options:\n"
-	"  --window DURATION  width of the time windows (e.g. 100ms); default: about 20\n";
+	"  --window DURATION  width of the time windows (e.g. 100ms); default: at most\n"
+	"                     20 windows over the trace\n";
 
 static int drops_extra(void *arg, int argc, char **argv, int *i)
 {

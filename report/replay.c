@@ -14,7 +14,8 @@
 
 const char rpt_opts_help[] =
 	"  --json             machine-readable output (fields: see the man page)\n"
-	"  --from T, --to T   only events in [T, T] (seconds, as `report` prints them)\n"
+	"  --from T, --to T   only events from / up to time T (seconds, as `report`\n"
+	"                     prints them)\n"
 	"  --cpu LIST         only these CPUs, e.g. 0,2-3\n"
 	"  --pid N[,N...]     only these pids (thread or process id); repeatable\n"
 	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n";
