@@ -381,7 +381,9 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 	} else {
 		fl = d->byevent;
 		fo.unit = "events";
-		what = "Events by task and event type (the file has no call stacks, function calls or sched_switch)";
+		what = d->nevents ?
+			"Events by task and event type (the file has no call stacks, function calls or sched_switch)" :
+			"No events in the file or the selection";
 	}
 	fo.title = what;
 	fputs("<section id=\"flame\"><h2>Flame graph</h2>\n<p class=\"note\">", f);
