@@ -435,7 +435,10 @@ int fmt_wbuf_new(struct fmt_writer *w, const char *name, const char *clock,
 		 struct fmt_wbuf **out);
 /* Add one whole page (page_size bytes, as the kernel wrote it). */
 int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page);
-/* Bytes spooled so far (compressed), for --max-size checks. */
+/*
+ * Bytes spooled so far (compressed) plus pages not compressed yet (raw):
+ * an upper bound of what this buffer adds to the file, for --max-size checks.
+ */
 uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b);
 /* Flush partial chunks to the spool files (for crash safety / recover). */
 int fmt_wbuf_flush(struct fmt_wbuf *b);

@@ -71,6 +71,7 @@ struct fmt_wbuf {
 	struct wcpu **cpus;	/* by CPU id */
 	int cpus_len;
 	uint64_t bytes;
+	int64_t queued;		/* raw bytes in the worker's queue */
 };
 
 struct sysfmts {
@@ -1099,6 +1100,12 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 	return 0;
 }
 
+/* Raw bytes handed to the worker and not yet spooled (fmt_wbuf_bytes counts them). */
+static void queued_add(struct fmt_wbuf *b, int64_t n)
+{
+	__atomic_add_fetch(&b->queued, n, __ATOMIC_RELAXED);
+}
+
 static void *worker_main(void *arg)
 {
 	struct fmt_writer *w = arg;
@@ -1123,6 +1130,7 @@ static void *worker_main(void *arg)
 		if (!__atomic_load_n(&k->err, __ATOMIC_ACQUIRE))
 			err = spool_write(w, k->z, k->zbuf, j.b, j.c, j.buf, j.npages, k->errbuf,
 					  sizeof(k->errbuf));
+		queued_add(j.b, -(int64_t)j.npages * w->page_size);
 
 		pthread_mutex_lock(&k->mu);
 		if (err && !k->err)
@@ -1272,6 +1280,7 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 	if (!k->err) {
 		k->q[(k->head + k->count) % WK_QUEUE] = (struct wjob){ b, c, c->chunk, c->npending };
 		k->count++;
+		queued_add(b, (int64_t)c->npending * w->page_size);
 		pthread_cond_signal(&k->cv_job);
 		if (k->nfree)
 			next = k->free_bufs[--k->nfree];
@@ -1318,7 +1327,8 @@ uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b)
 	for (i = 0; i < b->cpus_len; i++)
 		if (b->cpus[i])
 			pending += (uint64_t)b->cpus[i]->npending * b->w->page_size;
-	return __atomic_load_n(&b->bytes, __ATOMIC_RELAXED) + pending;
+	return __atomic_load_n(&b->bytes, __ATOMIC_RELAXED) +
+	       (uint64_t)__atomic_load_n(&b->queued, __ATOMIC_RELAXED) + pending;
 }
 
 int fmt_wbuf_flush(struct fmt_wbuf *b)
