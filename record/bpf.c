@@ -211,7 +211,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 
 	memset(sp, 0, sizeof(*sp));
 	if (!spec || !*spec) {
-		snprintf(err, errlen, "empty --bpf list");
+		snprintf(err, errlen, "empty list");
 		return -EINVAL;
 	}
 	copy = strdup(spec);
@@ -225,7 +225,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 		if (!strcmp(tok, "syscalls")) {
 			sp->want[FT_SLOT_SYSCALLS] = true;
 			if (val && strcmp(val, "agg")) {
-				snprintf(err, errlen, "--bpf syscalls=%s: only 'agg' is known", val);
+				snprintf(err, errlen, "syscalls=%s: only 'agg' is known", val);
 				ret = -EINVAL;
 				break;
 			}
@@ -234,7 +234,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 			sp->want[FT_SLOT_OFFCPU] = true;
 			if (val) {
 				if (parse_dur(val, &sp->min_ns)) {
-					snprintf(err, errlen, "--bpf offcpu=%s: not a duration (e.g. 100us)", val);
+					snprintf(err, errlen, "offcpu=%s: not a duration (e.g. 100us)", val);
 					ret = -EINVAL;
 					break;
 				}
@@ -247,7 +247,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 				unsigned long hz = strtoul(val, &end, 10);
 
 				if (end == val || *end || hz < 1 || hz > 100000) {
-					snprintf(err, errlen, "--bpf profile=%s: frequency must be 1..100000 Hz", val);
+					snprintf(err, errlen, "profile=%s: frequency must be 1..100000 Hz", val);
 					ret = -EINVAL;
 					break;
 				}
@@ -265,7 +265,8 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 					v <<= 20, end++;
 			}
 			if (!val || end == val || *end || v < 4096 || v > (1ull << 30)) {
-				snprintf(err, errlen, "--bpf ringbuf=SIZE: 4K..1024M (e.g. ringbuf=64M)");
+				snprintf(err, errlen, "ringbuf=%s: size must be 4K..1024M (e.g. ringbuf=64M)",
+					 val ? val : "");
 				ret = -EINVAL;
 				break;
 			}
@@ -277,7 +278,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 			struct ufunc_target *n;
 
 			if (!colon || colon == val || !colon[1]) {
-				snprintf(err, errlen, "--bpf ufunc needs BINARY:GLOB (e.g. ufunc=/usr/bin/foo:do_*)");
+				snprintf(err, errlen, "ufunc needs BINARY:GLOB (e.g. ufunc=/usr/bin/foo:do_*)");
 				ret = -EINVAL;
 				break;
 			}
@@ -297,7 +298,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 			}
 			sp->want[FT_SLOT_UFUNC] = true;
 		} else {
-			snprintf(err, errlen, "--bpf: unknown item '%s' (known: syscalls[=agg], offcpu[=DUR], profile[=HZ], ufunc=BINARY:GLOB, ringbuf=SIZE, symbols)",
+			snprintf(err, errlen, "unknown item '%s' (known: syscalls[=agg], offcpu[=DUR], profile[=HZ], ufunc=BINARY:GLOB, ringbuf=SIZE, symbols)",
 				 tok);
 			ret = -EINVAL;
 			break;
@@ -305,7 +306,7 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 	}
 	free(copy);
 	if (!ret && !sp->want[0] && !sp->want[1] && !sp->want[2] && !sp->want[3]) {
-		snprintf(err, errlen, "empty --bpf list");
+		snprintf(err, errlen, "empty list");
 		ret = -EINVAL;
 	}
 	if (ret)

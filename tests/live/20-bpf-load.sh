@@ -31,7 +31,26 @@ check_run() {	# NAME SPEC EVENT [ -- cmd ]
 	"$DUMP" "$name.dat" --no-events >"$name.meta" || fail "$name: bpf_dump found damage"
 	[ "$(meta "$name.meta" bpf_enabled)" = "${spec%%[=,]*}" ] && ok "$name: bpf_enabled recorded" ||
 		fail "$name: bpf_enabled='$(meta "$name.meta" bpf_enabled)'"
+	# the helper programs: exit-time maps (where sched_process_exit precedes
+	# exit_mm, marked by its group_dead field), fork following (with a command)
+	local em
+	em=$(meta "$name.meta" bpf_exitmaps)
+	if grep -q group_dead "$TRACEFS/events/sched/sched_process_exit/format" 2>/dev/null; then
+		[ "$em" = on ] && ok "$name: exitmaps loaded" || fail "$name: exitmaps '$em'"
+	fi
+	if [ "${1:-}" = -- ]; then
+		[ -n "$(meta "$name.meta" bpf_follow_mapfull)" ] && ok "$name: fork following loaded" ||
+			fail "$name: fork following not loaded"
+	fi
 }
+
+# a bad list is a usage error: exit 2, one line naming the problem
+for bad in bogus profile=0 ufunc=/bin/true offcpu=soon syscalls=sometimes ringbuf=1; do
+	"$FLYTRAP" record --bpf "$bad" -o bad.dat -d 1 >/dev/null 2>usage.err
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <usage.err)" = 1 ] && ok "--bpf $bad: usage error: $(cat usage.err)" ||
+		fail "--bpf $bad: exit $rc, $(wc -l <usage.err) lines: $(head -2 usage.err)"
+done
 
 check_run syscalls syscalls syscall -d 1
 check_run agg syscalls=agg syscall_hist -d 1
