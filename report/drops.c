@@ -932,8 +932,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 				continue;
 			fprintf(out, "%s{\"buffer\":", first ? "" : ",");
 			ft_json_str(out, ctx->info->buffers[l->buffer].name);
-			fprintf(out, ",\"cpu\":%d,\"after_ts\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"count\":%" PRId64 "}",
-				l->cpu, l->prev_ts, l->ts, l->count);
+			fprintf(out, ",\"cpu\":%d,\"after_ts\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"count\":%" PRId64
+				",\"markers\":%u}", l->cpu, l->prev_ts, l->ts, l->count, l->markers);
 			first = 0;
 		}
 		fputs("],\"affected_types\":{", out);

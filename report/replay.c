@@ -665,7 +665,7 @@ static void loss_sum(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct
 		if (!s->markers)
 			s->first = l->prev_ts ? l->prev_ts : l->ts;
 		s->last = l->ts;
-		s->markers++;
+		s->markers += (int)l->markers;
 		if (l->count < 0)
 			s->unknown++;
 		else
@@ -785,6 +785,7 @@ static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, s
 	if (ctx->nlosses >= RPT_MAX_LOSSES && sl && sl->last_loss) {
 		l = &ctx->losses[sl->last_loss - 1];
 		l->ts = ev->rec.ts;
+		l->markers++;
 		if (l->count >= 0 && ev->rec.missed_events > 0)
 			l->count += ev->rec.missed_events;
 		else
@@ -808,6 +809,7 @@ static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, s
 	l->count = ev->rec.missed_events < 0 ? -1 : ev->rec.missed_events;
 	l->buffer = ev->buffer;
 	l->cpu = ev->rec.cpu;
+	l->markers = 1;
 	return 0;
 }
 

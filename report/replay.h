@@ -52,6 +52,7 @@ struct rpt_loss {
 	uint64_t prev_ts;	/* last record before it on that stream, 0 if none */
 	int64_t count;		/* events lost, -1 = unknown */
 	int buffer, cpu;
+	uint32_t markers;	/* page markers in this entry (more than 1 once merged, see replay.c) */
 };
 
 struct rpt_ctx {

@@ -94,6 +94,17 @@ fi
 expect "100ms windows" 6 "$(jget "$TMP/drw.json" "len(j['windows'])")"
 expect "window 1 lost" 5 "$(jget "$TMP/drw.json" "j['windows'][1]['lost_marked']")"
 expect "bpf drops in windows" 6 "$(jget "$TMP/drw.json" "sum(w['bpf_drops'] for w in j['windows'])")"
+# a file that lost events before every page: counts stay exact while the
+# marker list stops growing at 65536 entries (later markers merge)
+MK=$TOP/$O/tests/tools/mkrpt
+if [ -x "$MK" ]; then
+	"$MK" manyloss "$TMP/ml.dat" 70000 || fail "mkrpt manyloss"
+	"$FLYTRAP" drops --json "$TMP/ml.dat" > "$TMP/ml.json" || fail "drops on 70000 loss markers"
+	expect "markers / counted / unknown / entries / merged markers" "69999 139996 1 65536 69999" \
+		"$(jget "$TMP/ml.json" "'%d %d %d %d %d' % (j['total']['loss_markers'], j['total']['lost_marked'], j['total']['unknown_markers'], len(j['losses']), sum(l['markers'] for l in j['losses']))")"
+	"$FLYTRAP" overhead "$TMP/ml.dat" | grep -q "(69999 loss markers, 139996 events + an unknown number)" ||
+		fail "overhead's loss note after merging"
+fi
 # analyzers spanning the loss say so
 "$FLYTRAP" overhead tests/data/rpt-drops.dat | grep -q "^note: events were lost" || fail "overhead does not mention the loss"
 "$FLYTRAP" overhead tests/data/rpt-sched.dat | grep -q "^note: events were lost" && fail "overhead reports a loss in a file without any"

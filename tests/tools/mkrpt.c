@@ -12,6 +12,7 @@
  *                        and process maps
  *   mkrpt bpf    OUT     flytrap BPF records (syscall, syscall_hist,
  *                        profile, offcpu, ufunc) and uprobe events
+ *   mkrpt manyloss OUT N  N pages on one CPU, each after a loss marker
  *   mkrpt bench  OUT N   N events (sched_switch, syscalls, function_graph)
  *                        on 2 CPUs, for the benchmarks
  *
@@ -796,6 +797,21 @@ static void build_bpf(const char *path)
 	out_close(&o, NULL);
 }
 
+/* manyloss: n pages on CPU 0, one event each, every page after a loss of 2 (one of them unknown) */
+static void build_manyloss(const char *path, uint64_t n)
+{
+	struct out o;
+	uint64_t i, t = 50 * S;
+
+	out_open(&o, path, 1, "100 app\n", NULL);
+	for (i = 0; i < n; i++) {
+		if (i)
+			new_page_after_loss(&o, 0, i == n / 2 ? -1 : 2);
+		sys_enter(&o, 0, t + i * US, 100, 0);
+	}
+	out_close(&o, NULL);
+}
+
 /* bench: n events round-robin over 2 CPUs: switches, syscalls, calls */
 static void build_bench(const char *path, uint64_t n)
 {
@@ -840,6 +856,8 @@ int main(int argc, char **argv)
 		build_bpf(argv[2]);
 	else if (!strcmp(argv[1], "stacks"))
 		build_stacks(argv[2]);
+	else if (!strcmp(argv[1], "manyloss") && argc == 4)
+		build_manyloss(argv[2], strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "bench") && argc == 4)
 		build_bench(argv[2], strtoull(argv[3], NULL, 0));
 	else {
