@@ -514,6 +514,44 @@ static int open_profile(struct rec_bpf *b)
 	return 0;
 }
 
+/*
+ * A ufunc binary given without a '/' is looked up like a command (PATH) or,
+ * for a library name, in the usual library directories; the uprobes and
+ * the function table then use the absolute path.
+ */
+static char *resolve_binary(const char *name)
+{
+	static const char *const libdirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+		"/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	};
+	const char *path = getenv("PATH");
+	char buf[4096], *dirs, *d, *save = NULL;
+	size_t i;
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	if (strstr(name, ".so")) {
+		for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+			snprintf(buf, sizeof(buf), "%s/%s", libdirs[i], name);
+			if (!access(buf, R_OK))
+				return strdup(buf);
+		}
+	}
+	dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+	if (!dirs)
+		return NULL;
+	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", d, name);
+		if (!access(buf, X_OK)) {
+			free(dirs);
+			return strdup(buf);
+		}
+	}
+	free(dirs);
+	return strdup(name);	/* let the open report it */
+}
+
 static int open_ufunc(struct rec_bpf *b)
 {
 	struct flytrap_ufunc *sk;
@@ -521,8 +559,14 @@ static int open_ufunc(struct rec_bpf *b)
 
 	for (t = 0; t < b->sp.nuf; t++) {
 		struct rec_ufunc_sym *v = NULL;
-		char msg[512];
-		int n = rec_ufunc_match(b->sp.uf[t].binary, b->sp.uf[t].glob, &v, msg, sizeof(msg));
+		char msg[512], *abs = resolve_binary(b->sp.uf[t].binary);
+		int n;
+
+		if (!abs)
+			return set_err(b, -ENOMEM, "out of memory");
+		free(b->sp.uf[t].binary);
+		b->sp.uf[t].binary = abs;
+		n = rec_ufunc_match(abs, b->sp.uf[t].glob, &v, msg, sizeof(msg));
 
 		if (n < 0)
 			return set_err(b, n, "--bpf ufunc: %s", msg);
