@@ -1047,6 +1047,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	if (et->kind == K_UNRESOLVED)
 		resolve(et, ev->event);
 	tid = rpt_event_pid(ctx, ev);
+	if (tid < 0)
+		return;		/* payload shorter than its common fields */
 
 	switch (et->kind) {
 	case K_SCHED_SWITCH:
@@ -1588,7 +1590,11 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 	}
 
 	if (!x->hd) {
-		J_LIT(&x->j, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"flytrap ");
+		/*
+		 * No "displayTimeUnit": some Perfetto versions read it as the
+		 * unit of ts and dur, which are microseconds here whatever it says.
+		 */
+		J_LIT(&x->j, "\n],\n\"otherData\":{\"generator\":\"flytrap ");
 		J_LIT(&x->j, FLYTRAP_VERSION);
 		J_LIT(&x->j, "\",\"source\":");
 		j_str(&x->j, ctx->opts->path);
