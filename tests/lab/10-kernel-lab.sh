@@ -87,6 +87,8 @@ add_prog() {
 add_prog "$TMP/tracer-check" /tc/flytrap
 if [ -x "$FLYTRAP" ]; then
 	add_prog "$FLYTRAP" /bin/flytrap
+	# cuts the kallsyms of files before they cross the slow serial port
+	[ -x "$TOP/$O/tests/tools/trim_kallsyms" ] && add_prog "$TOP/$O/tests/tools/trim_kallsyms" /lab/trim_kallsyms
 else
 	echo "note: $FLYTRAP is not built: flytrap record checks not run"
 fi
