@@ -560,6 +560,7 @@ static int open_ufunc(struct rec_bpf *b)
 	for (t = 0; t < b->sp.nuf; t++) {
 		struct rec_ufunc_sym *v = NULL;
 		char msg[512], *abs = resolve_binary(b->sp.uf[t].binary);
+		struct ufunc_fn *f;
 		int n;
 
 		if (!abs)
@@ -567,7 +568,6 @@ static int open_ufunc(struct rec_bpf *b)
 		free(b->sp.uf[t].binary);
 		b->sp.uf[t].binary = abs;
 		n = rec_ufunc_match(abs, b->sp.uf[t].glob, &v, msg, sizeof(msg));
-
 		if (n < 0)
 			return set_err(b, n, "--bpf ufunc: %s", msg);
 		if (n == 0)
@@ -578,8 +578,7 @@ static int open_ufunc(struct rec_bpf *b)
 			return set_err(b, -E2BIG, "--bpf ufunc: more than %d functions match; narrow the glob",
 				       MAX_UFUNCS);
 		}
-		struct ufunc_fn *f = realloc(b->fns, (b->nfns + n) * sizeof(*f));
-
+		f = realloc(b->fns, (b->nfns + n) * sizeof(*f));
 		if (!f) {
 			rec_ufunc_syms_free(v, n);
 			return set_err(b, -ENOMEM, "out of memory");
