@@ -193,10 +193,11 @@ static const struct synth synths[] = {
 	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	  "\tfield:__data_loc char[] name;\toffset:24;\tsize:4;\tsigned:0;\n"
 	  "\tfield:__data_loc char[] other;\toffset:28;\tsize:4;\tsigned:0;\n"
-	  "\tfield:u32 n;\toffset:32;\tsize:4;\tsigned:0;\n",
-	  "\"comm=%s name=%s w=[%-10s] p=[%.3s] r=[%8s] o=%s lit=%s n=%u %% \\t tab\\\\ end\", "
+	  "\tfield:u32 n;\toffset:32;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__rel_loc char[] rel;\toffset:36;\tsize:4;\tsigned:0;\n",
+	  "\"comm=%s name=%s w=[%-10s] p=[%.3s] r=[%8s] o=%s lit=%s n=%u %% \\t tab\\\\ end rel=%s\", "
 	  "REC->comm, __get_str(name), REC->comm, __get_str(name), __get_str(other), "
-	  "__get_str(other), \"const\", REC->n",
+	  "__get_str(other), \"const\", REC->n, __get_rel_str(rel)",
 	  true, false },
 	{ "fp", "sysenter",
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
@@ -410,7 +411,9 @@ static int make_record(struct tep_event *ev, bool be, uint8_t *buf, int cap)
 				buf[end + len] = 0;
 				len++;	/* the kernel's length counts the NUL */
 			}
-			loc = (uint32_t)len << 16 | (uint32_t)end;
+			/* __rel_loc counts from the end of the field itself */
+			loc = (uint32_t)len << 16 |
+			      (uint32_t)(f->flags & TEP_FIELD_IS_RELATIVE ? end - (f->offset + f->size) : end);
 			end += len;
 			/* now and then a damaged __data_loc (the buffer stays NUL-padded) */
 			if (rnd() % 8 == 0)
