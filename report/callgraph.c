@@ -1161,6 +1161,12 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		return o.err ? o.err : ferror(f) ? -EIO : 0;
 	}
 	if (c->output == RPT_CG_FOLDED) {
+		int lm = rpt_loss_markers(ctx, ctx->first_ts, ctx->last_ts);
+
+		/* folded lines have no room for a note: say it on stderr */
+		if (lm && f == stdout)
+			ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks are "
+				"incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
 		o.path = calloc((size_t)depth + 1, sizeof(*o.path));
 		if (!o.path)
 			return -ENOMEM;

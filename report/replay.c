@@ -753,6 +753,14 @@ int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1
 	return s.markers;
 }
 
+int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1)
+{
+	struct loss_sum s;
+
+	loss_sum(ctx, t0, t1, &s);
+	return s.markers;
+}
+
 void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
 {
 	struct loss_sum s;

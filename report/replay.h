@@ -157,6 +157,8 @@ int rpt_tgid(const struct rpt_ctx *ctx, int pid);
  * number of markers inside.
  */
 int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+/* Page-loss markers inside [t0, t1] on the selected CPUs (for outputs that cannot carry a note). */
+int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
 /* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
 void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
 

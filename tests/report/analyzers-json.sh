@@ -108,4 +108,6 @@ fi
 # analyzers spanning the loss say so
 "$FLYTRAP" overhead tests/data/rpt-drops.dat | grep -q "^note: events were lost" || fail "overhead does not mention the loss"
 "$FLYTRAP" overhead tests/data/rpt-sched.dat | grep -q "^note: events were lost" && fail "overhead reports a loss in a file without any"
+"$FLYTRAP" callgraph --folded tests/data/rpt-drops.dat 2>&1 >/dev/null | grep -q "^flytrap: warning: events were lost" ||
+	fail "callgraph --folded does not warn about the loss on stderr"
 finish
