@@ -1064,6 +1064,7 @@ static int emit_main(int argc, char **argv)
 	struct wcfg c = { false, 8, "zstd", 10, 4096 };
 	const char *path = NULL;
 	int events = 300, i, err, bench_mb = 0, level = 0;
+	bool crash = false, recover = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--emit") && i + 1 < argc)
@@ -1082,6 +1083,10 @@ static int emit_main(int argc, char **argv)
 			bench_mb = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--level") && i + 1 < argc)
 			level = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--crash"))
+			crash = true;
+		else if (!strcmp(argv[i], "--recover"))
+			recover = true;
 		else if (!strcmp(argv[i], "--opt") && i + 1 < argc && n_extra_opts < 8 &&
 			 strchr(argv[i + 1], '=')) {
 			extra_opt_id[n_extra_opts] = (uint16_t)strtoul(argv[++i], NULL, 0);
@@ -1092,6 +1097,34 @@ static int emit_main(int argc, char **argv)
 	}
 	if (bench_mb > 0 && path)
 		return bench_main(path, bench_mb, c.comp, level);
+	if (crash && path) {
+		/* write everything, flush, and die by SIGKILL before close */
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			struct fmt_writer *w = NULL;
+			struct fmt_wbuf *bufs[NBUF];
+
+			if (emit_file(path, &c, events, NULL, false, &w, bufs))
+				_exit(3);
+			for (int b = 0; b < NBUF; b++)
+				fmt_wbuf_flush(bufs[b]);
+			kill(getpid(), SIGKILL);
+			_exit(4);
+		}
+		waitpid(pid, &status, 0);
+		return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 1;
+	}
+	if (recover && path) {
+		char *msg = NULL;
+
+		err = fmt_writer_recover(path, &msg);
+		if (err)
+			fprintf(stderr, "test_writer: cannot recover '%s': %s\n", path, msg ? msg : strerror(-err));
+		free(msg);
+		return err ? 1 : 0;
+	}
 	if (!path) {
 		fprintf(stderr, "usage: test_writer --emit FILE [--be] [--long4] [--none] [--events N] [--chunk N] [--opt ID=TEXT]\n");
 		return 2;
