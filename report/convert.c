@@ -169,6 +169,11 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 		return EXIT_FAIL;
 	}
 	in = fmt_reader_info(cv.r);
+	/* latency-format text (BUFFER_TEXT) has no pages to copy; refuse rather than drop it */
+	if (fmt_reader_option(cv.r, FMT_OPT_BUFFER_TEXT, 0)) {
+		rc = ft_error("cannot convert '%s': latency-format (text) buffers are not supported", in_path);
+		goto out_reader;
+	}
 	for (i = 0; i < in->nbuffers; i++) {
 		if (in->buffers[i].page_size && in->buffers[i].page_size != in->page_size) {
 			rc = ft_error("cannot convert '%s': buffer '%s' has %u-byte pages, the file %u",
