@@ -335,14 +335,14 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 	c->since = ts;
 }
 
-static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int src, int pid, long nr, const char *name,
-		     uint64_t start, uint64_t end, int64_t ret, bool has_ret)
+static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int src, int pid, long nr,
+		     const char *name, uint64_t start, uint64_t end, int64_t ret, bool has_ret)
 {
 	struct osys *s;
 	struct otask *tk;
 
-	/* a call belongs to the window when it ends inside it */
-	if (end < o->t0 || end > o->t1 || !task_selected(ctx, pid))
+	/* a call belongs to the window (and the CPU) where it ends */
+	if (end < o->t0 || end > o->t1 || !cpu_sel(ctx->opts, cpu) || !task_selected(ctx, pid))
 		return;
 	s = sys_get(o, src, nr, name);
 	if (!s || rpt_hist_add(&s->h, end >= start ? end - start : 0)) {
@@ -373,8 +373,9 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const str
 	uint64_t added = 0, sum0;
 
 	/* written once at the end, covering the whole recording: used when that record is in the window */
-	if (!task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1)
-		return;
+	if (!task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1 ||
+	    ctx->opts->has_cpus)
+		return;	/* (not per CPU: left out when --cpu is given) */
 	s = sys_get(o, 1, nr, NULL);
 	if (!s)
 		return;
@@ -496,7 +497,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			if (ts >= o->t0 && ts <= o->t1)
 				o->sys_unmatched++;
 		} else {
-			sys_done(o, ctx, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr, t->sysname, tk->sys_ts, ts,
+			sys_done(o, ctx, ev->rec.cpu, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr, t->sysname, tk->sys_ts, ts,
 				 (int64_t)fmt_field_u64(&t->f2, d, sz), t->f2.offset >= 0);
 		}
 		tk->in_sys = false;
@@ -505,7 +506,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	case OK_BPF_SYSCALL: {
 		uint64_t dur = fmt_field_u64(&t->f2, d, sz);
 
-		sys_done(o, ctx, 1, pid, (long)(int32_t)fmt_field_u64(&t->f1, d, sz), NULL,
+		sys_done(o, ctx, ev->rec.cpu, 1, pid, (long)(int32_t)fmt_field_u64(&t->f1, d, sz), NULL,
 			 ts >= dur ? ts - dur : 0, ts, (int64_t)fmt_field_u64(&t->f3, d, sz), t->f3.offset >= 0);
 		break;
 	}
@@ -890,7 +891,10 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		wk = 0;
 		for (k = 0; k < ntasks; k++)
 			if (tasks[k]->pid != 0 && task_selected(ctx, tasks[k]->pid) &&
-			    (tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked || tasks[k]->sys_count[ssrc]))
+			    /* with --cpu: the tasks that ran there (off-CPU time is not per CPU) */
+			    (op->has_cpus ? tasks[k]->on_cpu || tasks[k]->sys_count[ssrc]
+					  : tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked ||
+					    tasks[k]->sys_count[ssrc]))
 				tasks[wk++] = tasks[k];
 		ntasks = wk;
 	}

@@ -30,6 +30,8 @@ check callgraph-stacks-pertask.folded callgraph --folded --per-task tests/data/r
 check overhead-sched.txt overhead tests/data/rpt-sched.dat
 check overhead-sched-window.txt overhead --from 10.020 --to 10.040 tests/data/rpt-sched.dat
 check overhead-sched-pid100.txt overhead --pid 100 tests/data/rpt-sched.dat
+check overhead-sched-cpu1.txt overhead --cpu 1 tests/data/rpt-sched.dat
+check drops-drops-cpu1.txt drops --cpu 1 tests/data/rpt-drops.dat
 check drops-drops.txt drops tests/data/rpt-drops.dat
 check drops-drops-100ms.txt drops --window 100ms tests/data/rpt-drops.dat
 check callgraph-bpf.txt callgraph tests/data/rpt-bpf.dat

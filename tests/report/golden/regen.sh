@@ -16,6 +16,8 @@ $F callgraph --folded --per-task tests/data/rpt-stacks.dat > $G/callgraph-stacks
 $F overhead tests/data/rpt-sched.dat > $G/overhead-sched.txt
 $F overhead --from 10.020 --to 10.040 tests/data/rpt-sched.dat > $G/overhead-sched-window.txt
 $F overhead --pid 100 tests/data/rpt-sched.dat > $G/overhead-sched-pid100.txt
+$F overhead --cpu 1 tests/data/rpt-sched.dat > $G/overhead-sched-cpu1.txt
+$F drops --cpu 1 tests/data/rpt-drops.dat > $G/drops-drops-cpu1.txt
 $F drops tests/data/rpt-drops.dat > $G/drops-drops.txt
 $F drops --window 100ms tests/data/rpt-drops.dat > $G/drops-drops-100ms.txt
 $F callgraph tests/data/rpt-bpf.dat > $G/callgraph-bpf.txt
