@@ -1254,6 +1254,7 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 	struct fmt_writer *w = b->w;
 	struct worker *k;
 	uint8_t *next = NULL;
+	bool queued = false;
 	int err;
 
 	if (!c->npending)
@@ -1284,14 +1285,19 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 		pthread_cond_signal(&k->cv_job);
 		if (k->nfree)
 			next = k->free_bufs[--k->nfree];
+		queued = true;
 	}
 	pthread_mutex_unlock(&k->mu);
-	if ((err = worker_check(w)))
-		return err;
-	/* the chunk buffer now belongs to the job; take a recycled one or a new one */
-	c->chunk = next;
-	c->npending = 0;
-	return 0;
+	/*
+	 * A queued chunk buffer belongs to the job even when the worker has
+	 * failed meanwhile: let go of it before reporting, or the worker's
+	 * clean-up and wbuf_free() would both free it.
+	 */
+	if (queued) {
+		c->chunk = next;
+		c->npending = 0;
+	}
+	return worker_check(w);
 }
 
 int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page)
