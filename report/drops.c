@@ -976,8 +976,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			any_kernel ? (any_start ? "kernel counters, end minus start"
 					       : "kernel counters at the end; no start stats")
 				   : "page markers only: the file has no CPU stats");
-		fprintf(out, "  page loss markers:   %" PRIu64 " markers, %" PRIu64 " events counted, %" PRIu64
-			" with no count\n", tot_markers, tot_marked, tot_unknown);
+		fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, %" PRIu64
+			" with no count\n", tot_markers, tot_markers == 1 ? "" : "s", tot_marked, tot_unknown);
 		fprintf(out, "  BPF ring buffer:     %" PRIu64 "\n", x.bpf_total);
 		fprintf(out, "  recorder backlog:    %" PRIu64 "%s\n", x.rec_total,
 			x.has_recstats ? "" : " (no recorder stats in the file)");
