@@ -138,7 +138,7 @@ int BPF_PROG(ft_exit_maps, struct task_struct *p)
 		bpf_loop(FT_PATH_COMPS + 8, walk_step, NULL, 0);
 		r->ncomp = w->n;
 send:
-		if (bpf_ringbuf_output(&ft_events, r, sizeof(*r), ft_wake_flags())) {
+		if (bpf_ringbuf_output(&ft_events, r, sizeof(*r), ft_wake_flags(now, sizeof(*r), false))) {
 			ft_count(FT_SLOT_EXITMAPS, FT_ST_DROPS);
 			continue;
 		}

@@ -64,12 +64,18 @@ __u64 ft_last_wake = 0;	/* racy across CPUs on purpose: a spare wakeup is harmle
  * the recorder still sees a new process while it lives, and samples the
  * drop counters in time).
  */
-static __always_inline __u64 ft_wake_flags(void)
+static __always_inline __u64 ft_wake_flags(__u64 now, __u64 size, bool queued)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 avail = bpf_ringbuf_query(&ft_events, BPF_RB_AVAIL_DATA), since = now - ft_last_wake;
 
-	if (bpf_ringbuf_query(&ft_events, BPF_RB_AVAIL_DATA) >= ft_wakeup_bytes ||
-	    now - ft_last_wake >= ft_wakeup_ns) {
+	if (!queued)
+		avail += size;
+	/*
+	 * Above the mark, wake at most once per millisecond: every forced
+	 * wake-up while the reader is still catching up costs an irq_work IPI,
+	 * and the reader drains everything it finds anyway.
+	 */
+	if ((avail >= ft_wakeup_bytes && since >= 1000000) || since >= ft_wakeup_ns) {
 		ft_last_wake = now;
 		return BPF_RB_FORCE_WAKEUP;
 	}
@@ -98,12 +104,26 @@ static __always_inline bool ft_wanted(__s32 tgid)
 	return true;
 }
 
+/* Last tgid marked on this CPU: most records repeat it, and this lookup is inlined. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s32);
+} ft_last_seen SEC(".maps");
+
 static __always_inline void ft_mark_seen(__s32 tgid)
 {
+	__u32 zk = 0;
+	__s32 *last = bpf_map_lookup_elem(&ft_last_seen, &zk);
 	__u8 one = 1;
 
+	if (last && *last == tgid)
+		return;
 	if (!bpf_map_lookup_elem(&ft_seen, &tgid))
 		bpf_map_update_elem(&ft_seen, &tgid, &one, BPF_NOEXIST);
+	if (last)
+		*last = tgid;
 }
 
 static __always_inline void ft_fill_hdr(struct ft_hdr *h, __u16 kind, __u32 size, __u64 ts,

@@ -88,7 +88,7 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	 */
 	__builtin_memcpy(r->stack, st->kstack, sizeof(st->kstack));
 	__builtin_memcpy(r->stack + FT_OFFCPU_DEPTH, st->ustack, sizeof(st->ustack));
-	bpf_ringbuf_submit(r, ft_wake_flags());
+	bpf_ringbuf_submit(r, ft_wake_flags(now, sizeof(*r), true));
 	ft_count(FT_SLOT_OFFCPU, FT_ST_EMITTED);
 	bpf_map_delete_elem(&blocked, &next_tid);
 	return 0;

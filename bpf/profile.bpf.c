@@ -19,6 +19,7 @@ int ft_profile(struct bpf_perf_event_data *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct ft_profile_rec *r;
 	__u32 zk = 0, size;
+	__u64 now;
 	long kn, un;
 
 	/* idle is not a profile sample: it is the absence of one */
@@ -44,8 +45,9 @@ int ft_profile(struct bpf_perf_event_data *ctx)
 	 * sits at a fixed offset, the recorder reads kdepth/udepth entries.
 	 */
 	size = sizeof(*r);
-	ft_fill_hdr(&r->h, FT_K_PROFILE, size, bpf_ktime_get_ns(), pid_tgid);
-	if (bpf_ringbuf_output(&ft_events, r, size, ft_wake_flags())) {
+	now = bpf_ktime_get_ns();
+	ft_fill_hdr(&r->h, FT_K_PROFILE, size, now, pid_tgid);
+	if (bpf_ringbuf_output(&ft_events, r, size, ft_wake_flags(now, size, false))) {
 		ft_count(FT_SLOT_PROFILE, FT_ST_DROPS);
 		return 0;
 	}

@@ -130,7 +130,7 @@ int BPF_PROG(ft_sys_exit, struct pt_regs *regs, long ret)
 	r->ev.start = start;
 	r->ev.duration = now - start;
 	r->ev.ret = ret;
-	bpf_ringbuf_submit(r, ft_wake_flags());
+	bpf_ringbuf_submit(r, ft_wake_flags(now, sizeof(*r), true));
 	ft_count(FT_SLOT_SYSCALLS, FT_ST_EMITTED);
 	return 0;
 }

@@ -66,7 +66,7 @@ int BPF_KPROBE(ft_uentry)
 	r->ev.depth = d + 1;
 	r->ev.pad = 0;
 	r->ev.ip = PT_REGS_IP(ctx);
-	bpf_ringbuf_submit(r, ft_wake_flags());
+	bpf_ringbuf_submit(r, ft_wake_flags(now, sizeof(*r), true));
 	ft_count(FT_SLOT_UFUNC, FT_ST_EMITTED);
 	return 0;
 }
@@ -112,7 +112,7 @@ int BPF_KRETPROBE(ft_uexit)
 	r->ev.start = start;
 	r->ev.duration = start ? now - start : 0;
 	r->ev.ret = PT_REGS_RC(ctx);
-	bpf_ringbuf_submit(r, ft_wake_flags());
+	bpf_ringbuf_submit(r, ft_wake_flags(now, sizeof(*r), true));
 	ft_count(FT_SLOT_UFUNC, FT_ST_EMITTED);
 	return 0;
 }

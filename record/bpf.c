@@ -136,6 +136,7 @@ struct rec_bpf {
 	bool finished;
 
 	uint64_t next_sample;
+	uint64_t poll_now;	/* mono time of the current drain (one clock read per drain) */
 	uint64_t *prev;		/* [FT_SLOT_NR * FT_ST_NR][ncpus] last counter values */
 	uint64_t *vals;		/* ncpus scratch */
 	struct fmt_bpf_drop *drops;
@@ -1243,7 +1244,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		b->cb_err = ret;
 		return ret;
 	}
-	rec_syms_note_pid(b->syms, h->tgid);
+	rec_syms_note_pid(b->syms, h->tgid, b->poll_now);
 	return 0;
 bad:
 	/* our own programs wrote it: a mismatch is a build bug, not data to guess at */
@@ -1408,6 +1409,7 @@ int rec_bpf_poll(struct rec_bpf *b, int timeout_ms)
 
 	if (b->finished)
 		return 0;
+	b->poll_now = now_mono();
 	n = ring_buffer__poll(b->rb, timeout_ms);
 	if (n == -EINTR)
 		n = 0;
@@ -1459,7 +1461,7 @@ static int emit_hists(struct rec_bpf *b, uint64_t ts)
 			free(p);
 			return set_err(b, ret, "out of memory");
 		}
-		rec_syms_note_pid(b->syms, v.tgid);
+		rec_syms_note_pid(b->syms, v.tgid, ts);
 	}
 	return 0;
 }
@@ -1535,6 +1537,7 @@ int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 		return set_err(b, -EINVAL, "rec_bpf_finish without rec_bpf_start");
 	detach_all(b);
 	/* every record committed before the detach is in the ring buffer now */
+	b->poll_now = now_mono();
 	ret = ring_buffer__consume(b->rb);
 	if (b->cb_err)
 		return b->cb_err;

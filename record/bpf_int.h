@@ -23,7 +23,7 @@ void rec_syms_free(struct rec_syms *s);
  * mappings from /proc, and the build-id (and with symbols the symbol
  * table) of each binary not seen before.  Cheap on later calls.
  */
-void rec_syms_note_pid(struct rec_syms *s, int tgid);
+void rec_syms_note_pid(struct rec_syms *s, int tgid, uint64_t now_mono_ns);
 
 /*
  * One executable mapping of process tgid reported by the kernel as it

@@ -20,7 +20,6 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -507,14 +506,6 @@ static int add_lib(struct proc *pr, const char *path, uint64_t start, uint64_t e
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static struct proc *proc_of(struct rec_syms *s, struct seen *e)
 {
 	if (e->proc < 0) {
@@ -666,10 +657,9 @@ static void schedule_next(struct seen *e, uint64_t now)
 	e->next_read = now + (e->nreads <= 3 ? step[e->nreads - 1] : 10000000000ull);
 }
 
-void rec_syms_note_pid(struct rec_syms *s, int tgid)
+void rec_syms_note_pid(struct rec_syms *s, int tgid, uint64_t now)
 {
 	struct seen *e;
-	uint64_t now;
 
 	if (!s || tgid <= 0)
 		return;
@@ -678,7 +668,6 @@ void rec_syms_note_pid(struct rec_syms *s, int tgid)
 		return;
 	if (e->nreads && (e->next_read == UINT64_MAX))
 		return;
-	now = mono_ns();
 	if (e->nreads && now < e->next_read)
 		return;
 	e->nreads++;
