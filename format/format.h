@@ -471,7 +471,9 @@ void fmt_page_enc_release(struct fmt_page_enc *pe);
 /*
  * Append one record (payload starts with common_type).  Timestamps must not
  * go backwards within a page.  Returns 0, or -ENOSPC when the page is full
- * (finish it, then add again), or -EMSGSIZE if the record can never fit.
+ * or the time since the previous record does not fit a TIME_EXTEND (2^59 ns)
+ * (finish it, then add again), -EMSGSIZE if the record can never fit, or
+ * -EINVAL if ts is before the previous record's.
  */
 int fmt_page_enc_add(struct fmt_page_enc *pe, uint64_t ts, const void *payload, uint32_t len);
 /* Mark events lost before this page (count -1 = unknown). */
