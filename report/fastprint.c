@@ -110,6 +110,7 @@ enum tkind {
 	T_KMEM,		/* plugin_kmem: "(func+0xoff) " of call_site, then the print format */
 	T_HRSTART,	/* plugin_hrtimer: hrtimer_start */
 	T_HREXPIRE,	/* plugin_hrtimer: hrtimer_expire_entry */
+	T_FUTEX,	/* plugin_futex: syscalls:sys_enter_futex */
 };
 
 struct sfield {
@@ -134,6 +135,8 @@ struct ftype {
 	struct sfield call_site;	/* T_KMEM */
 	/* T_HRSTART / T_HREXPIRE ("timer" on old kernels, else "hrtimer") */
 	struct sfield timer, function, expires, softexpires, now;
+	/* T_FUTEX */
+	struct sfield uaddr, op, val, utime, uaddr2, val3;
 };
 
 struct rpt_fastprint {
@@ -1311,6 +1314,19 @@ static void compile_handler(struct cc *c)
 			t->kind = T_KMEM;
 		return;
 	}
+	if (!strcmp(ev->system, "syscalls") && !strcmp(ev->name, "sys_enter_futex") &&
+	    from_plugin(ev->handler, "plugin_futex.so")) {
+		/* all six with err=1: a missing one prints an error and then the format */
+		if (!sched_field(c, "uaddr", &t->uaddr, false) || !sched_field(c, "op", &t->op, false) ||
+		    !sched_field(c, "val", &t->val, false) || !sched_field(c, "utime", &t->utime, false) ||
+		    !sched_field(c, "uaddr2", &t->uaddr2, false) ||
+		    !sched_field(c, "val3", &t->val3, false)) {
+			c->why = "futex fields";
+			return;
+		}
+		t->kind = T_FUTEX;
+		return;
+	}
 	if (!strcmp(ev->system, "timer") && from_plugin(ev->handler, "plugin_hrtimer.so")) {
 		bool start = !strcmp(ev->name, "hrtimer_start");
 
@@ -1869,6 +1885,78 @@ static void run_hrtimer(struct rpt_fastprint *fp, const struct ftype *t, const u
 	put_u64(fp, sf_get(fp, &t->softexpires, d));
 }
 
+/*
+ * plugin_futex: what it prints for each futex command (FUTEX_WAIT = 0 ...):
+ * val as hex or decimal, utime as " utime=" hex or as " val2=" decimal,
+ * and whether uaddr2 and val3 follow.
+ */
+enum { F_NONE, F_HEX, F_DEC };
+static const struct futex_cmd {
+	const char *name;
+	uint8_t val, utime;
+	bool uaddr2, val3;
+} futex_cmds[] = {
+	{ "FUTEX_WAIT", F_HEX, F_HEX, false, false },
+	{ "FUTEX_WAKE", F_DEC, F_NONE, false, false },
+	{ "FUTEX_FD", F_DEC, F_NONE, false, false },
+	{ "FUTEX_REQUEUE", F_DEC, F_DEC, true, false },
+	{ "FUTEX_CMP_REQUEUE", F_DEC, F_DEC, true, true },
+	{ "FUTEX_WAKE_OP", F_DEC, F_DEC, true, true },
+	{ "FUTEX_LOCK_PI", F_NONE, F_HEX, false, false },
+	{ "FUTEX_UNLOCK_PI", F_NONE, F_NONE, false, false },
+	{ "FUTEX_TRYLOCK_PI", F_NONE, F_NONE, false, false },
+	{ "FUTEX_WAIT_BITSET", F_HEX, F_HEX, false, true },
+	{ "FUTEX_WAKE_BITSET", F_DEC, F_NONE, false, true },
+	{ "FUTEX_WAIT_REQUEUE_PI", F_HEX, F_HEX, true, true },
+	{ "FUTEX_CMP_REQUEUE_PI", F_DEC, F_DEC, true, true },
+};
+
+static void put_hex08(struct rpt_fastprint *fp, const char *label, uint64_t v)
+{
+	static const struct fop hex8 = { .kind = O_INT, .conv = 'x', .bits = 64, .zero = true,
+					 .width = 8, .prec = -1 };
+
+	put(fp, label, strlen(label));
+	put(fp, "0x", 2);
+	put_int(fp, &hex8, v);
+}
+
+static bool run_futex(struct rpt_fastprint *fp, const struct ftype *t, const uint8_t *d)
+{
+	uint64_t op = sf_get(fp, &t->op, d), cmd = op & ~(uint64_t)(128 | 256);
+	uint64_t val = sf_get(fp, &t->val, d), utime = sf_get(fp, &t->utime, d);
+	const struct futex_cmd *fc;
+
+	/* commands the plugin does not know print the format; so may newer tables */
+	if (cmd >= sizeof(futex_cmds) / sizeof(futex_cmds[0]))
+		return false;
+	fc = &futex_cmds[cmd];
+	put(fp, "op=", 3);
+	put(fp, fc->name, strlen(fc->name));
+	if (op & 128)
+		put(fp, "|FUTEX_PRIVATE_FLAG", 19);
+	if (op & 256)
+		put(fp, "|FUTEX_CLOCK_REALTIME", 21);
+	put_hex08(fp, " uaddr=", sf_get(fp, &t->uaddr, d));
+	if (fc->val == F_HEX) {
+		put_hex08(fp, " val=", val);
+	} else if (fc->val == F_DEC) {
+		put(fp, " val=", 5);
+		put_u64(fp, val);
+	}
+	if (fc->utime == F_HEX) {
+		put_hex08(fp, " utime=", utime);
+	} else if (fc->utime == F_DEC) {
+		put(fp, " val2=", 6);
+		put_u64(fp, utime);
+	}
+	if (fc->uaddr2)
+		put_hex08(fp, " uaddr2=", sf_get(fp, &t->uaddr2, d));
+	if (fc->val3)
+		put_hex08(fp, " val3=", sf_get(fp, &t->val3, d));
+	return true;
+}
+
 /* ---- API ------------------------------------------------------------------ */
 
 struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep)
@@ -1944,6 +2032,10 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 	case T_HRSTART:
 	case T_HREXPIRE:
 		run_hrtimer(fp, t, d);
+		break;
+	case T_FUTEX:
+		if (!run_futex(fp, t, d))
+			goto decline;
 		break;
 	case T_KMEM:
 		if (t->call_site.ok)

@@ -279,6 +279,19 @@ static const struct synth synths[] = {
 	  "\tfield:unsigned long p;\toffset:8;\tsize:LONG;\tsigned:0;\n",
 	  "\"%s\", REC->p",
 	  false, true },
+	/* plugin_futex prints this itself */
+	{ "syscalls", "sys_enter_futex",
+	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:u32 * uaddr;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:int op;\toffset:24;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u32 val;\toffset:32;\tsize:8;\tsigned:0;\n"
+	  "\tfield:const struct __kernel_timespec * utime;\toffset:40;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u32 * uaddr2;\toffset:48;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u32 val3;\toffset:56;\tsize:8;\tsigned:0;\n",
+	  "\"uaddr: 0x%08lx, op: 0x%08lx, val: 0x%08lx, utime: 0x%08lx, uaddr2: 0x%08lx, val3: 0x%08lx\", "
+	  "((unsigned long)(REC->uaddr)), ((unsigned long)(REC->op)), ((unsigned long)(REC->val)), "
+	  "((unsigned long)(REC->utime)), ((unsigned long)(REC->uaddr2)), ((unsigned long)(REC->val3))",
+	  true, false },
 	/* plugin_hrtimer prints these itself */
 	{ "timer", "hrtimer_start",
 	  "\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -432,6 +445,9 @@ static int make_record(struct tep_event *ev, bool be, uint8_t *buf, int cap)
 			uint64_t v = rnd() % 8 ? KBASE + rnd() % 0x5000 : edge_value(f->size);
 
 			wr(p, f->size, v, be);
+		} else if (f->size <= 8 && !strcmp(f->name, "op")) {
+			/* futex commands 0..15 with the private and realtime flags */
+			wr(p, f->size, rnd() % 4 ? (rnd() % 16) | (rnd() % 4) << 7 : edge_value(f->size), be);
 		} else if (f->size <= 8) {
 			wr(p, f->size, edge_value(f->size), be);
 		}
@@ -510,7 +526,8 @@ static void synthetic(bool be, int long_size)
 		if (!ev)
 			continue;
 		ok = rpt_fastprint_type_ok(fp, ev, &why);
-		if (!strcmp(sy->sys, "sched") || !strcmp(sy->sys, "kmem") || !strcmp(sy->sys, "timer"))
+		if (!strcmp(sy->sys, "sched") || !strcmp(sy->sys, "kmem") || !strcmp(sy->sys, "timer") ||
+		    !strcmp(sy->sys, "syscalls"))
 			printf("  %s: %s:%s %s\n", where, sy->sys, sy->name,
 			       ev->handler ? "has its plugin handler" : "has no plugin handler (plugins not installed?)");
 		if (sy->must_be_fast)
