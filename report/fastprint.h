@@ -10,10 +10,13 @@
  * '#'); plain %p; %pS/%ps/%pF/%pf kernel symbols; "%s" of char arrays,
  * __get_str(), string constants, __print_flags(), __print_symbolic() and
  * "cond ? a : b"; casts, array indexing (REC->args[N]) and arithmetic.
- * sched_switch, sched_wakeup and sched_wakeup_new are printed the way
- * libtraceevent's plugin_sched_switch.so prints them, and kmem events with
- * plugin_kmem.so's "(func+0xoff) " call_site prefix, when those plugins are
- * the registered handlers.  Anything else (other handlers, bprint, %c,
+ * Events that libtraceevent's plugins print are formatted the way those
+ * plugins do when they are the registered handlers: sched_switch,
+ * sched_wakeup(_new) (plugin_sched_switch.so, including its comm
+ * registration), kmem's "(func+0xoff) " call_site prefix (plugin_kmem.so),
+ * hrtimer_start / hrtimer_expire_entry (plugin_hrtimer.so) and
+ * sys_enter_futex (plugin_futex.so).  Anything else (other handlers such as
+ * ftrace:function and the graph printer, bprint, %c,
  * '+' flags, %*, %pM/%pI/%pU/%ph, bitmasks, cpumasks, dynamic arrays,
  * printk-string pointers, ...) is declined so the caller falls back to
  * libtraceevent; so is any single record whose fields do not lie inside it.
