@@ -22,7 +22,7 @@ t0=$(date +%s)
 # ---- prerequisites: qemu, busybox, cpio, the kernel ---------------------------------
 missing=()
 command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
-[ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' || missing+=(busybox-static)
+[ -x /bin/busybox ] && ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' || missing+=(busybox-static)
 command -v cpio >/dev/null || missing+=(cpio)
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || skip "needs ${missing[*]} (not installed, and not root to install them)"
