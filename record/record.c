@@ -40,34 +40,6 @@
 
 #define MAX_TRACED_PIDS 64
 
-/*
- * DEVELOPMENT ONLY (like the command table in flytrap.c): the tracer and
- * BPF parts are written in parallel; until they are linked in, their entry
- * points are NULL and the options say "not built".
- */
-#pragma weak rec_tracer_parse_kind
-#pragma weak rec_tracer_check_kprobe
-#pragma weak rec_tracer_new
-#pragma weak rec_tracer_set
-#pragma weak rec_tracer_add_kprobe
-#pragma weak rec_tracer_systems
-#pragma weak rec_tracer_buffer
-#pragma weak rec_tracer_start
-#pragma weak rec_tracer_stop
-#pragma weak rec_tracer_free
-#pragma weak rec_tracer_restore
-#pragma weak rec_tracer_last_error
-#pragma weak rec_bpf_parse_spec
-#pragma weak rec_bpf_open
-#pragma weak rec_bpf_add_formats
-#pragma weak rec_bpf_start
-#pragma weak rec_bpf_fd
-#pragma weak rec_bpf_poll
-#pragma weak rec_bpf_finish
-#pragma weak rec_bpf_close
-#pragma weak rec_bpf_error
-#pragma weak rec_bpf_get_stats
-
 static const char *const default_events[] = {
 	"sched:sched_switch",
 	"sched:sched_wakeup",
@@ -291,8 +263,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return ft_error("out of memory");
 			break;
 		case 'p':
-			if (!rec_tracer_parse_kind)
-				return ft_usage_error("-p: tracer support is not built in");
 			if (rec_tracer_parse_kind(optarg) < 0)
 				return ft_usage_error("unknown tracer '%s' (function or function_graph)", optarg);
 			o->tracer = optarg;
@@ -320,8 +290,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_KPROBE: {
 			char *err = NULL;
 
-			if (!rec_tracer_check_kprobe)
-				return ft_usage_error("--kprobe: kprobe support is not built in");
 			if (rec_tracer_check_kprobe(optarg, &err)) {
 				int rc = ft_usage_error("--kprobe '%s': %s", optarg, err ? err : "bad syntax");
 
@@ -335,8 +303,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_BPF: {
 			char *err = NULL;
 
-			if (!rec_bpf_parse_spec)
-				return ft_usage_error("--bpf: BPF support is not built in");
 			if (rec_bpf_parse_spec(optarg, &err)) {
 				int rc = ft_usage_error("--bpf '%s': %s", optarg, err ? err : "bad list");
 
@@ -410,8 +376,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->cmd && o->npids)
 		return ft_usage_error("give either -P PID or a command, not both");
 	if ((o->graph.n || o->max_graph_depth) && !o->tracer) {
-		if (!rec_tracer_parse_kind)
-			return ft_usage_error("-g: tracer support is not built in");
 		o->tracer = "function_graph";
 	}
 	if ((o->filter_funcs.n || o->notrace.n || o->func_stack) && !o->tracer)
@@ -1109,7 +1073,7 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 	fprintf(m, "events=%llu\n", (unsigned long long)cpu_total(&s->ri, "read events", true));
 	fprintf(m, "overrun=%llu\n", (unsigned long long)cpu_total(&s->ri, "overrun", true));
 	fprintf(m, "dropped=%llu\n", (unsigned long long)cpu_total(&s->ri, "dropped events", true));
-	if (s->bpf && rec_bpf_get_stats) {
+	if (s->bpf) {
 		struct rec_bpf_stats bs;
 
 		rec_bpf_get_stats(s->bpf, &bs);
@@ -1647,7 +1611,7 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		lost += l;
 		bytes += c->bytes_read;
 	}
-	if (s->bpf && rec_bpf_get_stats) {
+	if (s->bpf) {
 		struct rec_bpf_stats bs;
 
 		rec_bpf_get_stats(s->bpf, &bs);

@@ -15,8 +15,6 @@
 #include "flytrap.h"
 #include "format.h"
 
-#pragma weak fmt_writer_recover
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -63,8 +61,6 @@ int cmd_recover(int argc, char **argv)
 		return ft_usage_error("unexpected argument '%s'", argv[optind + 1]);
 	if (stat(argv[optind], &st))
 		return ft_error("cannot open '%s': %s", argv[optind], strerror(errno));
-	if (!fmt_writer_recover)
-		return ft_error("recover is not built in");
 	err = fmt_writer_recover(argv[optind], &msg);
 	if (err) {
 		ft_error("cannot recover '%s': %s", argv[optind], msg ? msg : strerror(-err));

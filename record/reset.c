@@ -21,8 +21,6 @@
 #include "record.h"
 #include "tracer.h"
 
-#pragma weak rec_tracer_reset_stale
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -225,7 +223,7 @@ int cmd_reset(int argc, char **argv)
 	r = reset_instances(top, dry, &done);
 	if (r)
 		err = r;
-	if (!dry && rec_tracer_reset_stale) {
+	if (!dry) {
 		char *report = NULL;
 
 		r = rec_tracer_reset_stale(&report);
