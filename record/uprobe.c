@@ -21,6 +21,17 @@
 #include "record.h"
 
 #define MAX_PROBED_FUNCS 1000
+
+/* Debian's multiarch library directory name for this build */
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH "i386-linux-gnu"
+#else
+#define MULTIARCH "."
+#endif
 #define MAX_EVENT_NAME 48	/* kernel limit is 64; "__return" must still fit */
 
 struct func {
@@ -55,6 +66,20 @@ static char *find_binary(const char *bin)
 		}
 	}
 	free(path);
+	/* a bare library name ("libc.so.6"): the usual library directories */
+	if (!res && strstr(bin, ".so")) {
+		static const char *const libdirs[] = {
+			"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+			"/usr/local/lib",
+		};
+		size_t i;
+
+		for (i = 0; !res && i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+			snprintf(buf, sizeof(buf), "%s/%s", libdirs[i], bin);
+			if (!access(buf, R_OK))
+				res = realpath(buf, NULL);
+		}
+	}
 	if (!res)
 		errno = ENOENT;
 	return res;
