@@ -515,6 +515,33 @@ static char *spool_prefix_for(const char *path, const char *dir)
 	return out;
 }
 
+/*
+ * Spools left by an earlier writer of this output (killed and never
+ * recovered) describe a file that open() has just truncated: they would
+ * otherwise be taken for this run's data by a later recovery.
+ */
+static void remove_stale_spools(const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	char *dir = strndup(prefix, (size_t)(slash - prefix)), *p = NULL;
+	size_t blen = strlen(slash + 1);
+	struct dirent *e;
+	DIR *d;
+
+	d = dir ? opendir(dir) : NULL;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, slash + 1, blen))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
+			unlink(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 static struct fmt_writer *writer_alloc(void)
 {
 	struct fmt_writer *w = calloc(1, sizeof(*w));
@@ -614,6 +641,7 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	}
 	w->dev = st.st_dev;
 	w->ino = st.st_ino;
+	remove_stale_spools(w->spool_prefix);
 
 	memcpy(hdr, "\x17\x08\x44tracing7", 11);
 	n = 11;
