@@ -1406,18 +1406,23 @@ static bool disk_nearly_full(struct session *s, uint64_t *avail)
 
 static int record_loop(struct session *s, const sigset_t *wait_mask)
 {
-	struct pollfd pfd[2 * 256 + 1];
-	int nfd = 0, i, bpf_slot = -1;
+	/* ri's CPUs, then the top level's, then the BPF ring buffer */
+	struct pollfd *pfd = calloc((size_t)(s->ri.ncpus + s->top.ncpus + 1), sizeof(*pfd));
+	int nfd = 0, i, bpf_slot = -1, ret = 0;
 	uint64_t start = now_ns(CLOCK_MONOTONIC), next_maps = start + 1000000000ULL;
 	uint64_t next_flush = start + 2000000000ULL;
 	bool progress = !s->o->quiet && ft_progress_enabled();
 
+	if (!pfd) {
+		ft_error("out of memory");
+		return -ENOMEM;
+	}
 	s->last_status_ns = start;
-	for (i = 0; i < s->ri.ncpus && nfd < 256; i++) {
+	for (i = 0; i < s->ri.ncpus; i++) {
 		pfd[nfd].fd = s->ri.cpus[i].fd;
 		pfd[nfd++].events = POLLIN;
 	}
-	for (i = 0; s->use_top && i < s->top.ncpus && nfd < 512; i++) {
+	for (i = 0; s->use_top && i < s->top.ncpus; i++) {
 		pfd[nfd].fd = s->top.cpus[i].fd;
 		pfd[nfd++].events = POLLIN;
 	}
@@ -1447,8 +1452,9 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		r = ppoll(pfd, (nfds_t)nfd, &ts, wait_mask);
 		s->ri.wakeups++;
 		if (r < 0 && errno != EINTR) {
+			ret = -errno;
 			ft_error("cannot wait for trace data: %s", strerror(errno));
-			return -errno;
+			break;
 		}
 		/*
 		 * Readable means the kernel's buffer_percent mark was reached; on a
@@ -1520,7 +1526,8 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 	if (rec_stop_signal && !s->stop_reason)
 		s->stop_reason = rec_stop_signal == SIGINT ? "interrupted" :
 				 rec_stop_signal == SIGTERM ? "terminated (SIGTERM)" : "hang-up (SIGHUP)";
-	return 0;
+	free(pfd);
+	return ret;
 }
 
 /*
@@ -1652,7 +1659,7 @@ int cmd_record(int argc, char **argv)
 	struct fmt_writer_opts wo = { 0 };
 	sigset_t old_mask, wait_mask;
 	bool signals = false, looped = false, reniced = false, realtime = false;
-	int old_nice = 0;
+	int old_nice = 0, loop_err = 0;
 	uint64_t t0 = 0, dur = 0;
 	int rc = EXIT_FAIL, err, i;
 	struct stat st;
@@ -1824,7 +1831,8 @@ int cmd_record(int argc, char **argv)
 		else
 			realtime = true;
 	}
-	err = record_loop(&s, &wait_mask);
+	/* a failed wait still ends in a complete file, but not in success */
+	loop_err = record_loop(&s, &wait_mask);
 
 	/* stop producing, then take everything the kernel still holds */
 	if (s.tracer)
@@ -1899,9 +1907,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (s.write_err)
-		goto out;
-	if (err)
+	if (s.write_err || err || loop_err)
 		goto out;
 	if (!o.quiet) {
 		summary(&s, stat(o.output, &st) ? 0 : (uint64_t)st.st_size, dur);
