@@ -59,6 +59,11 @@ left=$(sed -nE 's/.*\(pid ([0-9]+)\) is still running.*/\1/p' m.err)
 [ -n "$left" ] && kill "$left" 2>/dev/null
 trace-cmd report -i m.dat >/dev/null 2>&1 && ok "--max-size file readable" || fail "--max-size file"
 
+# --compression none: raw pages, page-aligned, and the same events
+"$FLYTRAP" record -q --compression none -e syscalls:sys_enter_getpid -o raw.dat -- "$LOOP" 500 >/dev/null
+n=$(trace-cmd report -i raw.dat 2>/dev/null | grep -c ': sys_enter_getpid:')
+[ "$n" = 500 ] && ok "--compression none: 500 events" || fail "--compression none: $n events"
+
 # default set, announced
 "$FLYTRAP" record -d 0.5 -o def.dat 2>def.err
 grep -q "no -e given" def.err && ok "default set announced" || fail "no default note"
