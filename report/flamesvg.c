@@ -507,7 +507,7 @@ struct render {
 	uint64_t *offs;		/* their offsets */
 	size_t offs_cap;
 	uint32_t maxdepth;
-	uint64_t drawn, omitted;
+	uint64_t drawn, omitted, merged;
 };
 
 static const struct rpt_flame *sort_fl;
@@ -521,8 +521,10 @@ static int cmp_child(const void *a, const void *b)
 }
 
 struct walk_item {
-	uint32_t node;
+	uint32_t node;		/* the frame's node, or for a merged frame its parent */
+	uint32_t merged;	/* > 0: a frame standing for this many narrow children */
 	uint64_t off;		/* weight to the left of this frame */
+	uint64_t weight;	/* merged frames only */
 };
 
 struct walk {
@@ -530,7 +532,7 @@ struct walk {
 	size_t n, cap;
 };
 
-static int walk_push(struct walk *w, uint32_t node, uint64_t off)
+static int walk_push(struct walk *w, uint32_t node, uint64_t off, uint32_t merged, uint64_t weight)
 {
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 256;
@@ -543,6 +545,8 @@ static int walk_push(struct walk *w, uint32_t node, uint64_t off)
 	}
 	w->st[w->n].node = node;
 	w->st[w->n].off = off;
+	w->st[w->n].merged = merged;
+	w->st[w->n].weight = weight;
 	w->n++;
 	return 0;
 }
@@ -551,23 +555,35 @@ static int walk_push(struct walk *w, uint32_t node, uint64_t off)
  * Push the wide-enough children of item (sorted by name) so they pop in
  * name order; visit(it) is called on every node popped.
  */
+/*
+ * Depth-first, left to right.  Children wide enough are drawn in name
+ * order packed from their parent's left edge; the narrow ones are merged
+ * into one "[N small frames]" frame after them when together they are wide
+ * enough, else left out.  visit(it) is called on every frame.
+ */
 static int walk_tree(struct render *r, int (*visit)(struct render *, const struct walk_item *))
 {
 	const struct rpt_flame *fl = r->fl;
+	double total = (double)fl->nodes[0].total;
 	struct walk w = { 0 };
-	int err = walk_push(&w, 0, 0);
+	int err = walk_push(&w, 0, 0, 0, 0);
 
 	while (!err && w.n) {
 		struct walk_item it = w.st[--w.n];
 		const struct fnode *n = &fl->nodes[it.node];
-		size_t k = 0, i;
-		uint64_t off = it.off;
-		uint32_t c;
+		size_t k = 0, i, ndrawn = 0;
+		uint64_t off = it.off, small = 0;
+		uint32_t c, nsmall = 0;
 
 		err = visit(r, &it);
-		if (err)
-			break;
+		if (err || it.merged)
+			continue;
 		for (c = n->first; c != NONE; c = fl->nodes[c].next) {
+			if ((double)fl->nodes[c].total / total < r->min_frac) {
+				small = sat_add(small, fl->nodes[c].total);
+				nsmall++;
+				continue;
+			}
 			if (k == r->sorted_cap) {
 				size_t cap = r->sorted_cap ? r->sorted_cap * 2 : 64;
 				uint32_t *a = realloc(r->sorted, cap * sizeof(*a));
@@ -581,6 +597,7 @@ static int walk_tree(struct render *r, int (*visit)(struct render *, const struc
 			}
 			r->sorted[k++] = c;
 		}
+		ndrawn = k;
 		sort_fl = fl;
 		qsort(r->sorted, k, sizeof(*r->sorted), cmp_child);
 		/* offsets left to right in the scratch array, then push right to left */
@@ -594,18 +611,20 @@ static int walk_tree(struct render *r, int (*visit)(struct render *, const struc
 			r->offs = a;
 			r->offs_cap = k;
 		}
-		for (i = 0; i < k; i++) {
+		for (i = 0; i < ndrawn; i++) {
 			r->offs[i] = off;
 			off = sat_add(off, fl->nodes[r->sorted[i]].total);
 		}
-		for (i = k; i-- > 0;) {
-			uint64_t t = fl->nodes[r->sorted[i]].total;
-
-			if ((double)t / (double)fl->nodes[0].total < r->min_frac) {
-				r->omitted++;
-				continue;
+		r->omitted += nsmall;
+		if (nsmall && (double)small / total >= r->min_frac) {
+			r->merged += nsmall;
+			if (walk_push(&w, it.node, off, nsmall, small)) {
+				err = -ENOMEM;
+				goto out;
 			}
-			if (walk_push(&w, r->sorted[i], r->offs[i])) {
+		}
+		for (i = ndrawn; i-- > 0;) {
+			if (walk_push(&w, r->sorted[i], r->offs[i], 0, 0)) {
 				err = -ENOMEM;
 				goto out;
 			}
@@ -618,7 +637,7 @@ out:
 
 static int visit_depth(struct render *r, const struct walk_item *it)
 {
-	uint32_t d = r->fl->nodes[it->node].depth;
+	uint32_t d = r->fl->nodes[it->node].depth + (it->merged ? 1 : 0);
 
 	if (d > r->maxdepth)
 		r->maxdepth = d;
@@ -651,31 +670,41 @@ static int visit_draw(struct render *r, const struct walk_item *it)
 	const struct rpt_flame *fl = r->fl;
 	const struct fnode *n = &fl->nodes[it->node];
 	const char *name = fl->strs[n->name];
+	uint64_t weight = it->merged ? it->weight : n->total;
+	uint32_t depth = n->depth + (it->merged ? 1 : 0);
 	double total = (double)fl->nodes[0].total;
 	double xf = total > 0 ? (double)it->off / total : 0;
-	double wf = total > 0 ? (double)n->total / total : 1;
-	double wpx = wf * r->width * (100 - 2 * PAD_PCT) / 100;
-	size_t fit = wpx > 6 ? (size_t)((wpx - 6) / (FONT_PX * FONT_W)) : 0;
-	size_t chars = utf8_chars(name);
+	double wf = total > 0 ? (double)weight / total : 1;
+	double wpx, y = frame_y(r, depth);
+	size_t fit, chars;
+	char mname[64];
 	unsigned rgb[3];
 	char wbuf[40];
 	FILE *out = r->out;
 
+	if (it->merged) {
+		/* "[" makes it grey, like other placeholders */
+		snprintf(mname, sizeof(mname), "[%u small frames]", it->merged);
+		name = mname;
+	}
 	r->drawn++;
 	if (xf + wf > 1)
 		wf = 1 - xf;
-	fmt_weight(wbuf, sizeof(wbuf), n->total);
+	wpx = wf * r->width * (100 - 2 * PAD_PCT) / 100;
+	fit = wpx > 6 ? (size_t)((wpx - 6) / (FONT_PX * FONT_W)) : 0;
+	chars = utf8_chars(name);
+	fmt_weight(wbuf, sizeof(wbuf), weight);
 	frame_colour(name, rgb);
 	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>",
-		xf, wf, n->depth);
+		xf, wf, depth);
 	xml_text(out, name, SIZE_MAX);
 	fprintf(out, " (%s %s, %.2f%%)</title>", wbuf, r->unit, 100.0 * wf);
 	fprintf(out, "<rect x=\"%.4f%%\" y=\"%.1f\" width=\"%.4f%%\" height=\"%d\" "
 		"fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
-		PAD_PCT + (100 - 2 * PAD_PCT) * xf, frame_y(r, n->depth),
+		PAD_PCT + (100 - 2 * PAD_PCT) * xf, y,
 		(100 - 2 * PAD_PCT) * wf, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
 	fprintf(out, "<text x=\"%.4f%%\" dx=\"3\" y=\"%.1f\">",
-		PAD_PCT + (100 - 2 * PAD_PCT) * xf, frame_y(r, n->depth) + FRAME_H - 4.5);
+		PAD_PCT + (100 - 2 * PAD_PCT) * xf, y + FRAME_H - 4.5);
 	/* pre-fitted for the nominal width; the script refits to the real one */
 	if (chars <= fit) {
 		xml_text(out, name, SIZE_MAX);
@@ -832,13 +861,14 @@ int rpt_flame_svg_opts(const struct rpt_flame *fl, FILE *out, const struct rpt_f
 			TOP_PAD + FRAME_H - 4);
 	} else {
 		r.omitted = 0;
+		r.merged = 0;
 		err = walk_tree(&r, visit_draw);
 		if (err)
 			goto out;
 	}
 	if (r.omitted)
-		fprintf(out, "<!-- %" PRIu64 " frames narrower than %.2f px omitted -->\n",
-			r.omitted, opts->min_px > 0 ? opts->min_px : 0.1);
+		fprintf(out, "<!-- %" PRIu64 " frames narrower than %.2f px not drawn alone, %" PRIu64
+			" of them merged -->\n", r.omitted, opts->min_px > 0 ? opts->min_px : 0.1, r.merged);
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\n", out);
 	fputs(flame_js, out);
 	fputs("]]></script>\n</svg>\n", out);

@@ -8,8 +8,10 @@
  * bounded by the number of distinct stack prefixes, never by the number of
  * samples.  Frame names are copied (callers keep ownership of theirs).
  * Colours are a pure function of the frame name (same name, same colour,
- * in every file).  Frames narrower than opts->min_px at the nominal width
- * are merged into their parent (their weight stays in the parent's width).
+ * in every file).  Children narrower than opts->min_px at the nominal
+ * width are not drawn alone: together they become one "[N small frames]"
+ * frame after their drawn siblings when that is wide enough, else they are
+ * left out (their weight stays in the parent's width either way).
  * Rectangle geometry is in percent of the width, so the picture fits any
  * width it is given; labels are fitted by the script (and pre-fitted for
  * the nominal width when scripts do not run).
@@ -56,7 +58,7 @@ struct rpt_flame_opts {
 	const char *title;	/* NULL: "Flame graph" */
 	const char *unit;	/* what weights count: "samples" (NULL), "ns", … */
 	unsigned width;		/* nominal width in px for label fitting and min_px; 0: 1200 */
-	double min_px;		/* omit frames narrower than this at the nominal width; <= 0: 0.1 */
+	double min_px;		/* merge or omit frames narrower than this at the nominal width; <= 0: 0.1 */
 	/*
 	 * Embedded in an HTML page: no XML prolog, width="100%", and every id
 	 * and script global prefixed with id_prefix (NULL: "fg") so several

@@ -281,7 +281,7 @@ static void test_escaping(void)
 	rpt_flame_free(fl);
 }
 
-/* Narrow frames are left out; the parent keeps their weight. */
+/* Narrow frames are left out, or merged when together wide enough; the parent keeps their weight. */
 static void test_min_width(void)
 {
 	static struct frame fr[128];
@@ -302,13 +302,37 @@ static void test_min_width(void)
 	n = svg ? parse_frames(svg, fr, 128) : -1;
 	CHECK(n == 3, "all, big, wide only: %d", n);
 	CHECK(n > 0 && find(fr, n, "big", 1) && find(fr, n, "big", 1)->w > 0.9999, "big keeps width");
-	CHECK(svg && strstr(svg, "41 frames narrower than 5.00 px omitted"), "omitted count");
+	CHECK(svg && strstr(svg, "41 frames narrower than 5.00 px not drawn alone, 0 of them merged"),
+	      "omitted count");
 	/* min_px 0 means the 0.1 px default: tiny frames are about 0.1 px wide */
 	free(svg);
 	svg = render(fl, &(struct rpt_flame_opts){ .min_px = 0.01 }, &len);
 	n = svg ? parse_frames(svg, fr, 128) : -1;
 	CHECK(n == 3 + 40 * 2 + 1, "everything drawn at 0.01 px: %d", n);
 	xml_check(svg ? svg : "", svg ? len : 0, "min width");
+	free(svg);
+	/* 400 more tiny ones: together 400/10441 of 990 px, about 38 px: one merged frame */
+	for (i = 40; i < 440; i++) {
+		snprintf(line, sizeof(line), "big;tiny%d;deeper 1", i);
+		rpt_flame_add_folded(fl, line);
+	}
+	svg = render(fl, &o, &len);
+	n = svg ? parse_frames(svg, fr, 128) : -1;
+	CHECK(n == 4, "all, big, wide, merged: %d", n);
+	if (n == 4) {
+		const struct frame *m = find(fr, n, "[440 small frames]", 2);
+		const struct frame *w = find(fr, n, "wide", 2);
+
+		CHECK(m && w, "merged frame and wide");
+		if (m && w) {
+			/* after wide (packed from big's left edge), exactly the tiny ones' share */
+			CHECK(NEAR(m->x, w->x + w->w) && NEAR(m->w, 440.0 / 10441), "merged at %f width %f",
+			      m->x, m->w);
+		}
+	}
+	CHECK(svg && strstr(svg, "441 frames narrower than 5.00 px not drawn alone, 440 of them merged"),
+	      "merged count");
+	xml_check(svg ? svg : "", svg ? len : 0, "merged");
 	free(svg);
 	rpt_flame_free(fl);
 }
