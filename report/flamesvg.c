@@ -510,14 +510,13 @@ struct render {
 	uint64_t drawn, omitted, merged;
 };
 
-static const struct rpt_flame *sort_fl;
-
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *arg)
 {
-	const struct fnode *x = &sort_fl->nodes[*(const uint32_t *)a];
-	const struct fnode *y = &sort_fl->nodes[*(const uint32_t *)b];
+	const struct rpt_flame *fl = arg;
+	const struct fnode *x = &fl->nodes[*(const uint32_t *)a];
+	const struct fnode *y = &fl->nodes[*(const uint32_t *)b];
 
-	return strcmp(sort_fl->strs[x->name], sort_fl->strs[y->name]);
+	return strcmp(fl->strs[x->name], fl->strs[y->name]);
 }
 
 struct walk_item {
@@ -598,8 +597,7 @@ static int walk_tree(struct render *r, int (*visit)(struct render *, const struc
 			r->sorted[k++] = c;
 		}
 		ndrawn = k;
-		sort_fl = fl;
-		qsort(r->sorted, k, sizeof(*r->sorted), cmp_child);
+		qsort_r(r->sorted, k, sizeof(*r->sorted), cmp_child, (void *)fl);
 		/* offsets left to right in the scratch array, then push right to left */
 		if (k > r->offs_cap) {
 			uint64_t *a = realloc(r->offs, k * sizeof(*a));
