@@ -33,7 +33,7 @@ fi
 
 # every fixture: valid JSON, text within 80 columns (file names aside)
 need_fixtures
-for f in "$FIXTURES"/*.dat "$TOP"/tests/data/rpt-*.dat; do
+for f in "$FIXTURES"/*.dat "$TOP"/tests/data/*.dat; do
 	b=$(basename "$f")
 	for c in callgraph overhead drops; do
 		"$FLYTRAP" $c --json "$f" > "$TMP/j" 2> "$TMP/e"; rc=$?
