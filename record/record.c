@@ -1602,7 +1602,7 @@ static const char *human(uint64_t b, char *buf, size_t len)
 
 static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 {
-	uint64_t ev = 0, lost = 0, bytes = 0;
+	uint64_t ev = 0, lost = 0, bytes = 0, bpf_records = 0;
 	char b1[32], b2[32];
 	int i;
 
@@ -1624,6 +1624,7 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		rec_bpf_get_stats(s->bpf, &bs);
 		fprintf(stderr, "flytrap: BPF %12llu %12s %10llu\n", (unsigned long long)bs.written,
 			human(bs.bytes, b1, sizeof(b1)), (unsigned long long)bs.drops);
+		bpf_records = bs.records;
 	}
 	{
 		uint64_t cpu_us = tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime) +
@@ -1638,9 +1639,10 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 			max_fill = 100;
 		char per[64] = "";
 
-		/* a per-million figure from a handful of events would be noise */
-		if (ev >= 10000)
-			snprintf(per, sizeof(per), " (%.3f s per million events)", (double)cpu_us / (double)ev);
+		/* per event of either kind: the BPF records cost the recorder too */
+		if (ev + bpf_records >= 10000)
+			snprintf(per, sizeof(per), " (%.3f s per million events)",
+				 (double)cpu_us / (double)(ev + bpf_records));
 		fprintf(stderr, "flytrap: recorder cost: %.3f s CPU while recording%s, "
 			"%llu wakeups, buffers at most %llu%% full, %.1f MB memory at most\n",
 			(double)cpu_us / 1e6, per, (unsigned long long)s->ri.wakeups,
