@@ -633,8 +633,9 @@ out:
 /*
  * The sched plugin registers every comm it prints, and later lookups see
  * it.  Two readers of the same file in lockstep: one prints everything with
- * libtraceevent, the other through the fast path; the comm `flytrap report`
- * looks up before each event's text must agree too.
+ * libtraceevent, the other through the fast path, opened the way `flytrap
+ * report` opens files (formats parsed on first use); the comm report looks
+ * up before each event's text must agree too.
  */
 static void check_side_effects(const char *path)
 {
@@ -644,7 +645,8 @@ static void check_side_effects(const char *path)
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint64_t n = 0, bad = 0;
 
-	if (fmt_reader_open(path, 0, &r1, NULL) < 0 || fmt_reader_open(path, 0, &r2, NULL) < 0 ||
+	if (fmt_reader_open(path, 0, &r1, NULL) < 0 ||
+	    fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &r2, NULL) < 0 ||
 	    !(fp = rpt_fastprint_new(fmt_reader_tep(r2))) ||
 	    fmt_iter_new(r1, NULL, &i1) < 0 || fmt_iter_new(r2, NULL, &i2) < 0)
 		goto out;
