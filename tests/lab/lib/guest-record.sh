@@ -54,6 +54,18 @@ else
 fi
 same_state "record function + kprobes"
 
+# a uprobe and a kprobe live in the same event group flytrap_<pid>
+$FT record -q -o /tmp/uk.dat --uprobe '/tc/flytrap:main' --kprobe "$KX_OPEN" -- /tc/flytrap -o /dev/null -- cat /etc/lab-file >/dev/null 2>$OUT/rec-uk.err
+rc=$?
+$FT report /tmp/uk.dat >/tmp/uk.txt 2>&1
+if [ $rc = 0 ] && grep -q ' main: ' /tmp/uk.txt && grep -q ' main__return: ' /tmp/uk.txt &&
+	grep -q 'kx_open: .*filename="/etc/lab-file"' /tmp/uk.txt; then
+	ok "record: --uprobe and --kprobe together (one event group) both record"
+else
+	fail "record: uprobe + kprobe (exit $rc): $(head -c 300 $OUT/rec-uk.err) $(grep -c . /tmp/uk.txt) lines"
+fi
+same_state "record uprobe + kprobe"
+
 # refusals are one line each; the rest is recorded
 $FT record -q -o /tmp/partial.dat -p function_graph -g no_such_function_xyz --kprobe "$KX_OPEN" \
 	--kprobe 'p:kx_bad no_such_symbol_xyz' -- cat /etc/lab-file >/dev/null 2>$OUT/rec-partial.err
