@@ -935,7 +935,12 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		struct tep_event *e = tep_find_event(ctx->tep, r->id);
 		double share = 100.0 * (double)r->t->bytes / (double)tot_bytes;
 
-		if (share >= 25 && e) {
+		/*
+		 * Only costs worth acting on: a type with a few hundred records
+		 * is cheap whatever its share, and the in-kernel histograms are
+		 * already the aggregated form.
+		 */
+		if (share >= 25 && e && r->t->count >= 1000 && r->t->kind != OK_BPF_SYSHIST) {
 			if (r->t->kind == OK_SYS_ENTER || r->t->kind == OK_SYS_EXIT)
 				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes: to measure syscall "
 						 "latency, aggregate in the kernel instead (--bpf syscalls=agg keeps one "
@@ -961,13 +966,32 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 						 "--cpu) or drop it if the analysis does not need it", e->system,
 						 e->name, share, r->peak, r->peak_cpu);
 		}
+		struct tep_event *e0 = tep_find_event(ctx->tep, rows[0].id);
+
 		for (i = 1; !err && i < nrows && i < 3; i++) {
 			e = tep_find_event(ctx->tep, rows[i].id);
 			share = 100.0 * (double)rows[i].t->bytes / (double)tot_bytes;
-			if (e && share >= 20)
+			/* the other half of a pair (entry/exit) is covered by the advice above */
+			if (e && e0 && share >= 20 && rows[0].t->kind != OK_OTHER && rows[i].t->kind != OK_OTHER &&
+			    !strcmp(e->system, e0->system))
+				continue;
+			if (e && e0 && !strncmp(e->name, "funcgraph_", 10) && !strncmp(e0->name, "funcgraph_", 10))
+				continue;
+			if (e && share >= 20 && rows[i].t->count >= 1000 && rows[i].t->kind != OK_BPF_SYSHIST)
 				err = add_advice(adv, &nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
 						 "aggregate it too", e->system, e->name, share);
 		}
+	}
+	{
+		bool sched = false;
+
+		for (i = 0; i < o->ncpus; i++)
+			if (o->cpus[i].known)
+				sched = true;
+		if (!err && !sched && tot_events)
+			err = add_advice(adv, &nadv, 12, "the file has no sched:sched_switch events, so CPU busy/idle "
+					 "and task on/off-CPU times are unknown: record sched_switch (or --bpf offcpu) "
+					 "to get them");
 	}
 	if (!err && src_calls[0] && src_calls[1])
 		err = add_advice(adv, &nadv, 12, "syscalls are recorded twice (tracepoints and BPF records): "
@@ -1182,7 +1206,8 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
 	fputs("\nAdvice\n", out);
 	if (!nadv)
-		fputs("  - nothing stands out: no single event type dominates the cost\n", out);
+		fputs("  - nothing stands out: no event type is both frequent and a large share\n"
+		      "    of the bytes\n", out);
 	for (i = 0; i < nadv; i++)
 		print_wrapped(out, adv[i]);
 out:

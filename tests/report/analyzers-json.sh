@@ -104,6 +104,10 @@ if [ -x "$MK" ]; then
 		"$(jget "$TMP/ml.json" "'%d %d %d %d %d' % (j['total']['loss_markers'], j['total']['lost_marked'], j['total']['unknown_markers'], len(j['losses']), sum(l['markers'] for l in j['losses']))")"
 	"$FLYTRAP" overhead "$TMP/ml.dat" | grep -q "(69999 loss markers, 139996 events + an unknown number)" ||
 		fail "overhead's loss note after merging"
+	# 70000 sys_enter records, all the bytes: the advice names them and the loss
+	"$FLYTRAP" overhead --json "$TMP/ml.dat" > "$TMP/mlo.json"
+	expect "advice on the dominant event" True "$(jget "$TMP/mlo.json" "any(a.startswith('raw_syscalls:sys_enter is 100% of the bytes') for a in j['advice'])")"
+	expect "advice on the loss" True "$(jget "$TMP/mlo.json" "any('loss markers' in a for a in j['advice'])")"
 fi
 # analyzers spanning the loss say so
 "$FLYTRAP" overhead tests/data/rpt-drops.dat | grep -q "^note: events were lost" || fail "overhead does not mention the loss"
