@@ -871,6 +871,33 @@ static void test_errors(void)
 	}
 	unlink(path);
 
+	/*
+	 * EFBIG in the worker while the caller keeps adding pages (a spool
+	 * reaches the limit): the error surfaces in a later call, and abort
+	 * frees everything once (ASan checks the buffers handed to the worker).
+	 */
+	snprintf(path, sizeof(path), "%s/big2.dat", tmpdir);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 100000, 100000 };
+		struct fmt_writer *cw = NULL;
+		int e;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		e = emit_file(path, &c, 60000, NULL, false, &cw, NULL);
+		printf("EFBIG in the worker: %d %s\n", e, cw ? fmt_writer_error(cw) : "");
+		if (e != -EFBIG || !strstr(fmt_writer_error(cw), "spool"))
+			_exit(1);
+		fmt_writer_abort(cw);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "spool EFBIG in the worker not reported cleanly (%d)",
+	      status);
+	CHECK(count_spools(tmpdir) == 0, "spools left after abort");
+	unlink(path);
+
 	/* a header_page for other sub-buffers than the file's page size is refused */
 	{
 		char hp[512];
