@@ -8,6 +8,18 @@
 need_cmd trace-cmd
 need_fixtures
 
+# trace-cmd 3.1.6 reads a v6 file's empty TRACECLOCK option from
+# uninitialised memory and now and then prints raw nanoseconds instead of
+# seconds (about 1 run in 40): a difference counts only if it persists.
+tc_again() {
+	local k
+	for k in 1 2 3; do
+		trace-cmd report -i "$1" > "$TMP/tc.txt" 2>/dev/null
+		cmp -s "$TMP/tc.txt" "$TMP/ft.txt" && return 0
+	done
+	return 1
+}
+
 compare() {	# compare NAME FILE
 	local name=$1 f=$2
 	trace-cmd report -i "$f" > "$TMP/tc.txt" 2>/dev/null
@@ -16,7 +28,7 @@ compare() {	# compare NAME FILE
 	local n; n=$(wc -l < "$TMP/tc.txt")
 	if [ $rc -ne 0 ]; then
 		fail "$name: flytrap report exit $rc: $(head -c 300 "$TMP/ft.err")"
-	elif ! cmp -s "$TMP/tc.txt" "$TMP/ft.txt"; then
+	elif ! cmp -s "$TMP/tc.txt" "$TMP/ft.txt" && ! tc_again "$f"; then
 		fail "$name: output differs from trace-cmd ($(diff "$TMP/tc.txt" "$TMP/ft.txt" | grep -c '^[<>]') lines of $n)"
 		diff "$TMP/tc.txt" "$TMP/ft.txt" | head -6
 	else
