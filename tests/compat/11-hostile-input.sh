@@ -72,7 +72,11 @@ FLYTRAP_TEST_CRASH_FORMAT=sched_wakeup timeout 60 "$FLYTRAP" report "$f" > "$TMP
 if crashed $rc || [ $rc != 0 ]; then fail "crashing format: exit $rc"; else
 	unk=$(grep -c '^\[UNKNOWN EVENT\]' "$TMP/cr.txt")
 	want=$(grep -c 'sched_wakeup:' "$TMP/tc.txt")
-	same=$(diff <(grep -v 'sched_wakeup:' "$TMP/tc.txt") <(grep -v '^\[UNKNOWN EVENT\]' "$TMP/cr.txt") | grep -c '^[<>]')
+	for k in 1 2 3 4; do	# (trace-cmd 3.1.6 sometimes prints raw ns for this v6 file: see compat/10)
+		same=$(diff <(grep -v 'sched_wakeup:' "$TMP/tc.txt") <(grep -v '^\[UNKNOWN EVENT\]' "$TMP/cr.txt") | grep -c '^[<>]')
+		[ "$same" = 0 ] && break
+		trace-cmd report -i "$f" > "$TMP/tc.txt" 2>/dev/null
+	done
 	[ "$unk" = "$want" ] && [ "$want" -gt 0 ] && [ "$same" = 0 ] && grep -q 'could not be parsed safely' "$TMP/cr.err" &&
 		ok "crashing format isolated: $unk sched_wakeup events unknown, all other lines identical" ||
 		fail "crashing format: $unk unknown lines for $want wakeups, $same other lines differ"
