@@ -1288,20 +1288,80 @@ static int setup_events(struct session *s)
 	return 0;
 }
 
+/* Append "tid " for pid and each of its threads; returns the count added. */
+static int add_threads(FILE *m, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		fprintf(m, "%d ", (int)pid);
+		return 1;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9') {
+			fprintf(m, "%s ", de->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/*
+ * set_event_pid takes task ids: a -P process's threads that exist already
+ * are listed one by one (event-fork only adds tasks created from now on).
+ * One open with O_TRUNC, then writes that the kernel adds to the list.
+ */
 static int setup_pids(struct session *s)
 {
-	char buf[MAX_TRACED_PIDS * 12 + 2];
-	int i, n = 0, err;
+	char *list = NULL, *path = NULL;
+	size_t len = 0, off = 0;
+	FILE *m;
+	int i, fd = -1, err = 0, ntids = 0;
 
 	if (!s->ntraced)
 		return 0;
+	m = open_memstream(&list, &len);
+	if (!m)
+		return -ENOMEM;
 	for (i = 0; i < s->ntraced; i++)
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%d", i ? " " : "", (int)s->traced[i].pid);
-	err = rec_instance_write(&s->ri, "set_event_pid", buf);
-	if (err) {
-		ft_error("cannot set set_event_pid to '%s': %s", buf, strerror(-err));
-		return err;
+		ntids += add_threads(m, s->traced[i].pid);
+	if (fclose(m))
+		return -ENOMEM;
+	if (asprintf(&path, "%s/set_event_pid", s->ri.dir) < 0) {
+		free(list);
+		return -ENOMEM;
 	}
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		err = -errno;
+	while (!err && off < len) {
+		/* whole numbers per write, well under a page */
+		size_t n = len - off > 2048 ? 2048 : len - off;
+		ssize_t r;
+
+		while (off + n < len && n > 0 && list[off + n - 1] != ' ')
+			n--;
+		r = write(fd, list + off, n);
+		if (r < 0)
+			err = -errno;
+		else
+			off += (size_t)r;
+	}
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	if (err)
+		ft_error("cannot set set_event_pid to '%.60s': %s", list, strerror(-err));
+	else
+		ft_info("following %d task%s", ntids, ntids == 1 ? "" : "s");
+	free(list);
+	free(path);
+	if (err)
+		return err;
 	/* follow children forked after the start */
 	err = rec_instance_option(&s->ri, "event-fork", true);
 	if (err)

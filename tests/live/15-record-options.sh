@@ -50,6 +50,47 @@ others=$(grep -E ': sys_enter_getpid:' p.txt | grep -cvE -- "-$pp +\[")
 [ "$mine" = 4000 ] && [ "$others" = 0 ] && ok "-P $pp: its 4000 calls and nothing else" ||
 	fail "-P: $mine events of the pid, $others of others"
 
+# -P of a multi-threaded process: its threads that exist already are followed too
+if command -v python3 >/dev/null; then
+	cat >thr.py <<'PY'
+import os, sys, threading
+ready = threading.Barrier(4)
+go = threading.Event()
+def work():
+    ready.wait()
+    go.wait()
+    for _ in range(3000):
+        os.getppid()
+ts = [threading.Thread(target=work) for _ in range(3)]
+for t in ts:
+    t.start()
+ready.wait()
+print("ready", flush=True)
+sys.stdin.readline()
+go.set()
+for t in ts:
+    t.join()
+PY
+	mkfifo tgo
+	python3 thr.py <tgo >thr.out &
+	tp=$!
+	exec 7>tgo
+	for i in $(seq 100); do grep -q ready thr.out && break; sleep 0.1; done
+	"$FLYTRAP" record -P $tp -e syscalls:sys_enter_getppid -o th.dat 2>th.err &
+	rec=$!
+	for i in $(seq 100); do grep -q '^flytrap: recording' th.err && break; sleep 0.1; done
+	echo go >&7
+	exec 7>&-
+	wait $tp
+	kill -INT $rec
+	wait $rec
+	trace-cmd report -i th.dat >th.txt 2>/dev/null
+	n=$(grep -c ': sys_enter_getppid:' th.txt)
+	threads=$(grep ': sys_enter_getppid:' th.txt | awk '{print $1}' | sort -u | wc -l)
+	[ "$n" = 9000 ] && [ "$threads" = 3 ] && ok "-P of a process: its 3 threads, 9000 calls" ||
+		fail "-P threads: $n calls from $threads threads, expected 9000 from 3"
+fi
+
 # --duration and --max-size
 "$FLYTRAP" record -e sched:sched_switch -d 1 -o d.dat 2>d.err
 grep -q "stopped: duration reached" d.err && ok "--duration stops" || fail "--duration"
