@@ -1688,7 +1688,8 @@ static int switch_to_2(struct rpt_ctx *ctx, void *priv)
 static const struct rpt_analyzer switch1 = { .name = "switch1", .finish = switch_to_1 };
 static const struct rpt_analyzer switch2 = { .name = "switch2", .finish = switch_to_2 };
 
-static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *filters)
+static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath,
+		    const char *filters)
 {
 	struct exp_html_data hd = { 0 };
 	struct rpt_callgraph_conf cgc = { 0 };
@@ -1766,8 +1767,14 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
 					   : "this flytrap was built without the drops analyzer";
 	in.filters = filters;
-	if (exp_html_write(out, &in)) {
-		ret = ft_error("cannot write the report: %s", strerror(errno ? errno : EIO));
+	errno = 0;
+	if (exp_html_write(out, &in) || fflush(out) || ferror(out)) {
+		int e = errno ? errno : EIO;
+
+		/* `| head`: the reader left, quietly */
+		if (e != EPIPE)
+			ret = ft_error("cannot write '%s': %s", outpath ? outpath : "standard output",
+				       strerror(e));
 	}
 out:
 	for (i = 0; i < 3; i++) {
@@ -1922,7 +1929,7 @@ int cmd_export(int argc, char **argv)
 
 	if (html) {
 		filters_text(&o, filters, sizeof(filters));
-		ret = run_html(r, &o, out, filters);
+		ret = run_html(r, &o, out, outpath, filters);
 	} else {
 		exp_conf.out = out;
 		rc = rpt_replay(r, &o, list, 1);

@@ -70,6 +70,12 @@ done
 "$FLYTRAP" export --html --cpu 1 "$TMP/syn.dat" -o "$TMP/syn1.html" || fail "--html --cpu 1"
 grep -q 'filters: CPUs 1' "$TMP/syn1.html" && ok "filters shown in the page" || fail "filters not shown"
 
+if [ -w /dev/full ]; then
+	"$FLYTRAP" export --html "$TMP/syn.dat" -o /dev/full 2>"$TMP/full.err"; rc=$?
+	[ $rc = 1 ] && grep -q "cannot write '/dev/full': No space left on device" "$TMP/full.err" &&
+		ok "full disk: exit 1, named" || fail "full disk: rc $rc, $(cat "$TMP/full.err")"
+fi
+
 pages="syn"
 if [ -d "$FIXTURES" ]; then
 	# irq/sched, function_graph, and a file with no events at all
