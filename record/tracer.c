@@ -1348,6 +1348,48 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)b, *(char *const *)a);	/* newest first */
 }
 
+/*
+ * A dead recorder's saved current_tracer is put back only while the top
+ * level still runs a tracer flytrap sets: if someone has taken the top
+ * level since, restoring would end their tracing.  Then the saved state is
+ * dropped with a line in the report.  Returns false when dropped.
+ */
+static bool top_still_ours(const char *dir, char **names, size_t n, pid_t pid, struct report *r)
+{
+	bool ours = true;
+	size_t i;
+
+	for (i = 0; i < n && ours; i++) {
+		char *p = path_join(dir, names[i]), *text = p ? read_text(p) : NULL, *nl, *cur;
+
+		if (text && (nl = strchr(text, '\n'))) {
+			*nl = '\0';
+			if (!strcmp(base_name(text), "current_tracer") && (cur = read_text(text))) {
+				trim(cur);
+				if (strcmp(cur, "function") && strcmp(cur, "function_graph")) {
+					report_line(r, "left the top level as it is: its tracer is now '%s', not recorder %d's; dropped the saved state",
+						    cur, (int)pid);
+					ours = false;
+				}
+				free(cur);
+			}
+		}
+		free(text);
+		free(p);
+	}
+	if (!ours) {
+		for (i = 0; i < n; i++) {
+			char *p = path_join(dir, names[i]);
+
+			if (p)
+				unlink(p);
+			free(p);
+		}
+		rmdir(dir);
+	}
+	return ours;
+}
+
 /* Restore one dead recorder's saved top-level files, newest first. */
 static void reset_state_dir(const char *dir, pid_t pid, struct report *r)
 {
@@ -1383,7 +1425,9 @@ static void reset_state_dir(const char *dir, pid_t pid, struct report *r)
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_names);
-	for (i = 0; i < n; i++) {
+	if (!top_still_ours(dir, names, n, pid, r))
+		all_ok = false;
+	for (i = 0; i < n && all_ok; i++) {
 		char *p = path_join(dir, names[i]), *text = p ? read_text(p) : NULL, *nl;
 		int ret;
 
@@ -1406,8 +1450,9 @@ static void reset_state_dir(const char *dir, pid_t pid, struct report *r)
 		}
 		free(text);
 		free(p);
-		free(names[i]);
 	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
 	free(names);
 	if (all_ok)
 		rmdir(dir);
