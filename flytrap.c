@@ -225,13 +225,55 @@ int ft_finish_stdout(int rc)
 	return rc;
 }
 
+/* length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string of at most n bytes of s (stopping at a NUL).  Task names
+ * and event strings are raw kernel bytes: valid UTF-8 passes through, any
+ * other byte becomes the code point of the same value, so the output is
+ * always valid JSON.
+ */
 void ft_json_strn(FILE *f, const char *s, size_t n)
 {
-	size_t i;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
 
 	fputc('"', f);
-	for (i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n && p[i]) {
+		unsigned char c = p[i];
+		size_t l;
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
@@ -241,8 +283,16 @@ void ft_json_strn(FILE *f, const char *s, size_t n)
 			fputs("\\t", f);
 		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, f);
+		else if ((l = utf8_len(p + i, strnlen((const char *)p + i, n - i))) != 0) {
+			fwrite(p + i, 1, l, f);
+			i += l;
+			continue;
+		} else {
+			fprintf(f, "\\u%04x", c);
+		}
+		i++;
 	}
 	fputc('"', f);
 }

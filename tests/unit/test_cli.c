@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The command-line helpers every command shares (flytrap.c): option value
+ * parsers and JSON string output, which must stay valid JSON for any bytes
+ * a trace file holds.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "flytrap.h"
+
+static char *json(const char *s, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ft_json_strn(f, s, n);
+	fclose(f);
+	return buf;
+}
+
+static void test_json(void)
+{
+	static const struct { const char *in; size_t n; const char *out; } cases[] = {
+		{ "plain", 5, "\"plain\"" },
+		{ "q\"b\\n", 5, "\"q\\\"b\\\\n\"" },
+		{ "a\nb\tc\x01", 6, "\"a\\nb\\tc\\u0001\"" },
+		{ "stop\0here", 9, "\"stop\"" },
+		{ "cut", 2, "\"cu\"" },
+		{ "caf\xc3\xa9", 5, "\"caf\xc3\xa9\"" },		/* valid UTF-8 passes */
+		{ "\xe2\x82\xac!", 4, "\"\xe2\x82\xac!\"" },		/* 3-byte sequence */
+		{ "bad\xff", 4, "\"bad\\u00ff\"" },			/* invalid byte */
+		{ "\xc3", 1, "\"\\u00c3\"" },				/* sequence cut by n */
+		{ "\xc0\xaf", 2, "\"\\u00c0\\u00af\"" },		/* overlong */
+		{ "\xed\xa0\x80", 3, "\"\\u00ed\\u00a0\\u0080\"" },	/* surrogate */
+		{ "\x7f", 1, "\"\\u007f\"" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = json(cases[i].in, cases[i].n);
+
+		CHECK(got && !strcmp(got, cases[i].out), "case %zu: got %s want %s", i, got, cases[i].out);
+		free(got);
+	}
+}
+
+static void test_parsers(void)
+{
+	uint64_t v, m[4];
+
+	CHECK(!ft_parse_duration_ns("1.5", &v) && v == 1500000000ULL, "1.5 -> %llu", (unsigned long long)v);
+	CHECK(!ft_parse_duration_ns("500ms", &v) && v == 500000000ULL, "500ms");
+	CHECK(!ft_parse_duration_ns("2m", &v) && v == 120000000000ULL, "2m");
+	CHECK(!ft_parse_duration_ns("10us", &v) && v == 10000ULL, "10us");
+	CHECK(ft_parse_duration_ns("10 s", &v) && ft_parse_duration_ns("-1", &v) &&
+	      ft_parse_duration_ns("", &v) && ft_parse_duration_ns("5x", &v), "junk durations refused");
+	CHECK(!ft_parse_size("100M", &v) && v == 100ULL << 20, "100M");
+	CHECK(!ft_parse_size("4096", &v) && v == 4096, "4096");
+	CHECK(!ft_parse_size("1.5G", &v) && v == 3ULL << 29, "1.5G");
+	CHECK(ft_parse_size("1e30", &v) && ft_parse_size("M", &v), "absurd sizes refused");
+	CHECK(!ft_parse_ts("1020.124066", &v) && v == 1020124066000ULL, "ts %llu", (unsigned long long)v);
+	CHECK(!ft_parse_u64("0x10", &v) && v == 16, "hex");
+	CHECK(ft_parse_u64("-3", &v) && ft_parse_u64("3z", &v), "bad numbers refused");
+	CHECK(!ft_parse_cpulist("0,2-3,255", m) && m[0] == 0xd && m[3] == 1ULL << 63, "cpulist");
+	CHECK(ft_parse_cpulist("3-1", m) && ft_parse_cpulist("256", m) && ft_parse_cpulist("1,,2", m) &&
+	      ft_parse_cpulist("a", m) && ft_parse_cpulist("1-", m), "bad cpulists refused");
+}
+
+int main(void)
+{
+	test_json();
+	test_parsers();
+	return check_summary();
+}
