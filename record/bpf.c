@@ -1410,9 +1410,18 @@ int rec_bpf_poll(struct rec_bpf *b, int timeout_ms)
 	if (b->finished)
 		return 0;
 	b->poll_now = now_mono();
-	n = ring_buffer__poll(b->rb, timeout_ms);
+	/*
+	 * The programs commit most records without a wake-up, so epoll does not
+	 * know about them: wait only when asked to, then read the ring itself.
+	 */
+	n = timeout_ms ? ring_buffer__poll(b->rb, timeout_ms) : 0;
 	if (n == -EINTR)
 		n = 0;
+	if (n >= 0 && !b->cb_err) {
+		int m = ring_buffer__consume(b->rb);
+
+		n = m < 0 ? m : n + m;
+	}
 	if (b->cb_err) {
 		ret = b->cb_err;
 		b->cb_err = 0;
