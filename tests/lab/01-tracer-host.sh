@@ -12,7 +12,7 @@ need_cmd cc
 need_cmd pkg-config
 pkg-config --exists libtracefs || skip "libtracefs is not installed"
 
-CF="-std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local -Wformat=2 -Wno-format-nonliteral -Werror -D_GNU_SOURCE"
+CF="-fsanitize=address,undefined -fno-sanitize-recover=undefined -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local -Wformat=2 -Wno-format-nonliteral -Werror -D_GNU_SOURCE"
 # shellcheck disable=SC2046
 cc $CF -I"$TOP" -I"$TOP/format" $(pkg-config --cflags libtracefs) -o "$TMP/tracer-check" \
 	"$TOP/tests/lab/lib/tracer-check.c" "$TOP/record/tracer.c" $(pkg-config --libs libtracefs) \
