@@ -155,6 +155,9 @@ struct jout {
 	size_t len;
 	bool first;
 	bool based;		/* base chosen (at the first event) */
+	uint8_t seclen;		/* j_us(): digits of the last whole seconds */
+	char secstr[24];
+	uint64_t sec;
 	uint64_t base;		/* subtracted from every timestamp, see ts_base() */
 };
 
@@ -255,16 +258,48 @@ static inline void j_i64(struct jout *j, int64_t v)
 }
 
 /* ns as microseconds with the nanoseconds as three decimals */
+/*
+ * ns as microseconds with the nanoseconds as three decimals.  The whole
+ * seconds change rarely from one event to the next: their digits are kept
+ * from the last call, the rest is written in pairs.
+ */
 static inline void j_us(struct jout *j, uint64_t ns)
 {
-	unsigned r = (unsigned)(ns % 1000);
+	uint64_t us = ns / 1000, sec = us / 1000000;
+	unsigned r = (unsigned)(ns % 1000), u = (unsigned)(us % 1000000);
+	char *p;
 
-	j_u64(j, ns / 1000);
+	if (!sec) {
+		j_u64(j, us);
+	} else {
+		if (sec != j->sec || !j->seclen) {
+			char t[24];
+			int n = 24;
+			uint64_t v = sec;
+
+			while (v) {
+				t[--n] = (char)('0' + v % 10);
+				v /= 10;
+			}
+			j->seclen = (uint8_t)(24 - n);
+			memcpy(j->secstr, t + n, j->seclen);
+			j->sec = sec;
+		}
+		j_need(j, 32);
+		p = j->buf + j->len;
+		memcpy(p, j->secstr, j->seclen);
+		p += j->seclen;
+		memcpy(p, digits2 + 2 * (u / 10000), 2);
+		memcpy(p + 2, digits2 + 2 * (u / 100 % 100), 2);
+		memcpy(p + 4, digits2 + 2 * (u % 100), 2);
+		j->len += j->seclen + 6;
+	}
 	j_need(j, 4);
-	j->buf[j->len++] = '.';
-	j->buf[j->len++] = (char)('0' + r / 100);
-	j->buf[j->len++] = (char)('0' + r / 10 % 10);
-	j->buf[j->len++] = (char)('0' + r % 10);
+	p = j->buf + j->len;
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	memcpy(p + 2, digits2 + 2 * (r % 100), 2);
+	j->len += 4;
 }
 
 /* Length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
