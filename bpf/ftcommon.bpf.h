@@ -51,6 +51,8 @@ const volatile __s32 ft_self_tgid = 0;	/* the recorder: never traced */
 const volatile bool ft_filter_pids = false;
 /* Wake the recorder only when this much data waits (set to a fraction of the ring) ... */
 const volatile __u64 ft_wakeup_bytes = 0;
+/* ... always when this much waits (half the ring: a full ring has no submit left to wake it) ... */
+const volatile __u64 ft_urgent_bytes = 0;
 /* ... or when records have been waiting this long (ns) */
 const volatile __u64 ft_wakeup_ns = 100000000;
 __u64 ft_last_wake = 0;	/* racy across CPUs on purpose: a spare wakeup is harmless */
@@ -73,9 +75,12 @@ static __always_inline __u64 ft_wake_flags(__u64 now, __u64 size, bool queued)
 	/*
 	 * Above the mark, wake at most once per millisecond: every forced
 	 * wake-up while the reader is still catching up costs an irq_work IPI,
-	 * and the reader drains everything it finds anyway.
+	 * and the reader drains everything it finds anyway.  Past half the
+	 * ring, wake on every record: once it is full no commit is left to
+	 * carry a wake-up and records are lost until the reader's own timer.
 	 */
-	if ((avail >= ft_wakeup_bytes && since >= 1000000) || since >= ft_wakeup_ns) {
+	if ((avail >= ft_wakeup_bytes && since >= 1000000) || avail >= ft_urgent_bytes ||
+	    since >= ft_wakeup_ns) {
 		ft_last_wake = now;
 		return BPF_RB_FORCE_WAKEUP;
 	}

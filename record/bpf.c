@@ -417,6 +417,7 @@ static int reuse_common(struct rec_bpf *b, struct bpf_map *ev, struct bpf_map *s
 		(sk)->rodata->ft_self_tgid = getpid();			\
 		(sk)->rodata->ft_filter_pids = b->o.npids > 0;		\
 		(sk)->rodata->ft_wakeup_bytes = b->rb_bytes / 16;	\
+		(sk)->rodata->ft_urgent_bytes = b->rb_bytes / 2;	\
 	} while (0)
 
 static int open_syscalls(struct rec_bpf *b)
