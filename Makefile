@@ -168,7 +168,7 @@ check-offline: all
 # Debian/Ubuntu packages: building, then what the tests and the demo use.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtracefs-dev libbpf-dev libzstd-dev \
 	    zlib1g-dev libelf-dev clang llvm bpftool
-DEB_TEST = trace-cmd python3 qemu-system-x86 busybox-static cpio chromium
+DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium
 # Install what is missing (apt-get, as root).  Nothing happens when all is there.
 deps:
 	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST); do \
