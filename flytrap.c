@@ -16,21 +16,6 @@ int ft_verbose;
 const char *ft_cmd = "flytrap";
 
 #ifndef FT_NO_MAIN
-/*
- * DEVELOPMENT ONLY (removed before release): commands are weak so the tree
- * links while they are being written in parallel; a missing one is NULL.
- */
-#pragma weak cmd_record
-#pragma weak cmd_reset
-#pragma weak cmd_recover
-#pragma weak cmd_report
-#pragma weak cmd_info
-#pragma weak cmd_convert
-#pragma weak cmd_callgraph
-#pragma weak cmd_overhead
-#pragma weak cmd_drops
-#pragma weak cmd_export
-
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -341,11 +326,18 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[0], commands[i].name) && commands[i].fn) {
+		if (!strcmp(argv[0], commands[i].name)) {
 			ft_cmd = commands[i].name;
 			return commands[i].fn(argc, argv);
 		}
 	}
+#ifdef FT_NO_RECORD
+	if (!strcmp(argv[0], "record") || !strcmp(argv[0], "reset") || !strcmp(argv[0], "recover")) {
+		fprintf(stderr, "flytrap: '%s' is not in this analysis-only build (built with NO_RECORD=1)\n",
+			argv[0]);
+		return EXIT_USAGE;
+	}
+#endif
 	fprintf(stderr, "flytrap: '%s' is not a flytrap command (see 'flytrap --help')\n", argv[0]);
 	return EXIT_USAGE;
 }
