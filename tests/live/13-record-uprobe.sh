@@ -42,6 +42,11 @@ want="depth=3 open=0 outer=$N middle=$((2 * N)) leaf=$((2 * N))"
 [ "$res" = "$want" ] && ok "nesting and counts: $res" || fail "got '$res', expected '$want'"
 [ "$(wc -l <calls.txt)" = $((10 * N)) ] && ok "$((10 * N)) probe hits" || fail "$(wc -l <calls.txt) probe hits, expected $((10 * N))"
 
+# the maps of the (short-lived) command are in PROCMAPS, taken at its exit
+trace-cmd dump --options -i u.dat 2>/dev/null | grep -A40 'Option PROCMAPS' >maps.txt
+grep -q " $(readlink -f "$UT")\$" maps.txt && grep -q 'libc' maps.txt &&
+	ok "PROCMAPS holds the command's binary and libc" || { fail "PROCMAPS"; cat maps.txt; }
+
 # a pattern that matches nothing is an error, and leaves nothing behind
 "$FLYTRAP" record --uprobe "$UT:no_such_function_*" -o none.dat -- true 2>none.err
 rc=$?
