@@ -121,6 +121,7 @@ fi
 
 # SIGKILL: leftovers stay until reset; reset removes only the dead recorder's
 mkdir -p "$TRACEFS/instances/not-flytrap-$$" || fail "cannot create a foreign instance"
+trap 'rmdir "$TRACEFS/instances/not-flytrap-$$" 2>/dev/null; rm -rf "$TMP"' EXIT
 snap >before.txt
 "$FLYTRAP" record "${REC[@]}" -o kill.dat 2>kill.err &
 pid=$!
@@ -155,5 +156,4 @@ if wait_started kill.err; then
 else
 	fail "SIGKILL run did not start"; kill -9 $pid
 fi
-rmdir "$TRACEFS/instances/not-flytrap-$$"
 finish
