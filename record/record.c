@@ -141,6 +141,7 @@ struct session {
 	uint64_t last_status_ns;
 	uint64_t last_events;
 	char *cmdline;
+	char *note;			/* REC_TRACER_STATE_DIR/record-<pid>, for reset */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -1714,6 +1715,35 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		lost ? " (see 'flytrap drops')" : "");
 }
 
+/*
+ * A note for `flytrap reset`: which file this recorder writes, so that
+ * after a SIGKILL reset can say which file `flytrap recover` should finish.
+ * Kept beside the tracer's saved state; no kernel state involved.
+ */
+static char *note_output(const char *output)
+{
+	char *abs = realpath(output, NULL), *path = NULL;
+	FILE *f;
+
+	if (!abs)
+		return NULL;
+	if ((mkdir(REC_TRACER_STATE_DIR, 0700) && errno != EEXIST) ||
+	    asprintf(&path, "%s/record-%d", REC_TRACER_STATE_DIR, (int)getpid()) < 0) {
+		free(abs);
+		return NULL;
+	}
+	f = fopen(path, "we");
+	if (!f || fprintf(f, "%s\n", abs) < 0 || fclose(f)) {
+		if (f)
+			fclose(f);
+		unlink(path);
+		free(path);
+		path = NULL;
+	}
+	free(abs);
+	return path;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -1803,6 +1833,7 @@ int cmd_record(int argc, char **argv)
 		s.w = NULL;
 		goto out;
 	}
+	s.note = note_output(o.output);
 	if (rec_capture_open(&s.ri, o.have_cpus ? o.cpu_mask : NULL))
 		goto out;
 	if (s.use_top && rec_capture_open(&s.top, o.have_cpus ? o.cpu_mask : NULL))
@@ -2000,6 +2031,10 @@ out:
 		/* nothing was recorded: do not leave a file that looks like a trace */
 		if (!looped)
 			unlink(o.output);
+	}
+	if (s.note) {
+		unlink(s.note);
+		free(s.note);
 	}
 	if (signals)
 		rec_signals_restore(&old_mask);

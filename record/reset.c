@@ -182,6 +182,41 @@ static int reset_uprobes(const char *top, bool dry, int *done)
 	return err;
 }
 
+/*
+ * Notes "record-<pid>" left by killed recorders name the file they were
+ * writing: tell the user to recover it, then drop the note.
+ */
+static int reset_notes(bool dry, int *done)
+{
+	DIR *d = opendir(REC_TRACER_STATE_DIR);
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[512], *text;
+		pid_t pid;
+
+		pid = owner_pid(de->d_name, "record-");
+		if (pid < 0 || rec_pid_is_recorder(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", REC_TRACER_STATE_DIR, de->d_name);
+		text = rec_read_file(path, NULL);
+		if (text) {
+			text[strcspn(text, "\n")] = '\0';
+			if (*text && !access(text, F_OK))
+				printf("recorder %d was writing '%s': run 'flytrap recover %s'\n", (int)pid,
+				       text, text);
+			free(text);
+		}
+		if (!dry)
+			unlink(path);
+		(*done)++;
+	}
+	closedir(d);
+	return 0;
+}
+
 static const struct option long_opts[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -241,6 +276,7 @@ int cmd_reset(int argc, char **argv)
 	r = reset_uprobes(top, dry, &done);
 	if (r && !err)
 		err = r;
+	reset_notes(dry, &done);
 	if (!done && !err)
 		fprintf(stderr, "flytrap: nothing to reset\n");
 	return ft_finish_stdout(err ? EXIT_FAIL : EXIT_OK);

@@ -140,6 +140,8 @@ if wait_started kill.err; then
 	[ $rc = 0 ] && ok "reset exits 0" || { fail "reset exit $rc"; cat reset1.err; }
 	grep -q "removed instance flytrap-$pid" reset1.out && ok "reset names the instance" ||
 		{ fail "reset output"; cat reset1.out; }
+	grep -q "run 'flytrap recover .*kill.dat'" reset1.out && ok "reset names the file to recover" ||
+		{ fail "no recover hint"; cat reset1.out; }
 	same_as_before "SIGKILL + reset"
 	"$FLYTRAP" reset >reset2.out 2>reset2.err
 	rc=$?
