@@ -185,7 +185,7 @@ static void usage(FILE *f)
 "                          profile[=HZ], ufunc=BIN:GLOB (comma-separated)\n"
 "\n"
 "what and where:\n"
-"  -P, --pid PID           only this process and its new children; repeatable\n"
+"  -P, --pid PID           only this process, its threads and new children; repeatable\n"
 "      --cpus LIST         only these CPUs (\"0,2-3\")\n"
 "  -b, --buffer-size KB    kernel buffer per CPU, in KiB\n"
 "  -o, --output FILE       output file (default trace.dat; created mode 0600)\n"
