@@ -34,8 +34,10 @@ echo "drops=$drops emitted=$emitted windows=$nwin sum=$wsum records=$records get
 	fail "drop windows sum $wsum, program counted $drops"
 [ "$records" = "$emitted" ] && ok "records in the file = records the program committed ($records)" ||
 	fail "$records records in the file, program committed $emitted"
+# (the workload's other syscalls, start-up included, are the slack: a few
+# dozen, a few hundred under ASan)
 total=$((records + drops))
-[ $((mine + drops)) -ge $N ] && [ $total -le $((N + 500)) ] &&
+[ $((mine + drops)) -ge $N ] && [ $total -le $((N + 2000)) ] &&
 	ok "records + drops = $total account for the $N syscalls of the workload" ||
 	fail "records + drops = $total (getppid records $mine) for $N syscalls"
 [ "$nwin" -ge 2 ] && ok "losses stored in $nwin windows" || fail "only $nwin drop windows"
