@@ -101,12 +101,18 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w);
 /* Create the BUFFER instance "flytrap-bpf" (clock "mono").  Returns 0 or -errno. */
 int rec_bpf_start(struct rec_bpf *b, struct fmt_writer *w);
 
-/* The ring buffer's epoll fd (readable when records wait), for the recorder's poll loop. */
+/*
+ * The ring buffer's epoll fd, for the recorder's poll loop.  It becomes
+ * readable when the programs wake the reader (1/16 of the ring filled, or
+ * records waiting 100 ms); most records are committed without a wake-up,
+ * so also call rec_bpf_poll() on the loop's own timer.
+ */
 int rec_bpf_fd(const struct rec_bpf *b);
 
 /*
- * Drain the ring buffer (waiting up to timeout_ms for the first record;
- * 0 = do not wait), encode records whose reorder window has passed into
+ * Drain the ring buffer (waiting up to timeout_ms for a wake-up first;
+ * 0 = do not wait; everything committed is read either way), encode
+ * records whose reorder window has passed into
  * per-CPU pages, and sample the drop counters when the sampling period
  * has elapsed.  Also reads /proc maps and build-ids of processes seen for
  * the first time.  Returns the number of records consumed, or -errno.
@@ -118,8 +124,9 @@ int rec_bpf_poll(struct rec_bpf *b, int timeout_ms);
  * Stop: detach every program, drain what is left, flush all pages to the
  * buffer, and queue the options: FMT_OPT_FT_BPF_DROPS (one struct
  * fmt_bpf_drop per CPU/program/window with failures), FMT_OPT_FT_META
- * ("bpf_progs=..." and totals), FMT_OPT_PROCMAPS, FMT_OPT_FT_PROCMAPS +
- * section, FMT_OPT_FT_BUILDIDS, and with opts.symbols the
+ * ("bpf_progs=..." and totals), FMT_OPT_PROCMAPS (except for opts.pids:
+ * the recorder writes those), FMT_OPT_FT_PROCMAPS + section,
+ * FMT_OPT_FT_BUILDIDS, and with opts.symbols the
  * FMT_SEC_FT_SYMTAB section + FMT_OPT_FT_SYMTAB (layout: docs/bpf.md).
  * Call at most once, before fmt_writer_close().  Returns 0 or -errno.
  */
