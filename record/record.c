@@ -546,12 +546,21 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 	 * Stop it at exit (and exec) only, never at syscalls: no cost while it
 	 * runs.  Where ptrace is refused, maps are still sampled every second.
 	 */
-	if ((!getenv("FLYTRAP_NO_PTRACE") || !strcmp(getenv("FLYTRAP_NO_PTRACE"), "0")) &&
-	    !ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)))
-		s->child_traced = true;
-	else
-		ft_info("cannot ptrace the command (%s): its maps are sampled every second only",
-			strerror(errno));
+	{
+		char *bin = rec_find_binary(s->o->cmd[0]);
+		bool lsan = bin && rec_elf_uses_lsan(bin);
+
+		free(bin);
+		if (lsan || (getenv("FLYTRAP_NO_PTRACE") && strcmp(getenv("FLYTRAP_NO_PTRACE"), "0")))
+			ft_info("not tracing the command with ptrace (%s): its maps are sampled every second",
+				lsan ? "LeakSanitizer would refuse to run" : "FLYTRAP_NO_PTRACE");
+		else if (!ptrace(PTRACE_SEIZE, pid, 0,
+				 (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)))
+			s->child_traced = true;
+		else
+			ft_info("cannot ptrace the command (%s): its maps are sampled every second only",
+				strerror(errno));
+	}
 	s->child_err = errp[0];
 	close(errp[1]);
 	return 0;

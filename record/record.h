@@ -163,6 +163,15 @@ uint64_t rec_stats_field(const char *stats, const char *key);
  */
 int rec_uprobe_add(struct rec_instance *ri, const char *spec);
 
+/* A program name resolved through $PATH (or a path made absolute); malloc'd, NULL + errno. */
+char *rec_find_binary(const char *bin);
+
+/*
+ * true when the ELF file at path carries LeakSanitizer (ASan includes it),
+ * which refuses to run under ptrace.
+ */
+bool rec_elf_uses_lsan(const char *path);
+
 /* Remove every probe of ri (events must be disabled everywhere first). */
 int rec_uprobe_remove_all(struct rec_instance *ri);
 

@@ -49,7 +49,7 @@ static int cmp_offset(const void *a, const void *b)
 }
 
 /* Resolve a command name through $PATH the way a shell would. */
-static char *find_binary(const char *bin)
+char *rec_find_binary(const char *bin)
 {
 	char *path, *dir, *save = NULL, *res = NULL, buf[PATH_MAX];
 
@@ -277,7 +277,7 @@ int rec_uprobe_add(struct rec_instance *ri, const char *spec)
 	}
 	*colon = '\0';
 	glob = colon + 1;
-	path = find_binary(bin);
+	path = rec_find_binary(bin);
 	if (!path) {
 		err = -errno;
 		ft_error("cannot find '%s' for --uprobe: %s", bin, strerror(errno));
@@ -386,4 +386,59 @@ int rec_uprobe_remove_all(struct rec_instance *ri)
 	ri->uprobes = NULL;
 	ri->nuprobes = 0;
 	return err;
+}
+
+bool rec_elf_uses_lsan(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && !found && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+			/* defined (static runtime) or undefined (shared runtime) alike */
+			for (i = 0; i < count && !found; i++) {
+				GElf_Sym sym;
+				const char *name;
+
+				if (!gelf_getsym(data, (int)i, &sym))
+					break;
+				name = elf_strptr(elf, sh.sh_link, sym.st_name);
+				found = name && (!strncmp(name, "__lsan_", 7) || !strcmp(name, "__asan_init"));
+			}
+		} else if (sh.sh_type == SHT_DYNAMIC) {
+			for (i = 0; i < count && !found; i++) {
+				GElf_Dyn dyn;
+				const char *name;
+
+				if (!gelf_getdyn(data, (int)i, &dyn))
+					break;
+				if (dyn.d_tag != DT_NEEDED)
+					continue;
+				name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+				found = name && (strstr(name, "libasan") || strstr(name, "liblsan"));
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
 }
