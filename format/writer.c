@@ -2139,7 +2139,8 @@ int fmt_writer_recover(const char *path, char **errp)
 	}
 
 	/* buffers from the spools, in their original order */
-	qsort(sp, (size_t)nsp, sizeof(*sp), cmp_spool);
+	if (nsp > 1)	/* sp is NULL when no spool survived */
+		qsort(sp, (size_t)nsp, sizeof(*sp), cmp_spool);
 	for (i = 0; i < nsp; i++) {
 		struct fmt_wbuf *b = NULL;
 		struct wcpu *c;
