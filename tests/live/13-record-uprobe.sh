@@ -42,10 +42,15 @@ want="depth=3 open=0 outer=$N middle=$((2 * N)) leaf=$((2 * N))"
 [ "$res" = "$want" ] && ok "nesting and counts: $res" || fail "got '$res', expected '$want'"
 [ "$(wc -l <calls.txt)" = $((10 * N)) ] && ok "$((10 * N)) probe hits" || fail "$(wc -l <calls.txt) probe hits, expected $((10 * N))"
 
-# the maps of the (short-lived) command are in PROCMAPS, taken at its exit
-trace-cmd dump --options -i u.dat 2>/dev/null | grep -A40 'Option PROCMAPS' >maps.txt
-grep -q " $(readlink -f "$UT")\$" maps.txt && grep -q 'libc' maps.txt &&
-	ok "PROCMAPS holds the command's binary and libc" || { fail "PROCMAPS"; cat maps.txt; }
+# the maps of the (short-lived) command are in PROCMAPS, taken at its exit (a sanitizer
+# build's tool is not run under ptrace, see flytrap-record(1), so it has no exit snapshot)
+if ldd "$UT" 2>/dev/null | grep -q libasan; then
+	echo "note: sanitized uprobe_target, PROCMAPS not checked"
+else
+	trace-cmd dump --options -i u.dat 2>/dev/null | grep -A40 'Option PROCMAPS' >maps.txt
+	grep -q " $(readlink -f "$UT")\$" maps.txt && grep -q 'libc' maps.txt &&
+		ok "PROCMAPS holds the command's binary and libc" || { fail "PROCMAPS"; cat maps.txt; }
+fi
 
 # a pattern that matches nothing is an error, and leaves nothing behind
 "$FLYTRAP" record --uprobe "$UT:no_such_function_*" -o none.dat -- true 2>none.err
