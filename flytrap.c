@@ -4,6 +4,7 @@
  * offline.  git-style front end: `flytrap CMD [options]`.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -196,6 +197,27 @@ int ft_parse_cpulist(const char *s, uint64_t mask[4])
 		else if (*p)
 			return -EINVAL;
 	}
+	return 0;
+}
+
+int ft_bad_option(char **argv, const char *with_value)
+{
+	if (optopt && strchr(with_value, optopt))
+		return ft_usage_error("option '-%c' needs a value", optopt);
+	if (optopt)
+		return ft_usage_error("unknown option '-%c'", optopt);
+	return ft_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+}
+
+int ft_input_path(int argc, char **argv, const char **path)
+{
+	if (optind < argc) {
+		if (*path || optind + 1 < argc)
+			return ft_usage_error("more than one input file given");
+		*path = argv[optind];
+	}
+	if (!*path)
+		*path = "trace.dat";
 	return 0;
 }
 

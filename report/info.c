@@ -529,20 +529,11 @@ int cmd_info(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
 		default:
-			if (optopt == 'i')
-				return ft_usage_error("option '-i' needs a file");
-			if (optopt)
-				return ft_usage_error("unknown option '-%c'", optopt);
-			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+			return ft_bad_option(argv, "i");
 		}
 	}
-	if (optind < argc) {
-		if (path || optind + 1 < argc)
-			return ft_usage_error("more than one input file given");
-		path = argv[optind];
-	}
-	if (!path)
-		path = "trace.dat";
+	if (ft_input_path(argc, argv, &path))
+		return EXIT_USAGE;
 	err = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &inf.r, &err_text);
 	if (err) {
 		ft_error("%s", err_text ? err_text : strerror(-err));

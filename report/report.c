@@ -582,20 +582,11 @@ int cmd_report(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
 		default:
-			if (optopt && strchr("ieP", optopt))
-				return ft_usage_error("option '-%c' needs a value", optopt);
-			if (optopt)
-				return ft_usage_error("unknown option '-%c'", optopt);
-			return ft_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+			return ft_bad_option(argv, "ieP");
 		}
 	}
-	if (optind < argc) {
-		if (path || optind + 1 < argc)
-			return ft_usage_error("more than one input file given");
-		path = argv[optind];
-	}
-	if (!path)
-		path = "trace.dat";
+	if (ft_input_path(argc, argv, &path))
+		return EXIT_USAGE;
 	if (rp.has_t0 && rp.has_t1 && rp.t0 > rp.t1)
 		return ft_usage_error("--from is after --to");
 
