@@ -1124,8 +1124,19 @@ static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 			int i;
 
 			close(pfd[0]);
-			/* a crash here is expected now and then: no core files */
+			/*
+			 * A crash here is expected now and then: die quietly, with no
+			 * core file, whatever handlers the program (or a sanitizer or
+			 * fuzzer runtime) installed.
+			 */
 			setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+			{
+				static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP };
+				size_t k;
+
+				for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+					signal(sigs[k], SIG_DFL);
+			}
 			/* quiet: libtraceevent's warnings for bad formats are the parent's to give */
 			tep_set_loglevel(TEP_LOG_NONE);
 			for (i = start; i < n; i++) {
