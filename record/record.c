@@ -82,6 +82,7 @@ struct opts {
 	bool stacktrace;
 	bool quiet;
 	bool realtime;			/* --realtime: SCHED_FIFO while recording */
+	bool symbols;			/* --symbols: store the ELF symbol tables of traced binaries */
 	struct strv uprobes;
 	/* tracer.h */
 	const char *tracer;
@@ -183,6 +184,8 @@ static void usage(FILE *f)
 "      --kprobe SPEC       kprobe event, kernel syntax (\"p:name do_sys_open\")\n"
 "      --bpf LIST          BPF programs: syscalls, syscalls=agg, offcpu[=DUR],\n"
 "                          profile[=HZ], ufunc=BIN:GLOB (comma-separated)\n"
+"      --symbols           with --bpf: store the ELF symbol tables of traced\n"
+"                          binaries, so stacks resolve on a machine without them\n"
 "\n"
 "what and where:\n"
 "  -P, --pid PID           only this process, its threads and new children; repeatable\n"
@@ -204,7 +207,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_UPROBE = 256, OPT_CPUS, OPT_MAX_SIZE, OPT_LEVEL, OPT_COMPRESSION, OPT_KPROBE,
-	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME,
+	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS,
 };
 
 static const struct option long_opts[] = {
@@ -217,6 +220,7 @@ static const struct option long_opts[] = {
 	{ "func-stack", no_argument, NULL, OPT_FUNC_STACK },
 	{ "kprobe", required_argument, NULL, OPT_KPROBE },
 	{ "bpf", required_argument, NULL, OPT_BPF },
+	{ "symbols", no_argument, NULL, OPT_SYMBOLS },
 	{ "pid", required_argument, NULL, 'P' },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "buffer-size", required_argument, NULL, 'b' },
@@ -313,6 +317,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->bpf = optarg;
 			break;
 		}
+		case OPT_SYMBOLS:
+			o->symbols = true;
+			break;
 		case 'P': {
 			if (ft_parse_u64(optarg, &v) || v == 0 || v > 0x3fffffff)
 				return ft_usage_error("bad pid '%s'", optarg);
@@ -1245,6 +1252,7 @@ static int setup_bpf(struct session *s)
 	bo.pids = pids;
 	bo.npids = s->ntraced;
 	bo.verbose = ft_verbose;
+	bo.symbols = s->o->symbols;
 	s->bpf = rec_bpf_open(&bo, &err);
 	if (!s->bpf) {
 		ft_warn("BPF programs not loaded: %s; recording without them", err ? err : strerror(errno));
