@@ -17,18 +17,9 @@
 #include <traceevent/kbuffer.h>
 
 #include "format/format.h"
+#include "check.h"
 
-static int fails, checks;
 
-#define CHECK(cond, ...) do { \
-	checks++; \
-	if (!(cond)) { \
-		fails++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
 
 struct rec {
 	uint64_t ts;
@@ -289,6 +280,5 @@ int main(void)
 	}
 	test_errors();
 	test_header_page();
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }

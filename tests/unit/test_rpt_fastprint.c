@@ -31,19 +31,9 @@
 
 #include "format.h"
 #include "report/fastprint.h"
+#include "check.h"
 
-static int fails;
-static int checks;
 
-#define CHECK(cond, ...) do { \
-	checks++; \
-	if (!(cond)) { \
-		fails++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
 
 struct tally {
 	uint64_t fast, declined, mismatch;
@@ -849,6 +839,5 @@ int main(int argc, char **argv)
 	       ", mismatches: %" PRIu64 "\n", tot.files, tot.fast, tot.declined, tot.mismatch);
 	trace_seq_destroy(&sa);
 	trace_seq_destroy(&sb);
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }

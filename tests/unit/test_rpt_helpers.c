@@ -20,18 +20,9 @@
 #include "flytrap.h"
 #include "report/replay.h"
 #include "report/symbols.h"
+#include "check.h"
 
-static int fails, checks;
 
-#define CHECK(cond, ...) do { \
-	checks++; \
-	if (!(cond)) { \
-		fails++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
 
 static uint64_t rng = 88172645463325252ULL;
 
@@ -380,6 +371,5 @@ int main(void)
 	test_symbols();
 	test_symbol_search();
 	test_format();
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }

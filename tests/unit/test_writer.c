@@ -32,18 +32,9 @@
 
 #include "format/format.h"
 #include "format/compress.h"
+#include "check.h"
 
-static int fails, checks;
 
-#define CHECK(cond, ...) do { \
-	checks++; \
-	if (!(cond)) { \
-		fails++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
 
 /* ---- a synthetic event ------------------------------------------------- */
 
@@ -1222,6 +1213,5 @@ int main(int argc, char **argv)
 		if (system(cmd))
 			printf("cannot remove %s\n", tmpdir);
 	}
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }
