@@ -1106,35 +1106,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		fputs("\nadvice\n", out);
 		if (!nadv)
 			fputs("  nothing was lost: no change needed\n", out);
-		for (j = 0; j < nadv; j++) {
-			/* wrap at 78 columns */
-			const char *p = advice[j];
-			int col = 0, firstl = 1;
-
-			while (*p) {
-				const char *sp = strchr(p, ' ');
-				int wl = sp ? (int)(sp - p) : (int)strlen(p);
-
-				if (col && col + 1 + wl > 76) {
-					fputc('\n', out);
-					col = 0;
-				}
-				if (!col) {
-					fputs(firstl ? "  - " : "    ", out);
-					col = 4;
-					firstl = 0;
-				} else {
-					fputc(' ', out);
-					col++;
-				}
-				fwrite(p, 1, (size_t)wl, out);
-				col += wl;
-				p += wl;
-				while (*p == ' ')
-					p++;
-			}
-			fputc('\n', out);
-		}
+		for (j = 0; j < nadv; j++)
+			rpt_print_bullet(out, 76, advice[j]);
 	}
 out_adv:
 	for (k = 0; k < nadv; k++)

@@ -692,35 +692,6 @@ static int add_advice(char **adv, int *n, int max, const char *fmt, ...)
 	return 0;
 }
 
-static void print_wrapped(FILE *out, const char *p)
-{
-	int col = 0, first = 1;
-
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		int wl = sp ? (int)(sp - p) : (int)strlen(p);
-
-		if (col && col + 1 + wl > 78) {
-			fputc('\n', out);
-			col = 0;
-		}
-		if (!col) {
-			fputs(first ? "  - " : "    ", out);
-			col = 4;
-			first = 0;
-		} else {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, (size_t)wl, out);
-		col += wl;
-		p += wl;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', out);
-}
-
 static const char *type_label(const struct rpt_ctx *ctx, int id, char *buf, size_t len)
 {
 	struct tep_event *e = tep_find_event(ctx->tep, id);
@@ -1209,7 +1180,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		fputs("  - nothing stands out: no event type is both frequent and a large share\n"
 		      "    of the bytes\n", out);
 	for (i = 0; i < nadv; i++)
-		print_wrapped(out, adv[i]);
+		rpt_print_bullet(out, 78, adv[i]);
 out:
 	free(rs_read);
 	free(rs_written);

@@ -1047,3 +1047,32 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 	rpt_opts_release(&o);
 	return ft_finish_stdout(ret);
 }
+
+void rpt_print_bullet(FILE *out, int width, const char *p)
+{
+	int col = 0, first = 1;
+
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+
+		if (col && col + 1 + wl > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (!col) {
+			fputs(first ? "  - " : "    ", out);
+			col = 4;
+			first = 0;
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, (size_t)wl, out);
+		col += wl;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}

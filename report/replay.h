@@ -239,4 +239,7 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 		    struct rpt_analyzer *an,
 		    int (*extra)(void *arg, int argc, char **argv, int *i), void *arg);
 
+/* One "  - " bullet of text, words wrapped so lines stay within width columns. */
+void rpt_print_bullet(FILE *out, int width, const char *text);
+
 #endif
