@@ -263,6 +263,33 @@ static void print_recorder(struct info *inf)
 		printf("             %s wakeups, kernel buffers at most %s%% full\n", wk, fill);
 }
 
+/*
+ * One metadata line within 80 columns: "  text", continued on lines
+ * indented by 4, broken after a comma or space where one is near enough,
+ * else hard at the edge (a long path has neither).
+ */
+static void print_folded(const char *p, size_t len)
+{
+	const int width = 78;
+	int indent = 2;
+
+	while (len) {
+		size_t room = (size_t)(width - indent), cut = len;
+
+		if (len > room) {
+			cut = room;
+			while (cut > room / 2 && p[cut - 1] != ',' && p[cut - 1] != ' ')
+				cut--;
+			if (cut <= room / 2)
+				cut = room;
+		}
+		printf("%*s%.*s\n", indent, "", (int)cut, p);
+		p += cut;
+		len -= cut;
+		indent = 4;
+	}
+}
+
 static void print_text(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
@@ -272,7 +299,7 @@ static void print_text(struct info *inf, const char *path)
 	const struct fmt_option *o;
 
 	printf("file:        %s (%s)\n", path, human(in->file_size, b1, sizeof(b1)));
-	printf("format:      trace.dat v%d, %s%s%s, %s endian, %d-byte longs, %u-byte pages\n",
+	printf("format:      v%d, %s%s%s, %s-endian, %d-byte longs, %u-byte pages\n",
 	       in->version, in->compression, in->compression_version[0] ? " " : "",
 	       in->compression_version, in->big_endian ? "big" : "little", in->kernel_long,
 	       in->page_size);
@@ -368,7 +395,7 @@ static void print_text(struct info *inf, const char *path)
 			if (!nl)
 				nl = end;
 			if (nl > p)
-				printf("  %.*s\n", (int)(nl - p), p);
+				print_folded(p, nl - p);
 			p = nl + 1;
 		}
 	}
