@@ -329,8 +329,12 @@ static void print_text(struct info *inf, const char *path)
 	if (inf->nevents) {
 		ts_text(in, inf->first_ts, b1, sizeof(b1));
 		ts_text(in, inf->last_ts, b2, sizeof(b2));
-		printf("time span:   %s .. %s (%.6f s)\n", b1, b2,
-		       (inf->last_ts - inf->first_ts) / 1e9);
+		if (in->clock_in_usecs)
+			printf("time span:   %s .. %s (%.6f s)\n", b1, b2,
+			       (inf->last_ts - inf->first_ts) / 1e9);
+		else
+			printf("time span:   %s .. %s (%llu clock ticks)\n", b1, b2,
+			       (unsigned long long)(inf->last_ts - inf->first_ts));
 	}
 	printf("events:      %llu (%s in records)\n", (unsigned long long)inf->nevents,
 	       human(inf->bytes, b1, sizeof(b1)));
@@ -365,7 +369,7 @@ static void print_text(struct info *inf, const char *path)
 		printf("damage:      %d CPU stream(s) unreadable: %s\n", inf->stream_errors,
 		       inf->first_error ? inf->first_error : "");
 
-	order = malloc(65537 * sizeof(int));
+	order = inf->nevents ? malloc(65537 * sizeof(int)) : NULL;
 	if (order) {
 		for (i = 0; i <= 65536; i++)
 			if (inf->types[i].count)
