@@ -1062,7 +1062,8 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	}
 
 	/* ---- text ---- */
-	fprintf(out, "Overhead of %s, %s..%s (%s)\n", op->path ? op->path : "input",
+	/* the path alone on its line: the rest stays within 80 columns */
+	fprintf(out, "Overhead of %s\n  %s..%s (%s)\n", op->path ? op->path : "input",
 		rpt_fmt_ts(b1, sizeof(b1), wt0), rpt_fmt_ts(b2, sizeof(b2), wt1),
 		rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
 	rpt_loss_note(ctx, out, wt0, wt1);
@@ -1074,7 +1075,9 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 				any = true;
 		fputs("\nCPU time (from sched_switch)\n", out);
 		if (!any) {
-			fputs("  no sched_switch events: CPU and task times are unknown\n", out);
+			fputs(op->has_cpus || op->has_t0 || op->has_t1 ?
+			      "  no sched_switch events in the selected CPUs and time window\n" :
+			      "  no sched_switch events: CPU and task times are unknown\n", out);
 		} else {
 			fputs("  CPU          busy          idle   busy%  switches\n", out);
 			for (i = 0; i < o->ncpus; i++) {
