@@ -1947,7 +1947,10 @@ int cmd_export(int argc, char **argv)
 
 	rc = fmt_reader_open(o.path, 0, &r, &msg);
 	if (rc) {
-		ft_error("cannot open '%s': %s", o.path, msg ? msg : strerror(-rc));
+		if (msg)
+			ft_error("%s", msg);	/* the reader's message names the file */
+		else
+			ft_error("cannot open '%s': %s", o.path, strerror(-rc));
 		free(msg);
 		rpt_opts_release(&o);
 		return EXIT_FAIL;

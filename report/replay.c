@@ -1025,7 +1025,7 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 	rc = fmt_reader_open(o.path, 0, &r, &msg);
 	if (rc) {
 		if (msg)
-			ft_error("cannot open '%s': %s", o.path, msg);
+			ft_error("%s", msg);	/* the reader's message names the file */
 		else
 			ft_error("cannot open '%s': %s", o.path, strerror(-rc));
 		free(msg);
