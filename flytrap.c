@@ -232,14 +232,16 @@ int ft_finish_stdout(int rc)
 	return rc;
 }
 
-/* length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t ft_utf8_len(const unsigned char *s, size_t n, uint32_t *cp_out)
 {
 	size_t len, i;
-	unsigned int cp;
+	uint32_t cp;
 
-	if (s[0] < 0x80)
-		return 1;
+	if (s[0] < 0x80) {
+		len = 1;
+		cp = s[0];
+		goto ok;
+	}
 	if ((s[0] & 0xe0) == 0xc0) {
 		len = 2;
 		cp = s[0] & 0x1f;
@@ -263,6 +265,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
+ok:
+	if (cp_out)
+		*cp_out = cp;
 	return len;
 }
 
@@ -292,7 +297,7 @@ void ft_json_strn(FILE *f, const char *s, size_t n)
 			fprintf(f, "\\u%04x", c);
 		else if (c < 0x80)
 			fputc(c, f);
-		else if ((l = utf8_len(p + i, strnlen((const char *)p + i, n - i))) != 0) {
+		else if ((l = ft_utf8_len(p + i, strnlen((const char *)p + i, n - i), NULL)) != 0) {
 			fwrite(p + i, 1, l, f);
 			i += l;
 			continue;

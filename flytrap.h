@@ -59,7 +59,14 @@ int ft_input_path(int argc, char **argv, const char **path);
 /* Flush stdout and turn a write error (EPIPE excepted) into EXIT_FAIL. */
 int ft_finish_stdout(int rc);
 
-/* JSON string output (escapes control chars and quotes). */
+/*
+ * Length of the valid UTF-8 sequence at s (at most n bytes), 0 if the
+ * bytes are not UTF-8 (overlong, surrogate, past U+10FFFF, cut short);
+ * *cp (may be NULL) gets the code point.
+ */
+size_t ft_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* JSON string output (escapes control chars and quotes; always valid UTF-8). */
 void ft_json_str(FILE *f, const char *s);
 void ft_json_strn(FILE *f, const char *s, size_t n);
 

@@ -302,34 +302,6 @@ static inline void j_us(struct jout *j, uint64_t ns)
 	j->len += 4;
 }
 
-/* Length of a valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t u8len(const unsigned char *s, size_t n)
-{
-	size_t need, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		need = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		need = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		need = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (need > n)
-		return 0;
-	for (i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((need == 2 && cp < 0x80) || (need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return need;
-}
 
 /*
  * JSON string from bytes that come from the trace (task names, symbols):
@@ -362,7 +334,7 @@ static void j_strn(struct jout *j, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		l = u8len(p + i, n - i);
+		l = ft_utf8_len(p + i, n - i, NULL);
 		if (!l || memchr(p + i, 0, l)) {
 			J_LIT(j, "\\ufffd");
 			i++;

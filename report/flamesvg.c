@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "flamesvg.h"
+#include "flytrap.h"
 
 #define NONE UINT32_MAX
 
@@ -383,41 +384,21 @@ uint64_t rpt_flame_nodes(const struct rpt_flame *fl)
 
 /* ---- output ------------------------------------------------------------- */
 
-/* Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t need, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		need = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		need = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		need = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (need > n)
-		return 0;
-	for (i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and beyond-Unicode are not XML characters */
-	if ((need == 2 && cp < 0x80) || (need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return need;
-}
 
 /*
  * Frame names come from traced programs: anything may be in them.  Write
  * at most max characters (code points) as XML text, '?' for bytes that
  * are not valid UTF-8 or not XML characters; returns characters written.
  */
+/* A UTF-8 sequence that is also an XML character (not U+FFFE/U+FFFF), else 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t l = ft_utf8_len(s, n, &cp);
+
+	return l && cp != 0xfffe && cp != 0xffff ? l : 0;
+}
+
 static size_t xml_text(FILE *out, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
