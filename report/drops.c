@@ -66,6 +66,20 @@ struct drops {
 	bool oom, too_many;
 };
 
+/* Fine windows [from, to) of d added up into one display window. */
+static void window_sum(const struct drops *d, uint64_t from, uint64_t to, struct window *agg)
+{
+	uint64_t f;
+
+	for (f = from; f < to && f < d->nwin; f++) {
+		agg->events += d->win[f].events;
+		agg->markers += d->win[f].markers;
+		agg->lost_marked += d->win[f].lost_marked;
+		agg->unknown_markers += d->win[f].unknown_markers;
+		agg->bpf += d->win[f].bpf;
+	}
+}
+
 static struct stream *stream_get(struct drops *d, int buffer, int cpu)
 {
 	bool created;
@@ -98,15 +112,8 @@ static struct window *window_at(struct drops *d, uint64_t ts)
 
 		for (k = 0; k < n; k++) {
 			struct window w = { 0 };
-			size_t j;
 
-			for (j = k * 10; j < k * 10 + 10 && j < d->nwin; j++) {
-				w.events += d->win[j].events;
-				w.markers += d->win[j].markers;
-				w.lost_marked += d->win[j].lost_marked;
-				w.unknown_markers += d->win[j].unknown_markers;
-				w.bpf += d->win[j].bpf;
-			}
+			window_sum(d, k * 10, k * 10 + 10, &w);
 			d->win[k] = w;
 		}
 		memset(d->win + n, 0, (d->nwin - n) * sizeof(*d->win));
@@ -669,6 +676,7 @@ static uint64_t display_width(const struct drops *d, uint64_t dur)
 	return mag;
 }
 
+
 static int drops_finish(struct rpt_ctx *ctx, void *priv)
 {
 	struct drops *d = priv;
@@ -903,17 +911,11 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 
 			for (w = 0; w < nw; w++) {
 				struct window agg = { 0 };
-				uint64_t f, ws = d->base + w * dw;
+				uint64_t ws = d->base + w * dw;
 
 				if (ws + dw <= t0 || ws > t1)
 					continue;
-				for (f = w * per; f < (w + 1) * per && f < d->nwin; f++) {
-					agg.events += d->win[f].events;
-					agg.markers += d->win[f].markers;
-					agg.lost_marked += d->win[f].lost_marked;
-					agg.unknown_markers += d->win[f].unknown_markers;
-					agg.bpf += d->win[f].bpf;
-				}
+				window_sum(d, w * per, (w + 1) * per, &agg);
 				fprintf(out, "%s{\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"events\":%" PRIu64
 					",\"loss_markers\":%" PRIu64 ",\"lost_marked\":%" PRIu64
 					",\"unknown_markers\":%" PRIu64 ",\"bpf_drops\":%" PRIu64 "}",
@@ -1064,17 +1066,11 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			fputs("  start              events    lost  no-count    bpf\n", out);
 			for (w = 0; w < nw; w++) {
 				struct window agg = { 0 };
-				uint64_t f, ws = d->base + w * dw;
+				uint64_t ws = d->base + w * dw;
 
 				if (ws + dw <= t0 || ws > t1)
 					continue;
-				for (f = w * per; f < (w + 1) * per && f < d->nwin; f++) {
-					agg.events += d->win[f].events;
-					agg.markers += d->win[f].markers;
-					agg.lost_marked += d->win[f].lost_marked;
-					agg.unknown_markers += d->win[f].unknown_markers;
-					agg.bpf += d->win[f].bpf;
-				}
+				window_sum(d, w * per, (w + 1) * per, &agg);
 				if (!agg.markers && !agg.bpf)
 					continue;
 				if (printed++ >= 40) {
