@@ -13,7 +13,7 @@ x86_64) NR=110 ;;
 aarch64) NR=173 ;;
 *) skip "getppid syscall number unknown for $(uname -m)" ;;
 esac
-N=300000
+N=1500000	# long enough (about 1 s) for the losses to span several sampling windows
 cd "$TMP"
 "$FLYTRAP" record -q --bpf syscalls,ringbuf=4K -o o.dat -- "$WORKLOAD" storm $N >w.out 2>rec.err
 rc=$?
