@@ -7,7 +7,30 @@ set -u
 FIXTURES=${FIXTURES:-$TOP/../shared/fixtures}
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 TMP=$(mktemp -d /tmp/flytrap-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+BUSY_PIDS=
+trap 'busy_stop; rm -rf "$TMP"' EXIT
+
+# Background activity on every CPU: a loop of 10 ms sleeps per CPU gives
+# context switches and syscalls all the time, so that a system-wide
+# recording of a quiet machine (a CI container is one) is never empty.
+# Stopped by busy_stop, or at exit.
+busy_start() {
+	local c n
+	n=$(getconf _NPROCESSORS_ONLN)
+	for c in $(seq 0 $((n - 1))); do
+		taskset -c "$c" bash -c 'while :; do sleep 0.01; done' >/dev/null 2>&1 &
+		BUSY_PIDS="$BUSY_PIDS $!"
+	done
+}
+busy_stop() {
+	[ -n "$BUSY_PIDS" ] || return 0
+	# shellcheck disable=SC2086
+	kill $BUSY_PIDS 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $BUSY_PIDS 2>/dev/null
+	BUSY_PIDS=
+	return 0
+}
 
 fails=0
 skip() { echo "SKIP: $*"; exit 77; }

@@ -10,6 +10,7 @@ need_cmd trace-cmd
 UT=$TOP/$O/tests/tools/uprobe_target
 [ -x "$UT" ] || skip "uprobe_target not built"
 cd "$TMP"
+busy_start	# the files must hold sched_switch events even on a quiet machine
 
 # everything the recorder can change: events, a filter, stacktrace, uprobes, pids
 REC=(-e sched:sched_switch -e 'irq:*' -e raw_syscalls:sys_enter -f 'id != 0' -T -b 64)

@@ -11,6 +11,7 @@ need_bpf
 need_cmd trace-cmd
 need_cmd jq
 cd "$TMP"
+busy_start	# system-wide recordings below need syscalls of others
 before=$(bpf_orphans)
 
 check_run() {	# NAME SPEC EVENT [ -- cmd ]
