@@ -8,6 +8,7 @@
  * Only what depends on file offsets is rebuilt: section pointers, BUFFER
  * descriptors and the options chain.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "flytrap.h"
 #include "format.h"
 
@@ -30,6 +32,10 @@ static const char usage_text[] =
 	"  -c, --compression ALGO   zstd (default) or none\n"
 	"  -l, --level N            zstd level 1..19 (default 3)\n"
 	"      --chunk N            pages per compressed chunk (default 10)\n"
+	"      --kallsyms FILE      use FILE (/proc/kallsyms format) as the kernel\n"
+	"                           symbols, e.g. for a file recorded without them\n"
+	"      --keep-symbols FILE  keep only the kernel symbols named in FILE (one\n"
+	"                           per line): a small file to attach to a report\n"
 	"  -v                       more messages\n"
 	"  -h, --help               this help\n";
 
@@ -56,6 +62,237 @@ static int page_cb(void *arg, const void *page, uint32_t page_size)
 
 	cv->pages++;
 	return fmt_wbuf_add_page(cv->b, cv->cpu, page);
+}
+
+/* Kernel symbol texts bigger than this are not a kallsyms file. */
+#define KALLSYMS_MAX (256u << 20)
+
+struct ksym {
+	unsigned long long addr;
+	const char *line;
+	size_t len;
+	const char *name;
+	size_t nlen;
+};
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool wanted(const struct names *nm, const char *name, size_t len)
+{
+	char buf[512], *key = buf;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return bsearch(&key, nm->v, nm->n, sizeof(*nm->v), cmp_str) != NULL;
+}
+
+static void free_names(struct names *nm)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+	nm->v = NULL;
+	nm->n = 0;
+}
+
+/* One name per line (blank lines skipped), sorted for bsearch. */
+static int load_names(const char *path, struct names *nm)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char **nv;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!*line)
+			continue;
+		nv = realloc(nm->v, (nm->n + 1) * sizeof(*nv));
+		if (!nv) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		nm->v = nv;
+		if (!(nv[nm->n] = strdup(line))) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		nm->n++;
+	}
+	fclose(f);
+	qsort(nm->v, nm->n, sizeof(*nm->v), cmp_str);
+	return 0;
+}
+
+/*
+ * The lines of a kallsyms text ("ADDR TYPE NAME [module]"), or NULL when
+ * out of memory.  Lines that do not parse are left out.
+ */
+static struct ksym *parse_kallsyms(const char *text, size_t len, size_t *count)
+{
+	const char *p = text, *end = text + len;
+	struct ksym *s = NULL;
+	size_t n = 0, cap = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *q = p;
+		struct ksym y = { 0 };
+		int digits = 0;
+
+		while (q < le && isxdigit((unsigned char)*q) && digits < 17) {
+			y.addr = y.addr << 4 | (unsigned)(isdigit((unsigned char)*q) ? *q - '0' :
+							  (tolower((unsigned char)*q) - 'a' + 10));
+			q++;
+			digits++;
+		}
+		y.line = p;
+		y.len = (size_t)(le - p) + (nl ? 1 : 0);
+		if (digits && digits <= 16 && q < le && *q == ' ') {
+			while (q < le && *q == ' ')
+				q++;
+			while (q < le && *q != ' ')	/* the type letter */
+				q++;
+			while (q < le && *q == ' ')
+				q++;
+			y.name = q;
+			while (q < le && *q != ' ' && *q != '\t')
+				q++;
+			y.nlen = (size_t)(q - y.name);
+		}
+		if (y.nlen) {
+			if (n == cap) {
+				struct ksym *ns = realloc(s, (cap = cap ? cap * 2 : 4096) * sizeof(*s));
+
+				if (!ns) {
+					free(s);
+					return NULL;
+				}
+				s = ns;
+			}
+			s[n++] = y;
+		}
+		p = le + (nl ? 1 : 0);
+	}
+	*count = n;
+	return s ? s : calloc(1, sizeof(*s));
+}
+
+/*
+ * The kallsyms text (malloc'd) cut down to the named symbols, each with the
+ * next symbol at a higher address, which tells where the kept one ends.
+ */
+static char *trim_kallsyms(const char *text, size_t len, const struct names *nm, size_t *out_len)
+{
+	size_t n = 0, i, o = 0;
+	struct ksym *s = parse_kallsyms(text, len, &n);
+	char *out = NULL;
+	bool *keep;
+
+	if (!s)
+		return NULL;
+	qsort(s, n, sizeof(*s), cmp_ksym);
+	keep = calloc(n + 1, 1);
+	out = malloc(len + 2);
+	if (!keep || !out) {
+		free(keep);
+		free(out);
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (!wanted(nm, s[i].name, s[i].nlen))
+			continue;
+		keep[i] = true;
+		for (size_t j = i + 1; j < n; j++) {
+			if (s[j].addr > s[i].addr) {
+				keep[j] = true;
+				break;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		memcpy(out + o, s[i].line, s[i].len);
+		o += s[i].len;
+		if (s[i].line[s[i].len - 1] != '\n')
+			out[o++] = '\n';
+	}
+	out[o] = '\0';
+	*out_len = o;
+	free(keep);
+	free(s);
+	return out;
+}
+
+/* A whole kallsyms file, checked to hold at least one symbol line. */
+static int read_kallsyms(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 20, n = 0, count = 0;
+	char *buf;
+	struct ksym *s;
+
+	if (!f)
+		return ft_error("cannot open '%s': %s", path, strerror(errno));
+	buf = malloc(cap);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+
+		n += got;
+		if (n < cap)
+			break;
+		if (cap >= KALLSYMS_MAX) {
+			free(buf);
+			fclose(f);
+			return ft_error("'%s' is bigger than %u MB: not a kallsyms file", path,
+					KALLSYMS_MAX >> 20);
+		}
+		char *nb = realloc(buf, cap *= 2);
+
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	if (!buf) {
+		fclose(f);
+		return ft_error("out of memory reading '%s'", path);
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return ft_error("cannot read '%s': %s", path, strerror(errno));
+	}
+	fclose(f);
+	s = parse_kallsyms(buf, n, &count);
+	free(s);
+	if (!count || memchr(buf, '\0', n)) {
+		free(buf);
+		return ft_error("'%s' is not a kallsyms file (lines of \"ADDRESS TYPE NAME\")", path);
+	}
+	*text = buf;
+	*len = n;
+	return EXIT_OK;
 }
 
 /* Options flytrap rebuilds itself (they hold offsets into the old file). */
@@ -152,7 +389,7 @@ static int copy_options(struct conv *cv, const struct fmt_info *in, bool *have_c
 	return err;
 }
 
-static int convert(const char *in_path, const char *out_path, const char *comp, int level, int chunk)
+int rpt_convert(const char *in_path, const char *out_path, const struct rpt_convert_opts *o)
 {
 	struct fmt_writer_opts wo = { 0 };
 	struct conv cv = { 0 };
@@ -161,6 +398,10 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 	bool have_cpucount = false;
 	int err, i, j, maxcpu = -1, rc = EXIT_OK;
 	const char *what = "";
+	char *ks_own = NULL, *ks_trim = NULL;
+	const char *ks;
+	size_t ks_len;
+	struct names keep = { 0 };
 
 	err = fmt_reader_open(in_path, FMT_OPEN_NO_PLUGINS, &cv.r, &err_text);
 	if (err) {
@@ -181,12 +422,33 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 			goto out_reader;
 		}
 	}
-	wo.compression = comp;
-	wo.zstd_level = level;
+	ks = in->kallsyms.data ? in->kallsyms.data : "";
+	ks_len = in->kallsyms.len;
+	if (o->kallsyms_path) {
+		rc = read_kallsyms(o->kallsyms_path, &ks_own, &ks_len);
+		if (rc)
+			goto out_reader;
+		ks = ks_own;
+	}
+	if (o->keep_symbols_path) {
+		err = load_names(o->keep_symbols_path, &keep);
+		if (err) {
+			rc = ft_error("cannot read '%s': %s", o->keep_symbols_path, strerror(-err));
+			goto out_reader;
+		}
+		ks_trim = trim_kallsyms(ks, ks_len, &keep, &ks_len);
+		if (!ks_trim) {
+			rc = ft_error("out of memory trimming the kernel symbols");
+			goto out_reader;
+		}
+		ks = ks_trim;
+	}
+	wo.compression = o->compression ? o->compression : "zstd";
+	wo.zstd_level = o->level;
 	wo.big_endian = in->big_endian;
 	wo.long_size = in->long_size == 4 || in->long_size == 8 ? in->long_size : in->kernel_long;
 	wo.page_size = in->page_size;
-	wo.pages_per_chunk = chunk;
+	wo.pages_per_chunk = o->chunk;
 	wo.discard_spools_on_error = true;
 	err = fmt_writer_open(out_path, &wo, &cv.w);
 	if (err) {
@@ -202,9 +464,9 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 	}
 	if (!err) {
 		what = "kallsyms";
-		err = fmt_writer_kallsyms(cv.w, in->kallsyms.data, in->kallsyms.len);
+		err = fmt_writer_kallsyms(cv.w, ks, ks_len);
 	}
-	if (!err) {
+	if (!err && !o->drop_printk) {
 		what = "printk formats";
 		err = fmt_writer_printk(cv.w, in->printk.data, in->printk.len);
 	}
@@ -267,6 +529,9 @@ static int convert(const char *in_path, const char *out_path, const char *comp, 
 	ft_info("wrote '%s': %llu pages", out_path, (unsigned long long)cv.pages);
 out_reader:
 	fmt_reader_close(cv.r);
+	free(ks_own);
+	free(ks_trim);
+	free_names(&keep);
 	return rc;
 }
 
@@ -277,13 +542,16 @@ int cmd_convert(int argc, char **argv)
 		{ "compression", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "chunk", required_argument, NULL, 'C' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "keep-symbols", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *in_path = NULL, *out_path = NULL, *comp = "zstd";
+	struct rpt_convert_opts co = { .compression = "zstd" };
+	const char *in_path = NULL, *out_path = NULL;
 	struct stat si, so;
 	uint64_t v;
-	int c, level = 0, chunk = 0;
+	int c;
 
 	opterr = 0;
 	optind = 1;
@@ -300,17 +568,23 @@ int cmd_convert(int argc, char **argv)
 		case 'c':
 			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
 				return ft_usage_error("unknown compression '%s' (use zstd or none)", optarg);
-			comp = optarg;
+			co.compression = optarg;
 			break;
 		case 'l':
 			if (ft_parse_u64(optarg, &v) || v < 1 || v > 19)
 				return ft_usage_error("invalid level '%s' (1..19)", optarg);
-			level = (int)v;
+			co.level = (int)v;
 			break;
 		case 'C':
 			if (ft_parse_u64(optarg, &v) || v < 1 || v > 1024)
 				return ft_usage_error("invalid chunk size '%s' (1..1024 pages)", optarg);
-			chunk = (int)v;
+			co.chunk = (int)v;
+			break;
+		case 'K':
+			co.kallsyms_path = optarg;
+			break;
+		case 'S':
+			co.keep_symbols_path = optarg;
 			break;
 		case 'v':
 			ft_verbose++;
@@ -323,6 +597,10 @@ int cmd_convert(int argc, char **argv)
 				return ft_usage_error("option '-%c' needs a value", optopt);
 			if (optopt == 'C')
 				return ft_usage_error("option '--chunk' needs a value");
+			if (optopt == 'K')
+				return ft_usage_error("option '--kallsyms' needs a value");
+			if (optopt == 'S')
+				return ft_usage_error("option '--keep-symbols' needs a value");
 			if (optopt)
 				return ft_usage_error("unknown option '-%c'", optopt);
 			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
@@ -337,11 +615,11 @@ int cmd_convert(int argc, char **argv)
 		return ft_usage_error("no input file given");
 	if (!out_path)
 		return ft_usage_error("no output file given (-o OUT)");
-	if (level && strcmp(comp, "zstd"))
+	if (co.level && strcmp(co.compression, "zstd"))
 		return ft_usage_error("--level applies to zstd only");
 	/* the writer truncates its output before the input is read */
 	if (stat(in_path, &si) == 0 && stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
 	    si.st_ino == so.st_ino)
 		return ft_usage_error("the output '%s' is the input", out_path);
-	return convert(in_path, out_path, comp, level, chunk);
+	return rpt_convert(in_path, out_path, &co);
 }

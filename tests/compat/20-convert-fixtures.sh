@@ -8,31 +8,13 @@
 # oracle is `flytrap report` on the original against `trace-cmd report` on
 # the converted file.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/_convert.sh"
 need_cmd trace-cmd
 need_fixtures
 
-# KernelShark's path (libtracecmd per-CPU reads, CPU count from CPUCOUNT)
-# must see every record trace-cmd report printed.
-TW="$TOP/$O/tests/test_writer"
-kshark_check() { # FILE REPORT_TXT LABEL
-	local out want got
-	[ -x "$TW" ] || return 0
-	out=$("$TW" --kshark "$1" 2>/dev/null)
-	[ $? = 77 ] && return 0
-	want=$(grep -v '^cpus=' "$2" | grep -vc 'EVENTS DROPPED\]$')
-	got=$(echo "$out" | sed -n 's/.* records=\([0-9]*\).*/\1/p')
-	[ "$got" = "$want" ] || fail "$3: KernelShark path sees ${got:-no} records, trace-cmd report $want ($out)"
-	echo "$out" | grep -q '^cpus=0 ' && fail "$3: tep_get_cpus() is 0, KernelShark would show nothing"
-	return 0
-}
 files=0 lines=0
 # event lines: everything but the "cpus=N" header trace-cmd prints first
 count_events() { grep -vc '^cpus=' "$1" || true; }
-# report --stat ends with where each CPU's data sits in the file and its
-# size there: layout, not content, and different by design (compressed
-# offsets are virtual, chunk sizes depend on the compressor).  Everything
-# else in --stat (the CPUSTAT texts) must match.
-stat_filter() { sed -E '/^CPU[0-9]+ data recorded at offset=/d; /^ +[0-9]+ bytes in size$/d'; }
 
 for f in "$FIXTURES"/*.dat; do
 	name=$(basename "$f")
@@ -94,6 +76,47 @@ done
 [ $files -gt 0 ] || fail "no fixtures found in $FIXTURES"
 echo "compared $files files, $lines event lines (zstd + none)"
 
+# --keep-symbols: the kept symbols and the ones bounding them, nothing else;
+# the function graph still prints the same names.  --kallsyms: the given
+# symbols replace the file's.
+G=$TOP/tests/data/lab-function-graph.dat
+if [ -s "$G" ]; then
+	trace-cmd dump --kallsyms "$G" 2>/dev/null | grep -E '^[0-9a-f]+ ' >"$TMP/ks.all"
+	trace-cmd report "$G" 2>/dev/null >"$TMP/g.txt"
+	sed -nE 's/.*\| +([A-Za-z_][A-Za-z0-9_.]*)\(\) \{$/\1/p; s/.*\| +([A-Za-z_][A-Za-z0-9_.]*)\(\);$/\1/p' "$TMP/g.txt" |
+		sort -u >"$TMP/names"
+	# every name the graph prints: trace-cmd prints the same listing
+	"$FLYTRAP" convert "$G" -o "$TMP/keep.dat" --keep-symbols "$TMP/names" 2>"$TMP/keep.err" ||
+		fail "--keep-symbols: convert failed: $(head -c 300 "$TMP/keep.err")"
+	trace-cmd report "$TMP/keep.dat" 2>/dev/null | cmp -s - "$TMP/g.txt" &&
+		ok "--keep-symbols: trace-cmd prints the same function graph" ||
+		fail "--keep-symbols: trace-cmd report differs"
+	# 40 of them: those 40 and at most one bounding symbol each
+	head -40 "$TMP/names" >"$TMP/names40"
+	"$FLYTRAP" convert "$G" -o "$TMP/keep40.dat" --keep-symbols "$TMP/names40" 2>/dev/null
+	trace-cmd dump --kallsyms "$TMP/keep40.dat" 2>/dev/null | grep -E '^[0-9a-f]+ ' >"$TMP/ks.keep"
+	all=$(wc -l <"$TMP/ks.all") kept=$(wc -l <"$TMP/ks.keep")
+	missing=$(awk '{print $3}' "$TMP/ks.keep" | sort -u | comm -13 - "$TMP/names40" | head -3)
+	[ "$kept" -ge 40 ] && [ "$kept" -le 80 ] && [ -z "$missing" ] &&
+		ok "--keep-symbols: $kept of $all symbols kept for 40 names" ||
+		fail "--keep-symbols: $kept of $all kept for 40 names (missing: $missing)"
+	# a zero address for every name trace-cmd prints: the names go away
+	awk '{ printf "%016x %s %s\n", 0, $2, $3 }' "$TMP/ks.all" >"$TMP/zero.ks"
+	"$FLYTRAP" convert "$G" -o "$TMP/zero.dat" --kallsyms "$TMP/zero.ks" 2>"$TMP/zero.err" ||
+		fail "--kallsyms: convert failed: $(head -c 300 "$TMP/zero.err")"
+	trace-cmd dump --kallsyms "$TMP/zero.dat" 2>/dev/null | grep -E '^[0-9a-f]+ ' | cmp -s - "$TMP/zero.ks" &&
+		ok "--kallsyms: the file carries the given symbols" || fail "--kallsyms: symbols not replaced"
+	"$FLYTRAP" convert "$TMP/zero.dat" -o "$TMP/back.dat" --kallsyms "$TMP/ks.all" 2>/dev/null &&
+		trace-cmd report "$TMP/back.dat" 2>/dev/null | cmp -s - "$TMP/g.txt" &&
+		ok "--kallsyms: the real symbols put back give the original listing" ||
+		fail "--kallsyms: restoring the symbols does not restore the listing"
+	echo "not symbols" >"$TMP/bad.ks"
+	"$FLYTRAP" convert "$G" -o "$TMP/bad.dat" --kallsyms "$TMP/bad.ks" 2>"$TMP/bad.err"; rc=$?
+	[ $rc = 1 ] && [ ! -e "$TMP/bad.dat" ] && grep -q "not a kallsyms file" "$TMP/bad.err" &&
+		ok "--kallsyms: a file that is not kallsyms is refused" ||
+		fail "--kallsyms on junk: exit $rc, '$(cat "$TMP/bad.err")'"
+fi
+
 # usage errors: one line, exit 2
 "$FLYTRAP" convert 2>"$TMP/u1"; [ $? = 2 ] && [ "$(wc -l <"$TMP/u1")" = 1 ] || fail "no input: not a usage error"
 "$FLYTRAP" convert "$f" 2>"$TMP/u2"; [ $? = 2 ] || fail "no -o: not a usage error"
@@ -103,5 +126,6 @@ cp "$f" "$TMP/same.dat"
 cmp -s "$f" "$TMP/same.dat" || fail "convert onto its own input damaged it"
 "$FLYTRAP" convert "$TMP/missing.dat" -o "$TMP/x.dat" 2>"$TMP/u4"; rc=$?
 [ $rc = 1 ] && grep -q "missing.dat" "$TMP/u4" || fail "missing input: exit $rc, '$(cat "$TMP/u4")'"
+"$FLYTRAP" convert "$f" -o "$TMP/x.dat" --kallsyms 2>"$TMP/u5"; [ $? = 2 ] || fail "--kallsyms without a value accepted"
 "$FLYTRAP" convert --help | grep -q -- "--compression" || fail "--help"
 finish

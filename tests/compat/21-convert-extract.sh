@@ -9,6 +9,7 @@
 # zstd and uncompressed outputs as on the original, and `trace-cmd dump
 # --summary` accepts them.  The instances are removed on every exit path.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/_convert.sh"
 need_cmd trace-cmd
 need_tracefs
 
@@ -55,21 +56,6 @@ trace-cmd convert --file-version 6 -i "$TMP/ext.dat" -o "$TMP/v6.dat" >/dev/null
 trace-cmd convert --compression none -i "$TMP/ext.dat" -o "$TMP/none.dat" >/dev/null 2>&1 ||
 	fail "trace-cmd convert --compression none failed"
 
-stat_filter() { sed -E '/^CPU[0-9]+ data recorded at offset=/d; /^ +[0-9]+ bytes in size$/d'; }
-# KernelShark's path (libtracecmd per-CPU reads, CPU count from CPUCOUNT)
-# must see every record trace-cmd report printed.
-TW="$TOP/$O/tests/test_writer"
-kshark_check() { # FILE REPORT_TXT LABEL
-	local out want got
-	[ -x "$TW" ] || return 0
-	out=$("$TW" --kshark "$1" 2>/dev/null)
-	[ $? = 77 ] && return 0
-	want=$(grep -v '^cpus=' "$2" | grep -vc 'EVENTS DROPPED\]$')
-	got=$(echo "$out" | sed -n 's/.* records=\([0-9]*\).*/\1/p')
-	[ "$got" = "$want" ] || fail "$3: KernelShark path sees ${got:-no} records, trace-cmd report $want ($out)"
-	echo "$out" | grep -q '^cpus=0 ' && fail "$3: tep_get_cpus() is 0, KernelShark would show nothing"
-	return 0
-}
 files=0 lines=0
 for src in ext v6 none; do
 	f="$TMP/$src.dat"
