@@ -46,33 +46,17 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "synth_formats.h"
 
 /* 1 s, or with --epoch a wall-clock time (2026-11-29, ns since 1970) */
 static uint64_t BASE = 1000000000ULL;
 
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 enum { ID_SWITCH = 300, ID_EXIT = 301, ID_SYS_ENTER = 302, ID_SYS_EXIT = 303,
        ID_FG_ENTRY = 11, ID_FG_EXIT = 10, ID_IRQ_ENTRY = 304, ID_IRQ_EXIT = 305,
        ID_UP = 306, ID_URET = 307, ID_WAKEUP = 308, ID_BPF_SYSCALL = 5000, ID_BPF_OFFCPU = 5001,
        ID_BPF_UENTRY = 5002, ID_BPF_UEXIT = 5003 };
 
-static const char fmt_switch[] =
-	"name: sched_switch\nID: 300\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%ld ==> next_comm=%s next_pid=%d "
-	"next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, REC->prev_state, REC->next_comm, "
-	"REC->next_pid, REC->next_prio\n";
 static const char fmt_pexit[] =
 	"name: sched_process_exit\nID: 301\nformat:\n" COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
@@ -98,20 +82,6 @@ static const char fmt_sys_exit[] =
 	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
-static const char fmt_fg_entry[] =
-	"name: funcgraph_entry\nID: 11\nformat:\n" COMMON
-	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"--> %ps (%d)\", (void *)REC->func, REC->depth\n";
-static const char fmt_fg_exit[] =
-	"name: funcgraph_exit\nID: 10\nformat:\n" COMMON
-	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n"
-	"\tfield:unsigned int overrun;\toffset:20;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n\n"
-	"print fmt: \"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", (void *)REC->func, REC->depth, "
-	"REC->calltime, REC->rettime, REC->depth\n";
 static const char fmt_irq_entry[] =
 	"name: irq_handler_entry\nID: 304\nformat:\n" COMMON
 	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
