@@ -18,7 +18,9 @@ enum ft_kind {
 	FT_K_PROFILE = 4,	/* profile.h */
 	FT_K_UENTRY = 5,	/* ufunc.h */
 	FT_K_UEXIT = 6,		/* ufunc.h */
-	FT_K_MAX = 7,		/* kinds below are the recorder's own, never written as events */
+	FT_K_KENTRY = 7,	/* kfunc.h */
+	FT_K_KEXIT = 8,		/* kfunc.h */
+	FT_K_MAX = 9,		/* kinds below are the recorder's own, never written as events */
 	FT_K_VMA = 16,		/* exitmaps.h: one executable mapping of an exiting process */
 };
 
@@ -30,7 +32,8 @@ enum ft_slot {
 	FT_SLOT_UFUNC = 3,
 	FT_SLOT_FOLLOW = 4,	/* follow.bpf.c: mapfull = a child process that could not be followed */
 	FT_SLOT_EXITMAPS = 5,	/* exitmaps.bpf.c: drops = a mapping record lost */
-	FT_SLOT_NR = 6,
+	FT_SLOT_KFUNC = 6,	/* kfunc.bpf.c */
+	FT_SLOT_NR = 7,
 };
 
 /* Counters per slot; the stats map has FT_SLOT_NR * FT_ST_NR per-CPU u64 entries. */

@@ -43,6 +43,7 @@
 #include "bpf/profile.h"
 #include "bpf/ufunc.h"
 #include "bpf/exitmaps.h"
+#include "bpf/kfunc.h"
 
 #include "syscalls.skel.h"
 #include "offcpu.skel.h"
@@ -50,6 +51,9 @@
 #include "ufunc.skel.h"
 #include "follow.skel.h"
 #include "exitmaps.skel.h"
+#include "kfunc.skel.h"
+
+#include "flytrap.h"
 
 #define DEF_RINGBUF (8u << 20)
 #define DEF_DROP_NS 100000000ull
@@ -59,11 +63,12 @@
 #define COMMON_LEN 8
 
 static const char *const slot_names[FT_SLOT_NR] = {
-	"syscalls", "offcpu", "profile", "ufunc", "follow", "exitmaps",
+	"syscalls", "offcpu", "profile", "ufunc", "follow", "exitmaps", "kfunc",
 };
 static const char *const kind_names[FT_K_MAX] = {
 	[FT_K_SYSCALL] = "syscall", [FT_K_SYSHIST] = "syscall_hist", [FT_K_OFFCPU] = "offcpu",
 	[FT_K_PROFILE] = "profile", [FT_K_UENTRY] = "ufunc_entry", [FT_K_UEXIT] = "ufunc_exit",
+	[FT_K_KENTRY] = "kfunc_entry", [FT_K_KEXIT] = "kfunc_exit",
 };
 
 struct ufunc_target {
@@ -75,6 +80,22 @@ struct ufunc_fn {
 	int target;
 	char *name;
 	uint64_t addr, offset;
+};
+
+/* A kernel function of --bpf kfunc=, as /proc/kallsyms names it. */
+struct kfunc_fn {
+	char *name;
+	uint64_t addr;
+};
+
+/*
+ * Links of the kfunc programs, kept apart from b->links for their order:
+ * returns are hooked before entries and unhooked after them, so that no
+ * entry is recorded whose return the programs would miss (a dangling entry
+ * would shift the depth of every later call of that thread).
+ */
+struct kf_links {
+	struct bpf_link *entry[FT_KFUNC_MAX], *exit[FT_KFUNC_MAX], *task_exit;
 };
 
 struct pend {
@@ -102,6 +123,8 @@ struct spec {
 	uint32_t ringbuf;	/* 0 = not given */
 	struct ufunc_target *uf;
 	int nuf;
+	char **kf;		/* kfunc= names or globs, as given */
+	int nkf;
 };
 
 struct rec_bpf {
@@ -120,7 +143,13 @@ struct rec_bpf {
 	struct flytrap_ufunc *sk_uf;
 	struct flytrap_follow *sk_follow;
 	struct flytrap_exitmaps *sk_exit;
+	struct flytrap_kfunc *sk_kf;
 	char exitmaps_state[160];	/* META bpf_exitmaps= */
+	struct kfunc_fn kfns[FT_KFUNC_MAX];
+	int nkfns;
+	int kf_mode;			/* enum ft_kfunc_mode */
+	char kf_fentry_err[200];	/* why fentry was not used ("" = it was) */
+	struct kf_links kf_links;
 	pid_t *pids;		/* copy of opts->pids */
 	struct bpf_link **links;
 	int nlinks, links_cap;
@@ -202,7 +231,157 @@ static void spec_release(struct spec *sp)
 		free(sp->uf[i].glob);
 	}
 	free(sp->uf);
+	for (i = 0; i < sp->nkf; i++)
+		free(sp->kf[i]);
+	free(sp->kf);
 	memset(sp, 0, sizeof(*sp));
+}
+
+/* kfunc=FUNC[+FUNC...]: names or fnmatch globs of kernel functions. */
+static int spec_add_kfuncs(struct spec *sp, const char *val, char *err, size_t errlen)
+{
+	const char *p = val;
+
+	if (!val || !*val) {
+		snprintf(err, errlen, "kfunc needs kernel function names (e.g. kfunc=do_sys_openat2+vfs_read)");
+		return -EINVAL;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "+"), i;
+		char **v;
+
+		if (!n) {
+			snprintf(err, errlen, "kfunc=%s: empty function name", val);
+			return -EINVAL;
+		}
+		for (i = 0; i < n; i++) {
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.*?[]!-",
+				    p[i])) {
+				snprintf(err, errlen, "kfunc: '%.*s' is not a kernel function name", (int)n, p);
+				return -EINVAL;
+			}
+		}
+		if (sp->nkf == FT_KFUNC_MAX) {
+			snprintf(err, errlen, "kfunc: at most %d kernel functions", FT_KFUNC_MAX);
+			return -E2BIG;
+		}
+		v = realloc(sp->kf, (sp->nkf + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		sp->kf = v;
+		v[sp->nkf] = strndup(p, n);
+		if (!v[sp->nkf])
+			return -ENOMEM;
+		sp->nkf++;
+		p += n;
+		if (*p == '+' && !*++p) {
+			snprintf(err, errlen, "kfunc=%s: empty function name", val);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/*
+ * Names a glob may match: not the compiler's partial copies (foo.cold,
+ * foo.isra.0), nor the padding and CFI symbols in front of functions.
+ */
+static bool globbable(const char *name)
+{
+	return !strchr(name, '.') && strncmp(name, "__pfx_", 6) && strncmp(name, "__cfi_", 6);
+}
+
+/*
+ * Find the kfunc= names and globs in /proc/kallsyms (text symbols, kernel
+ * and modules).  Fills out[] (names malloc'd) with at most FT_KFUNC_MAX
+ * functions, the first address of each name; dups[i] counts further
+ * symbols of that name (static functions of one name in several files).
+ * Returns the count, -EIO with *no_kallsyms set when the file cannot be
+ * read, or -ENOENT / -E2BIG with err set.
+ */
+static int kfunc_resolve(const struct spec *sp, struct kfunc_fn *out, int *dups, bool *no_kallsyms,
+			 char *err, size_t errlen)
+{
+	bool matched[FT_KFUNC_MAX] = { false };
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0, total = 0, i, ret = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	*no_kallsyms = false;
+	if (!f) {
+		*no_kallsyms = true;
+		snprintf(err, errlen, "cannot read /proc/kallsyms: %s", strerror(errno));
+		return -EIO;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long addr;
+		char type, *name, *end;
+		bool want = false;
+		int k;
+
+		addr = strtoull(line, &end, 16);
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		if (!strchr("tTwW", type))
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = 0;
+		for (i = 0; i < sp->nkf; i++) {
+			if (is_glob(sp->kf[i]) ? globbable(name) && !fnmatch(sp->kf[i], name, 0)
+					       : !strcmp(sp->kf[i], name)) {
+				matched[i] = want = true;
+			}
+		}
+		if (!want)
+			continue;
+		for (k = 0; k < n && strcmp(out[k].name, name); k++)
+			;
+		if (k < n) {
+			dups[k]++;
+			continue;
+		}
+		total++;
+		if (n == FT_KFUNC_MAX)
+			continue;	/* counted for the message */
+		out[n].name = strdup(name);
+		if (!out[n].name) {
+			ret = -ENOMEM;
+			break;
+		}
+		out[n].addr = addr;
+		dups[n] = 0;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	for (i = 0; !ret && i < sp->nkf; i++) {
+		if (matched[i])
+			continue;
+		if (is_glob(sp->kf[i]))
+			snprintf(err, errlen, "kfunc: no kernel function matches '%s'", sp->kf[i]);
+		else
+			snprintf(err, errlen, "kfunc: no kernel function '%s' (not in /proc/kallsyms)",
+				 sp->kf[i]);
+		ret = -ENOENT;
+	}
+	if (!ret && total > FT_KFUNC_MAX) {
+		snprintf(err, errlen, "kfunc: %d kernel functions match, at most %d can be traced; narrow the names",
+			 total, FT_KFUNC_MAX);
+		ret = -E2BIG;
+	}
+	if (ret) {
+		for (i = 0; i < n; i++)
+			free(out[i].name);
+		return ret;
+	}
+	return n;
 }
 
 static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errlen)
@@ -298,15 +477,21 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 				break;
 			}
 			sp->want[FT_SLOT_UFUNC] = true;
+		} else if (!strcmp(tok, "kfunc")) {
+			ret = spec_add_kfuncs(sp, val, err, errlen);
+			if (ret)
+				break;
+			sp->want[FT_SLOT_KFUNC] = true;
 		} else {
-			snprintf(err, errlen, "unknown item '%s' (known: syscalls[=agg], offcpu[=DUR], profile[=HZ], ufunc=BINARY:GLOB, ringbuf=SIZE, symbols)",
+			snprintf(err, errlen, "unknown item '%s' (known: syscalls[=agg], offcpu[=DUR], profile[=HZ], ufunc=BINARY:GLOB, kfunc=FUNC[+FUNC...], ringbuf=SIZE, symbols)",
 				 tok);
 			ret = -EINVAL;
 			break;
 		}
 	}
 	free(copy);
-	if (!ret && !sp->want[0] && !sp->want[1] && !sp->want[2] && !sp->want[3]) {
+	if (!ret && !sp->want[FT_SLOT_SYSCALLS] && !sp->want[FT_SLOT_OFFCPU] &&
+	    !sp->want[FT_SLOT_PROFILE] && !sp->want[FT_SLOT_UFUNC] && !sp->want[FT_SLOT_KFUNC]) {
 		snprintf(err, errlen, "empty list");
 		ret = -EINVAL;
 	}
@@ -321,13 +506,30 @@ int rec_bpf_parse_spec(const char *spec, char **err)
 	struct spec sp;
 	int ret = spec_parse(spec, &sp, msg, sizeof(msg));
 
+	/*
+	 * A kernel function name that does not exist is a typo to report now,
+	 * not after the recording started; where kallsyms cannot be read the
+	 * open reports it.
+	 */
+	if (!ret && sp.nkf) {
+		struct kfunc_fn fns[FT_KFUNC_MAX];
+		int dups[FT_KFUNC_MAX], n, i;
+		bool no_kallsyms;
+
+		n = kfunc_resolve(&sp, fns, dups, &no_kallsyms, msg, sizeof(msg));
+		if (n < 0 && !no_kallsyms)
+			ret = n;
+		for (i = 0; i < n; i++)
+			free(fns[i].name);
+	}
 	if (ret) {
 		if (err)
 			*err = strdup(msg[0] ? msg : strerror(-ret));
-		return ret;
+		if (ret != -EINVAL && ret != -ENOMEM)
+			ret = -EINVAL;	/* a bad list, whatever the detail */
 	}
 	spec_release(&sp);
-	return 0;
+	return ret;
 }
 
 /* ---- open / close --------------------------------------------------------- */
@@ -354,6 +556,22 @@ static int add_link(struct rec_bpf *b, struct bpf_link *l)
 	return 0;
 }
 
+static void kf_detach(struct kf_links *l)
+{
+	int i;
+
+	for (i = 0; i < FT_KFUNC_MAX; i++) {
+		bpf_link__destroy(l->entry[i]);
+		l->entry[i] = NULL;
+	}
+	for (i = 0; i < FT_KFUNC_MAX; i++) {
+		bpf_link__destroy(l->exit[i]);
+		l->exit[i] = NULL;
+	}
+	bpf_link__destroy(l->task_exit);
+	l->task_exit = NULL;
+}
+
 static void detach_all(struct rec_bpf *b)
 {
 	int i;
@@ -370,6 +588,7 @@ static void detach_all(struct rec_bpf *b)
 		flytrap_follow__detach(b->sk_follow);
 	if (b->sk_exit)
 		flytrap_exitmaps__detach(b->sk_exit);
+	kf_detach(&b->kf_links);
 }
 
 static int max_event_id(const char *tracefs)
@@ -702,6 +921,185 @@ out:
 		libbpf_set_print(old);
 }
 
+/* ---- kfunc: fentry/fexit, else kprobes ---------------------------------------- */
+
+static struct bpf_program *kf_prog(struct flytrap_kfunc *sk, const char *what, int i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "ft_%s%d", what, i);
+	return bpf_object__find_program_by_name(sk->obj, name);
+}
+
+/*
+ * Open and load the kfunc object for one attach mode: the fentry/fexit
+ * pairs of the used slots, or the kprobe/kretprobe pair.  On failure *why
+ * says what the kernel (or libbpf) refused.
+ */
+static struct flytrap_kfunc *kf_load(struct rec_bpf *b, int mode, char *why, size_t len)
+{
+	struct flytrap_kfunc *sk = flytrap_kfunc__open();
+	int i, ret = 0;
+
+	if (!sk) {
+		snprintf(why, len, "open: %s", strerror(errno));
+		return NULL;
+	}
+	SET_COMMON_RODATA(sk);
+	for (i = 0; i < FT_KFUNC_MAX; i++) {
+		struct bpf_program *en = kf_prog(sk, "kentry", i), *ex = kf_prog(sk, "kexit", i);
+		bool use = mode == FT_KFUNC_FENTRY && i < b->nkfns;
+
+		if (!en || !ex) {
+			ret = -ENOENT;
+			break;
+		}
+		if (i < b->nkfns)
+			sk->rodata->ft_kfunc_ip[i] = b->kfns[i].addr;
+		bpf_program__set_autoload(en, use);
+		bpf_program__set_autoload(ex, use);
+		if (use && !ret)
+			ret = bpf_program__set_attach_target(en, 0, b->kfns[i].name);
+		if (use && !ret)
+			ret = bpf_program__set_attach_target(ex, 0, b->kfns[i].name);
+		if (ret) {
+			snprintf(why, len, "no BTF for %s: %s", b->kfns[i].name, strerror(-ret));
+			flytrap_kfunc__destroy(sk);
+			return NULL;
+		}
+	}
+	bpf_program__set_autoload(sk->progs.ft_kprobe, mode == FT_KFUNC_KPROBE);
+	bpf_program__set_autoload(sk->progs.ft_kretprobe, mode == FT_KFUNC_KPROBE);
+	if (!ret)
+		ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+				   sk->maps.ft_seen);
+	if (!ret)
+		ret = flytrap_kfunc__load(sk);
+	if (ret) {
+		snprintf(why, len, "load: %s", strerror(-ret));
+		flytrap_kfunc__destroy(sk);
+		return NULL;
+	}
+	return sk;
+}
+
+/* Hook every function in mode; on failure everything hooked is unhooked again. */
+static int kf_attach(struct rec_bpf *b, struct flytrap_kfunc *sk, int mode, struct kf_links *l,
+		     char *why, size_t len)
+{
+	int i, r, ret = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->task_exit = bpf_program__attach(sk->progs.ft_kfunc_task_exit);
+	if (!l->task_exit) {
+		ret = -errno;
+		snprintf(why, len, "sched_process_exit: %s", strerror(-ret));
+		return ret;
+	}
+	for (r = 1; r >= 0; r--) {	/* returns first, see struct kf_links */
+		for (i = 0; i < b->nkfns; i++) {
+			struct bpf_link *k;
+
+			if (mode == FT_KFUNC_FENTRY) {
+				k = bpf_program__attach(kf_prog(sk, r ? "kexit" : "kentry", i));
+			} else {
+				LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = i, .retprobe = r);
+
+				k = bpf_program__attach_kprobe_opts(r ? sk->progs.ft_kretprobe
+								      : sk->progs.ft_kprobe,
+								    b->kfns[i].name, &ko);
+			}
+			if (!k) {
+				ret = -errno;
+				snprintf(why, len, "%s of %s: %s",
+					 mode == FT_KFUNC_FENTRY ? (r ? "fexit" : "fentry") : (r ? "kretprobe" : "kprobe"),
+					 b->kfns[i].name, strerror(-ret));
+				kf_detach(l);
+				return ret;
+			}
+			if (r)
+				l->exit[i] = k;
+			else
+				l->entry[i] = k;
+		}
+	}
+	return 0;
+}
+
+/* What the kernel lacks for kprobes, in the words of its config. */
+static const char *kprobe_missing(const char *tracefs)
+{
+	char p[512];
+
+	if (!access("/sys/bus/event_source/devices/kprobe/type", F_OK))
+		return NULL;
+	snprintf(p, sizeof(p), "%s/kprobe_events", tracefs ? tracefs : "/sys/kernel/tracing");
+	if (!access(p, F_OK))
+		return NULL;
+	return "not built into this kernel: CONFIG_KPROBE_EVENTS";
+}
+
+static int open_kfunc(struct rec_bpf *b, const char *tracefs)
+{
+	/* the failed attempt's libbpf warnings would be noise: our line says it all (-vv shows them) */
+	libbpf_print_fn_t old = b->o.verbose > 1 ? NULL : libbpf_set_print(libbpf_quiet);
+	char why_k[200] = "", msg[512];
+	struct flytrap_kfunc *sk = NULL;
+	int dups[FT_KFUNC_MAX], i, n, ret;
+	bool no_kallsyms;
+	struct kf_links l;
+	const char *nofentry = getenv("FLYTRAP_BPF_NO_FENTRY");
+
+	n = kfunc_resolve(&b->sp, b->kfns, dups, &no_kallsyms, msg, sizeof(msg));
+	if (n < 0) {
+		ret = set_err(b, n, "--bpf %s", msg);
+		goto out;
+	}
+	b->nkfns = n;
+	for (i = 0; i < n; i++)
+		if (dups[i])
+			ft_info("bpf: kfunc: %d kernel functions are called %s; the kernel hooks the one at 0x%" PRIx64,
+				dups[i] + 1, b->kfns[i].name, b->kfns[i].addr);
+
+	if (nofentry && *nofentry && strcmp(nofentry, "0")) {
+		snprintf(b->kf_fentry_err, sizeof(b->kf_fentry_err), "disabled by FLYTRAP_BPF_NO_FENTRY");
+	} else {
+		sk = kf_load(b, FT_KFUNC_FENTRY, b->kf_fentry_err, sizeof(b->kf_fentry_err));
+		if (sk && kf_attach(b, sk, FT_KFUNC_FENTRY, &l, b->kf_fentry_err, sizeof(b->kf_fentry_err))) {
+			flytrap_kfunc__destroy(sk);
+			sk = NULL;
+		}
+	}
+	if (sk) {
+		b->kf_mode = FT_KFUNC_FENTRY;
+		ft_info("bpf: kfunc: %d function%s hooked with fentry/fexit", n, n == 1 ? "" : "s");
+	} else {
+		ft_info("bpf: kfunc: fentry %s (%s), using kprobes",
+			nofentry && *nofentry && strcmp(nofentry, "0") ? "off" : "refused", b->kf_fentry_err);
+		sk = kf_load(b, FT_KFUNC_KPROBE, why_k, sizeof(why_k));
+		if (sk && kf_attach(b, sk, FT_KFUNC_KPROBE, &l, why_k, sizeof(why_k))) {
+			flytrap_kfunc__destroy(sk);
+			sk = NULL;
+		}
+		if (!sk) {
+			const char *miss = kprobe_missing(tracefs);
+
+			ret = set_err(b, -EOPNOTSUPP,
+				      "--bpf kfunc: this kernel allows neither BPF fentry (%s) nor kprobes (%s)",
+				      b->kf_fentry_err, miss ? miss : why_k);
+			goto out;
+		}
+		b->kf_mode = FT_KFUNC_KPROBE;
+	}
+	b->sk_kf = sk;
+	b->kf_links = l;
+	ret = 0;
+out:
+	if (b->o.verbose <= 1)
+		libbpf_set_print(old);
+	return ret;
+}
+
 static int on_record(void *ctx, void *data, size_t size);
 
 struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
@@ -838,6 +1236,8 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 		goto fail;
 	if (b->sp.want[FT_SLOT_UFUNC] && (ret = open_ufunc(b)))
 		goto fail;
+	if (b->sp.want[FT_SLOT_KFUNC] && (ret = open_kfunc(b, opts->tracefs)))
+		goto fail;
 	open_exitmaps(b);
 	b->next_sample = now_mono() + b->o.drop_interval_ns;
 	return b;
@@ -865,6 +1265,7 @@ void rec_bpf_close(struct rec_bpf *b)
 	flytrap_ufunc__destroy(b->sk_uf);
 	flytrap_follow__destroy(b->sk_follow);
 	flytrap_exitmaps__destroy(b->sk_exit);
+	flytrap_kfunc__destroy(b->sk_kf);
 	free(b->pids);
 	ring_buffer__free(b->rb);
 	if (b->rb_fd >= 0)
@@ -888,6 +1289,8 @@ void rec_bpf_close(struct rec_bpf *b)
 	for (i = 0; i < b->nfns; i++)
 		free(b->fns[i].name);
 	free(b->fns);
+	for (i = 0; i < b->nkfns; i++)
+		free(b->kfns[i].name);
 	free(b->prev);
 	free(b->vals);
 	free(b->drops);
@@ -1084,6 +1487,51 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
 		free(pr);
 		free(sym);
 	}
+	if (!ret && b->sp.want[FT_SLOT_KFUNC]) {
+		/* the ufunc payloads (kfunc.h); ret signed: kernel functions return -errno */
+		static const struct fdesc fe[] = {
+			FS(struct ft_uentry_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_uentry_ev, "unsigned int", "func", func, 0),
+			FS(struct ft_uentry_ev, "unsigned int", "depth", depth, 0),
+			FS(struct ft_uentry_ev, "u64", "ip", ip, 0),
+		};
+		static const struct fdesc fx[] = {
+			FS(struct ft_uexit_ev, "int", "tgid", tgid, 1),
+			FS(struct ft_uexit_ev, "unsigned int", "func", func, 0),
+			FS(struct ft_uexit_ev, "unsigned int", "depth", depth, 0),
+			FS(struct ft_uexit_ev, "unsigned int", "flags", flags, 0),
+			FS(struct ft_uexit_ev, "u64", "start", start, 0),
+			FS(struct ft_uexit_ev, "u64", "duration", duration, 0),
+			FS(struct ft_uexit_ev, "s64", "ret", ret, 1),
+		};
+		size_t cap = 1024, len = 0;
+		char *sym, *pr;
+		int i;
+
+		for (i = 0; i < b->nkfns; i++)
+			cap += strlen(b->kfns[i].name) + 32;
+		sym = malloc(cap);
+		pr = malloc(cap + 512);
+		if (!sym || !pr) {
+			free(sym);
+			free(pr);
+			return -ENOMEM;
+		}
+		sym[0] = 0;
+		for (i = 0; i < b->nkfns; i++)
+			len += snprintf(sym + len, cap - len, ", { %d, \"%s\" }", i, b->kfns[i].name);
+		snprintf(pr, cap + 512, "\"tgid=%%d func=%%s depth=%%u ip=0x%%llx\", REC->tgid, "
+			 "__print_symbolic(REC->func%s), REC->depth, REC->ip", sym);
+		ret = put_format(b, w, FT_K_KENTRY, fe, 4, pr);
+		if (!ret) {
+			snprintf(pr, cap + 512, "\"tgid=%%d func=%%s depth=%%u duration=%%llu ret=%%lld "
+				 "flags=%%u start=%%llu\", REC->tgid, __print_symbolic(REC->func%s), "
+				 "REC->depth, REC->duration, REC->ret, REC->flags, REC->start", sym);
+			ret = put_format(b, w, FT_K_KEXIT, fx, 7, pr);
+		}
+		free(pr);
+		free(sym);
+	}
 	return ret;
 }
 
@@ -1216,16 +1664,22 @@ static int on_record(void *ctx, void *data, size_t size)
 			       r->stack + FT_MAX_STACK, r->udepth, true, &len);
 		break;
 	}
+	case FT_K_KENTRY:
 	case FT_K_UENTRY: {
 		const struct ft_uentry_rec *r = data;
+
+		_Static_assert(sizeof(struct ft_kentry_rec) == sizeof(struct ft_uentry_rec), "kfunc = ufunc layout");
 
 		if (size < sizeof(*r))
 			goto bad;
 		p = mk_payload(b, h, &r->ev, sizeof(r->ev), NULL, 0, NULL, 0, false, &len);
 		break;
 	}
+	case FT_K_KEXIT:
 	case FT_K_UEXIT: {
 		const struct ft_uexit_rec *r = data;
+
+		_Static_assert(sizeof(struct ft_kexit_rec) == sizeof(struct ft_uexit_rec), "kfunc = ufunc layout");
 
 		if (size < sizeof(*r))
 			goto bad;
@@ -1478,7 +1932,7 @@ static int emit_hists(struct rec_bpf *b, uint64_t ts)
 
 static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 {
-	size_t cap = 4096 + (size_t)b->nfns * 300, len = 0;
+	size_t cap = 4096 + (size_t)b->nfns * 300 + (size_t)b->nkfns * 600, len = 0;
 	char *t = malloc(cap);
 	uint64_t procs, gone, bins;
 	int s, i, ret;
@@ -1523,6 +1977,13 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	for (i = 0; i < b->nfns; i++)
 		P("bpf_ufunc=%d %s %s 0x%" PRIx64 "\n", i, b->sp.uf[b->fns[i].target].binary,
 		  b->fns[i].name, b->fns[i].addr);
+	if (b->sp.want[FT_SLOT_KFUNC]) {
+		P("bpf_kfunc_attach=%s\n", b->kf_mode == FT_KFUNC_FENTRY ? "fentry" : "kprobe");
+		if (b->kf_fentry_err[0])
+			P("bpf_kfunc_fentry=%s\n", b->kf_fentry_err);
+		for (i = 0; i < b->nkfns; i++)
+			P("bpf_kfunc=%d %s 0x%" PRIx64 "\n", i, b->kfns[i].name, b->kfns[i].addr);
+	}
 #undef P
 	if (len >= cap) {
 		free(t);
