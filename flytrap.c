@@ -36,6 +36,7 @@ static const struct command commands[] = {
 	{ "overhead",  cmd_overhead,  "where the time went, and what the tracing cost" },
 	{ "drops",     cmd_drops,     "every lost event: per CPU, per source, per time window" },
 	{ "export",    cmd_export,    "Chrome/Perfetto JSON or a self-contained HTML report" },
+	{ "analyze",   cmd_analyze,   "overhead, drops and callgraph together, in one pass" },
 };
 #endif
 

@@ -1068,6 +1068,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	size_t pos = 0;
 	struct ctask *t;
 	int k, depth;
+	bool empty;
 	char b1[32], b2[32], b3[32];
 
 	for (k = 0; k < g->ncpu_pend; k++)
@@ -1123,6 +1124,10 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	o.min_pct = c->min_percent;
 	if (c->flame_unit)
 		*c->flame_unit = src_units[s];
+	if (c->had_data)
+		*c->had_data = o.t->n > 1;
+	/* nothing to show: no source to name (auto), or none of the chosen one */
+	empty = o.t->n <= 1;
 
 	depth = max_depth_of(o.t);
 	if (depth < 0)
@@ -1147,11 +1152,15 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 
 		fputs("{\"file\":", f);
 		ft_json_str(f, op->path);
-		fprintf(f, ",\"source\":\"%s\",\"unit\":\"%s\",\"per_task\":%s,\"total\":%" PRIu64
+		if (empty && c->source == RPT_CG_AUTO)
+			fputs(",\"source\":null,\"unit\":null", f);
+		else
+			fprintf(f, ",\"source\":\"%s\",\"unit\":\"%s\"", src_names[s], src_units[s]);
+		fprintf(f, ",\"events\":%" PRIu64 ",\"per_task\":%s,\"total\":%" PRIu64
 			",\"nodes\":%u,\"sources\":{\"calls\":%u,\"samples\":%u,\"offcpu\":%u}"
 			",\"calls_completed\":%" PRIu64 ",\"calls_open\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
 			",\"lost_frames\":%" PRIu64 ",\"max_depth\":%d,\"min_percent\":%g,\"loss\":",
-			src_names[s], src_units[s], c->per_task ? "true" : "false", o.total, o.t->n - 1,
+			ctx->nevents, c->per_task ? "true" : "false", o.total, o.t->n - 1,
 			g->trees[S_CALLS].n - 1, g->trees[S_SAMPLES].n - 1, g->trees[S_OFFCPU].n - 1,
 			g->calls_total, open_calls, g->unmatched, g->lost_frames, c->max_depth, c->min_percent);
 		rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
@@ -1174,7 +1183,35 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		free(o.path);
 		return o.err ? o.err : ferror(f) ? -EIO : 0;
 	}
-	fprintf(f, "Call graph of %s\n  %s (%s), %s..%s\n", op->path ? op->path : "input", src_names[s],
+	rpt_print_title(f, "Call graph of", op->path);
+	if (!ctx->nevents) {
+		char filt[512];
+
+		rpt_fmt_filters(op, filt, sizeof(filt));
+		if (*filt)
+			fprintf(f, "  nothing to show: no events match the filters\n  (%s)\n", filt);
+		else
+			fputs("  nothing to show: the file has no events\n", f);
+		return ferror(f) ? -EIO : 0;
+	}
+	if (empty) {
+		/* say what was looked for, not a 0-call tree of some source */
+		if (c->source == RPT_CG_AUTO)
+			fprintf(f, "  no call or stack data in the %" PRIu64 " selected events (function_graph,\n"
+				"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc\n"
+				"  records), %s..%s\n", ctx->nevents,
+				rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+		else
+			fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n", src_names[s],
+				ctx->nevents, rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts),
+				rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+		for (k = 0; k < S_NR; k++)
+			if ((enum src)k != s && g->trees[k].n > 1)
+				fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k], src_names[k]);
+		rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
+		return ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "  %s (%s), %s..%s\n", src_names[s],
 		s == S_CALLS ? "time in calls" : s == S_SAMPLES ? "stack samples" : "blocked time",
 		rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
 	if (s == S_CALLS)
@@ -1187,12 +1224,8 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	for (k = 0; k < S_NR; k++)
 		if ((enum src)k != s && g->trees[k].n > 1)
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
+	rpt_clock_note(ctx, f);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
-	if (o.t->n <= 1) {
-		fputs("\nno call or stack data in the selected events (function_graph, uprobes,\n"
-		      "kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc records)\n", f);
-		return ferror(f) ? -EIO : 0;
-	}
 	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", s == S_SAMPLES ? "samples" : "time",
 		"self", s == S_SAMPLES ? "hits" : "calls", "function");
 	text_node(&o, 0, 0);
@@ -1256,21 +1289,17 @@ static const char cg_usage[] =
 	"BPF off-CPU stacks (offcpu).\n"
 	"\n"
 	"options:\n"
+	"  --folded           folded stacks (flamegraph.pl, speedscope), self weights\n";
+
+const char rpt_callgraph_options_help[] =
 	"  --source S         calls, samples or offcpu (default: the first present)\n"
 	"  --per-task         one tree per task (a \"comm-pid\" root frame)\n"
 	"  --depth N          tree text: show N levels\n"
 	"  --min-percent P    tree text: hide nodes below P% of the total\n"
-	"  --folded           folded stacks (flamegraph.pl, speedscope), self weights\n"
-	"  --svg FILE         also write an SVG flame graph to FILE\n"
+	"  --svg FILE         also write an SVG flame graph to FILE (not written when\n"
+	"                     no call or stack data matches)\n"
 	"  --symfs DIR        look for user binaries under DIR (by path and build-id)\n"
 	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n";
-
-struct cg_args {
-	struct rpt_callgraph_conf conf;
-	const char *svg;
-	const char **dbg;
-	int ndbg;
-};
 
 static const char *argval(int argc, char **argv, int *i, const char *name)
 {
@@ -1287,9 +1316,9 @@ static const char *argval(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
-static int cg_extra(void *arg, int argc, char **argv, int *i)
+int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
 {
-	struct cg_args *A = arg;
+	struct rpt_cg_args *A = arg;
 	const char *a = argv[*i], *v;
 
 	if (!strcmp(a, "--per-task")) {
@@ -1357,52 +1386,75 @@ static int cg_extra(void *arg, int argc, char **argv, int *i)
 	return 0;
 }
 
-int cmd_callgraph(int argc, char **argv)
+int rpt_callgraph_setup(struct rpt_cg_args *A)
 {
-	struct cg_args A;
-	struct rpt_analyzer an = rpt_callgraph_analyzer;
-	const char *unit = NULL;
-	int rc;
-
-	memset(&A, 0, sizeof(A));
-	/* parse once up front so --svg can be set up before the replay */
-	an.conf = &A.conf;
-	A.conf.flame_unit = &unit;
-	{
-		int i;
-
-		for (i = 1; i < argc; i++) {
-			if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
-				A.svg = argv[i + 1];
-				i++;
-			} else if (!strncmp(argv[i], "--svg=", 6)) {
-				A.svg = argv[i] + 6;
-			}
-		}
-	}
-	if (A.svg && *A.svg) {
-		A.conf.flame = rpt_flame_new();
-		if (!A.conf.flame)
+	A->conf.flame_unit = &A->unit;
+	A->conf.had_data = &A->had_data;
+	if (A->svg) {
+		A->conf.flame = rpt_flame_new();
+		if (!A->conf.flame)
 			return ft_error("out of memory");
 	}
-	rc = rpt_run_command(argc, argv, cg_usage, &an, cg_extra, &A);
-	if (rc == EXIT_OK && A.svg && A.conf.flame) {
-		FILE *sf = fopen(A.svg, "w");
+	return EXIT_OK;
+}
+
+int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input)
+{
+	if (rc == EXIT_OK && A->svg && A->conf.flame && !A->had_data) {
+		/* an empty picture would pass for a result */
+		ft_warn("no call or stack data matched: '%s' not written", A->svg);
+	} else if (rc == EXIT_OK && A->svg && A->conf.flame) {
+		FILE *sf = fopen(A->svg, "w");
 
 		if (!sf) {
-			rc = ft_error("cannot create '%s': %s", A.svg, strerror(errno));
+			rc = ft_error("cannot create '%s': %s", A->svg, strerror(errno));
 		} else {
-			const char *base = strrchr(A.svg, '/');
+			const char *base = strrchr(input, '/');
 			char title[256];
 			int e;
 
-			snprintf(title, sizeof(title), "flytrap callgraph: %s", base ? base + 1 : A.svg);
-			e = rpt_flame_svg(A.conf.flame, sf, title, unit);
+			snprintf(title, sizeof(title), "flytrap callgraph: %s", base ? base + 1 : input);
+			e = rpt_flame_svg(A->conf.flame, sf, title, A->unit);
 			if (fclose(sf) || e)
-				rc = ft_error("cannot write '%s': %s", A.svg, strerror(e ? -e : errno));
+				rc = ft_error("cannot write '%s': %s", A->svg, strerror(e ? -e : errno));
 		}
 	}
-	rpt_flame_free(A.conf.flame);
-	free(A.dbg);
+	rpt_flame_free(A->conf.flame);
+	A->conf.flame = NULL;
+	free(A->dbg);
+	A->dbg = NULL;
+	A->conf.debug_dirs = NULL;
+	return rc;
+}
+
+static int cg_extra(void *arg, int argc, char **argv, int *i)
+{
+	return rpt_callgraph_option(arg, argc, argv, i);
+}
+
+static int cg_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
+{
+	struct rpt_cg_args *A = arg;
+	struct rpt_analyzer an = rpt_callgraph_analyzer;
+	const struct rpt_analyzer *list[1] = { &an };
+	int rc = rpt_callgraph_setup(A);
+
+	an.conf = &A->conf;
+	if (rc == EXIT_OK)
+		rc = rpt_replay_status(rpt_replay(r, o, list, 1), r, o, "analyze");
+	return rpt_callgraph_done(A, rc, o->path);
+}
+
+int cmd_callgraph(int argc, char **argv)
+{
+	struct rpt_cg_args A;
+	char usage[sizeof(cg_usage) + sizeof(rpt_callgraph_options_help)];
+	struct rpt_command c = { .usage = usage, .extra = cg_extra, .run = cg_run, .arg = &A };
+	int rc;
+
+	memset(&A, 0, sizeof(A));
+	snprintf(usage, sizeof(usage), "%s%s", cg_usage, rpt_callgraph_options_help);
+	rc = rpt_run_command(argc, argv, &c);
+	free(A.dbg);	/* when the run never started (usage errors) */
 	return rc;
 }

@@ -1147,13 +1147,16 @@ static const char drops_usage[] =
 	"Every loss recorded in FILE (default trace.dat): kernel ring-buffer losses per\n"
 	"buffer and CPU (page markers and the kernel's own counters), BPF ring buffer\n"
 	"reservation failures, the recorder's backlog; per time window; the window of\n"
-	"complete data per CPU; what the loss affects and what to change.\n"
+	"complete data per CPU; what the loss affects and what to change.  --pid and\n"
+	"--comm do not narrow it (a loss belongs to no task).\n"
 	"\n"
-	"options:\n"
+	"options:\n";
+
+const char rpt_drops_options_help[] =
 	"  --window DURATION  width of the time windows (e.g. 100ms); default: at most\n"
 	"                     20 windows over the trace\n";
 
-static int drops_extra(void *arg, int argc, char **argv, int *i)
+int rpt_drops_option(void *arg, int argc, char **argv, int *i)
 {
 	struct rpt_drops_conf *c = arg;
 	const char *a = argv[*i], *v = NULL;
@@ -1176,9 +1179,12 @@ int cmd_drops(int argc, char **argv)
 {
 	struct rpt_drops_conf conf = { 0 };
 	struct rpt_analyzer an = rpt_drops_analyzer;
-	int rc;
+	const struct rpt_analyzer *list[1] = { &an };
+	char usage[sizeof(drops_usage) + sizeof(rpt_drops_options_help)];
+	struct rpt_command c = { .usage = usage, .extra = rpt_drops_option, .an = list, .n = 1,
+				 .arg = &conf };
 
 	an.conf = &conf;
-	rc = rpt_run_command(argc, argv, drops_usage, &an, drops_extra, &conf);
-	return rc;
+	snprintf(usage, sizeof(usage), "%s%s", drops_usage, rpt_drops_options_help);
+	return rpt_run_command(argc, argv, &c);
 }

@@ -1672,40 +1672,18 @@ static const struct rpt_analyzer exp_analyzer = {
 #pragma weak rpt_overhead_analyzer
 #pragma weak rpt_drops_analyzer
 
-/*
- * The analyzers print in finish() to ctx->opts->out, in the order they are
- * listed; these run between them and point that stream at the next
- * analyzer's buffer (the options struct is this command's own).
- */
-static struct rpt_opts *html_opts;
-static FILE *html_streams[3];
-
-static int switch_to_1(struct rpt_ctx *ctx, void *priv)
-{
-	html_opts->out = html_streams[1];
-	return 0;
-}
-
-static int switch_to_2(struct rpt_ctx *ctx, void *priv)
-{
-	html_opts->out = html_streams[2];
-	return 0;
-}
-
-static const struct rpt_analyzer switch1 = { .name = "switch1", .finish = switch_to_1 };
-static const struct rpt_analyzer switch2 = { .name = "switch2", .finish = switch_to_2 };
-
-static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath,
-		    const char *filters)
+static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath)
 {
 	struct exp_html_data hd = { 0 };
 	struct rpt_callgraph_conf cgc = { 0 };
-	struct rpt_analyzer cg;
-	const struct rpt_analyzer *list[8];
+	struct rpt_analyzer cg, ex = exp_analyzer, ov, dr;
+	const struct rpt_analyzer *list[4];
 	struct exp_html_input in = { 0 };
+	FILE *streams[3] = { NULL, NULL, NULL };
 	char *bufs[3] = { NULL, NULL, NULL };
 	size_t lens[3] = { 0, 0, 0 };
 	const char *unit = NULL;
+	char filters[512];
 	int n = 0, rc, i, ret = EXIT_OK;
 	struct rpt_flame *calls = rpt_flame_new();
 
@@ -1713,8 +1691,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		return ft_error("cannot export: %s", strerror(ENOMEM));
 	for (i = 0; i < 3; i++) {
 		/* the call graph's own printout is not wanted, only its stacks */
-		html_streams[i] = i ? open_memstream(&bufs[i], &lens[i]) : fopen("/dev/null", "w");
-		if (!html_streams[i]) {
+		streams[i] = i ? open_memstream(&bufs[i], &lens[i]) : fopen("/dev/null", "w");
+		if (!streams[i]) {
 			ret = ft_error("cannot export: %s", strerror(errno));
 			goto out;
 		}
@@ -1722,10 +1700,9 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	exp_conf.html = true;
 	exp_conf.html_data = &hd;
 	exp_conf.out = NULL;	/* the Chrome JSON is not wanted here */
-	html_opts = o;
 	o->json = true;
-	o->out = html_streams[0];
-	list[n++] = &exp_analyzer;
+	ex.out = streams[0];
+	list[n++] = &ex;
 	if (&rpt_callgraph_analyzer) {
 		cg = rpt_callgraph_analyzer;
 		cgc.output = RPT_CG_FOLDED;
@@ -1733,27 +1710,29 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		cgc.flame = calls;
 		cgc.flame_unit = &unit;
 		cg.conf = &cgc;
+		cg.out = streams[0];
 		list[n++] = &cg;
 	}
-	list[n++] = &switch1;
-	if (&rpt_overhead_analyzer)
-		list[n++] = &rpt_overhead_analyzer;
-	list[n++] = &switch2;
-	if (&rpt_drops_analyzer)
-		list[n++] = &rpt_drops_analyzer;
+	if (&rpt_overhead_analyzer) {
+		ov = rpt_overhead_analyzer;
+		ov.out = streams[1];
+		list[n++] = &ov;
+	}
+	if (&rpt_drops_analyzer) {
+		dr = rpt_drops_analyzer;
+		dr.out = streams[2];
+		list[n++] = &dr;
+	}
 
 	rc = rpt_replay(r, o, list, n);
-	if (rc == -EBADMSG) {
-		ft_error("'%s' has damaged event data: %s (the report covers the readable events)",
-			 o->path, fmt_reader_error(r));
-		ret = EXIT_FAIL;
-	} else if (rc) {
-		ret = ft_error("cannot export '%s': %s", o->path, strerror(-rc));
+	if (rc && rc != -EBADMSG) {
+		ret = rpt_replay_status(rc, r, o, "export");
 		goto out;
 	}
+	ret = rpt_replay_status(rc, r, o, "export");	/* damaged data: the page covers what was read */
 	for (i = 0; i < 3; i++) {
-		fclose(html_streams[i]);
-		html_streams[i] = NULL;
+		fclose(streams[i]);
+		streams[i] = NULL;
 	}
 	in.path = o->path;
 	in.info = fmt_reader_info(r);
@@ -1773,7 +1752,7 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	in.drops_json = &rpt_drops_analyzer && lens[2] ? bufs[2] : NULL;
 	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
 					   : "this flytrap was built without the drops analyzer";
-	in.filters = filters;
+	in.filters = rpt_fmt_filters(o, filters, sizeof(filters));
 	errno = 0;
 	if (exp_html_write(out, &in) || fflush(out) || ferror(out)) {
 		int e = errno ? errno : EIO;
@@ -1785,9 +1764,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	}
 out:
 	for (i = 0; i < 3; i++) {
-		if (html_streams[i])
-			fclose(html_streams[i]);
-		html_streams[i] = NULL;
+		if (streams[i])
+			fclose(streams[i]);
 		free(bufs[i]);
 	}
 	exp_tl_release(&hd.tl);
@@ -1801,7 +1779,7 @@ out:
 /* ---- command ---------------------------------------------------------------- */
 
 static const char usage_text[] =
-"usage: flytrap export [FILE] [-o OUT] [--html] [options]\n"
+"usage: flytrap export [FILE] [-o OUT] [--html | --json] [options]\n"
 "\n"
 "Write the trace as Chrome trace-event JSON, the format the Perfetto UI\n"
 "(ui.perfetto.dev) and chrome://tracing open: tasks as tracks with their\n"
@@ -1813,157 +1791,93 @@ static const char usage_text[] =
 "  FILE               input (default trace.dat)\n"
 "  -o, --output OUT   write to OUT instead of standard output\n"
 "  --html             the HTML report instead of JSON\n"
+"  --json             the Chrome trace-event JSON (the default; the other\n"
+"                     analyzers' --json has no other meaning here)\n"
 "  --instants         also every other event, as an instant marker on its task\n";
 
-static void filters_text(const struct rpt_opts *o, char *buf, size_t len)
-{
-	size_t n = 0;
-	int k;
+struct exp_args {
+	const char *outpath;
+	bool html, json;
+};
 
-	buf[0] = '\0';
-#define ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
-	if (o->has_t0)
-		ADD("from %" PRIu64 ".%09" PRIu64 " s ", o->t0_ns / UINT64_C(1000000000), o->t0_ns % UINT64_C(1000000000));
-	if (o->has_t1)
-		ADD("to %" PRIu64 ".%09" PRIu64 " s ", o->t1_ns / UINT64_C(1000000000), o->t1_ns % UINT64_C(1000000000));
-	if (o->has_cpus) {
-		ADD("CPUs");
-		for (k = 0; k < 256; k++)
-			if (o->cpu_mask[k / 64] & (1ULL << (k % 64)))
-				ADD(" %d", k);
-		ADD(" ");
+static int exp_extra(void *arg, int argc, char **argv, int *i)
+{
+	struct exp_args *A = arg;
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "--html")) {
+		if (A->json)
+			return ft_usage_error("--html and --json: the output is one or the other");
+		A->html = true;
+		return 1;
 	}
-	for (k = 0; k < o->npids; k++)
-		ADD("pid %d ", o->pids[k]);
-	for (k = 0; k < o->ncomms; k++)
-		ADD("comm %s ", o->comms[k]);
-#undef ADD
-	if (n && n < len && buf[n - 1] == ' ')
-		buf[n - 1] = '\0';
+	if (!strcmp(a, "--json")) {
+		if (A->html)
+			return ft_usage_error("--html and --json: the output is one or the other");
+		A->json = true;
+		return 1;
+	}
+	if (!strcmp(a, "--instants")) {
+		exp_conf.instants = true;
+		return 1;
+	}
+	if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9)) {
+		if (a[1] == '-' && a[8] == '=')
+			A->outpath = a + 9;
+		else if (*i + 1 < argc)
+			A->outpath = argv[++*i];
+		else
+			return ft_usage_error("'%s' needs a file name", a);
+		if (!*A->outpath)
+			return ft_usage_error("'%s' needs a file name", a);
+		return 1;
+	}
+	return 0;
 }
 
-int cmd_export(int argc, char **argv)
+static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 {
-	struct rpt_opts o;
-	struct fmt_reader *r = NULL;
+	struct exp_args *A = arg;
 	const struct rpt_analyzer *list[1] = { &exp_analyzer };
-	const char *outpath = NULL;
-	bool html = false;
-	char *msg = NULL, filters[512];
 	FILE *out = stdout;
-	int i, rc, ret = EXIT_OK;
+	int rc, ret = EXIT_OK;
 
-	memset(&o, 0, sizeof(o));
-	memset(&exp_conf, 0, sizeof(exp_conf));
-	o.out = stdout;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			fputs(rpt_opts_help, stdout);
-			fputs("  -v                 more messages on stderr\n", stdout);
-			rpt_opts_release(&o);
-			return ft_finish_stdout(EXIT_OK);
-		}
-		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			ft_verbose++;
-			continue;
-		}
-		if (!strcmp(a, "--html")) {
-			html = true;
-			continue;
-		}
-		if (!strcmp(a, "--instants")) {
-			exp_conf.instants = true;
-			continue;
-		}
-		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9)) {
-			if (a[1] == '-' && a[8] == '=') {
-				outpath = a + 9;
-			} else if (i + 1 < argc) {
-				outpath = argv[++i];
-			} else {
-				rpt_opts_release(&o);
-				return ft_usage_error("'%s' needs a file name", a);
-			}
-			if (!*outpath) {
-				rpt_opts_release(&o);
-				return ft_usage_error("'%s' needs a file name", a);
-			}
-			continue;
-		}
-		rc = rpt_opts_parse(&o, argc, argv, &i);
-		if (rc == 1)
-			continue;
-		if (rc) {
-			rpt_opts_release(&o);
-			return rc;
-		}
-		if (a[0] == '-' && a[1]) {
-			rpt_opts_release(&o);
-			return ft_usage_error("unknown option '%s'", a);
-		}
-		if (o.path) {
-			rpt_opts_release(&o);
-			return ft_usage_error("one input file only ('%s' and '%s')", o.path, a);
-		}
-		o.path = a;
-	}
-	if (!o.path)
-		o.path = "trace.dat";
-	if (o.has_t0 && o.has_t1 && o.t1_ns < o.t0_ns) {
-		rpt_opts_release(&o);
-		return ft_usage_error("--to is before --from");
-	}
-
-	rc = fmt_reader_open(o.path, 0, &r, &msg);
-	if (rc) {
-		if (msg)
-			ft_error("%s", msg);	/* the reader's message names the file */
-		else
-			ft_error("cannot open '%s': %s", o.path, strerror(-rc));
-		free(msg);
-		rpt_opts_release(&o);
-		return EXIT_FAIL;
-	}
-	if (outpath) {
-		out = fopen(outpath, "w");
-		if (!out) {
-			ret = ft_error("cannot create '%s': %s", outpath, strerror(errno));
-			goto done;
-		}
+	if (A->outpath) {
+		out = fopen(A->outpath, "w");
+		if (!out)
+			return ft_error("cannot create '%s': %s", A->outpath, strerror(errno));
 	}
 	/* big blocks: the JSON writer hands over 256 KiB at a time anyway */
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 
-	if (html) {
-		filters_text(&o, filters, sizeof(filters));
-		ret = run_html(r, &o, out, outpath, filters);
+	if (A->html) {
+		ret = run_html(r, o, out, A->outpath);
 	} else {
 		exp_conf.out = out;
-		rc = rpt_replay(r, &o, list, 1);
-		if (rc == -EBADMSG) {
-			ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
-				 o.path, fmt_reader_error(r));
-			ret = EXIT_FAIL;
-		} else if (rc == -EIO && exp_conf.write_errno == EPIPE) {
+		rc = rpt_replay(r, o, list, 1);
+		if (rc == -EIO && exp_conf.write_errno == EPIPE)
 			ret = EXIT_OK;	/* `| head`: the reader left, quietly */
-		} else if (rc == -EIO && exp_conf.write_errno) {
-			ret = ft_error("cannot write '%s': %s", outpath ? outpath : "standard output",
+		else if (rc == -EIO && exp_conf.write_errno)
+			ret = ft_error("cannot write '%s': %s", A->outpath ? A->outpath : "standard output",
 				       strerror(exp_conf.write_errno));
-		} else if (rc) {
-			ret = ft_error("cannot export '%s': %s", o.path, strerror(-rc));
-		}
+		else
+			ret = rpt_replay_status(rc, r, o, "export");
 	}
-	if (outpath) {
+	if (A->outpath) {
 		if ((fflush(out) || ferror(out)) && ret == EXIT_OK)
-			ret = ft_error("cannot write '%s': %s", outpath, strerror(errno));
+			ret = ft_error("cannot write '%s': %s", A->outpath, strerror(errno));
 		if (fclose(out) && ret == EXIT_OK)
-			ret = ft_error("cannot write '%s': %s", outpath, strerror(errno));
+			ret = ft_error("cannot write '%s': %s", A->outpath, strerror(errno));
 	}
-done:
-	fmt_reader_close(r);
-	rpt_opts_release(&o);
-	return ft_finish_stdout(ret);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct exp_args A = { 0 };
+	struct rpt_command c = { .usage = usage_text, .no_json = true, .extra = exp_extra,
+				 .run = exp_run, .arg = &A };
+
+	memset(&exp_conf, 0, sizeof(exp_conf));
+	return rpt_run_command(argc, argv, &c);
 }

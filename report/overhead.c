@@ -1238,12 +1238,14 @@ static const char ovh_usage[] =
 	"and softirq time; and what the tracing cost: events and bytes per type, peak\n"
 	"rate per CPU, the recorder's own figures, and what to filter or aggregate.\n"
 	"\n"
-	"options:\n"
+	"options:\n";
+
+const char rpt_overhead_options_help[] =
 	"  --top N            rows per table (default 20)\n"
 	"  --syscalls SRC     bpf or tracepoints: which records the syscall table uses\n"
 	"                     when the file has both (default: bpf)\n";
 
-static int ovh_extra(void *arg, int argc, char **argv, int *i)
+int rpt_overhead_option(void *arg, int argc, char **argv, int *i)
 {
 	struct rpt_overhead_conf *c = arg;
 	const char *a = argv[*i], *v;
@@ -1278,7 +1280,12 @@ int cmd_overhead(int argc, char **argv)
 {
 	struct rpt_overhead_conf conf = { 0 };
 	struct rpt_analyzer an = rpt_overhead_analyzer;
+	const struct rpt_analyzer *list[1] = { &an };
+	char usage[sizeof(ovh_usage) + sizeof(rpt_overhead_options_help)];
+	struct rpt_command c = { .usage = usage, .extra = rpt_overhead_option, .an = list, .n = 1,
+				 .arg = &conf };
 
 	an.conf = &conf;
-	return rpt_run_command(argc, argv, ovh_usage, &an, ovh_extra, &conf);
+	snprintf(usage, sizeof(usage), "%s%s", ovh_usage, rpt_overhead_options_help);
+	return rpt_run_command(argc, argv, &c);
 }

@@ -8,19 +8,28 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flytrap.h"
 #include "replay.h"
 
+#define FILTERS_HELP \
+	"  --from T, --to T   only events from / up to time T, as the analyzers print\n" \
+	"                     it: seconds (12.5), or clock ticks on a raw counter\n" \
+	"                     clock such as x86-tsc (as `report` prints them)\n" \
+	"  --cpu LIST         only these CPUs, e.g. 0,2-3\n" \
+	"  --pid N[,N...]     only these pids (thread or process id); repeatable\n" \
+	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n"
+
 const char rpt_opts_help[] =
 	"  --json             machine-readable output (fields: see the man page)\n"
-	"  --from T, --to T   only events from / up to time T (seconds, as `report`\n"
-	"                     prints them)\n"
-	"  --cpu LIST         only these CPUs, e.g. 0,2-3\n"
-	"  --pid N[,N...]     only these pids (thread or process id); repeatable\n"
-	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n";
+	FILTERS_HELP;
+const char rpt_opts_help_filters[] = FILTERS_HELP;
 
 /* ---- options ------------------------------------------------------------ */
+
+/* The file being analyzed counts raw clock ticks, not ns (set per file). */
+static bool ts_ticks;
 
 /* "--name value" or "--name=value": returns the value and advances *i, or NULL. */
 static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
@@ -53,18 +62,25 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 		o->json = true;
 		return 1;
 	}
+	/*
+	 * Checked here (the usage error comes before the open), read once the
+	 * file is open: rpt_opts_resolve() knows whether the clock counts ns
+	 * (then seconds) or raw ticks (then an integer).
+	 */
 	v = opt_value(argc, argv, i, "--from", &m);
 	if (m) {
-		if (!v || ft_parse_ts(v, &o->t0_ns))
-			return ft_usage_error("--from needs a time in seconds, e.g. 12.5");
+		if (!v || (ft_parse_ts(v, &o->t0_ns) && ft_parse_u64(v, &o->t0_ns)))
+			return ft_usage_error("--from needs a time such as 12.5 (seconds) or clock ticks");
 		o->has_t0 = true;
+		o->t0_arg = v;
 		return 1;
 	}
 	v = opt_value(argc, argv, i, "--to", &m);
 	if (m) {
-		if (!v || ft_parse_ts(v, &o->t1_ns))
-			return ft_usage_error("--to needs a time in seconds, e.g. 12.5");
+		if (!v || (ft_parse_ts(v, &o->t1_ns) && ft_parse_u64(v, &o->t1_ns)))
+			return ft_usage_error("--to needs a time such as 12.5 (seconds) or clock ticks");
 		o->has_t1 = true;
+		o->t1_arg = v;
 		return 1;
 	}
 	v = opt_value(argc, argv, i, "--cpu", &m);
@@ -116,6 +132,93 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 		o->comms = nc;
 		o->comms[o->ncomms++] = dup;
 		return 1;
+	}
+	return 0;
+}
+
+/* --from/--to on a raw counter clock: an integer tick count */
+static int ticks_arg(const char *name, const char *v, const struct fmt_info *info, uint64_t *out)
+{
+	if (ft_parse_u64(v, out))
+		return ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
+				      "as the analyzers and 'report' print them (an integer)", name, v,
+				      info->clock && *info->clock ? info->clock : "raw");
+	return 0;
+}
+
+const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4])
+{
+	size_t n = 0;
+	int c = 0, e;
+
+	buf[0] = 0;
+	while (c < 256) {
+		if (!(mask[c / 64] & (1ULL << (c % 64)))) {
+			c++;
+			continue;
+		}
+		for (e = c; e + 1 < 256 && (mask[(e + 1) / 64] & (1ULL << ((e + 1) % 64))); e++)
+			;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d", n ? "," : "", c, e);
+		c = e + 1;
+	}
+	return buf;
+}
+
+int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+	uint64_t have[4] = { 0 }, missing[4];
+	bool any_missing = false;
+	int b, k, c;
+
+	ts_ticks = !info->clock_in_usecs;
+	if (ts_ticks) {
+		if (o->t0_arg && ticks_arg("--from", o->t0_arg, info, &o->t0_ns))
+			return EXIT_USAGE;
+		if (o->t1_arg && ticks_arg("--to", o->t1_arg, info, &o->t1_ns))
+			return EXIT_USAGE;
+	} else {
+		if (o->t0_arg && ft_parse_ts(o->t0_arg, &o->t0_ns))
+			return ft_usage_error("--from %s: give a time in seconds as the analyzers print it, "
+					      "e.g. 12.5", o->t0_arg);
+		if (o->t1_arg && ft_parse_ts(o->t1_arg, &o->t1_ns))
+			return ft_usage_error("--to %s: give a time in seconds as the analyzers print it, "
+					      "e.g. 12.5", o->t1_arg);
+	}
+	if (o->has_t0 && o->has_t1 && o->t1_ns < o->t0_ns)
+		return ft_usage_error("--to is before --from");
+	if (!o->has_cpus)
+		return 0;
+	for (b = 0; b < info->nbuffers; b++)
+		for (k = 0; k < info->buffers[b].ncpus; k++) {
+			c = info->buffers[b].cpus[k].cpu;
+			if (c >= 0 && c < 256 && info->buffers[b].cpus[k].size)
+				have[c / 64] |= 1ULL << (c % 64);
+		}
+	for (k = 0; k < 4; k++) {
+		missing[k] = o->cpu_mask[k] & ~have[k];
+		any_missing |= missing[k] != 0;
+	}
+	if (any_missing) {
+		char m[256], h[256];
+		bool beyond = info->cpus > 0;	/* every missing CPU past the recorded ones */
+
+		for (c = 0; c < 256 && beyond; c++)
+			if ((missing[c / 64] & (1ULL << (c % 64))) && c < info->cpus)
+				beyond = false;
+		rpt_fmt_cpus(m, sizeof(m), missing);
+		rpt_fmt_cpus(h, sizeof(h), have);
+		if (beyond && info->cpus == 1)
+			ft_warn("--cpu %s: '%s' was recorded on CPU 0 only", m, o->path);
+		else if (beyond)
+			ft_warn("--cpu %s: '%s' was recorded on CPUs 0-%d (events on %s)",
+				m, o->path, info->cpus - 1, *h ? h : "none");
+		else
+			ft_warn("--cpu %s: '%s' has no events on %s (events on CPUs %s)",
+				m, o->path, strchr(m, ',') || strchr(m, '-') ? "these CPUs" : "that CPU",
+				*h ? h : "none");
 	}
 	return 0;
 }
@@ -397,8 +500,17 @@ void rpt_hist_release(struct rpt_hist *h)
 
 /* ---- formatting ---------------------------------------------------------- */
 
+bool rpt_raw_clock(void)
+{
+	return ts_ticks;
+}
+
 const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns)
 {
+	if (ts_ticks) {
+		snprintf(buf, len, "%" PRIu64, ns);
+		return buf;
+	}
 	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, (uint64_t)(ns / 1000000000u), (uint64_t)(ns % 1000000000u / 1000));
 	return buf;
 }
@@ -821,6 +933,53 @@ static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, s
 	return 0;
 }
 
+/*
+ * Progress on stderr, only when it is a terminal (style.md), and only once a
+ * replay has run for a second: the clock is read every PROGRESS_EVERY + 1
+ * events, so the hot loop pays one test per event.
+ */
+#define PROGRESS_EVERY ((1u << 18) - 1)
+
+struct progress {
+	bool on, shown;
+	struct timespec start;
+	const char *path;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void progress_begin(struct progress *p, const struct rpt_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = ft_progress_enabled();
+	p->path = o->path ? o->path : "input";
+	if (p->on)
+		clock_gettime(CLOCK_MONOTONIC, &p->start);
+}
+
+static void progress_show(struct progress *p, uint64_t n)
+{
+	double dt = since(&p->start);
+
+	if (dt < 1.0)
+		return;
+	fprintf(stderr, "\r%s: %.1fM events, %.1fM/s", p->path, (double)n / 1e6, (double)n / 1e6 / dt);
+	p->shown = true;
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);	/* leave the terminal as it was */
+	p->shown = false;
+}
+
 int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	       const struct rpt_analyzer *const *an, int n)
 {
@@ -834,12 +993,15 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	bool any_unfiltered = false;
 	int err = 0, k, rc, ninit = 0, losscap = 0, nerrs = 0, last_buf = -1, last_cpu = -1;
 	struct stream_last *sl_cached = NULL;
+	struct progress prog;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.r = r;
 	ctx.tep = fmt_reader_tep(r);
 	ctx.info = fmt_reader_info(r);
 	ctx.opts = opts;
+	ts_ticks = !ctx.info->clock_in_usecs;
+	progress_begin(&prog, opts);
 	rpt_map_init(&tasks.map, sizeof(struct task_info));
 	rpt_map_init(&last, sizeof(struct stream_last));
 	ctx.tasks = &tasks;
@@ -902,6 +1064,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 			ctx.all_first_ts = ev->rec.ts;
 		ctx.nevents_all++;
 		ctx.all_last_ts = ev->rec.ts;
+		if (prog.on && !(ctx.nevents_all & PROGRESS_EVERY))
+			progress_show(&prog, ctx.nevents_all);
 
 		/* events come in runs per stream: remember the last one looked up */
 		if (ev->buffer != last_buf || ev->rec.cpu != last_cpu || !sl_cached) {
@@ -941,12 +1105,22 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 				an[k]->event(&ctx, privs[k], ev);
 	}
 	ctx.stream_errors = fmt_iter_errors(it);
+	progress_end(&prog);
 
 	if (!err)
 		for (k = 0; k < n; k++) {
 			if (an[k]->finish) {
-				int e = an[k]->finish(&ctx, privs[k]);
+				struct rpt_opts own;
+				int e;
 
+				/* this analyzer prints to its own stream */
+				if (an[k]->out) {
+					own = *opts;
+					own.out = an[k]->out;
+					ctx.opts = &own;
+				}
+				e = an[k]->finish(&ctx, privs[k]);
+				ctx.opts = opts;
 				if (e && !err)
 					err = e;
 			}
@@ -970,15 +1144,24 @@ out:
 
 /* ---- command front end ------------------------------------------------------ */
 
-int rpt_run_command(int argc, char **argv, const char *usage_text,
-		    struct rpt_analyzer *an,
-		    int (*extra)(void *arg, int argc, char **argv, int *i), void *arg)
+int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, const char *what)
+{
+	if (!rc)
+		return EXIT_OK;
+	if (rc == -EBADMSG)
+		ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
+			 o->path, fmt_reader_error(r));
+	else if (rc != -ECANCELED)	/* -ECANCELED: the analyzer said why */
+		ft_error("cannot %s '%s': %s", what, o->path, strerror(-rc));
+	return EXIT_FAIL;
+}
+
+int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 {
 	struct rpt_opts o;
 	struct fmt_reader *r = NULL;
-	const struct rpt_analyzer *list[1] = { an };
 	char *msg = NULL;
-	int i, rc, ret = EXIT_OK;
+	int i, rc, ret;
 
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
@@ -986,8 +1169,8 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			fputs(rpt_opts_help, stdout);
+			fputs(c->usage, stdout);
+			fputs(c->no_json ? rpt_opts_help_filters : rpt_opts_help, stdout);
 			fputs("  -v                 more messages on stderr\n", stdout);
 			rpt_opts_release(&o);
 			return ft_finish_stdout(EXIT_OK);
@@ -996,9 +1179,9 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 			ft_verbose++;
 			continue;
 		}
-		rc = rpt_opts_parse(&o, argc, argv, &i);
-		if (rc == 0 && extra)
-			rc = extra(arg, argc, argv, &i);
+		rc = c->no_json && !strcmp(a, "--json") ? 0 : rpt_opts_parse(&o, argc, argv, &i);
+		if (rc == 0 && c->extra)
+			rc = c->extra(c->arg, argc, argv, &i);
 		if (rc == 1)
 			continue;
 		if (rc) {
@@ -1017,9 +1200,12 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 	}
 	if (!o.path)
 		o.path = "trace.dat";
-	if (o.has_t0 && o.has_t1 && o.t1_ns < o.t0_ns) {
-		rpt_opts_release(&o);
-		return ft_usage_error("--to is before --from");
+	if (c->check) {
+		rc = c->check(c->arg, &o);
+		if (rc) {
+			rpt_opts_release(&o);
+			return rc;
+		}
 	}
 
 	rc = fmt_reader_open(o.path, 0, &r, &msg);
@@ -1032,20 +1218,117 @@ int rpt_run_command(int argc, char **argv, const char *usage_text,
 		rpt_opts_release(&o);
 		return EXIT_FAIL;
 	}
-	rc = rpt_replay(r, &o, list, 1);
-	if (rc == -EBADMSG) {
-		ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
-			 o.path, fmt_reader_error(r));
-		ret = EXIT_FAIL;
-	} else if (rc == -ECANCELED) {
-		ret = EXIT_FAIL;	/* the analyzer said why */
-	} else if (rc) {
-		ft_error("cannot analyze '%s': %s", o.path, strerror(-rc));
-		ret = EXIT_FAIL;
+	ret = rpt_opts_resolve(&o, r);
+	if (ret == EXIT_OK) {
+		if (c->run)
+			ret = c->run(c->arg, r, &o);
+		else
+			ret = rpt_replay_status(rpt_replay(r, &o, c->an, c->n), r, &o, "analyze");
 	}
 	fmt_reader_close(r);
 	rpt_opts_release(&o);
 	return ft_finish_stdout(ret);
+}
+
+const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+#define ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
+	if (o->has_t0 && ts_ticks)
+		ADD("from %" PRIu64 " ticks ", o->t0_ns);
+	else if (o->has_t0)
+		ADD("from %" PRIu64 ".%09" PRIu64 " s ", o->t0_ns / UINT64_C(1000000000), o->t0_ns % UINT64_C(1000000000));
+	if (o->has_t1 && ts_ticks)
+		ADD("to %" PRIu64 " ticks ", o->t1_ns);
+	else if (o->has_t1)
+		ADD("to %" PRIu64 ".%09" PRIu64 " s ", o->t1_ns / UINT64_C(1000000000), o->t1_ns % UINT64_C(1000000000));
+	if (o->has_cpus) {
+		char c[256];
+
+		rpt_fmt_cpus(c, sizeof(c), o->cpu_mask);
+		ADD("CPU%s %s ", strchr(c, ',') || strchr(c, '-') ? "s" : "", c);
+	}
+	for (k = 0; k < o->npids; k++)
+		ADD("pid %d ", o->pids[k]);
+	for (k = 0; k < o->ncomms; k++)
+		ADD("comm %s ", o->comms[k]);
+#undef ADD
+	if (n >= len)
+		n = len - 1;
+	if (n && buf[n - 1] == ' ')
+		buf[n - 1] = '\0';
+	return buf;
+}
+
+void rpt_clock_note(const struct rpt_ctx *ctx, FILE *out)
+{
+	if (!ts_ticks)
+		return;
+	fprintf(out, "note: the clock (%s) is a raw counter: times are clock ticks, and the\n"
+		"      durations below count ticks as if they were nanoseconds\n",
+		ctx->info && ctx->info->clock && *ctx->info->clock ? ctx->info->clock : "raw");
+}
+
+/* Display width of a UTF-8 string (code points; paths are rarely wide). */
+static size_t cols(const char *s, size_t n)
+{
+	size_t k, w = 0;
+
+	for (k = 0; k < n; k++)
+		w += ((unsigned char)s[k] & 0xc0) != 0x80;
+	return w;
+}
+
+/* Byte length of the longest prefix of s (n bytes) with at most w columns, on a character boundary. */
+static size_t prefix_cols(const char *s, size_t n, size_t w)
+{
+	size_t k, c = 0;
+
+	for (k = 0; k < n; k++) {
+		if (((unsigned char)s[k] & 0xc0) != 0x80) {
+			if (c == w)
+				return k;
+			c++;
+		}
+	}
+	return n;
+}
+
+void rpt_print_title(FILE *out, const char *what, const char *path)
+{
+	const size_t width = 80;
+	size_t wl = cols(what, strlen(what)) + 1, pl, room, keep_end, head, tail_start;
+	const char *base;
+
+	if (!path)
+		path = "input";
+	pl = strlen(path);
+	if (wl + cols(path, pl) <= width || wl + 8 > width) {
+		fprintf(out, "%s %s\n", what, path);
+		return;
+	}
+	/*
+	 * Too long: keep the file name (the end of the path) and as much of
+	 * the start as fits, "..." in between; a file name too long on its
+	 * own keeps its end.
+	 */
+	room = width - wl - 3;
+	base = strrchr(path, '/');
+	base = base ? base : path;
+	keep_end = cols(base, strlen(base));
+	if (keep_end > room)
+		keep_end = room;
+	head = prefix_cols(path, pl, room - keep_end);
+	/* the tail: the last keep_end characters */
+	tail_start = pl;
+	while (tail_start > 0 && cols(path + tail_start, pl - tail_start) < keep_end)
+		tail_start--;
+	while (tail_start > 0 && ((unsigned char)path[tail_start] & 0xc0) == 0x80)
+		tail_start--;
+	fprintf(out, "%s %.*s...%s\n", what, (int)head, path, path + tail_start);
 }
 
 void rpt_print_bullet(FILE *out, int width, const char *p)

@@ -23,6 +23,7 @@ struct rpt_opts {
 	bool json;
 	bool has_t0, has_t1;
 	uint64_t t0_ns, t1_ns;	/* window on displayed (adjusted) timestamps */
+	const char *t0_arg, *t1_arg;	/* as given: rpt_opts_resolve() reads them per clock */
 	bool has_cpus;
 	uint64_t cpu_mask[4];
 	int npids;
@@ -39,9 +40,18 @@ struct rpt_opts {
  * or EXIT_USAGE after printing the one-line usage error.
  */
 int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i);
+/*
+ * After the file is open: --from/--to read in the file's time unit (seconds
+ * on a nanosecond clock; clock ticks, as `report` prints them, on a raw
+ * counter clock such as x86-tsc), and one warning on stderr for --cpu CPUs
+ * the file has no events for.  Returns 0 or EXIT_USAGE after the message.
+ */
+int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r);
 void rpt_opts_release(struct rpt_opts *o);
 /* Help text lines for the common options (for each command's --help). */
 extern const char rpt_opts_help[];
+/* The same without the --json line (for `export`, whose output is JSON already). */
+extern const char rpt_opts_help_filters[];
 
 struct rpt_tasks;
 struct rpt_flame;
@@ -91,6 +101,8 @@ struct rpt_analyzer {
 	 * rpt_callgraph_conf.  Set by the command on a copy of the analyzer.
 	 */
 	const void *conf;
+	/* Where finish() prints (ctx->opts->out then points here); NULL: opts->out. */
+	FILE *out;
 };
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */
@@ -127,6 +139,7 @@ struct rpt_callgraph_conf {
 	/* When set, the finished stacks are also added to this flame graph. */
 	struct rpt_flame *flame;
 	const char **flame_unit;	/* receives the unit of the weights ("ns", "samples") */
+	bool *had_data;			/* receives whether the shown tree has any node */
 };
 
 struct rpt_overhead_conf {
@@ -141,6 +154,34 @@ struct rpt_drops_conf {
 extern const struct rpt_analyzer rpt_callgraph_analyzer;
 extern const struct rpt_analyzer rpt_overhead_analyzer;
 extern const struct rpt_analyzer rpt_drops_analyzer;
+
+/*
+ * The analyzers' own options, parsed the same way by their command and by
+ * `flytrap analyze` (which runs several in one pass).  The *_option()
+ * functions return like rpt_opts_parse(); *_options_help is their --help.
+ */
+struct rpt_cg_args {
+	struct rpt_callgraph_conf conf;
+	const char *svg;		/* --svg FILE, NULL if not given */
+	const char **dbg;		/* --debug-dir list (malloc'd, NULL-terminated) */
+	int ndbg;
+	const char *unit;		/* weight unit of the finished graph */
+	bool had_data;			/* the finished graph has nodes */
+};
+extern const char rpt_callgraph_options_help[];
+extern const char rpt_overhead_options_help[];
+extern const char rpt_drops_options_help[];
+int rpt_callgraph_option(void *cg_args, int argc, char **argv, int *i);
+int rpt_overhead_option(void *overhead_conf, int argc, char **argv, int *i);
+int rpt_drops_option(void *drops_conf, int argc, char **argv, int *i);
+/* Set A up for its analyzer (flame graph when --svg); EXIT_OK or EXIT_FAIL. */
+int rpt_callgraph_setup(struct rpt_cg_args *A);
+/*
+ * After the replay that ended with exit code rc: write the --svg flame graph
+ * of input when rc is EXIT_OK and there is a graph (else say on stderr why
+ * none is written); free A.  Returns the exit code.
+ */
+int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input);
 
 /* ---- helpers shared by the analyzers ---------------------------------- */
 
@@ -162,8 +203,14 @@ int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
 /* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
 void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
 
-/* "12.345678" like trace-cmd (seconds.microseconds) into buf. */
+/*
+ * "12.345678" like trace-cmd (seconds.microseconds) into buf; on a file
+ * with a raw counter clock (x86-tsc: rpt_replay() or rpt_opts_resolve()
+ * saw one) the integer tick count, as `report` prints it.
+ */
 const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns);
+/* true while the file being analyzed has a raw counter clock */
+bool rpt_raw_clock(void);
 /* Human duration: "812 ns", "3.250 us", "12.500 ms", "4.021 s". */
 const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns);
 /* Human bytes: "512 B", "3.2 KiB", "12.5 MiB". */
@@ -231,13 +278,42 @@ void *rpt_types_get(struct rpt_types *t, int id);	/* NULL for id < 0 or ENOMEM *
 void rpt_types_release(struct rpt_types *t);
 
 /*
- * Common front end of the analyzer commands: parse argv with extra(),
- * open the file, replay the analyzer, report errors.  extra returns like
- * rpt_opts_parse (1 consumed, 0 unknown, EXIT_USAGE on error).
+ * Common front end of the analyzer commands: parse argv (common options,
+ * then extra()), open the file, then either replay the n analyzers of an[]
+ * and report errors, or, when run is set, hand the open file to run()
+ * (export, analyze: their own flow after the open).  extra returns like
+ * rpt_opts_parse (1 consumed, 0 unknown, EXIT_USAGE on error); run returns
+ * an exit code.  Returns the exit code of the command.
  */
-int rpt_run_command(int argc, char **argv, const char *usage_text,
-		    struct rpt_analyzer *an,
-		    int (*extra)(void *arg, int argc, char **argv, int *i), void *arg);
+struct rpt_command {
+	const char *usage;		/* --help text before the common options */
+	bool no_json;			/* --json is not a common option of this command */
+	int (*extra)(void *arg, int argc, char **argv, int *i);
+	/* after parsing, before the open: EXIT_OK, or EXIT_USAGE after the message */
+	int (*check)(void *arg, const struct rpt_opts *o);
+	int (*run)(void *arg, struct fmt_reader *r, struct rpt_opts *o);
+	const struct rpt_analyzer *const *an;
+	int n;
+	void *arg;
+};
+int rpt_run_command(int argc, char **argv, const struct rpt_command *c);
+/*
+ * The exit code for rpt_replay()'s result, after the error message (none
+ * for -ECANCELED: the analyzer said why).  what: "analyze", "export".
+ */
+int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, const char *what);
+
+/*
+ * "Overhead of PATH": the title line of a text output, the path shortened
+ * in the middle ("...") so the line fits 80 columns.
+ */
+void rpt_print_title(FILE *out, const char *what, const char *path);
+/* "from 10.5 s to 12 s CPUs 0-1 pid 42 comm ls": the filters in effect ("" for none). */
+const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len);
+/* On a raw counter clock, a "note:" saying that times count clock ticks; nothing otherwise. */
+void rpt_clock_note(const struct rpt_ctx *ctx, FILE *out);
+/* "0-3,8" for the CPUs of mask into buf. */
+const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4]);
 
 /* One "  - " bullet of text, words wrapped so lines stay within width columns. */
 void rpt_print_bullet(FILE *out, int width, const char *text);

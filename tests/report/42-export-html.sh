@@ -68,7 +68,7 @@ for id in timeline-data overhead-data drops-data; do
 	grep -q "id=\"$id\"" "$TMP/syn.html" || fail "no $id block"
 done
 "$FLYTRAP" export --html --cpu 1 "$TMP/syn.dat" -o "$TMP/syn1.html" || fail "--html --cpu 1"
-grep -q 'filters: CPUs 1' "$TMP/syn1.html" && ok "filters shown in the page" || fail "filters not shown"
+grep -q 'filters: CPU 1' "$TMP/syn1.html" && ok "filters shown in the page" || fail "filters not shown"
 
 if [ -w /dev/full ]; then
 	"$FLYTRAP" export --html "$TMP/syn.dat" -o /dev/full 2>"$TMP/full.err"; rc=$?

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap analyze: several analyzers over one replay pass (design decision
+ * 7), for the user who wants the whole picture of a file without reading
+ * it once per question.  Each analyzer prints what its own command prints,
+ * into a buffer of its own; the buffers are written out in a fixed order
+ * (overhead, drops, callgraph) after the pass, or, with --json, as the
+ * members of one object whose values are exactly each command's --json.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flytrap.h"
+#include "replay.h"
+
+enum { A_OVERHEAD, A_DROPS, A_CALLGRAPH, A_NR };
+static const char *const an_names[A_NR] = { "overhead", "drops", "callgraph" };
+
+struct an_args {
+	bool sel[A_NR];			/* chosen with --overhead, --drops, --callgraph */
+	const char *opt[A_NR];		/* the first option given for each analyzer */
+	struct rpt_overhead_conf ovc;
+	struct rpt_drops_conf drc;
+	struct rpt_cg_args cg;
+};
+
+static const char usage_text[] =
+	"usage: flytrap analyze [--overhead] [--drops] [--callgraph] [options] [FILE]\n"
+	"\n"
+	"Run several analyzers over FILE (default trace.dat) in one pass: the file is\n"
+	"read and decoded once, whatever the number of analyzers.  Each one prints\n"
+	"what 'flytrap NAME' prints, in the order overhead, drops, callgraph.  Without\n"
+	"a choice, all of them; the call graph only when the selected events have\n"
+	"call or stack data.  --json prints one object with a member per analyzer,\n"
+	"each the same as that command's --json.\n"
+	"\n"
+	"  --overhead         where the time went, what the tracing cost\n"
+	"  --drops            every lost event\n"
+	"  --callgraph        call trees (text; 'flytrap callgraph --folded' for stacks)\n"
+	"\n"
+	"overhead options:\n";
+
+static int an_extra(void *arg, int argc, char **argv, int *i)
+{
+	struct an_args *A = arg;
+	const char *a = argv[*i];
+	int k, rc;
+
+	for (k = 0; k < A_NR; k++)
+		if (!strncmp(a, "--", 2) && !strcmp(a + 2, an_names[k])) {
+			A->sel[k] = true;
+			return 1;
+		}
+	rc = rpt_overhead_option(&A->ovc, argc, argv, i);
+	k = A_OVERHEAD;
+	if (!rc) {
+		rc = rpt_drops_option(&A->drc, argc, argv, i);
+		k = A_DROPS;
+	}
+	if (!rc) {
+		if (!strcmp(a, "--folded"))
+			return ft_usage_error("--folded: folded stacks do not mix with other output; "
+					      "use 'flytrap callgraph --folded'");
+		rc = rpt_callgraph_option(&A->cg, argc, argv, i);
+		k = A_CALLGRAPH;
+	}
+	if (rc == 1 && !A->opt[k])
+		A->opt[k] = a;
+	return rc;
+}
+
+/* One analyzer's output without its final newline (JSON members), or "null". */
+static void json_member(FILE *out, bool *first, const char *name, const char *buf, size_t len)
+{
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	fprintf(out, "%s\"%s\":", *first ? "" : ",", name);
+	*first = false;
+	if (len)
+		fwrite(buf, 1, len, out);
+	else
+		fputs("null", out);	/* the analyzer failed and said why */
+}
+
+/* an option of an analyzer that is not chosen is a mistake, not something to ignore */
+static int an_check(void *arg, const struct rpt_opts *o)
+{
+	struct an_args *A = arg;
+	bool chosen = false;
+	int k;
+
+	(void)o;
+	for (k = 0; k < A_NR; k++)
+		chosen |= A->sel[k];
+	for (k = 0; k < A_NR; k++)
+		if (A->opt[k] && chosen && !A->sel[k])
+			return ft_usage_error("%s is a %s option, and --%s is not chosen", A->opt[k],
+					      an_names[k], an_names[k]);
+	return EXIT_OK;
+}
+
+static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
+{
+	struct an_args *A = arg;
+	struct rpt_analyzer an[A_NR];
+	const struct rpt_analyzer *list[A_NR];
+	FILE *streams[A_NR] = { NULL, NULL, NULL };
+	char *bufs[A_NR] = { NULL, NULL, NULL };
+	size_t lens[A_NR] = { 0, 0, 0 };
+	bool chosen = false, first = true, shown = false;
+	int k, n = 0, rc, ret = EXIT_OK;
+
+	for (k = 0; k < A_NR; k++)
+		chosen |= A->sel[k];
+	for (k = 0; k < A_NR && !chosen; k++)
+		A->sel[k] = true;	/* the call graph is dropped below when it has nothing */
+	ret = rpt_callgraph_setup(&A->cg);
+	if (ret != EXIT_OK)
+		return ret;
+	an[A_OVERHEAD] = rpt_overhead_analyzer;
+	an[A_OVERHEAD].conf = &A->ovc;
+	an[A_DROPS] = rpt_drops_analyzer;
+	an[A_DROPS].conf = &A->drc;
+	an[A_CALLGRAPH] = rpt_callgraph_analyzer;
+	an[A_CALLGRAPH].conf = &A->cg.conf;
+	for (k = 0; k < A_NR; k++) {
+		if (!A->sel[k])
+			continue;
+		streams[k] = open_memstream(&bufs[k], &lens[k]);
+		if (!streams[k]) {
+			ret = ft_error("cannot analyze '%s': %s", o->path, strerror(errno));
+			goto out;
+		}
+		an[k].out = streams[k];
+		list[n++] = &an[k];
+	}
+
+	rc = rpt_replay(r, o, list, n);
+	for (k = 0; k < A_NR; k++)
+		if (streams[k]) {
+			if (fclose(streams[k]) && !rc)
+				rc = -ENOMEM;
+			streams[k] = NULL;
+		}
+	/* what the analyzers finished is shown, also when one failed or the data is damaged */
+	if (!rc || rc == -EBADMSG || rc == -ECANCELED) {
+		for (k = 0; k < A_NR; k++) {
+			if (!A->sel[k])
+				continue;
+			if (k == A_CALLGRAPH && !chosen && !A->cg.had_data) {
+				if (!o->json)
+					printf("%s(no call graph: no call or stack data in the selected events)\n",
+					       shown ? "\n" : "");
+				continue;
+			}
+			if (o->json) {
+				fputs(first ? "{" : "", stdout);
+				json_member(stdout, &first, an_names[k], bufs[k], lens[k]);
+			} else if (lens[k]) {
+				fputs(shown ? "\n" : "", stdout);
+				fwrite(bufs[k], 1, lens[k], stdout);
+				shown = true;
+			}
+		}
+		if (o->json)
+			fputs(first ? "{}\n" : "}\n", stdout);
+	}
+	ret = rpt_replay_status(rc, r, o, "analyze");
+out:
+	for (k = 0; k < A_NR; k++) {
+		if (streams[k])
+			fclose(streams[k]);
+		free(bufs[k]);
+	}
+	return rpt_callgraph_done(&A->cg, ret, o->path);
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct an_args A;
+	char usage[4096];
+	struct rpt_command c = { .usage = usage, .extra = an_extra, .check = an_check,
+				 .run = an_run, .arg = &A };
+	int rc;
+
+	memset(&A, 0, sizeof(A));
+	snprintf(usage, sizeof(usage), "%s%s\ndrops options:\n%s\ncallgraph options:\n%s\ncommon options:\n",
+		 usage_text, rpt_overhead_options_help, rpt_drops_options_help, rpt_callgraph_options_help);
+	rc = rpt_run_command(argc, argv, &c);
+	free(A.cg.dbg);		/* when the run never started (usage errors) */
+	return rc;
+}
