@@ -969,10 +969,10 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		int j, lastbuf = -1;
 		size_t w;
 
-		/* the path alone on its line: the rest stays within 80 columns */
-		fprintf(out, "Lost events in %s\n  %" PRIu64 " events read, %s..%s\n", o->path ? o->path : "input",
-			tot_events, rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts),
+		rpt_print_title(out, "Lost events in", o->path);
+		fprintf(out, "  %" PRIu64 " events read, %s..%s\n", tot_events, rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts),
 			rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
+		rpt_clock_note(ctx, out);
 		fprintf(out, "  total lost:          %" PRIu64 "%s\n", lost + x.bpf_total + x.rec_total,
 			tot_unknown && !any_kernel ? " (plus pages lost with no count)" : "");
 		fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,

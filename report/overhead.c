@@ -727,11 +727,129 @@ static bool any_hist(struct osys **sys, size_t n)
 	return false;
 }
 
+/* "cpuN" keys of RECSTATS carry "name:value ..." per-CPU detail: one table row each */
+#define RS_COLS 8
+#define RS_ROWS 256
+
+struct rs_table {
+	int ncols, nrows;
+	char col[RS_COLS][24];
+	int colw[RS_COLS];
+	char key[RS_ROWS][12];
+	char val[RS_ROWS][RS_COLS][24];
+	bool bad;			/* a token that does not fit the table */
+};
+
+static bool is_cpu_key(const char *p, size_t kl)
+{
+	size_t k;
+
+	if (kl < 4 || kl > 10 || memcmp(p, "cpu", 3))
+		return false;
+	for (k = 3; k < kl; k++)
+		if (p[k] < '0' || p[k] > '9')
+			return false;
+	return true;
+}
+
+static void rs_add(struct rs_table *t, const char *k, size_t kl, const char *v, size_t vl)
+{
+	const char *p = v, *end = v + vl;
+	int r;
+
+	if (t->nrows >= RS_ROWS) {
+		t->bad = true;
+		return;
+	}
+	r = t->nrows++;
+	snprintf(t->key[r], sizeof(t->key[r]), "%.*s", (int)kl, k);
+	while (p < end) {
+		const char *sp = memchr(p, ' ', (size_t)(end - p)), *te = sp ? sp : end;
+		const char *colon = memchr(p, ':', (size_t)(te - p));
+		size_t nl, vl2;
+		int c;
+
+		if (te == p) {
+			p++;
+			continue;
+		}
+		if (!colon || colon == p) {
+			t->bad = true;
+			return;
+		}
+		nl = (size_t)(colon - p);
+		vl2 = (size_t)(te - colon - 1);
+		for (c = 0; c < t->ncols; c++)
+			if (strlen(t->col[c]) == nl && !memcmp(t->col[c], p, nl))
+				break;
+		if (c == t->ncols) {
+			if (c == RS_COLS || nl >= sizeof(t->col[0])) {
+				t->bad = true;
+				return;
+			}
+			memcpy(t->col[c], p, nl);
+			t->col[c][nl] = 0;
+			t->colw[c] = (int)nl;
+			t->ncols++;
+		}
+		if (vl2 >= sizeof(t->val[r][c])) {
+			t->bad = true;
+			return;
+		}
+		memcpy(t->val[r][c], colon + 1, vl2);
+		t->val[r][c][vl2] = 0;
+		if ((int)vl2 > t->colw[c])
+			t->colw[c] = (int)vl2;
+		p = te;
+	}
+}
+
+/* "  key          value": a long value wraps at spaces, continuation lines under its start */
+static void rs_line(FILE *out, const char *k, int kl, const char *v, int vl)
+{
+	const int vcol = 31, width = 80;
+	int col;
+
+	if (kl > 28)
+		kl = 28;
+	fprintf(out, "  %-28.*s ", kl, k);
+	col = vcol;
+	while (vl > 0) {
+		const char *sp = memchr(v, ' ', (size_t)vl);
+		int wl = sp ? (int)(sp - v) : vl;
+
+		if (col > vcol && col + 1 + wl > width) {
+			fprintf(out, "\n%*s", vcol, "");
+			col = vcol;
+		} else if (col > vcol) {
+			fputc(' ', out);
+			col++;
+		}
+		if (wl > width - vcol)	/* one word longer than the column: cut it */
+			wl = width - vcol;
+		fwrite(v, 1, (size_t)wl, out);
+		col += wl;
+		v += wl;
+		vl -= wl;
+		while (vl > 0 && *v == ' ') {
+			v++;
+			vl--;
+		}
+		if (sp && v < sp + 1)	/* the rest of a cut word */
+			while (vl > 0 && *v != ' ') {
+				v++;
+				vl--;
+			}
+	}
+	fputc('\n', out);
+}
+
 /* RECSTATS lines as text rows or JSON members; returns how many */
 static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
 {
 	const struct fmt_option *op;
-	int n, cnt = 0;
+	struct rs_table *t = json ? NULL : calloc(1, sizeof(*t));
+	int n, cnt = 0, r, c, w;
 
 	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
 		const char *p = op->data, *end = p + op->size;
@@ -750,24 +868,52 @@ static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
 					ft_json_strn(out, p, (size_t)(eq - p));
 					fputc(':', out);
 					ft_json_strn(out, eq + 1, (size_t)(le - eq - 1));
+				} else if (t && is_cpu_key(p, (size_t)(eq - p))) {
+					rs_add(t, p, (size_t)(eq - p), eq + 1, (size_t)(le - eq - 1));
 				} else {
-					int vl = (int)(le - eq - 1), kl = (int)(eq - p);
-
-					/* 80 columns: long values (per-CPU detail) wrap onto a second line */
-					if (kl > 28)
-						kl = 28;
-					if (vl <= 49) {
-						fprintf(out, "  %-28.*s %.*s\n", kl, p, vl, eq + 1);
-					} else {
-						fprintf(out, "  %.*s\n", kl, p);
-						fprintf(out, "    %.*s\n", vl > 76 ? 76 : vl, eq + 1);
-					}
+					rs_line(out, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
 				}
 				cnt++;
 			}
 			p = nl ? nl + 1 : end;
 		}
 	}
+	if (!t || !t->nrows)
+		goto out;
+	/* per-CPU detail: a table when it fits 80 columns, else one wrapped line per CPU */
+	for (w = 8, c = 0; c < t->ncols; c++)
+		w += 2 + t->colw[c];
+	if (!t->bad && t->ncols && w <= 78) {
+		fprintf(out, "  %-6s", "");
+		for (c = 0; c < t->ncols; c++)
+			fprintf(out, "  %*s", t->colw[c], t->col[c]);
+		fputc('\n', out);
+		for (r = 0; r < t->nrows; r++) {
+			fprintf(out, "  %-6s", t->key[r]);
+			for (c = 0; c < t->ncols; c++)
+				fprintf(out, "  %*s", t->colw[c], *t->val[r][c] ? t->val[r][c] : "-");
+			fputc('\n', out);
+		}
+	} else {
+		/* the raw lines again, wrapped evenly (not parsed: the table did not fit) */
+		for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
+			const char *p = op->data, *end = p + op->size;
+
+			while (p < end) {
+				const char *nl = memchr(p, '\n', (size_t)(end - p));
+				const char *le = nl ? nl : end;
+				const char *eq = memchr(p, '=', (size_t)(le - p));
+
+				while (le > p && (le[-1] == 0 || le[-1] == '\r'))
+					le--;
+				if (eq && eq > p && is_cpu_key(p, (size_t)(eq - p)))
+					rs_line(out, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
+				p = nl ? nl + 1 : end;
+			}
+		}
+	}
+out:
+	free(t);
 	return cnt;
 }
 
@@ -1062,10 +1208,21 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	}
 
 	/* ---- text ---- */
-	/* the path alone on its line: the rest stays within 80 columns */
-	fprintf(out, "Overhead of %s\n  %s..%s (%s)\n", op->path ? op->path : "input",
-		rpt_fmt_ts(b1, sizeof(b1), wt0), rpt_fmt_ts(b2, sizeof(b2), wt1),
-		rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
+	rpt_print_title(out, "Overhead of", op->path);
+	if (rpt_raw_clock())
+		fprintf(out, "  %s..%s (%" PRIu64 " ticks)\n", rpt_fmt_ts(b1, sizeof(b1), wt0),
+			rpt_fmt_ts(b2, sizeof(b2), wt1), wt1 - wt0);
+	else
+		fprintf(out, "  %s..%s (%s)\n", rpt_fmt_ts(b1, sizeof(b1), wt0),
+			rpt_fmt_ts(b2, sizeof(b2), wt1), rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
+	if (!ctx->nevents) {
+		char filt[512];
+
+		rpt_fmt_filters(op, filt, sizeof(filt));
+		if (*filt)
+			fprintf(out, "  no events match the filters (%s): the tables below are empty\n", filt);
+	}
+	rpt_clock_note(ctx, out);
 	rpt_loss_note(ctx, out, wt0, wt1);
 	{
 		bool any = false;

@@ -1031,13 +1031,11 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 
 	memset(&io, 0, sizeof(io));
 	/*
-	 * Loss markers and task names are needed from every CPU (a task seen
-	 * on one CPU runs on another later), so the CPU filter is only pushed
-	 * into the iterator when nobody needs the unfiltered stream and no
-	 * pid/comm filter needs names.
+	 * The CPU filter is not pushed into the iterator: loss markers and
+	 * task names come from every CPU (a task named by a sched_switch on
+	 * one CPU runs on another later), and an analyzer must give the same
+	 * figures alone and next to others in `flytrap analyze`.
 	 */
-	if (opts->has_cpus && !any_unfiltered && !opts->ncomms && !opts->npids)
-		memcpy(io.cpu_mask, opts->cpu_mask, sizeof(io.cpu_mask));
 	err = fmt_iter_new(r, &io, &it);
 	if (err)
 		goto out;
