@@ -13,6 +13,8 @@
 #   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging)
 #   FLYTRAP_LAB_UPDATE_GOLDEN=1  copy the recorded function_graph file to
 #                                tests/data/lab-function-graph.dat
+#   FLYTRAP_LAB_BENCH=1          also measure the per-call cost of BPF kfunc
+#                                tracing, fentry against kprobes (about 1 min)
 . "$(dirname "$0")/../lib.sh"
 
 CACHE=${FLYTRAP_LAB_CACHE:-/var/cache/flytrap-lab}
@@ -97,6 +99,12 @@ else
 fi
 cp "${FLYTRAP_LAB_GUEST:-$LAB/guest.sh}" "$R/lab/guest.sh"
 [ -f "$LAB/guest-record.sh" ] && cp "$LAB/guest-record.sh" "$R/lab/"
+[ -f "$LAB/guest-bpf.sh" ] && cp "$LAB/guest-bpf.sh" "$R/lab/"
+# the open/close loop of the BPF overhead measurement (guest-bpf.sh)
+cc $CFLAGS_LAB -o "$TMP/openloop" "$LAB/openloop.c" >"$TMP/cc.log" 2>&1 ||
+	{ cat "$TMP/cc.log"; echo "FAIL: cannot build openloop"; exit 1; }
+add_prog "$TMP/openloop" /lab/openloop
+echo "BENCH=${FLYTRAP_LAB_BENCH:-0}" >"$R/lab/env"
 cat >"$R/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -152,6 +160,10 @@ fails=$((fails + n_fail))
 if [ -f "$LAB/host-record.sh" ] && [ -f "$G/graph.dat" ]; then
 	. "$LAB/graph-check.sh"
 	. "$LAB/host-record.sh"
+fi
+# ... and by flytrap record --bpf kfunc= (fentry and kprobe)
+if [ -f "$LAB/host-bpf.sh" ] && grep -q '^ok: bpf: kfunc-' "$G/results.txt"; then
+	. "$LAB/host-bpf.sh"
 fi
 echo "total $(( $(date +%s) - t0 )) s"
 finish

@@ -34,7 +34,7 @@ snap() {
 	echo "saved state: $(ls /run/flytrap 2>/dev/null | tr '\n' ' ')"
 	cd $T && head -n 1000 current_tracer set_ftrace_filter set_ftrace_notrace set_graph_function \
 		set_graph_notrace max_graph_depth kprobe_events dynamic_events trace_options \
-		trace_clock tracing_on set_event buffer_size_kb tracing_cpumask 2>&1
+		trace_clock tracing_on set_event buffer_size_kb tracing_cpumask enabled_functions 2>&1
 	cd /
 }
 
@@ -224,6 +224,12 @@ fi
 # ---- flytrap record --------------------------------------------------------------
 if [ $have_record = 1 ]; then
 	. /lab/guest-record.sh
+	# BPF kernel-function tracing (fentry, and the kprobe fallback)
+	if [ -f /lab/guest-bpf.sh ] && $FT record --bpf kfunc= -o /dev/null 2>&1 | grep -q 'kfunc needs'; then
+		. /lab/guest-bpf.sh
+	else
+		note "flytrap record has no --bpf kfunc: BPF checks not run"
+	fi
 else
 	note "flytrap record with --kprobe not available: flytrap record checks not run"
 fi

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by guest.sh (after guest-record.sh: same helpers, globbing off)
+# when /bin/flytrap knows `--bpf kfunc=`: kernel function tracing with BPF
+# fentry/fexit, which this kernel allows, and with the kprobe fallback
+# (forced with FLYTRAP_BPF_NO_FENTRY=1).  The two recordings go to /out
+# for tests/lab/lib/host-bpf.sh; the kernel is checked for leftovers here
+# (enabled_functions is in the snapshot: trampolines and kprobes on ftrace
+# sites show there; debugfs kprobes/list has every kprobe, perf ones too).
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+KPL=/sys/kernel/debug/kprobes/list
+
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	ok "bpf: the lab kernel has BTF ($(wc -c </sys/kernel/btf/vmlinux) bytes at /sys/kernel/btf/vmlinux)"
+else
+	fail "bpf: no /sys/kernel/btf/vmlinux in the lab kernel"
+fi
+
+# kprobes_clean NAME: no kprobe left (perf kprobes are not in kprobe_events)
+kprobes_clean() {
+	if [ ! -r $KPL ]; then
+		note "$1: no $KPL to check"
+	elif [ -s $KPL ]; then
+		fail "$1: kprobes left: $(head -c 200 $KPL)"
+	else
+		ok "$1: no kprobe left ($KPL empty)"
+	fi
+}
+
+# kf_record NAME ENV-ASSIGNMENT EXPECTED-STDERR-LINE
+kf_record() {
+	env $2 $FT record -v -o /tmp/$1.dat --bpf syscalls,kfunc=do_sys_openat2 -- cat /proc/version \
+		>/tmp/$1.out 2>$OUT/$1.err
+	rc=$?
+	if [ $rc = 0 ] && grep -q "$3" $OUT/$1.err && ! grep -q 'warning' $OUT/$1.err &&
+		grep -q '^Linux version' /tmp/$1.out; then
+		ok "bpf: $1: --bpf syscalls,kfunc=do_sys_openat2 -- cat /proc/version: '$(grep -m1 'bpf: kfunc' $OUT/$1.err | sed 's/^flytrap: //')'"
+		ship $1.dat
+	else
+		fail "bpf: $1 (exit $rc): $(grep -v '^flytrap:  ' $OUT/$1.err | head -c 400)"
+	fi
+	same_state "bpf $1"
+	kprobes_clean "bpf $1"
+}
+
+kf_record kfunc-fentry FLYTRAP_BPF_NO_FENTRY= 'bpf: kfunc: 1 function hooked with fentry/fexit'
+kf_record kfunc-kprobe FLYTRAP_BPF_NO_FENTRY=1 'bpf: kfunc: fentry off (disabled by FLYTRAP_BPF_NO_FENTRY), using kprobes'
+
+# SIGKILL in the middle: the kernel drops the programs with the process;
+# only the tracefs instance stays, for flytrap reset.  kprobe mode: the
+# one with kernel objects (kprobes) besides the BPF ones.
+FLYTRAP_BPF_NO_FENTRY=1 $FT record -o /tmp/kfkill.dat --bpf kfunc=do_sys_openat2+do_filp_open 2>/tmp/kfkill.err &
+pid=$!
+if wait_recording /tmp/kfkill.err; then
+	hooked=$(grep -c 'do_sys_openat2\|do_filp_open' $T/enabled_functions)/$(grep -c 'do_sys_openat2\|do_filp_open' $KPL 2>/dev/null)
+	kill -9 $pid
+	wait $pid
+	$FT reset >/tmp/kfreset.txt 2>&1
+	note "bpf SIGKILL: hooked while recording (enabled_functions/kprobes): $hooked; reset: $(tr '\n' ';' </tmp/kfreset.txt | head -c 200)"
+	case $hooked in
+	0/*|*/0|*/) fail "bpf SIGKILL: the functions were not hooked while recording ($hooked)" ;;
+	esac
+else
+	kill -9 $pid
+	wait $pid
+	fail "bpf SIGKILL: never started: $(head -c 300 /tmp/kfkill.err)"
+	$FT reset >/dev/null 2>&1
+fi
+same_state "bpf kprobe SIGKILL + flytrap reset"
+kprobes_clean "bpf kprobe SIGKILL"
+
+# Per-call cost of the two hooks (FLYTRAP_LAB_BENCH=1 on the host): CPU
+# time of an open/close loop alone and under each mode, in rounds so that
+# the host's load drifts across all three alike.  TCG numbers: only the
+# differences and ratios within a round mean something.
+[ -f /lab/env ] && . /lab/env
+if [ -x /lab/openloop ] && [ "${BENCH:-0}" = 1 ]; then
+	N=20000
+	bench() {
+		if [ "$2" = none ]; then
+			/lab/openloop $N /etc/lab-file >/tmp/bench.txt 2>&1
+		else
+			env FLYTRAP_BPF_NO_FENTRY=$3 $FT record -q -o /tmp/bench.dat --bpf kfunc=do_sys_openat2 -- \
+				/lab/openloop $N /etc/lab-file >/tmp/bench.txt 2>/tmp/bench.err
+			em=$($FT info /tmp/bench.dat 2>/dev/null | sed -n 's/.*bpf_kfunc_emitted=\([0-9]*\).*/\1/p')
+			mode=$($FT info /tmp/bench.dat 2>/dev/null | sed -n 's/.*bpf_kfunc_attach=\([a-z]*\).*/\1/p')
+			[ "$mode" = "$2" ] && [ "${em:-0}" -ge $((2 * N)) ] ||
+				fail "bench $2: attach '$mode', $em records for $N calls: $(head -c 200 /tmp/bench.err)"
+			rm -f /tmp/bench.dat
+		fi
+		echo "bench $1 $2 $(cat /tmp/bench.txt)" >>$OUT/bench.txt
+	}
+	for r in 1 2 3 4 5; do
+		bench $r none
+		bench $r fentry ""
+		bench $r kprobe 1
+	done
+	note "bench: $(wc -l <$OUT/bench.txt) runs of $N open/close calls"
+	same_state "bpf bench"
+fi
