@@ -115,6 +115,63 @@ struct fmt_option {
 	uint64_t file_offset;	/* where the option's payload sits (in its section) */
 };
 
+/*
+ * A latency-format file holds no ring-buffer pages: the ASCII text of the
+ * tracefs "trace" file of a latency tracer (wakeup, irqsoff, ...), after a
+ * v6 "latency" marker or in a v7 BUFFER_TEXT section.  Read it with
+ * fmt_reader_latency_read(); the event iterator yields nothing.
+ */
+struct fmt_latency {
+	bool present;
+	bool compressed;	/* v7: chunked like compressed CPU data */
+	uint64_t offset;	/* file offset of the text (raw) or of the chunk count (compressed) */
+	/*
+	 * Bytes of text: the chunks' uncompressed sizes, or (raw) everything
+	 * from offset to the end of the file, which is what trace-cmd 3.1.6
+	 * reads: in a v7 file that includes any section after the text one.
+	 */
+	uint64_t size;
+	uint64_t section_size;	/* v7: the BUFFER_TEXT section's declared size; v6: 0 */
+	uint32_t nchunks;
+	/*
+	 * v6 with a TRACECLOCK option: trace-cmd reads a clock block
+	 * {u64 len, text} right after the marker even here, so the first
+	 * clock_skipped bytes of the text are not printed (or, when len does
+	 * not fit, only the 8 bytes of len).  0 otherwise.
+	 */
+	uint64_t clock_skipped;
+};
+
+/* TIME_SHIFT (option 12): guest clock -> host clock, per CPU, over time */
+struct fmt_tsync_sample {
+	int64_t time;		/* guest time of the sample */
+	int64_t offset;		/* add to the (scaled) guest time */
+	int64_t scaling;	/* multiply the guest time by this ... */
+	int64_t fraction;	/* ... then shift right by this many bits */
+};
+
+struct fmt_tsync_cpu {
+	int nsamples;		/* sorted by time, equal times dropped (as trace-cmd does) */
+	struct fmt_tsync_sample *samples;
+};
+
+struct fmt_time_shift {
+	bool present;
+	uint64_t peer_id;	/* trace ID of the host file */
+	uint32_t flags;		/* bit 0: interpolate between samples */
+	bool has_fraction;	/* the option carries fraction bits */
+	int ncpus;
+	struct fmt_tsync_cpu *cpus; /* index = CPU id */
+};
+
+/* GUEST (option 13) in a host file: one traced virtual machine */
+struct fmt_guest {
+	const char *name;
+	uint64_t trace_id;
+	int nvcpus;
+	int *vcpu_pid;		/* host pid running each vCPU, index = vCPU (0 if unlisted) */
+};
+
 struct fmt_info {
 	int version;		/* 6 or 7 (or lower: sequential layout) */
 	bool big_endian;
@@ -158,6 +215,11 @@ struct fmt_info {
 
 	/* event formats refused so far (crash-prone or unparsable text) */
 	int nbad_formats;
+
+	struct fmt_latency latency;	/* latency-format (text) file */
+	struct fmt_time_shift time_shift; /* guest file: applied to the top buffer's timestamps */
+	int nguests;			/* host file: GUEST options, in file order */
+	const struct fmt_guest *guests;
 };
 
 /* fmt_reader_open() flags */
@@ -238,6 +300,24 @@ int fmt_reader_formats(struct fmt_reader *r,
 
 /* Timestamp as trace-cmd displays it: raw + DATE + OFFSET (+ tsc2nsec). */
 uint64_t fmt_reader_adjust_ts(const struct fmt_reader *r, uint64_t raw_ts);
+/*
+ * The same for a record of one CPU of one buffer, with the TIME_SHIFT
+ * correction trace-cmd applies to a guest file's top buffer first (the
+ * option's per-CPU arrays are indexed by CPU id).  The iterator's rec.ts
+ * comes from here.
+ */
+uint64_t fmt_reader_adjust_ts_cpu(const struct fmt_reader *r, uint64_t raw_ts, int buffer, int cpu);
+
+/*
+ * Latency-format files: call cb with the stored text, in the blocks
+ * trace-cmd 3.1.6 reads it in (8192 bytes at a time from the file, or one
+ * decompressed chunk at a time); `trace-cmd report` prints each block up
+ * to its first NUL byte.  Stops and returns cb's value when non-zero;
+ * returns 0 at the end, -EINVAL if the file is not latency-format, or
+ * -errno on damage (fmt_reader_error() names the offset).
+ */
+int fmt_reader_latency_read(struct fmt_reader *r,
+			    int (*cb)(void *arg, const char *text, size_t len), void *arg);
 
 /* ---- iteration --------------------------------------------------------- */
 

@@ -50,6 +50,7 @@ struct fmt_reader {
 	int nformats, formats_cap;
 	bool have_traceclock;
 	bool old_format;	/* header_page empty: pre-2.6.31 layout, decoded as nothing */
+	struct fmt_guest *guests; /* behind info.guests */
 
 	/* event ID -> parsed event, for the iterator's hot path */
 	struct tep_event **by_id;

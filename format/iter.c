@@ -272,7 +272,7 @@ static int stream_next(struct stream *s)
 		}
 		s->ev.rec.record_size = s->idx - start;
 		s->ev.raw_ts = s->ts;
-		s->ev.rec.ts = fmt_reader_adjust_ts(r, s->ts);
+		s->ev.rec.ts = fmt_reader_adjust_ts_cpu(r, s->ts, s->buffer, s->cpu);
 		s->ev.rec.offset = s->page_voff + (s->long8 ? 16 : 12) + start;
 		s->ev.page_offset = s->page_voff;
 		/* kbuffer reports the loss only if the first record is at offset 0 */

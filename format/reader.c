@@ -617,6 +617,436 @@ static char *opt_string(const uint8_t *d, uint32_t size)
 	return strndup((const char *)d, size);
 }
 
+/* ---- host/guest time synchronisation (TRACEID, TIME_SHIFT, GUEST) -------- */
+
+static void free_time_shift(struct fmt_time_shift *ts)
+{
+	int i;
+
+	for (i = 0; ts->cpus && i < ts->ncpus; i++)
+		free(ts->cpus[i].samples);
+	free(ts->cpus);
+	memset(ts, 0, sizeof(*ts));
+}
+
+struct sample_ix {
+	struct fmt_tsync_sample s;
+	size_t ix;
+};
+
+/* by time (signed, as trace-cmd compares), then file order: a stable sort */
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample_ix *x = a, *y = b;
+
+	if (x->s.time != y->s.time)
+		return x->s.time < y->s.time ? -1 : 1;
+	return x->ix < y->ix ? -1 : x->ix > y->ix;
+}
+
+/*
+ * u64 peer trace ID, u32 flags, u32 CPU count, then per CPU {u32 n,
+ * times[n], offsets[n], scalings[n]} (u64 each), then optionally per CPU
+ * fraction_bits[n].  Every count is checked against the bytes left before
+ * anything is allocated.  trace-cmd sorts each CPU's samples by time and
+ * drops repeated times; so do we.  A later TIME_SHIFT replaces an earlier
+ * one, as in trace-cmd.
+ */
+static int parse_time_shift(struct fmt_reader *r, const uint8_t *d, uint32_t size, uint64_t off)
+{
+	bool be = r->info.big_endian;
+	struct fmt_time_shift ts = { .present = true };
+	uint32_t ncpus, i, k;
+	uint64_t pos;
+	int err = 0;
+
+	if (size < 16)
+		return fmt_rerr(r, -EBADMSG, off, "TIME_SHIFT option of %u bytes is too short", size);
+	ts.peer_id = fmt_get64(be, d);
+	ts.flags = fmt_get32(be, d + 8);
+	ncpus = fmt_get32(be, d + 12);
+	pos = 16;
+	if (ncpus > FMT_MAX_CPUS || (uint64_t)ncpus * 4 > size - pos)
+		return fmt_rerr(r, -EBADMSG, off, "TIME_SHIFT option lists %u CPUs in %u bytes",
+				ncpus, size);
+	ts.ncpus = (int)ncpus;
+	ts.cpus = calloc(ncpus ? ncpus : 1, sizeof(*ts.cpus));
+	if (!ts.cpus)
+		return -ENOMEM;
+	for (i = 0; i < ncpus; i++) {
+		struct fmt_tsync_cpu *c = &ts.cpus[i];
+		uint32_t n;
+
+		if (size - pos < 4) {
+			err = fmt_rerr(r, -EBADMSG, off + pos, "TIME_SHIFT option ends before CPU %u", i);
+			goto fail;
+		}
+		n = fmt_get32(be, d + pos);
+		pos += 4;
+		if (n > (size - pos) / 24) {
+			err = fmt_rerr(r, -EBADMSG, off + pos - 4,
+				       "TIME_SHIFT CPU %u declares %u samples, only %llu bytes left",
+				       i, n, (unsigned long long)(size - pos));
+			goto fail;
+		}
+		c->nsamples = (int)n;
+		c->samples = calloc(n ? n : 1, sizeof(*c->samples));
+		if (!c->samples) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (k = 0; k < n; k++) {
+			c->samples[k].time = (int64_t)fmt_get64(be, d + pos + 8ULL * k);
+			c->samples[k].offset = (int64_t)fmt_get64(be, d + pos + 8ULL * (n + k));
+			c->samples[k].scaling = (int64_t)fmt_get64(be, d + pos + 8ULL * (2ULL * n + k));
+		}
+		pos += 24ULL * n;
+	}
+	if (pos < size) {
+		/* fraction bits, per CPU, for the same counts */
+		ts.has_fraction = true;
+		for (i = 0; i < ncpus; i++) {
+			struct fmt_tsync_cpu *c = &ts.cpus[i];
+
+			if ((uint64_t)c->nsamples > (size - pos) / 8) {
+				err = fmt_rerr(r, -EBADMSG, off + pos,
+					       "TIME_SHIFT fraction bits of CPU %u do not fit the option", i);
+				goto fail;
+			}
+			for (k = 0; k < (uint32_t)c->nsamples; k++)
+				c->samples[k].fraction = (int64_t)fmt_get64(be, d + pos + 8ULL * k);
+			pos += 8ULL * c->nsamples;
+		}
+	}
+	for (i = 0; i < ncpus; i++) {
+		struct fmt_tsync_cpu *c = &ts.cpus[i];
+		struct sample_ix *t;
+		int j, m = 0;
+
+		if (c->nsamples < 2)
+			continue;
+		t = malloc(c->nsamples * sizeof(*t));
+		if (!t) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (j = 0; j < c->nsamples; j++) {
+			t[j].s = c->samples[j];
+			t[j].ix = j;
+		}
+		qsort(t, c->nsamples, sizeof(*t), cmp_sample);
+		for (j = 0; j < c->nsamples; j++)
+			if (j == 0 || t[j].s.time != t[j - 1].s.time)
+				c->samples[m++] = t[j].s;
+		c->nsamples = m;
+		free(t);
+	}
+	free_time_shift(&r->info.time_shift);
+	r->info.time_shift = ts;
+	return 0;
+fail:
+	free_time_shift(&ts);
+	return err;
+}
+
+/* name\0, u64 trace ID, u32 vCPU count, then {u32 vcpu, u32 host pid} per vCPU */
+static int parse_guest(struct fmt_reader *r, const uint8_t *d, uint32_t size, uint64_t off)
+{
+	bool be = r->info.big_endian;
+	const uint8_t *nul = memchr(d, 0, size);
+	struct fmt_guest g = { 0 }, *p;
+	uint64_t pos;
+	uint32_t n, i;
+
+	if (!nul)
+		return fmt_rerr(r, -EBADMSG, off, "GUEST option: the name has no terminating NUL");
+	pos = nul - d + 1;
+	if (size - pos < 12)
+		return fmt_rerr(r, -EBADMSG, off, "GUEST option '%s' is too short", (const char *)d);
+	g.trace_id = fmt_get64(be, d + pos);
+	n = fmt_get32(be, d + pos + 8);
+	pos += 12;
+	if (n > FMT_MAX_CPUS || (uint64_t)n * 8 > size - pos)
+		return fmt_rerr(r, -EBADMSG, off, "GUEST option '%s' lists %u vCPUs in %u bytes",
+				(const char *)d, n, size);
+	g.nvcpus = (int)n;
+	g.vcpu_pid = calloc(n ? n : 1, sizeof(int));
+	g.name = strdup((const char *)d);
+	if (!g.vcpu_pid || !g.name) {
+		free(g.vcpu_pid);
+		free((char *)g.name);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t vcpu = fmt_get32(be, d + pos + 8ULL * i);
+
+		if (vcpu >= n) {
+			free(g.vcpu_pid);
+			free((char *)g.name);
+			return fmt_rerr(r, -EBADMSG, off, "GUEST option '%s' lists vCPU %u of %u",
+					(const char *)d, vcpu, n);
+		}
+		g.vcpu_pid[vcpu] = (int)fmt_get32(be, d + pos + 8ULL * i + 4);
+	}
+	p = realloc(r->guests, (r->info.nguests + 1) * sizeof(*p));
+	if (!p) {
+		free(g.vcpu_pid);
+		free((char *)g.name);
+		return -ENOMEM;
+	}
+	r->guests = p;
+	r->guests[r->info.nguests++] = g;
+	r->info.guests = r->guests;
+	return 0;
+}
+
+/* ---- latency-format text ---------------------------------------------------- */
+
+/*
+ * v7 BUFFER_TEXT: u64 section offset, name\0, clock\0.  The section holds
+ * the text, raw or as a chunk list.  Every chunk header is checked here,
+ * so that reading the text later can only fail on corrupt data.
+ */
+static int parse_v7_buffer_text(struct fmt_reader *r, const uint8_t *d, uint32_t size, uint64_t off)
+{
+	struct cur c = { .r = r, .mem = d, .base = off, .pos = 0, .end = size };
+	struct fmt_latency *lat = &r->info.latency;
+	struct fmt_buffer *b;
+	char *name = NULL, *clock = NULL;
+	uint64_t sec, end;
+	struct sec_hdr h;
+	int err, i;
+
+	if ((err = cur_u64(&c, &sec)) || (err = cur_str(&c, size, &name)))
+		return err;
+	if ((err = cur_str(&c, size, &clock)))
+		goto fail;
+	if (name[0]) {
+		err = fmt_rerr(r, -EOPNOTSUPP, off, "latency-format text in buffer '%s' (an instance) "
+			       "is not supported", name);
+		goto fail;
+	}
+	if (lat->present) {
+		err = fmt_rerr(r, -EBADMSG, off, "latency-format text described twice");
+		goto fail;
+	}
+	for (i = 0; i < r->info.nbuffers; i++) {
+		if (!r->info.buffers[i].name[0]) {
+			err = fmt_rerr(r, -EBADMSG, off, "the top buffer holds both pages and latency text");
+			goto fail;
+		}
+	}
+	if (sec < 16 || sec > r->info.file_size - 16) {
+		err = fmt_rerr(r, -EBADMSG, off, "latency text points outside the file");
+		goto fail;
+	}
+	{
+		uint8_t hb[16];
+		bool be = r->info.big_endian;
+
+		if ((err = fmt_rread(r, sec, hb, 16)))
+			goto fail;
+		h.id = fmt_get16(be, hb);
+		h.flags = fmt_get16(be, hb + 2);
+		h.size = fmt_get64(be, hb + 8);
+	}
+	if (h.size > r->info.file_size - sec - 16) {
+		/* cut inside the text: what is there stays readable */
+		h.size = r->info.file_size - sec - 16;
+		if (!r->info.truncated_at || r->info.truncated_at > r->info.file_size)
+			r->info.truncated_at = r->info.file_size;
+	}
+	if (h.id != FMT_OPT_BUFFER_TEXT) {
+		err = fmt_rerr(r, -EBADMSG, sec, "latency text points at section %u, not %u",
+			       h.id, FMT_OPT_BUFFER_TEXT);
+		goto fail;
+	}
+	lat->present = true;
+	lat->compressed = h.flags & 1;
+	lat->offset = sec + 16;
+	lat->section_size = h.size;
+	end = sec + 16 + h.size;
+	if (!lat->compressed) {
+		/* trace-cmd reads from here to the end of the file */
+		lat->size = r->info.file_size - lat->offset;
+	} else {
+		uint8_t b4[8];
+		uint64_t p = lat->offset + 4;
+		uint32_t n, k;
+
+		if (h.size < 4) {
+			err = fmt_rerr(r, -EBADMSG, sec, "latency text section of %llu bytes has no chunk count",
+				       (unsigned long long)h.size);
+			goto fail;
+		}
+		if ((err = fmt_rread(r, lat->offset, b4, 4)))
+			goto fail;
+		n = fmt_get32(r->info.big_endian, b4);
+		if (n > (h.size - 4) / 8) {
+			err = fmt_rerr(r, -EBADMSG, lat->offset, "latency text declares %u chunks in %llu bytes",
+				       n, (unsigned long long)h.size);
+			goto fail;
+		}
+		for (k = 0; k < n; k++) {
+			uint32_t cs, us;
+
+			if (r->info.truncated_at && end - p < 8)
+				break;	/* the rest of the chunks are cut off */
+			if (end - p < 8) {
+				err = fmt_rerr(r, -EBADMSG, p, "latency text chunk %u of %u does not fit its section",
+					       k, n);
+				goto fail;
+			}
+			if ((err = fmt_rread(r, p, b4, 8)))
+				goto fail;
+			cs = fmt_get32(r->info.big_endian, b4);
+			us = fmt_get32(r->info.big_endian, b4 + 4);
+			if (cs > end - p - 8 && r->info.truncated_at)
+				break;
+			if (cs > end - p - 8) {
+				err = fmt_rerr(r, -EBADMSG, p, "latency text chunk %u declares %u compressed bytes, "
+					       "%llu left in the section", k, cs,
+					       (unsigned long long)(end - p - 8));
+				goto fail;
+			}
+			if (us > FMT_MAX_CHUNK || (uint64_t)us > (uint64_t)cs * FMT_MAX_RATIO + (1 << 20)) {
+				err = fmt_rerr(r, -EBADMSG, p, "latency text chunk %u declares an implausible "
+					       "%u bytes for %u compressed", k, us, cs);
+				goto fail;
+			}
+			lat->size += us;
+			p += 8 + (uint64_t)cs;
+		}
+		lat->nchunks = k;
+	}
+	b = new_buffer(r);
+	if (!b) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	b->name = name;
+	b->clock = clock;
+	b->page_size = r->info.page_size;
+	b->compressed = lat->compressed;
+	b->section_offset = sec;
+	return 0;
+fail:
+	free(name);
+	free(clock);
+	return err;
+}
+
+/*
+ * After a v6 "latency" marker the rest of the file is text.  trace-cmd
+ * still reads a clock block {u64 len, len bytes} there when the file has a
+ * TRACECLOCK option, so those bytes never show; when len does not fit it
+ * falls back to the local clock having consumed only the 8 bytes of len.
+ * (Its read of a len that fits the machine's memory but not the file goes
+ * to the end of the file instead; text is never such a number, since its
+ * bytes are printable.)
+ */
+static int parse_v6_latency(struct fmt_reader *r, uint64_t pos)
+{
+	struct fmt_latency *lat = &r->info.latency;
+	uint64_t fs = r->info.file_size;
+
+	lat->present = true;
+	lat->offset = pos;
+	if (r->have_traceclock) {
+		uint8_t b8[8];
+		uint64_t len;
+		int err;
+
+		if (fs - pos < 8) {
+			lat->offset = fs;
+		} else {
+			if ((err = fmt_rread(r, pos, b8, 8)))
+				return err;
+			len = fmt_get64(r->info.big_endian, b8);
+			if (len <= fs - pos - 8) {
+				char *text = malloc(len + 1);
+
+				if (!text)
+					return -ENOMEM;
+				if ((err = fmt_rread(r, pos + 8, text, len))) {
+					free(text);
+					return err;
+				}
+				text[len] = 0;
+				err = set_clock_from_text(r, text, len);
+				free(text);
+				if (err)
+					return err;
+				lat->offset = pos + 8 + len;
+			} else {
+				err = set_clock_from_text(r, "[local]", 7);
+				if (err)
+					return err;
+				lat->offset = pos + 8;
+			}
+		}
+		lat->clock_skipped = lat->offset - pos;
+	}
+	lat->size = fs - lat->offset;
+	return 0;
+}
+
+#define LATENCY_READ_BLOCK 8192	/* glibc's BUFSIZ: trace-cmd's read size */
+
+int fmt_reader_latency_read(struct fmt_reader *r,
+			    int (*cb)(void *arg, const char *text, size_t len), void *arg)
+{
+	const struct fmt_latency *lat = &r->info.latency;
+	char *buf = NULL;
+	int err = 0;
+
+	if (!lat->present)
+		return -EINVAL;
+	if (!lat->compressed) {
+		uint64_t pos = lat->offset, end = lat->offset + lat->size;
+
+		buf = malloc(LATENCY_READ_BLOCK);
+		if (!buf)
+			return -ENOMEM;
+		while (pos < end && !err) {
+			size_t n = end - pos > LATENCY_READ_BLOCK ? LATENCY_READ_BLOCK : (size_t)(end - pos);
+
+			err = fmt_rread(r, pos, buf, n);
+			if (!err)
+				err = cb(arg, buf, n);
+			pos += n;
+		}
+		free(buf);
+		return err;
+	} else {
+		struct fmt_zctx *z = fmt_zctx_new(r->info.compression, 0);
+		uint64_t p = lat->offset + 4, end = lat->offset + lat->section_size;
+		uint32_t k;
+
+		if (!z)
+			return -errno;
+		for (k = 0; k < lat->nchunks && !err; k++) {
+			uint32_t usize;
+			uint64_t used;
+			void *out = NULL;
+
+			err = fmt_read_zblock(r, z, p, end - p, FMT_MAX_CHUNK, &out, &usize, &used);
+			if (err)
+				break;
+			p += used;
+			/* trace-cmd's loop ends at an empty chunk */
+			if (!usize) {
+				free(out);
+				break;
+			}
+			err = cb(arg, out, usize);
+			free(out);
+		}
+		fmt_zctx_free(z);
+		return err;
+	}
+}
+
 /* Act on one option (both versions; v6 BUFFER is handled by the caller). */
 static int handle_option(struct fmt_reader *r, uint16_t id, uint8_t *d, uint32_t size, uint64_t off)
 {
@@ -676,6 +1106,16 @@ static int handle_option(struct fmt_reader *r, uint16_t id, uint8_t *d, uint32_t
 	case FMT_OPT_TRACEID:
 		if (size >= 8)
 			r->info.trace_id = fmt_get64(be, d);
+		break;
+	case FMT_OPT_TIME_SHIFT:
+		err = parse_time_shift(r, d, size, off);
+		break;
+	case FMT_OPT_GUEST:
+		err = parse_guest(r, d, size, off);
+		break;
+	case FMT_OPT_BUFFER_TEXT:
+		if (r->info.version >= 7)
+			err = parse_v7_buffer_text(r, d, size, off);
 		break;
 	case FMT_OPT_TSC2NSEC:
 		if (size < 16)
@@ -987,7 +1427,7 @@ static int parse_v6(struct fmt_reader *r, uint64_t pos)
 	/* a CPUCOUNT option overrides part 8, as in trace-cmd */
 	ncpus = r->info.cpus;
 	if (!memcmp(marker, "latency", 7))
-		return fmt_rerr(r, -EOPNOTSUPP, c.pos - 10, "latency-format (text) trace files are not supported");
+		return parse_v6_latency(r, c.pos);
 	if (memcmp(marker, "flyrecord", 9))
 		return fmt_rerr(r, -EBADMSG, c.pos - 10, "expected 'flyrecord' or 'latency' marker");
 	{
@@ -1434,6 +1874,13 @@ static int parse_file(struct fmt_reader *r)
 		r->info.kernel_long = r->info.long_size;
 	if (!r->info.clock)
 		r->info.clock = r->info.buffers[0].clock ? r->info.buffers[0].clock : "";
+	/*
+	 * trace-cmd leaves microseconds on for any clock when the file has a
+	 * TSC2NSEC multiplier (the counter is converted to ns), wherever the
+	 * option sits relative to the clock (checked with both orders, v6 and v7).
+	 */
+	if (r->info.has_tsc2nsec && r->info.tsc_mult)
+		r->info.clock_in_usecs = true;
 	if (!r->info.uname)
 		r->info.uname = "";
 	if (!r->info.tracecmd_version)
@@ -1500,6 +1947,12 @@ void fmt_reader_close(struct fmt_reader *r)
 		free(r->info.buffers[i].cpus);
 	}
 	free(r->info.buffers);
+	free_time_shift(&r->info.time_shift);
+	for (i = 0; i < r->info.nguests; i++) {
+		free((char *)r->guests[i].name);
+		free(r->guests[i].vcpu_pid);
+	}
+	free(r->guests);
 	for (i = 0; i < r->info.noptions; i++)
 		free((void *)r->options[i].data);
 	free(r->options);
@@ -1567,13 +2020,97 @@ int fmt_reader_formats(struct fmt_reader *r,
 	return 0;
 }
 
+/*
+ * trace-cmd's mul_u64_u32_shr() with its argument types: the multiplier is
+ * held in an int (so one above 2^31 is sign-extended), and the high half is
+ * shifted left by 32 - shift (x86 masks shift counts to 6 bits).
+ */
+static uint64_t tsc_mul_shr(uint64_t a, uint32_t mult, uint32_t shift)
+{
+	uint64_t mul = (uint64_t)(int64_t)(int32_t)mult;
+	uint64_t al = (uint32_t)a, ah = a >> 32, ret;
+
+	ret = (al * mul) >> (shift & 63);
+	if (ah)
+		ret += (ah * mul) << ((32 - shift) & 63);
+	return ret;
+}
+
 uint64_t fmt_reader_adjust_ts(const struct fmt_reader *r, uint64_t ts)
 {
 	const struct fmt_info *in = &r->info;
 
 	if (in->has_tsc2nsec && in->tsc_mult)
-		ts = (uint64_t)(((unsigned __int128)ts * in->tsc_mult) >> in->tsc_shift);
+		ts = tsc_mul_shr(ts, in->tsc_mult, in->tsc_shift);
 	return ts + (uint64_t)in->date_offset_ns + (uint64_t)in->ts_offset_ns;
+}
+
+/*
+ * trace-cmd's timestamp_correction_calc(), in wrapping arithmetic where its
+ * signed overflows would wrap (and without its one trapping division).
+ */
+static uint64_t tsync_calc(uint64_t ts, uint32_t flags, const struct fmt_tsync_sample *min,
+			   const struct fmt_tsync_sample *max)
+{
+	int64_t tscor;
+
+	if (flags & 1) {	/* interpolate */
+		int64_t delta = (int64_t)((uint64_t)max->time - (uint64_t)min->time);
+		int64_t num = (int64_t)((ts - (uint64_t)min->time) *
+					((uint64_t)max->offset - (uint64_t)min->offset));
+
+		num = (int64_t)((uint64_t)num + (uint64_t)(delta / 2));
+		if (delta == -1)
+			num = (int64_t)(0 - (uint64_t)num);
+		else if (delta)
+			num /= delta;
+		tscor = (int64_t)((uint64_t)min->offset + (uint64_t)num);
+	} else {
+		tscor = min->offset;
+	}
+	ts = (ts * (uint64_t)min->scaling) >> (min->fraction & 63);
+	return ts + (uint64_t)tscor;
+}
+
+/* trace-cmd's timestamp_host_sync(): the samples around ts on this CPU */
+static uint64_t tsync_ts(const struct fmt_time_shift *t, uint64_t ts, int cpu)
+{
+	const struct fmt_tsync_sample *s;
+	int n, min, max, mid;
+
+	if (cpu < 0 || cpu >= t->ncpus)
+		return ts;
+	s = t->cpus[cpu].samples;
+	n = t->cpus[cpu].nsamples;
+	if (n == 0)
+		return ts;	/* trace-cmd reads past its array here; leave the time alone */
+	if (n == 1)
+		return ts + (uint64_t)s[0].offset;
+	if (n == 2 || ts <= (uint64_t)s[0].time)
+		return tsync_calc(ts, t->flags, &s[0], &s[1]);
+	if (ts >= (uint64_t)s[n - 1].time)
+		return tsync_calc(ts, t->flags, &s[n - 2], &s[n - 1]);
+	min = 0;
+	max = n - 1;
+	mid = (min + max) / 2;
+	while (min <= max) {
+		if (ts < (uint64_t)s[mid].time)
+			max = mid - 1;
+		else if (ts > (uint64_t)s[mid].time)
+			min = mid + 1;
+		else
+			break;
+		mid = (min + max) / 2;
+	}
+	return tsync_calc(ts, t->flags, &s[mid], &s[mid + 1]);
+}
+
+uint64_t fmt_reader_adjust_ts_cpu(const struct fmt_reader *r, uint64_t ts, int buffer, int cpu)
+{
+	/* trace-cmd's instance handles start with no host/guest state */
+	if (buffer == 0 && r->info.time_shift.present)
+		ts = tsync_ts(&r->info.time_shift, ts, cpu);
+	return fmt_reader_adjust_ts(r, ts);
 }
 
 /* ---- fields ------------------------------------------------------------------ */
