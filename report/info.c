@@ -290,6 +290,54 @@ static void print_folded(const char *p, size_t len)
 	}
 }
 
+/* trace ID, TIME_SHIFT and GUEST options (host/guest tracing with trace-cmd -A) */
+static void print_hostguest(const struct fmt_info *in)
+{
+	const struct fmt_time_shift *t = &in->time_shift;
+	char line[256];
+	int i, k;
+
+	if (in->trace_id)
+		printf("trace id:    0x%016llx\n", (unsigned long long)in->trace_id);
+	if (t->present) {
+		printf("time shift:  guest of host trace 0x%016llx, %s, %d CPU%s%s\n",
+		       (unsigned long long)t->peer_id, t->flags & 1 ? "interpolated" : "stepwise",
+		       t->ncpus, t->ncpus == 1 ? "" : "s", t->has_fraction ? ", fraction bits" : "");
+		for (i = 0; i < t->ncpus; i++) {
+			const struct fmt_tsync_cpu *c = &t->cpus[i];
+
+			if (!c->nsamples) {
+				printf("             CPU %d: no samples (times left as recorded)\n", i);
+				continue;
+			}
+			snprintf(line, sizeof(line), "CPU %d: %d sample%s, offset %+lld ns", i, c->nsamples,
+				 c->nsamples == 1 ? "" : "s", (long long)c->samples[0].offset);
+			if (c->nsamples > 1)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line), " .. %+lld ns",
+					 (long long)c->samples[c->nsamples - 1].offset);
+			if (c->nsamples > 1 && (c->samples[0].scaling != 1 || c->samples[0].fraction))
+				snprintf(line + strlen(line), sizeof(line) - strlen(line), ", scaling %lld >> %lld",
+					 (long long)c->samples[0].scaling, (long long)c->samples[0].fraction);
+			print_folded(line, strlen(line));
+		}
+	}
+	for (i = 0; i < in->nguests; i++) {
+		const struct fmt_guest *g = &in->guests[i];
+		size_t n;
+
+		n = (size_t)snprintf(line, sizeof(line), "guest %s, trace 0x%016llx, %d vCPU%s:", g->name,
+				     (unsigned long long)g->trace_id, g->nvcpus, g->nvcpus == 1 ? "" : "s");
+		for (k = 0; k < g->nvcpus && n < sizeof(line); k++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %d=pid %d%s", k, g->vcpu_pid[k],
+					      k + 1 < g->nvcpus ? "," : "");
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		if (!i)
+			printf("guests:      %d\n", in->nguests);
+		print_folded(line, n);
+	}
+}
+
 static void print_text(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
@@ -312,6 +360,19 @@ static void print_text(struct info *inf, const char *path)
 		printf("offsets:     date %+lld ns, offset %+lld ns\n", (long long)in->date_offset_ns,
 		       (long long)in->ts_offset_ns);
 	printf("cpus:        %d\n", in->cpus);
+	print_hostguest(in);
+	if (in->latency.present) {
+		printf("latency:     text of a latency tracer, %s%s", human(in->latency.size, b1, sizeof(b1)),
+		       in->latency.compressed ? "" : " (to the end of the file)");
+		if (in->latency.compressed)
+			printf(" in %u %s chunk%s", in->latency.nchunks, in->compression,
+			       in->latency.nchunks == 1 ? "" : "s");
+		printf("\n");
+		if (in->latency.clock_skipped)
+			printf("             its first %llu bytes are read as a clock block "
+			       "(TRACECLOCK option)\n", (unsigned long long)in->latency.clock_skipped);
+		printf("             no events: `flytrap report` prints the text\n");
+	}
 	for (b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];
 		uint64_t sz = 0;
@@ -455,6 +516,52 @@ static void print_json(struct info *inf, const char *path)
 	printf(",\"clock_in_ns\":%s,\"date_offset_ns\":%lld,\"ts_offset_ns\":%lld,\"cpus\":%d",
 	       in->clock_in_usecs ? "true" : "false", (long long)in->date_offset_ns,
 	       (long long)in->ts_offset_ns, in->cpus);
+	printf(",\"trace_id\":%llu,\"latency\":", (unsigned long long)in->trace_id);
+	if (in->latency.present)
+		printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
+		       "\"section_size\":%llu,\"clock_skipped\":%llu}",
+		       (unsigned long long)in->latency.size, in->latency.compressed ? "true" : "false",
+		       in->latency.nchunks, (unsigned long long)in->latency.offset,
+		       (unsigned long long)in->latency.section_size,
+		       (unsigned long long)in->latency.clock_skipped);
+	else
+		printf("null");
+	printf(",\"time_shift\":");
+	if (in->time_shift.present) {
+		const struct fmt_time_shift *t = &in->time_shift;
+
+		printf("{\"peer_trace_id\":%llu,\"flags\":%u,\"fraction\":%s,\"cpus\":[",
+		       (unsigned long long)t->peer_id, t->flags, t->has_fraction ? "true" : "false");
+		for (i = 0; i < t->ncpus; i++) {
+			int k;
+
+			printf("%s[", i ? "," : "");
+			for (k = 0; k < t->cpus[i].nsamples; k++) {
+				const struct fmt_tsync_sample *sm = &t->cpus[i].samples[k];
+
+				printf("%s{\"time\":%lld,\"offset\":%lld,\"scaling\":%lld,\"fraction\":%lld}",
+				       k ? "," : "", (long long)sm->time, (long long)sm->offset,
+				       (long long)sm->scaling, (long long)sm->fraction);
+			}
+			printf("]");
+		}
+		printf("]}");
+	} else {
+		printf("null");
+	}
+	printf(",\"guests\":[");
+	for (i = 0; i < in->nguests; i++) {
+		const struct fmt_guest *g = &in->guests[i];
+		int k;
+
+		printf("%s{\"name\":", i ? "," : "");
+		ft_json_str(stdout, g->name);
+		printf(",\"trace_id\":%llu,\"vcpu_pids\":[", (unsigned long long)g->trace_id);
+		for (k = 0; k < g->nvcpus; k++)
+			printf("%s%d", k ? "," : "", g->vcpu_pid[k]);
+		printf("]}");
+	}
+	printf("]");
 	printf(",\"buffers\":[");
 	for (b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];

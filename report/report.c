@@ -474,6 +474,74 @@ static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_
 	fputs("}\n", stdout);
 }
 
+/* ---- latency-format files ------------------------------------------------------------- */
+
+struct lat_out {
+	bool json;
+	char *text;
+	size_t len, cap;
+};
+
+/* trace-cmd prints each block it reads with "%.*s": up to the block's first NUL */
+static int lat_block(void *arg, const char *text, size_t len)
+{
+	struct lat_out *lo = arg;
+	size_t n = strnlen(text, len);
+
+	if (!lo->json) {
+		fwrite(text, 1, n, stdout);
+		return ferror(stdout) ? -EIO : 0;
+	}
+	if (lo->len + n + 1 > lo->cap) {
+		size_t cap = (lo->len + n + 1) * 2;
+		char *p = realloc(lo->text, cap);
+
+		if (!p)
+			return -ENOMEM;
+		lo->text = p;
+		lo->cap = cap;
+	}
+	memcpy(lo->text + lo->len, text, n);
+	lo->len += n;
+	return 0;
+}
+
+/*
+ * A latency tracer's file holds the text of its "trace" file, not events:
+ * print it as trace-cmd does (the cpus= line, the text, a newline), or as
+ * one JSON object.
+ */
+static int report_latency(struct report *rp, const char *path)
+{
+	struct lat_out lo = { .json = rp->json };
+	int err, rc = EXIT_OK;
+
+	if (rp->nevents || rp->has_cpus || rp->npids || rp->ncomms || rp->has_t0 || rp->has_t1)
+		ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply", path);
+	if (!rp->json)
+		printf("cpus=%d\n", rp->info->cpus);
+	err = fmt_reader_latency_read(rp->r, lat_block, &lo);
+	if (rp->json) {
+		printf("{\"format\":\"latency\",\"cpus\":%d,\"text\":", rp->info->cpus);
+		ft_json_strn(stdout, lo.text ? lo.text : "", lo.len);
+		fputs("}\n", stdout);
+	} else {
+		putchar('\n');
+	}
+	if (err) {
+		fflush(stdout);
+		rc = ft_error("'%s': %s", path, fmt_reader_error(rp->r)[0] ? fmt_reader_error(rp->r)
+								: strerror(-err));
+	} else if (rp->info->truncated_at) {
+		fflush(stdout);
+		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
+			      "the text it held up to there is printed above", path,
+			      (unsigned long long)rp->info->truncated_at);
+	}
+	free(lo.text);
+	return rc;
+}
+
 /* ---- command ------------------------------------------------------------------------- */
 
 static const char usage_text[] =
@@ -621,6 +689,10 @@ int cmd_report(int argc, char **argv)
 	static char obuf[1 << 20];
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	if (rp.info->latency.present) {
+		rc = report_latency(&rp, path);
+		goto out;
+	}
 	if (!rp.json) {
 		/* trace-cmd: the larger of CPUCOUNT and the top buffer's CPU slots */
 		int cpus = rp.info->cpus;
