@@ -80,6 +80,12 @@ assert [s["time"] for s in t["cpus"][2]] == [2000000000, 4000000000, 6000000000,
 assert t["cpus"][2][0]["offset"] == 20000	# the first of the two samples at 2 s stays
 PY
 
+# sample values at the ends of the 64-bit range: wrapping arithmetic, no trap
+"$MK" guest "$TMP/ext.dat" --bad extreme
+timeout 60 "$FLYTRAP" report "$TMP/ext.dat" > "$TMP/ext.out" 2> "$TMP/ext.err"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c tick: "$TMP/ext.out")" -eq 27 ] && ok "extreme TIME_SHIFT values: 27 events, no trap" ||
+	fail "extreme TIME_SHIFT values: exit $rc, $(head -c 200 "$TMP/ext.err")"
+
 # lies in TIME_SHIFT and GUEST sizes
 for b in ts-ncpus ts-count ts-frac ts-short; do
 	"$MK" guest "$TMP/bad.dat" --bad $b

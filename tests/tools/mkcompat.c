@@ -36,6 +36,7 @@
  * output with trace-cmd's rather than with stored text.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +421,7 @@ static void begin_buffer(struct ev_out *o, const char *name, const char *clock)
 
 	if (err)
 		fatal("buffer", err);
+	fmt_page_enc_release(&o->pe);	/* the previous buffer's encoder */
 	if (fmt_page_enc_init(&o->pe, 4096, 8, false))
 		fatal("page encoder", ENOMEM);
 }
@@ -513,6 +515,26 @@ static int cmd_guest(int argc, char **argv)
 		int64_t t3[] = { 0 }, o3[] = { 123 }, s3[] = { 1 }, f3[] = { 0 };
 		uint32_t ncpus = !strcmp(bad, "ts-ncpus") ? 0x40000000 : 4;
 
+		if (!strcmp(bad, "extreme")) {
+			/*
+			 * Not a lie, but the edges of the arithmetic: times INT64_MIN and
+			 * INT64_MAX (their difference wraps to -1, where trace-cmd's
+			 * division traps), offsets at both ends, a scaling of INT64_MIN
+			 * and a fraction shift of 200.
+			 */
+			t1[0] = INT64_MIN;
+			t1[1] = INT64_MAX;
+			o1[0] = INT64_MIN;
+			o1[1] = INT64_MAX;
+			t2[0] = INT64_MIN;
+			t2[2] = INT64_MAX;
+			o2[0] = INT64_MIN;
+			o2[4] = INT64_MAX;
+			s2[1] = INT64_MIN;
+			f2[1] = 200;
+			f2[4] = -1;
+		}
+
 		put_le(&ts, 0x686f737430303031ULL, 8);	/* peer: "host0001" */
 		put_le(&ts, flags, 4);
 		put_le(&ts, ncpus, 4);
@@ -554,6 +576,8 @@ static int cmd_guest(int argc, char **argv)
 				  8 * S, 9 * S + 42 };
 
 		cpu_page(&o, 0, 1000, c0, 4, 0);
+		if (!strcmp(bad, "extreme"))
+			cpu_page(&o, 1, 1001, c0, 4, 50);	/* the pair INT64_MIN, INT64_MAX */
 		cpu_page(&o, 2, 1002, c2, 6, 100);
 		cpu_page(&o, 3, 1003, c3, 10, 200);
 	}
