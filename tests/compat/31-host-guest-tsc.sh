@@ -5,7 +5,8 @@
 # (per-CPU offsets, scalings and fraction bits over time) corrects its
 # timestamps in `trace-cmd report -i FILE`, and `flytrap report` must print
 # the same lines: with and without interpolation, without fraction bits,
-# in v7 zstd and in trace-cmd's own v6 and uncompressed v7 conversions.
+# in v7 zstd (little- and big-endian) and in trace-cmd's own v6 and
+# uncompressed v7 conversions.
 # info shows the trace ID, the peer and the host's guest list.  TSC2NSEC
 # is checked with multipliers and shifts that reach trace-cmd's integer
 # quirks, before and after the clock option.  Lies in the option sizes are
@@ -42,6 +43,12 @@ trace-cmd convert -i "$TMP/g.dat" -o "$TMP/g6.dat" --file-version 6 --compressio
 trace-cmd convert -i "$TMP/g.dat" -o "$TMP/g7n.dat" --compression none > /dev/null 2>&1 &&
 	same "$TMP/g7n.dat" "guest converted to uncompressed v7 by trace-cmd"
 "$MK" host "$TMP/h.dat" && same "$TMP/h.dat" "host with GUEST options"
+"$MK" guest "$TMP/gbe.dat" --be && same "$TMP/gbe.dat" "big-endian guest"
+"$MK" host "$TMP/hbe.dat" --be && same "$TMP/hbe.dat" "big-endian host"
+cmp -s "$TMP/g.dat.fl" "$TMP/gbe.dat.fl" && ok "big-endian guest: same lines as little-endian" ||
+	fail "big-endian guest prints differently from little-endian"
+"$FLYTRAP" info "$TMP/hbe.dat" | grep -q 'guest vm1, trace 0x6775657374303031, 2 vCPUs: 0=pid 4321, 1=pid 4322' &&
+	ok "big-endian host: guest list" || fail "big-endian host: guest list wrong"
 
 # the correction is really there: raw times of the uncorrected instance and
 # CPU 0's +5 s, so a reader that ignored TIME_SHIFT could not pass
@@ -55,7 +62,7 @@ for m in "1 0" "3 1" "2147483647 31" "4294967295 0" "3000000000 33" "1000 40" "7
 	# shellcheck disable=SC2086
 	"$MK" tsc "$TMP/tc.dat" $m --clock-first && same "$TMP/tc.dat" "tsc2nsec $m, clock option first"
 done
-[ $nfiles -eq 21 ] && ok "$nfiles files, $nlines lines: flytrap report = trace-cmd report"
+[ $nfiles -eq 23 ] && ok "$nfiles files, $nlines lines: flytrap report = trace-cmd report"
 
 # info: trace id, peer, per-CPU samples; the host's guests and vCPU pids
 "$FLYTRAP" info "$TMP/g.dat" > "$TMP/gi.txt" || fail "info on the guest file failed"

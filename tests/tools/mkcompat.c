@@ -18,18 +18,20 @@
  *        nchunks, csize, usize (declared sizes), zdata (corrupt compressed
  *        bytes), section (the option points at a section of another ID),
  *        noclock (option without its clock string)
- *   mkcompat guest OUT [--flags N] [--nofraction] [--bad KIND]
+ *   mkcompat guest OUT [--flags N] [--nofraction] [--be] [--bad KIND]
  *        a guest file (events on CPUs 0, 2 and 3, plus an instance) with
  *        TRACEID and a TIME_SHIFT option: one sample for CPU 0, two scaled
  *        samples for CPU 1, five samples (unsorted, one time repeated) with
  *        fraction bits for CPU 2, one for CPU 3; the instance is not
  *        corrected.  --bad: ts-ncpus, ts-count, ts-frac, ts-short
- *   mkcompat host OUT [--bad KIND]
+ *   mkcompat host OUT [--be] [--bad KIND]
  *        a host file with TRACEID and two GUEST options (vCPU -> host pid);
  *        --bad: guest-nonul, guest-vcpu, guest-count, guest-short
  *   mkcompat tsc OUT MULT SHIFT [--clock-first]
  *        a file on the x86-tsc clock with a TSC2NSEC option (after the
  *        TRACECLOCK option with --clock-first)
+ *
+ * --be writes guest and host files in big-endian byte order.
  *
  * Events are "test:tick" records (pid, seq) at known raw times, so every
  * corrected time can be worked out by hand; the tests compare flytrap's
@@ -99,6 +101,25 @@ static void put_le(struct bytes *b, uint64_t v, int n)
 
 	for (i = 0; i < n; i++)
 		t[i] = (unsigned char)(v >> (8 * i));
+	put(b, t, n);
+}
+
+/* numbers of the event files: --be writes a big-endian file */
+static bool g_be;
+
+static void enc(unsigned char *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[g_be ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_num(struct bytes *b, uint64_t v, int n)
+{
+	unsigned char t[8];
+
+	enc(t, v, n);
 	put(b, t, n);
 }
 
@@ -394,7 +415,7 @@ struct ev_out {
 static void open_out(struct ev_out *o, const char *path, const char *clock_opt,
 		     const char *cmdlines, int ncpu)
 {
-	struct fmt_writer_opts wo = { .compression = "zstd" };
+	struct fmt_writer_opts wo = { .compression = "zstd", .big_endian = g_be };
 	char hp[1024];
 	int hpl, err;
 
@@ -422,7 +443,7 @@ static void begin_buffer(struct ev_out *o, const char *name, const char *clock)
 	if (err)
 		fatal("buffer", err);
 	fmt_page_enc_release(&o->pe);	/* the previous buffer's encoder */
-	if (fmt_page_enc_init(&o->pe, 4096, 8, false))
+	if (fmt_page_enc_init(&o->pe, 4096, 8, g_be))
 		fatal("page encoder", ENOMEM);
 }
 
@@ -435,10 +456,9 @@ static void cpu_page(struct ev_out *o, int cpu, int pid, const uint64_t *ts, int
 		unsigned char rec[16] = { 0 };
 		uint64_t seq = seq0 + i;
 
-		rec[0] = ID_TICK & 0xff;
-		rec[1] = ID_TICK >> 8;
-		memcpy(rec + 4, &pid, 4);
-		memcpy(rec + 8, &seq, 8);
+		enc(rec, ID_TICK, 2);
+		enc(rec + 4, (uint32_t)pid, 4);
+		enc(rec + 8, seq, 8);
 		err = fmt_page_enc_add(&o->pe, ts[i], rec, sizeof(rec));
 		if (err)
 			fatal("page add", err);
@@ -465,7 +485,7 @@ static void add_u64(struct bytes *b, const int64_t *v, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		put_le(b, (uint64_t)v[i], 8);
+		put_num(b, (uint64_t)v[i], 8);
 }
 
 static int cmd_guest(int argc, char **argv)
@@ -477,6 +497,7 @@ static int cmd_guest(int argc, char **argv)
 	bool fraction = true;
 	int i, err;
 	uint64_t id = 0x6775657374303031ULL;	/* "guest001" */
+	unsigned char idb[8];
 
 	if (argc < 3)
 		usage();
@@ -487,11 +508,14 @@ static int cmd_guest(int argc, char **argv)
 			fraction = false;
 		else if (!strcmp(argv[i], "--bad") && i + 1 < argc)
 			bad = argv[++i];
+		else if (!strcmp(argv[i], "--be"))
+			g_be = true;
 		else
 			usage();
 	}
 	open_out(&o, argv[2], "[local] global counter\n", "1000 vcpu-a\n1002 vcpu-c\n1003 vcpu-d\n", 4);
-	err = fmt_writer_option(o.w, FMT_OPT_TRACEID, &id, 8);
+	enc(idb, id, 8);
+	err = fmt_writer_option(o.w, FMT_OPT_TRACEID, idb, 8);
 	if (err)
 		fatal("TRACEID", err);
 	{
@@ -535,22 +559,22 @@ static int cmd_guest(int argc, char **argv)
 			f2[4] = -1;
 		}
 
-		put_le(&ts, 0x686f737430303031ULL, 8);	/* peer: "host0001" */
-		put_le(&ts, flags, 4);
-		put_le(&ts, ncpus, 4);
-		put_le(&ts, 1, 4);
+		put_num(&ts, 0x686f737430303031ULL, 8);	/* peer: "host0001" */
+		put_num(&ts, flags, 4);
+		put_num(&ts, ncpus, 4);
+		put_num(&ts, 1, 4);
 		add_u64(&ts, t0, 1);
 		add_u64(&ts, o0, 1);
 		add_u64(&ts, s0, 1);
-		put_le(&ts, !strcmp(bad, "ts-count") ? 0x00ffffff : 2, 4);
+		put_num(&ts, !strcmp(bad, "ts-count") ? 0x00ffffff : 2, 4);
 		add_u64(&ts, t1, 2);
 		add_u64(&ts, o1, 2);
 		add_u64(&ts, s1, 2);
-		put_le(&ts, 5, 4);
+		put_num(&ts, 5, 4);
 		add_u64(&ts, t2, 5);
 		add_u64(&ts, o2, 5);
 		add_u64(&ts, s2, 5);
-		put_le(&ts, 1, 4);
+		put_num(&ts, 1, 4);
 		add_u64(&ts, t3, 1);
 		add_u64(&ts, o3, 1);
 		add_u64(&ts, s3, 1);
@@ -598,6 +622,7 @@ static int cmd_host(int argc, char **argv)
 	struct bytes g = { 0 };
 	const char *bad = "";
 	uint64_t id = 0x686f737430303031ULL;
+	unsigned char idb[8];
 	int i, err;
 
 	if (argc < 3)
@@ -605,22 +630,25 @@ static int cmd_host(int argc, char **argv)
 	for (i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--bad") && i + 1 < argc)
 			bad = argv[++i];
+		else if (!strcmp(argv[i], "--be"))
+			g_be = true;
 		else
 			usage();
 	}
 	open_out(&o, argv[2], "[local] global counter\n", "4321 qemu-vm1\n4322 qemu-vm1\n", 2);
-	err = fmt_writer_option(o.w, FMT_OPT_TRACEID, &id, 8);
+	enc(idb, id, 8);
+	err = fmt_writer_option(o.w, FMT_OPT_TRACEID, idb, 8);
 	if (err)
 		fatal("TRACEID", err);
 	/* vm1: 2 vCPUs in order */
 	put(&g, "vm1", !strcmp(bad, "guest-nonul") ? 3 : 4);
 	if (strcmp(bad, "guest-nonul")) {
-		put_le(&g, 0x6775657374303031ULL, 8);
-		put_le(&g, !strcmp(bad, "guest-count") ? 0x01000000 : 2, 4);
-		put_le(&g, 0, 4);
-		put_le(&g, 4321, 4);
-		put_le(&g, !strcmp(bad, "guest-vcpu") ? 7 : 1, 4);
-		put_le(&g, 4322, 4);
+		put_num(&g, 0x6775657374303031ULL, 8);
+		put_num(&g, !strcmp(bad, "guest-count") ? 0x01000000 : 2, 4);
+		put_num(&g, 0, 4);
+		put_num(&g, 4321, 4);
+		put_num(&g, !strcmp(bad, "guest-vcpu") ? 7 : 1, 4);
+		put_num(&g, 4322, 4);
 	}
 	if (!strcmp(bad, "guest-short"))
 		g.len = 10;
@@ -628,14 +656,14 @@ static int cmd_host(int argc, char **argv)
 	/* vm2: 3 vCPUs listed out of order */
 	g.len = 0;
 	put_str(&g, "vm2");
-	put_le(&g, 0x6775657374303032ULL, 8);
-	put_le(&g, 3, 4);
-	put_le(&g, 2, 4);
-	put_le(&g, 5002, 4);
-	put_le(&g, 0, 4);
-	put_le(&g, 5000, 4);
-	put_le(&g, 1, 4);
-	put_le(&g, 5001, 4);
+	put_num(&g, 0x6775657374303032ULL, 8);
+	put_num(&g, 3, 4);
+	put_num(&g, 2, 4);
+	put_num(&g, 5002, 4);
+	put_num(&g, 0, 4);
+	put_num(&g, 5000, 4);
+	put_num(&g, 1, 4);
+	put_num(&g, 5001, 4);
 	err = err ?: fmt_writer_option(o.w, FMT_OPT_GUEST, g.p, (uint32_t)g.len);
 	if (err)
 		fatal("GUEST", err);
