@@ -31,10 +31,20 @@ struct {
 	__type(value, struct ft_kfunc_stack);
 } ft_kfunc_zero SEC(".maps");
 
+/*
+ * The stack of a thread.  Every CPU's idle task is pid 0, and a traced
+ * function called from an interrupt on an idle CPU runs "in" it: those
+ * get one stack per CPU (keys above any pid: PID_MAX_LIMIT is 2^22).
+ */
+static __always_inline __u32 stack_key(__u32 tid)
+{
+	return tid ? tid : 0x80000000u | bpf_get_smp_processor_id();
+}
+
 static __always_inline int on_entry(__u32 func)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, zk = 0, d;
+	__u32 tid = stack_key((__u32)pid_tgid), zk = 0, d;
 	__u64 now = bpf_ktime_get_ns();
 	struct ft_kfunc_stack *s;
 	struct ft_kentry_rec *r;
@@ -83,7 +93,7 @@ static __always_inline int on_entry(__u32 func)
 static __always_inline int on_exit(__u32 func, __u64 ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, d = 0, flags = 0;
+	__u32 tid = stack_key((__u32)pid_tgid), d = 0, flags = 0;
 	__u64 now = bpf_ktime_get_ns(), start = 0;
 	struct ft_kfunc_stack *s;
 	struct ft_kexit_rec *r;
