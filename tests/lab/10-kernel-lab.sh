@@ -13,8 +13,9 @@
 #   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging)
 #   FLYTRAP_LAB_UPDATE_GOLDEN=1  copy the recorded function_graph file to
 #                                tests/data/lab-function-graph.dat
-#   FLYTRAP_LAB_BENCH=1          also measure the per-call cost of BPF kfunc
-#                                tracing, fentry against kprobes (about 1 min)
+#   FLYTRAP_LAB_BENCH=1          instead of the checks, measure the per-call
+#                                cost of BPF kfunc tracing, fentry against
+#                                kprobes (qemu -icount: instruction counts)
 . "$(dirname "$0")/../lib.sh"
 
 CACHE=${FLYTRAP_LAB_CACHE:-/var/cache/flytrap-lab}
@@ -100,6 +101,7 @@ fi
 cp "${FLYTRAP_LAB_GUEST:-$LAB/guest.sh}" "$R/lab/guest.sh"
 [ -f "$LAB/guest-record.sh" ] && cp "$LAB/guest-record.sh" "$R/lab/"
 [ -f "$LAB/guest-bpf.sh" ] && cp "$LAB/guest-bpf.sh" "$R/lab/"
+[ -f "$LAB/guest-bench.sh" ] && cp "$LAB/guest-bench.sh" "$R/lab/"
 # the open/close loop of the BPF overhead measurement (guest-bpf.sh)
 cc $CFLAGS_LAB -o "$TMP/openloop" "$LAB/openloop.c" >"$TMP/cc.log" 2>&1 ||
 	{ cat "$TMP/cc.log"; echo "FAIL: cannot build openloop"; exit 1; }
@@ -129,9 +131,19 @@ chmod +x "$R/init" "$R/lab/guest.sh"
 t1=$(date +%s)
 
 # ---- boot ----------------------------------------------------------------------------------
-timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 512 -no-reboot \
+# The measuring boot counts time in instructions (1 ns each), so its
+# numbers do not move with the host's load (guest-bench.sh).  One CPU: with
+# -icount, bringing up the second one takes minutes (delay calibration),
+# and lpj= skips the calibration on the first.
+qemu_cpu=(-smp 2)
+append=
+if [ "${FLYTRAP_LAB_BENCH:-0}" = 1 ]; then
+	qemu_cpu=(-smp 1 -icount shift=0,sleep=off)
+	append=" lpj=2000000"
+fi
+timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg,thread=single -cpu max "${qemu_cpu[@]}" -m 512 -no-reboot \
 	-kernel "$vmlinuz" -initrd "$TMP/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet" \
+	-append "console=ttyS0 panic=-1 quiet$append" \
 	-display none -monitor none -serial stdio -serial "file:$TMP/out.tar" \
 	</dev/null >"$TMP/console.log" 2>&1
 qrc=$?
@@ -162,7 +174,7 @@ if [ -f "$LAB/host-record.sh" ] && [ -f "$G/graph.dat" ]; then
 	. "$LAB/host-record.sh"
 fi
 # ... and by flytrap record --bpf kfunc= (fentry and kprobe)
-if [ -f "$LAB/host-bpf.sh" ] && grep -q '^ok: bpf: kfunc-' "$G/results.txt"; then
+if [ -f "$LAB/host-bpf.sh" ] && { grep -q '^ok: bpf: kfunc-' "$G/results.txt" || [ -f "$G/bench.txt" ]; }; then
 	. "$LAB/host-bpf.sh"
 fi
 echo "total $(( $(date +%s) - t0 )) s"

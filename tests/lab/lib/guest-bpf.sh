@@ -67,33 +67,3 @@ else
 fi
 same_state "bpf kprobe SIGKILL + flytrap reset"
 kprobes_clean "bpf kprobe SIGKILL"
-
-# Per-call cost of the two hooks (FLYTRAP_LAB_BENCH=1 on the host): CPU
-# time of an open/close loop alone and under each mode, in rounds so that
-# the host's load drifts across all three alike.  TCG numbers: only the
-# differences and ratios within a round mean something.
-[ -f /lab/env ] && . /lab/env
-if [ -x /lab/openloop ] && [ "${BENCH:-0}" = 1 ]; then
-	N=20000
-	bench() {
-		if [ "$2" = none ]; then
-			/lab/openloop $N /etc/lab-file >/tmp/bench.txt 2>&1
-		else
-			env FLYTRAP_BPF_NO_FENTRY=$3 $FT record -q -o /tmp/bench.dat --bpf kfunc=do_sys_openat2 -- \
-				/lab/openloop $N /etc/lab-file >/tmp/bench.txt 2>/tmp/bench.err
-			em=$($FT info /tmp/bench.dat 2>/dev/null | sed -n 's/.*bpf_kfunc_emitted=\([0-9]*\).*/\1/p')
-			mode=$($FT info /tmp/bench.dat 2>/dev/null | sed -n 's/.*bpf_kfunc_attach=\([a-z]*\).*/\1/p')
-			[ "$mode" = "$2" ] && [ "${em:-0}" -ge $((2 * N)) ] ||
-				fail "bench $2: attach '$mode', $em records for $N calls: $(head -c 200 /tmp/bench.err)"
-			rm -f /tmp/bench.dat
-		fi
-		echo "bench $1 $2 $(cat /tmp/bench.txt)" >>$OUT/bench.txt
-	}
-	for r in 1 2 3 4 5; do
-		bench $r none
-		bench $r fentry ""
-		bench $r kprobe 1
-	done
-	note "bench: $(wc -l <$OUT/bench.txt) runs of $N open/close calls"
-	same_state "bpf bench"
-fi

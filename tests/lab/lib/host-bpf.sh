@@ -98,7 +98,7 @@ grep -q '^ok: bpf: kfunc-kprobe' "$G/results.txt" && kf_host kfunc-kprobe kprobe
 # FLYTRAP_LAB_BENCH=1: "bench ROUND MODE calls N cpu_ns X per_call_ns Y"
 # lines; per round the cost of a hook is its run minus the untraced run
 if [ -f "$G/bench.txt" ]; then
-	echo "BPF kfunc per-call cost in the lab (open+close of one file, CPU ns per call; TCG: compare, do not quote as hardware numbers):"
+	echo "BPF kfunc per-call cost in the lab (open+close of one file; qemu -icount: guest ns = instructions, compare only):"
 	awk '{ v[$2, $3] = $9; r[$2] = 1 }
 	function median(a, n,   i, j, t) {
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
