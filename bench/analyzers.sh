@@ -6,7 +6,9 @@
 # `trace-cmd report` piped into an awk script that computes the same
 # figures (folded call stacks, per-syscall latency and CPU busy time,
 # lost-event counts).  Also checks that peak memory stays flat when the
-# file grows 4x (bounded by tasks and stacks, not events).
+# file grows 4x (bounded by tasks and stacks, not events).  Last, the three
+# analyzers in one pass (`flytrap analyze`) against the same three run one
+# after another (three passes over the file).
 #
 #   bench/analyzers.sh [N]       O=build by default
 #
@@ -55,7 +57,7 @@ awk_drops='/EVENTS DROPPED/ { n++; if ($2 ~ /^\[[0-9]+$/) { sub(/\[/, "", $2); l
 
 echo "| job | flytrap CPU s | events/s (one core) | wall s | peak RSS ${n} / $((n * 4)) events | peer | peer CPU s | peer wall s | speed-up |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for job in callgraph overhead drops all; do
+for job in callgraph overhead drops all analyze; do
 	case $job in
 	callgraph) cmd="'$ft' callgraph --folded '$file'"; big="'$ft' callgraph --folded '$work/big.dat'"
 		   peer="trace-cmd report -i '$file' 2>/dev/null | awk '$awk_callgraph'"; pname="trace-cmd report \\| awk (folded stacks)" ;;
@@ -65,14 +67,19 @@ for job in callgraph overhead drops all; do
 		   peer="trace-cmd report --stat -i '$file' > /dev/null 2>&1; trace-cmd report -i '$file' 2>/dev/null | awk '$awk_drops'"; pname="trace-cmd report --stat + report \\| awk (markers)" ;;
 	all)       cmd="'$ft' callgraph '$file'; '$ft' overhead '$file'; '$ft' drops '$file'"; big=""
 		   peer=""; pname="" ;;
+	analyze)   cmd="'$ft' analyze --callgraph --overhead --drops '$file'"
+		   big="'$ft' analyze --callgraph --overhead --drops '$work/big.dat'"
+		   peer="'$ft' callgraph '$file'; '$ft' overhead '$file'; '$ft' drops '$file'"
+		   pname="the same three commands, three passes" ;;
 	esac
 	read -r c w r <<< "$(cpu_time "$cmd")"
 	rb=-
 	[ -n "$big" ] && read -r _ _ rb <<< "$(cpu_time "$big")"
-	eps=$(awk -v n="$n" -v c="$c" -v j="$job" 'BEGIN { if (j == "all") n *= 3; printf "%.1fM", (c > 0 ? n / c / 1e6 : 0) }')
+	# all, analyze: events handed to an analyzer (3 per event of the file)
+	eps=$(awk -v n="$n" -v c="$c" -v j="$job" 'BEGIN { if (j == "all" || j == "analyze") n *= 3; printf "%.1fM", (c > 0 ? n / c / 1e6 : 0) }')
 	if [ -n "$peer" ]; then
 		read -r pc pw _ <<< "$(cpu_time "$peer")"
-		sp=$(awk -v a="$pc" -v b="$c" 'BEGIN { printf "%.0fx", (b > 0 ? a / b : 0) }')
+		sp=$(awk -v a="$pc" -v b="$c" 'BEGIN { r = (b > 0 ? a / b : 0); printf (r < 10 ? "%.1fx" : "%.0fx"), r }')
 	else
 		pc=-; pw=-; sp=-
 	fi
