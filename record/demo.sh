@@ -42,13 +42,11 @@ fi
 
 banner "flytrap info"
 "$ft" info "$file"
-banner "flytrap overhead (where the time went, what tracing cost)"
-"$ft" overhead --top 8 "$file"
-banner "flytrap drops"
-"$ft" drops "$file"
-banner "flytrap callgraph (CPU profile and off-CPU stacks, top of the tree)"
-"$ft" callgraph --depth 6 --min-percent 2 "$file" | head -40
-"$ft" callgraph --svg "$out/flame.svg" "$file" > /dev/null 2>&1 && echo "flame graph: $out/flame.svg"
+banner "flytrap analyze: overhead, drops and callgraph in one pass over the file"
+# where the time went and what tracing cost, every lost event, and the call
+# graph (CPU profile and off-CPU stacks) with its flame graph, from one read
+"$ft" analyze --top 8 --depth 6 --min-percent 2 --svg "$out/flame.svg" "$file" &&
+	[ -e "$out/flame.svg" ] && echo "flame graph: $out/flame.svg"
 "$ft" export --html -o "$out/report.html" "$file" && echo "HTML report: $out/report.html"
 "$ft" export -o "$out/trace.json" "$file" && echo "Perfetto/chrome://tracing JSON: $out/trace.json"
 banner "flytrap report (first 15 events; trace-cmd report prints the same lines)"
