@@ -86,6 +86,7 @@ struct ufunc_fn {
 struct kfunc_fn {
 	char *name;
 	uint64_t addr;
+	char where[64];		/* "kernel.kallsyms" or the module, as perf names them */
 };
 
 /*
@@ -321,7 +322,7 @@ static int kfunc_resolve(const struct spec *sp, struct kfunc_fn *out, int *dups,
 	}
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long addr;
-		char type, *name, *end;
+		char type, *name, *end, *mod;
 		bool want = false;
 		int k;
 
@@ -332,7 +333,12 @@ static int kfunc_resolve(const struct spec *sp, struct kfunc_fn *out, int *dups,
 		if (!strchr("tTwW", type))
 			continue;
 		name = end + 3;
-		name[strcspn(name, " \t\n")] = 0;
+		end = name + strcspn(name, " \t\n");
+		mod = *end ? strchr(end + 1, '[') : NULL;
+		*end = 0;
+		/* JIT-ed BPF programs and ftrace trampolines: not functions to hook */
+		if (mod && (!strncmp(mod, "[bpf]", 5) || !strncmp(mod, "[__builtin__", 12)))
+			continue;
 		for (i = 0; i < sp->nkf; i++) {
 			if (is_glob(sp->kf[i]) ? globbable(name) && !fnmatch(sp->kf[i], name, 0)
 					       : !strcmp(sp->kf[i], name)) {
@@ -356,6 +362,11 @@ static int kfunc_resolve(const struct spec *sp, struct kfunc_fn *out, int *dups,
 			break;
 		}
 		out[n].addr = addr;
+		if (mod && strchr(mod, ']'))
+			snprintf(out[n].where, sizeof(out[n].where), "%.*s", (int)(strchr(mod, ']') - mod - 1),
+				 mod + 1);
+		else
+			snprintf(out[n].where, sizeof(out[n].where), "kernel.kallsyms");
 		dups[n] = 0;
 		n++;
 	}
@@ -1982,7 +1993,8 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 		if (b->kf_fentry_err[0])
 			P("bpf_kfunc_fentry=%s\n", b->kf_fentry_err);
 		for (i = 0; i < b->nkfns; i++)
-			P("bpf_kfunc=%d %s 0x%" PRIx64 "\n", i, b->kfns[i].name, b->kfns[i].addr);
+			P("bpf_kfunc=%d [%s] %s 0x%" PRIx64 "\n", i, b->kfns[i].where, b->kfns[i].name,
+			  b->kfns[i].addr);
 	}
 #undef P
 	if (len >= cap) {

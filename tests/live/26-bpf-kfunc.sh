@@ -134,6 +134,8 @@ else
 	ok*) ok "${res#ok } do_sys_openat2 calls, one per open syscall of cat, each inside it with its return value" ;;
 	*) fail "kfunc events: ${res#bad }" ;;
 	esac
+	grep -q '^meta bpf_kfunc=0 \[kernel.kallsyms\] do_sys_openat2 0x' k.dump && ok "function table in the metadata" ||
+		fail "no 'bpf_kfunc=0 [kernel.kallsyms] do_sys_openat2 0x...': $(grep -m1 'bpf_kfunc=' k.dump)"
 	grep -q 'kfunc_exit: .*func=do_sys_openat2' k.tc && ok "trace-cmd prints kfunc_exit with the function name" ||
 		fail "trace-cmd does not print kfunc_exit with func=do_sys_openat2"
 	# the kprobe path

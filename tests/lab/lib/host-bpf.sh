@@ -87,10 +87,14 @@ kf_host() {
 	ok*) ok "$1.dat ($2): trace-cmd prints the kfunc events: ${res#ok }; each call inside its open syscall with its return value" ;;
 	*) fail "$1.dat ($2): ${res#bad }" ;;
 	esac
-	local attach
-	attach=$("$FLYTRAP" info "$f" 2>/dev/null | sed -n 's/.*bpf_kfunc_attach=\([a-z]*\).*/\1/p' | head -n 1)
+	local attach info
+	info=$("$FLYTRAP" info "$f" 2>/dev/null)
+	attach=$(echo "$info" | sed -n 's/.*bpf_kfunc_attach=\([a-z]*\).*/\1/p' | head -n 1)
 	[ "$attach" = "$2" ] && ok "$1.dat: metadata bpf_kfunc_attach=$attach" ||
 		fail "$1.dat: bpf_kfunc_attach='$attach', expected $2"
+	# the function table, in the layout of the bpf_ufunc= lines (N BINARY NAME 0xADDR)
+	echo "$info" | grep -q 'bpf_kfunc=0 \[kernel.kallsyms\] do_sys_openat2 0xffff' ||
+		fail "$1.dat: no 'bpf_kfunc=0 [kernel.kallsyms] do_sys_openat2 0x...' line: $(echo "$info" | grep -m1 'bpf_kfunc=')"
 }
 
 grep -q '^ok: bpf: kfunc-fentry' "$G/results.txt" && kf_host kfunc-fentry fentry
