@@ -80,6 +80,28 @@ static void window_sum(const struct drops *d, uint64_t from, uint64_t to, struct
 	}
 }
 
+/*
+ * Display windows of width dw that overlap [t0, t1], one per call: *w is
+ * the next index to look at (start at 0), *ws gets the window's start and
+ * agg its sums.  Returns false after the last one.
+ */
+static bool window_next(const struct drops *d, const struct rpt_ctx *ctx, uint64_t dw, uint64_t t0,
+			uint64_t t1, size_t *w, uint64_t *ws, struct window *agg)
+{
+	uint64_t per = dw / d->width, nw = (ctx->all_last_ts - d->base) / dw + 1;
+
+	for (; *w < nw; (*w)++) {
+		*ws = d->base + *w * dw;
+		if (*ws + dw <= t0 || *ws > t1)
+			continue;
+		memset(agg, 0, sizeof(*agg));
+		window_sum(d, *w * per, (*w + 1) * per, agg);
+		(*w)++;
+		return true;
+	}
+	return false;
+}
+
 static struct stream *stream_get(struct drops *d, int buffer, int cpu)
 {
 	bool created;
@@ -436,8 +458,7 @@ static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
 				continue;
 			if (ctx->opts->has_t1 && rec.ts > ctx->opts->t1_ns)
 				continue;
-			if (ctx->opts->has_cpus && (rec.cpu > 255 ||
-			    !(ctx->opts->cpu_mask[rec.cpu / 64] & (1ULL << (rec.cpu % 64)))))
+			if (!rpt_cpu_selected(ctx->opts, rec.cpu > 255 ? -1 : (int)rec.cpu))
 				continue;
 			for (j = 0; j < x->nbpf; j++)
 				if (x->bpf[j].prog == rec.prog && x->bpf[j].cpu == rec.cpu)
@@ -716,8 +737,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		goto out;
 	}
 	while ((s = rpt_map_next(&d->streams, &pos, NULL))) {
-		if (o->has_cpus && (s->cpu < 0 || s->cpu > 255 ||
-				    !(o->cpu_mask[s->cpu / 64] & (1ULL << (s->cpu % 64)))))
+		if (!rpt_cpu_selected(o, s->cpu))
 			continue;
 		ss[ns++] = s;
 	}
@@ -907,15 +927,11 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		fprintf(out, "},\"window_ns\":%" PRIu64 ",\"windows\":[", dw);
 		first = 1;
 		if (dw) {
-			uint64_t per = dw / d->width, nw = (ctx->all_last_ts - d->base) / dw + 1;
+			struct window agg;
+			uint64_t ws;
 
-			for (w = 0; w < nw; w++) {
-				struct window agg = { 0 };
-				uint64_t ws = d->base + w * dw;
-
-				if (ws + dw <= t0 || ws > t1)
-					continue;
-				window_sum(d, w * per, (w + 1) * per, &agg);
+			w = 0;
+			while (window_next(d, ctx, dw, t0, t1, &w, &ws, &agg)) {
 				fprintf(out, "%s{\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"events\":%" PRIu64
 					",\"loss_markers\":%" PRIu64 ",\"lost_marked\":%" PRIu64
 					",\"unknown_markers\":%" PRIu64 ",\"bpf_drops\":%" PRIu64 "}",
@@ -929,8 +945,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		for (j = 0; j < ctx->nlosses; j++) {
 			const struct rpt_loss *l = &ctx->losses[j];
 
-			if (l->ts < t0 || l->ts > t1 || (o->has_cpus && (l->cpu < 0 || l->cpu > 255 ||
-			    !(o->cpu_mask[l->cpu / 64] & (1ULL << (l->cpu % 64))))))
+			if (l->ts < t0 || l->ts > t1 || !rpt_cpu_selected(o, l->cpu))
 				continue;
 			fprintf(out, "%s{\"buffer\":", first ? "" : ",");
 			ft_json_str(out, ctx->info->buffers[l->buffer].name);
@@ -1042,8 +1057,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 				const struct rpt_loss *l = &ctx->losses[j];
 				const char *bn = ctx->info->buffers[l->buffer].name;
 
-				if (l->ts < t0 || l->ts > t1 || (o->has_cpus && (l->cpu < 0 || l->cpu > 255 ||
-				    !(o->cpu_mask[l->cpu / 64] & (1ULL << (l->cpu % 64))))))
+				if (l->ts < t0 || l->ts > t1 || !rpt_cpu_selected(o, l->cpu))
 					continue;
 				if (shown++ >= 20)
 					continue;
@@ -1059,18 +1073,14 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 				fprintf(out, "  ... %d more (see --json)\n", shown - 20);
 		}
 		if (dw && (tot_markers || x.bpf_total)) {
-			uint64_t per = dw / d->width, nw = (ctx->all_last_ts - d->base) / dw + 1;
+			struct window agg;
+			uint64_t ws;
 			int printed = 0, skipped = 0;
 
 			fprintf(out, "\nper %s window (windows with loss)\n", rpt_fmt_dur(b3, sizeof(b3), dw));
 			fputs("  start              events    lost  no-count    bpf\n", out);
-			for (w = 0; w < nw; w++) {
-				struct window agg = { 0 };
-				uint64_t ws = d->base + w * dw;
-
-				if (ws + dw <= t0 || ws > t1)
-					continue;
-				window_sum(d, w * per, (w + 1) * per, &agg);
+			w = 0;
+			while (window_next(d, ctx, dw, t0, t1, &w, &ws, &agg)) {
 				if (!agg.markers && !agg.bpf)
 					continue;
 				if (printed++ >= 40) {

@@ -1433,11 +1433,6 @@ static void meta_sort(struct exp *x, const char *what, int32_t pid, int32_t tid,
 	J_LIT(&x->j, "}}");
 }
 
-static bool cpu_selected(const struct rpt_opts *o, int cpu)
-{
-	return !o->has_cpus || (cpu >= 0 && cpu < 256 && (o->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))));
-}
-
 static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 {
 	const struct rpt_opts *o = ctx->opts;
@@ -1451,7 +1446,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 
 		if ((o->has_t0 && l->ts < o->t0_ns) || (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
 			continue;
-		if (!cpu_selected(o, l->cpu))
+		if (!rpt_cpu_selected(o, l->cpu))
 			continue;
 		if (info && l->buffer >= 0 && l->buffer < info->nbuffers)
 			bname = info->buffers[l->buffer].name;
@@ -1508,7 +1503,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 			ts = fmt_reader_adjust_ts(ctx->r, dr.ts);
 			if ((o->has_t0 && ts < o->t0_ns) || (o->has_t1 && ts > o->t1_ns))
 				continue;
-			if (dr.cpu > 65535 || !cpu_selected(o, (int)dr.cpu))
+			if (dr.cpu > 65535 || !rpt_cpu_selected(o, (int)dr.cpu))
 				continue;
 			if ((int)dr.cpu >= x->ncpus)
 				cpu_grow(x, (int)dr.cpu);

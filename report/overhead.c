@@ -247,37 +247,6 @@ static struct osys *sys_get(struct overhead *o, int src, long nr, const char *na
 	return s;
 }
 
-static bool task_selected(const struct rpt_ctx *ctx, int pid)
-{
-	const struct rpt_opts *op = ctx->opts;
-	int k;
-
-	if (op->npids) {
-		int tgid = rpt_tgid(ctx, pid);
-
-		for (k = 0; k < op->npids; k++)
-			if (op->pids[k] == pid || (tgid > 0 && op->pids[k] == tgid))
-				break;
-		if (k == op->npids)
-			return false;
-	}
-	if (op->ncomms) {
-		const char *c = rpt_comm(ctx, pid);
-
-		for (k = 0; k < op->ncomms; k++)
-			if (rpt_glob(op->comms[k], c))
-				break;
-		if (k == op->ncomms)
-			return false;
-	}
-	return true;
-}
-
-static bool cpu_sel(const struct rpt_opts *op, int cpu)
-{
-	return !op->has_cpus || (cpu >= 0 && cpu < 256 && (op->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))));
-}
-
 static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c, int cpu,
 		      const struct otype *t, const struct fmt_event *ev)
 {
@@ -290,7 +259,7 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 	uint64_t since = c->known ? c->since : c->first;
 	uint64_t dt = clip(o, since, ts);
 	struct otask *tp, *tn;
-	bool sel = cpu_sel(ctx->opts, cpu);
+	bool sel = rpt_cpu_selected(ctx->opts, cpu);
 
 	/* before the first switch, the CPU ran prev since its first event */
 	if (sel) {
@@ -342,7 +311,7 @@ static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int
 	struct otask *tk;
 
 	/* a call belongs to the window (and the CPU) where it ends */
-	if (end < o->t0 || end > o->t1 || !cpu_sel(ctx->opts, cpu) || !task_selected(ctx, pid))
+	if (end < o->t0 || end > o->t1 || !rpt_cpu_selected(ctx->opts, cpu) || !rpt_task_selected(ctx, pid))
 		return;
 	s = sys_get(o, src, nr, name);
 	if (!s || rpt_hist_add(&s->h, end >= start ? end - start : 0)) {
@@ -373,7 +342,7 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const str
 	uint64_t added = 0, sum0;
 
 	/* written once at the end, covering the whole recording: used when that record is in the window */
-	if (!task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1 ||
+	if (!rpt_task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1 ||
 	    ctx->opts->has_cpus)
 		return;	/* (not per CPU: left out when --cpu is given) */
 	s = sys_get(o, 1, nr, NULL);
@@ -534,7 +503,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	case OK_IRQ_EXIT: {
 		int irq = (int)fmt_field_u64(&t->f1, d, sz);
 
-		if (c->in_irq && c->irq == irq && cpu_sel(ctx->opts, ev->rec.cpu)) {
+		if (c->in_irq && c->irq == irq && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
 			struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
 			uint64_t dt = clip(o, c->irq_since, ts);
 
@@ -557,7 +526,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	case OK_SOFTIRQ_EXIT: {
 		int vec = (int)fmt_field_u64(&t->f1, d, sz);
 
-		if (c->in_softirq && c->softirq == vec && cpu_sel(ctx->opts, ev->rec.cpu)) {
+		if (c->in_softirq && c->softirq == vec && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
 			struct oirq *q = rpt_map_get(&o->softirqs, (uint64_t)(uint32_t)vec, NULL);
 			uint64_t dt = clip(o, c->softirq_since, ts);
 
@@ -844,12 +813,12 @@ static void rs_line(FILE *out, const char *k, int kl, const char *v, int vl)
 	fputc('\n', out);
 }
 
-/* RECSTATS lines as text rows or JSON members; returns how many */
-static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
+/* fn(arg, key, value) for every "key=value" line of the recorder's RECSTATS */
+static void recstats_each(const struct rpt_ctx *ctx, void *arg,
+			  void (*fn)(void *arg, const char *k, int kl, const char *v, int vl))
 {
 	const struct fmt_option *op;
-	struct rs_table *t = json ? NULL : calloc(1, sizeof(*t));
-	int n, cnt = 0, r, c, w;
+	int n;
 
 	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
 		const char *p = op->data, *end = p + op->size;
@@ -861,29 +830,59 @@ static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
 
 			while (le > p && (le[-1] == 0 || le[-1] == '\r'))
 				le--;
-			if (eq && eq > p) {
-				if (json) {
-					if (cnt)
-						fputc(',', out);
-					ft_json_strn(out, p, (size_t)(eq - p));
-					fputc(':', out);
-					ft_json_strn(out, eq + 1, (size_t)(le - eq - 1));
-				} else if (t && is_cpu_key(p, (size_t)(eq - p))) {
-					rs_add(t, p, (size_t)(eq - p), eq + 1, (size_t)(le - eq - 1));
-				} else {
-					rs_line(out, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
-				}
-				cnt++;
-			}
+			if (eq && eq > p)
+				fn(arg, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
 			p = nl ? nl + 1 : end;
 		}
 	}
+}
+
+struct rs_walk {
+	FILE *out;
+	bool json;
+	bool cpu_lines;		/* second walk: only the per-CPU lines, wrapped */
+	int cnt;
+	struct rs_table *t;
+};
+
+static void rs_emit(void *arg, const char *k, int kl, const char *v, int vl)
+{
+	struct rs_walk *w = arg;
+
+	if (w->cpu_lines) {
+		if (is_cpu_key(k, (size_t)kl))
+			rs_line(w->out, k, kl, v, vl);
+		return;
+	}
+	if (w->json) {
+		if (w->cnt)
+			fputc(',', w->out);
+		ft_json_strn(w->out, k, (size_t)kl);
+		fputc(':', w->out);
+		ft_json_strn(w->out, v, (size_t)vl);
+	} else if (w->t && is_cpu_key(k, (size_t)kl)) {
+		rs_add(w->t, k, (size_t)kl, v, (size_t)vl);
+	} else {
+		rs_line(w->out, k, kl, v, vl);
+	}
+	w->cnt++;
+}
+
+/* RECSTATS lines as text rows or JSON members; returns how many */
+static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
+{
+	struct rs_walk w = { .out = out, .json = json };
+	struct rs_table *t = json ? NULL : calloc(1, sizeof(*t));
+	int r, c, width;
+
+	w.t = t;
+	recstats_each(ctx, &w, rs_emit);
 	if (!t || !t->nrows)
 		goto out;
 	/* per-CPU detail: a table when it fits 80 columns, else one wrapped line per CPU */
-	for (w = 8, c = 0; c < t->ncols; c++)
-		w += 2 + t->colw[c];
-	if (!t->bad && t->ncols && w <= 78) {
+	for (width = 8, c = 0; c < t->ncols; c++)
+		width += 2 + t->colw[c];
+	if (!t->bad && t->ncols && width <= 78) {
 		fprintf(out, "  %-6s", "");
 		for (c = 0; c < t->ncols; c++)
 			fprintf(out, "  %*s", t->colw[c], t->col[c]);
@@ -895,26 +894,12 @@ static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
 			fputc('\n', out);
 		}
 	} else {
-		/* the raw lines again, wrapped evenly (not parsed: the table did not fit) */
-		for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
-			const char *p = op->data, *end = p + op->size;
-
-			while (p < end) {
-				const char *nl = memchr(p, '\n', (size_t)(end - p));
-				const char *le = nl ? nl : end;
-				const char *eq = memchr(p, '=', (size_t)(le - p));
-
-				while (le > p && (le[-1] == 0 || le[-1] == '\r'))
-					le--;
-				if (eq && eq > p && is_cpu_key(p, (size_t)(eq - p)))
-					rs_line(out, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
-				p = nl ? nl + 1 : end;
-			}
-		}
+		w.cpu_lines = true;	/* the table does not fit: the lines as they are, wrapped */
+		recstats_each(ctx, &w, rs_emit);
 	}
 out:
 	free(t);
-	return cnt;
+	return w.cnt;
 }
 
 static int ovh_finish(struct rpt_ctx *ctx, void *priv)
@@ -948,7 +933,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		if (!c->seen)
 			continue;
 		dt = clip(o, c->known ? c->since : c->first, ctx->all_last_ts);
-		if (!cpu_sel(op, i) || !c->known)
+		if (!rpt_cpu_selected(op, i) || !c->known)
 			continue;
 		if (c->curr == 0) {
 			c->idle += dt;
@@ -1007,7 +992,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		nsys = wk;
 		wk = 0;
 		for (k = 0; k < ntasks; k++)
-			if (tasks[k]->pid != 0 && task_selected(ctx, tasks[k]->pid) &&
+			if (tasks[k]->pid != 0 && rpt_task_selected(ctx, tasks[k]->pid) &&
 			    /* with --cpu: the tasks that ran there (off-CPU time is not per CPU) */
 			    (op->has_cpus ? tasks[k]->on_cpu || tasks[k]->sys_count[ssrc]
 					  : tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked ||
@@ -1138,7 +1123,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		for (i = 0, k = 0; i < o->ncpus; i++) {
 			struct ocpu *c = &o->cpus[i];
 
-			if (!c->seen || !cpu_sel(op, i))
+			if (!c->seen || !rpt_cpu_selected(op, i))
 				continue;
 			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64
 				",\"switches\":%" PRIu64 ",\"sched_data\":%s}", k++ ? "," : "", i, c->busy, c->idle,
@@ -1228,7 +1213,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		bool any = false;
 
 		for (i = 0; i < o->ncpus; i++)
-			if (o->cpus[i].seen && o->cpus[i].known && cpu_sel(op, i))
+			if (o->cpus[i].seen && o->cpus[i].known && rpt_cpu_selected(op, i))
 				any = true;
 		fputs("\nCPU time (from sched_switch)\n", out);
 		if (!any) {
@@ -1241,7 +1226,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 				struct ocpu *c = &o->cpus[i];
 				uint64_t all;
 
-				if (!c->seen || !c->known || !cpu_sel(op, i))
+				if (!c->seen || !c->known || !rpt_cpu_selected(op, i))
 					continue;
 				all = c->busy + c->idle;
 				fprintf(out, "  %3d  %12s  %12s  %5.1f%%  %8" PRIu64 "\n", i,

@@ -709,46 +709,47 @@ int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev)
 bool rpt_event_selected(const struct rpt_ctx *ctx, const struct fmt_event *ev)
 {
 	const struct rpt_opts *o = ctx->opts;
-	int k;
 
 	if (o->has_t0 && ev->rec.ts < o->t0_ns)
 		return false;
 	if (o->has_t1 && ev->rec.ts > o->t1_ns)
 		return false;
-	if (o->has_cpus) {
-		unsigned c = (unsigned)ev->rec.cpu;
+	if (o->has_cpus && !rpt_cpu_selected(o, ev->rec.cpu))
+		return false;
+	if ((o->npids || o->ncomms) && !rpt_task_selected(ctx, event_pid(ctx, ev)))
+		return false;
+	return true;
+}
 
-		if (c > 255 || !(o->cpu_mask[c / 64] & (1ULL << (c % 64))))
+bool rpt_task_selected(const struct rpt_ctx *ctx, int pid)
+{
+	const struct rpt_opts *o = ctx->opts;
+	int k;
+
+	if (o->npids) {
+		int tgid = rpt_tgid(ctx, pid);
+
+		for (k = 0; k < o->npids; k++)
+			if (o->pids[k] == pid || (tgid > 0 && o->pids[k] == tgid))
+				break;
+		if (k == o->npids)
 			return false;
 	}
-	if (o->npids || o->ncomms) {
-		int pid = event_pid(ctx, ev);
+	if (o->ncomms) {
+		const char *c = rpt_comm(ctx, pid);
 
-		if (o->npids) {
-			int tgid = rpt_tgid(ctx, pid);
-
-			for (k = 0; k < o->npids; k++)
-				if (o->pids[k] == pid || (tgid > 0 && o->pids[k] == tgid))
-					break;
-			if (k == o->npids)
-				return false;
-		}
-		if (o->ncomms) {
-			const char *c = rpt_comm(ctx, pid);
-
-			for (k = 0; k < o->ncomms; k++)
-				if (rpt_glob(o->comms[k], c))
-					break;
-			if (k == o->ncomms)
-				return false;
-		}
+		for (k = 0; k < o->ncomms; k++)
+			if (rpt_glob(o->comms[k], c))
+				break;
+		if (k == o->ncomms)
+			return false;
 	}
 	return true;
 }
 
 /* ---- loss notes ----------------------------------------------------------- */
 
-static bool cpu_selected(const struct rpt_opts *o, int cpu)
+bool rpt_cpu_selected(const struct rpt_opts *o, int cpu)
 {
 	if (!o->has_cpus)
 		return true;
@@ -772,7 +773,7 @@ static void loss_sum(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct
 		/* a loss matters if the gap it stands for overlaps the window */
 		if (l->ts < t0 || (l->prev_ts ? l->prev_ts : l->ts) > t1)
 			continue;
-		if (!cpu_selected(ctx->opts, l->cpu))
+		if (!rpt_cpu_selected(ctx->opts, l->cpu))
 			continue;
 		if (!s->markers)
 			s->first = l->prev_ts ? l->prev_ts : l->ts;
@@ -814,7 +815,7 @@ static uint64_t stat_sum(const struct rpt_ctx *ctx, uint16_t id, bool *found)
 					*found = true;
 				else if (sscanf(line, "Buffer: %*s") == 0 && !strncmp(line, "Buffer:", 7))
 					cpu = -1;
-				else if (cpu >= 0 && cpu_selected(ctx->opts, cpu) &&
+				else if (cpu >= 0 && rpt_cpu_selected(ctx->opts, cpu) &&
 					 (sscanf(line, "overrun: %llu", &v) == 1 ||
 					  sscanf(line, "commit overrun: %llu", &v) == 1 ||
 					  sscanf(line, "dropped events: %llu", &v) == 1))

@@ -107,6 +107,10 @@ struct rpt_analyzer {
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */
 bool rpt_event_selected(const struct rpt_ctx *ctx, const struct fmt_event *ev);
+/* true if --cpu selects cpu (always without --cpu) */
+bool rpt_cpu_selected(const struct rpt_opts *o, int cpu);
+/* true if --pid/--comm select the task pid (its tgid counts for --pid) */
+bool rpt_task_selected(const struct rpt_ctx *ctx, int pid);
 
 /*
  * Run analyzers over the file in one pass.  privs[i] receives each

@@ -12,18 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "report/flamesvg.h"
-
-static int fails;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fails++; \
-		printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		putchar('\n'); \
-	} \
-} while (0)
 
 struct frame {
 	char name[128];
@@ -399,10 +389,5 @@ int main(void)
 	test_min_width();
 	test_colours_and_empty();
 	test_deep();
-	if (fails) {
-		printf("%d check(s) failed\n", fails);
-		return 1;
-	}
-	printf("all flamesvg checks passed\n");
-	return 0;
+	return check_summary();
 }
