@@ -363,6 +363,81 @@ static void test_format(void)
 	CHECK(!strcmp(rpt_fmt_bytes(b, sizeof(b), 1536), "1.5 KiB"), "bytes %s", b);
 }
 
+/* rpt_print_title into a string, newline removed */
+static const char *title(char *buf, size_t len, const char *what, const char *path)
+{
+	FILE *f = fmemopen(buf, len, "w");
+	size_t n;
+
+	buf[0] = 0;
+	if (!f)
+		return buf;
+	rpt_print_title(f, what, path);
+	fclose(f);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return buf;
+}
+
+/* display columns of UTF-8 text */
+static size_t columns(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void test_titles(void)
+{
+	char b[512], longp[300], longb[300];
+	uint64_t m[4] = { 0xf | 1ULL << 8, 0, 0, 1ULL << 3 };
+	struct rpt_opts o = { 0 };
+	int k;
+
+	CHECK(!strcmp(title(b, sizeof(b), "Overhead of", "t.dat"), "Overhead of t.dat"), "%s", b);
+	snprintf(longp, sizeof(longp), "/home/user/%s/some-trace.dat",
+		 "a-very-long-directory-name/another-very-long-directory-name/and-one-more-level");
+	title(b, sizeof(b), "Lost events in", longp);
+	CHECK(columns(b) == 80, "%zu columns: %s", columns(b), b);
+	CHECK(strstr(b, ".../") && strstr(b, "/some-trace.dat") && !strncmp(b, "Lost events in /home/user/", 26),
+	      "shortened: %s", b);
+	/* a file name longer than the line keeps its end */
+	memset(longb, 'x', 150);
+	strcpy(longb + 150, "-end.dat");
+	title(b, sizeof(b), "Call graph of", longb);
+	CHECK(columns(b) <= 80 && strstr(b, "...") && strstr(b, "-end.dat"), "long name: %s", b);
+	/* cut on a character boundary */
+	longp[0] = 0;
+	for (k = 0; k < 40; k++)
+		strcat(longp, "\xc3\xa9t\xc3\xa9/");
+	strcat(longp, "f.dat");
+	title(b, sizeof(b), "Overhead of", longp);
+	CHECK(columns(b) <= 80 && ft_utf8_len((const unsigned char *)b, strlen(b), NULL) &&
+	      strstr(b, "/f.dat"), "utf-8: %s", b);
+	for (k = 0; b[k]; ) {
+		size_t l = ft_utf8_len((const unsigned char *)b + k, strlen(b + k), NULL);
+
+		CHECK(l > 0, "invalid UTF-8 at byte %d of %s", k, b);
+		k += l ? (int)l : 1;
+	}
+
+	CHECK(!strcmp(rpt_fmt_cpus(b, sizeof(b), m), "0-3,8,195"), "cpus %s", b);
+	o.has_t0 = true;
+	o.t0_ns = 10500000000ULL;
+	o.has_cpus = true;
+	o.cpu_mask[0] = 2;
+	o.npids = 1;
+	o.pids = &k;
+	k = 42;
+	CHECK(!strcmp(rpt_fmt_filters(&o, b, sizeof(b)), "from 10.500000000 s CPU 1 pid 42"), "filters %s", b);
+	o.cpu_mask[0] = 6;
+	CHECK(strstr(rpt_fmt_filters(&o, b, sizeof(b)), "CPUs 1-2"), "filters %s", b);
+	CHECK(*rpt_fmt_filters(&o, b, 8) && strlen(b) < 8, "filters cut %s", b);
+}
+
 int main(void)
 {
 	test_hist();
@@ -371,5 +446,6 @@ int main(void)
 	test_symbols();
 	test_symbol_search();
 	test_format();
+	test_titles();
 	return check_summary();
 }
