@@ -17,7 +17,8 @@
  *
  * Errors: functions returning int give 0 (or a count) on success and a
  * negative errno on failure; rec_bpf_error() then describes it.  Nothing
- * here prints except through libbpf's print callback (the caller decides).
+ * here prints except through libbpf's print callback (the caller decides)
+ * and ft_info() lines at -v (which hook kfunc= took, see docs/bpf.md).
  */
 #ifndef FLYTRAP_RECORD_BPF_H
 #define FLYTRAP_RECORD_BPF_H
@@ -47,6 +48,10 @@ struct rec_bpf_opts {
 	 *   profile=HZ		... at HZ samples per second per CPU
 	 *   ufunc=BINARY:GLOB	uprobe entry/return of functions of BINARY whose
 	 *			symbol matches GLOB (fnmatch); may be repeated
+	 *   kfunc=F[+F...]	entry/return of kernel functions (names or globs
+	 *			in /proc/kallsyms, at most FT_KFUNC_MAX in all),
+	 *			fentry/fexit, else kprobes (FLYTRAP_BPF_NO_FENTRY=1
+	 *			in the environment: kprobes only); may be repeated
 	 * and settings:
 	 *   ringbuf=SIZE	ring buffer bytes (4K..1024M, K/M suffix), same as ringbuf_bytes
 	 *   symbols		same as opts.symbols
@@ -77,8 +82,9 @@ struct rec_bpf_opts {
 };
 
 /*
- * Check a --bpf spec without loading anything.  Returns 0, or -EINVAL with
- * *err set to a malloc'd one-line message (caller frees).
+ * Check a --bpf spec without loading anything (kfunc= names are looked up
+ * in /proc/kallsyms when it can be read).  Returns 0, or -EINVAL with *err
+ * set to a malloc'd one-line message (caller frees).
  */
 int rec_bpf_parse_spec(const char *spec, char **err);
 
