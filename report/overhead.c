@@ -621,27 +621,6 @@ static void **collect(struct rpt_map *m, size_t *n, int (*cmp)(const void *, con
 	return arr;
 }
 
-static char *recstat(const struct rpt_ctx *ctx, const char *key)
-{
-	const struct fmt_option *op;
-	size_t kl = strlen(key);
-	int n;
-
-	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
-		const char *p = op->data, *end = p + op->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-
-			if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == '=')
-				return strndup(p + kl + 1, (size_t)(le - p) - kl - 1);
-			p = nl ? nl + 1 : end;
-		}
-	}
-	return NULL;
-}
-
 static int add_advice(char **adv, int *n, int max, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int add_advice(char **adv, int *n, int max, const char *fmt, ...)
@@ -835,6 +814,29 @@ static void recstats_each(const struct rpt_ctx *ctx, void *arg,
 			p = nl ? nl + 1 : end;
 		}
 	}
+}
+
+struct rs_find {
+	const char *key;
+	int kl;
+	char *val;
+};
+
+static void rs_find(void *arg, const char *k, int kl, const char *v, int vl)
+{
+	struct rs_find *f = arg;
+
+	if (!f->val && kl == f->kl && !memcmp(k, f->key, (size_t)kl))
+		f->val = strndup(v, (size_t)vl);
+}
+
+/* The value of key in the recorder's RECSTATS (malloc'd), NULL if absent. */
+static char *recstat(const struct rpt_ctx *ctx, const char *key)
+{
+	struct rs_find f = { .key = key, .kl = (int)strlen(key) };
+
+	recstats_each(ctx, &f, rs_find);
+	return f.val;
 }
 
 struct rs_walk {

@@ -944,7 +944,8 @@ static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, s
 struct progress {
 	bool on, shown;
 	struct timespec start;
-	const char *path;
+	double last;		/* seconds since start at the last update */
+	const char *path;	/* the file name: the line must fit a terminal to be redrawn */
 };
 
 static double since(const struct timespec *t0)
@@ -960,6 +961,8 @@ static void progress_begin(struct progress *p, const struct rpt_opts *o)
 	memset(p, 0, sizeof(*p));
 	p->on = ft_progress_enabled();
 	p->path = o->path ? o->path : "input";
+	if (strrchr(p->path, '/'))
+		p->path = strrchr(p->path, '/') + 1;
 	if (p->on)
 		clock_gettime(CLOCK_MONOTONIC, &p->start);
 }
@@ -968,9 +971,11 @@ static void progress_show(struct progress *p, uint64_t n)
 {
 	double dt = since(&p->start);
 
-	if (dt < 1.0)
+	/* from one second on, four updates a second */
+	if (dt < 1.0 || dt - p->last < 0.25)
 		return;
-	fprintf(stderr, "\r%s: %.1fM events, %.1fM/s", p->path, (double)n / 1e6, (double)n / 1e6 / dt);
+	p->last = dt;
+	fprintf(stderr, "\r%.40s: %.1fM events read, %.1fM/s", p->path, (double)n / 1e6, (double)n / 1e6 / dt);
 	p->shown = true;
 }
 
