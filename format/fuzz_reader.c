@@ -24,6 +24,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int count_text(void *arg, const char *text, size_t len)
+{
+	*(uint64_t *)arg += len + (len ? (uint8_t)text[len - 1] : 0);
+	return 0;
+}
+
 static int count_page(void *arg, const void *page, uint32_t page_size)
 {
 	(*(uint64_t *)arg) += ((const uint8_t *)page)[page_size - 1];
@@ -52,6 +58,8 @@ static void run(const char *path)
 		return;
 	}
 	in = fmt_reader_info(r);
+	if (in->latency.present)
+		fmt_reader_latency_read(r, count_text, &sink);
 	fmt_reader_formats(r, count_format, &sink);
 	for (b = 0; b < in->nbuffers; b++)
 		for (i = 0; i < in->buffers[b].ncpus; i++)

@@ -411,7 +411,7 @@ int rpt_convert(const char *in_path, const char *out_path, const struct rpt_conv
 	}
 	in = fmt_reader_info(cv.r);
 	/* latency-format text (BUFFER_TEXT) has no pages to copy; refuse rather than drop it */
-	if (fmt_reader_option(cv.r, FMT_OPT_BUFFER_TEXT, 0)) {
+	if (in->latency.present || fmt_reader_option(cv.r, FMT_OPT_BUFFER_TEXT, 0)) {
 		rc = ft_error("cannot convert '%s': latency-format (text) buffers are not supported", in_path);
 		goto out_reader;
 	}
