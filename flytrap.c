@@ -3,8 +3,10 @@
  * flytrap: record kernel traces into trace.dat files and analyze them
  * offline.  git-style front end: `flytrap CMD [options]`.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -119,11 +121,13 @@ static int parse_scaled(const char *s, uint64_t *out, const char *suffix_table[]
 	double v;
 	uint64_t mul = default_scale;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* plain decimals only: strtod would also take "nan", "inf" and hex */
+	if (!s || !(isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s)
+	if (errno || end == s || !isfinite(v) || memchr(s, 'x', (size_t)(end - s)) ||
+	    memchr(s, 'X', (size_t)(end - s)))
 		return -EINVAL;
 	if (*end) {
 		int i;

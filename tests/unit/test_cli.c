@@ -57,6 +57,12 @@ static void test_parsers(void)
 	CHECK(!ft_parse_duration_ns("10us", &v) && v == 10000ULL, "10us");
 	CHECK(ft_parse_duration_ns("10 s", &v) && ft_parse_duration_ns("-1", &v) &&
 	      ft_parse_duration_ns("", &v) && ft_parse_duration_ns("5x", &v), "junk durations refused");
+	CHECK(ft_parse_duration_ns("nanms", &v) && ft_parse_duration_ns("inf", &v) &&
+	      ft_parse_duration_ns("infinity", &v) && ft_parse_duration_ns("0x10", &v) &&
+	      ft_parse_size("nanM", &v) && ft_parse_ts("NaN", &v) && ft_parse_ts(".", &v),
+	      "nan, inf and hex refused");
+	CHECK(!ft_parse_duration_ns(".5", &v) && v == 500000000ULL, ".5");
+	CHECK(!ft_parse_duration_ns("1e3ms", &v) && v == 1000000000ULL, "1e3ms");
 	CHECK(!ft_parse_size("100M", &v) && v == 100ULL << 20, "100M");
 	CHECK(!ft_parse_size("4096", &v) && v == 4096, "4096");
 	CHECK(!ft_parse_size("1.5G", &v) && v == 3ULL << 29, "1.5G");
