@@ -31,6 +31,10 @@ grep -q "no call or stack data in the [0-9]* selected events" "$TMP/o" && ! grep
 grep -q "no events match the filters (comm nosuchtask)" "$TMP/o" && ok "overhead says nothing matched" \
 	|| fail "overhead matching nothing: $(head -5 "$TMP/o")"
 
+# drops cannot narrow by task: it says so instead of looking filtered
+"$FLYTRAP" drops --pid 4 tests/data/rpt-drops.dat | grep -q "do not narrow this report" && ok "drops --pid says it does not apply" \
+	|| fail "drops --pid is silent"
+
 # ---- --cpu N for a CPU the file does not have: one warning, whatever the command
 for c in callgraph overhead drops export analyze; do
 	"$FLYTRAP" $c --cpu 7 tests/data/rpt-sched.dat > /dev/null 2> "$TMP/e"; rc=$?
