@@ -565,8 +565,11 @@ const void *fmt_page_enc_finish(struct fmt_page_enc *pe);
  * Finish an output whose writer died (the recorder was killed): keep the
  * metadata sections already in path, append the complete chunks found in
  * its spool files as buffers, write the closing options, and remove the
- * spools.  At most the last unflushed chunk per CPU is lost.  *err gets a
- * malloc'd message on failure (caller frees).
+ * spools.  At most the last unflushed chunk per CPU is lost.  Returns 0
+ * when it finished the file, 1 when the file was complete already (left as
+ * it is; stray spools removed), -errno on failure with *err a malloc'd
+ * message (caller frees).  A file without spool files that holds more than
+ * its metadata (finished, then cut) is never modified.
  */
 int fmt_writer_recover(const char *path, char **err);
 

@@ -2044,6 +2044,20 @@ int fmt_writer_recover(const char *path, char **errp)
 		/* killed between finishing the file and removing the spools */
 		for (i = 0; i < nsp; i++)
 			unlink(sp[i].path);
+		err = 1;
+		goto out;
+	}
+	/*
+	 * Without spool files the chunks can only be in FILE itself: a file
+	 * that was finished and then cut (or copied without its spools).
+	 * Truncating it to its metadata would throw those chunks away; leave
+	 * it as it is, the reader prints what it still holds.
+	 */
+	if (!nsp && fsize > cut) {
+		err = rerr_msg(errp, -ENOENT,
+			       "no spool files next to it (%s*): not the output of a killed recorder, "
+			       "or its spools are gone; the file is left as it was (flytrap report reads "
+			       "what it holds)", w->spool_prefix);
 		goto out;
 	}
 	for (i = 0; i < nsecs && secs[i].off < cut; i++)

@@ -62,6 +62,10 @@ int cmd_recover(int argc, char **argv)
 	if (stat(argv[optind], &st))
 		return ft_error("cannot open '%s': %s", argv[optind], strerror(errno));
 	err = fmt_writer_recover(argv[optind], &msg);
+	if (err == 1) {
+		fprintf(stderr, "flytrap: '%s' is complete already: nothing to recover\n", argv[optind]);
+		return EXIT_OK;
+	}
 	if (err) {
 		ft_error("cannot recover '%s': %s", argv[optind], msg ? msg : strerror(-err));
 		free(msg);

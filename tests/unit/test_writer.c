@@ -608,9 +608,9 @@ static void test_recover(const struct wcfg *c)
 	/* recovering a complete file is a no-op that succeeds */
 	msg = NULL;
 	err = fmt_writer_recover(path, &msg);
-	CHECK(err == 0, "second recover: %d %s", err, msg ? msg : "");
+	CHECK(err == 1, "second recover: %d %s", err, msg ? msg : "");
 	free(msg);
-	if (!err)
+	if (err >= 0)
 		verify_file(path, c, &fed, true, min_pages);
 	free_fed(&fed);
 }
@@ -638,6 +638,36 @@ static int write_whole(const char *path, const uint8_t *d, size_t n, bool keep_i
 	ok = write(fd, d, n) == (ssize_t)n;
 	close(fd);
 	return ok ? 0 : -EIO;
+}
+
+/*
+ * A finished file cut short (copied half-way, say) has no spools: its
+ * chunks are in the file.  Recovery must refuse and leave every byte.
+ */
+static void test_recover_finished_cut(const struct wcfg *c)
+{
+	struct fed fed = { 0 };
+	char path[256], *msg = NULL;
+	uint8_t *d = NULL, *after = NULL;
+	size_t n = 0, m = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/finished-cut.dat", tmpdir);
+	err = emit_file(path, c, 1000, &fed, true, NULL, NULL);
+	CHECK(err == 0, "finished-cut: write: %d", err);
+	free_fed(&fed);
+	if (err || read_whole(path, &d, &n))
+		return;
+	write_whole(path, d, n * 9 / 10, true);
+	err = fmt_writer_recover(path, &msg);
+	CHECK(err < 0 && msg && strstr(msg, "no spool files"), "finished-cut: recover gave %d '%s'",
+	      err, msg ? msg : "");
+	free(msg);
+	CHECK(!read_whole(path, &after, &m) && m == n * 9 / 10 && !memcmp(after, d, m),
+	      "finished-cut: recover changed the file (%zu of %zu bytes left)", m, n * 9 / 10);
+	free(after);
+	free(d);
+	unlink(path);
 }
 
 /* Section walk and BUFFER option count of a finished file; -1 if the walk fails. */
@@ -1203,6 +1233,7 @@ int main(int argc, char **argv)
 		test_recover(&c);
 		CHECK(count_spools(tmpdir) == 0, "spools in the output's directory");
 	}
+	test_recover_finished_cut(&cfgs[0]);
 	test_recover_cuts(&cfgs[0]);
 	test_recover_cuts(&cfgs[3]);
 	test_errors();
