@@ -112,35 +112,92 @@ static void free_names(struct names *nm)
 	nm->n = 0;
 }
 
-/* One name per line (blank lines skipped), sorted for bsearch. */
-static int load_names(const char *path, struct names *nm)
+/*
+ * The whole of a file or pipe, NUL-terminated, refusing more than max bytes
+ * (-EFBIG) or a NUL byte inside (-EINVAL): /dev/zero must not hang us.
+ */
+static int read_text(const char *path, size_t max, char **text, size_t *len)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
+	size_t cap = 1 << 16, n = 0;
+	char *buf, *nb;
+	int err = 0;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	buf = malloc(cap + 1);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+
+		if (memchr(buf + n, '\0', got)) {
+			err = -EINVAL;
+			break;
+		}
+		n += got;
+		if (n > max) {
+			err = -EFBIG;
+			break;
+		}
+		if (n < cap) {
+			if (ferror(f))
+				err = -EIO;
+			break;
+		}
+		nb = realloc(buf, (cap *= 2) + 1);
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	fclose(f);
+	if (!buf)
+		return -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* A list of names (one per line, blank lines skipped) is at most this big. */
+#define NAMES_MAX (64u << 20)
+
+/* One name per line, sorted for bsearch.  A pipe is fine (<(...)). */
+static int load_names(const char *path, struct names *nm)
+{
+	char *text, *p, *nl;
+	size_t len;
+	int err = read_text(path, NAMES_MAX, &text, &len);
+
+	if (err)
+		return err;
+	for (p = text; *p; p = nl ? nl + 1 : p + strlen(p)) {
 		char **nv;
 
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!*line)
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		p[strcspn(p, "\r")] = '\0';
+		if (!*p)
 			continue;
 		nv = realloc(nm->v, (nm->n + 1) * sizeof(*nv));
 		if (!nv) {
-			fclose(f);
-			return -ENOMEM;
+			err = -ENOMEM;
+			break;
 		}
 		nm->v = nv;
-		if (!(nv[nm->n] = strdup(line))) {
-			fclose(f);
-			return -ENOMEM;
+		if (!(nv[nm->n] = strdup(p))) {
+			err = -ENOMEM;
+			break;
 		}
 		nm->n++;
 	}
-	fclose(f);
-	qsort(nm->v, nm->n, sizeof(*nm->v), cmp_str);
-	return 0;
+	free(text);
+	if (!err)
+		qsort(nm->v, nm->n, sizeof(*nm->v), cmp_str);
+	return err;
 }
 
 /*
@@ -248,50 +305,22 @@ static char *trim_kallsyms(const char *text, size_t len, const struct names *nm,
 /* A whole kallsyms file, checked to hold at least one symbol line. */
 static int read_kallsyms(const char *path, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 20, n = 0, count = 0;
-	char *buf;
+	size_t count = 0;
 	struct ksym *s;
+	int err = read_text(path, KALLSYMS_MAX, text, len);
 
-	if (!f)
-		return ft_error("cannot open '%s': %s", path, strerror(errno));
-	buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-
-		n += got;
-		if (n < cap)
-			break;
-		if (cap >= KALLSYMS_MAX) {
-			free(buf);
-			fclose(f);
-			return ft_error("'%s' is bigger than %u MB: not a kallsyms file", path,
-					KALLSYMS_MAX >> 20);
-		}
-		char *nb = realloc(buf, cap *= 2);
-
-		if (!nb)
-			free(buf);
-		buf = nb;
-	}
-	if (!buf) {
-		fclose(f);
-		return ft_error("out of memory reading '%s'", path);
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return ft_error("cannot read '%s': %s", path, strerror(errno));
-	}
-	fclose(f);
-	s = parse_kallsyms(buf, n, &count);
+	if (err == -EFBIG || err == -EINVAL)
+		return ft_error("'%s' is not a kallsyms file (%s)", path,
+				err == -EFBIG ? "over 256 MB" : "binary data");
+	if (err)
+		return ft_error("cannot read '%s': %s", path, strerror(-err));
+	s = parse_kallsyms(*text, *len, &count);
 	free(s);
-	if (!count || memchr(buf, '\0', n)) {
-		free(buf);
+	if (!count) {
+		free(*text);
+		*text = NULL;
 		return ft_error("'%s' is not a kallsyms file (lines of \"ADDRESS TYPE NAME\")", path);
 	}
-	*text = buf;
-	*len = n;
 	return EXIT_OK;
 }
 
@@ -433,7 +462,11 @@ int rpt_convert(const char *in_path, const char *out_path, const struct rpt_conv
 	if (o->keep_symbols_path) {
 		err = load_names(o->keep_symbols_path, &keep);
 		if (err) {
-			rc = ft_error("cannot read '%s': %s", o->keep_symbols_path, strerror(-err));
+			if (err == -EINVAL || err == -EFBIG)
+				rc = ft_error("'%s' is not a list of symbol names (%s)", o->keep_symbols_path,
+					      err == -EFBIG ? "over 64 MB" : "binary data");
+			else
+				rc = ft_error("cannot read '%s': %s", o->keep_symbols_path, strerror(-err));
 			goto out_reader;
 		}
 		ks_trim = trim_kallsyms(ks, ks_len, &keep, &ks_len);

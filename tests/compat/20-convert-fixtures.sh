@@ -115,6 +115,15 @@ if [ -s "$G" ]; then
 	[ $rc = 1 ] && [ ! -e "$TMP/bad.dat" ] && grep -q "not a kallsyms file" "$TMP/bad.err" &&
 		ok "--kallsyms: a file that is not kallsyms is refused" ||
 		fail "--kallsyms on junk: exit $rc, '$(cat "$TMP/bad.err")'"
+	# endless or binary input is refused at once, never read forever
+	for opt in --kallsyms --keep-symbols; do
+		timeout 20 "$FLYTRAP" convert "$G" -o "$TMP/z.dat" $opt /dev/zero 2>"$TMP/z.err"; rc=$?
+		[ $rc = 1 ] && [ ! -e "$TMP/z.dat" ] && grep -q "binary data" "$TMP/z.err" &&
+			ok "$opt /dev/zero: refused" || fail "$opt /dev/zero: exit $rc, '$(cat "$TMP/z.err")'"
+	done
+	"$FLYTRAP" convert "$G" -o "$TMP/p.dat" --keep-symbols <(echo do_sys_openat2) 2>/dev/null &&
+		[ "$(trace-cmd dump --kallsyms "$TMP/p.dat" 2>/dev/null | grep -cE '^[0-9a-f]+ ')" = 2 ] &&
+		ok "--keep-symbols from a pipe: the symbol and its end" || fail "--keep-symbols from a pipe"
 fi
 
 # usage errors: one line, exit 2
