@@ -174,22 +174,25 @@ static void usage(FILE *f)
 "                          repeatable (default: scheduler, syscalls and IRQs)\n"
 "  -f, --filter EXPR       kernel filter for the events of the preceding -e\n"
 "  -T, --stacktrace        a kernel stack trace with every event\n"
-"      --uprobe BIN:SYM    entry and return probes on user functions (SYM may be a glob)\n"
-"  -p, --tracer NAME       function or function_graph (where the kernel allows it)\n"
-"  -g FUNC                 graph only FUNC (implies -p function_graph); repeatable\n"
+"      --uprobe BIN:SYM    entry and return probes on user functions (SYM may\n"
+"                          be a glob)\n"
+"  -p, --tracer NAME       function or function_graph, where the kernel allows\n"
+"  -g FUNC                 graph only FUNC (implies -p function_graph);\n"
+"                          repeatable\n"
 "  -l FUNC                 trace only FUNC (set_ftrace_filter); repeatable\n"
 "  -n FUNC                 never trace FUNC (set_ftrace_notrace); repeatable\n"
 "      --max-graph-depth N depth limit of function_graph\n"
 "      --func-stack        stack trace with every function (function tracer)\n"
 "      --kprobe SPEC       kprobe event, kernel syntax (\"p:name do_sys_open\")\n"
 "      --bpf LIST          BPF programs: syscalls, syscalls=agg, offcpu[=DUR],\n"
-"                          profile[=HZ], ufunc=BIN:GLOB, kfunc=FUNC[+FUNC]\n"
-"                          (comma-separated)\n"
+"                          profile[=HZ], ufunc=BIN:GLOB, kfunc=FUNC[+FUNC],\n"
+"                          ringbuf=SIZE (comma-separated)\n"
 "      --symbols           with --bpf: store the ELF symbol tables of traced\n"
 "                          binaries, so stacks resolve on a machine without them\n"
 "\n"
 "what and where:\n"
-"  -P, --pid PID           only this process, its threads and new children; repeatable\n"
+"  -P, --pid PID           only this process, its threads and new children;\n"
+"                          repeatable\n"
 "      --cpus LIST         only these CPUs (\"0,2-3\")\n"
 "  -b, --buffer-size KB    kernel buffer per CPU, in KiB\n"
 "  -o, --output FILE       output file (default trace.dat; created mode 0600)\n"
@@ -1051,6 +1054,13 @@ static uint64_t cpu_delta(const struct rec_cpu *c, const char *key)
 	return b >= a ? b - a : 0;
 }
 
+/* A kernel counter at the end, summed over the instance and, when the
+ * tracer had to use it, the top-level buffer. */
+static uint64_t both_total(const struct session *s, const char *key)
+{
+	return cpu_total(&s->ri, key, true) + (s->use_top ? cpu_total(&s->top, key, true) : 0);
+}
+
 static int add_recstats(struct session *s, uint64_t duration_ns)
 {
 	struct rusage all;
@@ -1063,8 +1073,8 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 	if (!m)
 		return -ENOMEM;
 	getrusage(RUSAGE_SELF, &all);
-	for (i = 0; i < s->ri.ncpus; i++) {
-		const struct rec_cpu *c = &s->ri.cpus[i];
+	for (i = 0; i < s->ri.ncpus + (s->use_top ? s->top.ncpus : 0); i++) {
+		const struct rec_cpu *c = i < s->ri.ncpus ? &s->ri.cpus[i] : &s->top.cpus[i - s->ri.ncpus];
 		uint64_t fill = buf_bytes ? c->max_drain * 100 / buf_bytes : 0;
 
 		if (fill > 100)
@@ -1084,13 +1094,14 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 		(unsigned long long)(tv_us(&s->ru_end.ru_stime) - tv_us(&s->ru_start.ru_stime)));
 	fprintf(m, "duration_ns=%llu\n", (unsigned long long)duration_ns);
 	fprintf(m, "bytes_read=%llu\n", (unsigned long long)bytes_read);
-	fprintf(m, "bytes_written=%llu\n", (unsigned long long)fmt_wbuf_bytes(s->wb));
+	fprintf(m, "bytes_written=%llu\n", (unsigned long long)(fmt_wbuf_bytes(s->wb) +
+							 (s->use_top && s->wb_top ? fmt_wbuf_bytes(s->wb_top) : 0)));
 	fprintf(m, "pages=%llu\n", (unsigned long long)pages);
 	fprintf(m, "wakeups=%llu\n", (unsigned long long)s->ri.wakeups);
 	fprintf(m, "max_buffer_fill_pct=%llu\n", (unsigned long long)max_fill);
-	fprintf(m, "events=%llu\n", (unsigned long long)cpu_total(&s->ri, "read events", true));
-	fprintf(m, "overrun=%llu\n", (unsigned long long)cpu_total(&s->ri, "overrun", true));
-	fprintf(m, "dropped=%llu\n", (unsigned long long)cpu_total(&s->ri, "dropped events", true));
+	fprintf(m, "events=%llu\n", (unsigned long long)both_total(s, "read events"));
+	fprintf(m, "overrun=%llu\n", (unsigned long long)both_total(s, "overrun"));
+	fprintf(m, "dropped=%llu\n", (unsigned long long)both_total(s, "dropped events"));
 	if (s->bpf) {
 		struct rec_bpf_stats bs;
 
@@ -1681,22 +1692,27 @@ static const char *human(uint64_t b, char *buf, size_t len)
 
 static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 {
-	uint64_t ev = 0, lost = 0, bytes = 0, bpf_records = 0;
+	uint64_t ev = 0, lost = 0, bytes = 0, bpf_records = 0, bpf_written = 0;
 	char b1[32], b2[32];
 	int i;
 
 	fprintf(stderr, "flytrap: CPU %12s %12s %10s\n", "events", "bytes", "lost");
-	for (i = 0; i < s->ri.ncpus; i++) {
-		const struct rec_cpu *c = &s->ri.cpus[i];
+	/* the instance's CPUs, then (marked T) the top-level buffer a tracer used */
+	for (i = 0; i < s->ri.ncpus + (s->use_top ? s->top.ncpus : 0); i++) {
+		bool top = i >= s->ri.ncpus;
+		const struct rec_cpu *c = top ? &s->top.cpus[i - s->ri.ncpus] : &s->ri.cpus[i];
 		uint64_t e = cpu_delta(c, "read events");
 		uint64_t l = cpu_delta(c, "overrun") + cpu_delta(c, "dropped events");
 
-		fprintf(stderr, "flytrap: %3d %12llu %12s %10llu\n", c->cpu, (unsigned long long)e,
-			human(c->bytes_read, b1, sizeof(b1)), (unsigned long long)l);
+		fprintf(stderr, "flytrap: %3d%s %12llu %12s %10llu\n", c->cpu, top ? "T" : "",
+			(unsigned long long)e, human(c->bytes_read, b1, sizeof(b1)),
+			(unsigned long long)l);
 		ev += e;
 		lost += l;
 		bytes += c->bytes_read;
 	}
+	if (s->use_top && s->top.ncpus)
+		fprintf(stderr, "flytrap: (T: the top-level buffer, where this kernel runs the tracer)\n");
 	if (s->bpf) {
 		struct rec_bpf_stats bs;
 
@@ -1704,6 +1720,7 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		fprintf(stderr, "flytrap: BPF %12llu %12s %10llu\n", (unsigned long long)bs.written,
 			human(bs.bytes, b1, sizeof(b1)), (unsigned long long)bs.drops);
 		bpf_records = bs.records;
+		bpf_written = bs.written;
 	}
 	{
 		uint64_t cpu_us = tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime) +
@@ -1711,9 +1728,13 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 		uint64_t buf_bytes = s->ri.buffer_kb * 1024, max_fill = 0;
 
 		/* one drain can exceed the buffer when the kernel writes while we read */
-		for (i = 0; i < s->ri.ncpus; i++)
-			if (buf_bytes && s->ri.cpus[i].max_drain * 100 / buf_bytes > max_fill)
-				max_fill = s->ri.cpus[i].max_drain * 100 / buf_bytes;
+		for (i = 0; i < s->ri.ncpus + (s->use_top ? s->top.ncpus : 0); i++) {
+			const struct rec_cpu *c = i < s->ri.ncpus ? &s->ri.cpus[i] :
+						  &s->top.cpus[i - s->ri.ncpus];
+
+			if (buf_bytes && c->max_drain * 100 / buf_bytes > max_fill)
+				max_fill = c->max_drain * 100 / buf_bytes;
+		}
 		if (max_fill > 100)
 			max_fill = 100;
 		char per[64] = "";
@@ -1727,10 +1748,17 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 			(double)cpu_us / 1e6, per, (unsigned long long)s->ri.wakeups,
 			(unsigned long long)max_fill, (double)s->ru_end.ru_maxrss / 1024.0);
 	}
-	fprintf(stderr, "flytrap: wrote '%s': %s, %llu events in %.1f s (%s of ring buffer pages), %llu lost%s\n",
-		s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, (double)dur_ns / 1e9,
-		human(bytes, b2, sizeof(b2)), (unsigned long long)lost,
-		lost ? " (see 'flytrap drops')" : "");
+	{
+		char bpf[64] = "";
+
+		if (s->bpf)
+			snprintf(bpf, sizeof(bpf), " + %llu BPF records", (unsigned long long)bpf_written);
+		fprintf(stderr, "flytrap: wrote '%s': %s, %llu events%s in %.1f s (%s of ring buffer "
+			"pages), %llu lost%s\n",
+			s->o->output, human(file_size, b1, sizeof(b1)), (unsigned long long)ev, bpf,
+			(double)dur_ns / 1e9, human(bytes, b2, sizeof(b2)), (unsigned long long)lost,
+			lost ? " (see 'flytrap drops')" : "");
+	}
 }
 
 /*

@@ -28,6 +28,17 @@ if graph_matches "$G/graph.dat"; then
 	ok "graph.dat: flytrap callgraph's do_sys_openat2 node and its $graph_children children match the raw records (count and ns)"
 fi
 
+# the recorder's own figures count the top-level buffer the tracer wrote
+# into on this kernel: its pages read and the events in them
+if [ -s "$G/graph.dat" ]; then
+	rs=$("$FLYTRAP" info --json "$G/graph.dat" 2>/dev/null | jq -r '.recorder // {} | "\(.bytes_read // 0) \(.events // 0)"' 2>/dev/null)
+	read -r rs_bytes rs_events <<<"${rs:-0 0}"
+	n_graph=$(trace-cmd report "$G/graph.dat" 2>/dev/null | grep -c 'funcgraph_')
+	[ "${rs_bytes:-0}" -gt 0 ] && [ "${rs_events:-0}" -ge "$n_graph" ] &&
+		ok "graph.dat: recorder stats count the top-level buffer ($rs_bytes bytes read, $rs_events events)" ||
+		fail "graph.dat: recorder stats say ${rs_bytes:-?} bytes read, ${rs_events:-?} events for $n_graph graph records"
+fi
+
 # function tracer with stacks, and the kprobes, in one file
 if [ -f "$G/func.dat" ] && tc_has func.dat 'function: *do_sys_openat2' && tc_has func.dat 'kernel_stack:' &&
 	tc_has func.dat 'kx_open: .*filename="/etc/lab-file"' && tc_has func.dat 'kx_ret: .*ret=0x'; then
