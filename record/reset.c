@@ -256,6 +256,8 @@ int cmd_reset(int argc, char **argv)
 
 	/* instances first: they may hold the probes enabled */
 	r = reset_instances(top, dry, &done);
+	if (r == -EACCES || r == -EPERM)
+		return EXIT_FAIL;	/* said once; the rest would only repeat it */
 	if (r)
 		err = r;
 	if (!dry) {
