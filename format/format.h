@@ -96,7 +96,8 @@ struct fmt_buffer {
 	const char *clock;	/* may be NULL (v6) */
 	uint32_t page_size;
 	bool compressed;	/* chunked CPU data */
-	bool recovered;		/* rebuilt from a truncated file: name and CPU ids are guesses */
+	bool recovered;		/* rebuilt from a truncated file: the name is a guess */
+	bool cpu_ids_guessed;	/* recovered, and CPU ids numbered in order (unknown) */
 	int ncpus;		/* entries in cpus[] (CPUs with data, sparse IDs) */
 	struct fmt_cpu_data *cpus;
 	uint64_t section_offset; /* v7: section header; v6: the flyrecord marker */

@@ -37,6 +37,7 @@ struct stream {
 	size_t buf_len, buf_pos;
 	uint64_t buf_voff;	/* virtual offset of buf[0] */
 	uint64_t voff;		/* virtual offset of the next chunk (compressed) */
+	uint64_t chunk_off;	/* file offset of the chunk in buf (compressed): for messages */
 
 	/* page being decoded */
 	const uint8_t *data;	/* first byte after the page header */
@@ -142,8 +143,20 @@ static int load_page(struct stream *s)
 			}
 			if (!s->chunks_left)
 				return 0;
+			s->chunk_off = s->pos;
 			err = fmt_read_zblock(r, s->z, s->pos, r->info.file_size - s->pos, FMT_MAX_CHUNK,
 					      &out, &usize, &used);
+			if (err == -EBADMSG && s->truncated) {
+				uint8_t h[8];
+
+				/* a chunk that runs past the end of a cut file: say so plainly */
+				if (r->info.file_size - s->pos < 8 ||
+				    (!fmt_rread(r, s->pos, h, 8) &&
+				     fmt_get32(s->be, h) > r->info.file_size - s->pos - 8))
+					return fmt_rerr(r, -EBADMSG, s->pos,
+							"CPU %d data stops inside a compressed chunk: "
+							"the file is truncated", s->cpu);
+			}
 			if (err)
 				return err;
 			s->chunks_left--;
@@ -172,9 +185,9 @@ static int load_page(struct stream *s)
 	commit = s->long8 ? fmt_get64(s->be, p + 8) : fmt_get32(s->be, p + 8);
 	s->size = (uint32_t)commit & COMMIT_MASK;
 	if (s->size > s->page_size - hdr)
-		return fmt_rerr(r, -EBADMSG, s->compressed ? s->pos : s->page_voff,
-				"bad page on CPU %d: %u data bytes in a %u-byte page", s->cpu,
-				s->size, s->page_size);
+		return fmt_rerr(r, -EBADMSG, s->compressed ? s->chunk_off : s->page_voff,
+				"bad page on CPU %d: %u data bytes in a %u-byte page%s", s->cpu,
+				s->size, s->page_size, s->compressed ? " of the compressed chunk" : "");
 	s->data = p + hdr;
 	s->idx = 0;
 	s->page_first = true;
@@ -298,8 +311,9 @@ static int stream_next(struct stream *s)
 		}
 		return 1;
 bad:
-		return fmt_rerr(r, -EBADMSG, s->compressed ? s->pos : s->page_voff,
-				"corrupt record at byte %u of a page on CPU %d%s%s", s->idx, s->cpu,
+		return fmt_rerr(r, -EBADMSG, s->compressed ? s->chunk_off : s->page_voff,
+				"corrupt record at byte %u of a page%s on CPU %d%s%s", s->idx,
+				s->compressed ? " of the compressed chunk" : "", s->cpu,
 				r->info.buffers[s->buffer].name[0] ? " of buffer " : "",
 				r->info.buffers[s->buffer].name);
 	}

@@ -1263,13 +1263,68 @@ static void clamp_cpu(struct fmt_reader *r, struct fmt_cpu_data *cd)
 }
 
 /*
+ * Where one CPU's chunk list at p ends: *q gets the offset after its last
+ * chunk (or end when the list runs past it: *cut).  Returns false when the
+ * bytes at p do not look like a chunk list: a zero or absurd count, or a
+ * first chunk whose sizes no writer produces (each chunk holds whole
+ * pages).  Zero padding therefore never passes.
+ */
+static bool chunk_list(struct fmt_reader *r, uint64_t p, uint64_t end, uint32_t ps,
+		       uint64_t *q_out, bool *cut)
+{
+	bool be = r->info.big_endian;
+	uint8_t h[8];
+	uint32_t n, k;
+	uint64_t q = p + 4;
+
+	*cut = false;
+	if (p + 4 > end || fmt_rread(r, p, h, 4))
+		return false;
+	n = fmt_get32(be, h);
+	if (!n || n > (1U << 24))
+		return false;
+	for (k = 0; k < n; k++) {
+		uint32_t cs, us;
+
+		if (q + 8 > end || fmt_rread(r, q, h, 8)) {
+			*cut = true;
+			break;
+		}
+		cs = fmt_get32(be, h);
+		us = fmt_get32(be, h + 4);
+		if (!cs || !us || us % ps || us > FMT_MAX_CHUNK ||
+		    (uint64_t)us > (uint64_t)cs * FMT_MAX_RATIO + (1 << 20)) {
+			if (!k)
+				return false;
+			/* a damaged later chunk: the iterator names it; keep the list up to here */
+			*cut = true;
+			q = end;
+			break;
+		}
+		q += 8 + (uint64_t)cs;
+		if (q > end) {
+			*cut = true;
+			break;
+		}
+	}
+	*q_out = *cut ? end : q;
+	return true;
+}
+
+/*
  * A v7 file cut inside (or after) a buffer's data loses that buffer's
- * BUFFER option, which trace-cmd writes after the data.  Walk the sections
- * from the start and rebuild a description for each buffer section nobody
- * described: compressed CPU data starts page-aligned with a chunk count,
- * so the chunks show where each CPU's data ends.  CPU ids are not stored
- * there; they are numbered in order, which is right when every CPU had
- * data.  Uncompressed sections cannot be split into CPUs and are skipped.
+ * BUFFER option, which trace-cmd and flytrap write after the data.  Walk
+ * the sections from the start and rebuild a description for each buffer
+ * section nobody described.  Compressed CPU data is a chunk list (u32
+ * count, then {u32 csize, u32 usize, bytes} per chunk), so the chunks show
+ * where each CPU's data ends.  The next CPU's list starts right there
+ * (flytrap packs them) or at the next page boundary after zero padding
+ * (trace-cmd aligns each CPU): try both, keep the one that parses.
+ *
+ * CPU ids are not stored in the section.  When the file's CPU count
+ * equals the number of streams of a complete section, the ids are exact
+ * (every CPU had data); otherwise they are numbered in order, a guess.
+ * Uncompressed sections cannot be split into CPUs and are skipped.
  */
 static int recover_buffers(struct fmt_reader *r, uint64_t pos)
 {
@@ -1313,46 +1368,79 @@ static int recover_buffers(struct fmt_reader *r, uint64_t pos)
 			buf->page_size = ps;
 			buf->compressed = true;
 			buf->recovered = true;
+			buf->cpu_ids_guessed = true;
 			buf->section_offset = pos;
 			buf->cpus = calloc(FMT_MAX_CPUS, sizeof(*buf->cpus));
 			if (!buf->cpus)
 				return -ENOMEM;
-			p = (pos + 16 + ps - 1) / ps * ps;
+			p = pos + 16;
 			while (p + 4 <= end && buf->ncpus < FMT_MAX_CPUS) {
-				uint8_t h[8];
-				uint32_t n, k;
-				uint64_t q = p + 4;
-				bool cut = false;
+				uint64_t q, a = (p + ps - 1) / ps * ps;
+				bool cut;
 
-				if (fmt_rread(r, p, h, 4))
-					return -EBADMSG;
-				n = fmt_get32(r->info.big_endian, h);
-				for (k = 0; k < n; k++) {
-					if (q + 8 > end || fmt_rread(r, q, h, 8)) {
-						cut = true;
+				if (!chunk_list(r, p, end, ps, &q, &cut)) {
+					if (a == p || !chunk_list(r, a, end, ps, &q, &cut))
 						break;
-					}
-					q += 8 + (uint64_t)fmt_get32(r->info.big_endian, h);
-					if (q > end) {
-						cut = true;
-						break;
-					}
+					p = a;
 				}
 				buf->cpus[buf->ncpus].cpu = buf->ncpus;
 				buf->cpus[buf->ncpus].offset = p;
-				buf->cpus[buf->ncpus].size = (cut ? end : q) - p;
+				buf->cpus[buf->ncpus].size = q - p;
 				buf->cpus[buf->ncpus].truncated = cut;
 				buf->ncpus++;
 				if (cut)
 					break;
-				p = (q + ps - 1) / ps * ps;
+				p = q;
 			}
+			if (buf->ncpus && r->info.cpus == buf->ncpus && end < fs &&
+			    !buf->cpus[buf->ncpus - 1].truncated)
+				buf->cpu_ids_guessed = false;
 		}
 		if (size > fs - pos - 16)
 			break;
 		pos += 16 + size;
 	}
 	return 0;
+}
+
+/*
+ * trace-cmd's reader walks the sections from the header to the end of the
+ * file (for the STRINGS it names sections with); a section that runs past
+ * the end, or a piece of a header, means the file was cut there even when
+ * everything the options point at is whole (a cut in the trailing STRINGS
+ * section).  The walk stops quietly at bytes that are not a section header
+ * (a writer that leaves gaps): only a chain of real headers can end in a cut.
+ */
+static void check_section_chain(struct fmt_reader *r, uint64_t pos)
+{
+	uint64_t fs = r->info.file_size;
+	int n = 0;
+
+	while (pos < fs && n++ < 100000) {
+		uint8_t b[16];
+		uint16_t id;
+		uint64_t size;
+
+		if (fs - pos < 16) {
+			if (!r->info.truncated_at)
+				r->info.truncated_at = fs;
+			return;
+		}
+		if (fmt_rread(r, pos, b, 16))
+			return;
+		id = fmt_get16(r->info.big_endian, b);
+		size = fmt_get64(r->info.big_endian, b + 8);
+		if (id > 64 && (id < FMT_OPT_FT_BASE || id > FMT_OPT_FT_BASE + 0xff))
+			return;
+		if (fmt_get16(r->info.big_endian, b + 2) & ~1)
+			return;	/* flags other than "compressed": not a header */
+		if (size > fs - pos - 16) {
+			if (!r->info.truncated_at)
+				r->info.truncated_at = fs;
+			return;
+		}
+		pos += 16 + size;
+	}
 }
 
 /* v6 flyrecord table: cpus × {u64 offset, u64 size} (+ clock block) */
@@ -1827,6 +1915,8 @@ static int parse_file(struct fmt_reader *r)
 		err = parse_v7(r, opt);
 		if (err)
 			return err;
+		if (!r->info.truncated_at)
+			check_section_chain(r, c.pos);
 		if (r->info.truncated_at) {
 			err = recover_buffers(r, c.pos);
 			if (err)
@@ -1900,7 +1990,12 @@ int fmt_reader_open(const char *path, unsigned flags, struct fmt_reader **out, c
 	if (!r)
 		return -ENOMEM;
 	r->flags = flags;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO with no writer would otherwise wait
+	 * forever; a non-regular file is refused below anyway, and for a
+	 * regular file the flag changes nothing (cleared all the same).
+	 */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		err = -errno;
 		if (out_err && asprintf(out_err, "cannot open '%s': %s", path, strerror(errno)) < 0)
@@ -1909,9 +2004,25 @@ int fmt_reader_open(const char *path, unsigned flags, struct fmt_reader **out, c
 		return err;
 	}
 	r->path = strdup(path);
-	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
-		err = fmt_rerr(r, -EINVAL, 0, "not a regular file");
+	if (fstat(r->fd, &st)) {
+		err = -errno;
+		snprintf(r->err, sizeof(r->err), "cannot stat: %s", strerror(errno));
 		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* no byte offset: the message is about the path, not its contents */
+		err = -EINVAL;
+		snprintf(r->err, sizeof(r->err), "not a regular file (%s); give a trace.dat file",
+			 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ? "a block device" :
+			 S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+		goto fail;
+	}
+	{
+		int fl = fcntl(r->fd, F_GETFL);
+
+		if (fl >= 0)
+			fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
 	r->info.file_size = st.st_size;
 	err = parse_file(r);

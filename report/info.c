@@ -385,7 +385,8 @@ static void print_text(struct info *inf, const char *path)
 		printf("%s \"%s\"%s: %d CPU%s with data, %s%s%s\n", b ? "            " : "buffers:    ",
 		       buf->name, buf->name[0] ? "" : " (top)", withdata, withdata == 1 ? "" : "s",
 		       human(sz, b1, sizeof(b1)), buf->compressed ? " compressed" : "",
-		       buf->recovered ? " (rebuilt: CPU ids guessed)" : "");
+		       buf->cpu_ids_guessed ? " (rebuilt: CPU ids guessed)" :
+		       buf->recovered ? " (rebuilt)" : "");
 	}
 	if (inf->nevents) {
 		ts_text(in, inf->first_ts, b1, sizeof(b1));
@@ -570,8 +571,9 @@ static void print_json(struct info *inf, const char *path)
 		ft_json_str(stdout, buf->name);
 		printf(",\"clock\":");
 		ft_json_str(stdout, buf->clock ? buf->clock : "");
-		printf(",\"page_size\":%u,\"compressed\":%s,\"recovered\":%s,\"cpus\":[", buf->page_size,
-		       buf->compressed ? "true" : "false", buf->recovered ? "true" : "false");
+		printf(",\"page_size\":%u,\"compressed\":%s,\"recovered\":%s,\"cpu_ids_guessed\":%s,"
+		       "\"cpus\":[", buf->page_size, buf->compressed ? "true" : "false",
+		       buf->recovered ? "true" : "false", buf->cpu_ids_guessed ? "true" : "false");
 		for (i = 0; i < buf->ncpus; i++)
 			printf("%s{\"cpu\":%d,\"offset\":%llu,\"size\":%llu,\"truncated\":%s}", i ? "," : "",
 			       buf->cpus[i].cpu, (unsigned long long)buf->cpus[i].offset,
