@@ -84,6 +84,12 @@ fi
 "$FLYTRAP" analyze --svg "$TMP/a.svg" tests/data/rpt-graph.dat > /dev/null || fail "analyze --svg"
 grep -q "ext4_file_read_iter" "$TMP/a.svg" 2>/dev/null && ok "analyze --svg" || fail "analyze --svg: no flame graph"
 
+# ---- one analyzer failing: the others still print, its member is null, exit 1
+"$FLYTRAP" analyze --json --overhead --drops --window 1ns tests/data/rpt-drops.dat > "$TMP/f.json" 2> "$TMP/e"; rc=$?
+r=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["drops"] is None, j["overhead"]["events"])' "$TMP/f.json" 2>&1)
+[ $rc = 1 ] && [ "$r" = "True 11" ] && grep -q "^flytrap: error: --window" "$TMP/e" && ok "a failing analyzer: null, the others shown, exit 1" \
+	|| fail "failing analyzer: rc $rc, $r, $(cat "$TMP/e")"
+
 # ---- usage: one line, exit 2, nothing on stdout
 for args in "--overhead --window 100ms" "--drops --depth 2" "--folded" "--callgraph --top 3" "--bogus"; do
 	# shellcheck disable=SC2086
