@@ -651,20 +651,6 @@ static const char *type_label(const struct rpt_ctx *ctx, int id, char *buf, size
 	return buf;
 }
 
-/* compact duration (at most 8 characters) for the syscall table */
-static const char *dur_short(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 1000000000ULL)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
-	return buf;
-}
-
 static bool any_hist(struct osys **sys, size_t n)
 {
 	size_t k;
@@ -1261,11 +1247,11 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 
 			sys_label(s, b1, sizeof(b1));
 			fprintf(out, "  %-14.14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n", b1,
-				s->h.count, s->errors, dur_short(b2, sizeof(b2), s->h.sum),
-				dur_short(b3, sizeof(b3), s->h.count ? s->h.sum / s->h.count : 0),
-				dur_short(b4, sizeof(b4), rpt_hist_quantile(&s->h, 0.5)),
-				dur_short(b5, sizeof(b5), rpt_hist_quantile(&s->h, 0.99)),
-				dur_short(b6, sizeof(b6), s->h.max));
+				s->h.count, s->errors, rpt_fmt_dur_short(b2, sizeof(b2), s->h.sum),
+				rpt_fmt_dur_short(b3, sizeof(b3), s->h.count ? s->h.sum / s->h.count : 0),
+				rpt_fmt_dur_short(b4, sizeof(b4), rpt_hist_quantile(&s->h, 0.5)),
+				rpt_fmt_dur_short(b5, sizeof(b5), rpt_hist_quantile(&s->h, 0.99)),
+				rpt_fmt_dur_short(b6, sizeof(b6), s->h.max));
 		}
 		if (nsys > (size_t)top)
 			fprintf(out, "  ... %zu more syscalls (see --json)\n", nsys - (size_t)top);

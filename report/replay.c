@@ -515,17 +515,30 @@ const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+/* "1.500 us", or compact (at most 8 characters for 3-digit values): "1.5us" */
+static const char *fmt_dur(char *buf, size_t len, uint64_t ns, bool compact)
+{
+	const char *sp = compact ? "" : " ";
+
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "%sns", ns, sp);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.*f%sus", compact ? 1 : 3, ns / 1e3, sp);
+	else if (ns < 1000000000ULL)
+		snprintf(buf, len, "%.*f%sms", compact ? 2 : 3, ns / 1e6, sp);
+	else
+		snprintf(buf, len, "%.*f%ss", compact ? 2 : 3, ns / 1e9, sp);
+	return buf;
+}
+
 const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3f us", ns / 1e3);
-	else if (ns < 1000000000ULL)
-		snprintf(buf, len, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	return buf;
+	return fmt_dur(buf, len, ns, false);
+}
+
+const char *rpt_fmt_dur_short(char *buf, size_t len, uint64_t ns)
+{
+	return fmt_dur(buf, len, ns, true);
 }
 
 const char *rpt_fmt_bytes(char *buf, size_t len, uint64_t b)

@@ -217,6 +217,8 @@ const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns);
 bool rpt_raw_clock(void);
 /* Human duration: "812 ns", "3.250 us", "12.500 ms", "4.021 s". */
 const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns);
+/* The same in at most 8 characters for table columns: "812ns", "3.2us", "12.50ms", "4.02s". */
+const char *rpt_fmt_dur_short(char *buf, size_t len, uint64_t ns);
 /* Human bytes: "512 B", "3.2 KiB", "12.5 MiB". */
 const char *rpt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 

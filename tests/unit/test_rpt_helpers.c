@@ -360,6 +360,11 @@ static void test_format(void)
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 999), "999 ns"), "dur %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 1500), "1.500 us"), "dur %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 2500000000ULL), "2.500 s"), "dur %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 999), "999ns"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 1550), "1.6us") ||
+	      !strcmp(b, "1.5us"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 12500000), "12.50ms"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 4021000000ULL), "4.02s"), "short %s", b);
 	CHECK(!strcmp(rpt_fmt_bytes(b, sizeof(b), 1536), "1.5 KiB"), "bytes %s", b);
 }
 
