@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "cli.h"
 #include "format.h"
 
 struct type_stat {
@@ -408,17 +409,18 @@ static void print_text(struct info *inf, const char *path)
 	if (!lost_pages) {
 		printf("lost:        no page carries a loss flag\n");
 	} else {
-		printf("lost:        %llu events on %llu pages%s\n", (unsigned long long)lost_known,
-		       (unsigned long long)lost_pages, lost_unknown ? " (some counts unknown)" : "");
+		printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
+		       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages, lost_pages == 1 ? "" : "s",
+		       lost_unknown ? " (some counts unknown)" : "");
 		for (i = 0; i < inf->ncpus; i++) {
 			struct cpu_stat *c = &inf->cpus[i];
 
 			if (!c->lost_pages)
 				continue;
-			printf("             %s%sCPU %d: %llu events on %llu pages%s\n",
+			printf("             %s%sCPU %d: %llu event%s on %llu page%s%s\n",
 			       in->buffers[c->buffer].name, in->buffers[c->buffer].name[0] ? " " : "",
-			       c->cpu, (unsigned long long)c->lost_known,
-			       (unsigned long long)c->lost_pages,
+			       c->cpu, (unsigned long long)c->lost_known, c->lost_known == 1 ? "" : "s",
+			       (unsigned long long)c->lost_pages, c->lost_pages == 1 ? "" : "s",
 			       c->lost_unknown_pages ? " (some counts unknown)" : "");
 		}
 	}
@@ -454,7 +456,9 @@ static void print_text(struct info *inf, const char *path)
 	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++) {
 		const char *p = o->data, *end = p + strnlen(o->data, o->size);
 
-		printf("\nflytrap metadata:\n");
+		/* the recorder's two META options (start, end) read as one list */
+		if (!i)
+			printf("\nflytrap metadata:\n");
 		while (p < end) {
 			const char *nl = memchr(p, '\n', end - p);
 
@@ -467,13 +471,11 @@ static void print_text(struct info *inf, const char *path)
 	}
 }
 
-static void json_blob_kv(const struct fmt_option *o)
+/* "key=value\n" lines as JSON members of strings; *first tracks the commas */
+static void json_kv_members(const struct fmt_option *o, bool *first)
 {
-	/* "key=value\n" lines as a JSON object of strings */
 	const char *p = o->data, *end = p + strnlen(o->data, o->size);
-	bool first = true;
 
-	putchar('{');
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p), *eq;
 
@@ -481,15 +483,35 @@ static void json_blob_kv(const struct fmt_option *o)
 			nl = end;
 		eq = memchr(p, '=', nl - p);
 		if (eq) {
-			if (!first)
+			if (!*first)
 				putchar(',');
 			ft_json_strn(stdout, p, eq - p);
 			putchar(':');
 			ft_json_strn(stdout, eq + 1, nl - eq - 1);
-			first = false;
+			*first = false;
 		}
 		p = nl + 1;
 	}
+}
+
+/*
+ * Every option of one ID as one JSON object: the recorder writes its
+ * metadata in two META options (at the start, and the BPF figures at the
+ * end), which text output shows as two blocks.
+ */
+static void json_kv_options(struct info *inf, uint16_t id)
+{
+	const struct fmt_option *o;
+	bool first = true;
+	int i;
+
+	if (!fmt_reader_option(inf->r, id, 0)) {
+		printf("null");
+		return;
+	}
+	putchar('{');
+	for (i = 0; (o = fmt_reader_option(inf->r, id, i)); i++)
+		json_kv_members(o, &first);
 	putchar('}');
 }
 
@@ -498,7 +520,6 @@ static void print_json(struct info *inf, const char *path)
 	const struct fmt_info *in = inf->in;
 	char name[256];
 	int i, b;
-	const struct fmt_option *o;
 
 	printf("{\"file\":");
 	ft_json_str(stdout, path);
@@ -586,6 +607,8 @@ static void print_json(struct info *inf, const char *path)
 	if (inf->nevents)
 		printf(",\"first_ts\":%llu,\"last_ts\":%llu", (unsigned long long)inf->first_ts,
 		       (unsigned long long)inf->last_ts);
+	else
+		printf(",\"first_ts\":null,\"last_ts\":null");
 	printf(",\"types\":[");
 	for (i = 0, b = 0; i <= 65536; i++) {
 		if (!inf->types[i].count)
@@ -613,17 +636,9 @@ static void print_json(struct info *inf, const char *path)
 	printf("],\"bad_formats\":%d,\"truncated_at\":%llu,\"stream_errors\":%d", in->nbad_formats,
 	       (unsigned long long)in->truncated_at, inf->stream_errors);
 	printf(",\"flytrap\":");
-	o = fmt_reader_option(inf->r, FMT_OPT_FT_META, 0);
-	if (o)
-		json_blob_kv(o);
-	else
-		printf("null");
+	json_kv_options(inf, FMT_OPT_FT_META);
 	printf(",\"recorder\":");
-	o = fmt_reader_option(inf->r, FMT_OPT_FT_RECSTATS, 0);
-	if (o)
-		json_blob_kv(o);
-	else
-		printf("null");
+	json_kv_options(inf, FMT_OPT_FT_RECSTATS);
 	printf("}\n");
 }
 
@@ -654,9 +669,13 @@ int cmd_info(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:vh", lopts, NULL)) != -1) {
+	if (rpt_check_args(argc, argv, "i:vh", lopts))
+		return EXIT_USAGE;
+	while ((c = getopt_long(argc, argv, "i:vh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
+			if (path)
+				return ft_usage_error("more than one input file given");
 			path = optarg;
 			break;
 		case 'j':
@@ -668,8 +687,8 @@ int cmd_info(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
-		default:
-			return ft_bad_option(argv, "i");
+		default:	/* rpt_check_args() let nothing wrong through */
+			return ft_usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
 	if (ft_input_path(argc, argv, &path))
@@ -695,8 +714,14 @@ int cmd_info(int argc, char **argv)
 		print_json(&inf, path);
 	else
 		print_text(&inf, path);
-	if (inf.stream_errors || inf.in->truncated_at)
-		rc = EXIT_FAIL;	/* the figures above cover only the readable part */
+	/* the figures above cover only the readable part: say why the exit fails, once */
+	if (inf.stream_errors)
+		rc = ft_error("'%s': %s%s", path, inf.first_error ? inf.first_error : "damaged event data",
+			      inf.stream_errors > 1 ? " (the first of several damaged CPU streams)" : "");
+	else if (inf.in->truncated_at)
+		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); the figures "
+			      "cover what it held up to there", path,
+			      (unsigned long long)inf.in->truncated_at);
 out:
 	free(inf.types);
 	free(inf.cpus);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "cli.h"
 #include "fastprint.h"
 #include "format.h"
 
@@ -43,7 +44,8 @@ struct report {
 	char **comms;
 	int ncomms;
 	bool has_t0, has_t1;
-	uint64_t t0, t1;
+	const char *t0_arg, *t1_arg;	/* resolved once the file's clock is known */
+	uint64_t t0, t1;		/* compared with the time as printed (see shown_ts) */
 
 	/* per event type: does it pass the -e filter? (0 unknown, 1 yes, 2 no) */
 	uint8_t *type_ok;
@@ -175,6 +177,39 @@ static void setup_graph(struct report *rp)
 
 /* ---- filters ------------------------------------------------------------------- */
 
+/*
+ * -e as `record -e` takes it: SYSTEM:NAME globs ("sched:*", "sched:" for
+ * the whole system), or one word that is an event name or a system name
+ * ("sched_switch", "sched", "sched_*").
+ */
+static bool event_matches(const char *pat, const char *system, const char *name)
+{
+	const char *colon = strchr(pat, ':');
+	char full[512];
+
+	if (!colon)
+		return !fnmatch(pat, name, 0) || !fnmatch(pat, system, 0);
+	if (!colon[1]) {
+		snprintf(full, sizeof(full), "%.*s", (int)(colon - pat), pat);
+		return !fnmatch(full, system, 0);
+	}
+	snprintf(full, sizeof(full), "%s:%s", system, name);
+	return !fnmatch(pat, full, 0);
+}
+
+/*
+ * The time a line shows, in ns: report prints microseconds rounded to the
+ * nearest (trace-cmd's "%6llu" of (ts + 500) / 1000), so --from/--to
+ * compare with that, and a time copied from a line selects that line.
+ * With -t, or a raw-counter clock printed in ticks, the value is exact.
+ */
+static uint64_t shown_ts(const struct report *rp, uint64_t ts)
+{
+	if (rp->nsecs || !rp->info->clock_in_usecs)
+		return ts;
+	return (ts + 500) / 1000 * 1000;
+}
+
 static bool type_selected(struct report *rp, const struct fmt_event *ev)
 {
 	int i;
@@ -188,11 +223,7 @@ static bool type_selected(struct report *rp, const struct fmt_event *ev)
 		return v == 1;
 	v = 2;
 	for (i = 0; i < rp->nevents; i++) {
-		const char *pat = rp->events[i];
-		char full[512];
-
-		snprintf(full, sizeof(full), "%s:%s", ev->event->system, ev->event->name);
-		if (!fnmatch(pat, strchr(pat, ':') ? full : ev->event->name, 0)) {
+		if (event_matches(rp->events[i], ev->event->system, ev->event->name)) {
 			v = 1;
 			break;
 		}
@@ -206,9 +237,9 @@ static bool selected(struct report *rp, const struct fmt_event *ev)
 {
 	int i, pid;
 
-	if (rp->has_t0 && ev->rec.ts < rp->t0)
+	if (rp->has_t0 && shown_ts(rp, ev->rec.ts) < rp->t0)
 		return false;
-	if (rp->has_t1 && ev->rec.ts > rp->t1)
+	if (rp->has_t1 && shown_ts(rp, ev->rec.ts) > rp->t1)
 		return false;
 	if (rp->has_cpus && (ev->rec.cpu >= 256 ||
 			     !(rp->cpu_mask[ev->rec.cpu / 64] & (1ULL << (ev->rec.cpu % 64)))))
@@ -371,6 +402,30 @@ static void print_event(struct report *rp, struct trace_seq *s, const struct fmt
 
 /* ---- JSON output --------------------------------------------------------------------- */
 
+/*
+ * JSON numbers are doubles to most readers (jq, JavaScript): exact only up
+ * to 2^53.  Larger integers go out as strings so no digit is lost:
+ * unsigned ones (addresses, masks, ids) in hex, "0xffffffff81100810",
+ * signed ones in decimal.
+ */
+#define JSON_EXACT_MAX (1ULL << 53)
+
+static void json_int(unsigned long long v, bool is_signed)
+{
+	if (is_signed) {
+		long long sv = (long long)v;
+
+		if (sv > (long long)JSON_EXACT_MAX || sv < -(long long)JSON_EXACT_MAX)
+			printf("\"%lld\"", sv);
+		else
+			printf("%lld", sv);
+	} else if (v > JSON_EXACT_MAX) {
+		printf("\"0x%llx\"", v);
+	} else {
+		printf("%llu", v);
+	}
+}
+
 static void json_field(struct report *rp, struct tep_format_field *f, const struct fmt_event *ev)
 {
 	const uint8_t *data = ev->rec.data;
@@ -404,7 +459,9 @@ static void json_field(struct report *rp, struct tep_format_field *f, const stru
 		for (i = 0; i + esz <= len; i += esz) {
 			unsigned long long v = tep_read_number(rp->tep, data + off + i, esz);
 
-			printf("%s%llu", i ? "," : "", v);
+			if (i)
+				putchar(',');
+			json_int(v, false);
 		}
 		putchar(']');
 		return;
@@ -415,9 +472,9 @@ static void json_field(struct report *rp, struct tep_format_field *f, const stru
 		if (f->flags & TEP_FIELD_IS_SIGNED) {
 			long long sv = len == 1 ? (int8_t)v : len == 2 ? (int16_t)v : len == 4 ? (int32_t)v
 											: (long long)v;
-			printf("%lld", sv);
+			json_int((unsigned long long)sv, true);
 		} else {
-			printf("%llu", v);
+			json_int(v, false);
 		}
 		return;
 	}
@@ -429,7 +486,11 @@ static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
 	int i;
 
-	printf("{\"ts\":%" PRIu64 ",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
+	/* ns since boot stay below 2^53 (104 days); a DATE offset can pass it */
+	if (ev->rec.ts > JSON_EXACT_MAX)
+		printf("{\"ts\":\"%" PRIu64 "\",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
+	else
+		printf("{\"ts\":%" PRIu64 ",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
 	if (rp->info->nbuffers > 1) {
 		fputs(",\"buffer\":", stdout);
 		ft_json_str(stdout, rp->info->buffers[ev->buffer].name);
@@ -562,6 +623,168 @@ static const char usage_text[] =
 	"  -v                 more messages on stderr\n"
 	"  -h, --help         this help\n";
 
+int rpt_check_args(int argc, char **argv, const char *shorts, const struct option *lopts)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--", 2)) {
+			const char *eq = strchr(a + 2, '=');
+			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			const struct option *o;
+
+			for (o = lopts; o->name; o++)
+				if (strlen(o->name) == n && !strncmp(o->name, a + 2, n))
+					break;
+			if (!o->name)
+				return ft_usage_error("unknown option '%.*s'", (int)n + 2, a);
+			if (o->has_arg == no_argument && eq)
+				return ft_usage_error("option '--%s' takes no value", o->name);
+			if (o->has_arg == required_argument && !eq) {
+				if (i + 1 >= argc)
+					return ft_usage_error("option '--%s' needs a value", o->name);
+				i++;
+			}
+			continue;
+		}
+		if (a[0] != '-' || !a[1])
+			continue;	/* a file name */
+		for (a++; *a; a++) {
+			const char *sp = *a == ':' ? NULL : strchr(shorts, *a);
+
+			if (!sp)
+				return ft_usage_error("unknown option '-%c'", *a);
+			if (sp[1] == ':') {
+				if (!a[1] && i + 1 >= argc)
+					return ft_usage_error("option '-%c' needs a value", *a);
+				if (!a[1])
+					i++;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Seconds as report prints them ("1464.221523", "12.5", "7"), exactly to
+ * the ns: strtod would round a 20-digit ns count.  At most 9 decimals.
+ */
+static int parse_time_exact(const char *s, uint64_t *ns)
+{
+	uint64_t secs = 0, frac = 0;
+	int digits = 0;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (secs > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -EINVAL;
+		secs = secs * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++) {
+			if (++digits > 9)
+				return -EINVAL;
+			frac = frac * 10 + (uint64_t)(*s - '0');
+		}
+		if (!digits)
+			return -EINVAL;
+	}
+	if (*s)
+		return -EINVAL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = secs * 1000000000ULL + frac;
+	return 0;
+}
+
+/* a raw counter's tick count as report prints it: decimal digits */
+static int parse_ticks(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* --from/--to once the clock is known: seconds on a ns clock, ticks on a raw counter */
+static int resolve_times(struct report *rp)
+{
+	const char *names[2] = { "--from", "--to" }, *args[2] = { rp->t0_arg, rp->t1_arg };
+	uint64_t *vals[2] = { &rp->t0, &rp->t1 };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (!args[k])
+			continue;
+		if (rp->info->clock_in_usecs ? parse_time_exact(args[k], vals[k])
+					     : parse_ticks(args[k], vals[k]))
+			return rp->info->clock_in_usecs ?
+				ft_usage_error("%s %s: give a time in seconds as report prints it, e.g. 12.5",
+					       names[k], args[k]) :
+				ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
+					       "as report prints them (an integer)", names[k], args[k],
+					       rp->info->clock[0] ? rp->info->clock : "raw");
+	}
+	if (rp->has_t0 && rp->has_t1 && rp->t0 > rp->t1)
+		return ft_usage_error("--from is after --to");
+	return 0;
+}
+
+struct match_scan {
+	struct report *rp;
+	bool *matched;
+};
+
+static int match_format(void *arg, const char *system, const char *text, size_t len)
+{
+	struct match_scan *m = arg;
+	const char *p = memmem(text, len, "name: ", 6);
+	char name[256];
+	size_t n;
+	int i;
+
+	if (!p)
+		return 0;
+	p += 6;
+	n = strcspn(p, "\n");
+	if (n >= sizeof(name) || (size_t)(p - text) + n > len)
+		return 0;
+	memcpy(name, p, n);
+	name[n] = 0;
+	for (i = 0; i < m->rp->nevents; i++)
+		if (!m->matched[i] && event_matches(m->rp->events[i], system, name))
+			m->matched[i] = true;
+	return 0;
+}
+
+/* A -e that names nothing in the file is most likely a typo: say so (once each). */
+static void warn_unmatched(struct report *rp, const char *path)
+{
+	struct match_scan m = { .rp = rp };
+	int i;
+
+	if (!rp->nevents)
+		return;
+	m.matched = calloc(rp->nevents, sizeof(bool));
+	if (!m.matched)
+		return;
+	fmt_reader_formats(rp->r, match_format, &m);
+	for (i = 0; i < rp->nevents; i++)
+		if (!m.matched[i])
+			ft_warn("-e '%s' matches no event type in '%s' (give NAME, SYSTEM or SYSTEM:NAME, "
+				"globs allowed; `flytrap info` lists the file's events)", rp->events[i], path);
+	free(m.matched);
+}
+
 static int push_str(char ***arr, int *n, const char *s)
 {
 	char **p = realloc(*arr, (*n + 1) * sizeof(char *));
@@ -595,46 +818,72 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:e:P:tvh", lopts, NULL)) != -1) {
+	if (rpt_check_args(argc, argv, "i:e:P:tvh", lopts))
+		return EXIT_USAGE;
+	while ((c = getopt_long(argc, argv, "i:e:P:tvh", lopts, NULL)) != -1) {
 		uint64_t v;
 
 		switch (c) {
 		case 'i':
+			if (path)
+				return ft_usage_error("more than one input file given");
 			path = optarg;
 			break;
 		case 'e':
+			if (!*optarg)
+				return ft_usage_error("option '-e' needs an event name, system or glob");
 			if (push_str(&rp.events, &rp.nevents, optarg))
 				return ft_error("out of memory");
 			break;
 		case 'c':
 			if (ft_parse_cpulist(optarg, rp.cpu_mask))
-				return ft_usage_error("bad CPU list '%s'", optarg);
+				return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
+						      optarg);
 			rp.has_cpus = true;
 			break;
 		case 'P': {
-			int *p;
+			/* as the analyzers' --pid: decimal ids, comma-separated, repeatable */
+			const char *q = optarg;
 
-			if (ft_parse_u64(optarg, &v) || v > 0x7fffffff)
-				return ft_usage_error("bad pid '%s'", optarg);
-			p = realloc(rp.pids, (rp.npids + 1) * sizeof(int));
-			if (!p)
-				return ft_error("out of memory");
-			rp.pids = p;
-			rp.pids[rp.npids++] = (int)v;
+			if (!*q)
+				return ft_usage_error("--pid needs a process id");
+			while (*q) {
+				char *end;
+				long pid;
+				int *np;
+
+				errno = 0;
+				pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
+				if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
+					return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'",
+							      optarg);
+				np = realloc(rp.pids, (rp.npids + 1) * sizeof(int));
+				if (!np)
+					return ft_error("out of memory");
+				rp.pids = np;
+				rp.pids[rp.npids++] = (int)pid;
+				q = *end ? end + 1 : end;
+			}
 			break;
 		}
 		case 'C':
+			if (!*optarg)
+				return ft_usage_error("--comm needs a task name or glob");
 			if (push_str(&rp.comms, &rp.ncomms, optarg))
 				return ft_error("out of memory");
 			break;
 		case 'F':
-			if (ft_parse_ts(optarg, &rp.t0))
-				return ft_usage_error("bad time '%s' for --from (seconds, e.g. 12.5)", optarg);
+			if (parse_time_exact(optarg, &v) && parse_ticks(optarg, &v))
+				return ft_usage_error("--from needs a time as report prints it, e.g. 12.5 or "
+						      "1464.221523 (seconds), or clock ticks, not '%s'", optarg);
+			rp.t0_arg = optarg;
 			rp.has_t0 = true;
 			break;
 		case 'T':
-			if (ft_parse_ts(optarg, &rp.t1))
-				return ft_usage_error("bad time '%s' for --to (seconds, e.g. 12.5)", optarg);
+			if (parse_time_exact(optarg, &v) && parse_ticks(optarg, &v))
+				return ft_usage_error("--to needs a time as report prints it, e.g. 12.5 or "
+						      "1464.221523 (seconds), or clock ticks, not '%s'", optarg);
+			rp.t1_arg = optarg;
 			rp.has_t1 = true;
 			break;
 		case 't':
@@ -649,14 +898,12 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
-		default:
-			return ft_bad_option(argv, "ieP");
+		default:	/* rpt_check_args() let nothing wrong through */
+			return ft_usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
 	if (ft_input_path(argc, argv, &path))
 		return EXIT_USAGE;
-	if (rp.has_t0 && rp.has_t1 && rp.t0 > rp.t1)
-		return ft_usage_error("--from is after --to");
 
 	err = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &rp.r, &err_text);
 	if (err) {
@@ -667,6 +914,10 @@ int cmd_report(int argc, char **argv)
 	}
 	rp.tep = fmt_reader_tep(rp.r);
 	rp.info = fmt_reader_info(rp.r);
+	rc = resolve_times(&rp);
+	if (rc)
+		goto out;
+	warn_unmatched(&rp, path);
 	rp.type_ok_len = 65536;
 	rp.type_ok = calloc(rp.type_ok_len, 1);
 	if (!rp.type_ok) {
