@@ -643,7 +643,7 @@ static void print_json(struct info *inf, const char *path)
 }
 
 static const char usage_text[] =
-	"usage: flytrap info [--json] [FILE]\n"
+	"usage: flytrap info [options] [FILE]\n"
 	"\n"
 	"What is in a trace.dat (default ./trace.dat): format, kernel, clock, buffers,\n"
 	"CPUs, time span, events and bytes per event type, losses, the kernel's CPU\n"
