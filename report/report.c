@@ -920,6 +920,10 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		goto out;
 	warn_unmatched(&rp, path);
+	for (i = 0; i < rp.info->nbuffers; i++)
+		if (rp.info->buffers[i].cpu_ids_guessed)
+			ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "
+				"guesses (numbered in file order)", path, rp.info->buffers[i].name);
 	rp.type_ok_len = 65536;
 	rp.type_ok = calloc(rp.type_ok_len, 1);
 	if (!rp.type_ok) {
@@ -970,8 +974,15 @@ int cmd_report(int argc, char **argv)
 		if (err == 0)
 			break;
 		if (err < 0) {
+			/*
+			 * One error says why the exit fails; a second damaged stream
+			 * is a detail of the same verdict, so it is a warning.
+			 */
 			fflush(stdout);
-			ft_error("'%s': %s", path, fmt_reader_error(rp.r));
+			if (rc == EXIT_OK)
+				ft_error("'%s': %s", path, fmt_reader_error(rp.r));
+			else
+				ft_warn("'%s': another damaged CPU stream: %s", path, fmt_reader_error(rp.r));
 			rc = EXIT_FAIL;
 			continue;	/* the other CPUs still have readable events */
 		}

@@ -17,9 +17,10 @@ if [ -d "$FIXTURES" ]; then
 	"$FLYTRAP" convert "$FIXTURES/kinmax+buildroot-kernel__trace_fifo_multicore.dat" -o "$TMP/conv.dat" \
 		>/dev/null 2>&1 && files="$files $TMP/conv.dat"
 fi
-if [ "$(id -u)" = 0 ] && [ -e "$TRACEFS/instances" ]; then
-	"$FLYTRAP" record -q -d 1 -o "$TMP/rec.dat" -e sched -e raw_syscalls -- \
-		sh -c 'for i in 1 2 3 4 5; do ls -R /usr/share/doc >/dev/null; done' >/dev/null 2>&1 &&
+# a fresh recording (root and tracefs, and not in an offline run)
+if [ "${FLYTRAP_OFFLINE:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ -e "$TRACEFS/instances" ]; then
+	"$FLYTRAP" record -q -d 1 -o "$TMP/rec.dat" -e sched -e raw_syscalls:sys_exit -- \
+		sh -c 'for i in 1 2 3 4 5; do ls /usr/share/doc >/dev/null; sleep 0.05; done' >/dev/null 2>&1 &&
 		files="$files $TMP/rec.dat"
 fi
 
