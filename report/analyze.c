@@ -165,6 +165,8 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		}
 		if (o->json)
 			fputs(first ? "{}\n" : "}\n", stdout);
+		/* keep why stdout failed for the one message at the end */
+		rpt_out_failed(stdout);
 	}
 	ret = rpt_replay_status(rc, r, o, "analyze");
 out:

@@ -42,6 +42,8 @@ enum ckind {
 	CK_UP_RETURN,
 	CK_UF_ENTRY,		/* flytrap:ufunc_entry: func index, depth */
 	CK_UF_EXIT,		/* flytrap:ufunc_exit: func, depth, flags, duration */
+	CK_KF_ENTRY,		/* flytrap:kfunc_entry: the ufunc layout, names from bpf_kfunc= */
+	CK_KF_EXIT,
 	CK_KSTACK,		/* ftrace kernel_stack: size, caller[] */
 	CK_USTACK,		/* ftrace user_stack: tgid, caller[] */
 	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
@@ -105,6 +107,8 @@ struct callgraph {
 	struct rpt_syms *syms;
 	char **ufunc_names;		/* BPF ufunc index -> name */
 	int nufunc;
+	char **kfunc_names;		/* BPF kfunc index -> name */
+	int nkfunc;
 	int ncpu_pend;
 	struct pending_kstack *pend;
 	uint64_t unmatched, lost_frames, too_deep, calls_total;
@@ -325,6 +329,14 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 		res(e, "flags", &t->f3);
 		res(e, "duration", &t->f4);
 		t->kind = CK_UF_EXIT;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "kfunc_entry") &&
+		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
+		t->kind = CK_KF_ENTRY;
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "kfunc_exit") &&
+		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
+		res(e, "flags", &t->f3);
+		res(e, "duration", &t->f4);
+		t->kind = CK_KF_EXIT;
 	} else if (!strncmp(e->system, "flytrap_", 8) || !strcmp(e->system, "uprobes") ||
 		   tep_find_field((struct tep_event *)e, "__probe_ip") ||
 		   tep_find_field((struct tep_event *)e, "__probe_ret_ip")) {
@@ -429,6 +441,19 @@ static void complete(struct callgraph *g, struct ctask *t, uint64_t dur)
 		t->st[t->n - 1].child += dur;
 }
 
+/* the frame of BPF ufunc/kfunc index fi: its name from the metadata, else "ufunc#N" / "kfunc#N" */
+static uint32_t bpf_func_frame(struct callgraph *g, bool kfunc, uint32_t fi)
+{
+	char **names = kfunc ? g->kfunc_names : g->ufunc_names;
+	int n = kfunc ? g->nkfunc : g->nufunc;
+	char buf[32];
+
+	if (fi < (uint32_t)n && names[fi])
+		return intern(g, names[fi]);
+	snprintf(buf, sizeof(buf), "%s#%u", kfunc ? "kfunc" : "ufunc", fi);
+	return intern(g, buf);
+}
+
 static void on_calls(struct callgraph *g, const struct ctype *ty, const struct fmt_event *ev, int pid)
 {
 	const void *d = ev->rec.data;
@@ -473,36 +498,26 @@ static void on_calls(struct callgraph *g, const struct ctype *ty, const struct f
 	case CK_UP_ENTRY:
 		enter(g, t, ty->frame, false, 0, ts);
 		break;
-	case CK_UF_ENTRY: {
-		uint32_t fi = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
-		char buf[32];
-		uint32_t fr;
+	case CK_UF_ENTRY:
+	case CK_KF_ENTRY: {
+		uint32_t fr = bpf_func_frame(g, ty->kind == CK_KF_ENTRY, (uint32_t)fmt_field_u64(&ty->f1, d, sz));
 
-		if (fi < (uint32_t)g->nufunc && g->ufunc_names[fi]) {
-			fr = intern(g, g->ufunc_names[fi]);
-		} else {
-			snprintf(buf, sizeof(buf), "ufunc#%u", fi);
-			fr = intern(g, buf);
-		}
+		/*
+		 * kfunc frames are kernel functions, but they pair by name like
+		 * the user ones: kernel=false keeps the function_graph depth
+		 * logic (which drops kernel frames by depth) away from them.
+		 */
 		enter(g, t, fr, false, (uint32_t)fmt_field_u64(&ty->f2, d, sz), ts);
 		break;
 	}
 	case CK_UP_RETURN:
-	case CK_UF_EXIT: {
+	case CK_UF_EXIT:
+	case CK_KF_EXIT: {
 		uint32_t fr = ty->frame;
 		int k;
 
-		if (ty->kind == CK_UF_EXIT) {
-			uint32_t fi = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
-			char buf[32];
-
-			if (fi < (uint32_t)g->nufunc && g->ufunc_names[fi]) {
-				fr = intern(g, g->ufunc_names[fi]);
-			} else {
-				snprintf(buf, sizeof(buf), "ufunc#%u", fi);
-				fr = intern(g, buf);
-			}
-		}
+		if (ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT)
+			fr = bpf_func_frame(g, ty->kind == CK_KF_EXIT, (uint32_t)fmt_field_u64(&ty->f1, d, sz));
 		for (k = t->n - 1; k >= 0; k--)
 			if (!t->st[k].kernel && t->st[k].frame == fr)
 				break;
@@ -516,7 +531,7 @@ static void on_calls(struct callgraph *g, const struct ctype *ty, const struct f
 		{
 			uint64_t dur = ts - t->st[k].start;
 
-			if (ty->kind == CK_UF_EXIT && ty->f4.offset >= 0) {
+			if ((ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT) && ty->f4.offset >= 0) {
 				uint64_t bd = fmt_field_u64(&ty->f4, d, sz);
 
 				if (bd)
@@ -760,7 +775,27 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 
 /* ---- setup ------------------------------------------------------------------------ */
 
-/* BPF ufunc names from the META lines "bpf_ufunc=IDX BINARY NAME 0xADDR" */
+/* name idx of a names table (grown on demand); false on ENOMEM */
+static bool set_func_name(char ***names, int *n, unsigned idx, const char *name)
+{
+	if ((int)idx >= *n) {
+		char **nn = realloc(*names, (idx + 1) * sizeof(*nn));
+
+		if (!nn)
+			return false;
+		memset(nn + *n, 0, (idx + 1 - (unsigned)*n) * sizeof(*nn));
+		*names = nn;
+		*n = (int)idx + 1;
+	}
+	if (!(*names)[idx])
+		(*names)[idx] = strdup(name);
+	return (*names)[idx] != NULL;
+}
+
+/*
+ * BPF ufunc and kfunc names from the META lines "bpf_ufunc=IDX BINARY NAME
+ * 0xADDR" and "bpf_kfunc=IDX [kernel.kallsyms|MODULE] NAME 0xADDR".
+ */
 static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
 {
 	const struct fmt_option *o;
@@ -775,22 +810,16 @@ static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
 			char line[1024], bin[512], name[256];
 			unsigned idx;
 
-			if (ll < sizeof(line) && ll > 10 && !memcmp(p, "bpf_ufunc=", 10)) {
+			bool uf = ll > 10 && !memcmp(p, "bpf_ufunc=", 10);
+			bool kf = ll > 10 && !memcmp(p, "bpf_kfunc=", 10);
+
+			if (ll < sizeof(line) && (uf || kf)) {
 				memcpy(line, p, ll);
 				line[ll] = 0;
-				if (sscanf(line + 10, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000) {
-					if ((int)idx >= g->nufunc) {
-						char **nn = realloc(g->ufunc_names, (idx + 1) * sizeof(*nn));
-
-						if (nn) {
-							memset(nn + g->nufunc, 0, (idx + 1 - (unsigned)g->nufunc) * sizeof(*nn));
-							g->ufunc_names = nn;
-							g->nufunc = (int)idx + 1;
-						}
-					}
-					if ((int)idx < g->nufunc && !g->ufunc_names[idx])
-						g->ufunc_names[idx] = strdup(name);
-				}
+				if (sscanf(line + 10, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000 &&
+				    !set_func_name(uf ? &g->ufunc_names : &g->kfunc_names, uf ? &g->nufunc : &g->nkfunc,
+						   idx, name))
+					g->oom = true;
 			}
 			p = nl ? nl + 1 : end;
 		}
@@ -1192,14 +1221,15 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			fprintf(f, "  nothing to show: no events match the filters\n  (%s)\n", filt);
 		else
 			fputs("  nothing to show: the file has no events\n", f);
+		rpt_damage_note(ctx, f);
 		return ferror(f) ? -EIO : 0;
 	}
 	if (empty) {
 		/* say what was looked for, not a 0-call tree of some source */
 		if (c->source == RPT_CG_AUTO)
 			fprintf(f, "  no call or stack data in the %" PRIu64 " selected events (function_graph,\n"
-				"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc\n"
-				"  records), %s..%s\n", ctx->nevents,
+				"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc/\n"
+				"  kfunc records), %s..%s\n", ctx->nevents,
 				rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
 		else
 			fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n", src_names[s],
@@ -1209,6 +1239,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			if ((enum src)k != s && g->trees[k].n > 1)
 				fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k], src_names[k]);
 		rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
+		rpt_damage_note(ctx, f);
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "  %s (%s), %s..%s\n", src_names[s],
@@ -1226,6 +1257,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
 	rpt_clock_note(ctx, f);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
+	rpt_damage_note(ctx, f);
 	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", s == S_SAMPLES ? "samples" : "time",
 		"self", s == S_SAMPLES ? "hits" : "calls", "function");
 	text_node(&o, 0, 0);
@@ -1266,6 +1298,9 @@ static void cg_release(void *priv)
 	for (i = 0; i < g->nufunc; i++)
 		free(g->ufunc_names[i]);
 	free(g->ufunc_names);
+	for (i = 0; i < g->nkfunc; i++)
+		free(g->kfunc_names[i]);
+	free(g->kfunc_names);
 	free(g->pend);
 }
 

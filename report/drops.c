@@ -988,6 +988,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		fprintf(out, "  %" PRIu64 " events read, %s..%s\n", tot_events, rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts),
 			rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
 		rpt_clock_note(ctx, out);
+		rpt_damage_note(ctx, out);
 		if (o->npids || o->ncomms)
 			fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n", out);
 		fprintf(out, "  total lost:          %" PRIu64 "%s\n", lost + x.bpf_total + x.rec_total,

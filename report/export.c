@@ -73,10 +73,16 @@ enum kind {
 };
 
 /* slice kinds on a thread's stack */
-enum { S_SYSCALL = 1, S_KFUNC, S_PROBE, S_UFUNC };
+enum { S_SYSCALL = 1, S_KFUNC, S_PROBE, S_UFUNC, S_BPF_KFUNC };
+
+struct exp_fname {
+	const char *name;
+	size_t len;
+};
 
 struct etype {
 	uint8_t kind;
+	bool kfunc;		/* K_BPF_UENTRY/UEXIT from flytrap:kfunc_*: a kernel function, bpf_kfunc= names */
 	struct fmt_field f[6];
 	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
 	const char *evname;	/* system:name for instants */
@@ -177,8 +183,10 @@ struct exp {
 	uint64_t sched_slices, irq_slices, flows;
 	const char *meta[8];	/* FMT_OPT_FT_META texts (the recorder's, the BPF capture's) */
 	int nmeta;
-	struct { const char *name; size_t len; } *ufn;	/* bpf_ufunc= names by index */
+	struct exp_fname *ufn;	/* bpf_ufunc= names by index */
 	uint32_t nufn;
+	struct exp_fname *kfn;	/* bpf_kfunc= names by index */
+	uint32_t nkfn;
 	bool ufunc_side;	/* uprobes and BPF ufunc both recorded */
 	struct trace_seq seq;	/* --instants: event text */
 	bool seq_ready;
@@ -701,13 +709,16 @@ static void resolve(struct etype *et, const struct tep_event *e)
 			has_field(e, "tgid", &et->f[3]);
 			et->kind = K_BPF_SYSCALL;
 		}
-	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "ufunc_entry")) {
+	} else if (!strcmp(sys, "flytrap") && (!strcmp(name, "ufunc_entry") || !strcmp(name, "kfunc_entry"))) {
+		/* kfunc records have the ufunc layout: only the names table differs */
+		et->kfunc = name[0] == 'k';
 		if (has_field(e, "func", &et->f[0]) && has_field(e, "depth", &et->f[1])) {
 			has_field(e, "tgid", &et->f[3]);
 			has_field(e, "ip", &et->f[4]);
 			et->kind = K_BPF_UENTRY;
 		}
-	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "ufunc_exit")) {
+	} else if (!strcmp(sys, "flytrap") && (!strcmp(name, "ufunc_exit") || !strcmp(name, "kfunc_exit"))) {
+		et->kfunc = name[0] == 'k';
 		if (has_field(e, "func", &et->f[0]) && has_field(e, "depth", &et->f[1]) &&
 		    has_field(e, "duration", &et->f[2])) {
 			has_field(e, "tgid", &et->f[3]);
@@ -776,15 +787,18 @@ static const char *meta_value(const struct exp *x, const char *key, int nth, siz
 
 /*
  * BPF-traced user functions are named by "bpf_ufunc=N BINARY NAME 0xADDR"
- * lines of the META option (record/bpf.c); read once into x->ufn.
+ * lines of the META option (record/bpf.c), kernel functions by "bpf_kfunc=N
+ * [kernel.kallsyms|MODULE] NAME 0xADDR"; read once into x->ufn / x->kfn.
  */
-static int ufunc_names(struct exp *x)
+static int ufunc_names(struct exp *x, bool kfunc)
 {
+	struct exp_fname **tab = kfunc ? &x->kfn : &x->ufn;
+	uint32_t *cnt = kfunc ? &x->nkfn : &x->nufn;
 	const char *v;
 	size_t vl;
 	int k;
 
-	for (k = 0; (v = meta_value(x, "bpf_ufunc=", k, &vl)); k++) {
+	for (k = 0; (v = meta_value(x, kfunc ? "bpf_kfunc=" : "bpf_ufunc=", k, &vl)); k++) {
 		const char *end = v + vl, *b, *nm, *sp;
 		char *num_end;
 		unsigned long n = strtoul(v, &num_end, 10);
@@ -797,27 +811,35 @@ static int ufunc_names(struct exp *x)
 			continue;
 		nm++;
 		sp = memchr(nm, ' ', (size_t)(end - nm));
-		if (n >= x->nufn) {
-			void *a = realloc(x->ufn, (n + 1) * sizeof(*x->ufn));
+		if (n >= *cnt) {
+			struct exp_fname *a = realloc(*tab, (n + 1) * sizeof(*a));
 
 			if (!a)
 				return -ENOMEM;
-			x->ufn = a;
-			memset(x->ufn + x->nufn, 0, (n + 1 - x->nufn) * sizeof(*x->ufn));
-			x->nufn = (uint32_t)n + 1;
+			memset(a + *cnt, 0, (n + 1 - *cnt) * sizeof(*a));
+			*tab = a;
+			*cnt = (uint32_t)n + 1;
 		}
-		x->ufn[n].name = nm;
-		x->ufn[n].len = sp ? (size_t)(sp - nm) : (size_t)(end - nm);
+		(*tab)[n].name = nm;
+		(*tab)[n].len = sp ? (size_t)(sp - nm) : (size_t)(end - nm);
 	}
 	return 0;
 }
 
-static const char *ufunc_name(const struct exp *x, uint32_t func, size_t *len)
+/* name of BPF ufunc (or kfunc) func, else "ufunc#N" ("kfunc#N") in buf */
+static const char *ufunc_name(const struct exp *x, bool kfunc, uint32_t func, size_t *len, char *buf,
+			      size_t blen)
 {
-	if (func >= x->nufn || !x->ufn[func].name || !x->ufn[func].len)
-		return NULL;
-	*len = x->ufn[func].len;
-	return x->ufn[func].name;
+	const struct exp_fname *tab = kfunc ? x->kfn : x->ufn;
+	uint32_t n = kfunc ? x->nkfn : x->nufn;
+
+	if (func < n && tab[func].name && tab[func].len) {
+		*len = tab[func].len;
+		return tab[func].name;
+	}
+	snprintf(buf, blen, "%s#%u", kfunc ? "kfunc" : "ufunc", func);
+	*len = strlen(buf);
+	return buf;
 }
 
 /* Name of BPF program slot prog from "bpf_progs=a,b,c", into buf. */
@@ -1200,16 +1222,13 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
 		size_t nl = 0;
 
-		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side);
+		/* kernel functions nest in the task's own track (inside its syscalls) */
+		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side && !et->kfunc);
 		if (!t)
 			break;
-		s = ufunc_name(x, fn, &nl);
-		if (!s) {
-			snprintf(name, sizeof(name), "ufunc#%u", fn);
-			s = name;
-			nl = strlen(name);
-		}
-		open_slice(x, t, ts, S_UFUNC, (uint64_t)fn << 32 | depth, s, nl, "user");
+		s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
+		open_slice(x, t, ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, s, nl,
+			   et->kfunc ? "kernel" : "user");
 		break;
 	}
 	case K_BPF_UEXIT: {
@@ -1220,10 +1239,10 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		uint64_t start = fmt_field_u64(&et->f[5], d, sz);
 		size_t nl = 0;
 
-		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side);
+		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side && !et->kfunc);
 		if (!t)
 			break;
-		if (unwind_to(x, t, S_UFUNC, (uint64_t)fn << 32 | depth, false, ts)) {
+		if (unwind_to(x, t, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, false, ts)) {
 			close_top(x, t, ts);
 			break;
 		}
@@ -1231,13 +1250,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			x->orphans++;
 			break;
 		}
-		s = ufunc_name(x, fn, &nl);
-		if (!s) {
-			snprintf(name, sizeof(name), "ufunc#%u", fn);
-			s = name;
-			nl = strlen(name);
-		}
-		complete(x, t, ts - dur, ts, s, nl, "user");
+		s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
+		complete(x, t, ts - dur, ts, s, nl, et->kfunc ? "kernel" : "user");
 		J_LIT(&x->j, ",\"args\":{\"entry_lost\":true}}");
 		break;
 	}
@@ -1390,7 +1404,7 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	for (k = 0; x->nmeta < 8 && (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, k)); k++)
 		if (o->size && ((const char *)o->data)[o->size - 1] == '\0')
 			x->meta[x->nmeta++] = o->data;
-	if (ufunc_names(x))
+	if (ufunc_names(x, false) || ufunc_names(x, true))
 		return -ENOMEM;
 	x->ufunc_side = has_uprobe_formats(ctx->tep) &&
 			tep_find_event_by_name(ctx->tep, "flytrap", "ufunc_entry");
@@ -1648,6 +1662,7 @@ static void exp_release(void *priv)
 	if (x->seq_ready)
 		trace_seq_destroy(&x->seq);
 	free(x->ufn);
+	free(x->kfn);
 	free(x->cpus);
 	free(x->j.buf);
 }
@@ -1752,8 +1767,10 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	if (exp_html_write(out, &in) || fflush(out) || ferror(out)) {
 		int e = errno ? errno : EIO;
 
-		/* `| head`: the reader left, quietly */
-		if (e != EPIPE)
+		/* `| head`: the reader left, quietly; stdout is named once by the front end */
+		if (!outpath)
+			rpt_set_out_errno(e);
+		else if (e != EPIPE)
 			ret = ft_error("cannot write '%s': %s", outpath ? outpath : "standard output",
 				       strerror(e));
 	}
@@ -1850,7 +1867,11 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	} else {
 		exp_conf.out = out;
 		rc = rpt_replay(r, o, list, 1);
-		if (rc == -EIO && exp_conf.write_errno == EPIPE)
+		if (rc == -EIO && exp_conf.write_errno && !A->outpath) {
+			/* the command front end names standard output once (EPIPE: quietly) */
+			rpt_set_out_errno(exp_conf.write_errno);
+			ret = EXIT_OK;
+		} else if (rc == -EIO && exp_conf.write_errno == EPIPE)
 			ret = EXIT_OK;	/* `| head`: the reader left, quietly */
 		else if (rc == -EIO && exp_conf.write_errno)
 			ret = ft_error("cannot write '%s': %s", A->outpath ? A->outpath : "standard output",

@@ -1196,6 +1196,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			fprintf(out, "  no events match the filters (%s): the tables below are empty\n", filt);
 	}
 	rpt_clock_note(ctx, out);
+	rpt_damage_note(ctx, out);
 	rpt_loss_note(ctx, out, wt0, wt1);
 	{
 		bool any = false;

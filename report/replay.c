@@ -30,6 +30,13 @@ const char rpt_opts_help_filters[] = FILTERS_HELP;
 
 /* The file being analyzed counts raw clock ticks, not ns (set per file). */
 static bool ts_ticks;
+/*
+ * The first damaged stream of the last replay (the error is printed once,
+ * after the output, by rpt_replay_status()), and the errno of the first
+ * failed write to an analyzer's output, for the one "cannot write" line.
+ */
+static char first_damage[512];
+static int out_errno;
 
 /* "--name value" or "--name=value": returns the value and advances *i, or NULL. */
 static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
@@ -1015,6 +1022,7 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	struct progress prog;
 
 	memset(&ctx, 0, sizeof(ctx));
+	first_damage[0] = 0;
 	ctx.r = r;
 	ctx.tep = fmt_reader_tep(r);
 	ctx.info = fmt_reader_info(r);
@@ -1068,9 +1076,14 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 		if (rc == 0)
 			break;
 		if (rc < 0) {
-			if (nerrs++ < 10)
-				ft_warn("damaged data in '%s': %s", opts->path ? opts->path : "input",
+			/* the first is the error rpt_replay_status() prints; later ones are details */
+			if (!nerrs)
+				snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(r));
+			else if (nerrs < 10)
+				ft_warn("'%s': another damaged CPU stream: %s", opts->path ? opts->path : "input",
 					fmt_reader_error(r));
+			nerrs++;
+			ctx.stream_errors = nerrs;
 			if (nerrs > 1000000) {
 				err = rc;
 				break;
@@ -1121,7 +1134,10 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 			if (an[k]->event)
 				an[k]->event(&ctx, privs[k], ev);
 	}
-	ctx.stream_errors = fmt_iter_errors(it);
+	if (fmt_iter_errors(it) > ctx.stream_errors)
+		ctx.stream_errors = fmt_iter_errors(it);
+	if (ctx.stream_errors && !first_damage[0])
+		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(r));
 	progress_end(&prog);
 
 	if (!err)
@@ -1138,11 +1154,15 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 				}
 				e = an[k]->finish(&ctx, privs[k]);
 				ctx.opts = opts;
+				/* remember why the output failed before anything else sets errno */
+				if (ferror(an[k]->out ? an[k]->out : opts->out ? opts->out : stdout) && !out_errno)
+					out_errno = errno ? errno : EIO;
 				if (e && !err)
 					err = e;
 			}
 		}
-	if (!err && (ctx.stream_errors || nerrs))
+	/* a damaged or cut file: the figures are partial, and the exit says so */
+	if (!err && (ctx.stream_errors || nerrs || ctx.info->truncated_at))
 		err = -EBADMSG;
 out:
 	fmt_iter_free(it);
@@ -1161,12 +1181,71 @@ out:
 
 /* ---- command front end ------------------------------------------------------ */
 
+bool rpt_out_failed(FILE *f)
+{
+	if (!ferror(f))
+		return false;
+	if (!out_errno)
+		out_errno = errno ? errno : EIO;
+	return true;
+}
+
+void rpt_set_out_errno(int e)
+{
+	if (!out_errno)
+		out_errno = e;
+}
+
+/*
+ * Standard output at the end of a command: one "cannot write" line naming
+ * it (none when a reader such as `head` left: EPIPE), whoever failed first.
+ */
+static int finish_stdout(int rc)
+{
+	int e;
+
+	if (fflush(stdout))
+		e = out_errno ? out_errno : errno;
+	else if (ferror(stdout) || out_errno)
+		e = out_errno ? out_errno : EIO;
+	else
+		return rc;
+	out_errno = 0;
+	if (e == EPIPE)
+		return rc;
+	ft_error("cannot write to standard output: %s", strerror(e));
+	return rc ? rc : EXIT_FAIL;
+}
+
+void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out)
+{
+	if (ctx->stream_errors)
+		fprintf(out, "note: the file is damaged (%d CPU stream%s early): the figures are\n"
+			"      partial, they cover the readable events\n", ctx->stream_errors,
+			ctx->stream_errors == 1 ? " stops" : "s stop");
+	else if (ctx->info && ctx->info->truncated_at)
+		fprintf(out, "note: the file is cut at byte %" PRIu64 ": the figures are partial, they\n"
+			"      cover what it held up to there\n", ctx->info->truncated_at);
+}
+
 int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, const char *what)
 {
+	const struct fmt_info *in = r ? fmt_reader_info(r) : NULL;
+
 	if (!rc)
 		return EXIT_OK;
-	if (rc == -EBADMSG)
-		ft_error("'%s' has damaged event data: %s (the output covers the readable events)",
+	/* the output went to stdout first: the verdict comes after it */
+	fflush(stdout);
+	if (rc == -EIO && rpt_out_failed(o->out ? o->out : stdout))
+		return EXIT_OK;	/* a write error: finish_stdout() names the output (quiet on EPIPE) */
+	if (rc == -EBADMSG && first_damage[0])
+		ft_error("'%s': %s; the figures above are partial (they cover the readable events)",
+			 o->path, first_damage);
+	else if (rc == -EBADMSG && in && in->truncated_at)
+		ft_error("'%s': the file is truncated (it stops at byte offset %" PRIu64 "); the figures "
+			 "above are partial (they cover what it held up to there)", o->path, in->truncated_at);
+	else if (rc == -EBADMSG)
+		ft_error("'%s' has damaged event data: %s (the figures above are partial)",
 			 o->path, fmt_reader_error(r));
 	else if (rc != -ECANCELED)	/* -ECANCELED: the analyzer said why */
 		ft_error("cannot %s '%s': %s", what, o->path, strerror(-rc));
@@ -1244,7 +1323,7 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 	}
 	fmt_reader_close(r);
 	rpt_opts_release(&o);
-	return ft_finish_stdout(ret);
+	return finish_stdout(ret);
 }
 
 const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len)

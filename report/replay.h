@@ -310,6 +310,20 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c);
 int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, const char *what);
 
 /*
+ * Output errors: rpt_out_failed() is true when f has failed (and keeps the
+ * errno for the one "cannot write to standard output" line the command
+ * front end prints at the end; EPIPE is quiet); rpt_set_out_errno() keeps a
+ * write errno a writer saw itself.
+ */
+bool rpt_out_failed(FILE *f);
+void rpt_set_out_errno(int e);
+/*
+ * On a damaged or cut file (after the replay: ctx->stream_errors,
+ * info->truncated_at), a "note:" saying the figures are partial; nothing otherwise.
+ */
+void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out);
+
+/*
  * "Overhead of PATH": the title line of a text output, the path shortened
  * in the middle ("...") so the line fits 80 columns.
  */

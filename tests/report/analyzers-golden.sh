@@ -38,6 +38,11 @@ check callgraph-bpf.txt callgraph tests/data/rpt-bpf.dat
 check callgraph-bpf-samples.folded callgraph --source samples --folded tests/data/rpt-bpf.dat
 check callgraph-bpf-offcpu.folded callgraph --source offcpu --folded tests/data/rpt-bpf.dat
 check overhead-bpf.txt overhead tests/data/rpt-bpf.dat
+# a real `record --bpf syscalls,kfunc=do_sys_openat2 -- cat /proc/version` of
+# the kernel lab (tests/lab/10-kernel-lab.sh, fentry): one do_sys_openat2
+# call of 574540 ns (trace-cmd prints duration=574540 on its kfunc_exit)
+check callgraph-kfunc.txt callgraph tests/data/lab-kfunc.dat
+check callgraph-kfunc.folded callgraph --folded tests/data/lab-kfunc.dat
 
 # the checked-in files are what tests/tools/mkrpt.c makes today (the
 # generator documents the expected numbers, so the two must not drift)

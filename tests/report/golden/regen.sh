@@ -24,3 +24,5 @@ $F callgraph tests/data/rpt-bpf.dat > $G/callgraph-bpf.txt
 $F callgraph --source samples --folded tests/data/rpt-bpf.dat > $G/callgraph-bpf-samples.folded
 $F callgraph --source offcpu --folded tests/data/rpt-bpf.dat > $G/callgraph-bpf-offcpu.folded
 $F overhead tests/data/rpt-bpf.dat > $G/overhead-bpf.txt
+$F callgraph tests/data/lab-kfunc.dat > $G/callgraph-kfunc.txt
+$F callgraph --folded tests/data/lab-kfunc.dat > $G/callgraph-kfunc.folded
