@@ -63,7 +63,9 @@ struct drops {
 	size_t nwin;
 	struct window *win;
 	struct stream *last_s;		/* stream of the previous event */
-	bool oom, too_many;
+	bool oom, too_many, based;
+	/* events inside --from/--to (all of them without): the summary counts these */
+	uint64_t nsel, sel_first, sel_last;
 };
 
 /* Fine windows [from, to) of d added up into one display window. */
@@ -197,6 +199,21 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 	}
 	if (!s)
 		return;
+	if (!d->based) {
+		d->base = ev->rec.ts;
+		d->based = true;
+	}
+	/*
+	 * The summary and the per-CPU table count the --from/--to window, like
+	 * the loss-marker list; the per-window table is cut at output.  Every
+	 * stream still appears (with 0 events) so the table lists every CPU.
+	 */
+	if ((ctx->opts->has_t0 && ev->rec.ts < ctx->opts->t0_ns) ||
+	    (ctx->opts->has_t1 && ev->rec.ts > ctx->opts->t1_ns))
+		goto windows;
+	if (!d->nsel++)
+		d->sel_first = ev->rec.ts;
+	d->sel_last = ev->rec.ts;
 	if (!s->events)
 		s->first_ts = ev->rec.ts;
 	s->events++;
@@ -229,8 +246,7 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 	else
 		d->oom = true;
 
-	if (ctx->nevents_all == 1 && !d->nwin)
-		d->base = ev->rec.ts;
+windows:
 	w = window_at(d, ev->rec.ts);
 	if (!w)
 		return;
@@ -711,7 +727,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 	int ns = 0, k, ntc = 0, nadv = 0, err = 0;
 	uint64_t tot_marked = 0, tot_unknown = 0, tot_kernel = 0, tot_markers = 0, tot_events = 0;
 	uint64_t tot_unread = 0, dw = 0, t0, t1, worst_ratio_num = 0, worst_ratio_den = 1;
-	bool any_kernel = false, any_start = false, missing_start = false;
+	bool any_kernel = false, any_start = false, missing_start = false, windowed;
+	uint64_t sum_lost;
 	char b1[32], b2[32], b3[32];
 	const char *analyses[8];
 	int nan = 0;
@@ -855,6 +872,15 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 
 	t0 = o->has_t0 ? o->t0_ns : 0;
 	t1 = o->has_t1 ? o->t1_ns : UINT64_MAX;
+	/*
+	 * A --from/--to window narrows what carries a time (page markers, BPF
+	 * failures); the kernel counters and the recorder backlog cover the
+	 * whole recording, so they stay out of a window's total.
+	 */
+	windowed = o->has_t0 || o->has_t1;
+	sum_lost = windowed ? tot_marked + x.bpf_total
+			    : (any_kernel && tot_kernel > tot_marked ? tot_kernel : tot_marked) + x.bpf_total +
+			      x.rec_total;
 	if (d->nwin && ctx->nevents_all)
 		dw = display_width(d, ctx->all_last_ts - d->base);
 
@@ -865,13 +891,16 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		fputs("{\"file\":", out);
 		ft_json_str(out, o->path);
 		fprintf(out, ",\"events\":%" PRIu64 ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64,
-			tot_events, ctx->all_first_ts, ctx->all_last_ts);
+			tot_events, windowed ? d->sel_first : ctx->all_first_ts,
+			windowed ? d->sel_last : ctx->all_last_ts);
+		fprintf(out, ",\"windowed\":%s,\"events_in_file\":%" PRIu64 ",\"file_first_ts\":%" PRIu64
+			",\"file_last_ts\":%" PRIu64, windowed ? "true" : "false", ctx->nevents_all,
+			ctx->all_first_ts, ctx->all_last_ts);
 		fprintf(out, ",\"total\":{\"lost\":%" PRIu64 ",\"lost_marked\":%" PRIu64
 			",\"loss_markers\":%" PRIu64 ",\"unknown_markers\":%" PRIu64
 			",\"kernel_counters\":%s,\"kernel_lost\":%" PRIu64 ",\"kernel_start_stats\":%s"
 			",\"unread_at_end\":%" PRIu64 ",\"bpf_drops\":%" PRIu64 ",\"recorder_lost\":%" PRIu64 "}",
-			(any_kernel && tot_kernel > tot_marked ? tot_kernel : tot_marked) + x.bpf_total + x.rec_total,
-			tot_marked, tot_markers, tot_unknown, any_kernel ? "true" : "false", tot_kernel,
+			sum_lost, tot_marked, tot_markers, tot_unknown, any_kernel ? "true" : "false", tot_kernel,
 			any_start ? "true" : "false", tot_unread, x.bpf_total, x.rec_total);
 		fputs(",\"streams\":[", out);
 		for (k = 0; k < ns; k++) {
@@ -981,18 +1010,35 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 	/* ---- text ---- */
 	{
 		uint64_t lost = (any_kernel && tot_kernel > tot_marked ? tot_kernel : tot_marked);
+		char b4[32];
 		int j, lastbuf = -1;
 		size_t w;
 
 		rpt_print_title(out, "Lost events in", o->path);
-		fprintf(out, "  %" PRIu64 " events read, %s..%s\n", tot_events, rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts),
-			rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
+		if (!windowed)
+			fprintf(out, "  %" PRIu64 " events read, %s..%s\n", tot_events,
+				rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
+		else if (!d->nsel)
+			fprintf(out, "  0 events in the window %s..%s: it is outside the file's span\n"
+				"  %s..%s (%" PRIu64 " events read)\n",
+				o->has_t0 ? rpt_fmt_ts(b1, sizeof(b1), t0) : "start",
+				o->has_t1 ? rpt_fmt_ts(b2, sizeof(b2), t1) : "end",
+				rpt_fmt_ts(b3, sizeof(b3), ctx->all_first_ts), rpt_fmt_ts(b4, sizeof(b4), ctx->all_last_ts),
+				ctx->nevents_all);
+		else
+			fprintf(out, "  %" PRIu64 " events in the window, %s..%s\n  (of %" PRIu64 " read, %s..%s)\n",
+				tot_events, rpt_fmt_ts(b1, sizeof(b1), d->sel_first), rpt_fmt_ts(b2, sizeof(b2), d->sel_last),
+				ctx->nevents_all, rpt_fmt_ts(b3, sizeof(b3), ctx->all_first_ts),
+				rpt_fmt_ts(b4, sizeof(b4), ctx->all_last_ts));
 		rpt_clock_note(ctx, out);
 		rpt_damage_note(ctx, out);
 		if (o->npids || o->ncomms)
 			fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n", out);
-		fprintf(out, "  total lost:          %" PRIu64 "%s\n", lost + x.bpf_total + x.rec_total,
-			tot_unknown && !any_kernel ? " (plus pages lost with no count)" : "");
+		if (windowed)
+			fputs("  (kernel counters and the recorder backlog cover the whole recording:\n"
+			      "  the window's total counts its page markers and BPF failures)\n", out);
+		fprintf(out, "  total lost:          %" PRIu64 "%s\n", sum_lost,
+			tot_unknown && (!any_kernel || windowed) ? " (plus pages lost with no count)" : "");
 		fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,
 			any_kernel ? (any_start ? "kernel counters, end minus start"
 					       : "kernel counters at the end; no start stats")
@@ -1018,7 +1064,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			}
 			kl = kernel_lost(s, &ov, &co, &dr);
 			fprintf(out, "  %3d %10" PRIu64 " %9" PRIu64 " %8" PRIu64, s->cpu, s->events,
-				s->end.present && kl > s->lost_marked ? kl : s->lost_marked, s->markers);
+				!windowed && s->end.present && kl > s->lost_marked ? kl : s->lost_marked, s->markers);
 			if (s->end.present)
 				fprintf(out, " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n", ov, co, dr);
 			else

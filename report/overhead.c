@@ -1188,7 +1188,11 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	else
 		fprintf(out, "  %s..%s (%s)\n", rpt_fmt_ts(b1, sizeof(b1), wt0),
 			rpt_fmt_ts(b2, sizeof(b2), wt1), rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
-	if (!ctx->nevents) {
+	if (ctx->nevents_all && ((op->has_t0 && op->t0_ns > ctx->all_last_ts) ||
+				 (op->has_t1 && op->t1_ns < ctx->all_first_ts)))
+		fprintf(out, "  the window is outside the file's span %s..%s:\n  the tables below are empty\n",
+			rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
+	else if (!ctx->nevents) {
 		char filt[512];
 
 		rpt_fmt_filters(op, filt, sizeof(filt));
