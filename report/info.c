@@ -649,16 +649,17 @@ static const char usage_text[] =
 	"CPUs, time span, events and bytes per event type, losses, the kernel's CPU\n"
 	"stats and flytrap's own metadata.\n"
 	"\n"
-	"  -i FILE     input file (same as the FILE argument)\n"
-	"  --json      one JSON object instead of text\n"
-	"  -v          more messages on stderr\n"
-	"  -h, --help  this help\n";
+	"  -i FILE        input file (same as the FILE argument)\n"
+	"      --json     one JSON object instead of text\n"
+	"  -v, --verbose  more messages on stderr\n"
+	"  -h, --help     this help\n";
 
 int cmd_info(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct info inf = { 0 };

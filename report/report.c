@@ -622,7 +622,7 @@ static const char usage_text[] =
 	"      --to TIME      only events at or before this time, as printed\n"
 	"  -t                 nanosecond timestamps\n"
 	"      --json         one JSON object per event, every field decoded\n"
-	"  -v                 more messages on stderr\n"
+	"  -v, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
 
 int rpt_check_args(int argc, char **argv, const char *shorts, const struct option *lopts)
@@ -809,6 +809,7 @@ int cmd_report(int argc, char **argv)
 		{ "to", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report rp = { 0 };
