@@ -277,6 +277,7 @@ int fmt_reader_section(struct fmt_reader *r, uint64_t offset, uint16_t expect_id
 
 static void clamp_cpu(struct fmt_reader *r, struct fmt_cpu_data *cd);
 static int recover_buffers(struct fmt_reader *r, uint64_t pos);
+static int kernel_long_from_header_page(const char *hp, size_t len);
 
 static int add_format(struct fmt_reader *r, const char *system, char *text, size_t len)
 {
@@ -1312,6 +1313,82 @@ static bool chunk_list(struct fmt_reader *r, uint64_t p, uint64_t end, uint32_t 
 }
 
 /*
+ * An uncompressed BUFFER section is the CPUs' pages back to back from the
+ * first page boundary, with no count or sizes.  With one CPU that is the
+ * whole story.  With several, each CPU's pages run forward in time, and the
+ * next CPU's first page goes back to the start of the recording: split
+ * where a page's time stamp drops.  (A CPU whose data starts after the
+ * previous one ends would merge with it: the CPU ids are guesses.)
+ */
+static int recover_raw_buffer(struct fmt_reader *r, uint64_t pos, uint64_t end, int *nrec)
+{
+	uint64_t fs = r->info.file_size;
+	uint32_t ps = r->info.page_size;
+	uint64_t p = (pos + 16 + ps - 1) / ps * ps, start = p, last_ts = 0;
+	int hdr_commit = kernel_long_from_header_page(r->hp, r->info.header_page.len);
+	struct fmt_buffer *buf;
+	bool have_top = false, seen = false;
+	int i;
+
+	if (p >= end)
+		return 0;
+	if (!hdr_commit)
+		hdr_commit = r->info.long_size;
+	for (i = 0; i < r->info.nbuffers; i++)
+		if (!r->info.buffers[i].name[0])
+			have_top = true;
+	buf = new_buffer(r);
+	if (!buf)
+		return -ENOMEM;
+	if (have_top) {
+		if (asprintf((char **)&buf->name, "recovered%d", ++*nrec) < 0)
+			buf->name = NULL;
+	} else {
+		buf->name = strdup("");
+	}
+	if (!buf->name)
+		return -ENOMEM;
+	buf->page_size = ps;
+	buf->recovered = true;
+	buf->cpu_ids_guessed = true;
+	buf->section_offset = pos;
+	buf->cpus = calloc(FMT_MAX_CPUS, sizeof(*buf->cpus));
+	if (!buf->cpus)
+		return -ENOMEM;
+	for (; p + ps <= end; p += ps) {
+		uint8_t h[16];
+		uint64_t ts, commit;
+
+		if (r->info.cpus == 1)
+			break;	/* one CPU: no need to look */
+		if (fmt_rread(r, p, h, 8 + hdr_commit))
+			return -EBADMSG;
+		ts = fmt_get64(r->info.big_endian, h);
+		commit = hdr_commit == 8 ? fmt_get64(r->info.big_endian, h + 8)
+					 : fmt_get32(r->info.big_endian, h + 8);
+		if (!(commit & ((1U << 27) - 1)))
+			continue;	/* an empty page says nothing about time */
+		if (seen && ts < last_ts && buf->ncpus < FMT_MAX_CPUS - 1) {
+			buf->cpus[buf->ncpus].cpu = buf->ncpus;
+			buf->cpus[buf->ncpus].offset = start;
+			buf->cpus[buf->ncpus].size = p - start;
+			buf->ncpus++;
+			start = p;
+		}
+		last_ts = ts;
+		seen = true;
+	}
+	buf->cpus[buf->ncpus].cpu = buf->ncpus;
+	buf->cpus[buf->ncpus].offset = start;
+	buf->cpus[buf->ncpus].size = end - start;
+	buf->cpus[buf->ncpus].truncated = end == fs;
+	buf->ncpus++;
+	if (r->info.cpus == buf->ncpus && (end < fs || r->info.cpus == 1))
+		buf->cpu_ids_guessed = false;
+	return 0;
+}
+
+/*
  * A v7 file cut inside (or after) a buffer's data loses that buffer's
  * BUFFER option, which trace-cmd and flytrap write after the data.  Walk
  * the sections from the start and rebuild a description for each buffer
@@ -1324,7 +1401,7 @@ static bool chunk_list(struct fmt_reader *r, uint64_t p, uint64_t end, uint32_t 
  * CPU ids are not stored in the section.  When the file's CPU count
  * equals the number of streams of a complete section, the ids are exact
  * (every CPU had data); otherwise they are numbered in order, a guess.
- * Uncompressed sections cannot be split into CPUs and are skipped.
+ * Uncompressed sections: see recover_raw_buffer().
  */
 static int recover_buffers(struct fmt_reader *r, uint64_t pos)
 {
@@ -1395,6 +1472,12 @@ static int recover_buffers(struct fmt_reader *r, uint64_t pos)
 			if (buf->ncpus && r->info.cpus == buf->ncpus && end < fs &&
 			    !buf->cpus[buf->ncpus - 1].truncated)
 				buf->cpu_ids_guessed = false;
+		}
+		if (id == FMT_OPT_BUFFER && !known && !(flags & 1)) {
+			int err = recover_raw_buffer(r, pos, end, &nrec);
+
+			if (err)
+				return err;
 		}
 		if (size > fs - pos - 16)
 			break;

@@ -4,7 +4,7 @@
 # BUFFER options sit after the data, so the reader rebuilds the buffers
 # from the sections.  At many cut points over flytrap-written files (its
 # own recordings, convert's output, a fresh recording when root can make
-# one) and trace-cmd-written fixtures, `report` must print, for every CPU,
+# one; zstd and uncompressed) and trace-cmd-written fixtures, `report` must print, for every CPU,
 # a prefix of that CPU's events in the full listing, every event of the
 # CPU streams the cut left whole, name the byte offset, and exit non-zero.
 . "$TOP/tests/lib.sh"
@@ -16,7 +16,12 @@ if [ -d "$FIXTURES" ]; then
 	# flytrap's writer on a 4-CPU trace-cmd file
 	"$FLYTRAP" convert "$FIXTURES/kinmax+buildroot-kernel__trace_fifo_multicore.dat" -o "$TMP/conv.dat" \
 		>/dev/null 2>&1 && files="$files $TMP/conv.dat"
+	# uncompressed: the CPUs' pages back to back, split where time goes back
+	"$FLYTRAP" convert -c none "$FIXTURES/kinmax+buildroot-kernel__trace_fifo_multicore.dat" \
+		-o "$TMP/raw4.dat" >/dev/null 2>&1 && files="$files $TMP/raw4.dat"
 fi
+"$FLYTRAP" convert -c none "$TOP/tests/data/sample.dat" -o "$TMP/raw2.dat" >/dev/null 2>&1 &&
+	files="$files $TMP/raw2.dat"
 # a fresh recording (root and tracefs, and not in an offline run)
 if [ "${FLYTRAP_OFFLINE:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ -e "$TRACEFS/instances" ]; then
 	"$FLYTRAP" record -q -d 1 -o "$TMP/rec.dat" -e sched -e raw_syscalls:sys_exit -- \
