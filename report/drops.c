@@ -729,7 +729,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 	uint64_t tot_unread = 0, dw = 0, t0, t1, worst_ratio_num = 0, worst_ratio_den = 1;
 	bool any_kernel = false, any_start = false, missing_start = false, windowed;
 	uint64_t sum_lost;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], nb[128];
 	const char *analyses[8];
 	int nan = 0;
 	char *advice[16];
@@ -1077,10 +1077,11 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			s = ss[k];
 			bn = ctx->info->buffers[s->buffer].name;
 			if (!s->events) {
-				fprintf(out, "  %-10.10s CPU %-3d no events\n", *bn ? bn : "(top)", s->cpu);
+				fprintf(out, "  %-14s CPU %-3d no events\n", rpt_fit(nb, sizeof(nb), *bn ? bn : "(top)", 14),
+					s->cpu);
 				continue;
 			}
-			fprintf(out, "  %-10.10s CPU %-3d %s..%s%s\n", *bn ? bn : "(top)", s->cpu,
+			fprintf(out, "  %-14s CPU %-3d %s..%s%s\n", rpt_fit(nb, sizeof(nb), *bn ? bn : "(top)", 14), s->cpu,
 				rpt_fmt_ts(b1, sizeof(b1), s->markers ? s->last_loss_ts : s->first_ts),
 				rpt_fmt_ts(b2, sizeof(b2), s->last_ts),
 				!s->markers && s->end.present && s->end.dropped > s->start.dropped ?
@@ -1089,14 +1090,16 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		if (x.nbpf) {
 			fputs("\nBPF ring buffer reservation failures\n  prog                      CPU     count\n", out);
 			for (j = 0; j < x.nbpf; j++)
-				fprintf(out, "  %-24.24s %4u %9" PRIu64 "\n",
-					x.bpf[j].prog < (uint32_t)x.nprogs ? x.prog_names[x.bpf[j].prog] : "?",
+				fprintf(out, "  %-24s %4u %9" PRIu64 "\n",
+					rpt_fit(nb, sizeof(nb), x.bpf[j].prog < (uint32_t)x.nprogs ?
+						x.prog_names[x.bpf[j].prog] : "?", 24),
 					x.bpf[j].cpu, x.bpf[j].count);
 		}
 		if (x.nrec) {
 			fputs("\nrecorder\n", out);
 			for (j = 0; j < x.nrec; j++)
-				fprintf(out, "  %-30.30s %12" PRIu64 "\n", x.rec_keys[j], x.rec_vals[j]);
+				fprintf(out, "  %-30s %12" PRIu64 "\n", rpt_fit(nb, sizeof(nb), x.rec_keys[j], 30),
+					x.rec_vals[j]);
 		}
 		if (tot_markers) {
 			int shown = 0;
@@ -1114,7 +1117,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 					snprintf(b3, sizeof(b3), "unknown");
 				else
 					snprintf(b3, sizeof(b3), "%" PRId64, l->count);
-				fprintf(out, "  %-10.10s CPU %-3d %s..%s  %s\n", *bn ? bn : "(top)", l->cpu,
+				fprintf(out, "  %-14s CPU %-3d %s..%s  %s\n", rpt_fit(nb, sizeof(nb), *bn ? bn : "(top)", 14),
+					l->cpu,
 					rpt_fmt_ts(b1, sizeof(b1), l->prev_ts ? l->prev_ts : l->ts),
 					rpt_fmt_ts(b2, sizeof(b2), l->ts), b3);
 			}
@@ -1148,7 +1152,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			for (j = 0; j < ntc && j < 10; j++) {
 				char tn[96];
 
-				fprintf(out, "  %-40.40s %12" PRIu64 "\n", type_name(ctx, tcs[j].id, tn, sizeof(tn)),
+				fprintf(out, "  %-40s %12" PRIu64 "\n",
+					rpt_fit(nb, sizeof(nb), type_name(ctx, tcs[j].id, tn, sizeof(tn)), 40),
 					tcs[j].count);
 			}
 			if (ntc > 10)

@@ -32,6 +32,7 @@ enum okind {
 	OK_IRQ_EXIT,
 	OK_SOFTIRQ_ENTRY,
 	OK_SOFTIRQ_EXIT,
+	OK_PROC_EXIT,		/* sched:sched_process_exit: pid */
 };
 
 struct cpu_rate {
@@ -62,7 +63,8 @@ struct ocpu {
 struct otask {
 	int pid;
 	bool running, off_known;
-	int off_state;		/* prev_state at switch-out */
+	int off_state;		/* at switch-out: 0 runnable, 1 blocked, 2 exited (time off is no one's) */
+	bool exited;		/* sched_process_exit seen (or switched out dead) */
 	uint64_t off_since;
 	uint64_t on_cpu, runnable, blocked, switches;
 	uint64_t sys_count[2], sys_time[2];	/* per source: tracepoints, BPF */
@@ -143,6 +145,8 @@ static void classify(struct otype *t, const struct tep_event *e)
 		if (!res(e, "prev_state", &t->f3))
 			t->f3.offset = -1;
 		t->kind = OK_SWITCH;
+	} else if (!strcmp(e->name, "sched_process_exit") && res(e, "pid", &t->f1)) {
+		t->kind = OK_PROC_EXIT;
 	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_enter") && res(e, "id", &t->f1)) {
 		t->kind = OK_SYS_ENTER;
 	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_exit") && res(e, "id", &t->f1)) {
@@ -278,8 +282,17 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 			tp->running = false;
 			tp->off_known = true;
 			tp->off_since = ts;
-			/* TASK_RUNNING (0) at switch-out: preempted, still runnable */
-			tp->off_state = (state & 0xff) == 0 ? 0 : 1;
+			/*
+			 * TASK_RUNNING (0) at switch-out: preempted, still runnable;
+			 * X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20), or after its
+			 * sched_process_exit: gone, so the time after is not blocked
+			 */
+			if (tp->exited || (state & 0x30)) {
+				tp->off_state = 2;
+				tp->exited = true;
+			} else {
+				tp->off_state = (state & 0xff) == 0 ? 0 : 1;
+			}
 		}
 	}
 	if (next != 0) {
@@ -290,9 +303,11 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 
 				if (tn->off_state == 0)
 					tn->runnable += off;
-				else
+				else if (tn->off_state == 1)
 					tn->blocked += off;
 			}
+			if (tn->off_state == 2)
+				tn->exited = false;	/* the pid was reused */
 			if (ts >= o->t0 && ts <= o->t1)
 				tn->switches++;
 			tn->running = true;
@@ -446,6 +461,13 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	case OK_SWITCH:
 		on_switch(o, ctx, c, ev->rec.cpu, t, ev);
 		break;
+	case OK_PROC_EXIT: {
+		struct otask *tk = task_get(o, (int)fmt_field_u64(&t->f1, d, sz));
+
+		if (tk)
+			tk->exited = true;
+		break;
+	}
 	case OK_SYS_ENTER: {
 		struct otask *tk = task_get(o, pid);
 
@@ -816,6 +838,34 @@ static void rs_find(void *arg, const char *k, int kl, const char *v, int vl)
 		f->val = strndup(v, (size_t)vl);
 }
 
+/*
+ * The pids a recording was limited to (flytrap record -P or a command: the
+ * "pids=" metadata line, the kernel's set_event_pid), malloc'd, or NULL.
+ * Such a file has only the switches of those tasks: the CPUs' busy and idle
+ * time and other tasks' times cannot be known from it.
+ */
+static char *recorded_pids(const struct rpt_ctx *ctx)
+{
+	const struct fmt_option *op;
+	int n;
+
+	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = op->data, *end = p + op->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+
+			while (le > p && le[-1] == 0)
+				le--;
+			if (le - p > 5 && !memcmp(p, "pids=", 5))
+				return strndup(p + 5, (size_t)(le - p - 5));
+			p = nl ? nl + 1 : end;
+		}
+	}
+	return NULL;
+}
+
 /* The value of key in the recorder's RECSTATS (malloc'd), NULL if absent. */
 static char *recstat(const struct rpt_ctx *ctx, const char *key)
 {
@@ -905,8 +955,9 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	uint64_t wt0, wt1, src_calls[2] = { 0, 0 };
 	int ssrc = 0;
 	char *adv[12];
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[128];
 	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
+	char *pids = recorded_pids(ctx);
 	double ratio = 0;
 
 	if (o->oom) {
@@ -943,7 +994,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 
 				if (t->off_state == 0)
 					t->runnable += off;
-				else
+				else if (t->off_state == 1)
 					t->blocked += off;
 				t->off_known = false;
 			}
@@ -1107,15 +1158,25 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		fprintf(out, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 			",\"events\":%" PRIu64 ",\"loss\":", wt0, wt1, wt1 - wt0, tot_events);
 		rpt_loss_json(ctx, out, wt0, wt1);
+		fputs(",\"recorded_pids\":", out);
+		if (pids)
+			ft_json_str(out, pids);
+		else
+			fputs("null", out);
 		fputs(",\"cpus\":[", out);
 		for (i = 0, k = 0; i < o->ncpus; i++) {
 			struct ocpu *c = &o->cpus[i];
 
 			if (!c->seen || !rpt_cpu_selected(op, i))
 				continue;
-			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64
-				",\"switches\":%" PRIu64 ",\"sched_data\":%s}", k++ ? "," : "", i, c->busy, c->idle,
-				c->switches, c->known ? "true" : "false");
+			/* a pid-limited recording cannot tell busy from idle: null, not a guess */
+			if (pids)
+				fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":null,\"idle_ns\":null", k++ ? "," : "", i);
+			else
+				fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64,
+					k++ ? "," : "", i, c->busy, c->idle);
+			fprintf(out, ",\"switches\":%" PRIu64 ",\"sched_data\":%s}", c->switches,
+				c->known ? "true" : "false");
 		}
 		fputs("],\"tasks\":[", out);
 		for (k = 0; k < ntasks; k++) {
@@ -1125,8 +1186,9 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			ft_json_str(out, rpt_comm(ctx, t->pid));
 			fprintf(out, ",\"on_cpu_ns\":%" PRIu64 ",\"off_cpu_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64
 				",\"blocked_ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"syscalls\":%" PRIu64
-				",\"syscall_ns\":%" PRIu64 "}", t->on_cpu, t->runnable + t->blocked, t->runnable,
-				t->blocked, t->switches, t->sys_count[ssrc], t->sys_time[ssrc]);
+				",\"syscall_ns\":%" PRIu64 ",\"exited\":%s}", t->on_cpu, t->runnable + t->blocked,
+				t->runnable, t->blocked, t->switches, t->sys_count[ssrc], t->sys_time[ssrc],
+				t->exited ? "true" : "false");
 		}
 		fprintf(out, "],\"syscall_source\":\"%s\",\"syscall_calls_other_source\":%" PRIu64
 			",\"syscalls\":[", ssrc ? "bpf" : "tracepoints", src_calls[!ssrc]);
@@ -1209,7 +1271,14 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			if (o->cpus[i].seen && o->cpus[i].known && rpt_cpu_selected(op, i))
 				any = true;
 		fputs("\nCPU time (from sched_switch)\n", out);
-		if (!any) {
+		if (pids) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "the recording was limited to pids %.200s (and what they started): "
+				 "the file has only their switches, so CPU busy and idle time are unknown and "
+				 "other tasks' times below are partial", pids);
+			rpt_print_bullet(out, 78, msg);
+		} else if (!any) {
 			fputs(op->has_cpus || op->has_t0 || op->has_t1 ?
 			      "  no sched_switch events in the selected CPUs and time window\n" :
 			      "  no sched_switch events: CPU and task times are unknown\n", out);
@@ -1229,19 +1298,27 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		}
 	}
 	if (ntasks) {
+		size_t nexited = 0;
+
 		fputs("\nTasks (top by on-CPU time)\n", out);
-		fputs("  task                       on-CPU      runnable       blocked  syscalls\n", out);
+		fputs("  task                          on-CPU      runnable       blocked  syscalls\n", out);
 		for (k = 0; k < ntasks && k < (size_t)top; k++) {
 			struct otask *t = tasks[k];
-			char name[40];
+			char name[64], pid[16], comm[40];
 
-			snprintf(name, sizeof(name), "%.16s-%d", rpt_comm(ctx, t->pid), t->pid);
-			fprintf(out, "  %-22.22s %12s  %12s  %12s  %8" PRIu64 "\n", name,
+			/* the pid stays whole; a long name is cut with a visible '~' */
+			snprintf(pid, sizeof(pid), "-%d%s", t->pid, t->exited ? "*" : "");
+			snprintf(name, sizeof(name), "%s%s",
+				 rpt_fit(comm, sizeof(comm), rpt_comm(ctx, t->pid), 25 - (int)strlen(pid)), pid);
+			nexited += t->exited;
+			fprintf(out, "  %-25s %12s  %12s  %12s  %8" PRIu64 "\n", name,
 				rpt_fmt_dur(b1, sizeof(b1), t->on_cpu), rpt_fmt_dur(b2, sizeof(b2), t->runnable),
 				rpt_fmt_dur(b3, sizeof(b3), t->blocked), t->sys_count[ssrc]);
 		}
 		if (ntasks > (size_t)top)
 			fprintf(out, "  ... %zu more tasks (see --json)\n", ntasks - (size_t)top);
+		if (nexited)
+			fputs("  * exited during the trace: no time is counted after its exit\n", out);
 	}
 	if (nsys) {
 		fprintf(out, "\nSyscalls (top by total time, from %s)\n",
@@ -1251,7 +1328,8 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			struct osys *s = sys[k];
 
 			sys_label(s, b1, sizeof(b1));
-			fprintf(out, "  %-14.14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n", b1,
+			fprintf(out, "  %-14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n",
+				rpt_fit(b7, sizeof(b7), b1, 14),
 				s->h.count, s->errors, rpt_fmt_dur_short(b2, sizeof(b2), s->h.sum),
 				rpt_fmt_dur_short(b3, sizeof(b3), s->h.count ? s->h.sum / s->h.count : 0),
 				rpt_fmt_dur_short(b4, sizeof(b4), rpt_hist_quantile(&s->h, 0.5)),
@@ -1269,21 +1347,23 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			o->sys_unmatched);
 	}
 	if (nirqs || nsirqs) {
-		fputs("\nInterrupts\n  kind     irq  name                 count       total         max\n", out);
+		fputs("\nInterrupts\n  kind     irq  name                     count       total         max\n", out);
 		for (k = 0; k < nirqs && k < (size_t)top; k++)
-			fprintf(out, "  hardirq %4d  %-16.16s %9" PRIu64 " %11s %11s\n", irqs[k]->nr, irqs[k]->name,
+			fprintf(out, "  hardirq %4d  %-20s %9" PRIu64 " %11s %11s\n", irqs[k]->nr,
+				rpt_fit(b7, sizeof(b7), irqs[k]->name, 20),
 				irqs[k]->count, rpt_fmt_dur(b1, sizeof(b1), irqs[k]->total),
 				rpt_fmt_dur(b2, sizeof(b2), irqs[k]->max));
 		for (k = 0; k < nsirqs && k < (size_t)top; k++)
-			fprintf(out, "  softirq %4d  %-16.16s %9" PRIu64 " %11s %11s\n", sirqs[k]->nr, sirqs[k]->name,
+			fprintf(out, "  softirq %4d  %-20s %9" PRIu64 " %11s %11s\n", sirqs[k]->nr,
+				rpt_fit(b7, sizeof(b7), sirqs[k]->name, 20),
 				sirqs[k]->count, rpt_fmt_dur(b1, sizeof(b1), sirqs[k]->total),
 				rpt_fmt_dur(b2, sizeof(b2), sirqs[k]->max));
 	}
 	fputs("\nTracing cost (events in the file)\n", out);
 	fputs("  event                               count       bytes  share  peak/s/CPU\n", out);
 	for (i = 0; i < nrows && i < top; i++)
-		fprintf(out, "  %-30.30s %10" PRIu64 " %11s %5.1f%% %7" PRIu64 " @%d\n",
-			type_label(ctx, rows[i].id, b1, sizeof(b1)), rows[i].t->count,
+		fprintf(out, "  %-30s %10" PRIu64 " %11s %5.1f%% %7" PRIu64 " @%d\n",
+			rpt_fit(b7, sizeof(b7), type_label(ctx, rows[i].id, b1, sizeof(b1)), 30), rows[i].t->count,
 			rpt_fmt_bytes(b2, sizeof(b2), rows[i].t->bytes),
 			tot_bytes ? 100.0 * (double)rows[i].t->bytes / (double)tot_bytes : 0.0, rows[i].peak,
 			rows[i].peak_cpu);
@@ -1297,19 +1377,36 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		fprintf(out, ", compression %.2fx", ratio);
 	fputc('\n', out);
 	{
+		/*
+		 * The share of a CPU is the CPU spent while capturing over the
+		 * capture's duration; the process total includes setup (BPF
+		 * loading, symbol tables) and teardown, which the duration does
+		 * not, so it is shown apart and never as a percentage.
+		 */
 		char *u = recstat(ctx, "cpu_user_us"), *sy = recstat(ctx, "cpu_sys_us"), *du = recstat(ctx, "duration_ns");
+		char *cu = recstat(ctx, "capture_user_us"), *cs = recstat(ctx, "capture_sys_us");
+		uint64_t dur = du ? strtoull(du, NULL, 10) : 0;
 
-		if (u && sy && du && strtoull(du, NULL, 10)) {
-			double cpu_ns = (strtod(u, NULL) + strtod(sy, NULL)) * 1000.0;
+		if (cu && cs && dur) {
+			uint64_t a = strtoull(cu, NULL, 10) * 1000, b = strtoull(cs, NULL, 10) * 1000;
 
-			fprintf(out, "  recorder CPU: %s user + %s sys, %.1f%% of a CPU over %s\n",
-				rpt_fmt_dur(b1, sizeof(b1), strtoull(u, NULL, 10) * 1000),
-				rpt_fmt_dur(b2, sizeof(b2), strtoull(sy, NULL, 10) * 1000),
-				100.0 * cpu_ns / strtod(du, NULL), rpt_fmt_dur(b3, sizeof(b3), strtoull(du, NULL, 10)));
+			fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n    %.1f%% of a CPU over %s\n",
+				rpt_fmt_dur(b1, sizeof(b1), a), rpt_fmt_dur(b2, sizeof(b2), b),
+				100.0 * (double)(a + b) / (double)dur, rpt_fmt_dur(b3, sizeof(b3), dur));
+		}
+		if (u && sy) {
+			uint64_t a = strtoull(u, NULL, 10) * 1000, b = strtoull(sy, NULL, 10) * 1000;
+
+			fprintf(out, "  recorder CPU in total (setup and teardown included): %s\n",
+				rpt_fmt_dur(b1, sizeof(b1), a + b));
+			if (!(cu && cs))
+				fputs("    (the file does not say how much of it was spent while capturing)\n", out);
 		}
 		free(u);
 		free(sy);
 		free(du);
+		free(cu);
+		free(cs);
 	}
 	if (!print_recstats(ctx, out, false))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
@@ -1322,6 +1419,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 out:
 	free(rs_read);
 	free(rs_written);
+	free(pids);
 	for (i = 0; i < nadv; i++)
 		free(adv[i]);
 	free(tasks);

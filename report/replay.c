@@ -525,16 +525,31 @@ const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns)
 /* "1.500 us", or compact (at most 8 characters for 3-digit values): "1.5us" */
 static const char *fmt_dur(char *buf, size_t len, uint64_t ns, bool compact)
 {
-	const char *sp = compact ? "" : " ";
-
+	/* one style everywhere ("4.02 s" next to "4.175 s"), a space before the unit */
+	if (!compact) {
+		if (ns < 1000)
+			snprintf(buf, len, "%" PRIu64 " ns", ns);
+		else if (ns < 1000000)
+			snprintf(buf, len, "%.3f us", ns / 1e3);
+		else if (ns < 1000000000ULL)
+			snprintf(buf, len, "%.3f ms", ns / 1e6);
+		else
+			snprintf(buf, len, "%.3f s", ns / 1e9);
+		return buf;
+	}
+	/* at most 8 characters; the unit switches where the rounded value would reach 1000 */
 	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "%sns", ns, sp);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.*f%sus", compact ? 1 : 3, ns / 1e3, sp);
-	else if (ns < 1000000000ULL)
-		snprintf(buf, len, "%.*f%sms", compact ? 2 : 3, ns / 1e6, sp);
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 999950)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 999950000)
+		snprintf(buf, len, "%.*f ms", ns < 99995000 ? 2 : 1, ns / 1e6);
+	else if (ns < 999950000000ULL)
+		snprintf(buf, len, "%.*f s", ns < 99995000000ULL ? 2 : 1, ns / 1e9);
+	else if (ns < 999999500000000ULL)
+		snprintf(buf, len, "%.0f s", ns / 1e9);
 	else
-		snprintf(buf, len, "%.*f%ss", compact ? 2 : 3, ns / 1e9, sp);
+		snprintf(buf, len, "%.0f h", ns / 3.6e12);
 	return buf;
 }
 
@@ -1391,6 +1406,17 @@ static size_t prefix_cols(const char *s, size_t n, size_t w)
 		}
 	}
 	return n;
+}
+
+const char *rpt_fit(char *buf, size_t len, const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	if (width < 2 || cols(s, n) <= (size_t)width)
+		snprintf(buf, len, "%s", s);
+	else
+		snprintf(buf, len, "%.*s~", (int)prefix_cols(s, n, (size_t)width - 1), s);
+	return buf;
 }
 
 void rpt_print_title(FILE *out, const char *what, const char *path)

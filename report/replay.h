@@ -217,7 +217,7 @@ const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns);
 bool rpt_raw_clock(void);
 /* Human duration: "812 ns", "3.250 us", "12.500 ms", "4.021 s". */
 const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns);
-/* The same in at most 8 characters for table columns: "812ns", "3.2us", "12.50ms", "4.02s". */
+/* The same in at most 8 characters for table columns: "812 ns", "3.2 us", "12.50 ms", "4.02 s". */
 const char *rpt_fmt_dur_short(char *buf, size_t len, uint64_t ns);
 /* Human bytes: "512 B", "3.2 KiB", "12.5 MiB". */
 const char *rpt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
@@ -328,6 +328,12 @@ void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out);
  * in the middle ("...") so the line fits 80 columns.
  */
 void rpt_print_title(FILE *out, const char *what, const char *path);
+/*
+ * s into buf, cut to at most width columns with a visible "~" as its last
+ * character when it is longer (table columns: a cut name must not pass
+ * for a whole one).
+ */
+const char *rpt_fit(char *buf, size_t len, const char *s, int width);
 /* "from 10.5 s to 12 s CPUs 0-1 pid 42 comm ls": the filters in effect ("" for none). */
 const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len);
 /* On a raw counter clock, a "note:" saying that times count clock ticks; nothing otherwise. */

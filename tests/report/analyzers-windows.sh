@@ -34,4 +34,59 @@ out=$("$F" overhead --from 99999 "$S/sample.dat")
 echo "$out" | grep -q "the window is outside the file's span 1608.705591..1612.880175" &&
 	ok "overhead --from after the trace says the window is outside the span" ||
 	fail "overhead --from 99999: $(echo "$out" | head -4)"
+
+# ---- overhead: exited tasks, pid-limited recordings, the recorder's CPU -------------
+# sample.dat: ls-12615 exits (sched_process_exit, then switched out X) at
+# 1608.900 s of a trace ending at 1612.880 s: nothing after that is "blocked"
+"$F" overhead --json --pid 12615 "$S/sample.dat" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t = [t for t in d["tasks"] if t["pid"] == 12615][0]
+assert t["exited"] is True, t
+# it lived 1608.705..1608.900 s: on-CPU + runnable + blocked fit in 0.2 s
+assert t["on_cpu_ns"] + t["off_cpu_ns"] < 200000000, t
+' && ok "overhead: ls-12615 exits 0.2 s into the trace, no time counted after" ||
+	fail "overhead --pid 12615: $("$F" overhead --pid 12615 "$S/sample.dat" | grep -- '-12615')"
+out=$("$F" overhead "$S/sample.dat")
+echo "$out" | grep -q '  ls-12615\*  ' && echo "$out" | grep -q '^  \* exited during the trace' &&
+	ok "overhead text marks exited tasks" || fail "overhead: no exited marker: $(echo "$out" | grep -- '-12615')"
+# sample.dat was recorded with -P 12525 (metadata pids=12525)
+echo "$out" | grep -q 'limited to pids 12525' && ! echo "$out" | grep -q '100.0%' &&
+	ok "overhead on a pid-limited recording claims no CPU busy/idle figures" ||
+	fail "overhead on sample.dat: $(echo "$out" | sed -n '/^CPU time/,/^Tasks/p')"
+"$F" overhead --json "$S/sample.dat" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["recorded_pids"] == "12525", d["recorded_pids"]
+assert all(c["busy_ns"] is None and c["idle_ns"] is None for c in d["cpus"]), d["cpus"]
+' && ok "overhead --json: recorded_pids, busy/idle null" || fail "overhead --json on sample.dat"
+"$F" overhead --json "$S/rpt-sched.dat" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["recorded_pids"] is None and d["cpus"][0]["busy_ns"] == 90000000, d["cpus"]
+' && ok "overhead --json on a whole-system file keeps its CPU figures" || fail "overhead --json rpt-sched.dat"
+# lab-kfunc.dat: capture_user_us=5988 capture_sys_us=20984 over duration_ns=42551170
+# (63.4 %), while the process total (1042529 + 2468029 us) includes BPF setup
+out=$("$F" overhead "$S/lab-kfunc.dat")
+echo "$out" | grep -q 'recorder CPU while capturing: 5.988 ms user + 20.984 ms sys' &&
+	echo "$out" | grep -q '63.4% of a CPU over 42.551 ms' &&
+	echo "$out" | grep -q 'recorder CPU in total (setup and teardown included): 3.511 s' &&
+	ok "overhead: the recorder's share of a CPU is its capture CPU (63.4 %), the total apart" ||
+	fail "overhead recorder CPU: $(echo "$out" | grep -A2 'recorder CPU')"
+
+# ---- names cut for a column say so; one duration style ------------------------------
+out=$("$F" overhead "$S/sample.dat")
+echo "$out" | grep -q '  clock_nanosle~ ' && ! echo "$out" | grep -q 'clock_nanoslee' &&
+	ok "overhead: a long syscall name is cut with a visible ~" ||
+	fail "overhead syscall names: $(echo "$out" | grep clock_nano)"
+echo "$out" | grep -Eq '[0-9](ns|us|ms|s)( |$)' &&
+	fail "overhead mixes '4.13s' with '4.175 s': $(echo "$out" | grep -E '[0-9](ns|us|ms|s)( |$)' | head -2)" ||
+	ok "overhead: every duration has a space before its unit"
+for a in overhead drops callgraph; do
+	for f in "$S"/*.dat; do
+		w=$("$F" $a "$f" 2>/dev/null | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+		[ "$w" -le 80 ] || fail "$a ${f##*/}: a line of $w columns"
+	done
+done
+ok "overhead, drops, callgraph on every tests/data file fit 80 columns"
 finish

@@ -360,11 +360,28 @@ static void test_format(void)
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 999), "999 ns"), "dur %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 1500), "1.500 us"), "dur %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 2500000000ULL), "2.500 s"), "dur %s", b);
-	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 999), "999ns"), "short %s", b);
-	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 1550), "1.6us") ||
-	      !strcmp(b, "1.5us"), "short %s", b);
-	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 12500000), "12.50ms"), "short %s", b);
-	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 4021000000ULL), "4.02s"), "short %s", b);
+	/* the same style as rpt_fmt_dur (a space before the unit), in at most 8 characters */
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 999), "999 ns"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 1550), "1.6 us") ||
+	      !strcmp(b, "1.5 us"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 999999), "1000.0 us") ||
+	      strlen(b) <= 8, "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 12500000), "12.50 ms"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 999900000), "999.9 ms"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 4021000000ULL), "4.02 s"), "short %s", b);
+	CHECK(!strcmp(rpt_fmt_dur_short(b, sizeof(b), 123456000000ULL), "123.5 s"), "short %s", b);
+	{
+		static const uint64_t v[] = { 0, 999, 999949, 999950, 99999999, 999999999, 99999999999ULL,
+					      9999999999999ULL, 999999999999999ULL };
+		size_t k;
+
+		for (k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			CHECK(strlen(rpt_fmt_dur_short(b, sizeof(b), v[k])) <= 8, "short %s is wider than 8", b);
+	}
+	/* names cut for a column show it */
+	CHECK(!strcmp(rpt_fit(b, sizeof(b), "clock_nanosleep", 14), "clock_nanosle~"), "fit %s", b);
+	CHECK(!strcmp(rpt_fit(b, sizeof(b), "nanosleep", 14), "nanosleep"), "fit %s", b);
+	CHECK(!strcmp(rpt_fit(b, sizeof(b), "4a100000.ethernet", 16), "4a100000.ethern~"), "fit %s", b);
 	CHECK(!strcmp(rpt_fmt_bytes(b, sizeof(b), 1536), "1.5 KiB"), "bytes %s", b);
 }
 
