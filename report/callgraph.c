@@ -20,6 +20,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "flamesvg.h"
 #include "flytrap.h"
@@ -934,12 +936,33 @@ static bool visible(const struct out *o, uint32_t nd, int depth)
 	return true;
 }
 
+/* nodes with data in the subtree of nd, nd included (what hiding nd hides) */
+static uint64_t subtree_nodes(const struct tree *t, uint32_t nd)
+{
+	uint64_t n = t->nodes[nd].count || t->nodes[nd].total ? 1 : 0;
+	uint32_t c;
+
+	for (c = t->nodes[nd].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+		n += subtree_nodes(t, c);
+	return n;
+}
+
+/*
+ * Tree text within 80 columns: the figures take 40, the name column the
+ * rest.  Two columns per level up to level 5; deeper, the indentation stays
+ * at 8 and a "[17]" marker gives the level, so names keep about 26 columns;
+ * a name that still does not fit is cut with a visible '~'.
+ */
+#define TREE_WIDTH 79
+#define TREE_FIGS 40
+#define TREE_FLAT_LEVELS 5
+
 static void text_node(struct out *o, uint32_t nd, int depth)
 {
 	const struct node *n = &o->t->nodes[nd];
-	char name[512], b1[32], b2[32], line[128];
+	char name[512], fit[512], mark[16], b1[32], b2[32];
 	uint32_t *ch;
-	int nch, k, ind = 2 * (depth - 1), len;
+	int nch, k, ind;
 
 	if (o->err)
 		return;
@@ -948,19 +971,22 @@ static void text_node(struct out *o, uint32_t nd, int depth)
 		if (!n->count && !n->total)
 			return;
 		if (!visible(o, nd, depth)) {
-			o->hidden++;
+			o->hidden += subtree_nodes(o->t, nd);
 			return;
 		}
 		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
-		if (ind > 30)
-			ind = 30;	/* deep trees keep a readable name column */
-		len = snprintf(line, sizeof(line), "%6.1f%% %10s %10s %8" PRIu64 "  %*s%s",
-			       o->total ? 100.0 * (double)n->total / (double)o->total : 0.0,
-			       wfmt(b1, sizeof(b1), o->s, n->total), wfmt(b2, sizeof(b2), o->s, n->self),
-			       n->count, ind, "", name);
-		if (len > 79)
-			line[79] = 0;
-		fprintf(o->f, "%s\n", line);
+		mark[0] = 0;
+		if (depth <= TREE_FLAT_LEVELS) {
+			ind = 2 * (depth - 1);
+		} else {
+			ind = 2 * (TREE_FLAT_LEVELS - 1);
+			snprintf(mark, sizeof(mark), "[%d] ", depth);
+		}
+		rpt_fit(fit, sizeof(fit), name, TREE_WIDTH - TREE_FIGS - ind - (int)strlen(mark));
+		fprintf(o->f, "%6.1f%% %10s %10s %8" PRIu64 "  %*s%s%s\n",
+			o->total ? 100.0 * (double)n->total / (double)o->total : 0.0,
+			wfmt(b1, sizeof(b1), o->s, n->total), wfmt(b2, sizeof(b2), o->s, n->self),
+			n->count, ind, "", mark, fit);
 	}
 	ch = children(o->t, nd, &nch);
 	if (nch < 0) {
@@ -983,7 +1009,7 @@ static void json_node(struct out *o, uint32_t nd, int depth, bool *first)
 	if (o->err)
 		return;
 	if (nd && !visible(o, nd, depth)) {
-		o->hidden++;
+		o->hidden += subtree_nodes(o->t, nd);
 		return;
 	}
 	if (!*first)
@@ -1421,11 +1447,54 @@ int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
 	return 0;
 }
 
+/*
+ * Can path be written?  Checked before the replay so a bad --svg does not
+ * come after pages of text: an existing path must be a writable regular
+ * file, a new one needs a writable directory.  Nothing is created here (a
+ * failed run leaves no empty picture behind).
+ */
+static int svg_writable(const char *path)
+{
+	struct stat st;
+	char *dir, *sl;
+	int e = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		return access(path, W_OK) ? errno : 0;
+	}
+	if (errno != ENOENT)
+		return errno;
+	dir = strdup(path);
+	if (!dir)
+		return ENOMEM;
+	sl = strrchr(dir, '/');
+	if (!sl)
+		strcpy(dir, ".");
+	else if (sl == dir)
+		sl[1] = 0;
+	else
+		*sl = 0;
+	if (stat(dir, &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		e = errno;
+	free(dir);
+	return e;
+}
+
 int rpt_callgraph_setup(struct rpt_cg_args *A)
 {
 	A->conf.flame_unit = &A->unit;
 	A->conf.had_data = &A->had_data;
 	if (A->svg) {
+		int e = svg_writable(A->svg);
+
+		if (e)
+			return ft_error("cannot create '%s': %s", A->svg, strerror(e));
 		A->conf.flame = rpt_flame_new();
 		if (!A->conf.flame)
 			return ft_error("out of memory");

@@ -74,6 +74,34 @@ echo "$out" | grep -q 'recorder CPU while capturing: 5.988 ms user + 20.984 ms s
 	ok "overhead: the recorder's share of a CPU is its capture CPU (63.4 %), the total apart" ||
 	fail "overhead recorder CPU: $(echo "$out" | grep -A2 'recorder CPU')"
 
+# ---- callgraph: --svg checked first, deep trees readable, hidden nodes counted ------
+for a in callgraph analyze; do
+	"$F" $a --svg /nonexistent-dir/x.svg "$S/lab-function-graph.dat" > "$TMP/o" 2> "$TMP/e"
+	rc=$?
+	[ $rc = 1 ] && [ ! -s "$TMP/o" ] && grep -q "cannot create '/nonexistent-dir/x.svg'" "$TMP/e" &&
+		ok "$a --svg in a missing directory fails before printing anything" ||
+		fail "$a --svg /nonexistent-dir/x.svg: exit $rc, $(wc -c < "$TMP/o") bytes out, $(cat "$TMP/e")"
+done
+"$F" callgraph --svg "$TMP/cg.svg" "$S/lab-function-graph.dat" > /dev/null && [ -s "$TMP/cg.svg" ] &&
+	ok "callgraph --svg FILE still writes the picture" || fail "callgraph --svg $TMP/cg.svg"
+# lab-function-graph.dat: 729 nodes, 24 levels deep
+out=$("$F" callgraph "$S/lab-function-graph.dat")
+echo "$out" | grep -Eq '^ .*  +\[24\] __default_send_IPI_dest_f~$' &&
+	echo "$out" | grep -Eq '\[17\] ttwu_queue_wakelist$' &&
+	ok "callgraph: deep levels carry a [N] marker, names whole or cut with ~" ||
+	fail "callgraph deep tree: $(echo "$out" | grep -m3 'ttwu_queue\|IPI_dest')"
+shown=$("$F" callgraph --depth 3 "$S/lab-function-graph.dat" | grep -c '%  *[0-9.]* [num ]*s ')
+hidden=$("$F" callgraph --depth 3 "$S/lab-function-graph.dat" | sed -n 's/^  (\([0-9]*\) nodes below.*/\1/p')
+[ $((shown + hidden)) = 729 ] && [ "$shown" -gt 0 ] &&
+	ok "callgraph --depth 3: $shown shown + $hidden not shown = the 729 nodes" ||
+	fail "callgraph --depth 3: $shown shown, '$hidden' said hidden, of 729"
+"$F" callgraph --json --depth 3 "$S/lab-function-graph.dat" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def n(t): return 1 + sum(n(c) for c in t["children"])
+assert n(d["tree"]) - 1 + d["hidden"] == d["nodes"] == 729, (n(d["tree"]), d["hidden"], d["nodes"])
+' && ok "callgraph --json --depth 3: shown + hidden = nodes" || fail "callgraph --json --depth 3 hidden count"
+
 # ---- names cut for a column say so; one duration style ------------------------------
 out=$("$F" overhead "$S/sample.dat")
 echo "$out" | grep -q '  clock_nanosle~ ' && ! echo "$out" | grep -q 'clock_nanoslee' &&
