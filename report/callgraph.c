@@ -1207,6 +1207,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 
 		fputs("{\"file\":", f);
 		ft_json_str(f, op->path);
+		fprintf(f, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
 		if (empty && c->source == RPT_CG_AUTO)
 			fputs(",\"source\":null,\"unit\":null", f);
 		else

@@ -890,6 +890,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 
 		fputs("{\"file\":", out);
 		ft_json_str(out, o->path);
+		fprintf(out, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
 		fprintf(out, ",\"events\":%" PRIu64 ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64,
 			tot_events, windowed ? d->sel_first : ctx->all_first_ts,
 			windowed ? d->sel_last : ctx->all_last_ts);

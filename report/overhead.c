@@ -1155,6 +1155,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	if (op->json) {
 		fputs("{\"file\":", out);
 		ft_json_str(out, op->path);
+		fprintf(out, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
 		fprintf(out, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 			",\"events\":%" PRIu64 ",\"loss\":", wt0, wt1, wt1 - wt0, tot_events);
 		rpt_loss_json(ctx, out, wt0, wt1);

@@ -1232,6 +1232,11 @@ static int finish_stdout(int rc)
 	return rc ? rc : EXIT_FAIL;
 }
 
+bool rpt_partial(const struct rpt_ctx *ctx)
+{
+	return ctx->stream_errors || (ctx->info && ctx->info->truncated_at);
+}
+
 void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out)
 {
 	if (ctx->stream_errors)

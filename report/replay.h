@@ -322,6 +322,8 @@ void rpt_set_out_errno(int e);
  * info->truncated_at), a "note:" saying the figures are partial; nothing otherwise.
  */
 void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out);
+/* The same as a JSON boolean: true when the figures are partial. */
+bool rpt_partial(const struct rpt_ctx *ctx);
 
 /*
  * "Overhead of PATH": the title line of a text output, the path shortened

@@ -62,6 +62,11 @@ head -c 3104 "$S/rpt-drops.dat" > "$TMP/cut.dat"
 [ $? = 1 ] && [ "$(wc -l < "$TMP/e")" = 1 ] && grep -q 'note: the file is damaged' "$TMP/o" &&
 	ok "drops on a file cut inside a chunk: one error, a note, exit 1" ||
 	fail "drops on rpt-drops.dat cut at 3104: $(cat "$TMP/o" "$TMP/e" | head -8)"
+for a in callgraph overhead drops; do
+	"$F" $a --json "$TMP/cut.dat" 2>/dev/null | grep -q '^{"file":"[^"]*","partial":true,' &&
+		"$F" $a --json "$S/rpt-drops.dat" | grep -q '^{"file":"[^"]*","partial":false,' &&
+		ok "$a --json says partial on a damaged file only" || fail "$a --json: no partial field"
+done
 hip=$(ls "$FIXTURES"/HIP24*.dat 2>/dev/null | head -n 1)
 if [ -n "$hip" ]; then
 	head -c 2645648 "$hip" > "$TMP/hip.dat"
