@@ -834,7 +834,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'e':
 			if (!*optarg)
-				return ft_usage_error("option '-e' needs an event name, system or glob");
+				return ft_usage_error("-e/--event needs an event name, system or glob");
 			if (push_str(&rp.events, &rp.nevents, optarg))
 				return ft_error("out of memory");
 			break;
