@@ -173,12 +173,46 @@ const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4])
 	return buf;
 }
 
-int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
+void rpt_warn_cpus(const struct fmt_info *info, const uint64_t cpu_mask[4], const char *path)
 {
-	const struct fmt_info *info = fmt_reader_info(r);
 	uint64_t have[4] = { 0 }, missing[4];
 	bool any_missing = false;
 	int b, k, c;
+
+	for (b = 0; b < info->nbuffers; b++)
+		for (k = 0; k < info->buffers[b].ncpus; k++) {
+			c = info->buffers[b].cpus[k].cpu;
+			if (c >= 0 && c < 256 && info->buffers[b].cpus[k].size)
+				have[c / 64] |= 1ULL << (c % 64);
+		}
+	for (k = 0; k < 4; k++) {
+		missing[k] = cpu_mask[k] & ~have[k];
+		any_missing |= missing[k] != 0;
+	}
+	if (any_missing) {
+		char m[256], h[256];
+		bool beyond = info->cpus > 0;	/* every missing CPU past the recorded ones */
+
+		for (c = 0; c < 256 && beyond; c++)
+			if ((missing[c / 64] & (1ULL << (c % 64))) && c < info->cpus)
+				beyond = false;
+		rpt_fmt_cpus(m, sizeof(m), missing);
+		rpt_fmt_cpus(h, sizeof(h), have);
+		if (beyond && info->cpus == 1)
+			ft_warn("--cpu %s: '%s' was recorded on CPU 0 only", m, path);
+		else if (beyond)
+			ft_warn("--cpu %s: '%s' was recorded on CPUs 0-%d (events on %s)",
+				m, path, info->cpus - 1, *h ? h : "none");
+		else
+			ft_warn("--cpu %s: '%s' has no events on %s (events on CPUs %s)",
+				m, path, strchr(m, ',') || strchr(m, '-') ? "these CPUs" : "that CPU",
+				*h ? h : "none");
+	}
+}
+
+int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
 
 	ts_ticks = !info->clock_in_usecs;
 	if (ts_ticks) {
@@ -196,37 +230,8 @@ int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
 	}
 	if (o->has_t0 && o->has_t1 && o->t1_ns < o->t0_ns)
 		return ft_usage_error("--to is before --from");
-	if (!o->has_cpus)
-		return 0;
-	for (b = 0; b < info->nbuffers; b++)
-		for (k = 0; k < info->buffers[b].ncpus; k++) {
-			c = info->buffers[b].cpus[k].cpu;
-			if (c >= 0 && c < 256 && info->buffers[b].cpus[k].size)
-				have[c / 64] |= 1ULL << (c % 64);
-		}
-	for (k = 0; k < 4; k++) {
-		missing[k] = o->cpu_mask[k] & ~have[k];
-		any_missing |= missing[k] != 0;
-	}
-	if (any_missing) {
-		char m[256], h[256];
-		bool beyond = info->cpus > 0;	/* every missing CPU past the recorded ones */
-
-		for (c = 0; c < 256 && beyond; c++)
-			if ((missing[c / 64] & (1ULL << (c % 64))) && c < info->cpus)
-				beyond = false;
-		rpt_fmt_cpus(m, sizeof(m), missing);
-		rpt_fmt_cpus(h, sizeof(h), have);
-		if (beyond && info->cpus == 1)
-			ft_warn("--cpu %s: '%s' was recorded on CPU 0 only", m, o->path);
-		else if (beyond)
-			ft_warn("--cpu %s: '%s' was recorded on CPUs 0-%d (events on %s)",
-				m, o->path, info->cpus - 1, *h ? h : "none");
-		else
-			ft_warn("--cpu %s: '%s' has no events on %s (events on CPUs %s)",
-				m, o->path, strchr(m, ',') || strchr(m, '-') ? "these CPUs" : "that CPU",
-				*h ? h : "none");
-	}
+	if (o->has_cpus)
+		rpt_warn_cpus(info, o->cpu_mask, o->path);
 	return 0;
 }
 

@@ -47,6 +47,12 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i);
  * the file has no events for.  Returns 0 or EXIT_USAGE after the message.
  */
 int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r);
+/*
+ * The --cpu warning of rpt_opts_resolve() on its own (for `report`, which
+ * parses its options itself): one line on stderr when cpu_mask selects CPUs
+ * the file has no event data for; nothing otherwise.
+ */
+void rpt_warn_cpus(const struct fmt_info *info, const uint64_t cpu_mask[4], const char *path);
 void rpt_opts_release(struct rpt_opts *o);
 /* Help text lines for the common options (for each command's --help). */
 extern const char rpt_opts_help[];
