@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "fastprint.h"
 #include "format.h"
+#include "replay.h"
 
 struct report {
 	struct fmt_reader *r;
@@ -921,6 +922,8 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		goto out;
 	warn_unmatched(&rp, path);
+	if (rp.has_cpus)
+		rpt_warn_cpus(rp.info, rp.cpu_mask, path);	/* as the analyzers say it */
 	for (i = 0; i < rp.info->nbuffers; i++)
 		if (rp.info->buffers[i].cpu_ids_guessed)
 			ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "

@@ -49,6 +49,10 @@ usage "--from is after --to" report --from 12 --to 11 "$S/rpt-sched.dat"
 # the analyzers reject the same things
 usage "--fro" callgraph --fro 1 "$S/rpt-sched.dat"
 
+# --cpu naming CPUs without data: the analyzers' warning
+"$FLYTRAP" report --cpu 7 "$S/rpt-sched.dat" > /dev/null 2> "$TMP/c.err"
+grep -q '^flytrap: warning: .*7' "$TMP/c.err" && ok "report --cpu 7: $(cat "$TMP/c.err")" || fail "report --cpu 7: no warning"
+
 # -P takes the analyzers' list form
 n=$("$FLYTRAP" report -P 100,101 "$S/rpt-sched.dat" | grep -vc '^cpus=')
 [ "$n" -gt 0 ] && ok "report -P 100,101: $n events" || fail "report -P 100,101: no events"
