@@ -246,15 +246,29 @@ static const char *kv(const struct fmt_option *o, const char *key, char *buf, si
 static void print_recorder(struct info *inf)
 {
 	const struct fmt_option *o = fmt_reader_option(inf->r, FMT_OPT_FT_RECSTATS, 0);
-	char u[32], sy[32], d[32], rd[32], wr[32], wk[32], fill[32], h1[32], h2[32];
+	char u[32], sy[32], cu[32], cs[32], d[32], rd[32], wr[32], wk[32], fill[32], h1[32], h2[32];
 
 	if (!o || !kv(o, "cpu_user_us", u, sizeof(u)) || !kv(o, "cpu_sys_us", sy, sizeof(sy)))
 		return;
-	printf("recorder:    %.3f s CPU (user %.3f, sys %.3f)", (atof(u) + atof(sy)) / 1e6,
-	       atof(u) / 1e6, atof(sy) / 1e6);
-	if (kv(o, "duration_ns", d, sizeof(d)))
-		printf(" in %.2f s", atof(d) / 1e9);
-	printf("\n");
+	/*
+	 * The CPU while recording belongs with the recording's duration; the
+	 * process total adds setup and teardown (loading BPF, reading
+	 * kallsyms, finishing the file), which can be far longer.
+	 */
+	if (kv(o, "capture_user_us", cu, sizeof(cu)) && kv(o, "capture_sys_us", cs, sizeof(cs))) {
+		printf("recorder:    %.3f s CPU while recording (user %.3f, sys %.3f)",
+		       (atof(cu) + atof(cs)) / 1e6, atof(cu) / 1e6, atof(cs) / 1e6);
+		if (kv(o, "duration_ns", d, sizeof(d)))
+			printf(" in %.2f s", atof(d) / 1e9);
+		printf("\n             %.3f s CPU in total, setup and teardown included\n",
+		       (atof(u) + atof(sy)) / 1e6);
+	} else {
+		printf("recorder:    %.3f s CPU (user %.3f, sys %.3f)", (atof(u) + atof(sy)) / 1e6,
+		       atof(u) / 1e6, atof(sy) / 1e6);
+		if (kv(o, "duration_ns", d, sizeof(d)))
+			printf(" in %.2f s", atof(d) / 1e9);
+		printf("\n");
+	}
 	if (kv(o, "bytes_read", rd, sizeof(rd)) && kv(o, "bytes_written", wr, sizeof(wr)))
 		printf("             read %s of pages, wrote %s (%.1fx compression)\n",
 		       human(strtoull(rd, NULL, 10), h1, sizeof(h1)),

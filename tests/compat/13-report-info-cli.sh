@@ -189,4 +189,11 @@ if ldd "$FLYTRAP" | grep -q libasan && [ -d "$FIXTURES" ]; then
 		[ $rc = 0 ] && ok "$cmd AkshuDev: no leak reported" || fail "$cmd AkshuDev: exit $rc"
 	done
 fi
+# the recorder's CPU: while recording against the recording's duration,
+# the process total (setup included: 35 s under qemu TCG) on its own line
+"$FLYTRAP" info "$S/lab-function-graph.dat" >"$TMP/rec.txt" 2>&1
+grep -q '^recorder: *0\.198 s CPU while recording (user 0\.047, sys 0\.151) in 0\.30 s$' "$TMP/rec.txt" &&
+	grep -q '34\.995 s CPU in total, setup and teardown included' "$TMP/rec.txt" &&
+	ok "info: recorder CPU while recording, total apart" ||
+	fail "info recorder lines: $(grep -A1 '^recorder' "$TMP/rec.txt")"
 finish
