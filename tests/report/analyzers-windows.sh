@@ -31,7 +31,7 @@ assert sum(s["loss_markers"] for s in d["streams"]) == 1
 ' && ok "drops --json --from 20.3: events, markers and streams count the window" ||
 	fail "drops --json --from 20.3"
 out=$("$F" overhead --from 99999 "$S/sample.dat")
-echo "$out" | grep -q "the window is outside the file's span 1608.705591..1612.880175" &&
+echo "$out" | grep -q "the window is outside the file's span 1608.705592..1612.880176" &&
 	ok "overhead --from after the trace says the window is outside the span" ||
 	fail "overhead --from 99999: $(echo "$out" | head -4)"
 
