@@ -1291,6 +1291,16 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (!strcmp(a, "--")) {
+			/* the end of the options: what follows is the file */
+			if (i + 2 < argc || (o.path && i + 1 < argc)) {
+				rpt_opts_release(&o);
+				return ft_usage_error("one input file only");
+			}
+			if (i + 1 < argc)
+				o.path = argv[i + 1];
+			break;
+		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(c->usage, stdout);
 			fputs(c->no_json ? rpt_opts_help_filters : rpt_opts_help, stdout);

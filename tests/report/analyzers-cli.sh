@@ -60,4 +60,13 @@ if [ -r "$f" ]; then
 	[ "$a" = "$b" ] && ok "overhead and drops agree on $a events" || fail "overhead $a events, drops $b"
 	command -v trace-cmd >/dev/null && { [ "$a" = "$c" ] && ok "trace-cmd agrees" || fail "trace-cmd lists $c events, flytrap $a"; }
 fi
+# "--" ends the options, so a file named like an option can be read
+cp "$TOP/tests/data/rpt-drops.dat" "$TMP/-odd.dat"
+for c in callgraph overhead drops export analyze; do
+	(cd "$TMP" && "$FLYTRAP" $c -- -odd.dat >/dev/null 2>"$TMP/dd.err") &&
+		ok "$c -- -odd.dat: read as a file" || fail "$c -- FILE: $(cat "$TMP/dd.err")"
+done
+"$FLYTRAP" drops -- a.dat b.dat >/dev/null 2>"$TMP/dd.err"
+[ $? = 2 ] && [ "$(wc -l <"$TMP/dd.err")" = 1 ] && ok "drops -- A B: one usage line" ||
+	fail "drops -- A B: $(cat "$TMP/dd.err")"
 finish
