@@ -356,7 +356,10 @@ static void test_format(void)
 {
 	char b[32];
 
-	CHECK(!strcmp(rpt_fmt_ts(b, sizeof(b), 12345678901ULL), "12.345678"), "ts %s", b);
+	/* rounded to the microsecond, like report and trace-cmd */
+	CHECK(!strcmp(rpt_fmt_ts(b, sizeof(b), 12345678901ULL), "12.345679"), "ts %s", b);
+	CHECK(!strcmp(rpt_fmt_ts(b, sizeof(b), 12345678499ULL), "12.345678"), "ts %s", b);
+	CHECK(!strcmp(rpt_fmt_ts(b, sizeof(b), 12999999500ULL), "13.000000"), "ts %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 999), "999 ns"), "dur %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 1500), "1.500 us"), "dur %s", b);
 	CHECK(!strcmp(rpt_fmt_dur(b, sizeof(b), 2500000000ULL), "2.500 s"), "dur %s", b);
