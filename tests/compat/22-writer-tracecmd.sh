@@ -8,25 +8,13 @@
 # `trace-cmd dump --summary`; flytrap's own reader must print the same lines,
 # and `flytrap convert` of each must print the same again.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/_convert.sh"
 need_cmd trace-cmd
 TW="$TOP/$O/tests/test_writer"
 [ -x "$TW" ] || skip "$TW is not built"
 
 # test_writer --events 500: top buffer CPUs get 500, 507, 514 events, the
 # "flytrap" instance 250, 257, 264; seq numbers run 0..2291 in write order.
-# KernelShark's path (libtracecmd per-CPU reads, CPU count from CPUCOUNT)
-# must see every record trace-cmd report printed.
-kshark_check() { # FILE REPORT_TXT LABEL
-	local out want got
-	[ -x "$TW" ] || return 0
-	out=$("$TW" --kshark "$1" 2>/dev/null)
-	[ $? = 77 ] && return 0
-	want=$(grep -v '^cpus=' "$2" | grep -vc 'EVENTS DROPPED\]$')
-	got=$(echo "$out" | sed -n 's/.* records=\([0-9]*\).*/\1/p')
-	[ "$got" = "$want" ] || fail "$3: KernelShark path sees ${got:-no} records, trace-cmd report $want ($out)"
-	echo "$out" | grep -q '^cpus=0 ' && fail "$3: tep_get_cpus() is 0, KernelShark would show nothing"
-	return 0
-}
 want_total=2292 want_inst=771
 for variant in "" "--be" "--long4" "--none" "--be --long4 --none" "--chunk 1" "--be --chunk 3"; do
 	f="$TMP/w.dat"
