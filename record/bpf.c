@@ -1376,6 +1376,80 @@ static int put_format(struct rec_bpf *b, struct fmt_writer *w, int kind, const s
 	return ret;
 }
 
+static const char *ufunc_name(const struct rec_bpf *b, int i)
+{
+	return b->fns[i].name;
+}
+
+static const char *kfunc_name(const struct rec_bpf *b, int i)
+{
+	return b->kfns[i].name;
+}
+
+/*
+ * The entry/exit formats of a function-call program (ufunc, kfunc: the
+ * same payloads, kfunc.h), with the function names through
+ * __print_symbolic so stock trace-cmd prints them.  Kernel functions return
+ * -errno, so kfunc's ret is signed.
+ */
+static int put_call_formats(struct rec_bpf *b, struct fmt_writer *w, int k_entry, int k_exit,
+			    int n, const char *(*name)(const struct rec_bpf *, int), bool ret_signed)
+{
+	static const struct fdesc fe[] = {
+		FS(struct ft_uentry_ev, "int", "tgid", tgid, 1),
+		FS(struct ft_uentry_ev, "unsigned int", "func", func, 0),
+		FS(struct ft_uentry_ev, "unsigned int", "depth", depth, 0),
+		FS(struct ft_uentry_ev, "u64", "ip", ip, 0),
+	};
+	static const struct fdesc fx_u[] = {
+		FS(struct ft_uexit_ev, "int", "tgid", tgid, 1),
+		FS(struct ft_uexit_ev, "unsigned int", "func", func, 0),
+		FS(struct ft_uexit_ev, "unsigned int", "depth", depth, 0),
+		FS(struct ft_uexit_ev, "unsigned int", "flags", flags, 0),
+		FS(struct ft_uexit_ev, "u64", "start", start, 0),
+		FS(struct ft_uexit_ev, "u64", "duration", duration, 0),
+		FS(struct ft_uexit_ev, "u64", "ret", ret, 0),
+	};
+	static const struct fdesc fx_s[] = {
+		FS(struct ft_uexit_ev, "int", "tgid", tgid, 1),
+		FS(struct ft_uexit_ev, "unsigned int", "func", func, 0),
+		FS(struct ft_uexit_ev, "unsigned int", "depth", depth, 0),
+		FS(struct ft_uexit_ev, "unsigned int", "flags", flags, 0),
+		FS(struct ft_uexit_ev, "u64", "start", start, 0),
+		FS(struct ft_uexit_ev, "u64", "duration", duration, 0),
+		FS(struct ft_uexit_ev, "s64", "ret", ret, 1),
+	};
+	size_t cap = 1024, len = 0;
+	char *sym, *pr;
+	int i, ret;
+
+	for (i = 0; i < n; i++)
+		cap += strlen(name(b, i)) + 32;
+	sym = malloc(cap);
+	pr = malloc(cap + 512);
+	if (!sym || !pr) {
+		free(sym);
+		free(pr);
+		return -ENOMEM;
+	}
+	sym[0] = 0;
+	for (i = 0; i < n; i++)
+		len += snprintf(sym + len, cap - len, ", { %d, \"%s\" }", i, name(b, i));
+	snprintf(pr, cap + 512, "\"tgid=%%d func=%%s depth=%%u ip=0x%%llx\", REC->tgid, "
+		 "__print_symbolic(REC->func%s), REC->depth, REC->ip", sym);
+	ret = put_format(b, w, k_entry, fe, 4, pr);
+	if (!ret) {
+		snprintf(pr, cap + 512, "\"tgid=%%d func=%%s depth=%%u duration=%%llu ret=%s "
+			 "flags=%%u start=%%llu\", REC->tgid, __print_symbolic(REC->func%s), "
+			 "REC->depth, REC->duration, REC->ret, REC->flags, REC->start",
+			 ret_signed ? "%lld" : "0x%llx", sym);
+		ret = put_format(b, w, k_exit, ret_signed ? fx_s : fx_u, 7, pr);
+	}
+	free(pr);
+	free(sym);
+	return ret;
+}
+
 #define STACKS_PRINT							\
 	"__print_array(__get_dynamic_array(kstack), __get_dynamic_array_len(kstack) / 8, 8), " \
 	"__print_array(__get_dynamic_array(ustack), __get_dynamic_array_len(ustack) / 8, 8)"
@@ -1441,108 +1515,10 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
 				 "\"tgid=%d comm=%s kstack=%s ustack=%s\", REC->tgid, REC->comm, "
 				 STACKS_PRINT);
 	}
-	if (!ret && b->sp.want[FT_SLOT_UFUNC]) {
-		static const struct fdesc fe[] = {
-			FS(struct ft_uentry_ev, "int", "tgid", tgid, 1),
-			FS(struct ft_uentry_ev, "unsigned int", "func", func, 0),
-			FS(struct ft_uentry_ev, "unsigned int", "depth", depth, 0),
-			FS(struct ft_uentry_ev, "u64", "ip", ip, 0),
-		};
-		static const struct fdesc fx[] = {
-			FS(struct ft_uexit_ev, "int", "tgid", tgid, 1),
-			FS(struct ft_uexit_ev, "unsigned int", "func", func, 0),
-			FS(struct ft_uexit_ev, "unsigned int", "depth", depth, 0),
-			FS(struct ft_uexit_ev, "unsigned int", "flags", flags, 0),
-			FS(struct ft_uexit_ev, "u64", "start", start, 0),
-			FS(struct ft_uexit_ev, "u64", "duration", duration, 0),
-			FS(struct ft_uexit_ev, "u64", "ret", ret, 0),
-		};
-		/* function names through __print_symbolic, so stock trace-cmd prints them */
-		size_t cap = 256, len = 0;
-		char *sym = malloc(cap), *pr;
-		int i;
-
-		if (!sym)
-			return -ENOMEM;
-		sym[0] = 0;
-		for (i = 0; i < b->nfns; i++) {
-			size_t need = strlen(b->fns[i].name) + 32;
-
-			if (len + need >= cap) {
-				char *n;
-
-				cap = (cap + need) * 2;
-				n = realloc(sym, cap);
-				if (!n) {
-					free(sym);
-					return -ENOMEM;
-				}
-				sym = n;
-			}
-			len += snprintf(sym + len, cap - len, ", { %d, \"%s\" }", i, b->fns[i].name);
-		}
-		pr = malloc(len + 512);
-		if (!pr) {
-			free(sym);
-			return -ENOMEM;
-		}
-		snprintf(pr, len + 512, "\"tgid=%%d func=%%s depth=%%u ip=0x%%llx\", REC->tgid, "
-			 "__print_symbolic(REC->func%s), REC->depth, REC->ip", sym);
-		ret = put_format(b, w, FT_K_UENTRY, fe, 4, pr);
-		if (!ret) {
-			snprintf(pr, len + 512, "\"tgid=%%d func=%%s depth=%%u duration=%%llu ret=0x%%llx "
-				 "flags=%%u start=%%llu\", REC->tgid, __print_symbolic(REC->func%s), "
-				 "REC->depth, REC->duration, REC->ret, REC->flags, REC->start", sym);
-			ret = put_format(b, w, FT_K_UEXIT, fx, 7, pr);
-		}
-		free(pr);
-		free(sym);
-	}
-	if (!ret && b->sp.want[FT_SLOT_KFUNC]) {
-		/* the ufunc payloads (kfunc.h); ret signed: kernel functions return -errno */
-		static const struct fdesc fe[] = {
-			FS(struct ft_uentry_ev, "int", "tgid", tgid, 1),
-			FS(struct ft_uentry_ev, "unsigned int", "func", func, 0),
-			FS(struct ft_uentry_ev, "unsigned int", "depth", depth, 0),
-			FS(struct ft_uentry_ev, "u64", "ip", ip, 0),
-		};
-		static const struct fdesc fx[] = {
-			FS(struct ft_uexit_ev, "int", "tgid", tgid, 1),
-			FS(struct ft_uexit_ev, "unsigned int", "func", func, 0),
-			FS(struct ft_uexit_ev, "unsigned int", "depth", depth, 0),
-			FS(struct ft_uexit_ev, "unsigned int", "flags", flags, 0),
-			FS(struct ft_uexit_ev, "u64", "start", start, 0),
-			FS(struct ft_uexit_ev, "u64", "duration", duration, 0),
-			FS(struct ft_uexit_ev, "s64", "ret", ret, 1),
-		};
-		size_t cap = 1024, len = 0;
-		char *sym, *pr;
-		int i;
-
-		for (i = 0; i < b->nkfns; i++)
-			cap += strlen(b->kfns[i].name) + 32;
-		sym = malloc(cap);
-		pr = malloc(cap + 512);
-		if (!sym || !pr) {
-			free(sym);
-			free(pr);
-			return -ENOMEM;
-		}
-		sym[0] = 0;
-		for (i = 0; i < b->nkfns; i++)
-			len += snprintf(sym + len, cap - len, ", { %d, \"%s\" }", i, b->kfns[i].name);
-		snprintf(pr, cap + 512, "\"tgid=%%d func=%%s depth=%%u ip=0x%%llx\", REC->tgid, "
-			 "__print_symbolic(REC->func%s), REC->depth, REC->ip", sym);
-		ret = put_format(b, w, FT_K_KENTRY, fe, 4, pr);
-		if (!ret) {
-			snprintf(pr, cap + 512, "\"tgid=%%d func=%%s depth=%%u duration=%%llu ret=%%lld "
-				 "flags=%%u start=%%llu\", REC->tgid, __print_symbolic(REC->func%s), "
-				 "REC->depth, REC->duration, REC->ret, REC->flags, REC->start", sym);
-			ret = put_format(b, w, FT_K_KEXIT, fx, 7, pr);
-		}
-		free(pr);
-		free(sym);
-	}
+	if (!ret && b->sp.want[FT_SLOT_UFUNC])
+		ret = put_call_formats(b, w, FT_K_UENTRY, FT_K_UEXIT, b->nfns, ufunc_name, false);
+	if (!ret && b->sp.want[FT_SLOT_KFUNC])
+		ret = put_call_formats(b, w, FT_K_KENTRY, FT_K_KEXIT, b->nkfns, kfunc_name, true);
 	return ret;
 }
 
