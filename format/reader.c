@@ -1313,6 +1313,38 @@ static bool chunk_list(struct fmt_reader *r, uint64_t p, uint64_t end, uint32_t 
 }
 
 /*
+ * A buffer rebuilt from a BUFFER section whose option was lost: the top
+ * buffer if the file has none, else "recoveredN"; its CPU ids are guesses.
+ */
+static struct fmt_buffer *new_recovered_buffer(struct fmt_reader *r, uint64_t pos, int *nrec)
+{
+	struct fmt_buffer *buf;
+	bool have_top = false;
+	int i;
+
+	for (i = 0; i < r->info.nbuffers; i++)
+		if (!r->info.buffers[i].name[0])
+			have_top = true;
+	buf = new_buffer(r);
+	if (!buf)
+		return NULL;
+	if (have_top) {
+		if (asprintf((char **)&buf->name, "recovered%d", ++*nrec) < 0)
+			buf->name = NULL;
+	} else {
+		buf->name = strdup("");
+	}
+	buf->page_size = r->info.page_size;
+	buf->recovered = true;
+	buf->cpu_ids_guessed = true;
+	buf->section_offset = pos;
+	buf->cpus = calloc(FMT_MAX_CPUS, sizeof(*buf->cpus));
+	if (!buf->name || !buf->cpus)
+		return NULL;
+	return buf;
+}
+
+/*
  * An uncompressed BUFFER section is the CPUs' pages back to back from the
  * first page boundary, with no count or sizes.  With one CPU that is the
  * whole story.  With several, each CPU's pages run forward in time, and the
@@ -1327,33 +1359,14 @@ static int recover_raw_buffer(struct fmt_reader *r, uint64_t pos, uint64_t end, 
 	uint64_t p = (pos + 16 + ps - 1) / ps * ps, start = p, last_ts = 0;
 	int hdr_commit = kernel_long_from_header_page(r->hp, r->info.header_page.len);
 	struct fmt_buffer *buf;
-	bool have_top = false, seen = false;
-	int i;
+	bool seen = false;
 
 	if (p >= end)
 		return 0;
 	if (!hdr_commit)
 		hdr_commit = r->info.long_size;
-	for (i = 0; i < r->info.nbuffers; i++)
-		if (!r->info.buffers[i].name[0])
-			have_top = true;
-	buf = new_buffer(r);
+	buf = new_recovered_buffer(r, pos, nrec);
 	if (!buf)
-		return -ENOMEM;
-	if (have_top) {
-		if (asprintf((char **)&buf->name, "recovered%d", ++*nrec) < 0)
-			buf->name = NULL;
-	} else {
-		buf->name = strdup("");
-	}
-	if (!buf->name)
-		return -ENOMEM;
-	buf->page_size = ps;
-	buf->recovered = true;
-	buf->cpu_ids_guessed = true;
-	buf->section_offset = pos;
-	buf->cpus = calloc(FMT_MAX_CPUS, sizeof(*buf->cpus));
-	if (!buf->cpus)
 		return -ENOMEM;
 	for (; p + ps <= end; p += ps) {
 		uint8_t h[16];
@@ -1426,30 +1439,10 @@ static int recover_buffers(struct fmt_reader *r, uint64_t pos)
 			if (r->info.buffers[i].section_offset == pos)
 				known = 1;
 		if (id == FMT_OPT_BUFFER && !known && (flags & 1)) {
-			bool have_top = false;
-
-			for (i = 0; i < r->info.nbuffers; i++)
-				if (!r->info.buffers[i].name[0])
-					have_top = true;
-			buf = new_buffer(r);
+			buf = new_recovered_buffer(r, pos, &nrec);
 			if (!buf)
 				return -ENOMEM;
-			if (have_top) {
-				if (asprintf((char **)&buf->name, "recovered%d", ++nrec) < 0)
-					buf->name = NULL;
-			} else {
-				buf->name = strdup("");
-			}
-			if (!buf->name)
-				return -ENOMEM;
-			buf->page_size = ps;
 			buf->compressed = true;
-			buf->recovered = true;
-			buf->cpu_ids_guessed = true;
-			buf->section_offset = pos;
-			buf->cpus = calloc(FMT_MAX_CPUS, sizeof(*buf->cpus));
-			if (!buf->cpus)
-				return -ENOMEM;
 			p = pos + 16;
 			while (p + 4 <= end && buf->ncpus < FMT_MAX_CPUS) {
 				uint64_t q, a = (p + ps - 1) / ps * ps;
