@@ -36,7 +36,7 @@ deb_libelf = libelf-dev
 deb_libtracefs = libtracefs-dev
 deb_libbpf = libbpf-dev
 
-ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help deps demo test,$(MAKECMDGOALS)),)
 MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
 ifneq ($(MISSING),)
 $(error missing libraries: $(MISSING); install: apt-get install $(foreach p,$(MISSING),$(deb_$(p)))$(if $(NO_RECORD),, (or build with NO_RECORD=1 for analysis only)))
@@ -167,8 +167,8 @@ check-offline: all
 # ---- the README's two commands -----------------------------------------------------
 # Debian/Ubuntu packages: building, then what the tests and the demo use.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtracefs-dev libbpf-dev libzstd-dev \
-	    zlib1g-dev libelf-dev clang llvm bpftool
-DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium
+	    zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev clang llvm bpftool
+DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap
 # Install what is missing (apt-get, as root).  Nothing happens when all is there.
 deps:
 	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST); do \
