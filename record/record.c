@@ -35,6 +35,7 @@
 #include "flytrap.h"
 #include "format.h"
 #include "record.h"
+#include "state.h"
 #include "bpf.h"
 #include "tracer.h"
 
@@ -142,7 +143,7 @@ struct session {
 	uint64_t last_status_ns;
 	uint64_t last_events;
 	char *cmdline;
-	char *note;			/* REC_TRACER_STATE_DIR/record-<pid>, for reset */
+	bool note;			/* our run note exists (state.h) */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -1762,32 +1763,53 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 }
 
 /*
- * A note for `flytrap reset`: which file this recorder writes, so that
- * after a SIGKILL reset can say which file `flytrap recover` should finish.
- * Kept beside the tracer's saved state; no kernel state involved.
+ * The absolute name of path (which may not exist yet): its directory
+ * resolved, its last component kept as given.
  */
-static char *note_output(const char *output)
+static char *abs_path(const char *path)
 {
-	char *abs = realpath(output, NULL), *path = NULL;
-	FILE *f;
+	const char *slash = strrchr(path, '/');
+	char *dir, *real, *out = NULL;
 
-	if (!abs)
+	if (slash && !slash[1])
+		return realpath(path, NULL);
+	dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	if (!dir)
 		return NULL;
-	if ((mkdir(REC_TRACER_STATE_DIR, 0700) && errno != EEXIST) ||
-	    asprintf(&path, "%s/record-%d", REC_TRACER_STATE_DIR, (int)getpid()) < 0) {
-		free(abs);
+	real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
 		return NULL;
+	if (asprintf(&out, "%s%s%s", real, strcmp(real, "/") ? "/" : "", slash ? slash + 1 : path) < 0)
+		out = NULL;
+	free(real);
+	return out;
+}
+
+/*
+ * The run note for `flytrap reset` and `flytrap recover`: which instance
+ * this recorder uses and which files it writes, so that after a SIGKILL
+ * they find exactly those (state.h).
+ */
+static int note_write(struct session *s)
+{
+	struct rec_note n = { 0 };
+	int err;
+
+	n.pid = getpid();
+	n.start = rec_proc_start(n.pid);
+	n.instance = s->ri.name;
+	n.output = abs_path(s->o->output);
+	if (!n.output) {
+		err = -errno;
+		ft_error("cannot resolve the directory of '%s': %s", s->o->output, strerror(errno));
+		return err;
 	}
-	f = fopen(path, "we");
-	if (!f || fprintf(f, "%s\n", abs) < 0 || fclose(f)) {
-		if (f)
-			fclose(f);
-		unlink(path);
-		free(path);
-		path = NULL;
-	}
-	free(abs);
-	return path;
+	err = rec_note_write(&n);
+	free(n.output);
+	if (!err)
+		s->note = true;
+	return err;
 }
 
 int cmd_record(int argc, char **argv)
@@ -1840,6 +1862,9 @@ int cmd_record(int argc, char **argv)
 		traced_add(&s, o.pids[i]);
 	}
 
+	/* before any kernel change: reset and recover rely on the state directory */
+	if (rec_state_prepare(true))
+		goto out;
 	if (rec_instance_create(&s.ri, "mono"))
 		goto out;
 	if (setup_buffer(&s))
@@ -1879,7 +1904,8 @@ int cmd_record(int argc, char **argv)
 		s.w = NULL;
 		goto out;
 	}
-	s.note = note_output(o.output);
+	if (note_write(&s))
+		goto out;
 	if (rec_capture_open(&s.ri, o.have_cpus ? o.cpu_mask : NULL))
 		goto out;
 	if (s.use_top && rec_capture_open(&s.top, o.have_cpus ? o.cpu_mask : NULL))
@@ -2078,10 +2104,8 @@ out:
 		if (!looped)
 			unlink(o.output);
 	}
-	if (s.note) {
-		unlink(s.note);
-		free(s.note);
-	}
+	if (s.note)
+		rec_note_remove();
 	if (signals)
 		rec_signals_restore(&old_mask);
 	for (i = 0; i < s.ntraced; i++)

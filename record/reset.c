@@ -19,6 +19,7 @@
 
 #include "flytrap.h"
 #include "record.h"
+#include "state.h"
 #include "tracer.h"
 
 static void usage(FILE *f)
@@ -183,37 +184,30 @@ static int reset_uprobes(const char *top, bool dry, int *done)
 }
 
 /*
- * Notes "record-<pid>" left by killed recorders name the file they were
+ * Run notes of killed recorders (state.h) name the file they were
  * writing: tell the user to recover it, then drop the note.
  */
 static int reset_notes(bool dry, int *done)
 {
-	DIR *d = opendir(REC_TRACER_STATE_DIR);
-	struct dirent *de;
+	struct rec_note *v;
+	int n, i;
 
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char path[512], *text;
-		pid_t pid;
-
-		pid = owner_pid(de->d_name, "record-");
-		if (pid < 0 || rec_pid_is_recorder(pid))
+	n = rec_notes_list(&v);
+	if (n < 0) {
+		ft_error("cannot list '%s': %s", rec_state_dir(), strerror(-n));
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		if (rec_note_alive(&v[i]))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", REC_TRACER_STATE_DIR, de->d_name);
-		text = rec_read_file(path, NULL);
-		if (text) {
-			text[strcspn(text, "\n")] = '\0';
-			if (*text && !access(text, F_OK))
-				printf("recorder %d was writing '%s': run 'flytrap recover %s'\n", (int)pid,
-				       text, text);
-			free(text);
-		}
+		if (v[i].output && !access(v[i].output, F_OK))
+			printf("recorder %d was writing '%s': run 'flytrap recover %s'\n", (int)v[i].pid,
+			       v[i].output, v[i].output);
 		if (!dry)
-			unlink(path);
+			rec_note_remove_pid(v[i].pid);
 		(*done)++;
 	}
-	closedir(d);
+	rec_notes_free(v, n);
 	return 0;
 }
 
@@ -250,6 +244,10 @@ int cmd_reset(int argc, char **argv)
 	if (optind < argc)
 		return ft_usage_error("unexpected argument '%s'", argv[optind]);
 
+	/* a state directory that is a link or someone else's is not read */
+	r = rec_state_prepare(false);
+	if (r && r != -ENOENT)
+		return EXIT_FAIL;
 	top = tracefs_tracing_dir();
 	if (!top || access(top, F_OK))
 		return ft_error("cannot find tracefs (mount it: mount -t tracefs nodev /sys/kernel/tracing)");

@@ -347,8 +347,8 @@ static int state_dir(struct rec_tracer *t)
 
 	if (t->state_dir)
 		return 0;
-	if (mkdir(REC_TRACER_STATE_DIR, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	if (rec_state_prepare(true))
+		return -EACCES;
 	d = xasprintf("%s/tracer-%d", REC_TRACER_STATE_DIR, (int)getpid());
 	if (!d)
 		return -ENOMEM;
@@ -775,6 +775,12 @@ static void refused(char **err, const char *what, const char *path, int e, const
 
 	if (strcmp(what, "writing"))
 		arg = NULL;	/* the value is only part of a failed write */
+	if (!strcmp(what, "saving the state of")) {
+		/* the state directory failed, not the kernel */
+		set_err(err, "cannot save %s in '%s/tracer-%d' before changing it: %s", file,
+			rec_state_dir(), (int)getpid(), strerror(-e));
+		return;
+	}
 
 	if (e == -EPERM || e == -EACCES)
 		set_err(err, "the kernel refuses function tracing: %s %s%s%s%s: %s (lockdown, or ftrace disabled)",

@@ -71,12 +71,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "state.h"
+
 struct tracefs_instance;
 struct rec_tracer;
 
 #define REC_KPROBE_GROUP_PREFIX "flytrap_"
 /* Saved top-level state of running recorders, for `flytrap reset`. */
-#define REC_TRACER_STATE_DIR "/run/flytrap"
+#define REC_TRACER_STATE_DIR rec_state_dir()	/* state.h */
 
 enum rec_tracer_kind {
 	REC_TRACER_NONE = 0,		/* no -p: kprobes only (or nothing) */

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The state directory (/run/flytrap) and the recorders' run notes: see
+ * state.h.  A note is a few "key=value" lines; paths with a newline are
+ * refused rather than written ambiguously.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+#include "record.h"
+#include "state.h"
+
+#define STATE_PARENT "/run"
+#define STATE_DIR STATE_PARENT "/flytrap"
+
+const char *rec_state_dir(void)
+{
+	return STATE_DIR;
+}
+
+static const char *root_hint(int err)
+{
+	return (err == EACCES || err == EPERM) && geteuid() ? " (needs root)" : "";
+}
+
+int rec_state_prepare(bool create)
+{
+	const char *dir = rec_state_dir();
+	struct stat st;
+
+	if (create && mkdir(STATE_PARENT, 0755) < 0 && errno != EEXIST) {
+		int e = errno;
+
+		ft_error("cannot create '%s': %s%s", STATE_PARENT, strerror(e), root_hint(e));
+		return -e;
+	}
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		int e = errno;
+
+		ft_error("cannot create the state directory '%s': %s%s", dir, strerror(e), root_hint(e));
+		return -e;
+	}
+	if (lstat(dir, &st) < 0) {
+		int e = errno;
+
+		if (e == ENOENT && !create)
+			return -ENOENT;
+		ft_error("cannot use the state directory '%s': %s%s", dir, strerror(e), root_hint(e));
+		return -e;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		ft_error("refusing the state directory '%s': it is a symbolic link", dir);
+		return -ELOOP;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ft_error("refusing the state directory '%s': it is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid()) {
+		ft_error("refusing the state directory '%s': it belongs to uid %u, not to uid %u",
+			 dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700) < 0) {
+		int e = errno;
+
+		ft_error("cannot set the mode of the state directory '%s': %s", dir, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+char *rec_state_path(const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", rec_state_dir(), name) < 0)
+		return NULL;
+	return p;
+}
+
+unsigned long long rec_proc_start(pid_t pid)
+{
+	char path[64], *text, *p;
+	unsigned long long v = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	text = rec_read_file(path, NULL);
+	if (!text)
+		return 0;
+	/* the name may hold spaces and parentheses: fields start after the last ')' */
+	p = strrchr(text, ')');
+	for (i = 0; p && i < 20; i++) {
+		p = strchr(p + 1, ' ');
+	}
+	if (p)
+		v = strtoull(p + 1, NULL, 10);
+	free(text);
+	return v;
+}
+
+static char *note_name(pid_t pid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), REC_NOTE_PREFIX "%d", (int)pid);
+	return rec_state_path(name);
+}
+
+static bool one_line(const char *s)
+{
+	return !s || !strchr(s, '\n');
+}
+
+int rec_note_write(const struct rec_note *n)
+{
+	char *path = note_name(getpid()), *tmp = NULL;
+	FILE *f = NULL;
+	int err = 0, i, fd;
+
+	if (!path || asprintf(&tmp, "%s.new", path) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	if (!one_line(n->output) || !one_line(n->temp) || !one_line(n->instance)) {
+		ft_error("cannot note the output '%s' in '%s': the name holds a newline", n->output,
+			 path);
+		err = -EINVAL;
+		goto out;
+	}
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		ft_error("cannot create '%s': %s", tmp, strerror(-err));
+		goto out;
+	}
+	fprintf(f, "pid=%d\nstart=%llu\n", (int)n->pid, n->start);
+	if (n->instance)
+		fprintf(f, "instance=%s\n", n->instance);
+	if (n->output)
+		fprintf(f, "output=%s\n", n->output);
+	if (n->temp)
+		fprintf(f, "temp=%s\n", n->temp);
+	if (n->chown)
+		fprintf(f, "uid=%u\ngid=%u\n", (unsigned)n->uid, (unsigned)n->gid);
+	for (i = 0; i < n->nspools; i++)
+		if (one_line(n->spools[i]))
+			fprintf(f, "spool=%s\n", n->spools[i]);
+	if (ferror(f) | fclose(f)) {
+		err = -(errno ? errno : EIO);
+		ft_error("cannot write '%s': %s", tmp, strerror(-err));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		err = -errno;
+		ft_error("cannot rename '%s' to '%s': %s", tmp, path, strerror(-err));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	free(path);
+	return err;
+}
+
+int rec_note_add_spool(const char *spool)
+{
+	char *path = note_name(getpid()), *line = NULL;
+	int fd, err = 0;
+	ssize_t r;
+
+	if (!path)
+		return -ENOMEM;
+	if (!one_line(spool) || asprintf(&line, "spool=%s\n", spool) < 0) {
+		free(path);
+		return -EINVAL;
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		/* one write of a short line with O_APPEND: never interleaved */
+		r = write(fd, line, strlen(line));
+		if (r != (ssize_t)strlen(line))
+			err = r < 0 ? -errno : -EIO;
+		close(fd);
+	}
+	free(line);
+	free(path);
+	return err;
+}
+
+int rec_note_remove_pid(pid_t pid)
+{
+	char *path = note_name(pid);
+	int err = 0;
+
+	if (!path)
+		return -ENOMEM;
+	if (unlink(path) < 0 && errno != ENOENT)
+		err = -errno;
+	free(path);
+	return err;
+}
+
+void rec_note_remove(void)
+{
+	rec_note_remove_pid(getpid());
+}
+
+void rec_note_free(struct rec_note *n)
+{
+	int i;
+
+	free(n->instance);
+	free(n->output);
+	free(n->temp);
+	for (i = 0; i < n->nspools; i++)
+		free(n->spools[i]);
+	free(n->spools);
+	memset(n, 0, sizeof(*n));
+}
+
+static int set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = strdup(v);
+	return *dst ? 0 : -ENOMEM;
+}
+
+int rec_note_read(pid_t pid, struct rec_note *n)
+{
+	char *path = note_name(pid), *text, *line, *save = NULL;
+	int err = 0;
+
+	memset(n, 0, sizeof(*n));
+	if (!path)
+		return -ENOMEM;
+	text = rec_read_file(path, NULL);
+	free(path);
+	if (!text)
+		return -errno;
+	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '='), *v;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		v = eq + 1;
+		if (!strcmp(line, "pid"))
+			n->pid = (pid_t)atoi(v);
+		else if (!strcmp(line, "start"))
+			n->start = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "instance"))
+			err = set_str(&n->instance, v);
+		else if (!strcmp(line, "output"))
+			err = set_str(&n->output, v);
+		else if (!strcmp(line, "temp"))
+			err = set_str(&n->temp, v);
+		else if (!strcmp(line, "uid")) {
+			n->uid = (uid_t)strtoul(v, NULL, 10);
+			n->chown = true;
+		} else if (!strcmp(line, "gid"))
+			n->gid = (gid_t)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "spool")) {
+			char **sv = realloc(n->spools, (size_t)(n->nspools + 1) * sizeof(*sv));
+			int k;
+			bool dup = false;
+
+			if (!sv) {
+				err = -ENOMEM;
+				break;
+			}
+			n->spools = sv;
+			for (k = 0; k < n->nspools; k++)
+				dup |= !strcmp(sv[k], v);
+			if (!dup) {
+				sv[n->nspools] = strdup(v);
+				if (!sv[n->nspools])
+					err = -ENOMEM;
+				else
+					n->nspools++;
+			}
+		}
+	}
+	free(text);
+	if (!err && n->pid != pid)
+		err = -EBADMSG;
+	if (err)
+		rec_note_free(n);
+	return err;
+}
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct rec_note *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int rec_notes_list(struct rec_note **out)
+{
+	DIR *d = opendir(rec_state_dir());
+	struct rec_note *v = NULL;
+	struct dirent *de;
+	int n = 0;
+
+	*out = NULL;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		size_t pl = strlen(REC_NOTE_PREFIX);
+		struct rec_note *nv;
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, REC_NOTE_PREFIX, pl) || de->d_name[pl] < '1' ||
+		    de->d_name[pl] > '9')
+			continue;
+		pid = strtol(de->d_name + pl, &end, 10);
+		if (*end || pid <= 0 || pid > 0x3fffffff)
+			continue;
+		nv = realloc(v, (size_t)(n + 1) * sizeof(*nv));
+		if (!nv)
+			break;
+		v = nv;
+		if (!rec_note_read((pid_t)pid, &v[n]))
+			n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), cmp_note);
+	*out = v;
+	return n;
+}
+
+void rec_notes_free(struct rec_note *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		rec_note_free(&v[i]);
+	free(v);
+}
+
+bool rec_note_alive(const struct rec_note *n)
+{
+	if (n->pid <= 0 || (kill(n->pid, 0) < 0 && errno == ESRCH))
+		return false;
+	if (n->start && rec_proc_start(n->pid) != n->start)
+		return false;	/* the pid went to another process */
+	return rec_pid_is_recorder(n->pid);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The recorder's state directory and the run notes kept in it.
+ *
+ * Every command that needs state (record, reset, recover, and the coming
+ * trigger and status) finds the directory through rec_state_dir() and
+ * makes it usable through rec_state_prepare(): /run/flytrap, mode 0700,
+ * owned by root, with /run created 0755 when the system has none.  A
+ * directory that is a symlink, is not a directory, or belongs to someone
+ * else is refused.  Every error names the file that failed and why.
+ *
+ * A run note, "record-<pid>", says what one live recorder is doing: its pid
+ * and start time (so a reused pid is not taken for it), its tracefs
+ * instance, the output it will rename into place, the temporary output it
+ * writes meanwhile, each spool file as it is created, and who gets the
+ * finished file.  `reset` and `recover` find a dead recorder's files only
+ * through its note, never by listing a directory another user can write.
+ * Only root can write the state directory, so the notes can be trusted.
+ */
+#ifndef FLYTRAP_RECORD_STATE_H
+#define FLYTRAP_RECORD_STATE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define REC_NOTE_PREFIX "record-"
+
+/* "/run/flytrap": the one place state lives. */
+const char *rec_state_dir(void);
+
+/*
+ * Make the state directory usable.  With create, /run (0755) and the
+ * directory (0700) are made when missing; without, a missing directory
+ * returns -ENOENT quietly (nothing was ever recorded).  Every other
+ * failure is printed, naming the file, and returned as -errno.
+ */
+int rec_state_prepare(bool create);
+
+/* rec_state_dir()/name, malloc'd (NULL when out of memory). */
+char *rec_state_path(const char *name);
+
+struct rec_note {
+	pid_t pid;
+	unsigned long long start;	/* /proc/PID/stat start time (ticks after boot) */
+	char *instance;			/* tracefs instance name, or NULL */
+	char *output;			/* absolute destination path */
+	char *temp;			/* absolute temporary output, or NULL */
+	char **spools;			/* absolute spool paths, in creation order */
+	int nspools;
+	uid_t uid;			/* owner of the finished file */
+	gid_t gid;
+	bool chown;			/* uid/gid given (run through sudo) */
+};
+
+/* Start time of a process (field 22 of /proc/PID/stat), 0 if unknown. */
+unsigned long long rec_proc_start(pid_t pid);
+
+/*
+ * Write this process's note whole (temporary name, rename).  Returns 0 or
+ * -errno, printed with the file's name.
+ */
+int rec_note_write(const struct rec_note *n);
+/* Add one spool to this process's note (an appended line; thread-safe). */
+int rec_note_add_spool(const char *path);
+/* Remove this process's note. */
+void rec_note_remove(void);
+/* Remove the note of pid (after reset or recover finished its files). */
+int rec_note_remove_pid(pid_t pid);
+
+/* Read the note of pid: 0, -ENOENT, or -errno / -EBADMSG. */
+int rec_note_read(pid_t pid, struct rec_note *n);
+void rec_note_free(struct rec_note *n);
+
+/*
+ * Every note in the state directory (dead recorders' and live ones'),
+ * oldest pid first.  *v is freed with rec_notes_free.  Returns the count
+ * or -errno (a missing directory gives 0).
+ */
+int rec_notes_list(struct rec_note **v);
+void rec_notes_free(struct rec_note *v, int n);
+
+/* true while the note's recorder is running (same pid, same start time). */
+bool rec_note_alive(const struct rec_note *n);
+
+#endif
