@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "record",    cmd_record,    "record ftrace events and BPF data into a trace.dat (root)" },
 	{ "reset",     cmd_reset,     "remove what a killed recorder left in tracefs (root)" },
 	{ "recover",   cmd_recover,   "turn a killed recorder's partial output into a readable file" },
+	{ "trigger",   cmd_trigger,   "make a running flight recorder write its window (root)" },
 #endif
 	{ "report",    cmd_report,    "list the events of a trace.dat, like trace-cmd report" },
 	{ "info",      cmd_info,      "what is in a trace.dat at a glance" },
@@ -364,7 +365,8 @@ int main(int argc, char **argv)
 		}
 	}
 #ifdef FT_NO_RECORD
-	if (!strcmp(argv[0], "record") || !strcmp(argv[0], "reset") || !strcmp(argv[0], "recover")) {
+	if (!strcmp(argv[0], "record") || !strcmp(argv[0], "reset") || !strcmp(argv[0], "recover") ||
+	    !strcmp(argv[0], "trigger")) {
 		fprintf(stderr, "flytrap: '%s' is not in this analysis-only build (built with NO_RECORD=1)\n",
 			argv[0]);
 		return EXIT_USAGE;

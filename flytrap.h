@@ -83,6 +83,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_trigger(int argc, char **argv);
 #endif
 
 #endif

@@ -9,6 +9,13 @@
 
 const volatile __u64 min_ns = 0;
 
+/* --trigger offcpu>DUR: a block of trig_ns or longer raises trig_hits (read via .bss). */
+const volatile __u64 trig_ns = 0;
+__u64 trig_hits = 0;
+__u64 trig_ts = 0;
+__u64 trig_dur = 0;
+__s32 trig_tid = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
@@ -59,6 +66,12 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	st = bpf_map_lookup_elem(&blocked, &next_tid);
 	if (!st)
 		return 0;
+	if (trig_ns && now - st->ts >= trig_ns) {
+		trig_ts = now;
+		trig_dur = now - st->ts;
+		trig_tid = next_tid;
+		__sync_fetch_and_add(&trig_hits, 1);
+	}
 	if (now - st->ts < min_ns) {
 		bpf_map_delete_elem(&blocked, &next_tid);
 		return 0;

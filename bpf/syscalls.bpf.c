@@ -10,6 +10,19 @@
 const volatile bool agg_mode = false;
 
 /*
+ * --trigger syscall[:NAMES]>DUR: a call of one of the numbers in trig_nrs
+ * (a bitmap) that took trig_ns or longer raises trig_hits; the recorder
+ * reads these globals through the skeleton's mapped .bss.  0 = no trigger.
+ */
+const volatile __u64 trig_ns = 0;
+const volatile __u8 trig_nrs[FT_TRIG_NRS / 8] = {};
+__u64 trig_hits = 0;
+__u64 trig_ts = 0;
+__u64 trig_dur = 0;
+__s32 trig_nr = 0;
+__s32 trig_tid = 0;
+
+/*
  * Entry time per thread in task-local storage: no hashing and no bucket
  * lock on the hottest path, and the kernel frees it with the task (exit
  * and exit_group never reach sys_exit).
@@ -114,6 +127,15 @@ int BPF_PROG(ft_sys_exit, struct pt_regs *regs, long ret)
 	start = st->ts;
 	nr = st->nr;
 	st->ts = 0;
+
+	if (trig_ns && now - start >= trig_ns && nr >= 0 && nr < FT_TRIG_NRS &&
+	    (trig_nrs[nr / 8] & (1 << (nr % 8)))) {
+		trig_ts = now;
+		trig_dur = now - start;
+		trig_nr = nr;
+		trig_tid = (__u32)pid_tgid;
+		__sync_fetch_and_add(&trig_hits, 1);
+	}
 
 	if (agg_mode) {
 		add_hist(pid_tgid, nr, now - start);

@@ -49,6 +49,9 @@ struct ft_syshist_ev {
 	__u64 slots[FT_HIST_SLOTS];
 };
 
+/* Syscall numbers a --trigger can name (bitmap size in bits). */
+#define FT_TRIG_NRS 1024
+
 /* Entry state per thread. */
 struct ft_sys_start {
 	__u64 ts;

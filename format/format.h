@@ -447,6 +447,18 @@ const void *fmt_field_ptr(const struct fmt_field *f, const void *data, int size,
 
 struct fmt_writer;
 
+/* One chunk of a buffer's CPU as a chunk sink gets it (struct fmt_writer_opts). */
+struct fmt_chunk {
+	const char *buffer;		/* buffer name, "" = top */
+	int buffer_index;		/* creation order of the buffer in its writer */
+	int cpu;
+	uint32_t npages;
+	uint64_t ts_first;		/* time stamp in the first page's header */
+	uint64_t ts_last;		/* time stamp in the last page's header */
+	const void *data;		/* {u32 csize, u32 usize, zstd frame}, or raw pages */
+	size_t len;
+};
+
 struct fmt_writer_opts {
 	const char *compression;	/* "zstd" (default when NULL) or "none" */
 	int zstd_level;			/* 0 = default (3) */
@@ -461,6 +473,22 @@ struct fmt_writer_opts {
 	 * fmt_writer_recover().
 	 */
 	bool discard_spools_on_error;
+	/*
+	 * Chunk sink (flight recorder, rotation): every finished chunk goes to
+	 * chunk_sink instead of the spool files, in its on-disk form.  Called
+	 * in the writer's compression thread (or the caller's, without one);
+	 * returns 0 or -errno (sticky, as a spool write failure).  A writer
+	 * with a sink keeps no data: only fmt_writer_abort() ends it.
+	 */
+	int (*chunk_sink)(void *ctx, const struct fmt_chunk *c);
+	void *chunk_ctx;
+	/*
+	 * Shown every chunk as raw pages (data, npages * page_size bytes)
+	 * before it is compressed, in the same thread as the sink; its return
+	 * value is ignored.  NULL = none.
+	 */
+	int (*page_observer)(void *ctx, const struct fmt_chunk *c);
+	void *observer_ctx;
 };
 
 /*
@@ -523,6 +551,14 @@ int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page);
 uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b);
 /* Flush partial chunks to the spool files (for crash safety / recover). */
 int fmt_wbuf_flush(struct fmt_wbuf *b);
+/* fmt_wbuf_flush of every buffer of w (a chunk sink has every page when it returns). */
+int fmt_writer_flush(struct fmt_writer *w);
+/*
+ * Append one chunk made by a writer with the same page size and
+ * compression (what a chunk sink got) to CPU cpu of b, as it is.  Returns
+ * 0, -EBADMSG when it is not such a chunk, or -errno.
+ */
+int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len);
 
 /*
  * Finish: write all buffers' sections, then the final OPTIONS section

@@ -116,6 +116,10 @@ struct fmt_writer {
 	int err;		/* sticky: the first write error */
 	bool recovering;
 	bool discard_spools;	/* even when close fails */
+	int (*sink)(void *ctx, const struct fmt_chunk *c);
+	void *sink_ctx;
+	int (*observer)(void *ctx, const struct fmt_chunk *c);
+	void *obs_ctx;
 	char errbuf[512];
 
 	/*
@@ -592,6 +596,10 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	w->page_size = opts->page_size ? opts->page_size : 4096;
 	w->ppc = opts->pages_per_chunk > 0 ? (uint32_t)opts->pages_per_chunk : 10;
 	w->discard_spools = opts->discard_spools_on_error;
+	w->sink = opts->chunk_sink;
+	w->sink_ctx = opts->chunk_ctx;
+	w->observer = opts->page_observer;
+	w->obs_ctx = opts->observer_ctx;
 	if (!w->path) {
 		err = -ENOMEM;
 		goto fail;
@@ -1102,6 +1110,16 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 	ssize_t clen;
 	int err;
 
+	if (w->observer) {
+		struct fmt_chunk rc = {
+			.buffer = b->name, .buffer_index = b->index, .cpu = c->cpu, .npages = npages,
+			.ts_first = get64(w->be, data),
+			.ts_last = get64(w->be, data + (size_t)(npages - 1) * w->page_size),
+			.data = data, .len = raw,
+		};
+
+		w->observer(w->obs_ctx, &rc);
+	}
 	if (w->compress) {
 		clen = fmt_zctx_compress(z, data, raw, zbuf + 8, w->zcap - 8);
 		if (clen < 0) {
@@ -1116,8 +1134,20 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 		p = data;
 		n = raw;
 	}
-	err = fd_write_all(c->fd, p, n);
-	if (err) {
+	if (w->sink) {
+		struct fmt_chunk ck = {
+			.buffer = b->name, .buffer_index = b->index, .cpu = c->cpu, .npages = npages,
+			.ts_first = get64(w->be, data),
+			.ts_last = get64(w->be, data + (size_t)(npages - 1) * w->page_size),
+			.data = p, .len = n,
+		};
+
+		err = w->sink(w->sink_ctx, &ck);
+		if (err) {
+			snprintf(eb, ebl, "cannot keep a chunk of CPU %d: %s", c->cpu, strerror(-err));
+			return err;
+		}
+	} else if ((err = fd_write_all(c->fd, p, n))) {
 		snprintf(eb, ebl, "cannot write spool file '%s': %s", c->path, strerror(-err));
 		return err;
 	}
@@ -1289,7 +1319,7 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 		return 0;
 	if ((err = worker_check(w)))
 		return err;
-	if (c->fd < 0 && (err = spool_open(b, c)))
+	if (c->fd < 0 && !w->sink && (err = spool_open(b, c)))
 		return err;
 	if (!w->wk && !w->recovering && !w->no_worker && !worker_start(w))
 		w->no_worker = true;
@@ -1383,6 +1413,56 @@ int fmt_wbuf_flush(struct fmt_wbuf *b)
 		if ((err = write_formats(w)))
 			return err;
 	return write_options(w, false);
+}
+
+int fmt_writer_flush(struct fmt_writer *w)
+{
+	int i, err = check_ok(w);
+
+	for (i = 0; !err && i < w->nbufs; i++)
+		err = fmt_wbuf_flush(w->bufs[i]);
+	return err;
+}
+
+int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len)
+{
+	struct fmt_writer *w = b->w;
+	struct wcpu *c;
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return werr(w, -EINVAL, "CPU %d out of range", cpu);
+	if (w->compress) {
+		uint32_t cs, us;
+
+		if (len < 8)
+			return werr(w, -EBADMSG, "a chunk of %zu bytes is too short", len);
+		cs = get32(w->be, data);
+		us = get32(w->be, (const uint8_t *)data + 4);
+		if ((uint64_t)cs + 8 != len || !us || us % w->page_size || us > MAX_CHUNK_BYTES)
+			return werr(w, -EBADMSG, "not a chunk of this file (sizes %u/%u, %zu bytes)",
+				    cs, us, len);
+	} else if (!len || len % w->page_size || len > MAX_CHUNK_BYTES) {
+		return werr(w, -EBADMSG, "%zu bytes are not whole pages", len);
+	}
+	c = wbuf_cpu(b, cpu);
+	if (!c)
+		return werr(w, -ENOMEM, "cannot add CPU %d", cpu);
+	if (c->npending)
+		return werr(w, -EINVAL, "CPU %d has pages waiting for a chunk", cpu);
+	if (c->fd < 0 && (err = spool_open(b, c)))
+		return err;
+	err = fd_write_all(c->fd, data, len);
+	if (err) {
+		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
+		return err;
+	}
+	c->spooled += len;
+	c->nchunks += w->compress ? 1 : (uint32_t)(len / w->page_size);
+	__atomic_add_fetch(&b->bytes, len, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /* ---- close -------------------------------------------------------------- */

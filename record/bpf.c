@@ -158,6 +158,7 @@ struct rec_bpf {
 	struct ufunc_fn *fns;
 	int nfns;
 
+	uint8_t trig_nrs[FT_TRIG_NRS / 8];	/* copy of opts->trig_nrs */
 	uint16_t ids[FT_K_MAX];
 	struct fmt_wbuf *wb;
 	struct cpu_q *cpus;
@@ -660,6 +661,9 @@ static int open_syscalls(struct rec_bpf *b)
 	b->sk_sys = sk;
 	SET_COMMON_RODATA(sk);
 	sk->rodata->agg_mode = b->sp.agg;
+	sk->rodata->trig_ns = b->o.trig_syscall_ns;
+	if (b->o.trig_syscall_ns)
+		memcpy((void *)sk->rodata->trig_nrs, b->trig_nrs, sizeof(sk->rodata->trig_nrs));
 	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
 			   sk->maps.ft_seen);
 	if (!ret)
@@ -683,6 +687,7 @@ static int open_offcpu(struct rec_bpf *b)
 	b->sk_off = sk;
 	SET_COMMON_RODATA(sk);
 	sk->rodata->min_ns = b->sp.min_ns;
+	sk->rodata->trig_ns = b->o.trig_offcpu_ns;
 	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
 			   sk->maps.ft_seen);
 	if (!ret)
@@ -1127,6 +1132,9 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	}
 	b->rb_fd = b->stats_fd = b->pids_fd = b->seen_fd = -1;
 	b->o = *opts;
+	if (opts->trig_nrs)
+		memcpy(b->trig_nrs, opts->trig_nrs, sizeof(b->trig_nrs));
+	b->o.trig_nrs = NULL;
 	b->o.spec = NULL;
 	b->o.pids = NULL;
 	b->o.tracefs = NULL;
@@ -1986,7 +1994,6 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 
 int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 {
-	char msg[512];
 	int ret, cpu;
 
 	if (b->finished)
@@ -2011,6 +2018,48 @@ int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 		ret = put_page(b, cpu);
 	if (ret)
 		return ret;
+	return rec_bpf_write_options(b, w);
+}
+
+void rec_bpf_trigger_state(const struct rec_bpf *b, struct rec_bpf_trig *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (b->sk_sys && b->sk_sys->bss) {
+		t->syscall_hits = __atomic_load_n(&b->sk_sys->bss->trig_hits, __ATOMIC_ACQUIRE);
+		t->syscall_ts = b->sk_sys->bss->trig_ts;
+		t->syscall_dur = b->sk_sys->bss->trig_dur;
+		t->syscall_nr = b->sk_sys->bss->trig_nr;
+		t->syscall_tid = b->sk_sys->bss->trig_tid;
+	}
+	if (b->sk_off && b->sk_off->bss) {
+		t->offcpu_hits = __atomic_load_n(&b->sk_off->bss->trig_hits, __ATOMIC_ACQUIRE);
+		t->offcpu_ts = b->sk_off->bss->trig_ts;
+		t->offcpu_dur = b->sk_off->bss->trig_dur;
+		t->offcpu_tid = b->sk_off->bss->trig_tid;
+	}
+}
+
+int rec_bpf_flush_pages(struct rec_bpf *b)
+{
+	uint64_t now = now_mono();
+	int ret, cpu;
+
+	if (b->finished || !b->wb)
+		return 0;
+	ret = rec_bpf_poll(b, 0);
+	if (ret < 0)
+		return ret;
+	ret = flush_until(b, now > b->o.reorder_ns ? now - b->o.reorder_ns : 0);
+	for (cpu = 0; !ret && cpu < b->ncpus; cpu++)
+		ret = put_page(b, cpu);
+	return ret;
+}
+
+int rec_bpf_write_options(struct rec_bpf *b, struct fmt_writer *w)
+{
+	char msg[512];
+	int ret;
+
 	if (b->ndrops) {
 		if ((uint64_t)b->ndrops * sizeof(*b->drops) > UINT32_MAX)
 			return set_err(b, -EOVERFLOW, "too many drop windows");

@@ -78,6 +78,10 @@ struct rec_bpf_opts {
 	int npids;
 	/* The recorder's own process is always excluded (its syscalls would feed back). */
 	bool symbols;			/* --symbols: also store ELF symbol tables */
+	/* --trigger: decided in the programs (0 = none); trig_nrs a bitmap of FT_TRIG_NRS bits */
+	uint64_t trig_syscall_ns;
+	const uint8_t *trig_nrs;
+	uint64_t trig_offcpu_ns;
 	int verbose;			/* libbpf debug output when > 1 */
 };
 
@@ -160,5 +164,25 @@ struct rec_bpf_stats {
 	uint64_t vmas;		/* mappings reported by exiting processes */
 };
 void rec_bpf_get_stats(const struct rec_bpf *b, struct rec_bpf_stats *st);
+
+/* What the programs' triggers saw so far (the last hit of each). */
+struct rec_bpf_trig {
+	uint64_t syscall_hits, syscall_ts, syscall_dur;
+	int syscall_nr, syscall_tid;
+	uint64_t offcpu_hits, offcpu_ts, offcpu_dur;
+	int offcpu_tid;
+};
+void rec_bpf_trigger_state(const struct rec_bpf *b, struct rec_bpf_trig *t);
+
+/*
+ * For a dump while recording: encode the records whose reorder window
+ * has passed and hand every partly filled page to the buffer now.
+ */
+int rec_bpf_flush_pages(struct rec_bpf *b);
+/*
+ * The options rec_bpf_finish() queues (drops, metadata, maps, build-ids,
+ * symbols), into another writer (a dump), without stopping anything.
+ */
+int rec_bpf_write_options(struct rec_bpf *b, struct fmt_writer *w);
 
 #endif

@@ -21,8 +21,17 @@
 #include "flytrap.h"
 #include "format.h"
 #include "record.h"
+#include "flight.h"
 
 volatile sig_atomic_t rec_stop_signal;
+volatile sig_atomic_t rec_trigger_signal;
+
+/* SIGUSR1: a trigger (flight dump, or the end of a normal recording after --after). */
+static void on_trigger(int sig)
+{
+	(void)sig;
+	rec_trigger_signal++;
+}
 
 static void on_stop(int sig)
 {
@@ -49,6 +58,7 @@ int rec_signals_install(sigset_t *old)
 		sigaddset(&block, stop_signals[i]);
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		sigaddset(&block, wake_signals[i]);
+	sigaddset(&block, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &block, old))
 		return -errno;
 
@@ -69,6 +79,8 @@ int rec_signals_install(sigset_t *old)
 	sa.sa_handler = on_wake;
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		sigaction(wake_signals[i], &sa, NULL);
+	sa.sa_handler = on_trigger;
+	sigaction(SIGUSR1, &sa, NULL);
 	return 0;
 }
 
@@ -84,6 +96,8 @@ void rec_signals_restore(const sigset_t *old)
 	}
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		signal(wake_signals[i], SIG_DFL);
+	/* a trigger racing with the end must not kill a finished recorder */
+	signal(SIGUSR1, SIG_IGN);
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 

@@ -38,6 +38,7 @@
 #include "state.h"
 #include "bpf.h"
 #include "tracer.h"
+#include "flight.h"
 
 #define MAX_TRACED_PIDS 64
 
@@ -92,6 +93,7 @@ struct opts {
 	bool func_stack;
 	/* bpf.h */
 	const char *bpf;
+	struct rec_flight_conf fl;	/* flight.h: --flight, --trigger, --rotate, --cpu-budget */
 	char **cmd;			/* command to run, NULL-terminated */
 };
 
@@ -145,6 +147,8 @@ struct session {
 	uint64_t last_events;
 	char *cmdline;
 	bool note;			/* our run note exists (state.h) */
+	struct rec_flight *fl;		/* flight.h: triggers, dumps, rotation, budget */
+	bool stores;			/* chunks go to the flight store, not to -o */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -203,6 +207,20 @@ static void usage(FILE *f)
 "      --level N           zstd level 1-19 (default 3)\n"
 "      --compression ALG   zstd (default) or none\n"
 "      --realtime          drain the buffers as a real-time (SCHED_FIFO 1) task\n"
+"\n"
+"always on (flytrap-record(1) FLIGHT RECORDER):\n"
+"      --flight LIMIT      keep only the newest LIMIT (60s, 512M, 60s,4G) and\n"
+"                          write trace-NNNN.dat when triggered\n"
+"      --trigger SPEC      syscall>DUR, syscall:NAME,...>DUR, offcpu>DUR or\n"
+"                          'SYS:EVENT [if FILTER]'; repeatable (SIGUSR1 and\n"
+"                          'flytrap trigger' always work)\n"
+"      --after TIME        keep recording TIME after a trigger (default 1s)\n"
+"      --max-dumps N       at most N dumps\n"
+"      --min-gap TIME      ignore triggers within TIME of the last one\n"
+"      --rotate SIZE|TIME  write a sequence of files trace-NNNN.dat\n"
+"      --keep N            with --rotate: delete the oldest beyond N\n"
+"      --cpu-budget PCT    shed the costliest events above PCT%% of one CPU\n"
+"\n"
 "  -q, --quiet             no status line and no summary\n"
 "  -v, --verbose           more messages\n"
 "  -h, --help              this text\n"
@@ -214,6 +232,7 @@ static void usage(FILE *f)
 enum {
 	OPT_UPROBE = 256, OPT_CPUS, OPT_MAX_SIZE, OPT_LEVEL, OPT_COMPRESSION, OPT_KPROBE,
 	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS,
+	OPT_FLIGHT_MODE,	/* every option of flight.h: rec_flight_option() */
 };
 
 static const struct option long_opts[] = {
@@ -237,6 +256,14 @@ static const struct option long_opts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "flight", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "trigger", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "after", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "max-dumps", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "min-gap", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "rotate", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "keep", required_argument, NULL, OPT_FLIGHT_MODE },
+	{ "cpu-budget", required_argument, NULL, OPT_FLIGHT_MODE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -246,13 +273,18 @@ static const struct option long_opts[] = {
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	uint64_t v;
-	int c;
+	int c, li = 0, frc;
 
 	o->output = "trace.dat";
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:f:Tp:g:l:n:P:b:o:d:qvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:f:Tp:g:l:n:P:b:o:d:qvh", long_opts, &li)) != -1) {
 		switch (c) {
+		case OPT_FLIGHT_MODE:
+			frc = rec_flight_option(&o->fl, long_opts[li].name, optarg);
+			if (frc >= 0)
+				return frc;
+			break;
 		case 'e':
 			if (strv_add(&o->events, optarg) || strv_add(&o->filters, NULL))
 				return ft_error("out of memory");
@@ -396,7 +428,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return ft_usage_error("-l, -n and --func-stack need a tracer (-p function or -p function_graph)");
 	if (o->compression && !strcmp(o->compression, "none") && o->level)
 		return ft_usage_error("--level makes no sense with --compression none");
-	return -1;
+	return rec_flight_check(&o->fl, o->max_size, o->bpf);
 }
 
 /* ---- traced processes ------------------------------------------------------ */
@@ -1325,6 +1357,7 @@ static int setup_tracer(struct session *s)
 static int setup_bpf(struct session *s)
 {
 	struct rec_bpf_opts bo = { 0 };
+	uint8_t trig_nrs[REC_TRIG_MAX_NRS / 8] = { 0 };
 	pid_t pids[MAX_TRACED_PIDS];
 	char *err = NULL;
 	int i;
@@ -1341,6 +1374,27 @@ static int setup_bpf(struct session *s)
 	bo.npids = s->ntraced;
 	bo.verbose = ft_verbose;
 	bo.symbols = s->o->symbols;
+	for (i = 0; i < s->o->fl.ntrig; i++) {
+		const struct rec_trig_spec *t = &s->o->fl.trig[i];
+		char *terr = NULL;
+
+		/* several syscall triggers: the shortest duration over the union of their names */
+		if (t->kind == REC_TRIG_SYSCALL) {
+			uint8_t one[REC_TRIG_MAX_NRS / 8];
+			size_t k;
+
+			if (!rec_trigger_syscall_nrs(t, one, &terr))
+				for (k = 0; k < sizeof(one); k++)
+					trig_nrs[k] |= one[k];
+			free(terr);
+			if (!bo.trig_syscall_ns || t->dur_ns < bo.trig_syscall_ns)
+				bo.trig_syscall_ns = t->dur_ns;
+		} else if (t->kind == REC_TRIG_OFFCPU &&
+			   (!bo.trig_offcpu_ns || t->dur_ns < bo.trig_offcpu_ns)) {
+			bo.trig_offcpu_ns = t->dur_ns;
+		}
+	}
+	bo.trig_nrs = trig_nrs;
 	s->bpf = rec_bpf_open(&bo, &err);
 	if (!s->bpf) {
 		ft_warn("BPF programs not loaded: %s; recording without them", err ? err : strerror(errno));
@@ -1546,6 +1600,8 @@ static void status_line(struct session *s, uint64_t t)
 	fprintf(stderr, "\r\033[K  %6.1fs  %9.0f events/s  %8.2f MB written  ratio %4.1fx  lost %llu",
 		secs, dt > 0 ? (double)(events - s->last_events) / dt : 0.0, (double)written / 1e6,
 		written ? (double)bytes_read / (double)written : 0.0, (unsigned long long)lost);
+	if (s->fl)
+		fputs(rec_flight_status(s->fl), stderr);
 	s->last_events = events;
 	s->last_status_ns = t;
 }
@@ -1613,6 +1669,8 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		}
 		if (progress && wait_ns > 500000000ULL)
 			wait_ns = 500000000ULL;
+		if (s->fl)
+			wait_ns = rec_flight_wait_ns(s->fl, t, wait_ns);
 		ts.tv_sec = (time_t)(wait_ns / 1000000000ULL);
 		ts.tv_nsec = (long)(wait_ns % 1000000000ULL);
 		r = ppoll(pfd, (nfds_t)nfd, &ts, wait_mask);
@@ -1650,7 +1708,8 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		{
 			uint64_t avail;
 
-			if (disk_nearly_full(s, &avail)) {
+			/* the store is bounded: its dumps check their own writes */
+			if (!s->stores && disk_nearly_full(s, &avail)) {
 				s->stop_reason = "the disk is almost full";
 				ft_warn("only %.1f MB left on the disk holding '%s': stopping while the file "
 					"can still be finished", (double)avail / 1e6, s->o->output);
@@ -1666,6 +1725,19 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 			}
 		}
 		t = now_ns(CLOCK_MONOTONIC);
+		if (s->fl) {
+			bool stop = false;
+			const char *why = NULL;
+
+			if (rec_flight_tick(s->fl, t, &stop, &why)) {
+				ret = -EIO;
+				break;
+			}
+			if (stop) {
+				s->stop_reason = why;
+				break;
+			}
+		}
 		if (t >= next_maps) {
 			traced_refresh(s);
 			next_maps = t + 1000000000ULL;
@@ -1824,6 +1896,12 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 			(double)cpu_us / 1e6, per, (unsigned long long)s->ri.wakeups,
 			(unsigned long long)max_fill, (double)s->ru_end.ru_maxrss / 1024.0);
 	}
+	if (s->stores) {
+		rec_flight_summary(s->fl);
+		return;
+	}
+	if (s->fl)
+		rec_flight_summary(s->fl);
 	{
 		char bpf[64] = "";
 
@@ -1835,6 +1913,108 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 			(double)dur_ns / 1e9, human(bytes, b2, sizeof(b2)), (unsigned long long)lost,
 			lost ? " (see 'flytrap drops')" : "");
 	}
+}
+
+/* ---- dumps (flight.h) ------------------------------------------------------ */
+
+/* Every page the kernel and the BPF programs hold, into the live writer and its store. */
+static int fl_drain(void *ctx)
+{
+	struct session *s = ctx;
+	int i, err;
+
+	for (i = 0; i < s->ri.ncpus; i++)
+		drain_set(s, &s->ri, s->wb, i, true);
+	for (i = 0; s->use_top && i < s->top.ncpus; i++)
+		drain_set(s, &s->top, s->wb_top, i, true);
+	if (s->bpf && (err = rec_bpf_flush_pages(s->bpf)))
+		ft_warn("BPF records of the last moments may be missing: %s", rec_bpf_error(s->bpf));
+	if (s->write_err)
+		return s->write_err;
+	return fmt_writer_flush(s->w);
+}
+
+/* The start statistics of a dump: those sampled at its window's start. */
+static int fl_start_stats(struct session *s)
+{
+	char **saved = calloc((size_t)s->ri.ncpus + 1, sizeof(*saved));
+	int i, err;
+
+	if (!saved)
+		return -ENOMEM;
+	for (i = 0; i < s->ri.ncpus; i++) {
+		const char *w = rec_flight_start_stats(s->fl, s->ri.cpus[i].cpu);
+
+		saved[i] = s->ri.cpus[i].stats_start;
+		if (w)
+			s->ri.cpus[i].stats_start = (char *)w;
+	}
+	err = add_cpustats(s, &s->ri, "", true);
+	for (i = 0; i < s->ri.ncpus; i++)
+		s->ri.cpus[i].stats_start = saved[i];
+	free(saved);
+	return err;
+}
+
+/* The end of a dump: what a finished recording writes after its data. */
+static int fl_end_meta(struct session *s, const char *extra)
+{
+	struct timespec now;
+	bool fresh = s->ri.ncpus && !s->ri.cpus[0].stats_end;
+	int i, err;
+
+	if (fresh) {
+		getrusage(RUSAGE_SELF, &s->ru_end);
+		for (i = 0; i < s->ri.ncpus; i++)
+			s->ri.cpus[i].stats_end = rec_cpu_stats(&s->ri, s->ri.cpus[i].cpu);
+		for (i = 0; s->use_top && i < s->top.ncpus; i++)
+			s->top.cpus[i].stats_end = rec_cpu_stats(&s->top, s->top.cpus[i].cpu);
+		traced_refresh(s);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	err = add_cpustats(s, &s->ri, s->use_top ? s->ri.name : "", false);
+	if (!err && s->use_top)
+		err = add_cpustats(s, &s->top, "", false);
+	if (!err)
+		err = add_cmdlines(s);
+	if (!err)
+		err = add_procmaps(s);
+	if (!err)
+		err = add_recstats(s, (uint64_t)(now.tv_sec - s->t_start.tv_sec) * 1000000000ULL +
+					(uint64_t)now.tv_nsec - (uint64_t)s->t_start.tv_nsec);
+	if (!err && s->bpf)
+		err = rec_bpf_write_options(s->bpf, s->w);
+	if (!err && extra)
+		err = fmt_writer_option_str(s->w, FMT_OPT_FT_META, extra);
+	if (fresh) {
+		for (i = 0; i < s->ri.ncpus; i++) {
+			free(s->ri.cpus[i].stats_end);
+			s->ri.cpus[i].stats_end = NULL;
+		}
+		for (i = 0; s->use_top && i < s->top.ncpus; i++) {
+			free(s->top.cpus[i].stats_end);
+			s->top.cpus[i].stats_end = NULL;
+		}
+	}
+	return err;
+}
+
+static int fl_meta(void *ctx, struct fmt_writer *w, int phase, const char *extra)
+{
+	struct session *s = ctx;
+	struct fmt_writer *live = s->w;
+	int err;
+
+	s->w = w;
+	if (phase == 0) {
+		err = write_start_metadata(s);
+		if (!err)
+			err = fl_start_stats(s);
+	} else {
+		err = fl_end_meta(s, extra);
+	}
+	s->w = live;
+	return err;
 }
 
 /*
@@ -1928,7 +2108,16 @@ int cmd_record(int argc, char **argv)
 	sigdelset(&wait_mask, SIGHUP);
 	sigdelset(&wait_mask, SIGCHLD);
 	sigdelset(&wait_mask, SIGALRM);
+	sigdelset(&wait_mask, SIGUSR1);
 
+	{
+		const char *td = tracefs_tracing_dir();
+
+		rc = td ? rec_trigger_check_events(&o.fl, td) : -1;
+		if (rc >= 0)
+			goto out;
+		rc = EXIT_FAIL;
+	}
 	for (i = 0; i < o.npids; i++) {
 		if (kill(o.pids[i], 0) && errno == ESRCH) {
 			ft_error("no process with pid %d", (int)o.pids[i]);
@@ -1973,11 +2162,33 @@ int cmd_record(int argc, char **argv)
 	wo.zstd_level = o.level;
 	wo.page_size = s.ri.page_size;
 	wo.long_size = s.ri.kernel_long;
-	err = fmt_writer_open(o.output, &wo, &s.w);
-	if (err) {
-		ft_error("cannot create '%s': %s", o.output, strerror(-err));
-		s.w = NULL;
-		goto out;
+	{
+		static const struct rec_flight_ops ops_tmpl = { NULL, fl_drain, fl_meta };
+		struct rec_flight_ops ops = ops_tmpl;
+		char *live = NULL;
+
+		ops.ctx = &s;
+		s.fl = rec_flight_new(&o.fl, o.output, &s.ri, s.bpf, &ops, &wo, &live);
+		if (!s.fl)
+			goto out;
+		s.stores = live != NULL;
+		err = fmt_writer_open(live ? live : o.output, &wo, &s.w);
+		if (live) {
+			/* the live writer's file only holds metadata that dumps write again */
+			unlink(live);
+			free(live);
+		}
+		if (err) {
+			ft_error("cannot create '%s': %s", o.output, strerror(-err));
+			s.w = NULL;
+			goto out;
+		}
+		err = rec_flight_setup_triggers(s.fl);
+		if (err) {
+			if (err == -EINVAL)
+				rc = EXIT_USAGE;
+			goto out;
+		}
 	}
 	if (note_write(&s))
 		goto out;
@@ -2122,19 +2333,38 @@ int cmd_record(int argc, char **argv)
 		s.tracer = NULL;
 	}
 
+	if (s.stores) {
+		/* the last dump or rotation file; the live writer held nothing of its own */
+		if (!s.write_err && rec_flight_finish(s.fl))
+			loop_err = -EIO;
+		fmt_writer_abort(s.w);
+		s.w = NULL;
+	}
 	/* the end statistics, cmdlines and costs go into the final options */
-	err = add_cpustats(&s, &s.ri, s.use_top ? s.ri.name : "", false);
-	if (!err && s.use_top)
-		err = add_cpustats(&s, &s.top, "", false);
-	if (!err)
-		err = add_cmdlines(&s);
-	if (!err)
-		err = add_procmaps(&s);
-	if (!err)
-		err = add_recstats(&s, dur);
-	if (err && !s.write_err) {
-		writer_fail(&s, err, "the final metadata");
-		s.write_err = err;
+	if (!s.stores) {
+		err = add_cpustats(&s, &s.ri, s.use_top ? s.ri.name : "", false);
+		if (!err && s.use_top)
+			err = add_cpustats(&s, &s.top, "", false);
+		if (!err)
+			err = add_cmdlines(&s);
+		if (!err)
+			err = add_procmaps(&s);
+		if (!err)
+			err = add_recstats(&s, dur);
+		if (!err && s.fl) {
+			char *m = rec_flight_stop_meta(s.fl), *sh = rec_flight_shed_meta(s.fl, 0, UINT64_MAX);
+
+			if (m)
+				err = fmt_writer_option_str(s.w, FMT_OPT_FT_META, m);
+			if (!err && sh)
+				err = fmt_writer_option_str(s.w, FMT_OPT_FT_META, sh);
+			free(m);
+			free(sh);
+		}
+		if (err && !s.write_err) {
+			writer_fail(&s, err, "the final metadata");
+			s.write_err = err;
+		}
 	}
 	err = rec_instance_destroy(&s.ri);
 	if (s.w) {
@@ -2176,11 +2406,12 @@ out:
 	if (s.w) {
 		fmt_writer_abort(s.w);
 		/* nothing was recorded: do not leave a file that looks like a trace */
-		if (!looped)
+		if (!looped && !s.stores)
 			unlink(o.output);
 	}
 	if (s.note)
 		rec_note_remove();
+	rec_flight_free(s.fl);
 	if (signals)
 		rec_signals_restore(&old_mask);
 	for (i = 0; i < s.ntraced; i++)
@@ -2195,5 +2426,6 @@ out_args:
 	free(o.filter_funcs.v);
 	free(o.notrace.v);
 	free(o.kprobes.v);
+	rec_flight_conf_release(&o.fl);
 	return rc;
 }

@@ -1,0 +1,1090 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The flight recorder and rotation: a store of compressed chunks in
+ * segment files next to the output, bounded by --flight LIMIT, and the
+ * dumps made from it (trace-NNNN.dat), each a complete trace.dat.
+ *
+ * The writer's compression thread hands every chunk to store_sink() (the
+ * writer's chunk sink); the recorder's thread reads the store only after
+ * fmt_writer_flush(), which waits for that thread to be idle, so a dump
+ * sees every chunk taken so far.  The store's lock covers the short
+ * overlap where the status line reads its totals.
+ *
+ * Segments, not one ring file: the oldest data goes by deleting a whole
+ * segment (no hole punching, which not every file system has), chunks of
+ * every CPU share segments in their arrival order, so a busy CPU keeps as
+ * much of the limit as it needs and time order is kept within a segment.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+#include "format.h"
+#include "record.h"
+#include "bpf.h"
+#include "flight.h"
+#include "flight_int.h"
+
+#define SEG_MIN (1ULL << 20)
+#define SEG_MAX (64ULL << 20)
+#define ROTATE_SEG (16ULL << 20)
+#define MAX_BUFS 8
+#define STATS_SAMPLES 512
+
+struct fchunk {
+	uint64_t off;
+	uint32_t len;
+	uint16_t buf, cpu;
+	uint64_t ts_first, ts_last;
+	uint64_t seq;			/* per (buffer, CPU): 0 for its first chunk ever */
+};
+
+struct segment {
+	int fd;
+	char *path;
+	uint64_t bytes;
+	uint64_t ts_max;
+	uint64_t t_open;		/* mono ns when created */
+	struct fchunk *v;
+	size_t n, cap;
+};
+
+struct store {
+	pthread_mutex_t mu;
+	char *prefix;			/* "<dir>/.<base>.flight-<pid>." */
+	unsigned next_seg;
+	struct segment *segs;		/* oldest first */
+	size_t nsegs, cap;
+	uint64_t bytes;			/* in every segment */
+	uint64_t limit_bytes, limit_ns, seg_target;
+	uint64_t newest_ts;
+	uint64_t hold_ts;		/* a trigger is pending: keep its window */
+	uint64_t dropped_bytes;
+	char *bufnames[MAX_BUFS];
+	int nbufs;
+	uint64_t *next_seq;		/* [MAX_BUFS * REC_MAX_CPUS_STORE] */
+	int err;
+};
+
+#define REC_MAX_CPUS_STORE 4096
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the store -------------------------------------------------------------- */
+
+static void seg_drop(struct segment *g)
+{
+	if (g->fd >= 0)
+		close(g->fd);
+	if (g->path)
+		unlink(g->path);
+	free(g->path);
+	free(g->v);
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+}
+
+static void store_drop_oldest(struct store *st)
+{
+	st->bytes -= st->segs[0].bytes;
+	st->dropped_bytes += st->segs[0].bytes;
+	seg_drop(&st->segs[0]);
+	memmove(st->segs, st->segs + 1, (st->nsegs - 1) * sizeof(*st->segs));
+	st->nsegs--;
+}
+
+static int seg_new(struct store *st)
+{
+	struct segment *g;
+
+	if (st->nsegs == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 32;
+		struct segment *v = realloc(st->segs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		st->segs = v;
+		st->cap = cap;
+	}
+	g = &st->segs[st->nsegs];
+	memset(g, 0, sizeof(*g));
+	if (asprintf(&g->path, "%s%u", st->prefix, st->next_seg++) < 0) {
+		g->path = NULL;
+		return -ENOMEM;
+	}
+	g->fd = open(g->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (g->fd < 0) {
+		int err = -errno;
+
+		free(g->path);
+		return err;
+	}
+	g->t_open = mono_now();
+	st->nsegs++;
+	return 0;
+}
+
+/* Older data goes: beyond the size limit, and out of the time window (unless held). */
+static void store_trim(struct store *st)
+{
+	while (st->nsegs > 1 && st->limit_bytes && st->bytes > st->limit_bytes)
+		store_drop_oldest(st);
+	if (st->limit_ns) {
+		uint64_t ref = st->hold_ts ? st->hold_ts : st->newest_ts;
+		uint64_t keep = ref > st->limit_ns ? ref - st->limit_ns : 0;
+
+		while (st->nsegs > 1 && st->segs[0].ts_max < keep)
+			store_drop_oldest(st);
+	}
+}
+
+static int buf_index(struct store *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->nbufs; i++)
+		if (!strcmp(st->bufnames[i], name))
+			return i;
+	if (st->nbufs == MAX_BUFS)
+		return -ENOSPC;
+	st->bufnames[st->nbufs] = strdup(name);
+	if (!st->bufnames[st->nbufs])
+		return -ENOMEM;
+	return st->nbufs++;
+}
+
+/* The writer's chunk sink (compression thread). */
+static int store_sink(void *ctx, const struct fmt_chunk *c)
+{
+	struct store *st = ctx;
+	struct segment *g;
+	struct fchunk *fc;
+	const uint8_t *p = c->data;
+	size_t left = c->len;
+	uint64_t now = mono_now();
+	int bi, err = 0;
+
+	if (c->cpu < 0 || c->cpu >= REC_MAX_CPUS_STORE || c->len > UINT32_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&st->mu);
+	if (st->err) {
+		err = st->err;
+		goto out;
+	}
+	bi = buf_index(st, c->buffer);
+	if (bi < 0) {
+		err = bi;
+		goto out;
+	}
+	g = st->nsegs ? &st->segs[st->nsegs - 1] : NULL;
+	if (!g || g->bytes >= st->seg_target ||
+	    (st->limit_ns && now - g->t_open > st->limit_ns / 16)) {
+		if ((err = seg_new(st)))
+			goto out;
+		g = &st->segs[st->nsegs - 1];
+	}
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		struct fchunk *v = realloc(g->v, cap * sizeof(*v));
+
+		if (!v) {
+			err = -ENOMEM;
+			goto out;
+		}
+		g->v = v;
+		g->cap = cap;
+	}
+	while (left) {
+		ssize_t r = pwrite(g->fd, p, left, (off_t)(g->bytes + (c->len - left)));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? -errno : -EIO;
+			goto out;
+		}
+		p += r;
+		left -= (size_t)r;
+	}
+	fc = &g->v[g->n++];
+	fc->off = g->bytes;
+	fc->len = (uint32_t)c->len;
+	fc->buf = (uint16_t)bi;
+	fc->cpu = (uint16_t)c->cpu;
+	fc->ts_first = c->ts_first;
+	fc->ts_last = c->ts_last > c->ts_first ? c->ts_last : c->ts_first;
+	fc->seq = st->next_seq[bi * REC_MAX_CPUS_STORE + c->cpu]++;
+	g->bytes += c->len;
+	st->bytes += c->len;
+	if (fc->ts_last > g->ts_max)
+		g->ts_max = fc->ts_last;
+	if (fc->ts_last > st->newest_ts)
+		st->newest_ts = fc->ts_last;
+	store_trim(st);
+out:
+	if (err && !st->err)
+		st->err = err;
+	pthread_mutex_unlock(&st->mu);
+	return err;
+}
+
+static struct store *store_new(const char *prefix, uint64_t limit_bytes, uint64_t limit_ns,
+			       uint64_t seg_target)
+{
+	struct store *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->next_seq = calloc((size_t)MAX_BUFS * REC_MAX_CPUS_STORE, sizeof(*st->next_seq));
+	st->prefix = strdup(prefix);
+	if (!st->next_seq || !st->prefix) {
+		free(st->next_seq);
+		free(st->prefix);
+		free(st);
+		return NULL;
+	}
+	pthread_mutex_init(&st->mu, NULL);
+	st->limit_bytes = limit_bytes;
+	st->limit_ns = limit_ns;
+	st->seg_target = seg_target;
+	return st;
+}
+
+static void store_clear(struct store *st)
+{
+	pthread_mutex_lock(&st->mu);
+	while (st->nsegs)
+		store_drop_oldest(st);
+	st->dropped_bytes = 0;
+	pthread_mutex_unlock(&st->mu);
+}
+
+static void store_free(struct store *st)
+{
+	int i;
+
+	if (!st)
+		return;
+	store_clear(st);
+	for (i = 0; i < st->nbufs; i++)
+		free(st->bufnames[i]);
+	pthread_mutex_destroy(&st->mu);
+	free(st->segs);
+	free(st->next_seq);
+	free(st->prefix);
+	free(st);
+}
+
+/* Oldest and newest time held, and the bytes (for the status line). */
+static void store_span(struct store *st, uint64_t *first, uint64_t *last, uint64_t *bytes)
+{
+	size_t i;
+
+	pthread_mutex_lock(&st->mu);
+	*first = UINT64_MAX;
+	for (i = 0; i < st->nsegs; i++)
+		if (st->segs[i].n && st->segs[i].v[0].ts_first < *first)
+			*first = st->segs[i].v[0].ts_first;
+	*last = st->newest_ts;
+	*bytes = st->bytes;
+	pthread_mutex_unlock(&st->mu);
+}
+
+/* ---- dumps --------------------------------------------------------------------- */
+
+struct cpu_start {
+	uint16_t buf, cpu;
+	uint64_t ts;
+	bool whole;			/* its first chunk ever: nothing of it was let go */
+};
+
+struct window {
+	uint64_t from, to;		/* times of the chunks in it */
+	uint64_t chunks, bytes;
+	struct cpu_start *starts;
+	int nstarts;
+};
+
+static int window_note(struct window *win, const struct fchunk *c)
+{
+	int i;
+
+	for (i = 0; i < win->nstarts; i++)
+		if (win->starts[i].buf == c->buf && win->starts[i].cpu == c->cpu)
+			return 0;
+	{
+		struct cpu_start *v = realloc(win->starts, (size_t)(win->nstarts + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		win->starts = v;
+		v[win->nstarts++] = (struct cpu_start){ c->buf, c->cpu, c->ts_first, c->seq == 0 };
+	}
+	return 0;
+}
+
+/*
+ * Copy the chunks whose data reaches from_ts or later into w, buffer by
+ * buffer in the store's buffer order (the top buffer first, as the live
+ * writer made them).
+ */
+static int store_write(struct store *st, struct fmt_writer *w, uint64_t from_ts, struct window *win)
+{
+	struct fmt_wbuf *bufs[MAX_BUFS] = { 0 };
+	uint8_t *data = NULL;
+	size_t cap = 0, i, k;
+	int b, err = 0;
+
+	pthread_mutex_lock(&st->mu);
+	win->from = UINT64_MAX;
+	for (b = 0; b < st->nbufs && !err; b++)
+		err = fmt_wbuf_new(w, st->bufnames[b], "mono", &bufs[b]);
+	for (i = 0; i < st->nsegs && !err; i++) {
+		struct segment *g = &st->segs[i];
+
+		for (k = 0; k < g->n && !err; k++) {
+			struct fchunk *c = &g->v[k];
+			ssize_t r;
+
+			if (c->ts_last < from_ts)
+				continue;
+			if (c->len > cap) {
+				uint8_t *n = realloc(data, c->len);
+
+				if (!n) {
+					err = -ENOMEM;
+					break;
+				}
+				data = n;
+				cap = c->len;
+			}
+			r = pread(g->fd, data, c->len, (off_t)c->off);
+			if (r != (ssize_t)c->len) {
+				err = r < 0 ? -errno : -EIO;
+				break;
+			}
+			err = fmt_wbuf_add_chunk(bufs[c->buf], c->cpu, data, c->len);
+			if (!err)
+				err = window_note(win, c);
+			if (c->ts_first < win->from)
+				win->from = c->ts_first;
+			if (c->ts_last > win->to)
+				win->to = c->ts_last;
+			win->chunks++;
+			win->bytes += c->len;
+		}
+	}
+	pthread_mutex_unlock(&st->mu);
+	free(data);
+	if (win->from == UINT64_MAX)
+		win->from = 0;
+	return err;
+}
+
+/* ---- naming ------------------------------------------------------------------------- */
+
+struct dump_name {
+	char *dir, *stem, *ext;
+	bool bare;			/* -o had no directory: names are printed without one */
+};
+
+static int name_split(const char *output, struct dump_name *n)
+{
+	const char *slash = strrchr(output, '/'), *base = slash ? slash + 1 : output;
+	const char *dot = strrchr(base, '.');
+
+	if (!dot || dot == base)
+		dot = base + strlen(base);
+	n->bare = !slash;
+	n->dir = slash ? strndup(output, (size_t)(slash - output) + (slash == output)) : strdup(".");
+	n->stem = strndup(base, (size_t)(dot - base));
+	n->ext = strdup(dot);
+	return n->dir && n->stem && n->ext ? 0 : -ENOMEM;
+}
+
+static void name_release(struct dump_name *n)
+{
+	free(n->dir);
+	free(n->stem);
+	free(n->ext);
+}
+
+/* The highest NNNN of "<stem>-NNNN<ext>" in the directory (0 if none). */
+static unsigned highest_number(const struct dump_name *n)
+{
+	size_t sl = strlen(n->stem), el = strlen(n->ext);
+	unsigned best = 0;
+	struct dirent *e;
+	DIR *d = opendir(n->dir);
+
+	while (d && (e = readdir(d))) {
+		const char *p = e->d_name + sl + 1;
+		size_t len = strlen(e->d_name), digits = 0;
+		unsigned long v;
+
+		if (len < sl + 1 + 4 + el || strncmp(e->d_name, n->stem, sl) || e->d_name[sl] != '-' ||
+		    strcmp(e->d_name + len - el, n->ext))
+			continue;
+		while (p[digits] >= '0' && p[digits] <= '9')
+			digits++;
+		if (digits < 4 || digits > 9 || p + digits != e->d_name + len - el)
+			continue;
+		v = strtoul(p, NULL, 10);
+		if (v > best)
+			best = (unsigned)v;
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+/* ---- the mode ------------------------------------------------------------------------ */
+
+struct dumped {
+	char *path;
+};
+
+struct rec_flight {
+	const struct rec_flight_conf *c;
+	struct rec_flight_ops ops;
+	struct rec_instance *ri;
+	struct rec_bpf *bpf;
+	struct fmt_writer_opts dump_wo;	/* the live writer's settings, without the sink */
+	struct store *st;
+	struct dump_name name;
+	unsigned last_number;
+	char trace_id[33];
+	unsigned segment;		/* rotation: number of the file being filled */
+	uint64_t t_start;		/* mono ns at the start (rotation timer) */
+	uint64_t next_rotate;
+	uint64_t segment_start_ts;
+
+	/* the trigger being served */
+	bool pending;
+	uint64_t trig_ts, due;		/* when it fired, when its dump is due */
+	char trig_what[256];
+	uint64_t last_dump_trig;
+	unsigned ndumps, suppressed, failed;
+	bool max_noted;
+	sig_atomic_t seen_signal;
+
+	/* kernel statistics sampled once a second, for the window's start */
+	struct { uint64_t t; char **texts; } samples[STATS_SAMPLES];
+	int nsamples;
+	uint64_t next_sample;
+	char **start_texts;		/* of the dump being written */
+
+	struct rec_trig_state *trig;	/* trigger.c */
+	struct rec_budget *budget;	/* budget.c */
+
+	char **written;			/* rotation: files of this run, oldest first */
+	size_t nwritten;
+	uint64_t bytes_dumped;
+	uint64_t last_dump_ms;
+	char status[160];
+};
+
+static void random_id(char out[33])
+{
+	uint8_t b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), i;
+	ssize_t r = fd >= 0 ? read(fd, b, sizeof(b)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (r != (ssize_t)sizeof(b)) {
+		uint64_t t = mono_now() ^ ((uint64_t)getpid() << 32);
+
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &t, 8);
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+struct rec_flight *rec_flight_new(const struct rec_flight_conf *c, const char *output,
+				  struct rec_instance *ri, struct rec_bpf *bpf,
+				  const struct rec_flight_ops *ops, struct fmt_writer_opts *wo,
+				  char **live_path)
+{
+	struct rec_flight *f = calloc(1, sizeof(*f));
+	char *prefix = NULL;
+	uint64_t seg;
+
+	*live_path = NULL;
+	if (!f || name_split(output, &f->name)) {
+		ft_error("out of memory");
+		goto fail;
+	}
+	f->c = c;
+	f->ops = *ops;
+	f->ri = ri;
+	f->bpf = bpf;
+	random_id(f->trace_id);
+	f->last_number = highest_number(&f->name);
+	f->segment = 1;
+	f->t_start = mono_now();
+	if (c->rotate_ns)
+		f->next_rotate = f->t_start + c->rotate_ns;
+	if (asprintf(&prefix, "%s/.%s%s.flight-%d.", f->name.dir, f->name.stem, f->name.ext,
+		     (int)getpid()) < 0 ||
+	    asprintf(live_path, "%s/.%s%s.flight-%d.meta", f->name.dir, f->name.stem, f->name.ext,
+		     (int)getpid()) < 0) {
+		ft_error("out of memory");
+		goto fail;
+	}
+	f->dump_wo = *wo;
+	f->dump_wo.chunk_sink = NULL;
+	f->dump_wo.page_observer = NULL;
+	if (c->cpu_budget_pct > 0) {
+		f->budget = rec_budget_new(c->cpu_budget_pct, ri);
+		if (!f->budget || rec_budget_start(f->budget)) {
+			ft_error("out of memory");
+			goto fail;
+		}
+		wo->page_observer = rec_budget_observe;
+		wo->observer_ctx = f->budget;
+	}
+	if (!rec_flight_stores(c)) {
+		free(prefix);
+		free(*live_path);
+		*live_path = NULL;
+		return f;
+	}
+	if (c->flight) {
+		seg = c->limit_bytes / 16;
+		seg = seg < SEG_MIN ? SEG_MIN : seg > SEG_MAX ? SEG_MAX : seg;
+	} else {
+		seg = ROTATE_SEG;
+	}
+	f->st = store_new(prefix, c->flight ? c->limit_bytes : 0, c->flight ? c->limit_ns : 0, seg);
+	if (!f->st) {
+		ft_error("out of memory");
+		goto fail;
+	}
+	free(prefix);
+	wo->chunk_sink = store_sink;
+	wo->chunk_ctx = f->st;
+	return f;
+fail:
+	free(prefix);
+	free(*live_path);
+	*live_path = NULL;
+	rec_flight_free(f);
+	return NULL;
+}
+
+int rec_flight_setup_triggers(struct rec_flight *f)
+{
+	int err;
+
+	if (!f->c->ntrig)
+		return 0;
+	f->trig = rec_trig_state_new(f->c, f->ri, f->bpf, &err);
+	return f->trig ? 0 : err;
+}
+
+static void free_texts(char **t, int n)
+{
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < n; i++)
+		free(t[i]);
+	free(t);
+}
+
+static void sample_stats(struct rec_flight *f, uint64_t now)
+{
+	char **t;
+	int i;
+
+	if (!f->c->flight || now < f->next_sample)
+		return;
+	f->next_sample = now + 1000000000ULL;
+	t = calloc((size_t)f->ri->ncpus, sizeof(*t));
+	if (!t)
+		return;
+	for (i = 0; i < f->ri->ncpus; i++)
+		t[i] = rec_cpu_stats(f->ri, f->ri->cpus[i].cpu);
+	if (f->nsamples == STATS_SAMPLES) {
+		/* thin out: every other sample goes, the span stays */
+		int k, j = 0;
+
+		for (k = 0; k < STATS_SAMPLES; k++) {
+			if (k % 2 && k != STATS_SAMPLES - 1) {
+				free_texts(f->samples[k].texts, f->ri->ncpus);
+				continue;
+			}
+			f->samples[j++] = f->samples[k];
+		}
+		f->nsamples = j;
+	}
+	f->samples[f->nsamples].t = now;
+	f->samples[f->nsamples++].texts = t;
+}
+
+const char *rec_flight_start_stats(const struct rec_flight *f, int cpu)
+{
+	int i;
+
+	if (!f || !f->start_texts)
+		return NULL;
+	for (i = 0; i < f->ri->ncpus; i++)
+		if (f->ri->cpus[i].cpu == cpu)
+			return f->start_texts[i];
+	return NULL;
+}
+
+/* Create the dump's temporary file exclusively, next to where it goes. */
+static int dump_tmp(struct rec_flight *f, char **tmp)
+{
+	int fd;
+
+	if (asprintf(tmp, "%s/.%s-dump.%d.tmp%s", f->name.dir, f->name.stem, (int)getpid(),
+		     f->name.ext) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	unlink(*tmp);	/* ours from a failed dump: the name carries our pid */
+	fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Give the finished temporary file the next free number; never replaces. */
+static int dump_place(struct rec_flight *f, const char *tmp, char **final)
+{
+	unsigned n = highest_number(&f->name);
+	int tries;
+
+	if (n < f->last_number)
+		n = f->last_number;
+	for (tries = 0; tries < 1000; tries++) {
+		n++;
+		if (asprintf(final, "%s%s%s-%04u%s", f->name.bare ? "" : f->name.dir,
+			     f->name.bare ? "" : "/", f->name.stem, n, f->name.ext) < 0) {
+			*final = NULL;
+			return -ENOMEM;
+		}
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, *final, RENAME_NOREPLACE)) {
+			f->last_number = n;
+			return 0;
+		}
+		if (errno != EEXIST) {
+			int err = -errno;
+
+			/* file systems without RENAME_NOREPLACE: link() never replaces either */
+			if ((errno == EINVAL || errno == ENOSYS) && !link(tmp, *final)) {
+				unlink(tmp);
+				f->last_number = n;
+				return 0;
+			}
+			free(*final);
+			*final = NULL;
+			return err;
+		}
+		free(*final);
+		*final = NULL;
+	}
+	return -EEXIST;
+}
+
+static const char *mode_name(const struct rec_flight *f)
+{
+	return f->c->flight ? "flight" : rec_flight_stores(f->c) ? "rotate" : "stop";
+}
+
+/* The flytrap metadata of a dump: what fired, the window, where each CPU's data starts. */
+static char *dump_meta_text(struct rec_flight *f, const struct window *win, const char *reason,
+			    uint64_t trig_ts, uint64_t from_ts)
+{
+	char *t = NULL, *shed;
+	size_t len = 0;
+	FILE *m = open_memstream(&t, &len);
+	int i;
+
+	if (!m)
+		return NULL;
+	fprintf(m, "recording_mode=%s\n", mode_name(f));
+	fprintf(m, "trace_id=%s\n", f->trace_id);
+	if (!f->c->flight)
+		fprintf(m, "rotation_segment=%u\n", f->segment);
+	if (f->c->flight) {
+		fprintf(m, "flight_limit_bytes=%" PRIu64 "\n", f->c->limit_bytes);
+		if (f->c->limit_ns)
+			fprintf(m, "flight_limit_ns=%" PRIu64 "\n", f->c->limit_ns);
+		fprintf(m, "flight_after_ns=%" PRIu64 "\n", f->c->after_ns);
+		fprintf(m, "flight_dump=%u\n", f->ndumps + 1);
+	}
+	if (reason) {
+		fprintf(m, "trigger=%s\n", reason);
+		fprintf(m, "trigger_ts=%" PRIu64 "\n", trig_ts);
+	}
+	fprintf(m, "window_start_ns=%" PRIu64 "\n", from_ts ? from_ts : win->from);
+	fprintf(m, "window_end_ns=%" PRIu64 "\n", win->to);
+	fprintf(m, "cpu_data_start=");
+	for (i = 0; i < win->nstarts; i++)
+		fprintf(m, "%s%s/%u:%" PRIu64 "%s", i ? "," : "", f->st->bufnames[win->starts[i].buf],
+			win->starts[i].cpu, win->starts[i].ts, win->starts[i].whole ? ":whole" : "");
+	fprintf(m, "\n");
+	shed = rec_flight_shed_meta(f, win->from, win->to);
+	if (shed) {
+		fputs(shed, m);
+		free(shed);
+	}
+	if (fclose(m)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/*
+ * Write one file: everything in the store from from_ts on.  reason is what
+ * fired (NULL for a rotation).  Returns 0 or -errno (reported here).
+ */
+static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint64_t trig_ts)
+{
+	struct fmt_writer_opts wo = { 0 };
+	struct fmt_writer *w = NULL;
+	struct window win = { 0 };
+	char *tmp = NULL, *final = NULL, *meta = NULL;
+	uint64_t t0 = mono_now();
+	int err, i;
+	struct stat sb;
+
+	err = f->ops.drain(f->ops.ctx);
+	if (err)
+		goto out;
+	/* the statistics sampled last before the window: the window's own counts */
+	f->start_texts = NULL;
+	for (i = 0; i < f->nsamples; i++)
+		if (f->samples[i].t <= from_ts || !from_ts)
+			f->start_texts = f->samples[i].texts;
+	if (!from_ts)
+		f->start_texts = NULL;
+	err = dump_tmp(f, &tmp);
+	if (err) {
+		ft_error("cannot create '%s': %s", tmp ? tmp : f->name.dir, strerror(-err));
+		goto out;
+	}
+	wo = f->dump_wo;
+	err = fmt_writer_open(tmp, &wo, &w);
+	if (err) {
+		ft_error("cannot create '%s': %s", tmp, strerror(-err));
+		w = NULL;
+		goto out;
+	}
+	err = f->ops.meta(f->ops.ctx, w, 0, NULL);
+	if (!err)
+		err = store_write(f->st, w, from_ts, &win);
+	if (!err) {
+		meta = dump_meta_text(f, &win, reason, trig_ts, from_ts);
+		err = meta ? f->ops.meta(f->ops.ctx, w, 1, meta) : -ENOMEM;
+	}
+	if (err) {
+		ft_error("cannot write the dump '%s': %s (%s)", tmp, strerror(-err), fmt_writer_error(w));
+		goto out;
+	}
+	err = fmt_writer_close(w);
+	w = NULL;
+	if (err) {
+		ft_error("cannot finish the dump '%s': %s", tmp, strerror(-err));
+		goto out;
+	}
+	err = dump_place(f, tmp, &final);
+	if (err) {
+		ft_error("cannot name the dump after '%s': %s", tmp, strerror(-err));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	f->last_dump_ms = (mono_now() - t0) / 1000000;
+	f->bytes_dumped += stat(final, &sb) ? 0 : (uint64_t)sb.st_size;
+	fprintf(stderr, "flytrap: wrote '%s': %.1f s of data, %.1f MB%s%s (%llu ms)\n", final,
+		win.to > win.from ? (double)(win.to - win.from) / 1e9 : 0.0,
+		stat(final, &sb) ? 0.0 : (double)sb.st_size / 1e6, reason ? "; trigger: " : "",
+		reason ? reason : "", (unsigned long long)f->last_dump_ms);
+	if (!f->c->flight) {
+		char **v = realloc(f->written, (f->nwritten + 1) * sizeof(*v));
+
+		if (v) {
+			f->written = v;
+			v[f->nwritten++] = final;
+			final = NULL;
+		}
+		while (f->c->keep && f->nwritten > f->c->keep) {
+			if (unlink(f->written[0]) && errno != ENOENT)
+				ft_warn("cannot remove '%s' (--keep %u): %s", f->written[0], f->c->keep,
+					strerror(errno));
+			free(f->written[0]);
+			memmove(f->written, f->written + 1, (f->nwritten - 1) * sizeof(*f->written));
+			f->nwritten--;
+		}
+	}
+out:
+	if (w)
+		fmt_writer_abort(w);
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	free(final);
+	free(meta);
+	free(win.starts);
+	f->start_texts = NULL;
+	if (err)
+		f->failed++;
+	return err;
+}
+
+/* ---- triggers and timers ---------------------------------------------------------------- */
+
+static void take_trigger(struct rec_flight *f, uint64_t now, uint64_t ts, const char *what)
+{
+	const struct rec_flight_conf *c = f->c;
+
+	if (f->pending)
+		return;		/* one dump covers triggers that fire while it waits */
+	if (c->max_dumps && f->ndumps >= c->max_dumps) {
+		f->suppressed++;
+		if (!f->max_noted)
+			ft_warn("trigger '%s' ignored: --max-dumps %u reached", what, c->max_dumps);
+		f->max_noted = true;
+		return;
+	}
+	if (c->min_gap_ns && f->last_dump_trig && now - f->last_dump_trig < c->min_gap_ns) {
+		f->suppressed++;
+		ft_info("trigger '%s' ignored: within --min-gap of the previous one", what);
+		return;
+	}
+	f->pending = true;
+	f->trig_ts = ts ? ts : now;
+	f->due = now + c->after_ns;
+	snprintf(f->trig_what, sizeof(f->trig_what), "%s", what);
+	f->last_dump_trig = now;
+	if (f->st) {
+		pthread_mutex_lock(&f->st->mu);
+		f->st->hold_ts = f->trig_ts;
+		pthread_mutex_unlock(&f->st->mu);
+	}
+	if (!ft_progress_enabled() || ft_verbose)
+		fprintf(stderr, "flytrap: trigger: %s%s\n", what,
+			c->flight ? "; writing the window after --after" : "; stopping after --after");
+}
+
+static int serve_pending(struct rec_flight *f)
+{
+	uint64_t from = 0;
+	int err;
+
+	if (f->c->limit_ns)
+		from = f->trig_ts > f->c->limit_ns ? f->trig_ts - f->c->limit_ns : 1;
+	err = dump(f, from, f->trig_what, f->trig_ts);
+	f->pending = false;
+	pthread_mutex_lock(&f->st->mu);
+	f->st->hold_ts = 0;
+	store_trim(f->st);
+	pthread_mutex_unlock(&f->st->mu);
+	if (!err)
+		f->ndumps++;
+	return err;
+}
+
+static int rotate(struct rec_flight *f)
+{
+	int err = dump(f, 0, NULL, 0);
+
+	/* a failed file is lost, the next one starts clean: no overlap either way */
+	store_clear(f->st);
+	f->segment++;
+	if (!err)
+		f->ndumps++;
+	return 0;
+}
+
+int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char **reason)
+{
+	const struct rec_flight_conf *c = f->c;
+	char what[256];
+	uint64_t ts = 0;
+	int err = 0;
+
+	*stop = false;
+	if (f->st && f->st->err) {
+		ft_error("cannot keep the recording's chunks: %s", strerror(-f->st->err));
+		return f->st->err;
+	}
+	sample_stats(f, now);
+	if (f->budget)
+		rec_budget_tick(f->budget, now);
+	if (rec_trigger_signal != f->seen_signal) {
+		f->seen_signal = rec_trigger_signal;
+		take_trigger(f, now, 0, "signal (SIGUSR1)");
+	}
+	if (f->trig && rec_trig_poll(f->trig, what, sizeof(what), &ts) > 0)
+		take_trigger(f, now, ts, what);
+	if (f->pending && now >= f->due) {
+		if (!f->st) {
+			static char buf[300];
+
+			snprintf(buf, sizeof(buf), "trigger: %s", f->trig_what);
+			*stop = true;
+			*reason = buf;
+			return 0;
+		}
+		serve_pending(f);
+	}
+	if (f->st && !c->flight) {
+		uint64_t first, last, bytes;
+
+		store_span(f->st, &first, &last, &bytes);
+		if ((c->rotate_bytes && bytes >= c->rotate_bytes) ||
+		    (c->rotate_ns && now >= f->next_rotate)) {
+			err = rotate(f);
+			if (c->rotate_ns)
+				f->next_rotate = now + c->rotate_ns;
+		}
+	}
+	return err;
+}
+
+uint64_t rec_flight_wait_ns(const struct rec_flight *f, uint64_t now, uint64_t wait_ns)
+{
+	if (f->pending && f->due > now && f->due - now < wait_ns)
+		wait_ns = f->due - now;
+	if (f->pending && f->due <= now)
+		wait_ns = 1;
+	if (f->next_rotate && f->next_rotate > now && f->next_rotate - now < wait_ns)
+		wait_ns = f->next_rotate - now;
+	/* the store can reach the rotation size between two wake-ups */
+	if (f->c->rotate_bytes && wait_ns > 200000000ULL)
+		wait_ns = 200000000ULL;
+	return wait_ns ? wait_ns : 1;
+}
+
+int rec_flight_finish(struct rec_flight *f)
+{
+	uint64_t first, last, bytes;
+
+	if (!f)
+		return 0;
+	if (f->pending && f->st)
+		return serve_pending(f);
+	if (f->st && !f->c->flight) {
+		f->ops.drain(f->ops.ctx);
+		store_span(f->st, &first, &last, &bytes);
+		if (bytes)
+			return rotate(f);
+	}
+	return 0;
+}
+
+char *rec_flight_stop_meta(struct rec_flight *f)
+{
+	char *t = NULL;
+
+	if (!f || !f->trig_what[0])
+		return NULL;
+	if (asprintf(&t, "recording_mode=stop\ntrigger=%s\ntrigger_ts=%" PRIu64 "\n", f->trig_what,
+		     f->trig_ts) < 0)
+		return NULL;
+	return t;
+}
+
+const char *rec_flight_status(struct rec_flight *f)
+{
+	uint64_t first = 0, last = 0, bytes = 0;
+	size_t n = 0;
+
+	f->status[0] = '\0';
+	if (f->st) {
+		store_span(f->st, &first, &last, &bytes);
+		if (f->c->flight)
+			n += (size_t)snprintf(f->status, sizeof(f->status), "  window %.1fs/%.1f MB",
+					      first < last ? (double)(last - first) / 1e9 : 0.0,
+					      (double)bytes / 1e6);
+		else
+			n += (size_t)snprintf(f->status, sizeof(f->status), "  file %u %.1f MB", f->segment,
+					      (double)bytes / 1e6);
+	}
+	if (n < sizeof(f->status))
+		n += (size_t)snprintf(f->status + n, sizeof(f->status) - n, "  %u dump%s%s", f->ndumps,
+				      f->ndumps == 1 ? "" : "s", f->pending ? " (1 pending)" : "");
+	if (f->budget && n < sizeof(f->status))
+		snprintf(f->status + n, sizeof(f->status) - n, "%s", rec_budget_status(f->budget));
+	return f->status;
+}
+
+void rec_flight_summary(struct rec_flight *f)
+{
+	uint64_t first = 0, last = 0, bytes = 0;
+
+	if (!f)
+		return;
+	if (f->st)
+		store_span(f->st, &first, &last, &bytes);
+	if (f->c->flight)
+		fprintf(stderr, "flytrap: flight recorder: held %.1f s in %.1f MB at the end (limit %.1f MB%s), "
+			"%u dump%s written, %u trigger%s ignored, %u failed\n",
+			first < last ? (double)(last - first) / 1e9 : 0.0, (double)bytes / 1e6,
+			(double)f->c->limit_bytes / 1e6, f->c->limit_ns ? " and a time limit" : "",
+			f->ndumps, f->ndumps == 1 ? "" : "s", f->suppressed, f->suppressed == 1 ? "" : "s",
+			f->failed);
+	else if (f->st)
+		fprintf(stderr, "flytrap: rotation: %u file%s written (%.1f MB), %zu kept\n", f->ndumps,
+			f->ndumps == 1 ? "" : "s", (double)f->bytes_dumped / 1e6,
+			f->c->keep ? f->nwritten : (size_t)f->ndumps);
+	if (f->budget)
+		rec_budget_summary(f->budget);
+}
+
+char *rec_flight_shed_meta(struct rec_flight *f, uint64_t from_ns, uint64_t to_ns)
+{
+	if (!f || !f->budget)
+		return NULL;
+	return rec_budget_meta(f->budget, from_ns, to_ns);
+}
+
+struct rec_budget *rec_flight_budget(struct rec_flight *f)
+{
+	return f ? f->budget : NULL;
+}
+
+void rec_flight_free(struct rec_flight *f)
+{
+	int i;
+
+	if (!f)
+		return;
+	rec_trig_state_free(f->trig);
+	rec_budget_free(f->budget);
+	store_free(f->st);
+	for (i = 0; i < f->nsamples; i++)
+		free_texts(f->samples[i].texts, f->ri->ncpus);
+	for (i = 0; i < (int)f->nwritten; i++)
+		free(f->written[i]);
+	free(f->written);
+	name_release(&f->name);
+	free(f);
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap trigger [PID]: make a running recorder write its window (a
+ * flight recorder) or end after --after (a normal recording), by sending
+ * it SIGUSR1.
+ *
+ * Recorders are found through their run notes in the state directory
+ * (root's alone, so the notes can be trusted), never by a process name.
+ * SIGUSR1 kills a process that does not expect it, so the pid is checked
+ * to be a flytrap recorder right before the signal, through a pidfd: a pid
+ * reused after the check cannot receive it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "flytrap.h"
+#include "record.h"
+#include "tracer.h"
+
+#define MAX_RECORDERS 256
+
+struct recorder {
+	pid_t pid;
+	char *output;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: flytrap trigger [-v] [PID]\n"
+"\n"
+"Send a trigger to a running recorder: a flight recording (record --flight)\n"
+"writes its window to the next trace-NNNN.dat, a normal one stops after\n"
+"--after.  Without PID the one running recorder is meant; with several, a\n"
+"terminal is asked which, anything else gets the list and exit status 2.\n"
+"Needs root.\n"
+"\n"
+"  -v, --verbose   more messages\n"
+"  -h, --help      this text\n");
+}
+
+/* Live recorders with a note, oldest pid first. */
+static int list_recorders(struct recorder *v, int max)
+{
+	struct dirent **names = NULL;
+	int n, i, k = 0;
+
+	n = scandir(REC_TRACER_STATE_DIR, &names, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (i = 0; i < n; i++) {
+		const char *nm = names[i]->d_name;
+		char *end, path[512], *text;
+		long pid;
+
+		if (strncmp(nm, "record-", 7) || k == max)
+			continue;
+		pid = strtol(nm + 7, &end, 10);
+		if (*end || pid <= 0 || pid > 0x3fffffff || !rec_pid_is_recorder((pid_t)pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", REC_TRACER_STATE_DIR, nm);
+		text = rec_read_file(path, NULL);
+		if (text)
+			text[strcspn(text, "\n")] = '\0';
+		v[k].pid = (pid_t)pid;
+		v[k].output = text;
+		k++;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return k;
+}
+
+static int send_trigger(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0), err = 0;
+
+	if (fd < 0 && errno != ENOSYS)
+		return -errno;
+	/* checked after the pidfd exists: the pidfd then names this very process */
+	if (!rec_pid_is_recorder(pid))
+		err = -ESRCH;
+	else if (fd >= 0 ? syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0) : kill(pid, SIGUSR1))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static void print_list(FILE *f, const struct recorder *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "  %d) pid %d writing '%s'\n", i + 1, (int)v[i].pid,
+			v[i].output ? v[i].output : "?");
+}
+
+static const struct option long_opts[] = {
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_trigger(int argc, char **argv)
+{
+	struct recorder v[MAX_RECORDERS];
+	pid_t pid = 0;
+	int c, n = 0, i, rc = EXIT_FAIL, err;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			ft_verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return ft_finish_stdout(EXIT_OK);
+		default:
+			return ft_bad_option(argv, NULL);
+		}
+	}
+	if (argc - optind > 1)
+		return ft_usage_error("give at most one PID");
+	if (optind < argc) {
+		uint64_t p;
+
+		if (ft_parse_u64(argv[optind], &p) || !p || p > 0x3fffffff)
+			return ft_usage_error("bad pid '%s'", argv[optind]);
+		pid = (pid_t)p;
+	}
+	n = list_recorders(v, MAX_RECORDERS);
+	if (n < 0) {
+		ft_error("cannot read '%s': %s", REC_TRACER_STATE_DIR, strerror(-n));
+		return EXIT_FAIL;
+	}
+	if (pid) {
+		for (i = 0; i < n && v[i].pid != pid; i++)
+			;
+		if (i == n) {
+			ft_error("pid %d is not a running flytrap recorder", (int)pid);
+			goto out;
+		}
+	} else if (n == 0) {
+		ft_error("no flytrap recorder is running");
+		goto out;
+	} else if (n == 1) {
+		pid = v[0].pid;
+	} else if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		char line[64];
+		long k;
+
+		fprintf(stderr, "flytrap: %d recorders are running:\n", n);
+		print_list(stderr, v, n);
+		fprintf(stderr, "which one (1-%d)? ", n);
+		if (!fgets(line, sizeof(line), stdin) || (k = strtol(line, NULL, 10)) < 1 || k > n) {
+			ft_error("no recorder chosen");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		pid = v[k - 1].pid;
+	} else {
+		fprintf(stderr, "flytrap: error: %d recorders are running; name one by its pid:\n", n);
+		print_list(stderr, v, n);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	err = send_trigger(pid);
+	if (err) {
+		ft_error("cannot signal recorder %d: %s", (int)pid,
+			 err == -ESRCH ? "it is no longer running" : strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < n && v[i].pid != pid; i++)
+		;
+	fprintf(stderr, "flytrap: triggered recorder %d (writing '%s')\n", (int)pid,
+		i < n && v[i].output ? v[i].output : "?");
+	rc = EXIT_OK;
+out:
+	for (i = 0; i < n; i++)
+		free(v[i].output);
+	return rc;
+}
