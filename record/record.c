@@ -2183,12 +2183,6 @@ int cmd_record(int argc, char **argv)
 			s.w = NULL;
 			goto out;
 		}
-		err = rec_flight_setup_triggers(s.fl);
-		if (err) {
-			if (err == -EINVAL)
-				rc = EXIT_USAGE;
-			goto out;
-		}
 	}
 	if (note_write(&s))
 		goto out;
@@ -2196,6 +2190,13 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (s.use_top && rec_capture_open(&s.top, o.have_cpus ? o.cpu_mask : NULL))
 		goto out;
+	/* the trigger instance reads the CPUs the recording captures */
+	err = rec_flight_setup_triggers(s.fl);
+	if (err) {
+		if (err == -EINVAL)
+			rc = EXIT_USAGE;
+		goto out;
+	}
 	traced_refresh(&s);
 	if (write_start_metadata(&s))
 		goto out;

@@ -472,12 +472,22 @@ int rec_trig_poll(struct rec_trig_state *t, char *what, size_t len, uint64_t *ts
 	if (t->bpf) {
 		rec_bpf_trigger_state(t->bpf, &now);
 		if (now.syscall_hits != t->seen.syscall_hits) {
-			char name[64];
+			char name[64], un_text[4 * sizeof(((struct utsname *)0)->sysname) + 4];
+			struct utsname un;
+			const char *sn = NULL;
 			int k;
 
 			for (k = 0; k < t->c->ntrig && t->c->trig[k].kind != REC_TRIG_SYSCALL; k++)
 				;
-			snprintf(name, sizeof(name), "%d", now.syscall_nr);
+			if (!uname(&un)) {
+				snprintf(un_text, sizeof(un_text), "%s %s %s %s", un.sysname, un.nodename,
+					 un.release, un.machine);
+				sn = rpt_syscall_name(rpt_sys_abi(un_text, (int)sizeof(long)), now.syscall_nr);
+			}
+			if (sn)
+				snprintf(name, sizeof(name), "%s", sn);
+			else
+				snprintf(name, sizeof(name), "%d", now.syscall_nr);
 			snprintf(what, len, "%s: syscall %s took %.3f ms (tid %d)",
 				 k < t->c->ntrig ? t->c->trig[k].text : "syscall", name,
 				 (double)now.syscall_dur / 1e6, now.syscall_tid);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# --rotate SIZE under load: a sequence of complete files that trace-cmd reads,
+# where every event is in exactly one file (the known number of getppid calls
+# adds up over the files, and per CPU each file ends before the next begins);
+# with --keep 3 at most 3 files remain.
+. "$(dirname "$0")/../lib.sh"
+need_tracefs
+need_cmd trace-cmd
+[ -e "$TRACEFS/events/syscalls/sys_enter_getppid" ] || skip "no syscalls:sys_enter_getppid event"
+STORM=$TOP/$O/tests/tools/syscall_storm
+[ -x "$STORM" ] || skip "syscall_storm not built"
+cd "$TMP"
+N=600000 RATE=60000	# 10 s
+
+"$FLYTRAP" record -q --rotate 2M -e syscalls:sys_enter_getppid -e raw_syscalls:sys_enter \
+	-e raw_syscalls:sys_exit -o r.dat -- "$STORM" $N 1 $RATE >storm.out 2>rec.err
+rc=$?
+[ $rc = 0 ] || { cat rec.err; fail "record exited $rc"; finish; }
+ls r-*.dat >files.txt
+nf=$(wc -l <files.txt)
+[ "$nf" -ge 2 ] && ok "$nf files" || fail "only $nf file(s)"
+[ ! -e r.dat ] && ok "no r.dat besides the sequence" || fail "r.dat written"
+total=0 prev=""
+for f in $(cat files.txt); do
+	trace-cmd report -i "$f" >"$f.txt" 2>"$f.err" || { fail "trace-cmd cannot read $f"; head -3 "$f.err"; }
+	n=$(grep -c ': sys_enter_getppid:' "$f.txt")
+	total=$((total + n))
+	# per CPU: first and last time stamp
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { c = $i; t = $(i + 1); sub(":", "", t)
+		if (!(c in lo)) lo[c] = t; hi[c] = t; break } }
+	     END { for (c in lo) print c, lo[c], hi[c] }' "$f.txt" | sort >"$f.span"
+	if [ -n "$prev" ]; then
+		bad=$(join "$prev.span" "$f.span" | awk '$3 >= $4 { print }')
+		[ -z "$bad" ] && ok "$prev ends before $f begins on every CPU" || fail "$prev and $f overlap: $bad"
+	fi
+	prev=$f
+done
+[ "$total" = "$N" ] && ok "the getppid calls add up over the files: $total" ||
+	fail "$total getppid events in the files, $N calls made"
+"$FLYTRAP" info "$(head -1 files.txt)" 2>/dev/null | grep -q '^  rotation_segment=1' &&
+	ok "the first file says it is segment 1" || fail "no rotation_segment in the first file"
+
+"$FLYTRAP" record -q --rotate 2M --keep 3 -e syscalls:sys_enter_getppid -e raw_syscalls:sys_enter \
+	-e raw_syscalls:sys_exit -o k.dat -- "$STORM" $N 1 $RATE >/dev/null 2>keep.err
+rc=$?
+[ $rc = 0 ] || { cat keep.err; fail "record --keep exited $rc"; }
+nk=$(ls k-*.dat | wc -l)
+[ "$nk" -le 3 ] && [ "$nk" -ge 1 ] && ok "--keep 3 leaves $nk files" || fail "--keep 3 left $nk files"
+for f in k-*.dat; do
+	trace-cmd report -i "$f" >/dev/null 2>&1 || fail "trace-cmd cannot read $f"
+done
+ls -a | grep -q '\.flight-' && fail "store files left behind" || ok "no store files left"
+finish
