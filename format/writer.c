@@ -1358,19 +1358,32 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 	return worker_check(w);
 }
 
+/* CPU cpu of b for adding data (made on first use); NULL with *err set. */
+static struct wcpu *cpu_for_add(struct fmt_wbuf *b, int cpu, int *err)
+{
+	struct wcpu *c;
+
+	if ((*err = check_ok(b->w)))
+		return NULL;
+	if (cpu < 0 || cpu >= MAX_CPUS) {
+		*err = werr(b->w, -EINVAL, "CPU %d out of range", cpu);
+		return NULL;
+	}
+	c = wbuf_cpu(b, cpu);
+	if (!c)
+		*err = werr(b->w, -ENOMEM, "cannot add CPU %d", cpu);
+	return c;
+}
+
 int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page)
 {
 	struct fmt_writer *w = b->w;
 	struct wcpu *c;
 	int err;
 
-	if ((err = check_ok(w)))
-		return err;
-	if (cpu < 0 || cpu >= MAX_CPUS)
-		return werr(w, -EINVAL, "CPU %d out of range", cpu);
-	c = wbuf_cpu(b, cpu);
+	c = cpu_for_add(b, cpu, &err);
 	if (!c)
-		return werr(w, -ENOMEM, "cannot add CPU %d", cpu);
+		return err;
 	if (!c->chunk) {
 		c->chunk = malloc((size_t)w->ppc * w->page_size);
 		if (!c->chunk)
@@ -1430,10 +1443,9 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 	struct wcpu *c;
 	int err;
 
-	if ((err = check_ok(w)))
+	c = cpu_for_add(b, cpu, &err);
+	if (!c)
 		return err;
-	if (cpu < 0 || cpu >= MAX_CPUS)
-		return werr(w, -EINVAL, "CPU %d out of range", cpu);
 	if (w->compress) {
 		uint32_t cs, us;
 
@@ -1447,9 +1459,6 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 	} else if (!len || len % w->page_size || len > MAX_CHUNK_BYTES) {
 		return werr(w, -EBADMSG, "%zu bytes are not whole pages", len);
 	}
-	c = wbuf_cpu(b, cpu);
-	if (!c)
-		return werr(w, -ENOMEM, "cannot add CPU %d", cpu);
 	if (c->npending)
 		return werr(w, -EINVAL, "CPU %d has pages waiting for a chunk", cpu);
 	if (c->fd < 0 && (err = spool_open(b, c)))

@@ -16,7 +16,9 @@ cd "$TMP"
 rp=0
 trap '[ "$rp" != 0 ] && kill -INT $rp 2>/dev/null && wait $rp; busy_stop; rm -rf "$TMP"' EXIT
 
-snap() { tracefs_snapshot | grep -v '^instances: '; }
+# other recorders and tests may run at the same time: what a recorder of ours
+# could leave is named after it (flytrap-<pid>, flytrap_<pid>)
+snap() { tracefs_snapshot | grep -v '^instances: ' | grep flytrap; }
 inst_count() { ls "$TRACEFS/instances" | grep -c '^flytrap-' ; }
 
 # wait until FILE has a line matching RE (at most 20 s)
@@ -61,7 +63,7 @@ bad --trigger 'syscall>0'
 bad --cpu-budget 0
 [ "$(inst_count)" = "$n0" ] && ok "no instance made by a usage error" || fail "an instance appeared"
 snap >after.txt
-cmp -s before.txt after.txt && ok "usage errors leave tracefs as it was" || fail "tracefs changed"
+cmp -s before.txt after.txt && ok "usage errors leave tracefs as it was" || { fail "tracefs changed"; diff before.txt after.txt | head; }
 
 # ---- two dumps -------------------------------------------------------------------------
 touch trace-0007.dat		# an earlier dump: never replaced, numbering goes on after it
