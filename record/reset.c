@@ -47,7 +47,8 @@ static pid_t owner_pid(const char *name, const char *prefix)
 	if (strncmp(name, prefix, pl) || !name[pl] || name[pl] < '0' || name[pl] > '9')
 		return -1;
 	v = strtol(name + pl, &end, 10);
-	if (*end || v <= 0 || v > 0x3fffffff)
+	/* "flytrap-123-trigger": the second instance of --trigger EVENT (flight.h) */
+	if ((*end && strcmp(end, "-trigger")) || v <= 0 || v > 0x3fffffff)
 		return -1;
 	return (pid_t)v;
 }

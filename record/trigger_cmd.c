@@ -10,7 +10,6 @@
  * to be a flytrap recorder right before the signal, through a pidfd: a pid
  * reused after the check cannot receive it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,12 +22,13 @@
 
 #include "flytrap.h"
 #include "record.h"
-#include "tracer.h"
+#include "state.h"
 
 #define MAX_RECORDERS 256
 
 struct recorder {
 	pid_t pid;
+	unsigned long long start;	/* process start time, as its note says */
 	char *output;
 };
 
@@ -47,47 +47,35 @@ static void usage(FILE *f)
 "  -h, --help      this text\n");
 }
 
-/* Live recorders with a note, oldest pid first. */
+/* Live recorders with a note (the pid still the one that wrote it), oldest pid first. */
 static int list_recorders(struct recorder *v, int max)
 {
-	struct dirent **names = NULL;
-	int n, i, k = 0;
+	struct rec_note *notes = NULL;
+	int n = rec_notes_list(&notes), i, k = 0;
 
-	n = scandir(REC_TRACER_STATE_DIR, &names, NULL, alphasort);
 	if (n < 0)
-		return errno == ENOENT ? 0 : -errno;
-	for (i = 0; i < n; i++) {
-		const char *nm = names[i]->d_name;
-		char *end, path[512], *text;
-		long pid;
-
-		if (strncmp(nm, "record-", 7) || k == max)
+		return n;
+	for (i = 0; i < n && k < max; i++) {
+		if (!rec_pid_is_recorder(notes[i].pid) || !notes[i].start ||
+		    rec_proc_start(notes[i].pid) != notes[i].start)
 			continue;
-		pid = strtol(nm + 7, &end, 10);
-		if (*end || pid <= 0 || pid > 0x3fffffff || !rec_pid_is_recorder((pid_t)pid))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", REC_TRACER_STATE_DIR, nm);
-		text = rec_read_file(path, NULL);
-		if (text)
-			text[strcspn(text, "\n")] = '\0';
-		v[k].pid = (pid_t)pid;
-		v[k].output = text;
+		v[k].pid = notes[i].pid;
+		v[k].start = notes[i].start;
+		v[k].output = notes[i].output ? strdup(notes[i].output) : NULL;
 		k++;
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	rec_notes_free(notes, n);
 	return k;
 }
 
-static int send_trigger(pid_t pid)
+static int send_trigger(pid_t pid, unsigned long long start)
 {
 	int fd = (int)syscall(SYS_pidfd_open, pid, 0), err = 0;
 
 	if (fd < 0 && errno != ENOSYS)
 		return -errno;
 	/* checked after the pidfd exists: the pidfd then names this very process */
-	if (!rec_pid_is_recorder(pid))
+	if (!rec_pid_is_recorder(pid) || rec_proc_start(pid) != start)
 		err = -ESRCH;
 	else if (fd >= 0 ? syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0) : kill(pid, SIGUSR1))
 		err = -errno;
@@ -142,7 +130,7 @@ int cmd_trigger(int argc, char **argv)
 	}
 	n = list_recorders(v, MAX_RECORDERS);
 	if (n < 0) {
-		ft_error("cannot read '%s': %s", REC_TRACER_STATE_DIR, strerror(-n));
+		ft_error("cannot read the run notes in '%s': %s", rec_state_dir(), strerror(-n));
 		return EXIT_FAIL;
 	}
 	if (pid) {
@@ -176,7 +164,9 @@ int cmd_trigger(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	err = send_trigger(pid);
+	for (i = 0; i < n && v[i].pid != pid; i++)
+		;
+	err = send_trigger(pid, v[i].start);
 	if (err) {
 		ft_error("cannot signal recorder %d: %s", (int)pid,
 			 err == -ESRCH ? "it is no longer running" : strerror(-err));
