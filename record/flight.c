@@ -940,7 +940,11 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 		rec_budget_tick(f->budget, now);
 	if (rec_trigger_signal != f->seen_signal) {
 		f->seen_signal = rec_trigger_signal;
-		take_trigger(f, now, 0, "signal (SIGUSR1)");
+		/* a rotation takes a trigger as "start the next file now" */
+		if (f->st && !c->flight)
+			err = rotate(f);
+		else
+			take_trigger(f, now, 0, "signal (SIGUSR1)");
 	}
 	if (f->trig && rec_trig_poll(f->trig, what, sizeof(what), &ts) > 0)
 		take_trigger(f, now, ts, what);
