@@ -777,6 +777,7 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 	err = f->ops.drain(f->ops.ctx);
 	if (err)
 		goto out;
+	ft_info("dump: drained in %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
 	/* the statistics sampled last before the window: the window's own counts */
 	f->start_texts = NULL;
 	for (i = 0; i < f->nsamples; i++)
@@ -797,8 +798,10 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		goto out;
 	}
 	err = f->ops.meta(f->ops.ctx, w, 0, NULL);
+	ft_info("dump: start metadata at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
 	if (!err)
 		err = store_write(f->st, w, from_ts, &win);
+	ft_info("dump: chunks copied at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
 	if (!err) {
 		meta = dump_meta_text(f, &win, reason, trig_ts, from_ts);
 		err = meta ? f->ops.meta(f->ops.ctx, w, 1, meta) : -ENOMEM;
@@ -807,6 +810,7 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		ft_error("cannot write the dump '%s': %s (%s)", tmp, strerror(-err), fmt_writer_error(w));
 		goto out;
 	}
+	ft_info("dump: end metadata at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
 	err = fmt_writer_close(w);
 	w = NULL;
 	if (err) {

@@ -671,6 +671,28 @@ static int pipe_read_full(int fd, uint8_t *buf, size_t len)
 	return 0;
 }
 
+int rec_capture_partial(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbuf *wb, int *werr)
+{
+	uint8_t *page = malloc(ri->page_size);
+	ssize_t r;
+	int err = 0;
+
+	if (!page)
+		return -ENOMEM;
+	do {
+		r = read(c->fd, page, ri->page_size);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0 && errno != EAGAIN)
+		err = -errno;
+	if (r > 0) {
+		if ((size_t)r < ri->page_size)
+			memset(page + r, 0, ri->page_size - (size_t)r);
+		err = give_page(ri, c, wb, page, werr);
+	}
+	free(page);
+	return err < 0 ? err : 0;
+}
+
 int rec_capture_drain(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbuf *wb,
 		      bool final, int *werr)
 {

@@ -1921,12 +1921,19 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 static int fl_drain(void *ctx)
 {
 	struct session *s = ctx;
-	int i, err;
+	int i, err, werr = 0;
 
-	for (i = 0; i < s->ri.ncpus; i++)
-		drain_set(s, &s->ri, s->wb, i, true);
-	for (i = 0; s->use_top && i < s->top.ncpus; i++)
-		drain_set(s, &s->top, s->wb_top, i, true);
+	/* whole pages, then one read of each current page: bounded while tracing runs */
+	for (i = 0; i < s->ri.ncpus; i++) {
+		drain_set(s, &s->ri, s->wb, i, false);
+		if (!s->write_err && (err = rec_capture_partial(&s->ri, &s->ri.cpus[i], s->wb, &werr)))
+			s->write_err = werr ? werr : err;
+	}
+	for (i = 0; s->use_top && i < s->top.ncpus; i++) {
+		drain_set(s, &s->top, s->wb_top, i, false);
+		if (!s->write_err && (err = rec_capture_partial(&s->top, &s->top.cpus[i], s->wb_top, &werr)))
+			s->write_err = werr ? werr : err;
+	}
 	if (s->bpf && (err = rec_bpf_flush_pages(s->bpf)))
 		ft_warn("BPF records of the last moments may be missing: %s", rec_bpf_error(s->bpf));
 	if (s->write_err)

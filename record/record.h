@@ -148,6 +148,13 @@ int rec_capture_open(struct rec_instance *ri, const uint64_t *cpu_mask);
 int rec_capture_drain(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbuf *wb,
 		      bool final, int *werr);
 
+/*
+ * One read() of CPU c's current page, partial or not (for a dump while the
+ * recording runs: a "final" drain would never end when the recorder's own
+ * reads make events).  Returns 0 or -errno.
+ */
+int rec_capture_partial(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbuf *wb, int *werr);
+
 /* per_cpu/cpuN/stats text (malloc'd) or NULL. */
 char *rec_cpu_stats(struct rec_instance *ri, int cpu);
 /* One numeric field of a stats text ("read events", "overrun", …); 0 if absent. */
