@@ -52,4 +52,4 @@ kill -INT $rp
 wait $rp
 echo
 echo "trigger to finished file (ms), 3 dumps of a 30 s window:"
-sed -n "s/^flytrap: wrote '\(.*\)': \(.*\) of data, \(.*\) MB;.*(\([0-9]*\) ms)$/  \1: \2 s, \3 MB, \4 ms/p" trig.err
+sed -n "s/^flytrap: wrote '\(.*\)': \(.*\) of data, \(.*\) MB;.*(\([0-9]*\) ms)$/  \1: \2, \3 MB, \4 ms/p" trig.err
