@@ -18,9 +18,9 @@ msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
 # ---- dependencies -----------------------------------------------------------
-# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf.
+# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, sqlite3 (flytrap sql).
 # Recording adds libtracefs and libbpf, plus clang and bpftool at build time.
-PKGS_BASE = libtraceevent libzstd zlib libelf
+PKGS_BASE = libtraceevent libzstd zlib libelf sqlite3
 PKGS_RECORD = libtracefs libbpf
 ifeq ($(NO_RECORD),1)
 PKGS = $(PKGS_BASE)
@@ -33,6 +33,7 @@ deb_libtraceevent = libtraceevent-dev
 deb_libzstd = libzstd-dev
 deb_zlib = zlib1g-dev
 deb_libelf = libelf-dev
+deb_sqlite3 = libsqlite3-dev
 deb_libtracefs = libtracefs-dev
 deb_libbpf = libbpf-dev
 
@@ -168,7 +169,7 @@ check-offline: all
 # Debian/Ubuntu packages: building, then what the tests and the demo use.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtracefs-dev libbpf-dev libzstd-dev \
 	    zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev clang llvm bpftool
-DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap
+DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Install what is missing (apt-get, as root).  Nothing happens when all is there.
 deps:
 	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST); do \

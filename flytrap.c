@@ -40,6 +40,8 @@ static const struct command commands[] = {
 	{ "drops",     cmd_drops,     "every lost event: per CPU, per source, per time window" },
 	{ "export",    cmd_export,    "Chrome/Perfetto JSON or a self-contained HTML report" },
 	{ "analyze",   cmd_analyze,   "overhead, drops and callgraph together, in one pass" },
+	{ "sql",       cmd_sql,       "SQL over trace files (Perfetto-style tables, no import)" },
+	{ "load",      cmd_load,      "load trace files into ClickHouse for fleet queries" },
 };
 #endif
 

@@ -79,6 +79,8 @@ int cmd_overhead(int argc, char **argv);
 int cmd_drops(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
+int cmd_load(int argc, char **argv);
 #ifndef FT_NO_RECORD
 int cmd_record(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
