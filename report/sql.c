@@ -37,7 +37,7 @@
 #define N(n, t) { n, t, true }
 static const struct sq_col c_ftrace_event[] = {
 	C("id", 'i'), C("ts", 'i'), C("name", 't'), C("cpu", 'i'), C("utid", 'i'), C("arg_set_id", 'i'),
-	C("common_flags", 'i'), C("ucpu", 'i'), C("tid", 'i'), C("system", 't'), C("buffer", 't'),
+	N("common_flags", 'i'), C("ucpu", 'i'), C("tid", 'i'), C("system", 't'), C("buffer", 't'),
 };
 static const struct sq_col c_args[] = {
 	C("arg_set_id", 'i'), C("flat_key", 't'), C("key", 't'), N("int_value", 'i'), N("string_value", 't'),
@@ -2559,6 +2559,27 @@ static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	free(l.a);
 }
 
+/* hist_bucket(x): the analyzers' histogram bucket of x (RPT_HIST_*), hist_bucket_low(b): its lowest value */
+static void hist_bucket(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_int64(ctx, rpt_hist_bucket(v > 0 ? (uint64_t)v : 0));
+}
+
+static void hist_bucket_low(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_int64 b = sqlite3_value_int64(argv[0]);
+
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || b < 0 || b >= RPT_HIST_BUCKETS)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_int64(ctx, (sqlite3_int64)rpt_hist_bucket_low((unsigned)b));
+}
+
 /* ---- open / close --------------------------------------------------------------------------- */
 
 static void file_release(struct sfile *f)
@@ -2675,7 +2696,11 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 	if (sqlite3_open(":memory:", &en->db) != SQLITE_OK ||
 	    sqlite3_create_module(en->db, "flytrap", &ft_module, en) != SQLITE_OK ||
 	    sqlite3_create_function(en->db, "percentile", 2, SQLITE_UTF8, NULL, NULL, pct_step, pct_final) != SQLITE_OK ||
-	    sqlite3_create_function(en->db, "extract_arg", 2, SQLITE_UTF8, en, extract_arg, NULL, NULL) != SQLITE_OK) {
+	    sqlite3_create_function(en->db, "extract_arg", 2, SQLITE_UTF8, en, extract_arg, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_create_function(en->db, "hist_bucket", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, hist_bucket,
+				    NULL, NULL) != SQLITE_OK ||
+	    sqlite3_create_function(en->db, "hist_bucket_low", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				    hist_bucket_low, NULL, NULL) != SQLITE_OK) {
 		*err = strdup(en->db ? sqlite3_errmsg(en->db) : "cannot open SQLite");
 		sq_close(en);
 		return -ENOMEM;
