@@ -2683,6 +2683,8 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 	for (i = 0; i < n; i++) {
 		rc = open_file(&en->f[i], paths[i], i, err);
 		en->n = i + 1;
+		if (rc >= 0 && en->f[i].info->truncated_at)
+			en->damaged = true;	/* cut: what is read is what was left */
 		if (rc < 0) {
 			sq_close(en);
 			return rc;
