@@ -251,8 +251,9 @@ static int ch_post(const struct ch *c, const char *query, const void *body, size
 		urlenc(q, qlen, query);
 	urlenc(u, sizeof(u), c->user);
 	urlenc(pw, sizeof(pw), c->pass);
+	/* inserts into Distributed tables are on the shards when the reply comes */
 	if (asprintf(&req, "POST /?database=%s%s%s%s%s%s%s HTTP/1.1\r\nHost: %s:%s\r\nContent-Length: %zu\r\n"
-		     "Connection: close\r\n\r\n", c->db, query ? "&query=" : "", q, c->user[0] ? "&user=" : "", u,
+		     "Connection: close\r\n\r\n", c->db, query ? "&insert_distributed_sync=1&query=" : "", q, c->user[0] ? "&user=" : "", u,
 		     c->pass[0] ? "&password=" : "", pw, c->host, c->port, blen) < 0) {
 		free(q);
 		close(fd);
