@@ -730,7 +730,7 @@ static int parse(int argc, char **argv, struct loadopts *o)
 			if (strlen(valued[k]) == l && !strncmp(a, valued[k], l))
 				break;
 		if (!valued[k])
-			return ft_usage_error("unknown option '%s' (see flytrap load --help)", a);
+			return ft_usage_error("unknown option '%s'", a);
 		v = a[l] == '=' ? a + l + 1 : ++i < argc ? argv[i] : NULL;
 		if (!v || !*v)
 			return ft_usage_error("%s needs a value", valued[k]);
@@ -766,7 +766,7 @@ static int parse(int argc, char **argv, struct loadopts *o)
 	if (!o->url)
 		return ft_usage_error("--clickhouse URL is needed (or --schema)");
 	if (!o->nfiles)
-		return ft_usage_error("no trace file given (see flytrap load --help)");
+		return ft_usage_error("no trace file given");
 	return 0;
 }
 

@@ -547,11 +547,11 @@ static int parse(int argc, char **argv, struct sqlopts *o)
 			if (!o->save || !*o->save)
 				return ft_usage_error("--save needs a file name");
 		} else {
-			return ft_usage_error("unknown option '%s' (see flytrap sql --help)", a);
+			return ft_usage_error("unknown option '%s'", a);
 		}
 	}
 	if (!o->nfiles)
-		return ft_usage_error("no trace file given (see flytrap sql --help)");
+		return ft_usage_error("no trace file given");
 	return 0;
 }
 
