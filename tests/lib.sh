@@ -13,12 +13,15 @@ trap 'busy_stop; rm -rf "$TMP"' EXIT
 # Background activity on every CPU: a loop of 10 ms sleeps per CPU gives
 # context switches and syscalls all the time, so that a system-wide
 # recording of a quiet machine (a CI container is one) is never empty.
-# Stopped by busy_stop, or at exit.
+# Stopped by busy_stop, or at exit; and each loop ends by itself once the
+# test that started it is gone, so a test that replaces the EXIT trap or is
+# killed leaves none of them running (tests/run fails a test that does).
 busy_start() {
 	local c n
 	n=$(getconf _NPROCESSORS_ONLN)
 	for c in $(seq 0 $((n - 1))); do
-		taskset -c "$c" bash -c 'while :; do sleep 0.01; done' >/dev/null 2>&1 &
+		taskset -c "$c" bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.01; done' busy "$$" \
+			>/dev/null 2>&1 &
 		BUSY_PIDS="$BUSY_PIDS $!"
 	done
 }

@@ -122,7 +122,7 @@ fi
 
 # SIGKILL: leftovers stay until reset; reset removes only the dead recorder's
 mkdir -p "$TRACEFS/instances/not-flytrap-$$" || fail "cannot create a foreign instance"
-trap 'rmdir "$TRACEFS/instances/not-flytrap-$$" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'rmdir "$TRACEFS/instances/not-flytrap-$$" 2>/dev/null; busy_stop; rm -rf "$TMP"' EXIT
 snap >before.txt
 "$FLYTRAP" record "${REC[@]}" -o kill.dat 2>kill.err &
 pid=$!
