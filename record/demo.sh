@@ -40,16 +40,25 @@ if [ $recorded = 0 ]; then
 	banner "cannot record here (needs root and tracefs): analyzing the shipped sample $file"
 fi
 
+# the exit status says whether every analysis worked (tests/fresh checks it)
+rc=0
 banner "flytrap info"
-"$ft" info "$file"
+"$ft" info "$file" || rc=1
 banner "flytrap analyze: overhead, drops and callgraph in one pass over the file"
 # where the time went and what tracing cost, every lost event, and the call
 # graph (CPU profile and off-CPU stacks) with its flame graph, from one read
-"$ft" analyze --top 8 --depth 6 --min-percent 2 --svg "$out/flame.svg" "$file" &&
-	[ -e "$out/flame.svg" ] && echo "flame graph: $out/flame.svg"
-"$ft" export --html -o "$out/report.html" "$file" && echo "HTML report: $out/report.html"
-"$ft" export -o "$out/trace.json" "$file" && echo "Perfetto/chrome://tracing JSON: $out/trace.json"
+if "$ft" analyze --top 8 --depth 6 --min-percent 2 --svg "$out/flame.svg" "$file" &&
+	[ -e "$out/flame.svg" ]; then echo "flame graph: $out/flame.svg"; else rc=1; fi
+if "$ft" export --html -o "$out/report.html" "$file"; then echo "HTML report: $out/report.html"; else rc=1; fi
+if "$ft" export -o "$out/trace.json" "$file"; then
+	echo "Perfetto/chrome://tracing JSON: $out/trace.json"
+else
+	rc=1
+fi
 banner "flytrap report (first 15 events; trace-cmd report prints the same lines)"
 "$ft" report "$file" | head -16
+r=${PIPESTATUS[0]}
+[ "$r" = 0 ] || [ "$r" = 141 ] || rc=1	# 141: SIGPIPE once head has its lines
 echo
 echo "the trace: $file"
+exit $rc
