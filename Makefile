@@ -6,7 +6,9 @@ prefix ?= /usr/local
 DESTDIR ?=
 CC ?= cc
 CLANG ?= clang
-BPFTOOL ?= bpftool
+# Ubuntu's /usr/sbin/bpftool is a wrapper that wants the running kernel's
+# linux-tools; any version's binary generates skeletons.
+BPFTOOL ?= $(or $(lastword $(sort $(wildcard /usr/lib/linux-tools/*/bpftool))),bpftool)
 PKG_CONFIG ?= pkg-config
 
 ifeq ($(V),1)
@@ -37,7 +39,7 @@ deb_sqlite3 = libsqlite3-dev
 deb_libtracefs = libtracefs-dev
 deb_libbpf = libbpf-dev
 
-ifeq ($(filter clean help deps demo test,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help deps deps-build demo test,$(MAKECMDGOALS)),)
 MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
 ifneq ($(MISSING),)
 $(error missing libraries: $(MISSING); install: apt-get install $(foreach p,$(MISSING),$(deb_$(p)))$(if $(NO_RECORD),, (or build with NO_RECORD=1 for analysis only)))
@@ -45,7 +47,13 @@ endif
 endif
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+ifeq ($(STATIC),1)
+# `make static`: every library from its static archive (Debian ships them in
+# the -dev packages); no libtraceevent plugins (FT_STATIC, see flytrap.1)
+PKG_LIBS := $(shell $(PKG_CONFIG) --static --libs $(PKGS) 2>/dev/null)
+else
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+endif
 
 WARN = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local \
        -Wformat=2 -Wno-format-nonliteral
@@ -69,6 +77,10 @@ ifeq ($(NO_RECORD),1)
 ALL_CFLAGS += -DFT_NO_RECORD
 endif
 ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
+ifeq ($(STATIC),1)
+ALL_CFLAGS += -DFT_STATIC
+ALL_LDFLAGS += -static
+endif
 LIBS = $(PKG_LIBS) -lm -lpthread
 
 # ---- sources -----------------------------------------------------------------
@@ -98,8 +110,8 @@ all: $(O)/flytrap $(UNIT_BIN) $(TOOL_BIN) $(O)/fuzz_reader_replay
 # Rebuild everything when the flags change.
 $(O)/.flags: FORCE
 	@mkdir -p $(O)
-	@echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(NO_RECORD)' | cmp -s - $@ || \
-		echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(NO_RECORD)' > $@
+	@echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(NO_RECORD) $(VMLINUX_H)' | cmp -s - $@ || \
+		echo '$(ALL_CFLAGS) $(ALL_LDFLAGS) $(LIBS) $(NO_RECORD) $(VMLINUX_H)' > $@
 
 $(O)/%.o: %.c $(O)/.flags | $(SKELS)
 	@mkdir -p $(dir $@)
@@ -144,10 +156,32 @@ $(O)/fuzz_reader: format/fuzz_reader.c $(FORMAT_SRC)
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(O)/bpf -Ibpf -Wall -Werror
 
-$(O)/bpf/vmlinux.h:
+# The kernel types the programs are compiled against come from a vmlinux.h
+# checked in per architecture (bpf/vmlinux/ARCH/), so that the build needs
+# no BTF of its own (a container, a build server): CO-RE relocates every
+# field access to the target kernel's BTF when the program loads.  Without
+# one for this architecture, or with VMLINUX_H=btf, the build machine's
+# /sys/kernel/btf/vmlinux is used.  `make vmlinux-h` refreshes the checked-in
+# file from this machine.
+VMLINUX_H ?= $(wildcard bpf/vmlinux/$(ARCH)/vmlinux.h)
+ifeq ($(VMLINUX_H),btf)
+VMLINUX_H :=
+endif
+$(O)/bpf/vmlinux.h: $(VMLINUX_H) $(O)/.flags
 	@mkdir -p $(dir $@)
+ifneq ($(VMLINUX_H),)
+	$(call msg,CP,$@)
+	$(Q)cp $(VMLINUX_H) $@.tmp && mv $@.tmp $@
+else
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+endif
+
+vmlinux-h:
+	@mkdir -p bpf/vmlinux/$(ARCH)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux/$(ARCH)/vmlinux.h.tmp && \
+		mv bpf/vmlinux/$(ARCH)/vmlinux.h.tmp bpf/vmlinux/$(ARCH)/vmlinux.h
+	@echo "bpf/vmlinux/$(ARCH)/vmlinux.h: from $$(uname -r)'s BTF"
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/bpf/vmlinux.h
 	$(call msg,BPF,$<)
@@ -166,13 +200,22 @@ check-offline: all
 	$(Q)O=$(O) FLYTRAP_OFFLINE=1 ./tests/run
 
 # ---- the README's two commands -----------------------------------------------------
-# Debian/Ubuntu packages: building, then what the tests and the demo use.
+# Debian/Ubuntu packages: building (all the demo needs), then what the tests use.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtracefs-dev libbpf-dev libzstd-dev \
 	    zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev clang llvm bpftool
 DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
+# Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which
+# a container or chroot cannot run), so it is left out and the browser checks
+# SKIP saying so; bpftool is linux-tools-common's wrapper plus the real binary
+# of a kernel's linux-tools package (any version generates skeletons).
+OS_ID := $(shell . /etc/os-release 2>/dev/null && echo $$ID $$ID_LIKE)
+ifneq ($(filter ubuntu,$(OS_ID)),)
+DEB_BUILD := $(filter-out bpftool,$(DEB_BUILD)) linux-tools-common linux-tools-generic
+DEB_TEST := $(filter-out chromium,$(DEB_TEST))
+endif
 # Install what is missing (apt-get, as root).  Nothing happens when all is there.
-deps:
-	@missing=$$(for p in $(DEB_BUILD) $(DEB_TEST); do \
+define deb_install
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "flytrap: missing packages: $$missing (run as root, or: sudo apt-get install $$missing)"; exit 1; fi; \
@@ -180,11 +223,17 @@ deps:
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
+endef
+deps:
+	$(call deb_install,$(DEB_BUILD) $(DEB_TEST))
+# what building needs, no more (the demo's first run stays short)
+deps-build:
+	$(call deb_install,$(DEB_BUILD))
 
 # Record a short trace of this machine (or, where that is impossible, use
 # the shipped sample) and show what the analyzers make of it.
-demo: deps
-	@$(MAKE) --no-print-directory all
+demo: deps-build
+	@$(MAKE) --no-print-directory $(O)/flytrap
 	@O=$(O) ./record/demo.sh
 
 # The test command (README, CI): install, build, run every family.
@@ -193,9 +242,27 @@ test: deps
 
 # ---- install -------------------------------------------------------------------
 install: $(O)/flytrap
-	install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1
+	install -d $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/share/man/man1 \
+		$(DESTDIR)$(prefix)/share/bash-completion/completions
 	install -m 0755 $(O)/flytrap $(DESTDIR)$(prefix)/bin/flytrap
 	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(prefix)/share/man/man1/ || true; done
+	install -m 0644 pkg/flytrap.bash-completion $(DESTDIR)$(prefix)/share/bash-completion/completions/flytrap
+
+# ---- one file for a production machine ------------------------------------------
+# make static: $(O)/flytrap-static, fully static (Debian's static archives of
+# every library), BPF programs embedded (the skeletons), stripped.  Built in
+# $(O)/static with its own objects.
+static:
+	@$(MAKE) --no-print-directory O=$(O)/static STATIC=1 $(O)/static/flytrap
+	$(call msg,STRIP,$(O)/flytrap-static)
+	$(Q)strip -o $(O)/flytrap-static.tmp $(O)/static/flytrap && mv $(O)/flytrap-static.tmp $(O)/flytrap-static
+
+# make deb: $(O)/flytrap_VERSION_ARCH.deb (dpkg-deb, a generated control file
+# whose Depends dpkg-shlibdeps takes from the binary): the dynamic binary,
+# man pages, bash completion.  pkg/mkdeb.sh says how.
+VERSION := $(shell sed -n 's/^\#define FLYTRAP_VERSION "\(.*\)"/\1/p' flytrap.h)
+deb: $(O)/flytrap
+	$(Q)O=$(O) VERSION=$(VERSION) pkg/mkdeb.sh
 
 clean:
 	rm -rf $(O)
@@ -205,11 +272,15 @@ help:
 	@echo '  make demo         install what is missing, build, record this machine, analyze'
 	@echo '  make test         install what is missing, build, run every test (CI)'
 	@echo '  make deps         install the Debian packages the build and tests need (root)'
+	@echo '  make deps-build   install only what building needs (root; make demo uses it)'
 	@echo '  make              build $(O)/flytrap, the unit tests and tools'
 	@echo '  make check        build, then run every test family (tests/run)'
 	@echo '  make check-offline  tests that need no root or tracefs'
 	@echo '  make fuzz         libFuzzer target for the reader ($(O)/fuzz_reader)'
 	@echo '  make install      install into $$(DESTDIR)$$(prefix) (default /usr/local)'
+	@echo '  make static       $(O)/flytrap-static: one static binary for a production machine'
+	@echo '  make deb          $(O)/flytrap_VERSION_ARCH.deb (binary, man pages, completion)'
+	@echo '  make vmlinux-h    refresh bpf/vmlinux/ARCH/vmlinux.h from this machine'"'"'s BTF'
 	@echo '  make clean        remove $(O)'
 	@echo 'variables:'
 	@echo '  O=DIR       build directory (default build)'
@@ -218,8 +289,9 @@ help:
 	@echo '  SAN=1       AddressSanitizer + UndefinedBehaviorSanitizer'
 	@echo '  WERROR=1    warnings are errors (CI)'
 	@echo '  NO_RECORD=1 analysis-only build: no libtracefs, libbpf, clang or root needed'
+	@echo '  VMLINUX_H=btf  compile BPF against this machine'"'"'s BTF, not bpf/vmlinux/ARCH'
 
-.PHONY: all check check-offline fuzz install clean help deps demo test FORCE
+.PHONY: all check check-offline fuzz install clean help deps deps-build demo test static deb vmlinux-h FORCE
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
