@@ -189,7 +189,7 @@ fresh_cleanup() {
 # then CMD typed in that folder as root.  Sets rc, secs (how long CMD took),
 # $TMP/cmd.log (its output) and $TMP/installed.txt (every package it added).
 fresh_readme_command() {
-	local cmd=$1 head t0 t1
+	local cmd=$1 head t0 t1 inst
 	fresh_cache_root
 	t0=$(date +%s)
 	fresh_new_root
@@ -202,9 +202,13 @@ fresh_readme_command() {
 	echo "flytrap: $(git -C "$TOP" log -1 --format='%h %s' | cut -c1-70)"
 	echo "# cd flytrap && $cmd"
 	t1=$(date +%s)
-	fresh_chroot "$ROOT" sh -c "cd /root/flytrap && $cmd" >"$TMP/cmd.log" 2>&1
-	rc=$?
+	# each line with the second it came, to tell installing from building
+	fresh_chroot "$ROOT" sh -c "cd /root/flytrap && $cmd" 2>&1 </dev/null |
+		while IFS= read -r l; do printf '%s\t%s\n' "$(($(date +%s) - t1))" "$l"; done >"$TMP/cmd.tlog"
+	rc=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - t1))
+	cut -f2- "$TMP/cmd.tlog" >"$TMP/cmd.log"
+	inst=$(awk -F'\t' '$2 ~ /^  (CC|BPF|BTF|CP|LINK) / { print $1; exit }' "$TMP/cmd.tlog")
 	sed 's/^/  | /' "$TMP/cmd.log" | tail -n 80
 	echo "'$cmd' exited $rc after $secs s"
 	fresh_chroot "$ROOT" dpkg-query -W -f '${Package}\n' | sort >"$TMP/after.txt"
@@ -212,5 +216,6 @@ fresh_readme_command() {
 	echo "asked for: $(sed -n 's/^installing: //p' "$TMP/cmd.log" | head -n 1)"
 	echo "installed $(wc -l <"$TMP/installed.txt") packages (with their dependencies):"
 	fmt -w 100 "$TMP/installed.txt" | sed 's/^/  /'
-	echo "timings: bare root $FRESH_ROOT_SECS, '$cmd' $secs s"
+	echo "timings: bare root $FRESH_ROOT_SECS; '$cmd' $secs s, of which installing the packages" \
+		"${inst:-?} s (until the first compile)"
 }
