@@ -201,8 +201,11 @@ check-offline: all
 
 # ---- the README's two commands -----------------------------------------------------
 # Debian/Ubuntu packages: building (all the demo needs), then what the tests use.
-DEB_BUILD = build-essential pkg-config libtraceevent-dev libtracefs-dev libbpf-dev libzstd-dev \
-	    zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev clang llvm bpftool
+# libtraceevent1-plugin: report prints sched_switch, kmem, ... as trace-cmd
+# does only with the plugins, and libtraceevent-dev does not pull them in.
+DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin libtracefs-dev \
+	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev \
+	    clang llvm bpftool
 DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which
 # a container or chroot cannot run), so it is left out and the browser checks
