@@ -323,6 +323,22 @@ void ft_json_str(FILE *f, const char *s)
 }
 
 #ifndef FT_NO_MAIN
+/* What this build is, and what it leaves out (--version). */
+static void print_build(void)
+{
+#ifdef FT_STATIC
+	printf("build: static, BPF programs embedded\n"
+	       "left out: libtraceevent plugins (dlopen); flytrap formats sched_switch,\n"
+	       "  sched_wakeup, kmem, hrtimer and futex events as they do; ftrace function and\n"
+	       "  kernel_stack, kvm, kvmmmu, jbd2, mac80211, cfg80211, scsi, tlb and xen events\n"
+	       "  print their kernel print format instead\n");
+#elif defined(FT_NO_RECORD)
+	printf("build: dynamic, analysis only (no record, reset, recover)\n");
+#else
+	printf("build: dynamic, BPF programs embedded, libtraceevent plugins loaded\n");
+#endif
+}
+
 static void usage(FILE *f)
 {
 	size_t i;
@@ -346,6 +362,7 @@ int main(int argc, char **argv)
 			ft_verbose++;
 		} else if (!strcmp(argv[0], "--version")) {
 			printf("flytrap %s\n", FLYTRAP_VERSION);
+			print_build();
 			return ft_finish_stdout(0);
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
 			usage(stdout);

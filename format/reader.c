@@ -1911,8 +1911,11 @@ static int setup_tep(struct fmt_reader *r)
 		tep_parse_header_page(r->tep, r->hp, r->info.header_page.len, r->info.kernel_long);
 	else
 		r->old_format = true;
+#ifndef FT_STATIC
+	/* a static build has none: report/fastprint.c formats their events */
 	if (!(r->flags & FMT_OPEN_NO_PLUGINS))
 		r->plugins = tep_load_plugins(r->tep);
+#endif
 	if (r->kallsyms && r->info.kallsyms.len)
 		tep_parse_kallsyms(r->tep, r->kallsyms);
 	if (r->printk && r->info.printk.len)
@@ -2124,8 +2127,10 @@ void fmt_reader_close(struct fmt_reader *r)
 	if (!r)
 		return;
 	if (r->tep) {
+#ifndef FT_STATIC
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);
+#endif
 		tep_free(r->tep);
 	}
 	for (i = 0; i < r->info.nbuffers; i++) {

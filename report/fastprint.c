@@ -1279,6 +1279,11 @@ static bool from_plugin(tep_event_handler_func handler, const char *file)
 	Dl_info info;
 	const char *base;
 
+#ifdef FT_STATIC
+	/* no plugins in a static build: these events are formatted as their plugin would */
+	if (!handler)
+		return true;
+#endif
 	if (!dladdr((void *)handler, &info) || !info.dli_fname)
 		return false;
 	base = strrchr(info.dli_fname, '/');
@@ -1418,6 +1423,41 @@ static void type_release(struct ftype *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/*
+ * The events whose libtraceevent plugins (sched_switch, kmem, hrtimer, futex)
+ * compile_handler() formats itself: in a static build, which has no plugins,
+ * they go there as if the plugin had registered them.  Other plugins' events
+ * (ftrace function and kernel_stack, kvm, kvmmmu, jbd2, mac80211, cfg80211,
+ * scsi, tlb, xen) print their kernel print format there (flytrap --version
+ * says so).
+ */
+static bool static_plugin_event(const struct tep_event *ev)
+{
+#ifdef FT_STATIC
+	static const char *const kmem[] = { "kmalloc", "kmalloc_node", "kfree", "kmem_cache_alloc",
+					    "kmem_cache_alloc_node", "kmem_cache_free" };
+	size_t i;
+
+	if (!ev->system || !ev->name)
+		return false;
+	if (!strcmp(ev->system, "kmem")) {
+		for (i = 0; i < sizeof(kmem) / sizeof(kmem[0]); i++)
+			if (!strcmp(ev->name, kmem[i]))
+				return true;
+		return false;
+	}
+	if (!strcmp(ev->system, "sched"))
+		return !strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup") ||
+		       !strcmp(ev->name, "sched_wakeup_new");
+	if (!strcmp(ev->system, "timer"))
+		return !strcmp(ev->name, "hrtimer_start") || !strcmp(ev->name, "hrtimer_expire_entry");
+	return !strcmp(ev->system, "syscalls") && !strcmp(ev->name, "sys_enter_futex");
+#else
+	(void)ev;
+	return false;
+#endif
+}
+
 static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event *ev)
 {
 	struct cc c = { .fp = fp, .event = ev, .t = t };
@@ -1433,7 +1473,7 @@ static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event 
 		c.why = "raw or failed format";
 	} else if (ev->flags & TEP_EVENT_FL_ISBPRINT) {
 		c.why = "bprint";
-	} else if (ev->handler && !(ev->flags & TEP_EVENT_FL_NOHANDLE)) {
+	} else if ((ev->handler || static_plugin_event(ev)) && !(ev->flags & TEP_EVENT_FL_NOHANDLE)) {
 		compile_handler(&c);
 	} else if (compile_generic(&c)) {
 		t->kind = T_GENERIC;
