@@ -40,6 +40,12 @@ if [ -s "$dat" ]; then
 		[ "$nbpf" -gt 0 ] && ok "and $nbpf BPF events (recorded in the fresh root)" ||
 			fail "no BPF events in the demo's recording"
 	fi
+	# libtraceevent's plugins came with the build packages: sched_switch as trace-cmd prints it
+	fresh_chroot "$ROOT" /root/flytrap/build/flytrap report -e sched_switch /tmp/flytrap-demo/demo.dat \
+		2>&1 | head -n 3 >"$TMP/sw.txt"
+	grep -q ' sched_switch: .* ==> ' "$TMP/sw.txt" && ! grep -q 'prev_comm=' "$TMP/sw.txt" &&
+		ok "flytrap report in the root prints sched_switch as trace-cmd does (plugins there)" ||
+		fail "sched_switch printed without libtraceevent's plugin: $(tail -n 1 "$TMP/sw.txt")"
 else
 	fail "no $dat"
 fi
