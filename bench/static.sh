@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Size and start-up of the static build against the dynamic one and
 # trace-cmd (the nearest peer, dynamic), in one run.  Start-up: N runs
-# (default 200) of `--version` and of `report` on the shipped sample
-# (tests/data/sample.dat, 2 CPUs), CPU seconds (user + sys) per run, best of 3.
+# (default 200) of `--version`, and N/10 of `report` on the shipped sample
+# (tests/data/sample.dat), CPU seconds (user + sys) per run, best of 3.
 #   bench/static.sh [N]      after `make` and `make static`
 set -u
 cd "$(dirname "$0")/.."
@@ -14,8 +14,9 @@ dyn=$O/flytrap st=$O/flytrap-static
 strip -o "$O/flytrap-dyn-stripped" "$dyn"
 libs=$(ldd "$dyn" | awk '$3 ~ /^\// { print $3 }' | xargs -r readlink -f | sort -u | xargs -r du -bc | tail -n 1 | cut -f1)
 sample=tests/data/sample.dat
-cpu() {	# CPU seconds per run of "$@", best of 3
-	local best= i t
+cpu() {	# CPU seconds per run of "$@", best of 3, N runs each
+	local best= i t N=$N
+	[ "$1" = -r ] && { N=$(( (N + 9) / 10 )); shift; }
 	for i in 1 2 3; do
 		t=$( { /usr/bin/time -f '%U %S' bash -c 'for ((i = 0; i < '"$N"'; i++)); do "$@" >/dev/null 2>&1; done' _ "$@"; } 2>&1 | tail -n 1)
 		t=$(echo "$t" | awk -v n="$N" '{ printf "%.6f", ($1 + $2) / n }')
@@ -28,9 +29,9 @@ printf '| flytrap (dynamic, stripped) | %s | %s |\n' "$(stat -c %s "$O/flytrap-d
 	"$(( $(stat -c %s "$O/flytrap-dyn-stripped") + libs ))"
 printf '| flytrap-static (stripped) | %s | %s |\n' "$(stat -c %s "$st")" "$(stat -c %s "$st")"
 echo
-printf '| command (%s runs) | CPU ms per run | vs dynamic |\n|---|---:|---:|\n' "$N"
+printf '| command (%s runs, report %s) | CPU ms per run | vs dynamic |\n|---|---:|---:|\n' "$N" "$(( (N + 9) / 10 ))"
 dv=$(cpu "$dyn" --version) sv=$(cpu "$st" --version)
-dr=$(cpu "$dyn" report "$sample") sr=$(cpu "$st" report "$sample")
+dr=$(cpu -r "$dyn" report "$sample") sr=$(cpu -r "$st" report "$sample")
 row() { printf '| %s | %.3f | %s |\n' "$1" "$(awk -v t="$2" 'BEGIN { print t * 1000 }')" \
 	"$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2fx", a / b }')"; }
 row "flytrap --version" "$dv" "$dv"
@@ -38,7 +39,7 @@ row "flytrap-static --version" "$sv" "$dv"
 row "flytrap report sample.dat" "$dr" "$dr"
 row "flytrap-static report sample.dat" "$sr" "$dr"
 if command -v trace-cmd >/dev/null; then
-	tr=$(cpu trace-cmd report "$sample")
+	tr=$(cpu -r trace-cmd report "$sample")
 	row "trace-cmd report sample.dat" "$tr" "$dr"
 fi
 rm -f "$O/flytrap-dyn-stripped"

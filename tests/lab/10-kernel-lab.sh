@@ -98,6 +98,13 @@ if [ -x "$FLYTRAP" ]; then
 else
 	echo "note: $FLYTRAP is not built: flytrap record checks not run"
 fi
+# the static build, alone (no libraries copied with it)
+if [ -x "$TOP/$O/flytrap-static" ]; then
+	cp "$TOP/$O/flytrap-static" "$R/bin/flytrap-static"
+	cp "$LAB/guest-static.sh" "$R/lab/"
+else
+	echo "note: $TOP/$O/flytrap-static is not built (make static): its lab check not run"
+fi
 cp "${FLYTRAP_LAB_GUEST:-$LAB/guest.sh}" "$R/lab/guest.sh"
 [ -f "$LAB/guest-record.sh" ] && cp "$LAB/guest-record.sh" "$R/lab/"
 [ -f "$LAB/guest-bpf.sh" ] && cp "$LAB/guest-bpf.sh" "$R/lab/"
@@ -176,6 +183,12 @@ fi
 # ... and by flytrap record --bpf kfunc= (fentry and kprobe)
 if [ -f "$LAB/host-bpf.sh" ] && { grep -q '^ok: bpf: kfunc-' "$G/results.txt" || [ -f "$G/bench.txt" ]; }; then
 	. "$LAB/host-bpf.sh"
+fi
+# ... and by flytrap-static
+if [ -f "$LAB/host-static.sh" ] && grep -q '^ok: static: ' "$G/results.txt"; then
+	. "$LAB/host-static.sh"
+elif [ -x "$TOP/$O/flytrap-static" ]; then
+	grep -q '^FAIL: static: ' "$G/results.txt" || fail "static: the guest did not run flytrap-static"
 fi
 echo "total $(( $(date +%s) - t0 )) s"
 finish

@@ -238,6 +238,8 @@ if [ $have_record = 1 ]; then
 	else
 		note "flytrap record has no --bpf kfunc: BPF checks not run"
 	fi
+	# the static build (make static), when the host built it
+	[ -x /bin/flytrap-static ] && [ -f /lab/guest-static.sh ] && . /lab/guest-static.sh
 else
 	note "flytrap record with --kprobe not available: flytrap record checks not run"
 fi
