@@ -8,12 +8,7 @@
 # Prints how long each part took and every package the command installed:
 # that log is the proof that the README's command works from nothing.
 . "$(dirname "$0")/root.sh"
-fresh_private_mounts "$@"
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/root.sh"
-need_root
-trap 'fresh_cleanup; busy_stop; rm -rf "$TMP"' EXIT
-trap 'exit 143' TERM INT HUP
+fresh_start "$@"
 
 fresh_readme_command "sudo make demo"
 

@@ -6,12 +6,7 @@
 # clone does not have (the shared fixtures folder) SKIP, nothing else may
 # SKIP for a missing package.
 . "$(dirname "$0")/root.sh"
-fresh_private_mounts "$@"
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/root.sh"
-need_root
-trap 'fresh_cleanup; busy_stop; rm -rf "$TMP"' EXIT
-trap 'exit 143' TERM INT HUP
+fresh_start "$@"
 
 cmd='sudo make test'
 fresh_readme_command "$cmd"

@@ -8,13 +8,8 @@
 # fixture (but for the events of the libtraceevent plugins it leaves out,
 # which flytrap --version lists).
 . "$(dirname "$0")/root.sh"
-fresh_private_mounts "$@"
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/root.sh"
-need_root
+fresh_start "$@"
 need_cmd trace-cmd
-trap 'fresh_cleanup; busy_stop; rm -rf "$TMP"' EXIT
-trap 'exit 143' TERM INT HUP
 
 t0=$(date +%s)
 make -C "$TOP" --no-print-directory -j2 O="$O" static >"$TMP/make.log" 2>&1 ||

@@ -6,8 +6,6 @@
 # bpf/vmlinux/ARCH/vmlinux.h can give the kernel types), then that binary
 # records with --bpf syscalls on this kernel.  And a target without BTF
 # still records the ftrace events, saying in one line what it could not do.
-. "$(dirname "$0")/root.sh"
-fresh_private_mounts "$@"
 . "$(dirname "$0")/../lib.sh"
 need_tracefs
 need_cmd trace-cmd

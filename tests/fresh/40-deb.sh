@@ -7,12 +7,7 @@
 # bytes as the build's own binary), then removes it and finds nothing of it
 # left: the root's files are what they were before the install.
 . "$(dirname "$0")/root.sh"
-fresh_private_mounts "$@"
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/root.sh"
-need_root
-trap 'fresh_cleanup; busy_stop; rm -rf "$TMP"' EXIT
-trap 'exit 143' TERM INT HUP
+fresh_start "$@"
 
 t0=$(date +%s)
 make -C "$TOP" --no-print-directory -j2 O="$O" deb >"$TMP/make.log" 2>&1 ||

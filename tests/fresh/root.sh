@@ -19,6 +19,18 @@ FRESH_ROOTS=
 FRESH_MOUNTS=
 FRESH_ROOT_SECS="cached"
 
+FRESH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# The start of every test here: its own mount namespace, tests/lib.sh,
+# root, and clean-up on every exit path.
+fresh_start() {
+	fresh_private_mounts "$@"
+	. "$FRESH_DIR/../lib.sh"
+	need_root
+	trap 'fresh_cleanup; busy_stop; rm -rf "$TMP"' EXIT
+	trap 'exit 143' TERM INT HUP
+}
+
 # Every process of the test runs in its own mount namespace, so that the
 # chroot's mounts disappear with it whatever happens (SIGKILL included);
 # fresh_cleanup still unmounts them in order on every ordinary exit path.
