@@ -99,9 +99,11 @@ else
 	echo "note: $FLYTRAP is not built: flytrap record checks not run"
 fi
 # the static build, alone (no libraries copied with it)
+lab_timeout=300
 if [ -x "$TOP/$O/flytrap-static" ]; then
 	cp "$TOP/$O/flytrap-static" "$R/bin/flytrap-static"
 	cp "$LAB/guest-static.sh" "$R/lab/"
+	lab_timeout=420	# one more recording, and a 7 MB binary in the initramfs
 else
 	echo "note: $TOP/$O/flytrap-static is not built (make static): its lab check not run"
 fi
@@ -148,7 +150,7 @@ if [ "${FLYTRAP_LAB_BENCH:-0}" = 1 ]; then
 	qemu_cpu=(-smp 1 -icount shift=0,sleep=off)
 	append=" lpj=2000000"
 fi
-timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg,thread=single -cpu max "${qemu_cpu[@]}" -m 512 -no-reboot \
+timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-$lab_timeout}" qemu-system-x86_64 -accel tcg,thread=single -cpu max "${qemu_cpu[@]}" -m 512 -no-reboot \
 	-kernel "$vmlinuz" -initrd "$TMP/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet$append" \
 	-display none -monitor none -serial stdio -serial "file:$TMP/out.tar" \
