@@ -99,7 +99,11 @@ grep -q "stopped: duration reached" d.err && ok "--duration stops" || fail "--du
 "$FLYTRAP" record -e 'raw_syscalls:*' --max-size 64K -o m.dat -- "$STORM" 3000000 >/dev/null 2>m.err
 grep -q "stopped: size limit reached" m.err && ok "--max-size stops" || { fail "--max-size"; cat m.err; }
 left=$(sed -nE 's/.*\(pid ([0-9]+)\) is still running.*/\1/p' m.err)
-[ -n "$left" ] && kill "$left" 2>/dev/null
+if [ -n "$left" ]; then	# the recorder leaves it running: end it and see it gone
+	kill "$left" 2>/dev/null
+	for i in $(seq 100); do kill -0 "$left" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$left" 2>/dev/null
+fi
 trace-cmd report -i m.dat >/dev/null 2>&1 && ok "--max-size file readable" || fail "--max-size file"
 
 # --compression none: raw pages, page-aligned, and the same events
