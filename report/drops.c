@@ -417,6 +417,67 @@ static char *meta_value(const struct rpt_ctx *ctx, const char *key)
 	return NULL;
 }
 
+/*
+ * The always-on modes' lines (record --flight/--cpu-budget): "shed=FROM,TO,
+ * EVENT,WHY" loss windows, and a dump's per-CPU start of complete data
+ * (older data was let go by the flight recorder's window: retention, not loss).
+ */
+static void print_flight(const struct rpt_ctx *ctx, FILE *out, bool json)
+{
+	const struct fmt_option *o;
+	char *starts = meta_value(ctx, "cpu_data_start"), *trig = meta_value(ctx, "trigger");
+	int n, nshed = 0;
+
+	if (json)
+		fputs(",\"shed\":[", out);
+	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+			unsigned long long from, to;
+			char ev[256], why[128];
+
+			if (le - p > 5 && !memcmp(p, "shed=", 5)) {
+				char *line = strndup(p + 5, (size_t)(le - p - 5));
+
+				if (line && sscanf(line, "%llu,%llu,%255[^,],%127[^\n]", &from, &to, ev, why) == 4) {
+					if (json) {
+						fprintf(out, "%s{\"kind\":\"shed\",\"from_ts\":%llu,\"to_ts\":%llu,\"event\":",
+							nshed ? "," : "", from, to);
+						ft_json_str(out, ev);
+						fputs(",\"why\":", out);
+						ft_json_str(out, why);
+						fputc('}', out);
+					} else {
+						char b1[32], b2[32];
+
+						fprintf(out, "  shed: %s off %s..%s (%s): its events there are not in the file\n",
+							ev, rpt_fmt_ts(b1, sizeof(b1), from),
+							to ? rpt_fmt_ts(b2, sizeof(b2), to) : "end", why);
+					}
+					nshed++;
+				}
+				free(line);
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	if (json) {
+		fputs("],\"flight_cpu_data_start\":", out);
+		if (starts)
+			ft_json_str(out, starts);
+		else
+			fputs("null", out);
+	} else if (starts) {
+		fprintf(out, "  flight window%s%s: complete data from (buffer/CPU:time) %s;\n"
+			"  anything older was let go by the recorder's window (retention, not loss)\n",
+			trig ? " of trigger " : "", trig ? trig : "", starts);
+	}
+	free(starts);
+	free(trig);
+}
+
 static uint64_t swap64_if(bool swap, uint64_t v)
 {
 	return swap ? __builtin_bswap64(v) : v;
@@ -852,6 +913,14 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 			 (unsigned long long)x.max_fill);
 		nadv++;
 	}
+	/* a flight dump ends while the recording goes on: what follows is not lost */
+	{
+		char *trg = meta_value(ctx, "trigger_ts");
+
+		if (trg)
+			tot_unread = 0;
+		free(trg);
+	}
 	if (tot_unread) {
 		advice[nadv] = xasprintf("%llu events were still in the kernel buffers at the end and are not in "
 			 "the file: stop the recording only after it has drained", (unsigned long long)tot_unread);
@@ -998,7 +1067,9 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 				fputc(',', out);
 			ft_json_str(out, analyses[j]);
 		}
-		fputs("],\"advice\":[", out);
+		fputs("]", out);
+		print_flight(ctx, out, true);
+		fputs(",\"advice\":[", out);
 		for (j = 0; j < nadv; j++) {
 			if (j)
 				fputc(',', out);
@@ -1016,6 +1087,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 		size_t w;
 
 		rpt_print_title(out, "Lost events in", o->path);
+		print_flight(ctx, out, false);
 		if (!windowed)
 			fprintf(out, "  %" PRIu64 " events read, %s..%s\n", tot_events,
 				rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
