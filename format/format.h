@@ -500,6 +500,12 @@ struct fmt_writer_opts {
 	 */
 	int (*page_observer)(void *ctx, const struct fmt_chunk *c);
 	void *observer_ctx;
+	/*
+	 * Told each spool file's path once it is created (the recorder keeps
+	 * the list in its run note for reset and recover).  May be NULL.
+	 */
+	void (*on_spool)(void *arg, const char *path);
+	void *on_spool_arg;
 };
 
 /*
@@ -620,6 +626,24 @@ const void *fmt_page_enc_finish(struct fmt_page_enc *pe);
  * its metadata (finished, then cut) is never modified.
  */
 int fmt_writer_recover(const char *path, char **err);
+
+/*
+ * Add pages to the spools of an output whose writer died, without touching
+ * the output itself (for `flytrap reset`, which drains a killed recorder's
+ * kernel buffers so that fmt_writer_recover() puts them in the file).
+ * spools are the spool files that writer created: each must be a regular
+ * file of ours describing path; a torn chunk at its end is cut.  A CPU
+ * without one gets a new spool (opts->on_spool is told; opts may be NULL).
+ * Buffers are found or started with fmt_wbuf_get(); fmt_writer_suspend()
+ * spools every page added and frees w, leaving output and spools for
+ * recovery.  Returns 0 or -errno with *err a malloc'd message.
+ */
+int fmt_writer_resume(const char *path, const char *const *spools, int nspools,
+		      const struct fmt_writer_opts *opts, struct fmt_writer **out, char **err);
+/* The buffer named name; a new one with clock when there is none (-ENOENT for a NULL clock). */
+int fmt_wbuf_get(struct fmt_writer *w, const char *name, const char *clock, struct fmt_wbuf **out);
+/* Spool what was added since fmt_writer_resume() and free w; 0 or -errno. */
+int fmt_writer_suspend(struct fmt_writer *w);
 
 /* The header_page text a kernel with this long size and page size prints. */
 int fmt_header_page_text(int kernel_long, uint32_t page_size, char *buf, size_t len);

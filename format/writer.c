@@ -120,6 +120,8 @@ struct fmt_writer {
 	void *sink_ctx;
 	int (*observer)(void *ctx, const struct fmt_chunk *c);
 	void *obs_ctx;
+	void (*on_spool)(void *arg, const char *path);
+	void *on_spool_arg;
 	char errbuf[512];
 
 	/*
@@ -600,6 +602,8 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	w->sink_ctx = opts->chunk_ctx;
 	w->observer = opts->page_observer;
 	w->obs_ctx = opts->observer_ctx;
+	w->on_spool = opts->on_spool;
+	w->on_spool_arg = opts->on_spool_arg;
 	if (!w->path) {
 		err = -ENOMEM;
 		goto fail;
@@ -998,6 +1002,9 @@ int fmt_wbuf_new(struct fmt_writer *w, const char *name, const char *clock, stru
 	w->bufs = nb;
 	b->w = w;
 	b->index = w->nbufs;
+	for (i = 0; i < w->nbufs; i++)	/* resumed buffers keep their spools' numbers */
+		if (w->bufs[i]->index >= b->index)
+			b->index = w->bufs[i]->index + 1;
 	b->name = strdup(name);
 	b->clock = strdup(clock && *clock ? clock : "local");
 	if (!b->name || !b->clock) {
@@ -1057,12 +1064,15 @@ static int spool_open(struct fmt_wbuf *b, struct wcpu *c)
 		c->path = NULL;
 		return werr(w, -ENOMEM, "cannot name a spool file");
 	}
-	c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* never through a link planted at the name, never someone else's file */
+	c->fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (c->fd < 0) {
 		err = -errno;
 		w->err = werr(w, err, "cannot create spool file '%s'", c->path);
 		return err;
 	}
+	if (w->on_spool)
+		w->on_spool(w->on_spool_arg, c->path);
 	flags = (w->compress ? SPOOL_FL_COMPRESSED : 0) | (w->be ? SPOOL_FL_BIG_ENDIAN : 0);
 	err = db_add(&d, SPOOL_MAGIC, 8);
 	v32 = 0;
@@ -1956,14 +1966,45 @@ static int ptr_option_for(uint16_t sec)
 	return -1;
 }
 
+/* The v7 file header of w->fd: byte order, long size, page size, compression. */
+static int read_file_header(struct fmt_writer *w, uint64_t fsize, size_t *hlp, char **errp)
+{
+	uint8_t hdr[128];
+	size_t hl;
+
+	memset(hdr, 0, sizeof(hdr));
+	if (pread(w->fd, hdr, sizeof(hdr), 0) < 18 || memcmp(hdr, "\x17\x08\x44tracing7", 11) || hdr[11])
+		return rerr_msg(errp, -EBADMSG, "not a trace.dat version 7 file");
+	w->be = hdr[12] == 1;
+	w->long_size = hdr[13];
+	w->page_size = get32(w->be, hdr + 14);
+	hl = 18;
+	{
+		char *comp = (char *)hdr + hl, *ver;
+		void *e1 = memchr(comp, 0, sizeof(hdr) - hl);
+
+		if (!e1)
+			return rerr_msg(errp, -EBADMSG, "bad compression name in the file header");
+		ver = (char *)e1 + 1;
+		if (!memchr(ver, 0, sizeof(hdr) - (size_t)((uint8_t *)ver - hdr)) ||
+		    (strcmp(comp, "zstd") && strcmp(comp, "none")))
+			return rerr_msg(errp, -EOPNOTSUPP, "compression is neither zstd nor none: not written by flytrap");
+		w->compress = !strcmp(comp, "zstd");
+		hl = (size_t)((uint8_t *)ver - hdr) + strlen(ver) + 1;
+	}
+	if (hl + 8 > fsize || w->page_size < 64 || w->page_size > (1U << 27) || w->page_size % 4)
+		return rerr_msg(errp, -EBADMSG, "bad file header (page size)");
+	*hlp = hl;
+	return 0;
+}
+
 int fmt_writer_recover(const char *path, char **errp)
 {
 	struct fmt_writer *w = NULL;
 	struct rsec *secs = NULL;
 	struct spool_info *sp = NULL;
 	int nsecs = 0, nsp = 0, i, err = 0, nopts = 0;
-	uint8_t hdr[128];
-	size_t hl;
+	size_t hl = 0;
 	uint64_t fsize, pos, cut;
 	struct stat st;
 	char *spooldir = NULL, *prefix = NULL, *dirpath = NULL;
@@ -1996,37 +2037,9 @@ int fmt_writer_recover(const char *path, char **errp)
 	w->ino = st.st_ino;
 	fsize = (uint64_t)st.st_size;
 
-	/* header */
-	memset(hdr, 0, sizeof(hdr));
-	if (pread(w->fd, hdr, sizeof(hdr), 0) < 18 || memcmp(hdr, "\x17\x08\x44tracing7", 11) || hdr[11]) {
-		err = rerr_msg(errp, -EBADMSG, "not a trace.dat version 7 file");
+	err = read_file_header(w, fsize, &hl, errp);
+	if (err)
 		goto out;
-	}
-	w->be = hdr[12] == 1;
-	w->long_size = hdr[13];
-	w->page_size = get32(w->be, hdr + 14);
-	hl = 18;
-	{
-		char *comp = (char *)hdr + hl, *ver;
-		void *e1 = memchr(comp, 0, sizeof(hdr) - hl);
-
-		if (!e1) {
-			err = rerr_msg(errp, -EBADMSG, "bad compression name in the file header");
-			goto out;
-		}
-		ver = (char *)e1 + 1;
-		if (!memchr(ver, 0, sizeof(hdr) - (size_t)((uint8_t *)ver - hdr)) ||
-		    (strcmp(comp, "zstd") && strcmp(comp, "none"))) {
-			err = rerr_msg(errp, -EOPNOTSUPP, "compression is neither zstd nor none: not written by flytrap");
-			goto out;
-		}
-		w->compress = !strcmp(comp, "zstd");
-		hl = (size_t)((uint8_t *)ver - hdr) + strlen(ver) + 1;
-	}
-	if (hl + 8 > fsize || w->page_size < 64 || w->page_size > (1U << 27) || w->page_size % 4) {
-		err = rerr_msg(errp, -EBADMSG, "bad file header (page size)");
-		goto out;
-	}
 	w->link_at = hl;
 	w->ppc = 10;
 
@@ -2316,5 +2329,176 @@ out:
 	free(prefix);
 	free(dirpath);
 	writer_free(w);	/* unlinks the spools it took over (only on success) */
+	return err;
+}
+
+/* ---- resuming a dead writer's spools ------------------------------------- */
+
+int fmt_wbuf_get(struct fmt_writer *w, const char *name, const char *clock, struct fmt_wbuf **out)
+{
+	int i;
+
+	for (i = 0; i < w->nbufs; i++) {
+		if (!strcmp(w->bufs[i]->name, name ? name : "")) {
+			*out = w->bufs[i];
+			return 0;
+		}
+	}
+	if (!clock) {
+		*out = NULL;
+		return -ENOENT;
+	}
+	return fmt_wbuf_new(w, name, clock, out);
+}
+
+/* Open one spool of a dead writer and take it over at its last whole chunk. */
+static int resume_spool(struct fmt_writer *w, const char *path, char **errp)
+{
+	struct spool_info si = { .fd = -1 };
+	struct fmt_wbuf *b = NULL;
+	struct wcpu *c;
+	struct stat st;
+	int err, i;
+
+	si.fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (si.fd < 0)
+		return rerr_sys(errp, -errno, "cannot open spool file '%s'", path);
+	if (fstat(si.fd, &st) < 0) {
+		err = rerr_sys(errp, -errno, "cannot open spool file '%s'", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		err = rerr_msg(errp, -EPERM, "spool file '%s' is not a regular file of uid %u",
+			       path, (unsigned)geteuid());
+		goto fail;
+	}
+	err = spool_read(&si, w->dev, w->ino, w->be, w->page_size);
+	if (!err && !!(si.flags & SPOOL_FL_COMPRESSED) != w->compress)
+		err = -EBADMSG;
+	if (err) {
+		err = rerr_msg(errp, err, "spool file '%s' does not belong to '%s'", path, w->path);
+		goto fail;
+	}
+	if (ftruncate(si.fd, (off_t)(si.hdr_size + si.body)) < 0 ||
+	    lseek(si.fd, 0, SEEK_END) < 0) {
+		err = rerr_sys(errp, -errno, "cannot cut the torn end of spool file '%s'", path);
+		goto fail;
+	}
+	for (i = 0; i < w->nbufs; i++)
+		if (!strcmp(w->bufs[i]->name, si.name))
+			b = w->bufs[i];
+	if (!b) {
+		if ((err = fmt_wbuf_new(w, si.name, si.clock, &b))) {
+			err = rerr_msg(errp, err, "%s", w->errbuf);
+			goto fail;
+		}
+		b->index = (int)si.index;
+	}
+	c = wbuf_cpu(b, (int)si.cpu);
+	if (!c || c->fd >= 0) {
+		err = rerr_msg(errp, c ? -EBADMSG : -ENOMEM, "duplicate spool '%s'", path);
+		goto fail;
+	}
+	c->fd = si.fd;
+	c->path = strdup(path);
+	c->hdr_size = si.hdr_size;
+	c->spooled = si.body;
+	c->nchunks = si.nchunks;
+	if (si.ppc)
+		w->ppc = si.ppc;
+	free(si.name);
+	free(si.clock);
+	return c->path ? 0 : rerr_msg(errp, -ENOMEM, "out of memory");
+fail:
+	close(si.fd);
+	free(si.name);
+	free(si.clock);
+	return err;
+}
+
+int fmt_writer_resume(const char *path, const char *const *spools, int nspools,
+		      const struct fmt_writer_opts *opts, struct fmt_writer **out, char **errp)
+{
+	struct fmt_writer *w;
+	struct stat st;
+	size_t hl;
+	int err, i;
+
+	*out = NULL;
+	if (errp)
+		*errp = NULL;
+	w = writer_alloc();
+	if (!w)
+		return rerr_msg(errp, -ENOMEM, "out of memory");
+	w->recovering = true;	/* nothing is written to the output */
+	w->ppc = 10;
+	w->path = strdup(path);
+	if (opts) {
+		w->on_spool = opts->on_spool;
+		w->on_spool_arg = opts->on_spool_arg;
+	}
+	if (!w->path) {
+		err = rerr_msg(errp, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	w->fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (w->fd < 0 || fstat(w->fd, &st) < 0) {
+		err = rerr_sys(errp, -errno, "cannot open '%s'", path);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = rerr_msg(errp, -EINVAL, "'%s' is not a regular file", path);
+		goto fail;
+	}
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	if ((err = read_file_header(w, (uint64_t)st.st_size, &hl, errp)))
+		goto fail;
+	for (i = 0; i < nspools; i++)
+		if ((err = resume_spool(w, spools[i], errp)))
+			goto fail;
+	w->spool_prefix = spool_prefix_for(path, opts ? opts->spool_dir : NULL);
+	if (!w->spool_prefix) {
+		err = rerr_msg(errp, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((err = writer_setup_chunks(w, opts ? opts->zstd_level : 0))) {
+		err = rerr_sys(errp, err, "cannot set up compression");
+		goto fail;
+	}
+	*out = w;
+	return 0;
+fail:
+	/* the spools stay: they are the dead writer's data */
+	for (i = 0; i < w->nbufs; i++)
+		wbuf_free(w->bufs[i], false);
+	w->nbufs = 0;
+	writer_free(w);
+	return err;
+}
+
+int fmt_writer_suspend(struct fmt_writer *w)
+{
+	int i, j, err = 0;
+
+	if (!w)
+		return -EINVAL;
+	for (i = 0; i < w->nbufs && !err; i++)
+		for (j = 0; j < w->bufs[i]->cpus_len && !err; j++)
+			if (w->bufs[i]->cpus[j])
+				err = spool_chunk(w->bufs[i], w->bufs[i]->cpus[j]);
+	if (!err)
+		err = worker_drain(w);
+	for (i = 0; i < w->nbufs; i++) {
+		for (j = 0; j < w->bufs[i]->cpus_len; j++) {
+			struct wcpu *c = w->bufs[i]->cpus[j];
+
+			if (c && c->fd >= 0 && fsync(c->fd) < 0 && !err)
+				err = werr(w, -errno, "cannot write spool file '%s'", c->path);
+		}
+		wbuf_free(w->bufs[i], false);
+	}
+	w->nbufs = 0;
+	writer_free(w);
 	return err;
 }

@@ -375,6 +375,37 @@ int rec_instance_create(struct rec_instance *ri, const char *clock)
 	return 0;
 }
 
+int rec_instance_attach(struct rec_instance *ri, const char *name)
+{
+	const char *top = tracefs_tracing_dir();
+	char *hp;
+	int err, n;
+
+	memset(ri, 0, sizeof(*ri));
+	snprintf(ri->name, sizeof(ri->name), "%s", name);
+	if (!top)
+		return -ENODEV;
+	ri->tracing_dir = strdup(top);
+	if (!ri->tracing_dir || asprintf(&ri->dir, "%s/instances/%s", top, name) < 0) {
+		ri->dir = NULL;
+		return -ENOMEM;
+	}
+	hp = rec_instance_read(ri, "events/header_page", NULL);
+	if (!hp)
+		hp = rec_tracefs_read("events/header_page", NULL);
+	if (!hp)
+		return -errno;
+	err = parse_header_page(hp, &ri->page_size, &ri->kernel_long);
+	free(hp);
+	if (err)
+		return err;
+	n = count_cpus(ri);
+	if (n <= 0)
+		return n < 0 ? n : -ENODEV;
+	ri->max_cpus = n;
+	return 0;
+}
+
 int rec_instance_top(struct rec_instance *top, const struct rec_instance *ri)
 {
 	memset(top, 0, sizeof(*top));
@@ -633,7 +664,7 @@ static bool page_is_empty(const struct rec_instance *ri, const uint8_t *page)
 }
 
 static int give_page(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbuf *wb,
-		     const uint8_t *page, int *werr)
+		     uint8_t *page, int *werr)
 {
 	int err;
 
@@ -641,6 +672,23 @@ static int give_page(struct rec_instance *ri, struct rec_cpu *c, struct fmt_wbuf
 	if (page_is_empty(ri, page)) {
 		c->empty_pages++;
 		return 0;
+	}
+	if (c->mark_loss) {
+		/* the commit word's "missed events" flag, count unknown (drops shows it) */
+		if (ri->kernel_long == 8) {
+			uint64_t commit;
+
+			memcpy(&commit, page + 8, 8);
+			commit |= 1ULL << 31;
+			memcpy(page + 8, &commit, 8);
+		} else {
+			uint32_t commit;
+
+			memcpy(&commit, page + 8, 4);
+			commit |= 1U << 31;
+			memcpy(page + 8, &commit, 4);
+		}
+		c->mark_loss = false;
 	}
 	err = fmt_wbuf_add_page(wb, c->cpu, page);
 	if (err) {

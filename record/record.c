@@ -41,6 +41,8 @@
 #include "flight.h"
 
 #define MAX_TRACED_PIDS 64
+/* pages read are in a spool file within this time (what a SIGKILL can lose) */
+#define FLUSH_NS 250000000ULL
 
 static const char *const default_events[] = {
 	"sched:sched_switch",
@@ -1632,7 +1634,8 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 	struct pollfd *pfd = calloc((size_t)(s->ri.ncpus + s->top.ncpus + 1), sizeof(*pfd));
 	int nfd = 0, i, bpf_slot = -1, ret = 0;
 	uint64_t start = now_ns(CLOCK_MONOTONIC), next_maps = start + 1000000000ULL;
-	uint64_t next_flush = start + 2000000000ULL;
+	/* a flight recorder's chunks go to its store, not to spools reset could finish */
+	uint64_t flush_ns = s->stores ? 2000000000ULL : FLUSH_NS, next_flush = start + flush_ns;
 	bool progress = !s->o->quiet && ft_progress_enabled();
 
 	if (!pfd) {
@@ -1671,6 +1674,13 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 			wait_ns = 500000000ULL;
 		if (s->fl)
 			wait_ns = rec_flight_wait_ns(s->fl, t, wait_ns);
+		/* pages read and not in a spool yet must not wait for a wakeup */
+		if (s->stores)
+			;
+		else if (t < next_flush && wait_ns > next_flush - t)
+			wait_ns = next_flush - t;
+		else if (t >= next_flush)
+			wait_ns = 0;
 		ts.tv_sec = (time_t)(wait_ns / 1000000000ULL);
 		ts.tv_nsec = (long)(wait_ns % 1000000000ULL);
 		r = ppoll(pfd, (nfds_t)nfd, &ts, wait_mask);
@@ -1745,7 +1755,8 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		/*
 		 * Pages waiting for a full chunk live only in our memory; push
 		 * them to the spool now and then so that `flytrap recover` loses
-		 * at most two seconds after a SIGKILL.
+		 * at most FLUSH_NS of what we read after a SIGKILL (what the
+		 * kernel still holds, `flytrap reset` saves).
 		 */
 		if (t >= next_flush) {
 			int f = fmt_wbuf_flush(s->wb);
@@ -1754,7 +1765,7 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 				f = fmt_wbuf_flush(s->wb_top);
 			if (f && !s->write_err)
 				s->write_err = f;
-			next_flush = t + 2000000000ULL;
+			next_flush = t + flush_ns;
 		}
 		if (progress && t - s->last_status_ns >= 500000000ULL)
 			status_line(s, t);
@@ -2025,30 +2036,6 @@ static int fl_meta(void *ctx, struct fmt_writer *w, int phase, const char *extra
 }
 
 /*
- * The absolute name of path (which may not exist yet): its directory
- * resolved, its last component kept as given.
- */
-static char *abs_path(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir, *real, *out = NULL;
-
-	if (slash && !slash[1])
-		return realpath(path, NULL);
-	dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-	if (!dir)
-		return NULL;
-	real = realpath(dir, NULL);
-	free(dir);
-	if (!real)
-		return NULL;
-	if (asprintf(&out, "%s%s%s", real, strcmp(real, "/") ? "/" : "", slash ? slash + 1 : path) < 0)
-		out = NULL;
-	free(real);
-	return out;
-}
-
-/*
  * The run note for `flytrap reset` and `flytrap recover`: which instance
  * this recorder uses and which files it writes, so that after a SIGKILL
  * they find exactly those (state.h).
@@ -2061,7 +2048,7 @@ static int note_write(struct session *s)
 	n.pid = getpid();
 	n.start = rec_proc_start(n.pid);
 	n.instance = s->ri.name;
-	n.output = abs_path(s->o->output);
+	n.output = rec_abs_path(s->o->output);
 	if (!n.output) {
 		err = -errno;
 		ft_error("cannot resolve the directory of '%s': %s", s->o->output, strerror(errno));
@@ -2072,6 +2059,18 @@ static int note_write(struct session *s)
 	if (!err)
 		s->note = true;
 	return err;
+}
+
+/* Each spool the writer creates goes into the run note, for reset and recover. */
+static void note_spool(void *arg, const char *path)
+{
+	char *abs = rec_abs_path(path);
+
+	(void)arg;
+	if (!abs || rec_note_add_spool(getpid(), abs))
+		ft_warn("cannot note spool file '%s' in '%s': 'flytrap reset' will not find it",
+			path, rec_state_dir());
+	free(abs);
 }
 
 int cmd_record(int argc, char **argv)
@@ -2179,6 +2178,9 @@ int cmd_record(int argc, char **argv)
 		if (!s.fl)
 			goto out;
 		s.stores = live != NULL;
+		/* the spools of a recording into FILE go into the run note */
+		if (!live)
+			wo.on_spool = note_spool;
 		err = fmt_writer_open(live ? live : o.output, &wo, &s.w);
 		if (live) {
 			/* the live writer's file only holds metadata that dumps write again */

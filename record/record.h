@@ -58,6 +58,7 @@ struct rec_cpu {
 	uint64_t bytes_read;	/* page bytes taken from the kernel */
 	uint64_t max_drain;	/* most bytes taken in one drain pass */
 	uint64_t empty_pages;	/* pages with no data (not written) */
+	bool mark_loss;		/* flag the next page: events before it may be lost */
 	char *stats_start;	/* per_cpu/cpuN/stats before tracing_on */
 	char *stats_end;	/* after the final drain */
 };
@@ -91,6 +92,14 @@ struct rec_instance {
  * page geometry.  Returns 0 or -errno (message printed).
  */
 int rec_instance_create(struct rec_instance *ri, const char *clock);
+
+/*
+ * Take an existing instance (a killed recorder's, for reset) without
+ * creating or changing it: its directory and page geometry.  Returns 0 or
+ * -errno (quiet).  rec_instance_release frees it; ri->created stays false
+ * so nothing is removed.
+ */
+int rec_instance_attach(struct rec_instance *ri, const char *name);
 
 /*
  * Describe the top-level buffer as an instance (for a tracer that the

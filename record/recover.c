@@ -14,6 +14,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "record/state.h"
 
 static void usage(FILE *f)
 {
@@ -27,6 +28,25 @@ static void usage(FILE *f)
 "\n"
 "  -v, --verbose   more messages\n"
 "  -h, --help      this text\n");
+}
+
+/* The run note of the dead recorder that wrote file is done with. */
+static void forget_note(const char *file)
+{
+	struct rec_note *v;
+	char *abs = rec_abs_path(file);
+	int n, i;
+
+	if (!abs || rec_state_prepare(false))
+		goto out;
+	n = rec_notes_list(&v);
+	for (i = 0; i < n; i++)
+		if (v[i].output && !strcmp(v[i].output, abs) && !rec_note_alive(&v[i]))
+			rec_note_remove_pid(v[i].pid);
+	if (n > 0)
+		rec_notes_free(v, n);
+out:
+	free(abs);
 }
 
 static const struct option long_opts[] = {
@@ -72,6 +92,7 @@ int cmd_recover(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	free(msg);
+	forget_note(argv[optind]);
 	if (!stat(argv[optind], &st))
 		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes)\n", argv[optind],
 			(unsigned long long)st.st_size);

@@ -18,6 +18,7 @@
 #include <tracefs/tracefs.h>
 
 #include "flytrap.h"
+#include "format.h"
 #include "record.h"
 #include "state.h"
 #include "tracer.h"
@@ -98,11 +99,96 @@ static int remove_instance(const char *top, const char *name, bool dry, int *don
 	return 0;
 }
 
-static int reset_instances(const char *top, bool dry, int *done)
+static void noted_spool(void *arg, const char *path)
+{
+	pid_t pid = *(const pid_t *)arg;
+	char *abs = rec_abs_path(path);
+
+	if (!abs || rec_note_add_spool(pid, abs))
+		ft_warn("cannot note spool file '%s': run 'flytrap recover' before the next reset", path);
+	free(abs);
+}
+
+/*
+ * Before a dead recorder's instance goes, what its kernel buffers still
+ * hold goes into that recording's spool files (found through its run note),
+ * so that `flytrap recover` puts it in the file.  The first page saved of a
+ * CPU the recorder had read from is flagged: the pages it had read and not
+ * yet spooled (at most its last 250 ms) are lost, and `drops` shows where.
+ */
+static int save_instance(const struct rec_note *n, bool dry)
+{
+	struct fmt_writer_opts wo = { 0 };
+	struct fmt_writer *w = NULL;
+	struct fmt_wbuf *wb = NULL;
+	struct rec_instance ri;
+	const char *file = n->temp ? n->temp : n->output;
+	char *msg = NULL;
+	pid_t pid = n->pid;
+	int err, i, pages = 0;
+
+	/* a flight recorder writes no FILE until a dump: nothing to save into */
+	if (!file || n->reset || access(file, F_OK))
+		return 0;
+	if (dry) {
+		printf("would save what instance %s holds into the spool files of '%s'\n", n->instance,
+		       n->output);
+		return 0;
+	}
+	err = rec_instance_attach(&ri, n->instance);
+	if (err) {
+		ft_error("cannot read instance '%s': %s", n->instance, strerror(-err));
+		goto out;
+	}
+	rec_instance_write(&ri, "tracing_on", "0");
+	wo.on_spool = noted_spool;
+	wo.on_spool_arg = &pid;
+	err = fmt_writer_resume(file, (const char *const *)n->spools, n->nspools, &wo, &w, &msg);
+	if (err) {
+		ft_error("cannot save what instance '%s' holds: %s", n->instance, msg ? msg : strerror(-err));
+		goto out;
+	}
+	/* a recorder that also captured the top level named its instance's buffer */
+	if (fmt_wbuf_get(w, n->instance, NULL, &wb))
+		err = fmt_wbuf_get(w, "", "mono", &wb);
+	if (!err)
+		err = rec_capture_open(&ri, NULL);
+	for (i = 0; !err && i < ri.ncpus; i++) {
+		struct rec_cpu *c = &ri.cpus[i];
+		int werr = 0, r;
+
+		c->mark_loss = c->stats_start && rec_stats_field(c->stats_start, "read events") > 0;
+		r = rec_capture_drain(&ri, c, wb, true, &werr);
+		if (r < 0) {
+			err = r;
+			ft_error("cannot save CPU %d of instance '%s': %s", c->cpu, n->instance,
+				 werr ? fmt_writer_error(w) : strerror(-r));
+		} else {
+			pages += r;
+		}
+	}
+	i = fmt_writer_suspend(w);
+	if (i && !err) {
+		err = i;
+		ft_error("cannot write the spool files of '%s': %s", n->output, strerror(-i));
+	}
+	if (!err) {
+		rec_note_mark_reset(n->pid);
+		printf("saved %d page%s left in instance %s for '%s'\n", pages, pages == 1 ? "" : "s",
+		       n->instance, n->output);
+	}
+out:
+	free(msg);
+	rec_instance_release(&ri);
+	return err;
+}
+
+static int reset_instances(const char *top, const struct rec_note *notes, int nnotes, bool dry,
+			   int *done)
 {
 	char path[4096];
 	struct dirent *de;
-	int err = 0, r;
+	int err = 0, r, i;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/instances", top);
@@ -124,6 +210,10 @@ static int reset_instances(const char *top, bool dry, int *done)
 			ft_info("instance %s belongs to running recorder %d: kept", de->d_name, (int)pid);
 			continue;
 		}
+		for (i = 0; i < nnotes; i++)
+			if (notes[i].pid == pid && notes[i].instance &&
+			    !strcmp(notes[i].instance, de->d_name) && !rec_note_alive(&notes[i]))
+				save_instance(&notes[i], dry);
 		r = remove_instance(top, de->d_name, dry, done);
 		if (r && !err)
 			err = r;
@@ -186,30 +276,31 @@ static int reset_uprobes(const char *top, bool dry, int *done)
 
 /*
  * Run notes of killed recorders (state.h) name the file they were
- * writing: tell the user to recover it, then drop the note.
+ * writing: tell the user to recover it (once).  The note stays for
+ * `flytrap recover`, which finds the spool files through it; a note whose
+ * files are gone is dropped.
  */
-static int reset_notes(bool dry, int *done)
+static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 {
-	struct rec_note *v;
-	int n, i;
+	int i;
 
-	n = rec_notes_list(&v);
-	if (n < 0) {
-		ft_error("cannot list '%s': %s", rec_state_dir(), strerror(-n));
-		return n;
-	}
 	for (i = 0; i < n; i++) {
+		const char *file = v[i].temp ? v[i].temp : v[i].output;
+
 		if (rec_note_alive(&v[i]))
 			continue;
-		if (v[i].output && !access(v[i].output, F_OK))
+		if (file && !access(file, F_OK)) {
+			if (v[i].reset)
+				continue;	/* said by an earlier reset */
 			printf("recorder %d was writing '%s': run 'flytrap recover %s'\n", (int)v[i].pid,
 			       v[i].output, v[i].output);
-		if (!dry)
+			if (!dry)
+				rec_note_mark_reset(v[i].pid);
+		} else if (!dry) {
 			rec_note_remove_pid(v[i].pid);
+		}
 		(*done)++;
 	}
-	rec_notes_free(v, n);
-	return 0;
 }
 
 static const struct option long_opts[] = {
@@ -222,8 +313,9 @@ static const struct option long_opts[] = {
 int cmd_reset(int argc, char **argv)
 {
 	const char *top;
+	struct rec_note *notes = NULL;
 	bool dry = false;
-	int c, done = 0, err = 0, r;
+	int c, done = 0, err = 0, r, nnotes = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -253,10 +345,19 @@ int cmd_reset(int argc, char **argv)
 	if (!top || access(top, F_OK))
 		return ft_error("cannot find tracefs (mount it: mount -t tracefs nodev /sys/kernel/tracing)");
 
+	if (!r) {
+		nnotes = rec_notes_list(&notes);
+		if (nnotes < 0) {
+			ft_error("cannot list '%s': %s", rec_state_dir(), strerror(-nnotes));
+			nnotes = 0;
+		}
+	}
 	/* instances first: they may hold the probes enabled */
-	r = reset_instances(top, dry, &done);
-	if (r == -EACCES || r == -EPERM)
+	r = reset_instances(top, notes, nnotes, dry, &done);
+	if (r == -EACCES || r == -EPERM) {
+		rec_notes_free(notes, nnotes);
 		return EXIT_FAIL;	/* said once; the rest would only repeat it */
+	}
 	if (r)
 		err = r;
 	if (!dry) {
@@ -277,7 +378,8 @@ int cmd_reset(int argc, char **argv)
 	r = reset_uprobes(top, dry, &done);
 	if (r && !err)
 		err = r;
-	reset_notes(dry, &done);
+	reset_notes(notes, nnotes, dry, &done);
+	rec_notes_free(notes, nnotes);
 	if (!done && !err)
 		fprintf(stderr, "flytrap: nothing to reset\n");
 	return ft_finish_stdout(err ? EXIT_FAIL : EXIT_OK);

@@ -108,6 +108,30 @@ unsigned long long rec_proc_start(pid_t pid)
 	return v;
 }
 
+/*
+ * The absolute name of path (which may not exist yet): its directory
+ * resolved, its last component kept as given.
+ */
+char *rec_abs_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *real, *out = NULL;
+
+	if (slash && !slash[1])
+		return realpath(path, NULL);
+	dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	if (!dir)
+		return NULL;
+	real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return NULL;
+	if (asprintf(&out, "%s%s%s", real, strcmp(real, "/") ? "/" : "", slash ? slash + 1 : path) < 0)
+		out = NULL;
+	free(real);
+	return out;
+}
+
 static char *note_name(pid_t pid)
 {
 	char name[64];
@@ -177,15 +201,15 @@ out:
 	return err;
 }
 
-int rec_note_add_spool(const char *spool)
+static int note_append(pid_t pid, const char *key, const char *value)
 {
-	char *path = note_name(getpid()), *line = NULL;
+	char *path = note_name(pid), *line = NULL;
 	int fd, err = 0;
 	ssize_t r;
 
 	if (!path)
 		return -ENOMEM;
-	if (!one_line(spool) || asprintf(&line, "spool=%s\n", spool) < 0) {
+	if (!one_line(value) || asprintf(&line, "%s=%s\n", key, value) < 0) {
 		free(path);
 		return -EINVAL;
 	}
@@ -202,6 +226,16 @@ int rec_note_add_spool(const char *spool)
 	free(line);
 	free(path);
 	return err;
+}
+
+int rec_note_add_spool(pid_t pid, const char *spool)
+{
+	return note_append(pid, "spool", spool);
+}
+
+int rec_note_mark_reset(pid_t pid)
+{
+	return note_append(pid, "reset", "done");
 }
 
 int rec_note_remove_pid(pid_t pid)
@@ -276,6 +310,8 @@ int rec_note_read(pid_t pid, struct rec_note *n)
 			n->chown = true;
 		} else if (!strcmp(line, "gid"))
 			n->gid = (gid_t)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "reset"))
+			n->reset = true;
 		else if (!strcmp(line, "spool")) {
 			char **sv = realloc(n->spools, (size_t)(n->nspools + 1) * sizeof(*sv));
 			int k;

@@ -39,6 +39,12 @@ int rec_state_prepare(bool create);
 /* rec_state_dir()/name, malloc'd (NULL when out of memory). */
 char *rec_state_path(const char *name);
 
+/*
+ * The absolute name of path, which may not exist yet (its directory
+ * resolved, its last component kept), malloc'd; NULL with errno.
+ */
+char *rec_abs_path(const char *path);
+
 struct rec_note {
 	pid_t pid;
 	unsigned long long start;	/* /proc/PID/stat start time (ticks after boot) */
@@ -50,6 +56,7 @@ struct rec_note {
 	uid_t uid;			/* owner of the finished file */
 	gid_t gid;
 	bool chown;			/* uid/gid given (run through sudo) */
+	bool reset;			/* reset has saved its kernel data already */
 };
 
 /* Start time of a process (field 22 of /proc/PID/stat), 0 if unknown. */
@@ -60,8 +67,10 @@ unsigned long long rec_proc_start(pid_t pid);
  * -errno, printed with the file's name.
  */
 int rec_note_write(const struct rec_note *n);
-/* Add one spool to this process's note (an appended line; thread-safe). */
-int rec_note_add_spool(const char *path);
+/* Add one spool to the note of pid (an appended line; thread-safe). */
+int rec_note_add_spool(pid_t pid, const char *path);
+/* Say in the note of pid that reset handled it (a later reset stays quiet). */
+int rec_note_mark_reset(pid_t pid);
 /* Remove this process's note. */
 void rec_note_remove(void);
 /* Remove the note of pid (after reset or recover finished its files). */
