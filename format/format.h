@@ -60,6 +60,24 @@ enum fmt_option_id {
 	FMT_OPT_FT_PROCMAPS = 0x4607,	/* u64 offset of a FMT_SEC_FT_PROCMAPS section (large maps text) */
 	FMT_OPT_FT_CPUSTAT_START = 0x4608, /* CPUSTAT text taken at the start (same text as option 2) */
 
+	/*
+	 * Integrity (issue 17).  CHECKSUMS: u32 version (1), u32 entries, then
+	 * per CPU of every buffer {u64 data offset as in its BUFFER option,
+	 * u32 cpu, u32 flags (1: compressed chunks), u32 n, n × {u32 stored
+	 * length, u32 CRC32C}}: the chunks ({u32 csize, u32 usize, frame},
+	 * after the u32 chunk count) or uncompressed blocks of whole pages,
+	 * back to back.  DIGEST: u32 version (1), u32 CRC32C of the whole file
+	 * with these 16 bytes counted as zeros, u64 file size.
+	 */
+	FMT_OPT_FT_CHECKSUMS = 0x4620,
+	FMT_OPT_FT_DIGEST = 0x4621,
+	/* text "key=value\n": where a slice came from and the state at its cut (slice.c) */
+	FMT_OPT_FT_SLICE = 0x4622,
+	/* text "key=value\n": what redact changed and its policy's SHA-256 (redact.c) */
+	FMT_OPT_FT_REDACT = 0x4623,
+	/* text "key=value\n": the sources a merge joined (merge.c) */
+	FMT_OPT_FT_MERGE = 0x4624,
+
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,
 	/*
@@ -256,6 +274,8 @@ void fmt_reader_close(struct fmt_reader *r);
 
 /* Last error text (with byte offset); never NULL, "" when none. Owned by r. */
 const char *fmt_reader_error(const struct fmt_reader *r);
+/* The byte offset the last error names (0 when none). */
+uint64_t fmt_reader_error_offset(const struct fmt_reader *r);
 
 const struct fmt_info *fmt_reader_info(const struct fmt_reader *r);
 
@@ -319,6 +339,41 @@ uint64_t fmt_reader_adjust_ts_cpu(const struct fmt_reader *r, uint64_t raw_ts, i
  */
 int fmt_reader_latency_read(struct fmt_reader *r,
 			    int (*cb)(void *arg, const char *text, size_t len), void *arg);
+
+/* ---- checksums (FMT_OPT_FT_CHECKSUMS / FMT_OPT_FT_DIGEST) ---------------- */
+
+struct fmt_chunk_sum {
+	uint64_t offset;	/* file offset of the chunk (its {csize, usize} header) or block */
+	uint32_t len;		/* stored bytes */
+	uint32_t crc;		/* CRC32C of those bytes */
+};
+
+struct fmt_cpu_sums {
+	int buffer, cpu;
+	bool compressed;
+	uint64_t data_offset;	/* as in the BUFFER option */
+	uint64_t cpu_size;	/* bytes the chunks cover from data_offset (count included) */
+	uint32_t n;
+	struct fmt_chunk_sum *chunks;
+};
+
+/*
+ * The chunk checksums stored for one CPU of one buffer, or NULL (a file
+ * without them, such as trace-cmd's).  Owned by r.  The iterator checks
+ * each chunk against them and skips one that fails (see fmt_iter_next).
+ */
+const struct fmt_cpu_sums *fmt_reader_sums(struct fmt_reader *r, int buffer, int cpu);
+/* 1 the file has a checksums option, 0 none, -EBADMSG it is malformed (ignored). */
+int fmt_reader_sums_status(struct fmt_reader *r);
+
+struct fmt_digest {
+	bool present;
+	uint32_t crc;		/* CRC32C of the whole file, these 16 payload bytes as zeros */
+	uint64_t size;		/* the file's size when written */
+	uint64_t offset;	/* file offset of the 16-byte payload */
+};
+/* The whole-file digest option: 1 found, 0 absent, -EBADMSG malformed. */
+int fmt_reader_digest(struct fmt_reader *r, struct fmt_digest *d);
 
 /* ---- iteration --------------------------------------------------------- */
 
@@ -644,6 +699,11 @@ int fmt_writer_resume(const char *path, const char *const *spools, int nspools,
 int fmt_wbuf_get(struct fmt_writer *w, const char *name, const char *clock, struct fmt_wbuf **out);
 /* Spool what was added since fmt_writer_resume() and free w; 0 or -errno. */
 int fmt_writer_suspend(struct fmt_writer *w);
+
+/* CRC32C (Castagnoli) of n bytes continuing crc (0 to start); hardware where the CPU has it. */
+uint32_t fmt_crc32c(uint32_t crc, const void *data, size_t n);
+/* The same, always in the portable table code (tests compare the two). */
+uint32_t fmt_crc32c_soft(uint32_t crc, const void *data, size_t n);
 
 /* The header_page text a kernel with this long size and page size prints. */
 int fmt_header_page_text(int kernel_long, uint32_t page_size, char *buf, size_t len);

@@ -56,7 +56,12 @@ struct fmt_reader {
 	struct tep_event **by_id;
 	int *fmt_by_id;		/* event ID -> format not parsed yet, -1 none */
 	int by_id_len;
+
+	uint64_t err_off;	/* byte offset named by the last error */
+	struct fmt_sums *sums;	/* checksums option, decoded on first use (sums.c) */
 };
+
+void fmt_sums_free(struct fmt_sums *t);
 
 /* Record an error message (printf style) with the byte offset; returns err. */
 int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)

@@ -35,6 +35,7 @@ struct stream {
 
 	uint8_t *buf;		/* whole pages */
 	uint8_t *spare;		/* the previous buf: the last event returned may point into it */
+	size_t buf_cap, spare_cap; /* uncompressed reads: bytes allocated */
 	size_t buf_len, buf_pos;
 	uint64_t buf_voff;	/* virtual offset of buf[0] */
 	uint64_t voff;		/* virtual offset of the next chunk (compressed) */
@@ -52,6 +53,17 @@ struct stream {
 
 	struct fmt_event ev;
 	bool has_ev, done;
+
+	/* chunk checksums (NULL: none, or out of step with the chunk list) */
+	const struct fmt_cpu_sums *sums;
+	uint32_t sum_idx;
+	bool skip_pending;	/* chunks skipped since the last page that loaded */
+	uint64_t skip_from, skip_to;
+	uint32_t skip_chunks;
+	uint64_t last_ts;	/* adjusted time of the last record returned */
+	int skip_err;		/* a skip to report before this stream's next event */
+	uint8_t *sumbuf;	/* raw bytes of the chunk being checked */
+	size_t sumbuf_cap;
 };
 
 struct fmt_iter {
@@ -76,8 +88,126 @@ static int stream_fail(struct stream *s, int err)
 	return err;
 }
 
+/* "secs.usecs" as trace-cmd prints a time stamp (rounded to the microsecond) */
+static void fmt_ts(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t us = (ns + 500) / 1000;
+
+	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(us / 1000000),
+		 (unsigned long long)(us % 1000000));
+}
+
+/*
+ * The chunk or block at s->pos against its stored checksum: 0 it matches
+ * (or there is nothing to check), 1 it does not (skip it: *cs names it),
+ * <0 a read error.
+ */
+static int check_sum(struct stream *s, const struct fmt_chunk_sum **csp)
+{
+	struct fmt_reader *r = s->r;
+	const struct fmt_chunk_sum *cs;
+	int err;
+
+	if (!s->sums || s->sum_idx >= s->sums->n)
+		return 0;
+	cs = &s->sums->chunks[s->sum_idx];
+	if (cs->offset != s->pos || !cs->len || cs->len > FMT_MAX_CHUNK + 8 ||
+	    cs->len > r->info.file_size - s->pos) {
+		s->sums = NULL;	/* out of step (or cut off): read on unchecked */
+		return 0;
+	}
+	if (!s->compressed && (cs->len % s->page_size || cs->len > s->end - s->pos)) {
+		s->sums = NULL;
+		return 0;
+	}
+	s->sum_idx++;
+	if (cs->len > s->sumbuf_cap) {
+		free(s->sumbuf);
+		s->sumbuf_cap = 0;
+		s->sumbuf = malloc(cs->len);
+		if (!s->sumbuf)
+			return -ENOMEM;
+		s->sumbuf_cap = cs->len;
+	}
+	if ((err = fmt_rread(r, s->pos, s->sumbuf, cs->len)))
+		return err;
+	*csp = cs;
+	return fmt_crc32c(0, s->sumbuf, cs->len) != cs->crc;
+}
+
+static void note_skip(struct stream *s, const struct fmt_chunk_sum *cs)
+{
+	if (!s->skip_pending)
+		s->skip_from = cs->offset;
+	s->skip_pending = true;
+	s->skip_to = cs->offset + cs->len;
+	s->skip_chunks++;
+	s->pos = cs->offset + cs->len;
+}
+
+/* The message for skipped chunks, ending at the page just loaded (or the end: at_end). */
+static int skip_message(struct stream *s, bool at_end)
+{
+	struct fmt_reader *r = s->r;
+	const char *bname = r->info.buffers[s->buffer].name;
+	char from[32], to[32];
+
+	if (s->last_ts)
+		fmt_ts(from, sizeof(from), s->last_ts);
+	else
+		snprintf(from, sizeof(from), "the start");
+	if (at_end)
+		snprintf(to, sizeof(to), "the end of its data");
+	else
+		fmt_ts(to, sizeof(to), fmt_reader_adjust_ts_cpu(r, s->ts, s->buffer, s->cpu));
+	s->skip_pending = false;
+	return fmt_rerr(r, -EBADMSG, s->skip_from,
+			"CPU %d%s%s: bytes %llu-%llu fail their checksum (%u %s); skipped, "
+			"events lost between %s and %s", s->cpu, *bname ? " of buffer " : "", bname,
+			(unsigned long long)s->skip_from, (unsigned long long)s->skip_to - 1,
+			s->skip_chunks, s->compressed ? "chunk(s)" : "block(s)", from, to);
+}
+
+/* Uncompressed reads: the current buffer becomes the spare, and the new one holds n bytes. */
+static int swap_bufs(struct stream *s, size_t n)
+{
+	uint8_t *t = s->spare;
+	size_t tc = s->spare_cap;
+
+	s->spare = s->buf;
+	s->spare_cap = s->buf_cap;
+	s->buf = t;
+	s->buf_cap = tc;
+	if (s->buf_cap < n) {
+		free(s->buf);
+		s->buf_cap = 0;
+		s->buf = malloc(n);
+		if (!s->buf)
+			return -ENOMEM;
+		s->buf_cap = n;
+	}
+	return 0;
+}
+
+static int load_page_data(struct stream *s);
+
 /* Load the next page into s->data; 1 loaded, 0 end of stream, <0 error. */
 static int load_page(struct stream *s)
+{
+	int ret = load_page_data(s);
+
+	if (ret == 1 && s->skip_pending) {
+		/* the page after skipped chunks starts with a loss of unknown size */
+		if (!s->lost)
+			s->lost = -1;
+		s->skip_err = skip_message(s, false);
+	} else if (ret == 0 && s->skip_pending) {
+		ret = skip_message(s, true);
+	}
+	return ret;
+}
+
+static int load_page_data(struct stream *s)
 {
 	struct fmt_reader *r = s->r;
 	uint32_t hdr = 8 + (s->long8 ? 8 : 4);
@@ -99,17 +229,30 @@ static int load_page(struct stream *s)
 			}
 			n = left > (uint64_t)s->page_size * READ_PAGES ? (size_t)s->page_size * READ_PAGES
 								       : (size_t)left;
-			{
-				uint8_t *t = s->spare;
+			if (s->sums) {
+				const struct fmt_chunk_sum *cs = NULL;
 
-				s->spare = s->buf;
-				s->buf = t;
+				err = check_sum(s, &cs);
+				if (err < 0)
+					return err;
+				if (err) {
+					note_skip(s, cs);
+					continue;
+				}
+				if (cs) {
+					/* checked: hand out exactly that block, from the copy read */
+					if ((err = swap_bufs(s, cs->len)))
+						return err;
+					memcpy(s->buf, s->sumbuf, cs->len);
+					s->buf_voff = s->pos;
+					s->pos += cs->len;
+					s->buf_len = cs->len;
+					s->buf_pos = 0;
+					continue;
+				}
 			}
-			if (!s->buf) {
-				s->buf = malloc((size_t)s->page_size * READ_PAGES);
-				if (!s->buf)
-					return -ENOMEM;
-			}
+			if ((err = swap_bufs(s, n)))
+				return err;
 			err = fmt_rread(r, s->pos, s->buf, n);
 			if (err)
 				return err;
@@ -145,6 +288,18 @@ static int load_page(struct stream *s)
 			}
 			if (!s->chunks_left)
 				return 0;
+			if (s->sums) {
+				const struct fmt_chunk_sum *cs = NULL;
+
+				err = check_sum(s, &cs);
+				if (err < 0)
+					return err;
+				if (err) {
+					note_skip(s, cs);
+					s->chunks_left--;
+					continue;
+				}
+			}
 			s->chunk_off = s->pos;
 			err = fmt_read_zblock(r, s->z, s->pos, r->info.file_size - s->pos, FMT_MAX_CHUNK,
 					      &out, &usize, &used);
@@ -165,6 +320,7 @@ static int load_page(struct stream *s)
 			s->pos += used;
 			free(s->spare);
 			s->spare = s->buf;
+			s->spare_cap = 0;
 			s->buf = out;
 			s->buf_len = usize;
 			s->buf_pos = 0;
@@ -314,6 +470,7 @@ static int stream_next(struct stream *s)
 		s->ev.rec.record_size = s->idx - start;
 		s->ev.raw_ts = s->ts;
 		s->ev.rec.ts = s->adj ? adjust_ts(s) : fmt_reader_adjust_ts_cpu(r, s->ts, s->buffer, s->cpu);
+		s->last_ts = s->ev.rec.ts;
 		s->ev.rec.offset = s->page_voff + (s->long8 ? 16 : 12) + start;
 		s->ev.page_offset = s->page_voff;
 		/* kbuffer reports the loss only if the first record is at offset 0 */
@@ -411,6 +568,7 @@ static int stream_init(struct fmt_reader *r, struct stream *s, int b, const stru
 		if (!s->z)
 			return -errno;
 	}
+	s->sums = fmt_reader_sums(r, b, cd->cpu);
 	s->ev.buffer = b;
 	s->ev.rec.cpu = cd->cpu;
 	s->ev.rec.ref_count = 1;
@@ -422,7 +580,19 @@ static void stream_release(struct stream *s)
 {
 	free(s->buf);
 	free(s->spare);
+	free(s->sumbuf);
 	fmt_zctx_free(s->z);
+}
+
+/* A checksum skip the stream met while moving on: reported once, before its next event. */
+static void take_skip(struct fmt_iter *it, struct stream *s)
+{
+	if (!s->skip_err)
+		return;
+	if (!it->pending_err)
+		it->pending_err = s->skip_err;
+	it->errors++;
+	s->skip_err = 0;
 }
 
 int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct fmt_iter **out)
@@ -489,6 +659,7 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 			s->done = true;
 			continue;
 		}
+		take_skip(it, s);
 		s->has_ev = true;
 		it->heap[it->nheap++] = c;
 		heap_up(it, it->nheap - 1);
@@ -504,6 +675,7 @@ static int advance(struct fmt_iter *it, int hp)
 	int err = stream_next(s);
 
 	if (err > 0) {
+		take_skip(it, s);
 		heap_down(it, hp);
 		heap_up(it, hp);
 		return 0;
@@ -609,7 +781,7 @@ int fmt_reader_read_pages(struct fmt_reader *r, int buffer, int cpu,
 {
 	const struct fmt_buffer *b;
 	struct stream s;
-	int i, err = 0;
+	int i, err = 0, skipped = 0;
 
 	if (buffer < 0 || buffer >= r->info.nbuffers)
 		return -EINVAL;
@@ -624,8 +796,12 @@ int fmt_reader_read_pages(struct fmt_reader *r, int buffer, int cpu,
 		err = load_page(&s);
 		if (err <= 0)
 			break;
+		if (s.skip_err)
+			skipped = s.skip_err;
+		s.skip_err = 0;
 		err = cb(arg, s.buf + s.buf_pos - s.page_size, s.page_size);
 	}
 	stream_release(&s);
-	return err;
+	/* pages after a chunk that failed its checksum were given; say the file is damaged */
+	return err ? err : skipped;
 }

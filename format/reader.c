@@ -29,6 +29,7 @@ int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	r->err_off = off;
 	va_start(ap, fmt);
 	n = vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
@@ -2167,6 +2168,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->printk);
 	free(r->cmdlines);
 	free(r->procmaps);
+	fmt_sums_free(r->sums);
 	free(r->path);
 	if (r->fd >= 0)
 		close(r->fd);
@@ -2176,6 +2178,11 @@ void fmt_reader_close(struct fmt_reader *r)
 const char *fmt_reader_error(const struct fmt_reader *r)
 {
 	return r ? r->err : "";
+}
+
+uint64_t fmt_reader_error_offset(const struct fmt_reader *r)
+{
+	return r ? r->err_off : 0;
 }
 
 const struct fmt_info *fmt_reader_info(const struct fmt_reader *r)

@@ -61,6 +61,10 @@ struct wcpu {
 	uint32_t npending;
 	uint64_t spooled;	/* bytes of chunks in the spool */
 	uint32_t nchunks;
+	/* {stored length, CRC32C} per chunk as spooled (the checksums option) */
+	uint32_t *sums;
+	uint32_t nsums, sums_cap;
+	bool sums_bad;		/* out of memory once: no checksums for this CPU */
 };
 
 struct fmt_wbuf {
@@ -103,6 +107,10 @@ struct fmt_writer {
 	bool have_cpucount;
 	bool have_headers;
 	char *last_stat_buf;	/* buffer of the previous CPUSTAT, for "Buffer:" markers */
+	struct dynbuf sums;	/* the checksums option, built as buffers are written */
+	uint32_t nsum_entries;
+	bool sums_bad_all;	/* building it ran out of memory: no option */
+	uint64_t last_opts_off;	/* section offset of the OPTIONS written last */
 
 	struct dynbuf ftrace;
 	uint32_t nftrace;
@@ -485,6 +493,7 @@ static int write_options(struct fmt_writer *w, bool even_if_empty)
 	if (err)
 		return err;
 	next = off + 16 + w->opts.len - 8;
+	w->last_opts_off = off;
 	w->opts.len = 0;
 	put64(w->be, b, off);
 	err = out_write(w, w->link_at, b, 8);
@@ -637,7 +646,7 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 		err = werr(w, err, "cannot set up compression");
 		goto fail;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		err = werr(w, -errno, "cannot create '%s'", path);
 		goto fail;
@@ -1106,6 +1115,27 @@ static int spool_open(struct fmt_wbuf *b, struct wcpu *c)
 	return err;
 }
 
+/* Remember one chunk's checksum; without memory the CPU just has none. */
+static void sums_add(struct wcpu *c, uint32_t len, uint32_t crc)
+{
+	if (c->sums_bad)
+		return;
+	if (c->nsums == c->sums_cap) {
+		uint32_t cap = c->sums_cap ? c->sums_cap * 2 : 64;
+		uint32_t *ns = realloc(c->sums, (size_t)cap * 2 * sizeof(*ns));
+
+		if (!ns) {
+			c->sums_bad = true;
+			return;
+		}
+		c->sums = ns;
+		c->sums_cap = cap;
+	}
+	c->sums[2 * c->nsums] = len;
+	c->sums[2 * c->nsums + 1] = crc;
+	c->nsums++;
+}
+
 /*
  * Compress npages pages (when the file is compressed) and append them to
  * the CPU's spool as one chunk.  Runs in the worker or, without one, in the
@@ -1161,6 +1191,7 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 		snprintf(eb, ebl, "cannot write spool file '%s': %s", c->path, strerror(-err));
 		return err;
 	}
+	sums_add(c, (uint32_t)n, fmt_crc32c(0, p, n));
 	c->spooled += n;
 	c->nchunks++;
 	/* read by fmt_wbuf_bytes() in the caller's thread while the worker runs */
@@ -1561,6 +1592,77 @@ static int write_zeros(struct fmt_writer *w, uint64_t from, uint64_t to)
 }
 
 /*
+ * Checksums of a spool that was not written by this writer (recovery):
+ * read back whole chunks, as spool_read() kept them.  false when a read
+ * fails or memory runs out; the CPU then has no checksums.
+ */
+static bool sums_from_spool(struct fmt_writer *w, struct wcpu *c)
+{
+	uint64_t pos = c->hdr_size, end = c->hdr_size + c->spooled;
+	size_t cap = (size_t)w->ppc * w->page_size + 8;
+	uint8_t *buf = NULL;
+	bool ok = true;
+
+	c->nsums = 0;
+	while (ok && pos < end) {
+		uint64_t n = w->compress ? 8 : end - pos;
+
+		if (w->compress) {
+			uint8_t h[8];
+
+			ok = pread(c->fd, h, 8, (off_t)pos) == 8;
+			n += ok ? get32(w->be, h) : 0;
+		} else if (n > (uint64_t)w->ppc * w->page_size) {
+			n = (uint64_t)w->ppc * w->page_size;
+		}
+		if (!ok || n > end - pos)
+			break;
+		if (n > cap) {
+			free(buf);
+			buf = NULL;
+			cap = (size_t)n;
+		}
+		if (!buf && !(buf = malloc(cap)))
+			break;
+		ok = pread(c->fd, buf, (size_t)n, (off_t)pos) == (ssize_t)n;
+		if (ok)
+			sums_add(c, (uint32_t)n, fmt_crc32c(0, buf, (size_t)n));
+		pos += n;
+	}
+	free(buf);
+	return ok && pos == end && !c->sums_bad;
+}
+
+/*
+ * One CPU's entry of the checksums option (FMT_OPT_FT_CHECKSUMS, layout in
+ * format.h).  A CPU whose sums are incomplete gets no entry: readers then
+ * check it as they check trace-cmd's files.
+ */
+static void sums_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
+{
+	uint64_t total = 0;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < c->nsums; i++)
+		total += c->sums[2 * i];
+	if (c->sums_bad || total != c->spooled || !c->nsums) {
+		if (!sums_from_spool(w, c))
+			return;
+	}
+	err = db_add64(&w->sums, w->be, data_off);
+	err = err ?: db_add32(&w->sums, w->be, (uint32_t)c->cpu);
+	err = err ?: db_add32(&w->sums, w->be, w->compress ? 1 : 0);
+	err = err ?: db_add32(&w->sums, w->be, c->nsums);
+	for (i = 0; i < 2 * c->nsums && !err; i++)
+		err = db_add32(&w->sums, w->be, c->sums[i]);
+	if (!err)
+		w->nsum_entries++;
+	else
+		w->sums.len = 0, w->nsum_entries = 0, w->sums_bad_all = true;
+}
+
+/*
  * Write one BUFFER section from the spools, and queue its BUFFER option.
  * The layout is computed first and the section header written before the
  * data: a writer killed while copying leaves a BUFFER header whose size
@@ -1613,6 +1715,7 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 		if (err || (err = copy_into(w, c->fd, c->path, c->hdr_size, start, c->spooled)))
 			goto out;
 		pos = start + c->spooled;
+		sums_entry(w, c, w->compress ? start - 4 : start);
 		err = db_add32(&opt, w->be, (uint32_t)c->cpu);
 		/* compressed: the option points at the chunk count */
 		err = err ?: db_add64(&opt, w->be, w->compress ? start - 4 : start);
@@ -1651,6 +1754,7 @@ static void wbuf_free(struct fmt_wbuf *b, bool unlink_spools)
 			unlink(c->path);
 		free(c->path);
 		free(c->chunk);
+		free(c->sums);
 		free(c);
 	}
 	free(b->cpus);
@@ -1682,15 +1786,84 @@ static void writer_free(struct fmt_writer *w)
 	fmt_zctx_free(w->z);
 	free(w->zbuf);
 	free(w->last_stat_buf);
+	db_free(&w->sums);
 	free(w->spool_prefix);
 	free(w->path);
 	free(w);
+}
+
+static int queue_checksums(struct fmt_writer *w)
+{
+	struct dynbuf d = { 0 };
+	int err;
+
+	if (w->sums_bad_all || !w->nsum_entries)
+		return 0;
+	err = db_add32(&d, w->be, 1);
+	err = err ?: db_add32(&d, w->be, w->nsum_entries);
+	err = err ?: db_add(&d, w->sums.data, w->sums.len);
+	if (!err && d.len > UINT32_MAX)
+		err = -EOVERFLOW;
+	err = err ?: queue_option(w, FMT_OPT_FT_CHECKSUMS, d.data, (uint32_t)d.len);
+	db_free(&d);
+	return err ? werr(w, err, "cannot queue the chunk checksums") : 0;
+}
+
+/*
+ * The whole-file digest: CRC32C of every byte of the finished file, the
+ * digest option's 16-byte payload counted as zeros, read back from the
+ * output (the page cache has it).  Payload: u32 version 1, u32 CRC32C,
+ * u64 file size.
+ */
+static int write_digest(struct fmt_writer *w, uint64_t at)
+{
+	static const uint8_t zeros[16];
+	uint8_t *buf, d[16];
+	uint64_t pos = 0;
+	uint32_t crc = 0;
+	int err = 0;
+
+	buf = malloc(1 << 20);
+	if (!buf)
+		return werr(w, -ENOMEM, "cannot compute the file digest");
+	while (pos < w->off) {
+		size_t n = w->off - pos > (1 << 20) ? (1 << 20) : (size_t)(w->off - pos);
+		ssize_t r = pread(w->fd, buf, n, (off_t)pos);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = werr(w, r < 0 ? -errno : -EIO, "cannot read '%s' back for its digest",
+				   w->path);
+			break;
+		}
+		n = (size_t)r;
+		if (pos < at + 16 && pos + n > at) {
+			/* the digest's own bytes count as zeros */
+			uint64_t a = at > pos ? at - pos : 0, b = at + 16 - pos < n ? at + 16 - pos : n;
+
+			crc = fmt_crc32c(crc, buf, (size_t)a);
+			crc = fmt_crc32c(crc, zeros, (size_t)(b - a));
+			crc = fmt_crc32c(crc, buf + b, n - (size_t)b);
+		} else {
+			crc = fmt_crc32c(crc, buf, n);
+		}
+		pos += n;
+	}
+	free(buf);
+	if (err)
+		return err;
+	put32(w->be, d, 1);
+	put32(w->be, d + 4, crc);
+	put64(w->be, d + 8, w->off);
+	return out_write(w, at, d, 16);
 }
 
 /* The finishing sequence shared by close and recover. */
 static int finish_file(struct fmt_writer *w)
 {
 	struct fmt_wbuf *top = NULL;
+	uint64_t digest_at;
 	int i, j, err, maxcpu = -1;
 
 	if ((err = check_ok(w)))
@@ -1734,8 +1907,15 @@ static int finish_file(struct fmt_writer *w)
 	/* KernelShark walks tep_get_cpus() CPUs, which only CPUCOUNT sets */
 	if (!w->have_cpucount && (err = fmt_writer_cpucount(w, (uint32_t)(maxcpu + 1))))
 		return err;
+	if ((err = queue_checksums(w)))
+		return err;
+	/* the digest goes last, so its payload sits just before DONE */
+	digest_at = w->opts.len + 6;
+	if ((err = queue_option(w, FMT_OPT_FT_DIGEST, (uint8_t[16]){ 0 }, 16)))
+		return err;
 	if ((err = write_options(w, true)))
 		return err;
+	digest_at += w->last_opts_off + 16;
 	{
 		int32_t sid = string_id(w, "strings");
 
@@ -1743,7 +1923,7 @@ static int finish_file(struct fmt_writer *w)
 		err = write_section(w, FMT_OPT_STRINGS, "strings", w->compress, w->strings.data,
 				    w->strings.len, NULL);
 	}
-	return err;
+	return err ?: write_digest(w, digest_at);
 }
 
 int fmt_writer_close(struct fmt_writer *w)
