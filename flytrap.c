@@ -42,6 +42,7 @@ static const struct command commands[] = {
 	{ "analyze",   cmd_analyze,   "overhead, drops and callgraph together, in one pass" },
 	{ "sql",       cmd_sql,       "SQL over trace files (Perfetto-style tables, no import)" },
 	{ "load",      cmd_load,      "load trace files into ClickHouse for fleet queries" },
+	{ "slice",     cmd_slice,     "cut a time window, CPUs, tasks or events into a trace.dat" },
 	{ "verify",    cmd_verify,    "check that a trace.dat is whole (checksums, pages, order)" },
 };
 #endif

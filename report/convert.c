@@ -354,8 +354,12 @@ static int pointed_section(uint16_t id)
 	return -1;
 }
 
-static int copy_options(struct conv *cv, const struct fmt_info *in, bool *have_cpucount)
+int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
+		     bool (*skip)(void *arg, const struct fmt_option *o), void *arg,
+		     bool *have_cpucount)
 {
+	struct conv c = { .r = r, .w = w }, *cv = &c;
+	const struct fmt_info *in = fmt_reader_info(r);
 	int i, err = 0;
 
 	for (i = 0; i < in->noptions && !err; i++) {
@@ -363,7 +367,7 @@ static int copy_options(struct conv *cv, const struct fmt_info *in, bool *have_c
 		int sec = pointed_section(o->id);
 		uint8_t ptr[8];
 
-		if (rebuilt_option(o->id))
+		if (rebuilt_option(o->id) || (skip && skip(arg, o)))
 			continue;
 		/*
 		 * An option that holds the offset of a section in the old file
@@ -509,7 +513,7 @@ int rpt_convert(const char *in_path, const char *out_path, const struct rpt_conv
 	}
 	if (!err) {
 		what = "options";
-		err = copy_options(&cv, in, &have_cpucount);
+		err = rpt_copy_options(cv.r, cv.w, NULL, NULL, &have_cpucount);
 	}
 	for (i = 0; i < in->nbuffers && !err; i++) {
 		const struct fmt_buffer *b = &in->buffers[i];

@@ -22,4 +22,19 @@ struct rpt_convert_opts {
  * up to the damage of a damaged IN). */
 int rpt_convert(const char *in_path, const char *out_path, const struct rpt_convert_opts *o);
 
+struct fmt_reader;
+struct fmt_writer;
+struct fmt_option;
+
+/*
+ * Queue every option of r's file on w except those holding offsets into
+ * it (sections, buffers, the chain: the writer makes its own) and those
+ * skip() (may be NULL) returns true for; sections that flytrap options
+ * point at are copied and the pointers rewritten.  *have_cpucount tells
+ * whether a CPUCOUNT was copied.  Returns 0 or -errno (writer's message).
+ */
+int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
+		     bool (*skip)(void *arg, const struct fmt_option *o), void *arg,
+		     bool *have_cpucount);
+
 #endif

@@ -353,6 +353,73 @@ static void print_hostguest(const struct fmt_info *in)
 	}
 }
 
+/*
+ * The key=value text of slice/merge/redact: shown whole but for the records
+ * a slice keeps for the analyzers (state at its cuts), which are counted.
+ */
+static bool share_record_key(const char *p, size_t n)
+{
+	return (n > 9 && !memcmp(p, "prologue=", 9)) || (n > 9 && !memcmp(p, "epilogue=", 9)) ||
+	       (n > 9 && !memcmp(p, "cpu_task=", 9));
+}
+
+static void share_kv_text(struct info *inf, uint16_t id, const char *title)
+{
+	const struct fmt_option *o = fmt_reader_option(inf->r, id, 0);
+	const char *p, *end;
+	unsigned long records = 0;
+
+	if (!o)
+		return;
+	printf("\n%s\n", title);
+	p = o->data;
+	end = p + strnlen(o->data, o->size);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		if (!nl)
+			nl = end;
+		if (share_record_key(p, (size_t)(nl - p)))
+			records++;
+		else if (nl > p)
+			print_folded(p, nl - p);
+		p = nl + 1;
+	}
+	if (records)
+		printf("  (%lu records of the state at the cuts, for the analyzers)\n", records);
+}
+
+static void share_kv_json(struct info *inf, uint16_t id)
+{
+	const struct fmt_option *o = fmt_reader_option(inf->r, id, 0);
+	const char *p, *end;
+	bool first = true;
+
+	if (!o) {
+		printf("null");
+		return;
+	}
+	putchar('{');
+	p = o->data;
+	end = p + strnlen(o->data, o->size);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *eq;
+
+		if (!nl)
+			nl = end;
+		eq = memchr(p, '=', nl - p);
+		if (eq && !share_record_key(p, (size_t)(nl - p))) {
+			printf("%s", first ? "" : ",");
+			ft_json_strn(stdout, p, (size_t)(eq - p));
+			putchar(':');
+			ft_json_strn(stdout, eq + 1, (size_t)(nl - eq - 1));
+			first = false;
+		}
+		p = nl + 1;
+	}
+	putchar('}');
+}
+
 static void print_text(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
@@ -467,6 +534,9 @@ static void print_text(struct info *inf, const char *path)
 		printf("\nkernel CPU stats at the end of the recording:\n");
 		cpustat_lines(inf, stdout, false);
 	}
+	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
+	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
+	share_kv_text(inf, FMT_OPT_FT_REDACT, "this file is redacted (flytrap redact):");
 	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++) {
 		const char *p = o->data, *end = p + strnlen(o->data, o->size);
 
@@ -653,6 +723,12 @@ static void print_json(struct info *inf, const char *path)
 	json_kv_options(inf, FMT_OPT_FT_META);
 	printf(",\"recorder\":");
 	json_kv_options(inf, FMT_OPT_FT_RECSTATS);
+	printf(",\"slice\":");
+	share_kv_json(inf, FMT_OPT_FT_SLICE);
+	printf(",\"merge\":");
+	share_kv_json(inf, FMT_OPT_FT_MERGE);
+	printf(",\"redact\":");
+	share_kv_json(inf, FMT_OPT_FT_REDACT);
 	printf("}\n");
 }
 

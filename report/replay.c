@@ -3,6 +3,7 @@
  * One replay pass over a trace.dat feeding several analyzers, plus the small
  * helpers they share (options, task names, loss markers, histograms, maps).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -1028,6 +1029,76 @@ static void progress_end(struct progress *p)
 	p->shown = false;
 }
 
+/*
+ * A slice (report/slice.c) carries the records that make the state at its
+ * cuts: entries of calls open at its start and the last sched_switch of
+ * each CPU ("prologue="), exits of calls open at its end ("epilogue=").
+ * They are handed to the analyzers before and after the slice's own events
+ * (not counted as events, not printed by report), so that a call cut by
+ * the window keeps its true duration.  Lines: "KEY=BUFFER CPU RAW_TS HEX".
+ */
+static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_types *types,
+			       struct rpt_tasks *tasks, const struct rpt_analyzer *const *an, int n,
+			       void **privs)
+{
+	const struct fmt_option *o = fmt_reader_option(ctx->r, FMT_OPT_FT_SLICE, 0);
+	const char *p, *end;
+	size_t klen = strlen(key);
+	uint8_t buf[65536];
+
+	if (!o || !o->size)
+		return;
+	p = o->data;
+	end = p + strnlen(p, o->size);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		struct fmt_event ev = { 0 };
+		unsigned long long raw;
+		int b, cpu, used = 0, len = 0;
+
+		if ((size_t)(le - p) > klen + 1 && !memcmp(p, key, klen) && p[klen] == '=' &&
+		    sscanf(p + klen + 1, "%d %d %llu %n", &b, &cpu, &raw, &used) == 3 && used &&
+		    b >= 0 && b < ctx->info->nbuffers && cpu >= 0) {
+			const char *h = p + klen + 1 + used;
+
+			while (h + 1 < le && len < (int)sizeof(buf) && isxdigit((unsigned char)h[0]) &&
+			       isxdigit((unsigned char)h[1])) {
+				char two[3] = { h[0], h[1], 0 };
+
+				buf[len++] = (uint8_t)strtoul(two, NULL, 16);
+				h += 2;
+			}
+			if (len >= 8) {
+				struct replay_type *rt;
+
+				ev.rec.data = buf;
+				ev.rec.size = len;
+				ev.rec.cpu = cpu;
+				ev.buffer = b;
+				ev.raw_ts = raw;
+				ev.rec.ts = fmt_reader_adjust_ts_cpu(ctx->r, raw, b, cpu);
+				ev.type = ctx->info->big_endian ? buf[0] << 8 | buf[1] : buf[1] << 8 | buf[0];
+				ev.event = fmt_reader_event(ctx->r, ev.type);
+				rt = rpt_types_get(types, ev.type);
+				if (rt) {
+					if (!rt->kind)
+						replay_resolve(rt, ev.event);
+					if (rt->kind != TK_NONE || rt->tgid.offset >= 0)
+						replay_track(tasks, rt, &ev);
+				}
+				for (int k = 0; k < n; k++)
+					if (an[k]->event_unfiltered)
+						an[k]->event_unfiltered(ctx, privs[k], &ev);
+				if (rpt_event_selected(ctx, &ev))
+					for (int k = 0; k < n; k++)
+						if (an[k]->event)
+							an[k]->event(ctx, privs[k], &ev);
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
 int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	       const struct rpt_analyzer *const *an, int n)
 {
@@ -1089,6 +1160,7 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	if (err)
 		goto out;
 
+	feed_slice_records(&ctx, "prologue", &types, &tasks, an, n, privs);
 	for (;;) {
 		const struct fmt_event *ev;
 		struct replay_type *rt;
@@ -1156,6 +1228,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 			if (an[k]->event)
 				an[k]->event(&ctx, privs[k], ev);
 	}
+	if (!err)
+		feed_slice_records(&ctx, "epilogue", &types, &tasks, an, n, privs);
 	if (fmt_iter_errors(it) > ctx.stream_errors)
 		ctx.stream_errors = fmt_iter_errors(it);
 	if (ctx.stream_errors && !first_damage[0])

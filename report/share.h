@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What slice, redact and merge share: an output written under a temporary
+ * name and renamed into place when whole, the metadata copy from a reader
+ * to a writer, and the page re-encoding of kept records.
+ */
+#ifndef FLYTRAP_REPORT_SHARE_H
+#define FLYTRAP_REPORT_SHARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+/*
+ * Create an empty file next to out under a name nobody else has
+ * (".NAME.XXXXXX", O_EXCL, mode 0600); *tmp is malloc'd.  0 or -errno.
+ */
+int rpt_out_begin(const char *out, char **tmp);
+/* Rename tmp over out (0 or -errno, tmp removed on failure); frees tmp. */
+int rpt_out_commit(char *tmp, const char *out);
+/* Remove tmp and free it. */
+void rpt_out_abort(char *tmp);
+
+/* Writer options that keep r's byte order, long size and page size. */
+void rpt_writer_opts_like(const struct fmt_info *in, struct fmt_writer_opts *wo);
+
+struct rpt_meta_copy {
+	const char *kallsyms;	/* NULL: the file's */
+	size_t kallsyms_len;
+	bool no_cmdlines;	/* leave them out (the caller writes them later) */
+	const char *cmdlines;	/* NULL: the file's */
+	size_t cmdlines_len;
+	const char *printk;	/* NULL: the file's */
+	size_t printk_len;
+	/* options to leave out (or replace: queue them yourself); NULL keeps all */
+	bool (*skip)(void *arg, const struct fmt_option *o);
+	void *arg;
+	bool have_cpucount;	/* out: a CPUCOUNT was copied */
+};
+
+/*
+ * Header texts, event formats, kallsyms, printk, cmdlines and options of r
+ * onto w (see rpt_copy_options).  0 or -errno; *what names the part.
+ */
+int rpt_copy_meta(struct fmt_reader *r, struct fmt_writer *w, struct rpt_meta_copy *m,
+		  const char **what);
+
+/* Per (buffer, CPU) page encoding of records, flushed into a writer buffer. */
+struct rpt_enc {
+	struct fmt_wbuf *wb;
+	int cpu;
+	struct fmt_page_enc pe;
+	bool ready;
+	int64_t pending_loss;	/* loss to mark on the next page (0, -1, n) */
+	uint64_t records, pages;
+};
+
+/* Add one record (raw time stamp as stored) with the loss before it (0, -1, n). */
+int rpt_enc_add(struct rpt_enc *e, const struct fmt_info *in, uint64_t raw_ts,
+		const void *payload, uint32_t len, int64_t loss);
+/* Write out the page being filled (if any). */
+int rpt_enc_flush(struct rpt_enc *e);
+void rpt_enc_release(struct rpt_enc *e);
+
+/* Lines "pid comm" of a saved-cmdlines text whose pid keep() accepts (malloc'd). */
+char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, int pid), void *arg,
+			  size_t *out_len);
+
+#endif
