@@ -1509,6 +1509,7 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
 		return err;
 	}
+	sums_add(c, (uint32_t)len, fmt_crc32c(0, data, len));
 	c->spooled += len;
 	c->nchunks += w->compress ? 1 : (uint32_t)(len / w->page_size);
 	__atomic_add_fetch(&b->bytes, len, __ATOMIC_RELAXED);
