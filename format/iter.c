@@ -97,10 +97,12 @@ static void fmt_ts(char *buf, size_t len, uint64_t ns)
 		 (unsigned long long)(us % 1000000));
 }
 
+static void note_skip(struct stream *s, const struct fmt_chunk_sum *cs);
+
 /*
  * The chunk or block at s->pos against its stored checksum: 0 it matches
- * (or there is nothing to check), 1 it does not (skip it: *cs names it),
- * <0 a read error.
+ * (or there is nothing to check; *csp names it when checked), 1 it does
+ * not and was skipped, <0 a read error.
  */
 static int check_sum(struct stream *s, const struct fmt_chunk_sum **csp)
 {
@@ -132,7 +134,10 @@ static int check_sum(struct stream *s, const struct fmt_chunk_sum **csp)
 	if ((err = fmt_rread(r, s->pos, s->sumbuf, cs->len)))
 		return err;
 	*csp = cs;
-	return fmt_crc32c(0, s->sumbuf, cs->len) != cs->crc;
+	if (fmt_crc32c(0, s->sumbuf, cs->len) == cs->crc)
+		return 0;
+	note_skip(s, cs);
+	return 1;
 }
 
 static void note_skip(struct stream *s, const struct fmt_chunk_sum *cs)
@@ -143,6 +148,8 @@ static void note_skip(struct stream *s, const struct fmt_chunk_sum *cs)
 	s->skip_to = cs->offset + cs->len;
 	s->skip_chunks++;
 	s->pos = cs->offset + cs->len;
+	if (s->compressed)
+		s->chunks_left--;
 }
 
 /* The message for skipped chunks, ending at the page just loaded (or the end: at_end). */
@@ -232,13 +239,10 @@ static int load_page_data(struct stream *s)
 			if (s->sums) {
 				const struct fmt_chunk_sum *cs = NULL;
 
-				err = check_sum(s, &cs);
-				if (err < 0)
+				if ((err = check_sum(s, &cs)) < 0)
 					return err;
-				if (err) {
-					note_skip(s, cs);
-					continue;
-				}
+				if (err)
+					continue;	/* skipped */
 				if (cs) {
 					/* checked: hand out exactly that block, from the copy read */
 					if ((err = swap_bufs(s, cs->len)))
@@ -291,14 +295,10 @@ static int load_page_data(struct stream *s)
 			if (s->sums) {
 				const struct fmt_chunk_sum *cs = NULL;
 
-				err = check_sum(s, &cs);
-				if (err < 0)
+				if ((err = check_sum(s, &cs)) < 0)
 					return err;
-				if (err) {
-					note_skip(s, cs);
-					s->chunks_left--;
-					continue;
-				}
+				if (err)
+					continue;	/* skipped */
 			}
 			s->chunk_off = s->pos;
 			err = fmt_read_zblock(r, s->z, s->pos, r->info.file_size - s->pos, FMT_MAX_CHUNK,
