@@ -354,7 +354,7 @@ static void print_hostguest(const struct fmt_info *in)
 }
 
 /*
- * The key=value text of slice/merge/redact: shown whole but for the records
+ * The key=value text of a slice: shown whole but for the records
  * a slice keeps for the analyzers (state at its cuts), which are counted.
  */
 static bool share_record_key(const char *p, size_t n)
@@ -535,8 +535,6 @@ static void print_text(struct info *inf, const char *path)
 		cpustat_lines(inf, stdout, false);
 	}
 	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
-	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
-	share_kv_text(inf, FMT_OPT_FT_REDACT, "this file is redacted (flytrap redact):");
 	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++) {
 		const char *p = o->data, *end = p + strnlen(o->data, o->size);
 
@@ -725,10 +723,6 @@ static void print_json(struct info *inf, const char *path)
 	json_kv_options(inf, FMT_OPT_FT_RECSTATS);
 	printf(",\"slice\":");
 	share_kv_json(inf, FMT_OPT_FT_SLICE);
-	printf(",\"merge\":");
-	share_kv_json(inf, FMT_OPT_FT_MERGE);
-	printf(",\"redact\":");
-	share_kv_json(inf, FMT_OPT_FT_REDACT);
 	printf("}\n");
 }
 
