@@ -29,6 +29,7 @@ static const struct command commands[] = {
 #ifndef FT_NO_RECORD
 	{ "record",    cmd_record,    "record ftrace events and BPF data into a trace.dat (root)" },
 	{ "reset",     cmd_reset,     "remove what a killed recorder left in tracefs (root)" },
+	{ "status",    cmd_status,    "is something tracing this machine, and what does it cost" },
 	{ "recover",   cmd_recover,   "turn a killed recorder's partial output into a readable file" },
 	{ "trigger",   cmd_trigger,   "make a running flight recorder write its window (root)" },
 #endif
@@ -387,7 +388,7 @@ int main(int argc, char **argv)
 	}
 #ifdef FT_NO_RECORD
 	if (!strcmp(argv[0], "record") || !strcmp(argv[0], "reset") || !strcmp(argv[0], "recover") ||
-	    !strcmp(argv[0], "trigger")) {
+	    !strcmp(argv[0], "trigger") || !strcmp(argv[0], "status")) {
 		fprintf(stderr, "flytrap: '%s' is not in this analysis-only build (built with NO_RECORD=1)\n",
 			argv[0]);
 		return EXIT_USAGE;

@@ -88,6 +88,7 @@ int cmd_record(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 #endif
 
 #endif

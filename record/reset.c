@@ -21,18 +21,30 @@
 #include "format.h"
 #include "record.h"
 #include "state.h"
+#include "status.h"
 #include "tracer.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: flytrap reset [-n] [-v]\n"
+"       flytrap reset --all [--yes] [--force WHAT]... [-n] [-v]\n"
 "\n"
 "Remove what killed flytrap recorders left in tracefs: instances named\n"
 "flytrap-<pid> and probe groups flytrap_<pid> whose recorder is no longer\n"
 "running, and top-level tracer settings they saved.  Never touches a running\n"
 "recorder's resources or anything flytrap did not create.  Needs root.\n"
 "\n"
+"--all also turns off and removes what anyone else left (top-level tracer,\n"
+"events, filters, triggers and options back to defaults, instances, probes,\n"
+"pinned BPF programs), after listing it; it keeps instances of running\n"
+"recorders or held open by a process, and cannot detach BPF programs or perf\n"
+"events held by live processes (it names them and exits 1).\n"
+"\n"
+"  --all           everything 'flytrap status' lists, not only flytrap's\n"
+"  -y, --yes       do not ask (required when not on a terminal)\n"
+"  --force WHAT    with --all: also an instance in use (its name, or 'top'),\n"
+"                  or end process PID (SIGTERM) holding BPF or perf events\n"
 "  -n, --dry-run   only list what would be removed\n"
 "  -v, --verbose   more messages\n"
 "  -h, --help      this text\n");
@@ -305,6 +317,9 @@ static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 
 static const struct option long_opts[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
+	{ "all", no_argument, NULL, 'A' },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "force", required_argument, NULL, 'F' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -312,18 +327,33 @@ static const struct option long_opts[] = {
 
 int cmd_reset(int argc, char **argv)
 {
+	struct st_reset_opts ao = { 0 };
 	const char *top;
 	struct rec_note *notes = NULL;
-	bool dry = false;
+	bool dry = false, all = false;
 	int c, done = 0, err = 0, r, nnotes = 0;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":nvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":nyvh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			dry = true;
 			break;
+		case 'A':
+			all = true;
+			break;
+		case 'y':
+			ao.yes = true;
+			break;
+		case 'F':
+			ao.force = realloc(ao.force, sizeof(*ao.force) * (ao.nforce + 1));
+			if (!ao.force)
+				return ft_error("out of memory");
+			ao.force[ao.nforce++] = optarg;
+			break;
+		case ':':
+			return ft_usage_error("option '%s' needs a value", argv[optind - 1]);
 		case 'v':
 			ft_verbose++;
 			break;
@@ -335,7 +365,17 @@ int cmd_reset(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return ft_usage_error("unexpected argument '%s'", argv[optind]);
+		r = ft_usage_error("unexpected argument '%s'", argv[optind]);
+	else if (!all && (ao.yes || ao.nforce))
+		r = ft_usage_error("%s goes with --all", ao.yes ? "--yes" : "--force");
+	else if (all)
+		r = (ao.dry = dry, st_reset_all(&ao));
+	else
+		r = -1;
+	if (r >= 0) {
+		free(ao.force);
+		return r;
+	}
 
 	/* a state directory that is a link or someone else's is not read */
 	r = rec_state_prepare(false);
