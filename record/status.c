@@ -331,8 +331,13 @@ static void read_place(struct st_status *s, struct st_place *p)
 	} else if (err != ENOENT) {
 		char what[4200];
 
-		snprintf(what, sizeof(what), "%s/current_tracer", p->path);
+		/* one line for a place that cannot be read at all (not root) */
+		snprintf(what, sizeof(what), "%s%s", p->path, denied(err) ? " (needs root)" : "");
 		unseen(s, what, err);
+		p->tracing_on = p->buffer_kb = p->buffer_total_kb = -1;
+		p->ftrace_filter = p->ftrace_notrace = p->graph_function = p->hooked = -1;
+		p->unreadable = true;
+		return;
 	}
 	p->tracing_on = -1;
 	t = read_at(p->path, "tracing_on", &err);
@@ -389,6 +394,8 @@ static void collect_tracefs(struct st_status *s)
 	memset(p, 0, sizeof(*p));
 	p->path = xstrdup(s->tracefs);
 	read_place(s, p);
+	if (p->unreadable)
+		return;
 
 	dir = xasprintf("%s/instances", s->tracefs);
 	d = opendir(dir);
@@ -591,7 +598,8 @@ static void collect_progs(struct st_status *s)
 
 		if (bpf_prog_get_next_id(id, &id)) {
 			if (errno != ENOENT)
-				unseen(s, "BPF programs", errno);
+				unseen(s, errno == EPERM ? "BPF programs and links (needs root)" :
+				       "BPF programs", errno);
 			break;
 		}
 		fd = bpf_prog_get_fd_by_id(id);
@@ -654,7 +662,7 @@ static void collect_links(struct st_status *s)
 		int fd;
 
 		if (bpf_link_get_next_id(id, &id)) {
-			if (errno != ENOENT)
+			if (errno != ENOENT && errno != EPERM)	/* EPERM: said with the programs */
 				unseen(s, "BPF links", errno);
 			break;
 		}
@@ -945,7 +953,7 @@ static void collect_procs(struct st_status *s)
 	}
 	closedir(d);
 	if (den)
-		unseen(s, "open files of other users' processes (/proc/PID/fd)", EACCES);
+		unseen(s, "other users' /proc/PID/fd (needs root)", EACCES);
 }
 
 /* Run notes of recorders: REC_TRACER_STATE_DIR/record-<pid> holds the output name. */
@@ -1453,7 +1461,7 @@ static void print_events(const struct st_place *p)
 
 static void print_place(const struct st_status *s, const struct st_place *p, time_t now)
 {
-	char head[512], age[32] = "";
+	char head[512], age[32] = "", buf[40];
 	int i;
 
 	if (p->created)
@@ -1461,7 +1469,11 @@ static void print_place(const struct st_status *s, const struct st_place *p, tim
 	snprintf(head, sizeof(head), "%s%s%s%s%s: tracer %s, tracing %s", p->name ? "instance " : "",
 		 place_label(p), age[0] ? " (" : "", age, age[0] ? " old)" : "", p->tracer ? p->tracer : "?",
 		 p->tracing_on < 0 ? "?" : p->tracing_on ? "on" : "off");
-	line(2, "%s, %d event%s, %ld KB/CPU", head, p->nev, p->nev == 1 ? "" : "s", p->buffer_kb);
+	if (p->buffer_kb >= 0)
+		snprintf(buf, sizeof(buf), "%ld KB/CPU", p->buffer_kb);
+	else
+		snprintf(buf, sizeof(buf), "buffer ?");
+	line(2, "%s, %d event%s, %s", head, p->nev, p->nev == 1 ? "" : "s", buf);
 	if (p->noptions) {
 		char opts[512] = "";
 		size_t u = 0;
@@ -1487,6 +1499,10 @@ static void print_tracefs(const struct st_status *s)
 	if (!s->tracefs)
 		return;
 	line(0, "tracefs %s", s->tracefs);
+	if (s->nplaces && s->places[0].unreadable) {
+		line(2, "not readable");
+		return;
+	}
 	for (i = 0; i < s->nplaces; i++)
 		if (!s->places[i].own)
 			print_place(s, &s->places[i], now);
@@ -1612,7 +1628,8 @@ static void print_cost(const struct st_status *s)
 	add = ft >= 0 && s->bpf_per_syscall_ns >= 0 ? ft + s->bpf_per_syscall_ns : -1;
 	fmt_time(a, sizeof(a), s->syscall_ns);
 	if (!s->ftrace_per_syscall && s->bpf_per_syscall_ns == 0) {
-		line(0, "cost: system calls take %s now; no tracing hook is on their path", a);
+		line(0, "cost: system calls take %s now; no tracing hook %s on their path", a,
+		     s->nunseen ? "found" : "is");
 	} else {
 		fmt_time(b, sizeof(b), add >= 0 ? add : ft >= 0 ? ft : s->bpf_per_syscall_ns);
 		line(0, "cost: system calls take %s now; tracing adds %s%s", a,

@@ -50,6 +50,7 @@ struct st_place {
 	pid_t recorder;		/* "flytrap-<pid>": that pid, else 0 */
 	bool recorder_alive;
 	bool own;		/* this flytrap's own (status measuring) */
+	bool unreadable;	/* nothing of it could be read */
 };
 
 struct st_probe {
