@@ -111,6 +111,7 @@ cp "${FLYTRAP_LAB_GUEST:-$LAB/guest.sh}" "$R/lab/guest.sh"
 [ -f "$LAB/guest-record.sh" ] && cp "$LAB/guest-record.sh" "$R/lab/"
 [ -f "$LAB/guest-bpf.sh" ] && cp "$LAB/guest-bpf.sh" "$R/lab/"
 [ -f "$LAB/guest-bench.sh" ] && cp "$LAB/guest-bench.sh" "$R/lab/"
+[ -f "$LAB/guest-status.sh" ] && cp "$LAB/guest-status.sh" "$R/lab/"
 # the open/close loop of the BPF overhead measurement (guest-bpf.sh)
 cc $CFLAGS_LAB -o "$TMP/openloop" "$LAB/openloop.c" >"$TMP/cc.log" 2>&1 ||
 	{ cat "$TMP/cc.log"; echo "FAIL: cannot build openloop"; exit 1; }

@@ -243,5 +243,9 @@ if [ $have_record = 1 ]; then
 else
 	note "flytrap record with --kprobe not available: flytrap record checks not run"
 fi
+# flytrap status and reset --all on what this machine's kernel refuses
+if [ -f /lab/guest-status.sh ] && [ -x /bin/flytrap ] && /bin/flytrap status --help >/dev/null 2>&1; then
+	. /lab/guest-status.sh
+fi
 
 echo "guest-done" >>"$RES"
