@@ -331,7 +331,7 @@ int cmd_reset(int argc, char **argv)
 	const char *top;
 	struct rec_note *notes = NULL;
 	bool dry = false, all = false;
-	int c, done = 0, err = 0, r, nnotes = 0;
+	int c, done = 0, err = 0, r, nnotes = 0, all_rc = -1;
 
 	opterr = 0;
 	optind = 1;
@@ -372,10 +372,11 @@ int cmd_reset(int argc, char **argv)
 		r = (ao.dry = dry, st_reset_all(&ao));
 	else
 		r = -1;
-	if (r >= 0) {
-		free(ao.force);
+	free(ao.force);
+	/* --all leaves dead recorders' leftovers to the plain reset below */
+	if (r >= 0 && !ao.plain)
 		return r;
-	}
+	all_rc = r;
 
 	/* a state directory that is a link or someone else's is not read */
 	r = rec_state_prepare(false);
@@ -420,7 +421,7 @@ int cmd_reset(int argc, char **argv)
 		err = r;
 	reset_notes(notes, nnotes, dry, &done);
 	rec_notes_free(notes, nnotes);
-	if (!done && !err)
+	if (!done && !err && all_rc < 0)
 		fprintf(stderr, "flytrap: nothing to reset\n");
-	return ft_finish_stdout(err ? EXIT_FAIL : EXIT_OK);
+	return ft_finish_stdout(err ? EXIT_FAIL : all_rc > 0 ? all_rc : EXIT_OK);
 }

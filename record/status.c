@@ -28,6 +28,7 @@
 
 #include "flytrap.h"
 #include "record.h"
+#include "state.h"
 #include "status.h"
 #include "tracer.h"
 
@@ -950,42 +951,36 @@ static void collect_procs(struct st_status *s)
 		unseen(s, "other users' /proc/PID/fd (needs root)", EACCES);
 }
 
-/* Run notes of recorders: REC_TRACER_STATE_DIR/record-<pid> holds the output name. */
+/* Run notes of recorders (state.h): pid, start time, instance, output. */
 static void collect_recorders(struct st_status *s)
 {
-	DIR *d = opendir(REC_TRACER_STATE_DIR);
-	struct dirent *de;
-	int i;
+	struct rec_note *v = NULL;
+	double up = boot_uptime();
+	long hz = sysconf(_SC_CLK_TCK);
+	time_t now = time(NULL);
+	int n, i;
 
-	if (!d) {
-		if (denied(errno))
-			unseen(s, REC_TRACER_STATE_DIR, errno);
+	n = rec_notes_list(&v);
+	if (n < 0) {
+		char what[600];
+
+		snprintf(what, sizeof(what), "run notes in %s", rec_state_dir());
+		unseen(s, what, -n);
+		n = 0;
 	}
-	while (d && (de = readdir(d))) {
-		pid_t pid = name_pid(de->d_name, "record-");
-		struct st_recorder *r;
-		struct stat st;
-		char *path, *t;
+	for (i = 0; i < n; i++) {
+		struct st_recorder *r = PUSH(s->recs, s->nrecs);
 
-		if (!pid)
-			continue;
-		r = PUSH(s->recs, s->nrecs);
 		memset(r, 0, sizeof(*r));
-		r->pid = pid;
-		r->alive = rec_pid_is_recorder(pid);
-		path = xasprintf("%s/%s", REC_TRACER_STATE_DIR, de->d_name);
-		t = rec_read_file(path, NULL);
-		if (t && *trim(t))
-			r->output = xstrdup(trim(t));
-		free(t);
-		if (!stat(path, &st))
-			r->since = st.st_mtime;
-		free(path);
+		r->pid = v[i].pid;
+		r->alive = rec_note_alive(&v[i]);
+		r->output = v[i].output ? xstrdup(v[i].output) : NULL;
+		if (v[i].start && up >= 0 && hz > 0 && up >= (double)v[i].start / hz)
+			r->since = now - (time_t)(up - (double)v[i].start / hz);
 		if (r->alive)
-			proc_note(s, pid);
+			proc_note(s, r->pid);
 	}
-	if (d)
-		closedir(d);
+	rec_notes_free(v, n);
 	/* recorders without a note (older ones) still own their instance */
 	for (i = 1; i < s->nplaces; i++) {
 		struct st_place *p = &s->places[i];
@@ -2017,7 +2012,7 @@ int cmd_status(int argc, char **argv)
 /* ---- reset --all ----------------------------------------------------------------- */
 
 enum act_kind {
-	A_STALE,	/* dead recorders' saved top-level state and kprobes */
+	A_OWN,		/* a dead recorder's leftover: plain reset's part, run after these */
 	A_INSTANCE,	/* arg: instance path; list: its triggers ("event\ttrigger") */
 	A_TRACER,	/* top level current_tracer -> nop */
 	A_TRACING_ON,	/* top level tracing_on -> 1 */
@@ -2029,7 +2024,6 @@ enum act_kind {
 	A_PROBE,	/* arg: "group/name" */
 	A_UNPIN,	/* arg: pin path */
 	A_KILL,		/* pid */
-	A_NOTE,		/* arg: run note path */
 };
 
 struct act {
@@ -2213,7 +2207,7 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 		pid_t pid = name_pid(de->d_name, "tracer-");
 
 		if (pid && !rec_pid_is_recorder(pid))
-			plan_add(pl, A_STALE, NULL, NULL,
+			plan_add(pl, A_OWN, NULL, NULL,
 				 xasprintf("put back the top-level settings dead recorder %d saved",
 					   (int)pid));
 	}
@@ -2224,14 +2218,19 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 
 		if (p->own)
 			continue;
+		if (p->recorder && !p->recorder_alive && !p->holders.n) {
+			plan_add(pl, A_OWN, NULL, NULL,
+				 xasprintf("remove instance %s of dead recorder %d", p->name,
+					   (int)p->recorder));
+			continue;
+		}
 		if (place_kept(s, p, o, pl)) {
 			strv_push(&kept, &nkept, p->name);
 			continue;
 		}
 		plan_add(pl, A_INSTANCE, p->path, NULL,
-			 xasprintf("remove instance %s (%d event%s, tracer %s%s)", p->name, p->nev,
-				   p->nev == 1 ? "" : "s", p->tracer ? p->tracer : "?",
-				   p->recorder ? ", left by a dead flytrap recorder" : ""));
+			 xasprintf("remove instance %s (%d event%s, tracer %s)", p->name, p->nev,
+				   p->nev == 1 ? "" : "s", p->tracer ? p->tracer : "?"));
 	}
 	if (s->nplaces) {
 		plan_top(s, o, pl);
@@ -2246,6 +2245,11 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 		if (p->recorder_alive) {
 			*PUSH(pl->keep, pl->nkeep) = xasprintf("%s %s: flytrap recorder %d is running",
 							       p->kind, gn, (int)p->recorder);
+			continue;
+		}
+		if (p->recorder) {
+			plan_add(pl, A_OWN, NULL, NULL, xasprintf("remove %s %s of dead recorder %d",
+								  p->kind, gn, (int)p->recorder));
 			continue;
 		}
 		for (j = 0; j < p->nenabled && !name_in(kept, nkept, p->enabled_in[j]); j++)
@@ -2263,9 +2267,9 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 
 		if (r->alive || !r->output)
 			continue;
-		plan_add(pl, A_NOTE, NULL, NULL,
-			 xasprintf("forget dead recorder %d's run note (its output: flytrap recover "
-				   "'%s')", (int)r->pid, r->output))->pid = r->pid;
+		plan_add(pl, A_OWN, NULL, NULL,
+			 xasprintf("forget dead recorder %d's run note (it was writing '%s')",
+				   (int)r->pid, r->output));
 	}
 	strv_free(kept, nkept);
 }
@@ -2323,18 +2327,12 @@ static int kill_wait(pid_t pid)
 
 static int do_act(const struct st_status *s, const struct act *a)
 {
-	char *f, *t, *report = NULL, *note;
+	char *f, *t;
 	int err = 0;
 
 	switch (a->kind) {
-	case A_STALE:
-		err = rec_tracer_reset_stale(&report);
-		if (report)
-			fputs(report, stdout);
-		if (report && report[0] && report[strlen(report) - 1] != '\n')
-			fputc('\n', stdout);
-		free(report);
-		return err < 0 ? err : 0;
+	case A_OWN:
+		return 0;
 	case A_INSTANCE:
 		return remove_instance_all(s, a->arg);
 	case A_TRACER:
@@ -2378,11 +2376,6 @@ static int do_act(const struct st_status *s, const struct act *a)
 		return unlink(a->arg) ? -errno : 0;
 	case A_KILL:
 		return kill_wait(a->pid);
-	case A_NOTE:
-		note = xasprintf("%s/record-%d", REC_TRACER_STATE_DIR, (int)a->pid);
-		err = unlink(note) && errno != ENOENT ? -errno : 0;
-		free(note);
-		return err;
 	}
 	return 0;
 }
@@ -2398,7 +2391,7 @@ static bool confirm(void)
 	return buf[0] == 'y' || buf[0] == 'Y';
 }
 
-int st_reset_all(const struct st_reset_opts *o)
+int st_reset_all(struct st_reset_opts *o)
 {
 	struct st_status s;
 	struct plan pl = { 0 };
@@ -2438,13 +2431,15 @@ int st_reset_all(const struct st_reset_opts *o)
 			goto out_nocannot;
 		}
 	}
+	for (i = 0; i < pl.nacts; i++)
+		o->plain |= pl.acts[i].kind == A_OWN;
 	for (i = 0; i < pl.nacts; i++) {
 		int err = do_act(&s, &pl.acts[i]);
 
 		if (err) {
 			ft_error("cannot %s: %s", pl.acts[i].text, strerror(-err));
 			rc = EXIT_FAIL;
-		} else if (pl.acts[i].kind != A_STALE) {
+		} else if (pl.acts[i].kind != A_OWN) {
 			printf("done: %s\n", pl.acts[i].text);
 		}
 	}

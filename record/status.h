@@ -154,12 +154,18 @@ bool st_pid_alive(pid_t pid);
 
 void st_release(struct st_status *s);
 
-/* The --all part of `flytrap reset`. */
+/*
+ * The --all part of `flytrap reset`: lists, asks, then changes everything
+ * but dead flytrap recorders' leftovers, which it lists too and leaves to
+ * plain reset: *plain is set when the caller should run that now (agreed
+ * to, not a dry run).  Returns the exit status.
+ */
 struct st_reset_opts {
 	bool yes, dry;
 	char **force;		/* instance names, "top", or pids */
 	int nforce;
+	bool plain;		/* out: run plain reset's part now */
 };
-int st_reset_all(const struct st_reset_opts *o);
+int st_reset_all(struct st_reset_opts *o);
 
 #endif
