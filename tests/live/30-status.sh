@@ -64,7 +64,13 @@ for _ in $(seq 60); do
 done
 quiet=0
 [ -z "$why" ] && quiet=1
-tracefs_snapshot | sed '/^instances: /s/.*/instances: ours gone/' >before.txt
+# Other users' instances, and flytrap recorders' probes (flytrap_PID) and
+# instances, may come and go during the test (and a killed one's stay until
+# its test resets): they are not compared; ours never carry those names.
+snap_ours() {
+	sed -e '/^instances: /s/.*/instances: ours gone/' -e '/flytrap_[0-9]/d' -e '/flytrap-[0-9]/d'
+}
+tracefs_snapshot | snap_ours >before.txt
 
 # ---- set up -------------------------------------------------------------------
 mkdir "$TRACEFS/instances/$INST"
@@ -197,7 +203,7 @@ if [ $quiet = 1 ]; then
 	if [ $rc = 0 ]; then
 		ok "status exits 0 when nothing traces"
 		# others' idle instances may come and go: the instance line is ours only
-		tracefs_snapshot | sed '/^instances: /s/.*/instances: ours gone/' >after-snap.txt
+		tracefs_snapshot | snap_ours >after-snap.txt
 		[ -d "$TRACEFS/instances/$INST" ] || [ -d "$TRACEFS/instances/$HELD" ] &&
 			sed -i '/^instances: /s/.*/instances: ours left/' after-snap.txt
 		cmp -s before.txt after-snap.txt && ok "tracefs as before the test" ||
