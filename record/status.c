@@ -378,7 +378,15 @@ static void read_place(struct st_status *s, struct st_place *p)
 	if (p->name && !stat(p->path, &st))
 		p->created = st.st_mtime;
 	if (p->name) {
-		p->recorder = name_pid(p->name, REC_INSTANCE_PREFIX);
+		char base[256];
+		size_t l;
+
+		/* "flytrap-123-trigger" is the second instance of recorder 123 (flight.h) */
+		snprintf(base, sizeof(base), "%s", p->name);
+		l = strlen(base);
+		if (l > 8 && !strcmp(base + l - 8, "-trigger"))
+			base[l - 8] = '\0';
+		p->recorder = name_pid(base, REC_INSTANCE_PREFIX);
 		p->recorder_alive = p->recorder && rec_pid_is_recorder(p->recorder);
 		p->own = p->recorder == getpid();
 	}
@@ -1607,7 +1615,7 @@ static void print_owners(const struct st_status *s)
 			     age[0] ? " for " : "", age, r->output ? ", writing '" : "",
 			     r->output ? r->output : "", r->output ? "'" : "");
 		else
-			line(2, "flytrap recorder %d: dead%s%s%s (flytrap reset cleans up)", (int)r->pid,
+			line(2, "flytrap recorder %d: dead%s%s%s", (int)r->pid,
 			     r->output ? ", was writing '" : "", r->output ? r->output : "",
 			     r->output ? "'" : "");
 	}
