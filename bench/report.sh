@@ -42,7 +42,7 @@ cpu_time() {	# best user+sys and wall of 3 runs of "$@" > /dev/null
 	local best=999999 bestw=0 i t
 	for i in 1 2 3; do
 		/usr/bin/time -f '%U %S %e' -o "$work/t" "$@" > /dev/null 2>&1 || true
-		t=$(tail -1 "$work/t" | awk '{printf "%.3f %.3f", $1 + $2, $3}')
+		t=$(awk '{printf "%.3f %.3f", $1 + $2, $3}' "$work/t")
 		if awk -v a="${t% *}" -v b="$best" 'BEGIN{exit !(a < b)}'; then best=${t% *}; bestw=${t#* }; fi
 	done
 	echo "$best $bestw"
@@ -53,7 +53,7 @@ trace-cmd report -i "$file" > "$work/tc.txt" 2>/dev/null
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the listings differ" >&2; exit 1; }
 # trace-cmd 3.1.6 crashes in tracecmd_close() after a filtered listing of
 # some files, losing what stdio still buffered: line-buffered for the cmp
-stdbuf -oL trace-cmd report -F "$filter" -i "$file" > "$work/tc.txt" 2>/dev/null || true
+stdbuf -oL trace-cmd report -F "$filter" -i "$file" > "$work/tc.txt" 2>/dev/null
 "$ft" report -F "$filter" "$file" > "$work/ft.txt"
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the -F listings differ" >&2; exit 1; }
 shown=$(($(wc -l < "$work/ft.txt") - 1))

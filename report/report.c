@@ -1270,8 +1270,7 @@ static const char usage_text[] =
 	"  -L                 only local plugins (~/.local/lib/traceevent/plugins)\n"
 	"  -O PLUGIN:VAR=VAL  a plugin option\n"
 	"  -I, -S             hide events with the hardirq / softirq flag\n"
-	"  -l                 the latency format's columns\n"
-	"  -w                 wakeup latencies, and their summary at the end\n"
+	"  -l                 latency-format columns;  -w  wakeup latencies\n"
 	"  -t                 nanosecond timestamps\n"
 	"      --ts-offset NS add NS to the times of the -i before it\n"
 	"      --ts2secs HZ   the clock counts HZ ticks a second\n"
@@ -1279,10 +1278,8 @@ static const char usage_text[] =
 	"      --stat, --uname, --version (of the program that wrote the file)\n"
 	"      --cpus, --first-event, --last-event, --check-events\n"
 	"  -f, -E             functions (kallsyms), event types stored in the file\n"
-	"      --endian       byte orders: what trace-cmd report -e prints (here -e\n"
-	"                     selects events)\n"
-	"      --printk       printk formats: what trace-cmd report -P prints (here -P\n"
-	"                     selects pids)\n"
+	"      --endian       trace-cmd report's -e (here -e selects events)\n"
+	"      --printk       trace-cmd report's -P (here -P selects pids)\n"
 	"  -V, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
 
@@ -1942,11 +1939,11 @@ static int tracecmd_letter(int argc, char **argv)
 		bool none = i + 1 >= argc || looks_like_option(argv[i + 1]);
 
 		if (!strcmp(argv[i], "-e") && none)
-			return ft_usage_error("option '-e' needs a value, an event (flytrap's -e selects "
-					      "events); for the file's endianness, trace-cmd report's -e, use --endian");
+			return ft_usage_error("-e needs an event (flytrap's -e selects events); for the file's "
+					      "endianness, trace-cmd report's -e, use --endian");
 		if (!strcmp(argv[i], "-P") && none)
-			return ft_usage_error("option '-P' needs a value, a pid (flytrap's -P selects pids); "
-					      "for the printk formats, trace-cmd report's -P, use --printk");
+			return ft_usage_error("-P needs a pid (flytrap's -P selects pids); for the printk "
+					      "formats, trace-cmd report's -P, use --printk");
 	}
 	return 0;
 }
