@@ -51,9 +51,7 @@ cpu_time() {	# best user+sys and wall of 3 runs of "$@" > /dev/null
 trace-cmd report -i "$file" > "$work/tc.txt" 2>/dev/null
 "$ft" report "$file" > "$work/ft.txt"
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the listings differ" >&2; exit 1; }
-# trace-cmd 3.1.6 crashes in tracecmd_close() after a filtered listing of
-# some files, losing what stdio still buffered: line-buffered for the cmp
-stdbuf -oL trace-cmd report -F "$filter" -i "$file" > "$work/tc.txt" 2>/dev/null
+trace-cmd report -F "$filter" -i "$file" > "$work/tc.txt" 2>/dev/null
 "$ft" report -F "$filter" "$file" > "$work/ft.txt"
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the -F listings differ" >&2; exit 1; }
 shown=$(($(wc -l < "$work/ft.txt") - 1))

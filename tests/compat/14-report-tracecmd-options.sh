@@ -10,8 +10,8 @@
 # trace-cmd 3.1.6 ignores -F and --ts-offset given after a single -i (so
 # the filters here come before -i), applies --cpu to its handle slots (an
 # instance's CPUs count after the top buffer's, so `--cpu 1` hides the
-# instance's CPU 1: skipped on files with several buffers), and crashes at
-# its end after some filtered listings (compared line-buffered, counted).
+# instance's CPU 1: skipped on files with several buffers), and crashes on
+# some filters over files with a second buffer (counted, not compared).
 . "$TOP/tests/lib.sh"
 need_cmd trace-cmd
 need_fixtures
@@ -32,22 +32,17 @@ tc_run() {	# tc_run ARGS...: trace-cmd report into tc.txt, its exit code in tc_r
 }
 crashed=0 compared=0 lines=0
 compare() {	# compare LABEL ARGS...
-	local label=$1 k ft_rc n crashed_now=0
+	local label=$1 k ft_rc n
 	shift
 	tc_run "$@"
-	[ $tc_rc -ge 128 ] && crashed_now=1
 	if [ $tc_rc -ge 128 ]; then
-		# trace-cmd 3.1.6 crashes in tracecmd_close() after some filtered
-		# listings, losing what stdio buffered: the lines it printed count
 		crashed=$((crashed + 1))
-		stdbuf -oL trace-cmd report "$@" > "$TMP/tc.txt" 2>"$TMP/tc.err"
-		tc_rc=0
+		return
 	fi
 	"$FLYTRAP" report "$@" > "$TMP/ft.txt" 2>"$TMP/ft.err"
 	ft_rc=$?
 	for k in 1 2; do
 		cmp -s "$TMP/tc.txt" "$TMP/ft.txt" && break
-		[ $crashed_now = 1 ] && break
 		tc_run "$@"
 	done
 	n=$(wc -l < "$TMP/tc.txt")
@@ -63,27 +58,25 @@ compare() {	# compare LABEL ARGS...
 }
 
 # option sets as typed (filters before -i: see above); every file gets the
-# first list, a few files that hold what the options act on (irqs,
-# softirqs, stacks, wakeups, lost events, graph calls, BPF instances, v6
-# with 4-byte longs and without options) the second too
+# first list, files of at most 2000 lines the second too (time)
 opts=(
-	"-R" "-l" "-t --ts-diff" "-w" "-I -S" "--raw-ts" "--stat" "--first-event --last-event -t"
-	"-r 'sched.*'" "-F 'sched.*'" "-F '.*' -v -F '.*:common_pid==0'" "-T -F '.*:common_pid>10'"
+	"-R" "-l -R" "-t --ts-diff" "-w" "-N" "-I -S" "--raw-ts" "--align-ts" "--stat" "--cpus"
+	"--first-event --last-event -t" "-E" "-r 'sched.*'" "-F 'sched.*'"
+	"-F '.*' -v -F '.*:common_pid==0'" "-T -F '.*:common_pid>10'"
 )
-more_opts=(
-	"-l -R" "-t" "--ts-diff" "-l --ts-diff" "-N" "-L" "-I" "-S" "--nodate" "--align-ts"
-	"--ts2secs 1000000000" "--ts2secs 2000000000 -t" "--uname" "--version" "--cpus" "-E"
-	"-r '.*'" "-n sched_switch" "-N -R" "-O ftrace:parent=0" "-O ftrace:indent=1"
+small_opts=(
+	"-l" "-t" "--ts-diff" "-l --ts-diff" "-L" "-I" "-S" "--nodate" "--ts2secs 1000000000"
+	"--ts2secs 2000000000 -t" "--uname" "--version" "--first-event" "--last-event" "-r '.*'"
+	"-n sched_switch" "-N -R" "-O ftrace:parent=0" "-O ftrace:indent=1"
 	"-F '.*:common_pid!=0'" "-F '.*:common_pid>10&&common_pid<2000'"
 	"-F '.*:COMM~\"b*\"'" "-F '.*:!(common_pid==0)'"
 	"-F sched_switch,sched_wakeup -v -F sched_wakeup" "-F 'irq.*:irq==16||vec==1'"
 	"-F '.*:common_pid==0' -w" "-T -F sched_switch:prev_state==0 -v -F '.*:COMM==\"bash\"'"
 )
-more_files=" hebel23+driver__trace.dat TGVM+tutorial3LabSisop__trace.dat ARM-software+lisa__external_trappy_tests_trace_idle.dat rpt-sched.dat rpt-stacks.dat rpt-drops.dat rpt-bpf.dat lab-function-graph.dat "
 for f in "${files[@]}"; do
 	name=$(basename "$f")
 	set -- "${opts[@]}"
-	case "$more_files" in *" $name "*) set -- "$@" "${more_opts[@]}" ;; esac
+	[ "$(trace-cmd report -i "$f" 2>/dev/null | wc -l)" -le 2000 ] && set -- "$@" "${small_opts[@]}"
 	for o in "$@"; do
 		eval "set -- $o"
 		compare "$name" "$@" -i "$f"
@@ -121,7 +114,7 @@ for l in sys.stdin:
 	"$FLYTRAP" report -f -i "$f" > "$TMP/ft.txt" 2>/dev/null
 	cmp -s "$TMP/tc.txt" "$TMP/ft.txt" || fail "$name: -f differs from trace-cmd"
 done
-ok "single files: $compared runs identical ($lines lines), $crashed of them where trace-cmd crashed at its end"
+ok "single files: $compared runs identical ($lines lines), $crashed where trace-cmd crashed"
 
 # several -i: merged in time order with the per-file prefixes; --ts-offset
 # and -F belong to the -i before them (trace-cmd drops them after the first)
@@ -141,7 +134,7 @@ compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --stat
 compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --uname
 compare multi -i "$D/rpt-sched.dat" -i "$D/lab-kfunc.dat" --first-event --last-event
 compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts2secs 2000000000
-ok "several -i: $compared runs identical ($lines lines), $crashed of them where trace-cmd crashed at its end"
+ok "several -i: $compared runs identical ($lines lines), $crashed where trace-cmd crashed"
 # flytrap's --from/--to take the times as printed, after the offsets
 "$FLYTRAP" report -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset 5000000 > "$TMP/all.txt"
 "$FLYTRAP" report -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset 5000000 --from 10.015 --to 10.05 > "$TMP/win.txt"
