@@ -445,131 +445,6 @@ static void add_blktrace_event(struct rinput *in)
 	tep_parse_event(in->tep, buf, (unsigned long)n, "ftrace");
 }
 
-/*
- * Parse only the formats a filter can name: libtraceevent's filter looks
- * at the parsed events, and parsing every format of a file (a trace-cmd
- * file stores ~2000) costs more than listing a million events.  The event
- * part of a filter is split as tep_filter_add_filter_str() splits it
- * ("EV[,EV...]", each "SYSTEM/NAME" or "NAME", regexes matched whole and
- * case-blind, a lone NAME against systems too).
- */
-struct fmt_name {
-	char system[128], name[128];
-};
-struct name_scan {
-	struct fmt_name *v;
-	int n, cap;
-};
-
-static int collect_name(void *arg, const char *system, const char *text, size_t len)
-{
-	struct name_scan *ns = arg;
-	const char *p = memmem(text, len, "name: ", 6);
-	size_t n;
-
-	if (!p)
-		return 0;
-	p += 6;
-	n = strcspn(p, "\n");
-	if (n >= sizeof(ns->v->name) || (size_t)(p - text) + n > len || strlen(system) >= 128)
-		return 0;
-	if (ns->n == ns->cap) {
-		int cap = ns->cap ? ns->cap * 2 : 512;
-		struct fmt_name *v = realloc(ns->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ns->v = v;
-		ns->cap = cap;
-	}
-	memcpy(ns->v[ns->n].name, p, n);
-	ns->v[ns->n].name[n] = 0;
-	snprintf(ns->v[ns->n].system, sizeof(ns->v->system), "%s", system);
-	ns->n++;
-	return 0;
-}
-
-static char *trim(char *t)
-{
-	char *e;
-
-	while (isspace((unsigned char)*t))
-		t++;
-	e = t + strlen(t);
-	while (e > t && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return t;
-}
-
-/* 1: the event part of f names (system, name); 0: not; -1: a regex libtraceevent refuses too */
-static int filter_names(const char *f, const char *system, const char *name)
-{
-	const char *colon = strchr(f, ':');
-	size_t len = colon ? (size_t)(colon - f) : strlen(f);
-	char *part = strndup(f, len), *save = NULL, *ev;
-	int hit = 0;
-
-	if (!part)
-		return -1;
-	for (ev = strtok_r(part, ",", &save); ev && !hit; ev = strtok_r(NULL, ",", &save)) {
-		char *sp = NULL, *sys = strtok_r(ev, "/", &sp), *nm = strtok_r(NULL, "/", &sp), re[300];
-		regex_t sreg, ereg;
-
-		if (!sys)
-			continue;
-		if (!nm) {
-			nm = sys;
-			sys = NULL;
-		}
-		snprintf(re, sizeof(re), "^%s$", trim(nm));
-		if (regcomp(&ereg, re, REG_ICASE | REG_NOSUB)) {
-			hit = -1;
-			break;
-		}
-		if (sys) {
-			snprintf(re, sizeof(re), "^%s$", trim(sys));
-			if (regcomp(&sreg, re, REG_ICASE | REG_NOSUB)) {
-				regfree(&ereg);
-				hit = -1;
-				break;
-			}
-			hit = !regexec(&sreg, system, 0, NULL, 0) && !regexec(&ereg, name, 0, NULL, 0);
-			regfree(&sreg);
-		} else {
-			hit = !regexec(&ereg, system, 0, NULL, 0) || !regexec(&ereg, name, 0, NULL, 0);
-		}
-		regfree(&ereg);
-	}
-	free(part);
-	return hit;
-}
-
-static int load_filter_formats(struct rinput *in)
-{
-	struct name_scan ns = { 0 };
-	int i, k, err = 0;
-
-	if (fmt_reader_formats(in->r, collect_name, &ns) < 0 || !ns.n) {
-		free(ns.v);
-		return fmt_reader_load_formats(in->r);
-	}
-	for (i = 0; i < ns.n && !err; i++)
-		for (k = 0; k < in->nfstr; k++) {
-			int m = filter_names(in->fstr[k].text, ns.v[i].system, ns.v[i].name);
-
-			if (m < 0) {
-				err = 1;	/* libtraceevent gives the error: let it see everything */
-				break;
-			}
-			if (m) {
-				fmt_reader_find_event(in->r, ns.v[i].system, ns.v[i].name);
-				break;
-			}
-		}
-	free(ns.v);
-	return err ? fmt_reader_load_formats(in->r) : 0;
-}
-
 /* Build this file's filters; -T prints each event's filter as libtraceevent made it. */
 static int make_filters(struct report *rp, struct rinput *in)
 {
@@ -577,7 +452,7 @@ static int make_filters(struct report *rp, struct rinput *in)
 
 	if (!in->nfstr)
 		return 0;
-	if (load_filter_formats(in) < 0)
+	if (fmt_reader_load_formats(in->r) < 0)
 		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
 	add_blktrace_event(in);
 	in->pos = calloc(in->nfstr, sizeof(*in->pos));
