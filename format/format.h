@@ -402,18 +402,7 @@ struct fmt_iter;
 struct fmt_iter_opts {
 	uint64_t cpu_mask[4];	/* CPUs 0..255; all zero = every CPU */
 	uint64_t buffer_mask;	/* buffers 0..63; 0 = every buffer */
-	/*
-	 * trace-cmd report's time options; all zero = rec.ts as
-	 * fmt_reader_adjust_ts_cpu() gives it.  FMT_TS_RAW: the stamps as
-	 * stored (nothing below applies); FMT_TS_NODATE: without the DATE
-	 * option's offset; ts2secs_hz: ticks per second, replacing TSC2NSEC
-	 * (--ts2secs); ts_offset: added last (--ts-offset, --align-ts).
-	 */
-	unsigned ts_flags;
-	uint64_t ts2secs_hz;
-	int64_t ts_offset;
 };
-enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 
 /*
  * Iterate over events of all selected CPUs and buffers in timestamp order
