@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -575,6 +576,22 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 		signal(SIGALRM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_SETMASK, old_mask, NULL);
+		/*
+		 * Take the command's name now: until its exec this copy of
+		 * us runs traced, and whatever the kernel or a reader saw
+		 * first (a sched_switch's next_comm, saved_cmdlines) would
+		 * name every event of the command "flytrap".  exec sets the
+		 * same name (the file's base name), so nothing changes at it.
+		 */
+		{
+			const char *base = strrchr(s->o->cmd[0], '/');
+
+			prctl(PR_SET_NAME, base ? base + 1 : s->o->cmd[0], 0, 0, 0);
+		}
+		/* the parent waits for this byte: the name is set before tracing starts */
+		c = 'r';
+		if (write(errp[1], &c, 1) != 1)
+			_exit(126);
 		do {
 			r = read(go[0], &c, 1);
 		} while (r < 0 && errno == EINTR);
@@ -587,8 +604,18 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 		_exit(127);
 	}
 	close(go[0]);
+	close(errp[1]);
 	s->child = pid;
 	s->child_go = go[1];
+	{
+		char c;
+		ssize_t r;
+
+		do {
+			r = read(errp[0], &c, 1);
+		} while (r < 0 && errno == EINTR);
+		(void)r;	/* 0: the child died already; child_release finds out */
+	}
 	/*
 	 * Stop it at exit (and exec) only, never at syscalls: no cost while it
 	 * runs.  Where ptrace is refused, maps are still sampled every second.
@@ -609,7 +636,6 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 				strerror(errno));
 	}
 	s->child_err = errp[0];
-	close(errp[1]);
 	return 0;
 }
 

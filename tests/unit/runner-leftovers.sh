@@ -36,7 +36,16 @@ grep -q '^FAIL  tests/report/a-leak.sh .*left processes running' "$TMP/out" &&
 	ok "the leaking test is the one that fails" || fail "a-leak.sh not failed for its process"
 grep -q "left running: pid $leak: sleep 300" "$TMP/out" &&
 	ok "the leftover is named (pid $leak, sleep 300)" || fail "the leftover sleep is not listed"
-if [ -n "$leak" ] && kill -0 "$leak" 2>/dev/null; then
+# Alive: exists and is not a zombie (a CI container's pid 1 may never reap
+# what was reparented to it; a killed zombie holds nothing).  SIGKILL is
+# delivered at once but the exit takes a moment: wait up to 2 s.
+alive() {
+	local st
+	st=$(sed 's/^.*) //' /proc/"$1"/stat 2>/dev/null | cut -d' ' -f1)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+for _ in $(seq 20); do [ -n "$leak" ] && alive "$leak" || break; sleep 0.1; done
+if [ -n "$leak" ] && alive "$leak"; then
 	fail "the leftover $leak still runs"
 	kill -9 "$leak"
 else
