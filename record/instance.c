@@ -103,59 +103,6 @@ void rec_signals_restore(const sigset_t *old)
 
 /* ---- small file helpers ------------------------------------------------- */
 
-char *rec_read_file(const char *path, size_t *len)
-{
-	size_t cap = 8192, n = 0;
-	char *buf = NULL, *tmp;
-	int fd, err;
-	ssize_t r;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (;;) {
-		if (cap - n < 4096) {
-			if (cap > (size_t)1 << 30) {
-				err = EFBIG;
-				goto fail;
-			}
-			tmp = realloc(buf, cap * 2);
-			if (!tmp) {
-				err = ENOMEM;
-				goto fail;
-			}
-			buf = tmp;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	errno = err;
-	return NULL;
-}
-
 static int write_file(const char *path, const char *text, bool append)
 {
 	size_t len = strlen(text);
@@ -921,32 +868,3 @@ void rec_instance_release(struct rec_instance *ri)
 
 /* ---- leftovers ------------------------------------------------------------- */
 
-bool rec_pid_is_recorder(pid_t pid)
-{
-	char path[64], *comm, exe[4096];
-	const char *base;
-	ssize_t n;
-	bool yes = false;
-
-	if (pid <= 0)
-		return false;
-	if (kill(pid, 0) && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	comm = rec_read_file(path, NULL);
-	if (comm) {
-		yes = !strncmp(comm, "flytrap", 7);
-		free(comm);
-		if (yes)
-			return true;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		base = strrchr(exe, '/');
-		base = base ? base + 1 : exe;
-		yes = !strncmp(base, "flytrap", 7);
-	}
-	return yes;
-}

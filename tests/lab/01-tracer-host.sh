@@ -15,7 +15,7 @@ pkg-config --exists libtracefs || skip "libtracefs is not installed"
 CF="-fsanitize=address,undefined -fno-sanitize-recover=undefined -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local -Wformat=2 -Wno-format-nonliteral -Werror -D_GNU_SOURCE"
 # shellcheck disable=SC2046
 cc $CF -I"$TOP" -I"$TOP/format" $(pkg-config --cflags libtracefs) -o "$TMP/tracer-check" \
-	"$TOP/tests/lab/lib/tracer-check.c" "$TOP/record/tracer.c" "$TOP/record/state.c" $(pkg-config --libs libtracefs) \
+	"$TOP/tests/lab/lib/tracer-check.c" "$TOP/record/tracer.c" "$TOP/record/state.c" -DFT_NO_MAIN "$TOP/flytrap.c" $(pkg-config --libs libtracefs) \
 	>"$TMP/cc.log" 2>&1 || { cat "$TMP/cc.log"; echo "FAIL: cannot build tracer-check"; exit 1; }
 TC=$TMP/tracer-check
 

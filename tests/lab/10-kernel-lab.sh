@@ -75,7 +75,7 @@ LAB_SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-
 CFLAGS_LAB="-std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wshadow=local -Wformat=2 -Wno-format-nonliteral -Werror -D_GNU_SOURCE"
 # shellcheck disable=SC2046
 cc $CFLAGS_LAB $LAB_SAN -I"$TOP" -I"$TOP/format" $(pkg-config --cflags libtracefs) -o "$TMP/tracer-check" \
-	"$LAB/tracer-check.c" "$TOP/record/tracer.c" "$TOP/record/state.c" $(pkg-config --libs libtracefs) >"$TMP/cc.log" 2>&1 ||
+	"$LAB/tracer-check.c" "$TOP/record/tracer.c" "$TOP/record/state.c" -DFT_NO_MAIN "$TOP/flytrap.c" $(pkg-config --libs libtracefs) >"$TMP/cc.log" 2>&1 ||
 	{ cat "$TMP/cc.log"; echo "FAIL: cannot build tracer-check"; exit 1; }
 
 R=$TMP/root
