@@ -65,5 +65,7 @@ else
 	fail "bpf SIGKILL: never started: $(head -c 300 /tmp/kfkill.err)"
 	$FT reset >/dev/null 2>&1
 fi
-same_state "bpf kprobe SIGKILL + flytrap reset"
+$FT recover /tmp/kfkill.dat >/tmp/kfrecover.txt 2>&1 && ok "bpf SIGKILL: flytrap recover of the killed recording" ||
+	fail "bpf SIGKILL: flytrap recover /tmp/kfkill.dat: $(head -c 300 /tmp/kfrecover.txt)"
+same_state "bpf kprobe SIGKILL + flytrap reset + recover"
 kprobes_clean "bpf kprobe SIGKILL"
