@@ -73,6 +73,8 @@ enum fmt_option_id {
 	FMT_OPT_FT_DIGEST = 0x4621,
 	/* text "key=value\n": where a slice came from and the state at its cut (slice.c) */
 	FMT_OPT_FT_SLICE = 0x4622,
+	/* text "key=value\n": the files a merge joined (merge.c) */
+	FMT_OPT_FT_MERGE = 0x4623,
 
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,

@@ -535,6 +535,7 @@ static void print_text(struct info *inf, const char *path)
 		cpustat_lines(inf, stdout, false);
 	}
 	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
+	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
 	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++) {
 		const char *p = o->data, *end = p + strnlen(o->data, o->size);
 
@@ -723,6 +724,8 @@ static void print_json(struct info *inf, const char *path)
 	json_kv_options(inf, FMT_OPT_FT_RECSTATS);
 	printf(",\"slice\":");
 	share_kv_json(inf, FMT_OPT_FT_SLICE);
+	printf(",\"merge\":");
+	share_kv_json(inf, FMT_OPT_FT_MERGE);
 	printf("}\n");
 }
 
