@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "flytrap.h"
 #include "format.h"
@@ -81,6 +82,7 @@ struct merge {
 	int n;
 	const char *out_path;
 	bool json;
+	bool join;			/* positional files of a command: one rotation, no holes */
 	bool one_recording;
 	int maxcpu;
 	int nout;			/* output buffers */
@@ -516,6 +518,13 @@ static int check_inputs(struct merge *m)
 			return ft_error("cannot merge '%s': a latency-format (text) file has no events",
 					s->path);
 	}
+	for (int i = 1; m->join && i < m->n; i++)
+		if (!m->s[0].trace_id[0] || strcmp(m->s[i].trace_id, m->s[0].trace_id) || m->s[i].seq < 0 ||
+		    m->s[0].seq < 0)
+			return ft_usage_error("several files are read as the segments of one rotation; "
+					      "'%s' and '%s' are not (analyze each alone, "
+					      "list them with 'flytrap report -i A -i B', or merge them)",
+					      m->s[0].path, m->s[i].path);
 	for (int i = 1; i < m->n; i++) {
 		const struct fmt_info *b = m->s[i].in;
 		const char *why = NULL;
@@ -574,6 +583,11 @@ static int check_inputs(struct merge *m)
 						      m->s[i - 1].path, m->s[i].path,
 						      strcmp(m->s[0].mode, "flight") ? "segment" : "dump",
 						      m->s[i].seq);
+			if (strcmp(m->s[0].mode, "flight") && m->s[i].seq != m->s[i - 1].seq + 1 && m->join)
+				return ft_usage_error("'%s' (segment %ld) does not follow '%s' (segment %ld): "
+						      "segments %ld to %ld are missing", m->s[i].path,
+						      m->s[i].seq, m->s[i - 1].path, m->s[i - 1].seq,
+						      m->s[i - 1].seq + 1, m->s[i].seq - 1);
 			if (strcmp(m->s[0].mode, "flight") && m->s[i].seq != m->s[i - 1].seq + 1)
 				ft_warn("segments %ld to %ld of the rotation are missing: the merged file "
 					"has a hole there", m->s[i - 1].seq + 1, m->s[i].seq - 1);
@@ -1122,57 +1136,95 @@ static void merge_release(struct merge *m)
 	free(m->s);
 }
 
-int cmd_merge(int argc, char **argv)
+/* Open the inputs and decide how they join; 0 or an exit code after the message. */
+static int merge_open(struct merge *m)
 {
-	struct merge m = { 0 };
 	struct stat so;
-	bool have_out;
-	int rc, err;
+	bool have_out = m->out_path && stat(m->out_path, &so) == 0;
+	int err;
 
-	if ((rc = parse_args(&m, argc, argv)))
-		goto out;
-	have_out = stat(m.out_path, &so) == 0;
-	for (int i = 0; i < m.n; i++) {
+	for (int i = 0; i < m->n; i++) {
 		struct stat si;
 		char *open_err = NULL;
 
-		if (have_out && stat(m.s[i].path, &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino) {
-			rc = ft_usage_error("the output '%s' is the input '%s'", m.out_path, m.s[i].path);
-			goto out;
-		}
+		if (have_out && stat(m->s[i].path, &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino)
+			return ft_usage_error("the output '%s' is the input '%s'", m->out_path, m->s[i].path);
 		for (int k = 0; k < i; k++) {
 			struct stat sk;
 
-			if (stat(m.s[i].path, &si) == 0 && stat(m.s[k].path, &sk) == 0 &&
-			    si.st_dev == sk.st_dev && si.st_ino == sk.st_ino) {
-				rc = ft_usage_error("'%s' is given twice", m.s[i].path);
-				goto out;
-			}
+			if (stat(m->s[i].path, &si) == 0 && stat(m->s[k].path, &sk) == 0 &&
+			    si.st_dev == sk.st_dev && si.st_ino == sk.st_ino)
+				return ft_usage_error("'%s' is given twice", m->s[i].path);
 		}
-		err = fmt_reader_open(m.s[i].path, FMT_OPEN_LAZY_FORMATS, &m.s[i].r, &open_err);
+		err = fmt_reader_open(m->s[i].path, FMT_OPEN_LAZY_FORMATS, &m->s[i].r, &open_err);
 		if (err) {
-			rc = ft_error("%s", open_err ? open_err : strerror(-err));
+			ft_error("%s", open_err ? open_err : strerror(-err));
 			free(open_err);
-			goto out;
+			return EXIT_FAIL;
 		}
-		m.s[i].in = fmt_reader_info(m.s[i].r);
+		m->s[i].in = fmt_reader_info(m->s[i].r);
 	}
-	if ((rc = check_inputs(&m)))
-		goto out;
-	for (int i = 0; i < m.n; i++)
-		if ((rc = src_shift(&m, &m.s[i])))
-			goto out;
-	err = plan_buffers(&m);
-	if (err) {
-		rc = err == -EINVAL ? EXIT_USAGE : err == -ECANCELED ? EXIT_FAIL : ft_error("out of memory");
-		goto out;
-	}
-	err = write_merge(&m);
-	rc = err ? EXIT_FAIL : EXIT_OK;
-	if (!err)
+	return check_inputs(m);
+}
+
+/* Shift, buffers, the file; 0 or an exit code after the message. */
+static int merge_write(struct merge *m)
+{
+	int rc, err;
+
+	for (int i = 0; i < m->n; i++)
+		if ((rc = src_shift(m, &m->s[i])))
+			return rc;
+	err = plan_buffers(m);
+	if (err)
+		return err == -EINVAL ? EXIT_USAGE : err == -ECANCELED ? EXIT_FAIL : ft_error("out of memory");
+	return write_merge(m) ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge m = { 0 };
+	int rc;
+
+	if (!(rc = parse_args(&m, argc, argv)) && !(rc = merge_open(&m)) && !(rc = merge_write(&m)))
 		print_summary(&m);
-out:
 	merge_release(&m);
 	return ft_finish_stdout(rc);
+}
+
+int rpt_join_segments(char *const *paths, int n, char **tmp_path)
+{
+	struct merge m = { 0 };
+	const char *dir = getenv("TMPDIR");
+	char *out = NULL;
+	int rc;
+
+	*tmp_path = NULL;
+	m.s = calloc((size_t)n, sizeof(*m.s));
+	if (!m.s)
+		return ft_error("out of memory");
+	for (int i = 0; i < n; i++) {
+		m.s[i].path = paths[i];
+		m.s[i].seq = -1;
+	}
+	m.n = n;
+	m.join = true;
+	rc = merge_open(&m);
+	if (!rc && asprintf(&out, "%s/flytrap-joined-%d.dat", dir && *dir ? dir : "/tmp", (int)getpid()) < 0) {
+		out = NULL;
+		rc = ft_error("out of memory");
+	}
+	if (!rc) {
+		m.out_path = out;
+		ft_info("reading %d files of one recording through '%s'", n, out);
+		rc = merge_write(&m);
+	}
+	merge_release(&m);
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	*tmp_path = out;
+	return 0;
 }

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "flytrap.h"
 #include "replay.h"
+#include "share.h"
 
 #define FILTERS_HELP \
 	"  --from T, --to T   only events from / up to time T, as the analyzers print\n" \
@@ -1357,22 +1359,21 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 {
 	struct rpt_opts o;
 	struct fmt_reader *r = NULL;
-	char *msg = NULL;
-	int i, rc, ret;
+	char *msg = NULL, **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	char *joined = NULL, *label = NULL;
+	int i, rc, ret, npaths = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
+	if (!paths)
+		return ft_error("out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--")) {
-			/* the end of the options: what follows is the file */
-			if (i + 2 < argc || (o.path && i + 1 < argc)) {
-				rpt_opts_release(&o);
-				return ft_usage_error("one input file only");
-			}
-			if (i + 1 < argc)
-				o.path = argv[i + 1];
+			/* the end of the options: what follows are the files */
+			while (++i < argc)
+				paths[npaths++] = argv[i];
 			break;
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1393,29 +1394,43 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 			continue;
 		if (rc) {
 			rpt_opts_release(&o);
+			free(paths);
 			return rc;
 		}
 		if (a[0] == '-' && a[1]) {
 			rpt_opts_release(&o);
+			free(paths);
 			return ft_usage_error("unknown option '%s'", a);
 		}
-		if (o.path) {
-			rpt_opts_release(&o);
-			return ft_usage_error("one input file only ('%s' and '%s')", o.path, a);
-		}
-		o.path = a;
+		paths[npaths++] = argv[i];
 	}
-	if (!o.path)
-		o.path = "trace.dat";
+	o.path = npaths ? paths[0] : "trace.dat";
+	if (npaths > 1 &&
+	    asprintf(&label, "%s..%s", paths[0], strrchr(paths[npaths - 1], '/') ? strrchr(paths[npaths - 1], '/') + 1
+								   : paths[npaths - 1]) >= 0)
+		o.path = label;
 	if (c->check) {
 		rc = c->check(c->arg, &o);
 		if (rc) {
 			rpt_opts_release(&o);
+			free(paths);
+			free(label);
 			return rc;
 		}
 	}
-
-	rc = fmt_reader_open(o.path, 0, &r, &msg);
+	/* several files: the segments of one rotation, read as one recording (decision 8) */
+	if (npaths > 1 && (rc = rpt_join_segments(paths, npaths, &joined))) {
+		rpt_opts_release(&o);
+		free(paths);
+		free(label);
+		return rc;
+	}
+	free(paths);
+	rc = fmt_reader_open(joined ? joined : o.path, 0, &r, &msg);
+	if (joined) {
+		unlink(joined);	/* the reader holds it open; nothing is left behind */
+		free(joined);
+	}
 	if (rc) {
 		if (msg)
 			ft_error("%s", msg);	/* the reader's message names the file */
@@ -1423,6 +1438,7 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 			ft_error("cannot open '%s': %s", o.path, strerror(-rc));
 		free(msg);
 		rpt_opts_release(&o);
+		free(label);
 		return EXIT_FAIL;
 	}
 	ret = rpt_opts_resolve(&o, r);
@@ -1434,6 +1450,7 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 	}
 	fmt_reader_close(r);
 	rpt_opts_release(&o);
+	free(label);
 	return finish_stdout(ret);
 }
 

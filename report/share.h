@@ -68,4 +68,14 @@ void rpt_enc_release(struct rpt_enc *e);
 char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, int pid), void *arg,
 			  size_t *out_len);
 
+/*
+ * Design decision 8: several files given to a command are the segments of
+ * one rotation (or the dumps of one flight recorder), read as one
+ * recording.  Joins them (merge.c) into a temporary file under $TMPDIR
+ * (*tmp_path, malloc'd; the caller removes it, best right after opening
+ * it).  0, or an exit code after the message: 2 when the files are not the
+ * consecutive segments of one recording.
+ */
+int rpt_join_segments(char *const *paths, int n, char **tmp_path);
+
 #endif

@@ -47,6 +47,29 @@ grep -q 'merge_kind=one_recording' rot.info && grep -q "sources=${#segs[@]}" rot
 	ok "info shows what was merged" || { fail "info does not show the merge"; head -40 rot.info; }
 "$FLYTRAP" verify rot.dat >/dev/null 2>&1 && ok "verify: the merged file is whole" || fail "verify failed on rot.dat"
 
+# several files given to an analyzer are read as one recording (design decision 8)
+"$FLYTRAP" drops --json rot.dat >drops-merged.json 2>/dev/null
+"$FLYTRAP" drops --json "${rev[@]}" >drops-segs.json 2>drops-segs.err
+rc=$?
+if [ $rc = 0 ] && python3 - drops-merged.json drops-segs.json <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def strip(d):
+    # the input's name differs: everything else must be the same
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items() if k not in ("file", "path", "input")}
+    if isinstance(d, list):
+        return [strip(v) for v in d]
+    return d
+assert strip(a) == strip(b), "differ"
+EOF
+then ok "drops on the ${#segs[@]} segments gives what it gives on their merge"
+else fail "drops on the segments (exit $rc) differs from drops on the merged file"; head -3 drops-segs.err; fi
+"$FLYTRAP" overhead "${segs[0]}" "${segs[2]}" >/dev/null 2>gap.err
+rc=$?
+[ $rc = 2 ] && grep -q 'missing' gap.err && ok "a segment missing between two given: exit 2 ($(cut -c1-60 gap.err))" ||
+	{ fail "segments with a gap: exit $rc"; cat gap.err; }
+
 # ---- two flight dumps with overlapping windows -----------------------------------------
 "$FLYTRAP" record -q --flight 30s --after 0.2s -e syscalls:sys_enter_getppid -o fl.dat \
 	-- "$STORM" 240000 1 60000 >/dev/null 2>fl.err &
@@ -102,6 +125,11 @@ n2=$(grep -c '^second: .*sys_enter_getppid' both.txt)
 "$FLYTRAP" report both.dat 2>/dev/null | tail -n +2 | sed -e 's/^ *//' -e 's/  */ /g' >both.ft
 cmp -s both.txt both.ft && ok "flytrap report prints the merged file as trace-cmd does" ||
 	{ fail "flytrap report differs from trace-cmd on the merged file"; diff both.txt both.ft | head -4; }
+
+"$FLYTRAP" callgraph one.dat two.dat >/dev/null 2>two-an.err
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <two-an.err)" = 1 ] && grep -q 'report -i' two-an.err &&
+	ok "two recordings given to an analyzer: exit 2 naming report -i" || { fail "callgraph one.dat two.dat: exit $rc"; cat two-an.err; }
 
 # ---- refused ------------------------------------------------------------------------------
 "$FLYTRAP" merge "${segs[0]}" one.dat -o bad.dat >/dev/null 2>bad.err

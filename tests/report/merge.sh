@@ -113,6 +113,15 @@ usage a.dat b.dat --name nosuch.dat=x -o u.dat
 usage a.dat b.dat -o
 usage a.dat b.dat --name a.dat=same --name b.dat=same -o u.dat
 
+# an analyzer given two recordings (not one rotation): exit 2, one line naming report -i
+for cmd in overhead callgraph drops export analyze; do
+	"$F" $cmd a.dat b.dat >/dev/null 2>an.err
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <an.err)" = 1 ] && grep -q 'report -i A -i B' an.err ||
+		{ fail "$cmd a.dat b.dat: exit $rc: $(cat an.err)"; continue; }
+done
+ok "overhead, callgraph, drops, export, analyze on two recordings: exit 2 naming report -i"
+
 # a damaged input: the merge fails and leaves no output
 sz=$(stat -c %s b.dat)
 head -c $((sz * 2 / 3)) b.dat >cut.dat
