@@ -23,6 +23,7 @@
 
 #include "flytrap.h"
 #include "replay.h"
+#include "share.h"
 
 #define MAX_WINDOWS_AUTO 20
 #define FINE_MAX 20000		/* fine buckets kept before coarsening (auto windows) */
@@ -390,31 +391,10 @@ static void extra_release(struct extra *x)
 	free(x->rec_vals);
 }
 
-/* Value of "key=" in a key=value text option, malloc'd, or NULL. */
+/* Value of "key=" in the file's flytrap metadata, malloc'd, or NULL. */
 static char *meta_value(const struct rpt_ctx *ctx, const char *key)
 {
-	const struct fmt_option *o;
-	size_t kl = strlen(key);
-	int n;
-
-	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-
-			if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == '=') {
-				size_t vl = (size_t)(le - p) - kl - 1;
-
-				while (vl && (p[kl + 1 + vl - 1] == 0 || p[kl + 1 + vl - 1] == '\r'))
-					vl--;
-				return strndup(p + kl + 1, vl);
-			}
-			p = nl ? nl + 1 : end;
-		}
-	}
-	return NULL;
+	return rpt_meta_value(ctx->r, key);
 }
 
 /*

@@ -97,35 +97,16 @@ struct merge {
 
 /* ---- the files' own metadata ---------------------------------------------------- */
 
-/* The value of KEY in the file's flytrap metadata (the last one given), or 0. */
+/* The value of KEY in the file's flytrap metadata into buf: 1, or 0 when absent. */
 static int meta_get(struct fmt_reader *r, const char *key, char *buf, size_t size)
 {
-	const struct fmt_option *o;
-	size_t kl = strlen(key);
-	int found = 0;
+	char *v = rpt_meta_value(r, key);
 
-	for (int i = 0; (o = fmt_reader_option(r, FMT_OPT_FT_META, i)); i++) {
-		const char *p = o->data, *end = p + o->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-
-			if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == '=') {
-				size_t vl = (size_t)(le - p) - kl - 1;
-
-				while (vl && p[kl + 1 + vl - 1] == '\0')
-					vl--;
-				if (vl >= size)
-					vl = size - 1;
-				memcpy(buf, p + kl + 1, vl);
-				buf[vl] = '\0';
-				found = 1;
-			}
-			p = nl ? nl + 1 : end;
-		}
-	}
-	return found;
+	if (!v)
+		return 0;
+	snprintf(buf, size, "%s", v);
+	free(v);
+	return 1;
 }
 
 /* The address of _text (or _stext) in a kallsyms text, 0 if absent. */
@@ -1050,23 +1031,9 @@ static int write_merge(struct merge *m)
 	}
 	if (err)
 		goto fail;
-	err = fmt_writer_close(w);
-	if (err) {
-		ft_error("cannot write '%s': %s", m->out_path, strerror(-err));
-		rpt_out_abort(tmp);
-		return -ECANCELED;
-	}
-	err = rpt_out_commit(tmp, m->out_path);
-	if (err)
-		return ft_error("cannot rename the output into '%s': %s", m->out_path, strerror(-err)),
-		       -ECANCELED;
-	return 0;
+	return rpt_out_finish(w, tmp, m->out_path);
 fail:
-	ft_error("cannot write '%s' (%s): %s", m->out_path, what,
-		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
-	fmt_writer_abort(w);
-	rpt_out_abort(tmp);
-	return -ECANCELED;
+	return rpt_out_fail(w, tmp, m->out_path, what, err);
 }
 
 /* ---- the summary ------------------------------------------------------------------------ */

@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "flytrap.h"
 #include "convert.h"
 #include "share.h"
 
@@ -203,4 +204,53 @@ char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, 
 	out[o] = '\0';
 	*out_len = o;
 	return out;
+}
+
+char *rpt_meta_value(struct fmt_reader *r, const char *key)
+{
+	const struct fmt_option *o;
+	size_t kl = strlen(key);
+
+	for (int n = 0; (o = fmt_reader_option(r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+
+			if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == '=') {
+				size_t vl = (size_t)(le - p) - kl - 1;
+
+				while (vl && (p[kl + 1 + vl - 1] == 0 || p[kl + 1 + vl - 1] == '\r'))
+					vl--;
+				return strndup(p + kl + 1, vl);
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	return NULL;
+}
+
+int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out)
+{
+	int err = fmt_writer_close(w);
+
+	if (err) {
+		ft_error("cannot write '%s': %s", out, strerror(-err));
+		rpt_out_abort(tmp);
+		return -ECANCELED;
+	}
+	err = rpt_out_commit(tmp, out);
+	if (err)
+		return ft_error("cannot rename the output into '%s': %s", out, strerror(-err)), -ECANCELED;
+	return 0;
+}
+
+int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *what, int err)
+{
+	ft_error("cannot write '%s' (%s): %s", out, what,
+		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
+	fmt_writer_abort(w);
+	rpt_out_abort(tmp);
+	return -ECANCELED;
 }

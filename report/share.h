@@ -23,6 +23,18 @@ int rpt_out_commit(char *tmp, const char *out);
 /* Remove tmp and free it. */
 void rpt_out_abort(char *tmp);
 
+/*
+ * The end of writing OUT through tmp: close the writer and rename tmp into
+ * place (0), or say why and remove tmp (-ECANCELED).  rpt_out_fail(): say
+ * what failed (the writer's message, else err), abort the writer, remove
+ * tmp; -ECANCELED.
+ */
+int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out);
+int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *what, int err);
+
+/* The value of KEY in the file's flytrap metadata (its first one), malloc'd, or NULL. */
+char *rpt_meta_value(struct fmt_reader *r, const char *key);
+
 /* Writer options that keep r's byte order, long size and page size. */
 void rpt_writer_opts_like(const struct fmt_info *in, struct fmt_writer_opts *wo);
 

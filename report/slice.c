@@ -774,24 +774,10 @@ static int write_slice(struct slice *s)
 	if (err)
 		goto fail;
 	free(cmdl);
-	err = fmt_writer_close(w);
-	if (err) {
-		ft_error("cannot write '%s': %s", s->out_path, strerror(-err));
-		rpt_out_abort(tmp);
-		return -ECANCELED;
-	}
-	err = rpt_out_commit(tmp, s->out_path);
-	if (err)
-		return ft_error("cannot rename the output into '%s': %s", s->out_path, strerror(-err)),
-		       -ECANCELED;
-	return 0;
+	return rpt_out_finish(w, tmp, s->out_path);
 fail:
-	ft_error("cannot write '%s' (%s): %s", s->out_path, what,
-		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
 	free(cmdl);
-	fmt_writer_abort(w);
-	rpt_out_abort(tmp);
-	return -ECANCELED;
+	return rpt_out_fail(w, tmp, s->out_path, what, err);
 }
 
 static void print_summary(const struct slice *s)
