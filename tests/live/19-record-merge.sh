@@ -8,7 +8,8 @@
 #  - two recordings made one after another become one buffer each, every
 #    source's events printing in trace-cmd as they did alone, the per-source
 #    counts equal to the inputs';
-#  - mixing a rotation segment with another recording is refused (exit 2).
+#  - mixing the segments of a rotation with another recording is refused
+#    (exit 2); one segment and another recording are two recordings.
 . "$(dirname "$0")/../lib.sh"
 need_tracefs
 need_cmd trace-cmd
@@ -24,12 +25,18 @@ lines() { trace-cmd report -i "$1" 2>/dev/null | tail -n +2 | sed -e 's/^ *//' -
 
 # ---- a rotation ------------------------------------------------------------------------
 N=300000 RATE=60000	# 5 s
-"$FLYTRAP" record -q --rotate 1M -e syscalls:sys_enter_getppid -e raw_syscalls:sys_enter \
+"$FLYTRAP" record -q --rotate 1s -e syscalls:sys_enter_getppid -e raw_syscalls:sys_enter \
 	-o r.dat -- "$STORM" $N 1 $RATE >/dev/null 2>rec.err || { cat rec.err; fail "record --rotate failed"; }
 mapfile -t segs < <(ls r-*.dat 2>/dev/null)
 [ ${#segs[@]} -ge 3 ] && ok "${#segs[@]} rotation segments" || fail "only ${#segs[@]} segments"
-sum=0
-for f in "${segs[@]}"; do sum=$((sum + $(lines "$f" | wc -l))); done
+sum=0 calls=0
+for f in "${segs[@]}"; do
+	lines "$f" >"$f.txt"
+	sum=$((sum + $(wc -l <"$f.txt")))
+	calls=$((calls + $(grep -c ': sys_enter_getppid:' "$f.txt")))
+done
+# what the segments hold is the reference (a loss while recording is 17-record-rotate's business)
+[ "$calls" != "$N" ] && echo "note: the segments hold $calls of the $N getppid calls (lost while recording)"
 # given in reverse: merge orders them by their segment numbers
 rev=()
 for ((i = ${#segs[@]} - 1; i >= 0; i--)); do rev+=("${segs[$i]}"); done
@@ -38,7 +45,8 @@ rc=$?
 [ $rc = 0 ] && ok "merge of the segments exits 0" || { fail "merge exited $rc"; cat rot.err; }
 lines rot.dat >rot.txt
 n=$(grep -c ': sys_enter_getppid:' rot.txt)
-[ "$n" = "$N" ] && ok "every getppid call once in the merged file: $n" || fail "$n getppid events, $N calls made"
+[ "$n" = "$calls" ] && ok "every getppid event of the segments once in the merged file: $n" ||
+	fail "$n getppid events in the merged file, $calls in the segments"
 [ "$(wc -l <rot.txt)" = "$sum" ] && ok "the merged file has the segments' $sum lines" ||
 	fail "the merged file has $(wc -l <rot.txt) lines, the segments $sum"
 grep -q '"kind":"one_recording"' rot.json && ok "the summary calls it one recording" || fail "summary: $(cat rot.json)"
@@ -132,9 +140,9 @@ rc=$?
 	ok "two recordings given to an analyzer: exit 2 naming report -i" || { fail "callgraph one.dat two.dat: exit $rc"; cat two-an.err; }
 
 # ---- refused ------------------------------------------------------------------------------
-"$FLYTRAP" merge "${segs[0]}" one.dat -o bad.dat >/dev/null 2>bad.err
+"$FLYTRAP" merge "${segs[0]}" "${segs[1]}" one.dat -o bad.dat >/dev/null 2>bad.err
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <bad.err)" = 1 ] && [ ! -e bad.dat ] &&
-	ok "a rotation segment with another recording: exit 2, one line, no output" ||
-	{ fail "segment + other recording: exit $rc"; cat bad.err; }
+	ok "two segments of a rotation with another recording: exit 2, one line, no output" ||
+	{ fail "segments + other recording: exit $rc"; cat bad.err; }
 finish
