@@ -404,6 +404,19 @@ struct fmt_iter;
 struct fmt_iter_opts {
 	uint64_t cpu_mask[4];	/* CPUs 0..255; all zero = every CPU */
 	uint64_t buffer_mask;	/* buffers 0..63; 0 = every buffer */
+	/*
+	 * The time index: with seek set, each stream starts at its last
+	 * chunk (compressed) or page (uncompressed) that begins before
+	 * seek_ts (an adjusted time, as rec.ts), found by a binary search on
+	 * the pages' time stamps, so what lies before is neither read nor
+	 * decompressed.  Events before seek_ts may still be returned (the
+	 * rest of that chunk): the caller filters.  Loss markers before it
+	 * are not seen, so analyzers that need the state before a window
+	 * must not seek.  A stream whose stamps are not in order is read
+	 * from its start.
+	 */
+	bool seek;
+	uint64_t seek_ts;
 };
 
 /*
@@ -423,6 +436,12 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
  */
 int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev);
 int fmt_iter_errors(const struct fmt_iter *it);	/* count of stream errors so far */
+/*
+ * Bytes of event data the reader has handed to the iterators so far:
+ * decompressed bytes of chunks, bytes read of uncompressed pages (the
+ * seek's probes included).  What a time-window query costs.
+ */
+uint64_t fmt_reader_data_bytes(const struct fmt_reader *r);
 
 /*
  * Look ahead: the event that would come next from one buffer (after the

@@ -59,6 +59,7 @@ struct fmt_reader {
 
 	uint64_t err_off;	/* byte offset named by the last error */
 	struct fmt_sums *sums;	/* checksums option, decoded on first use (sums.c) */
+	uint64_t data_bytes;	/* see fmt_reader_data_bytes() */
 };
 
 void fmt_sums_free(struct fmt_sums *t);

@@ -63,6 +63,10 @@ struct stream {
 	int skip_err;		/* a skip to report before this stream's next event */
 	uint8_t *sumbuf;	/* raw bytes of the chunk being checked */
 	size_t sumbuf_cap;
+
+	bool seek_pending;	/* the time index: find the start on the first load */
+	uint64_t seek_ts;
+	uint64_t data_offset;	/* of the stream's data (cd->offset) */
 };
 
 struct fmt_iter {
@@ -212,6 +216,180 @@ static int load_page(struct stream *s)
 	return ret;
 }
 
+/* ---- the time index -------------------------------------------------------------- */
+
+/*
+ * The time index is the data itself: a ring-buffer page's header holds
+ * the time stamp of its first event, and every event of the pages before
+ * it is no later (the kernel stamps a page when it starts writing it).
+ * So the pages, or the first pages of the chunks, are a sorted index, and
+ * a binary search on them finds where a window starts: log2(chunks)
+ * chunks decompressed instead of all of them.  No option stores it, so
+ * trace-cmd's files have it too.
+ */
+
+/* Adjusted time of the first page of chunk k ({csize, usize} at off): 0 ok, <0 error. */
+static int chunk_first_ts(struct stream *s, uint64_t off, uint64_t *ts)
+{
+	struct fmt_reader *r = s->r;
+	void *out = NULL;
+	uint32_t usize;
+	uint64_t used;
+	int err = fmt_read_zblock(r, s->z, off, r->info.file_size - off, FMT_MAX_CHUNK, &out, &usize,
+				  &used);
+
+	if (!err && usize < s->page_size)
+		err = -EBADMSG;
+	if (!err) {
+		r->data_bytes += usize;
+		*ts = fmt_reader_adjust_ts_cpu(r, fmt_get64(s->be, out), s->buffer, s->cpu);
+	}
+	free(out);
+	return err;
+}
+
+static int page_first_ts(struct stream *s, uint64_t off, uint64_t *ts)
+{
+	uint8_t h[8];
+	int err = fmt_rread(s->r, off, h, 8);
+
+	if (!err) {
+		s->r->data_bytes += 8;
+		*ts = fmt_reader_adjust_ts_cpu(s->r, fmt_get64(s->be, h), s->buffer, s->cpu);
+	}
+	return err;
+}
+
+/*
+ * The last of n entries whose time is before t, by binary search (-1: none
+ * is, or the times met were out of order: read from the start).
+ */
+static long index_search(struct stream *s, long n, uint64_t t, const void *ctx,
+			 int (*first_ts)(struct stream *s, const void *ctx, long k, uint64_t *ts))
+{
+	long lo = 0, hi = n - 1, best = -1;
+	uint64_t best_ts = 0, above_ts = UINT64_MAX, ts;
+
+	while (lo <= hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (first_ts(s, ctx, mid, &ts))
+			return -1;	/* damaged: the ordinary read reports it */
+		if (ts < best_ts || ts > above_ts)
+			return -1;	/* not in order: no index to trust */
+		if (ts < t) {
+			best = mid;
+			best_ts = ts;
+			lo = mid + 1;
+		} else {
+			above_ts = ts;
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+struct chunk_list {
+	uint64_t *off;
+	uint64_t *voff;
+};
+
+static int probe_chunk(struct stream *s, const void *ctx, long k, uint64_t *ts)
+{
+	const struct chunk_list *cl = ctx;
+
+	return chunk_first_ts(s, cl->off[k], ts);
+}
+
+static int probe_page(struct stream *s, const void *ctx, long k, uint64_t *ts)
+{
+	(void)ctx;
+	return page_first_ts(s, s->data_offset + (uint64_t)k * s->page_size, ts);
+}
+
+/* Move the stream to where seek_ts starts; on any doubt it stays at its start. */
+static void stream_seek(struct stream *s)
+{
+	struct fmt_reader *r = s->r;
+	long k;
+
+	s->seek_pending = false;
+	if (!s->compressed) {
+		long n = (long)((s->end - s->pos) / s->page_size);
+
+		k = n > 1 ? index_search(s, n, s->seek_ts, NULL, probe_page) : -1;
+		if (k <= 0)
+			return;
+		uint64_t to = s->pos + (uint64_t)k * s->page_size;
+
+		if (s->sums) {
+			/* start at the checksummed block that holds the page */
+			uint32_t i;
+
+			for (i = s->sum_idx; i < s->sums->n; i++)
+				if (s->sums->chunks[i].offset <= to &&
+				    to - s->sums->chunks[i].offset < s->sums->chunks[i].len)
+					break;
+			if (i == s->sums->n)
+				return;
+			to = s->sums->chunks[i].offset;
+			s->sum_idx = i;
+		}
+		s->pos = to;
+		return;
+	}
+
+	/* compressed: the chunk list from the headers ({u32 csize, u32 usize} each) */
+	uint8_t b[8];
+	uint32_t nchunks;
+	struct chunk_list cl = { 0 };
+	uint64_t pos = s->pos, voff = s->voff;
+
+	if (s->end - s->pos < 4 || fmt_rread(r, s->pos, b, 4))
+		return;
+	nchunks = fmt_get32(s->be, b);
+	/* a few chunks: their probes would cost what reading them costs */
+	if (nchunks < 8 || nchunks > (r->info.file_size - s->pos) / 8)
+		return;
+	cl.off = malloc(nchunks * sizeof(*cl.off));
+	cl.voff = malloc(nchunks * sizeof(*cl.voff));
+	if (!cl.off || !cl.voff)
+		goto out;
+	pos += 4;
+	for (uint32_t i = 0; i < nchunks; i++) {
+		uint32_t csize;
+
+		if (r->info.file_size - pos < 8 || fmt_rread(r, pos, b, 8))
+			goto out;
+		csize = fmt_get32(s->be, b);
+		if (csize > r->info.file_size - pos - 8)
+			goto out;
+		cl.off[i] = pos;
+		cl.voff[i] = voff;
+		voff += fmt_get32(s->be, b + 4);
+		pos += 8 + (uint64_t)csize;
+	}
+	k = index_search(s, (long)nchunks, s->seek_ts, &cl, probe_chunk);
+	if (k <= 0)
+		goto out;
+	if (s->sums) {
+		uint32_t i;
+
+		for (i = s->sum_idx; i < s->sums->n && s->sums->chunks[i].offset != cl.off[k]; i++)
+			;
+		if (i == s->sums->n)
+			goto out;	/* out of step: no seek rather than no checks */
+		s->sum_idx = i;
+	}
+	s->chunks_started = true;
+	s->chunks_left = nchunks - (uint32_t)k;
+	s->pos = cl.off[k];
+	s->voff = cl.voff[k];
+out:
+	free(cl.off);
+	free(cl.voff);
+}
+
 static int load_page_data(struct stream *s)
 {
 	struct fmt_reader *r = s->r;
@@ -220,6 +398,8 @@ static int load_page_data(struct stream *s)
 	uint64_t commit;
 	int err;
 
+	if (s->seek_pending)
+		stream_seek(s);
 	while (s->buf_pos + s->page_size > s->buf_len) {
 		/* need more bytes: uncompressed reads, or the next chunk */
 		if (!s->compressed) {
@@ -246,6 +426,7 @@ static int load_page_data(struct stream *s)
 					if ((err = swap_bufs(s, cs->len)))
 						return err;
 					memcpy(s->buf, s->sumbuf, cs->len);
+					r->data_bytes += cs->len;
 					s->buf_voff = s->pos;
 					s->pos += cs->len;
 					s->buf_len = cs->len;
@@ -258,6 +439,7 @@ static int load_page_data(struct stream *s)
 			err = fmt_rread(r, s->pos, s->buf, n);
 			if (err)
 				return err;
+			r->data_bytes += n;
 			if (n % s->page_size) {
 				/* a partial last page: trace-cmd cannot read it either */
 				if (n < s->page_size) {
@@ -316,6 +498,7 @@ static int load_page_data(struct stream *s)
 				return err;
 			s->chunks_left--;
 			s->pos += used;
+			r->data_bytes += usize;
 			free(s->spare);
 			s->spare = s->buf;
 			s->spare_cap = 0;
@@ -541,6 +724,7 @@ static int stream_init(struct fmt_reader *r, struct stream *s, int b, const stru
 			return -errno;
 	}
 	s->sums = fmt_reader_sums(r, b, cd->cpu);
+	s->data_offset = cd->offset;
 	s->ev.buffer = b;
 	s->ev.rec.cpu = cd->cpu;
 	s->ev.rec.ref_count = 1;
@@ -604,6 +788,10 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 					 !(opts->cpu_mask[cd->cpu / 64] & (1ULL << (cd->cpu % 64)))))
 				continue;
 			err = stream_init(r, &it->s[it->ns], b, cd);
+			if (opts && opts->seek) {
+				it->s[it->ns].seek_pending = true;
+				it->s[it->ns].seek_ts = opts->seek_ts;
+			}
 			it->ns++;
 			if (err) {
 				fmt_iter_free(it);
@@ -772,4 +960,9 @@ int fmt_reader_read_pages(struct fmt_reader *r, int buffer, int cpu,
 	stream_release(&s);
 	/* pages after a chunk that failed its checksum were given; say the file is damaged */
 	return err ? err : skipped;
+}
+
+uint64_t fmt_reader_data_bytes(const struct fmt_reader *r)
+{
+	return r->data_bytes;
 }

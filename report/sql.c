@@ -200,6 +200,15 @@ uint64_t sq_trace_id(const struct sq_engine *en) { return en->n ? en->f[0].info-
 const char *sq_host(const struct sq_engine *en) { return en->host; }
 uint64_t sq_bytes_read(const struct sq_engine *en) { return en->bytes; }
 
+uint64_t sq_data_bytes(const struct sq_engine *en)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < en->n; i++)
+		n += fmt_reader_data_bytes(en->f[i].r);
+	return n;
+}
+
 static bool res(const struct tep_event *e, const char *n, struct fmt_field *f)
 {
 	return fmt_field_resolve(e, n, f) == 0;
@@ -546,6 +555,9 @@ static int scan_next(struct scan *s)
 		if (!s->it) {
 			if (s->fi >= en->n || en->f[s->fi].first_ts > s->hi)
 				return 0;
+			/* the time index: start where lo starts, not at the file's start */
+			s->opts.seek = s->lo > 0;
+			s->opts.seek_ts = s->lo;
 			if (fmt_iter_new(en->f[s->fi].r, &s->opts, &s->it) < 0) {
 				en->damaged = true;
 				s->it = NULL;

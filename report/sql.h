@@ -54,5 +54,7 @@ void sq_close(struct sq_engine *en);
 
 /* Bytes of event data decoded (record sizes) since the engine opened. */
 uint64_t sq_bytes_read(const struct sq_engine *en);
+/* Bytes of event data the readers decompressed or read (fmt_reader_data_bytes). */
+uint64_t sq_data_bytes(const struct sq_engine *en);
 
 #endif

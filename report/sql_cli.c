@@ -621,6 +621,11 @@ int cmd_sql(int argc, char **argv)
 		}
 out:
 	for (i = 0; R.engines && i < R.nengines; i++)
+		if (R.engines[i])
+			ft_info("%s: %llu bytes of event data decompressed or read",
+				o.each ? o.files[i] : o.nfiles == 1 ? o.files[0] : "the files",
+				(unsigned long long)sq_data_bytes(R.engines[i]));
+	for (i = 0; R.engines && i < R.nengines; i++)
 		sq_close(R.engines[i]);
 	free(R.engines);
 	free(o.queries);
