@@ -47,6 +47,14 @@ endif
 endif
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# The sql prompt's line editing and history: libedit when it is there (BSD
+# licensed; GNU readline is GPLv3, which GPL-2.0-only flytrap cannot link),
+# never in the static build (its terminal libraries have no archives here).
+ifneq ($(STATIC),1)
+ifeq ($(shell $(PKG_CONFIG) --exists libedit && echo y),y)
+HAVE_LIBEDIT = 1
+endif
+endif
 ifeq ($(STATIC),1)
 # `make static`: every library from its static archive (Debian ships them in
 # the -dev packages); no libtraceevent plugins (FT_STATIC, see flytrap.1)
@@ -80,6 +88,10 @@ ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
 ifeq ($(STATIC),1)
 ALL_CFLAGS += -DFT_STATIC
 ALL_LDFLAGS += -static
+endif
+ifeq ($(HAVE_LIBEDIT),1)
+ALL_CFLAGS += -DHAVE_LIBEDIT $(shell $(PKG_CONFIG) --cflags libedit)
+PKG_LIBS += $(shell $(PKG_CONFIG) --libs libedit)
 endif
 LIBS = $(PKG_LIBS) -lm -lpthread
 
@@ -204,7 +216,7 @@ check-offline: all
 # libtraceevent1-plugin: report prints sched_switch, kmem, ... as trace-cmd
 # does only with the plugins, and libtraceevent-dev does not pull them in.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin libtracefs-dev \
-	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev \
+	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev libedit-dev \
 	    clang llvm bpftool
 DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#ifdef HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
 
 #include "flytrap.h"
 #include "report/replay.h"
@@ -400,19 +403,73 @@ static int run_text(struct run *R, const char *sql)
 	return 0;
 }
 
+/*
+ * The prompt's history file: $FLYTRAP_SQL_HISTORY ("" for none), else
+ * ~/.flytrap_sql_history, as sqlite3 keeps ~/.sqlite_history.  malloc'd or NULL.
+ */
+static char *history_path(void)
+{
+	const char *e = getenv("FLYTRAP_SQL_HISTORY"), *home = getenv("HOME");
+	char *p = NULL;
+
+	if (e)
+		return *e ? strdup(e) : NULL;
+	if (!home || !*home || asprintf(&p, "%s/.flytrap_sql_history", home) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * One line of the prompt (with its newline), malloc'd in *line; its length
+ * or -1 at the end.  With libedit: line editing and the history (up arrow,
+ * ^R); GNU readline would do the same but is GPLv3, which this GPL-2.0-only
+ * program cannot link.  Without it (the static build): a plain read.
+ */
+static ssize_t prompt_line(const char *prompt, char **line, size_t *cap)
+{
+#ifdef HAVE_LIBEDIT
+	char *l = readline(prompt);
+	size_t n;
+
+	(void)cap;
+	if (!l)
+		return -1;
+	n = strlen(l);
+	free(*line);
+	*line = malloc(n + 2);
+	if (!*line) {
+		free(l);
+		return -1;
+	}
+	memcpy(*line, l, n);
+	(*line)[n] = '\n';
+	(*line)[n + 1] = '\0';
+	free(l);
+	return (ssize_t)n + 1;
+#else
+	fputs(prompt, stderr);
+	fflush(stderr);
+	return getline(line, cap, stdin);
+#endif
+}
+
 /* a prompt: lines are gathered until they make a complete statement */
 static int interactive(struct run *R)
 {
-	char *line = NULL, *buf = NULL;
+	char *line = NULL, *buf = NULL, *hist = history_path();
 	size_t cap = 0, len = 0;
 	ssize_t n;
 
 	fprintf(stderr, "flytrap sql: %d file%s; tables: .tables, end statements with ';', quit with .quit or ^D\n",
 		R->o->nfiles, R->o->nfiles == 1 ? "" : "s");
+#ifdef HAVE_LIBEDIT
+	rl_outstream = stderr;	/* the prompt and the echo: stdout is the answers' */
+	using_history();
+	if (hist)
+		read_history(hist);
+#endif
 	for (;;) {
-		fputs(len ? "   ...> " : "flytrap> ", stderr);
-		fflush(stderr);
-		if ((n = getline(&line, &cap, stdin)) < 0)
+		if ((n = prompt_line(len ? "   ...> " : "flytrap> ", &line, &cap)) < 0)
 			break;
 		if (!len && (!strncmp(line, ".quit", 5) || !strncmp(line, ".exit", 5)))
 			break;
@@ -434,6 +491,12 @@ static int interactive(struct run *R)
 			len += (size_t)n;
 		}
 		if (sqlite3_complete(buf)) {
+#ifdef HAVE_LIBEDIT
+			/* one history entry per statement, as typed (without its last newline) */
+			buf[len - 1] = '\0';
+			add_history(buf);
+			buf[len - 1] = '\n';
+#endif
 			run_text(R, buf);	/* errors are printed; the prompt goes on */
 			fflush(stdout);
 			len = 0;
@@ -441,6 +504,11 @@ static int interactive(struct run *R)
 		}
 	}
 	fputc('\n', stderr);
+#ifdef HAVE_LIBEDIT
+	if (hist && write_history(hist) != 0)
+		ft_warn("cannot write the history to '%s'", hist);
+#endif
+	free(hist);
 	free(line);
 	free(buf);
 	return 0;
