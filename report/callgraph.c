@@ -4,9 +4,11 @@
  * merged or per task, from whatever the file has:
  *
  *  calls    (weight: ns)  kernel function_graph entry/exit records, uprobe
- *                          entry/return events (--uprobe), BPF ufunc
- *                          entry/exit records; one stack per task, kernel
- *                          calls nest under the user call that made them;
+ *                          entry/return events (any names: a return pairs
+ *                          with the entry of its function address), BPF
+ *                          ufunc entry/exit records; one stack per task,
+ *                          kernel calls nest under the user call that made
+ *                          them;
  *  samples  (weight: 1)   ftrace kernel_stack/user_stack events (a
  *                          user_stack right after a kernel_stack of the same
  *                          task on that CPU makes one sample) and BPF
@@ -40,8 +42,8 @@ enum ckind {
 	CK_OTHER = 1,
 	CK_FG_ENTRY,		/* funcgraph_entry: func, depth */
 	CK_FG_EXIT,		/* funcgraph_exit: func, depth, calltime, rettime */
-	CK_UP_ENTRY,		/* uprobe entry: name from the event */
-	CK_UP_RETURN,
+	CK_UP_ENTRY,		/* uprobe entry: f1 = __probe_ip, name from the event */
+	CK_UP_RETURN,		/* uretprobe: f1 = __probe_func, the entry's __probe_ip */
 	CK_UF_ENTRY,		/* flytrap:ufunc_entry: func index, depth */
 	CK_UF_EXIT,		/* flytrap:ufunc_exit: func, depth, flags, duration */
 	CK_KF_ENTRY,		/* flytrap:kfunc_entry: the ufunc layout, names from bpf_kfunc= */
@@ -55,7 +57,7 @@ enum ckind {
 struct ctype {
 	int kind;
 	struct fmt_field f1, f2, f3, f4, f5;
-	uint32_t frame;		/* uprobe: interned function name */
+	uint32_t frame;		/* uprobe: interned event name (entry), conventional name (return) */
 };
 
 struct node {
@@ -73,6 +75,8 @@ struct cframe {
 	uint32_t node, frame, depth;
 	bool kernel;
 	uint64_t start, child;
+	uint32_t match;		/* what an exit pairs with by name: frame, or the uprobe's event name */
+	uint64_t addr;		/* uprobe entries: the probed address (0: none) */
 };
 
 struct ctask {
@@ -106,6 +110,7 @@ struct callgraph {
 	uint32_t nframes, fcap;
 	struct rpt_map kcache;		/* kernel addr -> uint32_t frame */
 	struct rpt_map ucache;		/* hash(tgid, addr) -> struct ucache */
+	struct rpt_map pcache;		/* hash(tgid, probe addr) -> struct ucache (frame or NO_FRAME) */
 	struct rpt_syms *syms;
 	char **ufunc_names;		/* BPF ufunc index -> name */
 	int nufunc;
@@ -297,8 +302,26 @@ static bool has_suffix(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/*
+ * The entry a return event would be paired with by name when its function
+ * address pairs it with nothing (an entry probe set at another offset, or
+ * no address fields): the conventions of probes set by hand, NAME /
+ * NAME__return and p_NAME / r_NAME.
+ */
+static const char *probe_return_name(const char *nm, char *buf, size_t len)
+{
+	bool r_ = nm[0] == 'r' && nm[1] == '_' && nm[2];
+
+	snprintf(buf, len, "%s%s", r_ ? "p_" : "", r_ ? nm + 2 : nm);
+	if (has_suffix(buf, "__return"))
+		buf[strlen(buf) - 8] = 0;
+	return buf;
+}
+
 static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e)
 {
+	char name[256];
+
 	t->kind = CK_OTHER;
 	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
 	if (!e)
@@ -339,27 +362,18 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 		res(e, "flags", &t->f3);
 		res(e, "duration", &t->f4);
 		t->kind = CK_KF_EXIT;
-	} else if (!strncmp(e->system, "flytrap_", 8) || !strcmp(e->system, "uprobes") ||
-		   tep_find_field((struct tep_event *)e, "__probe_ip") ||
-		   tep_find_field((struct tep_event *)e, "__probe_ret_ip")) {
-		/*
-		 * uprobe events: "NAME" on entry and "NAME__return" (or any
-		 * uretprobe, which has __probe_ret_ip) on return.
-		 */
-		char name[256];
-		bool ret = has_suffix(e->name, "__return") || tep_find_field((struct tep_event *)e, "__probe_ret_ip");
-		const char *nm = e->name;
+	} else if (res(e, "__probe_ret_ip", &t->f2) && res(e, "__probe_func", &t->f1)) {
+		/* a uretprobe (any system, any name): __probe_func is its entry's __probe_ip */
+		t->frame = intern(g, probe_return_name(e->name, name, sizeof(name)));
+		t->kind = CK_UP_RETURN;
+	} else if (res(e, "__probe_ip", &t->f1)) {
+		t->frame = intern(g, e->name);
+		t->kind = CK_UP_ENTRY;
+	} else if (!strncmp(e->system, "flytrap_", 8) || !strcmp(e->system, "uprobes")) {
+		/* probe events without the kernel's fields (hand-made files): by name only */
+		bool ret = has_suffix(e->name, "__return");
 
-		/*
-		 * "p_NAME" / "r_NAME" pairs (a common naming for probes set by
-		 * hand); flytrap's own groups use the symbol name itself.
-		 */
-		if (strncmp(e->system, "flytrap_", 8) && (nm[0] == 'p' || nm[0] == 'r') && nm[1] == '_' && nm[2])
-			nm += 2;
-		snprintf(name, sizeof(name), "%s", nm);
-		if (has_suffix(name, "__return"))
-			name[strlen(name) - 8] = 0;
-		t->frame = intern(g, name);
+		t->frame = intern(g, ret ? probe_return_name(e->name, name, sizeof(name)) : e->name);
 		t->kind = ret ? CK_UP_RETURN : CK_UP_ENTRY;
 	}
 }
@@ -410,7 +424,8 @@ static struct cframe *push(struct callgraph *g, struct ctask *t)
 	return &t->st[t->n++];
 }
 
-static void enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel, uint32_t depth, uint64_t ts)
+static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel, uint32_t depth,
+			    uint64_t ts)
 {
 	struct tree *tr = &g->trees[S_CALLS];
 	uint32_t parent = t->n ? t->st[t->n - 1].node : t->base;
@@ -418,13 +433,15 @@ static void enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool ker
 	struct cframe *f = push(g, t);
 
 	if (!f)
-		return;
+		return NULL;
 	f->node = nd;
-	f->frame = frame;
+	f->frame = f->match = frame;
 	f->kernel = kernel;
 	f->depth = depth;
 	f->start = ts;
 	f->child = 0;
+	f->addr = 0;
+	return f;
 }
 
 /* the top frame returned after dur ns */
@@ -456,7 +473,40 @@ static uint32_t bpf_func_frame(struct callgraph *g, bool kfunc, uint32_t fi)
 	return intern(g, buf);
 }
 
-static void on_calls(struct callgraph *g, const struct ctype *ty, const struct fmt_event *ev, int pid)
+/*
+ * The frame of a uprobe entry at ip: the function that starts there when
+ * the file's maps and symbols say so, else the event's own name (the one
+ * whoever set the probe chose).
+ */
+static uint32_t probe_frame(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty, int pid,
+			    uint64_t ip)
+{
+	int tgid = rpt_tgid(ctx, pid);
+	uint64_t key, off = 1;
+	struct ucache *c;
+	const char *nm;
+	bool created;
+
+	if (!ip)
+		return ty->frame;
+	if (tgid <= 0)
+		tgid = pid;
+	key = ip * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)tgid;
+	c = rpt_map_get(&g->pcache, key, &created);
+	if (c && !created && c->addr == ip && c->tgid == tgid)
+		return c->frame ? c->frame : ty->frame;
+	nm = rpt_syms_user(g->syms, tgid, ip, NULL, &off);
+	if (c && created) {
+		c->addr = ip;
+		c->tgid = tgid;
+		c->frame = nm && !off ? intern(g, nm) : 0;	/* 0 ("all") never names a probe */
+		return c->frame ? c->frame : ty->frame;
+	}
+	return nm && !off ? intern(g, nm) : ty->frame;
+}
+
+static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+		     const struct fmt_event *ev, int pid)
 {
 	const void *d = ev->rec.data;
 	int sz = ev->rec.size;
@@ -497,9 +547,16 @@ static void on_calls(struct callgraph *g, const struct ctype *ty, const struct f
 		}
 		break;
 	}
-	case CK_UP_ENTRY:
-		enter(g, t, ty->frame, false, 0, ts);
+	case CK_UP_ENTRY: {
+		uint64_t ip = ty->f1.offset >= 0 ? fmt_field_u64(&ty->f1, d, sz) : 0;
+		struct cframe *f = enter(g, t, probe_frame(g, ctx, ty, pid, ip), false, 0, ts);
+
+		if (f) {
+			f->match = ty->frame;
+			f->addr = ip;
+		}
 		break;
+	}
 	case CK_UF_ENTRY:
 	case CK_KF_ENTRY: {
 		uint32_t fr = bpf_func_frame(g, ty->kind == CK_KF_ENTRY, (uint32_t)fmt_field_u64(&ty->f1, d, sz));
@@ -516,13 +573,22 @@ static void on_calls(struct callgraph *g, const struct ctype *ty, const struct f
 	case CK_UF_EXIT:
 	case CK_KF_EXIT: {
 		uint32_t fr = ty->frame;
-		int k;
+		uint64_t fn = 0;
+		int k = -1;
 
 		if (ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT)
 			fr = bpf_func_frame(g, ty->kind == CK_KF_EXIT, (uint32_t)fmt_field_u64(&ty->f1, d, sz));
-		for (k = t->n - 1; k >= 0; k--)
-			if (!t->st[k].kernel && t->st[k].frame == fr)
-				break;
+		else if (ty->f1.offset >= 0)
+			fn = fmt_field_u64(&ty->f1, d, sz);
+		/* the kernel links a uretprobe to its entry by address, whatever the names */
+		if (fn)
+			for (k = t->n - 1; k >= 0; k--)
+				if (!t->st[k].kernel && t->st[k].addr == fn)
+					break;
+		if (k < 0)
+			for (k = t->n - 1; k >= 0; k--)
+				if (!t->st[k].kernel && t->st[k].match == fr)
+					break;
 		if (k < 0) {
 			g->unmatched++;
 			break;
@@ -772,7 +838,7 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 	if (ty->kind >= CK_KSTACK)
 		on_stack(g, ctx, ty, ev, pid);
 	else
-		on_calls(g, ty, ev, pid);
+		on_calls(g, ctx, ty, ev, pid);
 }
 
 /* ---- setup ------------------------------------------------------------------------ */
@@ -840,6 +906,7 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	rpt_map_init(&g->names, sizeof(uint32_t));
 	rpt_map_init(&g->kcache, sizeof(uint32_t));
 	rpt_map_init(&g->ucache, sizeof(struct ucache));
+	rpt_map_init(&g->pcache, sizeof(struct ucache));
 	for (k = 0; k < S_NR; k++)
 		if (tree_init(&g->trees[k]))
 			return -ENOMEM;
@@ -1320,6 +1387,7 @@ static void cg_release(void *priv)
 	rpt_map_release(&g->names);
 	rpt_map_release(&g->kcache);
 	rpt_map_release(&g->ucache);
+	rpt_map_release(&g->pcache);
 	rpt_types_release(&g->types);
 	rpt_syms_free(g->syms);
 	for (i = 0; i < g->nufunc; i++)
