@@ -97,7 +97,14 @@ struct ucache {
 	uint64_t addr;
 	int tgid;
 	uint32_t frame;
+	bool named;		/* a function's name, not "[binary]" or "[unknown]" */
+	int8_t exec;		/* rpt_syms_user_exec(): 1, 0, -1 unknown */
 };
+
+/* why a user stack was cut (design decision 11: one "[unwind: REASON]" frame) */
+enum cut { CUT_OUTSIDE, CUT_REPEAT, CUT_NR };
+static const char *const cut_reasons[CUT_NR] = { "outside executable mappings", "repeated frame" };
+static const char *const cut_keys[CUT_NR] = { "outside_mappings", "repeated_frame" };
 
 struct callgraph {
 	const struct rpt_callgraph_conf *conf;
@@ -120,6 +127,7 @@ struct callgraph {
 	struct pending_kstack *pend;
 	uint64_t unmatched, lost_frames, too_deep, calls_total;
 	uint64_t samples_empty;
+	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];	/* user stacks, and those cut where the unwind broke */
 	bool oom;
 };
 
@@ -194,18 +202,19 @@ static uint32_t kframe(struct callgraph *g, uint64_t addr)
 	return *c;
 }
 
-static uint32_t uframe(struct callgraph *g, int tgid, uint64_t addr)
+/* frame, whether it has a function's name, and whether addr is executable code of tgid */
+static struct ucache uframe(struct callgraph *g, int tgid, uint64_t addr)
 {
 	uint64_t key = addr * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)tgid;
 	bool created;
-	struct ucache *c = rpt_map_get(&g->ucache, key, &created);
+	struct ucache *c = rpt_map_get(&g->ucache, key, &created), u;
 	const char *nm, *dso;
 	char buf[300];
-	uint32_t f;
 
 	if (c && !created && c->addr == addr && c->tgid == tgid)
-		return c->frame;
+		return *c;
 	nm = rpt_syms_user(g->syms, tgid, addr, &dso, NULL);
+	u.named = nm != NULL;
 	if (!nm) {
 		/* unresolved user frames merge per binary, like perf's "[unknown]" */
 		if (dso)
@@ -214,13 +223,13 @@ static uint32_t uframe(struct callgraph *g, int tgid, uint64_t addr)
 			snprintf(buf, sizeof(buf), "[unknown]");
 		nm = buf;
 	}
-	f = intern(g, nm);
-	if (c && created) {
-		c->addr = addr;
-		c->tgid = tgid;
-		c->frame = f;
-	}
-	return f;
+	u.addr = addr;
+	u.tgid = tgid;
+	u.frame = intern(g, nm);
+	u.exec = (int8_t)rpt_syms_user_exec(g->syms, tgid, addr);
+	if (c && created)
+		*c = u;
+	return u;
 }
 
 /* ---- trees -------------------------------------------------------------------- */
@@ -701,12 +710,51 @@ static bool is_trace_frame(const char *name)
 	return false;
 }
 
+/*
+ * The user frames of ua[un] (innermost first) into uf[] up to where the
+ * unwind went wrong; returns how many are kept, *why the reason of a cut
+ * or -1.  A frame-pointer walk through code built without frame pointers
+ * reads garbage: addresses outside any executable mapping of the process
+ * (when the file lists them), or a loop that gives the same frames over
+ * and over.  The stack records hold return addresses only, no frame
+ * addresses, so a loop cannot be told from recursion by its (address,
+ * frame) pairs: the rule here is an address that repeats in one stack
+ * without resolving to a function.  Recursion in code with symbols (a
+ * named frame repeating) survives at any depth.
+ */
+static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un, uint32_t *uf, int *why)
+{
+	uint64_t unnamed[MAX_FRAMES];
+	int nu = 0, k, j;
+
+	*why = -1;
+	for (k = 0; k < un; k++) {
+		struct ucache u = uframe(g, tgid, ua[k]);
+
+		if (u.exec == 0) {
+			*why = CUT_OUTSIDE;
+			break;
+		}
+		if (!u.named) {
+			for (j = 0; j < nu && unnamed[j] != ua[k]; j++)
+				;
+			if (j < nu) {
+				*why = CUT_REPEAT;
+				break;
+			}
+			unnamed[nu++] = ua[k];
+		}
+		uf[k] = u.frame;
+	}
+	return k;
+}
+
 /* build frames root-first from user (innermost first) and kernel (innermost first) addresses */
 static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
 		       const uint64_t *ka, int kn, uint64_t w)
 {
-	uint32_t fr[2 * MAX_FRAMES];
-	int n = 0, k;
+	uint32_t fr[2 * MAX_FRAMES + 1], uf[MAX_FRAMES];
+	int n = 0, k, why;
 
 	if (s == S_OFFCPU)
 		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
@@ -714,8 +762,22 @@ static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const
 			kn--;
 		}
 
+	if (un > MAX_FRAMES)
+		un = MAX_FRAMES;
+	if (un) {
+		g->stacks[s]++;
+		un = user_frames(g, tgid, ua, un, uf, &why);
+		if (why >= 0) {
+			/* what lies below the cut is unknown: the marker is the root of what is kept */
+			g->cut[s][why]++;
+			char mark[64];
+
+			snprintf(mark, sizeof(mark), "[unwind: %s]", cut_reasons[why]);
+			fr[n++] = intern(g, mark);
+		}
+	}
 	for (k = un - 1; k >= 0; k--)
-		fr[n++] = uframe(g, tgid, ua[k]);
+		fr[n++] = uf[k];
 	for (k = kn - 1; k >= 0; k--)
 		fr[n++] = kframe(g, ka[k]);
 	if (!n)
@@ -1178,6 +1240,46 @@ static uint64_t tree_total(const struct tree *t, enum src s)
 	return sum;
 }
 
+static uint64_t cut_total(const struct callgraph *g, enum src s)
+{
+	uint64_t n = 0;
+	int r;
+
+	for (r = 0; r < CUT_NR; r++)
+		n += g->cut[s][r];
+	return n;
+}
+
+/* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
+static void cut_json(const struct callgraph *g, enum src s, FILE *f)
+{
+	int r;
+
+	fprintf(f, ",\"user_stacks\":%" PRIu64 ",\"stacks_cut\":%" PRIu64 ",\"cut\":{", g->stacks[s],
+		cut_total(g, s));
+	for (r = 0; r < CUT_NR; r++)
+		fprintf(f, "%s\"%s\":%" PRIu64, r ? "," : "", cut_keys[r], g->cut[s][r]);
+	fputc('}', f);
+}
+
+static void cut_note(const struct callgraph *g, enum src s, FILE *f)
+{
+	uint64_t n = cut_total(g, s);
+	const char *sep = "";
+	int r;
+
+	if (!n)
+		return;
+	fprintf(f, "  %" PRIu64 " of %" PRIu64 " user stacks cut where the unwind broke, marked\n"
+		"  [unwind: REASON]:", n, g->stacks[s]);
+	for (r = 0; r < CUT_NR; r++)
+		if (g->cut[s][r]) {
+			fprintf(f, "%s %" PRIu64 " %s", sep, g->cut[s][r], cut_reasons[r]);
+			sep = ",";
+		}
+	fputc('\n', f);
+}
+
 static int cg_finish(struct rpt_ctx *ctx, void *priv)
 {
 	struct callgraph *g = priv;
@@ -1287,6 +1389,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			g->trees[S_CALLS].n - 1, g->trees[S_SAMPLES].n - 1, g->trees[S_OFFCPU].n - 1,
 			g->calls_total, open_calls, g->unmatched, g->lost_frames, c->max_depth, c->min_percent);
 		rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
+		cut_json(g, s, f);
 		fputs(",\"tree\":", f);
 		json_node(&o, 0, 0, &first);
 		fprintf(f, ",\"hidden\":%" PRIu64 "}\n", o.hidden);
@@ -1349,6 +1452,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	for (k = 0; k < S_NR; k++)
 		if ((enum src)k != s && g->trees[k].n > 1)
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
+	cut_note(g, s, f);
 	rpt_clock_note(ctx, f);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
 	rpt_damage_note(ctx, f);

@@ -46,11 +46,19 @@ struct umap {
 	int bin;		/* index into bins */
 };
 
+struct xrange {
+	uint64_t start, end;
+};
+
 struct uproc {
 	int tgid;
 	int nmaps, cap;
 	struct umap *maps;
 	bool sorted;
+	/* every executable mapping (files, [vdso]) when flytrap's maps listed them */
+	int nx, xcap;
+	struct xrange *x;
+	bool xsorted;		/* sorted by start, overlaps merged */
 };
 
 struct rpt_syms {
@@ -269,6 +277,73 @@ static int proc_add_map(struct rpt_syms *s, struct uproc *p, uint64_t start, uin
 	return 0;
 }
 
+static int proc_add_xrange(struct uproc *p, uint64_t start, uint64_t end)
+{
+	if (end <= start)
+		return 0;
+	if (p->nx == p->xcap) {
+		int nc = p->xcap ? p->xcap * 2 : 16;
+		struct xrange *nx = realloc(p->x, (size_t)nc * sizeof(*nx));
+
+		if (!nx)
+			return -ENOMEM;
+		p->x = nx;
+		p->xcap = nc;
+	}
+	p->x[p->nx++] = (struct xrange){ start, end };
+	p->xsorted = false;
+	return 0;
+}
+
+static int cmp_xrange(const void *a, const void *b)
+{
+	const struct xrange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* the maps are read several times during a recording: one sorted list without overlaps */
+static void xranges_sort(struct uproc *p)
+{
+	int k, n = 0;
+
+	qsort(p->x, (size_t)p->nx, sizeof(*p->x), cmp_xrange);
+	for (k = 0; k < p->nx; k++) {
+		if (n && p->x[k].start <= p->x[n - 1].end) {
+			if (p->x[k].end > p->x[n - 1].end)
+				p->x[n - 1].end = p->x[k].end;
+		} else {
+			p->x[n++] = p->x[k];
+		}
+	}
+	p->nx = n;
+	p->xsorted = true;
+}
+
+int rpt_syms_user_exec(struct rpt_syms *s, int tgid, uint64_t addr)
+{
+	struct uproc *p = s ? proc_get(s, tgid, false) : NULL;
+	int lo, hi, best = -1;
+
+	if (!p || !p->nx)
+		return -1;
+	if (!p->xsorted)
+		xranges_sort(p);
+	lo = 0;
+	hi = p->nx - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (p->x[mid].start <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best >= 0 && addr < p->x[best].end;
+}
+
 int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
@@ -301,8 +376,10 @@ int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len)
 		}
 		if (sscanf(line, "%llx-%llx %7s %llx %31s %llu %n", &a, &b, perms, &off, dev, &ino, &n) == 6) {
 			/* /proc/PID/maps line: only executable mappings of files matter */
-			if (cur && n > 0 && strchr(perms, 'x'))
+			if (cur && n > 0 && strchr(perms, 'x')) {
 				err = proc_add_map(s, cur, a, b, off, true, line + n, strlen(line + n));
+				err = err ?: proc_add_xrange(cur, a, b);
+			}
 			continue;
 		}
 		n = 0;
@@ -863,8 +940,10 @@ void rpt_syms_free(struct rpt_syms *s)
 		free(s->bins[k].strtab);
 	}
 	free(s->bins);
-	for (k = 0; k < s->nprocs; k++)
+	for (k = 0; k < s->nprocs; k++) {
 		free(s->procs[k].maps);
+		free(s->procs[k].x);
+	}
 	free(s->procs);
 	free(s->symfs);
 	for (k = 0; k < s->ndebug; k++)

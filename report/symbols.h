@@ -55,6 +55,13 @@ const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off);
  */
 const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso, uint64_t *off);
 
+/*
+ * Is addr inside an executable mapping of process tgid (its files and the
+ * vdso)?  1 yes, 0 no, -1 when the file does not list that process's
+ * executable mappings (trace-cmd's PROCMAPS names only files: unknown).
+ */
+int rpt_syms_user_exec(struct rpt_syms *s, int tgid, uint64_t addr);
+
 /* Counts for messages: binaries whose symbols could not be found. */
 int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len);
 
