@@ -6,16 +6,23 @@
  * The JSON is written while the replay runs: memory holds the open slices
  * of each thread and the state of each CPU, never the events.  Tracks:
  *  - one per task (pid = thread group when known, tid = task): syscalls
- *    and function calls as nested slices (B/E, X when only the exit says
- *    how long the call took);
+ *    and function calls as nested slices;
  *  - a "CPUs" process with one track per CPU showing which task runs (from
  *    sched_switch) and one per CPU with hard and soft interrupts;
  *  - loss markers (instant events) where the kernel or BPF dropped data,
  *    and counters for busy CPUs and events lost so far.
- * Slices on a thread are kept properly nested: an exit closes what was
- * opened above its entry (exits lost in the trace), an exit without an
- * entry becomes a complete event only when it nests inside what is open
- * and after what already closed, otherwise it is counted and dropped.
+ * Slices on a thread are kept properly nested: an exit closes its entry,
+ * and what was opened above that entry never exited in the trace (its
+ * exit was lost); an exit without an entry becomes a slice only when it
+ * nests inside what is open and after what already closed, otherwise it is
+ * counted and dropped.
+ *
+ * Every slice is written when it ends, as a B and an E event with the same
+ * name and args (viewers such as speedscope pair them by name and args,
+ * and add an X's duration to its start in floating point, which can move
+ * its end past the start of the next slice).  An entry whose exit is not
+ * in the trace has no known length: it becomes an instant event on its
+ * track at its start, and is counted (enters_without_exit).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -108,7 +115,10 @@ struct oslice {
 	uint64_t child_ns;	/* time in closed children (HTML call flame graph) */
 	struct level kids;
 	uint8_t kind;
-	char name[63];		/* for the HTML call flame graph */
+	char name[63];		/* a copy: the HTML call flame graph, and names made on the fly */
+	const char *nm;		/* the name as written: name[] or a string that outlives the replay */
+	size_t nl;
+	const char *cat;
 };
 
 struct thr {
@@ -180,6 +190,8 @@ struct exp {
 	uint64_t lost_total;
 	/* statistics for otherData and -v */
 	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
+	uint64_t no_exit;	/* entries whose exit is not in the trace: written as instants */
+	struct jout a;		/* the args object of the slice being written (no stream) */
 	uint64_t sched_slices, irq_slices, flows;
 	const char *meta[8];	/* FMT_OPT_FT_META texts (the recorder's, the BPF capture's) */
 	int nmeta;
@@ -519,10 +531,48 @@ static bool level_fits(const struct level *l, uint64_t start)
 	return !l->truncated || oldest_end <= start;
 }
 
-/* End the innermost open slice at ts; ret goes into the E event's args when has_ret. */
+/* Start the args object of the next slice: returns the writer, or NULL for none. */
+static struct jout *args_begin(struct exp *x)
+{
+	x->a.len = 0;
+	return &x->a;
+}
+
+/*
+ * One slice from start to end on the track pt: a B and an E event with the
+ * same name, cat and args (x->a, when it holds anything).
+ */
+static void slice_pair(struct exp *x, const char *pt, size_t ptlen, uint64_t start, uint64_t end,
+		       const char *name, size_t namelen, const char *cat)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		j_ev_pt(&x->j, k ? 'E' : 'B', k ? end : start, pt, ptlen);
+		J_LIT(&x->j, ",\"name\":");
+		j_strn(&x->j, name, namelen);
+		J_LIT(&x->j, ",\"cat\":\"");
+		j_raw(&x->j, cat, strlen(cat));
+		J_LIT(&x->j, "\"");
+		if (x->a.len) {
+			J_LIT(&x->j, ",\"args\":");
+			j_raw(&x->j, x->a.buf, x->a.len);
+		}
+		J_LIT(&x->j, "}");
+	}
+}
+
+/* ,"pid":P,"tid":T of a track that has no struct thr (the CPU tracks) */
+static size_t track_pt(char *buf, size_t len, int32_t pid, int32_t tid)
+{
+	return (size_t)snprintf(buf, len, ",\"pid\":%d,\"tid\":%d", pid, tid);
+}
+
+/* End the innermost open slice at ts; ret goes into its args when has_ret. */
 static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
 {
 	struct oslice *s = &t->open[t->nopen - 1];
+	struct jout *a = args_begin(x);
 	uint64_t dur;
 
 	if (ts < s->ts)
@@ -533,13 +583,14 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 	t->nopen--;
 	if (t->nopen)
 		t->open[t->nopen - 1].child_ns += dur;
-	j_ev_pt(&x->j, 'E', ts, t->pt, t->ptlen);
 	if (has_ret) {
-		J_LIT(&x->j, ",\"args\":{\"ret\":");
-		j_i64(&x->j, ret);
-		J_LIT(&x->j, "}");
+		J_LIT(a, "{\"ret\":");
+		j_i64(a, ret);
+		J_LIT(a, "}");
 	}
-	J_LIT(&x->j, "}");
+	slice_pair(x, t->pt, t->ptlen, s->ts, ts, s->nm, s->nl, s->cat);
+	t->used = true;
+	x->slices++;
 	level_add(cur_level(t), s->ts, ts);
 }
 
@@ -548,9 +599,35 @@ static void close_top(struct exp *x, struct thr *t, uint64_t ts)
 	close_top_ret(x, t, ts, false, 0);
 }
 
-static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, uint64_t key,
-		       const char *name, size_t namelen, const char *cat)
+/*
+ * The innermost open slice never saw its exit (lost, not recorded, or
+ * after the end of the trace): an instant at its entry, counted.
+ */
+static void drop_top(struct exp *x, struct thr *t)
 {
+	struct oslice *s = &t->open[--t->nopen];
+
+	j_ev_pt(&x->j, 'i', s->ts, t->pt, t->ptlen);
+	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
+	j_strn(&x->j, s->nm, s->nl);
+	J_LIT(&x->j, ",\"cat\":\"");
+	j_raw(&x->j, s->cat, strlen(s->cat));
+	J_LIT(&x->j, "\",\"args\":{\"exit\":\"not in the trace\"}}");
+	t->used = true;
+	x->no_exit++;
+	x->instants++;
+}
+
+/*
+ * An entry: kept open until its exit.  name must outlive the replay unless
+ * copy (a name formatted into the caller's buffer: kept in the slice).
+ */
+static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, uint64_t key,
+		       const char *name, size_t namelen, bool copy, const char *cat)
+{
+	struct oslice *o;
+	size_t l;
+
 	if (t->nopen == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 8;
 		struct oslice *a;
@@ -562,35 +639,27 @@ static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, 
 		t->open = a;
 		t->cap = cap;
 	}
-	t->open[t->nopen].ts = ts;
-	t->open[t->nopen].key = key;
-	t->open[t->nopen].kind = kind;
-	t->open[t->nopen].child_ns = 0;
-	memset(&t->open[t->nopen].kids, 0, sizeof(t->open[t->nopen].kids));
-	if (x->hd) {
-		size_t l = strnlen(name, namelen < 62 ? namelen : 62);
-
-		memcpy(t->open[t->nopen].name, name, l);
-		t->open[t->nopen].name[l] = '\0';
-	}
-	t->nopen++;
-	t->used = true;
-	x->slices++;
-	j_ev_pt(&x->j, 'B', ts, t->pt, t->ptlen);
-	J_LIT(&x->j, ",\"name\":");
-	j_strn(&x->j, name, namelen);
-	J_LIT(&x->j, ",\"cat\":\"");
-	j_raw(&x->j, cat, strlen(cat));
-	J_LIT(&x->j, "\"}");
+	o = &t->open[t->nopen++];
+	o->ts = ts;
+	o->key = key;
+	o->kind = kind;
+	o->child_ns = 0;
+	o->cat = cat;
+	memset(&o->kids, 0, sizeof(o->kids));
+	l = strnlen(name, namelen < sizeof(o->name) - 1 ? namelen : sizeof(o->name) - 1);
+	memcpy(o->name, name, l);
+	o->name[l] = '\0';
+	o->nm = copy ? o->name : name;
+	o->nl = copy ? l : namelen;
 }
 
 /*
  * Find the open slice an exit belongs to (kind, and key unless any_key),
- * close everything opened after it, and leave it on top.  Returns false
+ * drop what was opened after it (those never exited: instants), and leave
+ * it on top.  Returns false
  * when nothing matches (an exit whose entry is not in the trace).
  */
-static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, bool any_key,
-		      uint64_t ts)
+static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, bool any_key)
 {
 	uint32_t i;
 
@@ -602,10 +671,8 @@ static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, 
 	}
 	if (!i)
 		return false;
-	while (t->nopen > i) {
-		close_top(x, t, ts);
-		x->forced_ends++;
-	}
+	while (t->nopen > i)
+		drop_top(x, t);
 	return true;
 }
 
@@ -622,17 +689,11 @@ static bool complete_ok(struct thr *t, uint64_t start)
 	return level_fits(cur_level(t), start);
 }
 
+/* A call known from its end: start..end, args from x->a (args_begin() first). */
 static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 		     const char *name, size_t namelen, const char *cat)
 {
-	j_ev_pt(&x->j, 'X', start, t->pt, t->ptlen);
-	J_LIT(&x->j, ",\"dur\":");
-	j_us(&x->j, end - start);
-	J_LIT(&x->j, ",\"name\":");
-	j_strn(&x->j, name, namelen);
-	J_LIT(&x->j, ",\"cat\":\"");
-	j_raw(&x->j, cat, strlen(cat));
-	J_LIT(&x->j, "\"");
+	slice_pair(x, t->pt, t->ptlen, start, end, name, namelen, cat);
 	t->used = true;
 	x->completes++;
 	if (x->hd && x->ctx) {
@@ -875,24 +936,24 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 {
 	struct cpu_state *c = &x->cpus[cpu];
 	uint64_t start = c->known ? c->run_start : c->first_ts;
-	struct jout *j = &x->j;
+	struct jout *a;
+	char pt[48];
+	size_t ptl;
 
 	if (ts <= start || pid == 0)
 		return;
-	j_ev(j, 'X', start, CPU_PID, CPU_TID(cpu));
-	J_LIT(j, ",\"dur\":");
-	j_us(j, ts - start);
-	J_LIT(j, ",\"name\":");
-	j_strn(j, comm, commlen);
-	J_LIT(j, ",\"cat\":\"sched\",\"args\":{\"pid\":");
-	j_i64(j, pid);
+	a = args_begin(x);
+	J_LIT(a, "{\"pid\":");
+	j_i64(a, pid);
 	if (has_state) {
-		J_LIT(j, ",\"prev_state\":");
-		j_i64(j, state);
+		J_LIT(a, ",\"prev_state\":");
+		j_i64(a, state);
 	}
 	if (partial)
-		J_LIT(j, ",\"partial\":true");
-	J_LIT(j, "}}");
+		J_LIT(a, ",\"partial\":true");
+	J_LIT(a, "}");
+	ptl = track_pt(pt, sizeof(pt), CPU_PID, CPU_TID(cpu));
+	slice_pair(x, pt, ptl, start, ts, comm, commlen, "sched");
 	x->sched_slices++;
 	if (x->hd && exp_tl_busy(&x->hd->tl, cpu, start, ts) == 0 && x->hd->oncpu) {
 		char cbuf[17], name[48];
@@ -984,18 +1045,14 @@ static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 static void irq_slice(struct exp *x, int cpu, uint64_t start, uint64_t end, const char *name,
 		      size_t len, const char *cat, int64_t nr)
 {
-	struct jout *j = &x->j;
+	struct jout *a = args_begin(x);
+	char pt[48];
+	size_t ptl = track_pt(pt, sizeof(pt), CPU_PID, IRQ_TID(cpu));
 
-	j_ev(j, 'X', start, CPU_PID, IRQ_TID(cpu));
-	J_LIT(j, ",\"dur\":");
-	j_us(j, end - start);
-	J_LIT(j, ",\"name\":");
-	j_strn(j, name, len);
-	J_LIT(j, ",\"cat\":\"");
-	j_raw(j, cat, strlen(cat));
-	J_LIT(j, "\",\"args\":{\"nr\":");
-	j_i64(j, nr);
-	J_LIT(j, "}}");
+	J_LIT(a, "{\"nr\":");
+	j_i64(a, nr);
+	J_LIT(a, "}");
+	slice_pair(x, pt, ptl, start, end, name, len, cat);
 	x->irq_slices++;
 }
 
@@ -1016,6 +1073,25 @@ static void irq_unended(struct exp *x, int cpu)
 	J_LIT(j, ",\"cat\":\"irq\",\"args\":{\"exit\":\"not in the trace\"}}");
 	c->in_irq = false;
 	x->instants++;
+}
+
+/* A softirq still running at the end of the trace: a marker, like irq_unended(). */
+static void softirq_unended(struct exp *x, int cpu)
+{
+	struct cpu_state *c = &x->cpus[cpu];
+	char name[48];
+
+	if (c->softirq >= 0 && c->softirq < (int32_t)(sizeof(softirq_names) / sizeof(softirq_names[0])))
+		snprintf(name, sizeof(name), "softirq %s", softirq_names[c->softirq]);
+	else
+		snprintf(name, sizeof(name), "softirq %d", c->softirq);
+	j_ev(&x->j, 'i', c->softirq_start, CPU_PID, IRQ_TID(cpu));
+	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
+	j_str(&x->j, name);
+	J_LIT(&x->j, ",\"cat\":\"softirq\",\"args\":{\"exit\":\"not in the trace\"}}");
+	c->in_softirq = false;
+	x->instants++;
+	x->no_exit++;
 }
 
 /* Name of syscall nr: the static table entry, or "syscall_NR" formatted into buf. */
@@ -1116,12 +1192,10 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		if (!t)
 			break;
 		/* a syscall never nests in another: an open one lost its exit */
-		if (unwind_to(x, t, S_SYSCALL, 0, true, ts)) {
-			close_top(x, t, ts);
-			x->forced_ends++;
-		}
+		if (unwind_to(x, t, S_SYSCALL, 0, true))
+			drop_top(x, t);
 		s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
-		open_slice(x, t, ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), "syscall");
+		open_slice(x, t, ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name, "syscall");
 		break;
 	}
 	case K_RAW_SYS_EXIT:
@@ -1131,7 +1205,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		t = thread(x, ctx, tid, cpu, -1);
 		if (!t)
 			break;
-		if (!unwind_to(x, t, S_SYSCALL, 0, true, ts)) {
+		if (!unwind_to(x, t, S_SYSCALL, 0, true)) {
 			x->orphans++;
 			break;
 		}
@@ -1149,7 +1223,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			snprintf(name, sizeof(name), "0x%" PRIx64, addr);
 			fn = name;
 		}
-		open_slice(x, t, ts, S_KFUNC, addr, fn, strlen(fn), "kernel");
+		open_slice(x, t, ts, S_KFUNC, addr, fn, strlen(fn), fn == name, "kernel");
 		break;
 	}
 	case K_FG_EXIT: {
@@ -1159,7 +1233,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		t = thread(x, ctx, tid, cpu, -1);
 		if (!t)
 			break;
-		if (unwind_to(x, t, S_KFUNC, addr, false, ts)) {
+		if (unwind_to(x, t, S_KFUNC, addr, false)) {
 			close_top(x, t, ts);
 		} else if (et->f[1].offset >= 0 && et->f[2].offset >= 0 && ret > call &&
 			   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
@@ -1169,8 +1243,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 				snprintf(name, sizeof(name), "0x%" PRIx64, addr);
 				fn = name;
 			}
+			J_LIT(args_begin(x), "{\"entry_lost\":true}");
 			complete(x, t, ts - (ret - call), ts, fn, strlen(fn), "kernel");
-			J_LIT(&x->j, ",\"args\":{\"entry_lost\":true}}");
 		} else {
 			x->orphans++;
 		}
@@ -1181,7 +1255,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 
 		t = thread(x, ctx, tid, cpu, -1);
 		if (t)
-			open_slice(x, t, ts, S_PROBE, ip, et->name, strlen(et->name), "probe");
+			open_slice(x, t, ts, S_PROBE, ip, et->name, strlen(et->name), false, "probe");
 		break;
 	}
 	case K_PROBE_RET: {
@@ -1190,7 +1264,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		t = thread(x, ctx, tid, cpu, -1);
 		if (!t)
 			break;
-		if (unwind_to(x, t, S_PROBE, fn, false, ts))
+		if (unwind_to(x, t, S_PROBE, fn, false))
 			close_top(x, t, ts);
 		else
 			x->orphans++;
@@ -1210,10 +1284,10 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			break;
 		}
 		s = syscall_name(x, nr, name, sizeof(name));
+		J_LIT(args_begin(x), "{\"ret\":");
+		j_i64(&x->a, ret);
+		J_LIT(&x->a, "}");
 		complete(x, t, ts - dur, ts, s, strlen(s), "syscall");
-		J_LIT(&x->j, ",\"args\":{\"ret\":");
-		j_i64(&x->j, ret);
-		J_LIT(&x->j, "}}");
 		break;
 	}
 	case K_BPF_UENTRY: {
@@ -1228,7 +1302,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			break;
 		s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
 		open_slice(x, t, ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, s, nl,
-			   et->kfunc ? "kernel" : "user");
+			   s == name, et->kfunc ? "kernel" : "user");
 		break;
 	}
 	case K_BPF_UEXIT: {
@@ -1242,7 +1316,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side && !et->kfunc);
 		if (!t)
 			break;
-		if (unwind_to(x, t, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, false, ts)) {
+		if (unwind_to(x, t, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, false)) {
 			close_top(x, t, ts);
 			break;
 		}
@@ -1251,8 +1325,8 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			break;
 		}
 		s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
+		J_LIT(args_begin(x), "{\"entry_lost\":true}");
 		complete(x, t, ts - dur, ts, s, nl, et->kfunc ? "kernel" : "user");
-		J_LIT(&x->j, ",\"args\":{\"entry_lost\":true}}");
 		break;
 	}
 	case K_BPF_OFFCPU: {
@@ -1268,16 +1342,16 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			x->unnested++;
 			break;
 		}
-		complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
-		J_LIT(&x->j, ",\"args\":{\"state\":");
-		j_u64(&x->j, fmt_field_u64(&et->f[1], d, sz));
-		J_LIT(&x->j, ",\"waker_pid\":");
-		j_i64(&x->j, (int32_t)fmt_field_u64(&et->f[2], d, sz));
+		J_LIT(args_begin(x), "{\"state\":");
+		j_u64(&x->a, fmt_field_u64(&et->f[1], d, sz));
+		J_LIT(&x->a, ",\"waker_pid\":");
+		j_i64(&x->a, (int32_t)fmt_field_u64(&et->f[2], d, sz));
 		if (wc && wl > 0) {
-			J_LIT(&x->j, ",\"waker_comm\":");
-			j_strn(&x->j, wc, (size_t)wl);
+			J_LIT(&x->a, ",\"waker_comm\":");
+			j_strn(&x->a, wc, (size_t)wl);
 		}
-		J_LIT(&x->j, "}}");
+		J_LIT(&x->a, "}");
+		complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
 		break;
 	}
 	case K_IRQ_ENTRY: {
@@ -1395,7 +1469,8 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	x->j.f = exp_conf.out;
 	x->j.first = true;
 	x->j.buf = malloc(JBUF);
-	if (!x->j.buf)
+	x->a.buf = malloc(JBUF);	/* args: a few fields; never flushed (no stream) */
+	if (!x->j.buf || !x->a.buf)
 		return -ENOMEM;
 	x->types.elem_size = sizeof(struct etype);
 	rpt_map_init(&x->threads, sizeof(struct thr));
@@ -1546,20 +1621,17 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 	struct thr *t;
 	int c;
 
-	/* close what is still open: the trace ended inside these calls */
-	while ((t = rpt_map_next(&x->threads, &pos, &key))) {
-		while (t->nopen) {
-			close_top(x, t, end);
-			x->forced_ends++;
-		}
-	}
+	/* what is still open: the trace ended inside these calls, their ends are unknown */
+	while ((t = rpt_map_next(&x->threads, &pos, &key)))
+		while (t->nopen)
+			drop_top(x, t);
 	for (c = 0; c < x->ncpus; c++) {
 		struct cpu_state *cs = &x->cpus[c];
 
 		if (cs->known && cs->cur != 0)
 			run_end(x, c, end, cs->comm, strnlen(cs->comm, 16), cs->cur, true, 0, false);
-		if (cs->in_softirq && end > cs->softirq_start)
-			irq_slice(x, c, cs->softirq_start, end, "softirq (open)", 14, "softirq", cs->softirq);
+		if (cs->in_softirq)
+			softirq_unended(x, c);
 		if (cs->in_irq)
 			irq_unended(x, c);
 	}
@@ -1626,7 +1698,9 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		j_u64(&x->j, x->flows);
 		J_LIT(&x->j, ",\"exits_without_entry\":");
 		j_u64(&x->j, x->orphans);
-		J_LIT(&x->j, ",\"closed_without_exit\":");
+		J_LIT(&x->j, ",\"enters_without_exit\":");
+		j_u64(&x->j, x->no_exit);
+		J_LIT(&x->j, ",\"closed_at_task_exit\":");
 		j_u64(&x->j, x->forced_ends);
 		J_LIT(&x->j, ",\"not_nested\":");
 		j_u64(&x->j, x->unnested + x->too_deep);
@@ -1640,10 +1714,10 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 	j_flush(&x->j);
 	if (x->j.f && fflush(x->j.f) && !exp_conf.write_errno)
 		exp_conf.write_errno = errno ? errno : EIO;
-	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " complete, %" PRIu64
-		" CPU slices, %" PRIu64 " exits without entry, %" PRIu64 " closed at a lost exit",
+	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " from their end, %" PRIu64
+		" CPU slices, %" PRIu64 " exits without entry, %" PRIu64 " entries without exit",
 		ctx->nevents, x->slices, x->completes, x->sched_slices + x->irq_slices,
-		x->orphans, x->forced_ends);
+		x->orphans, x->no_exit);
 	return x->j.f && ferror(x->j.f) ? -EIO : 0;
 }
 
@@ -1665,6 +1739,7 @@ static void exp_release(void *priv)
 	free(x->kfn);
 	free(x->cpus);
 	free(x->j.buf);
+	free(x->a.buf);
 }
 
 static const struct rpt_analyzer exp_analyzer = {

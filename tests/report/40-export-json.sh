@@ -57,7 +57,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 nsw = int(sys.argv[2])
 ev = d["traceEvents"]
-cpu = [e for e in ev if e["ph"] == "X" and e.get("cat") == "sched"]
+cpu = [e for e in ev if e["ph"] == "B" and e.get("cat") == "sched"]
 # every switch away from a task ends one run (idle is not drawn), plus the runs open at the end
 assert nsw > 0 and 0 < len(cpu) <= nsw + 4, (len(cpu), nsw)
 assert len({e["tid"] for e in cpu}) >= 2

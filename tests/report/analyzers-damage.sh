@@ -24,8 +24,9 @@ assert len(b) == 1 and b[0]["cat"] == "kernel", b
 i = ev.index(b[0])
 end = next(e for e in ev[i + 1:] if e.get("ph") == "E" and e["tid"] == b[0]["tid"])
 assert abs(end["ts"] - b[0]["ts"] - 574.54) < 0.01, (b, end)
-op = [e for e in ev if e.get("ph") == "X" and e.get("name") == "openat"]
-assert any(o["ts"] <= b[0]["ts"] and end["ts"] <= o["ts"] + o["dur"] for o in op), op
+# every slice is a B/E pair written together
+op = [(e["ts"], ev[k + 1]["ts"]) for k, e in enumerate(ev) if e.get("ph") == "B" and e.get("name") == "openat"]
+assert any(s <= b[0]["ts"] and end["ts"] <= e for s, e in op), op
 EOF
 
 # ---- damaged and cut files: what could be read, said to be partial, exit 1 ----

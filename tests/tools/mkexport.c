@@ -11,7 +11,7 @@
  *     2200 funcgraph_entry vfs_read         2700 funcgraph_exit
  *     3500 irq_handler_entry 19 eth0        3600 irq_handler_exit 19
  *     4000 sys_exit alpha write (no entry: dropped)
- *     5000 sys_enter alpha write (exit lost: ends at the next entry)
+ *     5000 sys_enter alpha write (exit lost: an instant)
  *     6000 sys_enter alpha getpid           6500 sys_exit ret 100
  *     7000 funcgraph_exit do_sys_open, calltime 6600 (entry lost: X 6600..7000)
  *     7500 funcgraph_exit vfs_read, calltime 6400 (would straddle getpid: dropped)
@@ -20,7 +20,7 @@
  *     8500 sys_enter beta read
  *     -- page boundary, 7 events lost --
  *     9000 sys_exit beta read ret 3
- *     9500 sys_enter beta futex (never exits: ends at the trace end)
+ *     9500 sys_enter beta futex (never exits: an instant)
  *   CPU 1, top buffer, task gamma (102):
  *     1500 sched_switch swapper/1 -> gamma
  *     5500 uprobe foo (ip 0x401000)         5800 foo__return
