@@ -232,20 +232,30 @@ static bool resn(const struct tep_event *e, struct fmt_field *f, const char *con
 	return all;
 }
 
-/* the uprobe naming callgraph uses: NAME / NAME__return, p_NAME / r_NAME */
+/*
+ * Uprobes pair as in callgraph: a uretprobe's __probe_func (f[0]) is its
+ * entry's __probe_ip (f[0]), whatever the names; the slice is named after
+ * the entry event.  A return that pairs with no address falls back to the
+ * names of probes set by hand (NAME / NAME__return, p_NAME / r_NAME).
+ */
 static void classify_probe(struct etype *t, const struct tep_event *e)
 {
 	const char *nm = e->name;
-	bool ret = has_suffix(nm, "__return") || tep_find_field((struct tep_event *)e, "__probe_ret_ip");
+	bool ret = res(e, "__probe_ret_ip", &t->f[1]) && res(e, "__probe_func", &t->f[0]);
+	bool r_ = nm[0] == 'r' && nm[1] == '_' && nm[2];
 	size_t l;
 
-	if (strncmp(e->system, "flytrap_", 8) && (nm[0] == 'p' || nm[0] == 'r') && nm[1] == '_' && nm[2])
-		nm += 2;
-	t->probe = strdup(nm);
+	if (!ret)
+		res(e, "__probe_ip", &t->f[0]);
+	ret = ret || has_suffix(nm, "__return");
+	if (!ret)
+		t->probe = strdup(nm);
+	else if (asprintf(&t->probe, "%s%s", r_ ? "p_" : "", r_ ? nm + 2 : nm) < 0)
+		t->probe = NULL;
 	if (!t->probe)
 		return;
 	l = strlen(t->probe);
-	if (has_suffix(t->probe, "__return"))
+	if (ret && has_suffix(t->probe, "__return"))
 		t->probe[l - 8] = 0;
 	t->kind = ret ? K_UP_RET : K_UP_ENTRY;
 }
@@ -933,6 +943,7 @@ struct frame {
 	uint64_t ts;
 	const char *name;	/* lives as long as the engine (symbols, type names) */
 	uint32_t depth;
+	uint64_t addr;		/* uprobe entries: __probe_ip (0: none) */
 };
 
 struct fstack {
@@ -1648,6 +1659,7 @@ static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t
 	f->ts = ev->rec.ts;
 	f->name = name;
 	f->depth = depth;
+	f->addr = 0;
 }
 
 /* pop frame k (and, first, the unreturned ones above it) as a slice of duration dur */
@@ -1725,6 +1737,8 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const
 	}
 	case K_UP_ENTRY:
 		enter(c, &tk->st[1], t->probe ? t->probe : "?", 0, ev, id);
+		if (tk->st[1].n && fhas(&t->f[0]))
+			tk->st[1].f[tk->st[1].n - 1].addr = (uint64_t)fv(&t->f[0], ev);
 		break;
 	case K_UF_ENTRY:
 	case K_KF_ENTRY: {
@@ -1744,9 +1758,15 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const
 		if (bpf)
 			nm = fname_keep(sf, kk, fv(&t->f[0], ev));
 		s = &tk->st[1 + kk];
-		for (k = s->n - 1; k >= 0; k--)
-			if (nm && !strcmp(s->f[k].name, nm))
-				break;
+		k = -1;
+		if (!bpf && fhas(&t->f[0]) && fv(&t->f[0], ev))
+			for (k = s->n - 1; k >= 0; k--)
+				if (s->f[k].addr == (uint64_t)fv(&t->f[0], ev))
+					break;
+		if (k < 0)
+			for (k = s->n - 1; k >= 0; k--)
+				if (nm && !strcmp(s->f[k].name, nm))
+					break;
 		if (k < 0)
 			break;
 		{

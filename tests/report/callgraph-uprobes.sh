@@ -51,4 +51,13 @@ awk 'length > 80 { exit 1 }' "$TMP/t" && ok "text within 80 columns" || fail "a 
 "$FLYTRAP" callgraph --per-task --folded "$TMP/no-names.dat" > "$TMP/fold" || fail "callgraph --folded"
 grep -qx "app-700;enter;ping 3000000" "$TMP/fold" && grep -qx "worker-701;ping 500000" "$TMP/fold" \
 	&& ok "per task: app-700;enter;ping and worker-701;ping" || fail "folded per task: $(cat "$TMP/fold")"
+# sql's slice table pairs the same way (its rows are the calls callgraph counts)
+for l in swapped no-names; do
+	"$FLYTRAP" sql -c "SELECT name, depth, count(*), sum(dur) FROM slice WHERE category = 'uprobe'
+		GROUP BY 1, 2 ORDER BY 2, 4" "$TMP/$l.dat" > "$TMP/sql" 2>&1 || fail "sql on $l: $(cat "$TMP/sql")"
+	tr -s ' ' < "$TMP/sql" | grep -v -- '--' > "$TMP/rows"
+	case $l in swapped) o=foo i=bar ;; no-names) o=enter i=ping ;; esac
+	printf '%s\n' "name depth count(*) sum(dur)" "$i 0 100 500000" "$o 0 100 10000000" "$i 1 200 3000000" "(3 rows)" |
+		diff - "$TMP/rows" > /dev/null && ok "sql slice on $l: the same 400 calls" || fail "sql slice on $l: $(cat "$TMP/sql")"
+done
 finish
