@@ -51,6 +51,21 @@ awk 'length > 80 { exit 1 }' "$TMP/t" && ok "text within 80 columns" || fail "a 
 "$FLYTRAP" callgraph --per-task --folded "$TMP/no-names.dat" > "$TMP/fold" || fail "callgraph --folded"
 grep -qx "app-700;enter;ping 3000000" "$TMP/fold" && grep -qx "worker-701;ping 500000" "$TMP/fold" \
 	&& ok "per task: app-700;enter;ping and worker-701;ping" || fail "folded per task: $(cat "$TMP/fold")"
+# a real recording: uprobe_target 1000 with probes set by hand in tracefs,
+# p:cgtest/alpha and r:cgtest/omega on ut_outer, p:cgtest/ping and
+# r:cgtest/pong on ut_middle (which ut_outer calls twice)
+"$FLYTRAP" callgraph --json tests/data/uprobes-alpha-omega.dat > "$TMP/real.json" || fail "callgraph on the real file"
+python3 - "$TMP/real.json" <<'PY' && ok "real uprobes alpha/omega, ping/pong: 3000 calls, 1000 > 2000" || fail "real file: $(head -c 300 "$TMP/real.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert (j["calls_completed"], j["calls_open"], j["unmatched_exits"]) == (3000, 0, 0), j
+top = j["tree"]["children"]
+# named after the function when this machine has the same binary, else after the entry event
+assert len(top) == 1 and top[0]["name"] in ("ut_outer", "alpha") and top[0]["count"] == 1000, top
+kids = top[0]["children"]
+assert len(kids) == 1 and kids[0]["name"] in ("ut_middle", "ping") and kids[0]["count"] == 2000, kids
+PY
+
 # sql's slice table pairs the same way (its rows are the calls callgraph counts)
 for l in swapped no-names; do
 	"$FLYTRAP" sql -c "SELECT name, depth, count(*), sum(dur) FROM slice WHERE category = 'uprobe'
