@@ -191,6 +191,10 @@ struct exp {
 	/* statistics for otherData and -v */
 	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
 	uint64_t no_exit;	/* entries whose exit is not in the trace: written as instants */
+	const char *trigger;	/* a flight dump's "trigger=" value (in meta[]), or NULL */
+	size_t trigger_len;
+	uint64_t trigger_ts;
+	bool trigger_marked;
 	struct jout a;		/* the args object of the slice being written (no stream) */
 	uint64_t sched_slices, irq_slices, flows;
 	const char *meta[8];	/* FMT_OPT_FT_META texts (the recorder's, the BPF capture's) */
@@ -1611,6 +1615,41 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 	}
 }
 
+/*
+ * A flight-recorder dump: what fired and when (the recorder's "trigger=" and
+ * "trigger_ts=" lines), as one instant across every track, so the moment
+ * the file was written for is where a viewer opens it; outside --from/--to
+ * it is left out.  Returns whether the file says it was triggered.
+ */
+static bool trigger_mark(struct exp *x, const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+	size_t rl = 0, tl = 0;
+	const char *reason = meta_value(x, "trigger=", 0, &rl), *tv = meta_value(x, "trigger_ts=", 0, &tl);
+	char buf[32], name[160];
+	uint64_t ts;
+
+	if (!reason || !tv || !tl || tl >= sizeof(buf))
+		return false;
+	memcpy(buf, tv, tl);
+	buf[tl] = '\0';
+	ts = fmt_reader_adjust_ts(ctx->r, strtoull(buf, NULL, 10));
+	x->trigger_ts = ts;
+	x->trigger = reason;
+	x->trigger_len = rl;
+	if ((o->has_t0 && ts < o->t0_ns) || (o->has_t1 && ts > o->t1_ns))
+		return true;
+	snprintf(name, sizeof(name), "trigger: %.*s", (int)(rl > 140 ? 140 : rl), reason);
+	j_ev(&x->j, 'i', ts, CPU_PID, CPU_PID);
+	J_LIT(&x->j, ",\"s\":\"g\",\"name\":");
+	j_str(&x->j, name);
+	J_LIT(&x->j, ",\"cat\":\"trigger\",\"args\":{\"trigger\":");
+	j_strn(&x->j, reason, rl);
+	J_LIT(&x->j, "}}");
+	x->trigger_marked = true;
+	return true;
+}
+
 static int exp_finish(struct rpt_ctx *ctx, void *priv)
 {
 	struct exp *x = priv;
@@ -1636,6 +1675,7 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 			irq_unended(x, c);
 	}
 	loss_markers(x, ctx);
+	trigger_mark(x, ctx);
 
 	/* names: processes, threads, CPU tracks */
 	rpt_map_init(&pids, 1);
@@ -1706,6 +1746,12 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		j_u64(&x->j, x->unnested + x->too_deep);
 		J_LIT(&x->j, ",\"events_lost\":");
 		j_u64(&x->j, x->lost_total);
+		if (x->trigger) {
+			J_LIT(&x->j, ",\"trigger\":");
+			j_strn(&x->j, x->trigger, x->trigger_len);
+			J_LIT(&x->j, ",\"trigger_ts_us\":");
+			j_us(&x->j, x->trigger_ts > x->j.base ? x->trigger_ts - x->j.base : 0);
+		}
 		J_LIT(&x->j, "}}\n");
 	} else {
 		x->hd->first_ts = ctx->first_ts;

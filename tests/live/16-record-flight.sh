@@ -87,6 +87,18 @@ got=$(count_pid trace-0008.dat "$p1")
 	{ fail "info: no trigger metadata"; tail -20 info1.txt; }
 "$FLYTRAP" report trace-0008.dat >/dev/null 2>rep.err && ok "flytrap report reads the dump" ||
 	{ fail "flytrap report failed"; head -3 rep.err; }
+# export marks the trigger: one instant across every track, and the summary names it
+"$FLYTRAP" export trace-0008.dat -o dump.json 2>exp.err
+python3 - dump.json <<'EOF' && ok "export marks the trigger (a global instant, and in otherData)" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+marks = [e for e in d["traceEvents"] if e.get("cat") == "trigger"]
+assert len(marks) == 1 and marks[0]["ph"] == "i" and marks[0]["s"] == "g", marks
+assert marks[0]["args"]["trigger"] == "signal (SIGUSR1)", marks
+assert d["otherData"]["trigger"] == "signal (SIGUSR1)", d["otherData"]
+assert abs(d["otherData"]["trigger_ts_us"] - marks[0]["ts"]) < 1, (d["otherData"], marks)
+EOF
+	{ fail "export: no trigger mark"; head -3 exp.err; }
 
 "${TOOLENV[@]}" "$LOOP" 2000 0 >p2.txt
 p2=$(awk '{print $2}' p2.txt)
