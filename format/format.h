@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <traceevent/event-parse.h>
 
 /* ---- option and section IDs (trace-cmd's numbering) ------------------- */
@@ -514,6 +515,59 @@ static inline uint64_t fmt_field_u64(const struct fmt_field *f, const void *data
 const void *fmt_field_ptr(const struct fmt_field *f, const void *data, int size, int *len);
 
 /* ======================================================================= */
+/*                    output files, written whole or not                   */
+/* ======================================================================= */
+
+/*
+ * Every file flytrap writes is created exclusively (O_CREAT|O_EXCL|
+ * O_NOFOLLOW, mode 0600) under a random hidden name in its destination's
+ * directory, ".BASE.XXXXXXXXXXXX", and renamed over the destination only
+ * when it is complete and fsync'd.  A link planted at the destination is
+ * replaced, never followed; no complete-looking partial file ever exists.
+ */
+struct fmt_outfile {
+	char *dest;		/* where the file goes, as given */
+	char *temp;		/* the temporary name it is written under */
+	int fd;			/* read-write, -1 once closed */
+};
+
+/*
+ * 0 when dest may be written (missing, a regular file or a link to be
+ * replaced); -EISDIR for a directory, -EINVAL for a FIFO, socket, device
+ * or an empty name (*why says which, "it is a FIFO"), or the errno of a
+ * failed lstat().
+ */
+int fmt_outfile_check(const char *dest, const char **why);
+/* Create the temporary file for dest; 0 or -errno (fmt_outfile_check's too). */
+int fmt_outfile_open(struct fmt_outfile *o, const char *dest);
+/*
+ * fsync, give the owner set with fmt_outfile_set_owner(), mode 0600, and
+ * rename over dest.  0 (o released) or -errno: then the file is closed and
+ * still under o->temp, for the caller to fmt_outfile_abort() or _release().
+ */
+int fmt_outfile_commit(struct fmt_outfile *o);
+/* The commit's fsync, owner and mode, without the rename (o stays open). */
+int fmt_outfile_seal(struct fmt_outfile *o);
+/* Close and free, keeping the temporary file (for a later recovery). */
+void fmt_outfile_release(struct fmt_outfile *o);
+/* Close, remove the temporary file, free. */
+void fmt_outfile_abort(struct fmt_outfile *o);
+/*
+ * The commit for a temporary file a dead writer left (recover): temp must
+ * be a regular file (not followed if a link) of this process's uid or of
+ * uid; it is fsync'd, given uid/gid when chown_it, mode 0600, and renamed
+ * over dest.  0 or -errno.
+ */
+int fmt_outfile_place(const char *temp, const char *dest, bool chown_it, uid_t uid, gid_t gid);
+/*
+ * Who gets every file committed from now on (a root process run through
+ * sudo gives its files to the user who ran it).  Unset: the process's own.
+ */
+void fmt_outfile_set_owner(uid_t uid, gid_t gid);
+/* The owner set, if any: true with *uid and *gid filled. */
+bool fmt_outfile_owner(uid_t *uid, gid_t *gid);
+
+/* ======================================================================= */
 /*                                 writer                                  */
 /* ======================================================================= */
 
@@ -567,14 +621,23 @@ struct fmt_writer_opts {
 	 */
 	void (*on_spool)(void *arg, const char *path);
 	void *on_spool_arg;
+	/*
+	 * close() leaves the finished file under its temporary name for the
+	 * caller to place (a flight dump takes the next free number).
+	 */
+	bool keep_temp;
 };
 
 /*
- * Create path (mode 0600, truncating) and write the file header.  *out is
- * freed by fmt_writer_close() or fmt_writer_abort().
+ * Start the file that fmt_writer_close() puts at path: written under a
+ * temporary name beside it (fmt_outfile_open(), fmt_writer_temp()), with
+ * spool files named after that temporary name.  *out is freed by
+ * fmt_writer_close() or fmt_writer_abort().
  */
 int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct fmt_writer **out);
 const char *fmt_writer_error(const struct fmt_writer *w);
+/* The temporary name the file is written under until close (owned by w). */
+const char *fmt_writer_temp(const struct fmt_writer *w);
 
 /*
  * Metadata.  Each call writes one section (compressed when the file is) at
@@ -640,11 +703,14 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 
 /*
  * Finish: write all buffers' sections, then the final OPTIONS section
- * (BUFFER options and every option queued since), then STRINGS, and close
- * the file.  Frees w.  Returns 0 or -errno (the file may be incomplete).
+ * (BUFFER options and every option queued since), then STRINGS, fsync, and
+ * rename the file into place (fmt_outfile_commit(); with opts->keep_temp
+ * it stays under fmt_writer_temp()'s name, sealed).  Frees w.  Returns 0
+ * or -errno; on failure the temporary file and spools are kept for
+ * fmt_writer_recover() unless opts->discard_spools_on_error.
  */
 int fmt_writer_close(struct fmt_writer *w);
-/* Remove spool files and free w without finishing (the output is left as is). */
+/* Remove the spool files and the temporary file and free w without finishing. */
 void fmt_writer_abort(struct fmt_writer *w);
 
 /* ---- page encoder: records → ring-buffer sub-buffers ------------------- */
@@ -687,6 +753,14 @@ const void *fmt_page_enc_finish(struct fmt_page_enc *pe);
  * its metadata (finished, then cut) is never modified.
  */
 int fmt_writer_recover(const char *path, char **err);
+/*
+ * The same with the spool files named (a run note's list) instead of
+ * looked for beside path.  Without a list, and with one, a spool is taken
+ * only if it is a regular file (not a link) of path's owner that names
+ * path's device and inode: names beside an output in /tmp can be planted.
+ */
+int fmt_writer_recover_spools(const char *path, const char *const *spools, int nspools,
+			      char **err);
 
 /*
  * Add pages to the spools of an output whose writer died, without touching

@@ -87,7 +87,9 @@ struct sysfmts {
 struct fmt_writer {
 	int fd;
 	char *path;
-	char *spool_prefix;	/* "<dir>/.<base>.spool." */
+	struct fmt_outfile out;	/* the temporary file behind fd (fd is ours; out.fd -1) */
+	bool keep_temp;
+	char *spool_prefix;	/* "<dir>/<temp's base>.spool." */
 	dev_t dev;
 	ino_t ino;
 	bool be;
@@ -510,6 +512,11 @@ const char *fmt_writer_error(const struct fmt_writer *w)
 	return w ? w->errbuf : "";
 }
 
+const char *fmt_writer_temp(const struct fmt_writer *w)
+{
+	return w && w->out.temp ? w->out.temp : w ? w->path : NULL;
+}
+
 static char *spool_prefix_for(const char *path, const char *dir)
 {
 	const char *slash = strrchr(path, '/');
@@ -524,37 +531,11 @@ static char *spool_prefix_for(const char *path, const char *dir)
 		d = strdup(".");
 	if (!d)
 		return NULL;
-	if (asprintf(&out, "%s/.%s.spool.", d, base) < 0)
+	/* a hidden base (a temporary file's) is not hidden twice */
+	if (asprintf(&out, "%s/%s%s.spool.", d, *base == '.' ? "" : ".", base) < 0)
 		out = NULL;
 	free(d);
 	return out;
-}
-
-/*
- * Spools left by an earlier writer of this output (killed and never
- * recovered) describe a file that open() has just truncated: they would
- * otherwise be taken for this run's data by a later recovery.
- */
-static void remove_stale_spools(const char *prefix)
-{
-	const char *slash = strrchr(prefix, '/');
-	char *dir = strndup(prefix, (size_t)(slash - prefix)), *p = NULL;
-	size_t blen = strlen(slash + 1);
-	struct dirent *e;
-	DIR *d;
-
-	d = dir ? opendir(dir) : NULL;
-	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, slash + 1, blen))
-			continue;
-		if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
-			unlink(p);
-			free(p);
-		}
-	}
-	if (d)
-		closedir(d);
-	free(dir);
 }
 
 static struct fmt_writer *writer_alloc(void)
@@ -613,6 +594,7 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	w->obs_ctx = opts->observer_ctx;
 	w->on_spool = opts->on_spool;
 	w->on_spool_arg = opts->on_spool_arg;
+	w->keep_temp = opts->keep_temp;
 	if (!w->path) {
 		err = -ENOMEM;
 		goto fail;
@@ -636,33 +618,36 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 			goto fail;
 		}
 	}
-	w->spool_prefix = spool_prefix_for(path, dir_abs);
-	if (!w->spool_prefix) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	err = writer_setup_chunks(w, opts->zstd_level);
 	if (err) {
 		err = werr(w, err, "cannot set up compression");
 		goto fail;
 	}
-	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = werr(w, -errno, "cannot create '%s'", path);
+	/* never through a name that existed: a temporary file of ours, renamed at close */
+	err = fmt_outfile_open(&w->out, path);
+	if (err) {
+		const char *why = NULL;
+
+		if (fmt_outfile_check(path, &why) && why)
+			err = werr(w, err, "cannot write '%s': %s", path, why);
+		else
+			err = werr(w, err, "cannot create a temporary file beside '%s'", path);
 		goto fail;
 	}
+	w->fd = w->out.fd;
+	w->out.fd = -1;
 	if (fstat(w->fd, &st) < 0) {
-		err = werr(w, -errno, "cannot set up '%s'", path);
-		goto fail;
-	}
-	/* kallsyms and maps are sensitive: 0600 even when the file existed */
-	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != 0600 && fchmod(w->fd, 0600) < 0) {
-		err = werr(w, -errno, "cannot set the mode of '%s'", path);
+		err = werr(w, -errno, "cannot set up '%s'", w->out.temp);
 		goto fail;
 	}
 	w->dev = st.st_dev;
 	w->ino = st.st_ino;
-	remove_stale_spools(w->spool_prefix);
+	/* named after the temporary file: unique to this writer, never planted */
+	w->spool_prefix = spool_prefix_for(w->out.temp, dir_abs);
+	if (!w->spool_prefix) {
+		err = -ENOMEM;
+		goto fail;
+	}
 
 	memcpy(hdr, "\x17\x08\x44tracing7", 11);
 	n = 11;
@@ -1776,6 +1761,9 @@ static void writer_free(struct fmt_writer *w)
 	free(w->bufs);
 	if (w->fd >= 0)
 		close(w->fd);
+	w->fd = -1;
+	/* an unfinished temporary file goes, unless close kept it for recovery */
+	fmt_outfile_abort(&w->out);
 	for (i = 0; i < w->nsystems; i++) {
 		free(w->systems[i].name);
 		db_free(&w->systems[i].body);
@@ -1934,12 +1922,27 @@ int fmt_writer_close(struct fmt_writer *w)
 	if (!w)
 		return -EINVAL;
 	err = finish_file(w);
-	if (!err && close(w->fd) < 0)
-		err = werr(w, -errno, "cannot close '%s'", w->path);
+	/* the fd goes back to the temporary file, which is renamed into place */
+	w->out.fd = w->fd;
 	w->fd = -1;
+	if (!err && w->keep_temp) {
+		err = fmt_outfile_seal(&w->out);
+		if (err)
+			werr(w, err, "cannot write '%s'", w->out.temp);
+		else
+			fmt_outfile_release(&w->out);
+	} else if (!err && w->out.temp) {
+		char *temp = strdup(w->out.temp);
+
+		err = fmt_outfile_commit(&w->out);
+		if (err)
+			werr(w, err, "cannot put '%s' in place as '%s'", temp ? temp : "?", w->path);
+		free(temp);
+	}
 	/*
-	 * On failure the spools are kept: they still hold the data, and
-	 * fmt_writer_recover() can finish the file once space is available.
+	 * On failure the temporary file and the spools are kept: they still
+	 * hold the data, and fmt_writer_recover() can finish the file once
+	 * space is available.
 	 */
 	/* nothing may still be writing to the spools when they are let go */
 	worker_drain(w);
@@ -1950,6 +1953,7 @@ int fmt_writer_close(struct fmt_writer *w)
 		for (i = 0; i < w->nbufs; i++)
 			wbuf_free(w->bufs[i], false);
 		w->nbufs = 0;
+		fmt_outfile_release(&w->out);
 	}
 	writer_free(w);
 	return err;
@@ -2179,7 +2183,52 @@ static int read_file_header(struct fmt_writer *w, uint64_t fsize, size_t *hlp, c
 	return 0;
 }
 
+/*
+ * Open one candidate spool of the output w recovers: never through a link,
+ * never a FIFO or device, only a regular file of the output's owner (the
+ * writer that made both) that names the output's device and inode.  0 with
+ * s filled, or -errno (the file is not taken).
+ */
+static int spool_take(struct fmt_writer *w, uid_t owner, struct spool_info *s)
+{
+	struct stat st;
+	int e;
+
+	s->fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (s->fd < 0)
+		return -errno;
+	if (fstat(s->fd, &st) < 0)
+		e = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_uid != owner)
+		e = -EPERM;
+	else
+		e = spool_read(s, w->dev, w->ino, w->be, w->page_size);
+	if (!e && !!(s->flags & SPOOL_FL_COMPRESSED) != w->compress)
+		e = -EBADMSG;
+	if (e) {
+		close(s->fd);
+		s->fd = -1;
+		free(s->name);
+		free(s->clock);
+		s->name = s->clock = NULL;
+	}
+	return e;
+}
+
+static int recover(const char *path, const char *const *list, int nlist, char **errp);
+
 int fmt_writer_recover(const char *path, char **errp)
+{
+	return recover(path, NULL, -1, errp);
+}
+
+int fmt_writer_recover_spools(const char *path, const char *const *spools, int nspools,
+			      char **errp)
+{
+	return recover(path, spools, nspools < 0 ? 0 : nspools, errp);
+}
+
+static int recover(const char *path, const char *const *list, int nlist, char **errp)
 {
 	struct fmt_writer *w = NULL;
 	struct rsec *secs = NULL;
@@ -2209,9 +2258,13 @@ int fmt_writer_recover(const char *path, char **errp)
 		err = rerr_msg(errp, -ENOMEM, "out of memory");
 		goto out;
 	}
-	w->fd = open(path, O_RDWR | O_CLOEXEC);
+	w->fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (w->fd < 0 || fstat(w->fd, &st) < 0) {
 		err = rerr_sys(errp, -errno, "cannot open '%s'", path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = rerr_msg(errp, -EINVAL, "'%s' is not a regular file", path);
 		goto out;
 	}
 	w->dev = st.st_dev;
@@ -2281,34 +2334,31 @@ int fmt_writer_recover(const char *path, char **errp)
 	base = strrchr(w->spool_prefix, '/');
 	dirpath = strndup(w->spool_prefix, (size_t)(base - w->spool_prefix));
 	base++;
-	dir = dirpath ? opendir(dirpath) : NULL;
-	if (!dir) {
+	/*
+	 * The spools a run note names; without a list (no note: the machine
+	 * rebooted, or an older flytrap), the names beside the file, each
+	 * checked by spool_take() since anyone may have planted one there.
+	 */
+	dir = list || !dirpath ? NULL : opendir(dirpath);
+	if (!list && !dir) {
 		err = rerr_sys(errp, dirpath ? -errno : -ENOMEM, "cannot list spool directory '%s'",
 			   dirpath ? dirpath : "?");
 		goto out;
 	}
-	while ((de = readdir(dir))) {
+	for (i = 0; list ? i < nlist : (de = readdir(dir)) != NULL; i++) {
 		struct spool_info s = { .fd = -1 };
 		struct spool_info *n;
-		int e;
 
-		if (strncmp(de->d_name, base, strlen(base)))
+		if (!list && strncmp(de->d_name, base, strlen(base)))
 			continue;
-		if (asprintf(&s.path, "%s/%s", dirpath, de->d_name) < 0) {
+		if (list ? !(s.path = strdup(list[i])) :
+			   asprintf(&s.path, "%s/%s", dirpath, de->d_name) < 0) {
 			err = rerr_msg(errp, -ENOMEM, "out of memory");
 			goto out;
 		}
-		s.fd = open(s.path, O_RDONLY | O_CLOEXEC);
-		e = s.fd < 0 ? -errno : spool_read(&s, w->dev, w->ino, w->be, w->page_size);
-		if (!e && !!(s.flags & SPOOL_FL_COMPRESSED) != w->compress)
-			e = -EBADMSG;
-		if (e) {
-			/* not ours (another output of the same name) or unusable: leave it */
-			if (s.fd >= 0)
-				close(s.fd);
+		if (spool_take(w, st.st_uid, &s)) {
+			/* not ours (another output of the same name), planted or unusable: leave it */
 			free(s.path);
-			free(s.name);
-			free(s.clock);
 			continue;
 		}
 		n = realloc(sp, (size_t)(nsp + 1) * sizeof(*n));

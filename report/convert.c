@@ -547,15 +547,13 @@ int rpt_convert(const char *in_path, const char *out_path, const struct rpt_conv
 	if (err) {
 		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
 			      fmt_writer_error(cv.w)[0] ? fmt_writer_error(cv.w) : strerror(-err));
-		fmt_writer_abort(cv.w);
-		unlink(out_path);
+		fmt_writer_abort(cv.w);	/* removes its temporary file; out_path is untouched */
 		goto out_reader;
 	}
 	err = fmt_writer_close(cv.w);
 	if (err) {
 		/* the writer is freed by close: its message went with it */
 		rc = ft_error("cannot write '%s': %s", out_path, strerror(-err));
-		unlink(out_path);
 		goto out_reader;
 	}
 	if (in->truncated_at) {
@@ -654,7 +652,13 @@ int cmd_convert(int argc, char **argv)
 		return ft_usage_error("no output file given (-o OUT)");
 	if (co.level && strcmp(co.compression, "zstd"))
 		return ft_usage_error("--level applies to zstd only");
-	/* the writer truncates its output before the input is read */
+	{
+		const char *why = NULL;
+
+		if (fmt_outfile_check(out_path, &why) && why)
+			return ft_usage_error("cannot write '%s': %s", out_path, why);
+	}
+	/* the output replaces the input only when complete, but an in-place convert is a mistake */
 	if (stat(in_path, &si) == 0 && stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
 	    si.st_ino == so.st_ino)
 		return ft_usage_error("the output '%s' is the input", out_path);

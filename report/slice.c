@@ -875,6 +875,12 @@ static int parse_args(struct slice *s, int argc, char **argv)
 		return ft_usage_error("no input file given");
 	if (!s->out_path || !*s->out_path)
 		return ft_usage_error("no output file given (-o OUT)");
+	{
+		const char *why = NULL;
+
+		if (fmt_outfile_check(s->out_path, &why) && why)
+			return ft_usage_error("cannot write '%s': %s", s->out_path, why);
+	}
 	return 0;
 }
 

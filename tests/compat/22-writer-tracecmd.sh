@@ -72,12 +72,15 @@ for variant in "" "--none --be"; do
 	rm -f "$f"
 	# shellcheck disable=SC2086
 	"$TW" --emit "$f" --events 500 --crash $variant || { fail "[crash $variant] writer did not die by SIGKILL"; continue; }
-	ls -A "$TMP" | grep -q 'crash.dat.spool' || fail "[crash $variant] no spool files after the kill"
-	# before recovery the output holds metadata only: no event can show
-	[ "$(trace-cmd report "$f" 2>/dev/null | grep -c 'seq=')" = 0 ] ||
-		fail "[crash $variant] events in the unfinished file"
+	ls -A "$TMP" | grep -q '^\.crash\.dat\..*\.spool\.' || fail "[crash $variant] no spool files after the kill"
+	# the unfinished file is the writer's temporary one; nothing is at the output's name
+	[ ! -e "$f" ] || fail "[crash $variant] a file at '$f' before it was finished"
+	part=$(ls -A "$TMP" | grep -E '^\.crash\.dat\.[0-9a-f]{12}$')
+	# before recovery it holds metadata only: no event can show
+	[ -n "$part" ] && [ "$(trace-cmd report "$TMP/$part" 2>/dev/null | grep -c 'seq=')" = 0 ] ||
+		fail "[crash $variant] no temporary file, or events in the unfinished file"
 	"$TW" --emit "$f" --recover || { fail "[crash $variant] recover failed"; continue; }
-	ls -A "$TMP" | grep -q 'crash.dat.spool' && fail "[crash $variant] spools left after recover"
+	ls -A "$TMP" | grep -q '^\.crash\.dat\.' && fail "[crash $variant] spools or temporary file left after recover"
 	trace-cmd report "$f" >"$TMP/r.txt" 2>/dev/null || { fail "[crash $variant] trace-cmd cannot read the recovered file"; continue; }
 	total=$(grep -c 'flytrap_test: *seq=' "$TMP/r.txt")
 	[ "$total" = $want_total ] && ok "[crash $variant] all $total flushed events back after recover" ||

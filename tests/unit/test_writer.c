@@ -505,6 +505,32 @@ static int count_spools(const char *dir)
 
 static char tmpdir[] = "/tmp/flytrap-writer.XXXXXX";
 
+/*
+ * The temporary file a writer of path left (".BASE.XXXXXXXXXXXX" beside
+ * it, not a spool): this test's own directory, so the one there is ours.
+ */
+static bool temp_of(const char *path, char *out, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[256], want[256];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	snprintf(want, sizeof(want), ".%s.", slash + 1);
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, want, strlen(want)) && !strstr(e->d_name, ".spool.") &&
+		    strlen(e->d_name) == strlen(want) + 12) {
+			snprintf(out, n, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static void test_roundtrip(const struct wcfg *c, int events)
 {
 	struct fed fed = { 0 };
@@ -530,8 +556,41 @@ static void test_roundtrip(const struct wcfg *c, int events)
 	CHECK(err == 0, "%s: write: %d", path, err);
 	if (!err)
 		verify_file(path, c, &fed, false, NULL);
+	{
+		/* another writer's spool is not ours to remove: names are unique now */
+		char stale[300], t[300];
+
+		snprintf(stale, sizeof(stale), "%s/.%s.spool.7.5", c->spool_dir ? c->spool_dir : tmpdir,
+			 strrchr(path, '/') + 1);
+		CHECK(access(stale, F_OK) == 0, "a spool of another writer was removed");
+		unlink(stale);
+		CHECK(!temp_of(path, t, sizeof(t)), "temporary file '%s' left after close", t);
+	}
 	CHECK(count_spools(tmpdir) == 0, "spools left after close");
 	free_fed(&fed);
+}
+
+static int read_whole(const char *path, uint8_t **out, size_t *len)
+{
+	struct pfile f;
+	int err = load(path, &f);
+
+	*out = f.d;
+	*len = f.n;
+	return err;
+}
+
+static int write_whole(const char *path, const uint8_t *d, size_t n, bool keep_inode)
+{
+	/* O_TRUNC keeps the inode, which recovery matches spools against */
+	int fd = open(path, O_WRONLY | O_CREAT | (keep_inode ? O_TRUNC : O_TRUNC | O_EXCL), 0600);
+	bool ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, d, n) == (ssize_t)n;
+	close(fd);
+	return ok ? 0 : -EIO;
 }
 
 /*
@@ -541,7 +600,7 @@ static void test_roundtrip(const struct wcfg *c, int events)
 static void test_recover(const struct wcfg *c)
 {
 	struct fed fed = { 0 };
-	char path[256], *msg = NULL;
+	char path[256], *msg = NULL, tp[300], planted[330], fifo[330], victim[300];
 	int min_pages[NBUF][NCPU], status, err, pfd[2];
 	pid_t pid;
 	const char *sdir = c->spool_dir ? c->spool_dir : tmpdir;
@@ -599,46 +658,60 @@ static void test_recover(const struct wcfg *c)
 	waitpid(pid, &status, 0);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child did not die by SIGKILL (%d)", status);
 	CHECK(count_spools(sdir) > 0, "no spools after the crash");
-	err = fmt_writer_recover(path, &msg);
+	/* nothing complete-looking at the destination: the data is under the temporary name */
+	CHECK(access(path, F_OK) != 0, "'%s' exists after the crash", path);
+	if (!temp_of(path, tp, sizeof(tp))) {
+		CHECK(0, "no temporary file of '%s' after the crash", path);
+		free_fed(&fed);
+		return;
+	}
+	{
+		/*
+		 * Names another user could plant beside it: a link to a file of
+		 * ours and a FIFO (an open that blocked would hang recovery).
+		 * Neither is followed, read or removed.
+		 */
+		snprintf(planted, sizeof(planted), "%s.spool.9.9", tp);
+		snprintf(fifo, sizeof(fifo), "%s.spool.8.8", tp);
+		snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+		write_whole(victim, (const uint8_t *)"precious\n", 9, false);
+		CHECK(symlink(victim, planted) == 0, "symlink");
+		CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+	}
+	err = fmt_writer_recover(tp, &msg);
 	CHECK(err == 0, "recover: %d %s", err, msg ? msg : "");
 	free(msg);
 	if (!err)
-		verify_file(path, c, &fed, true, min_pages);
+		verify_file(tp, c, &fed, true, min_pages);
+	{
+		uint8_t *v = NULL;
+		size_t vn = 0;
+		struct stat st;
+
+		CHECK(lstat(planted, &st) == 0 && S_ISLNK(st.st_mode), "planted link removed");
+		CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "planted FIFO removed");
+		CHECK(!read_whole(victim, &v, &vn) && vn == 9 && !memcmp(v, "precious\n", 9),
+		      "the link's target changed");
+		free(v);
+		unlink(planted);
+		unlink(fifo);
+		unlink(victim);
+	}
 	CHECK(count_spools(sdir) == 0, "spools left after recover");
 	/* recovering a complete file is a no-op that succeeds */
 	msg = NULL;
-	err = fmt_writer_recover(path, &msg);
+	err = fmt_writer_recover(tp, &msg);
 	CHECK(err == 1, "second recover: %d %s", err, msg ? msg : "");
 	free(msg);
-	if (err >= 0)
+	/* then it goes where the writer would have put it */
+	err = fmt_outfile_place(tp, path, false, 0, 0);
+	CHECK(err == 0, "place '%s' at '%s': %d", tp, path, err);
+	if (!err)
 		verify_file(path, c, &fed, true, min_pages);
 	free_fed(&fed);
 }
 
 /* ---- recovery from every crash point ----------------------------------- */
-
-static int read_whole(const char *path, uint8_t **out, size_t *len)
-{
-	struct pfile f;
-	int err = load(path, &f);
-
-	*out = f.d;
-	*len = f.n;
-	return err;
-}
-
-static int write_whole(const char *path, const uint8_t *d, size_t n, bool keep_inode)
-{
-	/* O_TRUNC keeps the inode, which recovery matches spools against */
-	int fd = open(path, O_WRONLY | O_CREAT | (keep_inode ? O_TRUNC : O_TRUNC | O_EXCL), 0600);
-	bool ok;
-
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, d, n) == (ssize_t)n;
-	close(fd);
-	return ok ? 0 : -EIO;
-}
 
 /*
  * A finished file cut short (copied half-way, say) has no spools: its
@@ -752,13 +825,14 @@ static void test_recover_cuts(const struct wcfg *c)
 		_exit(5);
 	}
 	waitpid(pid, &status, 0);
-	if (read_whole(path, &out, &outlen)) {
+	/* the output is the writer's temporary file until close */
+	if (!temp_of(path, path, sizeof(path)) || read_whole(path, &out, &outlen)) {
 		CHECK(0, "no output after the crash");
 		return;
 	}
 	d = opendir(tmpdir);
 	while (d && (e = readdir(d)) && nsp < 64) {
-		if (!strstr(e->d_name, "cuts.dat.spool."))
+		if (!strstr(e->d_name, "cuts.dat.") || !strstr(e->d_name, ".spool."))
 			continue;
 		snprintf(sp[nsp], sizeof(sp[nsp]), "%s/%s", tmpdir, e->d_name);
 		read_whole(sp[nsp], &spool[nsp], &splen[nsp]);
@@ -838,10 +912,51 @@ static void test_errors(void)
 	int err, status;
 	pid_t pid;
 
-	/* ENOSPC from the first write */
-	if (access("/dev/full", W_OK) == 0) {
-		err = fmt_writer_open("/dev/full", &o, &w);
-		CHECK(err == -ENOSPC, "/dev/full: %d", err);
+	/* a device, a FIFO or a directory is refused, never written into or replaced */
+	{
+		const char *why = NULL;
+		char fifo[300];
+		struct stat st;
+
+		if (access("/dev/full", W_OK) == 0) {
+			err = fmt_writer_open("/dev/full", &o, &w);
+			CHECK(err == -EINVAL, "/dev/full: %d", err);
+			CHECK(fmt_outfile_check("/dev/full", &why) == -EINVAL && why &&
+			      !strcmp(why, "it is a device"), "/dev/full: %s", why ? why : "accepted");
+		}
+		snprintf(fifo, sizeof(fifo), "%s/fifo.dat", tmpdir);
+		CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+		CHECK(fmt_writer_open(fifo, &o, &w) == -EINVAL, "FIFO accepted");
+		CHECK(fmt_outfile_check(fifo, &why) == -EINVAL && why && !strcmp(why, "it is a FIFO"),
+		      "FIFO: %s", why ? why : "accepted");
+		CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+		unlink(fifo);
+		CHECK(fmt_writer_open(tmpdir, &o, &w) == -EISDIR, "directory accepted");
+		CHECK(fmt_outfile_check(tmpdir, &why) == -EISDIR && why && strstr(why, "directory"),
+		      "directory: %s", why ? why : "accepted");
+		CHECK(fmt_outfile_check("x/", &why) == -EISDIR, "a name ending in / accepted");
+	}
+	/* a link at the destination is replaced by the file, its target left as it was */
+	{
+		char target[300], link_[300];
+		struct wcfg lc = { false, 8, "zstd", 10, 4096 };
+		uint8_t *v = NULL;
+		size_t vn = 0;
+		struct stat st;
+
+		snprintf(target, sizeof(target), "%s/target", tmpdir);
+		snprintf(link_, sizeof(link_), "%s/link.dat", tmpdir);
+		write_whole(target, (const uint8_t *)"keep me\n", 8, false);
+		CHECK(symlink(target, link_) == 0, "symlink");
+		err = emit_file(link_, &lc, 50, NULL, true, NULL, NULL);
+		CHECK(err == 0, "write through a planted link's name: %d", err);
+		CHECK(lstat(link_, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600,
+		      "the output is not a regular file of mode 0600 (mode %o)", (unsigned)st.st_mode);
+		CHECK(!read_whole(target, &v, &vn) && vn == 8 && !memcmp(v, "keep me\n", 8),
+		      "the link's target was written");
+		free(v);
+		unlink(target);
+		unlink(link_);
 	}
 	o.compression = "lz4";
 	snprintf(path, sizeof(path), "%s/bad.dat", tmpdir);
@@ -882,6 +997,9 @@ static void test_errors(void)
 		int n = count_spools(tmpdir);
 
 		CHECK(n == NBUF * NCPU, "%d spools kept after a failed close, expected %d", n, NBUF * NCPU);
+		CHECK(access(path, F_OK) != 0, "a failed close left '%s' in place", path);
+		if (!temp_of(path, path, sizeof(path)))
+			CHECK(0, "a failed close removed its temporary file");
 		err = fmt_writer_recover(path, &msg);
 		CHECK(err == 0, "recover after EFBIG: %d %s", err, msg ? msg : "");
 		free(msg);
@@ -1178,12 +1296,17 @@ static int emit_main(int argc, char **argv)
 		return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 1;
 	}
 	if (recover && path) {
-		char *msg = NULL;
+		/* a killed writer's file is its temporary one: finish that, then put it at path */
+		char *msg = NULL, tp[300];
+		bool temp = access(path, F_OK) && temp_of(path, tp, sizeof(tp));
 
-		err = fmt_writer_recover(path, &msg);
+		err = fmt_writer_recover(temp ? tp : path, &msg);
 		if (err)
 			fprintf(stderr, "test_writer: cannot recover '%s': %s\n", path, msg ? msg : strerror(-err));
 		free(msg);
+		if (!err && temp && (err = fmt_outfile_place(tp, path, false, 0, 0)))
+			fprintf(stderr, "test_writer: cannot rename '%s' to '%s': %s\n", tp, path,
+				strerror(-err));
 		return err ? 1 : 0;
 	}
 	if (!path) {

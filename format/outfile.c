@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Output files written whole or not at all (design decision 10); see the
+ * fmt_outfile part of format.h.
+ *
+ * A root recorder is often told to write into /tmp, where anyone can have
+ * left a symbolic link at the name given, or at any name we would derive
+ * from it.  So nothing is ever opened by a name that existed before: the
+ * data goes into a file created here exclusively (O_EXCL|O_NOFOLLOW, mode
+ * 0600) under a random name in the destination's directory, and rename()
+ * puts it in place once it is complete and on disk.  rename() replaces a
+ * link at the destination; it never writes through one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+
+static bool owner_set;
+static uid_t owner_uid;
+static gid_t owner_gid;
+
+void fmt_outfile_set_owner(uid_t uid, gid_t gid)
+{
+	owner_set = true;
+	owner_uid = uid;
+	owner_gid = gid;
+}
+
+bool fmt_outfile_owner(uid_t *uid, gid_t *gid)
+{
+	if (owner_set) {
+		*uid = owner_uid;
+		*gid = owner_gid;
+	}
+	return owner_set;
+}
+
+int fmt_outfile_check(const char *dest, const char **why)
+{
+	struct stat st;
+
+	*why = NULL;
+	if (!*dest) {
+		*why = "the name is empty";
+		return -EINVAL;
+	}
+	if (dest[strlen(dest) - 1] == '/') {
+		*why = "it names a directory";
+		return -EISDIR;
+	}
+	if (lstat(dest, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;	/* replaced, a link never followed */
+	if (S_ISDIR(st.st_mode)) {
+		*why = "it is a directory";
+		return -EISDIR;
+	}
+	if (S_ISFIFO(st.st_mode))
+		*why = "it is a FIFO";
+	else if (S_ISSOCK(st.st_mode))
+		*why = "it is a socket";
+	else
+		*why = "it is a device";
+	return -EINVAL;
+}
+
+/* The directory part of path ("." when it has none), malloc'd. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	return strndup(path, (size_t)(slash - path) + (slash == path));
+}
+
+int fmt_outfile_open(struct fmt_outfile *o, const char *dest)
+{
+	const char *slash = strrchr(dest, '/'), *why;
+	int dirlen = slash ? (int)(slash - dest + 1) : 0, tries, err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	err = fmt_outfile_check(dest, &why);
+	if (err)
+		return err;
+	o->dest = strdup(dest);
+	if (!o->dest)
+		return -ENOMEM;
+	for (tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+			err = -EIO;
+			break;
+		}
+		free(o->temp);
+		if (asprintf(&o->temp, "%.*s.%s.%02x%02x%02x%02x%02x%02x", dirlen, dest, dest + dirlen,
+			     r[0], r[1], r[2], r[3], r[4], r[5]) < 0) {
+			o->temp = NULL;
+			err = -ENOMEM;
+			break;
+		}
+		o->fd = open(o->temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (o->fd >= 0)
+			return 0;
+		err = -errno;
+		if (err != -EEXIST)
+			break;
+	}
+	free(o->temp);
+	free(o->dest);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	return err;
+}
+
+/* fsync the directory holding path, so that a rename survives a crash. */
+static int sync_dir(const char *path)
+{
+	char *dir = dir_of(path);
+	int fd, err = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	/* some file systems cannot sync a directory: the rename happened anyway */
+	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* On disk, mode 0600, the owner given: what every finished output gets. */
+static int finish_fd(int fd, bool chown_it, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (fsync(fd) < 0 && errno != EINVAL)
+		return -errno;
+	if (chown_it && (st.st_uid != uid || st.st_gid != gid) && fchown(fd, uid, gid) < 0)
+		return -errno;
+	/* chown may clear mode bits; the file stays readable by its owner only */
+	if (fchmod(fd, 0600) < 0)
+		return -errno;
+	return 0;
+}
+
+int fmt_outfile_seal(struct fmt_outfile *o)
+{
+	uid_t uid = 0;
+	gid_t gid = 0;
+	bool ch = fmt_outfile_owner(&uid, &gid);
+
+	return o->fd < 0 ? -EBADF : finish_fd(o->fd, ch, uid, gid);
+}
+
+int fmt_outfile_commit(struct fmt_outfile *o)
+{
+	int err = fmt_outfile_seal(o);
+
+	if (!err && close(o->fd) < 0)
+		err = -errno;
+	o->fd = -1;
+	if (!err && rename(o->temp, o->dest) < 0)
+		err = -errno;
+	if (err)
+		return err;	/* the caller keeps or removes the temporary file */
+	err = sync_dir(o->dest);
+	fmt_outfile_release(o);
+	return err;
+}
+
+void fmt_outfile_release(struct fmt_outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->temp);
+	free(o->dest);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
+
+void fmt_outfile_abort(struct fmt_outfile *o)
+{
+	if (o->temp)
+		unlink(o->temp);
+	fmt_outfile_release(o);
+}
+
+int fmt_outfile_place(const char *temp, const char *dest, bool chown_it, uid_t uid, gid_t gid)
+{
+	const char *why;
+	struct stat st;
+	int fd, err;
+
+	err = fmt_outfile_check(dest, &why);
+	if (err)
+		return err;
+	fd = open(temp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* only a file this process could have made: its own uid's */
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (st.st_uid != geteuid() && !(chown_it && st.st_uid == uid))
+		err = -EPERM;
+	if (!err)
+		err = finish_fd(fd, chown_it, uid, gid);
+	close(fd);
+	if (!err && rename(temp, dest) < 0)
+		err = -errno;
+	return err ?: sync_dir(dest);
+}
