@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "format/format.h"
 
 int ft_verbose;
 const char *ft_cmd = "flytrap";
@@ -353,6 +355,28 @@ static void usage(FILE *f)
 	fprintf(f, "\n'flytrap COMMAND --help' describes a command.\n");
 }
 
+/*
+ * Run as root through sudo, every file a command writes goes to the user
+ * who ran sudo (SUDO_UID, SUDO_GID), so that "analyze without root" works
+ * on the file just recorded.  Not root, or not through sudo: files stay ours.
+ */
+static void sudo_owner(void)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	uint64_t uid, gid;
+	struct passwd *pw;
+
+	if (geteuid() != 0 || !u || ft_parse_u64(u, &uid) || uid >= (uid_t)-1)
+		return;
+	if (!g || ft_parse_u64(g, &gid) || gid >= (gid_t)-1) {
+		pw = getpwuid((uid_t)uid);
+		if (!pw)
+			return;
+		gid = pw->pw_gid;
+	}
+	fmt_outfile_set_owner((uid_t)uid, (gid_t)gid);
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -384,6 +408,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[0], commands[i].name)) {
 			ft_cmd = commands[i].name;
+			sudo_owner();
 			return commands[i].fn(argc, argv);
 		}
 	}

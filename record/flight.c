@@ -129,7 +129,7 @@ static int seg_new(struct store *st)
 		g->path = NULL;
 		return -ENOMEM;
 	}
-	g->fd = open(g->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	g->fd = open(g->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (g->fd < 0) {
 		int err = -errno;
 
@@ -543,8 +543,9 @@ struct rec_flight *rec_flight_new(const struct rec_flight_conf *c, const char *o
 	f->t_start = mono_now();
 	if (c->rotate_ns)
 		f->next_rotate = f->t_start + c->rotate_ns;
-	if (asprintf(&prefix, "%s/.%s%s.flight-%d.", f->name.dir, f->name.stem, f->name.ext,
-		     (int)getpid()) < 0 ||
+	/* the random part: no one can plant a segment's name before we create it */
+	if (asprintf(&prefix, "%s/.%s%s.flight-%d-%.12s.", f->name.dir, f->name.stem, f->name.ext,
+		     (int)getpid(), f->trace_id) < 0 ||
 	    asprintf(live_path, "%s/.%s%s.flight-%d.meta", f->name.dir, f->name.stem, f->name.ext,
 		     (int)getpid()) < 0) {
 		ft_error("out of memory");
@@ -654,22 +655,14 @@ const char *rec_flight_start_stats(const struct rec_flight *f, int cpu)
 	return NULL;
 }
 
-/* Create the dump's temporary file exclusively, next to where it goes. */
-static int dump_tmp(struct rec_flight *f, char **tmp)
+/* Where a dump would go without a number: its temporary file is made beside it. */
+static char *dump_dest(const struct rec_flight *f)
 {
-	int fd;
+	char *p;
 
-	if (asprintf(tmp, "%s/.%s-dump.%d.tmp%s", f->name.dir, f->name.stem, (int)getpid(),
-		     f->name.ext) < 0) {
-		*tmp = NULL;
-		return -ENOMEM;
-	}
-	unlink(*tmp);	/* ours from a failed dump: the name carries our pid */
-	fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	if (asprintf(&p, "%s/%s%s", f->name.dir, f->name.stem, f->name.ext) < 0)
+		return NULL;
+	return p;
 }
 
 /* Give the finished temporary file the next free number; never replaces. */
@@ -785,16 +778,28 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 			f->start_texts = f->samples[i].texts;
 	if (!from_ts)
 		f->start_texts = NULL;
-	err = dump_tmp(f, &tmp);
-	if (err) {
-		ft_error("cannot create '%s': %s", tmp ? tmp : f->name.dir, strerror(-err));
+	final = dump_dest(f);
+	if (!final) {
+		err = -ENOMEM;
+		ft_error("out of memory");
 		goto out;
 	}
+	/* written whole under a temporary name; dump_place() gives it its number */
 	wo = f->dump_wo;
-	err = fmt_writer_open(tmp, &wo, &w);
+	wo.keep_temp = true;
+	wo.discard_spools_on_error = true;	/* a failed dump is dropped, not recovered */
+	err = fmt_writer_open(final, &wo, &w);
 	if (err) {
-		ft_error("cannot create '%s': %s", tmp, strerror(-err));
+		ft_error("cannot create a dump beside '%s': %s", final, strerror(-err));
 		w = NULL;
+		goto out;
+	}
+	free(final);
+	final = NULL;
+	tmp = strdup(fmt_writer_temp(w));
+	if (!tmp) {
+		err = -ENOMEM;
+		ft_error("out of memory");
 		goto out;
 	}
 	err = f->ops.meta(f->ops.ctx, w, 0, NULL);

@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -98,6 +99,8 @@ struct opts {
 	const char *bpf;
 	struct rec_flight_conf fl;	/* flight.h: --flight, --trigger, --rotate, --cpu-budget */
 	char **cmd;			/* command to run, NULL-terminated */
+	const char *user;		/* --user: the command runs as this user */
+	struct rec_runas runas;		/* who that is (looked up while parsing) */
 };
 
 struct traced {
@@ -204,7 +207,10 @@ static void usage(FILE *f)
 "                          repeatable\n"
 "      --cpus LIST         only these CPUs (\"0,2-3\")\n"
 "  -b, --buffer-size KB    kernel buffer per CPU, in KiB\n"
-"  -o, --output FILE       output file (default trace.dat; created mode 0600)\n"
+"  -o, --output FILE       output file (default trace.dat; written under a\n"
+"                          temporary name, mode 0600, renamed when complete)\n"
+"      --user USER         run the command as USER (its groups, a clean\n"
+"                          environment); the recorder stays root\n"
 "  -d, --duration TIME     stop after TIME (\"10\", \"500ms\", \"2m\")\n"
 "      --max-size SIZE     stop when the compressed data reaches SIZE (\"100M\")\n"
 "      --level N           zstd level 1-19 (default 3)\n"
@@ -234,7 +240,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_UPROBE = 256, OPT_CPUS, OPT_MAX_SIZE, OPT_LEVEL, OPT_COMPRESSION, OPT_KPROBE,
-	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS,
+	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS, OPT_USER,
 	OPT_FLIGHT_MODE,	/* every option of flight.h: rec_flight_option() */
 };
 
@@ -259,6 +265,7 @@ static const struct option long_opts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "flight", required_argument, NULL, OPT_FLIGHT_MODE },
 	{ "trigger", required_argument, NULL, OPT_FLIGHT_MODE },
 	{ "after", required_argument, NULL, OPT_FLIGHT_MODE },
@@ -408,6 +415,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_REALTIME:
 			o->realtime = true;
 			break;
+		case OPT_USER:
+			if (!*optarg)
+				return ft_usage_error("empty --user name");
+			o->user = optarg;
+			break;
 		case 'v':
 			ft_verbose++;
 			break;
@@ -424,6 +436,22 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->cmd = argv + optind;
 	if (o->cmd && o->npids)
 		return ft_usage_error("give either -P PID or a command, not both");
+	if (o->user && !o->cmd)
+		return ft_usage_error("--user needs a command to run (record --user USER -- CMD)");
+	if (o->user) {
+		int e = rec_runas_prepare(o->user, &o->runas);
+
+		if (e == -ESRCH)
+			return ft_usage_error("--user '%s': no such user", o->user);
+		if (e)
+			return ft_error("cannot look up user '%s': %s", o->user, strerror(-e));
+	}
+	{
+		const char *why = NULL;
+
+		if (fmt_outfile_check(o->output, &why) && why)
+			return ft_usage_error("cannot write '%s': %s", o->output, why);
+	}
 	if ((o->graph.n || o->max_graph_depth) && !o->tracer) {
 		o->tracer = "function_graph";
 	}
@@ -597,8 +625,11 @@ static int child_fork(struct session *s, const sigset_t *old_mask)
 		} while (r < 0 && errno == EINTR);
 		if (r != 1)
 			_exit(126);	/* the recorder gave up before starting */
-		execvp(s->o->cmd[0], s->o->cmd);
-		e = errno;
+		e = s->o->user ? -rec_runas_apply(&s->o->runas) : 0;
+		if (!e) {
+			execvp(s->o->cmd[0], s->o->cmd);
+			e = errno;
+		}
 		if (write(errp[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
@@ -931,6 +962,16 @@ static int write_start_metadata(struct session *s)
 		for (i = 0; i < s->ri.nevents; i++)
 			fprintf(m, "%s%s:%s", i ? "," : "", s->ri.events[i].system, s->ri.events[i].name);
 		fprintf(m, "\n");
+		if (s->o->cmd) {
+			/* who the command ran as: --user, or the recorder's own uid */
+			const struct rec_runas *ra = &s->o->runas;
+			struct passwd *pw = s->o->user ? NULL : getpwuid(getuid());
+			uid_t uid = s->o->user ? ra->uid : getuid();
+			gid_t gid = s->o->user ? ra->gid : getgid();
+
+			fprintf(m, "command_user=%s\n", s->o->user ? ra->name : pw ? pw->pw_name : "?");
+			fprintf(m, "command_uid=%u\ncommand_gid=%u\n", (unsigned)uid, (unsigned)gid);
+		}
 		if (s->ntraced) {
 			fprintf(m, "pids=");
 			for (i = 0; i < s->ntraced; i++)
@@ -2075,13 +2116,18 @@ static int note_write(struct session *s)
 	n.start = rec_proc_start(n.pid);
 	n.instance = s->ri.name;
 	n.output = rec_abs_path(s->o->output);
-	if (!n.output) {
+	/* a flight recorder's live writer keeps no file: its dumps are whole at once */
+	n.temp = s->stores ? NULL : rec_abs_path(fmt_writer_temp(s->w));
+	if (!n.output || (!s->stores && !n.temp)) {
 		err = -errno;
 		ft_error("cannot resolve the directory of '%s': %s", s->o->output, strerror(errno));
+		free(n.output);
 		return err;
 	}
+	n.chown = fmt_outfile_owner(&n.uid, &n.gid);
 	err = rec_note_write(&n);
 	free(n.output);
+	free(n.temp);
 	if (!err)
 		s->note = true;
 	return err;
@@ -2105,7 +2151,7 @@ int cmd_record(int argc, char **argv)
 	struct session s = { 0 };
 	struct fmt_writer_opts wo = { 0 };
 	sigset_t old_mask, wait_mask;
-	bool signals = false, looped = false, reniced = false, realtime = false;
+	bool signals = false, reniced = false, realtime = false;
 	int old_nice = 0, loop_err = 0;
 	uint64_t t0 = 0, dur = 0;
 	int rc = EXIT_FAIL, err, i;
@@ -2210,7 +2256,8 @@ int cmd_record(int argc, char **argv)
 		err = fmt_writer_open(live ? live : o.output, &wo, &s.w);
 		if (live) {
 			/* the live writer's file only holds metadata that dumps write again */
-			unlink(live);
+			if (!err)
+				unlink(fmt_writer_temp(s.w));
 			free(live);
 		}
 		if (err) {
@@ -2290,7 +2337,6 @@ int cmd_record(int argc, char **argv)
 			(unsigned long long)s.ri.buffer_kb,
 			o.cmd ? "" : o.duration_ns ? "" : "; Ctrl-C to stop");
 
-	looped = true;
 	/*
 	 * On a busy machine a woken recorder can wait tens of milliseconds
 	 * for a CPU while the buffer fills; a higher priority (nice -10 from
@@ -2410,6 +2456,8 @@ int cmd_record(int argc, char **argv)
 		if (cerr) {
 			ft_error("cannot finish '%s': %s%s", o.output, strerror(-cerr),
 				 cerr == -ENOSPC ? "; free some space and run 'flytrap recover' on it" : "");
+			/* its temporary file and spools stay: recover finds them through the note */
+			s.note = false;
 			goto out;
 		}
 	}
@@ -2439,12 +2487,9 @@ out:
 	if (s.tracer)
 		rec_tracer_free(s.tracer);
 	rec_instance_release(&s.ri);
-	if (s.w) {
+	/* no file that looks like a trace: the temporary file and spools go */
+	if (s.w)
 		fmt_writer_abort(s.w);
-		/* nothing was recorded: do not leave a file that looks like a trace */
-		if (!looped && !s.stores)
-			unlink(o.output);
-	}
 	if (s.note)
 		rec_note_remove();
 	rec_flight_free(s.fl);
@@ -2463,5 +2508,6 @@ out_args:
 	free(o.notrace.v);
 	free(o.kprobes.v);
 	rec_flight_conf_release(&o.fl);
+	rec_runas_release(&o.runas);
 	return rc;
 }

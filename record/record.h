@@ -191,6 +191,33 @@ bool rec_elf_uses_lsan(const char *path);
 /* Remove every probe of ri (events must be disabled everywhere first). */
 int rec_uprobe_remove_all(struct rec_instance *ri);
 
+/* ---- record --user ---------------------------------------------------------- */
+
+/*
+ * Who the command of `record --user USER -- CMD` runs as: USER's uid,
+ * primary group and supplementary groups (as initgroups would set them),
+ * and a clean environment (HOME, USER, LOGNAME and SHELL from the password
+ * entry, a default PATH, TERM kept).  The recorder itself stays root.
+ */
+struct rec_runas {
+	uid_t uid;
+	gid_t gid;
+	char *name;
+	gid_t *groups;
+	int ngroups;
+	char **env;		/* NULL-terminated "KEY=value" */
+	int nenv;
+};
+
+/*
+ * Look USER (a name, or a number) up: 0, -ESRCH for no such user, or
+ * -errno.  Released with rec_runas_release().
+ */
+int rec_runas_prepare(const char *user, struct rec_runas *ra);
+/* In the forked child, before exec: groups, gid, uid, environment; 0 or -errno. */
+int rec_runas_apply(const struct rec_runas *ra);
+void rec_runas_release(struct rec_runas *ra);
+
 /* ---- leftovers ------------------------------------------------------------- */
 
 /*

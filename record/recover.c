@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "flytrap.h"
 #include "format.h"
@@ -22,31 +23,96 @@ static void usage(FILE *f)
 "usage: flytrap recover [-v] FILE\n"
 "\n"
 "Make the partial output of a killed recorder readable: keep the metadata\n"
-"FILE already holds, add the complete compressed chunks from its spool files,\n"
+"it already holds, add the complete compressed chunks from its spool files,\n"
 "and write the closing options.  At most the last unflushed chunk per CPU is\n"
-"lost.  FILE is rewritten in place; the spool files are removed.\n"
+"lost.  FILE is the name the recording was going to (-o): its temporary file\n"
+"and spool files are found through the recorder's run note in /run/flytrap,\n"
+"and the finished file is renamed to FILE.  Without a note (after a reboot)\n"
+"FILE is rewritten in place, with only the spool files of FILE's owner.\n"
 "\n"
 "  -v, --verbose   more messages\n"
 "  -h, --help      this text\n");
 }
 
-/* The run note of the dead recorder that wrote file is done with. */
-static void forget_note(const char *file)
+/* The note of a dead recorder whose output or temporary file is abs: 0, or -ENOENT. */
+static int find_note(const char *abs, struct rec_note *out)
 {
 	struct rec_note *v;
-	char *abs = rec_abs_path(file);
-	int n, i;
+	int n, i, err = -ENOENT;
 
 	if (!abs || rec_state_prepare(false))
-		goto out;
+		return -ENOENT;
 	n = rec_notes_list(&v);
-	for (i = 0; i < n; i++)
-		if (v[i].output && !strcmp(v[i].output, abs) && !rec_note_alive(&v[i]))
-			rec_note_remove_pid(v[i].pid);
+	for (i = 0; i < n && err; i++) {
+		if (!(v[i].output && !strcmp(v[i].output, abs)) && !(v[i].temp && !strcmp(v[i].temp, abs)))
+			continue;
+		*out = v[i];
+		memset(&v[i], 0, sizeof(v[i]));
+		err = 0;
+	}
 	if (n > 0)
 		rec_notes_free(v, n);
-out:
-	free(abs);
+	return err;
+}
+
+/*
+ * Finish what the recorder of note n left: its temporary file with the
+ * spools the note lists, then renamed to the output, owned as the note says.
+ */
+static int recover_noted(const struct rec_note *n)
+{
+	char *msg = NULL;
+	struct stat st;
+	int err;
+
+	err = fmt_writer_recover_spools(n->temp, (const char *const *)n->spools, n->nspools, &msg);
+	if (err < 0) {
+		ft_error("cannot recover '%s' (from '%s'): %s", n->output, n->temp,
+			 msg ? msg : strerror(-err));
+		free(msg);
+		return EXIT_FAIL;
+	}
+	free(msg);
+	err = fmt_outfile_place(n->temp, n->output, n->chown, n->uid, n->gid);
+	if (err) {
+		const char *why = NULL;
+
+		fmt_outfile_check(n->output, &why);
+		ft_error("cannot rename '%s' to '%s': %s", n->temp, n->output, why ? why : strerror(-err));
+		return EXIT_FAIL;
+	}
+	rec_note_remove_pid(n->pid);
+	if (!stat(n->output, &st))
+		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes)\n", n->output,
+			(unsigned long long)st.st_size);
+	return EXIT_OK;
+}
+
+/* No note names file: finish it where it is (spools checked by the writer). */
+static int recover_in_place(const char *file)
+{
+	char *msg = NULL;
+	struct stat st;
+	int err;
+
+	if (lstat(file, &st))
+		return ft_error("cannot open '%s': %s (and no recording of it is noted in '%s')", file,
+				strerror(errno), rec_state_dir());
+	err = fmt_writer_recover(file, &msg);
+	if (err == 1) {
+		fprintf(stderr, "flytrap: '%s' is complete already: nothing to recover\n", file);
+		return EXIT_OK;
+	}
+	if (err) {
+		ft_error("cannot recover '%s': %s", file, msg ? msg : strerror(-err));
+		free(msg);
+		return EXIT_FAIL;
+	}
+	free(msg);
+	if (!stat(file, &st))
+		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes)\n", file,
+			(unsigned long long)st.st_size);
+	return EXIT_OK;
 }
 
 static const struct option long_opts[] = {
@@ -57,9 +123,9 @@ static const struct option long_opts[] = {
 
 int cmd_recover(int argc, char **argv)
 {
-	char *msg = NULL;
-	struct stat st;
-	int c, err;
+	struct rec_note n;
+	char *abs;
+	int c, rc;
 
 	opterr = 0;
 	optind = 1;
@@ -79,22 +145,21 @@ int cmd_recover(int argc, char **argv)
 		return ft_usage_error("missing FILE");
 	if (optind + 1 < argc)
 		return ft_usage_error("unexpected argument '%s'", argv[optind + 1]);
-	if (stat(argv[optind], &st))
-		return ft_error("cannot open '%s': %s", argv[optind], strerror(errno));
-	err = fmt_writer_recover(argv[optind], &msg);
-	if (err == 1) {
-		fprintf(stderr, "flytrap: '%s' is complete already: nothing to recover\n", argv[optind]);
-		return EXIT_OK;
+	abs = rec_abs_path(argv[optind]);
+	if (!find_note(abs, &n)) {
+		free(abs);
+		if (rec_note_alive(&n)) {
+			rc = ft_error("recorder %d is still writing '%s'", (int)n.pid, n.output);
+		} else if (n.temp && !access(n.temp, F_OK)) {
+			rc = recover_noted(&n);
+		} else {
+			/* finished, or an older recorder's note: the file is where it was */
+			rec_note_remove_pid(n.pid);
+			rc = recover_in_place(argv[optind]);
+		}
+		rec_note_free(&n);
+		return rc;
 	}
-	if (err) {
-		ft_error("cannot recover '%s': %s", argv[optind], msg ? msg : strerror(-err));
-		free(msg);
-		return EXIT_FAIL;
-	}
-	free(msg);
-	forget_note(argv[optind]);
-	if (!stat(argv[optind], &st))
-		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes)\n", argv[optind],
-			(unsigned long long)st.st_size);
-	return EXIT_OK;
+	free(abs);
+	return recover_in_place(argv[optind]);
 }

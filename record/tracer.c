@@ -382,7 +382,8 @@ static int persist(struct rec_tracer *t, struct saved_file *s)
 		ret = -ENOMEM;
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	unlink(tmp);	/* ours from a killed run: only root writes the state directory */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ret = -errno;
 		goto out;
