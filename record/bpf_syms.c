@@ -24,6 +24,7 @@
 
 #include "format.h"
 #include "record/bpf_int.h"
+#include "record/record.h"
 
 #define SYMTAB_MAGIC "FTSYMS1"
 
@@ -446,12 +447,13 @@ static struct bin *find_or_add_bin(struct rec_syms *s, int pid, const char *path
 	fd = -1;
 	if (pid > 0) {
 		snprintf(p, sizeof(p), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
+		fd = rec_open_regular(p, false);	/* a magic link: followed to the mapping */
 	}
 	if (fd < 0) {
 		struct stat st;
 
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* a path from the maps is never a link, unless someone replaced it since */
+		fd = rec_open_regular(path, true);
 		/* by path: only if it is still the file that was mapped */
 		if (fd >= 0 && ino && (fstat(fd, &st) || st.st_ino != ino ||
 				       major(st.st_dev) != maj || minor(st.st_dev) != min)) {
@@ -938,10 +940,11 @@ int rec_ufunc_match(const char *path, const char *glob, struct rec_ufunc_sym **o
 		snprintf(err, errlen, "libelf initialisation failed");
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = rec_open_regular(path, false);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
 		return ret;
 	}
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -179,6 +179,16 @@ uint64_t rec_stats_field(const char *stats, const char *key);
  */
 int rec_uprobe_add(struct rec_instance *ri, const char *spec);
 
+/*
+ * Open a file root reads on behalf of a traced process or a user (a binary
+ * from a process's maps, a --uprobe or ufunc= path): read-only and
+ * non-blocking, and only if it is a regular file, checked before it is
+ * opened for reading (a FIFO or device is never opened).  nofollow: a link
+ * at path is refused (for names taken from /proc/PID/maps, which are never
+ * links unless replaced since).  Returns the fd, or -1 with errno.
+ */
+int rec_open_regular(const char *path, bool nofollow);
+
 /* A program name resolved through $PATH (or a path made absolute); malloc'd, NULL + errno. */
 char *rec_find_binary(const char *bin);
 

@@ -48,6 +48,41 @@ static int cmp_offset(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+int rec_open_regular(const char *path, bool nofollow)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd, e;
+
+	/* O_PATH opens nothing: a device or FIFO at path is never opened for reading */
+	pfd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (pfd < 0)
+		return -1;
+	e = fstat(pfd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+	if (e) {
+		close(pfd);
+		errno = e;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)	/* no /proc (a chroot): the name, checked again */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	e = errno;
+	if (fd >= 0) {
+		struct stat now;
+
+		if (fstat(fd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+			close(fd);
+			fd = -1;
+			e = ESTALE;
+		}
+	}
+	close(pfd);
+	errno = e;
+	return fd;
+}
+
 /* Resolve a command name through $PATH the way a shell would. */
 char *rec_find_binary(const char *bin)
 {
@@ -118,7 +153,7 @@ static int list_functions(const char *path, const char *glob, struct func **out,
 	*nout = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = rec_open_regular(path, false);
 	if (fd < 0)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -287,7 +322,8 @@ int rec_uprobe_add(struct rec_instance *ri, const char *spec)
 	if (err) {
 		ft_error("cannot read the symbols of '%s': %s", path,
 			 err == -ENODATA ? "no symbol table" :
-			 err == -ENOEXEC ? "not an ELF file" : strerror(-err));
+			 err == -ENOEXEC ? "not an ELF file" :
+			 err == -EINVAL ? "not a regular file" : strerror(-err));
 		goto out;
 	}
 	if (!nf) {
@@ -398,7 +434,7 @@ bool rec_elf_uses_lsan(const char *path)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = rec_open_regular(path, false);
 	if (fd < 0)
 		return false;
 	elf = elf_begin(fd, ELF_C_READ, NULL);

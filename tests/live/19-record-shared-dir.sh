@@ -126,7 +126,17 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <nouser.err)" = 1 ] && ok "--user for a missing user: exit 2, one line" ||
 	{ fail "--user no-such-user-x: exit $rc"; cat nouser.err; }
 
-# 4. through sudo: the file is the invoking user's, 0600, and that user can analyze it
+# 4. a FIFO planted where root reads a binary is never opened (an open would block)
+as_nobody mkfifo "$S/prog"
+chmod 755 "$S/prog" 2>/dev/null
+timeout 20 "$FLYTRAP" record -q -o fifo.dat --uprobe "$S/prog:main" -- true 2>fifo.err
+rc=$?
+[ $rc != 124 ] && [ $rc != 0 ] && grep -q "not a regular file" fifo.err &&
+	ok "--uprobe on a FIFO: refused at once ($(cat fifo.err | head -1))" ||
+	{ fail "--uprobe on a FIFO: exit $rc"; cat fifo.err; }
+[ -z "$(ls "$TRACEFS/instances" | grep flytrap-)" ] || fail "an instance was left"
+
+# 5. through sudo: the file is the invoking user's, 0600, and that user can analyze it
 SUDO_UID=$NOBODY SUDO_GID=$NOGROUP "$FLYTRAP" record -q -e sched:sched_switch -d 1 \
 	-o "$S/sudo.dat" 2>sudo.err || { fail "sudo-style record failed"; cat sudo.err; }
 [ "$(stat -c '%u %g %a' "$S/sudo.dat")" = "$NOBODY $NOGROUP 600" ] &&
