@@ -1686,8 +1686,18 @@ static bool disk_nearly_full(struct session *s, uint64_t *avail)
 	struct statvfs sv;
 	uint64_t spooled, pending, need;
 
-	if (statvfs(s->o->output, &sv))
-		return false;
+	/* the output is its temporary file until the end; the disk is the directory's */
+	if (statvfs(s->w && !s->stores ? fmt_writer_temp(s->w) : s->o->output, &sv)) {
+		char *dir = strdup(s->o->output), *slash = dir ? strrchr(dir, '/') : NULL;
+		int e;
+
+		if (slash)
+			slash[slash == dir] = '\0';
+		e = statvfs(slash ? dir : ".", &sv);
+		free(dir);
+		if (e)
+			return false;
+	}
 	spooled = fmt_wbuf_bytes(s->wb) + (s->wb_top ? fmt_wbuf_bytes(s->wb_top) : 0);
 	pending = (uint64_t)(s->ri.ncpus + s->top.ncpus) * s->ri.buffer_kb * 1024;
 	need = spooled + 2 * pending + (1ULL << 20) + spooled / 32;
