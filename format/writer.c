@@ -542,8 +542,10 @@ static struct fmt_writer *writer_alloc(void)
 {
 	struct fmt_writer *w = calloc(1, sizeof(*w));
 
-	if (w)
+	if (w) {
 		w->fd = -1;
+		w->out.fd = -1;	/* writer_free() releases it: never fd 0 */
+	}
 	return w;
 }
 

@@ -1081,7 +1081,19 @@ static void test_errors(void)
 	CHECK(fmt_writer_option(w, FMT_OPT_BUFFER, "x", 1) == -EINVAL, "BUFFER option accepted from caller");
 	CHECK(strstr(fmt_writer_error(w), "written by the writer") != NULL, "message '%s'", fmt_writer_error(w));
 	fmt_writer_abort(w);
-	CHECK(fmt_writer_recover("/nonexistent/x.dat", &msg) == -ENOENT, "recover of a missing file");
+	{
+		/* a writer that never opened a file of its own must not close someone's fd 0 */
+		int z = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (z > 0 && fcntl(0, F_GETFD) == -1) {
+			dup2(z, 0);
+			close(z);
+		} else if (z > 0) {
+			close(z);
+		}
+		CHECK(fmt_writer_recover("/nonexistent/x.dat", &msg) == -ENOENT, "recover of a missing file");
+		CHECK(fcntl(0, F_GETFD) != -1, "recover closed fd 0");
+	}
 	CHECK(msg && strstr(msg, "/nonexistent/x.dat"), "recover message '%s'", msg ? msg : "");
 	free(msg);
 }
