@@ -1141,7 +1141,8 @@ static void known_names(struct session *s, struct comm_set *ov)
 		}
 	}
 	/* the last entry of a pid wins: keep them in order of addition */
-	qsort(ov->v, ov->n, sizeof(*ov->v), cmp_comm);
+	if (ov->n > 1)	/* qsort of NULL is undefined, even for 0 elements */
+		qsort(ov->v, ov->n, sizeof(*ov->v), cmp_comm);
 }
 
 /* saved_cmdlines, then the names the kernel did not keep (traced processes, /proc). */

@@ -678,7 +678,8 @@ static int slice_option(struct slice *s, struct fmt_writer *w)
 			fprintf(f, "cpu_task=%d %d %d %s\n", i / (s->maxcpu + 1), i % (s->maxcpu + 1),
 				s->cpu_task[i], comm ? comm : "<...>");
 		}
-	qsort(s->pro, (size_t)s->npro, sizeof(*s->pro), cmp_rec);
+	if (s->npro > 1)	/* qsort of NULL is undefined, even for 0 elements */
+		qsort(s->pro, (size_t)s->npro, sizeof(*s->pro), cmp_rec);
 	add_recs(f, "prologue", s->pro, s->npro);
 	add_recs(f, "epilogue", s->epi, s->nepi);
 	if (fclose(f) || len > UINT32_MAX - 1) {
