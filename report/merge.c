@@ -435,6 +435,14 @@ static int parse_args(struct merge *m, int argc, char **argv)
 		rc = ft_usage_error("no output file given (-o OUT)");
 		goto out;
 	}
+	{
+		const char *why = NULL;
+
+		if (fmt_outfile_check(m->out_path, &why) && why) {
+			rc = ft_usage_error("cannot write '%s': %s", m->out_path, why);
+			goto out;
+		}
+	}
 	for (int i = 0; i < nnames; i++) {
 		const char *v;
 		struct src *s = src_named(m, names[i], &v);

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # How the writing commands create their files, without root or tracefs:
 # a directory, FIFO or device as the destination is refused with one line
-# and exit 2 (record, convert, slice), before anything is written; a link
+# and exit 2 (record, convert, slice, merge), before anything is written; a link
 # at the destination is replaced by a regular file of mode 0600 and its
 # target is left as it was; a failed write leaves an existing destination
 # as it was and nothing beside it.
 . "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 [ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
 IN=$TOP/tests/data/rpt-sched.dat
-[ -f "$IN" ] || skip "no $IN"
+IN2=$TOP/tests/data/rpt-stacks.dat
+[ -f "$IN" ] && [ -f "$IN2" ] || skip "no $IN or $IN2"
 cd "$TMP"
 mkdir adir
 mkfifo afifo
@@ -33,6 +34,7 @@ for d in adir afifo /dev/null adir/; do
 	refuse "$d" "$why" "$FLYTRAP" record -o "$d" -- true
 	refuse "$d" "$why" "$FLYTRAP" convert "$IN" -o "$d"
 	refuse "$d" "$why" "$FLYTRAP" slice "$IN" -o "$d"
+	refuse "$d" "$why" "$FLYTRAP" merge "$IN" "$IN2" -o "$d"
 done
 [ -p afifo ] && [ -d adir ] && [ -z "$(ls -A adir)" ] && ok "FIFO and directory untouched" ||
 	fail "the FIFO or directory changed"
@@ -40,9 +42,11 @@ done
 
 # a link at the destination: replaced, its target unchanged
 printf 'keep\n' >target
-for cmd in convert slice; do
+for cmd in convert slice merge; do
 	ln -sf target "$cmd.dat"
-	"$FLYTRAP" $cmd "$IN" -o "$cmd.dat" 2>err.txt || { fail "$cmd over a link failed"; cat err.txt; }
+	args=("$IN")
+	[ $cmd = merge ] && args=("$IN" "$IN2")
+	"$FLYTRAP" $cmd "${args[@]}" -o "$cmd.dat" 2>err.txt || { fail "$cmd over a link failed"; cat err.txt; }
 	[ "$(cat target)" = keep ] && ok "$cmd: the link's target is unchanged" || fail "$cmd wrote through the link"
 	[ -f "$cmd.dat" ] && [ ! -L "$cmd.dat" ] && [ "$(stat -c %a "$cmd.dat")" = 600 ] &&
 		ok "$cmd: the output is a regular file, mode 0600" ||
