@@ -28,6 +28,7 @@
 #include "flamesvg.h"
 #include "flytrap.h"
 #include "replay.h"
+#include "share.h"
 #include "symbols.h"
 
 #define MAX_STACK 512		/* call nesting kept per task */
@@ -1664,8 +1665,12 @@ int rpt_callgraph_setup(struct rpt_cg_args *A)
 	A->conf.flame_unit = &A->unit;
 	A->conf.had_data = &A->had_data;
 	if (A->svg) {
-		int e = svg_writable(A->svg);
+		const char *why = NULL;
+		int e;
 
+		if (fmt_outfile_check(A->svg, &why) && why)
+			return ft_usage_error("cannot write '%s': %s", A->svg, why);
+		e = svg_writable(A->svg);
 		if (e)
 			return ft_error("cannot create '%s': %s", A->svg, strerror(e));
 		A->conf.flame = rpt_flame_new();
@@ -1681,19 +1686,21 @@ int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input)
 		/* an empty picture would pass for a result */
 		ft_warn("no call or stack data matched: '%s' not written", A->svg);
 	} else if (rc == EXIT_OK && A->svg && A->conf.flame) {
-		FILE *sf = fopen(A->svg, "w");
+		struct fmt_outfile of;
+		FILE *sf = rpt_text_out_begin(A->svg, &of);
 
 		if (!sf) {
 			rc = ft_error("cannot create '%s': %s", A->svg, strerror(errno));
 		} else {
 			const char *base = strrchr(input, '/');
 			char title[256];
-			int e;
+			int e, e2;
 
 			snprintf(title, sizeof(title), "flytrap callgraph: %s", base ? base + 1 : input);
 			e = rpt_flame_svg(A->conf.flame, sf, title, A->unit);
-			if (fclose(sf) || e)
-				rc = ft_error("cannot write '%s': %s", A->svg, strerror(e ? -e : errno));
+			e2 = rpt_text_out_end(sf, &of, !e);
+			if (e || e2)
+				rc = ft_error("cannot write '%s': %s", A->svg, strerror(e ? -e : -e2));
 		}
 	}
 	rpt_flame_free(A->conf.flame);

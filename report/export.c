@@ -33,6 +33,7 @@
 #include "flytrap.h"
 #include "format.h"
 #include "replay.h"
+#include "share.h"
 #include "flamesvg.h"
 #include "sysnames.h"
 #include "export.h"
@@ -1973,10 +1974,16 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	struct exp_args *A = arg;
 	const struct rpt_analyzer *list[1] = { &exp_analyzer };
 	FILE *out = stdout;
+	struct fmt_outfile of;
 	int rc, ret = EXIT_OK;
 
 	if (A->outpath) {
-		out = fopen(A->outpath, "w");
+		const char *why = NULL;
+
+		if (fmt_outfile_check(A->outpath, &why) && why)
+			return ft_usage_error("cannot write '%s': %s", A->outpath, why);
+		/* written under a temporary name, renamed into place when whole */
+		out = rpt_text_out_begin(A->outpath, &of);
 		if (!out)
 			return ft_error("cannot create '%s': %s", A->outpath, strerror(errno));
 	}
@@ -2001,10 +2008,11 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 			ret = rpt_replay_status(rc, r, o, "export");
 	}
 	if (A->outpath) {
-		if ((fflush(out) || ferror(out)) && ret == EXIT_OK)
-			ret = ft_error("cannot write '%s': %s", A->outpath, strerror(errno));
-		if (fclose(out) && ret == EXIT_OK)
-			ret = ft_error("cannot write '%s': %s", A->outpath, strerror(errno));
+		/* a failed export leaves nothing that looks like one */
+		int e = rpt_text_out_end(out, &of, ret == EXIT_OK);
+
+		if (e && ret == EXIT_OK)
+			ret = ft_error("cannot write '%s': %s", A->outpath, strerror(-e));
 	}
 	return ret;
 }

@@ -254,3 +254,42 @@ int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *w
 	rpt_out_abort(tmp);
 	return -ECANCELED;
 }
+
+FILE *rpt_text_out_begin(const char *dest, struct fmt_outfile *of)
+{
+	int err = fmt_outfile_open(of, dest), fd;
+	FILE *f;
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	fd = dup(of->fd);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		fmt_outfile_abort(of);
+		errno = err;
+	}
+	return f;
+}
+
+int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok)
+{
+	int err = 0;
+
+	if (fflush(f) || ferror(f))
+		err = errno ? -errno : -EIO;
+	if (fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	if (!ok || err) {
+		fmt_outfile_abort(of);
+		return err;
+	}
+	err = fmt_outfile_commit(of);
+	if (err)
+		fmt_outfile_abort(of);
+	return err;
+}

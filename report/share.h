@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format.h"
 
@@ -31,6 +32,17 @@ void rpt_out_abort(char *tmp);
  */
 int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out);
 int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *what, int err);
+
+/*
+ * A text output (export's JSON or HTML, an SVG) written as every output
+ * is: under a temporary name beside dest (fmt_outfile), renamed over dest
+ * by rpt_text_out_end(f, of, true) when whole; with ok false, or when the
+ * flush fails, the temporary file is removed.  rpt_text_out_begin: the
+ * stream, or NULL with errno set (a directory, FIFO or device: EISDIR,
+ * EINVAL).  rpt_text_out_end: 0 or -errno.
+ */
+FILE *rpt_text_out_begin(const char *dest, struct fmt_outfile *of);
+int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok);
 
 /* The value of KEY in the file's flytrap metadata (its first one), malloc'd, or NULL. */
 char *rpt_meta_value(struct fmt_reader *r, const char *key);

@@ -83,8 +83,17 @@ grep -q '"name":"gpio_value","args":{"cpu":0,"info":"105 set 1"}' "$TMP/i.json" 
 "$FLYTRAP" export "$f" -o /nonexistent/dir/x.json 2>"$TMP/e"; rc=$?
 [ $rc = 1 ] && grep -q "cannot create" "$TMP/e" && ok "unwritable output: exit 1" || fail "unwritable output: rc $rc"
 if [ -w /dev/full ]; then
+	# -o makes a file (a temporary one renamed into place): a device is refused
 	"$FLYTRAP" export "$f" -o /dev/full 2>"$TMP/e"; rc=$?
-	[ $rc = 1 ] && ok "full disk: exit 1 ($(cat "$TMP/e"))" || fail "full disk: rc $rc"
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/e")" = 1 ] && grep -q 'device' "$TMP/e" && [ -c /dev/full ] &&
+		ok "-o a device: exit 2, one line ($(cat "$TMP/e"))" || fail "-o /dev/full: rc $rc, $(cat "$TMP/e")"
+	"$FLYTRAP" export "$f" >/dev/full 2>"$TMP/e"; rc=$?
+	[ $rc = 1 ] && grep -q 'standard output' "$TMP/e" && ok "full disk: exit 1 ($(cat "$TMP/e"))" ||
+		fail "full disk: rc $rc, $(cat "$TMP/e")"
 fi
+# a failed export leaves no file that looks like one, and no temporary file
+"$FLYTRAP" export "$TMP/missing.dat" -o "$TMP/none.json" 2>/dev/null
+[ ! -e "$TMP/none.json" ] && [ -z "$(ls -A "$TMP" | grep '^\.none\.json')" ] &&
+	ok "a failed export writes nothing" || fail "a failed export left $(ls -A "$TMP" | grep none)"
 "$FLYTRAP" export "$f" -o 2>/dev/null; [ $? = 2 ] || fail "-o without a name"
 finish
