@@ -66,7 +66,11 @@ for c in callgraph overhead drops export analyze; do
 	(cd "$TMP" && "$FLYTRAP" $c -- -odd.dat >/dev/null 2>"$TMP/dd.err") &&
 		ok "$c -- -odd.dat: read as a file" || fail "$c -- FILE: $(cat "$TMP/dd.err")"
 done
-"$FLYTRAP" drops -- a.dat b.dat >/dev/null 2>"$TMP/dd.err"
-[ $? = 2 ] && [ "$(wc -l <"$TMP/dd.err")" = 1 ] && ok "drops -- A B: one usage line" ||
-	fail "drops -- A B: $(cat "$TMP/dd.err")"
+# several files are the segments of one rotation (design decision 8): two
+# recordings are a usage error naming the way to read them together
+cp "$TOP/tests/data/rpt-drops.dat" "$TMP/a.dat"
+cp "$TOP/tests/data/rpt-sched.dat" "$TMP/b.dat"
+(cd "$TMP" && "$FLYTRAP" drops -- a.dat b.dat >/dev/null 2>"$TMP/dd.err")
+[ $? = 2 ] && [ "$(wc -l <"$TMP/dd.err")" = 1 ] && grep -q 'report -i' "$TMP/dd.err" &&
+	ok "drops -- A B (two recordings): one usage line" || fail "drops -- A B: $(cat "$TMP/dd.err")"
 finish
