@@ -77,6 +77,28 @@ if [ -w /dev/full ]; then
 fi
 
 pages="syn"
+# names taken from a trace are text, never markup: tasks named "<svg onload=1>",
+# "</script><b>x", "a\"'&<i>\z" and a binary path "/tmp/</title>&<x>" (issue 16)
+"$MK" "$TMP/hostile.dat" --hostile >/dev/null || fail "mkexport --hostile"
+"$FLYTRAP" export --html "$TMP/hostile.dat" -o "$TMP/hostile.html" || fail "hostile: export --html"
+static_checks "$TMP/hostile.html" hostile
+if grep -Fq '<svg onload' "$TMP/hostile.html" || grep -Fq '</script><b>' "$TMP/hostile.html" ||
+	grep -Fq '<i>' "$TMP/hostile.html" || grep -Fq '</title>&<x>' "$TMP/hostile.html"; then
+	fail "hostile: a name from the trace is in the page unescaped"
+else
+	ok "hostile: every task name and path from the trace is escaped in the page"
+fi
+grep -Fq '&lt;svg onload=1&gt;' "$TMP/hostile.html" && ok "hostile: the name is shown, as text" ||
+	fail "hostile: the task name is not in the page at all"
+"$FLYTRAP" export "$TMP/hostile.dat" -o "$TMP/hostile.json" || fail "hostile: export"
+python3 - "$TMP/hostile.json" <<'PY' && ok "hostile: the JSON keeps the names exactly" || fail "hostile: JSON names differ"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {e["args"]["name"] for e in d["traceEvents"] if e.get("ph") == "M" and e.get("name") == "thread_name"}
+want = {"<svg onload=1>", "</script><b>x", "a\"'&<i>\\z"}
+assert want <= names, names
+PY
+pages="$pages hostile"
 if [ -d "$FIXTURES" ]; then
 	# irq/sched, function_graph, and a file with no events at all
 	for fx in hebel23+driver__trace wsdias+LabSisOp__trace AkshuDev+AOS-1.0__trace.7f25d3b; do

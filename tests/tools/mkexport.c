@@ -368,9 +368,16 @@ static void ev_bpf_ufunc(struct stream *s, uint64_t ts, int32_t pid, bool entry,
 
 /* ---- the known trace -------------------------------------------------------- */
 
+/*
+ * The three tasks' names; --hostile makes them markup and quotes (15 bytes
+ * at most, as comm fields are), for the HTML report's escaping test.
+ */
+static const char *NAME_A = "alpha", *NAME_B = "beta", *NAME_C = "gamma";
+static const char *UFUNC_BIN = "/usr/bin/synthetic";
+
 static void known(struct stream *c0, struct stream *c1, struct stream *b0, struct stream *b1)
 {
-	ev_switch(c0, 1000, "swapper/0", 0, 0, "alpha", 100);
+	ev_switch(c0, 1000, "swapper/0", 0, 0, NAME_A, 100);
 	ev_sys(c0, 2000, 100, true, 0, 0);
 	ev_fg(c0, 2100, 100, true, F_KSYS_READ, 0, 0);
 	ev_fg(c0, 2200, 100, true, F_VFS_READ, 1, 0);
@@ -386,25 +393,25 @@ static void known(struct stream *c0, struct stream *c1, struct stream *b0, struc
 	ev_fg(c0, 7000, 100, false, F_DO_SYS_OPEN, 0, 6600);
 	ev_fg(c0, 7500, 100, false, F_VFS_READ, 0, 6400);
 	ev_fg(c0, 7800, 100, false, F_KSYS_READ, 0, 6550);
-	ev_switch(c0, 8000, "alpha", 100, 1, "beta", 101);
+	ev_switch(c0, 8000, NAME_A, 100, 1, NAME_B, 101);
 	ev_sys(c0, 8500, 101, true, 0, 0);
 	flush(c0);
 	fmt_page_enc_set_missed(&c0->pe, 7);
 	ev_sys(c0, 9000, 101, false, 0, 3);
 	ev_sys(c0, 9500, 101, true, 202, 0);
 
-	ev_switch(c1, 1500, "swapper/1", 0, 0, "gamma", 102);
+	ev_switch(c1, 1500, "swapper/1", 0, 0, NAME_C, 102);
 	ev_probe(c1, 5500, 102, false, 0x401000);
 	ev_probe(c1, 5800, 102, true, 0x401000);
-	ev_wakeup(c1, 7900, 102, "beta", 101, 0);
+	ev_wakeup(c1, 7900, 102, NAME_B, 101, 0);
 	ev_sys(c1, 9800, 102, true, 60, 0);
-	ev_pexit(c1, 10000, 102, "gamma");
-	ev_switch(c1, 10000, "gamma", 102, 16, "swapper/1", 0);
+	ev_pexit(c1, 10000, 102, NAME_C);
+	ev_switch(c1, 10000, NAME_C, 102, 16, "swapper/1", 0);
 
 	ev_bpf_syscall(b1, 4500, 102, 102, 35, 3000, 1500, 0);
 	ev_bpf_ufunc(b1, 5501, 102, true, 0, 1, 0);
 	ev_bpf_ufunc(b1, 5799, 102, false, 0, 1, 5501);
-	ev_bpf_offcpu(b0, 8900, 101, 300, 102, "beta", "gamma");
+	ev_bpf_offcpu(b0, 8900, 101, 300, 102, NAME_B, NAME_C);
 }
 
 /*
@@ -455,13 +462,19 @@ int main(int argc, char **argv)
 	int err, hpl, i, n = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mkexport OUT.dat [--scale N | --epoch]\n");
+		fprintf(stderr, "usage: mkexport OUT.dat [--scale N | --epoch | --hostile]\n");
 		return 2;
 	}
 	if (argc == 4 && !strcmp(argv[2], "--scale"))
 		scale = strtoull(argv[3], NULL, 10);
 	if (argc == 3 && !strcmp(argv[2], "--epoch"))
 		BASE = 1795000000ULL * 1000000000ULL;
+	if (argc == 3 && !strcmp(argv[2], "--hostile")) {
+		NAME_A = "<svg onload=1>";
+		NAME_B = "</script><b>x";
+		NAME_C = "a\"'&<i>\\z";
+		UFUNC_BIN = "/tmp/</title>&<x>";
+	}
 	err = fmt_writer_open(argv[1], &o, &w);
 	if (err)
 		die("open", err);
@@ -488,15 +501,20 @@ int main(int argc, char **argv)
 		for (i = 0; i < 16; i++)
 			n += snprintf(cmdlines + n, sizeof(cmdlines) - (size_t)n, "%d task%d\n", 1000 + i, i);
 	} else {
-		n = snprintf(cmdlines, sizeof(cmdlines), "100 alpha\n101 beta\n102 gamma\n");
+		n = snprintf(cmdlines, sizeof(cmdlines), "100 %s\n101 %s\n102 %s\n", NAME_A, NAME_B, NAME_C);
 	}
 	err = err ?: fmt_writer_cmdlines(w, cmdlines, (size_t)n);
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_TRACECLOCK, "[mono] local global\n");
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_UNAME, "Linux synthetic 6.18.0 x86_64");
 	/* two META options, as the recorder writes them (its own, then the BPF capture's) */
 	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "recorder=mkexport\n");
-	err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, "bpf_progs=syscalls,offcpu,profile,ufunc\n"
-					   "bpf_ufunc=0 /usr/bin/synthetic foo 0x401000\n");
+	{
+		char meta[256];
+
+		snprintf(meta, sizeof(meta), "bpf_progs=syscalls,offcpu,profile,ufunc\nbpf_ufunc=0 %s foo 0x401000\n",
+			 UFUNC_BIN);
+		err = err ?: fmt_writer_option_str(w, FMT_OPT_FT_META, meta);
+	}
 	err = err ?: fmt_writer_cpucount(w, 2);
 	if (!err) {
 		/* one BPF reservation failure window: 2 records of "syscalls" on CPU 1 at 9900 */
