@@ -418,7 +418,18 @@ struct fmt_iter_opts {
 	 */
 	bool seek;
 	uint64_t seek_ts;
+	/*
+	 * trace-cmd report's time options (not used together with seek); all zero = rec.ts as
+	 * fmt_reader_adjust_ts_cpu() gives it.  FMT_TS_RAW: the stamps as
+	 * stored (nothing below applies); FMT_TS_NODATE: without the DATE
+	 * option's offset; ts2secs_hz: ticks per second, replacing TSC2NSEC
+	 * (--ts2secs); ts_offset: added last (--ts-offset, --align-ts).
+	 */
+	unsigned ts_flags;
+	uint64_t ts2secs_hz;
+	int64_t ts_offset;
 };
+enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 
 /*
  * Iterate over events of all selected CPUs and buffers in timestamp order

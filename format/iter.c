@@ -24,6 +24,7 @@
 
 struct stream {
 	struct fmt_reader *r;
+	const struct fmt_iter_opts *adj;	/* time options, NULL when none */
 	int buffer, cpu;
 	uint32_t page_size;
 	bool be, long8, compressed, truncated;
@@ -81,6 +82,7 @@ struct fmt_iter {
 	int pending_err;	/* error met while advancing early for a peek */
 	struct fmt_event cur;	/* copy handed out: streams move on underneath */
 	struct fmt_event taken;
+	struct fmt_iter_opts adj;	/* the time options the streams point to */
 };
 
 static int stream_fail(struct stream *s, int err)
@@ -540,6 +542,32 @@ static int load_page_data(struct stream *s)
 	return 1;
 }
 
+/*
+ * trace-cmd's timestamp_calc() with report's time options: the guest
+ * correction, then --ts2secs in place of TSC2NSEC (a double multiply, as
+ * trace-cmd does it), then DATE (unless --nodate), OFFSET and the user's
+ * offset; --raw-ts returns the stored stamp untouched.
+ */
+static uint64_t adjust_ts(const struct stream *s)
+{
+	const struct fmt_info *in = &s->r->info;
+	const struct fmt_iter_opts *a = s->adj;
+	uint64_t ts, date = (uint64_t)in->date_offset_ns, off = (uint64_t)in->ts_offset_ns;
+
+	if (a->ts_flags & FMT_TS_RAW)
+		return s->ts;
+	ts = fmt_reader_adjust_ts_cpu(s->r, s->ts, s->buffer, s->cpu);
+	if (a->ts2secs_hz) {
+		/* undo the offsets (and TSC2NSEC: its input is the stamp itself) */
+		uint64_t base = in->has_tsc2nsec && in->tsc_mult ? s->ts : ts - date - off;
+
+		ts = (uint64_t)((double)base * (1000000000.0 / (double)a->ts2secs_hz)) + date + off;
+	}
+	if (a->ts_flags & FMT_TS_NODATE)
+		ts -= date;
+	return ts + (uint64_t)a->ts_offset;
+}
+
 /* Decode the next data record of the stream into s->ev; 1, 0 at end, <0 error. */
 static int stream_next(struct stream *s)
 {
@@ -624,7 +652,7 @@ static int stream_next(struct stream *s)
 		}
 		s->ev.rec.record_size = s->idx - start;
 		s->ev.raw_ts = s->ts;
-		s->ev.rec.ts = fmt_reader_adjust_ts_cpu(r, s->ts, s->buffer, s->cpu);
+		s->ev.rec.ts = s->adj ? adjust_ts(s) : fmt_reader_adjust_ts_cpu(r, s->ts, s->buffer, s->cpu);
 		s->last_ts = s->ev.rec.ts;
 		s->ev.rec.offset = s->page_voff + (s->long8 ? 16 : 12) + start;
 		s->ev.page_offset = s->page_voff;
@@ -761,6 +789,8 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 		return -ENOMEM;
 	it->r = r;
 	it->last = -1;
+	if (opts)
+		it->adj = *opts;
 	it->peeked = -1;
 	for (b = 0; b < r->info.nbuffers; b++)
 		n += r->info.buffers[b].ncpus;
@@ -792,6 +822,8 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 				it->s[it->ns].seek_pending = true;
 				it->s[it->ns].seek_ts = opts->seek_ts;
 			}
+			if (opts && (opts->ts_flags || opts->ts2secs_hz || opts->ts_offset))
+				it->s[it->ns].adj = &it->adj;
 			it->ns++;
 			if (err) {
 				fmt_iter_free(it);

@@ -7,16 +7,23 @@
  * libtraceevent), same column layout and timestamp rounding, the same
  * "CPU:N [N EVENTS DROPPED]" markers, instance prefixes, and trace-cmd's own
  * function_graph printer (which merges a leaf entry with its exit).  Users
- * can diff the two.  --json writes one object per event with every field
- * decoded.
+ * can diff the two.  trace-cmd report's own options print what it prints:
+ * -F/-v event filters through libtraceevent's filter parser, -R/-r/-N/-n/-O
+ * for the print formats and plugins, -l, -w, the time options, several -i
+ * files merged in time order, and the file-information outputs (--stat,
+ * --uname, --cpus, ...).  --json writes one object per event with every
+ * field decoded.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flytrap.h"
 #include "cli.h"
@@ -24,18 +31,62 @@
 #include "format.h"
 #include "replay.h"
 
-struct report {
+struct report;
+
+/* One -F, in command-line order: -v before it makes it a negative filter. */
+struct rfilter {
+	const char *text;
+	bool neg;
+};
+
+/* One input file (-i) and what trace-cmd keeps per handle. */
+struct rinput {
+	struct report *rp;
+	const char *path;		/* as given */
+	const char *base;		/* after the last '/': the multi-file prefix */
 	struct fmt_reader *r;
 	struct tep_handle *tep;
 	const struct fmt_info *info;
 	struct fmt_iter *it;
 	struct rpt_fastprint *fast;	/* compiled formats; NULL falls back to libtraceevent */
+	struct tep_plugin_list *plugins; /* -L: the local plugins loaded here */
 	const struct fmt_event *cur;	/* event being printed (for the graph printer) */
-	int prefix_width;		/* instance-name column, 0 when there is one buffer */
+	const struct fmt_event *pending; /* multi-file merge: next event of this file */
+	int cpus;			/* the "cpus=" value */
+	bool in_usecs;			/* secs.usecs time column (else the raw count) */
+	bool use_trace_clock;		/* --ts-diff rounds to usecs */
+
+	/* -F / -v of this file */
+	struct rfilter *fstr;
+	int nfstr;
+	struct tep_event_filter **pos, **neg;
+	int npos, nneg;
+	bool stack_setup;		/* trace-cmd keeps showing a stack after a shown event */
+	int kstack_id, ustack_id;
+	bool last_printed[256];
+
+	/* time options (--ts-offset after this -i, --ts2secs) */
+	bool has_ts_offset;
+	int64_t ts_offset;
+	uint64_t ts2secs;
+
+	/* per event type: does it pass -e? (0 unknown, 1 yes, 2 no) */
+	uint8_t *type_ok;
+
+	/* funcgraph */
+	int fg_exit_id;
+	struct tep_format_field *fg_exit_func, *fg_exit_calltime, *fg_exit_rettime;
+};
+
+struct report {
+	struct rinput *in;
+	int nin;
+	int prefix_width;		/* file / instance-name column, 0 when none */
+	bool multi;			/* several -i: every line names its file */
 	bool nsecs;			/* -t */
 	bool json;
 
-	/* filters */
+	/* flytrap's selections */
 	char **events;
 	int nevents;
 	bool has_cpus;
@@ -48,13 +99,29 @@ struct report {
 	const char *t0_arg, *t1_arg;	/* resolved once the file's clock is known */
 	uint64_t t0, t1;		/* compared with the time as printed (see shown_ts) */
 
-	/* per event type: does it pass the -e filter? (0 unknown, 1 yes, 2 no) */
-	uint8_t *type_ok;
-	int type_ok_len;
+	/* trace-cmd report's output options */
+	bool raw;			/* -R */
+	char **raw_events, **nohandler_events; /* -r, -n */
+	int nraw_events, nnohandler_events;
+	bool no_plugins, local_plugins;	/* -N, -L */
+	bool plugin_opts;		/* -O given */
+	bool no_irqs, no_softirqs;	/* -I, -S */
+	bool latency;			/* -l */
+	bool test_filters;		/* -T */
+	bool tsdiff, tscheck, raw_ts, align_ts, nodate;
+	uint64_t ts2secs;		/* --ts2secs before a second -i: every file */
+	uint64_t last_ts;		/* --ts-diff / --ts-check state */
+	uint64_t check_ts;
 
-	/* funcgraph */
-	int fg_exit_id;
-	struct tep_format_field *fg_exit_func, *fg_exit_calltime, *fg_exit_rettime;
+	/* -w */
+	bool wakeup;
+	int wk_id, wk_new_id, sw_id;
+	struct tep_format_field *wk_pid, *wk_success, *wk_new_pid, *wk_new_success;
+	struct tep_format_field *sw_next_pid, *sw_next_prio;
+	struct wk_entry { int pid; uint64_t start; bool used; } *wk_tab;
+	size_t wk_cap, wk_n;
+	uint64_t wk_total, wk_count, wk_max, wk_max_t, wk_min, wk_min_t;
+	uint64_t wk_rt_total, wk_rt_count, wk_rt_max, wk_rt_max_t, wk_rt_min, wk_rt_min_t;
 };
 
 /* ---- trace-cmd's function_graph printer ------------------------------------ */
@@ -103,12 +170,12 @@ static void graph_func(struct trace_seq *s, struct tep_handle *tep, unsigned lon
 
 static int graph_entry(struct trace_seq *s, struct tep_record *rec, struct tep_event *event, void *ctx)
 {
-	struct report *rp = ctx;
-	struct tep_handle *tep = rp->tep;
+	struct rinput *in = ctx;
+	struct tep_handle *tep = in->tep;
 	unsigned long long func, depth, pid, nfunc, npid, call, ret;
 	const struct fmt_event *next;
 
-	if (rp->fg_exit_id < 0)
+	if (in->fg_exit_id < 0)
 		return -1;	/* no exit format: libtraceevent prints the raw format */
 	if (tep_get_field_val(s, event, "func", rec, &func, 1) ||
 	    tep_get_common_field_val(s, event, "common_pid", rec, &pid, 1))
@@ -119,15 +186,16 @@ static int graph_entry(struct trace_seq *s, struct tep_record *rec, struct tep_e
 		depth = 1000;
 
 	/* a leaf: the next record of this buffer is our own exit */
-	if (rp->it && fmt_iter_peek(rp->it, rp->cur->buffer, &next) == 1 && next->type == rp->fg_exit_id &&
-	    next->event && !tep_read_number_field(rp->fg_exit_func, next->rec.data, &nfunc) &&
+	if (in->it && in->cur && fmt_iter_peek(in->it, in->cur->buffer, &next) == 1 &&
+	    next->type == in->fg_exit_id &&
+	    next->event && !tep_read_number_field(in->fg_exit_func, next->rec.data, &nfunc) &&
 	    !tep_get_common_field_val(NULL, next->event, "common_pid", (struct tep_record *)&next->rec,
 				      &npid, 0) &&
 	    npid == pid && nfunc == func) {
-		if (tep_read_number_field(rp->fg_exit_calltime, next->rec.data, &call) ||
-		    tep_read_number_field(rp->fg_exit_rettime, next->rec.data, &ret))
+		if (tep_read_number_field(in->fg_exit_calltime, next->rec.data, &call) ||
+		    tep_read_number_field(in->fg_exit_rettime, next->rec.data, &ret))
 			return trace_seq_putc(s, '!');
-		fmt_iter_take_peeked(rp->it, &next);
+		fmt_iter_take_peeked(in->it, &next);
 		graph_overhead(s, ret - call);
 		graph_duration(s, ret - call);
 		trace_seq_printf(s, "%*s", (int)(depth * 2), "");
@@ -145,6 +213,7 @@ static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 {
 	unsigned long long depth, call, ret;
 
+	(void)ctx;
 	if (tep_get_field_val(s, event, "calltime", rec, &call, 1) ||
 	    tep_get_field_val(s, event, "rettime", rec, &ret, 1) ||
 	    tep_get_field_val(s, event, "depth", rec, &depth, 1))
@@ -158,25 +227,25 @@ static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 	return 0;
 }
 
-static void setup_graph(struct report *rp)
+static void setup_graph(struct rinput *in)
 {
-	struct tep_event *ent = fmt_reader_find_event(rp->r, "ftrace", "funcgraph_entry");
-	struct tep_event *ex = fmt_reader_find_event(rp->r, "ftrace", "funcgraph_exit");
+	struct tep_event *ent = fmt_reader_find_event(in->r, "ftrace", "funcgraph_entry");
+	struct tep_event *ex = fmt_reader_find_event(in->r, "ftrace", "funcgraph_exit");
 
-	rp->fg_exit_id = -1;
+	in->fg_exit_id = -1;
 	if (ex) {
-		rp->fg_exit_func = tep_find_field(ex, "func");
-		rp->fg_exit_calltime = tep_find_field(ex, "calltime");
-		rp->fg_exit_rettime = tep_find_field(ex, "rettime");
-		if (rp->fg_exit_func && rp->fg_exit_calltime && rp->fg_exit_rettime)
-			rp->fg_exit_id = ex->id;
-		tep_register_event_handler(rp->tep, ex->id, "ftrace", "funcgraph_exit", graph_exit, rp);
+		in->fg_exit_func = tep_find_field(ex, "func");
+		in->fg_exit_calltime = tep_find_field(ex, "calltime");
+		in->fg_exit_rettime = tep_find_field(ex, "rettime");
+		if (in->fg_exit_func && in->fg_exit_calltime && in->fg_exit_rettime)
+			in->fg_exit_id = ex->id;
+		tep_register_event_handler(in->tep, ex->id, "ftrace", "funcgraph_exit", graph_exit, in);
 	}
 	if (ent)
-		tep_register_event_handler(rp->tep, ent->id, "ftrace", "funcgraph_entry", graph_entry, rp);
+		tep_register_event_handler(in->tep, ent->id, "ftrace", "funcgraph_entry", graph_entry, in);
 }
 
-/* ---- filters ------------------------------------------------------------------- */
+/* ---- flytrap's selections ------------------------------------------------------- */
 
 /*
  * -e as `record -e` takes it: SYSTEM:NAME globs ("sched:*", "sched:" for
@@ -204,14 +273,14 @@ static bool event_matches(const char *pat, const char *system, const char *name)
  * compare with that, and a time copied from a line selects that line.
  * With -t, or a raw-counter clock printed in ticks, the value is exact.
  */
-static uint64_t shown_ts(const struct report *rp, uint64_t ts)
+static uint64_t shown_ts(const struct report *rp, const struct rinput *in, uint64_t ts)
 {
-	if (rp->nsecs || !rp->info->clock_in_usecs)
+	if (rp->nsecs || !in->in_usecs)
 		return ts;
 	return (ts + 500) / 1000 * 1000;
 }
 
-static bool type_selected(struct report *rp, const struct fmt_event *ev)
+static bool type_selected(struct report *rp, struct rinput *in, const struct fmt_event *ev)
 {
 	int i;
 	uint8_t v;
@@ -220,7 +289,7 @@ static bool type_selected(struct report *rp, const struct fmt_event *ev)
 		return true;
 	if (ev->type < 0 || !ev->event)
 		return false;
-	if (ev->type < rp->type_ok_len && (v = rp->type_ok[ev->type]))
+	if ((v = in->type_ok[ev->type]))
 		return v == 1;
 	v = 2;
 	for (i = 0; i < rp->nevents; i++) {
@@ -229,32 +298,40 @@ static bool type_selected(struct report *rp, const struct fmt_event *ev)
 			break;
 		}
 	}
-	if (ev->type < rp->type_ok_len)
-		rp->type_ok[ev->type] = v;
+	in->type_ok[ev->type] = v;
 	return v == 1;
 }
 
-static bool selected(struct report *rp, const struct fmt_event *ev)
+/* trace-cmd's skip_record() (--cpu, -I, -S) and flytrap's own selections */
+static bool selected(struct report *rp, struct rinput *in, const struct fmt_event *ev)
 {
 	int i, pid;
 
-	if (rp->has_t0 && shown_ts(rp, ev->rec.ts) < rp->t0)
-		return false;
-	if (rp->has_t1 && shown_ts(rp, ev->rec.ts) > rp->t1)
-		return false;
 	if (rp->has_cpus && (ev->rec.cpu >= 256 ||
 			     !(rp->cpu_mask[ev->rec.cpu / 64] & (1ULL << (ev->rec.cpu % 64)))))
 		return false;
-	if (!type_selected(rp, ev))
+	if (rp->no_irqs || rp->no_softirqs) {
+		int flags = tep_data_flags(in->tep, (struct tep_record *)&ev->rec);
+
+		if (rp->no_irqs && (flags & 0x08))	/* TRACE_FLAG_HARDIRQ */
+			return false;
+		if (rp->no_softirqs && (flags & 0x10))	/* TRACE_FLAG_SOFTIRQ */
+			return false;
+	}
+	if (rp->has_t0 && shown_ts(rp, in, ev->rec.ts) < rp->t0)
+		return false;
+	if (rp->has_t1 && shown_ts(rp, in, ev->rec.ts) > rp->t1)
+		return false;
+	if (!type_selected(rp, in, ev))
 		return false;
 	if (!rp->npids && !rp->ncomms)
 		return true;
-	pid = ev->event ? tep_data_pid(rp->tep, (struct tep_record *)&ev->rec) : -1;
+	pid = ev->event ? tep_data_pid(in->tep, (struct tep_record *)&ev->rec) : -1;
 	for (i = 0; i < rp->npids; i++)
 		if (pid == rp->pids[i])
 			return true;
 	if (rp->ncomms && pid >= 0) {
-		const char *comm = tep_data_comm_from_pid(rp->tep, pid);
+		const char *comm = tep_data_comm_from_pid(in->tep, pid);
 
 		for (i = 0; i < rp->ncomms; i++)
 			if (comm && !fnmatch(rp->comms[i], comm, 0))
@@ -263,17 +340,507 @@ static bool selected(struct report *rp, const struct fmt_event *ev)
 	return false;
 }
 
+/* ---- -F / -v: libtraceevent's event filters, combined as trace-cmd does --------- */
+
+static bool filter_hit(struct tep_event_filter *f, struct tep_record *rec)
+{
+	enum tep_errno ret = tep_filter_match(f, rec);
+
+	/* a filter with no rule for this event says "no filter": that passes too */
+	return ret == TEP_ERRNO__FILTER_MATCH || ret == TEP_ERRNO__NO_FILTER;
+}
+
+/*
+ * trace-cmd's tracecmd_filter_match(): an event passes when a positive
+ * filter matches it (or there is none), or when it is a kernel/user stack
+ * right after an event of its CPU that was shown; then no negative filter
+ * may match it.
+ */
+static bool filters_pass(struct rinput *in, const struct fmt_event *ev)
+{
+	struct tep_record *rec = (struct tep_record *)&ev->rec;
+	bool found = false;
+	int i;
+
+	if (!in->npos && !in->nneg)
+		return true;
+	if (!in->stack_setup) {
+		struct tep_event *e;
+
+		in->stack_setup = true;
+		in->kstack_id = -1;
+		if ((e = fmt_reader_find_event(in->r, "ftrace", "kernel_stack")))
+			in->kstack_id = e->id;
+		if ((e = fmt_reader_find_event(in->r, "ftrace", "user_stack")))
+			in->ustack_id = e->id;
+	}
+	for (i = 0; i < in->npos && !found; i++)
+		found = filter_hit(in->pos[i], rec);
+	if (!found && in->npos) {
+		bool stack = ev->rec.cpu >= 0 && ev->rec.cpu < 256 && in->last_printed[ev->rec.cpu] &&
+			     ((in->kstack_id >= 0 && ev->type == in->kstack_id) ||
+			      (in->ustack_id >= 0 && ev->type == in->ustack_id));
+
+		if (!stack)
+			return false;
+	}
+	found = false;
+	for (i = 0; i < in->nneg && !found; i++)
+		found = filter_hit(in->neg[i], rec);
+	if (ev->rec.cpu >= 0 && ev->rec.cpu < 256)
+		in->last_printed[ev->rec.cpu] = !found;
+	return !found;
+}
+
+/*
+ * trace-cmd adds an ftrace "blktrace" event when it opens a file's data
+ * (its blk hack: the block tracer's records have no format file), right
+ * after ftrace's power, kmem_free or user_stack event.  Its filters see that
+ * event too, so the filters made here must.
+ */
+static void add_blktrace_event(struct rinput *in)
+{
+	static const char *const after[] = { "power", "kmem_free", "user_stack" };
+	static const struct { const char *name; int offset, size; } common[] = {
+		{ "common_type", 0, 2 }, { "common_flags", 2, 1 },
+		{ "common_preempt_count", 3, 1 }, { "common_pid", 4, 4 },
+	};
+	struct tep_event *e = NULL;
+	struct tep_format_field *f;
+	char buf[2048];
+	int i, n;
+
+	for (i = 0; i < 3 && !e; i++)
+		e = tep_find_event_by_name(in->tep, "ftrace", after[i]);
+	if (!e)
+		return;
+	for (i = 0; i < 4; i++) {
+		f = tep_find_common_field(e, common[i].name);
+		if (!f || f->offset != common[i].offset || f->size != common[i].size)
+			return;
+	}
+	n = snprintf(buf, sizeof(buf), "name: blktrace\nID: %d\nformat:\n"
+		     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n"
+		     "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\n"
+		     "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\n"
+		     "\tfield:int common_pid;\toffset:4;\tsize:4;\n", e->id + 1);
+	f = tep_find_common_field(e, "common_lock_depth");
+	if (f) {
+		if (f->offset != 8 || f->size != 4)
+			return;
+		n += snprintf(buf + n, sizeof(buf) - n, "\tfield:int common_lock_depth;\toffset:8;\tsize:4;\n");
+	}
+	n += snprintf(buf + n, sizeof(buf) - n, "\n"
+		      "\tfield:u64 sector;\toffset:16;\tsize:8;\n"
+		      "\tfield:int bytes;\toffset:24;\tsize:4;\n"
+		      "\tfield:int action;\toffset:28;\tsize:4;\n"
+		      "\tfield:int pid;\toffset:32;\tsize:4;\n"
+		      "\tfield:int device;\toffset:36;\tsize:4;\n"
+		      "\tfield:int cpu;\toffset:40;\tsize:4;\n"
+		      "\tfield:short error;\toffset:44;\tsize:2;\n"
+		      "\tfield:short pdu_len;\toffset:46;\tsize:2;\n"
+		      "\tfield:void data;\toffset:48;\tsize:0;\n"
+		      "\n"
+		      "print fmt: \"%%d\", REC->pid\n");
+	tep_parse_event(in->tep, buf, (unsigned long)n, "ftrace");
+}
+
+/*
+ * Parse only the formats a filter can name: libtraceevent's filter looks
+ * at the parsed events, and parsing every format of a file (a trace-cmd
+ * file stores ~2000) costs more than listing a million events.  The event
+ * part of a filter is split as tep_filter_add_filter_str() splits it
+ * ("EV[,EV...]", each "SYSTEM/NAME" or "NAME", regexes matched whole and
+ * case-blind, a lone NAME against systems too).
+ */
+struct fmt_name {
+	char system[128], name[128];
+};
+struct name_scan {
+	struct fmt_name *v;
+	int n, cap;
+};
+
+static int collect_name(void *arg, const char *system, const char *text, size_t len)
+{
+	struct name_scan *ns = arg;
+	const char *p = memmem(text, len, "name: ", 6);
+	size_t n;
+
+	if (!p)
+		return 0;
+	p += 6;
+	n = strcspn(p, "\n");
+	if (n >= sizeof(ns->v->name) || (size_t)(p - text) + n > len || strlen(system) >= 128)
+		return 0;
+	if (ns->n == ns->cap) {
+		int cap = ns->cap ? ns->cap * 2 : 512;
+		struct fmt_name *v = realloc(ns->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ns->v = v;
+		ns->cap = cap;
+	}
+	memcpy(ns->v[ns->n].name, p, n);
+	ns->v[ns->n].name[n] = 0;
+	snprintf(ns->v[ns->n].system, sizeof(ns->v->system), "%s", system);
+	ns->n++;
+	return 0;
+}
+
+static char *trim(char *t)
+{
+	char *e;
+
+	while (isspace((unsigned char)*t))
+		t++;
+	e = t + strlen(t);
+	while (e > t && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return t;
+}
+
+/* 1: the event part of f names (system, name); 0: not; -1: a regex libtraceevent refuses too */
+static int filter_names(const char *f, const char *system, const char *name)
+{
+	const char *colon = strchr(f, ':');
+	size_t len = colon ? (size_t)(colon - f) : strlen(f);
+	char *part = strndup(f, len), *save = NULL, *ev;
+	int hit = 0;
+
+	if (!part)
+		return -1;
+	for (ev = strtok_r(part, ",", &save); ev && !hit; ev = strtok_r(NULL, ",", &save)) {
+		char *sp = NULL, *sys = strtok_r(ev, "/", &sp), *nm = strtok_r(NULL, "/", &sp), re[300];
+		regex_t sreg, ereg;
+
+		if (!sys)
+			continue;
+		if (!nm) {
+			nm = sys;
+			sys = NULL;
+		}
+		snprintf(re, sizeof(re), "^%s$", trim(nm));
+		if (regcomp(&ereg, re, REG_ICASE | REG_NOSUB)) {
+			hit = -1;
+			break;
+		}
+		if (sys) {
+			snprintf(re, sizeof(re), "^%s$", trim(sys));
+			if (regcomp(&sreg, re, REG_ICASE | REG_NOSUB)) {
+				regfree(&ereg);
+				hit = -1;
+				break;
+			}
+			hit = !regexec(&sreg, system, 0, NULL, 0) && !regexec(&ereg, name, 0, NULL, 0);
+			regfree(&sreg);
+		} else {
+			hit = !regexec(&ereg, system, 0, NULL, 0) || !regexec(&ereg, name, 0, NULL, 0);
+		}
+		regfree(&ereg);
+	}
+	free(part);
+	return hit;
+}
+
+static int load_filter_formats(struct rinput *in)
+{
+	struct name_scan ns = { 0 };
+	int i, k, err = 0;
+
+	if (fmt_reader_formats(in->r, collect_name, &ns) < 0 || !ns.n) {
+		free(ns.v);
+		return fmt_reader_load_formats(in->r);
+	}
+	for (i = 0; i < ns.n && !err; i++)
+		for (k = 0; k < in->nfstr; k++) {
+			int m = filter_names(in->fstr[k].text, ns.v[i].system, ns.v[i].name);
+
+			if (m < 0) {
+				err = 1;	/* libtraceevent gives the error: let it see everything */
+				break;
+			}
+			if (m) {
+				fmt_reader_find_event(in->r, ns.v[i].system, ns.v[i].name);
+				break;
+			}
+		}
+	free(ns.v);
+	return err ? fmt_reader_load_formats(in->r) : 0;
+}
+
+/* Build this file's filters; -T prints each event's filter as libtraceevent made it. */
+static int make_filters(struct report *rp, struct rinput *in)
+{
+	int i;
+
+	if (!in->nfstr)
+		return 0;
+	if (load_filter_formats(in) < 0)
+		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
+	add_blktrace_event(in);
+	in->pos = calloc(in->nfstr, sizeof(*in->pos));
+	in->neg = calloc(in->nfstr, sizeof(*in->neg));
+	if (!in->pos || !in->neg)
+		return ft_error("out of memory");
+	if (rp->test_filters)
+		tep_set_test_filters(in->tep, 1);
+	for (i = 0; i < in->nfstr; i++) {
+		struct tep_event_filter *f = tep_filter_alloc(in->tep);
+		enum tep_errno err;
+		char why[256];
+
+		if (!f)
+			return ft_error("out of memory");
+		err = tep_filter_add_filter_str(f, in->fstr[i].text);
+		if (err < 0) {
+			if (tep_filter_strerror(f, err, why, sizeof(why)) < 0 || !why[0])
+				snprintf(why, sizeof(why), "not a filter libtraceevent can make");
+			tep_filter_free(f);
+			fflush(stdout);
+			return ft_usage_error("-F '%s': %s (in '%s')", in->fstr[i].text, why, in->path);
+		}
+		if (in->fstr[i].neg)
+			in->neg[in->nneg++] = f;
+		else
+			in->pos[in->npos++] = f;
+	}
+	return 0;
+}
+
+/* -r / -n: trace-cmd's set_event_flags(), "^EVENT$" case-blind on names and systems */
+static int set_event_flags(struct rinput *in, char **list, int n, int flag, const char *opt)
+{
+	struct tep_event **events;
+	int i, k;
+
+	if (!n)
+		return 0;
+	if (fmt_reader_load_formats(in->r) < 0)
+		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
+	events = tep_list_events(in->tep, TEP_EVENT_SORT_ID);
+	for (k = 0; k < n; k++) {
+		size_t len = strlen(list[k]) + 3;
+		char *re = malloc(len);
+		regex_t regex;
+
+		if (!re)
+			return ft_error("out of memory");
+		snprintf(re, len, "^%s$", list[k]);
+		if (regcomp(&regex, re, REG_ICASE | REG_NOSUB)) {
+			free(re);
+			return ft_usage_error("%s '%s': not a regular expression", opt, list[k]);
+		}
+		free(re);
+		for (i = 0; events && events[i]; i++)
+			if (!regexec(&regex, events[i]->name, 0, NULL, 0) ||
+			    !regexec(&regex, events[i]->system, 0, NULL, 0))
+				events[i]->flags |= flag;
+		regfree(&regex);
+	}
+	return 0;
+}
+
+/* ---- -w: wakeup latency, as trace-cmd's show_wakeup ------------------------------ */
+
+static void init_wakeup(struct report *rp, struct rinput *in)
+{
+	struct tep_event *e;
+
+	if (!rp->wakeup)
+		return;
+	rp->wk_min = rp->wk_rt_min = ~0ULL;
+	rp->wk_new_id = -1;
+	if (fmt_reader_load_formats(in->r) < 0)
+		goto fail;
+	e = tep_find_event_by_name(in->tep, "sched", "sched_wakeup");
+	if (!e || !(rp->wk_pid = tep_find_field(e, "pid")))
+		goto fail;
+	rp->wk_id = e->id;
+	rp->wk_success = tep_find_field(e, "success");
+	e = tep_find_event_by_name(in->tep, "sched", "sched_switch");
+	if (!e || !(rp->sw_next_pid = tep_find_field(e, "next_pid")) ||
+	    !(rp->sw_next_prio = tep_find_field(e, "next_prio")))
+		goto fail;
+	rp->sw_id = e->id;
+	e = tep_find_event_by_name(in->tep, "sched", "sched_wakeup_new");
+	if (e) {
+		if (!(rp->wk_new_pid = tep_find_field(e, "pid")))
+			goto fail;
+		rp->wk_new_id = e->id;
+		rp->wk_new_success = tep_find_field(e, "success");
+	}
+	return;
+fail:
+	rp->wakeup = false;	/* trace-cmd shows nothing then, silently */
+}
+
+/* open addressing on the pid; a second wakeup of a pid moves its start */
+static struct wk_entry *wk_slot(struct report *rp, int pid, bool add)
+{
+	size_t i, mask;
+
+	if (add && (rp->wk_n + 1) * 2 > rp->wk_cap) {
+		size_t cap = rp->wk_cap ? rp->wk_cap * 2 : 1024, k;
+		struct wk_entry *t = calloc(cap, sizeof(*t)), *old = rp->wk_tab;
+
+		if (!t)
+			return NULL;
+		for (k = 0; k < rp->wk_cap; k++) {
+			if (!old[k].used)
+				continue;
+			for (i = (unsigned)old[k].pid * 2654435761U & (cap - 1); t[i].used; i = (i + 1) & (cap - 1))
+				;
+			t[i] = old[k];
+		}
+		free(old);
+		rp->wk_tab = t;
+		rp->wk_cap = cap;
+	}
+	if (!rp->wk_cap)
+		return NULL;
+	mask = rp->wk_cap - 1;
+	for (i = (unsigned)pid * 2654435761U & mask; rp->wk_tab[i].used; i = (i + 1) & mask)
+		if (rp->wk_tab[i].pid == pid)
+			return &rp->wk_tab[i];
+	if (!add)
+		return NULL;
+	rp->wk_tab[i].used = true;
+	rp->wk_tab[i].pid = pid;
+	rp->wk_n++;
+	return &rp->wk_tab[i];
+}
+
+/* remove by re-inserting the rest of the cluster (keeps probing correct) */
+static void wk_remove(struct report *rp, struct wk_entry *e)
+{
+	size_t mask = rp->wk_cap - 1, i = (size_t)(e - rp->wk_tab), j;
+
+	e->used = false;
+	rp->wk_n--;
+	for (j = (i + 1) & mask; rp->wk_tab[j].used; j = (j + 1) & mask) {
+		struct wk_entry t = rp->wk_tab[j];
+
+		rp->wk_tab[j].used = false;
+		rp->wk_n--;
+		e = wk_slot(rp, t.pid, true);
+		if (e)
+			e->start = t.start;
+	}
+}
+
+static void wakeup_record(struct report *rp, struct rinput *in, const struct fmt_event *ev, char *out,
+			  size_t outsz)
+{
+	const void *data = ev->rec.data;
+	unsigned long long val;
+
+	out[0] = 0;
+	if (ev->type == rp->wk_id || (rp->wk_new_id >= 0 && ev->type == rp->wk_new_id)) {
+		bool nw = ev->type != rp->wk_id;
+		struct wk_entry *e;
+
+		if (!tep_read_number_field(nw ? rp->wk_new_success : rp->wk_success, data, &val) && !val)
+			return;
+		if (tep_read_number_field(nw ? rp->wk_new_pid : rp->wk_pid, data, &val))
+			return;
+		e = wk_slot(rp, (int)val, true);
+		if (e)
+			e->start = ev->rec.ts;
+	} else if (ev->type == rp->sw_id) {
+		struct wk_entry *e;
+		bool rt = true;
+		uint64_t cal;
+
+		if (tep_read_number_field(rp->sw_next_prio, data, &val))
+			return;
+		if (val > 99)
+			rt = false;
+		if (tep_read_number_field(rp->sw_next_pid, data, &val))
+			return;
+		e = wk_slot(rp, (int)val, false);
+		if (!e)
+			return;
+		cal = ev->rec.ts - e->start;
+		if (cal > rp->wk_max) {
+			rp->wk_max = cal;
+			rp->wk_max_t = ev->rec.ts;
+		}
+		if (cal < rp->wk_min) {
+			rp->wk_min = cal;
+			rp->wk_min_t = ev->rec.ts;
+		}
+		if (rt) {
+			if (cal > rp->wk_rt_max) {
+				rp->wk_rt_max = cal;
+				rp->wk_rt_max_t = ev->rec.ts;
+			}
+			if (cal < rp->wk_rt_min) {
+				rp->wk_rt_min = cal;
+				rp->wk_rt_min_t = ev->rec.ts;
+			}
+			rp->wk_rt_total += cal;
+			rp->wk_rt_count++;
+		}
+		snprintf(out, outsz, " Latency: %llu.%03llu usecs", (unsigned long long)(cal / 1000),
+			 (unsigned long long)(cal % 1000));
+		rp->wk_total += cal;
+		rp->wk_count++;
+		wk_remove(rp, e);
+	}
+	(void)in;
+}
+
+static void wakeup_timings(uint64_t total, uint64_t count, uint64_t lmax, uint64_t tmax,
+			   uint64_t lmin, uint64_t tmin)
+{
+	unsigned long long t = total / count;
+
+	printf("\nAverage wakeup latency: %llu.%03llu usecs\n", t / 1000, t % 1000);
+	printf("Maximum Latency: %llu.%03llu usecs at ", (unsigned long long)(lmax / 1000),
+	       (unsigned long long)(lmax % 1000));
+	printf("timestamp: %llu.%06llu\n", (unsigned long long)(tmax / 1000000000),
+	       (unsigned long long)(((tmax + 500) % 1000000000) / 1000));
+	printf("Minimum Latency: %llu.%03llu usecs at ", (unsigned long long)(lmin / 1000),
+	       (unsigned long long)(lmin % 1000));
+	printf("timestamp: %llu.%06llu\n\n", (unsigned long long)(tmin / 1000000000),
+	       (unsigned long long)(((tmin + 500) % 1000000000) / 1000));
+}
+
+static void finish_wakeup(struct report *rp)
+{
+	if (!rp->wakeup || !rp->wk_count)
+		return;
+	wakeup_timings(rp->wk_total, rp->wk_count, rp->wk_max, rp->wk_max_t, rp->wk_min, rp->wk_min_t);
+	if (rp->wk_rt_count) {
+		printf("RT task timings:\n");
+		wakeup_timings(rp->wk_rt_total, rp->wk_rt_count, rp->wk_rt_max, rp->wk_rt_max_t,
+			       rp->wk_rt_min, rp->wk_rt_min_t);
+	}
+}
+
 /* ---- text output ------------------------------------------------------------------- */
 
-/* The event's own text: compiled formatter when it handles the type, else libtraceevent. */
-static void print_info(struct report *rp, struct trace_seq *s, const struct fmt_event *ev)
+/*
+ * The event's own text: compiled formatter when it handles the type and
+ * nothing asks for libtraceevent's own behaviour (-R, -r, -n, -O), else
+ * libtraceevent.
+ */
+static void print_info(struct report *rp, struct rinput *in, struct trace_seq *s,
+		       const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
 
-	rp->cur = ev;
-	if (rp->fast && rpt_fastprint_info(rp->fast, s, ev->event, rec))
+	in->cur = ev;
+	if (rp->raw) {
+		tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
 		return;
-	tep_print_event(rp->tep, s, rec, "%s", TEP_PRINT_INFO);
+	}
+	if (in->fast && ev->event && !(ev->event->flags & (TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_NOHANDLE)) &&
+	    rpt_fastprint_info(in->fast, s, ev->event, rec))
+		return;
+	tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_INFO);
 }
 
 /* unsigned decimal, zero-padded to width (0: none); a leading '-' if neg */
@@ -315,92 +882,159 @@ static char *put_secs(char *p, unsigned long long secs, unsigned long long frac,
 	return put_udec(p, frac, digits, false);
 }
 
-static void print_event(struct report *rp, struct trace_seq *s, const struct fmt_event *ev)
+/* The time column without its leading space and colon, as libtraceevent prints it. */
+static char *put_time(const struct report *rp, const struct rinput *in, char *p, uint64_t ts)
 {
-	const struct fmt_info *in = rp->info;
-	struct tep_record *rec = (struct tep_record *)&ev->rec;
+	if (rp->nsecs && in->in_usecs)
+		return put_secs(p, ts / 1000000000ULL, ts % 1000000000ULL, 9);
+	if (in->in_usecs) {
+		unsigned long long us = (ts + 500) / 1000;
 
-	trace_seq_reset(s);
-	if (rp->prefix_width) {
-		const char *name = in->buffers[ev->buffer].name;
-
-		if (name[0])
-			trace_seq_printf(s, "%*s: ", rp->prefix_width, name);
-		else
-			trace_seq_printf(s, "%*s  ", rp->prefix_width, "");
+		return put_secs(p, us / 1000000, us % 1000000, 6);
 	}
+	return p + snprintf(p, 32, "%12llu", (unsigned long long)ts);
+}
+
+/* trace-cmd's print_handle_file(): the file or instance name column */
+static void put_prefix(struct report *rp, struct rinput *in, struct trace_seq *s, int buffer,
+		       int width)
+{
+	const char *name = buffer ? in->info->buffers[buffer].name : rp->multi ? in->base : "";
+
+	if (!rp->prefix_width && !rp->multi)
+		return;
+	if (name[0])
+		trace_seq_printf(s, "%*s: ", width, name);
+	else
+		trace_seq_printf(s, "%*s  ", width, "");
+}
+
+static void put_missed(struct trace_seq *s, const struct fmt_event *ev)
+{
 	if (ev->rec.missed_events > 0)
 		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->rec.cpu,
 				 (long long)ev->rec.missed_events);
 	else if (ev->rec.missed_events < 0)
 		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->rec.cpu);
+}
+
+static void put_name(struct trace_seq *s, const struct tep_event *event)
+{
+	const char *name = event ? event->name : "(NULL)";
+	size_t len = strlen(name);
+
+	trace_seq_printf(s, " %s: ", name);
+	if (len < 20)
+		trace_seq_printf(s, "%.*s", (int)(20 - len), "                    ");
+}
+
+/*
+ * trace-cmd's trace_show_data() call for call, through libtraceevent: for
+ * the options that change the line's columns (-l, --ts-diff).
+ */
+static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+{
+	struct tep_record *rec = (struct tep_record *)&ev->rec;
+	const char *tfmt = !in->in_usecs ? "%12d:" : rp->nsecs ? " %9.1d:" : " %6.1000d:";
+
+	tep_print_event(in->tep, s, rec, rp->latency ? "%8.8s-%-5d %3d" : "%16s-%-5d [%03d]",
+			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
+	if (rp->latency) {
+		if (rp->raw)
+			trace_seq_printf(s, "-0x%x", tep_data_flags(in->tep, rec));
+		else
+			tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_LATENCY);
+	}
+	tep_print_event(in->tep, s, rec, tfmt, TEP_PRINT_TIME);
+	if (rp->tsdiff) {
+		unsigned long long ts = ev->rec.ts;
+		char buf[50] = "";
+
+		if (in->use_trace_clock && !rp->nsecs)
+			ts = (ts + 500) / 1000;
+		if (rp->last_ts)
+			snprintf(buf, sizeof(buf), "(+%lld)", (long long)(ts - rp->last_ts));
+		rp->last_ts = ts;
+		trace_seq_printf(s, " %-8s", buf);
+	}
+	put_name(s, ev->event);
+	print_info(rp, in, s, ev);
+}
+
+/* the usual line, built by hand: this runs for every event and printf dominated the profile */
+static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+{
+	struct tep_record *rec = (struct tep_record *)&ev->rec;
+	int pid;
+	const char *comm;
+	size_t nl, cl;
+	char line[256], *p = line;
 
 	if (!ev->event) {
 		/* exactly what libtraceevent makes of an unknown ID in trace-cmd's four calls */
 		trace_seq_puts(s, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]");
-	} else {
-		int pid = tep_data_pid(rp->tep, rec);
-		const char *comm = tep_data_comm_from_pid(rp->tep, pid);
-		size_t nl = strlen(ev->event->name);
-
-		char line[256], *p = line;
-
-		/* "%16s-%-5d [%03d]", the time column and " name: " padded to 20, by hand:
-		 * this runs for every event and printf dominated the profile */
-		{
-			size_t cl = strlen(comm);
-
-			if (cl > 128)
-				cl = 128;
-			if (cl < 16) {
-				memset(p, ' ', 16 - cl);
-				p += 16 - cl;
-			}
-			memcpy(p, comm, cl);
-			p += cl;
-			*p++ = '-';
-			p = put_udec(p, pid < 0 ? 0 : (unsigned long long)pid, 0, pid < 0);
-			while (p - line < (long)(cl < 16 ? 16 : cl) + 6)
-				*p++ = ' ';
-			*p++ = ' ';
-			*p++ = '[';
-			p = put_udec(p, (unsigned)ev->rec.cpu, 3, false);
-			*p++ = ']';
-		}
-		if (rp->nsecs && in->clock_in_usecs) {
-			*p++ = ' ';
-			p = put_secs(p, ev->rec.ts / 1000000000ULL, ev->rec.ts % 1000000000ULL, 9);
-			*p++ = ':';
-		} else if (in->clock_in_usecs) {
-			unsigned long long us = (ev->rec.ts + 500) / 1000;
-
-			*p++ = ' ';
-			p = put_secs(p, us / 1000000, us % 1000000, 6);
-			*p++ = ':';
-		} else {
-			p += snprintf(p, 32, "%12llu:", (unsigned long long)ev->rec.ts);
-		}
-		*p++ = ' ';
-		if (nl > 64)
-			nl = 64;
-		memcpy(p, ev->event->name, nl);
-		p += nl;
-		*p++ = ':';
-		*p++ = ' ';
-		if (nl < 20) {
-			memset(p, ' ', 20 - nl);
-			p += 20 - nl;
-		}
-		*p = 0;
-		trace_seq_puts(s, line);
-		print_info(rp, s, ev);
+		return;
 	}
-	if (s->len && s->buffer[s->len - 1] == '\n')
-		s->len--;
-	fwrite(s->buffer, 1, s->len, stdout);
-	putchar('\n');
+	pid = tep_data_pid(in->tep, rec);
+	comm = tep_data_comm_from_pid(in->tep, pid);
+	nl = strlen(ev->event->name);
+	cl = strlen(comm);
+	/* "%16s-%-5d [%03d]", the time column and " name: " padded to 20 */
+	if (cl > 128)
+		cl = 128;
+	if (cl < 16) {
+		memset(p, ' ', 16 - cl);
+		p += 16 - cl;
+	}
+	memcpy(p, comm, cl);
+	p += cl;
+	*p++ = '-';
+	p = put_udec(p, pid < 0 ? 0 : (unsigned long long)pid, 0, pid < 0);
+	while (p - line < (long)(cl < 16 ? 16 : cl) + 6)
+		*p++ = ' ';
+	*p++ = ' ';
+	*p++ = '[';
+	p = put_udec(p, (unsigned)ev->rec.cpu, 3, false);
+	*p++ = ']';
+	if (in->in_usecs)
+		*p++ = ' ';
+	p = put_time(rp, in, p, ev->rec.ts);
+	*p++ = ':';
+	*p++ = ' ';
+	if (nl > 64)
+		nl = 64;
+	memcpy(p, ev->event->name, nl);
+	p += nl;
+	*p++ = ':';
+	*p++ = ' ';
+	if (nl < 20) {
+		memset(p, ' ', 20 - nl);
+		p += 20 - nl;
+	}
+	*p = 0;
+	trace_seq_puts(s, line);
+	print_info(rp, in, s, ev);
 }
 
+static void print_event(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+{
+	char lat[64] = "";
+
+	trace_seq_reset(s);
+	put_prefix(rp, in, s, ev->buffer, rp->prefix_width);
+	put_missed(s, ev);
+	if (rp->latency || rp->tsdiff)
+		line_tep(rp, in, s, ev);
+	else
+		line_fast(rp, in, s, ev);
+	if (s->len && s->buffer[s->len - 1] == '\n')
+		s->len--;
+	if (rp->wakeup)
+		wakeup_record(rp, in, ev, lat, sizeof(lat));
+	fwrite(s->buffer, 1, s->len, stdout);
+	fputs(lat, stdout);
+	putchar('\n');
+}
 /* ---- JSON output --------------------------------------------------------------------- */
 
 /*
@@ -427,7 +1061,7 @@ static void json_int(unsigned long long v, bool is_signed)
 	}
 }
 
-static void json_field(struct report *rp, struct tep_format_field *f, const struct fmt_event *ev)
+static void json_field(struct rinput *in, struct tep_format_field *f, const struct fmt_event *ev)
 {
 	const uint8_t *data = ev->rec.data;
 	int size = ev->rec.size;
@@ -458,7 +1092,7 @@ static void json_field(struct report *rp, struct tep_format_field *f, const stru
 
 		putchar('[');
 		for (i = 0; i + esz <= len; i += esz) {
-			unsigned long long v = tep_read_number(rp->tep, data + off + i, esz);
+			unsigned long long v = tep_read_number(in->tep, data + off + i, esz);
 
 			if (i)
 				putchar(',');
@@ -468,7 +1102,7 @@ static void json_field(struct report *rp, struct tep_format_field *f, const stru
 		return;
 	}
 	if (len == 1 || len == 2 || len == 4 || len == 8) {
-		unsigned long long v = tep_read_number(rp->tep, data + off, len);
+		unsigned long long v = tep_read_number(in->tep, data + off, len);
 
 		if (f->flags & TEP_FIELD_IS_SIGNED) {
 			long long sv = len == 1 ? (int8_t)v : len == 2 ? (int16_t)v : len == 4 ? (int32_t)v
@@ -482,7 +1116,7 @@ static void json_field(struct report *rp, struct tep_format_field *f, const stru
 	fputs("null", stdout);
 }
 
-static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_event *ev)
+static void print_json(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
 	int i;
@@ -492,9 +1126,9 @@ static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_
 		printf("{\"ts\":\"%" PRIu64 "\",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
 	else
 		printf("{\"ts\":%" PRIu64 ",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
-	if (rp->info->nbuffers > 1) {
+	if (in->info->nbuffers > 1) {
 		fputs(",\"buffer\":", stdout);
-		ft_json_str(stdout, rp->info->buffers[ev->buffer].name);
+		ft_json_str(stdout, in->info->buffers[ev->buffer].name);
 	}
 	if (ev->rec.missed_events)
 		printf(",\"lost\":%lld", (long long)ev->rec.missed_events);
@@ -503,10 +1137,10 @@ static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_
 		return;
 	}
 	{
-		int pid = tep_data_pid(rp->tep, rec);
+		int pid = tep_data_pid(in->tep, rec);
 
 		printf(",\"pid\":%d,\"comm\":", pid);
-		ft_json_str(stdout, tep_data_comm_from_pid(rp->tep, pid));
+		ft_json_str(stdout, tep_data_comm_from_pid(in->tep, pid));
 	}
 	fputs(",\"system\":", stdout);
 	ft_json_str(stdout, ev->event->system);
@@ -525,17 +1159,18 @@ static void print_json(struct report *rp, struct trace_seq *s, const struct fmt_
 			putchar(',');
 		ft_json_str(stdout, f->name);
 		putchar(':');
-		json_field(rp, f, ev);
+		json_field(in, f, ev);
 	}
 	fputs("},\"text\":", stdout);
 	trace_seq_reset(s);
-	print_info(rp, s, ev);
+	print_info(rp, in, s, ev);
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
 	ft_json_strn(stdout, s->buffer, s->len);
 	fputs("}\n", stdout);
 }
 
+/* ---- latency-format files ------------------------------------------------------------- */
 /* ---- latency-format files ------------------------------------------------------------- */
 
 struct lat_out {
@@ -573,7 +1208,7 @@ static int lat_block(void *arg, const char *text, size_t len)
  * print it as trace-cmd does (the cpus= line, the text, a newline), or as
  * one JSON object.
  */
-static int report_latency(struct report *rp, const char *path)
+static int report_latency(struct report *rp, struct rinput *in, const char *path)
 {
 	struct lat_out lo = { .json = rp->json };
 	int err, rc = EXIT_OK;
@@ -581,10 +1216,10 @@ static int report_latency(struct report *rp, const char *path)
 	if (rp->nevents || rp->has_cpus || rp->npids || rp->ncomms || rp->has_t0 || rp->has_t1)
 		ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply", path);
 	if (!rp->json)
-		printf("cpus=%d\n", rp->info->cpus);
-	err = fmt_reader_latency_read(rp->r, lat_block, &lo);
+		printf("cpus=%d\n", in->info->cpus);
+	err = fmt_reader_latency_read(in->r, lat_block, &lo);
 	if (rp->json) {
-		printf("{\"format\":\"latency\",\"cpus\":%d,\"text\":", rp->info->cpus);
+		printf("{\"format\":\"latency\",\"cpus\":%d,\"text\":", in->info->cpus);
 		ft_json_strn(stdout, lo.text ? lo.text : "", lo.len);
 		fputs("}\n", stdout);
 	} else {
@@ -592,13 +1227,13 @@ static int report_latency(struct report *rp, const char *path)
 	}
 	if (err) {
 		fflush(stdout);
-		rc = ft_error("'%s': %s", path, fmt_reader_error(rp->r)[0] ? fmt_reader_error(rp->r)
+		rc = ft_error("'%s': %s", path, fmt_reader_error(in->r)[0] ? fmt_reader_error(in->r)
 								: strerror(-err));
-	} else if (rp->info->truncated_at) {
+	} else if (in->info->truncated_at) {
 		fflush(stdout);
 		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
 			      "the text it held up to there is printed above", path,
-			      (unsigned long long)rp->info->truncated_at);
+			      (unsigned long long)in->info->truncated_at);
 	}
 	free(lo.text);
 	return rc;
@@ -610,9 +1245,10 @@ static const char usage_text[] =
 	"usage: flytrap report [options] [FILE]\n"
 	"\n"
 	"List the events of a trace.dat (default ./trace.dat) in time order, one line\n"
-	"each, exactly as `trace-cmd report` prints them.\n"
+	"each, exactly as `trace-cmd report` prints them.  trace-cmd report's options\n"
+	"work as there (flytrap report(1) lists what each follows).\n"
 	"\n"
-	"  -i FILE            input file (same as the FILE argument)\n"
+	"flytrap's selections:\n"
 	"  -e, --event EVENT  only these events: NAME, SYSTEM or SYSTEM:NAME, globs\n"
 	"                     allowed (sched, sched:*, sched_sw*); repeatable\n"
 	"      --cpu LIST     only these CPUs (e.g. 0,2-3)\n"
@@ -621,10 +1257,40 @@ static const char usage_text[] =
 	"      --from TIME    only events at or after this time, as printed (seconds,\n"
 	"                     or clock ticks on a raw-counter clock)\n"
 	"      --to TIME      only events at or before this time, as printed\n"
-	"  -t                 nanosecond timestamps\n"
 	"      --json         one JSON object per event, every field decoded\n"
-	"  -v, --verbose      more messages on stderr\n"
+	"trace-cmd report's options:\n"
+	"  -i FILE            input file; several -i: merged in time order, each line\n"
+	"                     prefixed with its file's name\n"
+	"  -F FILTER          libtraceevent event filter, EVENT[,EVENT...][:COND];\n"
+	"                     repeatable (the -i before it: that file only)\n"
+	"  -v                 the -F filters after it hide what they match\n"
+	"  -T, --filter-test  print the filters made, then exit\n"
+	"  -R                 raw field values for every event; -r EVENTS for these\n"
+	"  -N                 no plugins; -n EVENTS: no plugin handler for these\n"
+	"  -L                 only local plugins (~/.local/lib/traceevent/plugins)\n"
+	"  -O PLUGIN:VAR=VAL  a plugin option\n"
+	"  -I, -S             hide events with the hardirq / softirq flag\n"
+	"  -l                 the latency format's columns\n"
+	"  -w                 wakeup latencies, and their summary at the end\n"
+	"  -t                 nanosecond timestamps\n"
+	"      --ts-offset NS add NS to the times of the -i before it\n"
+	"      --ts2secs HZ   the clock counts HZ ticks a second\n"
+	"      --ts-diff, --raw-ts, --align-ts, --ts-check, --nodate\n"
+	"      --stat, --uname, --version (of the program that wrote the file)\n"
+	"      --cpus, --first-event, --last-event, --check-events\n"
+	"  -f, -E             functions (kallsyms), event types stored in the file\n"
+	"      --endian       byte orders: what trace-cmd report -e prints (here -e\n"
+	"                     selects events)\n"
+	"      --printk       printk formats: what trace-cmd report -P prints (here -P\n"
+	"                     selects pids)\n"
+	"  -V, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
+
+/* a value taken from the next argument that is in fact an option */
+static bool looks_like_option(const char *v)
+{
+	return v[0] == '-' && v[1] && !isdigit((unsigned char)v[1]);
+}
 
 int rpt_check_args(int argc, char **argv, const char *shorts, const struct option *lopts)
 {
@@ -650,6 +1316,10 @@ int rpt_check_args(int argc, char **argv, const char *shorts, const struct optio
 			if (o->has_arg == required_argument && !eq) {
 				if (i + 1 >= argc)
 					return ft_usage_error("option '--%s' needs a value", o->name);
+				if (looks_like_option(argv[i + 1]))
+					return ft_usage_error("option '--%s' needs a value, not the option '%s' "
+							      "(write --%s=VALUE for a value that starts with '-')",
+							      o->name, argv[i + 1], o->name);
 				i++;
 			}
 			continue;
@@ -664,6 +1334,10 @@ int rpt_check_args(int argc, char **argv, const char *shorts, const struct optio
 			if (sp[1] == ':') {
 				if (!a[1] && i + 1 >= argc)
 					return ft_usage_error("option '-%c' needs a value", *a);
+				if (!a[1] && looks_like_option(argv[i + 1]))
+					return ft_usage_error("option '-%c' needs a value, not the option '%s' "
+							      "(write -%cVALUE for a value that starts with '-')",
+							      *a, argv[i + 1], *a);
 				if (!a[1])
 					i++;
 				break;
@@ -723,19 +1397,19 @@ static int resolve_times(struct report *rp)
 {
 	const char *names[2] = { "--from", "--to" }, *args[2] = { rp->t0_arg, rp->t1_arg };
 	uint64_t *vals[2] = { &rp->t0, &rp->t1 };
+	const struct rinput *in = &rp->in[0];
 	int k;
 
 	for (k = 0; k < 2; k++) {
 		if (!args[k])
 			continue;
-		if (rp->info->clock_in_usecs ? parse_time_exact(args[k], vals[k])
-					     : parse_ticks(args[k], vals[k]))
-			return rp->info->clock_in_usecs ?
+		if (in->in_usecs ? parse_time_exact(args[k], vals[k]) : parse_ticks(args[k], vals[k]))
+			return in->in_usecs ?
 				ft_usage_error("%s %s: give a time in seconds as report prints it, e.g. 12.5",
 					       names[k], args[k]) :
 				ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
 					       "as report prints them (an integer)", names[k], args[k],
-					       rp->info->clock[0] ? rp->info->clock : "raw");
+					       in->info->clock[0] ? in->info->clock : "raw");
 	}
 	if (rp->has_t0 && rp->has_t1 && rp->t0 > rp->t1)
 		return ft_usage_error("--from is after --to");
@@ -770,7 +1444,7 @@ static int match_format(void *arg, const char *system, const char *text, size_t 
 }
 
 /* A -e that names nothing in the file is most likely a typo: say so (once each). */
-static void warn_unmatched(struct report *rp, const char *path)
+static void warn_unmatched(struct report *rp, struct rinput *in)
 {
 	struct match_scan m = { .rp = rp };
 	int i;
@@ -780,11 +1454,11 @@ static void warn_unmatched(struct report *rp, const char *path)
 	m.matched = calloc(rp->nevents, sizeof(bool));
 	if (!m.matched)
 		return;
-	fmt_reader_formats(rp->r, match_format, &m);
+	fmt_reader_formats(in->r, match_format, &m);
 	for (i = 0; i < rp->nevents; i++)
 		if (!m.matched[i])
 			ft_warn("-e '%s' matches no event type in '%s' (give NAME, SYSTEM or SYSTEM:NAME, "
-				"globs allowed; `flytrap info` lists the file's events)", rp->events[i], path);
+				"globs allowed; `flytrap info` lists the file's events)", rp->events[i], in->path);
 	free(m.matched);
 }
 
@@ -799,39 +1473,607 @@ static int push_str(char ***arr, int *n, const char *s)
 	return 0;
 }
 
+/* ---- trace-cmd report's file-information outputs ---------------------------------- */
+
+/* the last option of this id as a string (trace-cmd keeps the last one), or NULL */
+static const char *last_option_text(const struct rinput *in, uint16_t id)
+{
+	const struct fmt_option *o = NULL, *x;
+	int n;
+
+	for (n = 0; (x = fmt_reader_option(in->r, id, n)); n++)
+		o = x;
+	if (!o)
+		return NULL;
+	if (!o->size || memchr(o->data, 0, o->size) == NULL)
+		return NULL;	/* not a string trace-cmd could print either */
+	return o->data;
+}
+
+static int count_page(void *arg, const void *page, uint32_t page_size)
+{
+	(void)page;
+	(void)page_size;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+/* --stat: the CPUSTAT options as trace-cmd joins them, then each CPU's data range */
+static void print_stat(const struct rinput *in)
+{
+	const struct fmt_option *o;
+	const struct fmt_buffer *top = &in->info->buffers[0];
+	int n, i, any = 0;
+	uint64_t next = top->page_size;	/* trace-cmd's first unpacked offset */
+
+	printf("\nKernel buffer statistics:\n"
+	       "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
+	       "        recorded in the trace data. They should all be zero.\n\n");
+	for (n = 0; (o = fmt_reader_option(in->r, FMT_OPT_CPUSTAT, n)); n++) {
+		if (!o->size)
+			continue;
+		/* trace-cmd overwrites each option's last byte (its NUL) with a newline */
+		fwrite(o->data, 1, strnlen(o->data, o->size - 1), stdout);
+		if (strnlen(o->data, o->size - 1) == o->size - 1)
+			putchar('\n');
+		any = 1;
+		if (strnlen(o->data, o->size - 1) < o->size - 1)
+			break;	/* an inner NUL ends trace-cmd's string */
+	}
+	if (any)
+		putchar('\n');
+	else
+		printf(" No stats in this file\n");
+	if (in->info->version < 7) {
+		/* v6 lists every CPU; an empty one sits where the data before it ends */
+		uint64_t end = top->ncpus ? top->cpus[0].offset : 0;
+
+		for (i = 0; i < in->info->cpus; i++) {
+			unsigned long long off = end, size = 0;
+			int k;
+
+			for (k = 0; k < top->ncpus; k++)
+				if (top->cpus[k].cpu == i) {
+					off = top->cpus[k].offset;
+					size = top->cpus[k].size;
+				}
+			end = off + size;
+			printf("CPU%d data recorded at offset=0x%llx\n", i, off);
+			printf("    %lld bytes in size\n", (long long)size);
+		}
+		return;
+	}
+	/* per CPU entry of the top buffer in file order; compressed data where trace-cmd unpacks it */
+	for (i = 0; i < top->ncpus; i++) {
+		unsigned long long off = top->cpus[i].offset, size = top->cpus[i].size;
+
+		if (top->compressed && size) {
+			uint64_t pages = 0;
+
+			fmt_reader_read_pages(in->r, 0, top->cpus[i].cpu, count_page, &pages);
+			size = pages * top->page_size;
+			off = next;
+			next = (next + size + top->page_size - 1) & ~((uint64_t)top->page_size - 1);
+		}
+		printf("CPU%d data recorded at offset=0x%llx\n", i, off);
+		printf("    %lld bytes in size\n", (long long)size);
+	}
+}
+
+/* --cpus / --first-event / --last-event */
+static int print_cpus(struct report *rp, struct rinput *in, bool first, bool last,
+		      const struct fmt_iter_opts *base)
+{
+	const struct fmt_buffer *top = &in->info->buffers[0];
+	int i, k, err = 0;
+
+	printf("List of CPUs in %s with data:\n", in->path);
+	for (i = 0; i < in->cpus && i < 256; i++) {
+		struct fmt_iter_opts o = *base;
+		struct fmt_iter *it = NULL;
+		const struct fmt_event *ev;
+		uint64_t ts_first = 0, ts_last = 0;
+		char buf[64], *p;
+		int n = 0;
+
+		for (k = 0; k < top->ncpus; k++)
+			if (top->cpus[k].cpu == i && top->cpus[k].size)
+				break;
+		if (k == top->ncpus)
+			continue;
+		memset(o.cpu_mask, 0, sizeof(o.cpu_mask));
+		o.cpu_mask[i / 64] = 1ULL << (i % 64);
+		o.buffer_mask = 1;
+		err = fmt_iter_new(in->r, &o, &it);
+		if (err)
+			break;
+		while ((err = fmt_iter_next(it, &ev)) == 1) {
+			if (!n++)
+				ts_first = ev->rec.ts;
+			ts_last = ev->rec.ts;
+			if (!last)
+				break;
+		}
+		fmt_iter_free(it);
+		if (err < 0)
+			break;
+		if (!n)
+			continue;
+		printf("  %d", i);
+		if (first) {
+			p = put_time(rp, in, buf, ts_first);
+			*p = 0;
+			printf("\tFirst event:%s", buf);
+		}
+		if (last) {
+			p = put_time(rp, in, buf, ts_last);
+			*p = 0;
+			printf("\tLast event:%s", buf);
+		}
+		printf("\n");
+	}
+	if (err < 0)
+		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
+	return 0;
+}
+
+/* -E: every event type the file stores, "system:name", sorted as trace-cmd sorts them */
+static int print_event_list(struct rinput *in)
+{
+	struct tep_event **events;
+	int i;
+
+	if (fmt_reader_load_formats(in->r) < 0)
+		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
+	events = tep_list_events(in->tep, TEP_EVENT_SORT_SYSTEM);
+	for (i = 0; events && events[i]; i++) {
+		if (events[i]->system)
+			printf("%s:", events[i]->system);
+		printf("%s\n", events[i]->name);
+	}
+	return 0;
+}
+
+/* --check-events: do all the file's event formats parse? */
+static int check_events(struct rinput *in)
+{
+	int err = fmt_reader_load_formats(in->r);
+
+	if (err < 0)
+		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
+	if (in->info->nbad_formats)
+		return ft_error("'%s': %d event format(s) do not parse", in->path, in->info->nbad_formats);
+	return EXIT_OK;
+}
+
+/*
+ * What trace-cmd report prints instead of the listing, in its order of
+ * precedence.  Returns -1 when none was asked for (list the events), else
+ * the exit code.
+ */
+struct info_opts {
+	bool page_size, endian, check, funcs, printk, event_list, cpus, first, last;
+	bool stat, uname, version;
+};
+
+static int info_before_listing(struct report *rp, const struct info_opts *io,
+			       const struct fmt_iter_opts *opts)
+{
+	int i, rc;
+
+	for (i = 0; i < rp->nin; i++) {
+		struct rinput *in = &rp->in[i];
+
+		if (io->page_size) {
+			printf("file page size is %u, and host page size is %d\n", in->info->page_size,
+			       getpagesize());
+			return EXIT_OK;
+		}
+		if (io->endian) {
+			printf("file is %s endian and host is %s endian\n",
+			       tep_is_file_bigendian(in->tep) ? "big" : "little",
+			       tep_is_local_bigendian(in->tep) ? "big" : "little");
+			return EXIT_OK;
+		}
+		if (io->check)
+			return check_events(in);
+		if (io->funcs) {
+			tep_print_funcs(in->tep);
+			return EXIT_OK;
+		}
+		if (io->printk) {
+			tep_print_printk(in->tep);
+			return EXIT_OK;
+		}
+		if (io->event_list)
+			return print_event_list(in);
+		if (io->cpus && (rc = print_cpus(rp, in, io->first, io->last, &opts[i])))
+			return rc;
+	}
+	return io->cpus ? EXIT_OK : -1;
+}
+
+/* ---- opening the files, the merged listing ------------------------------------------ */
+
+static int open_input(struct report *rp, struct rinput *in)
+{
+	unsigned flags = FMT_OPEN_LAZY_FORMATS;
+	char *err_text = NULL;
+	const char *slash;
+	int err, i;
+
+	if (rp->no_plugins || rp->local_plugins)
+		flags |= FMT_OPEN_NO_PLUGINS;
+	err = fmt_reader_open(in->path, flags, &in->r, &err_text);
+	if (err) {
+		ft_error("%s", err_text ? err_text : strerror(-err));
+		free(err_text);
+		return EXIT_FAIL;
+	}
+	in->rp = rp;
+	in->tep = fmt_reader_tep(in->r);
+	in->info = fmt_reader_info(in->r);
+	slash = strrchr(in->path, '/');
+	in->base = slash ? slash + 1 : in->path;
+	if (rp->local_plugins && !rp->no_plugins) {
+		/* trace-cmd -L: the user's plugin directories, not the system's */
+		tep_set_flag(in->tep, TEP_DISABLE_SYS_PLUGINS);
+		in->plugins = tep_load_plugins(in->tep);
+	}
+	if (rp->nsecs)
+		tep_set_flag(in->tep, TEP_NSEC_OUTPUT);
+	/* --raw-ts: trace-cmd prints the raw count whenever the file names its clock */
+	in->in_usecs = rp->raw_ts ? !in->info->clock[0] : in->info->clock_in_usecs;
+	in->use_trace_clock = fmt_reader_option(in->r, FMT_OPT_TRACECLOCK, 0) &&
+			      !(in->ts2secs || rp->ts2secs);
+	/* trace-cmd: the larger of CPUCOUNT and the top buffer's CPU slots */
+	in->cpus = in->info->cpus;
+	for (i = 0; i < in->info->buffers[0].ncpus; i++)
+		if (in->info->buffers[0].cpus[i].cpu + 1 > in->cpus)
+			in->cpus = in->info->buffers[0].cpus[i].cpu + 1;
+	in->type_ok = calloc(65536, 1);
+	if (!in->type_ok)
+		return ft_error("out of memory");
+	if (!rp->no_plugins && !rp->local_plugins)
+		setup_graph(in);	/* trace-cmd's own printer comes with its plugins */
+	/* the graph printer and other registered handlers stay with libtraceevent */
+	if (!getenv("FLYTRAP_NO_FASTPRINT") && !rp->plugin_opts)
+		in->fast = rpt_fastprint_new(in->tep);
+	if (set_event_flags(in, rp->nohandler_events, rp->nnohandler_events, TEP_EVENT_FL_NOHANDLE, "-n") ||
+	    set_event_flags(in, rp->raw_events, rp->nraw_events, TEP_EVENT_FL_PRINTRAW, "-r"))
+		return EXIT_USAGE;
+	return 0;
+}
+
+static void close_input(struct rinput *in)
+{
+	int i;
+
+	if (in->fast && ft_verbose) {
+		struct rpt_fastprint_stats st;
+
+		rpt_fastprint_stats(in->fast, &st);
+		ft_info("compiled formats printed %llu events (%d types), libtraceevent %llu (%d types)",
+			(unsigned long long)st.fast, st.types_fast, (unsigned long long)st.declined,
+			st.types_declined);
+	}
+	rpt_fastprint_free(in->fast);
+	fmt_iter_free(in->it);
+	for (i = 0; i < in->npos; i++)
+		tep_filter_free(in->pos[i]);
+	for (i = 0; i < in->nneg; i++)
+		tep_filter_free(in->neg[i]);
+	free(in->pos);
+	free(in->neg);
+	if (in->plugins)
+		tep_unload_plugins(in->plugins, in->tep);
+	fmt_reader_close(in->r);
+	free(in->fstr);
+	free(in->type_ok);
+}
+
+/* the iterator options of one file: its CPUs and time options */
+static void iter_opts(const struct report *rp, const struct rinput *in, struct fmt_iter_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (rp->raw_ts)
+		o->ts_flags |= FMT_TS_RAW;
+	if (rp->nodate)
+		o->ts_flags |= FMT_TS_NODATE;
+	o->ts2secs_hz = in->ts2secs ? in->ts2secs : rp->ts2secs;
+	o->ts_offset = in->ts_offset;
+}
+
+/* --align-ts: trace-cmd subtracts the earliest first event of the files' top buffers */
+static int align_times(struct report *rp, struct fmt_iter_opts *opts)
+{
+	uint64_t first = 0;
+	int i, err;
+
+	if (!rp->align_ts || rp->raw_ts)
+		return 0;	/* --raw-ts leaves every stamp alone, offsets included */
+	for (i = 0; i < rp->nin; i++) {
+		struct fmt_iter_opts o = opts[i];
+		struct fmt_iter *it;
+		const struct fmt_event *ev;
+		uint64_t ts = 0;
+
+		o.buffer_mask = 1;
+		err = fmt_iter_new(rp->in[i].r, &o, &it);
+		if (err)
+			return ft_error("'%s': %s", rp->in[i].path, strerror(-err));
+		if (fmt_iter_next(it, &ev) == 1)
+			ts = ev->rec.ts;
+		fmt_iter_free(it);
+		if (!i || ts < first)
+			first = ts;
+	}
+	for (i = 0; i < rp->nin; i++)
+		opts[i].ts_offset -= (int64_t)first;
+	return 0;
+}
+
+/* the instance names (and, with several files, file names) set the prefix column */
+static int name_width(const struct report *rp, int upto_file)
+{
+	int i, b, w = 0;
+
+	for (i = 0; i < rp->nin; i++) {
+		const struct rinput *in = &rp->in[i];
+
+		if (rp->multi && (int)strlen(in->base) > w)
+			w = (int)strlen(in->base);
+		if (i >= upto_file)
+			continue;
+		for (b = 1; b < in->info->nbuffers; b++) {
+			const char *n = strrchr(in->info->buffers[b].name, '/');
+			int l = (int)strlen(n ? n + 1 : in->info->buffers[b].name);
+
+			if (l > w)
+				w = l;
+		}
+	}
+	return w;
+}
+
+/* merge order across files: trace-cmd lists every file's top buffer before any instance */
+static bool event_before(const struct rinput *a, int ia, const struct rinput *b, int ib)
+{
+	const struct fmt_event *x = a->pending, *y = b->pending;
+
+	if (x->rec.ts != y->rec.ts)
+		return x->rec.ts < y->rec.ts;
+	if ((x->buffer != 0) != (y->buffer != 0))
+		return x->buffer == 0;
+	return ia < ib;
+}
+
+/* the next event of one file into in->pending (NULL at its end); damage is said once per stream */
+static int pull(struct report *rp, struct rinput *in, int *rc)
+{
+	for (;;) {
+		const struct fmt_event *ev;
+		int err = fmt_iter_next(in->it, &ev);
+
+		if (err == 1) {
+			in->pending = ev;
+			return 1;
+		}
+		if (err == 0) {
+			in->pending = NULL;
+			return 0;
+		}
+		/*
+		 * One error says why the exit fails; a second damaged stream
+		 * is a detail of the same verdict, so it is a warning.
+		 */
+		fflush(stdout);
+		if (*rc == EXIT_OK)
+			ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
+		else
+			ft_warn("'%s': another damaged CPU stream: %s", in->path, fmt_reader_error(in->r));
+		*rc = EXIT_FAIL;
+		(void)rp;
+	}
+}
+
+static uint64_t list_events(struct report *rp, int *rc)
+{
+	struct trace_seq s;
+	uint64_t nprinted = 0;
+	int i;
+
+	trace_seq_init(&s);
+	for (i = 0; i < rp->nin; i++)
+		pull(rp, &rp->in[i], rc);
+	for (;;) {
+		struct rinput *in = NULL;
+		const struct fmt_event *ev;
+		int best = -1;
+
+		for (i = 0; i < rp->nin; i++)
+			if (rp->in[i].pending && (best < 0 || event_before(&rp->in[i], i, &rp->in[best], best)))
+				best = i;
+		if (best < 0)
+			break;
+		in = &rp->in[best];
+		ev = in->pending;
+		if (filters_pass(in, ev) && selected(rp, in, ev)) {
+			if (rp->tscheck && rp->check_ts > ev->rec.ts)
+				ft_warn("record on CPU %d went backwards: %llu to %llu (delta -%llu)",
+					ev->rec.cpu, (unsigned long long)rp->check_ts,
+					(unsigned long long)ev->rec.ts,
+					(unsigned long long)(rp->check_ts - ev->rec.ts));
+			rp->check_ts = ev->rec.ts;
+			if (rp->json)
+				print_json(rp, in, &s, ev);
+			else
+				print_event(rp, in, &s, ev);
+			nprinted++;
+			if (ferror(stdout))
+				break;
+		}
+		pull(rp, in, rc);
+	}
+	trace_seq_destroy(&s);
+	return nprinted;
+}
+
+enum {
+	OPT_CPU = 256, OPT_COMM, OPT_FROM, OPT_TO, OPT_JSON, OPT_TS_OFFSET, OPT_TS2SECS, OPT_TS_DIFF,
+	OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_UNAME, OPT_VERSION,
+	OPT_CPUS, OPT_FIRST, OPT_LAST, OPT_CHECK, OPT_ENDIAN, OPT_PRINTK, OPT_PROFILE, OPT_BYCOMM,
+};
+
+/* trace-cmd report's profile options: flytrap has that breakdown in another command */
+static int profile_refused(const char *opt)
+{
+	return ft_usage_error("%s: trace-cmd's per-task profile is not part of report here; "
+			      "`flytrap overhead` gives each task's running, runnable (preempted) and "
+			      "blocked time", opt);
+}
+
+/* -e / -P without a usable value: the trace-cmd report meaning was probably wanted */
+static int tracecmd_letter(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		bool none = i + 1 >= argc || looks_like_option(argv[i + 1]);
+
+		if (!strcmp(argv[i], "-e") && none)
+			return ft_usage_error("option '-e' needs a value, an event (flytrap's -e selects "
+					      "events); for the file's endianness, trace-cmd report's -e, use --endian");
+		if (!strcmp(argv[i], "-P") && none)
+			return ft_usage_error("option '-P' needs a value, a pid (flytrap's -P selects pids); "
+					      "for the printk formats, trace-cmd report's -P, use --printk");
+	}
+	return 0;
+}
+
+static int add_input(struct report *rp, const char *path)
+{
+	struct rinput *n = realloc(rp->in, (rp->nin + 1) * sizeof(*n));
+
+	if (!n)
+		return ft_error("out of memory");
+	rp->in = n;
+	memset(&n[rp->nin], 0, sizeof(*n));
+	n[rp->nin].path = path;
+	rp->nin++;
+	return 0;
+}
+
+static int add_filter(struct rinput *in, const char *text, bool neg)
+{
+	struct rfilter *f = realloc(in->fstr, (in->nfstr + 1) * sizeof(*f));
+
+	if (!f)
+		return ft_error("out of memory");
+	in->fstr = f;
+	f[in->nfstr].text = text;
+	f[in->nfstr].neg = neg;
+	in->nfstr++;
+	return 0;
+}
+
+static int parse_pids(struct report *rp, const char *arg)
+{
+	/* as the analyzers' --pid: decimal ids, comma-separated, repeatable */
+	const char *q = arg;
+
+	if (!*q)
+		return ft_usage_error("--pid needs a process id");
+	while (*q) {
+		char *end;
+		long pid;
+		int *np;
+
+		errno = 0;
+		pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
+		if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
+			return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'", arg);
+		np = realloc(rp->pids, (rp->npids + 1) * sizeof(int));
+		if (!np)
+			return ft_error("out of memory");
+		rp->pids = np;
+		rp->pids[rp->npids++] = (int)pid;
+		q = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* trace-cmd takes atoll(): here a whole number, signed for --ts-offset */
+static int parse_int(const char *opt, const char *arg, bool is_signed, int64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = is_signed ? strtoll(arg, &end, 10) : (int64_t)strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || (!is_signed && (arg[0] == '-' || !*out)))
+		return ft_usage_error("%s needs %s, not '%s'", opt,
+				      is_signed ? "nanoseconds (an integer, may be negative)" :
+						  "a clock frequency in Hz (a positive integer)", arg);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
+	static const char shorts[] = "i:e:P:F:vVTRr:Nn:O:ISlwfEGH:Lthp";
 	static const struct option lopts[] = {
 		{ "event", required_argument, NULL, 'e' },
-		{ "cpu", required_argument, NULL, 'c' },
+		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "pid", required_argument, NULL, 'P' },
-		{ "comm", required_argument, NULL, 'C' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
+		{ "verbose", no_argument, NULL, 'V' },
+		{ "filter-test", no_argument, NULL, 'T' },
+		{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
+		{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
+		{ "ts-diff", no_argument, NULL, OPT_TS_DIFF },
+		{ "ts-check", no_argument, NULL, OPT_TS_CHECK },
+		{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+		{ "align-ts", no_argument, NULL, OPT_ALIGN_TS },
+		{ "nodate", no_argument, NULL, OPT_NODATE },
+		{ "stat", no_argument, NULL, OPT_STAT },
+		{ "uname", no_argument, NULL, OPT_UNAME },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "cpus", no_argument, NULL, OPT_CPUS },
+		{ "first-event", no_argument, NULL, OPT_FIRST },
+		{ "last-event", no_argument, NULL, OPT_LAST },
+		{ "check-events", no_argument, NULL, OPT_CHECK },
+		{ "endian", no_argument, NULL, OPT_ENDIAN },
+		{ "printk", no_argument, NULL, OPT_PRINTK },
+		{ "profile", no_argument, NULL, OPT_PROFILE },
+		{ "by-comm", no_argument, NULL, OPT_BYCOMM },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report rp = { 0 };
-	const char *path = NULL;
-	struct trace_seq s;
-	char *err_text = NULL;
-	int c, err, rc = EXIT_OK, i;
+	struct info_opts io = { 0 };
+	struct fmt_iter_opts *opts = NULL;
+	struct rfilter *pre = NULL;	/* -F before the first -i */
+	int npre = 0, c, err, rc = EXIT_OK, i;
+	bool neg = false, given_i = false, pre_offset = false;
+	int64_t pre_ts_offset = 0, v;
 	uint64_t nprinted = 0;
+	const char *path = NULL;
 
 	opterr = 0;
 	optind = 1;
-	if (rpt_check_args(argc, argv, "i:e:P:tvh", lopts))
+	if (tracecmd_letter(argc, argv) || rpt_check_args(argc, argv, shorts, lopts))
 		return EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "i:e:P:tvh", lopts, NULL)) != -1) {
-		uint64_t v;
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		struct rinput *cur = rp.nin ? &rp.in[rp.nin - 1] : NULL;
+		uint64_t t;
 
 		switch (c) {
 		case 'i':
-			if (path)
-				return ft_usage_error("more than one input file given");
-			path = optarg;
+			if (add_input(&rp, optarg))
+				return EXIT_FAIL;
+			given_i = true;
 			break;
 		case 'e':
 			if (!*optarg)
@@ -839,64 +2081,187 @@ int cmd_report(int argc, char **argv)
 			if (push_str(&rp.events, &rp.nevents, optarg))
 				return ft_error("out of memory");
 			break;
-		case 'c':
+		case OPT_CPU:
 			if (ft_parse_cpulist(optarg, rp.cpu_mask))
 				return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
 						      optarg);
 			rp.has_cpus = true;
 			break;
-		case 'P': {
-			/* as the analyzers' --pid: decimal ids, comma-separated, repeatable */
-			const char *q = optarg;
-
-			if (!*q)
-				return ft_usage_error("--pid needs a process id");
-			while (*q) {
-				char *end;
-				long pid;
-				int *np;
-
-				errno = 0;
-				pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
-				if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
-					return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'",
-							      optarg);
-				np = realloc(rp.pids, (rp.npids + 1) * sizeof(int));
-				if (!np)
-					return ft_error("out of memory");
-				rp.pids = np;
-				rp.pids[rp.npids++] = (int)pid;
-				q = *end ? end + 1 : end;
-			}
+		case 'P':
+			if (parse_pids(&rp, optarg))
+				return EXIT_USAGE;
 			break;
-		}
-		case 'C':
+		case OPT_COMM:
 			if (!*optarg)
 				return ft_usage_error("--comm needs a task name or glob");
 			if (push_str(&rp.comms, &rp.ncomms, optarg))
 				return ft_error("out of memory");
 			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (parse_time_exact(optarg, &t) && parse_ticks(optarg, &t))
+				return ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
+						      "1464.221523 (seconds), or clock ticks, not '%s'",
+						      c == OPT_FROM ? "--from" : "--to", optarg);
+			if (c == OPT_FROM) {
+				rp.t0_arg = optarg;
+				rp.has_t0 = true;
+			} else {
+				rp.t1_arg = optarg;
+				rp.has_t1 = true;
+			}
+			break;
 		case 'F':
-			if (parse_time_exact(optarg, &v) && parse_ticks(optarg, &v))
-				return ft_usage_error("--from needs a time as report prints it, e.g. 12.5 or "
-						      "1464.221523 (seconds), or clock ticks, not '%s'", optarg);
-			rp.t0_arg = optarg;
-			rp.has_t0 = true;
+			if (!*optarg)
+				return ft_usage_error("-F needs a filter, e.g. 'sched_switch:prev_pid==1'");
+			if (cur ? add_filter(cur, optarg, neg) : 0)
+				return EXIT_FAIL;
+			if (!cur) {
+				struct rfilter *f = realloc(pre, (npre + 1) * sizeof(*f));
+
+				if (!f)
+					return ft_error("out of memory");
+				pre = f;
+				pre[npre].text = optarg;
+				pre[npre++].neg = neg;
+			}
+			break;
+		case 'v':
+			if (neg)
+				return ft_usage_error("only one -v can be used (it negates every -F after it)");
+			neg = true;
 			break;
 		case 'T':
-			if (parse_time_exact(optarg, &v) && parse_ticks(optarg, &v))
-				return ft_usage_error("--to needs a time as report prints it, e.g. 12.5 or "
-						      "1464.221523 (seconds), or clock ticks, not '%s'", optarg);
-			rp.t1_arg = optarg;
-			rp.has_t1 = true;
+			rp.test_filters = true;
+			break;
+		case 'R':
+			rp.raw = true;
+			break;
+		case 'r':
+		case 'n':
+			if (push_str(c == 'r' ? &rp.raw_events : &rp.nohandler_events,
+				     c == 'r' ? &rp.nraw_events : &rp.nnohandler_events, optarg))
+				return ft_error("out of memory");
+			break;
+		case 'N':
+			rp.no_plugins = true;
+			break;
+		case 'L':
+			rp.local_plugins = true;
+			break;
+		case 'O': {
+			char *opt = strdup(optarg), *eq;
+
+			if (!opt)
+				return ft_error("out of memory");
+			eq = strchr(opt, '=');
+			if (eq)
+				*eq++ = 0;
+			if (!*opt)
+				return ft_usage_error("-O needs PLUGIN:OPTION[=VALUE], not '%s'", optarg);
+			tep_plugin_add_option(opt, eq);	/* libtraceevent keeps its own copies */
+			free(opt);
+			rp.plugin_opts = true;
+			break;
+		}
+		case 'I':
+			rp.no_irqs = true;
+			break;
+		case 'S':
+			rp.no_softirqs = true;
+			break;
+		case 'l':
+			rp.latency = true;
+			break;
+		case 'w':
+			rp.wakeup = true;
 			break;
 		case 't':
 			rp.nsecs = true;
 			break;
-		case 'j':
+		case 'f':
+			io.funcs = true;
+			break;
+		case 'E':
+			io.event_list = true;
+			break;
+		case 'p':
+			io.page_size = true;
+			break;
+		case 'G':
+			return profile_refused("-G");
+		case 'H':
+			return profile_refused("-H");
+		case OPT_PROFILE:
+			return profile_refused("--profile");
+		case OPT_BYCOMM:
+			return profile_refused("--by-comm");
+		case OPT_TS_OFFSET:
+			if (parse_int("--ts-offset", optarg, true, &v))
+				return EXIT_USAGE;
+			if (cur) {
+				cur->ts_offset = v;
+				cur->has_ts_offset = true;
+			} else {
+				pre_ts_offset = v;
+				pre_offset = true;
+			}
+			break;
+		case OPT_TS2SECS:
+			if (parse_int("--ts2secs", optarg, false, &v))
+				return EXIT_USAGE;
+			/* as trace-cmd: before the second -i it is every file's */
+			if (rp.nin >= 2)
+				cur->ts2secs = (uint64_t)v;
+			else
+				rp.ts2secs = (uint64_t)v;
+			break;
+		case OPT_TS_DIFF:
+			rp.tsdiff = true;
+			break;
+		case OPT_TS_CHECK:
+			rp.tscheck = true;
+			break;
+		case OPT_RAW_TS:
+			rp.raw_ts = true;
+			break;
+		case OPT_ALIGN_TS:
+			rp.align_ts = true;
+			break;
+		case OPT_NODATE:
+			rp.nodate = true;
+			break;
+		case OPT_STAT:
+			io.stat = true;
+			break;
+		case OPT_UNAME:
+			io.uname = true;
+			break;
+		case OPT_VERSION:
+			io.version = true;
+			break;
+		case OPT_CPUS:
+			io.cpus = true;
+			break;
+		case OPT_FIRST:
+			io.first = io.cpus = true;
+			break;
+		case OPT_LAST:
+			io.last = io.cpus = true;
+			break;
+		case OPT_CHECK:
+			io.check = true;
+			break;
+		case OPT_ENDIAN:
+			io.endian = true;
+			break;
+		case OPT_PRINTK:
+			io.printk = true;
+			break;
+		case OPT_JSON:
 			rp.json = true;
 			break;
-		case 'v':
+		case 'V':
 			ft_verbose++;
 			break;
 		case 'h':
@@ -906,124 +2271,154 @@ int cmd_report(int argc, char **argv)
 			return ft_usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
-	if (ft_input_path(argc, argv, &path))
-		return EXIT_USAGE;
-
-	err = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &rp.r, &err_text);
-	if (err) {
-		ft_error("%s", err_text ? err_text : strerror(-err));
-		free(err_text);
-		rc = EXIT_FAIL;
-		goto out;
+	if (!rp.nin) {
+		if (ft_input_path(argc, argv, &path))
+			return EXIT_USAGE;
+		if (add_input(&rp, path))
+			return EXIT_FAIL;
+	} else if (optind < argc) {
+		path = rp.in[0].path;
+		if (ft_input_path(argc, argv, &path))
+			return EXIT_USAGE;
 	}
-	rp.tep = fmt_reader_tep(rp.r);
-	rp.info = fmt_reader_info(rp.r);
-	rc = resolve_times(&rp);
-	if (rc)
-		goto out;
-	warn_unmatched(&rp, path);
-	if (rp.has_cpus)
-		rpt_warn_cpus(rp.info, rp.cpu_mask, path);	/* as the analyzers say it */
-	for (i = 0; i < rp.info->nbuffers; i++)
-		if (rp.info->buffers[i].cpu_ids_guessed)
-			ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "
-				"guesses (numbered in file order)", path, rp.info->buffers[i].name);
-	rp.type_ok_len = 65536;
-	rp.type_ok = calloc(rp.type_ok_len, 1);
-	if (!rp.type_ok) {
+	if (pre_offset) {
+		if (given_i)
+			return ft_usage_error("--ts-offset must come after the -i it applies to");
+		rp.in[0].ts_offset = pre_ts_offset;
+	}
+	rp.multi = rp.nin > 1;
+	if (rp.wakeup && rp.multi)
+		return ft_usage_error("-w (wakeup latencies) takes one input file");
+	/* the -F given before the first -i are that file's, in front of its own */
+	if (npre) {
+		struct rinput *f = &rp.in[0];
+		struct rfilter *all = malloc((npre + f->nfstr) * sizeof(*all));
+
+		if (!all)
+			return ft_error("out of memory");
+		memcpy(all, pre, npre * sizeof(*all));
+		if (f->nfstr)
+			memcpy(all + npre, f->fstr, f->nfstr * sizeof(*all));
+		free(f->fstr);
+		f->fstr = all;
+		f->nfstr += npre;
+		free(pre);
+		pre = NULL;
+	}
+
+	opts = calloc(rp.nin, sizeof(*opts));
+	if (!opts) {
 		rc = ft_error("out of memory");
 		goto out;
 	}
-	for (i = 1; i < rp.info->nbuffers; i++) {
-		int l = (int)strlen(rp.info->buffers[i].name);
-
-		if (l > rp.prefix_width)
-			rp.prefix_width = l;
+	for (i = 0; i < rp.nin; i++) {
+		rc = open_input(&rp, &rp.in[i]);
+		if (rc)
+			goto out;
+		iter_opts(&rp, &rp.in[i], &opts[i]);
 	}
-	if (rp.info->nbuffers > 1 && !rp.prefix_width)
-		rp.prefix_width = 1;
-	setup_graph(&rp);
-	/* the graph printer and other registered handlers stay with libtraceevent */
-	if (!getenv("FLYTRAP_NO_FASTPRINT"))
-		rp.fast = rpt_fastprint_new(rp.tep);
-
 	static char obuf[1 << 20];
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	if (rp.info->latency.present) {
-		rc = report_latency(&rp, path);
+	rc = info_before_listing(&rp, &io, opts);
+	if (rc >= 0)
 		goto out;
-	}
-	if (!rp.json) {
-		/* trace-cmd: the larger of CPUCOUNT and the top buffer's CPU slots */
-		int cpus = rp.info->cpus;
-		const struct fmt_buffer *top = &rp.info->buffers[0];
-
-		for (i = 0; i < top->ncpus; i++)
-			if (top->cpus[i].cpu + 1 > cpus)
-				cpus = top->cpus[i].cpu + 1;
-		printf("cpus=%d\n", cpus);
-	}
-	err = fmt_iter_new(rp.r, NULL, &rp.it);
-	if (err) {
-		rc = ft_error("'%s': %s", path, fmt_reader_error(rp.r)[0] ? fmt_reader_error(rp.r)
-								      : strerror(-err));
+	rc = resolve_times(&rp);
+	if (rc)
 		goto out;
-	}
-	trace_seq_init(&s);
-	for (;;) {
-		const struct fmt_event *ev;
+	for (i = 0; i < rp.nin; i++) {
+		struct rinput *in = &rp.in[i];
+		int b;
 
-		err = fmt_iter_next(rp.it, &ev);
-		if (err == 0)
-			break;
-		if (err < 0) {
-			/*
-			 * One error says why the exit fails; a second damaged stream
-			 * is a detail of the same verdict, so it is a warning.
-			 */
-			fflush(stdout);
-			if (rc == EXIT_OK)
-				ft_error("'%s': %s", path, fmt_reader_error(rp.r));
-			else
-				ft_warn("'%s': another damaged CPU stream: %s", path, fmt_reader_error(rp.r));
-			rc = EXIT_FAIL;
-			continue;	/* the other CPUs still have readable events */
+		warn_unmatched(&rp, in);
+		if (rp.has_cpus)
+			rpt_warn_cpus(in->info, rp.cpu_mask, in->path);	/* as the analyzers say it */
+		for (b = 0; b < in->info->nbuffers; b++)
+			if (in->info->buffers[b].cpu_ids_guessed)
+				ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "
+					"guesses (numbered in file order)", in->path, in->info->buffers[b].name);
+	}
+	rc = align_times(&rp, opts);
+	if (rc)
+		goto out;
+	rp.prefix_width = name_width(&rp, rp.nin);
+	for (i = 0; i < rp.nin; i++) {
+		struct rinput *in = &rp.in[i];
+
+		rc = make_filters(&rp, in);
+		if (rc)
+			goto out;
+		if (rp.test_filters && in->nfstr)
+			goto out;	/* trace-cmd -T: the filters are printed, nothing else */
+		if (in->info->latency.present) {
+			if (rp.multi) {
+				rc = ft_usage_error("'%s' is a latency-format file (text, no events): "
+						    "it cannot be merged with other files", in->path);
+				goto out;
+			}
+			if (in->nfstr)
+				ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply",
+					in->path);
+			rc = report_latency(&rp, in, in->path);
+			goto out;
 		}
-		if (!selected(&rp, ev))
-			continue;
-		if (rp.json)
-			print_json(&rp, &s, ev);
-		else
-			print_event(&rp, &s, ev);
-		nprinted++;
-		if (ferror(stdout))
-			break;
-	}
-	trace_seq_destroy(&s);
-	ft_info("%llu events printed", (unsigned long long)nprinted);
-	if (rp.info->nbad_formats)
-		ft_warn("'%s': %d event format(s) could not be parsed safely; their events printed as unknown",
-			path, rp.info->nbad_formats);
-	if (rp.info->truncated_at && rc == EXIT_OK)
-		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
-			      "what it held up to there is printed above", path,
-			      (unsigned long long)rp.info->truncated_at);
-out:
-	if (rp.fast && ft_verbose) {
-		struct rpt_fastprint_stats st;
+		if (!rp.json) {
+			/* the file column is as wide as the names known when trace-cmd prints this */
+			if (rp.multi)
+				printf("%*s: ", name_width(&rp, i), in->base);
+			printf("cpus=%d\n", in->cpus);
+		}
+		if (io.uname || io.version) {
+			const char *t;
 
-		rpt_fastprint_stats(rp.fast, &st);
-		ft_info("compiled formats printed %llu events (%d types), libtraceevent %llu (%d types)",
-			(unsigned long long)st.fast, st.types_fast, (unsigned long long)st.declined,
-			st.types_declined);
+			/* trace-cmd's --uname prints the version after it */
+			if (io.uname && !io.version) {
+				t = last_option_text(in, FMT_OPT_UNAME);
+				printf("%s\n", t ? t : " uname was not recorded in this file");
+			}
+			t = last_option_text(in, FMT_OPT_VERSION);
+			printf("%s\n", t ? t : " version was not recorded in this file");
+			continue;
+		}
+		if (io.stat) {
+			print_stat(in);
+			continue;
+		}
+		init_wakeup(&rp, in);
+		err = fmt_iter_new(in->r, &opts[i], &in->it);
+		if (err) {
+			rc = ft_error("'%s': %s", in->path, fmt_reader_error(in->r)[0] ? fmt_reader_error(in->r)
+									    : strerror(-err));
+			goto out;
+		}
 	}
-	rpt_fastprint_free(rp.fast);
-	fmt_iter_free(rp.it);
-	fmt_reader_close(rp.r);
+	if (io.uname || io.version || io.stat)
+		goto out;
+	nprinted = list_events(&rp, &rc);
+	finish_wakeup(&rp);
+	ft_info("%llu events printed", (unsigned long long)nprinted);
+	for (i = 0; i < rp.nin; i++) {
+		struct rinput *in = &rp.in[i];
+
+		if (in->info->nbad_formats)
+			ft_warn("'%s': %d event format(s) could not be parsed safely; their events printed as "
+				"unknown", in->path, in->info->nbad_formats);
+		if (in->info->truncated_at && rc == EXIT_OK)
+			rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
+				      "what it held up to there is printed above", in->path,
+				      (unsigned long long)in->info->truncated_at);
+	}
+out:
+	for (i = 0; i < rp.nin; i++)
+		close_input(&rp.in[i]);
+	free(rp.in);
+	free(opts);
+	free(pre);
 	free(rp.events);
 	free(rp.pids);
 	free(rp.comms);
-	free(rp.type_ok);
+	free(rp.raw_events);
+	free(rp.nohandler_events);
+	free(rp.wk_tab);
 	return ft_finish_stdout(rc);
 }
