@@ -12,6 +12,11 @@
 # instance's CPUs count after the top buffer's, so `--cpu 1` hides the
 # instance's CPU 1: skipped on files with several buffers), and crashes at
 # its end after some filtered listings (compared line-buffered, counted).
+# A filter that names no event stored in the file makes trace-cmd die
+# (exit 255, nothing on stdout) and flytrap exit 2 with one line: compared
+# as a refusal by both.  flytrap's own --pid and --from/--to have no
+# trace-cmd spelling: --pid is compared with trace-cmd's common_pid filter,
+# --from/--to with the lines of trace-cmd's listing whose times fall in.
 . "$TOP/tests/lib.sh"
 need_cmd trace-cmd
 need_fixtures
@@ -30,36 +35,52 @@ tc_run() {	# tc_run ARGS...: trace-cmd report into tc.txt, its exit code in tc_r
 	trace-cmd report "$@" > "$TMP/tc.txt" 2>"$TMP/tc.err"
 	tc_rc=$?
 }
-crashed=0 compared=0 lines=0
-compare() {	# compare LABEL ARGS...
+# a signal (bash's 128+N); trace-cmd's die() exits 255, which is a refusal
+by_signal() { [ "$1" -gt 128 ] && [ "$1" -lt 192 ]; }
+crashed=0 compared=0 lines=0 refused=0
+# compare_as LABEL: trace-cmd report "${tca[@]}" against flytrap report
+# "${fta[@]}"; the same output, and flytrap fails exactly where trace-cmd
+# refuses (a filter naming no event of the file: trace-cmd dies, exit 255,
+# nothing on stdout; flytrap says so in one line, exit 2)
+compare_as() {
 	local label=$1 k ft_rc n crashed_now=0
-	shift
-	tc_run "$@"
-	[ $tc_rc -ge 128 ] && crashed_now=1
-	if [ $tc_rc -ge 128 ]; then
+	tc_run "${tca[@]}"
+	if by_signal $tc_rc; then
 		# trace-cmd 3.1.6 crashes in tracecmd_close() after some filtered
 		# listings, losing what stdio buffered: the lines it printed count
-		crashed=$((crashed + 1))
-		stdbuf -oL trace-cmd report "$@" > "$TMP/tc.txt" 2>"$TMP/tc.err"
+		crashed=$((crashed + 1)) crashed_now=1
+		stdbuf -oL trace-cmd report "${tca[@]}" > "$TMP/tc.txt" 2>"$TMP/tc.err"
 		tc_rc=0
 	fi
-	"$FLYTRAP" report "$@" > "$TMP/ft.txt" 2>"$TMP/ft.err"
+	"$FLYTRAP" report "${fta[@]}" > "$TMP/ft.txt" 2>"$TMP/ft.err"
 	ft_rc=$?
 	for k in 1 2; do
 		cmp -s "$TMP/tc.txt" "$TMP/ft.txt" && break
 		[ $crashed_now = 1 ] && break
-		tc_run "$@"
+		tc_run "${tca[@]}"
 	done
 	n=$(wc -l < "$TMP/tc.txt")
 	if ! cmp -s "$TMP/tc.txt" "$TMP/ft.txt"; then
-		fail "$label: flytrap report $* differs from trace-cmd (exit $tc_rc/$ft_rc, $(diff "$TMP/tc.txt" "$TMP/ft.txt" | grep -c '^[<>]') lines of $n): $(head -c 200 "$TMP/ft.err")"
+		fail "$label: flytrap report ${fta[*]} differs from trace-cmd report ${tca[*]} (exit $tc_rc/$ft_rc, $(diff "$TMP/tc.txt" "$TMP/ft.txt" | grep -c '^[<>]') lines of $n): $(head -c 200 "$TMP/ft.err")"
 		diff "$TMP/tc.txt" "$TMP/ft.txt" | head -4
 	elif [ $tc_rc = 0 ] && [ $ft_rc != 0 ]; then
-		fail "$label: flytrap report $* printed the same but exited $ft_rc: $(head -c 200 "$TMP/ft.err")"
+		fail "$label: flytrap report ${fta[*]} printed the same but exited $ft_rc: $(head -c 200 "$TMP/ft.err")"
+	elif [ $tc_rc != 0 ] && [ $ft_rc = 0 ]; then
+		fail "$label: trace-cmd report ${tca[*]} refused (exit $tc_rc: $(head -c 100 "$TMP/tc.err")), flytrap exited 0"
+	elif [ $tc_rc != 0 ] && { [ $ft_rc != 2 ] || [ "$(wc -l < "$TMP/ft.err")" != 1 ]; }; then
+		fail "$label: flytrap report ${fta[*]} refused with exit $ft_rc (want 2 and one line): $(head -c 200 "$TMP/ft.err")"
 	else
 		compared=$((compared + 1))
 		lines=$((lines + n))
+		[ $tc_rc != 0 ] && refused=$((refused + 1))
 	fi
+	return 0
+}
+compare() {	# compare LABEL ARGS...: the same arguments to both
+	local label=$1
+	shift
+	tca=("$@") fta=("$@")
+	compare_as "$label"
 }
 
 # option sets as typed (filters before -i: see above); every file gets the
@@ -93,17 +114,29 @@ for f in "${files[@]}"; do
 		compare "$name" -R --cpu 1 -i "$f"
 		compare "$name" --cpu 0 -F '.*:common_pid!=0' -i "$f"
 	fi
-	# flytrap's --pid next to a filter: trace-cmd says it with a filter
-	pid=$("$FLYTRAP" report --json "$f" 2>/dev/null | python3 -c '
+	# flytrap's --pid keeps, after the -F filters, the events whose
+	# common_pid is one of its pids: trace-cmd says that in the filter
+	pids=$("$FLYTRAP" report --json "$f" 2>/dev/null | python3 -c '
 import json, sys
+seen = []
 for l in sys.stdin:
-    d = json.loads(l)
-    if d.get("pid"):
-        print(d["pid"]); break')
-	if [ -n "$pid" ]; then
-		trace-cmd report -F ".*:common_pid==$pid" -i "$f" > "$TMP/tc.txt" 2>/dev/null
-		"$FLYTRAP" report -F '.*' --pid "$pid" -i "$f" > "$TMP/ft.txt" 2>/dev/null
-		cmp -s "$TMP/tc.txt" "$TMP/ft.txt" || fail "$name: -F .* --pid $pid differs from trace-cmd's common_pid filter"
+    p = json.loads(l).get("pid")
+    if p and p not in seen:
+        seen.append(p)
+        if len(seen) == 2: break
+print(*seen)')
+	if [ -n "$pids" ]; then
+		set -- $pids
+		p=$1 q=${2:-$1}
+		tca=(-F ".*:common_pid==$p" -i "$f") fta=(--pid "$p" -i "$f")
+		compare_as "$name"
+		tca=(-F ".*:common_pid==$p||common_pid==$q" -i "$f") fta=(-F '.*' --pid "$p,$q" -i "$f")
+		compare_as "$name"
+		tca=(-F "sched_switch:common_pid==$p" -i "$f") fta=(-F sched_switch -P "$p" -i "$f")
+		compare_as "$name"
+		tca=(-F ".*:common_pid==$p" -v -F sched_switch -i "$f")
+		fta=(-F '.*' -v -F sched_switch --pid "$p" -i "$f")
+		compare_as "$name"
 	fi
 	# --check-events: success exactly where trace-cmd succeeds
 	trace-cmd report --check-events -i "$f" > /dev/null 2>&1; a=$?
@@ -121,13 +154,13 @@ for l in sys.stdin:
 	"$FLYTRAP" report -f -i "$f" > "$TMP/ft.txt" 2>/dev/null
 	cmp -s "$TMP/tc.txt" "$TMP/ft.txt" || fail "$name: -f differs from trace-cmd"
 done
-ok "single files: $compared runs identical ($lines lines), $crashed of them where trace-cmd crashed at its end"
+ok "single files: $compared runs identical ($lines lines), $crashed of them where trace-cmd crashed at its end, $refused where both refused the filter"
 
 # several -i: merged in time order with the per-file prefixes; --ts-offset
 # and -F belong to the -i before them (trace-cmd drops them after the first)
 D=$TOP/tests/data
 H=$FIXTURES/hebel23+driver__trace.dat
-compared=0 lines=0 crashed=0
+compared=0 lines=0 crashed=0 refused=0
 compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat"
 compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset 5000000
 compare multi -i "$D/rpt-sched.dat" -i "$D/sample.dat" --ts-offset -1000
@@ -141,14 +174,40 @@ compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --stat
 compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --uname
 compare multi -i "$D/rpt-sched.dat" -i "$D/lab-kfunc.dat" --first-event --last-event
 compare multi -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts2secs 2000000000
-ok "several -i: $compared runs identical ($lines lines), $crashed of them where trace-cmd crashed at its end"
-# flytrap's --from/--to take the times as printed, after the offsets
-"$FLYTRAP" report -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset 5000000 > "$TMP/all.txt"
-"$FLYTRAP" report -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset 5000000 --from 10.015 --to 10.05 > "$TMP/win.txt"
-awk 'NR == 1 || (/\[[0-9]+\]/ && $0 ~ /: *[0-9]+\.[0-9]+:/) { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (t >= 10.015 && t <= 10.05) print; break } if (NR == 1) print }' "$TMP/all.txt" > "$TMP/want.txt"
-cmp -s "$TMP/want.txt" "$TMP/win.txt" && [ "$(wc -l < "$TMP/win.txt")" -gt 2 ] &&
-	ok "--from/--to select the merged lines by the times they show ($(($(wc -l < "$TMP/win.txt") - 2)) lines)" ||
-	fail "--from/--to on merged files: $(diff "$TMP/want.txt" "$TMP/win.txt" | head -3)"
+ok "several -i: $compared runs identical ($lines lines), $crashed of them where trace-cmd crashed at its end, $refused where both refused the filter"
+# flytrap's --from/--to take the times as printed, after the offsets: the
+# offset here moves rpt-drops.dat's events (20.000 s on) in between
+# rpt-sched.dat's (10.000 s on), and the window is cut from trace-cmd's
+# merged listing by the times its lines show (a loss marker line goes with
+# the event line after it)
+window() {	# window FROM TO [-t]: flytrap's window against trace-cmd's lines
+	local from=$1 to=$2
+	shift 2
+	trace-cmd report -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset -9980000000 "$@" |
+	python3 -c '
+import re, sys
+lo, hi = float(sys.argv[1]), float(sys.argv[2])
+held = ""
+for line in sys.stdin:
+    if line.endswith("EVENTS DROPPED]\n"):
+        held = line
+        continue
+    m = re.search(r"\] +([0-9]+\.[0-9]+): ", line)
+    if m is None or lo <= float(m.group(1)) <= hi:
+        sys.stdout.write(held + line)
+    held = ""' "$from" "$to" > "$TMP/want.txt"
+	"$FLYTRAP" report -i "$D/rpt-sched.dat" -i "$D/rpt-drops.dat" --ts-offset -9980000000 "$@" \
+		--from "$from" --to "$to" > "$TMP/win.txt"
+	if cmp -s "$TMP/want.txt" "$TMP/win.txt" && grep -q '^rpt-sched.dat: .*\]' "$TMP/win.txt" &&
+		grep -q '^rpt-drops.dat: .*\]' "$TMP/win.txt"; then
+		ok "--from $from --to $to${*:+ $*} selects the merged lines by the times they show ($(($(wc -l < "$TMP/win.txt") - 2)) lines of both files)"
+	else
+		fail "--from $from --to $to${*:+ $*} on merged files: $(diff "$TMP/want.txt" "$TMP/win.txt" | head -3)"
+	fi
+}
+window 10.015 10.05
+window 10.1 10.2
+window 10.020000001 10.121 -t
 
 # usage: a trace-cmd habit gets one line that says what to type
 usage() {	# usage WANT_SUBSTRING ARGS...
