@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "flytrap.h"
 #include "cli.h"
@@ -570,6 +572,105 @@ static int load_filter_formats(struct rinput *in)
 	return err ? fmt_reader_load_formats(in->r) : 0;
 }
 
+/*
+ * libtraceevent says only "no event found" when one EVENT of a list names
+ * nothing: find that one.  Every format a filter names was parsed
+ * (load_filter_formats), so the parsed events are the ones to look at.
+ * Returns the part (malloc'd, trimmed) or NULL.
+ */
+static char *missing_event(struct rinput *in, const char *f)
+{
+	size_t len = strcspn(f, ":");
+	char *part = strndup(f, len), *save = NULL, *ev, *miss = NULL;
+	struct tep_event **events = tep_list_events(in->tep, TEP_EVENT_SORT_ID);
+
+	for (ev = part ? strtok_r(part, ",", &save) : NULL; ev && !miss;
+	     ev = strtok_r(NULL, ",", &save)) {
+		int i, hit = 0;
+
+		for (i = 0; events && events[i] && hit == 0; i++)
+			hit = filter_names(ev, events[i]->system, events[i]->name);
+		if (hit == 0)
+			miss = strdup(trim(ev));
+	}
+	free(part);
+	return miss;
+}
+
+/*
+ * Debian's libtraceevent 1.7.1 dereferences NULL in its filter parser when
+ * an operator has nothing on its right ("prev_pid==", "pid==1&&"); trace-cmd
+ * dies with it.  Each filter is parsed once in a forked child first (the
+ * same events parsed, copy-on-write), as format/reader.c screens formats.
+ * Returns 1 when the child died, 0 when it came back, -errno.
+ */
+static int filter_crashes(struct tep_handle *tep, const char *text)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP };
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct tep_event_filter *f = tep_filter_alloc(tep);
+		size_t k;
+
+		/* the crash is expected: die quietly, no core file, no handler */
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+			signal(sigs[k], SIG_DFL);
+		tep_set_loglevel(TEP_LOG_NONE);
+		if (f)
+			tep_filter_add_filter_str(f, text);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFSIGNALED(status) ? 1 : 0;
+}
+
+/* "Syntax error" -> "syntax error" (our messages are lower case), "RegEx" stays */
+static void lower_word(char *s)
+{
+	size_t i;
+
+	for (i = 1; s[i] && s[i] != ' '; i++)
+		if (!islower((unsigned char)s[i]))
+			return;
+	s[0] = (char)tolower((unsigned char)s[0]);
+}
+
+/*
+ * libtraceevent's parse errors are three lines (the condition, a caret
+ * under where it stopped, the message): one line, "message (read up to 'text')".
+ */
+static void why_one_line(char *why, size_t size)
+{
+	char *nl1 = strchr(why, '\n'), *nl2 = nl1 ? strchr(nl1 + 1, '\n') : NULL, *caret;
+	char buf[512];
+	int upto;
+
+	if (!nl2) {
+		lower_word(why);
+		return;
+	}
+	caret = memchr(nl1 + 1, '^', nl2 - nl1 - 1);
+	upto = caret ? (int)(caret - nl1) : (int)(nl1 - why);
+	if (upto > nl1 - why)
+		upto = (int)(nl1 - why);
+	snprintf(buf, sizeof(buf), "%s (read up to '%.*s')", nl2 + 1, upto, why);
+	lower_word(buf);
+	upto = (int)strlen(buf);
+	if ((size_t)upto >= size)
+		upto = (int)size - 1;
+	memcpy(why, buf, upto);
+	why[upto] = 0;
+}
+
 /* Build this file's filters; -T prints each event's filter as libtraceevent made it. */
 static int make_filters(struct report *rp, struct rinput *in)
 {
@@ -593,12 +694,31 @@ static int make_filters(struct report *rp, struct rinput *in)
 
 		if (!f)
 			return ft_error("out of memory");
-		err = tep_filter_add_filter_str(f, in->fstr[i].text);
-		if (err < 0) {
-			if (tep_filter_strerror(f, err, why, sizeof(why)) < 0 || !why[0])
-				snprintf(why, sizeof(why), "not a filter libtraceevent can make");
+		if (filter_crashes(in->tep, in->fstr[i].text) == 1) {
 			tep_filter_free(f);
 			fflush(stdout);
+			return ft_usage_error("-F '%s': libtraceevent's filter parser crashes on it "
+					      "(an operator without a value after it?)",
+					      in->fstr[i].text);
+		}
+		err = tep_filter_add_filter_str(f, in->fstr[i].text);
+		if (err < 0) {
+			char *miss = err == TEP_ERRNO__EVENT_NOT_FOUND ?
+				     missing_event(in, in->fstr[i].text) : NULL;
+
+			if (tep_filter_strerror(f, err, why, sizeof(why)) < 0 || !why[0])
+				snprintf(why, sizeof(why), "not a filter libtraceevent can make");
+			why_one_line(why, sizeof(why));
+			tep_filter_free(f);
+			fflush(stdout);
+			if (miss) {
+				/* trace-cmd refuses it too ("Failed to create event filter") */
+				err = ft_usage_error("-F '%s': no event '%s' in '%s' (names are regular "
+						     "expressions matched whole)",
+						     in->fstr[i].text, miss, in->path);
+				free(miss);
+				return err;
+			}
 			return ft_usage_error("-F '%s': %s (in '%s')", in->fstr[i].text, why, in->path);
 		}
 		if (in->fstr[i].neg)
