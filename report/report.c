@@ -24,12 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "flytrap.h"
 #include "cli.h"
 #include "fastprint.h"
+#include "filter.h"
 #include "format.h"
 #include "replay.h"
 
@@ -62,6 +61,7 @@ struct rinput {
 	struct rfilter *fstr;
 	int nfstr;
 	struct tep_event_filter **pos, **neg;
+	struct rpt_filter **cpos, **cneg; /* their evaluators */
 	int npos, nneg;
 	bool stack_setup;		/* trace-cmd keeps showing a stack after a shown event */
 	int kstack_id, ustack_id;
@@ -344,14 +344,6 @@ static bool selected(struct report *rp, struct rinput *in, const struct fmt_even
 
 /* ---- -F / -v: libtraceevent's event filters, combined as trace-cmd does --------- */
 
-static bool filter_hit(struct tep_event_filter *f, struct tep_record *rec)
-{
-	enum tep_errno ret = tep_filter_match(f, rec);
-
-	/* a filter with no rule for this event says "no filter": that passes too */
-	return ret == TEP_ERRNO__FILTER_MATCH || ret == TEP_ERRNO__NO_FILTER;
-}
-
 /*
  * trace-cmd's tracecmd_filter_match(): an event passes when a positive
  * filter matches it (or there is none), or when it is a kernel/user stack
@@ -377,7 +369,7 @@ static bool filters_pass(struct rinput *in, const struct fmt_event *ev)
 			in->ustack_id = e->id;
 	}
 	for (i = 0; i < in->npos && !found; i++)
-		found = filter_hit(in->pos[i], rec);
+		found = rpt_filter_hit(in->cpos[i], rec, ev->type);
 	if (!found && in->npos) {
 		bool stack = ev->rec.cpu >= 0 && ev->rec.cpu < 256 && in->last_printed[ev->rec.cpu] &&
 			     ((in->kstack_id >= 0 && ev->type == in->kstack_id) ||
@@ -388,7 +380,7 @@ static bool filters_pass(struct rinput *in, const struct fmt_event *ev)
 	}
 	found = false;
 	for (i = 0; i < in->nneg && !found; i++)
-		found = filter_hit(in->neg[i], rec);
+		found = rpt_filter_hit(in->cneg[i], rec, ev->type);
 	if (ev->rec.cpu >= 0 && ev->rec.cpu < 256)
 		in->last_printed[ev->rec.cpu] = !found;
 	return !found;
@@ -597,42 +589,6 @@ static char *missing_event(struct rinput *in, const char *f)
 	return miss;
 }
 
-/*
- * Debian's libtraceevent 1.7.1 dereferences NULL in its filter parser when
- * an operator has nothing on its right ("prev_pid==", "pid==1&&"); trace-cmd
- * dies with it.  Each filter is parsed once in a forked child first (the
- * same events parsed, copy-on-write), as format/reader.c screens formats.
- * Returns 1 when the child died, 0 when it came back, -errno.
- */
-static int filter_crashes(struct tep_handle *tep, const char *text)
-{
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP };
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		struct tep_event_filter *f = tep_filter_alloc(tep);
-		size_t k;
-
-		/* the crash is expected: die quietly, no core file, no handler */
-		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
-		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
-			signal(sigs[k], SIG_DFL);
-		tep_set_loglevel(TEP_LOG_NONE);
-		if (f)
-			tep_filter_add_filter_str(f, text);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFSIGNALED(status) ? 1 : 0;
-}
-
 /* "Syntax error" -> "syntax error" (our messages are lower case), "RegEx" stays */
 static void lower_word(char *s)
 {
@@ -683,22 +639,25 @@ static int make_filters(struct report *rp, struct rinput *in)
 	add_blktrace_event(in);
 	in->pos = calloc(in->nfstr, sizeof(*in->pos));
 	in->neg = calloc(in->nfstr, sizeof(*in->neg));
-	if (!in->pos || !in->neg)
+	in->cpos = calloc(in->nfstr, sizeof(*in->cpos));
+	in->cneg = calloc(in->nfstr, sizeof(*in->cneg));
+	if (!in->pos || !in->neg || !in->cpos || !in->cneg)
 		return ft_error("out of memory");
 	if (rp->test_filters)
 		tep_set_test_filters(in->tep, 1);
 	for (i = 0; i < in->nfstr; i++) {
 		struct tep_event_filter *f = tep_filter_alloc(in->tep);
+		struct rpt_filter *cf;
 		enum tep_errno err;
 		char why[256];
 
 		if (!f)
 			return ft_error("out of memory");
-		if (filter_crashes(in->tep, in->fstr[i].text) == 1) {
+		if (rpt_filter_parse_crashes(in->tep, in->fstr[i].text) == 1) {
 			tep_filter_free(f);
 			fflush(stdout);
-			return ft_usage_error("-F '%s': libtraceevent's filter parser crashes on it "
-					      "(an operator without a value after it?)",
+			return ft_usage_error("-F '%s': libtraceevent's filter parser crashes on it (as "
+					      "on '==' or '&&' with nothing after it, or '(a+1)*2')",
 					      in->fstr[i].text);
 		}
 		err = tep_filter_add_filter_str(f, in->fstr[i].text);
@@ -721,10 +680,18 @@ static int make_filters(struct report *rp, struct rinput *in)
 			}
 			return ft_usage_error("-F '%s': %s (in '%s')", in->fstr[i].text, why, in->path);
 		}
-		if (in->fstr[i].neg)
+		cf = rpt_filter_new(f);
+		if (!cf) {
+			tep_filter_free(f);
+			return ft_error("out of memory");
+		}
+		if (in->fstr[i].neg) {
+			in->cneg[in->nneg] = cf;
 			in->neg[in->nneg++] = f;
-		else
+		} else {
+			in->cpos[in->npos] = cf;
 			in->pos[in->npos++] = f;
+		}
 	}
 	return 0;
 }
@@ -1879,12 +1846,18 @@ static void close_input(struct rinput *in)
 	}
 	rpt_fastprint_free(in->fast);
 	fmt_iter_free(in->it);
-	for (i = 0; i < in->npos; i++)
+	for (i = 0; i < in->npos; i++) {
+		rpt_filter_free(in->cpos[i]);
 		tep_filter_free(in->pos[i]);
-	for (i = 0; i < in->nneg; i++)
+	}
+	for (i = 0; i < in->nneg; i++) {
+		rpt_filter_free(in->cneg[i]);
 		tep_filter_free(in->neg[i]);
+	}
 	free(in->pos);
 	free(in->neg);
+	free(in->cpos);
+	free(in->cneg);
 	if (in->plugins)
 		tep_unload_plugins(in->plugins, in->tep);
 	fmt_reader_close(in->r);
