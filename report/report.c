@@ -541,27 +541,40 @@ static int filter_names(const char *f, const char *system, const char *name)
 static int load_filter_formats(struct rinput *in)
 {
 	struct name_scan ns = { 0 };
-	int i, k, err = 0;
+	int i, k, err = 0, named = 0;
 
 	if (fmt_reader_formats(in->r, collect_name, &ns) < 0 || !ns.n) {
 		free(ns.v);
 		return fmt_reader_load_formats(in->r);
 	}
-	for (i = 0; i < ns.n && !err; i++)
-		for (k = 0; k < in->nfstr; k++) {
-			int m = filter_names(in->fstr[k].text, ns.v[i].system, ns.v[i].name);
+	/* mark the named formats (name[0] = 0: not named) */
+	for (i = 0; i < ns.n && !err; i++) {
+		int m = 0;
 
-			if (m < 0) {
+		for (k = 0; k < in->nfstr && !m; k++) {
+			m = filter_names(in->fstr[k].text, ns.v[i].system, ns.v[i].name);
+			if (m < 0)
 				err = 1;	/* libtraceevent gives the error: let it see everything */
-				break;
-			}
-			if (m) {
-				fmt_reader_find_event(in->r, ns.v[i].system, ns.v[i].name);
-				break;
-			}
 		}
+		if (m > 0)
+			named++;
+		else
+			ns.v[i].name[0] = 0;
+	}
+	/*
+	 * Each format parsed on its own is screened in a fork of its own
+	 * (format/reader.c): a filter that names many ('.*' names ~2000) loads
+	 * them all in one screening batch instead.
+	 */
+	if (err || named > 16) {
+		free(ns.v);
+		return fmt_reader_load_formats(in->r);
+	}
+	for (i = 0; i < ns.n; i++)
+		if (ns.v[i].name[0])
+			fmt_reader_find_event(in->r, ns.v[i].system, ns.v[i].name);
 	free(ns.v);
-	return err ? fmt_reader_load_formats(in->r) : 0;
+	return 0;
 }
 
 /*
