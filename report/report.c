@@ -1603,7 +1603,7 @@ static void print_stat(const struct rinput *in)
 {
 	const struct fmt_option *o;
 	const struct fmt_buffer *top = &in->info->buffers[0];
-	int n, i, any = 0;
+	int n, i, c, ncpu, any = 0;
 	uint64_t next = top->page_size;	/* trace-cmd's first unpacked offset */
 
 	printf("\nKernel buffer statistics:\n"
@@ -1643,19 +1643,34 @@ static void print_stat(const struct rinput *in)
 		}
 		return;
 	}
-	/* per CPU entry of the top buffer in file order; compressed data where trace-cmd unpacks it */
-	for (i = 0; i < top->ncpus; i++) {
-		unsigned long long off = top->cpus[i].offset, size = top->cpus[i].size;
+	/*
+	 * the top buffer's CPUs by number up to the highest it lists, as
+	 * trace-cmd keeps them: one without an entry is at offset 0 with 0
+	 * bytes (a flytrap file lists only CPUs with data); compressed data
+	 * where trace-cmd unpacks it
+	 */
+	ncpu = 0;
+	for (i = 0; i < top->ncpus; i++)
+		if (top->cpus[i].cpu >= ncpu)
+			ncpu = top->cpus[i].cpu + 1;
+	for (c = 0; c < ncpu; c++) {
+		unsigned long long off = 0, size = 0;
 
-		if (top->compressed && size) {
+		for (i = 0; i < top->ncpus && top->cpus[i].cpu != c; i++)
+			;
+		if (i < top->ncpus) {
+			off = top->cpus[i].offset;
+			size = top->cpus[i].size;
+		}
+		if (i < top->ncpus && top->compressed && size) {
 			uint64_t pages = 0;
 
-			fmt_reader_read_pages(in->r, 0, top->cpus[i].cpu, count_page, &pages);
+			fmt_reader_read_pages(in->r, 0, c, count_page, &pages);
 			size = pages * top->page_size;
 			off = next;
 			next = (next + size + top->page_size - 1) & ~((uint64_t)top->page_size - 1);
 		}
-		printf("CPU%d data recorded at offset=0x%llx\n", i, off);
+		printf("CPU%d data recorded at offset=0x%llx\n", c, off);
 		printf("    %lld bytes in size\n", (long long)size);
 	}
 }
