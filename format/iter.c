@@ -818,12 +818,17 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 					 !(opts->cpu_mask[cd->cpu / 64] & (1ULL << (cd->cpu % 64)))))
 				continue;
 			err = stream_init(r, &it->s[it->ns], b, cd);
-			if (opts && opts->seek) {
+			/*
+			 * The search compares the pages' times as the file gives them: with
+			 * report's time options (another scale or offset) it would not know
+			 * where seek_ts is, so those streams read from their start.
+			 */
+			if (opts && (opts->ts_flags || opts->ts2secs_hz || opts->ts_offset))
+				it->s[it->ns].adj = &it->adj;
+			else if (opts && opts->seek) {
 				it->s[it->ns].seek_pending = true;
 				it->s[it->ns].seek_ts = opts->seek_ts;
 			}
-			if (opts && (opts->ts_flags || opts->ts2secs_hz || opts->ts_offset))
-				it->s[it->ns].adj = &it->adj;
 			it->ns++;
 			if (err) {
 				fmt_iter_free(it);

@@ -1905,6 +1905,24 @@ static void iter_opts(const struct report *rp, const struct rinput *in, struct f
 	o->ts_offset = in->ts_offset;
 }
 
+/* after resolve_times() */
+static void seek_opts(const struct report *rp, struct fmt_iter_opts *o)
+{
+	/*
+	 * --from: the time index starts each CPU near the window (a margin of
+	 * 1 ms below it, as printed times are rounded), so what lies before is
+	 * not read.  Not with what looks at the records before the window
+	 * (-w's wakeups, --ts-diff's previous record, --ts-check, --align-ts);
+	 * the iterator itself leaves it out under the time options.
+	 * FLYTRAP_NO_SEEK=1 reads from the start (tests compare the two).
+	 */
+	if (rp->has_t0 && !rp->wakeup && !rp->tsdiff && !rp->tscheck && !rp->align_ts &&
+	    !(getenv("FLYTRAP_NO_SEEK") && strcmp(getenv("FLYTRAP_NO_SEEK"), "0"))) {
+		o->seek = true;
+		o->seek_ts = rp->t0 > 1000000 ? rp->t0 - 1000000 : 0;
+	}
+}
+
 /* --align-ts: trace-cmd subtracts the earliest first event of the files' top buffers */
 static int align_times(struct report *rp, struct fmt_iter_opts *opts)
 {
@@ -2019,6 +2037,9 @@ static uint64_t list_events(struct report *rp, int *rc)
 			break;
 		in = &rp->in[best];
 		ev = in->pending;
+		/* events come in time order: past --to nothing more is printed (-w, --ts-check look on) */
+		if (rp->has_t1 && !rp->wakeup && !rp->tscheck && shown_ts(rp, in, ev->rec.ts) > rp->t1)
+			break;
 		if (filters_pass(in, ev) && selected(rp, in, ev)) {
 			if (rp->tscheck && rp->check_ts > ev->rec.ts)
 				ft_warn("record on CPU %d went backwards: %llu to %llu (delta -%llu)",
@@ -2447,6 +2468,8 @@ int cmd_report(int argc, char **argv)
 	rc = resolve_times(&rp);
 	if (rc)
 		goto out;
+	for (i = 0; i < rp.nin; i++)
+		seek_opts(&rp, &opts[i]);
 	for (i = 0; i < rp.nin; i++) {
 		struct rinput *in = &rp.in[i];
 		int b;

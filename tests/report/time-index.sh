@@ -53,4 +53,24 @@ if [ -n "$bw" ] && [ -n "$bf" ] && [ "$bf" -gt 0 ] && [ $((bw * 100)) -le $((bf 
 else
 	fail "the 1% window decoded $bw of $bf bytes"
 fi
+
+# report --from/--to seeks (and stops after --to): the same lines as a read from the start
+t0s=$(awk -v a="$lo" 'BEGIN { printf "%.6f", a / 1e9 }') t1s=$(awk -v a="$hi" 'BEGIN { printf "%.6f", a / 1e9 }')
+"$FLYTRAP" report --from "$t0s" --to "$t1s" "$TMP/big.dat" >"$TMP/seek.txt" 2>&1
+FLYTRAP_NO_SEEK=1 "$FLYTRAP" report --from "$t0s" --to "$t1s" "$TMP/big.dat" >"$TMP/noseek.txt" 2>&1
+n=$(grep -vc '^cpus=' "$TMP/seek.txt")
+[ "$n" -gt 1000 ] && cmp -s "$TMP/seek.txt" "$TMP/noseek.txt" &&
+	ok "report --from $t0s --to $t1s: $n lines, the same with the time index and without" ||
+	fail "report --from/--to: $n lines; with and without the index differ"
+for f in tests/data/*.dat "$X"/*.dat; do
+	[ -f "$f" ] || continue
+	"$FLYTRAP" report "$f" >"$TMP/all.txt" 2>/dev/null || continue
+	t=$(awk '/: / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); t[n++] = $i; break } }
+		END { if (n) print t[int(n / 2)] }' "$TMP/all.txt")
+	[ -n "$t" ] || continue
+	"$FLYTRAP" report --from "$t" "$f" >"$TMP/a.txt" 2>&1
+	FLYTRAP_NO_SEEK=1 "$FLYTRAP" report --from "$t" "$f" >"$TMP/b.txt" 2>&1
+	cmp -s "$TMP/a.txt" "$TMP/b.txt" || fail "$(basename "$f"): report --from $t differs with the time index"
+done
+ok "report --from the middle prints the same with the index and without, on every file"
 finish
