@@ -31,6 +31,7 @@
 #include "filter.h"
 #include "format.h"
 #include "replay.h"
+#include "share.h"
 
 struct report;
 
@@ -42,6 +43,9 @@ struct rfilter {
 
 /* One input file (-i) and what trace-cmd keeps per handle. */
 struct rinput {
+	char *trigger;			/* a flight dump's "trigger=": --json marks it */
+	uint64_t trigger_ts;
+	bool trigger_marked;
 	struct report *rp;
 	const char *path;		/* as given */
 	const char *base;		/* after the last '/': the multi-file prefix */
@@ -2016,6 +2020,40 @@ static int pull(struct report *rp, struct rinput *in, int *rc)
 	}
 }
 
+/*
+ * --json: a flight-recorder dump's trigger as a line of its own, {"ts":T,
+ * "mark":"trigger","trigger":"WHAT"}, before the first event at or after
+ * it (or at the end), when it falls in the window.
+ */
+static void json_trigger(struct report *rp, struct rinput *in, uint64_t before_ts)
+{
+	uint64_t ts = in->trigger_ts;
+
+	if (!rp->json || !in->trigger || in->trigger_marked || before_ts < ts)
+		return;
+	in->trigger_marked = true;
+	if ((rp->has_t0 && shown_ts(rp, in, ts) < rp->t0) || (rp->has_t1 && shown_ts(rp, in, ts) > rp->t1))
+		return;
+	printf(ts > JSON_EXACT_MAX ? "{\"ts\":\"%" PRIu64 "\",\"mark\":\"trigger\",\"trigger\":"
+				   : "{\"ts\":%" PRIu64 ",\"mark\":\"trigger\",\"trigger\":", ts);
+	ft_json_str(stdout, in->trigger);
+	if (rp->nin > 1) {
+		fputs(",\"file\":", stdout);
+		ft_json_str(stdout, in->base);
+	}
+	fputs("}\n", stdout);
+}
+
+static void trigger_load(struct rinput *in)
+{
+	char *t = rpt_meta_value(in->r, "trigger_ts");
+
+	in->trigger = t ? rpt_meta_value(in->r, "trigger") : NULL;
+	if (in->trigger)
+		in->trigger_ts = fmt_reader_adjust_ts(in->r, strtoull(t, NULL, 10));
+	free(t);
+}
+
 static uint64_t list_events(struct report *rp, int *rc)
 {
 	struct trace_seq s;
@@ -2023,8 +2061,11 @@ static uint64_t list_events(struct report *rp, int *rc)
 	int i;
 
 	trace_seq_init(&s);
-	for (i = 0; i < rp->nin; i++)
+	for (i = 0; i < rp->nin; i++) {
+		if (rp->json)
+			trigger_load(&rp->in[i]);
 		pull(rp, &rp->in[i], rc);
+	}
 	for (;;) {
 		struct rinput *in = NULL;
 		const struct fmt_event *ev;
@@ -2047,6 +2088,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 					(unsigned long long)ev->rec.ts,
 					(unsigned long long)(rp->check_ts - ev->rec.ts));
 			rp->check_ts = ev->rec.ts;
+			json_trigger(rp, in, ev->rec.ts);
 			if (rp->json)
 				print_json(rp, in, &s, ev);
 			else
@@ -2056,6 +2098,11 @@ static uint64_t list_events(struct report *rp, int *rc)
 				break;
 		}
 		pull(rp, in, rc);
+	}
+	for (i = 0; i < rp->nin; i++) {
+		json_trigger(rp, &rp->in[i], UINT64_MAX);
+		free(rp->in[i].trigger);
+		rp->in[i].trigger = NULL;
 	}
 	trace_seq_destroy(&s);
 	return nprinted;

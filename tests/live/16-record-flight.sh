@@ -87,6 +87,16 @@ got=$(count_pid trace-0008.dat "$p1")
 	{ fail "info: no trigger metadata"; tail -20 info1.txt; }
 "$FLYTRAP" report trace-0008.dat >/dev/null 2>rep.err && ok "flytrap report reads the dump" ||
 	{ fail "flytrap report failed"; head -3 rep.err; }
+# report --json marks it too: one line of its own, in time order among the events
+"$FLYTRAP" report --json trace-0008.dat >dump.jsonl 2>/dev/null
+python3 - dump.jsonl <<'EOF' && ok "report --json marks the trigger, in time order" || fail "report --json: no trigger mark"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+marks = [i for i, r in enumerate(rows) if r.get("mark") == "trigger"]
+assert len(marks) == 1 and rows[marks[0]]["trigger"] == "signal (SIGUSR1)", marks
+ts = [int(r["ts"]) for r in rows]
+assert ts == sorted(ts), "not in time order"
+EOF
 # export marks the trigger: one instant across every track, and the summary names it
 "$FLYTRAP" export trace-0008.dat -o dump.json 2>exp.err
 python3 - dump.json <<'EOF' && ok "export marks the trigger (a global instant, and in otherData)" ||
