@@ -2261,37 +2261,37 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'i':
 			if (add_input(&rp, optarg))
-				return EXIT_FAIL;
+				{ rc = EXIT_FAIL; goto out; }
 			given_i = true;
 			break;
 		case 'e':
 			if (!*optarg)
-				return ft_usage_error("-e/--event needs an event name, system or glob");
+				{ rc = ft_usage_error("-e/--event needs an event name, system or glob"); goto out; }
 			if (push_str(&rp.events, &rp.nevents, optarg))
-				return ft_error("out of memory");
+				{ rc = ft_error("out of memory"); goto out; }
 			break;
 		case OPT_CPU:
 			if (ft_parse_cpulist(optarg, rp.cpu_mask))
-				return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
-						      optarg);
+				{ rc = ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
+						      optarg); goto out; }
 			rp.has_cpus = true;
 			break;
 		case 'P':
 			if (parse_pids(&rp, optarg))
-				return EXIT_USAGE;
+				{ rc = EXIT_USAGE; goto out; }
 			break;
 		case OPT_COMM:
 			if (!*optarg)
-				return ft_usage_error("--comm needs a task name or glob");
+				{ rc = ft_usage_error("--comm needs a task name or glob"); goto out; }
 			if (push_str(&rp.comms, &rp.ncomms, optarg))
-				return ft_error("out of memory");
+				{ rc = ft_error("out of memory"); goto out; }
 			break;
 		case OPT_FROM:
 		case OPT_TO:
 			if (parse_time_exact(optarg, &t) && parse_ticks(optarg, &t))
-				return ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
+				{ rc = ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
 						      "1464.221523 (seconds), or clock ticks, not '%s'",
-						      c == OPT_FROM ? "--from" : "--to", optarg);
+						      c == OPT_FROM ? "--from" : "--to", optarg); goto out; }
 			if (c == OPT_FROM) {
 				rp.t0_arg = optarg;
 				rp.has_t0 = true;
@@ -2302,14 +2302,14 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'F':
 			if (!*optarg)
-				return ft_usage_error("-F needs a filter, e.g. 'sched_switch:prev_pid==1'");
+				{ rc = ft_usage_error("-F needs a filter, e.g. 'sched_switch:prev_pid==1'"); goto out; }
 			if (cur ? add_filter(cur, optarg, neg) : 0)
-				return EXIT_FAIL;
+				{ rc = EXIT_FAIL; goto out; }
 			if (!cur) {
 				struct rfilter *f = realloc(pre, (npre + 1) * sizeof(*f));
 
 				if (!f)
-					return ft_error("out of memory");
+					{ rc = ft_error("out of memory"); goto out; }
 				pre = f;
 				pre[npre].text = optarg;
 				pre[npre++].neg = neg;
@@ -2317,7 +2317,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'v':
 			if (neg)
-				return ft_usage_error("only one -v can be used (it negates every -F after it)");
+				{ rc = ft_usage_error("only one -v can be used (it negates every -F after it)"); goto out; }
 			neg = true;
 			break;
 		case 'T':
@@ -2330,7 +2330,7 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			if (push_str(c == 'r' ? &rp.raw_events : &rp.nohandler_events,
 				     c == 'r' ? &rp.nraw_events : &rp.nnohandler_events, optarg))
-				return ft_error("out of memory");
+				{ rc = ft_error("out of memory"); goto out; }
 			break;
 		case 'N':
 			rp.no_plugins = true;
@@ -2342,12 +2342,12 @@ int cmd_report(int argc, char **argv)
 			char *opt = strdup(optarg), *eq;
 
 			if (!opt)
-				return ft_error("out of memory");
+				{ rc = ft_error("out of memory"); goto out; }
 			eq = strchr(opt, '=');
 			if (eq)
 				*eq++ = 0;
 			if (!*opt)
-				return ft_usage_error("-O needs PLUGIN:OPTION[=VALUE], not '%s'", optarg);
+				{ rc = ft_usage_error("-O needs PLUGIN:OPTION[=VALUE], not '%s'", optarg); goto out; }
 			tep_plugin_add_option(opt, eq);	/* libtraceevent keeps its own copies */
 			free(opt);
 			rp.plugin_opts = true;
@@ -2378,16 +2378,16 @@ int cmd_report(int argc, char **argv)
 			io.page_size = true;
 			break;
 		case 'G':
-			return profile_refused("-G");
+			{ rc = profile_refused("-G"); goto out; }
 		case 'H':
-			return profile_refused("-H");
+			{ rc = profile_refused("-H"); goto out; }
 		case OPT_PROFILE:
-			return profile_refused("--profile");
+			{ rc = profile_refused("--profile"); goto out; }
 		case OPT_BYCOMM:
-			return profile_refused("--by-comm");
+			{ rc = profile_refused("--by-comm"); goto out; }
 		case OPT_TS_OFFSET:
 			if (parse_int("--ts-offset", optarg, true, &v))
-				return EXIT_USAGE;
+				{ rc = EXIT_USAGE; goto out; }
 			if (cur) {
 				cur->ts_offset = v;
 				cur->has_ts_offset = true;
@@ -2398,7 +2398,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_TS2SECS:
 			if (parse_int("--ts2secs", optarg, false, &v))
-				return EXIT_USAGE;
+				{ rc = EXIT_USAGE; goto out; }
 			/* as trace-cmd: before the second -i it is every file's */
 			if (rp.nin >= 2)
 				cur->ts2secs = (uint64_t)v;
@@ -2455,36 +2455,36 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return ft_finish_stdout(EXIT_OK);
+			{ rc = ft_finish_stdout(EXIT_OK); goto out; }
 		default:	/* rpt_check_args() let nothing wrong through */
-			return ft_usage_error("bad option '%s'", argv[optind - 1]);
+			{ rc = ft_usage_error("bad option '%s'", argv[optind - 1]); goto out; }
 		}
 	}
 	if (!rp.nin) {
 		if (ft_input_path(argc, argv, &path))
-			return EXIT_USAGE;
+			{ rc = EXIT_USAGE; goto out; }
 		if (add_input(&rp, path))
-			return EXIT_FAIL;
+			{ rc = EXIT_FAIL; goto out; }
 	} else if (optind < argc) {
 		path = rp.in[0].path;
 		if (ft_input_path(argc, argv, &path))
-			return EXIT_USAGE;
+			{ rc = EXIT_USAGE; goto out; }
 	}
 	if (pre_offset) {
 		if (given_i)
-			return ft_usage_error("--ts-offset must come after the -i it applies to");
+			{ rc = ft_usage_error("--ts-offset must come after the -i it applies to"); goto out; }
 		rp.in[0].ts_offset = pre_ts_offset;
 	}
 	rp.multi = rp.nin > 1;
 	if (rp.wakeup && rp.multi)
-		return ft_usage_error("-w (wakeup latencies) takes one input file");
+		{ rc = ft_usage_error("-w (wakeup latencies) takes one input file"); goto out; }
 	/* the -F given before the first -i are that file's, in front of its own */
 	if (npre) {
 		struct rinput *f = &rp.in[0];
 		struct rfilter *all = malloc((npre + f->nfstr) * sizeof(*all));
 
 		if (!all)
-			return ft_error("out of memory");
+			{ rc = ft_error("out of memory"); goto out; }
 		memcpy(all, pre, npre * sizeof(*all));
 		if (f->nfstr)
 			memcpy(all + npre, f->fstr, f->nfstr * sizeof(*all));
