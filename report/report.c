@@ -2249,6 +2249,7 @@ int cmd_report(int argc, char **argv)
 	int64_t pre_ts_offset = 0, v;
 	uint64_t nprinted = 0;
 	const char *path = NULL;
+	char *joined = NULL;
 
 	opterr = 0;
 	optind = 1;
@@ -2460,7 +2461,18 @@ int cmd_report(int argc, char **argv)
 			{ rc = ft_usage_error("bad option '%s'", argv[optind - 1]); goto out; }
 		}
 	}
-	if (!rp.nin) {
+	if (!rp.nin && argc - optind > 1) {
+		/*
+		 * Several files without -i: the segments of one rotation (or a
+		 * flight recorder's dumps), read as one recording through a
+		 * joined temporary copy (design decision 8); two recordings are
+		 * for -i A -i B.
+		 */
+		if ((rc = rpt_join_segments(argv + optind, argc - optind, &joined)))
+			goto out;
+		if (add_input(&rp, joined))
+			{ rc = EXIT_FAIL; goto out; }
+	} else if (!rp.nin) {
 		if (ft_input_path(argc, argv, &path))
 			{ rc = EXIT_USAGE; goto out; }
 		if (add_input(&rp, path))
@@ -2502,6 +2514,10 @@ int cmd_report(int argc, char **argv)
 	}
 	for (i = 0; i < rp.nin; i++) {
 		rc = open_input(&rp, &rp.in[i]);
+		if (joined) {
+			unlink(joined);	/* the reader holds it open: nothing is left behind */
+			rp.in[i].path = argv[optind];	/* messages name the first segment */
+		}
 		if (rc)
 			goto out;
 		iter_opts(&rp, &rp.in[i], &opts[i]);
@@ -2603,6 +2619,9 @@ out:
 	for (i = 0; i < rp.nin; i++)
 		close_input(&rp.in[i]);
 	free(rp.in);
+	if (joined)
+		unlink(joined);
+	free(joined);
 	free(opts);
 	free(pre);
 	free(rp.events);

@@ -73,6 +73,10 @@ assert strip(a) == strip(b), "differ"
 EOF
 then ok "drops on the ${#segs[@]} segments gives what it gives on their merge"
 else fail "drops on the segments (exit $rc) differs from drops on the merged file"; head -3 drops-segs.err; fi
+"$FLYTRAP" report "${rev[@]}" >report-segs.txt 2>report-segs.err
+"$FLYTRAP" report rot.dat >report-merged.txt 2>/dev/null
+cmp -s report-segs.txt report-merged.txt && ok "report on the segments prints what it prints for their merge" ||
+	{ fail "report on the segments differs from the merged file"; head -3 report-segs.err; }
 "$FLYTRAP" overhead "${segs[0]}" "${segs[2]}" >/dev/null 2>gap.err
 rc=$?
 [ $rc = 2 ] && grep -q 'missing' gap.err && ok "a segment missing between two given: exit 2 ($(cut -c1-60 gap.err))" ||
