@@ -43,7 +43,8 @@ usage "unknown option '-x'" report -x "$S/rpt-sched.dat"
 usage "0x10" report -P 0x10 "$S/rpt-sched.dat"
 usage "more than one input file" report -i "$S/rpt-sched.dat" "$S/rpt-bpf.dat"
 usage "more than one input file" info -i "$S/rpt-sched.dat" -i "$S/rpt-bpf.dat"
-usage "more than one input file" report "$S/rpt-sched.dat" "$S/rpt-bpf.dat"
+# several files without -i are one rotation's segments: two recordings are refused naming -i
+usage "report -i A -i B" report "$S/rpt-sched.dat" "$S/rpt-bpf.dat"
 usage "--from" report --from 1.2.3 "$S/rpt-sched.dat"
 usage "--from is after --to" report --from 12 --to 11 "$S/rpt-sched.dat"
 # the analyzers reject the same things
