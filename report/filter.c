@@ -405,3 +405,21 @@ int rpt_filter_parse_crashes(struct tep_handle *tep, const char *text)
 	/* a sanitizer runtime may catch the signal and exit non-zero instead */
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
+int rpt_filter_add_str(struct tep_event_filter *f, const char *text)
+{
+	int err;
+
+#if defined(__SANITIZE_ADDRESS__)
+	__lsan_disable();
+#endif
+	err = tep_filter_add_filter_str(f, text);
+#if defined(__SANITIZE_ADDRESS__)
+	__lsan_enable();
+#endif
+	return err;
+}

@@ -677,7 +677,7 @@ static int make_filters(struct report *rp, struct rinput *in)
 					      "on '==' or '&&' with nothing after it, or '(a+1)*2')",
 					      in->fstr[i].text);
 		}
-		err = tep_filter_add_filter_str(f, in->fstr[i].text);
+		err = rpt_filter_add_str(f, in->fstr[i].text);
 		if (err < 0) {
 			char *miss = err == TEP_ERRNO__EVENT_NOT_FOUND ?
 				     missing_event(in, in->fstr[i].text) : NULL;

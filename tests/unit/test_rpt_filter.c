@@ -51,7 +51,7 @@ static struct tep_event_filter *make(struct tep_handle *tep, const char *text,
 	*cf = NULL;
 	if (!f)
 		return NULL;
-	if (tep_filter_add_filter_str(f, text) < 0) {
+	if (rpt_filter_add_str(f, text) < 0) {
 		tep_filter_free(f);
 		return NULL;
 	}
