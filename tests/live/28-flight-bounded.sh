@@ -31,7 +31,7 @@ for s in $(seq $((SECS + 5))); do
 	[ -e /proc/$rp/status ] || break
 	rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' /proc/$rp/status 2>/dev/null)
 	# shellcheck disable=SC2012
-	disk=$(ls -a | grep "^\.f\.dat\.flight-$rp\." | xargs -r stat -c %s 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
+	disk=$(ls -a | grep "^\\.f\\.dat\\.flight-$rp[.-]" | xargs -r stat -c %s 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
 	[ -n "$rss" ] && echo "$s $rss $disk $trig" >>samples.txt
 	# the command ends after about SECS s: trigger before it does
 	if [ $trig = 0 ] && [ $((SECONDS - start)) -ge $((SECS - 10)) ]; then kill -USR1 $rp; trig=1; fi
