@@ -95,6 +95,10 @@ sleep 0.2
 held=$(bpftool -j prog show 2>/dev/null | jq --argjson p $pid '[.[] | select(any(.pids[]?; .pid == $p))] | length')
 [ "$held" = 0 ] && ok "SIGKILL: nothing held by the dead recorder" || fail "SIGKILL: $held programs still list pid $pid"
 "$FLYTRAP" reset >/dev/null 2>&1 || true
+# as reset says: recover the killed recording, which also ends its run note
+"$FLYTRAP" recover kill.dat >/dev/null 2>&1 || true
+[ -e /run/flytrap/record-$pid ] &&
+	fail "the killed recorder's run note stays after reset and recover" || ok "reset and recover leave no run note"
 
 # a program that cannot attach (no such binary): nothing of it may stay
 "$FLYTRAP" record -q --bpf syscalls,ufunc=/nonexistent/bin:main -o bad.dat -d 1 >/dev/null 2>bad.err
