@@ -2092,7 +2092,8 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 	/* append, growing s through the library when it is too small */
 	need_len = s->len + fp->len + 1;
 	if (need_len <= s->buffer_size && need_len > s->len) {
-		memcpy(s->buffer + s->len, fp->buf, fp->len);
+		if (fp->len)	/* an empty text may come with no buffer at all */
+			memcpy(s->buffer + s->len, fp->buf, fp->len);
 		s->len += fp->len;
 		s->buffer[s->len] = 0;	/* what trace_seq_terminate() does */
 	} else {

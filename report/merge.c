@@ -402,8 +402,10 @@ static int parse_args(struct merge *m, int argc, char **argv)
 				m->json = true;
 			} else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--name") ||
 				   !strcmp(a, "--offset")) {
-				if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1]))
-					return rc = ft_usage_error("option '%s' needs a value", a), rc;
+				if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1])) {
+					rc = ft_usage_error("option '%s' needs a value", a);
+					goto out;
+				}
 				if (a[1] == 'o' || !strcmp(a, "--output"))
 					m->out_path = argv[++i];
 				else if (!strcmp(a, "--name"))
