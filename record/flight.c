@@ -592,6 +592,11 @@ fail:
 	return NULL;
 }
 
+const char *rec_flight_store_prefix(const struct rec_flight *f)
+{
+	return f && f->st ? f->st->prefix : NULL;
+}
+
 int rec_flight_setup_triggers(struct rec_flight *f)
 {
 	int err;

@@ -143,6 +143,11 @@ char *rec_flight_shed_meta(struct rec_flight *f, uint64_t from_ns, uint64_t to_n
 
 /* Remove the store and the trigger instance; frees f (NULL is fine). */
 void rec_flight_free(struct rec_flight *f);
+/*
+ * The name prefix of the store's segment files (each is PREFIX<number>) for
+ * the run note, or NULL when the mode keeps no store.
+ */
+const char *rec_flight_store_prefix(const struct rec_flight *f);
 
 /* ---- signals --------------------------------------------------------------- */
 

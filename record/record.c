@@ -2135,10 +2135,19 @@ static int note_write(struct session *s)
 		free(n.output);
 		return err;
 	}
+	/* the flight recorder's and rotation's segment files: reset removes them after a SIGKILL */
+	if (rec_flight_store_prefix(s->fl) && !(n.store = rec_abs_path(rec_flight_store_prefix(s->fl)))) {
+		err = -errno;
+		ft_error("cannot resolve the directory of '%s': %s", s->o->output, strerror(errno));
+		free(n.output);
+		free(n.temp);
+		return err;
+	}
 	n.chown = fmt_outfile_owner(&n.uid, &n.gid);
 	err = rec_note_write(&n);
 	free(n.output);
 	free(n.temp);
+	free(n.store);
 	if (!err)
 		s->note = true;
 	return err;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -292,6 +293,53 @@ static int reset_uprobes(const char *top, bool dry, int *done)
  * `flytrap recover`, which finds the spool files through it; a note whose
  * files are gone is dropped.
  */
+/*
+ * A killed flight recorder's (or rotation's) store: its segment files,
+ * PREFIX<number> beside the output, hold chunks no file was written from.
+ * Without a trigger they were never going to be, and a store can hold the
+ * whole --flight LIMIT of disk, so they go, and the user is told how much.
+ */
+static void reset_store(const struct rec_note *n, bool dry, int *done)
+{
+	const char *slash = strrchr(n->store, '/');
+	char *dir;
+	size_t plen;
+	uint64_t bytes = 0;
+	int files = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (!slash || !slash[1])
+		return;
+	dir = strndup(n->store, (size_t)(slash - n->store) + (slash == n->store));
+	d = dir ? opendir(dir) : NULL;
+	plen = strlen(slash + 1);
+	while (d && (e = readdir(d))) {
+		const char *num = e->d_name + plen;
+		struct stat st;
+
+		if (strncmp(e->d_name, slash + 1, plen) || !*num || strspn(num, "0123456789") != strlen(num))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (!dry && unlinkat(dirfd(d), e->d_name, 0)) {
+			ft_warn("cannot remove '%s/%s': %s", dir, e->d_name, strerror(errno));
+			continue;
+		}
+		bytes += (uint64_t)st.st_size;
+		files++;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (!files)
+		return;
+	printf("%s %d store file%s (%.1f MiB) of killed recorder %d beside '%s': chunks no trigger "
+	       "or rotation had written to a file\n", dry ? "would remove" : "removed", files,
+	       files == 1 ? "" : "s", (double)bytes / (1024.0 * 1024.0), (int)n->pid, n->output);
+	(*done)++;
+}
+
 static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 {
 	int i;
@@ -301,6 +349,8 @@ static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 
 		if (rec_note_alive(&v[i]))
 			continue;
+		if (v[i].store)
+			reset_store(&v[i], dry, done);
 		if (file && !access(file, F_OK)) {
 			if (v[i].reset)
 				continue;	/* said by an earlier reset */

@@ -184,6 +184,8 @@ int rec_note_write(const struct rec_note *n)
 	for (i = 0; i < n->nspools; i++)
 		if (one_line(n->spools[i]))
 			fprintf(f, "spool=%s\n", n->spools[i]);
+	if (n->store && one_line(n->store))
+		fprintf(f, "store=%s\n", n->store);
 	if (ferror(f) | fclose(f)) {
 		err = -(errno ? errno : EIO);
 		ft_error("cannot write '%s': %s", tmp, strerror(-err));
@@ -263,6 +265,7 @@ void rec_note_free(struct rec_note *n)
 	free(n->instance);
 	free(n->output);
 	free(n->temp);
+	free(n->store);
 	for (i = 0; i < n->nspools; i++)
 		free(n->spools[i]);
 	free(n->spools);
@@ -305,6 +308,8 @@ int rec_note_read(pid_t pid, struct rec_note *n)
 			err = set_str(&n->output, v);
 		else if (!strcmp(line, "temp"))
 			err = set_str(&n->temp, v);
+		else if (!strcmp(line, "store"))
+			err = set_str(&n->store, v);
 		else if (!strcmp(line, "uid")) {
 			n->uid = (uid_t)strtoul(v, NULL, 10);
 			n->chown = true;

@@ -53,6 +53,12 @@ struct rec_note {
 	char *temp;			/* absolute temporary output, or NULL */
 	char **spools;			/* absolute spool paths, in creation order */
 	int nspools;
+	/*
+	 * Flight recorder, rotation: the absolute name prefix of the store's
+	 * segment files (PREFIX followed by a number), or NULL.  One line,
+	 * however many segments a run of days creates and drops.
+	 */
+	char *store;
 	uid_t uid;			/* owner of the finished file */
 	gid_t gid;
 	bool chown;			/* uid/gid given (run through sudo) */

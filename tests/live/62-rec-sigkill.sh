@@ -7,7 +7,9 @@
 # calls and sleeps; the recorder is killed 1 s in; trace-cmd counts all 3000.
 # A busier run, where the recorder had read and spooled pages, keeps every
 # event too (killed 1 s after the calls, longer than its 250 ms flush), and
-# `drops` marks where a crash could have cut the data.
+# `drops` marks where a crash could have cut the data.  A flight recorder
+# killed the same way leaves its store's segment files beside the output:
+# reset finds them through the run note and removes them, saying how much.
 . "$(dirname "$0")/../lib.sh"
 need_tracefs
 need_cmd trace-cmd
@@ -73,6 +75,37 @@ rc=$?
 { [ $rc = 0 ] || [ $rc = 3 ]; } && grep -qi 'marker\|lost' drops.txt &&
 	ok "drops shows where the crash may have cut the data" ||
 	{ fail "drops (exit $rc)"; head -20 drops.txt; }
+
+# a flight recorder's store: kept only in segment files until a trigger
+busy_start
+"$FLYTRAP" record --flight 8M -e sched:sched_switch -e syscalls:sys_enter_getpid -o fl.dat 2>fl.err &
+rec=$!
+wait_started fl.err || { fail "flight: recorder did not start"; cat fl.err; }
+"$LOOP" 20000 > /dev/null
+for i in $(seq 100); do
+	ls -A | grep -q "^\.fl\.dat\.flight-$rec-.*\.[0-9]*$" && break
+	sleep 0.1
+done
+sleep 1
+kill -9 $rec
+wait $rec 2>/dev/null
+busy_stop
+nseg=$(ls -A | grep -c "^\.fl\.dat\.flight-$rec-.*\.[0-9]*$")
+[ "$nseg" -gt 0 ] && ok "flight: the killed recorder left $nseg store file(s)" ||
+	fail "flight: no store file to clean up ($(ls -A | tr '\n' ' '))"
+grep -q "^store=$TMP/\.fl\.dat\.flight-$rec-" "/run/flytrap/record-$rec" 2>/dev/null &&
+	ok "flight: the run note names the store" || fail "flight: the run note has no store line"
+"$FLYTRAP" reset -n > fl.dry 2>&1
+grep -q "^would remove $nseg store files\? " fl.dry && [ "$(ls -A | grep -c "^\.fl\.dat\.flight-$rec-")" = "$nseg" ] &&
+	ok "flight: reset -n says it would remove them, and does not" || { fail "flight: reset -n"; cat fl.dry; }
+"$FLYTRAP" reset > fl.reset 2> fl.reset.err || { fail "flight: reset failed"; cat fl.reset.err; }
+if grep -q "^removed $nseg store files\? ([0-9.]* MiB) of killed recorder $rec beside '$TMP/fl.dat'" fl.reset &&
+	[ -z "$(ls -A | grep "^\.fl\.dat\.flight-$rec")" ] && [ ! -e "/run/flytrap/record-$rec" ] &&
+	[ ! -e "$TRACEFS/instances/flytrap-$rec" ]; then
+	ok "flight: reset removed the store files, the run note and the instance"
+else
+	fail "flight: after reset: $(ls -A | grep "^\.fl" | tr '\n' ' ')"; cat fl.reset fl.reset.err
+fi
 
 # a second reset finds nothing (the saved recording waits for recover only)
 "$FLYTRAP" reset >again.out 2>&1
