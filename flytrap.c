@@ -107,19 +107,25 @@ bool ft_progress_enabled(void)
 	return isatty(STDERR_FILENO) && !getenv("FLYTRAP_NO_PROGRESS");
 }
 
-int ft_parse_u64(const char *s, uint64_t *out)
+/* strtoull in base (0: also 0x hex), the whole text, no sign, no space */
+static int parse_whole_u64(const char *s, int base, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno || *end)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int ft_parse_u64(const char *s, uint64_t *out)
+{
+	return parse_whole_u64(s, 0, out);
 }
 
 /* number with optional fraction times a unit; rejects junk and overflow */
@@ -207,17 +213,7 @@ int ft_parse_ts(const char *s, uint64_t *out_ns)
 
 int ft_parse_decimal(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return parse_whole_u64(s, 10, out);
 }
 
 int ft_parse_cpulist(const char *s, uint64_t mask[4])
