@@ -40,8 +40,8 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output FILE   where to write (required; never the input)\n"
 	"      --policy FILE   rules on top of the default policy (see flytrap-redact(1))\n"
-	"      --key FILE      the HMAC key (16 bytes or more): the same key gives the same\n"
-	"                      tokens; without it a random key that is not kept\n"
+	"      --key FILE      the HMAC key (16 bytes or more): one key, the same\n"
+	"                      tokens; without it, a random key that is not kept\n"
 	"      --show-policy   print the effective policy and exit\n"
 	"      --json          a JSON summary on standard output\n"
 	"  -v                  more messages\n"
@@ -821,8 +821,8 @@ static void print_summary(const struct red *d)
 		       (unsigned long long)n->ksyms_out, d->npublic);
 		return;
 	}
-	printf("redacted '%s' into '%s': %llu events, every one checked\n", d->in_path, d->out_path,
-	       (unsigned long long)d->events);
+	printf("redacted '%s' into '%s'\n  %llu events, every one checked\n", d->in_path,
+	       d->out_path, (unsigned long long)d->events);
 	printf("  %-28s %12s\n", "what", "replaced");
 	printf("  %-28s %12llu\n", "task names (tokens)", (unsigned long long)n->comm);
 	printf("  %-28s %12llu\n", "file paths (tokens)", (unsigned long long)n->path);
@@ -837,13 +837,13 @@ static void print_summary(const struct red *d)
 	printf("  %-28s %12llu of %llu\n", "kernel symbols kept", (unsigned long long)n->ksyms_out,
 	       (unsigned long long)n->ksyms_in);
 	if (d->npublic) {
-		printf("  %zu value%s also in the kernel's own texts, checked in decoded fields only:",
-		       d->npublic, d->npublic == 1 ? "" : "s");
+		printf("  %zu value%s also in the kernel's own texts (checked in decoded fields\n"
+		       "  only):", d->npublic, d->npublic == 1 ? "" : "s");
 		for (size_t k = 0; k < d->npublic && k < 4; k++)
-			printf("%s %s", k ? "," : "", rpt_red_public_name(d->c.t, k));
+			printf("%s %.16s", k ? "," : "", rpt_red_public_name(d->c.t, k));
 		printf("%s\n", d->npublic > 4 ? ", …" : "");
 	}
-	printf("  distinct values %zu, pointers %zu; policy sha256 %.16s…; key %s\n", nv, np,
+	printf("  distinct values %zu, pointers %zu; policy %.12s…; key %s\n", nv, np,
 	       d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random, not kept");
 }
 
