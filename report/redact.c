@@ -572,10 +572,12 @@ static int redact_option(struct red *d, struct fmt_writer *w)
 
 	snprintf(text, sizeof(text),
 		 "redacted_by=flytrap %s\nredact_policy_sha256=%s\nredact_key=%s\n"
-		 "redact_values=%zu\nredact_pointers=%zu\nredact_kernel_addresses=%s\n",
+		 "redact_values=%zu\nredact_pointers=%zu\nredact_kernel_addresses=%s%s%s\n",
 		 FLYTRAP_VERSION, d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random",
-		 ns, np, d->c.kaddr == RED_RELATIVE ? "relative" :
-		 d->c.kaddr == RED_DROP ? "dropped" : "kept");
+		 ns, np, d->c.kaddr == RED_RELATIVE ? "relative to " :
+		 d->c.kaddr == RED_DROP ? "dropped" : "kept",
+		 d->c.kaddr == RED_RELATIVE ? d->c.base_name : "",
+		 d->c.kaddr == RED_RELATIVE && d->c.base_name[0] != '_' ? " (2 MiB below)" : "");
 	return fmt_writer_option_str(w, FMT_OPT_FT_META, text);
 }
 
@@ -830,8 +832,10 @@ static void print_summary(const struct red *d)
 	printf("  %-28s %12llu\n", "texts, command lines", (unsigned long long)n->text);
 	printf("  %-28s %12llu\n", "dropped fields and values", (unsigned long long)n->dropped);
 	printf("  %-28s %12llu  (%s)\n", "kernel addresses", (unsigned long long)n->kaddr,
-	       d->c.kaddr == RED_RELATIVE ? "relative to _text" :
-	       d->c.kaddr == RED_DROP ? "dropped" : "kept");
+	       d->c.kaddr == RED_RELATIVE ? "relative" : d->c.kaddr == RED_DROP ? "dropped" : "kept");
+	if (d->c.kaddr == RED_RELATIVE)
+		printf("  %-28s %.40s%s\n", "  relative to", d->c.base_name,
+		       d->c.base_name[0] != '_' ? " (2 MiB below)" : "");
 	printf("  %-28s %12llu\n", "pointers", (unsigned long long)n->pointers);
 	printf("  %-28s %12llu\n", "user stacks dropped", (unsigned long long)n->ustack);
 	printf("  %-28s %12llu of %llu\n", "kernel symbols kept", (unsigned long long)n->ksyms_out,
@@ -923,9 +927,9 @@ static int prepare(struct red *d)
 	d->c.kaddr = d->pol.kaddr;
 	if (d->c.kaddr == RED_RELATIVE &&
 	    !rpt_red_text_base(in->kallsyms.data ? in->kallsyms.data : "", in->kallsyms.len,
-			       &d->c.text_base)) {
+			       &d->c.text_base, d->c.base_name, sizeof(d->c.base_name))) {
 		/* nothing to be relative to: an address would tell the KASLR offset */
-		ft_warn("'%s' has no _text symbol: kernel addresses are dropped", d->in_path);
+		ft_warn("'%s' has no kernel text symbol: kernel addresses are dropped", d->in_path);
 		d->c.kaddr = RED_DROP;
 	}
 	d->types = calloc(65536, sizeof(*d->types));

@@ -125,6 +125,7 @@ struct rpt_red_ctx {
 	struct rpt_red_tokens *t;
 	enum rpt_red_action kaddr;	/* effective: RELATIVE needs a _text symbol */
 	uint64_t text_base;
+	char base_name[64];		/* the symbol at text_base: _text, or another */
 	bool big_endian;
 	struct rpt_red_count n;
 	uint64_t *used;			/* kernel addresses met (originals), open addressing */
@@ -160,8 +161,11 @@ int rpt_red_write_meta(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_w
 int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w);
 /* The printk formats with their addresses as the policy wants (malloc'd), or NULL. */
 char *rpt_red_printk(struct rpt_red_ctx *c, const char *text, size_t len, size_t *olen);
-/* The address of _text (or _stext) in a kallsyms text: true when found. */
-bool rpt_red_text_base(const char *text, size_t len, uint64_t *base);
+/*
+ * The base of relative kernel addresses in a kallsyms text: _text, or
+ * _stext, or the lowest text symbol (its name in name).  True when found.
+ */
+bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name, size_t cap);
 
 /*
  * Decoded check of the output's metadata: a replaced value left in a

@@ -573,24 +573,48 @@ static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
 	return v ? v : calloc(1, sizeof(*v));
 }
 
-bool rpt_red_text_base(const char *text, size_t len, uint64_t *base)
+/*
+ * _text (or _stext); a file whose kallsyms were cut without it takes the
+ * 2 MiB boundary below its lowest kernel text symbol: offsets from it say
+ * nothing of the KASLR offset.  Addresses of 0 (kallsyms read without the right to
+ * see them) are no base.
+ */
+bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name, size_t cap)
 {
 	size_t n = 0;
-	struct ksym *v = parse_ksyms(text, len, &n);
+	struct ksym *v = parse_ksyms(text, len, &n), *low = NULL;
 	bool found = false;
 
-	for (size_t i = 0; v && i < n && !found; i++)
+	for (size_t i = 0; v && i < n && !found; i++) {
+		const char *r = v[i].rest;
+
+		if (!v[i].addr || v[i].len < 4 || (r[1] != 'T' && r[1] != 't') ||
+		    !rpt_red_is_kaddr(v[i].addr, v[i].addr >> 32 ? 8 : 4))
+			continue;
 		for (int k = 0; k < 2 && !found; k++) {
 			const char *nm = k ? "_stext" : "_text";
 			size_t l = strlen(nm);
 
-			if (v[i].len >= l + 3 && !memcmp(v[i].rest + 3, nm, l) &&
-			    (v[i].len == l + 3 || isspace((unsigned char)v[i].rest[l + 3])) &&
-			    v[i].addr) {
+			if (v[i].len >= l + 3 && !memcmp(r + 3, nm, l) &&
+			    (v[i].len == l + 3 || isspace((unsigned char)r[l + 3]))) {
 				*base = v[i].addr;
+				snprintf(name, cap, "%s", nm);
 				found = true;
 			}
 		}
+		if (!low || v[i].addr < low->addr)
+			low = &v[i];
+	}
+	if (!found && low) {
+		/*
+		 * KASLR moves the kernel by multiples of 2 MiB: from the 2 MiB
+		 * boundary below it, no address is 0 (which reads as none) and
+		 * the offsets are those of every boot.
+		 */
+		*base = low->addr & ~(uint64_t)0x1fffff;
+		snprintf(name, cap, "%.*s", (int)strcspn(low->rest + 3, " \t\n"), low->rest + 3);
+		found = true;
+	}
 	free(v);
 	return found;
 }
@@ -651,7 +675,8 @@ int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct f
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool base = v[i].addr == c->text_base && v[i].len > 3 && !strncmp(v[i].rest + 3, "_text", 5);
+		bool base = v[i].addr == c->text_base && v[i].len > 3 &&
+			    !strncmp(v[i].rest + 3, c->base_name, strlen(c->base_name));
 
 		if (!v[i].keep && !base)
 			continue;

@@ -92,6 +92,16 @@ diff <(norm "$TMP/c0.txt") <(norm "$TMP/c1.txt") > /dev/null && grep -q ext4_rea
 "$F" callgraph "$TMP/s.dat" | grep -q do_syscall_64 && ! "$F" callgraph "$TMP/s.dat" | grep -q libc.so &&
 	ok "by default user stacks are dropped, kernel frames named" || fail "default callgraph"
 
+# function_graph and kfunc files (their kallsyms cut without _text: the 2 MiB boundary below
+# the lowest symbol is the base): every function still named, with its times
+for g in tests/data/lab-function-graph.dat tests/data/lab-kfunc.dat; do
+	"$F" redact $g -o "$TMP/g.dat" > "$TMP/g.txt" || fail "redact $g"
+	"$F" callgraph $g | sed 1d > "$TMP/g0.txt"; "$F" callgraph "$TMP/g.dat" | sed 1d > "$TMP/g1.txt"
+	cmp -s "$TMP/g0.txt" "$TMP/g1.txt" && grep -q "2 MiB below" "$TMP/g.txt" &&
+		ok "$(basename $g): callgraph of the redacted copy = the original's ($(wc -l < "$TMP/g1.txt") lines)" ||
+		fail "$(basename $g): callgraph differs: $(diff "$TMP/g0.txt" "$TMP/g1.txt" | head -4)"
+done
+
 # the same key: the same tokens; another key: others
 "$F" redact $S -o "$TMP/s2.dat" --key "$TMP/key" > /dev/null || fail "second run"
 "$F" redact $S -o "$TMP/s3.dat" --key "$TMP/key2" > /dev/null || fail "other key"
