@@ -91,4 +91,24 @@ j = json.load(open('red.json'))
 assert j['replaced']['comm'] > 0 and j['replaced']['path'] > 0 and j['replaced']['host'] >= 1, j
 assert j['replaced']['text'] >= 1 and j['key'] == 'given', j" && ok "--json counts names, paths, hosts, texts" ||
 	fail "json: $(cat red.json)"
+
+# pointers: kmalloc's and kfree's ptr become keyed tokens (below every kernel address), so an
+# allocation still pairs with its free; call_site too
+"$FLYTRAP" record -q -e kmem:kmalloc -e kmem:kfree -o k.dat -- sleep 0.2 2> krec.err ||
+	{ fail "kmem record: $(cat krec.err)"; finish; }
+"$FLYTRAP" redact k.dat -o kr.dat --key key --json > kr.json 2> kr.err || fail "redact kmem: $(cat kr.err)"
+pairs() { trace-cmd report -i "$1" 2>/dev/null | python3 -c "
+import re, sys
+a, f, big = set(), set(), 0
+for l in sys.stdin:
+    m = re.search(r' (kmalloc|kfree):.*?ptr=(0x[0-9a-f]+)', l)
+    if not m: continue
+    v = int(m.group(2), 16)
+    big += v >= 0xffff800000000000
+    (a if m.group(1) == 'kmalloc' else f).add(v)
+print(len(a), len(a & f), big)"; }
+read -r na np nb <<< "$(pairs k.dat)"; read -r ra rp rb <<< "$(pairs kr.dat)"
+[ "$na" -gt 0 ] && [ "$na" = "$ra" ] && [ "$np" = "$rp" ] && [ "$nb" -gt 0 ] && [ "$rb" = 0 ] &&
+	ok "kmem ptr hashed: $ra allocations, $rp paired with their free as before, no kernel address left" ||
+	fail "kmem pointers: original $na/$np/$nb, redacted $ra/$rp/$rb (allocs/paired/kernel addresses)"
 finish
