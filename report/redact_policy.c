@@ -133,7 +133,8 @@ static int parse_line(struct rpt_red_policy *p, char *line, char *why, size_t ca
 }
 
 /* Every line of text; *lineno says where it failed. */
-static int parse_text(struct rpt_red_policy *p, const char *text, int *lineno, char *why, size_t cap)
+static int parse_text(struct rpt_red_policy *p, const char *text, int *lineno, char *why,
+		      size_t cap)
 {
 	char *copy = strdup(text), *line, *save = NULL;
 	int err = copy ? 0 : -ENOMEM;
@@ -530,7 +531,8 @@ static void scanner_release(struct scanner *sc)
 }
 
 /* The values of min_len bytes or more (not known public, unless all), by prefix hash. */
-static int scanner_init(struct scanner *sc, const struct rpt_red_tokens *t, size_t min_len, bool all)
+static int scanner_init(struct scanner *sc, const struct rpt_red_tokens *t, size_t min_len,
+			bool all)
 {
 	size_t nb = (size_t)1 << SCAN_BITS;
 
