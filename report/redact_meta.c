@@ -581,31 +581,32 @@ static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
  */
 bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name, size_t cap)
 {
+	static const char *const names[] = { "_text", "_stext" };
 	size_t n = 0;
-	struct ksym *v = parse_ksyms(text, len, &n), *low = NULL;
-	bool found = false;
+	struct ksym *v = parse_ksyms(text, len, &n), *low = NULL, *named[2] = { NULL, NULL };
 
-	for (size_t i = 0; v && i < n && !found; i++) {
+	for (size_t i = 0; v && i < n; i++) {
 		const char *r = v[i].rest;
 
 		if (!v[i].addr || v[i].len < 4 || (r[1] != 'T' && r[1] != 't') ||
 		    !rpt_red_is_kaddr(v[i].addr, v[i].addr >> 32 ? 8 : 4))
 			continue;
-		for (int k = 0; k < 2 && !found; k++) {
-			const char *nm = k ? "_stext" : "_text";
-			size_t l = strlen(nm);
+		for (int k = 0; k < 2; k++) {
+			size_t l = strlen(names[k]);
 
-			if (v[i].len >= l + 3 && !memcmp(r + 3, nm, l) &&
-			    (v[i].len == l + 3 || isspace((unsigned char)r[l + 3]))) {
-				*base = v[i].addr;
-				snprintf(name, cap, "%s", nm);
-				found = true;
-			}
+			if (!named[k] && v[i].len >= l + 3 && !memcmp(r + 3, names[k], l) &&
+			    (v[i].len == l + 3 || isspace((unsigned char)r[l + 3])))
+				named[k] = &v[i];
 		}
 		if (!low || v[i].addr < low->addr)
 			low = &v[i];
 	}
-	if (!found && low) {
+	if (named[0] || named[1]) {
+		int k = named[0] ? 0 : 1;
+
+		*base = named[k]->addr;
+		snprintf(name, cap, "%s", names[k]);
+	} else if (low) {
 		/*
 		 * KASLR moves the kernel by multiples of 2 MiB: from the 2 MiB
 		 * boundary below it, no address is 0 (which reads as none) and
@@ -613,10 +614,9 @@ bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name,
 		 */
 		*base = low->addr & ~(uint64_t)0x1fffff;
 		snprintf(name, cap, "%.*s", (int)strcspn(low->rest + 3, " \t\n"), low->rest + 3);
-		found = true;
 	}
 	free(v);
-	return found;
+	return named[0] || named[1] || low;
 }
 
 /* The symbol holding each address met, and the one after it (where it ends). */
