@@ -581,6 +581,32 @@ static int redact_option(struct red *d, struct fmt_writer *w)
 	return fmt_writer_option_str(w, FMT_OPT_FT_META, text);
 }
 
+/*
+ * A merge names each source's buffer after its file: such a name is
+ * hashed as its "source.N.buffer" metadata line is (the same token).
+ */
+static const char *buffer_name(struct red *d, const char *name, char *buf, size_t cap)
+{
+	const struct fmt_option *o = fmt_reader_option(d->r, FMT_OPT_FT_MERGE, 0);
+	size_t nl = strlen(name);
+
+	if (!o || !nl || rpt_red_meta_action(&d->pol, "source.0.buffer") != RED_HASH)
+		return name;
+	for (const char *p = o->data, *end = p + o->size; p < end;) {
+		const char *le = memchr(p, '\n', (size_t)(end - p)), *eq;
+
+		le = le ? le : end;
+		eq = memchr(p, '=', (size_t)(le - p));
+		if (eq && eq - p > 7 && !memcmp(eq - 7, ".buffer", 7) && !strncmp(p, "source.", 7) &&
+		    (size_t)(le - eq - 1) == nl && !memcmp(eq + 1, name, nl)) {
+			rpt_red_token(d->c.t, RED_C_TEXT, name, nl, buf, cap);
+			return buf;
+		}
+		p = le + 1;
+	}
+	return name;
+}
+
 static int write_out(struct red *d, char *tmp)
 {
 	struct fmt_writer_opts wo;
@@ -608,8 +634,12 @@ static int write_out(struct red *d, char *tmp)
 	err = rpt_copy_meta(d->r, w, &mc, &what);
 	if (!err)
 		err = rpt_red_write_meta(&d->c, d->r, w, &what);
-	for (i = 0; i < d->in->nbuffers && !err; i++)
-		err = fmt_wbuf_new(w, d->in->buffers[i].name, d->in->buffers[i].clock, &d->wb[i]);
+	for (i = 0; i < d->in->nbuffers && !err; i++) {
+		char name[64];
+		const char *bn = buffer_name(d, d->in->buffers[i].name, name, sizeof(name));
+
+		err = fmt_wbuf_new(w, bn, d->in->buffers[i].clock, &d->wb[i]);
+	}
 	if (err)
 		goto fail;
 	for (i = 0; i < nstreams; i++) {

@@ -41,6 +41,7 @@ static const char default_policy[] =
 	"meta trigger hash\n"
 	"meta slice_of hash\n"
 	"meta source.*.file hash\n"
+	"meta source.*.buffer hash\n"
 	"kernel-addresses relative\n"
 	"pointers hash\n"
 	"user-stacks drop\n";

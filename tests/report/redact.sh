@@ -122,6 +122,16 @@ prev = {m.group(1) for l in lines for m in [re.search(r'sched_switch:\s+(~[0-9a-
 assert prev and prev <= tasks | prev and len(prev & tasks) >= len(prev) // 2, (len(prev), len(prev & tasks))
 EOF
 
+# a merge: the files it joined and the buffers it named after them become tokens
+"$F" merge tests/data/rpt-sched.dat tests/data/rpt-graph.dat -o "$TMP/m.dat" > /dev/null || fail "merge"
+"$F" redact "$TMP/m.dat" -o "$TMP/mr.dat" > /dev/null || fail "redact of a merge"
+trace-cmd report -i "$TMP/mr.dat" > "$TMP/mr.txt" 2>/dev/null || fail "trace-cmd cannot read the redacted merge"
+"$F" info "$TMP/mr.dat" > "$TMP/mi.txt"
+! grep -q "rpt-sched\|rpt-graph" "$TMP/mr.txt" "$TMP/mi.txt" && grep -q "source.0.buffer=~" "$TMP/mi.txt" &&
+	[ "$(events "$TMP/m.dat")" = "$(events "$TMP/mr.dat")" ] &&
+	ok "a merge: its sources' file and buffer names are tokens, events unchanged" ||
+	fail "merge: $(grep -m2 'rpt-' "$TMP/mr.txt" "$TMP/mi.txt")"
+
 # a value left over: the check fails and leaves nothing
 "$F" redact tests/data/rpt-drops.dat -o "$TMP/x.dat" > /dev/null 2> "$TMP/e"; rc=$?
 [ $rc = 1 ] && grep -q "'mkrpt'" "$TMP/e" && [ ! -e "$TMP/x.dat" ] && [ -z "$(ls -A "$TMP" | grep '^\.x\.dat')" ] &&
