@@ -20,9 +20,10 @@ msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
 # ---- dependencies -----------------------------------------------------------
-# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, sqlite3 (flytrap sql).
+# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, sqlite3 (flytrap sql),
+# libcrypto (OpenSSL: redact's keyed hashing).
 # Recording adds libtracefs and libbpf, plus clang and bpftool at build time.
-PKGS_BASE = libtraceevent libzstd zlib libelf sqlite3
+PKGS_BASE = libtraceevent libzstd zlib libelf sqlite3 libcrypto
 PKGS_RECORD = libtracefs libbpf
 ifeq ($(NO_RECORD),1)
 PKGS = $(PKGS_BASE)
@@ -36,6 +37,7 @@ deb_libzstd = libzstd-dev
 deb_zlib = zlib1g-dev
 deb_libelf = libelf-dev
 deb_sqlite3 = libsqlite3-dev
+deb_libcrypto = libssl-dev
 deb_libtracefs = libtracefs-dev
 deb_libbpf = libbpf-dev
 
@@ -224,7 +226,7 @@ check-offline: all
 # libtraceevent1-plugin: report prints sched_switch, kmem, ... as trace-cmd
 # does only with the plugins, and libtraceevent-dev does not pull them in.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin libtracefs-dev \
-	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev libedit-dev \
+	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev libedit-dev libssl-dev \
 	    clang llvm bpftool $(DEB_SYSCALL_HEADERS)
 # the other architectures' kernel headers, for the syscall name tables
 # (report/gen-syscalls.sh); this machine's come with libc6-dev

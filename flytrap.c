@@ -46,6 +46,7 @@ static const struct command commands[] = {
 	{ "sql",       cmd_sql,       "SQL over trace files (Perfetto-style tables, no import)" },
 	{ "load",      cmd_load,      "load trace files into ClickHouse for fleet queries" },
 	{ "slice",     cmd_slice,     "cut a time window, CPUs, tasks or events into a trace.dat" },
+	{ "redact",    cmd_redact,    "replace names, paths and addresses by keyed tokens" },
 	{ "merge",     cmd_merge,     "join rotation segments, or recordings of one kernel" },
 	{ "verify",    cmd_verify,    "check that a trace.dat is whole (checksums, pages, order)" },
 };

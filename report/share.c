@@ -98,7 +98,7 @@ int rpt_copy_meta(struct fmt_reader *r, struct fmt_writer *w, struct rpt_meta_co
 		*what = "event formats";
 		err = fmt_reader_formats(r, format_cb, &fc);
 	}
-	if (!err) {
+	if (!err && !m->no_kallsyms) {
 		*what = "kallsyms";
 		err = m->kallsyms ? fmt_writer_kallsyms(w, m->kallsyms, m->kallsyms_len)
 				  : fmt_writer_kallsyms(w, in->kallsyms.data, in->kallsyms.len);

@@ -51,6 +51,7 @@ char *rpt_meta_value(struct fmt_reader *r, const char *key);
 void rpt_writer_opts_like(const struct fmt_info *in, struct fmt_writer_opts *wo);
 
 struct rpt_meta_copy {
+	bool no_kallsyms;	/* leave them out (the caller writes them later) */
 	const char *kallsyms;	/* NULL: the file's */
 	size_t kallsyms_len;
 	bool no_cmdlines;	/* leave them out (the caller writes them later) */
