@@ -20,9 +20,13 @@ msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
 # ---- dependencies -----------------------------------------------------------
-# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, sqlite3 (flytrap sql).
+# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, libdw (symbols), libiberty
+# (demangling, no pkg-config file), libdebuginfod (not in the static build), sqlite3 (flytrap sql).
 # Recording adds libtracefs and libbpf, plus clang and bpftool at build time.
-PKGS_BASE = libtraceevent libzstd zlib libelf sqlite3
+PKGS_BASE = libtraceevent libzstd zlib libelf libdw sqlite3
+ifneq ($(STATIC),1)
+PKGS_BASE += libdebuginfod
+endif
 PKGS_RECORD = libtracefs libbpf
 ifeq ($(NO_RECORD),1)
 PKGS = $(PKGS_BASE)
@@ -35,6 +39,8 @@ deb_libtraceevent = libtraceevent-dev
 deb_libzstd = libzstd-dev
 deb_zlib = zlib1g-dev
 deb_libelf = libelf-dev
+deb_libdw = libdw-dev
+deb_libdebuginfod = libdebuginfod-dev
 deb_sqlite3 = libsqlite3-dev
 deb_libtracefs = libtracefs-dev
 deb_libbpf = libbpf-dev
@@ -93,7 +99,7 @@ ifeq ($(HAVE_LIBEDIT),1)
 ALL_CFLAGS += -DHAVE_LIBEDIT $(shell $(PKG_CONFIG) --cflags libedit)
 PKG_LIBS += $(shell $(PKG_CONFIG) --libs libedit)
 endif
-LIBS = $(PKG_LIBS) -lm -lpthread
+LIBS = $(PKG_LIBS) -liberty -lm -lpthread
 
 # ---- sources -----------------------------------------------------------------
 FORMAT_SRC := $(filter-out format/fuzz_%.c,$(wildcard format/*.c))
@@ -216,9 +222,9 @@ check-offline: all
 # libtraceevent1-plugin: report prints sched_switch, kmem, ... as trace-cmd
 # does only with the plugins, and libtraceevent-dev does not pull them in.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin libtracefs-dev \
-	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev libedit-dev \
+	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev libiberty-dev libsqlite3-dev libedit-dev \
 	    clang llvm bpftool
-DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
+DEB_TEST = trace-cmd python3 time debuginfod g++ qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which
 # a container or chroot cannot run), so it is left out and the browser checks
 # SKIP saying so; bpftool is linux-tools-common's wrapper plus the real binary
