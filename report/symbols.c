@@ -6,6 +6,7 @@
  * and its addresses print as "dso+0xoffset".
  */
 #include <elfutils/libdwfl.h>
+#include <event-parse.h>
 #ifndef FT_STATIC
 #include <elfutils/debuginfod.h>
 #endif
@@ -32,6 +33,7 @@ struct sym {
 	const char *name;
 	size_t noff;		/* user symbols: offset of name in ubin.names while loading */
 	uint32_t rank;		/* order in its table: among aliases, the first one names */
+	uint8_t alias;		/* user symbols: 0 global, 1 local, 2 weak (see cmp_sym) */
 };
 
 /* where a binary's names came from (rpt_syms_binary) */
@@ -86,7 +88,8 @@ struct uproc {
 };
 
 struct rpt_syms {
-	/* kernel */
+	/* kernel: the reader's libtraceevent table, else (no reader) rpt_syms_add_kallsyms's */
+	struct tep_handle *tep;
 	struct sym *ksyms;
 	int nksyms, kcap;
 	char *kstr;		/* copy of the kallsyms text, names point into it */
@@ -119,18 +122,26 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* prefer a sized symbol, then the first name: stable output */
+	/*
+	 * Aliases: the name perf would pick (a sized symbol, not weak, global,
+	 * fewer leading underscores, the longer name: __getdents64 over
+	 * __GI___getdents64 and the weak getdents64), then the first in its
+	 * table (clock_nanosleep@GLIBC_2.2.5 before @@GLIBC_2.17), then by name.
+	 */
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? -1 : 1;
+	if (x->alias != y->alias)
+		return x->alias < y->alias ? -1 : 1;
 	{
-		/* versions of one name (clock_nanosleep@GLIBC_2.2.5, @@GLIBC_2.17): table order */
+		size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
 		size_t lx = strcspn(x->name, "@"), ly = strcspn(y->name, "@");
-		int c = strncmp(x->name, y->name, lx < ly ? lx : ly);
 
-		if (c)
-			return c;
+		if (ux != uy)
+			return ux < uy ? -1 : 1;
 		if (lx != ly)
-			return lx < ly ? -1 : 1;
+			return lx > ly ? -1 : 1;
+		if (strncmp(x->name, y->name, lx))
+			return strncmp(x->name, y->name, lx);
 	}
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
@@ -231,10 +242,27 @@ int rpt_syms_add_kallsyms(struct rpt_syms *s, const char *text, size_t len)
 	return 0;
 }
 
+/* the function libtraceevent's table (the reader's kallsyms) puts addr in */
+static const char *tep_kernel(struct tep_handle *tep, uint64_t addr, uint64_t *off)
+{
+	const char *name = NULL;
+	unsigned long long start = 0;
+	unsigned long size = 0;
+
+	/* zeroed kallsyms (no permission when recorded) give every symbol address 0 */
+	if (!tep_find_function_info(tep, addr, &name, &start, &size) || !name || !start || start > addr)
+		return NULL;
+	if (off)
+		*off = addr - start;
+	return name;
+}
+
 const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off)
 {
 	const struct sym *k;
 
+	if (s && s->tep)
+		return tep_kernel(s->tep, addr, off);
 	if (!s || !s->nksyms)
 		return NULL;
 	if (!s->ksorted) {
@@ -458,7 +486,7 @@ static int cmp_map(const void *a, const void *b)
  * Names go into one block; the pointers are set once loading ends.
  */
 static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *raw, const char *suffix,
-		    uint32_t rank)
+		    uint32_t rank, int bind)
 {
 	char *dm = NULL;
 	const char *nm = raw;
@@ -494,7 +522,8 @@ static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *ra
 	if (ls)
 		memcpy(b->names + b->nused + l, suffix, ls);
 	b->names[b->nused + l + ls] = 0;
-	b->syms[b->nsyms++] = (struct sym){ .addr = addr, .size = size, .noff = b->nused, .rank = rank };
+	b->syms[b->nsyms++] = (struct sym){ .addr = addr, .size = size, .noff = b->nused, .rank = rank,
+					    .alias = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1 };
 	b->nused += l + ls + 1;
 	free(dm);
 	return 0;
@@ -650,7 +679,7 @@ static int read_dynsym(struct ubin *b, Elf *e)
 		if (!nm || !*nm)
 			continue;
 		sfx = version_suffix(&v, k, buf, sizeof(buf));
-		err = add_name(b, sy.st_value, sy.st_size, nm, sfx, (uint32_t)k);
+		err = add_name(b, sy.st_value, sy.st_size, nm, sfx, (uint32_t)k, GELF_ST_BIND(sy.st_info));
 	}
 	free(v.name);
 	return err;
@@ -712,7 +741,7 @@ static int read_plt(struct ubin *b, Elf *e, const GElf_Ehdr *eh)
 			continue;
 		nm = elf_strptr(e, dsh.sh_link, sy.st_name);
 		if (nm && *nm)
-			err = add_name(b, base + k * ent, ent, nm, "@plt", UINT32_MAX);
+			err = add_name(b, base + k * ent, ent, nm, "@plt", UINT32_MAX, STB_GLOBAL);
 	}
 	return err;
 }
@@ -788,7 +817,7 @@ static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, El
 			from_other++;
 		}
 		/* st_value, not a: the binary's own addresses, like the loads */
-		err = add_name(b, sy.st_value, sy.st_size, nm, NULL, (uint32_t)k);
+		err = add_name(b, sy.st_value, sy.st_size, nm, NULL, (uint32_t)k, GELF_ST_BIND(sy.st_info));
 	}
 	b->timed_out = s->timed_out;
 	if (!err && !symtab && from_main)
@@ -961,7 +990,7 @@ static void load_symtab_section(struct rpt_syms *s)
 			/* names must be NUL-terminated inside the string table */
 			if (no >= strsz || !memchr(d + str_off + no, 0, strsz - no))
 				continue;
-			if (add_name(b, a, sz, (const char *)d + str_off + no, NULL, j))
+			if (add_name(b, a, sz, (const char *)d + str_off + no, NULL, j, STB_GLOBAL))
 				return;
 		}
 		bin_seal(b);
@@ -1318,7 +1347,10 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const cha
 	{
 		const struct fmt_info *info = fmt_reader_info(r);
 
-		if (info->kallsyms.len && rpt_syms_add_kallsyms(s, info->kallsyms.data, info->kallsyms.len) == -ENOMEM)
+		/* the reader gave them to libtraceevent: one table */
+		s->tep = info->kallsyms.len ? fmt_reader_tep(r) : NULL;
+		if (info->kallsyms.len && !s->tep &&
+		    rpt_syms_add_kallsyms(s, info->kallsyms.data, info->kallsyms.len) == -ENOMEM)
 			goto fail;
 	}
 	/* flytrap's maps first: they carry file offsets */

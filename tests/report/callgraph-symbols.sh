@@ -78,13 +78,13 @@ mkdir -p "$TMP/lib"
 # no build-id, no debug link: nothing can lead to libc6-dbg or a server, only its own tables
 objcopy --remove-section .note.gnu.build-id --remove-section .gnu_debuglink "$LIBC" "$TMP/lib/libc.so.6" \
 	2> /dev/null || fail "objcopy libc"
-if readelf -SW "$TMP/lib/libc.so.6" | grep -q '\.symtab'; then
+if readelf -SW "$TMP/lib/libc.so.6" 2> /dev/null | grep -q '\.symtab'; then
 	echo "note: this libc.so.6 has a .symtab; the .dynsym check does not apply"
 else
-	CN=$(readelf --dyn-syms -W "$TMP/lib/libc.so.6" | awk '$8 ~ /^clock_nanosleep@/ && $8 !~ /@@/ { print $8; exit }')
-	[ -n "$CN" ] || CN=$(readelf --dyn-syms -W "$TMP/lib/libc.so.6" | awk '$8 ~ /^clock_nanosleep@/ { print $8; exit }')
+	CN=$(readelf --dyn-syms -W "$TMP/lib/libc.so.6" 2> /dev/null | awk '$8 ~ /^clock_nanosleep@/ && $8 !~ /@@/ { print $8; exit }')
+	[ -n "$CN" ] || CN=$(readelf --dyn-syms -W "$TMP/lib/libc.so.6" 2> /dev/null | awk '$8 ~ /^clock_nanosleep@/ { print $8; exit }')
 	[ -n "$CN" ] || skip "libc.so.6 has no versioned clock_nanosleep"
-	v=$(readelf --dyn-syms -W "$TMP/lib/libc.so.6" | awk -v s="$CN" '$8 == s { print $2; exit }')
+	v=$(readelf --dyn-syms -W "$TMP/lib/libc.so.6" 2> /dev/null | awk -v s="$CN" '$8 == s { print $2; exit }')
 	echo "900 $(printf '%x' $((B2 + 0x$v + 0x10))) $(addr_of "$P" main $B1 8)" > "$TMP/libc.st"
 	profile "$TMP/libc" "$TMP/libc.st" "$P" "$TMP/lib/libc.so.6"
 	"$FLYTRAP" callgraph --folded "$TMP/libc.dat" > "$TMP/libc.fold" 2> "$TMP/e" || fail "callgraph libc"
@@ -137,7 +137,7 @@ objcopy --only-keep-debug "$TMP/srv/wd.full" "$TMP/srv/wd.debug" && rm "$TMP/srv
 gcc -O0 -g -fno-omit-frame-pointer -Wl,--build-id -o "$TMP/bin2/wd" "$TMP/w.c" && strip -s "$TMP/bin2/wd" \
 	|| fail "stripped binary"
 BID=$(readelf -n "$TMP/bin2/wd" | awk '/Build ID/ { print $3 }')
-[ "$BID" = "$(readelf -n "$TMP/srv/wd.debug" | awk '/Build ID/ { print $3 }')" ] || fail "the two builds differ"
+[ "$BID" = "$( readelf -n "$TMP/srv/wd.debug" 2> /dev/null | awk '/Build ID/ { print $3 }')" ] || fail "the two builds differ"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 debuginfod -F -p "$PORT" -d "$TMP/dinfo.sqlite" -t 0 -g 0 "$TMP/srv" > "$TMP/dinfo.log" 2>&1 &
