@@ -310,6 +310,8 @@ help:
 	@echo '  SAN=1       AddressSanitizer + UndefinedBehaviorSanitizer'
 	@echo '  WERROR=1    warnings are errors (CI)'
 	@echo '  NO_RECORD=1 analysis-only build: no libtracefs, libbpf, clang or root needed'
+	@echo '              (it needs libtraceevent, zstd, zlib, libelf, libdw, libdebuginfod,'
+	@echo '              libiberty and sqlite3)'
 	@echo '  VMLINUX_H=btf  compile BPF against this machine'"'"'s BTF, not bpf/vmlinux/ARCH'
 
 .PHONY: all check check-offline fuzz install clean help deps deps-build demo test static deb vmlinux-h FORCE
