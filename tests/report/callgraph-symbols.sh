@@ -131,6 +131,8 @@ if ! command -v debuginfod > /dev/null; then
 	echo "SKIP: debuginfod checks: 'debuginfod' is not installed"
 	finish
 fi
+NODI=
+"$FLYTRAP" --version | grep -q "debuginfod (libcurl)" && NODI=1	# the static build
 mkdir -p "$TMP/srv" "$TMP/bin2"
 gcc -O0 -g -fno-omit-frame-pointer -Wl,--build-id -o "$TMP/srv/wd.full" "$TMP/w.c" || fail "gcc"
 objcopy --only-keep-debug "$TMP/srv/wd.full" "$TMP/srv/wd.debug" && rm "$TMP/srv/wd.full"
@@ -160,6 +162,13 @@ DEBUGINFOD_URLS=$URL "$FLYTRAP" callgraph --no-debuginfod "$TMP/wd.dat" > "$TMP/
 grep -q "no symbols for 1 binary ($F)" "$TMP/wd.txt" && ok "--no-debuginfod: not asked" \
 	|| fail "--no-debuginfod resolved: $(cat "$TMP/wd.txt")"
 [ -d "$DEBUGINFOD_CACHE_PATH/$BID" ] && fail "--no-debuginfod still fetched into the cache"
+if [ -n "$NODI" ]; then
+	DEBUGINFOD_URLS=$URL "$FLYTRAP" callgraph "$TMP/wd.dat" > "$TMP/wd.txt" 2>&1 || fail "static callgraph"
+	grep -q "no symbols for 1 binary ($F)" "$TMP/wd.txt" && ok "static build: no debuginfod, as --version says" \
+		|| fail "static build resolved through debuginfod: $(cat "$TMP/wd.txt")"
+	echo "SKIP: the debuginfod lookups: this build has no debuginfod client"
+	finish
+fi
 DEBUGINFOD_URLS=$URL "$FLYTRAP" callgraph --folded "$TMP/wd.dat" > "$TMP/wd.fold" 2> "$TMP/e" \
 	|| fail "callgraph with DEBUGINFOD_URLS: $(cat "$TMP/e")"
 grep -qxF "main;work_outer;work_inner 1" "$TMP/wd.fold" && ok "debuginfod's debug file names the stripped binary" \
