@@ -71,6 +71,23 @@ grep -qxF "main;ns::Klass::method(int);puts@plt 1" "$TMP/cxx.fold" \
 	&& ok "C++ method demangled, PLT stub named puts@plt" || fail "C++ stack: $(cat "$TMP/cxx.fold")"
 grep -q "_ZN2ns" "$TMP/cxx.fold" && fail "a mangled name is left"
 
+# Rust names, both manglings (legacy _ZN...17h<hash>E and v0 _R...), from a C file naming them
+cat > "$TMP/cxx/r.c" <<'C'
+__attribute__((noinline)) int legacy(int x) __asm__("_ZN4core3fmt5write17h0123456789abcdefE");
+__attribute__((noinline)) int v0(int x) __asm__("_RNvCskwGfYPst2Cb_3foo16example_function");
+int legacy(int x) { return x + 1; }
+int v0(int x) { return legacy(x) + 1; }
+int main(void) { return v0(1) == 3 ? 0 : 1; }
+C
+gcc -O0 -fno-omit-frame-pointer -o "$TMP/cxx/r" "$TMP/cxx/r.c" || fail "gcc rust names"
+R=$TMP/cxx/r
+echo "900 $(addr_of "$R" _ZN4core3fmt5write17h0123456789abcdefE $B1 4) \
+$(addr_of "$R" _RNvCskwGfYPst2Cb_3foo16example_function $B1 4) $(addr_of "$R" main $B1 4)" > "$TMP/r.st"
+profile "$TMP/r" "$TMP/r.st" "$R"
+"$FLYTRAP" callgraph --folded "$TMP/r.dat" > "$TMP/r.fold" 2> "$TMP/e" || fail "callgraph: $(cat "$TMP/e")"
+grep -qxF "main;foo::example_function;core::fmt::write 1" "$TMP/r.fold" \
+	&& ok "Rust names demangled (legacy and v0)" || fail "Rust stack: $(cat "$TMP/r.fold")"
+
 # ---- libc: .dynsym names with versions ------------------------------------------
 LIBC=$(ldd "$P" | awk '$1 ~ /^libc\.so/ { print $3 }')
 [ -n "$LIBC" ] && [ -r "$LIBC" ] || skip "no libc.so.6 found by ldd"
@@ -95,6 +112,38 @@ else
 		&& ok "JSON: the program from its symtab, libc from .dynsym" \
 		|| fail "JSON sources: $(jget "$TMP/libc.json" 'j.get("binaries")')"
 fi
+
+# ---- damaged binaries: no crash, listed as unresolved --------------------------------
+python3 - "$P" "$TMP/bad" <<'PY' || fail "making damaged binaries"
+import random, struct, sys
+src, out = sys.argv[1], sys.argv[2]
+d = bytearray(open(src, "rb").read())
+open(out + "1", "wb").write(d[:300])                        # cut inside the headers
+shoff, = struct.unpack_from("<Q", d, 0x28); shnum, = struct.unpack_from("<H", d, 0x3c)
+e = bytearray(d)
+for k in range(shnum):                                      # every section huge, far away
+    struct.pack_into("<QQ", e, shoff + k * 64 + 0x18, 1 << 60, 1 << 62)
+open(out + "2", "wb").write(e)
+r = random.Random(7); f = bytearray(d)
+for k in range(shnum):                                      # section contents scrambled
+    off, size = struct.unpack_from("<QQ", f, shoff + k * 64 + 0x18)
+    t, = struct.unpack_from("<I", f, shoff + k * 64 + 4)
+    if t in (2, 3, 4, 11, 0x6ffffffd, 0x6fffffff, 0x6ffffff0) and off + size <= len(f):
+        f[off:off + size] = bytes(r.getrandbits(8) for _ in range(size))
+open(out + "3", "wb").write(f)
+PY
+for k in 1 2 3; do
+	chmod +x "$TMP/bad$k"
+	echo "900 $(addr_of "$P" main $B1 8)" > "$TMP/bad.st"
+	# the maps of the intact program, naming the damaged file
+	{ echo "== 900 app"; maps_line "$P" $B1 | sed "s|$P\$|$TMP/bad$k|"; } > "$TMP/bad.maps"
+	"$MK" "$TMP/bad$k.dat" stacks "$TMP/bad.maps" "$TMP/bad.st" > /dev/null || fail "mksynth bad$k"
+	"$FLYTRAP" callgraph --json "$TMP/bad$k.dat" > "$TMP/bad.json" 2> "$TMP/e"
+	rc=$?
+	[ $rc = 0 ] && [ "$(jget "$TMP/bad.json" '[b["symbols"] for b in j["binaries"]]')" = "['none']" ] \
+		&& ok "damaged binary $k: no crash, listed with no symbols" \
+		|| fail "damaged binary $k: exit $rc: $(head -c 300 "$TMP/e") $(head -c 300 "$TMP/bad.json")"
+done
 
 # ---- a .gnu_debuglink file in a --debug-dir ---------------------------------------
 cat > "$TMP/w.c" <<'C'
