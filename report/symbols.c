@@ -820,6 +820,9 @@ static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, El
 		err = add_name(b, sy.st_value, sy.st_size, nm, NULL, (uint32_t)k, GELF_ST_BIND(sy.st_info));
 	}
 	b->timed_out = s->timed_out;
+	if (b->timed_out)
+		ft_warn("debuginfod: no debug file for '%s' within %d s (DEBUGINFOD_TIMEOUT)", b->path,
+			s->dbg_timeout);
 	if (!err && !symtab && from_main)
 		err = read_dynsym(b, e);
 	b->nfuncs = b->nsyms;

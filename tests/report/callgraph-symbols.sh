@@ -245,4 +245,12 @@ t=$(python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))")
 python3 -c "import sys; sys.exit(0 if 4 <= $t <= 20 else 1)" && ok "a silent server costs ${t}s (default 5 s per binary)" \
 	|| fail "a silent server took ${t}s"
 grep -q "no symbols for 1 binary ($F)" "$TMP/sil.txt" || fail "silent server: $(cat "$TMP/sil.txt")"
+grep -q "warning: debuginfod: no debug file for '$F' within 5 s" "$TMP/sil.txt" \
+	&& ok "a warning names the binary the server did not answer for" || fail "no timeout warning: $(cat "$TMP/sil.txt")"
+rm -rf "$DEBUGINFOD_CACHE_PATH"	# libdebuginfod remembers a failed query
+t0=$(date +%s.%N)
+DEBUGINFOD_TIMEOUT=1 DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$TMP/silent.port") "$FLYTRAP" callgraph "$TMP/wd.dat" \
+	> "$TMP/sil.txt" 2>&1 || fail "callgraph with DEBUGINFOD_TIMEOUT=1"
+t=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
+python3 -c "import sys; sys.exit(0 if 0.8 <= $t < 4 else 1)" && ok "DEBUGINFOD_TIMEOUT=1: ${t}s" || fail "DEBUGINFOD_TIMEOUT=1 took ${t}s"
 finish
