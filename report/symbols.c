@@ -38,7 +38,8 @@ struct sym {
 
 /* where a binary's names came from (rpt_syms_binary) */
 enum bin_source {
-	SRC_NONE, SRC_RECORDED, SRC_SYMTAB, SRC_DYNSYM, SRC_MINIDEBUG, SRC_DEBUGFILE, SRC_DEBUGINFOD,
+	SRC_NONE, SRC_RECORDED, SRC_SYMTAB, SRC_DYNSYM, SRC_MINIDEBUG, SRC_DEBUGFILE,
+	SRC_DEBUGINFOD,
 };
 static const char *const src_names[] = {
 	[SRC_NONE] = "none", [SRC_RECORDED] = "recorded", [SRC_SYMTAB] = "symtab",
@@ -109,7 +110,7 @@ struct rpt_syms {
 	/* elfutils: where debug files are looked for, debuginfod */
 	Dwfl_Callbacks cb;
 	char *dbgpath;		/* ":.debug:DIR...:/usr/lib/debug" (libdwfl's debuginfo_path) */
-	char *dbg_cache;	/* libdebuginfod's cache directory: files there came from a server */
+	char *dbg_cache;	/* libdebuginfod's cache: files there came from a server */
 	bool debuginfod;
 	int dbg_timeout;	/* seconds per binary */
 	struct timespec deadline;
@@ -250,7 +251,9 @@ static const char *tep_kernel(struct tep_handle *tep, uint64_t addr, uint64_t *o
 	unsigned long size = 0;
 
 	/* zeroed kallsyms (no permission when recorded) give every symbol address 0 */
-	if (!tep_find_function_info(tep, addr, &name, &start, &size) || !name || !start || start > addr)
+	if (!tep_find_function_info(tep, addr, &name, &start, &size))
+		return NULL;
+	if (!name || !start || start > addr)
 		return NULL;
 	if (off)
 		*off = addr - start;
@@ -485,8 +488,8 @@ static int cmp_map(const void *a, const void *b)
  * (libiberty knows both manglings), then suffix ("@@GLIBC_2.2.5", "@plt").
  * Names go into one block; the pointers are set once loading ends.
  */
-static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *raw, const char *suffix,
-		    uint32_t rank, int bind)
+static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *raw,
+		    const char *suffix, uint32_t rank, int bind)
 {
 	char *dm = NULL;
 	const char *nm = raw;
@@ -522,8 +525,10 @@ static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *ra
 	if (ls)
 		memcpy(b->names + b->nused + l, suffix, ls);
 	b->names[b->nused + l + ls] = 0;
-	b->syms[b->nsyms++] = (struct sym){ .addr = addr, .size = size, .noff = b->nused, .rank = rank,
-					    .alias = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1 };
+	b->syms[b->nsyms++] = (struct sym){
+		.addr = addr, .size = size, .noff = b->nused, .rank = rank,
+		.alias = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1,
+	};
 	b->nused += l + ls + 1;
 	free(dm);
 	return 0;
@@ -679,7 +684,8 @@ static int read_dynsym(struct ubin *b, Elf *e)
 		if (!nm || !*nm)
 			continue;
 		sfx = version_suffix(&v, k, buf, sizeof(buf));
-		err = add_name(b, sy.st_value, sy.st_size, nm, sfx, (uint32_t)k, GELF_ST_BIND(sy.st_info));
+		err = add_name(b, sy.st_value, sy.st_size, nm, sfx, (uint32_t)k,
+			       GELF_ST_BIND(sy.st_info));
 	}
 	free(v.name);
 	return err;
@@ -709,7 +715,8 @@ static int read_plt(struct ubin *b, Elf *e, const GElf_Ehdr *eh)
 	}
 	if (!rel || !rsh.sh_entsize)
 		return 0;
-	hdr = eh->e_machine == EM_X86_64 || eh->e_machine == EM_386 ? 16 : eh->e_machine == EM_AARCH64 ? 32 : 0;
+	hdr = eh->e_machine == EM_X86_64 || eh->e_machine == EM_386 ? 16 :
+	      eh->e_machine == EM_AARCH64 ? 32 : 0;
 	if ((plt = section_named(e, shstrndx, ".plt.sec", &psh))) {
 		hdr = 0;
 		if (psh.sh_entsize)
@@ -737,7 +744,9 @@ static int read_plt(struct ubin *b, Elf *e, const GElf_Ehdr *eh)
 		if (rela ? !gelf_getrela(rd, (int)k, &ra) : !gelf_getrel(rd, (int)k, &r))
 			continue;
 		info = rela ? ra.r_info : r.r_info;
-		if (!GELF_R_SYM(info) || GELF_R_SYM(info) > INT_MAX || !gelf_getsym(dd, (int)GELF_R_SYM(info), &sy))
+		if (!GELF_R_SYM(info) || GELF_R_SYM(info) > INT_MAX)
+			continue;
+		if (!gelf_getsym(dd, (int)GELF_R_SYM(info), &sy))
 			continue;
 		nm = elf_strptr(e, dsh.sh_link, sy.st_name);
 		if (nm && *nm)
@@ -787,7 +796,8 @@ static Dwfl *dwfl_open(struct rpt_syms *s)
 }
 
 /* Function symbols of mod: the best table elfutils finds, .dynsym with versions, PLT stubs. */
-static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, Elf *e, const GElf_Ehdr *eh)
+static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, Elf *e,
+			const GElf_Ehdr *eh)
 {
 	GElf_Shdr sh;
 	bool symtab = section_of_type(e, SHT_SYMTAB, &sh) != NULL;
@@ -817,12 +827,13 @@ static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, El
 			from_other++;
 		}
 		/* st_value, not a: the binary's own addresses, like the loads */
-		err = add_name(b, sy.st_value, sy.st_size, nm, NULL, (uint32_t)k, GELF_ST_BIND(sy.st_info));
+		err = add_name(b, sy.st_value, sy.st_size, nm, NULL, (uint32_t)k,
+			       GELF_ST_BIND(sy.st_info));
 	}
 	b->timed_out = s->timed_out;
 	if (b->timed_out)
-		ft_warn("debuginfod: no debug file for '%s' within %d s (DEBUGINFOD_TIMEOUT)", b->path,
-			s->dbg_timeout);
+		ft_warn("debuginfod: no debug file for '%s' within %d s (DEBUGINFOD_TIMEOUT)",
+			b->path, s->dbg_timeout);
 	if (!err && !symtab && from_main)
 		err = read_dynsym(b, e);
 	b->nfuncs = b->nsyms;
@@ -879,7 +890,8 @@ static int check_buildid(struct ubin *b, Dwfl_Module *mod, bool fill)
 	hex[n > 0 ? 2 * n : 0] = 0;
 	if (fill)
 		return !b->buildid && n > 0 && !(b->buildid = strdup(hex)) ? -ENOMEM : 0;
-	return n <= 0 || strcasecmp(hex, b->buildid) ? -ESTALE : 0;	/* another build of that path */
+	/* else another build of that path */
+	return n <= 0 || strcasecmp(hex, b->buildid) ? -ESTALE : 0;
 }
 
 /* Read loads and function symbols of the ELF file into b.  0, or -errno. */
@@ -1004,7 +1016,8 @@ static void load_symtab_section(struct rpt_syms *s)
 	}
 }
 
-static bool try_file(struct rpt_syms *s, struct ubin *b, const char *file, const char *bid, bool debug)
+static bool try_file(struct rpt_syms *s, struct ubin *b, const char *file, const char *bid,
+		     bool debug)
 {
 	if (access(file, R_OK))
 		return false;
@@ -1047,9 +1060,11 @@ static void bin_load(struct rpt_syms *s, struct ubin *b)
 		goto ok;
 	if (b->buildid && strlen(b->buildid) > 2) {
 		for (k = 0; k <= s->ndebug + (s->symfs != NULL); k++) {
-			const char *dir = k < s->ndebug ? s->debug_dirs[k] : k == s->ndebug ? "/usr/lib/debug" : s->symfs;
+			const char *dir = k < s->ndebug ? s->debug_dirs[k] :
+					  k == s->ndebug ? "/usr/lib/debug" : s->symfs;
 
-			snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s.debug", dir, b->buildid, b->buildid + 2);
+			snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s.debug", dir, b->buildid,
+				 b->buildid + 2);
 			if (try_file(s, b, file, NULL, true))
 				goto ok;
 		}
@@ -1270,9 +1285,12 @@ static int debug_path(struct rpt_syms *s)
 	if (!s->dbgpath)
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {
-		used += (size_t)snprintf(s->dbgpath + used, len - used, ":%s", dirs[k]);
+		char *at = s->dbgpath + used;
+
+		used += (size_t)snprintf(at, len - used, ":%s", dirs[k]);
 		if (dirs[k] == s->symfs)
-			used += (size_t)snprintf(s->dbgpath + used, len - used, ":%s/usr/lib/debug", s->symfs);
+			used += (size_t)snprintf(s->dbgpath + used, len - used, ":%s/usr/lib/debug",
+						 s->symfs);
 	}
 	s->cb.find_elf = dwfl_build_id_find_elf;
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -1322,8 +1340,8 @@ static int debuginfod_setup(struct rpt_syms *s, unsigned flags)
 	return n < 0 ? -ENOMEM : 0;
 }
 
-struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const char *const *debug_dirs,
-			      unsigned flags)
+struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
+			      const char *const *debug_dirs, unsigned flags)
 {
 	struct rpt_syms *s = calloc(1, sizeof(*s));
 	const struct fmt_option *o;

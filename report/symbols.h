@@ -44,8 +44,8 @@ struct rpt_syms;
  * unsets DEBUGINFOD_URLS in the process (libdwfl reads it there).
  * Returns NULL with errno = ENOMEM.
  */
-struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const char *const *debug_dirs,
-			      unsigned flags);
+struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
+			      const char *const *debug_dirs, unsigned flags);
 void rpt_syms_free(struct rpt_syms *s);
 
 /* Add /proc/kallsyms-style text ("ADDR TYPE NAME [MODULE]" lines). Returns 0 or -ENOMEM. */
