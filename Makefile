@@ -20,10 +20,14 @@ msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
 # ---- dependencies -----------------------------------------------------------
-# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, sqlite3 (flytrap sql),
+# Analysis-only build (a laptop): libtraceevent, zstd, zlib, libelf, libdw (symbols), libiberty
+# (demangling, no pkg-config file), libdebuginfod (not in the static build), sqlite3 (flytrap sql),
 # libcrypto (OpenSSL: redact's keyed hashing).
 # Recording adds libtracefs and libbpf, plus clang and bpftool at build time.
-PKGS_BASE = libtraceevent libzstd zlib libelf sqlite3 libcrypto
+PKGS_BASE = libtraceevent libzstd zlib libelf libdw sqlite3 libcrypto
+ifneq ($(STATIC),1)
+PKGS_BASE += libdebuginfod
+endif
 PKGS_RECORD = libtracefs libbpf
 ifeq ($(NO_RECORD),1)
 PKGS = $(PKGS_BASE)
@@ -36,6 +40,8 @@ deb_libtraceevent = libtraceevent-dev
 deb_libzstd = libzstd-dev
 deb_zlib = zlib1g-dev
 deb_libelf = libelf-dev
+deb_libdw = libdw-dev
+deb_libdebuginfod = libdebuginfod-dev
 deb_sqlite3 = libsqlite3-dev
 deb_libcrypto = libssl-dev
 deb_libtracefs = libtracefs-dev
@@ -95,7 +101,7 @@ ifeq ($(HAVE_LIBEDIT),1)
 ALL_CFLAGS += -DHAVE_LIBEDIT $(shell $(PKG_CONFIG) --cflags libedit)
 PKG_LIBS += $(shell $(PKG_CONFIG) --libs libedit)
 endif
-LIBS = $(PKG_LIBS) -lm -lpthread
+LIBS = $(PKG_LIBS) -liberty -lm -lpthread
 
 # ---- sources -----------------------------------------------------------------
 FORMAT_SRC := $(filter-out format/fuzz_%.c,$(wildcard format/*.c))
@@ -226,13 +232,13 @@ check-offline: all
 # libtraceevent1-plugin: report prints sched_switch, kmem, ... as trace-cmd
 # does only with the plugins, and libtraceevent-dev does not pull them in.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin libtracefs-dev \
-	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev libedit-dev libssl-dev \
-	    clang llvm bpftool $(DEB_SYSCALL_HEADERS)
+	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev libiberty-dev libsqlite3-dev \
+	    libedit-dev libssl-dev clang llvm bpftool $(DEB_SYSCALL_HEADERS)
 # the other architectures' kernel headers, for the syscall name tables
 # (report/gen-syscalls.sh); this machine's come with libc6-dev
 DEB_SYSCALL_HEADERS = linux-libc-dev linux-libc-dev-arm64-cross linux-libc-dev-armhf-cross \
 	    linux-libc-dev-riscv64-cross linux-libc-dev-ppc64el-cross linux-libc-dev-s390x-cross
-DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
+DEB_TEST = trace-cmd python3 time debuginfod g++ qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which
 # a container or chroot cannot run), so it is left out and the browser checks
 # SKIP saying so; bpftool is linux-tools-common's wrapper plus the real binary
@@ -318,6 +324,8 @@ help:
 	@echo '  SAN=1       AddressSanitizer + UndefinedBehaviorSanitizer'
 	@echo '  WERROR=1    warnings are errors (CI)'
 	@echo '  NO_RECORD=1 analysis-only build: no libtracefs, libbpf, clang or root needed'
+	@echo '              (it needs libtraceevent, zstd, zlib, libelf, libdw, libdebuginfod,'
+	@echo '              libiberty and sqlite3)'
 	@echo '  VMLINUX_H=btf  compile BPF against this machine'"'"'s BTF, not bpf/vmlinux/ARCH'
 
 .PHONY: all check check-offline fuzz install clean help deps deps-build demo test static deb vmlinux-h FORCE

@@ -374,7 +374,8 @@ static void print_build(void)
 	       "left out: libtraceevent plugins (dlopen); flytrap formats sched_switch,\n"
 	       "  sched_wakeup, kmem, hrtimer and futex events as they do; ftrace function and\n"
 	       "  kernel_stack, kvm, kvmmmu, jbd2, mac80211, cfg80211, scsi, tlb and xen events\n"
-	       "  print their kernel print format instead\n");
+	       "  print their kernel print format instead; debuginfod (libcurl): debug files\n"
+	       "  come only from this machine's debug directories\n");
 #elif defined(FT_NO_RECORD)
 	printf("build: dynamic, analysis only (no record, reset, recover)\n");
 #else

@@ -8,6 +8,7 @@
  * replaced on disk is still the one that ran.  Layouts: docs/bpf.md.
  */
 #include <ctype.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -218,30 +219,15 @@ static int fsym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* the GNU build-id note, from the sections or, without them, the program headers (libdwelf) */
 static void read_build_id(Elf *e, struct bin *b)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	const void *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(e, &id);
 
-	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) &&
-			    nh.n_descsz > 0 && nh.n_descsz <= sizeof(b->bid)) {
-				memcpy(b->bid, (char *)d->d_buf + doff, nh.n_descsz);
-				b->bid_len = nh.n_descsz;
-				return;
-			}
-		}
+	if (n > 0 && (size_t)n <= sizeof(b->bid) && id) {
+		memcpy(b->bid, id, (size_t)n);
+		b->bid_len = (int)n;
 	}
 }
 

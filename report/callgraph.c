@@ -973,7 +973,8 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	for (k = 0; k < S_NR; k++)
 		if (tree_init(&g->trees[k]))
 			return -ENOMEM;
-	g->syms = rpt_syms_new(ctx->r, g->conf->symfs, g->conf->debug_dirs);
+	g->syms = rpt_syms_new(ctx->r, g->conf->symfs, g->conf->debug_dirs,
+			       g->conf->no_debuginfod ? RPT_SYMS_NO_DEBUGINFOD : 0);
 	if (!g->syms)
 		return -ENOMEM;
 	intern(g, "all");
@@ -1391,6 +1392,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			g->calls_total, open_calls, g->unmatched, g->lost_frames, c->max_depth, c->min_percent);
 		rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
 		cut_json(g, s, f);
+		rpt_syms_json(g->syms, f);
 		fputs(",\"tree\":", f);
 		json_node(&o, 0, 0, &first);
 		fprintf(f, ",\"hidden\":%" PRIu64 "}\n", o.hidden);
@@ -1534,7 +1536,8 @@ const char rpt_callgraph_options_help[] =
 	"  --svg FILE         also write an SVG flame graph to FILE (not written when\n"
 	"                     no call or stack data matches)\n"
 	"  --symfs DIR        look for user binaries under DIR (by path and build-id)\n"
-	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n";
+	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n"
+	"  --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for debug files\n";
 
 static const char *argval(int argc, char **argv, int *i, const char *name)
 {
@@ -1562,6 +1565,10 @@ int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
 	}
 	if (!strcmp(a, "--folded")) {
 		A->conf.output = RPT_CG_FOLDED;
+		return 1;
+	}
+	if (!strcmp(a, "--no-debuginfod")) {
+		A->conf.no_debuginfod = true;
 		return 1;
 	}
 	if ((v = argval(argc, argv, i, "--source"))) {

@@ -155,6 +155,7 @@ struct rpt_callgraph_conf {
 	double min_percent;	/* tree text: hide nodes below this share of the total */
 	const char *symfs;	/* extra root for user binaries / debug files, may be NULL */
 	const char *const *debug_dirs;	/* NULL-terminated, may be NULL */
+	bool no_debuginfod;	/* --no-debuginfod: never ask a server, even with DEBUGINFOD_URLS */
 	/* When set, the finished stacks are also added to this flame graph. */
 	struct rpt_flame *flame;
 	const char **flame_unit;	/* receives the unit of the weights ("ns", "samples") */

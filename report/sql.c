@@ -2690,7 +2690,7 @@ static int open_file(struct sfile *f, const char *path, int idx, char **err)
 	f->info = fmt_reader_info(f->r);
 	f->tep = fmt_reader_tep(f->r);
 	f->abi = rpt_sys_abi(f->info->uname, f->info->kernel_long);
-	f->syms = rpt_syms_new(f->r, NULL, NULL);
+	f->syms = rpt_syms_new(f->r, NULL, NULL, 0);
 	f->first_ts = UINT64_MAX;
 	if (fmt_iter_new(f->r, NULL, &it) == 0) {
 		if (fmt_iter_next(it, &ev) == 1)

@@ -5,23 +5,46 @@
  * checked before use; a binary that cannot be read is remembered as such
  * and its addresses print as "dso+0xoffset".
  */
+#include <elfutils/libdwfl.h>
+#include <event-parse.h>
+#ifndef FT_STATIC
+#include <elfutils/debuginfod.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "flytrap.h"
 #include "symbols.h"
 
 struct sym {
 	uint64_t addr, size;	/* size 0: up to the next symbol */
 	const char *name;
+	size_t noff;		/* user symbols: offset of name in ubin.names while loading */
+	uint32_t rank;		/* order in its table: among aliases, the first one names */
+	uint8_t alias;		/* user symbols: 0 global, 1 local, 2 weak (see cmp_sym) */
+};
+
+/* where a binary's names came from (rpt_syms_binary) */
+enum bin_source {
+	SRC_NONE, SRC_RECORDED, SRC_SYMTAB, SRC_DYNSYM, SRC_MINIDEBUG, SRC_DEBUGFILE,
+	SRC_DEBUGINFOD,
+};
+static const char *const src_names[] = {
+	[SRC_NONE] = "none", [SRC_RECORDED] = "recorded", [SRC_SYMTAB] = "symtab",
+	[SRC_DYNSYM] = "dynsym", [SRC_MINIDEBUG] = "minidebuginfo", [SRC_DEBUGFILE] = "debug file",
+	[SRC_DEBUGINFOD] = "debuginfod",
 };
 
 struct load {
@@ -32,12 +55,16 @@ struct ubin {
 	char *path;
 	char *buildid;		/* hex, or NULL */
 	bool tried, ok;
+	bool timed_out;		/* debuginfod gave up at the deadline */
+	enum bin_source src;
 	int etype;
 	int nloads;
 	struct load *loads;
-	int nsyms;
+	int nsyms, cap;
+	int nfuncs;		/* of nsyms, those from a symbol table (not PLT stubs) */
 	struct sym *syms;
-	char *strtab;		/* owned names */
+	char *names;		/* owned names, NUL-separated */
+	size_t nused, ncap;
 };
 
 struct umap {
@@ -62,7 +89,8 @@ struct uproc {
 };
 
 struct rpt_syms {
-	/* kernel */
+	/* kernel: the reader's libtraceevent table, else (no reader) rpt_syms_add_kallsyms's */
+	struct tep_handle *tep;
 	struct sym *ksyms;
 	int nksyms, kcap;
 	char *kstr;		/* copy of the kallsyms text, names point into it */
@@ -76,9 +104,17 @@ struct rpt_syms {
 	char *symfs;
 	char **debug_dirs;
 	int ndebug;
-	/* a stored FTSYMS1 section, kept whole: bins point into it */
+	/* a stored FTSYMS1 section */
 	void *symtab;
 	size_t symtab_len;
+	/* elfutils: where debug files are looked for, debuginfod */
+	Dwfl_Callbacks cb;
+	char *dbgpath;		/* ":.debug:DIR...:/usr/lib/debug" (libdwfl's debuginfo_path) */
+	char *dbg_cache;	/* libdebuginfod's cache: files there came from a server */
+	bool debuginfod;
+	int dbg_timeout;	/* seconds per binary */
+	struct timespec deadline;
+	bool timed_out;
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -87,9 +123,29 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* prefer a sized symbol, then the first name: stable output */
+	/*
+	 * Aliases: the name perf would pick (a sized symbol, not weak, global,
+	 * fewer leading underscores, the longer name: __getdents64 over
+	 * __GI___getdents64 and the weak getdents64), then the first in its
+	 * table (clock_nanosleep@GLIBC_2.2.5 before @@GLIBC_2.17), then by name.
+	 */
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? -1 : 1;
+	if (x->alias != y->alias)
+		return x->alias < y->alias ? -1 : 1;
+	{
+		size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+		size_t lx = strcspn(x->name, "@"), ly = strcspn(y->name, "@");
+
+		if (ux != uy)
+			return ux < uy ? -1 : 1;
+		if (lx != ly)
+			return lx > ly ? -1 : 1;
+		if (strncmp(x->name, y->name, lx))
+			return strncmp(x->name, y->name, lx);
+	}
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -187,10 +243,29 @@ int rpt_syms_add_kallsyms(struct rpt_syms *s, const char *text, size_t len)
 	return 0;
 }
 
+/* the function libtraceevent's table (the reader's kallsyms) puts addr in */
+static const char *tep_kernel(struct tep_handle *tep, uint64_t addr, uint64_t *off)
+{
+	const char *name = NULL;
+	unsigned long long start = 0;
+	unsigned long size = 0;
+
+	/* zeroed kallsyms (no permission when recorded) give every symbol address 0 */
+	if (!tep_find_function_info(tep, addr, &name, &start, &size))
+		return NULL;
+	if (!name || !start || start > addr)
+		return NULL;
+	if (off)
+		*off = addr - start;
+	return name;
+}
+
 const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off)
 {
 	const struct sym *k;
 
+	if (s && s->tep)
+		return tep_kernel(s->tep, addr, off);
 	if (!s || !s->nksyms)
 		return NULL;
 	if (!s->ksorted) {
@@ -406,175 +481,448 @@ static int cmp_map(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* ---- user: ELF -------------------------------------------------------------- */
+/* ---- user: names ------------------------------------------------------------ */
 
-static int add_sym(struct ubin *b, int *cap, uint64_t addr, uint64_t size, const char *name)
+/*
+ * Add a function of b: its name demangled when it is a C++ or Rust symbol
+ * (libiberty knows both manglings), then suffix ("@@GLIBC_2.2.5", "@plt").
+ * Names go into one block; the pointers are set once loading ends.
+ */
+static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *raw,
+		    const char *suffix, uint32_t rank, int bind)
 {
-	if (b->nsyms == *cap) {
-		int nc = *cap ? *cap * 2 : 256;
+	char *dm = NULL;
+	const char *nm = raw;
+	size_t l, ls = suffix ? strlen(suffix) : 0;
+
+	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R'))
+		dm = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI);
+	if (dm)
+		nm = dm;
+	l = strlen(nm);
+	if (b->nused + l + ls + 1 > b->ncap) {
+		size_t nc = b->ncap ? b->ncap * 2 : 4096;
+		char *nn;
+
+		while (nc < b->nused + l + ls + 1)
+			nc *= 2;
+		nn = realloc(b->names, nc);
+		if (!nn)
+			goto oom;
+		b->names = nn;
+		b->ncap = nc;
+	}
+	if (b->nsyms == b->cap) {
+		int nc = b->cap ? b->cap * 2 : 256;
 		struct sym *ns = realloc(b->syms, (size_t)nc * sizeof(*ns));
 
 		if (!ns)
-			return -ENOMEM;
+			goto oom;
 		b->syms = ns;
-		*cap = nc;
+		b->cap = nc;
 	}
-	b->syms[b->nsyms++] = (struct sym){ addr, size, name };
+	memcpy(b->names + b->nused, nm, l);
+	if (ls)
+		memcpy(b->names + b->nused + l, suffix, ls);
+	b->names[b->nused + l + ls] = 0;
+	b->syms[b->nsyms++] = (struct sym){
+		.addr = addr, .size = size, .noff = b->nused, .rank = rank,
+		.alias = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1,
+	};
+	b->nused += l + ls + 1;
+	free(dm);
 	return 0;
+oom:
+	free(dm);
+	return -ENOMEM;
 }
 
-static char *elf_buildid(Elf *e)
+/* names point into b->names from here on; sorted for find_sym */
+static void bin_seal(struct ubin *b)
+{
+	int k;
+
+	for (k = 0; k < b->nsyms; k++)
+		b->syms[k].name = b->names + b->syms[k].noff;
+	if (b->nsyms)
+		qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
+}
+
+static void bin_clear(struct ubin *b)
+{
+	free(b->loads);
+	free(b->syms);
+	free(b->names);
+	b->loads = NULL;
+	b->syms = NULL;
+	b->names = NULL;
+	b->nloads = b->nsyms = b->cap = b->nfuncs = 0;
+	b->nused = b->ncap = 0;
+	b->src = SRC_NONE;
+}
+
+/* ---- user: ELF through elfutils ----------------------------------------------- */
+
+static bool is_function(const GElf_Sym *sy, GElf_Word shndx)
+{
+	int t = GELF_ST_TYPE(sy->st_info);
+
+	return (t == STT_FUNC || t == STT_GNU_IFUNC) && shndx != SHN_UNDEF && sy->st_value;
+}
+
+static Elf_Scn *section_of_type(Elf *e, GElf_Word type, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	return NULL;
+}
+
+static Elf_Scn *section_named(Elf *e, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
 
 	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
+		const char *n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, sh))
 			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((const char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz <= 64) {
-				char *hex = malloc(nh.n_descsz * 2 + 1);
-				size_t k;
-
-				if (!hex)
-					return NULL;
-				for (k = 0; k < nh.n_descsz; k++)
-					sprintf(hex + 2 * k, "%02x", ((const uint8_t *)d->d_buf)[doff + k]);
-				hex[nh.n_descsz * 2] = 0;
-				return hex;
-			}
-		}
+		n = elf_strptr(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
 	}
 	return NULL;
 }
 
-/* Read loads and function symbols of an ELF file into b.  0, or -errno. */
-static int load_elf(struct ubin *b, const char *file, const char *want_bid)
+static bool has_section(Elf *e, const char *name)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC), err = 0, cap = 0;
-	Elf *e = NULL;
-	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL, *tab = NULL, *dyn = NULL, *use;
 	GElf_Shdr sh;
-	size_t n, k, strsz = 0, used = 0;
-	char *bid = NULL;
+	size_t shstrndx;
 
-	if (fd < 0)
-		return -errno;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		close(fd);
-		return -ENOTSUP;
+	return !elf_getshdrstrndx(e, &shstrndx) && section_named(e, shstrndx, name, &sh);
+}
+
+/* The version names .gnu.version_d defines, by version index (0x7fff at most). */
+struct verdefs {
+	Elf_Data *versym;
+	const char **name;
+	size_t n;
+};
+
+static int verdefs_read(Elf *e, struct verdefs *v)
+{
+	GElf_Shdr sh;
+	Elf_Scn *vs = section_of_type(e, SHT_GNU_versym, &sh);
+	Elf_Scn *vd = section_of_type(e, SHT_GNU_verdef, &sh);
+	Elf_Data *d = vd ? elf_getdata(vd, NULL) : NULL;
+	size_t off = 0, k;
+
+	memset(v, 0, sizeof(*v));
+	v->versym = vs ? elf_getdata(vs, NULL) : NULL;
+	if (!d || !v->versym)
+		return 0;
+	v->n = 0x8000;
+	v->name = calloc(v->n, sizeof(*v->name));
+	if (!v->name)
+		return -ENOMEM;
+	for (k = 0; k < sh.sh_info && k < v->n; k++) {
+		GElf_Verdef def;
+		GElf_Verdaux aux;
+
+		if (!gelf_getverdef(d, (int)off, &def))
+			break;
+		/* the base definition names the file itself, not a version */
+		if (!(def.vd_flags & VER_FLG_BASE) && off + def.vd_aux <= INT_MAX &&
+		    gelf_getverdaux(d, (int)(off + def.vd_aux), &aux))
+			v->name[def.vd_ndx & 0x7fff] = elf_strptr(e, sh.sh_link, aux.vda_name);
+		if (!def.vd_next || off + def.vd_next > INT_MAX)
+			break;
+		off += def.vd_next;
 	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-		err = -ENOEXEC;
-		goto out;
+	return 0;
+}
+
+/* "@VER" for a hidden version, "@@VER" for the default one (as perf and binutils print them) */
+static const char *version_suffix(const struct verdefs *v, size_t ndx, char *buf, size_t len)
+{
+	GElf_Versym vs;
+	const char *n;
+
+	if (!v->name || !gelf_getversym(v->versym, (int)ndx, &vs))
+		return NULL;
+	n = v->name[vs & 0x7fff];
+	if (!n || !*n)
+		return NULL;
+	snprintf(buf, len, "%s%s", (vs & 0x8000) ? "@" : "@@", n);
+	return buf;
+}
+
+/* .dynsym functions with their versions: what a stripped shared library still names */
+static int read_dynsym(struct ubin *b, Elf *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_of_type(e, SHT_DYNSYM, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	struct verdefs v;
+	size_t k, n;
+	int err;
+
+	if (!d || !sh.sh_entsize)
+		return 0;
+	err = verdefs_read(e, &v);
+	n = sh.sh_size / sh.sh_entsize;
+	for (k = 1; k < n && k <= INT_MAX && !err; k++) {
+		GElf_Sym sy;
+		const char *nm, *sfx;
+		char buf[128];
+
+		if (!gelf_getsym(d, (int)k, &sy) || !is_function(&sy, sy.st_shndx))
+			continue;
+		nm = elf_strptr(e, sh.sh_link, sy.st_name);
+		if (!nm || !*nm)
+			continue;
+		sfx = version_suffix(&v, k, buf, sizeof(buf));
+		err = add_name(b, sy.st_value, sy.st_size, nm, sfx, (uint32_t)k,
+			       GELF_ST_BIND(sy.st_info));
 	}
-	bid = elf_buildid(e);
-	if (want_bid && bid && strcmp(want_bid, bid)) {
-		err = -ESTALE;	/* another build of that path */
-		goto out;
+	free(v.name);
+	return err;
+}
+
+/*
+ * PLT stubs, named "foo@plt" after the .rela.plt entry each one jumps
+ * through: entry k of .plt.sec, or of .plt after its header (16 bytes on
+ * x86, 32 on arm64; other machines only with .plt.sec).
+ */
+static int read_plt(struct ubin *b, Elf *e, const GElf_Ehdr *eh)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel, *plt, *dyn;
+	Elf_Data *rd, *dd;
+	size_t shstrndx, n, k;
+	uint64_t base, ent = 16, room, hdr;
+	bool rela = true;
+	int err = 0;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	rel = section_named(e, shstrndx, ".rela.plt", &rsh);
+	if (!rel) {
+		rel = section_named(e, shstrndx, ".rel.plt", &rsh);
+		rela = false;
 	}
-	if (want_bid && !bid) {
-		err = -ESTALE;
-		goto out;
+	if (!rel || !rsh.sh_entsize)
+		return 0;
+	hdr = eh->e_machine == EM_X86_64 || eh->e_machine == EM_386 ? 16 :
+	      eh->e_machine == EM_AARCH64 ? 32 : 0;
+	if ((plt = section_named(e, shstrndx, ".plt.sec", &psh))) {
+		hdr = 0;
+		if (psh.sh_entsize)
+			ent = psh.sh_entsize;
+	} else if (!hdr || !(plt = section_named(e, shstrndx, ".plt", &psh))) {
+		return 0;
 	}
-	if (elf_getphdrnum(e, &n)) {
-		err = -ENOEXEC;
-		goto out;
+	/* a debug file keeps the headers but not the code (NOBITS) */
+	if (psh.sh_type != SHT_PROGBITS || psh.sh_size < hdr)
+		return 0;
+	base = psh.sh_addr + hdr;
+	room = (psh.sh_size - hdr) / ent;
+	dyn = elf_getscn(e, rsh.sh_link);
+	rd = elf_getdata(rel, NULL);
+	if (!dyn || !gelf_getshdr(dyn, &dsh) || !(dd = elf_getdata(dyn, NULL)) || !rd)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (k = 0; k < n && k < room && k <= INT_MAX && !err; k++) {
+		GElf_Rela ra;
+		GElf_Rel r;
+		GElf_Sym sy;
+		uint64_t info;
+		const char *nm;
+
+		if (rela ? !gelf_getrela(rd, (int)k, &ra) : !gelf_getrel(rd, (int)k, &r))
+			continue;
+		info = rela ? ra.r_info : r.r_info;
+		if (!GELF_R_SYM(info) || GELF_R_SYM(info) > INT_MAX)
+			continue;
+		if (!gelf_getsym(dd, (int)GELF_R_SYM(info), &sy))
+			continue;
+		nm = elf_strptr(e, dsh.sh_link, sy.st_name);
+		if (nm && *nm)
+			err = add_name(b, base + k * ent, ent, nm, "@plt", UINT32_MAX, STB_GLOBAL);
 	}
-	free(b->loads);
+	return err;
+}
+
+static bool from_debuginfod(const struct rpt_syms *s, const char *file)
+{
+	size_t l = s->dbg_cache ? strlen(s->dbg_cache) : 0;
+
+	return l && !strncmp(file, s->dbg_cache, l) && file[l] == '/';
+}
+
+#ifndef FT_STATIC
+/* libdebuginfod's progress callback: a nonzero return ends the download */
+static int debuginfod_progress(debuginfod_client *c, long a, long b)
+{
+	struct rpt_syms *s = debuginfod_get_user_data(c);
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!s || now.tv_sec < s->deadline.tv_sec ||
+	    (now.tv_sec == s->deadline.tv_sec && now.tv_nsec < s->deadline.tv_nsec))
+		return 0;
+	s->timed_out = true;
+	return 1;
+}
+#endif
+
+static Dwfl *dwfl_open(struct rpt_syms *s)
+{
+	Dwfl *d = dwfl_begin(&s->cb);
+
+#ifndef FT_STATIC
+	if (d && s->debuginfod) {
+		debuginfod_client *c = dwfl_get_debuginfod_client(d);
+
+		if (c) {
+			debuginfod_set_user_data(c, s);
+			debuginfod_set_progressfn(c, debuginfod_progress);
+		}
+	}
+#endif
+	return d;
+}
+
+/* Function symbols of mod: the best table elfutils finds, .dynsym with versions, PLT stubs. */
+static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, Elf *e,
+			const GElf_Ehdr *eh)
+{
+	GElf_Shdr sh;
+	bool symtab = section_of_type(e, SHT_SYMTAB, &sh) != NULL;
+	const char *debugfile = NULL;
+	int n, k, err = 0, from_main = 0, from_other = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &s->deadline);
+	s->deadline.tv_sec += s->dbg_timeout;
+	s->timed_out = false;
+	/* this is where elfutils looks for a debug file: build-id, debuglink, debuginfod */
+	n = dwfl_module_getsymtab(mod);
+	for (k = 1; k < n && !err; k++) {
+		GElf_Sym sy;
+		GElf_Addr a;
+		GElf_Word shndx;
+		Elf *se = NULL;
+		Dwarf_Addr bias;
+		const char *nm = dwfl_module_getsym_info(mod, k, &sy, &a, &shndx, &se, &bias);
+
+		if (!nm || !*nm || !is_function(&sy, shndx))
+			continue;
+		if (se == e) {
+			from_main++;
+			if (!symtab)
+				continue;	/* .dynsym: read below, with the versions */
+		} else {
+			from_other++;
+		}
+		/* st_value, not a: the binary's own addresses, like the loads */
+		err = add_name(b, sy.st_value, sy.st_size, nm, NULL, (uint32_t)k,
+			       GELF_ST_BIND(sy.st_info));
+	}
+	b->timed_out = s->timed_out;
+	if (b->timed_out)
+		ft_warn("debuginfod: no debug file for '%s' within %d s (DEBUGINFOD_TIMEOUT)",
+			b->path, s->dbg_timeout);
+	if (!err && !symtab && from_main)
+		err = read_dynsym(b, e);
+	b->nfuncs = b->nsyms;
+	if (!err)
+		err = read_plt(b, e, eh);
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (symtab)
+		b->src = SRC_SYMTAB;
+	else if (from_other && debugfile)
+		b->src = from_debuginfod(s, debugfile) ? SRC_DEBUGINFOD : SRC_DEBUGFILE;
+	else if (from_other && has_section(e, ".gnu_debugdata"))
+		b->src = SRC_MINIDEBUG;	/* read by elfutils (xz) */
+	else if (from_other)
+		/* libdwfl gives no file name for what debuginfod sent */
+		b->src = s->debuginfod ? SRC_DEBUGINFOD : SRC_DEBUGFILE;
+	else if (from_main)
+		b->src = SRC_DYNSYM;
+	return err;
+}
+
+static int read_loads(struct ubin *b, Elf *e)
+{
+	size_t n, k;
+
+	if (elf_getphdrnum(e, &n))
+		return -ENOEXEC;
 	b->loads = calloc(n ? n : 1, sizeof(*b->loads));
-	b->nloads = 0;
-	if (!b->loads) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (k = 0; k < n; k++) {
+	if (!b->loads)
+		return -ENOMEM;
+	for (k = 0; k < n && k <= INT_MAX; k++) {
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(e, (int)k, &ph) && ph.p_type == PT_LOAD)
 			b->loads[b->nloads++] = (struct load){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz };
 	}
-	b->etype = eh.e_type;
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			tab = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dyn = scn;
-	}
-	use = tab ? tab : dyn;
-	if (!use)
+	return 0;
+}
+
+/*
+ * 0 when b's build-id (hex) is mod's; with fill, b gets the file's when it
+ * has none (nothing recorded: any build of the path is taken).
+ */
+static int check_buildid(struct ubin *b, Dwfl_Module *mod, bool fill)
+{
+	const unsigned char *bits;
+	GElf_Addr va;
+	char hex[129];
+	int n = dwfl_module_build_id(mod, &bits, &va), k;
+
+	if (n > 64)
+		return -ESTALE;
+	for (k = 0; k < n; k++)
+		snprintf(hex + 2 * k, 3, "%02x", bits[k]);
+	hex[n > 0 ? 2 * n : 0] = 0;
+	if (fill)
+		return !b->buildid && n > 0 && !(b->buildid = strdup(hex)) ? -ENOMEM : 0;
+	/* else another build of that path */
+	return n <= 0 || strcasecmp(hex, b->buildid) ? -ESTALE : 0;
+}
+
+/* Read loads and function symbols of the ELF file into b.  0, or -errno. */
+static int load_elf(struct rpt_syms *s, struct ubin *b, const char *file, const char *want_bid)
+{
+	Dwfl *d = dwfl_open(s);
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *e = NULL;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	dwfl_report_begin(d);
+	mod = dwfl_report_elf(d, b->path, file, -1, 0, false);
+	dwfl_report_end(d, NULL, NULL);
+	if (!mod || !(e = dwfl_module_getelf(mod, &bias)) || !gelf_getehdr(e, &eh)) {
+		err = -ENOEXEC;
 		goto out;
-	{
-		Elf_Data *d = elf_getdata(use, NULL);
-		size_t cnt;
-
-		if (!gelf_getshdr(use, &sh) || !sh.sh_entsize || !d) {
-			err = -ENOEXEC;
-			goto out;
-		}
-		cnt = sh.sh_size / sh.sh_entsize;
-		/* names are copied into one block sized in a first pass */
-		for (k = 0; k < cnt; k++) {
-			GElf_Sym sy;
-			const char *nm;
-			int t;
-
-			if (!gelf_getsym(d, (int)k, &sy))
-				continue;
-			t = GELF_ST_TYPE(sy.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sy.st_shndx == SHN_UNDEF || !sy.st_value)
-				continue;
-			nm = elf_strptr(e, sh.sh_link, sy.st_name);
-			if (nm && *nm)
-				strsz += strlen(nm) + 1;
-		}
-		free(b->strtab);
-		b->strtab = malloc(strsz ? strsz : 1);
-		if (!b->strtab) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (k = 0; k < cnt; k++) {
-			GElf_Sym sy;
-			const char *nm;
-			size_t l;
-			int t;
-
-			if (!gelf_getsym(d, (int)k, &sy))
-				continue;
-			t = GELF_ST_TYPE(sy.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sy.st_shndx == SHN_UNDEF || !sy.st_value)
-				continue;
-			nm = elf_strptr(e, sh.sh_link, sy.st_name);
-			if (!nm || !*nm)
-				continue;
-			l = strlen(nm) + 1;
-			if (used + l > strsz)
-				break;
-			memcpy(b->strtab + used, nm, l);
-			err = add_sym(b, &cap, sy.st_value, sy.st_size, b->strtab + used);
-			used += l;
-			if (err)
-				goto out;
-		}
 	}
+	bin_clear(b);
+	err = want_bid ? check_buildid(b, mod, false) : 0;
+	err = err ?: read_loads(b, e);
+	if (!err) {
+		b->etype = eh.e_type;
+		err = read_symbols(s, b, mod, e, &eh);
+	}
+	err = err ?: check_buildid(b, mod, true);
 out:
-	free(bid);
-	if (e)
-		elf_end(e);
-	close(fd);
+	dwfl_end(d);
 	return err;
 }
 
@@ -602,7 +950,7 @@ static void load_symtab_section(struct rpt_syms *s)
 		uint16_t pl;
 		uint8_t bl, et;
 		size_t p, loads_off, syms_off, str_off;
-		int bi, cap = 0;
+		int bi;
 		uint32_t j;
 		struct ubin *b;
 
@@ -638,6 +986,7 @@ static void load_symtab_section(struct rpt_syms *s)
 				b->buildid[bl * 2] = 0;
 			}
 		}
+		bin_clear(b);
 		b->etype = et;
 		b->loads = calloc(nloads ? nloads : 1, sizeof(*b->loads));
 		if (!b->loads)
@@ -656,27 +1005,39 @@ static void load_symtab_section(struct rpt_syms *s)
 			/* names must be NUL-terminated inside the string table */
 			if (no >= strsz || !memchr(d + str_off + no, 0, strsz - no))
 				continue;
-			if (add_sym(b, &cap, a, sz, (const char *)d + str_off + no))
+			if (add_name(b, a, sz, (const char *)d + str_off + no, NULL, j, STB_GLOBAL))
 				return;
 		}
-		if (b->nsyms)
-			qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
+		bin_seal(b);
+		b->nfuncs = b->nsyms;
+		b->src = SRC_RECORDED;
 		b->tried = b->ok = true;
 		off += rs;
 	}
 }
 
-static bool try_file(struct ubin *b, const char *file, const char *bid)
+static bool try_file(struct rpt_syms *s, struct ubin *b, const char *file, const char *bid,
+		     bool debug)
 {
 	if (access(file, R_OK))
 		return false;
-	if (load_elf(b, file, bid))
+	if (load_elf(s, b, file, bid)) {
+		bin_clear(b);
 		return false;
-	if (b->nsyms)
-		qsort(b->syms, (size_t)b->nsyms, sizeof(*b->syms), cmp_sym);
+	}
+	if (debug)
+		b->src = SRC_DEBUGFILE;
+	bin_seal(b);
 	return true;
 }
 
+/*
+ * The binary itself, under --symfs or at its path (the same build when a
+ * build-id was recorded), else, for a binary not on this machine, its
+ * debug file found by build-id (the same build by construction; its loads
+ * match the binary's).  elfutils then finds the debug file of a stripped
+ * binary (build-id, .gnu_debuglink, MiniDebugInfo, debuginfod).
+ */
 static void bin_load(struct rpt_syms *s, struct ubin *b)
 {
 	char file[PATH_MAX];
@@ -689,30 +1050,25 @@ static void bin_load(struct rpt_syms *s, struct ubin *b)
 		const char *base = strrchr(b->path, '/');
 
 		snprintf(file, sizeof(file), "%s%s", s->symfs, b->path);
-		if (try_file(b, file, b->buildid))
+		if (try_file(s, b, file, b->buildid, false))
 			goto ok;
 		snprintf(file, sizeof(file), "%s/%s", s->symfs, base ? base + 1 : b->path);
-		if (try_file(b, file, b->buildid))
+		if (try_file(s, b, file, b->buildid, false))
 			goto ok;
 	}
+	if (try_file(s, b, b->path, b->buildid, false))
+		goto ok;
 	if (b->buildid && strlen(b->buildid) > 2) {
-		for (k = 0; k <= s->ndebug; k++) {
-			const char *dir = k < s->ndebug ? s->debug_dirs[k] : "/usr/lib/debug";
+		for (k = 0; k <= s->ndebug + (s->symfs != NULL); k++) {
+			const char *dir = k < s->ndebug ? s->debug_dirs[k] :
+					  k == s->ndebug ? "/usr/lib/debug" : s->symfs;
 
-			snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s.debug", dir, b->buildid, b->buildid + 2);
-			/* a debug file is the same build by construction; its loads match the binary's */
-			if (try_file(b, file, NULL))
-				goto ok;
-		}
-		if (s->symfs) {
-			snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s.debug", s->symfs, b->buildid, b->buildid + 2);
-			if (try_file(b, file, NULL))
+			snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s.debug", dir, b->buildid,
+				 b->buildid + 2);
+			if (try_file(s, b, file, NULL, true))
 				goto ok;
 		}
 	}
-	/* the path on this machine: only the same build (or any, when none was recorded) */
-	if (try_file(b, b->path, b->buildid))
-		goto ok;
 	return;
 ok:
 	b->ok = true;
@@ -808,7 +1164,7 @@ int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len)
 	if (len)
 		buf[0] = 0;
 	for (k = 0; s && k < s->nbins; k++) {
-		if (!s->bins[k].tried || s->bins[k].ok)
+		if (!s->bins[k].tried || (s->bins[k].ok && s->bins[k].nfuncs))
 			continue;
 		if (used < len) {
 			int w = snprintf(buf + used, len - used, "%s%s", n ? ", " : "", s->bins[k].path);
@@ -819,6 +1175,52 @@ int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len)
 		n++;
 	}
 	return n;
+}
+
+int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out)
+{
+	int n = -1, j;
+
+	for (j = 0; s && j < s->nbins; j++) {
+		const struct ubin *b = &s->bins[j];
+
+		if (!b->tried || ++n != k)
+			continue;
+		out->path = b->path;
+		out->buildid = b->buildid;
+		out->source = src_names[b->ok && b->nfuncs ? b->src : SRC_NONE];
+		out->nsyms = b->ok ? b->nsyms : 0;
+		out->timed_out = b->timed_out;
+		return 0;
+	}
+	return -1;
+}
+
+bool rpt_syms_debuginfod(const struct rpt_syms *s)
+{
+	return s && s->debuginfod;
+}
+
+void rpt_syms_json(const struct rpt_syms *s, FILE *f)
+{
+	struct rpt_syms_bin b;
+	int k;
+
+	fprintf(f, ",\"debuginfod\":%s,\"binaries\":[", rpt_syms_debuginfod(s) ? "true" : "false");
+	for (k = 0; !rpt_syms_binary(s, k, &b); k++) {
+		fprintf(f, "%s{\"path\":", k ? "," : "");
+		ft_json_str(f, b.path);
+		fputs(",\"build_id\":", f);
+		if (b.buildid)
+			ft_json_str(f, b.buildid);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"symbols\":\"%s\",\"functions\":%d", b.source, b.nsyms);
+		if (b.timed_out)
+			fputs(",\"debuginfod_timeout\":true", f);
+		fputc('}', f);
+	}
+	fputc(']', f);
 }
 
 /* ---- life cycle ----------------------------------------------------------------- */
@@ -857,7 +1259,89 @@ int rpt_syms_add_buildids(struct rpt_syms *s, const char *text, size_t len)
 	return 0;
 }
 
-struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const char *const *debug_dirs)
+/*
+ * libdwfl's search path: the binary's directory and its .debug/, each
+ * --debug-dir, --symfs and SYMFS/usr/lib/debug, then /usr/lib/debug.  An
+ * absolute directory is searched for DIR/.build-id/xx/rest.debug and for
+ * the .gnu_debuglink name under DIR/<the binary's directory>/.
+ */
+static int debug_path(struct rpt_syms *s)
+{
+	const char *dirs[3 + 64];
+	size_t len = 1, used = 0;
+	int k, n = 0;
+
+	dirs[n++] = ".debug";
+	/* a ':' cannot be said in that list: such a directory is only searched by build-id */
+	for (k = 0; k < s->ndebug && n < 64; k++)
+		if (!strchr(s->debug_dirs[k], ':'))
+			dirs[n++] = s->debug_dirs[k];
+	if (s->symfs && !strchr(s->symfs, ':'))
+		dirs[n++] = s->symfs;
+	dirs[n++] = "/usr/lib/debug";
+	for (k = 0; k < n; k++)
+		len += strlen(dirs[k]) + 1 + (dirs[k] == s->symfs ? strlen(s->symfs) + 16 : 0);
+	s->dbgpath = malloc(len);
+	if (!s->dbgpath)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		char *at = s->dbgpath + used;
+
+		used += (size_t)snprintf(at, len - used, ":%s", dirs[k]);
+		if (dirs[k] == s->symfs)
+			used += (size_t)snprintf(s->dbgpath + used, len - used, ":%s/usr/lib/debug",
+						 s->symfs);
+	}
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->dbgpath;
+	return 0;
+}
+
+/*
+ * debuginfod (libdwfl asks it when DEBUGINFOD_URLS is set and nothing on
+ * this machine has the debug file): DEBUGINFOD_TIMEOUT seconds per binary,
+ * 5 by default, not libdebuginfod's 90; its cache directory, to say which
+ * names came from a server.  The static build has no libcurl: never.
+ */
+static int debuginfod_setup(struct rpt_syms *s, unsigned flags)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS"), *t = getenv("DEBUGINFOD_TIMEOUT");
+	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *end;
+	long v;
+	int n = 0;
+
+#ifdef FT_STATIC
+	flags |= RPT_SYMS_NO_DEBUGINFOD;
+#endif
+	if ((flags & RPT_SYMS_NO_DEBUGINFOD) || !urls || !*urls) {
+		/* libdwfl reads the variable itself: off means unset */
+		unsetenv("DEBUGINFOD_URLS");
+		return 0;
+	}
+	s->debuginfod = true;
+	s->dbg_timeout = 5;
+	v = t ? strtol(t, &end, 10) : 0;
+	if (t && *t && !*end && v > 0 && v < 86400)
+		s->dbg_timeout = (int)v;
+	else if (setenv("DEBUGINFOD_TIMEOUT", "5", 1))
+		return -ENOMEM;
+	if (cache && *cache)
+		n = asprintf(&s->dbg_cache, "%s", cache);
+	else if (xdg && *xdg)
+		n = asprintf(&s->dbg_cache, "%s/debuginfod_client", xdg);
+	else if (home && *home)
+		n = asprintf(&s->dbg_cache, "%s/.cache/debuginfod_client", home);
+	if (n < 0)
+		s->dbg_cache = NULL;
+	return n < 0 ? -ENOMEM : 0;
+}
+
+struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
+			      const char *const *debug_dirs, unsigned flags)
 {
 	struct rpt_syms *s = calloc(1, sizeof(*s));
 	const struct fmt_option *o;
@@ -877,12 +1361,17 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const cha
 			goto fail;
 		s->ndebug = n + 1;
 	}
+	if (debug_path(s) || debuginfod_setup(s, flags))
+		goto fail;
 	if (!r)
 		return s;
 	{
 		const struct fmt_info *info = fmt_reader_info(r);
 
-		if (info->kallsyms.len && rpt_syms_add_kallsyms(s, info->kallsyms.data, info->kallsyms.len) == -ENOMEM)
+		/* the reader gave them to libtraceevent: one table */
+		s->tep = info->kallsyms.len ? fmt_reader_tep(r) : NULL;
+		if (info->kallsyms.len && !s->tep &&
+		    rpt_syms_add_kallsyms(s, info->kallsyms.data, info->kallsyms.len) == -ENOMEM)
 			goto fail;
 	}
 	/* flytrap's maps first: they carry file offsets */
@@ -935,9 +1424,7 @@ void rpt_syms_free(struct rpt_syms *s)
 	for (k = 0; k < s->nbins; k++) {
 		free(s->bins[k].path);
 		free(s->bins[k].buildid);
-		free(s->bins[k].loads);
-		free(s->bins[k].syms);
-		free(s->bins[k].strtab);
+		bin_clear(&s->bins[k]);
 	}
 	free(s->bins);
 	for (k = 0; k < s->nprocs; k++) {
@@ -950,5 +1437,7 @@ void rpt_syms_free(struct rpt_syms *s)
 		free(s->debug_dirs[k]);
 	free(s->debug_dirs);
 	free(s->symtab);
+	free(s->dbgpath);
+	free(s->dbg_cache);
 	free(s);
 }

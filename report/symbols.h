@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Symbols for call graphs, from what the file carries and, for user code,
- * from ELF files found by path or build-id:
+ * from ELF files found by path or build-id, read with elfutils (libdwfl):
  *
  *  - kernel: the file's kallsyms (function names for addresses);
  *  - user: per-process mappings (flytrap's FMT_SEC_FT_PROCMAPS section with
  *    file offsets, else trace-cmd's PROCMAPS option), build-ids
  *    (FMT_OPT_FT_BUILDIDS), the symbol tables stored by `record --symbols`
  *    (FMT_SEC_FT_SYMTAB), then ELF files under --symfs DIR, debug
- *    directories (DIR/.build-id/xx/yyyy.debug, /usr/lib/debug by default),
- *    and the mapped path itself when its build-id matches (or none was
- *    recorded).
+ *    the mapped path itself when its build-id matches (or none was
+ *    recorded), then debug directories (DIR/.build-id/xx/yyyy.debug,
+ *    /usr/lib/debug by default).  For a stripped binary elfutils finds the
+ *    debug file by build-id or .gnu_debuglink in the same directories,
+ *    reads MiniDebugInfo (.gnu_debugdata), and asks debuginfod when
+ *    DEBUGINFOD_URLS is set; a shared library without any of them still
+ *    names its .dynsym functions with their versions
+ *    ("clock_nanosleep@GLIBC_2.2.5"), and PLT stubs are "foo@plt".
+ *  - C++ and Rust names are demangled (libiberty): "ns::Klass::method(int)".
  *
  * Binaries are read lazily, at the first address that needs them.  Names
  * returned are owned by the rpt_syms and live until rpt_syms_free().
@@ -18,19 +24,28 @@
 #ifndef FLYTRAP_SYMBOLS_H
 #define FLYTRAP_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format.h"
 
 struct rpt_syms;
 
+/* rpt_syms_new flags: no debuginfod queries even with DEBUGINFOD_URLS set (--no-debuginfod) */
+#define RPT_SYMS_NO_DEBUGINFOD 1u
+
 /*
  * Everything from the file r (may be NULL for tests: then only what the
  * rpt_syms_add_* calls give).  symfs and debug_dirs (NULL-terminated) may
- * be NULL.  Returns NULL with errno = ENOMEM.
+ * be NULL.  debuginfod: DEBUGINFOD_TIMEOUT seconds per binary (5 when
+ * unset); with RPT_SYMS_NO_DEBUGINFOD, or an empty DEBUGINFOD_URLS, this
+ * unsets DEBUGINFOD_URLS in the process (libdwfl reads it there).
+ * Returns NULL with errno = ENOMEM.
  */
-struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs, const char *const *debug_dirs);
+struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
+			      const char *const *debug_dirs, unsigned flags);
 void rpt_syms_free(struct rpt_syms *s);
 
 /* Add /proc/kallsyms-style text ("ADDR TYPE NAME [MODULE]" lines). Returns 0 or -ENOMEM. */
@@ -62,7 +77,30 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
  */
 int rpt_syms_user_exec(struct rpt_syms *s, int tgid, uint64_t addr);
 
-/* Counts for messages: binaries whose symbols could not be found. */
+/*
+ * Counts for messages: binaries an address needed whose functions could not
+ * be named (not found, or no function symbols); their paths, ", "-separated,
+ * go into buf (cut at len).
+ */
 int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len);
+
+/* One binary an address needed, and which source named its functions. */
+struct rpt_syms_bin {
+	const char *path;
+	const char *buildid;	/* hex, or NULL when none was recorded */
+	/* "symtab", "dynsym", "minidebuginfo", "debug file", "debuginfod", "recorded" or "none" */
+	const char *source;
+	int nsyms;		/* functions known */
+	bool timed_out;		/* debuginfod gave up at DEBUGINFOD_TIMEOUT */
+};
+
+/* The k-th binary (0...) an address needed: 0 and *out filled (pointers owned by s), or -1. */
+int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out);
+
+/* Whether debuginfod may be asked (DEBUGINFOD_URLS set, not turned off, not the static build). */
+bool rpt_syms_debuginfod(const struct rpt_syms *s);
+
+/* ',"debuginfod":BOOL,"binaries":[{"path":..,"build_id":..,"symbols":..,"functions":N}...]' */
+void rpt_syms_json(const struct rpt_syms *s, FILE *f);
 
 #endif

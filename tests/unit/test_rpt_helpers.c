@@ -175,7 +175,7 @@ static void test_symbols(void)
 		"ffffffff81002000 A absolute_thing\n"
 		"ffffffffc0001000 t mod_func\t[mymod]\n"
 		"garbage line\n";
-	struct rpt_syms *s = rpt_syms_new(NULL, NULL, NULL);
+	struct rpt_syms *s = rpt_syms_new(NULL, NULL, NULL, 0);
 	uint64_t off = 0;
 	const char *n, *dso = NULL;
 	char maps[65536], buf[128];
@@ -216,7 +216,7 @@ static void test_symbols(void)
 	rpt_syms_free(s);
 
 	/* trace-cmd's maps (no file offsets) of a binary that does not exist */
-	s = rpt_syms_new(NULL, NULL, NULL);
+	s = rpt_syms_new(NULL, NULL, NULL, 0);
 	if (s) {
 		static const char tc[] = "2a 1 app\n400000 500000 /nonexistent/app\n";
 
@@ -310,7 +310,7 @@ static void test_symbol_search(void)
 	mkdir(p, 0700);
 	snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", dir, bid, bid + 2);
 	CHECK(symlink(real, p) == 0, "symlink %s", p);
-	s = rpt_syms_new(NULL, NULL, dirs);
+	s = rpt_syms_new(NULL, NULL, dirs, 0);
 	snprintf(line, sizeof(line), "/nonexistent/bin/prog %s\n", bid);
 	CHECK(s && rpt_syms_add_maps(s, maps, len) == 0 && rpt_syms_add_buildids(s, line, strlen(line)) == 0, "setup");
 	n = rpt_syms_user(s, (int)getpid(), addr, &dso, &off);
@@ -327,13 +327,13 @@ static void test_symbol_search(void)
 	mkdir(p, 0700);
 	snprintf(p, sizeof(p), "%s/nonexistent/bin/prog", dir);
 	CHECK(symlink(real, p) == 0, "symlink %s", p);
-	s = rpt_syms_new(NULL, dir, NULL);
+	s = rpt_syms_new(NULL, dir, NULL, 0);
 	CHECK(s && rpt_syms_add_maps(s, maps, len) == 0 && rpt_syms_add_buildids(s, line, strlen(line)) == 0, "setup");
 	n = rpt_syms_user(s, (int)getpid(), addr, &dso, &off);
 	CHECK(n && !strcmp(n, "test_rpt_marker_function"), "under --symfs: %s", n ? n : "NULL");
 	rpt_syms_free(s);
 	/* ... but not another build of it */
-	s = rpt_syms_new(NULL, dir, NULL);
+	s = rpt_syms_new(NULL, dir, NULL, 0);
 	snprintf(line, sizeof(line), "/nonexistent/bin/prog 00112233445566778899aabbccddeeff00112233\n");
 	CHECK(s && rpt_syms_add_maps(s, maps, len) == 0 && rpt_syms_add_buildids(s, line, strlen(line)) == 0, "setup");
 	n = rpt_syms_user(s, (int)getpid(), addr, &dso, &off);
