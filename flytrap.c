@@ -47,6 +47,7 @@ static const struct command commands[] = {
 	{ "load",      cmd_load,      "load trace files into ClickHouse for fleet queries" },
 	{ "slice",     cmd_slice,     "cut a time window, CPUs, tasks or events into a trace.dat" },
 	{ "merge",     cmd_merge,     "join rotation segments, or recordings of one kernel" },
+	{ "diff",      cmd_diff,      "what changed between two recordings (and a flame graph)" },
 	{ "verify",    cmd_verify,    "check that a trace.dat is whole (checksums, pages, order)" },
 };
 #endif

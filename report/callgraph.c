@@ -1228,6 +1228,7 @@ struct out {
 	char **path;
 	int npath;
 	struct rpt_flame *flame;
+	bool base;		/* add to the flame graph's base (rpt_flame_add_base) */
 	uint64_t hidden;
 };
 
@@ -1379,7 +1380,8 @@ static void folded_node(struct out *o, uint32_t nd, int depth)
 					fprintf(o->f, "%s%s", k ? ";" : "", o->path[k]);
 				fprintf(o->f, " %" PRIu64 "\n", n->self);
 			}
-			if (o->flame && rpt_flame_add(o->flame, (const char *const *)o->path, depth, n->self))
+			if (o->flame && (o->base ? rpt_flame_add_base : rpt_flame_add)(o->flame,
+					(const char *const *)o->path, depth, n->self))
 				o->err = -ENOMEM;
 		}
 	}
@@ -1398,7 +1400,7 @@ static void folded_node(struct out *o, uint32_t nd, int depth)
 }
 
 /* the stacks of r, folded into f (NULL: none) and/or added to flame (NULL: none) */
-static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame)
+static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame, bool base)
 {
 	struct out o;
 
@@ -1406,6 +1408,7 @@ static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame)
 	o.r = r;
 	o.f = f;
 	o.flame = flame;
+	o.base = base;
 	o.path = calloc((size_t)r->depth + 1, sizeof(*o.path));
 	if (!o.path)
 		return -ENOMEM;
@@ -1417,7 +1420,12 @@ static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame)
 
 int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl)
 {
-	return fold(r, NULL, fl);
+	return fold(r, NULL, fl, false);
+}
+
+int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl)
+{
+	return fold(r, NULL, fl, true);
 }
 
 static uint64_t cut_total(const struct rpt_cg_result *r)
@@ -1510,7 +1518,7 @@ static int print_folded(const struct rpt_cg_result *r, const struct rpt_ctx *ctx
 	if (lm && f == stdout)
 		ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks are "
 			"incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
-	err = fold(r, f, NULL);
+	err = fold(r, f, NULL, false);
 	return err ? err : ferror(f) ? -EIO : 0;
 }
 
@@ -1658,7 +1666,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		if (c->had_data)
 			*c->had_data = !res.empty;
 		if (c->flame)
-			err = fold(&res, NULL, c->flame);
+			err = fold(&res, NULL, c->flame, false);
 	}
 	if (err) {
 		rpt_cg_result_release(&res);
@@ -1832,7 +1840,7 @@ int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
  * file, a new one needs a writable directory.  Nothing is created here (a
  * failed run leaves no empty picture behind).
  */
-static int svg_writable(const char *path)
+int rpt_svg_writable(const char *path)
 {
 	struct stat st;
 	char *dir, *sl;
@@ -1875,7 +1883,7 @@ int rpt_callgraph_setup(struct rpt_cg_args *A)
 
 		if (fmt_outfile_check(A->svg, &why) && why)
 			return ft_usage_error("cannot write '%s': %s", A->svg, why);
-		e = svg_writable(A->svg);
+		e = rpt_svg_writable(A->svg);
 		if (e)
 			return ft_error("cannot create '%s': %s", A->svg, strerror(e));
 		A->conf.flame = rpt_flame_new();

@@ -66,5 +66,14 @@ int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, si
 struct rpt_flame;
 /* Add r's stacks (self weights) to a flame graph.  0 or -ENOMEM. */
 int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl);
+/* The same into the graph's base (the "before" of a differential graph, rpt_flame_add_base). */
+int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl);
+
+/*
+ * Can path be written (an --svg FILE, checked before a long replay)?  An
+ * existing path must be a writable regular file, a new one needs a
+ * writable directory; nothing is created.  0 or an errno value.
+ */
+int rpt_svg_writable(const char *path);
 
 #endif
