@@ -444,20 +444,28 @@ static const char *fmt_rate(const struct diff *d, char *buf, size_t len, enum mk
 	return buf;
 }
 
-/* the name column; a longer name on a line of its own (a path keeps its end) */
+/* key in at most width columns: a path keeps its end ("~" before it), other names their start */
+static const char *fit_key(char *buf, size_t len, int t, const char *key, int width)
+{
+	size_t l = strlen(key);
+
+	if (t == T_PATH && width > 1 && l > (size_t)width) {
+		snprintf(buf, len, "~%s", key + l - (size_t)(width - 1));
+		return buf;
+	}
+	return rpt_fit(buf, len, key, width);
+}
+
+/* the name column; a longer name on a line of its own */
 static void print_name(FILE *f, int t, const char *key)
 {
 	char fit[512];
-	size_t l = strlen(key);
 
-	if (l <= NAME_W) {
+	if (strlen(key) <= NAME_W) {
 		fprintf(f, "  %-*s", NAME_W, key);
 		return;
 	}
-	if (t == T_PATH && l > 77)
-		fprintf(f, "  ~%s\n", key + l - 76);
-	else
-		fprintf(f, "  %s\n", rpt_fit(fit, sizeof(fit), key, 77));
+	fprintf(f, "  %s\n", fit_key(fit, sizeof(fit), t, key, 77));
 	fprintf(f, "  %-*s", NAME_W, "");
 }
 
@@ -546,7 +554,7 @@ static void print_changes(const struct diff *d, FILE *f, bool sel[T_NR])
 				continue;
 			for (i = 0; i < tab->n; i++) {
 				const struct drow *r = &tab->rows[i];
-				char v[32];
+				char v[32], key[512];
 				int s = which ? 0 : 1;
 
 				if (r->in[0] && r->in[1])
@@ -559,8 +567,11 @@ static void print_changes(const struct diff *d, FILE *f, bool sel[T_NR])
 				if (!any)
 					fprintf(f, "\n%s\n", heads[which]);
 				any = true;
-				fprintf(f, "  %-8s %s: %s %s\n", tabdefs[t].what, r->key,
-					fmt_val(d, v, sizeof(v), tabdefs[t].m[0].kind, r->v[s][0]), tabdefs[t].unit);
+				fmt_val(d, v, sizeof(v), tabdefs[t].m[0].kind, r->v[s][0]);
+				/* "  path     NAME: 12 calls" in 79 columns */
+				fit_key(key, sizeof(key), t, r->key,
+					79 - 13 - (int)(strlen(v) + strlen(tabdefs[t].unit)));
+				fprintf(f, "  %-8s %s: %s %s\n", tabdefs[t].what, key, v, tabdefs[t].unit);
 				shown++;
 			}
 			if (n > shown)
@@ -579,7 +590,7 @@ static void print_head(const struct diff *d, FILE *f)
 		const struct side *s = &d->s[k];
 		char path[80];
 
-		fprintf(f, "  %c: %s\n", 'A' + k, rpt_fit(path, sizeof(path), s->path, 75));
+		fprintf(f, "  %c: %s\n", 'A' + k, rpt_fit(path, sizeof(path), s->path, 74));
 		fprintf(f, "     %s, %" PRIu64 " events\n", s->span, s->ovh.events);
 		src[k] = s->has_cg ? s->cg.source_name : "none";
 	}
@@ -824,6 +835,8 @@ static int diff_option(struct diff_args *A, int argc, char **argv, int *i)
 	uint64_t n;
 	int rc;
 
+	if (!strncmp(a, "--callgraph=", 12) || !strncmp(a, "--overhead=", 11) || !strncmp(a, "--syscalls=", 11))
+		return ft_usage_error("%.*s takes no value", (int)(strchr(a, '=') - a), a);
 	if (!strcmp(a, "--callgraph") || !strcmp(a, "--overhead") || !strcmp(a, "--syscalls")) {
 		A->sel_cg |= a[2] == 'c';
 		A->sel_ovh |= a[2] == 'o';
