@@ -648,7 +648,7 @@ static void print_text(const struct diff *d, FILE *f)
 static void json_num(FILE *f, double v, bool valid)
 {
 	if (valid && isfinite(v))
-		fprintf(f, "%.6g", v);
+		fprintf(f, "%.12g", v);
 	else
 		fputs("null", f);
 }
