@@ -149,6 +149,21 @@ static int row_add(struct dtab *t, const char *key, int side, const uint64_t *v,
 	return 0;
 }
 
+/*
+ * An event type's name for pairing: the recorder puts its probes in the
+ * group "flytrap_<recorder pid>", different in every recording, so that
+ * group reads "flytrap_*".
+ */
+static const char *type_key(char *buf, size_t len, const char *name)
+{
+	size_t n = strspn(name + (strncmp(name, "flytrap_", 8) ? 0 : 8), "0123456789");
+
+	if (strncmp(name, "flytrap_", 8) || !n || name[8 + n] != ':')
+		return name;
+	snprintf(buf, len, "flytrap_*%s", name + 8 + n);
+	return buf;
+}
+
 static int fill_overhead(struct diff *d, int side)
 {
 	const struct rpt_overhead_result *o = &d->s[side].ovh;
@@ -169,8 +184,9 @@ static int fill_overhead(struct diff *d, int side)
 	}
 	for (k = 0; !err && k < o->ntypes; k++) {
 		uint64_t v[2] = { o->types[k].count, o->types[k].bytes };
+		char key[160];
 
-		err = row_add(&d->t[T_TYPE], o->types[k].name, side, v, 2);
+		err = row_add(&d->t[T_TYPE], type_key(key, sizeof(key), o->types[k].name), side, v, 2);
 	}
 	return err;
 }
@@ -315,7 +331,8 @@ static uint64_t per_count(const struct rpt_overhead_result *o, const char *ev)
 	size_t k;
 
 	for (k = 0; k < o->ntypes; k++) {
-		const char *nm = o->types[k].name, *c = strchr(nm, ':');
+		char key[160];
+		const char *nm = type_key(key, sizeof(key), o->types[k].name), *c = strchr(nm, ':');
 
 		if (!strcmp(nm, ev) || (!strchr(ev, ':') && c && !strcmp(c + 1, ev)))
 			n += o->types[k].count;
