@@ -73,6 +73,7 @@ struct side {
 	struct rpt_cg_result cg;
 	bool has_cg;
 	bool raw_clock;
+	bool partial;		/* damaged or cut: the figures cover the readable events */
 	double basis;		/* seconds of the span, or occurrences of --per EVENT */
 	char span[96];		/* "1.000000..1.199950 (199.950 ms)" */
 };
@@ -317,8 +318,12 @@ static int analyze_one(struct diff *d, int side)
 		s->raw_clock = rpt_raw_clock();
 		s->has_cg = d->A->sel_cg && !s->cg.empty;
 		fmt_span(s);
-		/* a damaged file: what could be read is compared, the message said the rest */
-		rc = rc == -EBADMSG && s->ovh.events ? EXIT_OK : rpt_replay_status(rc, r, &o, "diff");
+		/* a damaged file: what could be read is compared, and the exit status says it */
+		s->partial = rc == -EBADMSG && s->ovh.events;
+		if (s->partial)
+			ft_warn("'%s' has damaged or cut event data: its figures below are partial "
+				"(they cover the readable events)", s->path);
+		rc = s->partial ? EXIT_OK : rpt_replay_status(rc, r, &o, "diff");
 	}
 	fmt_reader_close(r);
 	return rc;
@@ -444,7 +449,8 @@ static double rate(const struct side *s, uint64_t v)
 	return s->basis > 0 ? (double)v / s->basis : 0;
 }
 
-static const char *fmt_rate(const struct diff *d, char *buf, size_t len, enum mkind k, bool in, double r)
+static const char *fmt_rate(const struct diff *d, char *buf, size_t len, enum mkind k, bool in,
+			    double r)
 {
 	if (!in)
 		snprintf(buf, len, "-");
@@ -678,7 +684,8 @@ static void json_row(const struct diff *d, FILE *f, int t, const struct drow *r)
 
 	fputs("{\"name\":", f);
 	ft_json_str(f, r->key);
-	fprintf(f, ",\"status\":\"%s\"", r->in[0] && r->in[1] ? "both" : r->in[1] ? "appeared" : "vanished");
+	fprintf(f, ",\"status\":\"%s\"",
+		r->in[0] && r->in[1] ? "both" : r->in[1] ? "appeared" : "vanished");
 	for (s = 0; s < 2; s++) {
 		fprintf(f, ",\"%c\":", 'a' + s);
 		if (!r->in[s]) {
@@ -712,8 +719,9 @@ static void json_side(const struct side *s, FILE *f)
 	fputs("{\"file\":", f);
 	ft_json_str(f, s->path);
 	fprintf(f, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-		",\"events\":%" PRIu64 ",\"raw_clock\":%s,\"basis\":", s->ovh.first_ts, s->ovh.last_ts,
-		s->ovh.last_ts - s->ovh.first_ts, s->ovh.events, s->raw_clock ? "true" : "false");
+		",\"events\":%" PRIu64 ",\"partial\":%s,\"raw_clock\":%s,\"basis\":", s->ovh.first_ts,
+		s->ovh.last_ts, s->ovh.last_ts - s->ovh.first_ts, s->ovh.events,
+		s->partial ? "true" : "false", s->raw_clock ? "true" : "false");
 	json_num(f, s->basis, true);
 	fputs(",\"callgraph_source\":", f);
 	if (s->has_cg)
@@ -852,7 +860,8 @@ static int diff_option(struct diff_args *A, int argc, char **argv, int *i)
 	uint64_t n;
 	int rc;
 
-	if (!strncmp(a, "--callgraph=", 12) || !strncmp(a, "--overhead=", 11) || !strncmp(a, "--syscalls=", 11))
+	if (!strncmp(a, "--callgraph=", 12) || !strncmp(a, "--overhead=", 11) ||
+	    !strncmp(a, "--syscalls=", 11))
 		return ft_usage_error("%.*s takes no value", (int)(strchr(a, '=') - a), a);
 	if (!strcmp(a, "--callgraph") || !strcmp(a, "--overhead") || !strcmp(a, "--syscalls")) {
 		A->sel_cg |= a[2] == 'c';
@@ -959,6 +968,9 @@ int cmd_diff(int argc, char **argv)
 			print_text(&d, stdout);
 		if (A.svg)
 			rc = write_svg(&d);
+		/* partial figures are not a clean result (as in every analyzer) */
+		if (rc == EXIT_OK && (d.s[0].partial || d.s[1].partial))
+			rc = EXIT_FAIL;
 	}
 	for (k = 0; k < T_NR; k++) {
 		size_t i;

@@ -151,6 +151,17 @@ rc=$?
 grep -q 'call graphs not compared: A has calls data, B has samples' kinds.txt &&
 	ok "call graphs of different kinds are not compared" || fail "kinds: $(head -8 kinds.txt)"
 
+# a cut B: compared on what it holds, a warning, partial in the JSON, exit 1
+head -c $(($(stat -c %s b.dat) * 2 / 3)) b.dat >cut.dat
+"$F" diff --json a.dat cut.dat >cut.json 2>cut.err
+rc=$?
+[ $rc = 1 ] && grep -q "partial" cut.err && python3 -c '
+import json, sys
+d = json.load(open("cut.json"))
+g = [x for x in d["syscalls"] if x["name"] == "getpid"][0]
+assert d["b"]["partial"] and not d["a"]["partial"] and 1000 < g["b"]["count"] < 3000' &&
+	ok "a cut file: partial figures, a warning, exit 1" || fail "cut file: rc $rc, $(cat cut.err)"
+
 # usage errors: one line, exit 2; failures: exit 1; a failed --svg leaves nothing
 usage() { # expected-rc args...
 	local want=$1
