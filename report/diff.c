@@ -388,7 +388,8 @@ static int compare(struct diff *d)
 	if (err)
 		return ft_error("cannot compare '%s' and '%s': %s", d->s[0].path, d->s[1].path, strerror(-err));
 	for (t = 0; t < T_NR; t++)
-		qsort(d->t[t].rows, d->t[t].n, sizeof(struct drow), cmp_row);
+		if (d->t[t].n)
+			qsort(d->t[t].rows, d->t[t].n, sizeof(struct drow), cmp_row);
 	return EXIT_OK;
 }
 
