@@ -80,7 +80,7 @@ endif
 
 CFLAGS ?=
 LDFLAGS ?=
-ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -I. -Iformat -I$(O)/bpf $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -I. -Iformat -I$(O)/bpf -I$(O)/gen $(PKG_CFLAGS) $(CFLAGS)
 ifeq ($(NO_RECORD),1)
 ALL_CFLAGS += -DFT_NO_RECORD
 endif
@@ -129,6 +129,14 @@ $(O)/%.o: %.c $(O)/.flags | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# Syscall names per architecture, generated from the kernel's UAPI headers
+# (linux-libc-dev and linux-libc-dev-*-cross; report/gen-syscalls.sh says how).
+$(O)/gen/syscalls.h: report/gen-syscalls.sh
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)
+	$(Q)sh report/gen-syscalls.sh $@
+$(O)/report/sysnames.o: $(O)/gen/syscalls.h
 
 $(O)/flytrap: $(OBJ)
 	$(call msg,LINK,$@)
@@ -217,7 +225,11 @@ check-offline: all
 # does only with the plugins, and libtraceevent-dev does not pull them in.
 DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin libtracefs-dev \
 	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libiberty-dev libsqlite3-dev libedit-dev \
-	    clang llvm bpftool
+	    clang llvm bpftool $(DEB_SYSCALL_HEADERS)
+# the other architectures' kernel headers, for the syscall name tables
+# (report/gen-syscalls.sh); this machine's come with libc6-dev
+DEB_SYSCALL_HEADERS = linux-libc-dev linux-libc-dev-arm64-cross linux-libc-dev-armhf-cross \
+	    linux-libc-dev-riscv64-cross linux-libc-dev-ppc64el-cross linux-libc-dev-s390x-cross
 DEB_TEST = trace-cmd python3 time qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which
 # a container or chroot cannot run), so it is left out and the browser checks

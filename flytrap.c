@@ -174,11 +174,51 @@ int ft_parse_size(const char *s, uint64_t *out)
 	return parse_scaled(s, out, sfx, mul, 1);
 }
 
+/*
+ * Seconds as report and the analyzers print them ("1464.221523", "12.5",
+ * "7"), exactly to the ns: strtod rounds the 19-digit ns counts of a
+ * wall-clock time line.  At most 9 decimals.
+ */
 int ft_parse_ts(const char *s, uint64_t *out_ns)
 {
-	static const char *sfx[] = { NULL };
+	uint64_t secs = 0, frac = 0;
+	int digits = 0;
 
-	return parse_scaled(s, out_ns, sfx, NULL, 1000000000ULL);
+	if (!s || !(isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (secs > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -EINVAL;
+		secs = secs * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; isdigit((unsigned char)*s); s++) {
+			if (++digits > 9)
+				return -EINVAL;
+			frac = frac * 10 + (uint64_t)(*s - '0');
+		}
+	}
+	if (*s)
+		return -EINVAL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*out_ns = secs * 1000000000ULL + frac;
+	return 0;
+}
+
+int ft_parse_decimal(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 int ft_parse_cpulist(const char *s, uint64_t mask[4])

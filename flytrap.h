@@ -34,9 +34,11 @@ bool ft_progress_enabled(void);
  * Parse helpers: return 0 or -EINVAL.  Durations accept ns/us/ms/s/m
  * suffixes (no suffix = seconds); sizes accept K/M/G (no suffix = bytes);
  * timestamps are seconds with a fraction ("12.5" = 12.5 s) as printed by
- * report.
+ * report, exact to the ns; ft_parse_decimal takes decimal digits only (a
+ * raw clock's tick count as report prints it), ft_parse_u64 also 0x hex.
  */
 int ft_parse_u64(const char *s, uint64_t *out);
+int ft_parse_decimal(const char *s, uint64_t *out);
 int ft_parse_duration_ns(const char *s, uint64_t *out);
 int ft_parse_size(const char *s, uint64_t *out);
 int ft_parse_ts(const char *s, uint64_t *out_ns);

@@ -63,6 +63,31 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, bo
 	return argv[*i];
 }
 
+int rpt_parse_pids(const char *arg, int **pids, int *npids)
+{
+	const char *q = arg;
+
+	if (!q || !*q)
+		return ft_usage_error("--pid needs a process id");
+	while (*q) {
+		char *end;
+		long pid;
+		int *np;
+
+		errno = 0;
+		pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
+		if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
+			return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'", arg);
+		np = realloc(*pids, (size_t)(*npids + 1) * sizeof(int));
+		if (!np)
+			return ft_error("out of memory");
+		*pids = np;
+		(*pids)[(*npids)++] = (int)pid;
+		q = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v;
@@ -79,7 +104,7 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 	 */
 	v = opt_value(argc, argv, i, "--from", &m);
 	if (m) {
-		if (!v || (ft_parse_ts(v, &o->t0_ns) && ft_parse_u64(v, &o->t0_ns)))
+		if (!v || (ft_parse_ts(v, &o->t0_ns) && ft_parse_decimal(v, &o->t0_ns)))
 			return ft_usage_error("--from needs a time such as 12.5 (seconds) or clock ticks");
 		o->has_t0 = true;
 		o->t0_arg = v;
@@ -87,7 +112,7 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 	}
 	v = opt_value(argc, argv, i, "--to", &m);
 	if (m) {
-		if (!v || (ft_parse_ts(v, &o->t1_ns) && ft_parse_u64(v, &o->t1_ns)))
+		if (!v || (ft_parse_ts(v, &o->t1_ns) && ft_parse_decimal(v, &o->t1_ns)))
 			return ft_usage_error("--to needs a time such as 12.5 (seconds) or clock ticks");
 		o->has_t1 = true;
 		o->t1_arg = v;
@@ -106,27 +131,8 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 		return 1;
 	}
 	v = opt_value(argc, argv, i, "--pid", &m);
-	if (m) {
-		const char *p = v;
-
-		if (!v || !*v)
-			return ft_usage_error("--pid needs a process id");
-		while (*p) {
-			char *end;
-			long pid = strtol(p, &end, 10);
-			int *np;
-
-			if (end == p || pid < 0 || pid > INT32_MAX || (*end && *end != ','))
-				return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'", v);
-			np = realloc(o->pids, (o->npids + 1) * sizeof(*np));
-			if (!np)
-				return ft_usage_error("out of memory");
-			o->pids = np;
-			o->pids[o->npids++] = (int)pid;
-			p = *end ? end + 1 : end;
-		}
-		return 1;
-	}
+	if (m)
+		return rpt_parse_pids(v, &o->pids, &o->npids) ? EXIT_USAGE : 1;
 	v = opt_value(argc, argv, i, "--comm", &m);
 	if (m) {
 		char **nc, *dup;
@@ -147,13 +153,16 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 }
 
 /* --from/--to on a raw counter clock: an integer tick count */
-static int ticks_arg(const char *name, const char *v, const struct fmt_info *info, uint64_t *out)
+int rpt_time_arg(const char *name, const char *v, bool in_usecs, const char *clock, uint64_t *out)
 {
-	if (ft_parse_u64(v, out))
-		return ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
-				      "as the analyzers and 'report' print them (an integer)", name, v,
-				      info->clock && *info->clock ? info->clock : "raw");
-	return 0;
+	if (in_usecs)
+		return ft_parse_ts(v, out) ?
+			ft_usage_error("%s %s: give a time in seconds as the analyzers print it, e.g. 12.5",
+				       name, v) : 0;
+	return ft_parse_decimal(v, out) ?
+		ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
+			       "as the analyzers and 'report' print them (an integer)", name, v,
+			       clock && *clock ? clock : "raw") : 0;
 }
 
 const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4])
@@ -218,19 +227,10 @@ int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
 	const struct fmt_info *info = fmt_reader_info(r);
 
 	ts_ticks = !info->clock_in_usecs;
-	if (ts_ticks) {
-		if (o->t0_arg && ticks_arg("--from", o->t0_arg, info, &o->t0_ns))
-			return EXIT_USAGE;
-		if (o->t1_arg && ticks_arg("--to", o->t1_arg, info, &o->t1_ns))
-			return EXIT_USAGE;
-	} else {
-		if (o->t0_arg && ft_parse_ts(o->t0_arg, &o->t0_ns))
-			return ft_usage_error("--from %s: give a time in seconds as the analyzers print it, "
-					      "e.g. 12.5", o->t0_arg);
-		if (o->t1_arg && ft_parse_ts(o->t1_arg, &o->t1_ns))
-			return ft_usage_error("--to %s: give a time in seconds as the analyzers print it, "
-					      "e.g. 12.5", o->t1_arg);
-	}
+	if (o->t0_arg && rpt_time_arg("--from", o->t0_arg, !ts_ticks, info->clock, &o->t0_ns))
+		return EXIT_USAGE;
+	if (o->t1_arg && rpt_time_arg("--to", o->t1_arg, !ts_ticks, info->clock, &o->t1_ns))
+		return EXIT_USAGE;
 	if (o->has_t0 && o->has_t1 && o->t1_ns < o->t0_ns)
 		return ft_usage_error("--to is before --from");
 	if (o->has_cpus)

@@ -41,6 +41,15 @@ struct rpt_opts {
  */
 int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i);
 /*
+ * The filters' values, one definition for report and the analyzers:
+ * --pid's list (decimal ids, comma-separated, appended to *pids) and a
+ * --from/--to time once the file's clock is known (seconds on a ns clock,
+ * an integer tick count on a raw counter).  0, or EXIT_USAGE after the
+ * one-line error.
+ */
+int rpt_parse_pids(const char *arg, int **pids, int *npids);
+int rpt_time_arg(const char *name, const char *v, bool in_usecs, const char *clock, uint64_t *out);
+/*
  * After the file is open: --from/--to read in the file's time unit (seconds
  * on a nanosecond clock; clock ticks, as `report` prints them, on a raw
  * counter clock such as x86-tsc), and one warning on stderr for --cpu CPUs

@@ -1451,51 +1451,6 @@ int rpt_check_args(int argc, char **argv, const char *shorts, const struct optio
 	return 0;
 }
 
-/*
- * Seconds as report prints them ("1464.221523", "12.5", "7"), exactly to
- * the ns: strtod would round a 20-digit ns count.  At most 9 decimals.
- */
-static int parse_time_exact(const char *s, uint64_t *ns)
-{
-	uint64_t secs = 0, frac = 0;
-	int digits = 0;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (secs > (UINT64_MAX / 1000000000ULL - 9) / 10)
-			return -EINVAL;
-		secs = secs * 10 + (uint64_t)(*s - '0');
-	}
-	if (*s == '.') {
-		for (s++; *s >= '0' && *s <= '9'; s++) {
-			if (++digits > 9)
-				return -EINVAL;
-			frac = frac * 10 + (uint64_t)(*s - '0');
-		}
-		if (!digits)
-			return -EINVAL;
-	}
-	if (*s)
-		return -EINVAL;
-	for (; digits < 9; digits++)
-		frac *= 10;
-	*ns = secs * 1000000000ULL + frac;
-	return 0;
-}
-
-/* a raw counter's tick count as report prints it: decimal digits */
-static int parse_ticks(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
-}
-
 /* --from/--to once the clock is known: seconds on a ns clock, ticks on a raw counter */
 static int resolve_times(struct report *rp)
 {
@@ -1507,13 +1462,8 @@ static int resolve_times(struct report *rp)
 	for (k = 0; k < 2; k++) {
 		if (!args[k])
 			continue;
-		if (in->in_usecs ? parse_time_exact(args[k], vals[k]) : parse_ticks(args[k], vals[k]))
-			return in->in_usecs ?
-				ft_usage_error("%s %s: give a time in seconds as report prints it, e.g. 12.5",
-					       names[k], args[k]) :
-				ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
-					       "as report prints them (an integer)", names[k], args[k],
-					       in->info->clock[0] ? in->info->clock : "raw");
+		if (rpt_time_arg(names[k], args[k], in->in_usecs, in->info->clock, vals[k]))
+			return EXIT_USAGE;
 	}
 	if (rp->has_t0 && rp->has_t1 && rp->t0 > rp->t1)
 		return ft_usage_error("--from is after --to");
@@ -2166,32 +2116,6 @@ static int add_filter(struct rinput *in, const char *text, bool neg)
 	return 0;
 }
 
-static int parse_pids(struct report *rp, const char *arg)
-{
-	/* as the analyzers' --pid: decimal ids, comma-separated, repeatable */
-	const char *q = arg;
-
-	if (!*q)
-		return ft_usage_error("--pid needs a process id");
-	while (*q) {
-		char *end;
-		long pid;
-		int *np;
-
-		errno = 0;
-		pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
-		if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
-			return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'", arg);
-		np = realloc(rp->pids, (rp->npids + 1) * sizeof(int));
-		if (!np)
-			return ft_error("out of memory");
-		rp->pids = np;
-		rp->pids[rp->npids++] = (int)pid;
-		q = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 /* trace-cmd takes atoll(): here a whole number, signed for --ts-offset */
 static int parse_int(const char *opt, const char *arg, bool is_signed, int64_t *out)
 {
@@ -2278,7 +2202,7 @@ int cmd_report(int argc, char **argv)
 			rp.has_cpus = true;
 			break;
 		case 'P':
-			if (parse_pids(&rp, optarg))
+			if (rpt_parse_pids(optarg, &rp.pids, &rp.npids))
 				{ rc = EXIT_USAGE; goto out; }
 			break;
 		case OPT_COMM:
@@ -2289,7 +2213,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FROM:
 		case OPT_TO:
-			if (parse_time_exact(optarg, &t) && parse_ticks(optarg, &t))
+			if (ft_parse_ts(optarg, &t) && ft_parse_decimal(optarg, &t))
 				{ rc = ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
 						      "1464.221523 (seconds), or clock ticks, not '%s'",
 						      c == OPT_FROM ? "--from" : "--to", optarg); goto out; }

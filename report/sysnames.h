@@ -12,7 +12,12 @@ enum rpt_sys_abi {
 	RPT_SYS_UNKNOWN = 0,
 	RPT_SYS_X86_64,
 	RPT_SYS_I386,
-	RPT_SYS_GENERIC,	/* arm64, riscv64, loongarch64: asm-generic numbering */
+	RPT_SYS_AARCH64,	/* asm-generic numbering, as arm64 builds it */
+	RPT_SYS_ARM,		/* 32-bit ARM, EABI */
+	RPT_SYS_RISCV64,	/* asm-generic numbering, riscv64 (and loongarch64) */
+	RPT_SYS_PPC64,		/* ppc64 and ppc64le share the numbers */
+	RPT_SYS_S390X,
+	RPT_SYS_NABI
 };
 
 /*
@@ -27,5 +32,8 @@ enum rpt_sys_abi rpt_sys_abi(const char *uname, int kernel_long);
  * The string is static.
  */
 const char *rpt_syscall_name(enum rpt_sys_abi abi, long nr);
+
+/* "x86_64", "aarch64", ... for messages and tests */
+const char *rpt_sys_abi_name(enum rpt_sys_abi abi);
 
 #endif

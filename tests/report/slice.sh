@@ -27,13 +27,13 @@ for f in tests/data/*.dat ${FIXTURES:+"$FIXTURES"/*.dat}; do
 	[ -f "$f" ] || continue
 	b=$(basename "$f")
 	# trace-cmd 3.1 cannot read zlib files: flytrap report is the oracle there
-	if trace-cmd report -i "$f" > "$TMP/o.txt" 2>/dev/null; then rep="trace-cmd report -i"
+	if tc_stable "$TMP/o.txt" -i "$f"; then rep="trace-cmd report -i"
 	else rep="$F report"; $rep "$f" > "$TMP/o.txt" 2>/dev/null || { fail "$b: unreadable"; continue; }; fi
 	read -r t0 t1 < <(thirds "$TMP/o.txt")
 	if ! "$F" slice "$f" --from "$t0" --to "$t1" -o "$TMP/s.dat" 2> "$TMP/e.txt"; then
 		fail "$b: slice failed: $(cat "$TMP/e.txt")"; continue
 	fi
-	trace-cmd report -i "$TMP/s.dat" > "$TMP/s.txt" 2>/dev/null || { fail "$b: trace-cmd cannot read the slice"; continue; }
+	tc_stable "$TMP/s.txt" -i "$TMP/s.dat" || { fail "$b: trace-cmd cannot read the slice"; continue; }
 	[ "$rep" = "trace-cmd report -i" ] || $rep "$TMP/s.dat" > "$TMP/s.txt"
 	if out=$(python3 "$CMP" "$TMP/o.txt" "$TMP/s.txt" "$t0" "$t1"); then
 		n=$((n + 1))

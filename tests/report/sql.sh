@@ -18,9 +18,11 @@ sq() { "$FLYTRAP" sql --csv "$@" | tail -n +2; }
 jget() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 # ---- event counts per name = trace-cmd report -R (raw: no merged function_graph lines)
-tc_counts() {
-	trace-cmd report -R -i "$1" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
-		n = $(i + 1); sub(/:$/, "", n); c[n]++; break } } END { for (k in c) print k "," c[k] }' | sort
+tc_counts() {	# (tc_stable: trace-cmd 3.1.6 sometimes prints raw ns for old v6 files)
+	tc_stable "$TMP/tc-counts.txt" -R -i "$1"
+	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+		n = $(i + 1); sub(/:$/, "", n); c[n]++; break } } END { for (k in c) print k "," c[k] }' \
+		"$TMP/tc-counts.txt" | sort
 }
 if command -v trace-cmd >/dev/null; then
 	checked=0

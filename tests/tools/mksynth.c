@@ -20,6 +20,12 @@
  *     /proc/PID/maps lines) in the procmaps section, and one sample per
  *     line of file STACKS: "PID ADDR..." (hex, innermost first), 1 ms apart.
  *
+ *   mksynth OUT.dat syscalls UNAME NR...
+ *     raw_syscalls sys_enter/sys_exit pairs of task app (700) on CPU 0 in a
+ *     file whose uname option is UNAME, so the syscall name tables of each
+ *     architecture can be checked: the k-th NR given (from 1) is called k
+ *     times, 10 us each.
+ *
  *   mksynth OUT.dat workload N FUNC SYSNR GETPID_US
  *     for `diff`: task app (700) on CPU 0 runs N rounds of 200 us; in each
  *     it is switched in at +0 and out (sleeping) at +150 us, calls main
@@ -42,21 +48,9 @@
 #define US 1000ULL
 #define MAX_USTACK 1024
 
+enum { ID_SYS_ENTER = 500, ID_SYS_EXIT = 501 };
 enum { ID_UP = 400, ID_UP_RET = 401, ID_UP2 = 402, ID_UP2_RET = 403, ID_UP3 = 404, ID_UP3_RET = 405,
-       ID_SWITCH = 300, ID_SYS_ENTER = 21, ID_SYS_EXIT = 22, ID_PROFILE = 1004 };
-
-static const char fmt_sys_enter[] =
-	"name: sys_enter\nID: 21\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
-	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1], "
-	"REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
-
-static const char fmt_sys_exit[] =
-	"name: sys_exit\nID: 22\nformat:\n" COMMON
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+       ID_SWITCH = 300, ID_PROFILE = 1004 };
 
 static const char header_event[] =
 	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
@@ -143,6 +137,20 @@ static void probe_format(struct out *o, const char *sys, const char *name, int i
 		die(o, "probe format", n);
 }
 
+static const char fmt_sys_enter[] =
+	"name: sys_enter\nID: 500\nformat:\n" COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1], "
+	"REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
+static const char fmt_sys_exit[] =
+	"name: sys_exit\nID: 501\nformat:\n" COMMON
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
+
+static const char *uname_text = "Linux mksynth 6.18.0 x86_64";
+
 static void out_open(struct out *o, const char *path, const char *cmdlines)
 {
 	struct fmt_writer_opts wo = { .compression = "zstd" };
@@ -163,7 +171,7 @@ static void out_open(struct out *o, const char *path, const char *cmdlines)
 	err = err ?: fmt_writer_printk(o->w, "", 0);
 	err = err ?: fmt_writer_cmdlines(o->w, cmdlines, strlen(cmdlines));
 	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_TRACECLOCK, "local global [mono] boot\n");
-	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_UNAME, "Linux mksynth 6.18.0 x86_64");
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_UNAME, uname_text);
 	err = err ?: fmt_writer_cpucount(o->w, 2);
 	if (err)
 		die(o, "metadata", err);
@@ -402,16 +410,54 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 	return 0;
 }
 
+/* ---- syscalls ------------------------------------------------------------------ */
+
+static int syscalls(const char *path, const char *uname, char **nrs, int n)
+{
+	uint8_t r[64];
+	struct out o;
+	uint64_t t = 0;
+	char *end;
+	int i, k;
+
+	uname_text = uname;
+	out_open(&o, path, "700 app\n");
+	if (fmt_writer_event_format(o.w, "raw_syscalls", fmt_sys_enter, strlen(fmt_sys_enter)) ||
+	    fmt_writer_event_format(o.w, "raw_syscalls", fmt_sys_exit, strlen(fmt_sys_exit)))
+		die(&o, "syscall formats", -EINVAL);
+	out_start(&o);
+	for (i = 0; i < n; i++) {
+		long nr = strtol(nrs[i], &end, 0);
+
+		if (*end || end == nrs[i])
+			die(&o, "syscall number", -EINVAL);
+		for (k = 0; k <= i; k++) {
+			memset(r, 0, sizeof(r));
+			common(r, ID_SYS_ENTER, 700);
+			put64(r + 8, (uint64_t)nr);
+			emit(&o, 0, t += 5 * US, r, 64);
+			common(r, ID_SYS_EXIT, 700);
+			put64(r + 16, 0);
+			emit(&o, 0, t += 10 * US, r, 24);
+		}
+	}
+	out_close(&o);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 8 && !strcmp(argv[2], "uprobes"))
 		return uprobes(argv[1], argv + 3);
+	if (argc >= 5 && !strcmp(argv[2], "syscalls"))
+		return syscalls(argv[1], argv[3], argv + 4, argc - 4);
 	if (argc == 5 && !strcmp(argv[2], "stacks"))
 		return stacks(argv[1], argv[3], argv[4]);
 	if (argc == 7 && !strcmp(argv[2], "workload"))
 		return workload(argv[1], argv + 3);
 	fprintf(stderr, "usage: mksynth OUT.dat uprobes SYSTEM OUTER OUTER_RET INNER INNER_RET\n"
 			"       mksynth OUT.dat stacks MAPS STACKS\n"
+			"       mksynth OUT.dat syscalls UNAME NR...\n"
 			"       mksynth OUT.dat workload N FUNC SYSNR GETPID_US\n");
 	return 2;
 }

@@ -68,6 +68,15 @@ static void test_parsers(void)
 	CHECK(!ft_parse_size("1.5G", &v) && v == 3ULL << 29, "1.5G");
 	CHECK(ft_parse_size("1e30", &v) && ft_parse_size("M", &v), "absurd sizes refused");
 	CHECK(!ft_parse_ts("1020.124066", &v) && v == 1020124066000ULL, "ts %llu", (unsigned long long)v);
+	/* a wall-clock time line: 19 digits of ns, exact (a double is 256 ns off here) */
+	CHECK(!ft_parse_ts("1795000000.000002001", &v) && v == 1795000000000002001ULL,
+	      "epoch ts %llu", (unsigned long long)v);
+	CHECK(!ft_parse_ts(".5", &v) && v == 500000000ULL && !ft_parse_ts("7", &v) && v == 7000000000ULL,
+	      "short forms");
+	CHECK(ft_parse_ts("1.0000000001", &v) && ft_parse_ts("1e9", &v) && ft_parse_ts("+1", &v) &&
+	      ft_parse_ts("18446744074", &v), "10 decimals, exponents, signs and overflow refused");
+	CHECK(!ft_parse_decimal("010", &v) && v == 10 && ft_parse_decimal("0x10", &v) &&
+	      ft_parse_decimal("+1", &v) && ft_parse_decimal(" 1", &v), "ticks: decimal digits only");
 	CHECK(!ft_parse_u64("0x10", &v) && v == 16, "hex");
 	CHECK(ft_parse_u64("-3", &v) && ft_parse_u64("3z", &v), "bad numbers refused");
 	CHECK(!ft_parse_cpulist("0,2-3,255", m) && m[0] == 0xd && m[3] == 1ULL << 63, "cpulist");
