@@ -432,7 +432,7 @@ static const char *fmt_delta(const struct diff *d, char *buf, size_t len, enum m
 /* B over A: "3.00x", "new" (only in B), "gone" (only in A), "-" (0 in both) */
 static const char *fmt_ratio(char *buf, size_t len, double a, double b)
 {
-	if (a <= 0 && b <= 0)
+	if (!isfinite(a) || !isfinite(b) || (a <= 0 && b <= 0))
 		snprintf(buf, len, "-");
 	else if (a <= 0)
 		snprintf(buf, len, "new");
@@ -445,15 +445,16 @@ static const char *fmt_ratio(char *buf, size_t len, double a, double b)
 	return buf;
 }
 
+/* v per unit of the file's basis; NAN for a file of no span (one time stamp) */
 static double rate(const struct side *s, uint64_t v)
 {
-	return s->basis > 0 ? (double)v / s->basis : 0;
+	return s->basis > 0 ? (double)v / s->basis : NAN;
 }
 
 static const char *fmt_rate(const struct diff *d, char *buf, size_t len, enum mkind k, bool in,
 			    double r)
 {
-	if (!in)
+	if (!in || !isfinite(r))
 		snprintf(buf, len, "-");
 	else if (is_time(d, k))
 		rpt_fmt_dur_short(buf, len, (uint64_t)llround(r));
