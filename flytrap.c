@@ -48,6 +48,7 @@ static const struct command commands[] = {
 	{ "slice",     cmd_slice,     "cut a time window, CPUs, tasks or events into a trace.dat" },
 	{ "redact",    cmd_redact,    "replace names, paths and addresses by keyed tokens" },
 	{ "merge",     cmd_merge,     "join rotation segments, or recordings of one kernel" },
+	{ "diff",      cmd_diff,      "what changed between two recordings (and a flame graph)" },
 	{ "verify",    cmd_verify,    "check that a trace.dat is whole (checksums, pages, order)" },
 };
 #endif

@@ -87,6 +87,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_slice(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 #ifndef FT_NO_RECORD
 int cmd_record(int argc, char **argv);
 int cmd_reset(int argc, char **argv);

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "callgraph.h"
 #include "flamesvg.h"
 #include "flytrap.h"
 #include "replay.h"
@@ -982,235 +983,40 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	return g->oom ? -ENOMEM : 0;
 }
 
-/* ---- output ------------------------------------------------------------------------ */
+/* ---- result ------------------------------------------------------------------------ */
 
-static void frame_name(const struct callgraph *g, const struct rpt_ctx *ctx, uint32_t frame, char *buf, size_t len)
+void rpt_cg_result_release(struct rpt_cg_result *r)
 {
-	if (frame & TASK_FRAME) {
-		int pid = (int)(frame & ~TASK_FRAME);
+	uint32_t k;
 
-		snprintf(buf, len, "%s-%d", rpt_comm(ctx, pid), pid);
-	} else if (frame < g->nframes) {
-		snprintf(buf, len, "%s", g->frames[frame]);
-	} else {
-		snprintf(buf, len, "?");
-	}
-}
-
-static int cmp_child(const void *a, const void *b, void *arg)
-{
-	const struct tree *t = arg;
-	const struct node *x = &t->nodes[*(const uint32_t *)a];
-	const struct node *y = &t->nodes[*(const uint32_t *)b];
-
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* children of nd, heaviest first; caller frees; NULL when none (or ENOMEM: *n = -1) */
-static uint32_t *children(const struct tree *t, uint32_t nd, int *n)
-{
-	uint32_t c, *v;
-	int k = 0;
-
-	*n = 0;
-	for (c = t->nodes[nd].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
-		(*n)++;
-	if (!*n)
-		return NULL;
-	v = malloc((size_t)*n * sizeof(*v));
-	if (!v) {
-		*n = -1;
-		return NULL;
-	}
-	for (c = t->nodes[nd].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
-		v[k++] = c;
-	qsort_r(v, (size_t)*n, sizeof(*v), cmp_child, (void *)t);
-	return v;
-}
-
-struct out {
-	struct callgraph *g;
-	const struct rpt_ctx *ctx;
-	const struct tree *t;
-	enum src s;
-	FILE *f;
-	uint64_t total;
-	int max_depth;
-	double min_pct;
-	int err;
-	/* folded output: the path of names */
-	char **path;
-	int npath;
-	struct rpt_flame *flame;
-	uint64_t hidden;
-};
-
-static const char *wfmt(char *buf, size_t len, enum src s, uint64_t v)
-{
-	if (s == S_SAMPLES)
-		snprintf(buf, len, "%" PRIu64, v);
-	else
-		rpt_fmt_dur(buf, len, v);
-	return buf;
-}
-
-static bool visible(const struct out *o, uint32_t nd, int depth)
-{
-	const struct node *n = &o->t->nodes[nd];
-
-	if (o->max_depth > 0 && depth > o->max_depth)
-		return false;
-	if (o->min_pct > 0 && o->total && 100.0 * (double)n->total / (double)o->total < o->min_pct)
-		return false;
-	return true;
-}
-
-/* nodes with data in the subtree of nd, nd included (what hiding nd hides) */
-static uint64_t subtree_nodes(const struct tree *t, uint32_t nd)
-{
-	uint64_t n = t->nodes[nd].count || t->nodes[nd].total ? 1 : 0;
-	uint32_t c;
-
-	for (c = t->nodes[nd].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
-		n += subtree_nodes(t, c);
-	return n;
-}
-
-/*
- * Tree text within 80 columns: the figures take 40, the name column the
- * rest.  Two columns per level up to level 5; deeper, the indentation stays
- * at 8 and a "[17]" marker gives the level, so names keep about 26 columns;
- * a name that still does not fit is cut with a visible '~'.
- */
-#define TREE_WIDTH 79
-#define TREE_FIGS 40
-#define TREE_FLAT_LEVELS 5
-
-static void text_node(struct out *o, uint32_t nd, int depth)
-{
-	const struct node *n = &o->t->nodes[nd];
-	char name[512], fit[512], mark[16], b1[32], b2[32];
-	uint32_t *ch;
-	int nch, k, ind;
-
-	if (o->err)
+	if (!r)
 		return;
-	if (nd) {
-		/* calls still open at the end made a node but carry nothing yet */
-		if (!n->count && !n->total)
-			return;
-		if (!visible(o, nd, depth)) {
-			o->hidden += subtree_nodes(o->t, nd);
-			return;
+	for (k = 0; k < r->nnames; k++)
+		free(r->names[k]);
+	free(r->names);
+	free(r->nodes);
+	free(r->syms_missing);
+	memset(r, 0, sizeof(*r));
+}
+
+/* append s (owned from now on, may be NULL on ENOMEM) to r's names; its index or NONE */
+static uint32_t result_name(struct rpt_cg_result *r, uint32_t *cap, char *s)
+{
+	if (!s)
+		return RPT_CG_NONE;
+	if (r->nnames == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 64;
+		char **nn = realloc(r->names, (size_t)nc * sizeof(*nn));
+
+		if (!nn) {
+			free(s);
+			return RPT_CG_NONE;
 		}
-		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
-		mark[0] = 0;
-		if (depth <= TREE_FLAT_LEVELS) {
-			ind = 2 * (depth - 1);
-		} else {
-			ind = 2 * (TREE_FLAT_LEVELS - 1);
-			snprintf(mark, sizeof(mark), "[%d] ", depth);
-		}
-		rpt_fit(fit, sizeof(fit), name, TREE_WIDTH - TREE_FIGS - ind - (int)strlen(mark));
-		fprintf(o->f, "%6.1f%% %10s %10s %8" PRIu64 "  %*s%s%s\n",
-			o->total ? 100.0 * (double)n->total / (double)o->total : 0.0,
-			wfmt(b1, sizeof(b1), o->s, n->total), wfmt(b2, sizeof(b2), o->s, n->self),
-			n->count, ind, "", mark, fit);
+		r->names = nn;
+		*cap = nc;
 	}
-	ch = children(o->t, nd, &nch);
-	if (nch < 0) {
-		o->err = -ENOMEM;
-		return;
-	}
-	for (k = 0; k < nch; k++)
-		text_node(o, ch[k], depth + 1);
-	free(ch);
-}
-
-static void json_node(struct out *o, uint32_t nd, int depth, bool *first)
-{
-	const struct node *n = &o->t->nodes[nd];
-	char name[512];
-	uint32_t *ch;
-	int nch, k;
-	bool f2 = true;
-
-	if (o->err)
-		return;
-	if (nd && !visible(o, nd, depth)) {
-		o->hidden += subtree_nodes(o->t, nd);
-		return;
-	}
-	if (!*first)
-		fputc(',', o->f);
-	*first = false;
-	if (nd)
-		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
-	else
-		snprintf(name, sizeof(name), "all");
-	fputs("{\"name\":", o->f);
-	ft_json_str(o->f, name);
-	if (n->frame & TASK_FRAME)
-		fprintf(o->f, ",\"pid\":%d", (int)(n->frame & ~TASK_FRAME));
-	fprintf(o->f, ",\"count\":%" PRIu64 ",\"total\":%" PRIu64 ",\"self\":%" PRIu64 ",\"children\":[",
-		n->count, n->total, n->self);
-	ch = children(o->t, nd, &nch);
-	if (nch < 0) {
-		o->err = -ENOMEM;
-		return;
-	}
-	for (k = 0; k < nch; k++)
-		json_node(o, ch[k], depth + 1, &f2);
-	free(ch);
-	fputs("]}", o->f);
-}
-
-/* folded lines / flame graph: every node with self weight, in heaviest-first order */
-static void folded_node(struct out *o, uint32_t nd, int depth)
-{
-	const struct node *n = &o->t->nodes[nd];
-	uint32_t *ch;
-	int nch, k;
-
-	if (o->err)
-		return;
-	if (nd) {
-		char name[512], *c;
-
-		frame_name(o->g, o->ctx, n->frame, name, sizeof(name));
-		for (c = name; *c; c++)
-			if (*c == ';' || *c == '\n' || *c == '\r')
-				*c = *c == ';' ? ':' : ' ';
-		o->path[depth - 1] = strdup(name);
-		if (!o->path[depth - 1]) {
-			o->err = -ENOMEM;
-			return;
-		}
-		o->npath = depth;
-		if (n->self) {
-			if (o->f) {
-				for (k = 0; k < depth; k++)
-					fprintf(o->f, "%s%s", k ? ";" : "", o->path[k]);
-				fprintf(o->f, " %" PRIu64 "\n", n->self);
-			}
-			if (o->flame && rpt_flame_add(o->flame, (const char *const *)o->path, depth, n->self))
-				o->err = -ENOMEM;
-		}
-	}
-	ch = children(o->t, nd, &nch);
-	if (nch < 0) {
-		o->err = -ENOMEM;
-		return;
-	}
-	for (k = 0; k < nch; k++)
-		folded_node(o, ch[k], depth + 1);
-	free(ch);
-	if (nd) {
-		free(o->path[depth - 1]);
-		o->path[depth - 1] = NULL;
-	}
+	r->names[r->nnames] = s;
+	return r->nnames++;
 }
 
 static int max_depth_of(const struct tree *t)
@@ -1242,177 +1048,491 @@ static uint64_t tree_total(const struct tree *t, enum src s)
 	return sum;
 }
 
-static uint64_t cut_total(const struct callgraph *g, enum src s)
+/* the nodes of tree s, their frame names moved out of g (g is released next) */
+static int result_nodes(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
+			struct rpt_cg_result *r)
+{
+	const struct tree *t = &g->trees[s];
+	uint32_t k, cap = g->fcap, nframes = g->nframes, unknown = RPT_CG_NONE;
+
+	r->nodes = calloc(t->n ? t->n : 1, sizeof(*r->nodes));
+	if (!r->nodes)
+		return -ENOMEM;
+	r->names = g->frames;
+	r->nnames = nframes;
+	g->frames = NULL;
+	g->nframes = g->fcap = 0;
+	r->n = t->n;
+	for (k = 0; k < t->n; k++) {
+		const struct node *n = &t->nodes[k];
+		struct rpt_cg_node *o = &r->nodes[k];
+		char *tname = NULL;
+
+		o->parent = n->parent;
+		o->first_child = n->first_child;
+		o->next_sibling = n->next_sibling;
+		o->count = n->count;
+		o->total = n->total;
+		o->self = n->self;
+		o->pid = -1;
+		if (n->frame & TASK_FRAME) {
+			o->pid = (int)(n->frame & ~TASK_FRAME);
+			if (asprintf(&tname, "%s-%d", rpt_comm(ctx, o->pid), o->pid) < 0)
+				tname = NULL;
+			o->name = result_name(r, &cap, tname);
+		} else if (n->frame < nframes) {
+			o->name = n->frame;
+		} else {
+			if (unknown == RPT_CG_NONE)
+				unknown = result_name(r, &cap, strdup("?"));
+			o->name = unknown;
+		}
+		if (o->name == RPT_CG_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
+			uint64_t open_calls, struct rpt_cg_result *r)
+{
+	static const int sources[S_NR] = { RPT_CG_CALLS, RPT_CG_SAMPLES, RPT_CG_OFFCPU };
+	const struct tree *t = &g->trees[s];
+	char miss[512];
+	int k;
+
+	memset(r, 0, sizeof(*r));
+	r->source = sources[s];
+	r->source_name = src_names[s];
+	r->unit = src_units[s];
+	r->empty = t->n <= 1;
+	r->per_task = g->conf->per_task;
+	r->events = ctx->nevents;
+	r->total = tree_total(t, s);
+	for (k = 0; k < S_NR; k++)
+		r->source_nodes[k] = g->trees[k].n - 1;
+	r->calls_completed = g->calls_total;
+	r->calls_open = open_calls;
+	r->unmatched_exits = g->unmatched;
+	r->lost_frames = g->lost_frames;
+	r->user_stacks = g->stacks[s];
+	for (k = 0; k < CUT_NR; k++)
+		r->cut[k] = g->cut[s][k];
+	r->depth = max_depth_of(t);
+	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
+	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
+	r->syms = g->syms;
+	if (r->depth < 0 || !r->syms_missing)
+		return -ENOMEM;
+	return result_nodes(g, ctx, s, r);
+}
+
+/* true when node k's function also appears above it on its path */
+static bool recursive(const struct rpt_cg_result *r, uint32_t k)
+{
+	uint32_t p;
+
+	for (p = r->nodes[k].parent; p != RPT_CG_NONE && p != 0; p = r->nodes[p].parent)
+		if (r->nodes[p].pid < 0 && r->nodes[p].name == r->nodes[k].name)
+			return true;
+	return false;
+}
+
+int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, size_t *n)
+{
+	uint32_t *slot = NULL, k;
+	struct rpt_cg_func *f = NULL;
+	size_t nf = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!r->n)
+		return 0;
+	slot = malloc((size_t)(r->nnames ? r->nnames : 1) * sizeof(*slot));
+	f = calloc(r->n, sizeof(*f));
+	if (!slot || !f) {
+		free(slot);
+		free(f);
+		return -ENOMEM;
+	}
+	for (k = 0; k < r->nnames; k++)
+		slot[k] = RPT_CG_NONE;
+	for (k = 1; k < r->n; k++) {
+		const struct rpt_cg_node *nd = &r->nodes[k];
+		struct rpt_cg_func *e;
+
+		if (nd->pid >= 0 || nd->name >= r->nnames || (!nd->count && !nd->total))
+			continue;
+		if (slot[nd->name] == RPT_CG_NONE) {
+			slot[nd->name] = (uint32_t)nf;
+			f[nf++].name = nd->name;
+		}
+		e = &f[slot[nd->name]];
+		e->count += nd->count;
+		e->self += nd->self;
+		if (!recursive(r, k))
+			e->total += nd->total;
+	}
+	free(slot);
+	*out = f;
+	*n = nf;
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+static void node_name(const struct rpt_cg_result *r, uint32_t nd, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->names[r->nodes[nd].name]);
+}
+
+static int cmp_child(const void *a, const void *b, void *arg)
+{
+	const struct rpt_cg_node *nodes = arg;
+	const struct rpt_cg_node *x = &nodes[*(const uint32_t *)a];
+	const struct rpt_cg_node *y = &nodes[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* children of nd, heaviest first; caller frees; NULL when none (or ENOMEM: *n = -1) */
+static uint32_t *children(const struct rpt_cg_result *r, uint32_t nd, int *n)
+{
+	uint32_t c, *v;
+	int k = 0;
+
+	*n = 0;
+	for (c = r->nodes[nd].first_child; c != RPT_CG_NONE; c = r->nodes[c].next_sibling)
+		(*n)++;
+	if (!*n)
+		return NULL;
+	v = malloc((size_t)*n * sizeof(*v));
+	if (!v) {
+		*n = -1;
+		return NULL;
+	}
+	for (c = r->nodes[nd].first_child; c != RPT_CG_NONE; c = r->nodes[c].next_sibling)
+		v[k++] = c;
+	qsort_r(v, (size_t)*n, sizeof(*v), cmp_child, (void *)r->nodes);
+	return v;
+}
+
+struct out {
+	const struct rpt_cg_result *r;
+	FILE *f;
+	uint64_t total;
+	int max_depth;
+	double min_pct;
+	int err;
+	/* folded output: the path of names */
+	char **path;
+	int npath;
+	struct rpt_flame *flame;
+	bool base;		/* add to the flame graph's base (rpt_flame_add_base) */
+	uint64_t hidden;
+};
+
+static const char *wfmt(char *buf, size_t len, const struct rpt_cg_result *r, uint64_t v)
+{
+	if (r->source == RPT_CG_SAMPLES)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		rpt_fmt_dur(buf, len, v);
+	return buf;
+}
+
+static bool visible(const struct out *o, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+
+	if (o->max_depth > 0 && depth > o->max_depth)
+		return false;
+	if (o->min_pct > 0 && o->total && 100.0 * (double)n->total / (double)o->total < o->min_pct)
+		return false;
+	return true;
+}
+
+/* nodes with data in the subtree of nd, nd included (what hiding nd hides) */
+static uint64_t subtree_nodes(const struct rpt_cg_result *r, uint32_t nd)
+{
+	uint64_t n = r->nodes[nd].count || r->nodes[nd].total ? 1 : 0;
+	uint32_t c;
+
+	for (c = r->nodes[nd].first_child; c != RPT_CG_NONE; c = r->nodes[c].next_sibling)
+		n += subtree_nodes(r, c);
+	return n;
+}
+
+/*
+ * Tree text within 80 columns: the figures take 40, the name column the
+ * rest.  Two columns per level up to level 5; deeper, the indentation stays
+ * at 8 and a "[17]" marker gives the level, so names keep about 26 columns;
+ * a name that still does not fit is cut with a visible '~'.
+ */
+#define TREE_WIDTH 79
+#define TREE_FIGS 40
+#define TREE_FLAT_LEVELS 5
+
+static void text_node(struct out *o, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+	char name[512], fit[512], mark[16], b1[32], b2[32];
+	uint32_t *ch;
+	int nch, k, ind;
+
+	if (o->err)
+		return;
+	if (nd) {
+		/* calls still open at the end made a node but carry nothing yet */
+		if (!n->count && !n->total)
+			return;
+		if (!visible(o, nd, depth)) {
+			o->hidden += subtree_nodes(o->r, nd);
+			return;
+		}
+		node_name(o->r, nd, name, sizeof(name));
+		mark[0] = 0;
+		if (depth <= TREE_FLAT_LEVELS) {
+			ind = 2 * (depth - 1);
+		} else {
+			ind = 2 * (TREE_FLAT_LEVELS - 1);
+			snprintf(mark, sizeof(mark), "[%d] ", depth);
+		}
+		rpt_fit(fit, sizeof(fit), name, TREE_WIDTH - TREE_FIGS - ind - (int)strlen(mark));
+		fprintf(o->f, "%6.1f%% %10s %10s %8" PRIu64 "  %*s%s%s\n",
+			o->total ? 100.0 * (double)n->total / (double)o->total : 0.0,
+			wfmt(b1, sizeof(b1), o->r, n->total), wfmt(b2, sizeof(b2), o->r, n->self),
+			n->count, ind, "", mark, fit);
+	}
+	ch = children(o->r, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		text_node(o, ch[k], depth + 1);
+	free(ch);
+}
+
+static void json_node(struct out *o, uint32_t nd, int depth, bool *first)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+	char name[512];
+	uint32_t *ch;
+	int nch, k;
+	bool f2 = true;
+
+	if (o->err)
+		return;
+	if (nd && !visible(o, nd, depth)) {
+		o->hidden += subtree_nodes(o->r, nd);
+		return;
+	}
+	if (!*first)
+		fputc(',', o->f);
+	*first = false;
+	if (nd)
+		node_name(o->r, nd, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "all");
+	fputs("{\"name\":", o->f);
+	ft_json_str(o->f, name);
+	if (n->pid >= 0)
+		fprintf(o->f, ",\"pid\":%d", n->pid);
+	fprintf(o->f, ",\"count\":%" PRIu64 ",\"total\":%" PRIu64 ",\"self\":%" PRIu64 ",\"children\":[",
+		n->count, n->total, n->self);
+	ch = children(o->r, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		json_node(o, ch[k], depth + 1, &f2);
+	free(ch);
+	fputs("]}", o->f);
+}
+
+/* folded lines / flame graph: every node with self weight, in heaviest-first order */
+static void folded_node(struct out *o, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+	uint32_t *ch;
+	int nch, k;
+
+	if (o->err)
+		return;
+	if (nd) {
+		char name[512], *c;
+
+		node_name(o->r, nd, name, sizeof(name));
+		for (c = name; *c; c++)
+			if (*c == ';' || *c == '\n' || *c == '\r')
+				*c = *c == ';' ? ':' : ' ';
+		o->path[depth - 1] = strdup(name);
+		if (!o->path[depth - 1]) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->npath = depth;
+		if (n->self) {
+			if (o->f) {
+				for (k = 0; k < depth; k++)
+					fprintf(o->f, "%s%s", k ? ";" : "", o->path[k]);
+				fprintf(o->f, " %" PRIu64 "\n", n->self);
+			}
+			if (o->flame && (o->base ? rpt_flame_add_base : rpt_flame_add)(o->flame,
+					(const char *const *)o->path, depth, n->self))
+				o->err = -ENOMEM;
+		}
+	}
+	ch = children(o->r, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		folded_node(o, ch[k], depth + 1);
+	free(ch);
+	if (nd) {
+		free(o->path[depth - 1]);
+		o->path[depth - 1] = NULL;
+	}
+}
+
+/* the stacks of r, folded into f (NULL: none) and/or added to flame (NULL: none) */
+static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame, bool base)
+{
+	struct out o;
+
+	memset(&o, 0, sizeof(o));
+	o.r = r;
+	o.f = f;
+	o.flame = flame;
+	o.base = base;
+	o.path = calloc((size_t)r->depth + 1, sizeof(*o.path));
+	if (!o.path)
+		return -ENOMEM;
+	if (r->n)
+		folded_node(&o, 0, 0);
+	free(o.path);
+	return o.err;
+}
+
+int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl)
+{
+	return fold(r, NULL, fl, false);
+}
+
+int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl)
+{
+	return fold(r, NULL, fl, true);
+}
+
+static uint64_t cut_total(const struct rpt_cg_result *r)
 {
 	uint64_t n = 0;
-	int r;
+	int k;
 
-	for (r = 0; r < CUT_NR; r++)
-		n += g->cut[s][r];
+	for (k = 0; k < CUT_NR; k++)
+		n += r->cut[k];
 	return n;
 }
 
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
-static void cut_json(const struct callgraph *g, enum src s, FILE *f)
+static void cut_json(const struct rpt_cg_result *r, FILE *f)
 {
-	int r;
+	int k;
 
-	fprintf(f, ",\"user_stacks\":%" PRIu64 ",\"stacks_cut\":%" PRIu64 ",\"cut\":{", g->stacks[s],
-		cut_total(g, s));
-	for (r = 0; r < CUT_NR; r++)
-		fprintf(f, "%s\"%s\":%" PRIu64, r ? "," : "", cut_keys[r], g->cut[s][r]);
+	fprintf(f, ",\"user_stacks\":%" PRIu64 ",\"stacks_cut\":%" PRIu64 ",\"cut\":{", r->user_stacks,
+		cut_total(r));
+	for (k = 0; k < CUT_NR; k++)
+		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", cut_keys[k], r->cut[k]);
 	fputc('}', f);
 }
 
-static void cut_note(const struct callgraph *g, enum src s, FILE *f)
+static void cut_note(const struct rpt_cg_result *r, FILE *f)
 {
-	uint64_t n = cut_total(g, s);
+	uint64_t n = cut_total(r);
 	const char *sep = "";
-	int r;
+	int k;
 
 	if (!n)
 		return;
 	fprintf(f, "  %" PRIu64 " of %" PRIu64 " user stacks cut where the unwind broke, marked\n"
-		"  [unwind: REASON]:", n, g->stacks[s]);
-	for (r = 0; r < CUT_NR; r++)
-		if (g->cut[s][r]) {
-			fprintf(f, "%s %" PRIu64 " %s", sep, g->cut[s][r], cut_reasons[r]);
+		"  [unwind: REASON]:", n, r->user_stacks);
+	for (k = 0; k < CUT_NR; k++)
+		if (r->cut[k]) {
+			fprintf(f, "%s %" PRIu64 " %s", sep, r->cut[k], cut_reasons[k]);
 			sep = ",";
 		}
 	fputc('\n', f);
 }
 
-static int cg_finish(struct rpt_ctx *ctx, void *priv)
+static void init_out(struct out *o, const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c,
+		     FILE *f)
 {
-	struct callgraph *g = priv;
-	const struct rpt_callgraph_conf *c = g->conf;
+	memset(o, 0, sizeof(*o));
+	o->r = r;
+	o->f = f;
+	o->total = r->total;
+	o->max_depth = c->max_depth;
+	o->min_pct = c->min_percent;
+}
+
+static int print_json(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
+		      const struct rpt_callgraph_conf *c, FILE *f)
+{
 	const struct rpt_opts *op = ctx->opts;
-	FILE *f = op->out ? op->out : stdout;
 	struct out o;
-	enum src s;
-	uint64_t open_calls = 0;
-	size_t pos = 0;
-	struct ctask *t;
-	int k, depth;
-	bool empty;
-	char b1[32], b2[32], b3[32];
+	bool first = true;
 
-	for (k = 0; k < g->ncpu_pend; k++)
-		flush_pending(g, k);
-	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
-		open_calls += (uint64_t)t->n;
-	if (g->oom)
-		return -ENOMEM;
-	/* per-task calls: the task node's total is the sum of its top-level calls */
-	if (c->per_task) {
-		uint32_t tn, ch;
-		struct tree *tr = &g->trees[S_CALLS];
+	init_out(&o, r, c, f);
+	fputs("{\"file\":", f);
+	ft_json_str(f, op->path);
+	fprintf(f, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
+	if (r->empty && c->source == RPT_CG_AUTO)
+		fputs(",\"source\":null,\"unit\":null", f);
+	else
+		fprintf(f, ",\"source\":\"%s\",\"unit\":\"%s\"", r->source_name, r->unit);
+	fprintf(f, ",\"events\":%" PRIu64 ",\"per_task\":%s,\"total\":%" PRIu64
+		",\"nodes\":%u,\"sources\":{\"calls\":%u,\"samples\":%u,\"offcpu\":%u}"
+		",\"calls_completed\":%" PRIu64 ",\"calls_open\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
+		",\"lost_frames\":%" PRIu64 ",\"max_depth\":%d,\"min_percent\":%g,\"loss\":",
+		r->events, r->per_task ? "true" : "false", r->total, r->n - 1,
+		r->source_nodes[S_CALLS], r->source_nodes[S_SAMPLES], r->source_nodes[S_OFFCPU],
+		r->calls_completed, r->calls_open, r->unmatched_exits, r->lost_frames, c->max_depth,
+		c->min_percent);
+	rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
+	cut_json(r, f);
+	rpt_syms_json(r->syms, f);
+	fputs(",\"tree\":", f);
+	json_node(&o, 0, 0, &first);
+	fprintf(f, ",\"hidden\":%" PRIu64 "}\n", o.hidden);
+	return o.err ? o.err : ferror(f) ? -EIO : 0;
+}
 
-		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX; tn = tr->nodes[tn].next_sibling) {
-			tr->nodes[tn].total = 0;
-			tr->nodes[tn].count = 0;
-			for (ch = tr->nodes[tn].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling) {
-				tr->nodes[tn].total += tr->nodes[ch].total;
-				tr->nodes[tn].count += tr->nodes[ch].count;
-			}
-		}
-	}
-	{
-		/* calls: the root holds the top-level calls (the tree keeps self times per call) */
-		struct tree *tr = &g->trees[S_CALLS];
-		uint32_t ch;
+static int print_folded(const struct rpt_cg_result *r, const struct rpt_ctx *ctx, FILE *f)
+{
+	int lm = rpt_loss_markers(ctx, ctx->first_ts, ctx->last_ts), err;
 
-		tr->nodes[0].total = tree_total(tr, S_CALLS);
-		tr->nodes[0].count = 0;
-		for (ch = tr->nodes[0].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling)
-			tr->nodes[0].count += tr->nodes[ch].count;
-	}
-	switch (c->source) {
-	case RPT_CG_CALLS: s = S_CALLS; break;
-	case RPT_CG_SAMPLES: s = S_SAMPLES; break;
-	case RPT_CG_OFFCPU: s = S_OFFCPU; break;
-	default:
-		s = S_CALLS;
-		for (k = 0; k < S_NR; k++)
-			if (g->trees[k].n > 1) {
-				s = (enum src)k;
-				break;
-			}
-	}
-	memset(&o, 0, sizeof(o));
-	o.g = g;
-	o.ctx = ctx;
-	o.t = &g->trees[s];
-	o.s = s;
-	o.f = f;
-	o.total = tree_total(o.t, s);
-	o.max_depth = c->max_depth;
-	o.min_pct = c->min_percent;
-	if (c->flame_unit)
-		*c->flame_unit = src_units[s];
-	if (c->had_data)
-		*c->had_data = o.t->n > 1;
-	/* nothing to show: no source to name (auto), or none of the chosen one */
-	empty = o.t->n <= 1;
+	/* folded lines have no room for a note: say it on stderr */
+	if (lm && f == stdout)
+		ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks are "
+			"incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
+	err = fold(r, f, NULL, false);
+	return err ? err : ferror(f) ? -EIO : 0;
+}
 
-	depth = max_depth_of(o.t);
-	if (depth < 0)
-		return -ENOMEM;
+/* the text when there is no tree to show: why, and where the data is */
+static int print_nothing(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
+			 const struct rpt_callgraph_conf *c, FILE *f)
+{
+	const struct rpt_opts *op = ctx->opts;
+	char b1[32], b2[32];
+	int k;
 
-	if (c->flame) {
-		o.path = calloc((size_t)depth + 1, sizeof(*o.path));
-		if (!o.path)
-			return -ENOMEM;
-		o.flame = c->flame;
-		o.f = NULL;
-		folded_node(&o, 0, 0);
-		free(o.path);
-		o.path = NULL;
-		o.flame = NULL;
-		o.f = f;
-		if (o.err)
-			return o.err;
-	}
-	if (op->json) {
-		bool first = true;
-
-		fputs("{\"file\":", f);
-		ft_json_str(f, op->path);
-		fprintf(f, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
-		if (empty && c->source == RPT_CG_AUTO)
-			fputs(",\"source\":null,\"unit\":null", f);
-		else
-			fprintf(f, ",\"source\":\"%s\",\"unit\":\"%s\"", src_names[s], src_units[s]);
-		fprintf(f, ",\"events\":%" PRIu64 ",\"per_task\":%s,\"total\":%" PRIu64
-			",\"nodes\":%u,\"sources\":{\"calls\":%u,\"samples\":%u,\"offcpu\":%u}"
-			",\"calls_completed\":%" PRIu64 ",\"calls_open\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
-			",\"lost_frames\":%" PRIu64 ",\"max_depth\":%d,\"min_percent\":%g,\"loss\":",
-			ctx->nevents, c->per_task ? "true" : "false", o.total, o.t->n - 1,
-			g->trees[S_CALLS].n - 1, g->trees[S_SAMPLES].n - 1, g->trees[S_OFFCPU].n - 1,
-			g->calls_total, open_calls, g->unmatched, g->lost_frames, c->max_depth, c->min_percent);
-		rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
-		cut_json(g, s, f);
-		rpt_syms_json(g->syms, f);
-		fputs(",\"tree\":", f);
-		json_node(&o, 0, 0, &first);
-		fprintf(f, ",\"hidden\":%" PRIu64 "}\n", o.hidden);
-		return o.err ? o.err : ferror(f) ? -EIO : 0;
-	}
-	if (c->output == RPT_CG_FOLDED) {
-		int lm = rpt_loss_markers(ctx, ctx->first_ts, ctx->last_ts);
-
-		/* folded lines have no room for a note: say it on stderr */
-		if (lm && f == stdout)
-			ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks are "
-				"incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
-		o.path = calloc((size_t)depth + 1, sizeof(*o.path));
-		if (!o.path)
-			return -ENOMEM;
-		folded_node(&o, 0, 0);
-		free(o.path);
-		return o.err ? o.err : ferror(f) ? -EIO : 0;
-	}
-	rpt_print_title(f, "Call graph of", op->path);
 	if (!ctx->nevents) {
 		char filt[512];
 
@@ -1424,55 +1544,149 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		rpt_damage_note(ctx, f);
 		return ferror(f) ? -EIO : 0;
 	}
-	if (empty) {
-		/* say what was looked for, not a 0-call tree of some source */
-		if (c->source == RPT_CG_AUTO)
-			fprintf(f, "  no call or stack data in the %" PRIu64 " selected events (function_graph,\n"
-				"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc/\n"
-				"  kfunc records), %s..%s\n", ctx->nevents,
-				rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
-		else
-			fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n", src_names[s],
-				ctx->nevents, rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts),
-				rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
-		for (k = 0; k < S_NR; k++)
-			if ((enum src)k != s && g->trees[k].n > 1)
-				fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k], src_names[k]);
-		rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
-		rpt_damage_note(ctx, f);
-		return ferror(f) ? -EIO : 0;
-	}
-	fprintf(f, "  %s (%s), %s..%s\n", src_names[s],
-		s == S_CALLS ? "time in calls" : s == S_SAMPLES ? "stack samples" : "blocked time",
-		rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
-	if (s == S_CALLS)
-		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n  %" PRIu64 " still open at the end, %"
-			PRIu64 " returns without a call\n", g->calls_total, rpt_fmt_dur(b3, sizeof(b3), o.total),
-			open_calls, g->unmatched);
+	/* say what was looked for, not a 0-call tree of some source */
+	if (c->source == RPT_CG_AUTO)
+		fprintf(f, "  no call or stack data in the %" PRIu64 " selected events (function_graph,\n"
+			"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc/\n"
+			"  kfunc records), %s..%s\n", ctx->nevents,
+			rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
 	else
-		fprintf(f, "  %" PRIu64 " %s\n", s == S_SAMPLES ? o.total : o.t->nodes[0].count,
-			s == S_SAMPLES ? "samples" : "blocked periods");
+		fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n", r->source_name,
+			ctx->nevents, rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
 	for (k = 0; k < S_NR; k++)
-		if ((enum src)k != s && g->trees[k].n > 1)
+		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
+			fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k], src_names[k]);
+	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
+	rpt_damage_note(ctx, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int print_text(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
+		      const struct rpt_callgraph_conf *c, FILE *f)
+{
+	bool calls = r->source == RPT_CG_CALLS, samples = r->source == RPT_CG_SAMPLES;
+	struct out o;
+	char b1[32], b2[32], b3[32];
+	int k;
+
+	rpt_print_title(f, "Call graph of", ctx->opts->path);
+	if (!ctx->nevents || r->empty)
+		return print_nothing(r, ctx, c, f);
+	fprintf(f, "  %s (%s), %s..%s\n", r->source_name,
+		calls ? "time in calls" : samples ? "stack samples" : "blocked time",
+		rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+	if (calls)
+		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n  %" PRIu64 " still open at the end, %"
+			PRIu64 " returns without a call\n", r->calls_completed,
+			rpt_fmt_dur(b3, sizeof(b3), r->total), r->calls_open, r->unmatched_exits);
+	else
+		fprintf(f, "  %" PRIu64 " %s\n", samples ? r->total : r->nodes[0].count,
+			samples ? "samples" : "blocked periods");
+	for (k = 0; k < S_NR; k++)
+		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
-	cut_note(g, s, f);
+	cut_note(r, f);
 	rpt_clock_note(ctx, f);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
 	rpt_damage_note(ctx, f);
-	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", s == S_SAMPLES ? "samples" : "time",
-		"self", s == S_SAMPLES ? "hits" : "calls", "function");
+	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", samples ? "samples" : "time",
+		"self", samples ? "hits" : "calls", "function");
+	init_out(&o, r, c, f);
 	text_node(&o, 0, 0);
 	if (o.hidden)
 		fprintf(f, "  (%" PRIu64 " nodes below --depth/--min-percent not shown)\n", o.hidden);
-	{
-		char miss[512];
-		int nm = rpt_syms_missing(g->syms, miss, sizeof(miss));
-
-		if (nm)
-			fprintf(f, "note: no symbols for %d binar%s (%s);\n      try --symfs DIR or --debug-dir DIR\n",
-				nm, nm == 1 ? "y" : "ies", miss);
-	}
+	if (r->nsyms_missing)
+		fprintf(f, "note: no symbols for %d binar%s (%s);\n      try --symfs DIR or --debug-dir DIR\n",
+			r->nsyms_missing, r->nsyms_missing == 1 ? "y" : "ies", r->syms_missing);
 	return o.err ? o.err : ferror(f) ? -EIO : 0;
+}
+
+/* ---- finish ------------------------------------------------------------------------ */
+
+/* per-task trees: a task node's figures are the sums of its top-level calls; the root's too */
+static void sum_calls(struct callgraph *g)
+{
+	struct tree *tr = &g->trees[S_CALLS];
+	uint32_t tn, ch;
+
+	if (g->conf->per_task)
+		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX; tn = tr->nodes[tn].next_sibling) {
+			tr->nodes[tn].total = 0;
+			tr->nodes[tn].count = 0;
+			for (ch = tr->nodes[tn].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling) {
+				tr->nodes[tn].total += tr->nodes[ch].total;
+				tr->nodes[tn].count += tr->nodes[ch].count;
+			}
+		}
+	/* calls: the root holds the top-level calls (the tree keeps self times per call) */
+	tr->nodes[0].total = tree_total(tr, S_CALLS);
+	tr->nodes[0].count = 0;
+	for (ch = tr->nodes[0].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling)
+		tr->nodes[0].count += tr->nodes[ch].count;
+}
+
+static enum src chosen_source(const struct callgraph *g)
+{
+	int k;
+
+	switch (g->conf->source) {
+	case RPT_CG_CALLS: return S_CALLS;
+	case RPT_CG_SAMPLES: return S_SAMPLES;
+	case RPT_CG_OFFCPU: return S_OFFCPU;
+	default:
+		for (k = 0; k < S_NR; k++)
+			if (g->trees[k].n > 1)
+				return (enum src)k;
+		return S_CALLS;
+	}
+}
+
+static int cg_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct callgraph *g = priv;
+	const struct rpt_callgraph_conf *c = g->conf;
+	const struct rpt_opts *op = ctx->opts;
+	FILE *f = op->out ? op->out : stdout;
+	struct rpt_cg_result res;
+	uint64_t open_calls = 0;
+	size_t pos = 0;
+	struct ctask *t;
+	int k, err;
+
+	memset(&res, 0, sizeof(res));
+	for (k = 0; k < g->ncpu_pend; k++)
+		flush_pending(g, k);
+	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
+		open_calls += (uint64_t)t->n;
+	if (g->oom)
+		return -ENOMEM;
+	sum_calls(g);
+	err = build_result(g, ctx, chosen_source(g), open_calls, &res);
+	if (!err) {
+		if (c->flame_unit)
+			*c->flame_unit = res.unit;
+		if (c->had_data)
+			*c->had_data = !res.empty;
+		if (c->flame)
+			err = fold(&res, NULL, c->flame, false);
+	}
+	if (err) {
+		rpt_cg_result_release(&res);
+		return err;
+	}
+	if (c->result) {
+		*c->result = res;	/* the caller's now */
+		return 0;
+	}
+	if (op->json)
+		err = print_json(&res, ctx, c, f);
+	else if (c->output == RPT_CG_FOLDED)
+		err = print_folded(&res, ctx, f);
+	else
+		err = print_text(&res, ctx, c, f);
+	rpt_cg_result_release(&res);
+	return err;
 }
 
 static void cg_release(void *priv)
@@ -1634,7 +1848,7 @@ int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
  * file, a new one needs a writable directory.  Nothing is created here (a
  * failed run leaves no empty picture behind).
  */
-static int svg_writable(const char *path)
+int rpt_svg_writable(const char *path)
 {
 	struct stat st;
 	char *dir, *sl;
@@ -1677,7 +1891,7 @@ int rpt_callgraph_setup(struct rpt_cg_args *A)
 
 		if (fmt_outfile_check(A->svg, &why) && why)
 			return ft_usage_error("cannot write '%s': %s", A->svg, why);
-		e = svg_writable(A->svg);
+		e = rpt_svg_writable(A->svg);
 		if (e)
 			return ft_error("cannot create '%s': %s", A->svg, strerror(e));
 		A->conf.flame = rpt_flame_new();

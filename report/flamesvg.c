@@ -25,6 +25,7 @@ struct fnode {
 	uint32_t depth;
 	uint64_t total;		/* weight of every stack through this node */
 	uint64_t self;		/* weight of stacks ending here */
+	uint64_t base;		/* differential graphs: the "before" weight through this node */
 };
 
 struct rpt_flame {
@@ -314,6 +315,29 @@ int rpt_flame_add(struct rpt_flame *fl, const char *const *frames, int nframes, 
 	return add_frames(fl, frames, NULL, nframes, weight);
 }
 
+int rpt_flame_add_base(struct rpt_flame *fl, const char *const *frames, int nframes, uint64_t weight)
+{
+	uint32_t cur = 0;
+	int i;
+
+	if (!fl || nframes < 0 || (nframes > 0 && !frames))
+		return -EINVAL;
+	for (i = 0; i < nframes; i++) {
+		const char *f = frames[i];
+		int64_t id = intern(fl, f, f ? strlen(f) : 0), c;
+
+		if (id < 0)
+			return -ENOMEM;
+		c = child(fl, cur, (uint32_t)id);
+		if (c < 0)
+			return -ENOMEM;
+		cur = (uint32_t)c;
+	}
+	for (; cur != NONE; cur = fl->nodes[cur].parent)
+		fl->nodes[cur].base = sat_add(fl->nodes[cur].base, weight);
+	return 0;
+}
+
 int rpt_flame_add_folded(struct rpt_flame *fl, const char *line)
 {
 	size_t len, i, nf = 0, start;
@@ -476,8 +500,28 @@ static void frame_colour(const char *name, unsigned rgb[3])
 #define TOP_PAD (FRAME_H * 3)
 #define BOTTOM_PAD (FRAME_H * 2 + 4)
 
+/*
+ * Differential colours: red where the weight grew from the base, blue where
+ * it shrank, the deeper the larger the change relative to the larger of
+ * the two; near white when unchanged.
+ */
+static void diff_colour(uint64_t now, uint64_t before, unsigned rgb[3])
+{
+	uint64_t hi = now > before ? now : before, d = now > before ? now - before : before - now;
+	unsigned v = hi ? (unsigned)(200.0 * (double)d / (double)hi) : 0;
+
+	if (now >= before) {
+		rgb[0] = 255;
+		rgb[1] = rgb[2] = 245 - v;
+	} else {
+		rgb[0] = rgb[1] = 245 - v;
+		rgb[2] = 255;
+	}
+}
+
 struct render {
 	const struct rpt_flame *fl;
+	bool differential;
 	FILE *out;
 	const char *pfx;
 	const char *unit;
@@ -559,6 +603,8 @@ static int walk_tree(struct render *r, int (*visit)(struct render *, const struc
 		if (err || it.merged)
 			continue;
 		for (c = n->first; c != NONE; c = fl->nodes[c].next) {
+			if (r->differential && !fl->nodes[c].total)
+				continue;	/* only in the base: no width to draw */
 			if ((double)fl->nodes[c].total / total < r->min_frac) {
 				small = sat_add(small, fl->nodes[c].total);
 				nsmall++;
@@ -673,11 +719,26 @@ static int visit_draw(struct render *r, const struct walk_item *it)
 	fit = wpx > 6 ? (size_t)((wpx - 6) / (FONT_PX * FONT_W)) : 0;
 	chars = utf8_chars(name);
 	fmt_weight(wbuf, sizeof(wbuf), weight);
-	frame_colour(name, rgb);
+	if (r->differential && !it->merged)
+		diff_colour(n->total, n->base, rgb);
+	else
+		frame_colour(name, rgb);
 	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>",
 		xf, wf, depth);
 	xml_text(out, name, SIZE_MAX);
-	fprintf(out, " (%s %s, %.2f%%)</title>", wbuf, r->unit, 100.0 * wf);
+	if (r->differential && !it->merged) {
+		char bbuf[40];
+
+		fmt_weight(bbuf, sizeof(bbuf), n->base);
+		fprintf(out, " (%s %s, %.2f%%; before %s", wbuf, r->unit, 100.0 * wf, bbuf);
+		if (n->base)
+			fprintf(out, ", %+.1f%%)</title>",
+				100.0 * ((double)n->total - (double)n->base) / (double)n->base);
+		else
+			fputs(", new)</title>", out);
+	} else {
+		fprintf(out, " (%s %s, %.2f%%)</title>", wbuf, r->unit, 100.0 * wf);
+	}
 	fprintf(out, "<rect x=\"%.4f%%\" y=\"%.1f\" width=\"%.4f%%\" height=\"%d\" "
 		"fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
 		PAD_PCT + (100 - 2 * PAD_PCT) * xf, y,
@@ -794,6 +855,7 @@ int rpt_flame_svg_opts(const struct rpt_flame *fl, FILE *out, const struct rpt_f
 	r.width = opts->width ? opts->width : 1200;
 	r.min_frac = (opts->min_px > 0 ? opts->min_px : 0.1) / (r.width * (100 - 2 * PAD_PCT) / 100);
 	r.icicle = opts->icicle;
+	r.differential = opts->differential;
 
 	if (fl->nodes[0].total) {
 		err = walk_tree(&r, visit_depth);

@@ -41,6 +41,15 @@ void rpt_flame_free(struct rpt_flame *fl);
 int rpt_flame_add(struct rpt_flame *fl, const char *const *frames, int nframes, uint64_t weight);
 
 /*
+ * A differential graph's "before": add weight to the base of one stack
+ * (as rpt_flame_add adds to its weight).  Widths come from the weights
+ * only; with rpt_flame_opts.differential the frames are coloured by how
+ * their weight compares to their base, and frames with a base but no
+ * weight are not drawn.  Same returns as rpt_flame_add().
+ */
+int rpt_flame_add_base(struct rpt_flame *fl, const char *const *frames, int nframes, uint64_t weight);
+
+/*
  * Add one line in the folded format of flamegraph.pl / speedscope:
  * "root;child;leaf WEIGHT" (the weight is the text after the last space;
  * a trailing newline is allowed).  Empty lines and lines starting with '#'
@@ -67,6 +76,12 @@ struct rpt_flame_opts {
 	bool embed;
 	const char *id_prefix;
 	bool icicle;		/* root at the top instead of the bottom */
+	/*
+	 * Colours from weight against base (rpt_flame_add_base): red where
+	 * the weight grew, blue where it shrank, pale when unchanged; the
+	 * hover title gives both.
+	 */
+	bool differential;
 };
 
 /*

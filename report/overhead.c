@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "overhead.h"
 #include "replay.h"
 #include "sysnames.h"
 
@@ -673,16 +674,6 @@ static const char *type_label(const struct rpt_ctx *ctx, int id, char *buf, size
 	return buf;
 }
 
-static bool any_hist(struct osys **sys, size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		if (sys[k]->from_hist)
-			return true;
-	return false;
-}
-
 /* "cpuN" keys of RECSTATS carry "name:value ..." per-CPU detail: one table row each */
 #define RS_COLS 8
 #define RS_ROWS 256
@@ -940,31 +931,44 @@ out:
 	return w.cnt;
 }
 
-static int ovh_finish(struct rpt_ctx *ctx, void *priv)
+void rpt_overhead_result_release(struct rpt_overhead_result *r)
 {
-	struct overhead *o = priv;
-	const struct rpt_opts *op = ctx->opts;
-	FILE *out = op->out ? op->out : stdout;
-	struct otask **tasks = NULL;
-	struct osys **sys = NULL;
-	struct oirq **irqs = NULL, **sirqs = NULL;
-	struct typerow *rows = NULL;
-	size_t ntasks = 0, nsys = 0, nirqs = 0, nsirqs = 0, k;
-	int nrows = 0, i, nadv = 0, top = o->conf->top > 0 ? o->conf->top : 20, err = 0;
-	uint64_t tot_bytes = 0, tot_events = 0, stored = 0, uncompressed;
-	uint64_t wt0, wt1, src_calls[2] = { 0, 0 };
-	int ssrc = 0;
-	char *adv[12];
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[128];
-	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
-	char *pids = recorded_pids(ctx);
-	double ratio = 0;
+	size_t k;
+	int i;
 
-	if (o->oom) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* close what is still open at the end of the trace */
+	if (!r)
+		return;
+	for (k = 0; k < r->ntasks; k++)
+		free(r->tasks[k].comm);
+	for (k = 0; k < r->nsyscalls; k++)
+		free(r->syscalls[k].name);
+	for (k = 0; k < r->nirqs; k++)
+		free(r->irqs[k].name);
+	for (k = 0; k < r->nsoftirqs; k++)
+		free(r->softirqs[k].name);
+	for (k = 0; k < r->ntypes; k++)
+		free(r->types[k].name);
+	for (i = 0; i < r->nadvice; i++)
+		free(r->advice[i]);
+	free(r->tasks);
+	free(r->syscalls);
+	free(r->irqs);
+	free(r->softirqs);
+	free(r->types);
+	free(r->cpus);
+	free(r->recorded_pids);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- compute ------------------------------------------------------------------ */
+
+/* close what is still open at the end of the trace */
+static void close_open(struct overhead *o, const struct rpt_ctx *ctx)
+{
+	size_t pos = 0;
+	struct otask *t;
+	int i;
+
 	for (i = 0; i < o->ncpus; i++) {
 		struct ocpu *c = &o->cpus[i];
 		uint64_t dt;
@@ -972,73 +976,189 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		if (!c->seen)
 			continue;
 		dt = clip(o, c->known ? c->since : c->first, ctx->all_last_ts);
-		if (!rpt_cpu_selected(op, i) || !c->known)
+		if (!rpt_cpu_selected(ctx->opts, i) || !c->known)
 			continue;
 		if (c->curr == 0) {
 			c->idle += dt;
 		} else {
-			struct otask *t = task_get(o, c->curr);
-
+			t = task_get(o, c->curr);
 			c->busy += dt;
 			if (t)
 				t->on_cpu += dt;
 		}
 	}
-	{
-		size_t pos = 0;
-		struct otask *t;
+	while ((t = rpt_map_next(&o->tasks, &pos, NULL)))
+		if (t->off_known) {
+			uint64_t off = clip(o, t->off_since, ctx->all_last_ts);
 
-		while ((t = rpt_map_next(&o->tasks, &pos, NULL)))
-			if (t->off_known) {
-				uint64_t off = clip(o, t->off_since, ctx->all_last_ts);
+			if (t->off_state == 0)
+				t->runnable += off;
+			else if (t->off_state == 1)
+				t->blocked += off;
+			t->off_known = false;
+		}
+}
 
-				if (t->off_state == 0)
-					t->runnable += off;
-				else if (t->off_state == 1)
-					t->blocked += off;
-				t->off_known = false;
-			}
+static int fill_cpus(const struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
+{
+	int i;
+
+	r->cpus = calloc(o->ncpus > 0 ? (size_t)o->ncpus : 1, sizeof(*r->cpus));
+	if (!r->cpus)
+		return -ENOMEM;
+	for (i = 0; i < o->ncpus; i++) {
+		const struct ocpu *c = &o->cpus[i];
+		struct rpt_ovh_cpu *rc = &r->cpus[r->ncpus];
+
+		if (!c->seen || !rpt_cpu_selected(ctx->opts, i))
+			continue;
+		rc->cpu = i;
+		rc->known = c->known;
+		rc->busy_ns = c->busy;
+		rc->idle_ns = c->idle;
+		rc->switches = c->switches;
+		r->ncpus++;
 	}
+	return 0;
+}
+
+/* the tasks with data in the window and the filters, by on-CPU time */
+static int fill_tasks(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
+{
+	const struct rpt_opts *op = ctx->opts;
+	int ssrc = r->syscall_source;
+	struct otask **tasks;
+	size_t ntasks, k;
 
 	tasks = (struct otask **)collect(&o->tasks, &ntasks, cmp_task);
-	sys = (struct osys **)collect(&o->sys, &nsys, cmp_sys);
-	irqs = (struct oirq **)collect(&o->irqs, &nirqs, cmp_irq);
-	sirqs = (struct oirq **)collect(&o->softirqs, &nsirqs, cmp_irq);
-	rows = calloc((size_t)(o->types.n > 0 ? o->types.n : 1), sizeof(*rows));
-	if (!tasks || !sys || !irqs || !sirqs || !rows) {
-		err = -ENOMEM;
-		goto out;
+	r->tasks = calloc(ntasks ? ntasks : 1, sizeof(*r->tasks));
+	if (!tasks || !r->tasks) {
+		free(tasks);
+		return -ENOMEM;
 	}
-	{
-		size_t wk = 0;
+	for (k = 0; k < ntasks; k++) {
+		const struct otask *t = tasks[k];
+		struct rpt_ovh_task *rt = &r->tasks[r->ntasks];
 
-		/* rows created by events outside the window carry nothing */
-		for (k = 0, wk = 0; k < nirqs; k++)
-			if (irqs[k]->count)
-				irqs[wk++] = irqs[k];
-		nirqs = wk;
-		for (k = 0, wk = 0; k < nsirqs; k++)
-			if (sirqs[k]->count)
-				sirqs[wk++] = sirqs[k];
-		nsirqs = wk;
-		for (k = 0; k < nsys; k++)
-			src_calls[sys[k]->src] += sys[k]->h.count;
-		/* BPF records see every task's calls with exact durations: prefer them */
-		ssrc = o->conf->syscall_source == 1 ? 0 : o->conf->syscall_source == 2 ? 1 : src_calls[1] ? 1 : 0;
-		for (k = 0, wk = 0; k < nsys; k++)
-			if (sys[k]->h.count && sys[k]->src == ssrc)
-				sys[wk++] = sys[k];
-		nsys = wk;
-		wk = 0;
-		for (k = 0; k < ntasks; k++)
-			if (tasks[k]->pid != 0 && rpt_task_selected(ctx, tasks[k]->pid) &&
-			    /* with --cpu: the tasks that ran there (off-CPU time is not per CPU) */
-			    (op->has_cpus ? tasks[k]->on_cpu || tasks[k]->sys_count[ssrc]
-					  : tasks[k]->on_cpu || tasks[k]->runnable || tasks[k]->blocked ||
-					    tasks[k]->sys_count[ssrc]))
-				tasks[wk++] = tasks[k];
-		ntasks = wk;
+		if (t->pid == 0 || !rpt_task_selected(ctx, t->pid))
+			continue;
+		/* with --cpu: the tasks that ran there (off-CPU time is not per CPU) */
+		if (!(op->has_cpus ? t->on_cpu || t->sys_count[ssrc]
+				   : t->on_cpu || t->runnable || t->blocked || t->sys_count[ssrc]))
+			continue;
+		rt->comm = strdup(rpt_comm(ctx, t->pid));
+		if (!rt->comm) {
+			free(tasks);
+			return -ENOMEM;
+		}
+		rt->pid = t->pid;
+		rt->tgid = rpt_tgid(ctx, t->pid);
+		rt->exited = t->exited;
+		rt->on_cpu_ns = t->on_cpu;
+		rt->runnable_ns = t->runnable;
+		rt->blocked_ns = t->blocked;
+		rt->switches = t->switches;
+		rt->syscalls = t->sys_count[ssrc];
+		rt->syscall_ns = t->sys_time[ssrc];
+		r->ntasks++;
 	}
+	free(tasks);
+	return 0;
+}
+
+/* the syscalls of one source (BPF records when present: they see every task's exact durations) */
+static int fill_syscalls(struct overhead *o, struct rpt_overhead_result *r)
+{
+	uint64_t src_calls[2] = { 0, 0 };
+	struct osys **sys = NULL;
+	size_t nsys, k;
+	int ssrc;
+	char b1[32];
+
+	sys = (struct osys **)collect(&o->sys, &nsys, cmp_sys);
+	r->syscalls = calloc(nsys ? nsys : 1, sizeof(*r->syscalls));
+	if (!sys || !r->syscalls) {
+		free(sys);
+		return -ENOMEM;
+	}
+	for (k = 0; k < nsys; k++)
+		src_calls[sys[k]->src] += sys[k]->h.count;
+	ssrc = o->conf->syscall_source == 1 ? 0 : o->conf->syscall_source == 2 ? 1 : src_calls[1] ? 1 : 0;
+	r->syscall_source = ssrc;
+	r->syscall_calls_other_source = src_calls[!ssrc];
+	r->syscalls_unmatched = o->sys_unmatched;
+	for (k = 0; k < nsys; k++) {
+		const struct osys *s = sys[k];
+		struct rpt_ovh_syscall *rs = &r->syscalls[r->nsyscalls];
+
+		if (!s->h.count || s->src != ssrc)
+			continue;
+		sys_label(s, b1, sizeof(b1));
+		rs->name = strdup(b1);
+		if (!rs->name) {
+			free(sys);
+			return -ENOMEM;
+		}
+		rs->nr = s->nr < 0 ? -1L : s->nr;
+		rs->count = s->h.count;
+		rs->errors = s->errors;
+		rs->total_ns = s->h.sum;
+		rs->mean_ns = s->h.count ? s->h.sum / s->h.count : 0;
+		rs->min_ns = s->h.min;
+		rs->p50_ns = rpt_hist_quantile(&s->h, 0.5);
+		rs->p99_ns = rpt_hist_quantile(&s->h, 0.99);
+		rs->max_ns = s->h.max;
+		rs->from_hist = s->from_hist;
+		r->nsyscalls++;
+	}
+	free(sys);
+	return 0;
+}
+
+/* rows created by events outside the window carry nothing: only those with a count */
+static int fill_irqs(struct rpt_map *m, struct rpt_ovh_irq **out, size_t *nout)
+{
+	struct oirq **irqs;
+	size_t n, k;
+
+	irqs = (struct oirq **)collect(m, &n, cmp_irq);
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!irqs || !*out) {
+		free(irqs);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		struct rpt_ovh_irq *ri = &(*out)[*nout];
+
+		if (!irqs[k]->count)
+			continue;
+		ri->name = strdup(irqs[k]->name);
+		if (!ri->name) {
+			free(irqs);
+			return -ENOMEM;
+		}
+		ri->nr = irqs[k]->nr;
+		ri->count = irqs[k]->count;
+		ri->total_ns = irqs[k]->total;
+		ri->max_ns = irqs[k]->max;
+		(*nout)++;
+	}
+	free(irqs);
+	return 0;
+}
+
+/* event types with records, by bytes; *rows (the kinds, for the advice) malloc'd */
+static int fill_types(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r,
+		      struct typerow **rowsp)
+{
+	struct typerow *rows = calloc((size_t)(o->types.n > 0 ? o->types.n : 1), sizeof(*rows));
+	char b1[32];	/* labels are cut to 31 bytes, as the tables always had them */
+	int i, nrows = 0;
+
+	*rowsp = rows;
+	r->types = calloc((size_t)(o->types.n > 0 ? o->types.n : 1), sizeof(*r->types));
+	if (!rows || !r->types)
+		return -ENOMEM;
 	for (i = 0; i < o->types.n; i++) {
 		const struct otype *t = (const struct otype *)(o->types.slots + (size_t)i * o->types.elem_size);
 		int c;
@@ -1052,25 +1172,57 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 				rows[nrows].peak = t->rate[c].peak;
 				rows[nrows].peak_cpu = c;
 			}
-		tot_bytes += t->bytes;
-		tot_events += t->count;
+		r->bytes += t->bytes;
+		r->events += t->count;
 		nrows++;
 	}
 	qsort(rows, (size_t)nrows, sizeof(*rows), cmp_typerow);
+	for (i = 0; i < nrows; i++) {
+		struct rpt_ovh_type *rt = &r->types[i];
 
-	for (i = 0; i < ctx->info->nbuffers; i++) {
-		int c;
-
-		for (c = 0; c < ctx->info->buffers[i].ncpus; c++)
-			stored += ctx->info->buffers[i].cpus[c].size;
+		rt->name = strdup(type_label(ctx, rows[i].id, b1, sizeof(b1)));
+		if (!rt->name)
+			return -ENOMEM;
+		rt->id = rows[i].id;
+		rt->count = rows[i].t->count;
+		rt->bytes = rows[i].t->bytes;
+		rt->peak_rate = rows[i].peak;
+		rt->peak_cpu = rows[i].peak_cpu;
+		r->ntypes++;
 	}
-	uncompressed = o->pages * ctx->info->page_size;
-	if (rs_read && rs_written && strtoull(rs_written, NULL, 10))
-		ratio = (double)strtoull(rs_read, NULL, 10) / (double)strtoull(rs_written, NULL, 10);
-	else if (stored && uncompressed)
-		ratio = (double)uncompressed / (double)stored;
+	return 0;
+}
 
-	/* advice */
+/* stored and page bytes, and the compression ratio (the recorder's own figures first) */
+static void fill_storage(const struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
+{
+	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
+	int i, c;
+
+	for (i = 0; i < ctx->info->nbuffers; i++)
+		for (c = 0; c < ctx->info->buffers[i].ncpus; c++)
+			r->stored_bytes += ctx->info->buffers[i].cpus[c].size;
+	r->uncompressed_bytes = o->pages * ctx->info->page_size;
+	if (rs_read && rs_written && strtoull(rs_written, NULL, 10))
+		r->compression_ratio = (double)strtoull(rs_read, NULL, 10) / (double)strtoull(rs_written, NULL, 10);
+	else if (r->stored_bytes && r->uncompressed_bytes)
+		r->compression_ratio = (double)r->uncompressed_bytes / (double)r->stored_bytes;
+	free(rs_read);
+	free(rs_written);
+}
+
+/* what to filter or aggregate: the heaviest event types, and what the file lacks */
+static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, const struct typerow *rows,
+		       struct rpt_overhead_result *res)
+{
+	char **adv = res->advice;
+	int i, *nadv = &res->nadvice, nrows = (int)res->ntypes, err = 0;
+	uint64_t tot_bytes = res->bytes;
+	double ratio = res->compression_ratio;
+	uint64_t shown_calls = 0;
+	bool sched = false;
+	size_t k;
+
 	if (nrows && tot_bytes) {
 		const struct typerow *r = &rows[0];
 		struct tep_event *e = tep_find_event(ctx->tep, r->id);
@@ -1083,26 +1235,26 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		 */
 		if (share >= 25 && e && r->t->count >= 1000 && r->t->kind != OK_BPF_SYSHIST) {
 			if (r->t->kind == OK_SYS_ENTER || r->t->kind == OK_SYS_EXIT)
-				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes: to measure syscall "
+				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes: to measure syscall "
 						 "latency, aggregate in the kernel instead (--bpf syscalls=agg keeps one "
 						 "histogram per task and syscall), or filter by pid or syscall id",
 						 e->system, e->name, share);
 			else if (r->t->kind == OK_SWITCH)
-				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
+				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
 						 "/s on CPU %d): filter it to the tasks you study (e.g. a filter on "
 						 "prev_pid/next_pid) or use the BPF offcpu program, which records only "
 						 "blocks longer than a threshold", e->system, e->name, share, r->peak,
 						 r->peak_cpu);
 			else if (!strncmp(e->name, "funcgraph_", 10))
-				err = add_advice(adv, &nadv, 12, "function_graph records are %.0f%% of the bytes: "
+				err = add_advice(adv, nadv, 12, "function_graph records are %.0f%% of the bytes: "
 						 "limit them to the functions you study (set_graph_function) and a "
 						 "maximum depth (max_graph_depth)", share);
 			else if (strstr(e->name, "stack"))
-				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes: lower the sampling "
+				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes: lower the sampling "
 						 "rate or keep stacks only for the events you study", e->system,
 						 e->name, share);
 			else
-				err = add_advice(adv, &nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
+				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
 						 "/s on CPU %d): filter it (an event filter on its fields, --pid, "
 						 "--cpu) or drop it if the analysis does not need it", e->system,
 						 e->name, share, r->peak, r->peak_cpu);
@@ -1119,131 +1271,174 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 			if (e && e0 && !strncmp(e->name, "funcgraph_", 10) && !strncmp(e0->name, "funcgraph_", 10))
 				continue;
 			if (e && share >= 20 && rows[i].t->count >= 1000 && rows[i].t->kind != OK_BPF_SYSHIST)
-				err = add_advice(adv, &nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
+				err = add_advice(adv, nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
 						 "aggregate it too", e->system, e->name, share);
 		}
 	}
-	{
-		bool sched = false;
-
-		for (i = 0; i < o->ncpus; i++)
-			if (o->cpus[i].known)
-				sched = true;
-		if (!err && !sched && tot_events)
-			err = add_advice(adv, &nadv, 12, "the file has no sched:sched_switch events, so CPU busy/idle "
-					 "and task on/off-CPU times are unknown: record sched_switch (or --bpf offcpu) "
-					 "to get them");
-	}
-	if (!err && src_calls[0] && src_calls[1])
-		err = add_advice(adv, &nadv, 12, "syscalls are recorded twice (tracepoints and BPF records): "
+	for (i = 0; i < o->ncpus; i++)
+		if (o->cpus[i].known)
+			sched = true;
+	if (!err && !sched && res->events)
+		err = add_advice(adv, nadv, 12, "the file has no sched:sched_switch events, so CPU busy/idle "
+				 "and task on/off-CPU times are unknown: record sched_switch (or --bpf offcpu) "
+				 "to get them");
+	for (k = 0; k < res->nsyscalls; k++)
+		shown_calls += res->syscalls[k].count;
+	if (!err && shown_calls && res->syscall_calls_other_source)
+		err = add_advice(adv, nadv, 12, "syscalls are recorded twice (tracepoints and BPF records): "
 				 "drop the raw_syscalls/syscalls events, the BPF records carry the durations");
 	if (!err && ctx->nlosses)
-		err = add_advice(adv, &nadv, 12, "the trace lost events (%d loss markers): see 'flytrap "
+		err = add_advice(adv, nadv, 12, "the trace lost events (%d loss markers): see 'flytrap "
 				 "drops' for where, and filter the heaviest events above first", ctx->nlosses);
-	if (!err && ratio > 0 && ratio < 2 && stored > (1 << 20))
-		err = add_advice(adv, &nadv, 12, "the data compresses only %.1fx: many distinct values "
+	if (!err && ratio > 0 && ratio < 2 && res->stored_bytes > (1 << 20))
+		err = add_advice(adv, nadv, 12, "the data compresses only %.1fx: many distinct values "
 				 "(pointers, timestamps) in the events; fewer fields or aggregation help more "
 				 "than compression", ratio);
-	if (err)
-		goto out;
+	return err;
+}
 
-	wt0 = op->has_t0 ? op->t0_ns : ctx->all_first_ts;
-	wt1 = op->has_t1 && op->t1_ns < ctx->all_last_ts ? op->t1_ns : ctx->all_last_ts;
-	if (wt1 < wt0)
-		wt1 = wt0;
+static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
+{
+	const struct rpt_opts *op = ctx->opts;
+	struct typerow *rows = NULL;
+	int err;
 
-	if (op->json) {
-		fputs("{\"file\":", out);
-		ft_json_str(out, op->path);
-		fprintf(out, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
-		fprintf(out, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-			",\"events\":%" PRIu64 ",\"loss\":", wt0, wt1, wt1 - wt0, tot_events);
-		rpt_loss_json(ctx, out, wt0, wt1);
-		fputs(",\"recorded_pids\":", out);
-		if (pids)
-			ft_json_str(out, pids);
-		else
-			fputs("null", out);
-		fputs(",\"cpus\":[", out);
-		for (i = 0, k = 0; i < o->ncpus; i++) {
-			struct ocpu *c = &o->cpus[i];
-
-			if (!c->seen || !rpt_cpu_selected(op, i))
-				continue;
-			/* a pid-limited recording cannot tell busy from idle: null, not a guess */
-			if (pids)
-				fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":null,\"idle_ns\":null", k++ ? "," : "", i);
-			else
-				fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64,
-					k++ ? "," : "", i, c->busy, c->idle);
-			fprintf(out, ",\"switches\":%" PRIu64 ",\"sched_data\":%s}", c->switches,
-				c->known ? "true" : "false");
-		}
-		fputs("],\"tasks\":[", out);
-		for (k = 0; k < ntasks; k++) {
-			struct otask *t = tasks[k];
-
-			fprintf(out, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "", t->pid, rpt_tgid(ctx, t->pid));
-			ft_json_str(out, rpt_comm(ctx, t->pid));
-			fprintf(out, ",\"on_cpu_ns\":%" PRIu64 ",\"off_cpu_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64
-				",\"blocked_ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"syscalls\":%" PRIu64
-				",\"syscall_ns\":%" PRIu64 ",\"exited\":%s}", t->on_cpu, t->runnable + t->blocked,
-				t->runnable, t->blocked, t->switches, t->sys_count[ssrc], t->sys_time[ssrc],
-				t->exited ? "true" : "false");
-		}
-		fprintf(out, "],\"syscall_source\":\"%s\",\"syscall_calls_other_source\":%" PRIu64
-			",\"syscalls\":[", ssrc ? "bpf" : "tracepoints", src_calls[!ssrc]);
-		for (k = 0; k < nsys; k++) {
-			struct osys *s = sys[k];
-
-			sys_label(s, b1, sizeof(b1));
-			fprintf(out, "%s{\"nr\":%ld,\"name\":", k ? "," : "", s->nr < 0 ? -1L : s->nr);
-			ft_json_str(out, b1);
-			fprintf(out, ",\"count\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"total_ns\":%" PRIu64
-				",\"mean_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
-				",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"from_histograms\":%s}",
-				s->h.count, s->errors, s->h.sum, s->h.count ? s->h.sum / s->h.count : 0, s->h.min,
-				rpt_hist_quantile(&s->h, 0.5), rpt_hist_quantile(&s->h, 0.99), s->h.max,
-				s->from_hist ? "true" : "false");
-		}
-		fprintf(out, "],\"syscalls_unmatched\":%" PRIu64 ",\"irqs\":[", o->sys_unmatched);
-		for (k = 0; k < nirqs; k++) {
-			fprintf(out, "%s{\"irq\":%d,\"name\":", k ? "," : "", irqs[k]->nr);
-			ft_json_str(out, irqs[k]->name);
-			fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-				irqs[k]->count, irqs[k]->total, irqs[k]->max);
-		}
-		fputs("],\"softirqs\":[", out);
-		for (k = 0; k < nsirqs; k++) {
-			fprintf(out, "%s{\"vec\":%d,\"name\":", k ? "," : "", sirqs[k]->nr);
-			ft_json_str(out, sirqs[k]->name);
-			fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-				sirqs[k]->count, sirqs[k]->total, sirqs[k]->max);
-		}
-		fputs("],\"event_types\":[", out);
-		for (i = 0; i < nrows; i++) {
-			fprintf(out, "%s{\"id\":%d,\"event\":", i ? "," : "", rows[i].id);
-			ft_json_str(out, type_label(ctx, rows[i].id, b1, sizeof(b1)));
-			fprintf(out, ",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"share\":%.4f"
-				",\"peak_rate\":%" PRIu64 ",\"peak_cpu\":%d}", rows[i].t->count, rows[i].t->bytes,
-				tot_bytes ? (double)rows[i].t->bytes / (double)tot_bytes : 0.0, rows[i].peak,
-				rows[i].peak_cpu);
-		}
-		fprintf(out, "],\"bytes\":%" PRIu64 ",\"recorder\":{\"stored_bytes\":%" PRIu64
-			",\"uncompressed_bytes\":%" PRIu64 ",\"compression_ratio\":%.3f,\"stats\":{",
-			tot_bytes, stored, uncompressed, ratio);
-		print_recstats(ctx, out, true);
-		fputs("}},\"advice\":[", out);
-		for (i = 0; i < nadv; i++) {
-			if (i)
-				fputc(',', out);
-			ft_json_str(out, adv[i]);
-		}
-		fputs("]}\n", out);
-		goto out;
+	memset(r, 0, sizeof(*r));
+	if (o->oom)
+		return -ENOMEM;
+	close_open(o, ctx);
+	r->recorded_pids = recorded_pids(ctx);
+	err = fill_cpus(o, ctx, r);
+	if (!err)
+		err = fill_syscalls(o, r);
+	if (!err)
+		err = fill_tasks(o, ctx, r);
+	if (!err)
+		err = fill_irqs(&o->irqs, &r->irqs, &r->nirqs);
+	if (!err)
+		err = fill_irqs(&o->softirqs, &r->softirqs, &r->nsoftirqs);
+	if (!err)
+		err = fill_types(o, ctx, r, &rows);
+	if (!err) {
+		fill_storage(o, ctx, r);
+		err = make_advice(o, ctx, rows, r);
 	}
+	free(rows);
+	r->first_ts = op->has_t0 ? op->t0_ns : ctx->all_first_ts;
+	r->last_ts = op->has_t1 && op->t1_ns < ctx->all_last_ts ? op->t1_ns : ctx->all_last_ts;
+	if (r->last_ts < r->first_ts)
+		r->last_ts = r->first_ts;
+	return err;
+}
 
-	/* ---- text ---- */
+/* ---- render ------------------------------------------------------------------- */
+
+static void json_tables(const struct rpt_overhead_result *r, FILE *out)
+{
+	size_t k;
+
+	fputs(",\"cpus\":[", out);
+	for (k = 0; k < r->ncpus; k++) {
+		const struct rpt_ovh_cpu *c = &r->cpus[k];
+
+		/* a pid-limited recording cannot tell busy from idle: null, not a guess */
+		if (r->recorded_pids)
+			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":null,\"idle_ns\":null", k ? "," : "", c->cpu);
+		else
+			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64,
+				k ? "," : "", c->cpu, c->busy_ns, c->idle_ns);
+		fprintf(out, ",\"switches\":%" PRIu64 ",\"sched_data\":%s}", c->switches,
+			c->known ? "true" : "false");
+	}
+	fputs("],\"tasks\":[", out);
+	for (k = 0; k < r->ntasks; k++) {
+		const struct rpt_ovh_task *t = &r->tasks[k];
+
+		fprintf(out, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "", t->pid, t->tgid);
+		ft_json_str(out, t->comm);
+		fprintf(out, ",\"on_cpu_ns\":%" PRIu64 ",\"off_cpu_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64
+			",\"blocked_ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"syscalls\":%" PRIu64
+			",\"syscall_ns\":%" PRIu64 ",\"exited\":%s}", t->on_cpu_ns, t->runnable_ns + t->blocked_ns,
+			t->runnable_ns, t->blocked_ns, t->switches, t->syscalls, t->syscall_ns,
+			t->exited ? "true" : "false");
+	}
+	fprintf(out, "],\"syscall_source\":\"%s\",\"syscall_calls_other_source\":%" PRIu64
+		",\"syscalls\":[", r->syscall_source ? "bpf" : "tracepoints", r->syscall_calls_other_source);
+	for (k = 0; k < r->nsyscalls; k++) {
+		const struct rpt_ovh_syscall *s = &r->syscalls[k];
+
+		fprintf(out, "%s{\"nr\":%ld,\"name\":", k ? "," : "", s->nr);
+		ft_json_str(out, s->name);
+		fprintf(out, ",\"count\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"total_ns\":%" PRIu64
+			",\"mean_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"from_histograms\":%s}",
+			s->count, s->errors, s->total_ns, s->mean_ns, s->min_ns, s->p50_ns, s->p99_ns, s->max_ns,
+			s->from_hist ? "true" : "false");
+	}
+	fprintf(out, "],\"syscalls_unmatched\":%" PRIu64 ",\"irqs\":[", r->syscalls_unmatched);
+	for (k = 0; k < r->nirqs; k++) {
+		fprintf(out, "%s{\"irq\":%d,\"name\":", k ? "," : "", r->irqs[k].nr);
+		ft_json_str(out, r->irqs[k].name);
+		fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+			r->irqs[k].count, r->irqs[k].total_ns, r->irqs[k].max_ns);
+	}
+	fputs("],\"softirqs\":[", out);
+	for (k = 0; k < r->nsoftirqs; k++) {
+		fprintf(out, "%s{\"vec\":%d,\"name\":", k ? "," : "", r->softirqs[k].nr);
+		ft_json_str(out, r->softirqs[k].name);
+		fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
+			r->softirqs[k].count, r->softirqs[k].total_ns, r->softirqs[k].max_ns);
+	}
+	fputs("],\"event_types\":[", out);
+	for (k = 0; k < r->ntypes; k++) {
+		const struct rpt_ovh_type *t = &r->types[k];
+
+		fprintf(out, "%s{\"id\":%d,\"event\":", k ? "," : "", t->id);
+		ft_json_str(out, t->name);
+		fprintf(out, ",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"share\":%.4f"
+			",\"peak_rate\":%" PRIu64 ",\"peak_cpu\":%d}", t->count, t->bytes,
+			r->bytes ? (double)t->bytes / (double)r->bytes : 0.0, t->peak_rate, t->peak_cpu);
+	}
+}
+
+static int print_json(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+{
+	int i;
+
+	fputs("{\"file\":", out);
+	ft_json_str(out, ctx->opts->path);
+	fprintf(out, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
+	fprintf(out, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+		",\"events\":%" PRIu64 ",\"loss\":", r->first_ts, r->last_ts, r->last_ts - r->first_ts,
+		r->events);
+	rpt_loss_json(ctx, out, r->first_ts, r->last_ts);
+	fputs(",\"recorded_pids\":", out);
+	if (r->recorded_pids)
+		ft_json_str(out, r->recorded_pids);
+	else
+		fputs("null", out);
+	json_tables(r, out);
+	fprintf(out, "],\"bytes\":%" PRIu64 ",\"recorder\":{\"stored_bytes\":%" PRIu64
+		",\"uncompressed_bytes\":%" PRIu64 ",\"compression_ratio\":%.3f,\"stats\":{",
+		r->bytes, r->stored_bytes, r->uncompressed_bytes, r->compression_ratio);
+	print_recstats(ctx, out, true);
+	fputs("}},\"advice\":[", out);
+	for (i = 0; i < r->nadvice; i++) {
+		if (i)
+			fputc(',', out);
+		ft_json_str(out, r->advice[i]);
+	}
+	fputs("]}\n", out);
+	return 0;
+}
+
+/* the window, and why the tables may be empty */
+static void text_head(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+{
+	const struct rpt_opts *op = ctx->opts;
+	uint64_t wt0 = r->first_ts, wt1 = r->last_ts;
+	char b1[32], b2[32], b3[32];
+
 	rpt_print_title(out, "Overhead of", op->path);
 	if (rpt_raw_clock())
 		fprintf(out, "  %s..%s (%" PRIu64 " ticks)\n", rpt_fmt_ts(b1, sizeof(b1), wt0),
@@ -1265,169 +1460,230 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	rpt_clock_note(ctx, out);
 	rpt_damage_note(ctx, out);
 	rpt_loss_note(ctx, out, wt0, wt1);
-	{
-		bool any = false;
+}
 
-		for (i = 0; i < o->ncpus; i++)
-			if (o->cpus[i].seen && o->cpus[i].known && rpt_cpu_selected(op, i))
-				any = true;
-		fputs("\nCPU time (from sched_switch)\n", out);
-		if (pids) {
-			char msg[512];
+static void text_cpus(const struct rpt_overhead_result *r, const struct rpt_opts *op, FILE *out)
+{
+	bool any = false;
+	char b1[32], b2[32];
+	size_t k;
 
-			snprintf(msg, sizeof(msg), "the recording was limited to pids %.200s (and what they started): "
-				 "the file has only their switches, so CPU busy and idle time are unknown and "
-				 "other tasks' times below are partial", pids);
-			rpt_print_bullet(out, 78, msg);
-		} else if (!any) {
-			fputs(op->has_cpus || op->has_t0 || op->has_t1 ?
-			      "  no sched_switch events in the selected CPUs and time window\n" :
-			      "  no sched_switch events: CPU and task times are unknown\n", out);
-		} else {
-			fputs("  CPU          busy          idle   busy%  switches\n", out);
-			for (i = 0; i < o->ncpus; i++) {
-				struct ocpu *c = &o->cpus[i];
-				uint64_t all;
+	for (k = 0; k < r->ncpus; k++)
+		if (r->cpus[k].known)
+			any = true;
+	fputs("\nCPU time (from sched_switch)\n", out);
+	if (r->recorded_pids) {
+		char msg[512];
 
-				if (!c->seen || !c->known || !rpt_cpu_selected(op, i))
-					continue;
-				all = c->busy + c->idle;
-				fprintf(out, "  %3d  %12s  %12s  %5.1f%%  %8" PRIu64 "\n", i,
-					rpt_fmt_dur(b1, sizeof(b1), c->busy), rpt_fmt_dur(b2, sizeof(b2), c->idle),
-					all ? 100.0 * (double)c->busy / (double)all : 0.0, c->switches);
-			}
+		snprintf(msg, sizeof(msg), "the recording was limited to pids %.200s (and what they started): "
+			 "the file has only their switches, so CPU busy and idle time are unknown and "
+			 "other tasks' times below are partial", r->recorded_pids);
+		rpt_print_bullet(out, 78, msg);
+	} else if (!any) {
+		fputs(op->has_cpus || op->has_t0 || op->has_t1 ?
+		      "  no sched_switch events in the selected CPUs and time window\n" :
+		      "  no sched_switch events: CPU and task times are unknown\n", out);
+	} else {
+		fputs("  CPU          busy          idle   busy%  switches\n", out);
+		for (k = 0; k < r->ncpus; k++) {
+			const struct rpt_ovh_cpu *c = &r->cpus[k];
+			uint64_t all = c->busy_ns + c->idle_ns;
+
+			if (!c->known)
+				continue;
+			fprintf(out, "  %3d  %12s  %12s  %5.1f%%  %8" PRIu64 "\n", c->cpu,
+				rpt_fmt_dur(b1, sizeof(b1), c->busy_ns), rpt_fmt_dur(b2, sizeof(b2), c->idle_ns),
+				all ? 100.0 * (double)c->busy_ns / (double)all : 0.0, c->switches);
 		}
 	}
-	if (ntasks) {
-		size_t nexited = 0;
+}
 
-		fputs("\nTasks (top by on-CPU time)\n", out);
-		fputs("  task                          on-CPU      runnable       blocked  syscalls\n", out);
-		for (k = 0; k < ntasks && k < (size_t)top; k++) {
-			struct otask *t = tasks[k];
-			char name[64], pid[16], comm[40];
+static void text_tasks(const struct rpt_overhead_result *r, size_t top, FILE *out)
+{
+	size_t nexited = 0, k;
+	char b1[32], b2[32], b3[32];
 
-			/* the pid stays whole; a long name is cut with a visible '~' */
-			snprintf(pid, sizeof(pid), "-%d%s", t->pid, t->exited ? "*" : "");
-			snprintf(name, sizeof(name), "%s%s",
-				 rpt_fit(comm, sizeof(comm), rpt_comm(ctx, t->pid), 25 - (int)strlen(pid)), pid);
-			nexited += t->exited;
-			fprintf(out, "  %-25s %12s  %12s  %12s  %8" PRIu64 "\n", name,
-				rpt_fmt_dur(b1, sizeof(b1), t->on_cpu), rpt_fmt_dur(b2, sizeof(b2), t->runnable),
-				rpt_fmt_dur(b3, sizeof(b3), t->blocked), t->sys_count[ssrc]);
-		}
-		if (ntasks > (size_t)top)
-			fprintf(out, "  ... %zu more tasks (see --json)\n", ntasks - (size_t)top);
-		if (nexited)
-			fputs("  * exited during the trace: no time is counted after its exit\n", out);
-	}
-	if (nsys) {
-		fprintf(out, "\nSyscalls (top by total time, from %s)\n",
-			ssrc ? "BPF flytrap:syscall records" : "syscall tracepoints");
-		fputs("  syscall           count  errs     total     mean      p50      p99      max\n", out);
-		for (k = 0; k < nsys && k < (size_t)top; k++) {
-			struct osys *s = sys[k];
+	if (!r->ntasks)
+		return;
+	fputs("\nTasks (top by on-CPU time)\n", out);
+	fputs("  task                          on-CPU      runnable       blocked  syscalls\n", out);
+	for (k = 0; k < r->ntasks && k < top; k++) {
+		const struct rpt_ovh_task *t = &r->tasks[k];
+		char name[64], pid[16], comm[40];
 
-			sys_label(s, b1, sizeof(b1));
-			fprintf(out, "  %-14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n",
-				rpt_fit(b7, sizeof(b7), b1, 14),
-				s->h.count, s->errors, rpt_fmt_dur_short(b2, sizeof(b2), s->h.sum),
-				rpt_fmt_dur_short(b3, sizeof(b3), s->h.count ? s->h.sum / s->h.count : 0),
-				rpt_fmt_dur_short(b4, sizeof(b4), rpt_hist_quantile(&s->h, 0.5)),
-				rpt_fmt_dur_short(b5, sizeof(b5), rpt_hist_quantile(&s->h, 0.99)),
-				rpt_fmt_dur_short(b6, sizeof(b6), s->h.max));
-		}
-		if (nsys > (size_t)top)
-			fprintf(out, "  ... %zu more syscalls (see --json)\n", nsys - (size_t)top);
-		if (src_calls[!ssrc])
-			fprintf(out, "  (%" PRIu64 " calls recorded by %s are not mixed in)\n",
-				src_calls[!ssrc], ssrc ? "the syscall tracepoints" : "BPF");
-		fprintf(out, "  (p50/p99 exact up to %d calls, else within 1.6%%%s;\n   %" PRIu64
-			" exits without a matching entry)\n", RPT_HIST_EXACT,
-			any_hist(sys, nsys) ? ",\n   or the middle of a log2 slot for in-kernel histograms" : "",
-			o->sys_unmatched);
+		/* the pid stays whole; a long name is cut with a visible '~' */
+		snprintf(pid, sizeof(pid), "-%d%s", t->pid, t->exited ? "*" : "");
+		snprintf(name, sizeof(name), "%s%s", rpt_fit(comm, sizeof(comm), t->comm, 25 - (int)strlen(pid)),
+			 pid);
+		nexited += t->exited;
+		fprintf(out, "  %-25s %12s  %12s  %12s  %8" PRIu64 "\n", name,
+			rpt_fmt_dur(b1, sizeof(b1), t->on_cpu_ns), rpt_fmt_dur(b2, sizeof(b2), t->runnable_ns),
+			rpt_fmt_dur(b3, sizeof(b3), t->blocked_ns), t->syscalls);
 	}
-	if (nirqs || nsirqs) {
-		fputs("\nInterrupts\n  kind     irq  name                     count       total         max\n", out);
-		for (k = 0; k < nirqs && k < (size_t)top; k++)
-			fprintf(out, "  hardirq %4d  %-20s %9" PRIu64 " %11s %11s\n", irqs[k]->nr,
-				rpt_fit(b7, sizeof(b7), irqs[k]->name, 20),
-				irqs[k]->count, rpt_fmt_dur(b1, sizeof(b1), irqs[k]->total),
-				rpt_fmt_dur(b2, sizeof(b2), irqs[k]->max));
-		for (k = 0; k < nsirqs && k < (size_t)top; k++)
-			fprintf(out, "  softirq %4d  %-20s %9" PRIu64 " %11s %11s\n", sirqs[k]->nr,
-				rpt_fit(b7, sizeof(b7), sirqs[k]->name, 20),
-				sirqs[k]->count, rpt_fmt_dur(b1, sizeof(b1), sirqs[k]->total),
-				rpt_fmt_dur(b2, sizeof(b2), sirqs[k]->max));
+	if (r->ntasks > top)
+		fprintf(out, "  ... %zu more tasks (see --json)\n", r->ntasks - top);
+	if (nexited)
+		fputs("  * exited during the trace: no time is counted after its exit\n", out);
+}
+
+static bool any_hist(const struct rpt_overhead_result *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->nsyscalls; k++)
+		if (r->syscalls[k].from_hist)
+			return true;
+	return false;
+}
+
+static void text_syscalls(const struct rpt_overhead_result *r, size_t top, FILE *out)
+{
+	char b2[32], b3[32], b4[32], b5[32], b6[32], b7[128];
+	size_t k;
+
+	if (!r->nsyscalls)
+		return;
+	fprintf(out, "\nSyscalls (top by total time, from %s)\n",
+		r->syscall_source ? "BPF flytrap:syscall records" : "syscall tracepoints");
+	fputs("  syscall           count  errs     total     mean      p50      p99      max\n", out);
+	for (k = 0; k < r->nsyscalls && k < top; k++) {
+		const struct rpt_ovh_syscall *s = &r->syscalls[k];
+
+		fprintf(out, "  %-14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n",
+			rpt_fit(b7, sizeof(b7), s->name, 14), s->count, s->errors,
+			rpt_fmt_dur_short(b2, sizeof(b2), s->total_ns), rpt_fmt_dur_short(b3, sizeof(b3), s->mean_ns),
+			rpt_fmt_dur_short(b4, sizeof(b4), s->p50_ns), rpt_fmt_dur_short(b5, sizeof(b5), s->p99_ns),
+			rpt_fmt_dur_short(b6, sizeof(b6), s->max_ns));
 	}
+	if (r->nsyscalls > top)
+		fprintf(out, "  ... %zu more syscalls (see --json)\n", r->nsyscalls - top);
+	if (r->syscall_calls_other_source)
+		fprintf(out, "  (%" PRIu64 " calls recorded by %s are not mixed in)\n",
+			r->syscall_calls_other_source, r->syscall_source ? "the syscall tracepoints" : "BPF");
+	fprintf(out, "  (p50/p99 exact up to %d calls, else within 1.6%%%s;\n   %" PRIu64
+		" exits without a matching entry)\n", RPT_HIST_EXACT,
+		any_hist(r) ? ",\n   or the middle of a log2 slot for in-kernel histograms" : "",
+		r->syscalls_unmatched);
+}
+
+static void text_irqs(const struct rpt_overhead_result *r, size_t top, FILE *out)
+{
+	char b1[32], b2[32], b7[128];
+	size_t k;
+
+	if (!r->nirqs && !r->nsoftirqs)
+		return;
+	fputs("\nInterrupts\n  kind     irq  name                     count       total         max\n", out);
+	for (k = 0; k < r->nirqs && k < top; k++)
+		fprintf(out, "  hardirq %4d  %-20s %9" PRIu64 " %11s %11s\n", r->irqs[k].nr,
+			rpt_fit(b7, sizeof(b7), r->irqs[k].name, 20), r->irqs[k].count,
+			rpt_fmt_dur(b1, sizeof(b1), r->irqs[k].total_ns),
+			rpt_fmt_dur(b2, sizeof(b2), r->irqs[k].max_ns));
+	for (k = 0; k < r->nsoftirqs && k < top; k++)
+		fprintf(out, "  softirq %4d  %-20s %9" PRIu64 " %11s %11s\n", r->softirqs[k].nr,
+			rpt_fit(b7, sizeof(b7), r->softirqs[k].name, 20), r->softirqs[k].count,
+			rpt_fmt_dur(b1, sizeof(b1), r->softirqs[k].total_ns),
+			rpt_fmt_dur(b2, sizeof(b2), r->softirqs[k].max_ns));
+}
+
+static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *out)
+{
+	char b1[32], b2[32], b7[128];
+	size_t k;
+
 	fputs("\nTracing cost (events in the file)\n", out);
 	fputs("  event                               count       bytes  share  peak/s/CPU\n", out);
-	for (i = 0; i < nrows && i < top; i++)
+	for (k = 0; k < r->ntypes && k < top; k++) {
+		const struct rpt_ovh_type *t = &r->types[k];
+
 		fprintf(out, "  %-30s %10" PRIu64 " %11s %5.1f%% %7" PRIu64 " @%d\n",
-			rpt_fit(b7, sizeof(b7), type_label(ctx, rows[i].id, b1, sizeof(b1)), 30), rows[i].t->count,
-			rpt_fmt_bytes(b2, sizeof(b2), rows[i].t->bytes),
-			tot_bytes ? 100.0 * (double)rows[i].t->bytes / (double)tot_bytes : 0.0, rows[i].peak,
-			rows[i].peak_cpu);
-	if (nrows > top)
-		fprintf(out, "  ... %d more event types (see --json)\n", nrows - top);
-	fprintf(out, "  total %35" PRIu64 " %11s\n", tot_events, rpt_fmt_bytes(b1, sizeof(b1), tot_bytes));
-	fputs("\nRecorder\n", out);
-	fprintf(out, "  event data: %s in pages, %s stored", rpt_fmt_bytes(b1, sizeof(b1), uncompressed),
-		rpt_fmt_bytes(b2, sizeof(b2), stored));
-	if (ratio > 0)
-		fprintf(out, ", compression %.2fx", ratio);
-	fputc('\n', out);
-	{
-		/*
-		 * The share of a CPU is the CPU spent while capturing over the
-		 * capture's duration; the process total includes setup (BPF
-		 * loading, symbol tables) and teardown, which the duration does
-		 * not, so it is shown apart and never as a percentage.
-		 */
-		char *u = recstat(ctx, "cpu_user_us"), *sy = recstat(ctx, "cpu_sys_us"), *du = recstat(ctx, "duration_ns");
-		char *cu = recstat(ctx, "capture_user_us"), *cs = recstat(ctx, "capture_sys_us");
-		uint64_t dur = du ? strtoull(du, NULL, 10) : 0;
-
-		if (cu && cs && dur) {
-			uint64_t a = strtoull(cu, NULL, 10) * 1000, b = strtoull(cs, NULL, 10) * 1000;
-
-			fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n    %.1f%% of a CPU over %s\n",
-				rpt_fmt_dur(b1, sizeof(b1), a), rpt_fmt_dur(b2, sizeof(b2), b),
-				100.0 * (double)(a + b) / (double)dur, rpt_fmt_dur(b3, sizeof(b3), dur));
-		}
-		if (u && sy) {
-			uint64_t a = strtoull(u, NULL, 10) * 1000, b = strtoull(sy, NULL, 10) * 1000;
-
-			fprintf(out, "  recorder CPU in total (setup and teardown included): %s\n",
-				rpt_fmt_dur(b1, sizeof(b1), a + b));
-			if (!(cu && cs))
-				fputs("    (the file does not say how much of it was spent while capturing)\n", out);
-		}
-		free(u);
-		free(sy);
-		free(du);
-		free(cu);
-		free(cs);
+			rpt_fit(b7, sizeof(b7), t->name, 30), t->count, rpt_fmt_bytes(b2, sizeof(b2), t->bytes),
+			r->bytes ? 100.0 * (double)t->bytes / (double)r->bytes : 0.0, t->peak_rate, t->peak_cpu);
 	}
+	if (r->ntypes > top)
+		fprintf(out, "  ... %d more event types (see --json)\n", (int)(r->ntypes - top));
+	fprintf(out, "  total %35" PRIu64 " %11s\n", r->events, rpt_fmt_bytes(b1, sizeof(b1), r->bytes));
+}
+
+static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+{
+	/*
+	 * The share of a CPU is the CPU spent while capturing over the
+	 * capture's duration; the process total includes setup (BPF
+	 * loading, symbol tables) and teardown, which the duration does
+	 * not, so it is shown apart and never as a percentage.
+	 */
+	char *u = recstat(ctx, "cpu_user_us"), *sy = recstat(ctx, "cpu_sys_us"), *du = recstat(ctx, "duration_ns");
+	char *cu = recstat(ctx, "capture_user_us"), *cs = recstat(ctx, "capture_sys_us");
+	uint64_t dur = du ? strtoull(du, NULL, 10) : 0;
+	char b1[32], b2[32], b3[32];
+
+	fputs("\nRecorder\n", out);
+	fprintf(out, "  event data: %s in pages, %s stored", rpt_fmt_bytes(b1, sizeof(b1), r->uncompressed_bytes),
+		rpt_fmt_bytes(b2, sizeof(b2), r->stored_bytes));
+	if (r->compression_ratio > 0)
+		fprintf(out, ", compression %.2fx", r->compression_ratio);
+	fputc('\n', out);
+	if (cu && cs && dur) {
+		uint64_t a = strtoull(cu, NULL, 10) * 1000, b = strtoull(cs, NULL, 10) * 1000;
+
+		fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n    %.1f%% of a CPU over %s\n",
+			rpt_fmt_dur(b1, sizeof(b1), a), rpt_fmt_dur(b2, sizeof(b2), b),
+			100.0 * (double)(a + b) / (double)dur, rpt_fmt_dur(b3, sizeof(b3), dur));
+	}
+	if (u && sy) {
+		uint64_t a = strtoull(u, NULL, 10) * 1000, b = strtoull(sy, NULL, 10) * 1000;
+
+		fprintf(out, "  recorder CPU in total (setup and teardown included): %s\n",
+			rpt_fmt_dur(b1, sizeof(b1), a + b));
+		if (!(cu && cs))
+			fputs("    (the file does not say how much of it was spent while capturing)\n", out);
+	}
+	free(u);
+	free(sy);
+	free(du);
+	free(cu);
+	free(cs);
 	if (!print_recstats(ctx, out, false))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
+}
+
+static int print_text(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, size_t top, FILE *out)
+{
+	int i;
+
+	text_head(r, ctx, out);
+	text_cpus(r, ctx->opts, out);
+	text_tasks(r, top, out);
+	text_syscalls(r, top, out);
+	text_irqs(r, top, out);
+	text_types(r, top, out);
+	text_recorder(r, ctx, out);
 	fputs("\nAdvice\n", out);
-	if (!nadv)
+	if (!r->nadvice)
 		fputs("  - nothing stands out: no event type is both frequent and a large share\n"
 		      "    of the bytes\n", out);
-	for (i = 0; i < nadv; i++)
-		rpt_print_bullet(out, 78, adv[i]);
-out:
-	free(rs_read);
-	free(rs_written);
-	free(pids);
-	for (i = 0; i < nadv; i++)
-		free(adv[i]);
-	free(tasks);
-	free(sys);
-	free(irqs);
-	free(sirqs);
-	free(rows);
+	for (i = 0; i < r->nadvice; i++)
+		rpt_print_bullet(out, 78, r->advice[i]);
+	return 0;
+}
+
+static int ovh_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct overhead *o = priv;
+	const struct rpt_opts *op = ctx->opts;
+	FILE *out = op->out ? op->out : stdout;
+	size_t top = o->conf->top > 0 ? (size_t)o->conf->top : 20;
+	struct rpt_overhead_result res;
+	int err = ovh_compute(o, ctx, &res);
+
+	if (!err && o->conf->result) {
+		*o->conf->result = res;	/* the caller's now */
+		return 0;
+	}
+	if (!err)
+		err = op->json ? print_json(&res, ctx, out) : print_text(&res, ctx, top, out);
+	rpt_overhead_result_release(&res);
 	return err;
 }
 

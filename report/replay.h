@@ -70,6 +70,8 @@ extern const char rpt_opts_help_filters[];
 
 struct rpt_tasks;
 struct rpt_flame;
+struct rpt_cg_result;
+struct rpt_overhead_result;
 
 /* One page-loss marker seen during replay (rec.missed_events != 0). */
 struct rpt_loss {
@@ -160,11 +162,19 @@ struct rpt_callgraph_conf {
 	struct rpt_flame *flame;
 	const char **flame_unit;	/* receives the unit of the weights ("ns", "samples") */
 	bool *had_data;			/* receives whether the shown tree has any node */
+	/*
+	 * When set, finish() moves its result structure here (the caller
+	 * releases it with rpt_cg_result_release(), report/callgraph.h) and
+	 * prints nothing.
+	 */
+	struct rpt_cg_result *result;
 };
 
 struct rpt_overhead_conf {
 	int top;		/* rows per table in text, 0 = 20 */
 	int syscall_source;	/* 0: BPF records when present, else tracepoints; 1: tracepoints; 2: BPF */
+	/* When set, finish() moves its result here (report/overhead.h) and prints nothing. */
+	struct rpt_overhead_result *result;
 };
 
 struct rpt_drops_conf {

@@ -25,6 +25,15 @@
  *     file whose uname option is UNAME, so the syscall name tables of each
  *     architecture can be checked: the k-th NR given (from 1) is called k
  *     times, 10 us each.
+ *
+ *   mksynth OUT.dat workload N FUNC SYSNR GETPID_US
+ *     for `diff`: task app (700) on CPU 0 runs N rounds of 200 us; in each
+ *     it is switched in at +0 and out (sleeping) at +150 us, calls main
+ *     (uprobes at 0x401000) from +1 to +101 us, inside it work (0x401200)
+ *     from +10 to +30 us and FUNC (0x401400) from +50 to +60 us, and makes
+ *     two syscalls (raw_syscalls): getpid (39) from +40 us lasting
+ *     GETPID_US us, and SYSNR from +60 to +65 us.  So: app on-CPU N x 150
+ *     us, the file spans (N - 1) x 200 + 150 us, getpid N calls.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,7 +49,8 @@
 #define MAX_USTACK 1024
 
 enum { ID_SYS_ENTER = 500, ID_SYS_EXIT = 501 };
-enum { ID_UP = 400, ID_UP_RET = 401, ID_UP2 = 402, ID_UP2_RET = 403, ID_PROFILE = 1004 };
+enum { ID_UP = 400, ID_UP_RET = 401, ID_UP2 = 402, ID_UP2_RET = 403, ID_UP3 = 404, ID_UP3_RET = 405,
+       ID_SWITCH = 300, ID_PROFILE = 1004 };
 
 static const char header_event[] =
 	"# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n"
@@ -196,7 +206,7 @@ static void out_close(struct out *o)
 static void probe(struct out *o, int cpu, uint64_t ts, int pid, int id, uint64_t addr)
 {
 	uint8_t r[24] = { 0 };
-	bool ret = id == ID_UP_RET || id == ID_UP2_RET;
+	bool ret = id == ID_UP_RET || id == ID_UP2_RET || id == ID_UP3_RET;
 
 	common(r, id, pid);
 	put64(r + 8, addr);
@@ -228,6 +238,84 @@ static int uprobes(const char *path, char **names)
 		probe(&o, 0, t + 100 * US, 700, ID_UP_RET, 0x401000);
 		probe(&o, 1, t + 20 * US, 701, ID_UP2, 0x401200);
 		probe(&o, 1, t + 25 * US, 701, ID_UP2_RET, 0x401200);
+	}
+	out_close(&o);
+	return 0;
+}
+
+/* ---- workload (diff) ----------------------------------------------------------- */
+
+static void sched_switch(struct out *o, uint64_t ts, int prev, const char *pcomm, long state, int next,
+			 const char *ncomm)
+{
+	uint8_t r[64] = { 0 };
+
+	common(r, ID_SWITCH, prev);
+	strncpy((char *)r + 8, pcomm, 15);
+	put32(r + 24, (uint32_t)prev);
+	put32(r + 28, 120);
+	put64(r + 32, (uint64_t)state);
+	strncpy((char *)r + 40, ncomm, 15);
+	put32(r + 56, (uint32_t)next);
+	put32(r + 60, 120);
+	emit(o, 0, ts, r, sizeof(r));
+}
+
+static void syscall_pair(struct out *o, uint64_t ts, uint64_t dur, int pid, long nr)
+{
+	uint8_t r[64] = { 0 };
+
+	common(r, ID_SYS_ENTER, pid);
+	put64(r + 8, (uint64_t)nr);
+	emit(o, 0, ts, r, 64);
+	memset(r, 0, sizeof(r));
+	common(r, ID_SYS_EXIT, pid);
+	put64(r + 8, (uint64_t)nr);
+	put64(r + 16, (uint64_t)pid);
+	emit(o, 0, ts + dur, r, 24);
+}
+
+static int workload(const char *path, char **args)
+{
+	long n = strtol(args[0], NULL, 10), sysnr = strtol(args[2], NULL, 10);
+	uint64_t gdur = strtoull(args[3], NULL, 10) * US, t;
+	struct out o;
+	long i;
+	int err;
+
+	if (n <= 0 || sysnr < 0 || !gdur || gdur > 9 * US) {
+		fprintf(stderr, "mksynth: workload: N > 0, SYSNR >= 0, GETPID_US 1..9\n");
+		return 2;
+	}
+	out_open(&o, path, "700 app\n");
+	probe_format(&o, "uprobes", "main", ID_UP, false);
+	probe_format(&o, "uprobes", "main__return", ID_UP_RET, true);
+	probe_format(&o, "uprobes", "work", ID_UP2, false);
+	probe_format(&o, "uprobes", "work__return", ID_UP2_RET, true);
+	probe_format(&o, "uprobes", args[1], ID_UP3, false);
+	{
+		char rn[128];
+
+		snprintf(rn, sizeof(rn), "%s__return", args[1]);
+		probe_format(&o, "uprobes", rn, ID_UP3_RET, true);
+	}
+	err = fmt_writer_event_format(o.w, "raw_syscalls", fmt_sys_enter, strlen(fmt_sys_enter));
+	err = err ?: fmt_writer_event_format(o.w, "raw_syscalls", fmt_sys_exit, strlen(fmt_sys_exit));
+	if (err)
+		die(&o, "syscall formats", err);
+	out_start(&o);
+	for (i = 0; i < n; i++) {
+		t = (uint64_t)i * 200 * US;
+		sched_switch(&o, t, 0, "swapper/0", 0, 700, "app");
+		probe(&o, 0, t + 1 * US, 700, ID_UP, 0x401000);
+		probe(&o, 0, t + 10 * US, 700, ID_UP2, 0x401200);
+		probe(&o, 0, t + 30 * US, 700, ID_UP2_RET, 0x401200);
+		syscall_pair(&o, t + 40 * US, gdur, 700, 39);
+		probe(&o, 0, t + 50 * US, 700, ID_UP3, 0x401400);
+		probe(&o, 0, t + 60 * US, 700, ID_UP3_RET, 0x401400);
+		syscall_pair(&o, t + 60 * US, 5 * US, 700, sysnr);
+		probe(&o, 0, t + 101 * US, 700, ID_UP_RET, 0x401000);
+		sched_switch(&o, t + 150 * US, 700, "app", 1, 0, "swapper/0");
 	}
 	out_close(&o);
 	return 0;
@@ -365,8 +453,11 @@ int main(int argc, char **argv)
 		return syscalls(argv[1], argv[3], argv + 4, argc - 4);
 	if (argc == 5 && !strcmp(argv[2], "stacks"))
 		return stacks(argv[1], argv[3], argv[4]);
+	if (argc == 7 && !strcmp(argv[2], "workload"))
+		return workload(argv[1], argv + 3);
 	fprintf(stderr, "usage: mksynth OUT.dat uprobes SYSTEM OUTER OUTER_RET INNER INNER_RET\n"
 			"       mksynth OUT.dat stacks MAPS STACKS\n"
-			"       mksynth OUT.dat syscalls UNAME NR...\n");
+			"       mksynth OUT.dat syscalls UNAME NR...\n"
+			"       mksynth OUT.dat workload N FUNC SYSNR GETPID_US\n");
 	return 2;
 }

@@ -380,8 +380,61 @@ static void test_deep(void)
 	rpt_flame_free(fl);
 }
 
+/*
+ * Differential graph: weights (B) give the widths, the base (A) the
+ * colours: grown red, shrunk blue, unchanged pale, new the deepest red;
+ * a frame with only a base is not drawn.
+ */
+static void test_differential(void)
+{
+	static const char *const grow[] = { "main", "grow" }, *const same[] = { "main", "same" };
+	static const char *const shrink[] = { "main", "shrink" }, *const fresh[] = { "main", "fresh" };
+	static const char *const gone[] = { "main", "gone" };
+	struct rpt_flame_opts o = { .differential = true, .unit = "ns" };
+	struct rpt_flame *fl = rpt_flame_new();
+	const struct frame *g, *sa, *sh, *fr, *m;
+	struct frame frames[16];
+	size_t len = 0;
+	char *svg;
+	int n;
+
+	CHECK(fl != NULL, "new");
+	if (!fl)
+		return;
+	CHECK(!rpt_flame_add(fl, grow, 2, 400) && !rpt_flame_add(fl, same, 2, 300) &&
+	      !rpt_flame_add(fl, shrink, 2, 100) && !rpt_flame_add(fl, fresh, 2, 200), "add");
+	CHECK(!rpt_flame_add_base(fl, grow, 2, 100) && !rpt_flame_add_base(fl, same, 2, 300) &&
+	      !rpt_flame_add_base(fl, shrink, 2, 400) && !rpt_flame_add_base(fl, gone, 2, 50), "add base");
+	CHECK(rpt_flame_add_base(fl, NULL, 1, 1) == -EINVAL, "NULL frames refused");
+	CHECK(rpt_flame_total(fl) == 1000, "total %" PRIu64 " (the base adds no width)", rpt_flame_total(fl));
+	svg = render(fl, &o, &len);
+	CHECK(svg != NULL, "render");
+	if (svg) {
+		n = parse_frames(svg, frames, 16);
+		g = find(frames, n, "grow", 2);
+		sa = find(frames, n, "same", 2);
+		sh = find(frames, n, "shrink", 2);
+		fr = find(frames, n, "fresh", 2);
+		m = find(frames, n, "main", 1);
+		CHECK(n == 6 && !find(frames, n, "gone", 2), "%d frames, gone not drawn", n);
+		CHECK(g && !strcmp(g->fill, "rgb(255,95,95)") && g->w > 0.399 && g->w < 0.401, "grew: red, 40%%");
+		CHECK(sa && !strcmp(sa->fill, "rgb(255,245,245)"), "unchanged: pale");
+		CHECK(sh && !strcmp(sh->fill, "rgb(95,95,255)"), "shrank: blue");
+		CHECK(fr && !strcmp(fr->fill, "rgb(255,45,45)"), "new: deepest red");
+		/* main: 1000 now, 850 before */
+		CHECK(m && !strcmp(m->fill, "rgb(255,215,215)"), "main: %s", m ? m->fill : "-");
+		CHECK(strstr(svg, "<title>shrink (100 ns, 10.00%; before 400, -75.0%)</title>") != NULL,
+		      "title with both weights");
+		CHECK(strstr(svg, "<title>fresh (200 ns, 20.00%; before 0, new)</title>") != NULL, "title: new");
+		xml_check(svg, len, "differential");
+	}
+	free(svg);
+	rpt_flame_free(fl);
+}
+
 int main(void)
 {
+	test_differential();
 	test_known();
 	test_api_add();
 	test_bad_lines();

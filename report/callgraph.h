@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The call graph analyzer's result (issue 10: compute, then render): what
+ * cg_finish() computes from the replay, read by the text, JSON and folded
+ * printers of `callgraph`, by the flame graph, and by `diff`.  It owns
+ * all its memory, so it outlives the replay that filled it.
+ */
+#ifndef FLYTRAP_CALLGRAPH_H
+#define FLYTRAP_CALLGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rpt_syms;
+
+#define RPT_CG_NONE UINT32_MAX		/* no parent, child or sibling */
+
+/* One call path: node 0 is the root ("all"); its children are the outermost callers. */
+struct rpt_cg_node {
+	uint32_t parent, first_child, next_sibling;	/* RPT_CG_NONE when absent */
+	uint32_t name;		/* index into rpt_cg_result.names */
+	int pid;		/* a "comm-pid" task frame (--per-task): its pid; -1 otherwise */
+	uint64_t count, total, self;	/* calls (or hits), weight with and without callees */
+};
+
+enum { RPT_CG_CUT_OUTSIDE, RPT_CG_CUT_REPEAT, RPT_CG_CUT_NR };
+
+struct rpt_cg_result {
+	int source;		/* the tree shown: RPT_CG_CALLS, RPT_CG_SAMPLES or RPT_CG_OFFCPU */
+	const char *source_name;	/* "calls", "samples", "offcpu" (static) */
+	const char *unit;		/* "ns" or "samples" (static) */
+	bool empty;		/* the tree shown has no node */
+	bool per_task;
+	uint64_t events;	/* selected events */
+	uint64_t total;		/* weight of the whole tree */
+	uint32_t source_nodes[3];	/* nodes of the calls, samples and offcpu trees */
+	uint64_t calls_completed, calls_open, unmatched_exits, lost_frames;
+	uint64_t user_stacks, cut[RPT_CG_CUT_NR];	/* of the source shown */
+	int depth;		/* deepest node */
+	struct rpt_cg_node *nodes;	/* n nodes, a parent before its children */
+	uint32_t n;
+	char **names;		/* frame names (task frames: "comm-pid") */
+	uint32_t nnames;
+	char *syms_missing;	/* binaries without symbols, "" for none */
+	int nsyms_missing;
+	/*
+	 * The symbol tables that named the frames (which source named each
+	 * binary: rpt_syms_json); the analyzer's, valid until it is freed.
+	 */
+	const struct rpt_syms *syms;
+};
+
+/* Frees what r holds and zeroes it; NULL or a zeroed result is a no-op. */
+void rpt_cg_result_release(struct rpt_cg_result *r);
+
+/*
+ * Per function: every node of a name added up (task frames left out).
+ * total counts a function once per path, not again inside a recursive
+ * call of itself, so it never exceeds the whole tree's weight.
+ */
+struct rpt_cg_func {
+	uint32_t name;		/* index into the result's names */
+	uint64_t count, self, total;
+};
+
+/*
+ * The functions of r in name order of first appearance (node order):
+ * *out malloc'd (the caller frees it), *n entries.  0 or -ENOMEM.
+ */
+int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, size_t *n);
+
+struct rpt_flame;
+/* Add r's stacks (self weights) to a flame graph.  0 or -ENOMEM. */
+int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl);
+/* The same into the graph's base (the "before" of a differential graph, rpt_flame_add_base). */
+int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl);
+
+/*
+ * Can path be written (an --svg FILE, checked before a long replay)?  An
+ * existing path must be a writable regular file, a new one needs a
+ * writable directory; nothing is created.  0 or an errno value.
+ */
+int rpt_svg_writable(const char *path);
+
+#endif
