@@ -66,6 +66,7 @@ struct stream {
 	size_t sumbuf_cap;
 
 	bool seek_pending;	/* the time index: find the start on the first load */
+	bool no_stored;		/* search on the fly even when the file stores an index */
 	uint64_t seek_ts;
 	uint64_t data_offset;	/* of the stream's data (cd->offset) */
 };
@@ -218,6 +219,51 @@ static int load_page(struct stream *s)
 	return ret;
 }
 
+uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8)
+{
+	const uint8_t *p = page;
+	uint32_t hdr = long8 ? 16 : 12, size, idx = 0;
+	uint64_t ts = fmt_get64(be, p), last = ts, commit;
+
+	if (page_size < hdr)
+		return ts;
+	commit = long8 ? fmt_get64(be, p + 8) : fmt_get32(be, p + 8);
+	size = (uint32_t)commit & COMMIT_MASK;
+	if (size > page_size - hdr)
+		return ts;
+	p += hdr;
+	while (size - idx >= 4) {
+		uint32_t w = fmt_get32(be, p + idx), type_len, delta, len;
+
+		type_len = be ? w >> 27 : w & 0x1f;
+		delta = be ? w & ((1U << 27) - 1) : w >> 5;
+		if (type_len >= 29 || type_len == 0) {
+			if (size - idx < 8)
+				break;
+			len = fmt_get32(be, p + idx + 4);
+		}
+		if (type_len == 29) {
+			ts += delta;
+			if (len > size - idx - 4)
+				break;
+			idx += 4 + len + (len ? 0 : 4);
+		} else if (type_len >= 30) {
+			uint64_t t = ((uint64_t)len << 27) + delta;
+
+			ts = type_len == 31 ? t | (ts & TS_MSB) : ts + t;
+			idx += 8;
+		} else {
+			len = type_len ? type_len * 4 : len < 4 ? UINT32_MAX : ((len - 4) + 3) & ~3U;
+			if (len > size - idx - (type_len ? 4 : 8))
+				break;
+			ts += delta;
+			last = ts;
+			idx += (type_len ? 4 : 8) + len;
+		}
+	}
+	return last;
+}
+
 /* ---- the time index -------------------------------------------------------------- */
 
 /*
@@ -303,6 +349,71 @@ static int probe_chunk(struct stream *s, const void *ctx, long k, uint64_t *ts)
 	return chunk_first_ts(s, cl->off[k], ts);
 }
 
+static int probe_tindex(struct stream *s, const void *ctx, long k, uint64_t *ts)
+{
+	const struct fmt_cpu_tindex *ti = ctx;
+
+	*ts = fmt_reader_adjust_ts_cpu(s->r, ti->chunks[k].first, s->buffer, s->cpu);
+	return 0;
+}
+
+/* Start the stream at chunk k of its stored index; false when the file disagrees with it. */
+static bool tindex_start(struct stream *s, const struct fmt_cpu_tindex *ti, long k)
+{
+	const struct fmt_tindex_chunk *c = &ti->chunks[k];
+	uint8_t b[8];
+
+	if (s->compressed) {
+		/* the chunk count and the chunk's own header must say what the index says */
+		if (fmt_rread(s->r, s->pos, b, 4) || fmt_get32(s->be, b) != ti->n ||
+		    fmt_rread(s->r, c->offset, b, 8) || (uint64_t)fmt_get32(s->be, b) + 8 != c->len ||
+		    fmt_get32(s->be, b + 4) != c->raw)
+			return false;
+	}
+	if (s->sums) {
+		uint32_t i;
+
+		for (i = s->sum_idx; i < s->sums->n && s->sums->chunks[i].offset != c->offset; i++)
+			;
+		if (i == s->sums->n && s->compressed)
+			return false;	/* out of step: no seek rather than no checks */
+		if (i == s->sums->n) {
+			/* uncompressed: the checksummed block that holds the page */
+			for (i = s->sum_idx; i < s->sums->n; i++)
+				if (s->sums->chunks[i].offset <= c->offset &&
+				    c->offset - s->sums->chunks[i].offset < s->sums->chunks[i].len)
+					break;
+			if (i == s->sums->n)
+				return false;
+			s->sum_idx = i;
+			s->pos = s->sums->chunks[i].offset;
+			return true;
+		}
+		s->sum_idx = i;
+	}
+	if (s->compressed) {
+		s->chunks_started = true;
+		s->chunks_left = ti->n - (uint32_t)k;
+		s->voff = c->voff;
+	}
+	s->pos = c->offset;
+	return true;
+}
+
+/* The seek by the index the writer stored: 1 done (or nothing to skip), 0 use the search. */
+static int stream_seek_stored(struct stream *s)
+{
+	const struct fmt_cpu_tindex *ti = s->no_stored ? NULL : fmt_reader_tindex(s->r, s->buffer,
+										   s->cpu);
+	long k;
+
+	if (!ti || ti->data_offset != s->data_offset || ti->compressed != s->compressed)
+		return 0;
+	k = index_search(s, (long)ti->n, s->seek_ts, ti, probe_tindex);
+	/* k < 0: nothing before seek_ts, or stamps out of order after the adjustment */
+	return k <= 0 || tindex_start(s, ti, k) ? 1 : 0;
+}
+
 static int probe_page(struct stream *s, const void *ctx, long k, uint64_t *ts)
 {
 	(void)ctx;
@@ -316,6 +427,8 @@ static void stream_seek(struct stream *s)
 	long k;
 
 	s->seek_pending = false;
+	if (stream_seek_stored(s))
+		return;
 	if (!s->compressed) {
 		long n = (long)((s->end - s->pos) / s->page_size);
 
@@ -828,6 +941,7 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 			else if (opts && opts->seek) {
 				it->s[it->ns].seek_pending = true;
 				it->s[it->ns].seek_ts = opts->seek_ts;
+				it->s[it->ns].no_stored = opts->seek_no_stored;
 			}
 			it->ns++;
 			if (err) {

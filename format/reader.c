@@ -2169,6 +2169,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->cmdlines);
 	free(r->procmaps);
 	fmt_sums_free(r->sums);
+	fmt_tindex_free(r->tindex);
 	free(r->path);
 	if (r->fd >= 0)
 		close(r->fd);
