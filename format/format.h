@@ -478,6 +478,15 @@ struct fmt_iter_opts {
 	unsigned ts_flags;
 	uint64_t ts2secs_hz;
 	int64_t ts_offset;
+	/*
+	 * Threads that read, including the caller's: with 2 or more, up to
+	 * threads - 1 workers decompress and decode the CPU streams ahead
+	 * (at most 4 chunks per stream waiting) while the caller merges; the
+	 * events, their order, the errors and their messages are those of the
+	 * serial read.  0 or 1: serial.  fmt_reader_data_bytes() then also
+	 * counts what was decoded ahead.
+	 */
+	int threads;
 };
 enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 

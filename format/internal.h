@@ -66,6 +66,17 @@ struct fmt_reader {
 void fmt_sums_free(struct fmt_sums *t);
 struct fmt_tindex;
 
+/*
+ * Where fmt_rerr() writes in a thread that decodes for an iterator (its
+ * worker threads): the message is given to the reader by the thread that
+ * owns it, when the merge reaches that point (iter.c).  NULL: the reader.
+ */
+struct fmt_errslot {
+	uint64_t off;
+	char msg[512];
+};
+extern __thread struct fmt_errslot *fmt_err_tls;
+
 /* Record an error message (printf style) with the byte offset; returns err. */
 int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
