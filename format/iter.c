@@ -459,6 +459,7 @@ static int probe_tindex(struct stream *s, const void *ctx, long k, uint64_t *ts)
 static bool tindex_start(struct stream *s, const struct fmt_cpu_tindex *ti, long k)
 {
 	const struct fmt_tindex_chunk *c = &ti->chunks[k];
+	uint64_t ts;
 	uint8_t b[8];
 
 	if (s->compressed) {
@@ -468,6 +469,15 @@ static bool tindex_start(struct stream *s, const struct fmt_cpu_tindex *ti, long
 		    fmt_get32(s->be, b + 4) != c->raw)
 			return false;
 	}
+	/*
+	 * And its first page the stamp the index gives: then every event
+	 * before it is no later (the pages' stamps are in order), so what is
+	 * skipped holds nothing of the window even if the rest of the index
+	 * lies.
+	 */
+	if ((s->compressed ? chunk_first_ts(s, c->offset, &ts) : page_first_ts(s, c->offset, &ts)) ||
+	    ts != fmt_reader_adjust_ts_cpu(s->r, c->first, s->buffer, s->cpu))
+		return false;
 	if (s->sums) {
 		uint32_t i;
 

@@ -127,7 +127,7 @@ static int parse(struct fmt_reader *r, struct fmt_tindex *t, const uint8_t *d, s
 
 static struct fmt_tindex *tindex(struct fmt_reader *r)
 {
-	const struct fmt_option *o;
+	const struct fmt_option *o = NULL;
 	struct fmt_tindex *t = r->tindex;
 	void *data = NULL;
 	size_t len = 0;
@@ -138,7 +138,9 @@ static struct fmt_tindex *tindex(struct fmt_reader *r)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	o = fmt_reader_option(r, FMT_OPT_FT_TIMEINDEX, 0);
+	/* the last one: a rewriter that copied an old one wrote its own after it */
+	for (int n = 0; fmt_reader_option(r, FMT_OPT_FT_TIMEINDEX, n); n++)
+		o = fmt_reader_option(r, FMT_OPT_FT_TIMEINDEX, n);
 	if (o) {
 		err = o->size == 8 ? fmt_reader_section(r, fmt_get64(r->info.big_endian, o->data),
 							FMT_SEC_FT_TIMEINDEX, &data, &len) : -EBADMSG;
