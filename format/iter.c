@@ -56,6 +56,8 @@ struct pool {
 	int nth;
 	bool quit;
 	struct fmt_iter *it;
+	struct batch **spare;	/* emptied batches kept for reuse (their arrays stay) */
+	int nspare, spare_cap;
 };
 
 struct stream {
@@ -956,6 +958,32 @@ static int batch_add(struct batch *b, const struct fmt_event *ev)
 	return 0;
 }
 
+/*
+ * A batch the merge is done with: its chunk buffers are freed, the batch
+ * and its arrays kept for a worker to fill again (fresh arrays for every
+ * chunk would cost page faults).
+ */
+static void batch_recycle(struct pool *p, struct batch *b)
+{
+	bool kept = false;
+
+	if (!b)
+		return;
+	for (int i = 0; i < b->nbufs; i++)
+		free(b->bufs[i]);
+	b->nbufs = 0;
+	b->n = 0;
+	b->skip = b->end = 0;
+	pthread_mutex_lock(&p->mu);
+	if (p->nspare < p->spare_cap) {
+		p->spare[p->nspare++] = b;
+		kept = true;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (!kept)
+		batch_free(b);
+}
+
 /* The buffers the stream let go of belong to b now (freed with it). */
 static int batch_take_retired(struct batch *b, struct stream *s)
 {
@@ -1056,8 +1084,10 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		s->busy = true;
+		b = p->nspare ? p->spare[--p->nspare] : NULL;
 		pthread_mutex_unlock(&p->mu);
-		b = calloc(1, sizeof(*b));
+		if (!b)
+			b = calloc(1, sizeof(*b));
 		if (b)
 			decode_batch(s->dec, b);
 		pthread_mutex_lock(&p->mu);
@@ -1121,7 +1151,7 @@ static int batch_next(struct fmt_iter *it, struct stream *s)
 		if (b && b->end)
 			return b->end < 0 ? replay_err(r, &b->end_slot, b->end) : 0;
 		/* the event handed out last may point into cur: keep it one batch longer */
-		batch_free(s->prev);
+		batch_recycle(it->pool, s->prev);
 		s->prev = b;
 		s->cur = batch_pop(it->pool, s);
 		s->cur_pos = 0;
@@ -1150,6 +1180,9 @@ static void pool_stop(struct fmt_iter *it)
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->ready);
+	for (int i = 0; i < p->nspare; i++)
+		batch_free(p->spare[i]);
+	free(p->spare);
 	free(p->th);
 	free(p);
 	it->pool = NULL;
@@ -1167,8 +1200,11 @@ static bool pool_start(struct fmt_iter *it, int nth)
 		return false;
 	p->it = it;
 	p->th = calloc((size_t)nth, sizeof(*p->th));
-	if (!p->th || pthread_mutex_init(&p->mu, NULL)) {
+	p->spare_cap = it->ns * 2 + nth;
+	p->spare = calloc((size_t)p->spare_cap, sizeof(*p->spare));
+	if (!p->th || !p->spare || pthread_mutex_init(&p->mu, NULL)) {
 		free(p->th);
+		free(p->spare);
 		free(p);
 		return false;
 	}
