@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Reader threads (fmt_iter_opts.threads, --threads): report, analyze and
-# export print the same bytes (output, messages, exit status) with one
+# export (and slice's output) print the same bytes (output, messages, exit status) with one
 # reading thread and with two or three, on the shipped files, the fixtures,
 # a 300,000-event file written by flytrap (zstd and uncompressed), a copy
 # with a chunk that fails its checksum and a truncated copy.  A wrong
@@ -59,6 +59,16 @@ grep -q 'checksum' "$TMP/err.1" 2>/dev/null || true
 "$FLYTRAP" report --threads 2 "$TMP/damaged.dat" 2>&1 >/dev/null | grep -q 'fail their checksum' &&
 	ok "the damaged copy's checksum message comes through the threads" ||
 	fail "no checksum message for the damaged copy with 2 threads"
+
+# slice reads through the same iterator: the slices list the same with 1 and 2 threads
+for t in 1 2; do
+	"$FLYTRAP" slice --threads "$t" --from 100.02 --to 100.04 "$TMP/m.dat" -o "$TMP/s$t.dat" 2>"$TMP/se$t" ||
+		fail "slice --threads $t failed: $(head -1 "$TMP/se$t")"
+	"$FLYTRAP" report "$TMP/s$t.dat" >"$TMP/sl$t" 2>&1
+done
+[ -s "$TMP/sl1" ] && cmp -s "$TMP/sl1" "$TMP/sl2" && cmp -s "$TMP/se1" "$TMP/se2" &&
+	ok "slice --threads 1 and 2 write the same events ($(wc -l <"$TMP/sl1") lines)" ||
+	fail "slice --threads 1 and 2 differ"
 
 for bad in 0 -1 x 100000; do
 	"$FLYTRAP" report --threads "$bad" "$TMP/m.dat" >/dev/null 2>"$TMP/e"
