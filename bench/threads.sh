@@ -63,10 +63,10 @@ timed() {	# timed NAME CMD...: "wall cpu" of one run appended to $work/NAME
 	tail -1 "$work/t" | awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' >>"$work/$name"
 }
 med() {	# med NAME: median wall, median CPU
-	awk '{ w[NR] = $1; c[NR] = $2 } END {
-		n = asort(w); asort(c)
-		if (n % 2) printf "%.3f %.3f\n", w[(n + 1) / 2], c[(n + 1) / 2]
-		else printf "%.3f %.3f\n", (w[n / 2] + w[n / 2 + 1]) / 2, (c[n / 2] + c[n / 2 + 1]) / 2 }' "$work/$1"
+	local w c
+	w=$(cut -d' ' -f1 "$work/$1" | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	c=$(cut -d' ' -f2 "$work/$1" | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	echo "$w $c"
 }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
