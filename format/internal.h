@@ -60,6 +60,13 @@ struct fmt_reader {
 	uint64_t err_off;	/* byte offset named by the last error */
 	struct fmt_sums *sums;	/* checksums option, decoded on first use (sums.c) */
 	struct fmt_tindex *tindex; /* time index section, decoded on first use (tindex.c) */
+	/*
+	 * Called around the fork that screens formats (before: true, then
+	 * false): an iterator's worker threads pause so that none holds a lock
+	 * the child would inherit taken (iter.c).  NULL: none.
+	 */
+	void (*fork_hook)(void *arg, bool before);
+	void *fork_arg;
 	uint64_t data_bytes;	/* see fmt_reader_data_bytes() */
 };
 

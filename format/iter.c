@@ -58,6 +58,14 @@ struct pool {
 	struct fmt_iter *it;
 	struct batch **spare;	/* emptied batches kept for reuse (their arrays stay) */
 	int nspare, spare_cap;
+	/*
+	 * Paused: no worker takes a job, and nbusy counts those still in one.
+	 * Parsing a format on first use forks a screening child
+	 * (fmt_reader_event): that happens only with every worker waiting,
+	 * holding no lock of ours, the allocator's or a sanitizer's.
+	 */
+	bool paused;
+	int nbusy;
 };
 
 struct stream {
@@ -1076,7 +1084,7 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->quit) {
-		struct stream *s = pick_stream(it);
+		struct stream *s = p->paused ? NULL : pick_stream(it);
 		struct batch *b;
 
 		if (!s) {
@@ -1084,6 +1092,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		s->busy = true;
+		p->nbusy++;
 		b = p->nspare ? p->spare[--p->nspare] : NULL;
 		pthread_mutex_unlock(&p->mu);
 		if (!b)
@@ -1092,6 +1101,7 @@ static void *worker_main(void *arg)
 			decode_batch(s->dec, b);
 		pthread_mutex_lock(&p->mu);
 		s->busy = false;
+		p->nbusy--;
 		if (!b || b->end)
 			s->ended = true;	/* !b: the merge says -ENOMEM */
 		if (b)
@@ -1118,6 +1128,21 @@ static struct batch *batch_pop(struct pool *p, struct stream *s)
 	}
 	pthread_mutex_unlock(&p->mu);
 	return b;
+}
+
+/* The reader's fork hook: pause the workers until the fork is done (struct pool). */
+static void pool_fork_hook(void *arg, bool before)
+{
+	struct pool *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	p->paused = before;
+	if (before)
+		while (p->nbusy)
+			pthread_cond_wait(&p->ready, &p->mu);
+	else
+		pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Give the reader a message a worker kept (as if the decoder had just written it). */
@@ -1171,6 +1196,10 @@ static void pool_stop(struct fmt_iter *it)
 
 	if (!p)
 		return;
+	if (it->r->fork_arg == p) {
+		it->r->fork_hook = NULL;
+		it->r->fork_arg = NULL;
+	}
 	pthread_mutex_lock(&p->mu);
 	p->quit = true;
 	pthread_cond_broadcast(&p->work);
@@ -1194,8 +1223,11 @@ static void pool_stop(struct fmt_iter *it)
  */
 static bool pool_start(struct fmt_iter *it, int nth)
 {
-	struct pool *p = calloc(1, sizeof(*p));
+	struct pool *p;
 
+	if (it->r->fork_hook)
+		return false;	/* another iterator of this reader has workers: this one reads alone */
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return false;
 	p->it = it;
@@ -1211,6 +1243,8 @@ static bool pool_start(struct fmt_iter *it, int nth)
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->ready, NULL);
 	it->pool = p;
+	it->r->fork_hook = pool_fork_hook;
+	it->r->fork_arg = p;
 	for (int i = 0; i < it->ns; i++) {
 		struct stream *s = &it->s[i], *d = malloc(sizeof(*d));
 

@@ -1723,7 +1723,11 @@ static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 		if (pipe(pfd))
 			return -errno;
 		fflush(NULL);
+		if (r->fork_hook)
+			r->fork_hook(r->fork_arg, true);
 		pid = fork();
+		if (pid != 0 && r->fork_hook)
+			r->fork_hook(r->fork_arg, false);
 		if (pid < 0) {
 			close(pfd[0]);
 			close(pfd[1]);
