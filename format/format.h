@@ -76,6 +76,8 @@ enum fmt_option_id {
 	FMT_OPT_FT_SLICE = 0x4622,
 	/* text "key=value\n": the files a merge joined (merge.c) */
 	FMT_OPT_FT_MERGE = 0x4623,
+	/* u64 offset of the FMT_SEC_FT_TIMEINDEX section (the writer, at close) */
+	FMT_OPT_FT_TIMEINDEX = 0x4624,
 
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,
@@ -85,6 +87,16 @@ enum fmt_option_id {
 	 * fmt_writer_recover() can find them.  Readers skip it.
 	 */
 	FMT_SEC_FT_SPOOLDIR = 0x4682,
+	/*
+	 * The time index: u32 version (1), u32 entries, then per CPU of every
+	 * buffer {u64 data offset as in its BUFFER option, u32 cpu, u32 flags
+	 * (1: compressed chunks), u32 n, u32 0, n x {u64 first, u64 last,
+	 * u32 stored length, u32 raw length}}: for each chunk (or uncompressed
+	 * block of pages) back to back from the data offset (+4 when
+	 * compressed), the stamp in its first page's header and the stamp of
+	 * its last event, as stored (raw clock).  See docs/file-format.md.
+	 */
+	FMT_SEC_FT_TIMEINDEX = 0x4683,
 };
 
 /* One BPF ringbuf reservation failure count for a time window. */
@@ -374,6 +386,38 @@ struct fmt_digest {
 /* The whole-file digest option: 1 found, 0 absent, -EBADMSG malformed. */
 int fmt_reader_digest(struct fmt_reader *r, struct fmt_digest *d);
 
+/* ---- the stored time index (FMT_OPT_FT_TIMEINDEX) ------------------------- */
+
+struct fmt_tindex_chunk {
+	uint64_t offset;	/* file offset of the chunk ({csize, usize} header) or block */
+	uint64_t voff;		/* virtual offset of its first page (the iterator's page_offset) */
+	uint64_t first, last;	/* raw stamps: the first page's header, the last event */
+	uint32_t len;		/* stored bytes */
+	uint32_t raw;		/* bytes of pages (len when uncompressed) */
+};
+
+struct fmt_cpu_tindex {
+	int buffer, cpu;
+	bool compressed;
+	uint64_t data_offset;	/* as in the BUFFER option */
+	uint32_t n;
+	struct fmt_tindex_chunk *chunks;
+};
+
+/*
+ * The time index the writer stored for one CPU of one buffer, or NULL (a
+ * file without one, such as trace-cmd's, or an entry that does not fit the
+ * file: chunks outside the CPU's data, sizes that do not add up, stamps out
+ * of order).  Owned by r.  fmt_iter_opts.seek uses it instead of probing
+ * chunks when it is there.
+ */
+const struct fmt_cpu_tindex *fmt_reader_tindex(struct fmt_reader *r, int buffer, int cpu);
+/*
+ * 1 the file has a time index (*chunks, when not NULL, gets the chunks it
+ * lists over every CPU it keeps), 0 none, -EBADMSG it is malformed (ignored).
+ */
+int fmt_reader_tindex_status(struct fmt_reader *r, uint64_t *chunks);
+
 /* ---- iteration --------------------------------------------------------- */
 
 struct fmt_event {
@@ -419,6 +463,12 @@ struct fmt_iter_opts {
 	bool seek;
 	uint64_t seek_ts;
 	/*
+	 * The index the writer stored (fmt_reader_tindex()) replaces the
+	 * search's probes when the file has one; seek_no_stored probes anyway
+	 * (tests compare the two).
+	 */
+	bool seek_no_stored;
+	/*
 	 * trace-cmd report's time options (not used together with seek); all zero = rec.ts as
 	 * fmt_reader_adjust_ts_cpu() gives it.  FMT_TS_RAW: the stamps as
 	 * stored (nothing below applies); FMT_TS_NODATE: without the DATE
@@ -428,6 +478,15 @@ struct fmt_iter_opts {
 	unsigned ts_flags;
 	uint64_t ts2secs_hz;
 	int64_t ts_offset;
+	/*
+	 * Threads that read, including the caller's: with 2 or more, up to
+	 * threads - 1 workers decompress and decode the CPU streams ahead
+	 * (at most 4 chunks per stream waiting) while the caller merges; the
+	 * events, their order, the errors and their messages are those of the
+	 * serial read.  0 or 1: serial.  fmt_reader_data_bytes() then also
+	 * counts what was decoded ahead.
+	 */
+	int threads;
 };
 enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 

@@ -50,7 +50,7 @@ static void run(const char *path)
 	const struct fmt_info *in;
 	struct trace_seq s;
 	char *err = NULL;
-	uint64_t sink = 0;
+	uint64_t sink = 0, lo = 0, hi = 0;
 	int n = 0, rc, b, i;
 
 	if (fmt_reader_open(path, FMT_OPEN_NO_PLUGINS | FMT_OPEN_LAZY_FORMATS, &r, &err)) {
@@ -96,10 +96,27 @@ static void run(const char *path)
 			    !fmt_field_resolve(ev->event, ev->event->format.fields->name, &f) &&
 			    fmt_field_ptr(&f, ev->rec.data, ev->rec.size, &len))
 				sink += len;
+			if (!lo || ev->rec.ts < lo)
+				lo = ev->rec.ts;
+			if (ev->rec.ts > hi)
+				hi = ev->rec.ts;
 			if ((n & 7) == 0 && fmt_iter_peek(it, ev->buffer, &ev) == 1 && (n & 8))
 				fmt_iter_take_peeked(it, &ev);
 		}
 		fmt_iter_free(it);
+	}
+	/* the time index (stored or searched) and the worker threads, on the same input */
+	fmt_reader_tindex_status(r, NULL);
+	{
+		struct fmt_iter_opts o = { .seek = true, .seek_ts = lo + (hi - lo) / 2, .threads = 2 };
+		long m = 0;
+
+		if (!fmt_iter_new(r, &o, &it)) {
+			while ((rc = fmt_iter_next(it, &ev)) != 0 && m < 200000)
+				if (rc > 0 && ++m)
+					sink += ev->rec.ts;
+			fmt_iter_free(it);
+		}
 	}
 	trace_seq_destroy(&s);
 	/* the formats no event used, and the by-name lookup */

@@ -59,10 +59,30 @@ struct fmt_reader {
 
 	uint64_t err_off;	/* byte offset named by the last error */
 	struct fmt_sums *sums;	/* checksums option, decoded on first use (sums.c) */
+	struct fmt_tindex *tindex; /* time index section, decoded on first use (tindex.c) */
+	/*
+	 * Called around the fork that screens formats (before: true, then
+	 * false): an iterator's worker threads pause so that none holds a lock
+	 * the child would inherit taken (iter.c).  NULL: none.
+	 */
+	void (*fork_hook)(void *arg, bool before);
+	void *fork_arg;
 	uint64_t data_bytes;	/* see fmt_reader_data_bytes() */
 };
 
 void fmt_sums_free(struct fmt_sums *t);
+struct fmt_tindex;
+
+/*
+ * Where fmt_rerr() writes in a thread that decodes for an iterator (its
+ * worker threads): the message is given to the reader by the thread that
+ * owns it, when the merge reaches that point (iter.c).  NULL: the reader.
+ */
+struct fmt_errslot {
+	uint64_t off;
+	char msg[512];
+};
+extern __thread struct fmt_errslot *fmt_err_tls;
 
 /* Record an error message (printf style) with the byte offset; returns err. */
 int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)
@@ -103,5 +123,16 @@ static inline uint64_t fmt_get64(bool be, const void *p)
  */
 int fmt_read_zblock(struct fmt_reader *r, struct fmt_zctx *z, uint64_t off, uint64_t avail,
 		    uint64_t max_usize, void **out, uint32_t *usize, uint64_t *consumed);
+
+/*
+ * The stamp of the last data record of one ring-buffer page (page_size
+ * bytes in byte order be, a commit field of 8 bytes when long8), decoded as
+ * the iterator decodes it; the page header's stamp when it holds no record.
+ * A damaged record ends the walk (the stamps before it count).
+ */
+uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8);
+
+/* The time index (tindex.c); NULL-safe. */
+void fmt_tindex_free(struct fmt_tindex *t);
 
 #endif

@@ -11,6 +11,7 @@
  * that every length is checked against the page before it is used.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,51 @@
 #define MISSED_STORED	(1U << 30)
 #define TS_MSB		(0xf8ULL << 56)
 #define READ_PAGES	64	/* pages per read() for uncompressed data */
+#define TQ		4	/* decoded chunks in flight per stream (worker threads) */
+
+/*
+ * Worker threads (fmt_iter_opts.threads > 1).  A stream is then decoded
+ * ahead by a worker, one chunk (or uncompressed block) at a time: the
+ * worker runs the ordinary decoder below on the stream and keeps every
+ * event of the chunk in a batch, with the chunk's buffer, so the events'
+ * data stays where the decoder put it.  The merge (the calling thread)
+ * takes batches in order from each stream's queue of at most TQ, so memory
+ * is bounded by streams x (TQ + 2) chunks.  What the decoder would tell
+ * the reader at once (an error message, bytes decoded) goes to the
+ * stream's slot instead and is given to the reader when the merge reaches
+ * that point, so messages and their order are those of the serial read.
+ * Event formats are looked up by the merge (lazy parsing is not thread
+ * safe).
+ */
+struct batch {
+	struct fmt_event *ev;
+	uint32_t n, cap;
+	uint8_t **bufs;		/* chunk buffers the events point into */
+	int nbufs, bufs_cap;
+	int skip;		/* a checksum skip to report before the first event */
+	int end;		/* 0 more follow, 1 the stream's end, <0 its error */
+	struct fmt_errslot skip_slot, end_slot;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work;	/* room in a queue, or quit */
+	pthread_cond_t ready;	/* a batch was queued */
+	pthread_t *th;
+	int nth;
+	bool quit;
+	struct fmt_iter *it;
+	struct batch **spare;	/* emptied batches kept for reuse (their arrays stay) */
+	int nspare, spare_cap;
+	/*
+	 * Paused: no worker takes a job, and nbusy counts those still in one.
+	 * Parsing a format on first use forks a screening child
+	 * (fmt_reader_event): that happens only with every worker waiting,
+	 * holding no lock of ours, the allocator's or a sanitizer's.
+	 */
+	bool paused;
+	int nbusy;
+};
 
 struct stream {
 	struct fmt_reader *r;
@@ -65,7 +111,28 @@ struct stream {
 	uint8_t *sumbuf;	/* raw bytes of the chunk being checked */
 	size_t sumbuf_cap;
 
+	/*
+	 * Decoded by a worker thread (see struct batch): the merge's stream
+	 * holds the queue, the decoder (dec, the worker's) the decoding state.
+	 */
+	bool threaded;
+	struct stream *dec;
+	uint32_t nloads;	/* buffers loaded so far: a new one starts a batch */
+	uint8_t **retired;	/* buffers replaced since the worker last looked */
+	int nretired, retired_cap;
+	struct fmt_errslot eslot; /* what fmt_rerr() writes in the worker */
+	bool carry;		/* carry_ev is the first event of the next batch */
+	struct fmt_event carry_ev;
+	int carry_skip;
+	struct fmt_errslot carry_slot;
+	struct batch *q[TQ];	/* decoded, under the pool's lock */
+	int qhead, qcount;
+	bool busy, ended;	/* a worker has it; it queued its last batch */
+	struct batch *cur, *prev; /* the merge's batch and the one before (ev may point into it) */
+	uint32_t cur_pos;
+
 	bool seek_pending;	/* the time index: find the start on the first load */
+	bool no_stored;		/* search on the fly even when the file stores an index */
 	uint64_t seek_ts;
 	uint64_t data_offset;	/* of the stream's data (cd->offset) */
 };
@@ -83,7 +150,38 @@ struct fmt_iter {
 	struct fmt_event cur;	/* copy handed out: streams move on underneath */
 	struct fmt_event taken;
 	struct fmt_iter_opts adj;	/* the time options the streams point to */
+	struct pool *pool;	/* worker threads, NULL when serial */
 };
+
+static inline void data_add(struct fmt_reader *r, uint64_t n)
+{
+	__atomic_add_fetch(&r->data_bytes, n, __ATOMIC_RELAXED);
+}
+
+/* The buffer in s->buf is being replaced: a threaded stream's batch keeps it. */
+static int retire_buf(struct stream *s)
+{
+	s->nloads++;
+	if (!s->threaded) {
+		free(s->spare);
+		s->spare = s->buf;
+		s->spare_cap = s->buf_cap;
+	} else if (s->buf) {
+		if (s->nretired == s->retired_cap) {
+			int cap = s->retired_cap ? s->retired_cap * 2 : 4;
+			uint8_t **n = realloc(s->retired, (size_t)cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			s->retired = n;
+			s->retired_cap = cap;
+		}
+		s->retired[s->nretired++] = s->buf;
+	}
+	s->buf = NULL;
+	s->buf_cap = 0;
+	return 0;
+}
 
 static int stream_fail(struct stream *s, int err)
 {
@@ -185,6 +283,17 @@ static int swap_bufs(struct stream *s, size_t n)
 	uint8_t *t = s->spare;
 	size_t tc = s->spare_cap;
 
+	if (s->threaded) {
+		if (retire_buf(s))
+			return -ENOMEM;
+		s->buf = malloc(n);
+		if (!s->buf)
+			return -ENOMEM;
+		s->buf_cap = n;
+		return 0;
+	}
+	s->nloads++;
+
 	s->spare = s->buf;
 	s->spare_cap = s->buf_cap;
 	s->buf = t;
@@ -218,6 +327,51 @@ static int load_page(struct stream *s)
 	return ret;
 }
 
+uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8)
+{
+	const uint8_t *p = page;
+	uint32_t hdr = long8 ? 16 : 12, size, idx = 0;
+	uint64_t ts = fmt_get64(be, p), last = ts, commit;
+
+	if (page_size < hdr)
+		return ts;
+	commit = long8 ? fmt_get64(be, p + 8) : fmt_get32(be, p + 8);
+	size = (uint32_t)commit & COMMIT_MASK;
+	if (size > page_size - hdr)
+		return ts;
+	p += hdr;
+	while (size - idx >= 4) {
+		uint32_t w = fmt_get32(be, p + idx), type_len, delta, len;
+
+		type_len = be ? w >> 27 : w & 0x1f;
+		delta = be ? w & ((1U << 27) - 1) : w >> 5;
+		if (type_len >= 29 || type_len == 0) {
+			if (size - idx < 8)
+				break;
+			len = fmt_get32(be, p + idx + 4);
+		}
+		if (type_len == 29) {
+			ts += delta;
+			if (len > size - idx - 4)
+				break;
+			idx += 4 + len + (len ? 0 : 4);
+		} else if (type_len >= 30) {
+			uint64_t t = ((uint64_t)len << 27) + delta;
+
+			ts = type_len == 31 ? t | (ts & TS_MSB) : ts + t;
+			idx += 8;
+		} else {
+			len = type_len ? type_len * 4 : len < 4 ? UINT32_MAX : ((len - 4) + 3) & ~3U;
+			if (len > size - idx - (type_len ? 4 : 8))
+				break;
+			ts += delta;
+			last = ts;
+			idx += (type_len ? 4 : 8) + len;
+		}
+	}
+	return last;
+}
+
 /* ---- the time index -------------------------------------------------------------- */
 
 /*
@@ -243,7 +397,7 @@ static int chunk_first_ts(struct stream *s, uint64_t off, uint64_t *ts)
 	if (!err && usize < s->page_size)
 		err = -EBADMSG;
 	if (!err) {
-		r->data_bytes += usize;
+		data_add(r, usize);
 		*ts = fmt_reader_adjust_ts_cpu(r, fmt_get64(s->be, out), s->buffer, s->cpu);
 	}
 	free(out);
@@ -256,7 +410,7 @@ static int page_first_ts(struct stream *s, uint64_t off, uint64_t *ts)
 	int err = fmt_rread(s->r, off, h, 8);
 
 	if (!err) {
-		s->r->data_bytes += 8;
+		data_add(s->r, 8);
 		*ts = fmt_reader_adjust_ts_cpu(s->r, fmt_get64(s->be, h), s->buffer, s->cpu);
 	}
 	return err;
@@ -303,6 +457,81 @@ static int probe_chunk(struct stream *s, const void *ctx, long k, uint64_t *ts)
 	return chunk_first_ts(s, cl->off[k], ts);
 }
 
+static int probe_tindex(struct stream *s, const void *ctx, long k, uint64_t *ts)
+{
+	const struct fmt_cpu_tindex *ti = ctx;
+
+	*ts = fmt_reader_adjust_ts_cpu(s->r, ti->chunks[k].first, s->buffer, s->cpu);
+	return 0;
+}
+
+/* Start the stream at chunk k of its stored index; false when the file disagrees with it. */
+static bool tindex_start(struct stream *s, const struct fmt_cpu_tindex *ti, long k)
+{
+	const struct fmt_tindex_chunk *c = &ti->chunks[k];
+	uint64_t ts;
+	uint8_t b[8];
+
+	if (s->compressed) {
+		/* the chunk count and the chunk's own header must say what the index says */
+		if (fmt_rread(s->r, s->pos, b, 4) || fmt_get32(s->be, b) != ti->n ||
+		    fmt_rread(s->r, c->offset, b, 8) || (uint64_t)fmt_get32(s->be, b) + 8 != c->len ||
+		    fmt_get32(s->be, b + 4) != c->raw)
+			return false;
+	}
+	/*
+	 * And its first page the stamp the index gives: then every event
+	 * before it is no later (the pages' stamps are in order), so what is
+	 * skipped holds nothing of the window even if the rest of the index
+	 * lies.
+	 */
+	if ((s->compressed ? chunk_first_ts(s, c->offset, &ts) : page_first_ts(s, c->offset, &ts)) ||
+	    ts != fmt_reader_adjust_ts_cpu(s->r, c->first, s->buffer, s->cpu))
+		return false;
+	if (s->sums) {
+		uint32_t i;
+
+		for (i = s->sum_idx; i < s->sums->n && s->sums->chunks[i].offset != c->offset; i++)
+			;
+		if (i == s->sums->n && s->compressed)
+			return false;	/* out of step: no seek rather than no checks */
+		if (i == s->sums->n) {
+			/* uncompressed: the checksummed block that holds the page */
+			for (i = s->sum_idx; i < s->sums->n; i++)
+				if (s->sums->chunks[i].offset <= c->offset &&
+				    c->offset - s->sums->chunks[i].offset < s->sums->chunks[i].len)
+					break;
+			if (i == s->sums->n)
+				return false;
+			s->sum_idx = i;
+			s->pos = s->sums->chunks[i].offset;
+			return true;
+		}
+		s->sum_idx = i;
+	}
+	if (s->compressed) {
+		s->chunks_started = true;
+		s->chunks_left = ti->n - (uint32_t)k;
+		s->voff = c->voff;
+	}
+	s->pos = c->offset;
+	return true;
+}
+
+/* The seek by the index the writer stored: 1 done (or nothing to skip), 0 use the search. */
+static int stream_seek_stored(struct stream *s)
+{
+	const struct fmt_cpu_tindex *ti = s->no_stored ? NULL : fmt_reader_tindex(s->r, s->buffer,
+										   s->cpu);
+	long k;
+
+	if (!ti || ti->data_offset != s->data_offset || ti->compressed != s->compressed)
+		return 0;
+	k = index_search(s, (long)ti->n, s->seek_ts, ti, probe_tindex);
+	/* k < 0: nothing before seek_ts, or stamps out of order after the adjustment */
+	return k <= 0 || tindex_start(s, ti, k) ? 1 : 0;
+}
+
 static int probe_page(struct stream *s, const void *ctx, long k, uint64_t *ts)
 {
 	(void)ctx;
@@ -316,6 +545,8 @@ static void stream_seek(struct stream *s)
 	long k;
 
 	s->seek_pending = false;
+	if (stream_seek_stored(s))
+		return;
 	if (!s->compressed) {
 		long n = (long)((s->end - s->pos) / s->page_size);
 
@@ -428,7 +659,7 @@ static int load_page_data(struct stream *s)
 					if ((err = swap_bufs(s, cs->len)))
 						return err;
 					memcpy(s->buf, s->sumbuf, cs->len);
-					r->data_bytes += cs->len;
+					data_add(r, cs->len);
 					s->buf_voff = s->pos;
 					s->pos += cs->len;
 					s->buf_len = cs->len;
@@ -441,7 +672,7 @@ static int load_page_data(struct stream *s)
 			err = fmt_rread(r, s->pos, s->buf, n);
 			if (err)
 				return err;
-			r->data_bytes += n;
+			data_add(r, n);
 			if (n % s->page_size) {
 				/* a partial last page: trace-cmd cannot read it either */
 				if (n < s->page_size) {
@@ -500,9 +731,11 @@ static int load_page_data(struct stream *s)
 				return err;
 			s->chunks_left--;
 			s->pos += used;
-			r->data_bytes += usize;
-			free(s->spare);
-			s->spare = s->buf;
+			data_add(r, usize);
+			if ((err = retire_buf(s))) {
+				free(out);
+				return err;
+			}
 			s->spare_cap = 0;
 			s->buf = out;
 			s->buf_len = usize;
@@ -670,9 +903,12 @@ static int stream_next(struct stream *s)
 			uint16_t id = fmt_get16(s->be, s->ev.rec.data);
 
 			s->ev.type = id;
-			s->ev.event = r->by_id[id];
-			if (!s->ev.event && r->fmt_by_id[id] >= 0)
-				s->ev.event = fmt_reader_event(r, id);
+			s->ev.event = NULL;
+			if (!s->threaded) {
+				s->ev.event = r->by_id[id];
+				if (!s->ev.event && r->fmt_by_id[id] >= 0)
+					s->ev.event = fmt_reader_event(r, id);
+			}
 		} else {
 			s->ev.type = -1;
 			s->ev.event = NULL;
@@ -685,6 +921,360 @@ bad:
 				r->info.buffers[s->buffer].name[0] ? " of buffer " : "",
 				r->info.buffers[s->buffer].name);
 	}
+}
+
+/* ---- worker threads (struct batch) ---------------------------------------------- */
+
+static void batch_free(struct batch *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->nbufs; i++)
+		free(b->bufs[i]);
+	free(b->bufs);
+	free(b->ev);
+	free(b);
+}
+
+static int batch_keep_buf(struct batch *b, uint8_t *buf)
+{
+	if (b->nbufs == b->bufs_cap) {
+		int cap = b->bufs_cap ? b->bufs_cap * 2 : 4;
+		uint8_t **n = realloc(b->bufs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->bufs = n;
+		b->bufs_cap = cap;
+	}
+	b->bufs[b->nbufs++] = buf;
+	return 0;
+}
+
+static int batch_add(struct batch *b, const struct fmt_event *ev)
+{
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 256;
+		struct fmt_event *n = realloc(b->ev, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->ev = n;
+		b->cap = cap;
+	}
+	b->ev[b->n++] = *ev;
+	return 0;
+}
+
+/*
+ * A batch the merge is done with: its chunk buffers are freed, the batch
+ * and its arrays kept for a worker to fill again (fresh arrays for every
+ * chunk would cost page faults).
+ */
+static void batch_recycle(struct pool *p, struct batch *b)
+{
+	bool kept = false;
+
+	if (!b)
+		return;
+	for (int i = 0; i < b->nbufs; i++)
+		free(b->bufs[i]);
+	b->nbufs = 0;
+	b->n = 0;
+	b->skip = b->end = 0;
+	pthread_mutex_lock(&p->mu);
+	if (p->nspare < p->spare_cap) {
+		p->spare[p->nspare++] = b;
+		kept = true;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (!kept)
+		batch_free(b);
+}
+
+/* The buffers the stream let go of belong to b now (freed with it). */
+static int batch_take_retired(struct batch *b, struct stream *s)
+{
+	int err = 0;
+
+	for (int i = 0; i < s->nretired; i++) {
+		if (!err)
+			err = batch_keep_buf(b, s->retired[i]);
+		if (err)
+			free(s->retired[i]);	/* no event of b points into it on this path */
+	}
+	s->nretired = 0;
+	return err;
+}
+
+/*
+ * Decode the stream's next chunk into b (in a worker): its events up to
+ * the first one of a newly loaded buffer, which is kept for the next
+ * batch, or up to the end.  A failure ends the stream in b->end.
+ */
+static void decode_batch(struct stream *s, struct batch *b)
+{
+	int ret = 0;
+
+	fmt_err_tls = &s->eslot;
+	if (s->carry) {
+		s->carry = false;
+		ret = batch_add(b, &s->carry_ev);
+		b->skip = s->carry_skip;
+		b->skip_slot = s->carry_slot;
+	}
+	while (!ret) {
+		uint32_t loads = s->nloads;
+
+		ret = stream_next(s);
+		if (ret > 0 && batch_take_retired(b, s))
+			ret = fmt_rerr(s->r, -ENOMEM, 0, "out of memory decoding CPU %d", s->cpu);
+		if (ret > 0) {
+			if ((s->nloads != loads || s->skip_err) && b->n) {
+				s->carry = true;
+				s->carry_ev = s->ev;
+				s->carry_skip = s->skip_err;
+				s->carry_slot = s->eslot;
+				s->skip_err = 0;
+				break;
+			}
+			if (s->skip_err) {
+				b->skip = s->skip_err;
+				b->skip_slot = s->eslot;
+				s->skip_err = 0;
+			}
+			ret = batch_add(b, &s->ev);
+			if (ret)
+				ret = fmt_rerr(s->r, ret, 0, "out of memory decoding CPU %d", s->cpu);
+			continue;
+		}
+		if (batch_take_retired(b, s) && !ret)
+			ret = fmt_rerr(s->r, -ENOMEM, 0, "out of memory decoding CPU %d", s->cpu);
+		break;
+	}
+	if (ret < 0 || (!ret && !s->carry)) {
+		/* the stream's end: the last buffer goes with the last events */
+		if (s->buf && batch_keep_buf(b, s->buf) == 0)
+			s->buf = NULL, s->buf_cap = 0;
+		b->end = ret < 0 ? ret : 1;
+		b->end_slot = s->eslot;
+	}
+	fmt_err_tls = NULL;
+}
+
+/* The stream a worker should decode next: the one with the fewest batches waiting. */
+static struct stream *pick_stream(struct fmt_iter *it)
+{
+	struct stream *best = NULL;
+
+	for (int i = 0; i < it->ns; i++) {
+		struct stream *s = &it->s[i];
+
+		if (s->threaded && !s->busy && !s->ended && s->qcount < TQ &&
+		    (!best || s->qcount < best->qcount))
+			best = s;
+	}
+	return best;
+}
+
+static void *worker_main(void *arg)
+{
+	struct pool *p = arg;
+	struct fmt_iter *it = p->it;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->quit) {
+		struct stream *s = p->paused ? NULL : pick_stream(it);
+		struct batch *b;
+
+		if (!s) {
+			pthread_cond_wait(&p->work, &p->mu);
+			continue;
+		}
+		s->busy = true;
+		p->nbusy++;
+		b = p->nspare ? p->spare[--p->nspare] : NULL;
+		pthread_mutex_unlock(&p->mu);
+		if (!b)
+			b = calloc(1, sizeof(*b));
+		if (b)
+			decode_batch(s->dec, b);
+		pthread_mutex_lock(&p->mu);
+		s->busy = false;
+		p->nbusy--;
+		if (!b || b->end)
+			s->ended = true;	/* !b: the merge says -ENOMEM */
+		if (b)
+			s->q[(s->qhead + s->qcount++) % TQ] = b;
+		pthread_cond_broadcast(&p->ready);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* The stream's next batch, waiting for a worker; NULL when none can come (no memory). */
+static struct batch *batch_pop(struct pool *p, struct stream *s)
+{
+	struct batch *b = NULL;
+
+	pthread_mutex_lock(&p->mu);
+	while (!s->qcount && !s->ended)
+		pthread_cond_wait(&p->ready, &p->mu);
+	if (s->qcount) {
+		b = s->q[s->qhead];
+		s->qhead = (s->qhead + 1) % TQ;
+		s->qcount--;
+		pthread_cond_broadcast(&p->work);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return b;
+}
+
+/* The reader's fork hook: pause the workers until the fork is done (struct pool). */
+static void pool_fork_hook(void *arg, bool before)
+{
+	struct pool *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	p->paused = before;
+	if (before)
+		while (p->nbusy)
+			pthread_cond_wait(&p->ready, &p->mu);
+	else
+		pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Give the reader a message a worker kept (as if the decoder had just written it). */
+static int replay_err(struct fmt_reader *r, const struct fmt_errslot *e, int err)
+{
+	r->err_off = e->off;
+	memcpy(r->err, e->msg, sizeof(r->err));
+	return err;
+}
+
+/* stream_next() of a threaded stream, in the merge: the next event of its batches. */
+static int batch_next(struct fmt_iter *it, struct stream *s)
+{
+	struct fmt_reader *r = s->r;
+
+	for (;;) {
+		struct batch *b = s->cur;
+
+		if (b && s->cur_pos < b->n) {
+			s->ev = b->ev[s->cur_pos];
+			if (!s->cur_pos && b->skip)
+				s->skip_err = replay_err(r, &b->skip_slot, b->skip);
+			s->cur_pos++;
+			if (s->ev.type >= 0) {
+				s->ev.event = r->by_id[s->ev.type];
+				if (!s->ev.event && r->fmt_by_id[s->ev.type] >= 0)
+					s->ev.event = fmt_reader_event(r, s->ev.type);
+			}
+			return 1;
+		}
+		if (b && b->end)
+			return b->end < 0 ? replay_err(r, &b->end_slot, b->end) : 0;
+		/* the event handed out last may point into cur: keep it one batch longer */
+		batch_recycle(it->pool, s->prev);
+		s->prev = b;
+		s->cur = batch_pop(it->pool, s);
+		s->cur_pos = 0;
+		if (!s->cur)
+			return fmt_rerr(r, -ENOMEM, 0, "out of memory decoding CPU %d", s->cpu);
+	}
+}
+
+static int snext(struct fmt_iter *it, struct stream *s)
+{
+	return s->threaded ? batch_next(it, s) : stream_next(s);
+}
+
+static void pool_stop(struct fmt_iter *it)
+{
+	struct pool *p = it->pool;
+
+	if (!p)
+		return;
+	if (it->r->fork_arg == p) {
+		it->r->fork_hook = NULL;
+		it->r->fork_arg = NULL;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nth; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->ready);
+	for (int i = 0; i < p->nspare; i++)
+		batch_free(p->spare[i]);
+	free(p->spare);
+	free(p->th);
+	free(p);
+	it->pool = NULL;
+}
+
+/*
+ * Start nth workers for the iterator's streams; false (the streams are
+ * then read serially) when no thread can be made.
+ */
+static bool pool_start(struct fmt_iter *it, int nth)
+{
+	struct pool *p;
+
+	if (it->r->fork_hook)
+		return false;	/* another iterator of this reader has workers: this one reads alone */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return false;
+	p->it = it;
+	p->th = calloc((size_t)nth, sizeof(*p->th));
+	p->spare_cap = it->ns * 2 + nth;
+	p->spare = calloc((size_t)p->spare_cap, sizeof(*p->spare));
+	if (!p->th || !p->spare || pthread_mutex_init(&p->mu, NULL)) {
+		free(p->th);
+		free(p->spare);
+		free(p);
+		return false;
+	}
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->ready, NULL);
+	it->pool = p;
+	it->r->fork_hook = pool_fork_hook;
+	it->r->fork_arg = p;
+	for (int i = 0; i < it->ns; i++) {
+		struct stream *s = &it->s[i], *d = malloc(sizeof(*d));
+
+		if (!d)
+			break;
+		/* the decoder takes the stream's state as stream_init() left it */
+		*d = *s;
+		d->threaded = true;
+		s->z = NULL;
+		s->dec = d;
+		s->threaded = true;
+	}
+	for (; p->nth < nth; p->nth++)
+		if (pthread_create(&p->th[p->nth], NULL, worker_main, p))
+			break;
+	if (!p->nth) {
+		for (int i = 0; i < it->ns; i++) {
+			struct stream *s = &it->s[i];
+
+			if (s->dec) {
+				s->z = s->dec->z;
+				free(s->dec);
+			}
+			s->dec = NULL;
+			s->threaded = false;
+		}
+		pool_stop(it);
+		return false;
+	}
+	return true;
 }
 
 static bool stream_before(const struct stream *a, const struct stream *b)
@@ -762,6 +1352,17 @@ static int stream_init(struct fmt_reader *r, struct stream *s, int b, const stru
 
 static void stream_release(struct stream *s)
 {
+	if (s->dec) {
+		stream_release(s->dec);
+		free(s->dec);
+	}
+	for (int i = 0; i < s->qcount; i++)
+		batch_free(s->q[(s->qhead + i) % TQ]);
+	batch_free(s->cur);
+	batch_free(s->prev);
+	for (int i = 0; i < s->nretired; i++)
+		free(s->retired[i]);
+	free(s->retired);
 	free(s->buf);
 	free(s->spare);
 	free(s->sumbuf);
@@ -828,6 +1429,7 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 			else if (opts && opts->seek) {
 				it->s[it->ns].seek_pending = true;
 				it->s[it->ns].seek_ts = opts->seek_ts;
+				it->s[it->ns].no_stored = opts->seek_no_stored;
 			}
 			it->ns++;
 			if (err) {
@@ -836,11 +1438,17 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 			}
 		}
 	}
+	if (opts && opts->threads > 1 && it->ns) {
+		/* what the workers look up must be decoded before they start */
+		if (opts->seek)
+			fmt_reader_tindex_status(r, NULL);
+		pool_start(it, opts->threads - 1 < it->ns ? opts->threads - 1 : it->ns);
+	}
 	/* prime: first event of each stream */
 	for (c = 0; c < it->ns; c++) {
 		struct stream *s = &it->s[c];
 
-		err = stream_next(s);
+		err = snext(it, s);
 		if (err < 0) {
 			stream_fail(s, err);
 			it->errors++;
@@ -865,7 +1473,7 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 static int advance(struct fmt_iter *it, int hp)
 {
 	struct stream *s = &it->s[it->heap[hp]];
-	int err = stream_next(s);
+	int err = snext(it, s);
 
 	if (err > 0) {
 		take_skip(it, s);
@@ -962,6 +1570,7 @@ void fmt_iter_free(struct fmt_iter *it)
 
 	if (!it)
 		return;
+	pool_stop(it);
 	for (i = 0; i < it->ns; i++)
 		stream_release(&it->s[i]);
 	free(it->s);
@@ -1001,5 +1610,5 @@ int fmt_reader_read_pages(struct fmt_reader *r, int buffer, int cpu,
 
 uint64_t fmt_reader_data_bytes(const struct fmt_reader *r)
 {
-	return r->data_bytes;
+	return __atomic_load_n(&r->data_bytes, __ATOMIC_RELAXED);
 }

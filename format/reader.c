@@ -24,18 +24,22 @@
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
+__thread struct fmt_errslot *fmt_err_tls;
+
 int fmt_rerr(struct fmt_reader *r, int err, uint64_t off, const char *fmt, ...)
 {
+	struct fmt_errslot *t = fmt_err_tls;
+	char *buf = t ? t->msg : r->err;
+	size_t len = t ? sizeof(t->msg) : sizeof(r->err);
 	va_list ap;
 	int n;
 
-	r->err_off = off;
+	*(t ? &t->off : &r->err_off) = off;
 	va_start(ap, fmt);
-	n = vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	n = vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
-	if (n >= 0 && (size_t)n < sizeof(r->err))
-		snprintf(r->err + n, sizeof(r->err) - n, " (at byte offset %llu)",
-			 (unsigned long long)off);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (at byte offset %llu)", (unsigned long long)off);
 	return err;
 }
 
@@ -1719,7 +1723,11 @@ static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 		if (pipe(pfd))
 			return -errno;
 		fflush(NULL);
+		if (r->fork_hook)
+			r->fork_hook(r->fork_arg, true);
 		pid = fork();
+		if (pid != 0 && r->fork_hook)
+			r->fork_hook(r->fork_arg, false);
 		if (pid < 0) {
 			close(pfd[0]);
 			close(pfd[1]);
@@ -2169,6 +2177,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->cmdlines);
 	free(r->procmaps);
 	fmt_sums_free(r->sums);
+	fmt_tindex_free(r->tindex);
 	free(r->path);
 	if (r->fd >= 0)
 		close(r->fd);

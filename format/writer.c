@@ -37,8 +37,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "compress.h"
+#include "internal.h"
 
 #define SPOOL_MAGIC	"FTSPOOL1"
 #define SPOOL_FL_COMPRESSED	1u
@@ -65,6 +64,16 @@ struct wcpu {
 	uint32_t *sums;
 	uint32_t nsums, sums_cap;
 	bool sums_bad;		/* out of memory once: no checksums for this CPU */
+	/* the time index: one entry per chunk as spooled (rebuilt from the spool if short) */
+	struct tix *tix;
+	uint32_t ntix, tix_cap;
+	bool tix_bad;
+};
+
+/* One chunk of the time index (FMT_SEC_FT_TIMEINDEX): raw stamps and sizes. */
+struct tix {
+	uint64_t first, last;
+	uint32_t len, raw;
 };
 
 struct fmt_wbuf {
@@ -113,6 +122,10 @@ struct fmt_writer {
 	uint32_t nsum_entries;
 	bool sums_bad_all;	/* building it ran out of memory: no option */
 	uint64_t last_opts_off;	/* section offset of the OPTIONS written last */
+	struct dynbuf tix;	/* the time index section, built as buffers are written */
+	uint32_t ntix_entries;
+	bool tix_bad_all;
+	bool long8;		/* the pages' commit field is 8 bytes (header_page, else long size) */
 
 	struct dynbuf ftrace;
 	uint32_t nftrace;
@@ -587,6 +600,7 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	w->path = strdup(path);
 	w->be = opts->big_endian;
 	w->long_size = opts->long_size ? opts->long_size : (int)sizeof(long);
+	w->long8 = w->long_size == 8;
 	w->page_size = opts->page_size ? opts->page_size : 4096;
 	w->ppc = opts->pages_per_chunk > 0 ? (uint32_t)opts->pages_per_chunk : 10;
 	w->discard_spools = opts->discard_spools_on_error;
@@ -704,7 +718,7 @@ static int check_ok(struct fmt_writer *w)
  * step by; a file whose page size differs loses every other page in
  * trace-cmd (format notes §6.2).  0 if the text does not say.
  */
-static uint64_t header_page_subbuf(const char *hp, size_t len)
+static uint64_t header_page_subbuf(const char *hp, size_t len, uint64_t *data_off)
 {
 	char *t = strndup(hp, len), *p;
 	unsigned long long off, size;
@@ -713,8 +727,10 @@ static uint64_t header_page_subbuf(const char *hp, size_t len)
 	if (!t)
 		return 0;
 	p = strstr(t, "char data;");
-	if (p && (p = strstr(p, "offset:")) && sscanf(p, "offset:%llu;%*[ \t]size:%llu;", &off, &size) == 2)
+	if (p && (p = strstr(p, "offset:")) && sscanf(p, "offset:%llu;%*[ \t]size:%llu;", &off, &size) == 2) {
 		r = off + size;
+		*data_off = off;
+	}
 	free(t);
 	return r;
 }
@@ -723,12 +739,14 @@ int fmt_writer_headers(struct fmt_writer *w, const char *header_page, size_t hp_
 		       const char *header_event, size_t he_len)
 {
 	struct dynbuf d = { 0 };
-	uint64_t off, sub;
+	uint64_t off, sub, data_off = 0;
 	int err;
 
 	if ((err = check_ok(w)))
 		return err;
-	sub = header_page_subbuf(header_page, hp_len);
+	sub = header_page_subbuf(header_page, hp_len, &data_off);
+	if (data_off == 12 || data_off == 16)
+		w->long8 = data_off == 16;	/* the kernel's long, which the pages use */
 	if (sub && sub != w->page_size)
 		return werr(w, -EINVAL, "header_page describes %llu-byte sub-buffers but the file's page size is %u",
 			    (unsigned long long)sub, w->page_size);
@@ -1123,6 +1141,41 @@ static void sums_add(struct wcpu *c, uint32_t len, uint32_t crc)
 	c->nsums++;
 }
 
+/* Remember one chunk's place in the time index; without memory the CPU has none. */
+static void tix_add(struct wcpu *c, uint64_t first, uint64_t last, uint32_t len, uint32_t raw)
+{
+	if (c->tix_bad)
+		return;
+	if (c->ntix == c->tix_cap) {
+		uint32_t cap = c->tix_cap ? c->tix_cap * 2 : 64;
+		struct tix *nt = realloc(c->tix, (size_t)cap * sizeof(*nt));
+
+		if (!nt) {
+			c->tix_bad = true;
+			return;
+		}
+		c->tix = nt;
+		c->tix_cap = cap;
+	}
+	c->tix[c->ntix++] = (struct tix){ first, last, len, raw };
+}
+
+/* The index entry of npages raw pages stored as len bytes. */
+static void tix_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data, uint32_t npages,
+		      uint32_t len)
+{
+	uint64_t first = get64(w->be, data), last = first;
+
+	for (uint32_t i = 0; i < npages; i++) {
+		uint64_t t = fmt_page_last_ts(data + (size_t)i * w->page_size, w->page_size, w->be,
+					      w->long8);
+
+		if (t > last)
+			last = t;
+	}
+	tix_add(c, first, last, len, npages * w->page_size);
+}
+
 /*
  * Compress npages pages (when the file is compressed) and append them to
  * the CPU's spool as one chunk.  Runs in the worker or, without one, in the
@@ -1179,6 +1232,7 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 		return err;
 	}
 	sums_add(c, (uint32_t)n, fmt_crc32c(0, p, n));
+	tix_pages(w, c, data, npages, (uint32_t)n);
 	c->spooled += n;
 	c->nchunks++;
 	/* read by fmt_wbuf_bytes() in the caller's thread while the worker runs */
@@ -1497,6 +1551,7 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 		return err;
 	}
 	sums_add(c, (uint32_t)len, fmt_crc32c(0, data, len));
+	c->tix_bad = true;	/* its stamps are read back from the spool at close */
 	c->spooled += len;
 	c->nchunks += w->compress ? 1 : (uint32_t)(len / w->page_size);
 	__atomic_add_fetch(&b->bytes, len, __ATOMIC_RELAXED);
@@ -1622,6 +1677,112 @@ static bool sums_from_spool(struct fmt_writer *w, struct wcpu *c)
 }
 
 /*
+ * The time index of a spool whose chunks did not all pass spool_write()
+ * (recovery, chunks added whole): each chunk read back and, when the file
+ * is compressed, decompressed (bounded by the writer's own chunk limit).
+ * false when a read fails, a chunk is not one this writer could make, or
+ * memory runs out; the CPU then has no index and readers search it.
+ */
+static bool tix_from_spool(struct fmt_writer *w, struct wcpu *c)
+{
+	uint64_t pos = c->hdr_size, end = c->hdr_size + c->spooled;
+	struct fmt_zctx *z = w->compress ? fmt_zctx_new("zstd", 0) : NULL;
+	uint8_t *buf = NULL, *raw = NULL;
+	bool ok = !w->compress || z;
+
+	c->ntix = 0;
+	c->tix_bad = false;
+	while (ok && pos < end) {
+		uint64_t n = w->compress ? 8 : end - pos;
+		uint32_t us = 0;
+		uint8_t h[8];
+
+		if (w->compress) {
+			ok = pread(c->fd, h, 8, (off_t)pos) == 8;
+			n += ok ? get32(w->be, h) : 0;
+			us = ok ? get32(w->be, h + 4) : 0;
+			ok = ok && us && us % w->page_size == 0 && us <= MAX_CHUNK_BYTES;
+		} else if (n > (uint64_t)w->ppc * w->page_size) {
+			n = (uint64_t)w->ppc * w->page_size;
+		}
+		if (!ok || n > end - pos || n > MAX_CHUNK_BYTES + 8 || (!w->compress && n % w->page_size))
+			break;
+		free(buf);
+		free(raw);
+		raw = NULL;
+		if (!(buf = malloc((size_t)n)) || (w->compress && !(raw = malloc(us))))
+			break;
+		ok = pread(c->fd, buf, (size_t)n, (off_t)pos) == (ssize_t)n;
+		if (ok && w->compress)
+			ok = !fmt_zctx_decompress(z, buf + 8, (size_t)n - 8, raw, us);
+		if (ok)
+			tix_pages(w, c, w->compress ? raw : buf,
+				  (uint32_t)((w->compress ? us : n) / w->page_size), (uint32_t)n);
+		pos += n;
+	}
+	free(buf);
+	free(raw);
+	fmt_zctx_free(z);
+	return ok && pos == end && !c->tix_bad;
+}
+
+/* One CPU's entry of the time index (FMT_SEC_FT_TIMEINDEX, layout in format.h). */
+static void tix_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
+{
+	uint64_t total = 0;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < c->ntix; i++)
+		total += c->tix[i].len;
+	if (c->tix_bad || total != c->spooled || !c->ntix) {
+		if (!tix_from_spool(w, c))
+			return;
+	}
+	err = db_add64(&w->tix, w->be, data_off);
+	err = err ?: db_add32(&w->tix, w->be, (uint32_t)c->cpu);
+	err = err ?: db_add32(&w->tix, w->be, w->compress ? 1 : 0);
+	err = err ?: db_add32(&w->tix, w->be, c->ntix);
+	err = err ?: db_add32(&w->tix, w->be, 0);
+	for (i = 0; i < c->ntix && !err; i++) {
+		err = db_add64(&w->tix, w->be, c->tix[i].first);
+		err = err ?: db_add64(&w->tix, w->be, c->tix[i].last);
+		err = err ?: db_add32(&w->tix, w->be, c->tix[i].len);
+		err = err ?: db_add32(&w->tix, w->be, c->tix[i].raw);
+	}
+	if (!err)
+		w->ntix_entries++;
+	else
+		w->tix.len = 0, w->ntix_entries = 0, w->tix_bad_all = true;
+}
+
+/*
+ * The time index as a section of its own after the buffers (read only by a
+ * seek, so an open does not load it) and the option pointing at it.  A
+ * writer that could not build it writes a file without one: readers then
+ * search the chunks as they do in trace-cmd's files.
+ */
+static int write_tindex(struct fmt_writer *w)
+{
+	struct dynbuf d = { 0 };
+	uint64_t off;
+	int err;
+
+	if (w->tix_bad_all || !w->ntix_entries)
+		return 0;
+	err = db_add32(&d, w->be, 1);
+	err = err ?: db_add32(&d, w->be, w->ntix_entries);
+	err = err ?: db_add(&d, w->tix.data, w->tix.len);
+	if (err) {
+		db_free(&d);
+		return 0;	/* no memory for it: a file without an index is still whole */
+	}
+	err = write_section(w, FMT_SEC_FT_TIMEINDEX, "time index", w->compress, d.data, d.len, &off);
+	db_free(&d);
+	return err ?: queue_ptr_option(w, FMT_OPT_FT_TIMEINDEX, off);
+}
+
+/*
  * One CPU's entry of the checksums option (FMT_OPT_FT_CHECKSUMS, layout in
  * format.h).  A CPU whose sums are incomplete gets no entry: readers then
  * check it as they check trace-cmd's files.
@@ -1704,6 +1865,7 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 			goto out;
 		pos = start + c->spooled;
 		sums_entry(w, c, w->compress ? start - 4 : start);
+		tix_entry(w, c, w->compress ? start - 4 : start);
 		err = db_add32(&opt, w->be, (uint32_t)c->cpu);
 		/* compressed: the option points at the chunk count */
 		err = err ?: db_add64(&opt, w->be, w->compress ? start - 4 : start);
@@ -1743,6 +1905,7 @@ static void wbuf_free(struct fmt_wbuf *b, bool unlink_spools)
 		free(c->path);
 		free(c->chunk);
 		free(c->sums);
+		free(c->tix);
 		free(c);
 	}
 	free(b->cpus);
@@ -1778,6 +1941,7 @@ static void writer_free(struct fmt_writer *w)
 	free(w->zbuf);
 	free(w->last_stat_buf);
 	db_free(&w->sums);
+	db_free(&w->tix);
 	free(w->spool_prefix);
 	free(w->path);
 	free(w);
@@ -1897,6 +2061,8 @@ static int finish_file(struct fmt_writer *w)
 			return err;
 	/* KernelShark walks tep_get_cpus() CPUs, which only CPUCOUNT sets */
 	if (!w->have_cpucount && (err = fmt_writer_cpucount(w, (uint32_t)(maxcpu + 1))))
+		return err;
+	if ((err = write_tindex(w)))
 		return err;
 	if ((err = queue_checksums(w)))
 		return err;
@@ -2138,7 +2304,7 @@ static bool known_section(uint16_t id)
 {
 	return id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_STRINGS ||
 	       (id >= FMT_OPT_HEADER_INFO && id <= FMT_OPT_CMDLINES) ||
-	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_SPOOLDIR);
+	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_TIMEINDEX);
 }
 
 /* pointer options that recovery re-creates for sections found in the walk */
@@ -2164,6 +2330,7 @@ static int read_file_header(struct fmt_writer *w, uint64_t fsize, size_t *hlp, c
 		return rerr_msg(errp, -EBADMSG, "not a trace.dat version 7 file");
 	w->be = hdr[12] == 1;
 	w->long_size = hdr[13];
+	w->long8 = w->long_size == 8;
 	w->page_size = get32(w->be, hdr + 14);
 	hl = 18;
 	{

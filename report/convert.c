@@ -324,10 +324,16 @@ static int read_kallsyms(const char *path, char **text, size_t *len)
 	return EXIT_OK;
 }
 
-/* Options flytrap rebuilds itself (they hold offsets into the old file). */
+/*
+ * Options flytrap rebuilds itself (they hold offsets into the old file, or,
+ * the writer's checksums, digest and time index, describe the old bytes).
+ */
 static bool rebuilt_option(uint16_t id)
 {
 	switch (id) {
+	case FMT_OPT_FT_CHECKSUMS:
+	case FMT_OPT_FT_DIGEST:
+	case FMT_OPT_FT_TIMEINDEX:
 	case FMT_OPT_DONE:
 	case FMT_OPT_BUFFER:
 	case FMT_OPT_STRINGS:

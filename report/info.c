@@ -420,6 +420,27 @@ static void share_kv_json(struct info *inf, uint16_t id)
 	putchar('}');
 }
 
+/* Whether --from/--to read a stored index or search the chunks (fmt_iter_opts.seek). */
+static const char *tindex_state(struct info *inf, uint64_t *chunks)
+{
+	int st = fmt_reader_tindex_status(inf->r, chunks);
+
+	return st > 0 ? "stored" : st == -EBADMSG ? "malformed" : "none";
+}
+
+static void print_tindex(struct info *inf)
+{
+	uint64_t chunks = 0;
+	const char *st = tindex_state(inf, &chunks);
+
+	if (!strcmp(st, "stored"))
+		printf("time index:  stored, %llu chunk%s\n", (unsigned long long)chunks,
+		       chunks == 1 ? "" : "s");
+	else
+		printf("time index:  %s (--from searches the pages)\n",
+		       !strcmp(st, "none") ? "none" : "malformed, ignored");
+}
+
 static void print_text(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
@@ -470,6 +491,7 @@ static void print_text(struct info *inf, const char *path)
 		       buf->cpu_ids_guessed ? " (rebuilt: CPU ids guessed)" :
 		       buf->recovered ? " (rebuilt)" : "");
 	}
+	print_tindex(inf);
 	if (inf->nevents) {
 		ts_text(in, inf->first_ts, b1, sizeof(b1));
 		ts_text(in, inf->last_ts, b2, sizeof(b2));
@@ -601,6 +623,8 @@ static void json_kv_options(struct info *inf, uint16_t id)
 static void print_json(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
+	uint64_t tix_chunks = 0;
+	const char *tix;
 	char name[256];
 	int i, b;
 
@@ -621,7 +645,10 @@ static void print_json(struct info *inf, const char *path)
 	printf(",\"clock_in_ns\":%s,\"date_offset_ns\":%lld,\"ts_offset_ns\":%lld,\"cpus\":%d",
 	       in->clock_in_usecs ? "true" : "false", (long long)in->date_offset_ns,
 	       (long long)in->ts_offset_ns, in->cpus);
-	printf(",\"trace_id\":%llu,\"latency\":", (unsigned long long)in->trace_id);
+	tix = tindex_state(inf, &tix_chunks);
+	printf(",\"trace_id\":%llu,\"time_index\":{\"status\":\"%s\",\"chunks\":%llu}",
+	       (unsigned long long)in->trace_id, tix, (unsigned long long)tix_chunks);
+	printf(",\"latency\":");
 	if (in->latency.present)
 		printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
 		       "\"section_size\":%llu,\"clock_skipped\":%llu}",

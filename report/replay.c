@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,7 +23,9 @@
 	"                     clock such as x86-tsc (as `report` prints them)\n" \
 	"  --cpu LIST         only these CPUs, e.g. 0,2-3\n" \
 	"  --pid N[,N...]     only these pids (thread or process id); repeatable\n" \
-	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n"
+	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n" \
+	"  --threads N        threads that read the file (default: the cores available;\n" \
+	"                     1 reads in one thread); the output is the same\n"
 
 const char rpt_opts_help[] =
 	"  --json             machine-readable output (fields: see the man page)\n"
@@ -133,6 +136,9 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 	v = opt_value(argc, argv, i, "--pid", &m);
 	if (m)
 		return rpt_parse_pids(v, &o->pids, &o->npids) ? EXIT_USAGE : 1;
+	v = opt_value(argc, argv, i, "--threads", &m);
+	if (m)
+		return rpt_threads_arg(v, &o->threads) ? EXIT_USAGE : 1;
 	v = opt_value(argc, argv, i, "--comm", &m);
 	if (m) {
 		char **nc, *dup;
@@ -149,6 +155,30 @@ int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
 		o->comms[o->ncomms++] = dup;
 		return 1;
 	}
+	return 0;
+}
+
+int rpt_threads_default(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	if (n < 1)
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > RPT_MAX_THREADS ? RPT_MAX_THREADS : n;
+}
+
+int rpt_threads_arg(const char *v, int *out)
+{
+	uint64_t n;
+
+	if (!v || ft_parse_u64(v, &n) || n < 1 || n > RPT_MAX_THREADS) {
+		ft_usage_error("--threads needs a thread count from 1 to %d", RPT_MAX_THREADS);
+		return -1;
+	}
+	*out = (int)n;
 	return 0;
 }
 
@@ -1152,6 +1182,7 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	}
 
 	memset(&io, 0, sizeof(io));
+	io.threads = opts->threads ? opts->threads : rpt_threads_default();
 	/*
 	 * The CPU filter is not pushed into the iterator: loss markers and
 	 * task names come from every CPU (a task named by a sched_switch on

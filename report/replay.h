@@ -30,8 +30,15 @@ struct rpt_opts {
 	int *pids;		/* malloc'd; matched against common_pid (and tgid where known) */
 	int ncomms;
 	char **comms;		/* globs, malloc'd */
+	int threads;		/* --threads: reading threads, 0 = rpt_threads_default() */
 	FILE *out;		/* stdout */
 };
+
+#define RPT_MAX_THREADS 256
+/* The cores this process may run on (its affinity), at least 1, at most RPT_MAX_THREADS. */
+int rpt_threads_default(void);
+/* Parse a --threads value into *out; -1 after the one-line usage error. */
+int rpt_threads_arg(const char *v, int *out);
 
 /*
  * Parse one common option at argv[*i] ("--json", "--from T", "--to T",

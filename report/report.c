@@ -102,6 +102,7 @@ struct report {
 	char **comms;
 	int ncomms;
 	bool has_t0, has_t1;
+	int threads;			/* --threads, 0: the cores available */
 	const char *t0_arg, *t1_arg;	/* resolved once the file's clock is known */
 	uint64_t t0, t1;		/* compared with the time as printed (see shown_ts) */
 
@@ -1387,6 +1388,8 @@ static const char usage_text[] =
 	"                     selects events)\n"
 	"      --printk       printk formats: what trace-cmd report -P prints (here -P\n"
 	"                     selects pids)\n"
+	"      --threads N    threads that read the file (default: the cores\n"
+	"                     available; 1: one); the output is the same\n"
 	"  -V, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
 
@@ -1857,6 +1860,7 @@ static void iter_opts(const struct report *rp, const struct rinput *in, struct f
 		o->ts_flags |= FMT_TS_NODATE;
 	o->ts2secs_hz = in->ts2secs ? in->ts2secs : rp->ts2secs;
 	o->ts_offset = in->ts_offset;
+	o->threads = rp->threads ? rp->threads : rpt_threads_default();
 }
 
 /* after resolve_times() */
@@ -2062,6 +2066,7 @@ enum {
 	OPT_CPU = 256, OPT_COMM, OPT_FROM, OPT_TO, OPT_JSON, OPT_TS_OFFSET, OPT_TS2SECS, OPT_TS_DIFF,
 	OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_UNAME, OPT_VERSION,
 	OPT_CPUS, OPT_FIRST, OPT_LAST, OPT_CHECK, OPT_ENDIAN, OPT_PRINTK, OPT_PROFILE, OPT_BYCOMM,
+	OPT_THREADS,
 };
 
 /* trace-cmd report's profile options: flytrap has that breakdown in another command */
@@ -2156,6 +2161,7 @@ int cmd_report(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "cpus", no_argument, NULL, OPT_CPUS },
 		{ "first-event", no_argument, NULL, OPT_FIRST },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "last-event", no_argument, NULL, OPT_LAST },
 		{ "check-events", no_argument, NULL, OPT_CHECK },
 		{ "endian", no_argument, NULL, OPT_ENDIAN },
@@ -2359,6 +2365,10 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FIRST:
 			io.first = io.cpus = true;
+			break;
+		case OPT_THREADS:
+			if (rpt_threads_arg(optarg, &rp.threads))
+				{ rc = EXIT_USAGE; goto out; }
 			break;
 		case OPT_LAST:
 			io.last = io.cpus = true;

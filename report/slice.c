@@ -559,10 +559,11 @@ static int keep_event(struct slice *s, const struct fmt_event *ev, const struct 
 static int run(struct slice *s)
 {
 	struct fmt_iter *it;
+	struct fmt_iter_opts io = { .threads = s->o.threads ? s->o.threads : rpt_threads_default() };
 	const struct fmt_event *ev;
 	int rc, err = 0, ix;
 
-	err = fmt_iter_new(s->r, NULL, &it);
+	err = fmt_iter_new(s->r, &io, &it);
 	if (err)
 		return ft_error("'%s': %s", s->in_path, fmt_reader_error(s->r)), -ECANCELED;
 	while ((rc = fmt_iter_next(it, &ev)) != 0) {

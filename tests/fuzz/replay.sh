@@ -38,4 +38,25 @@ for name in sorted(os.listdir(src)):
 PY
 	timeout 900 "$drv" "$TMP/mut" || fail "mutant replay failed (exit $?)"
 fi
+
+# the stored time index of an uncompressed flytrap file, damaged (the section is plain bytes there)
+mk=$TOP/$O/tests/tools/mkrpt
+if [ -x "$mk" ] && "$mk" bench "$TMP/tix.dat" 3000 >/dev/null &&
+	"$TOP/$O/flytrap" convert -c none "$TMP/tix.dat" -o "$TMP/tix-none.dat" 2>/dev/null; then
+	mkdir -p "$TMP/tmut"
+	python3 - "$TMP/tix-none.dat" "$TMP/tmut" <<'PY' || fail "cannot find the time index section"
+import os, random, struct, sys
+d = open(sys.argv[1], 'rb').read()
+at = d.find(struct.pack('<HH', 0x4683, 0))
+assert at > 0
+size = struct.unpack_from('<Q', d, at + 8)[0]
+rng = random.Random(20261202)
+for k in range(16):
+    m = bytearray(d)
+    for _ in range(1 + k):
+        m[rng.randrange(at + 16, at + 16 + size)] = rng.randrange(256)
+    open(os.path.join(sys.argv[2], 'tix.%02d' % k), 'wb').write(m)
+PY
+	timeout 600 "$drv" "$TMP/tmut" || fail "time index mutant replay failed (exit $?)"
+fi
 finish

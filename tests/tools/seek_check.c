@@ -4,8 +4,10 @@
  * over a file, the events an iterator that seeks to T returns from T on are
  * exactly those a plain iterator returns from T on (time, buffer, CPU,
  * offset and payload, in order), and the seeking one decodes less data.
- * Prints one line per T ("T events data_bytes_seek data_bytes_full") and
- * exits 1 at the first difference.
+ * Each T is sought twice: with the index the writer stored (when the file
+ * has one) and with the search on the fly (fmt_iter_opts.seek_no_stored).
+ * Prints one line per T ("T events data_bytes_seek data_bytes_full
+ * data_bytes_search") and exits 1 at the first difference.
  *
  *   seek_check FILE [N]      N times (default 7), from the first event to past the last
  */
@@ -33,8 +35,11 @@ static uint64_t hash(const void *p, size_t n)
 	return h;
 }
 
-/* Events from t on (all of them with seek false), in order; their count, or -1. */
-static long collect(const char *path, bool seek, uint64_t t, struct rec **out, uint64_t *bytes)
+/*
+ * Events from t on (all of them with seek 0; 1 seeks, 2 seeks without the
+ * stored index), in order; their count, or -1.
+ */
+static long collect(const char *path, int seek, uint64_t t, struct rec **out, uint64_t *bytes)
 {
 	struct fmt_reader *r;
 	struct fmt_iter *it;
@@ -50,7 +55,8 @@ static long collect(const char *path, bool seek, uint64_t t, struct rec **out, u
 		free(err);
 		return -1;
 	}
-	o.seek = seek;
+	o.seek = seek > 0;
+	o.seek_no_stored = seek == 2;
 	o.seek_ts = t;
 	if (fmt_iter_new(r, &o, &it)) {
 		fmt_reader_close(r);
@@ -91,7 +97,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: seek_check FILE [N]\n");
 		return 2;
 	}
-	nall = collect(argv[1], false, 0, &all, &full_bytes);
+	nall = collect(argv[1], 0, 0, &all, &full_bytes);
 	if (nall < 0)
 		return 1;
 	if (!nall) {
@@ -104,31 +110,37 @@ int main(int argc, char **argv)
 	for (k = 0; k <= nt; k++) {
 		/* from before the first event to after the last, and one exact event time */
 		uint64_t t = k == nt ? all[nall / 3].ts : first + (last - first + 2) / (uint64_t)nt * (uint64_t)k;
-		struct rec *got = NULL;
-		uint64_t bytes = 0;
-		long i = 0, n;
+		uint64_t bytes[3] = { 0 };
+		long i = 0, n = 0;
 
 		while (i < nall && all[i].ts < t)
 			i++;
-		n = collect(argv[1], true, t, &got, &bytes);
-		if (n < 0)
-			return 1;
-		if (n != nall - i) {
-			printf("T=%" PRIu64 ": %ld events with the index, %ld without\n", t, n, nall - i);
-			return 1;
-		}
-		for (long j = 0; j < n; j++) {
-			const struct rec *a = &all[i + j], *b = &got[j];
+		for (int mode = 1; mode <= 2; mode++) {
+			struct rec *got = NULL;
 
-			if (a->ts != b->ts || a->off != b->off || a->buffer != b->buffer || a->cpu != b->cpu ||
-			    a->size != b->size || a->hash != b->hash) {
-				printf("T=%" PRIu64 ": event %ld differs (ts %" PRIu64 " vs %" PRIu64 ")\n", t, j,
-				       a->ts, b->ts);
+			n = collect(argv[1], mode, t, &got, &bytes[mode]);
+			if (n < 0)
+				return 1;
+			if (n != nall - i) {
+				printf("T=%" PRIu64 ": %ld events %s, %ld without\n", t, n,
+				       mode == 1 ? "with the index" : "with the search", nall - i);
 				return 1;
 			}
+			for (long j = 0; j < n; j++) {
+				const struct rec *a = &all[i + j], *b = &got[j];
+
+				if (a->ts != b->ts || a->off != b->off || a->buffer != b->buffer ||
+				    a->cpu != b->cpu || a->size != b->size || a->hash != b->hash) {
+					printf("T=%" PRIu64 ": event %ld differs %s (ts %" PRIu64 " vs %"
+					       PRIu64 ")\n", t, j, mode == 1 ? "with the index" :
+					       "with the search", a->ts, b->ts);
+					return 1;
+				}
+			}
+			free(got);
 		}
-		printf("%" PRIu64 " %ld %" PRIu64 " %" PRIu64 "\n", t, n, bytes, full_bytes);
-		free(got);
+		printf("%" PRIu64 " %ld %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t, n, bytes[1], full_bytes,
+		       bytes[2]);
 	}
 	free(all);
 	return 0;

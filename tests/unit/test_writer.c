@@ -289,6 +289,66 @@ static uint8_t *section_body(struct pfile *f, uint64_t off, uint16_t id, size_t 
 	return out;
 }
 
+struct tix_walk {
+	bool be;
+	uint64_t npages, first;
+};
+
+static int tix_page(void *arg, const void *page, uint32_t page_size)
+{
+	struct tix_walk *t = arg;
+
+	(void)page_size;
+	if (!t->npages++)
+		t->first = g64(t->be, page);
+	return 0;
+}
+
+/*
+ * The time index the writer stored (every file it finishes has one): an
+ * entry per CPU with data whose chunks hold every page, the first stamp
+ * that of the first page.
+ */
+static void check_tindex(const char *path)
+{
+	struct fmt_reader *r;
+	const struct fmt_info *in;
+	uint64_t nchunks = 0;
+	char *msg = NULL;
+
+	if (fmt_reader_open(path, FMT_OPEN_NO_PLUGINS | FMT_OPEN_LAZY_FORMATS, &r, &msg)) {
+		CHECK(0, "%s: the reader refuses it: %s", path, msg ? msg : "");
+		free(msg);
+		return;
+	}
+	in = fmt_reader_info(r);
+	CHECK(fmt_reader_tindex_status(r, &nchunks) == 1 && nchunks > 0, "%s: no time index", path);
+	for (int b = 0; b < in->nbuffers; b++) {
+		for (int k = 0; k < in->buffers[b].ncpus; k++) {
+			const struct fmt_cpu_tindex *ti;
+			struct tix_walk w = { .be = in->big_endian };
+			uint64_t raw = 0;
+			int cpu = in->buffers[b].cpus[k].cpu;
+
+			if (!in->buffers[b].cpus[k].size)
+				continue;
+			ti = fmt_reader_tindex(r, b, cpu);
+			CHECK(ti != NULL, "%s: buffer %d CPU %d has no index entry", path, b, cpu);
+			if (!ti)
+				continue;
+			fmt_reader_read_pages(r, b, cpu, tix_page, &w);
+			for (uint32_t i = 0; i < ti->n; i++)
+				raw += ti->chunks[i].raw;
+			CHECK(raw == w.npages * in->buffers[b].page_size && ti->chunks[0].first == w.first,
+			      "%s: buffer %d CPU %d: the index holds %llu bytes of pages from %llu, the data "
+			      "%llu pages from %llu", path, b, cpu, (unsigned long long)raw,
+			      (unsigned long long)ti->chunks[0].first, (unsigned long long)w.npages,
+			      (unsigned long long)w.first);
+		}
+	}
+	fmt_reader_close(r);
+}
+
 static void verify_file(const char *path, const struct wcfg *c, struct fed *fed, bool recovered,
 			int min_pages[NBUF][NCPU])
 {
@@ -478,6 +538,7 @@ static void verify_file(const char *path, const struct wcfg *c, struct fed *fed,
 		free(body);
 	}
 	free(f.d);
+	check_tindex(path);
 }
 
 static void free_fed(struct fed *fed)
