@@ -135,20 +135,9 @@ struct callgraph {
 
 /* ---- frames ------------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static uint32_t intern(struct callgraph *g, const char *name)
 {
-	uint64_t h = hash_str(name);
+	uint64_t h = rpt_hash_str(name);
 	bool created;
 	uint32_t *id;
 

@@ -96,24 +96,13 @@ struct diff {
 	const char *unit;	/* the call graphs' unit */
 };
 
-static uint64_t hash_key(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* ---- tables -------------------------------------------------------------------- */
 
 /* The row of key (created when new), NULL on ENOMEM; a 64-bit hash: collisions are not a concern */
 static struct drow *row_get(struct dtab *t, const char *key)
 {
 	bool created;
-	size_t *ix = rpt_map_get(&t->idx, hash_key(key), &created);
+	size_t *ix = rpt_map_get(&t->idx, rpt_hash_str(key), &created);
 
 	if (!ix)
 		return NULL;

@@ -692,20 +692,10 @@ static int plan_buffers(struct merge *m)
 
 /* ---- the events ------------------------------------------------------------------------ */
 
-static uint64_t hash_rec(const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* Was this record written already (an overlap of flight dumps)?  Notes it if not. */
 static int seen(struct last *l, uint64_t ts, const void *data, size_t size, bool *dup)
 {
-	uint64_t h = hash_rec(data, size);
+	uint64_t h = rpt_hash_bytes(data, size);
 
 	*dup = false;
 	if (l->any && ts < l->ts) {

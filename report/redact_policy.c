@@ -24,6 +24,7 @@
 
 #include "flytrap.h"
 #include "redact.h"
+#include "share.h"
 
 /* ---- the policy ------------------------------------------------------------------ */
 
@@ -300,16 +301,6 @@ struct rpt_red_tokens {
 	size_t nptrs, ptrcap;
 };
 
-static uint64_t hash_bytes(const void *d, size_t n)
-{
-	const unsigned char *p = d;
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h;
-}
-
 static int read_key(struct rpt_red_tokens *t, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
@@ -376,7 +367,7 @@ void rpt_red_tokens_free(struct rpt_red_tokens *t)
 
 static struct tok *find(const struct rpt_red_tokens *t, const char *s, size_t n)
 {
-	size_t i = hash_bytes(s, n) & (t->cap - 1);
+	size_t i = rpt_hash_bytes(s, n) & (t->cap - 1);
 
 	while (t->v[i].s) {
 		if (t->v[i].n == n && !memcmp(t->v[i].s, s, n))
@@ -438,7 +429,7 @@ int rpt_red_token(struct rpt_red_tokens *t, enum rpt_red_class c, const char *va
 
 static uint64_t *find_ptr(const struct rpt_red_tokens *t, uint64_t v)
 {
-	size_t i = hash_bytes(&v, 8) & (t->ptrcap - 1);
+	size_t i = rpt_hash_bytes(&v, 8) & (t->ptrcap - 1);
 
 	while (t->ptrs[i] && t->ptrs[i] != v)
 		i = (i + 1) & (t->ptrcap - 1);

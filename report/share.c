@@ -293,3 +293,18 @@ int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok)
 		fmt_outfile_abort(of);
 	return err;
 }
+
+uint64_t rpt_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t rpt_hash_str(const char *s)
+{
+	return rpt_hash_bytes(s, strlen(s));
+}

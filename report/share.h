@@ -103,4 +103,8 @@ char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, 
  */
 int rpt_join_segments(char *const *paths, int n, char **tmp_path);
 
+/* FNV-1a of n bytes, and of a NUL-terminated string (hash keys, not security) */
+uint64_t rpt_hash_bytes(const void *p, size_t n);
+uint64_t rpt_hash_str(const char *s);
+
 #endif
