@@ -191,6 +191,14 @@ else
 	echo "SKIP: (one check) no $L"
 fi
 
+# a slice made with --comm: the name in its filters is the task's token
+"$F" slice $S --comm fastprint_bench --cpu 0,1 -o "$TMP/sl.dat" > /dev/null || fail "slice --comm"
+"$F" redact "$TMP/sl.dat" -o "$TMP/slr.dat" > /dev/null 2> "$TMP/e"; rc=$?
+tk=$(trace-cmd report -i "$TMP/slr.dat" 2>/dev/null | grep -o -m1 '^ *~[0-9a-f]\{12\}-12433' | tr -d ' ' | cut -d- -f1)
+[ $rc = 0 ] && [ -n "$tk" ] && "$F" info "$TMP/slr.dat" | grep -q "filters=--comm $tk --cpu 0,1" &&
+	ok "a slice by --comm: redacted, its filter names the task's token" ||
+	fail "slice --comm: rc=$rc $(head -1 "$TMP/e") $("$F" info "$TMP/slr.dat" 2>&1 | grep filters)"
+
 # usage
 "$F" redact $S > /dev/null 2>&1; [ $? = 2 ] || fail "no -o: not exit 2"
 "$F" redact $S -o "$TMP/x.dat" --bogus 2> "$TMP/e"; rc=$?
