@@ -113,6 +113,14 @@ static void cmdline_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n
 	(void)st;
 	if (!pid)
 		return;
+	for (size_t i = 0; i < wl; i++) {
+		if (!isdigit((unsigned char)pid[i])) {
+			/* no pid: the rest of a name with a newline in it (prctl allows one) */
+			rpt_red_put(c, f, RED_C_COMM, -1, s, n);
+			fputc('\n', f);
+			return;
+		}
+	}
 	while (comm && comm < s + n && *comm == ' ')
 		comm++;
 	fprintf(f, "%.*s ", (int)wl, pid);
@@ -178,6 +186,12 @@ static void ftmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n,
 		return;
 	}
 	path = word(s, n, 5, &wl);
+	if (!path && !word(s, n, 4, &wl)) {
+		/* not a maps line: the rest of a name with a newline in it */
+		rpt_red_put(c, f, RED_C_COMM, -1, s, n);
+		fputc('\n', f);
+		return;
+	}
 	if (!path) {
 		fprintf(f, "%.*s\n", (int)n, s);
 		return;

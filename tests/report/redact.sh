@@ -199,6 +199,28 @@ tk=$(trace-cmd report -i "$TMP/slr.dat" 2>/dev/null | grep -o -m1 '^ *~[0-9a-f]\
 	ok "a slice by --comm: redacted, its filter names the task's token" ||
 	fail "slice --comm: rc=$rc $(head -1 "$TMP/e") $("$F" info "$TMP/slr.dat" 2>&1 | grep filters)"
 
+# a task name with a newline in it (prctl allows one) splits its cmdline and maps lines:
+# the part after the newline is a token too
+"$F" convert -c none $S -o "$TMP/sp.dat" > /dev/null || fail "convert $S"
+python3 - "$TMP/sp.dat" "$TMP/nl.dat" <<'EOF' || fail "cannot make the names with a newline"
+import re, sys
+d = open(sys.argv[1], 'rb').read()
+d, n = re.subn(rb'\n(\d+) fastprint_bench\n', rb'\n\1 fastp\nint_bench\n', d)
+assert n and d.count(b'== 12525 sh\n') == 1
+d = bytearray(d.replace(b'== 12525 sh\n', b'== 1252 s\nh\n'))
+for oid in (b'\x20\x46', b'\x21\x46'):               # CHECKSUMS, DIGEST
+    for m in re.finditer(re.escape(oid) + b'....\x01\x00\x00\x00', bytes(d), re.S):
+        d[m.start() + 1] = 0x47
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$F" redact "$TMP/nl.dat" -o "$TMP/nlr.dat" > /dev/null 2> "$TMP/e" || fail "redact: $(cat "$TMP/e")"
+"$F" convert -c none "$TMP/nlr.dat" -o "$TMP/nlp.dat" > /dev/null || fail "convert"
+python3 -c "import re, sys; d = open(sys.argv[1], 'rb').read()
+sys.exit(b'int_bench' in d or not re.search(rb'== 1252 ~[0-9a-f]{12}\n~[0-9a-f]{12}\n', d))" "$TMP/nlp.dat" &&
+	ok "a name with a newline: its second line is a token in the cmdlines and the maps" ||
+	fail "a name's second line is left: $(grep -ac int_bench "$TMP/nlp.dat")"
+rm -f "$TMP/sp.dat" "$TMP/nl.dat" "$TMP/nlp.dat"
+
 # usage
 "$F" redact $S > /dev/null 2>&1; [ $? = 2 ] || fail "no -o: not exit 2"
 "$F" redact $S -o "$TMP/x.dat" --bogus 2> "$TMP/e"; rc=$?
