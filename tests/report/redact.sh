@@ -239,5 +239,7 @@ head -c 8 /dev/urandom > "$TMP/short"
 "$F" redact $S -o "$TMP/x.dat" --key "$TMP/short" 2> "$TMP/e"; [ $? = 2 ] && grep -q "too short" "$TMP/e" ||
 	fail "a short key accepted"
 "$F" redact $S -o "$TMP/x.dat" --key "$TMP/none" 2> /dev/null; [ $? = 2 ] || fail "a missing key file"
+"$F" redact $S -o "$TMP/x.dat" --policy "$TMP" 2> "$TMP/e"; rc=$?
+[ $rc = 2 ] && grep -q "Is a directory" "$TMP/e" || fail "--policy DIR: rc=$rc $(cat "$TMP/e")"
 ls -a "$TMP" | grep -q '^\.[sx]\.dat\.' && fail "a temporary file was left behind"
 finish
