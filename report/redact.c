@@ -136,7 +136,9 @@ static int field_op(struct red *d, const struct tep_event *e, const struct tep_f
 		    struct fop *o)
 {
 	int fa = rpt_red_field_action(&d->pol, e->system, e->name, f->name);
-	bool dyn = f->flags & TEP_FIELD_IS_DYNAMIC, arr = (f->flags & TEP_FIELD_IS_ARRAY) || dyn;
+	bool dyn = f->flags & TEP_FIELD_IS_DYNAMIC;
+	/* a field of size 0 runs to the end of the record, array or not ("u32 buf;" of old kernels) */
+	bool arr = (f->flags & TEP_FIELD_IS_ARRAY) || dyn || f->size == 0;
 	bool str = (f->flags & TEP_FIELD_IS_STRING) || (arr && strstr(f->type, "char"));
 	bool ftrace = !strcmp(e->system, "ftrace");
 	int klong = d->in->kernel_long == 4 ? 4 : 8;
@@ -495,7 +497,8 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 				s->set = true;
 				s->len = 0;
 			} else if (o->tail) {
-				memset(d->buf + o->f.offset, 0, len - (uint32_t)o->f.offset);
+				if (o->f.offset >= 0 && (uint32_t)o->f.offset <= len)
+					memset(d->buf + o->f.offset, 0, len - (uint32_t)o->f.offset);
 			} else if (o->f.offset + o->f.size <= (int)len) {
 				memset(d->buf + o->f.offset, 0, (size_t)o->f.size);
 			}
@@ -704,8 +707,8 @@ static char *check_events(struct red *d, struct fmt_reader *r)
 			int len = 0;
 			const char *p;
 
-			if (!(f->flags & TEP_FIELD_IS_STRING) && !((f->flags & TEP_FIELD_IS_ARRAY) &&
-								    strstr(f->type, "char")))
+			if (!(f->flags & TEP_FIELD_IS_STRING) &&
+			    !((f->flags & TEP_FIELD_IS_ARRAY || f->size == 0) && strstr(f->type, "char")))
 				continue;
 			if (fmt_field_resolve(ev->event, f->name, &ff))
 				continue;

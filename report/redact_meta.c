@@ -113,6 +113,14 @@ static void cmdline_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n
 	(void)st;
 	if (!pid)
 		return;
+	for (size_t i = 0; i < wl; i++) {
+		if (!isdigit((unsigned char)pid[i])) {
+			/* no pid: the rest of a name with a newline in it (prctl allows one) */
+			rpt_red_put(c, f, RED_C_COMM, -1, s, n);
+			fputc('\n', f);
+			return;
+		}
+	}
 	while (comm && comm < s + n && *comm == ' ')
 		comm++;
 	fprintf(f, "%.*s ", (int)wl, pid);
@@ -178,6 +186,12 @@ static void ftmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n,
 		return;
 	}
 	path = word(s, n, 5, &wl);
+	if (!path && !word(s, n, 4, &wl)) {
+		/* not a maps line: the rest of a name with a newline in it */
+		rpt_red_put(c, f, RED_C_COMM, -1, s, n);
+		fputc('\n', f);
+		return;
+	}
 	if (!path) {
 		fprintf(f, "%.*s\n", (int)n, s);
 		return;
@@ -247,6 +261,32 @@ static void hex_record(struct rpt_red_ctx *c, FILE *f, const char *v, size_t n)
 	free(rec);
 }
 
+/*
+ * A slice's filters as typed: the task name of each "--comm NAME" (or
+ * "--comm=NAME") is a comm, up to the next option word or the end.
+ */
+static void filters_value(struct rpt_red_ctx *c, FILE *f, const char *v, size_t n)
+{
+	const char *p = v, *end = v + n;
+
+	while (p < end) {
+		const char *o = memmem(p, (size_t)(end - p), "--comm", 6), *val, *ve;
+
+		if (!o || o + 6 == end || (o[6] != ' ' && o[6] != '=')) {
+			o = o ? o + 6 : end;
+			fwrite(p, 1, (size_t)(o - p), f);
+			p = o;
+			continue;
+		}
+		val = o + 7;
+		for (ve = val; ve < end && !(ve + 1 < end && ve[0] == ' ' && ve[1] == '-'); ve++)
+			;
+		fwrite(p, 1, (size_t)(val - p), f);
+		rpt_red_put(c, f, RED_C_COMM, -1, val, (size_t)(ve - val));
+		p = ve;
+	}
+}
+
 /* Values of known keys that hold a name among other words. */
 static bool special_value(struct rpt_red_ctx *c, FILE *f, const char *key, size_t kl,
 			  const char *v, size_t n)
@@ -273,6 +313,10 @@ static bool special_value(struct rpt_red_ctx *c, FILE *f, const char *key, size_
 	if (KEY("cpu_task") && (w = word(v, n, 3, &wl))) {
 		fwrite(v, 1, (size_t)(w - v), f);
 		rpt_red_put(c, f, RED_C_COMM, -1, w, (size_t)(v + n - w));
+		return true;
+	}
+	if (KEY("filters")) {
+		filters_value(c, f, v, n);
 		return true;
 	}
 	if (KEY("prologue") || KEY("epilogue")) {

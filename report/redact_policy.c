@@ -167,9 +167,12 @@ static int read_policy(const char *path, char **text)
 	if (!f)
 		return -errno;
 	buf = malloc(65537);
+	errno = 0;
 	n = buf ? fread(buf, 1, 65537, f) : 0;
 	if (!buf || ferror(f) || n > 65536 || memchr(buf, '\0', n)) {
-		int err = !buf ? -ENOMEM : ferror(f) ? -EIO : n > 65536 ? -EFBIG : -EINVAL;
+		/* the read's own cause: a directory is EISDIR */
+		int err = !buf ? -ENOMEM : ferror(f) ? -(errno ? errno : EIO) : n > 65536 ? -EFBIG
+											 : -EINVAL;
 
 		fclose(f);
 		free(buf);

@@ -146,6 +146,81 @@ trace-cmd report -i "$TMP/k.dat" 2>/dev/null | grep -m1 sched_switch > "$TMP/l1"
 grep -q '==> :' "$TMP/l1" && ! grep -q '~' "$TMP/l1" && ok "policy: comm * keep, a field dropped" ||
 	fail "policy: $(cat "$TMP/l0" "$TMP/l1")"
 
+# a damaged record: a 20-byte record with the id of ftrace:bprint, whose buf[] (dropped by
+# default) starts at byte 24; the checksums are renamed so the reader takes the page as it is
+"$F" convert -c none tests/data/lab-function-graph.dat -o "$TMP/gp.dat" > /dev/null || fail "convert"
+python3 - "$TMP/gp.dat" "$TMP/gshort.dat" <<'EOF' || fail "cannot make the damaged copy"
+import re, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+for m in re.finditer(rb'\x0b\x00', bytes(d)):       # funcgraph_entry (id 11), 20 bytes
+    if 1 <= d[m.start() - 4] & 31 <= 5:
+        d[m.start()] = 6                             # ftrace:bprint
+        break
+else:
+    sys.exit(1)
+for oid in (b'\x20\x46', b'\x21\x46'):               # CHECKSUMS, DIGEST
+    for m in re.finditer(re.escape(oid) + b'....\x01\x00\x00\x00', bytes(d), re.S):
+        d[m.start() + 1] = 0x47
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$F" redact "$TMP/gshort.dat" -o "$TMP/x.dat" > /dev/null 2> "$TMP/e"; rc=$?
+[ $rc = 0 ] && trace-cmd report -i "$TMP/x.dat" > /dev/null 2>&1 &&
+	ok "a bprint record shorter than its fixed part: redacted, no crash" ||
+	fail "a short bprint record: rc=$rc $(head -2 "$TMP/e")"
+rm -f "$TMP/x.dat"
+
+# old kernels' ftrace:print has "char buf; size:0" (no []): its text is still a token
+L=${FIXTURES:-}/ARM-software+lisa__external_trappy_tests_trace.dat
+if [ -f "$L" ]; then
+	python3 - "$L" "$TMP/op.dat" <<'EOF' || fail "cannot make the print record"
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.find(bytes.fromhex('06000102000000004c5044c0'))   # a bprint record (id 6)
+assert i > 0
+d[i] = 5                                                # ftrace:print, buf at byte 12
+d[i + 12:i + 20] = b'secret12'
+open(sys.argv[2], 'wb').write(d)
+EOF
+	trace-cmd report -i "$TMP/op.dat" 2>/dev/null | grep -q 'print: .*secret12' || fail "no planted print"
+	"$F" redact "$TMP/op.dat" -o "$TMP/opr.dat" > /dev/null 2>&1 || fail "redact of an old print"
+	trace-cmd report -i "$TMP/opr.dat" 2>/dev/null | grep -q 'print: .*~[0-9a-f]\{12\}' &&
+		! trace-cmd report -i "$TMP/opr.dat" 2>/dev/null | grep -q secret12 &&
+		ok "an old kernel's print text (char buf, size 0) is a token" ||
+		fail "old print text kept: $(trace-cmd report -i "$TMP/opr.dat" 2>/dev/null | grep -m1 ' print:')"
+else
+	echo "SKIP: (one check) no $L"
+fi
+
+# a slice made with --comm: the name in its filters is the task's token
+"$F" slice $S --comm fastprint_bench --cpu 0,1 -o "$TMP/sl.dat" > /dev/null || fail "slice --comm"
+"$F" redact "$TMP/sl.dat" -o "$TMP/slr.dat" > /dev/null 2> "$TMP/e"; rc=$?
+tk=$(trace-cmd report -i "$TMP/slr.dat" 2>/dev/null | grep -o -m1 '^ *~[0-9a-f]\{12\}-12433' | tr -d ' ' | cut -d- -f1)
+[ $rc = 0 ] && [ -n "$tk" ] && "$F" info "$TMP/slr.dat" | grep -q "filters=--comm $tk --cpu 0,1" &&
+	ok "a slice by --comm: redacted, its filter names the task's token" ||
+	fail "slice --comm: rc=$rc $(head -1 "$TMP/e") $("$F" info "$TMP/slr.dat" 2>&1 | grep filters)"
+
+# a task name with a newline in it (prctl allows one) splits its cmdline and maps lines:
+# the part after the newline is a token too
+"$F" convert -c none $S -o "$TMP/sp.dat" > /dev/null || fail "convert $S"
+python3 - "$TMP/sp.dat" "$TMP/nl.dat" <<'EOF' || fail "cannot make the names with a newline"
+import re, sys
+d = open(sys.argv[1], 'rb').read()
+d, n = re.subn(rb'\n(\d+) fastprint_bench\n', rb'\n\1 fastp\nint_bench\n', d)
+assert n and d.count(b'== 12525 sh\n') == 1
+d = bytearray(d.replace(b'== 12525 sh\n', b'== 1252 s\nh\n'))
+for oid in (b'\x20\x46', b'\x21\x46'):               # CHECKSUMS, DIGEST
+    for m in re.finditer(re.escape(oid) + b'....\x01\x00\x00\x00', bytes(d), re.S):
+        d[m.start() + 1] = 0x47
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$F" redact "$TMP/nl.dat" -o "$TMP/nlr.dat" > /dev/null 2> "$TMP/e" || fail "redact: $(cat "$TMP/e")"
+"$F" convert -c none "$TMP/nlr.dat" -o "$TMP/nlp.dat" > /dev/null || fail "convert"
+python3 -c "import re, sys; d = open(sys.argv[1], 'rb').read()
+sys.exit(b'int_bench' in d or not re.search(rb'== 1252 ~[0-9a-f]{12}\n~[0-9a-f]{12}\n', d))" "$TMP/nlp.dat" &&
+	ok "a name with a newline: its second line is a token in the cmdlines and the maps" ||
+	fail "a name's second line is left: $(grep -ac int_bench "$TMP/nlp.dat")"
+rm -f "$TMP/sp.dat" "$TMP/nl.dat" "$TMP/nlp.dat"
+
 # usage
 "$F" redact $S > /dev/null 2>&1; [ $? = 2 ] || fail "no -o: not exit 2"
 "$F" redact $S -o "$TMP/x.dat" --bogus 2> "$TMP/e"; rc=$?
@@ -164,5 +239,7 @@ head -c 8 /dev/urandom > "$TMP/short"
 "$F" redact $S -o "$TMP/x.dat" --key "$TMP/short" 2> "$TMP/e"; [ $? = 2 ] && grep -q "too short" "$TMP/e" ||
 	fail "a short key accepted"
 "$F" redact $S -o "$TMP/x.dat" --key "$TMP/none" 2> /dev/null; [ $? = 2 ] || fail "a missing key file"
+"$F" redact $S -o "$TMP/x.dat" --policy "$TMP" 2> "$TMP/e"; rc=$?
+[ $rc = 2 ] && grep -q "Is a directory" "$TMP/e" || fail "--policy DIR: rc=$rc $(cat "$TMP/e")"
 ls -a "$TMP" | grep -q '^\.[sx]\.dat\.' && fail "a temporary file was left behind"
 finish
