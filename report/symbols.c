@@ -49,6 +49,7 @@ static const char *const src_names[] = {
 
 struct load {
 	uint64_t vaddr, memsz, offset, filesz;
+	uint32_t flags;		/* PF_*; 0 when unknown (stored tables) */
 };
 
 struct ubin {
@@ -60,6 +61,12 @@ struct ubin {
 	int etype;
 	int nloads;
 	struct load *loads;
+	/*
+	 * The ELF file read is a debug file (its code is NOBITS): its LOAD
+	 * headers keep the binary's p_vaddr and p_memsz, but p_offset and
+	 * p_filesz describe the debug file, so file offsets cannot be mapped.
+	 */
+	bool no_offsets;
 	int nsyms, cap;
 	int nfuncs;		/* of nsyms, those from a symbol table (not PLT stubs) */
 	struct sym *syms;
@@ -71,6 +78,9 @@ struct umap {
 	uint64_t start, end, pgoff;
 	bool has_pgoff;
 	int bin;		/* index into bins */
+	/* va_from_length: the whole mapping this piece is part of (reset when maps are sorted) */
+	bool joined;
+	uint64_t jstart, jend;
 };
 
 struct xrange {
@@ -558,6 +568,7 @@ static void bin_clear(struct ubin *b)
 	b->names = NULL;
 	b->nloads = b->nsyms = b->cap = b->nfuncs = 0;
 	b->nused = b->ncap = 0;
+	b->no_offsets = false;
 	b->src = SRC_NONE;
 }
 
@@ -866,8 +877,13 @@ static int read_loads(struct ubin *b, Elf *e)
 	for (k = 0; k < n && k <= INT_MAX; k++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(e, (int)k, &ph) && ph.p_type == PT_LOAD)
-			b->loads[b->nloads++] = (struct load){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz };
+		if (!gelf_getphdr(e, (int)k, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->loads[b->nloads++] = (struct load){ ph.p_vaddr, ph.p_memsz, ph.p_offset,
+						       ph.p_filesz, ph.p_flags };
+		/* code with no bytes in the file: a debug file (objcopy --only-keep-debug, eu-strip -f) */
+		if ((ph.p_flags & PF_X) && ph.p_memsz && !ph.p_filesz)
+			b->no_offsets = true;
 	}
 	return 0;
 }
@@ -992,7 +1008,12 @@ static void load_symtab_section(struct rpt_syms *s)
 		if (!b->loads)
 			return;
 		for (j = 0; j < nloads; j++) {
-			memcpy(&b->loads[j], d + loads_off + (size_t)j * 32, 32);
+			const uint8_t *l = d + loads_off + (size_t)j * 32;
+
+			memcpy(&b->loads[j].vaddr, l, 8);
+			memcpy(&b->loads[j].memsz, l + 8, 8);
+			memcpy(&b->loads[j].offset, l + 16, 8);
+			memcpy(&b->loads[j].filesz, l + 24, 8);
 		}
 		b->nloads = (int)nloads;
 		for (j = 0; j < nsyms; j++) {
@@ -1074,15 +1095,124 @@ ok:
 	b->ok = true;
 }
 
+/*
+ * The binary's address for addr in m when b's loads carry no file offsets
+ * (b->no_offsets).  The loader maps a load from its p_vaddr rounded down to
+ * the recording machine's page, so m (merged with the mappings of the same
+ * file that continue it) is as long as one executable load rounded out to
+ * the page: that load and that page size (4, 16 or 64 KiB; where two
+ * sizes give that length, they give the same start) place addr.
+ */
+static void join_pieces(const struct uproc *p, struct umap *m)
+{
+	uint64_t start = m->start, end = m->end, pgoff = m->pgoff;
+	bool more = true;
+	int k;
+
+	while (more) {
+		more = false;
+		for (k = 0; k < p->nmaps; k++) {
+			const struct umap *o = &p->maps[k];
+
+			if (o->bin != m->bin || !o->has_pgoff)
+				continue;
+			if (o->end == start && o->pgoff < pgoff && pgoff - o->pgoff == start - o->start) {
+				start = o->start;
+				pgoff = o->pgoff;
+				more = true;
+			} else if (o->start == end && o->pgoff > pgoff &&
+				   o->pgoff - pgoff == end - start) {
+				end = o->end;
+				more = true;
+			}
+		}
+	}
+	m->jstart = start;
+	m->jend = end;
+	m->joined = true;
+}
+
+static bool va_from_length(const struct uproc *p, struct umap *m, const struct ubin *b,
+			   uint64_t addr, uint64_t *va)
+{
+	static const uint64_t pages[] = { 4096, 16384, 65536 };
+	uint64_t start, end;
+	int k, j;
+
+	/* /proc/PID/maps splits a mapping (mprotect, madvise): its pieces joined again */
+	if (!m->joined)
+		join_pieces(p, m);
+	start = m->jstart;
+	end = m->jend;
+	for (k = 0; k < b->nloads; k++) {
+		const struct load *l = &b->loads[k];
+
+		if (!(l->flags & PF_X) || !l->memsz || l->vaddr > UINT64_MAX - l->memsz - 65536)
+			continue;
+		for (j = 0; j < (int)(sizeof(pages) / sizeof(pages[0])); j++) {
+			uint64_t lo = l->vaddr & ~(pages[j] - 1);
+			uint64_t hi = (l->vaddr + l->memsz + pages[j] - 1) & ~(pages[j] - 1);
+			uint64_t v = addr - start + lo;
+
+			if (hi - lo != end - start)
+				continue;
+			if (v < l->vaddr || v - l->vaddr >= l->memsz)
+				break;	/* another load, perhaps */
+			*va = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* the binary's own address (the one its symbols carry) for addr in m, or false */
+static bool bin_va(const struct uproc *p, struct umap *m, const struct ubin *b,
+		   uint64_t addr, uint64_t *va)
+{
+	uint64_t foff, base = m->start, first = UINT64_MAX;
+	int k;
+
+	if (b->etype == ET_EXEC) {
+		*va = addr;
+		return true;
+	}
+	if (m->has_pgoff && b->no_offsets)
+		return va_from_length(p, m, b, addr, va);
+	if (m->has_pgoff) {
+		foff = addr - m->start + m->pgoff;
+		for (k = 0; k < b->nloads; k++)
+			if (foff >= b->loads[k].offset && foff - b->loads[k].offset < b->loads[k].filesz) {
+				*va = foff - b->loads[k].offset + b->loads[k].vaddr;
+				return true;
+			}
+		return false;
+	}
+	/* no file offsets (trace-cmd maps): the lowest mapping of the path is the load base */
+	for (k = 0; k < p->nmaps; k++)
+		if (p->maps[k].bin == m->bin && p->maps[k].start < base)
+			base = p->maps[k].start;
+	for (k = 0; k < b->nloads; k++) {
+		/* a debug file's offsets are its own: the first load starts the file */
+		uint64_t v = b->no_offsets ? b->loads[k].vaddr & ~(uint64_t)4095 :
+			     b->loads[k].vaddr - b->loads[k].offset;
+
+		if (v < first)
+			first = v;
+	}
+	if (first == UINT64_MAX)
+		first = 0;
+	*va = addr - base + first;
+	return true;
+}
+
 const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso, uint64_t *off)
 {
 	struct uproc *p = s ? proc_get(s, tgid, false) : NULL;
 	struct umap *m = NULL;
 	struct ubin *b;
 	const struct sym *sy;
-	uint64_t foff, va = 0;
-	int lo, hi, k;
-	bool found = false;
+	uint64_t va = 0;
+	int lo, hi;
 
 	if (dso)
 		*dso = NULL;
@@ -1091,6 +1221,8 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 	if (!p->sorted) {
 		qsort(p->maps, (size_t)p->nmaps, sizeof(*p->maps), cmp_map);
 		p->sorted = true;
+		for (lo = 0; lo < p->nmaps; lo++)
+			p->maps[lo].joined = false;
 	}
 	lo = 0;
 	hi = p->nmaps - 1;
@@ -1113,35 +1245,7 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 		*dso = base ? base + 1 : b->path;
 	}
 	bin_load(s, b);
-	if (!b->ok || !b->nsyms)
-		return NULL;
-	if (b->etype == ET_EXEC) {
-		va = addr;
-		found = true;
-	} else if (m->has_pgoff) {
-		foff = addr - m->start + m->pgoff;
-		for (k = 0; k < b->nloads; k++)
-			if (foff >= b->loads[k].offset && foff - b->loads[k].offset < b->loads[k].filesz) {
-				va = foff - b->loads[k].offset + b->loads[k].vaddr;
-				found = true;
-				break;
-			}
-	} else {
-		/* no file offsets (trace-cmd maps): the lowest mapping of the path is the load base */
-		uint64_t base = m->start, first = UINT64_MAX;
-
-		for (k = 0; k < p->nmaps; k++)
-			if (p->maps[k].bin == m->bin && p->maps[k].start < base)
-				base = p->maps[k].start;
-		for (k = 0; k < b->nloads; k++)
-			if (b->loads[k].vaddr - b->loads[k].offset < first)
-				first = b->loads[k].vaddr - b->loads[k].offset;
-		if (first == UINT64_MAX)
-			first = 0;
-		va = addr - base + first;
-		found = true;
-	}
-	if (!found)
+	if (!b->ok || !b->nsyms || !bin_va(p, m, b, addr, &va))
 		return NULL;
 	sy = find_sym(b->syms, b->nsyms, va);
 	/*

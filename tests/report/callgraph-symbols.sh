@@ -8,6 +8,9 @@
 #    with their versions (clock_nanosleep@GLIBC_2.2.5), as perf prints them;
 #  - a stripped binary with only a .gnu_debuglink, its debug file in a
 #    --debug-dir under $TMP;
+#  - a binary not on this machine (a path that does not exist) named from
+#    its debug file found by build-id in a --debug-dir, its code mapping
+#    whole or in two pieces;
 #  - a stripped binary whose debug file a local debuginfod serves: named with
 #    DEBUGINFOD_URLS set, listed as unresolved without it or with
 #    --no-debuginfod, and a server that never answers costs the default
@@ -174,6 +177,58 @@ grep -qxF "main;work_outer;work_inner 1" "$TMP/dl.fold" && ok "the .gnu_debuglin
 "$FLYTRAP" callgraph --json --debug-dir "$TMP/dbg" "$TMP/dl.dat" > "$TMP/dl.json" || fail "callgraph --json"
 [ "$(jget "$TMP/dl.json" '[b["symbols"] for b in j["binaries"]]')" = "['debug file']" ] \
 	&& ok "JSON: named by a debug file" || fail "JSON: $(jget "$TMP/dl.json" 'j.get("binaries")')"
+
+# ---- a binary not on this machine: only its debug file, by build-id, in a --debug-dir ----
+# (as in a redacted copy, whose paths are tokens).  A debug file's LOAD headers keep
+# p_vaddr and p_memsz but not the binary's file offsets (its code is NOBITS).  The
+# program has a 12 KiB function between work_inner and work_outer, so its code spans
+# pages; a second profile splits the code mapping in two, as mprotect would.
+cat > "$TMP/g.c" <<'C'
+#include <stdio.h>
+__attribute__((noinline)) int work_inner(int x) { return printf("%d\n", x); }
+__attribute__((noinline)) void big(void) { __asm__ volatile(".skip 12288, 0x90"); }
+__attribute__((noinline)) int work_outer(int x) { return work_inner(x) + 1; }
+int main(void) { return work_outer(1) > 0 ? 0 : 1; }
+C
+gcc -O0 -fno-omit-frame-pointer -Wl,--build-id -o "$TMP/g.full" "$TMP/g.c" || fail "gcc"
+GB=$(readelf -n "$TMP/g.full" | awk '/Build ID/ { print $3 }')
+[ ${#GB} -gt 2 ] || fail "no build-id in $TMP/g.full"
+mkdir -p "$TMP/dbgb/.build-id/${GB:0:2}"
+objcopy --only-keep-debug "$TMP/g.full" "$TMP/dbgb/.build-id/${GB:0:2}/${GB:2}.debug" || fail "objcopy"
+readelf -lW "$TMP/dbgb/.build-id/${GB:0:2}/${GB:2}.debug" 2> /dev/null | awk '$1 == "LOAD" && / R?E +0x/ && $5 == "0x000000"' \
+	| grep -q . || echo "note: this debug file keeps the code's file size"
+GONE=$TMP/gone/bin/g	# never created
+# the kernel's maps line: the code's LOAD from its page-rounded address, a page-rounded file offset
+read -r goff gva gsz < <(readelf -lW "$TMP/g.full" | awk '$1 == "LOAD" && / R?E +0x/ { print $2, $3, $6; exit }')
+gs=$((B1 + (gva & ~0xfff))) ge=$((B1 + ((gva + gsz + 0xfff) & ~0xfff))) gp=$((goff & ~0xfff))
+printf '== 900 app\n%x-%x r-xp %08x 08:01 1 %s\n' $gs $ge $gp "$GONE" > "$TMP/gb.maps"
+echo "$GONE $GB" > "$TMP/gb.bids"
+echo "900 $(addr_of "$TMP/g.full" work_inner $B1 6) $(addr_of "$TMP/g.full" work_outer $B1 6) \
+$(addr_of "$TMP/g.full" main $B1 6)" > "$TMP/gb.st"
+"$MK" "$TMP/gb.dat" stacks "$TMP/gb.maps" "$TMP/gb.st" "$TMP/gb.bids" > /dev/null || fail "mksynth gb"
+"$FLYTRAP" callgraph --folded "$TMP/gb.dat" > "$TMP/gb.fold" 2> "$TMP/e" || fail "callgraph: $(cat "$TMP/e")"
+grep -q "work_" "$TMP/gb.fold" && fail "named without the debug file: $(cat "$TMP/gb.fold")"
+"$FLYTRAP" callgraph --folded --debug-dir "$TMP/dbgb" "$TMP/gb.dat" > "$TMP/gb.fold" 2> "$TMP/e" \
+	|| fail "callgraph --debug-dir: $(cat "$TMP/e")"
+grep -qxF "main;work_outer;work_inner 1" "$TMP/gb.fold" \
+	&& ok "a binary known only by its build-id debug file in --debug-dir: frames named" \
+	|| fail "build-id debug file: $(cat "$TMP/gb.fold")"
+"$FLYTRAP" callgraph --json --debug-dir "$TMP/dbgb" "$TMP/gb.dat" > "$TMP/gb.json" || fail "callgraph --json"
+[ "$(jget "$TMP/gb.json" '[(b["path"], b["symbols"]) for b in j["binaries"]]')" = "[('$GONE', 'debug file')]" ] \
+	&& ok "JSON: the missing binary named by its debug file" || fail "JSON: $(jget "$TMP/gb.json" 'j.get("binaries")')"
+# the same mapping in two pieces, cut at work_outer's page
+cut=$((($(printf '%d' 0x$(addr_of "$TMP/g.full" work_outer $B1 0)) & ~0xfff)))
+if [ $cut -gt $gs ] && [ $cut -lt $ge ]; then
+	printf '== 900 app\n%x-%x r-xp %08x 08:01 1 %s\n%x-%x r-xp %08x 08:01 1 %s\n' \
+		$gs $cut $gp "$GONE" $cut $ge $((gp + cut - gs)) "$GONE" > "$TMP/gs.maps"
+	"$MK" "$TMP/gs.dat" stacks "$TMP/gs.maps" "$TMP/gb.st" "$TMP/gb.bids" > /dev/null || fail "mksynth gs"
+	"$FLYTRAP" callgraph --folded --debug-dir "$TMP/dbgb" "$TMP/gs.dat" > "$TMP/gs.fold" 2> "$TMP/e" \
+		|| fail "callgraph split: $(cat "$TMP/e")"
+	grep -qxF "main;work_outer;work_inner 1" "$TMP/gs.fold" \
+		&& ok "its code mapping in two pieces: frames in both named" || fail "split mapping: $(cat "$TMP/gs.fold")"
+else
+	fail "work_outer is not past the first page of the code ($cut, $gs-$ge)"
+fi
 
 # ---- debuginfod ------------------------------------------------------------------
 if ! command -v debuginfod > /dev/null; then

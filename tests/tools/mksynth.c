@@ -14,11 +14,12 @@
  *     So: 400 calls; OUTER 100 x 100 us = 10 ms; INNER 200 calls under
  *     OUTER (3 ms) and 100 at worker's top level (0.5 ms).
  *
- *   mksynth OUT.dat stacks MAPS STACKS
+ *   mksynth OUT.dat stacks MAPS STACKS [BUILDIDS]
  *     flytrap:profile records (BPF stack samples, user stacks only), the
  *     process maps of file MAPS (flytrap's "== PID COMM" then
  *     /proc/PID/maps lines) in the procmaps section, and one sample per
- *     line of file STACKS: "PID ADDR..." (hex, innermost first), 1 ms apart.
+ *     line of file STACKS: "PID ADDR..." (hex, innermost first), 1 ms apart;
+ *     file BUILDIDS ("PATH HEX" lines) is the build-ids option.
  *
  *   mksynth OUT.dat syscalls UNAME NR...
  *     raw_syscalls sys_enter/sys_exit pairs of task app (700) on CPU 0 in a
@@ -363,7 +364,8 @@ static void profile(struct out *o, uint64_t ts, int pid, const uint64_t *u, int 
 	emit(o, 0, ts, r, (uint32_t)(40 + 8 * un));
 }
 
-static int stacks(const char *path, const char *maps_path, const char *stacks_path)
+static int stacks(const char *path, const char *maps_path, const char *stacks_path,
+		  const char *bids_path)
 {
 	static uint64_t u[MAX_USTACK];
 	size_t ml, sl;
@@ -386,6 +388,16 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 	err = err ?: fmt_writer_option(o.w, FMT_OPT_FT_PROCMAPS, &off, sizeof(off));
 	if (err)
 		die(&o, "maps", err);
+	if (bids_path) {
+		size_t bl;
+		char *bids = slurp(bids_path, &bl);
+
+		/* with its NUL, as record writes it */
+		err = fmt_writer_option(o.w, FMT_OPT_FT_BUILDIDS, bids, bl + 1);
+		free(bids);
+		if (err)
+			die(&o, "build-ids", err);
+	}
 	out_start(&o);
 	for (line = strtok_r(st, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *q = line, *end;
@@ -451,12 +463,12 @@ int main(int argc, char **argv)
 		return uprobes(argv[1], argv + 3);
 	if (argc >= 5 && !strcmp(argv[2], "syscalls"))
 		return syscalls(argv[1], argv[3], argv + 4, argc - 4);
-	if (argc == 5 && !strcmp(argv[2], "stacks"))
-		return stacks(argv[1], argv[3], argv[4]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[2], "stacks"))
+		return stacks(argv[1], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (argc == 7 && !strcmp(argv[2], "workload"))
 		return workload(argv[1], argv + 3);
 	fprintf(stderr, "usage: mksynth OUT.dat uprobes SYSTEM OUTER OUTER_RET INNER INNER_RET\n"
-			"       mksynth OUT.dat stacks MAPS STACKS\n"
+			"       mksynth OUT.dat stacks MAPS STACKS [BUILDIDS]\n"
 			"       mksynth OUT.dat syscalls UNAME NR...\n"
 			"       mksynth OUT.dat workload N FUNC SYSNR GETPID_US\n");
 	return 2;
