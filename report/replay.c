@@ -1412,6 +1412,7 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 			fputs(c->no_json ? rpt_opts_help_filters : rpt_opts_help, stdout);
 			fputs("  -v                 more messages on stderr\n", stdout);
 			rpt_opts_release(&o);
+			free(paths);
 			return ft_finish_stdout(EXIT_OK);
 		}
 		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
