@@ -171,7 +171,7 @@ static bool pid_kept(void *arg, int pid)
 {
 	struct slice *s = arg;
 
-	return bsearch(&pid, s->pids, (size_t)s->npids, sizeof(int), cmp_int) != NULL;
+	return s->npids && bsearch(&pid, s->pids, (size_t)s->npids, sizeof(int), cmp_int) != NULL;
 }
 
 static bool event_wanted(const struct slice *s, const struct tep_event *e)
@@ -271,7 +271,7 @@ static bool task_wanted(const struct slice *s, int pid)
 
 static bool in_cmdlines(const struct slice *s, int pid)
 {
-	return bsearch(&pid, s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int) != NULL;
+	return s->ncmdl && bsearch(&pid, s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int) != NULL;
 }
 
 static void learn(struct slice *s, const struct fmt_field *c, const struct fmt_field *p,
@@ -326,7 +326,8 @@ static void load_cmdline_pids(struct slice *s)
 		}
 		p = nl ? nl + 1 : NULL;
 	}
-	qsort(s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int);
+	if (s->ncmdl)
+		qsort(s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int);
 }
 
 /* ---- stacks of open frames ------------------------------------------------------- */
@@ -741,7 +742,9 @@ static int write_slice(struct slice *s)
 		err = rpt_enc_flush(&s->enc[i]);
 	if (err)
 		goto fail;
-	qsort(s->pids, (size_t)s->npids, sizeof(int), cmp_int);
+	if (s->npids)
+		if (s->npids)
+		qsort(s->pids, (size_t)s->npids, sizeof(int), cmp_int);
 	cmdl = rpt_cmdlines_filter(s->in->cmdlines.data ? s->in->cmdlines.data : "", s->in->cmdlines.len,
 				   pid_kept, s, &mc.cmdlines_len);
 	if (!cmdl) {
