@@ -743,7 +743,6 @@ static int write_slice(struct slice *s)
 	if (err)
 		goto fail;
 	if (s->npids)
-		if (s->npids)
 		qsort(s->pids, (size_t)s->npids, sizeof(int), cmp_int);
 	cmdl = rpt_cmdlines_filter(s->in->cmdlines.data ? s->in->cmdlines.data : "", s->in->cmdlines.len,
 				   pid_kept, s, &mc.cmdlines_len);
