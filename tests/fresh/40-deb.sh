@@ -63,6 +63,23 @@ fresh_chroot "$ROOT" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -
 	>"$TMP/remove.log" 2>&1 && ok "apt-get purge --autoremove flytrap ($(($(date +%s) - t1)) s)" ||
 	{ tail -n 10 "$TMP/remove.log"; fail "apt-get purge failed"; }
 fresh_chroot "$ROOT" dpkg-query -W -f '${Package}\n' | sort >"$TMP/pk-end"
+# apt's autoremove keeps a dependency that a package of the base system
+# recommends or suggests (minbase's passwd and util-linux recommend
+# sensible-utils, which libdebuginfod's ucf pulls in): on any fuller system it
+# is there already.  Those are purged by name, and only those.
+kept=
+fresh_chroot "$ROOT" sh -c 'dpkg-query -W -f "\${Recommends}, \${Suggests}\n"' | tr ',|' '\n\n' |
+	sed -e 's/(.*)//' -e 's/:any//' -e 's/ //g' | sort -u >"$TMP/rec-base"
+for p in $(comm -13 "$TMP/pk-before" "$TMP/pk-end"); do
+	grep -qx "$p" "$TMP/rec-base" && kept="$kept $p"
+done
+if [ -n "$kept" ]; then
+	# shellcheck disable=SC2086
+	fresh_chroot "$ROOT" sh -c "DEBIAN_FRONTEND=noninteractive apt-get purge -y -q$kept" >>"$TMP/remove.log" 2>&1 &&
+		ok "apt kept$kept (recommended by the base system); purged by name" ||
+		fail "cannot purge$kept"
+	fresh_chroot "$ROOT" dpkg-query -W -f '${Package}\n' | sort >"$TMP/pk-end"
+fi
 cmp -s "$TMP/pk-before" "$TMP/pk-end" && ok "the same packages as before the install" ||
 	fail "packages left: $(comm -13 "$TMP/pk-before" "$TMP/pk-end" | tr '\n' ' ')"
 files >"$TMP/files-end"
