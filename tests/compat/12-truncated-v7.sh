@@ -29,26 +29,30 @@ if [ "${FLYTRAP_OFFLINE:-0}" != 1 ] && [ "$(id -u)" = 0 ] && [ -e "$TRACEFS/inst
 		files="$files $TMP/rec.dat"
 fi
 
-check() {	# FILE CUT: exit status, message, per-CPU prefix
+check() {	# FILE CUT: exit status and message; the listing is checked by prefixes
 	local f=$1 cut=$2 rc before=$fails
 	head -c "$cut" "$f" > "$TMP/cut.dat"
-	timeout 120 "$FLYTRAP" report "$TMP/cut.dat" > "$TMP/cut.txt" 2> "$TMP/cut.err"; rc=$?
-	"$FLYTRAP" info --json "$TMP/cut.dat" > "$TMP/cut.json" 2>/dev/null
+	timeout 120 "$FLYTRAP" report "$TMP/cut.dat" > "$TMP/cut-$cut.txt" 2> "$TMP/cut.err"; rc=$?
+	"$FLYTRAP" info --json "$TMP/cut.dat" > "$TMP/cut-$cut.json" 2>/dev/null
 	if [ $rc -ge 124 ]; then fail "$(basename "$f") cut at $cut: crashed (exit $rc)"; return; fi
 	[ $rc -ne 0 ] || fail "$(basename "$f") cut at $cut: exit 0"
 	grep -q 'byte offset [0-9]' "$TMP/cut.err" ||
 		fail "$(basename "$f") cut at $cut: no byte offset in '$(head -c 200 "$TMP/cut.err")'"
 	[ "$(grep -c '^flytrap: error' "$TMP/cut.err")" -le 1 ] ||
 		fail "$(basename "$f") cut at $cut: more than one error line: $(cat "$TMP/cut.err")"
-	python3 - "$TMP/full.txt" "$TMP/full.json" "$TMP/cut.txt" "$TMP/cut.json" "$cut" <<'PY' ||
+	[ "$fails" = "$before" ] && checked="$checked $cut"
+}
+
+# prefixes FILE CUT...: for each cut, every CPU's events are a prefix of that
+# CPU's events in the full listing (one python run parses the full listing once)
+prefixes() {
+	local f=$1 out
+	shift
+	[ $# -gt 0 ] || return 0
+	out=$(python3 - "$TMP/full.txt" "$TMP/full.json" "$TMP" "$@" <<'PY'
 import json, re, sys
-full_txt, full_json, cut_txt, cut_json, cut = sys.argv[1:6]
-cut = int(cut)
+full_txt, full_json, tmp = sys.argv[1:4]
 fj = json.load(open(full_json))
-try:
-    cj = json.load(open(cut_json))
-except Exception:
-    cj = None
 
 def streams(j):
     """per buffer kind ('T' top, 'I' instance): CPU id -> ordinal by data offset"""
@@ -60,7 +64,6 @@ def streams(j):
     return m
 
 fs = streams(fj)
-cs = streams(cj) if cj else {}
 cpu_re = re.compile(r'\[(\d+)\]')
 
 def lines(path, st):
@@ -89,29 +92,48 @@ def lines(path, st):
     return out
 
 full = lines(full_txt, fs)
-got = lines(cut_txt, cs)
-bad = []
-for key, seq in got.items():
-    ref = full.get(key, [])
-    if seq != ref[:len(seq)]:
-        i = next((i for i, (a, b) in enumerate(zip(seq, ref)) if a != b), len(ref))
-        bad.append('%s: line %d differs: %r vs %r' % (key, i, seq[i] if i < len(seq) else None,
-                                                    ref[i] if i < len(ref) else None))
-# streams the cut left whole print every event
-for kind, (ids, _, order) in fs.items():
-    for c in order:
-        if c['size'] and c['offset'] + c['size'] + 4 <= cut and fj['version'] >= 7:
-            key = (kind, ids[c['cpu']])
-            n, want = len(got.get(key, [])), len(full.get(key, []))
-            if n != want:
-                bad.append('%s CPU %d ends before the cut but printed %d of %d events' % (kind, c['cpu'], n, want))
-for b in bad[:5]:
-    print(b)
-sys.exit(1 if bad else 0)
+def check_cut(cut, got):
+    bad = []
+    for key, seq in got.items():
+        ref = full.get(key, [])
+        if seq != ref[:len(seq)]:
+            i = next((i for i, (a, b) in enumerate(zip(seq, ref)) if a != b), len(ref))
+            bad.append('%s: line %d differs: %r vs %r' % (key, i, seq[i] if i < len(seq) else None,
+                                                        ref[i] if i < len(ref) else None))
+    # streams the cut left whole print every event
+    for kind, (ids, _, order) in fs.items():
+        for c in order:
+            if c['size'] and c['offset'] + c['size'] + 4 <= cut and fj['version'] >= 7:
+                key = (kind, ids[c['cpu']])
+                n, want = len(got.get(key, [])), len(full.get(key, []))
+                if n != want:
+                    bad.append('%s CPU %d ends before the cut but printed %d of %d events'
+                               % (kind, c['cpu'], n, want))
+    return bad
+for cut in map(int, sys.argv[4:]):
+    try:
+        cj = json.load(open('%s/cut-%d.json' % (tmp, cut)))
+    except Exception:
+        cj = None
+    cs = streams(cj) if cj else {}
+    got = lines('%s/cut-%d.txt' % (tmp, cut), cs)
+    bad = check_cut(cut, got)
+    for b in bad[:5]:
+        print('cut at %d: %s' % (cut, b))
+    if not bad:
+        print('ok %d %d' % (cut, sum(len(v) for v in got.values())))
 PY
-	{ fail "$(basename "$f") cut at $cut: not a per-CPU prefix of the full listing"; return; }
-	[ "$fails" = "$before" ] && ok "$(basename "$f") cut at $cut: exit $rc, $(grep -vc '^cpus=' "$TMP/cut.txt") events"
+)
+	while read -r word rest; do
+		if [ "$word" = ok ]; then
+			set -- $rest
+			ok "$(basename "$f") cut at $1: $2 events, a per-CPU prefix of the full listing"
+		else
+			fail "$(basename "$f") $word $rest"
+		fi
+	done <<< "$out"
 }
+
 
 for f in $files; do
 	"$FLYTRAP" report "$f" > "$TMP/full.txt" || { fail "$(basename "$f"): full report failed"; continue; }
@@ -123,8 +145,11 @@ for f in $files; do
 	cuts="$((data / 2)) $((data - 1)) $((data + 3)) $((data + 40))"
 	for k in 1 2 3 4 5 6 7 8 9; do cuts="$cuts $((data + (size - data) * k / 10))"; done
 	cuts="$cuts $((size - 60)) $((size - 1))"
+	checked=
 	for cut in $cuts; do
 		[ "$cut" -gt 0 ] && [ "$cut" -lt "$size" ] && check "$f" "$cut"
 	done
+	prefixes "$f" $checked
+	rm -f "$TMP"/cut-*
 done
 finish
