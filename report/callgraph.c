@@ -31,6 +31,7 @@
 #include "replay.h"
 #include "share.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define MAX_STACK 512		/* call nesting kept per task */
 #define MAX_FRAMES 256		/* frames per stack sample */
@@ -59,6 +60,7 @@ enum ckind {
 struct ctype {
 	int kind;
 	struct fmt_field f1, f2, f3, f4, f5;
+	struct fmt_field uregs, ucopy;	/* BPF stacks of --user-stack cfi|dwarf (offset -1: none) */
 	uint32_t frame;		/* uprobe: interned event name (entry), conventional name (return) */
 };
 
@@ -130,6 +132,12 @@ struct callgraph {
 	uint64_t unmatched, lost_frames, too_deep, calls_total;
 	uint64_t samples_empty;
 	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];	/* user stacks, and those cut where the unwind broke */
+	/* --user-stack cfi|dwarf (META bpf_user_stack=): the unwind from the stack copies */
+	int uw_mode;			/* 0 none (fp, or an older file), 1 cfi, 2 dwarf */
+	enum rpt_unwind_arch uw_arch;
+	struct rpt_unwind *uw;		/* made at the first copy */
+	bool uw_failed;			/* ... or could not be */
+	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
 	bool oom;
 };
 
@@ -318,12 +326,21 @@ static const char *probe_return_name(const char *nm, char *buf, size_t len)
 	return buf;
 }
 
+/* the registers and stack copy of --user-stack cfi|dwarf, when the event has them */
+static void copy_fields(struct ctype *t, const struct tep_event *e)
+{
+	if (!res(e, "uregs", &t->uregs) || !res(e, "ucopy", &t->ucopy) || !t->uregs.is_dynamic ||
+	    !t->ucopy.is_dynamic)
+		t->uregs.offset = t->ucopy.offset = -1;
+}
+
 static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e)
 {
 	char name[256];
 
 	t->kind = CK_OTHER;
 	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
+	t->uregs.offset = t->ucopy.offset = -1;
 	if (!e)
 		return;
 	if (!strcmp(e->name, "funcgraph_entry") && res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
@@ -342,10 +359,12 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2)) {
 		res(e, "tgid", &t->f3);
 		t->kind = CK_BPF_PROFILE;
+		copy_fields(t, e);
 	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "offcpu") &&
 		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2) && res(e, "duration", &t->f4)) {
 		res(e, "tgid", &t->f3);
 		t->kind = CK_BPF_OFFCPU;
+		copy_fields(t, e);
 	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_entry") &&
 		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
 		t->kind = CK_UF_ENTRY;
@@ -740,12 +759,17 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un
 	return k;
 }
 
-/* build frames root-first from user (innermost first) and kernel (innermost first) addresses */
-static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
-		       const uint64_t *ka, int kn, uint64_t w)
+/*
+ * Build frames root-first from user (innermost first) and kernel (innermost
+ * first) addresses; mark (NULL: none) is an "[unwind: REASON]" frame the
+ * unwind from the stack copy put below user frame mark_at - 1.
+ */
+static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
+			    int un, const uint64_t *ka, int kn, uint64_t w, int mark_at,
+			    const char *mark)
 {
-	uint32_t fr[2 * MAX_FRAMES + 1], uf[MAX_FRAMES];
-	int n = 0, k, why;
+	uint32_t fr[2 * MAX_FRAMES + 2], uf[MAX_FRAMES];
+	int n = 0, k, why = -1;
 
 	if (s == S_OFFCPU)
 		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
@@ -761,19 +785,32 @@ static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const
 		if (why >= 0) {
 			/* what lies below the cut is unknown: the marker is the root of what is kept */
 			g->cut[s][why]++;
-			char mark[64];
+			char cm[64];
 
-			snprintf(mark, sizeof(mark), "[unwind: %s]", cut_reasons[why]);
-			fr[n++] = intern(g, mark);
+			snprintf(cm, sizeof(cm), "[unwind: %s]", cut_reasons[why]);
+			fr[n++] = intern(g, cm);
 		}
 	}
-	for (k = un - 1; k >= 0; k--)
+	for (k = un - 1; k >= 0; k--) {
+		if (mark && k == mark_at - 1) {
+			char m[256];
+
+			snprintf(m, sizeof(m), "[unwind: %s]", mark);
+			fr[n++] = intern(g, m);
+		}
 		fr[n++] = uf[k];
+	}
 	for (k = kn - 1; k >= 0; k--)
 		fr[n++] = kframe(g, ka[k]);
 	if (!n)
 		g->samples_empty++;
 	add_path(g, s, pid, fr, n, w);
+}
+
+static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
+		       const uint64_t *ka, int kn, uint64_t w)
+{
+	emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, w, -1, NULL);
 }
 
 static void flush_pending(struct callgraph *g, int cpu)
@@ -803,6 +840,116 @@ static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
 		g->ncpu_pend = n;
 	}
 	return &g->pend[cpu];
+}
+
+/* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
+
+/* out[] = a[0..na-1] then b[0..nb-1], at most MAX_FRAMES; its length */
+static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t *b, int nb)
+{
+	if (na > MAX_FRAMES)
+		na = MAX_FRAMES;
+	if (nb > MAX_FRAMES - na)
+		nb = MAX_FRAMES - na;
+	memcpy(out, a, (size_t)na * sizeof(*out));
+	if (nb > 0)
+		memcpy(out + na, b, (size_t)nb * sizeof(*out));
+	return na + (nb > 0 ? nb : 0);
+}
+
+/*
+ * The user stack of a record that kept registers and a stack copy: the
+ * frames elfutils unwinds from them with the binaries' CFI and, in cfi
+ * mode, the frame-pointer walk ua[un] from where the two meet (the first
+ * return address past the IP that both hold).  An unwind that stops short
+ * leaves *mark (its reason) below frame *mark_at - 1: a dwarf unwind ends
+ * there, a cfi one goes on with the walk's callers.  Rewrites ua (room for
+ * MAX_FRAMES) and returns its length.
+ */
+static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, const void *d, int sz,
+		       int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
+{
+	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
+	int rl = 0, cl = 0, n, i = 0, j = 0, nr;
+	const uint8_t *rp = fmt_field_ptr(&ty->uregs, d, sz, &rl);
+	const uint8_t *cp = fmt_field_ptr(&ty->ucopy, d, sz, &cl);
+	const char *why;
+
+	*mark_at = -1;
+	*mark = NULL;
+	if (!g->uw_mode || !rp || rl < 24)
+		return un;
+	nr = rl / 8 < 4 ? rl / 8 : 4;
+	memcpy(regs, rp, (size_t)nr * 8);
+	if (!regs[0] || !regs[1])
+		return un;	/* a kernel thread: no user registers */
+	if (!g->uw && !g->uw_failed) {
+		g->uw = rpt_unwind_new(g->syms, g->uw_arch);
+		g->uw_failed = !g->uw;
+	}
+	if (!g->uw)
+		return un;
+	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs, MAX_FRAMES,
+			    &why);
+	g->uw_stacks[s]++;
+	memcpy(fp, ua, (size_t)un * sizeof(*fp));
+	if (n <= 0) {
+		/* nothing unwound: the walk as it was, the reason under its first frame */
+		g->uw_marked[s]++;
+		*mark_at = un ? 1 : -1;
+		*mark = why;
+		return un;
+	}
+	if (g->uw_mode == 1)
+		for (i = 1; i < n; i++) {
+			for (j = 1; j < un && fp[j] != pcs[i]; j++)
+				;
+			if (j < un)
+				break;
+		}
+	if (g->uw_mode == 1 && i < n) {
+		g->uw_spliced[s]++;
+		return join_frames(ua, pcs, i, fp + j, un - j);
+	}
+	if (!why) {
+		g->uw_complete[s]++;
+		return join_frames(ua, pcs, n, NULL, 0);
+	}
+	g->uw_marked[s]++;
+	*mark_at = n < MAX_FRAMES ? n : MAX_FRAMES;
+	*mark = why;
+	return join_frames(ua, pcs, n, fp + 1, g->uw_mode == 1 ? un - 1 : 0);
+}
+
+/* META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) */
+static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
+{
+	const struct fmt_option *o;
+	int n;
+
+	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			char line[256], mode[16], arch[64];
+			unsigned bytes;
+
+			if (ll > 15 && ll < sizeof(line) && !memcmp(p, "bpf_user_stack=", 15)) {
+				memcpy(line, p, ll);
+				line[ll] = 0;
+				if (sscanf(line + 15, "%15s %u %63s", mode, &bytes, arch) == 3) {
+					g->uw_mode = !strcmp(mode, "cfi") ? 1 : !strcmp(mode, "dwarf") ? 2 : 0;
+					g->uw_arch = !strncmp(arch, "x86_64:", 7) ? RPT_UW_X86_64 :
+						     !strncmp(arch, "arm64:", 6) ? RPT_UW_ARM64 : RPT_UW_NONE;
+					if (g->uw_arch == RPT_UW_NONE)
+						g->uw_mode = 0;
+				}
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
 }
 
 static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
@@ -858,15 +1005,20 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		break;
 	}
 	case CK_BPF_PROFILE:
-	case CK_BPF_OFFCPU:
+	case CK_BPF_OFFCPU: {
+		enum src s = ty->kind == CK_BPF_PROFILE ? S_SAMPLES : S_OFFCPU;
+		const char *mark = NULL;
+		int mark_at = -1;
+
 		tgid = ty->f3.offset >= 0 ? (int)fmt_field_u64(&ty->f3, d, sz) : pid;
 		kn = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ka, MAX_FRAMES);
 		un = read_addrs(ctx, &ty->f2, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
-		if (ty->kind == CK_BPF_PROFILE)
-			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, ka, kn, 1);
-		else
-			emit_stack(g, S_OFFCPU, pid, tgid, ua, un, ka, kn, fmt_field_u64(&ty->f4, d, sz));
+		if (ty->uregs.offset >= 0)
+			un = unwind_copy(g, s, ty, d, sz, tgid, ua, un, &mark_at, &mark);
+		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, s == S_SAMPLES ? 1 : fmt_field_u64(&ty->f4, d, sz),
+				mark_at, mark);
 		break;
+	}
 	default:
 		break;
 	}
@@ -969,6 +1121,7 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 		return -ENOMEM;
 	intern(g, "all");
 	load_ufunc_names(g, ctx);
+	load_user_stack_meta(g, ctx);
 	return g->oom ? -ENOMEM : 0;
 }
 
@@ -1699,6 +1852,7 @@ static void cg_release(void *priv)
 	rpt_map_release(&g->ucache);
 	rpt_map_release(&g->pcache);
 	rpt_types_release(&g->types);
+	rpt_unwind_free(g->uw);
 	rpt_syms_free(g->syms);
 	for (i = 0; i < g->nufunc; i++)
 		free(g->ufunc_names[i]);
