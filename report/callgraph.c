@@ -1260,6 +1260,11 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->user_stacks = g->stacks[s];
 	for (k = 0; k < CUT_NR; k++)
 		r->cut[k] = g->cut[s][k];
+	r->unwind_mode = g->uw_mode == 1 ? "cfi" : g->uw_mode == 2 ? "dwarf" : "";
+	r->unwound = g->uw_stacks[s];
+	r->unwind_spliced = g->uw_spliced[s];
+	r->unwind_complete = g->uw_complete[s];
+	r->unwind_marked = g->uw_marked[s];
 	r->depth = max_depth_of(t);
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
@@ -1582,6 +1587,29 @@ static uint64_t cut_total(const struct rpt_cg_result *r)
 	return n;
 }
 
+/* ',"unwind":{"mode":"cfi"|"dwarf"|null,"stacks":N,"spliced":N,"complete":N,"marked":N}' */
+static void unwind_json(const struct rpt_cg_result *r, FILE *f)
+{
+	fputs(",\"unwind\":{\"mode\":", f);
+	if (r->unwind_mode && *r->unwind_mode)
+		fprintf(f, "\"%s\"", r->unwind_mode);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"stacks\":%" PRIu64 ",\"spliced\":%" PRIu64 ",\"complete\":%" PRIu64
+		",\"marked\":%" PRIu64 "}", r->unwound, r->unwind_spliced, r->unwind_complete,
+		r->unwind_marked);
+}
+
+static void unwind_note(const struct rpt_cg_result *r, FILE *f)
+{
+	if (!r->unwound)
+		return;
+	fprintf(f, "  %" PRIu64 " user stacks unwound from their stack copies (%s): %" PRIu64
+		" met\n  the frame-pointer walk, %" PRIu64 " complete, %" PRIu64
+		" stopped short ([unwind: REASON])\n", r->unwound, r->unwind_mode, r->unwind_spliced,
+		r->unwind_complete, r->unwind_marked);
+}
+
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
 static void cut_json(const struct rpt_cg_result *r, FILE *f)
 {
@@ -1592,6 +1620,7 @@ static void cut_json(const struct rpt_cg_result *r, FILE *f)
 	for (k = 0; k < CUT_NR; k++)
 		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", cut_keys[k], r->cut[k]);
 	fputc('}', f);
+	unwind_json(r, f);
 }
 
 static void cut_note(const struct rpt_cg_result *r, FILE *f)
@@ -1729,6 +1758,7 @@ static int print_text(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
 		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
 	cut_note(r, f);
+	unwind_note(r, f);
 	rpt_clock_note(ctx, f);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
 	rpt_damage_note(ctx, f);
