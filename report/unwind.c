@@ -47,6 +47,7 @@ struct rpt_unwind {
 	size_t clen;
 	uint64_t sp;
 	bool copy_short;	/* a read just past the copy: it was too small */
+	bool read_failed;	/* any read failed (the walk may then end as if complete) */
 	uint64_t *pcs;
 	int n, max;
 	Dwarf_Addr last_pc;
@@ -104,6 +105,7 @@ static bool uw_memory_read(Dwfl *d, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	}
 	if (read_file_word(d, addr, result))
 		return true;
+	u->read_failed = true;
 	if (addr >= u->sp && addr - u->sp < u->clen + STACK_NEAR)
 		u->copy_short = true;
 	return false;
@@ -239,8 +241,6 @@ static const char *stop_reason(struct rpt_unwind *u, struct uw_proc *p)
 	const char *name;
 	int k;
 
-	if (u->copy_short)
-		return "stack copy too small";
 	if (!mod) {
 		for (k = 0; !rpt_syms_user_map(u->syms, p->tgid, k, &m); k++)
 			if (pc >= m.start && pc < m.end)
@@ -250,6 +250,8 @@ static const char *stop_reason(struct rpt_unwind *u, struct uw_proc *p)
 		snprintf(u->why, sizeof(u->why), "no binary for %s", base_name(m.path));
 		return u->why;
 	}
+	if (u->copy_short)
+		return "stack copy too small";
 	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	name = base_name(name ? name : "?");
 	if (!dwfl_module_eh_cfi(mod, &bias) && !dwfl_module_dwarf_cfi(mod, &bias)) {
@@ -279,7 +281,7 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->copy = copy;
 	u->clen = clen;
 	u->sp = regs[1];
-	u->copy_short = false;
+	u->copy_short = u->read_failed = false;
 	u->pcs = pcs;
 	u->n = 0;
 	u->max = max;
@@ -288,7 +290,8 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	rc = dwfl_getthread_frames(p->d, dwfl_pid(p->d), uw_frame, u);
 	u->nstacks++;
 	u->nframes += (uint64_t)u->n;
-	if (rc == 0)
+	/* libdwfl ends a walk whose return address could not be read as if it were complete */
+	if (rc == 0 && !u->read_failed)
 		*why = NULL;
 	else if (u->n >= max)
 		*why = "too many frames";
