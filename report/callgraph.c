@@ -739,7 +739,12 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un
 
 	*why = -1;
 	for (k = 0; k < un; k++) {
-		struct ucache u = uframe(g, tgid, ua[k]);
+		/*
+		 * callers' addresses are return addresses: the call is the byte
+		 * before (a call to a noreturn function ends its caller, and its
+		 * return address would name the next function)
+		 */
+		struct ucache u = uframe(g, tgid, k ? ua[k] - 1 : ua[k]);
 
 		if (u.exec == 0) {
 			*why = CUT_OUTSIDE;
