@@ -20,7 +20,8 @@ enum ft_kind {
 	FT_K_UEXIT = 6,		/* ufunc.h */
 	FT_K_KENTRY = 7,	/* kfunc.h */
 	FT_K_KEXIT = 8,		/* kfunc.h */
-	FT_K_MAX = 9,		/* kinds below are the recorder's own, never written as events */
+	FT_K_UCOPY = 9,		/* the recorder's: the part of a stack copy its record has no room for */
+	FT_K_MAX = 10,		/* kinds below are the recorder's own, never written as events */
 	FT_K_VMA = 16,		/* exitmaps.h: one executable mapping of an exiting process */
 };
 

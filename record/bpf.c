@@ -77,7 +77,7 @@ static const char *const slot_names[FT_SLOT_NR] = {
 static const char *const kind_names[FT_K_MAX] = {
 	[FT_K_SYSCALL] = "syscall", [FT_K_SYSHIST] = "syscall_hist", [FT_K_OFFCPU] = "offcpu",
 	[FT_K_PROFILE] = "profile", [FT_K_UENTRY] = "ufunc_entry", [FT_K_UEXIT] = "ufunc_exit",
-	[FT_K_KENTRY] = "kfunc_entry", [FT_K_KEXIT] = "kfunc_exit",
+	[FT_K_KENTRY] = "kfunc_entry", [FT_K_KEXIT] = "kfunc_exit", [FT_K_UCOPY] = "ucopy_more",
 };
 
 struct ufunc_target {
@@ -1644,6 +1644,16 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
 					 "\"tgid=%d comm=%s kstack=%s ustack=%s\", REC->tgid, REC->comm, "
 					 STACKS_PRINT);
 	}
+	if (!ret && b->ucopy_len && (b->sp.want[FT_SLOT_PROFILE] || b->sp.want[FT_SLOT_OFFCPU])) {
+		static const struct fdesc f[] = {
+			F("unsigned int", "offset", 0, 4, 0),
+			F("unsigned int", "total", 4, 4, 0),
+			F("__data_loc unsigned char[]", "ucopy", 8, 4, 0),
+		};
+		ret = put_format(b, w, FT_K_UCOPY, f, 3,
+				 "\"offset=%u total=%u len=%u\", REC->offset, REC->total, "
+				 "__get_dynamic_array_len(ucopy)");
+	}
 	if (!ret && b->sp.want[FT_SLOT_UFUNC])
 		ret = put_call_formats(b, w, FT_K_UENTRY, FT_K_UEXIT, b->nfns, ufunc_name, false);
 	if (!ret && b->sp.want[FT_SLOT_KFUNC])
@@ -1711,6 +1721,50 @@ static uint8_t *mk_payload(struct rec_bpf *b, const struct ft_hdr *h, const void
 }
 
 /*
+ * An event holds at most a page of the file: the part of a stack copy its
+ * record has no room for goes first into flytrap:ucopy_more events (offset
+ * into the copy, the copy's length, the bytes), queued before the record
+ * with the same time stamp on the same CPU; readers join them to the
+ * record's own ucopy.  Returns how many bytes of copy stay in the record.
+ */
+#define UCOPY_MORE_HDR (COMMON_LEN + 12)
+
+static int queue_ucopy_more(struct rec_bpf *b, const struct ft_hdr *h, const uint8_t *copy,
+			    uint32_t clen, uint32_t fixed, uint32_t *kept)
+{
+	uint32_t room = b->page_size - 64, keep, off;
+	uint16_t type = b->ids[FT_K_UCOPY];
+	int32_t pid = h->tid;
+
+	keep = fixed < room ? room - fixed : 0;
+	keep = keep < clen ? keep & ~7u : clen;
+	for (off = keep; off < clen;) {
+		uint32_t n = clen - off < room - UCOPY_MORE_HDR ? clen - off : (room - UCOPY_MORE_HDR) & ~7u;
+		uint32_t len = UCOPY_MORE_HDR + n, loc = n << 16 | UCOPY_MORE_HDR;
+		uint8_t *p = malloc(len);
+		int ret;
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, &type, 2);
+		p[2] = p[3] = 0;
+		memcpy(p + 4, &pid, 4);
+		memcpy(p + COMMON_LEN, &off, 4);
+		memcpy(p + COMMON_LEN + 4, &clen, 4);
+		memcpy(p + COMMON_LEN + 8, &loc, 4);
+		memcpy(p + UCOPY_MORE_HDR, copy + off, n);
+		ret = queue(b, h->cpu, h->ts, p, len);
+		if (ret) {
+			free(p);
+			return ret;
+		}
+		off += n;
+	}
+	*kept = keep;
+	return 0;
+}
+
+/*
  * A stack record with --user-stack cfi|dwarf: common fields + fixed part +
  * the __data_loc words of kstack, ustack, uregs and ucopy, then the arrays.
  */
@@ -1719,13 +1773,16 @@ static uint8_t *mk_stack_payload(struct rec_bpf *b, const struct ft_hdr *h, cons
 				 uint32_t ud, const void *regs, const void *copy, uint32_t clen,
 				 uint32_t *len)
 {
-	uint32_t off = COMMON_LEN + flen + 16, rl = FT_UREGS * 8;
-	uint32_t n = off + (kd + ud) * 8 + rl + clen;
-	uint8_t *p = malloc(n);
+	uint32_t off = COMMON_LEN + flen + 16, rl = FT_UREGS * 8, total = clen;
 	uint16_t type = b->ids[h->kind];
 	int32_t pid = h->tid;
-	uint32_t loc[4];
+	uint32_t loc[4], n;
+	uint8_t *p;
 
+	if (queue_ucopy_more(b, h, copy, clen, off + (kd + ud) * 8 + rl, &clen))
+		return NULL;
+	n = off + (kd + ud) * 8 + rl + clen;
+	p = malloc(n);
 	if (!p)
 		return NULL;
 	memcpy(p, &type, 2);
@@ -1742,7 +1799,7 @@ static uint8_t *mk_stack_payload(struct rec_bpf *b, const struct ft_hdr *h, cons
 	memcpy(p + off + kd * 8, u, ud * 8);
 	memcpy(p + off + (kd + ud) * 8, regs, rl);
 	memcpy(p + off + (kd + ud) * 8 + rl, copy, clen);
-	b->ucopy_bytes += clen;
+	b->ucopy_bytes += total;
 	*len = n;
 	return p;
 }

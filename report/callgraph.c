@@ -55,6 +55,7 @@ enum ckind {
 	CK_USTACK,		/* ftrace user_stack: tgid, caller[] */
 	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
 	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
+	CK_BPF_UCOPY,		/* flytrap:ucopy_more: offset, total, ucopy (the rest of a stack copy) */
 };
 
 struct ctype {
@@ -97,6 +98,14 @@ struct pending_kstack {
 	uint64_t addr[MAX_FRAMES];
 };
 
+/* the parts of a stack copy that came in flytrap:ucopy_more events, before their record */
+#define UCOPY_MAX 16384
+struct ucopy_more {
+	int pid;
+	uint32_t start, len;	/* offset into the copy of buf[0], bytes in buf */
+	uint8_t buf[UCOPY_MAX];
+};
+
 struct ucache {
 	uint64_t addr;
 	int tgid;
@@ -136,6 +145,9 @@ struct callgraph {
 	int uw_mode;			/* 0 none (fp, or an older file), 1 cfi, 2 dwarf */
 	enum rpt_unwind_arch uw_arch;
 	struct rpt_unwind *uw;		/* made at the first copy */
+	struct ucopy_more *more;	/* per CPU: flytrap:ucopy_more parts before their record */
+	int nmore;
+	uint8_t *whole;			/* a copy joined from its parts */
 	bool uw_failed;			/* ... or could not be */
 	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
 	bool oom;
@@ -365,6 +377,9 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 		res(e, "tgid", &t->f3);
 		t->kind = CK_BPF_OFFCPU;
 		copy_fields(t, e);
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ucopy_more") &&
+		   res(e, "offset", &t->f1) && res(e, "ucopy", &t->ucopy) && t->ucopy.is_dynamic) {
+		t->kind = CK_BPF_UCOPY;
 	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_entry") &&
 		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
 		t->kind = CK_UF_ENTRY;
@@ -849,6 +864,64 @@ static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
 
 /* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
 
+/* a flytrap:ucopy_more part: kept for the record that follows it on this CPU */
+static void more_add(struct callgraph *g, int cpu, int pid, const struct ctype *ty, const void *d,
+		     int sz)
+{
+	uint32_t off = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
+	const uint8_t *p;
+	struct ucopy_more *m;
+	int len = 0;
+
+	if (cpu < 0 || cpu > 4095 || !(p = fmt_field_ptr(&ty->ucopy, d, sz, &len)) || len <= 0)
+		return;
+	if (cpu >= g->nmore) {
+		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
+
+		if (!nm) {
+			g->oom = true;
+			return;
+		}
+		memset(nm + g->nmore, 0, (size_t)(cpu + 1 - g->nmore) * sizeof(*nm));
+		g->more = nm;
+		g->nmore = cpu + 1;
+	}
+	m = &g->more[cpu];
+	if (m->pid != pid || !m->len || off != m->start + m->len) {
+		m->pid = pid;
+		m->start = off;
+		m->len = 0;
+	}
+	if ((uint32_t)len > UCOPY_MAX - m->len)
+		return;
+	memcpy(m->buf + m->len, p, (size_t)len);
+	m->len += (uint32_t)len;
+}
+
+/*
+ * The whole stack copy of a record whose own part is cp[*cl]: with the
+ * parts that came before it on its CPU when they continue it (the result
+ * lives in g until the next call), else cp as it is.
+ */
+static const uint8_t *more_join(struct callgraph *g, int cpu, int pid, const uint8_t *cp, int *cl)
+{
+	struct ucopy_more *m = cpu >= 0 && cpu < g->nmore ? &g->more[cpu] : NULL;
+	int own = cp && *cl > 0 ? *cl : 0;
+
+	if (!m || !m->len || m->pid != pid || m->start != (uint32_t)own || own > UCOPY_MAX)
+		return cp;
+	if (!g->whole && !(g->whole = malloc(2 * UCOPY_MAX))) {
+		g->oom = true;
+		return cp;
+	}
+	if (own)
+		memcpy(g->whole, cp, (size_t)own);
+	memcpy(g->whole + own, m->buf, m->len);
+	*cl = own + (int)m->len;
+	m->len = 0;
+	return g->whole;
+}
+
 /* out[] = a[0..na-1] then b[0..nb-1], at most MAX_FRAMES; its length */
 static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t *b, int nb)
 {
@@ -872,7 +945,7 @@ static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t 
  * MAX_FRAMES) and returns its length.
  */
 static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, const void *d, int sz,
-		       int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
+		       int cpu, int pid, int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
 {
 	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
 	int rl = 0, cl = 0, n, i = 0, j = 0, nr;
@@ -880,6 +953,7 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, 
 	const uint8_t *cp = fmt_field_ptr(&ty->ucopy, d, sz, &cl);
 	const char *why;
 
+	cp = more_join(g, cpu, pid, cp, &cl);
 	*mark_at = -1;
 	*mark = NULL;
 	if (!g->uw_mode || !rp || rl < 24)
@@ -1009,6 +1083,9 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		}
 		break;
 	}
+	case CK_BPF_UCOPY:
+		more_add(g, cpu, pid, ty, d, sz);
+		break;
 	case CK_BPF_PROFILE:
 	case CK_BPF_OFFCPU: {
 		enum src s = ty->kind == CK_BPF_PROFILE ? S_SAMPLES : S_OFFCPU;
@@ -1019,7 +1096,7 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		kn = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ka, MAX_FRAMES);
 		un = read_addrs(ctx, &ty->f2, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
 		if (ty->uregs.offset >= 0)
-			un = unwind_copy(g, s, ty, d, sz, tgid, ua, un, &mark_at, &mark);
+			un = unwind_copy(g, s, ty, d, sz, cpu, pid, tgid, ua, un, &mark_at, &mark);
 		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, s == S_SAMPLES ? 1 : fmt_field_u64(&ty->f4, d, sz),
 				mark_at, mark);
 		break;
@@ -1888,6 +1965,8 @@ static void cg_release(void *priv)
 	rpt_map_release(&g->pcache);
 	rpt_types_release(&g->types);
 	rpt_unwind_free(g->uw);
+	free(g->more);
+	free(g->whole);
 	rpt_syms_free(g->syms);
 	for (i = 0; i < g->nufunc; i++)
 		free(g->ufunc_names[i]);
