@@ -150,6 +150,7 @@ struct callgraph {
 	uint8_t *whole;			/* a copy joined from its parts */
 	bool uw_failed;			/* ... or could not be */
 	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
+	uint64_t uw_fponly[S_NR];		/* the IP's binary missing: the frame-pointer walk kept */
 	bool oom;
 };
 
@@ -972,6 +973,15 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, 
 			    &why);
 	g->uw_stacks[s]++;
 	memcpy(fp, ua, (size_t)un * sizeof(*fp));
+	if (n <= 1 && why && !strncmp(why, "no binary", 9)) {
+		/*
+		 * the sampled code's own binary is not here (a deleted binary
+		 * named from a stored symbol table): the walk is all there is,
+		 * as without a copy
+		 */
+		g->uw_fponly[s]++;
+		return un;
+	}
 	if (n <= 0) {
 		/* nothing unwound: the walk as it was, the reason under its first frame */
 		g->uw_marked[s]++;
@@ -1347,6 +1357,7 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->unwind_spliced = g->uw_spliced[s];
 	r->unwind_complete = g->uw_complete[s];
 	r->unwind_marked = g->uw_marked[s];
+	r->unwind_fp_only = g->uw_fponly[s];
 	r->depth = max_depth_of(t);
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
@@ -1678,8 +1689,8 @@ static void unwind_json(const struct rpt_cg_result *r, FILE *f)
 	else
 		fputs("null", f);
 	fprintf(f, ",\"stacks\":%" PRIu64 ",\"spliced\":%" PRIu64 ",\"complete\":%" PRIu64
-		",\"marked\":%" PRIu64 "}", r->unwound, r->unwind_spliced, r->unwind_complete,
-		r->unwind_marked);
+		",\"marked\":%" PRIu64 ",\"fp_only\":%" PRIu64 "}", r->unwound, r->unwind_spliced,
+		r->unwind_complete, r->unwind_marked, r->unwind_fp_only);
 }
 
 static void unwind_note(const struct rpt_cg_result *r, FILE *f)
@@ -1690,6 +1701,9 @@ static void unwind_note(const struct rpt_cg_result *r, FILE *f)
 		" met\n  the frame-pointer walk, %" PRIu64 " complete, %" PRIu64
 		" stopped short ([unwind: REASON])\n", r->unwound, r->unwind_mode, r->unwind_spliced,
 		r->unwind_complete, r->unwind_marked);
+	if (r->unwind_fp_only)
+		fprintf(f, "  %" PRIu64 " stacks sampled in a binary not on this machine: frame-pointer walk\n",
+			r->unwind_fp_only);
 }
 
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */

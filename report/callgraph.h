@@ -40,10 +40,11 @@ struct rpt_cg_result {
 	/*
 	 * record --user-stack cfi|dwarf: stacks unwound from their copies, and
 	 * of them those spliced onto the frame-pointer walk, unwound to the
-	 * outermost frame, or stopped short ([unwind: REASON]); mode "" without
+	 * outermost frame, or stopped short ([unwind: REASON]), or left to the
+	 * frame-pointer walk (the sampled binary is not here); mode "" without
 	 */
 	const char *unwind_mode;
-	uint64_t unwound, unwind_spliced, unwind_complete, unwind_marked;
+	uint64_t unwound, unwind_spliced, unwind_complete, unwind_marked, unwind_fp_only;
 	int depth;		/* deepest node */
 	struct rpt_cg_node *nodes;	/* n nodes, a parent before its children */
 	uint32_t n;

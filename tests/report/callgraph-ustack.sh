@@ -9,7 +9,8 @@
 # so the stack is main;stacks;slurp.  The same sample with an empty copy
 # cannot get past slurp: one "[unwind: stack copy too small]" frame, then
 # the walk's callers.  A sample in the missing library says so:
-# "[unwind: no binary for libgone.so]".  A file without copies (mksynth
+# "[unwind: no binary for libgone.so]"; one sampled in it keeps the
+# frame-pointer walk, as without a copy.  A file without copies (mksynth
 # stacks) is read as before.
 . "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 cd "$TOP" || exit 1
@@ -39,7 +40,9 @@ M
 	echo "800 $SLURP $STACKS $MAIN | $SLURP $SP $BP $STACKS"
 	# 2: the same without a copy
 	echo "800 $SLURP $MAIN | $SLURP $SP $BP"
-	# 3: in a library that is not here
+	# 3: slurp called from a library that is not here, which main called
+	echo "800 $SLURP $MAIN | $SLURP $SP $BP $LIB"
+	# 5: sampled in that library: the frame-pointer walk, as without a copy
 	echo "800 $LIB $MAIN | $LIB $SP $BP 0"
 	# 4: no registers kept (a kernel thread): the walk as it was
 	echo "800 $SLURP $STACKS $MAIN"
@@ -50,20 +53,21 @@ M
 want() { grep -qxF "$1" "$TMP/fold" && ok "$2" || fail "$2: no line '$1' in: $(cut -c1-200 "$TMP/fold")"; }
 want "main;stacks;slurp 2" "the CFI unwind meets the frame-pointer walk: main;stacks;slurp (with the sample without registers)"
 want "main;[unwind: stack copy too small];slurp 1" "an empty copy: [unwind: stack copy too small] below slurp, then main"
-want "main;[unwind: no binary for libgone.so];[libgone.so] 1" "a missing binary: [unwind: no binary for libgone.so]"
-[ "$(wc -l < "$TMP/fold")" = 3 ] || fail "more stacks than expected: $(cat "$TMP/fold")"
+want "main;[unwind: no binary for libgone.so];[libgone.so];slurp 1" "a missing binary: [unwind: no binary for libgone.so]"
+want "main;[libgone.so] 1" "sampled in the missing binary: the frame-pointer walk"
+[ "$(wc -l < "$TMP/fold")" = 4 ] || fail "more stacks than expected: $(cat "$TMP/fold")"
 
 "$FLYTRAP" callgraph --json "$TMP/u.dat" > "$TMP/j" || fail "callgraph --json"
-[ "$(jget "$TMP/j" 'j["unwind"]')" = "{'mode': 'cfi', 'stacks': 3, 'spliced': 1, 'complete': 0, 'marked': 2}" ] \
-	&& ok "JSON: 3 stacks unwound from copies, 1 spliced, 2 marked" || fail "JSON unwind: $(jget "$TMP/j" 'j.get("unwind")')"
+[ "$(jget "$TMP/j" 'j["unwind"]')" = "{'mode': 'cfi', 'stacks': 4, 'spliced': 1, 'complete': 0, 'marked': 2, 'fp_only': 1}" ] \
+	&& ok "JSON: 4 stacks unwound from copies, 1 spliced, 2 marked, 1 left to the walk" || fail "JSON unwind: $(jget "$TMP/j" 'j.get("unwind")')"
 "$FLYTRAP" callgraph "$TMP/u.dat" > "$TMP/t" || fail "callgraph text"
-grep -q "3 user stacks unwound from their stack copies (cfi): 1 met" "$TMP/t" \
+grep -q "4 user stacks unwound from their stack copies (cfi): 1 met" "$TMP/t" \
 	&& ok "text says how the stacks were unwound" || fail "text: $(head -8 "$TMP/t")"
 awk 'length > 80 { print; exit 1 }' "$TMP/t" > "$TMP/long" && ok "text within 80 columns" || fail "over 80 columns: $(cat "$TMP/long")"
 
 # redact drops the copies and registers with the user stacks
 "$FLYTRAP" redact -o "$TMP/r.dat" "$TMP/u.dat" > "$TMP/rout" 2>&1 || fail "redact: $(cat "$TMP/rout")"
-grep -q "user stack copies dropped *2$" "$TMP/rout" && ok "redact drops the 2 non-empty copies" \
+grep -q "user stack copies dropped *3$" "$TMP/rout" && ok "redact drops the 3 non-empty copies" \
 	|| fail "redact: $(grep -i copies "$TMP/rout")"
 "$FLYTRAP" callgraph --json "$TMP/r.dat" > "$TMP/rj" || fail "callgraph of the redacted file"
 [ "$(jget "$TMP/rj" 'j["unwind"]["stacks"]')" = 0 ] && ok "nothing left to unwind after redact" \
