@@ -7,7 +7,7 @@
 #include "profile.h"
 #include "ustack.bpf.h"
 
-/* value size: sizeof(struct ft_profile_rec) + ft_ucopy_len + FT_UCOPY_SLACK (set by the recorder) */
+/* value size: sizeof(struct ft_profile_rec) + ft_ucopy_len + FT_UCOPY_SLACK (the recorder's) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -55,13 +55,13 @@ enum ckind {
 	CK_USTACK,		/* ftrace user_stack: tgid, caller[] */
 	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
 	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
-	CK_BPF_UCOPY,		/* flytrap:ucopy_more: offset, total, ucopy (the rest of a stack copy) */
+	CK_BPF_UCOPY,		/* flytrap:ucopy_more: the rest of a stack copy */
 };
 
 struct ctype {
 	int kind;
 	struct fmt_field f1, f2, f3, f4, f5;
-	struct fmt_field uregs, ucopy;	/* BPF stacks of --user-stack cfi|dwarf (offset -1: none) */
+	struct fmt_field uregs, ucopy;	/* BPF stacks of --user-stack cfi|dwarf (-1: none) */
 	uint32_t frame;		/* uprobe: interned event name (entry), conventional name (return) */
 };
 
@@ -150,7 +150,7 @@ struct callgraph {
 	uint8_t *whole;			/* a copy joined from its parts */
 	bool uw_failed;			/* ... or could not be */
 	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
-	uint64_t uw_fponly[S_NR];		/* the IP's binary missing: the frame-pointer walk kept */
+	uint64_t uw_fponly[S_NR];	/* the IP's binary missing: the frame-pointer walk kept */
 	bool oom;
 };
 
@@ -828,8 +828,8 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 	add_path(g, s, pid, fr, n, w);
 }
 
-static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
-		       const uint64_t *ka, int kn, uint64_t w)
+static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
+		       int un, const uint64_t *ka, int kn, uint64_t w)
 {
 	emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, w, -1, NULL);
 }
@@ -945,8 +945,9 @@ static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t 
  * there, a cfi one goes on with the walk's callers.  Rewrites ua (room for
  * MAX_FRAMES) and returns its length.
  */
-static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, const void *d, int sz,
-		       int cpu, int pid, int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
+static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, const void *d,
+		       int sz, int cpu, int pid, int tgid, uint64_t *ua, int un, int *mark_at,
+		       const char **mark)
 {
 	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
 	int rl = 0, cl = 0, n, i = 0, j = 0, nr;
@@ -969,8 +970,8 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, 
 	}
 	if (!g->uw)
 		return un;
-	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs, MAX_FRAMES,
-			    &why);
+	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs,
+			    MAX_FRAMES, &why);
 	g->uw_stacks[s]++;
 	memcpy(fp, ua, (size_t)un * sizeof(*fp));
 	if (n <= 1 && why && !strncmp(why, "no binary", 9)) {
@@ -1010,6 +1011,15 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, 
 	return join_frames(ua, pcs, n, fp + 1, g->uw_mode == 1 ? un - 1 : 0);
 }
 
+static void user_stack_mode(struct callgraph *g, const char *mode, const char *arch)
+{
+	g->uw_mode = !strcmp(mode, "cfi") ? 1 : !strcmp(mode, "dwarf") ? 2 : 0;
+	g->uw_arch = !strncmp(arch, "x86_64:", 7) ? RPT_UW_X86_64 :
+		     !strncmp(arch, "arm64:", 6) ? RPT_UW_ARM64 : RPT_UW_NONE;
+	if (g->uw_arch == RPT_UW_NONE)
+		g->uw_mode = 0;
+}
+
 /* META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) */
 static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
 {
@@ -1028,13 +1038,8 @@ static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
 			if (ll > 15 && ll < sizeof(line) && !memcmp(p, "bpf_user_stack=", 15)) {
 				memcpy(line, p, ll);
 				line[ll] = 0;
-				if (sscanf(line + 15, "%15s %u %63s", mode, &bytes, arch) == 3) {
-					g->uw_mode = !strcmp(mode, "cfi") ? 1 : !strcmp(mode, "dwarf") ? 2 : 0;
-					g->uw_arch = !strncmp(arch, "x86_64:", 7) ? RPT_UW_X86_64 :
-						     !strncmp(arch, "arm64:", 6) ? RPT_UW_ARM64 : RPT_UW_NONE;
-					if (g->uw_arch == RPT_UW_NONE)
-						g->uw_mode = 0;
-				}
+				if (sscanf(line + 15, "%15s %u %63s", mode, &bytes, arch) == 3)
+					user_stack_mode(g, mode, arch);
 			}
 			p = nl ? nl + 1 : end;
 		}
@@ -1107,8 +1112,8 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		un = read_addrs(ctx, &ty->f2, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
 		if (ty->uregs.offset >= 0)
 			un = unwind_copy(g, s, ty, d, sz, cpu, pid, tgid, ua, un, &mark_at, &mark);
-		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, s == S_SAMPLES ? 1 : fmt_field_u64(&ty->f4, d, sz),
-				mark_at, mark);
+		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn,
+				s == S_SAMPLES ? 1 : fmt_field_u64(&ty->f4, d, sz), mark_at, mark);
 		break;
 	}
 	default:
@@ -1699,11 +1704,11 @@ static void unwind_note(const struct rpt_cg_result *r, FILE *f)
 		return;
 	fprintf(f, "  %" PRIu64 " user stacks unwound from their stack copies (%s): %" PRIu64
 		" met\n  the frame-pointer walk, %" PRIu64 " complete, %" PRIu64
-		" stopped short ([unwind: REASON])\n", r->unwound, r->unwind_mode, r->unwind_spliced,
-		r->unwind_complete, r->unwind_marked);
+		" stopped short ([unwind: REASON])\n", r->unwound, r->unwind_mode,
+		r->unwind_spliced, r->unwind_complete, r->unwind_marked);
 	if (r->unwind_fp_only)
-		fprintf(f, "  %" PRIu64 " stacks sampled in a binary not on this machine: frame-pointer walk\n",
-			r->unwind_fp_only);
+		fprintf(f, "  %" PRIu64 " stacks sampled in a binary not on this machine: "
+			"frame-pointer walk\n", r->unwind_fp_only);
 }
 
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */

@@ -45,7 +45,7 @@ struct otype {
 	struct fmt_field f1, f2, f3, f4, f5;
 	int named_nr;		/* syscalls:sys_enter_NAME without __syscall_nr: -1 */
 	const char *sysname;	/* NAME of syscalls:sys_enter_NAME */
-	struct fmt_field ucopy;	/* flytrap:offcpu/profile of record --user-stack: the stack copy */
+	struct fmt_field ucopy;	/* flytrap events of record --user-stack: the stack copy */
 	/* tracing cost */
 	uint64_t count, bytes;
 	int ncpu;
@@ -107,7 +107,7 @@ struct overhead {
 	uint64_t *lp_cached;		/* lastpage value of lp_buf/lp_cpu */
 	int lp_buf, lp_cpu;
 	struct otask *last_task;	/* map values never move */
-	uint64_t ucopy_stacks, ucopy_bytes;	/* record --user-stack copies in the selected events */
+	uint64_t ucopy_stacks, ucopy_bytes;	/* --user-stack copies */
 	bool oom;
 };
 
@@ -1622,7 +1622,8 @@ static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *ou
 	fprintf(out, "  total %35" PRIu64 " %11s\n", r->events, rpt_fmt_bytes(b1, sizeof(b1), r->bytes));
 	if (r->ucopy_stacks)
 		fprintf(out, "  of which user stack copies (record --user-stack): %s in %" PRIu64
-			" stacks, %.1f%%\n", rpt_fmt_bytes(b1, sizeof(b1), r->ucopy_bytes), r->ucopy_stacks,
+			" stacks, %.1f%%\n", rpt_fmt_bytes(b1, sizeof(b1), r->ucopy_bytes),
+			r->ucopy_stacks,
 			r->bytes ? 100.0 * (double)r->ucopy_bytes / (double)r->bytes : 0.0);
 }
 

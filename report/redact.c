@@ -156,7 +156,8 @@ static int field_op(struct red *d, const struct tep_event *e, const struct tep_f
 	 * memory: anything the program had there) and the registers it starts
 	 * from go with the user stacks
 	 */
-	if (dyn && !strcmp(e->system, "flytrap") && (!strcmp(f->name, "ucopy") || !strcmp(f->name, "uregs")))
+	if (dyn && !strcmp(e->system, "flytrap") &&
+	    (!strcmp(f->name, "ucopy") || !strcmp(f->name, "uregs")))
 		return d->pol.ustack == RED_DROP ? OP_UCOPY : -1;
 	if (str) {
 		o->cls = (uint8_t)str_class(f->name);
@@ -478,7 +479,8 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 
 			s->set = true;	/* nothing */
 			s->len = 0;
-			if (!strcmp(o->name, "ucopy") && fmt_field_ptr(&o->f, in, (int)len, &cl) && cl > 0)
+			if (!strcmp(o->name, "ucopy") && fmt_field_ptr(&o->f, in, (int)len, &cl) &&
+			    cl > 0)
 				d->c.n.ucopy++;
 			break;
 		}
@@ -869,7 +871,8 @@ static void print_summary(const struct red *d)
 		       d->c.kaddr == RED_RELATIVE ? "relative" : d->c.kaddr == RED_DROP ? "dropped"
 											: "kept",
 		       (unsigned long long)n->pointers, (unsigned long long)n->ustack,
-		       (unsigned long long)n->ucopy, (unsigned long long)n->records_rebuilt, (unsigned long long)n->ksyms_in,
+		       (unsigned long long)n->ucopy, (unsigned long long)n->records_rebuilt,
+		       (unsigned long long)n->ksyms_in,
 		       (unsigned long long)n->ksyms_out, d->npublic);
 		return;
 	}

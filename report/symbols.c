@@ -55,7 +55,7 @@ struct load {
 struct ubin {
 	char *path;
 	char *buildid;		/* hex, or NULL */
-	char *file;		/* the ELF file read (the binary or its debug file), NULL before */
+	char *file;		/* the ELF file read (the binary or its debug file), or NULL */
 	bool tried, ok;
 	bool timed_out;		/* debuginfod gave up at the deadline */
 	enum bin_source src;
@@ -1063,7 +1063,7 @@ static bool try_file(struct rpt_syms *s, struct ubin *b, const char *file, const
 		b->src = SRC_DEBUGFILE;
 	bin_seal(b);
 	free(b->file);
-	b->file = strdup(file);	/* NULL on ENOMEM: the unwinder then goes without this binary */
+	b->file = strdup(file);	/* NULL on ENOMEM: the unwinder goes without it */
 	return true;
 }
 

@@ -85,7 +85,8 @@ static bool read_file_word(Dwfl *d, Dwarf_Addr addr, Dwarf_Word *out)
 
 		if (!gelf_getphdr(e, (int)k, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (va < ph.p_vaddr || va - ph.p_vaddr > ph.p_filesz || ph.p_filesz - (va - ph.p_vaddr) < 8)
+		if (va < ph.p_vaddr || va - ph.p_vaddr > ph.p_filesz ||
+		    ph.p_filesz - (va - ph.p_vaddr) < 8)
 			continue;
 		if (ph.p_offset > fsize || fsize - ph.p_offset < ph.p_filesz)
 			return false;
