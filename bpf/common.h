@@ -20,7 +20,8 @@ enum ft_kind {
 	FT_K_UEXIT = 6,		/* ufunc.h */
 	FT_K_KENTRY = 7,	/* kfunc.h */
 	FT_K_KEXIT = 8,		/* kfunc.h */
-	FT_K_MAX = 9,		/* kinds below are the recorder's own, never written as events */
+	FT_K_UCOPY = 9,		/* the recorder's: the part of a stack copy its record has no room for */
+	FT_K_MAX = 10,		/* kinds below are the recorder's own, never written as events */
 	FT_K_VMA = 16,		/* exitmaps.h: one executable mapping of an exiting process */
 };
 
@@ -61,5 +62,25 @@ struct ft_hdr {
 
 /* Stack depths (frames of 8 bytes). */
 #define FT_MAX_STACK 127
+
+/*
+ * --user-stack cfi|dwarf: with each user stack the programs keep the user
+ * registers an unwinder starts from and a copy of the top of the user
+ * stack, from the stack pointer up.  Registers, in this order:
+ *   x86_64: ip, sp, bp, 0        arm64: pc, sp, lr (x30), fp (x29)
+ * The copy is read a page at a time and stops at the first page that
+ * cannot be read (the top of the stack), so it may be shorter than asked.
+ */
+#define FT_UREGS 4
+#define FT_UCOPY_MAX 16384	/* largest copy (bytes) a record may carry */
+#define FT_UCOPY_SLACK 4096	/* room the page-wise copy needs past the length asked */
+
+/* Per blocked thread (offcpu): its registers and stack copy, value size set by the recorder. */
+struct ft_ucopy {
+	__u64 regs[FT_UREGS];
+	__u32 len;		/* bytes copied */
+	__u32 pad;
+	__u8 data[];		/* ucopy_len + FT_UCOPY_SLACK bytes of room */
+};
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "ftcommon.bpf.h"
 #include "offcpu.h"
+#include "ustack.bpf.h"
 
 const volatile __u64 min_ns = 0;
 
@@ -23,6 +24,27 @@ struct {
 	__type(value, struct ft_offcpu_state);
 } blocked SEC(".maps");
 
+/*
+ * --user-stack cfi|dwarf: registers and stack copy per blocked thread
+ * (struct ft_ucopy; value size sizeof(struct ft_ucopy) + ft_ucopy_len +
+ * FT_UCOPY_SLACK, set by the recorder).  Not preallocated: memory for the
+ * threads blocked now, not for every possible entry.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct ft_ucopy) + FT_UCOPY_SLACK);
+} ucopies SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct ft_ucopy) + FT_UCOPY_SLACK);
+} uscratch SEC(".maps");
+
 /* Scratch for building a state (too big for the 512-byte BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -30,6 +52,43 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ft_offcpu_state);
 } scratch SEC(".maps");
+
+/* at the switch-out of tid (current): its user registers and the top of its stack */
+static __always_inline void save_ucopy(__u32 tid)
+{
+	__u32 zk = 0;
+	struct ft_ucopy *u = bpf_map_lookup_elem(&uscratch, &zk);
+
+	if (!u)
+		return;
+	ft_user_regs(u->regs);
+	u->len = ft_copy_user_stack(u->data, u->regs[1]);
+	u->pad = 0;
+	if (bpf_map_update_elem(&ucopies, &tid, u, BPF_ANY))
+		ft_count(FT_SLOT_OFFCPU, FT_ST_MAPFULL);
+}
+
+/* into the record of tid's switch-in: what save_ucopy kept (r has ft_ucopy_len bytes of room) */
+static __always_inline void take_ucopy(struct ft_offcpu_rec *r, __u32 tid)
+{
+	struct ft_ucopy *u;
+	__u32 len;
+
+	r->ucopy = 0;
+	r->regs[0] = r->regs[1] = r->regs[2] = r->regs[3] = 0;
+	if (!ft_ucopy_len)
+		return;
+	u = bpf_map_lookup_elem(&ucopies, &tid);
+	if (!u)
+		return;
+	len = u->len;
+	if (len > ft_ucopy_len)
+		len = ft_ucopy_len;
+	__builtin_memcpy(r->regs, u->regs, sizeof(r->regs));
+	if (len && !bpf_probe_read_kernel(r->copy, len, u->data))
+		r->ucopy = len;
+	bpf_map_delete_elem(&ucopies, &tid);
+}
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -58,6 +117,8 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			st->udepth = n > 0 ? (__u64)n / 8 : 0;
 			if (bpf_map_update_elem(&blocked, &prev_tid, st, BPF_ANY))
 				ft_count(FT_SLOT_OFFCPU, FT_ST_MAPFULL);
+			else if (ft_ucopy_len)
+				save_ucopy(prev_tid);
 		}
 	}
 
@@ -74,15 +135,20 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	}
 	if (now - st->ts < min_ns) {
 		bpf_map_delete_elem(&blocked, &next_tid);
+		if (ft_ucopy_len)
+			bpf_map_delete_elem(&ucopies, &next_tid);
 		return 0;
 	}
-	r = bpf_ringbuf_reserve(&ft_events, sizeof(*r), 0);
+	r = bpf_ringbuf_reserve(&ft_events, sizeof(*r) + ft_ucopy_len, 0);
 	if (!r) {
 		ft_count(FT_SLOT_OFFCPU, FT_ST_DROPS);
 		bpf_map_delete_elem(&blocked, &next_tid);
+		if (ft_ucopy_len)
+			bpf_map_delete_elem(&ucopies, &next_tid);
 		return 0;
 	}
-	ft_fill_hdr(&r->h, FT_K_OFFCPU, sizeof(*r), now,
+	take_ucopy(r, next_tid);
+	ft_fill_hdr(&r->h, FT_K_OFFCPU, sizeof(*r) + ft_ucopy_len, now,
 		    (__u64)next->tgid << 32 | next_tid);
 	r->ev.tgid = next->tgid;
 	r->ev.state = st->state;
@@ -94,14 +160,13 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__builtin_memcpy(r->ev.waker_comm, st->waker_comm, sizeof(r->ev.waker_comm));
 	r->kdepth = st->kdepth;
 	r->udepth = st->udepth;
-	r->pad = 0;
 	/*
 	 * The record has room for both stacks at full depth; the recorder
 	 * only reads kdepth + udepth entries.
 	 */
 	__builtin_memcpy(r->stack, st->kstack, sizeof(st->kstack));
 	__builtin_memcpy(r->stack + FT_OFFCPU_DEPTH, st->ustack, sizeof(st->ustack));
-	bpf_ringbuf_submit(r, ft_wake_flags(now, sizeof(*r), true));
+	bpf_ringbuf_submit(r, ft_wake_flags(now, sizeof(*r) + ft_ucopy_len, true));
 	ft_count(FT_SLOT_OFFCPU, FT_ST_EMITTED);
 	bpf_map_delete_elem(&blocked, &next_tid);
 	return 0;

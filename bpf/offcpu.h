@@ -22,15 +22,18 @@ struct ft_offcpu_ev {
 
 /*
  * Ring buffer record: the fixed part, then kdepth kernel and udepth user
- * return addresses (innermost first) of the blocking point.
+ * return addresses (innermost first) of the blocking point, then
+ * (--user-stack cfi|dwarf) room for the stack copy, ucopy bytes of it used.
  */
 struct ft_offcpu_rec {
 	struct ft_hdr h;	/* ts = switch-in time, cpu = CPU it resumed on */
 	struct ft_offcpu_ev ev;
 	__u16 kdepth;
 	__u16 udepth;
-	__u32 pad;
+	__u32 ucopy;		/* bytes of copy[] */
+	__u64 regs[FT_UREGS];	/* user registers at the switch-out (common.h) */
 	__u64 stack[2 * FT_OFFCPU_DEPTH];
+	__u8 copy[];
 };
 
 /* Per blocked thread, from switch-out to switch-in. */

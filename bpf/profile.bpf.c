@@ -5,12 +5,14 @@
  */
 #include "ftcommon.bpf.h"
 #include "profile.h"
+#include "ustack.bpf.h"
 
+/* value size: sizeof(struct ft_profile_rec) + ft_ucopy_len + FT_UCOPY_SLACK (the recorder's) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ft_profile_rec);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct ft_profile_rec) + FT_UCOPY_SLACK);
 } scratch SEC(".maps");
 
 SEC("perf_event")
@@ -36,15 +38,24 @@ int ft_profile(struct bpf_perf_event_data *ctx)
 		un = 0;
 	r->kdepth = (__u64)kn / 8;
 	r->udepth = (__u64)un / 8;
-	r->pad = 0;
+	r->ucopy = 0;
+	if (ft_ucopy_len) {
+		ft_user_regs(r->regs);
+		r->ucopy = ft_copy_user_stack(r->copy, r->regs[1]);
+	} else {
+		r->regs[0] = r->regs[1] = r->regs[2] = r->regs[3] = 0;
+	}
 	r->ev.tgid = pid_tgid >> 32;
 	r->ev.pad = 0;
 	bpf_get_current_comm(r->ev.comm, sizeof(r->ev.comm));
 	/*
-	 * Whole record for simplicity of the verifier proof; the user stack
-	 * sits at a fixed offset, the recorder reads kdepth/udepth entries.
+	 * The address arrays whole for simplicity of the verifier proof (the
+	 * user stack sits at a fixed offset, the recorder reads kdepth/udepth
+	 * entries), the stack copy as long as it is.
 	 */
-	size = sizeof(*r);
+	if (r->ucopy > ft_ucopy_len)
+		return 0;
+	size = sizeof(*r) + r->ucopy;
 	now = bpf_ktime_get_ns();
 	ft_fill_hdr(&r->h, FT_K_PROFILE, size, now, pid_tgid);
 	if (bpf_ringbuf_output(&ft_events, r, size, ft_wake_flags(now, size, false))) {

@@ -56,6 +56,15 @@
 #include "flytrap.h"
 
 #define DEF_RINGBUF (8u << 20)
+
+/* META bpf_user_stack=: the order of the registers the programs keep (bpf/common.h) */
+#if defined(__x86_64__)
+#define USTACK_REGS "x86_64:ip,sp,bp"
+#elif defined(__aarch64__)
+#define USTACK_REGS "arm64:pc,sp,lr,fp"
+#else
+#define USTACK_REGS "none"
+#endif
 #define DEF_DROP_NS 100000000ull
 #define DEF_REORDER_NS 20000000ull
 #define DEF_HZ 99
@@ -68,7 +77,7 @@ static const char *const slot_names[FT_SLOT_NR] = {
 static const char *const kind_names[FT_K_MAX] = {
 	[FT_K_SYSCALL] = "syscall", [FT_K_SYSHIST] = "syscall_hist", [FT_K_OFFCPU] = "offcpu",
 	[FT_K_PROFILE] = "profile", [FT_K_UENTRY] = "ufunc_entry", [FT_K_UEXIT] = "ufunc_exit",
-	[FT_K_KENTRY] = "kfunc_entry", [FT_K_KEXIT] = "kfunc_exit",
+	[FT_K_KENTRY] = "kfunc_entry", [FT_K_KEXIT] = "kfunc_exit", [FT_K_UCOPY] = "ucopy_more",
 };
 
 struct ufunc_target {
@@ -176,6 +185,8 @@ struct rec_bpf {
 
 	struct rec_syms *syms;
 	struct rec_bpf_stats st;
+	uint32_t ucopy_len;	/* --user-stack: stack copy bytes (0: fp, no registers either) */
+	uint64_t ucopy_bytes;	/* stack copy bytes received */
 	char err[512];
 };
 
@@ -512,6 +523,74 @@ static int spec_parse(const char *spec, struct spec *sp, char *err, size_t errle
 	return ret;
 }
 
+int rec_bpf_parse_user_stack(const char *arg, int *mode, uint32_t *bytes, char **err)
+{
+	static const char *const names[] = { [REC_USTACK_CFI] = "cfi", [REC_USTACK_FP] = "fp",
+					     [REC_USTACK_DWARF] = "dwarf" };
+	const char *colon = strchr(arg, ':');
+	size_t nl = colon ? (size_t)(colon - arg) : strlen(arg);
+	char msg[200];
+	int m;
+
+	for (m = 0; m < 3; m++)
+		if (strlen(names[m]) == nl && !strncmp(arg, names[m], nl))
+			break;
+	if (m == 3) {
+		snprintf(msg, sizeof(msg), "'%s': use fp, cfi or dwarf, with :BYTES for the last two", arg);
+		goto bad;
+	}
+	*mode = m;
+	*bytes = m == REC_USTACK_FP ? 0 : m == REC_USTACK_CFI ? REC_USTACK_DEF_CFI : REC_USTACK_DEF_DWARF;
+	if (colon) {
+		char *end;
+		unsigned long v = strtoul(colon + 1, &end, 10);
+
+		if (m == REC_USTACK_FP) {
+			snprintf(msg, sizeof(msg), "'%s': fp copies no stack, so it takes no size", arg);
+			goto bad;
+		}
+		if (end == colon + 1 || *end || v < 64 || v > FT_UCOPY_MAX || v % 8) {
+			snprintf(msg, sizeof(msg), "'%s': BYTES must be a multiple of 8 from 64 to %d", arg,
+				 FT_UCOPY_MAX);
+			goto bad;
+		}
+		*bytes = (uint32_t)v;
+	}
+	return 0;
+bad:
+	if (err)
+		*err = strdup(msg);
+	return -EINVAL;
+}
+
+int rec_bpf_check_user_stack(const char *spec, uint32_t ringbuf_bytes, uint32_t bytes, char **err)
+{
+	char msg[300] = "";
+	struct spec sp;
+	uint64_t rb, rec;
+
+	if (!spec || !bytes || spec_parse(spec, &sp, msg, sizeof(msg)))
+		return 0;	/* the spec's own errors are rec_bpf_parse_spec's */
+	if (!sp.want[FT_SLOT_PROFILE] && !sp.want[FT_SLOT_OFFCPU]) {
+		spec_release(&sp);
+		return 0;
+	}
+	rb = sp.ringbuf ? sp.ringbuf : ringbuf_bytes ? ringbuf_bytes : DEF_RINGBUF;
+	rec = (sp.want[FT_SLOT_PROFILE] ? sizeof(struct ft_profile_rec) : sizeof(struct ft_offcpu_rec)) +
+	      bytes + 8;
+	spec_release(&sp);
+	/* a ring that holds fewer than four records loses samples as soon as the reader lags */
+	if (rec * 4 > rb) {
+		snprintf(msg, sizeof(msg), "a stack copy of %u bytes makes %" PRIu64 "-byte records, "
+			 "more than a quarter of the %" PRIu64 "-byte ring buffer (use --bpf ...,ringbuf=SIZE "
+			 "or fewer bytes)", bytes, rec, rb);
+		if (err)
+			*err = strdup(msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int rec_bpf_parse_spec(const char *spec, char **err)
 {
 	char msg[512] = "";
@@ -688,8 +767,15 @@ static int open_offcpu(struct rec_bpf *b)
 	SET_COMMON_RODATA(sk);
 	sk->rodata->min_ns = b->sp.min_ns;
 	sk->rodata->trig_ns = b->o.trig_offcpu_ns;
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
-			   sk->maps.ft_seen);
+	sk->rodata->ft_ucopy_len = b->ucopy_len;
+	ret = bpf_map__set_value_size(sk->maps.ucopies, sizeof(struct ft_ucopy) + b->ucopy_len +
+				      FT_UCOPY_SLACK);
+	if (!ret)
+		ret = bpf_map__set_value_size(sk->maps.uscratch, sizeof(struct ft_ucopy) + b->ucopy_len +
+					      FT_UCOPY_SLACK);
+	if (!ret)
+		ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+				   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_offcpu__load(sk);
 	if (ret)
@@ -710,8 +796,12 @@ static int open_profile(struct rec_bpf *b)
 		return set_err(b, -errno, "cannot open the profile BPF program: %s", strerror(errno));
 	b->sk_prof = sk;
 	SET_COMMON_RODATA(sk);
-	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
-			   sk->maps.ft_seen);
+	sk->rodata->ft_ucopy_len = b->ucopy_len;
+	ret = bpf_map__set_value_size(sk->maps.scratch, sizeof(struct ft_profile_rec) + b->ucopy_len +
+				      FT_UCOPY_SLACK);
+	if (!ret)
+		ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
+				   sk->maps.ft_seen);
 	if (!ret)
 		ret = flytrap_profile__load(sk);
 	if (ret)
@@ -1147,6 +1237,15 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 		b->sp.min_ns = opts->offcpu_min_ns;
 	b->sp.agg |= opts->agg;
 	b->sp.symbols |= opts->symbols;
+	if (opts->user_stack != REC_USTACK_FP) {
+		b->ucopy_len = opts->user_stack_bytes ? opts->user_stack_bytes :
+			       opts->user_stack == REC_USTACK_DWARF ? REC_USTACK_DEF_DWARF : REC_USTACK_DEF_CFI;
+		if (b->ucopy_len > FT_UCOPY_MAX || b->ucopy_len % 8) {
+			ret = set_err(b, -EINVAL, "user stack copy of %u bytes: at most %d, a multiple of 8",
+				      b->ucopy_len, FT_UCOPY_MAX);
+			goto fail;
+		}
+	}
 	b->page_size = opts->page_size ? opts->page_size : 4096;
 	b->kernel_long = opts->kernel_long ? opts->kernel_long : (int)sizeof(long);
 	if (!b->o.drop_interval_ns)
@@ -1458,6 +1557,12 @@ static int put_call_formats(struct rec_bpf *b, struct fmt_writer *w, int k_entry
 	return ret;
 }
 
+/* --user-stack cfi|dwarf: the user registers and the stack copy after kstack and ustack */
+#define UCOPY_PRINT " uregs=%s ucopy_len=%u"
+#define UCOPY_ARGS							\
+	", __print_array(__get_dynamic_array(uregs), __get_dynamic_array_len(uregs) / 8, 8), " \
+	"__get_dynamic_array_len(ucopy)"
+
 #define STACKS_PRINT							\
 	"__print_array(__get_dynamic_array(kstack), __get_dynamic_array_len(kstack) / 8, 8), " \
 	"__print_array(__get_dynamic_array(ustack), __get_dynamic_array_len(ustack) / 8, 8)"
@@ -1505,12 +1610,21 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
 			FS(struct ft_offcpu_ev, "char", "waker_comm[16]", waker_comm, 0),
 			F("__data_loc unsigned long[]", "kstack", sizeof(struct ft_offcpu_ev), 4, 0),
 			F("__data_loc unsigned long[]", "ustack", sizeof(struct ft_offcpu_ev) + 4, 4, 0),
+			F("__data_loc unsigned long[]", "uregs", sizeof(struct ft_offcpu_ev) + 8, 4, 0),
+			F("__data_loc unsigned char[]", "ucopy", sizeof(struct ft_offcpu_ev) + 12, 4, 0),
 		};
-		ret = put_format(b, w, FT_K_OFFCPU, f, 10,
-				 "\"tgid=%d comm=%s state=0x%x duration=%llu waker=%d/%d waker_comm=%s "
-				 "start=%llu kstack=%s ustack=%s\", REC->tgid, REC->comm, REC->state, "
-				 "REC->duration, REC->waker_pid, REC->waker_tgid, REC->waker_comm, REC->start, "
-				 STACKS_PRINT);
+		if (b->ucopy_len)
+			ret = put_format(b, w, FT_K_OFFCPU, f, 12,
+					 "\"tgid=%d comm=%s state=0x%x duration=%llu waker=%d/%d waker_comm=%s "
+					 "start=%llu kstack=%s ustack=%s" UCOPY_PRINT "\", REC->tgid, REC->comm, "
+					 "REC->state, REC->duration, REC->waker_pid, REC->waker_tgid, "
+					 "REC->waker_comm, REC->start, " STACKS_PRINT UCOPY_ARGS);
+		else
+			ret = put_format(b, w, FT_K_OFFCPU, f, 10,
+					 "\"tgid=%d comm=%s state=0x%x duration=%llu waker=%d/%d waker_comm=%s "
+					 "start=%llu kstack=%s ustack=%s\", REC->tgid, REC->comm, REC->state, "
+					 "REC->duration, REC->waker_pid, REC->waker_tgid, REC->waker_comm, "
+					 "REC->start, " STACKS_PRINT);
 	}
 	if (!ret && b->sp.want[FT_SLOT_PROFILE]) {
 		static const struct fdesc f[] = {
@@ -1518,10 +1632,27 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
 			FS(struct ft_profile_ev, "char", "comm[16]", comm, 0),
 			F("__data_loc unsigned long[]", "kstack", sizeof(struct ft_profile_ev), 4, 0),
 			F("__data_loc unsigned long[]", "ustack", sizeof(struct ft_profile_ev) + 4, 4, 0),
+			F("__data_loc unsigned long[]", "uregs", sizeof(struct ft_profile_ev) + 8, 4, 0),
+			F("__data_loc unsigned char[]", "ucopy", sizeof(struct ft_profile_ev) + 12, 4, 0),
 		};
-		ret = put_format(b, w, FT_K_PROFILE, f, 4,
-				 "\"tgid=%d comm=%s kstack=%s ustack=%s\", REC->tgid, REC->comm, "
-				 STACKS_PRINT);
+		if (b->ucopy_len)
+			ret = put_format(b, w, FT_K_PROFILE, f, 6,
+					 "\"tgid=%d comm=%s kstack=%s ustack=%s" UCOPY_PRINT "\", REC->tgid, "
+					 "REC->comm, " STACKS_PRINT UCOPY_ARGS);
+		else
+			ret = put_format(b, w, FT_K_PROFILE, f, 4,
+					 "\"tgid=%d comm=%s kstack=%s ustack=%s\", REC->tgid, REC->comm, "
+					 STACKS_PRINT);
+	}
+	if (!ret && b->ucopy_len && (b->sp.want[FT_SLOT_PROFILE] || b->sp.want[FT_SLOT_OFFCPU])) {
+		static const struct fdesc f[] = {
+			F("unsigned int", "offset", 0, 4, 0),
+			F("unsigned int", "total", 4, 4, 0),
+			F("__data_loc unsigned char[]", "ucopy", 8, 4, 0),
+		};
+		ret = put_format(b, w, FT_K_UCOPY, f, 3,
+				 "\"offset=%u total=%u len=%u\", REC->offset, REC->total, "
+				 "__get_dynamic_array_len(ucopy)");
 	}
 	if (!ret && b->sp.want[FT_SLOT_UFUNC])
 		ret = put_call_formats(b, w, FT_K_UENTRY, FT_K_UEXIT, b->nfns, ufunc_name, false);
@@ -1589,6 +1720,90 @@ static uint8_t *mk_payload(struct rec_bpf *b, const struct ft_hdr *h, const void
 	return p;
 }
 
+/*
+ * An event holds at most a page of the file: the part of a stack copy its
+ * record has no room for goes first into flytrap:ucopy_more events (offset
+ * into the copy, the copy's length, the bytes), queued before the record
+ * with the same time stamp on the same CPU; readers join them to the
+ * record's own ucopy.  Returns how many bytes of copy stay in the record.
+ */
+#define UCOPY_MORE_HDR (COMMON_LEN + 12)
+
+static int queue_ucopy_more(struct rec_bpf *b, const struct ft_hdr *h, const uint8_t *copy,
+			    uint32_t clen, uint32_t fixed, uint32_t *kept)
+{
+	uint32_t room = b->page_size - 64, keep, off;
+	uint16_t type = b->ids[FT_K_UCOPY];
+	int32_t pid = h->tid;
+
+	keep = fixed < room ? room - fixed : 0;
+	keep = keep < clen ? keep & ~7u : clen;
+	for (off = keep; off < clen;) {
+		uint32_t n = clen - off < room - UCOPY_MORE_HDR ? clen - off : (room - UCOPY_MORE_HDR) & ~7u;
+		uint32_t len = UCOPY_MORE_HDR + n, loc = n << 16 | UCOPY_MORE_HDR;
+		uint8_t *p = malloc(len);
+		int ret;
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, &type, 2);
+		p[2] = p[3] = 0;
+		memcpy(p + 4, &pid, 4);
+		memcpy(p + COMMON_LEN, &off, 4);
+		memcpy(p + COMMON_LEN + 4, &clen, 4);
+		memcpy(p + COMMON_LEN + 8, &loc, 4);
+		memcpy(p + UCOPY_MORE_HDR, copy + off, n);
+		ret = queue(b, h->cpu, h->ts, p, len);
+		if (ret) {
+			free(p);
+			return ret;
+		}
+		off += n;
+	}
+	*kept = keep;
+	return 0;
+}
+
+/*
+ * A stack record with --user-stack cfi|dwarf: common fields + fixed part +
+ * the __data_loc words of kstack, ustack, uregs and ucopy, then the arrays.
+ */
+static uint8_t *mk_stack_payload(struct rec_bpf *b, const struct ft_hdr *h, const void *fixed,
+				 uint32_t flen, const void *k, uint32_t kd, const void *u,
+				 uint32_t ud, const void *regs, const void *copy, uint32_t clen,
+				 uint32_t *len)
+{
+	uint32_t off = COMMON_LEN + flen + 16, rl = FT_UREGS * 8, total = clen;
+	uint16_t type = b->ids[h->kind];
+	int32_t pid = h->tid;
+	uint32_t loc[4], n;
+	uint8_t *p;
+
+	if (queue_ucopy_more(b, h, copy, clen, off + (kd + ud) * 8 + rl, &clen))
+		return NULL;
+	n = off + (kd + ud) * 8 + rl + clen;
+	p = malloc(n);
+	if (!p)
+		return NULL;
+	memcpy(p, &type, 2);
+	p[2] = 0;
+	p[3] = 0;
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + COMMON_LEN, fixed, flen);
+	loc[0] = (kd * 8) << 16 | off;
+	loc[1] = (ud * 8) << 16 | (off + kd * 8);
+	loc[2] = rl << 16 | (off + (kd + ud) * 8);
+	loc[3] = clen << 16 | (off + (kd + ud) * 8 + rl);
+	memcpy(p + COMMON_LEN + flen, loc, sizeof(loc));
+	memcpy(p + off, k, kd * 8);
+	memcpy(p + off + kd * 8, u, ud * 8);
+	memcpy(p + off + (kd + ud) * 8, regs, rl);
+	memcpy(p + off + (kd + ud) * 8 + rl, copy, clen);
+	b->ucopy_bytes += total;
+	*len = n;
+	return p;
+}
+
 /* An exiting process's mapping: rebuild the path from its components. */
 static void on_vma(struct rec_bpf *b, const struct ft_vma_rec *r)
 {
@@ -1644,19 +1859,31 @@ static int on_record(void *ctx, void *data, size_t size)
 	case FT_K_OFFCPU: {
 		const struct ft_offcpu_rec *r = data;
 
-		if (size < sizeof(*r) || r->kdepth > FT_OFFCPU_DEPTH || r->udepth > FT_OFFCPU_DEPTH)
+		if (size < sizeof(*r) || r->kdepth > FT_OFFCPU_DEPTH || r->udepth > FT_OFFCPU_DEPTH ||
+		    r->ucopy > b->ucopy_len || r->ucopy > size - sizeof(*r))
 			goto bad;
-		p = mk_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
-			       r->stack + FT_OFFCPU_DEPTH, r->udepth, true, &len);
+		if (b->ucopy_len)
+			p = mk_stack_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
+					     r->stack + FT_OFFCPU_DEPTH, r->udepth, r->regs, r->copy,
+					     r->ucopy, &len);
+		else
+			p = mk_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
+				       r->stack + FT_OFFCPU_DEPTH, r->udepth, true, &len);
 		break;
 	}
 	case FT_K_PROFILE: {
 		const struct ft_profile_rec *r = data;
 
-		if (size < sizeof(*r) || r->kdepth > FT_MAX_STACK || r->udepth > FT_MAX_STACK)
+		if (size < sizeof(*r) || r->kdepth > FT_MAX_STACK || r->udepth > FT_MAX_STACK ||
+		    r->ucopy > b->ucopy_len || r->ucopy > size - sizeof(*r))
 			goto bad;
-		p = mk_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
-			       r->stack + FT_MAX_STACK, r->udepth, true, &len);
+		if (b->ucopy_len)
+			p = mk_stack_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
+					     r->stack + FT_MAX_STACK, r->udepth, r->regs, r->copy,
+					     r->ucopy, &len);
+		else
+			p = mk_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
+				       r->stack + FT_MAX_STACK, r->udepth, true, &len);
 		break;
 	}
 	case FT_K_KENTRY:
@@ -1963,6 +2190,10 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 		P("bpf_profile_hz=%u\n", b->sp.hz);
 	if (b->sp.want[FT_SLOT_OFFCPU])
 		P("bpf_offcpu_min_ns=%" PRIu64 "\n", b->sp.min_ns);
+	if (b->sp.want[FT_SLOT_OFFCPU] || b->sp.want[FT_SLOT_PROFILE])
+		P("bpf_user_stack=%s %u %s\nbpf_user_stack_copied=%" PRIu64 "\n",
+		  b->o.user_stack == REC_USTACK_FP ? "fp" : b->o.user_stack == REC_USTACK_DWARF ? "dwarf" : "cfi",
+		  b->ucopy_len, USTACK_REGS, b->ucopy_bytes);
 	P("bpf_exitmaps=%s\nbpf_exit_mappings=%" PRIu64 "\n", b->exitmaps_state, b->st.vmas);
 	P("bpf_records=%" PRIu64 "\nbpf_written=%" PRIu64 "\nbpf_late=%" PRIu64 "\nbpf_reorder_ns=%" PRIu64 "\n",
 	  b->st.records, b->st.written, b->st.late, b->o.reorder_ns);

@@ -83,7 +83,35 @@ struct rec_bpf_opts {
 	const uint8_t *trig_nrs;
 	uint64_t trig_offcpu_ns;
 	int verbose;			/* libbpf debug output when > 1 */
+	/* --user-stack: how user stacks are kept (enum rec_ustack; 0 = cfi) and the copy's bytes */
+	int user_stack;
+	uint32_t user_stack_bytes;	/* 0 = the mode's default */
 };
+
+/*
+ * --user-stack fp|cfi|dwarf[:BYTES]: fp keeps the frame-pointer walk only
+ * (the file's events then look as before this option); cfi also keeps the
+ * user registers and the top BYTES (default 512) of the user stack, for the
+ * offline unwind of the frames a frame-pointer walk misses; dwarf keeps
+ * BYTES (default 8192) for a full DWARF unwind of code without frame
+ * pointers.
+ */
+enum rec_ustack { REC_USTACK_CFI = 0, REC_USTACK_FP, REC_USTACK_DWARF };
+#define REC_USTACK_DEF_CFI 512
+#define REC_USTACK_DEF_DWARF 8192
+
+/*
+ * Parse a --user-stack value.  Returns 0 with *mode and *bytes set (0 for
+ * fp), or -EINVAL with *err a malloc'd one-line message.
+ */
+int rec_bpf_parse_user_stack(const char *arg, int *mode, uint32_t *bytes, char **err);
+
+/*
+ * Whether the records of the --bpf spec with a stack copy of bytes fit its
+ * ring buffer (ringbuf=, else ringbuf_bytes, else the default).  Returns
+ * 0, or -EINVAL with *err a malloc'd message.
+ */
+int rec_bpf_check_user_stack(const char *spec, uint32_t ringbuf_bytes, uint32_t bytes, char **err);
 
 /*
  * Check a --bpf spec without loading anything (kfunc= names are looked up

@@ -97,6 +97,8 @@ struct opts {
 	bool func_stack;
 	/* bpf.h */
 	const char *bpf;
+	int user_stack;			/* --user-stack: enum rec_ustack */
+	uint32_t user_stack_bytes;
 	struct rec_flight_conf fl;	/* flight.h: --flight, --trigger, --rotate, --cpu-budget */
 	char **cmd;			/* command to run, NULL-terminated */
 	const char *user;		/* --user: the command runs as this user */
@@ -199,6 +201,8 @@ static void usage(FILE *f)
 "      --bpf LIST          BPF programs: syscalls, syscalls=agg, offcpu[=DUR],\n"
 "                          profile[=HZ], ufunc=BIN:GLOB, kfunc=FUNC[+FUNC],\n"
 "                          ringbuf=SIZE (comma-separated)\n"
+"      --user-stack MODE   user stacks of offcpu/profile: fp, cfi[:BYTES]\n"
+"                          (default, 512) or dwarf[:BYTES] (8192)\n"
 "      --symbols           with --bpf: store the ELF symbol tables of traced\n"
 "                          binaries, so stacks resolve on a machine without them\n"
 "\n"
@@ -240,7 +244,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_UPROBE = 256, OPT_CPUS, OPT_MAX_SIZE, OPT_LEVEL, OPT_COMPRESSION, OPT_KPROBE,
-	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS, OPT_USER,
+	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS, OPT_USER, OPT_USER_STACK,
 	OPT_FLIGHT_MODE,	/* every option of flight.h: rec_flight_option() */
 };
 
@@ -255,6 +259,7 @@ static const struct option long_opts[] = {
 	{ "kprobe", required_argument, NULL, OPT_KPROBE },
 	{ "bpf", required_argument, NULL, OPT_BPF },
 	{ "symbols", no_argument, NULL, OPT_SYMBOLS },
+	{ "user-stack", required_argument, NULL, OPT_USER_STACK },
 	{ "pid", required_argument, NULL, 'P' },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "buffer-size", required_argument, NULL, 'b' },
@@ -368,6 +373,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_SYMBOLS:
 			o->symbols = true;
 			break;
+		case OPT_USER_STACK: {
+			char *err = NULL;
+
+			if (rec_bpf_parse_user_stack(optarg, &o->user_stack, &o->user_stack_bytes, &err)) {
+				int rc = ft_usage_error("--user-stack %s", err ? err : "bad value");
+
+				free(err);
+				return rc;
+			}
+			break;
+		}
 		case 'P': {
 			if (ft_parse_u64(optarg, &v) || v == 0 || v > 0x3fffffff)
 				return ft_usage_error("bad pid '%s'", optarg);
@@ -459,6 +475,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return ft_usage_error("-l, -n and --func-stack need a tracer (-p function or -p function_graph)");
 	if (o->compression && !strcmp(o->compression, "none") && o->level)
 		return ft_usage_error("--level makes no sense with --compression none");
+	if (o->bpf) {
+		uint32_t ub = o->user_stack_bytes ? o->user_stack_bytes :
+			      o->user_stack == REC_USTACK_FP ? 0 : REC_USTACK_DEF_CFI;
+		char *err = NULL;
+
+		if (rec_bpf_check_user_stack(o->bpf, 0, ub, &err)) {
+			int rc = ft_usage_error("--user-stack: %s", err ? err : "too large");
+
+			free(err);
+			return rc;
+		}
+	}
 	return rec_flight_check(&o->fl, o->max_size, o->bpf);
 }
 
@@ -1444,6 +1472,8 @@ static int setup_bpf(struct session *s)
 	bo.npids = s->ntraced;
 	bo.verbose = ft_verbose;
 	bo.symbols = s->o->symbols;
+	bo.user_stack = s->o->user_stack;
+	bo.user_stack_bytes = s->o->user_stack_bytes;
 	for (i = 0; i < s->o->fl.ntrig; i++) {
 		const struct rec_trig_spec *t = &s->o->fl.trig[i];
 		char *terr = NULL;

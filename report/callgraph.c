@@ -31,6 +31,7 @@
 #include "replay.h"
 #include "share.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define MAX_STACK 512		/* call nesting kept per task */
 #define MAX_FRAMES 256		/* frames per stack sample */
@@ -54,11 +55,13 @@ enum ckind {
 	CK_USTACK,		/* ftrace user_stack: tgid, caller[] */
 	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
 	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
+	CK_BPF_UCOPY,		/* flytrap:ucopy_more: the rest of a stack copy */
 };
 
 struct ctype {
 	int kind;
 	struct fmt_field f1, f2, f3, f4, f5;
+	struct fmt_field uregs, ucopy;	/* BPF stacks of --user-stack cfi|dwarf (-1: none) */
 	uint32_t frame;		/* uprobe: interned event name (entry), conventional name (return) */
 };
 
@@ -93,6 +96,14 @@ struct pending_kstack {
 	int pid;
 	int n;
 	uint64_t addr[MAX_FRAMES];
+};
+
+/* the parts of a stack copy that came in flytrap:ucopy_more events, before their record */
+#define UCOPY_MAX 16384
+struct ucopy_more {
+	int pid;
+	uint32_t start, len;	/* offset into the copy of buf[0], bytes in buf */
+	uint8_t buf[UCOPY_MAX];
 };
 
 struct ucache {
@@ -130,6 +141,16 @@ struct callgraph {
 	uint64_t unmatched, lost_frames, too_deep, calls_total;
 	uint64_t samples_empty;
 	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];	/* user stacks, and those cut where the unwind broke */
+	/* --user-stack cfi|dwarf (META bpf_user_stack=): the unwind from the stack copies */
+	int uw_mode;			/* 0 none (fp, or an older file), 1 cfi, 2 dwarf */
+	enum rpt_unwind_arch uw_arch;
+	struct rpt_unwind *uw;		/* made at the first copy */
+	struct ucopy_more *more;	/* per CPU: flytrap:ucopy_more parts before their record */
+	int nmore;
+	uint8_t *whole;			/* a copy joined from its parts */
+	bool uw_failed;			/* ... or could not be */
+	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
+	uint64_t uw_fponly[S_NR];	/* the IP's binary missing: the frame-pointer walk kept */
 	bool oom;
 };
 
@@ -318,12 +339,21 @@ static const char *probe_return_name(const char *nm, char *buf, size_t len)
 	return buf;
 }
 
+/* the registers and stack copy of --user-stack cfi|dwarf, when the event has them */
+static void copy_fields(struct ctype *t, const struct tep_event *e)
+{
+	if (!res(e, "uregs", &t->uregs) || !res(e, "ucopy", &t->ucopy) || !t->uregs.is_dynamic ||
+	    !t->ucopy.is_dynamic)
+		t->uregs.offset = t->ucopy.offset = -1;
+}
+
 static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e)
 {
 	char name[256];
 
 	t->kind = CK_OTHER;
 	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
+	t->uregs.offset = t->ucopy.offset = -1;
 	if (!e)
 		return;
 	if (!strcmp(e->name, "funcgraph_entry") && res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
@@ -342,10 +372,15 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2)) {
 		res(e, "tgid", &t->f3);
 		t->kind = CK_BPF_PROFILE;
+		copy_fields(t, e);
 	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "offcpu") &&
 		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2) && res(e, "duration", &t->f4)) {
 		res(e, "tgid", &t->f3);
 		t->kind = CK_BPF_OFFCPU;
+		copy_fields(t, e);
+	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ucopy_more") &&
+		   res(e, "offset", &t->f1) && res(e, "ucopy", &t->ucopy) && t->ucopy.is_dynamic) {
+		t->kind = CK_BPF_UCOPY;
 	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_entry") &&
 		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
 		t->kind = CK_UF_ENTRY;
@@ -720,7 +755,12 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un
 
 	*why = -1;
 	for (k = 0; k < un; k++) {
-		struct ucache u = uframe(g, tgid, ua[k]);
+		/*
+		 * callers' addresses are return addresses: the call is the byte
+		 * before (a call to a noreturn function ends its caller, and its
+		 * return address would name the next function)
+		 */
+		struct ucache u = uframe(g, tgid, k ? ua[k] - 1 : ua[k]);
 
 		if (u.exec == 0) {
 			*why = CUT_OUTSIDE;
@@ -740,12 +780,17 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un
 	return k;
 }
 
-/* build frames root-first from user (innermost first) and kernel (innermost first) addresses */
-static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua, int un,
-		       const uint64_t *ka, int kn, uint64_t w)
+/*
+ * Build frames root-first from user (innermost first) and kernel (innermost
+ * first) addresses; mark (NULL: none) is an "[unwind: REASON]" frame the
+ * unwind from the stack copy put below user frame mark_at - 1.
+ */
+static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
+			    int un, const uint64_t *ka, int kn, uint64_t w, int mark_at,
+			    const char *mark)
 {
-	uint32_t fr[2 * MAX_FRAMES + 1], uf[MAX_FRAMES];
-	int n = 0, k, why;
+	uint32_t fr[2 * MAX_FRAMES + 2], uf[MAX_FRAMES];
+	int n = 0, k, why = -1;
 
 	if (s == S_OFFCPU)
 		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
@@ -761,19 +806,32 @@ static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const
 		if (why >= 0) {
 			/* what lies below the cut is unknown: the marker is the root of what is kept */
 			g->cut[s][why]++;
-			char mark[64];
+			char cm[64];
 
-			snprintf(mark, sizeof(mark), "[unwind: %s]", cut_reasons[why]);
-			fr[n++] = intern(g, mark);
+			snprintf(cm, sizeof(cm), "[unwind: %s]", cut_reasons[why]);
+			fr[n++] = intern(g, cm);
 		}
 	}
-	for (k = un - 1; k >= 0; k--)
+	for (k = un - 1; k >= 0; k--) {
+		if (mark && k == mark_at - 1) {
+			char m[256];
+
+			snprintf(m, sizeof(m), "[unwind: %s]", mark);
+			fr[n++] = intern(g, m);
+		}
 		fr[n++] = uf[k];
+	}
 	for (k = kn - 1; k >= 0; k--)
 		fr[n++] = kframe(g, ka[k]);
 	if (!n)
 		g->samples_empty++;
 	add_path(g, s, pid, fr, n, w);
+}
+
+static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
+		       int un, const uint64_t *ka, int kn, uint64_t w)
+{
+	emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, w, -1, NULL);
 }
 
 static void flush_pending(struct callgraph *g, int cpu)
@@ -803,6 +861,189 @@ static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
 		g->ncpu_pend = n;
 	}
 	return &g->pend[cpu];
+}
+
+/* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
+
+/* a flytrap:ucopy_more part: kept for the record that follows it on this CPU */
+static void more_add(struct callgraph *g, int cpu, int pid, const struct ctype *ty, const void *d,
+		     int sz)
+{
+	uint32_t off = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
+	const uint8_t *p;
+	struct ucopy_more *m;
+	int len = 0;
+
+	if (cpu < 0 || cpu > 4095 || !(p = fmt_field_ptr(&ty->ucopy, d, sz, &len)) || len <= 0)
+		return;
+	if (cpu >= g->nmore) {
+		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
+
+		if (!nm) {
+			g->oom = true;
+			return;
+		}
+		memset(nm + g->nmore, 0, (size_t)(cpu + 1 - g->nmore) * sizeof(*nm));
+		g->more = nm;
+		g->nmore = cpu + 1;
+	}
+	m = &g->more[cpu];
+	if (m->pid != pid || !m->len || off != m->start + m->len) {
+		m->pid = pid;
+		m->start = off;
+		m->len = 0;
+	}
+	if ((uint32_t)len > UCOPY_MAX - m->len)
+		return;
+	memcpy(m->buf + m->len, p, (size_t)len);
+	m->len += (uint32_t)len;
+}
+
+/*
+ * The whole stack copy of a record whose own part is cp[*cl]: with the
+ * parts that came before it on its CPU when they continue it (the result
+ * lives in g until the next call), else cp as it is.
+ */
+static const uint8_t *more_join(struct callgraph *g, int cpu, int pid, const uint8_t *cp, int *cl)
+{
+	struct ucopy_more *m = cpu >= 0 && cpu < g->nmore ? &g->more[cpu] : NULL;
+	int own = cp && *cl > 0 ? *cl : 0;
+
+	if (!m || !m->len || m->pid != pid || m->start != (uint32_t)own || own > UCOPY_MAX)
+		return cp;
+	if (!g->whole && !(g->whole = malloc(2 * UCOPY_MAX))) {
+		g->oom = true;
+		return cp;
+	}
+	if (own)
+		memcpy(g->whole, cp, (size_t)own);
+	memcpy(g->whole + own, m->buf, m->len);
+	*cl = own + (int)m->len;
+	m->len = 0;
+	return g->whole;
+}
+
+/* out[] = a[0..na-1] then b[0..nb-1], at most MAX_FRAMES; its length */
+static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t *b, int nb)
+{
+	if (na > MAX_FRAMES)
+		na = MAX_FRAMES;
+	if (nb > MAX_FRAMES - na)
+		nb = MAX_FRAMES - na;
+	memcpy(out, a, (size_t)na * sizeof(*out));
+	if (nb > 0)
+		memcpy(out + na, b, (size_t)nb * sizeof(*out));
+	return na + (nb > 0 ? nb : 0);
+}
+
+/*
+ * The user stack of a record that kept registers and a stack copy: the
+ * frames elfutils unwinds from them with the binaries' CFI and, in cfi
+ * mode, the frame-pointer walk ua[un] from where the two meet (the first
+ * return address past the IP that both hold).  An unwind that stops short
+ * leaves *mark (its reason) below frame *mark_at - 1: a dwarf unwind ends
+ * there, a cfi one goes on with the walk's callers.  Rewrites ua (room for
+ * MAX_FRAMES) and returns its length.
+ */
+static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, const void *d,
+		       int sz, int cpu, int pid, int tgid, uint64_t *ua, int un, int *mark_at,
+		       const char **mark)
+{
+	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
+	int rl = 0, cl = 0, n, i = 0, j = 0, nr;
+	const uint8_t *rp = fmt_field_ptr(&ty->uregs, d, sz, &rl);
+	const uint8_t *cp = fmt_field_ptr(&ty->ucopy, d, sz, &cl);
+	const char *why;
+
+	cp = more_join(g, cpu, pid, cp, &cl);
+	*mark_at = -1;
+	*mark = NULL;
+	if (!g->uw_mode || !rp || rl < 24)
+		return un;
+	nr = rl / 8 < 4 ? rl / 8 : 4;
+	memcpy(regs, rp, (size_t)nr * 8);
+	if (!regs[0] || !regs[1])
+		return un;	/* a kernel thread: no user registers */
+	if (!g->uw && !g->uw_failed) {
+		g->uw = rpt_unwind_new(g->syms, g->uw_arch);
+		g->uw_failed = !g->uw;
+	}
+	if (!g->uw)
+		return un;
+	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs,
+			    MAX_FRAMES, &why);
+	g->uw_stacks[s]++;
+	memcpy(fp, ua, (size_t)un * sizeof(*fp));
+	if (n <= 1 && why && !strncmp(why, "no binary", 9)) {
+		/*
+		 * the sampled code's own binary is not here (a deleted binary
+		 * named from a stored symbol table): the walk is all there is,
+		 * as without a copy
+		 */
+		g->uw_fponly[s]++;
+		return un;
+	}
+	if (n <= 0) {
+		/* nothing unwound: the walk as it was, the reason under its first frame */
+		g->uw_marked[s]++;
+		*mark_at = un ? 1 : -1;
+		*mark = why;
+		return un;
+	}
+	if (g->uw_mode == 1)
+		for (i = 1; i < n; i++) {
+			for (j = 1; j < un && fp[j] != pcs[i]; j++)
+				;
+			if (j < un)
+				break;
+		}
+	if (g->uw_mode == 1 && i < n) {
+		g->uw_spliced[s]++;
+		return join_frames(ua, pcs, i, fp + j, un - j);
+	}
+	if (!why) {
+		g->uw_complete[s]++;
+		return join_frames(ua, pcs, n, NULL, 0);
+	}
+	g->uw_marked[s]++;
+	*mark_at = n < MAX_FRAMES ? n : MAX_FRAMES;
+	*mark = why;
+	return join_frames(ua, pcs, n, fp + 1, g->uw_mode == 1 ? un - 1 : 0);
+}
+
+static void user_stack_mode(struct callgraph *g, const char *mode, const char *arch)
+{
+	g->uw_mode = !strcmp(mode, "cfi") ? 1 : !strcmp(mode, "dwarf") ? 2 : 0;
+	g->uw_arch = !strncmp(arch, "x86_64:", 7) ? RPT_UW_X86_64 :
+		     !strncmp(arch, "arm64:", 6) ? RPT_UW_ARM64 : RPT_UW_NONE;
+	if (g->uw_arch == RPT_UW_NONE)
+		g->uw_mode = 0;
+}
+
+/* META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) */
+static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
+{
+	const struct fmt_option *o;
+	int n;
+
+	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			char line[256], mode[16], arch[64];
+			unsigned bytes;
+
+			if (ll > 15 && ll < sizeof(line) && !memcmp(p, "bpf_user_stack=", 15)) {
+				memcpy(line, p, ll);
+				line[ll] = 0;
+				if (sscanf(line + 15, "%15s %u %63s", mode, &bytes, arch) == 3)
+					user_stack_mode(g, mode, arch);
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
 }
 
 static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
@@ -857,16 +1098,24 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		}
 		break;
 	}
+	case CK_BPF_UCOPY:
+		more_add(g, cpu, pid, ty, d, sz);
+		break;
 	case CK_BPF_PROFILE:
-	case CK_BPF_OFFCPU:
+	case CK_BPF_OFFCPU: {
+		enum src s = ty->kind == CK_BPF_PROFILE ? S_SAMPLES : S_OFFCPU;
+		const char *mark = NULL;
+		int mark_at = -1;
+
 		tgid = ty->f3.offset >= 0 ? (int)fmt_field_u64(&ty->f3, d, sz) : pid;
 		kn = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ka, MAX_FRAMES);
 		un = read_addrs(ctx, &ty->f2, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
-		if (ty->kind == CK_BPF_PROFILE)
-			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, ka, kn, 1);
-		else
-			emit_stack(g, S_OFFCPU, pid, tgid, ua, un, ka, kn, fmt_field_u64(&ty->f4, d, sz));
+		if (ty->uregs.offset >= 0)
+			un = unwind_copy(g, s, ty, d, sz, cpu, pid, tgid, ua, un, &mark_at, &mark);
+		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn,
+				s == S_SAMPLES ? 1 : fmt_field_u64(&ty->f4, d, sz), mark_at, mark);
 		break;
+	}
 	default:
 		break;
 	}
@@ -969,6 +1218,7 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 		return -ENOMEM;
 	intern(g, "all");
 	load_ufunc_names(g, ctx);
+	load_user_stack_meta(g, ctx);
 	return g->oom ? -ENOMEM : 0;
 }
 
@@ -1107,6 +1357,12 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->user_stacks = g->stacks[s];
 	for (k = 0; k < CUT_NR; k++)
 		r->cut[k] = g->cut[s][k];
+	r->unwind_mode = g->uw_mode == 1 ? "cfi" : g->uw_mode == 2 ? "dwarf" : "";
+	r->unwound = g->uw_stacks[s];
+	r->unwind_spliced = g->uw_spliced[s];
+	r->unwind_complete = g->uw_complete[s];
+	r->unwind_marked = g->uw_marked[s];
+	r->unwind_fp_only = g->uw_fponly[s];
 	r->depth = max_depth_of(t);
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
@@ -1429,6 +1685,32 @@ static uint64_t cut_total(const struct rpt_cg_result *r)
 	return n;
 }
 
+/* ',"unwind":{"mode":"cfi"|"dwarf"|null,"stacks":N,"spliced":N,"complete":N,"marked":N}' */
+static void unwind_json(const struct rpt_cg_result *r, FILE *f)
+{
+	fputs(",\"unwind\":{\"mode\":", f);
+	if (r->unwind_mode && *r->unwind_mode)
+		fprintf(f, "\"%s\"", r->unwind_mode);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"stacks\":%" PRIu64 ",\"spliced\":%" PRIu64 ",\"complete\":%" PRIu64
+		",\"marked\":%" PRIu64 ",\"fp_only\":%" PRIu64 "}", r->unwound, r->unwind_spliced,
+		r->unwind_complete, r->unwind_marked, r->unwind_fp_only);
+}
+
+static void unwind_note(const struct rpt_cg_result *r, FILE *f)
+{
+	if (!r->unwound)
+		return;
+	fprintf(f, "  %" PRIu64 " user stacks unwound from their stack copies (%s): %" PRIu64
+		" met\n  the frame-pointer walk, %" PRIu64 " complete, %" PRIu64
+		" stopped short ([unwind: REASON])\n", r->unwound, r->unwind_mode,
+		r->unwind_spliced, r->unwind_complete, r->unwind_marked);
+	if (r->unwind_fp_only)
+		fprintf(f, "  %" PRIu64 " stacks sampled in a binary not on this machine: "
+			"frame-pointer walk\n", r->unwind_fp_only);
+}
+
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
 static void cut_json(const struct rpt_cg_result *r, FILE *f)
 {
@@ -1439,6 +1721,7 @@ static void cut_json(const struct rpt_cg_result *r, FILE *f)
 	for (k = 0; k < CUT_NR; k++)
 		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", cut_keys[k], r->cut[k]);
 	fputc('}', f);
+	unwind_json(r, f);
 }
 
 static void cut_note(const struct rpt_cg_result *r, FILE *f)
@@ -1576,6 +1859,7 @@ static int print_text(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
 		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
 	cut_note(r, f);
+	unwind_note(r, f);
 	rpt_clock_note(ctx, f);
 	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
 	rpt_damage_note(ctx, f);
@@ -1699,6 +1983,9 @@ static void cg_release(void *priv)
 	rpt_map_release(&g->ucache);
 	rpt_map_release(&g->pcache);
 	rpt_types_release(&g->types);
+	rpt_unwind_free(g->uw);
+	free(g->more);
+	free(g->whole);
 	rpt_syms_free(g->syms);
 	for (i = 0; i < g->nufunc; i++)
 		free(g->ufunc_names[i]);

@@ -37,6 +37,14 @@ struct rpt_cg_result {
 	uint32_t source_nodes[3];	/* nodes of the calls, samples and offcpu trees */
 	uint64_t calls_completed, calls_open, unmatched_exits, lost_frames;
 	uint64_t user_stacks, cut[RPT_CG_CUT_NR];	/* of the source shown */
+	/*
+	 * record --user-stack cfi|dwarf: stacks unwound from their copies, and
+	 * of them those spliced onto the frame-pointer walk, unwound to the
+	 * outermost frame, or stopped short ([unwind: REASON]), or left to the
+	 * frame-pointer walk (the sampled binary is not here); mode "" without
+	 */
+	const char *unwind_mode;
+	uint64_t unwound, unwind_spliced, unwind_complete, unwind_marked, unwind_fp_only;
 	int depth;		/* deepest node */
 	struct rpt_cg_node *nodes;	/* n nodes, a parent before its children */
 	uint32_t n;

@@ -45,6 +45,7 @@ struct otype {
 	struct fmt_field f1, f2, f3, f4, f5;
 	int named_nr;		/* syscalls:sys_enter_NAME without __syscall_nr: -1 */
 	const char *sysname;	/* NAME of syscalls:sys_enter_NAME */
+	struct fmt_field ucopy;	/* flytrap events of record --user-stack: the stack copy */
 	/* tracing cost */
 	uint64_t count, bytes;
 	int ncpu;
@@ -106,6 +107,7 @@ struct overhead {
 	uint64_t *lp_cached;		/* lastpage value of lp_buf/lp_cpu */
 	int lp_buf, lp_cpu;
 	struct otask *last_task;	/* map values never move */
+	uint64_t ucopy_stacks, ucopy_bytes;	/* --user-stack copies */
 	bool oom;
 };
 
@@ -140,8 +142,11 @@ static void classify(struct otype *t, const struct tep_event *e)
 {
 	t->kind = OK_OTHER;
 	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
+	t->ucopy.offset = -1;
 	if (!e)
 		return;
+	if (!strcmp(e->system, "flytrap") && (!res(e, "ucopy", &t->ucopy) || !t->ucopy.is_dynamic))
+		t->ucopy.offset = -1;
 	if (!strcmp(e->name, "sched_switch") && res(e, "prev_pid", &t->f1) && res(e, "next_pid", &t->f2)) {
 		if (!res(e, "prev_state", &t->f3))
 			t->f3.offset = -1;
@@ -431,6 +436,14 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	if (rpt_event_selected(ctx, ev)) {
 		t->count++;
 		t->bytes += (uint64_t)ev->rec.record_size;
+		if (t->ucopy.offset >= 0) {
+			int cl = 0;
+
+			if (fmt_field_ptr(&t->ucopy, d, sz, &cl) && cl > 0) {
+				o->ucopy_stacks++;
+				o->ucopy_bytes += (uint64_t)cl;
+			}
+		}
 		if (ev->rec.cpu >= 0 && ev->rec.cpu < 4096) {
 			if (ev->rec.cpu >= t->ncpu) {
 				int n = ev->rec.cpu + 1;
@@ -1319,6 +1332,8 @@ static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt
 		err = fill_irqs(&o->softirqs, &r->softirqs, &r->nsoftirqs);
 	if (!err)
 		err = fill_types(o, ctx, r, &rows);
+	r->ucopy_stacks = o->ucopy_stacks;
+	r->ucopy_bytes = o->ucopy_bytes;
 	if (!err) {
 		fill_storage(o, ctx, r);
 		err = make_advice(o, ctx, rows, r);
@@ -1418,7 +1433,9 @@ static int print_json(const struct rpt_overhead_result *r, const struct rpt_ctx 
 	else
 		fputs("null", out);
 	json_tables(r, out);
-	fprintf(out, "],\"bytes\":%" PRIu64 ",\"recorder\":{\"stored_bytes\":%" PRIu64
+	fprintf(out, "],\"user_stack_copies\":{\"stacks\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
+		r->ucopy_stacks, r->ucopy_bytes);
+	fprintf(out, ",\"bytes\":%" PRIu64 ",\"recorder\":{\"stored_bytes\":%" PRIu64
 		",\"uncompressed_bytes\":%" PRIu64 ",\"compression_ratio\":%.3f,\"stats\":{",
 		r->bytes, r->stored_bytes, r->uncompressed_bytes, r->compression_ratio);
 	print_recstats(ctx, out, true);
@@ -1603,6 +1620,11 @@ static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *ou
 	if (r->ntypes > top)
 		fprintf(out, "  ... %d more event types (see --json)\n", (int)(r->ntypes - top));
 	fprintf(out, "  total %35" PRIu64 " %11s\n", r->events, rpt_fmt_bytes(b1, sizeof(b1), r->bytes));
+	if (r->ucopy_stacks)
+		fprintf(out, "  of which user stack copies (record --user-stack): %s in %" PRIu64
+			" stacks, %.1f%%\n", rpt_fmt_bytes(b1, sizeof(b1), r->ucopy_bytes),
+			r->ucopy_stacks,
+			r->bytes ? 100.0 * (double)r->ucopy_bytes / (double)r->bytes : 0.0);
 }
 
 static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)

@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"  -v                  more messages\n"
 	"  -h, --help          this help\n";
 
-enum op { OP_STR, OP_KADDR, OP_KADDR_ARR, OP_PTR, OP_DROP, OP_USTACK };
+enum op { OP_STR, OP_KADDR, OP_KADDR_ARR, OP_PTR, OP_DROP, OP_USTACK, OP_UCOPY };
 enum { CLS_AUTO = 100 };
 
 struct fop {
@@ -151,6 +151,14 @@ static int field_op(struct red *d, const struct tep_event *e, const struct tep_f
 		return -1;
 	if (fa == RED_DROP)
 		return OP_DROP;
+	/*
+	 * record --user-stack: a copy of the top of the user stack (user
+	 * memory: anything the program had there) and the registers it starts
+	 * from go with the user stacks
+	 */
+	if (dyn && !strcmp(e->system, "flytrap") &&
+	    (!strcmp(f->name, "ucopy") || !strcmp(f->name, "uregs")))
+		return d->pol.ustack == RED_DROP ? OP_UCOPY : -1;
 	if (str) {
 		o->cls = (uint8_t)str_class(f->name);
 		return OP_STR;
@@ -466,6 +474,16 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 		case OP_STR:
 			err = do_str(d, o, d->buf, len, s);
 			break;
+		case OP_UCOPY: {
+			int cl = 0;
+
+			s->set = true;	/* nothing */
+			s->len = 0;
+			if (!strcmp(o->name, "ucopy") && fmt_field_ptr(&o->f, in, (int)len, &cl) &&
+			    cl > 0)
+				d->c.n.ucopy++;
+			break;
+		}
 		case OP_KADDR_ARR:
 		case OP_USTACK:
 			if (o->op == OP_USTACK && o->f.is_dynamic) {
@@ -842,7 +860,8 @@ static void print_summary(const struct red *d)
 		       "\"distinct_values\":%zu,\"distinct_pointers\":%zu,"
 		       "\"replaced\":{\"comm\":%llu,\"path\":%llu,\"host\":%llu,\"text\":%llu},"
 		       "\"dropped\":%llu,\"kernel_addresses\":%llu,\"kernel_address_mode\":\"%s\","
-		       "\"pointers\":%llu,\"user_stacks\":%llu,\"records_resized\":%llu,"
+		       "\"pointers\":%llu,\"user_stacks\":%llu,\"user_stack_copies\":%llu,"
+		       "\"records_resized\":%llu,"
 		       "\"kernel_symbols\":{\"in\":%llu,\"out\":%llu},\"decoded_check_only\":%zu}\n",
 		       (unsigned long long)d->events, d->pol.sha256,
 		       rpt_red_key_given(d->c.t) ? "given" : "random", nv, np,
@@ -852,7 +871,8 @@ static void print_summary(const struct red *d)
 		       d->c.kaddr == RED_RELATIVE ? "relative" : d->c.kaddr == RED_DROP ? "dropped"
 											: "kept",
 		       (unsigned long long)n->pointers, (unsigned long long)n->ustack,
-		       (unsigned long long)n->records_rebuilt, (unsigned long long)n->ksyms_in,
+		       (unsigned long long)n->ucopy, (unsigned long long)n->records_rebuilt,
+		       (unsigned long long)n->ksyms_in,
 		       (unsigned long long)n->ksyms_out, d->npublic);
 		return;
 	}
@@ -871,6 +891,7 @@ static void print_summary(const struct red *d)
 		       d->c.base_name[0] != '_' ? " (2 MiB below)" : "");
 	printf("  %-28s %12llu\n", "pointers", (unsigned long long)n->pointers);
 	printf("  %-28s %12llu\n", "user stacks dropped", (unsigned long long)n->ustack);
+	printf("  %-28s %12llu\n", "user stack copies dropped", (unsigned long long)n->ucopy);
 	printf("  %-28s %12llu of %llu\n", "kernel symbols kept", (unsigned long long)n->ksyms_out,
 	       (unsigned long long)n->ksyms_in);
 	if (d->npublic) {

@@ -116,6 +116,7 @@ struct rpt_red_count {
 	uint64_t comm, path, host, text;	/* values replaced by tokens */
 	uint64_t dropped;			/* fields, lines and values dropped */
 	uint64_t kaddr, pointers, ustack;	/* addresses made relative or dropped; stacks cut */
+	uint64_t ucopy;				/* record --user-stack copies dropped */
 	uint64_t records_rebuilt;		/* records whose length changed */
 	uint64_t ksyms_in, ksyms_out;		/* kernel symbols before and after */
 };

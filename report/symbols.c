@@ -55,6 +55,7 @@ struct load {
 struct ubin {
 	char *path;
 	char *buildid;		/* hex, or NULL */
+	char *file;		/* the ELF file read (the binary or its debug file), or NULL */
 	bool tried, ok;
 	bool timed_out;		/* debuginfod gave up at the deadline */
 	enum bin_source src;
@@ -489,6 +490,18 @@ static int cmp_map(const void *a, const void *b)
 	const struct umap *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void maps_sort(struct uproc *p)
+{
+	int k;
+
+	if (p->sorted)
+		return;
+	qsort(p->maps, (size_t)p->nmaps, sizeof(*p->maps), cmp_map);
+	p->sorted = true;
+	for (k = 0; k < p->nmaps; k++)
+		p->maps[k].joined = false;
 }
 
 /* ---- user: names ------------------------------------------------------------ */
@@ -1049,6 +1062,8 @@ static bool try_file(struct rpt_syms *s, struct ubin *b, const char *file, const
 	if (debug)
 		b->src = SRC_DEBUGFILE;
 	bin_seal(b);
+	free(b->file);
+	b->file = strdup(file);	/* NULL on ENOMEM: the unwinder goes without it */
 	return true;
 }
 
@@ -1218,12 +1233,7 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 		*dso = NULL;
 	if (!p || !p->nmaps)
 		return NULL;
-	if (!p->sorted) {
-		qsort(p->maps, (size_t)p->nmaps, sizeof(*p->maps), cmp_map);
-		p->sorted = true;
-		for (lo = 0; lo < p->nmaps; lo++)
-			p->maps[lo].joined = false;
-	}
+	maps_sort(p);
 	lo = 0;
 	hi = p->nmaps - 1;
 	while (lo <= hi) {
@@ -1258,6 +1268,30 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 	if (off)
 		*off = va - sy->addr;
 	return sy->name;
+}
+
+int rpt_syms_user_map(struct rpt_syms *s, int tgid, int k, struct rpt_syms_umap *out)
+{
+	struct uproc *p = s ? proc_get(s, tgid, false) : NULL;
+	struct umap *m;
+	struct ubin *b;
+	uint64_t va;
+
+	if (!p || k < 0 || k >= p->nmaps)
+		return -1;
+	maps_sort(p);
+	m = &p->maps[k];
+	b = &s->bins[m->bin];
+	bin_load(s, b);
+	memset(out, 0, sizeof(*out));
+	out->start = m->start;
+	out->end = m->end;
+	out->path = b->path;
+	if (b->ok && b->file && bin_va(p, m, b, m->start, &va)) {
+		out->file = b->file;
+		out->bias = m->start - va;
+	}
+	return 0;
 }
 
 int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len)
@@ -1528,6 +1562,7 @@ void rpt_syms_free(struct rpt_syms *s)
 	for (k = 0; k < s->nbins; k++) {
 		free(s->bins[k].path);
 		free(s->bins[k].buildid);
+		free(s->bins[k].file);
 		bin_clear(&s->bins[k]);
 	}
 	free(s->bins);

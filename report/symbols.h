@@ -77,6 +77,21 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
  */
 int rpt_syms_user_exec(struct rpt_syms *s, int tgid, uint64_t addr);
 
+/* One executable file mapping of a process, for the unwinder (report/unwind.c). */
+struct rpt_syms_umap {
+	uint64_t start, end;	/* the mapping */
+	uint64_t bias;		/* run-time address - the binary's own address */
+	const char *path;	/* as recorded */
+	const char *file;	/* the ELF file read on this machine; NULL: none (bias 0) */
+};
+
+/*
+ * The k-th (0...) executable file mapping of tgid, by address (the binary
+ * is read now if it was not yet): 0 and *out filled (strings owned by s),
+ * or -1 past the last.
+ */
+int rpt_syms_user_map(struct rpt_syms *s, int tgid, int k, struct rpt_syms_umap *out);
+
 /*
  * Counts for messages: binaries an address needed whose functions could not
  * be named (not found, or no function symbols); their paths, ", "-separated,

@@ -21,6 +21,11 @@
  *     line of file STACKS: "PID ADDR..." (hex, innermost first), 1 ms apart;
  *     file BUILDIDS ("PATH HEX" lines) is the build-ids option.
  *
+ *   mksynth OUT.dat ustacks MAPS STACKS [BUILDIDS]
+ *     The same as record --user-stack cfi writes them: a STACKS line
+ *     "PID ADDR... | IP SP BP [WORD...]" (hex) also keeps those user
+ *     registers and the WORDs as the copy of the stack from SP up.
+ *
  *   mksynth OUT.dat syscalls UNAME NR...
  *     raw_syscalls sys_enter/sys_exit pairs of task app (700) on CPU 0 in a
  *     file whose uname option is UNAME, so the syscall name tables of each
@@ -65,6 +70,18 @@ static const char fmt_profile[] =
 	"\tfield:__data_loc unsigned long[] kstack;\toffset:32;\tsize:4;\tsigned:0;\n"
 	"\tfield:__data_loc unsigned long[] ustack;\toffset:36;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"tgid=%d comm=%s\", REC->tgid, REC->comm\n";
+
+/* ustacks: the profile event with the registers and stack copy of record --user-stack */
+static const char fmt_profile_u[] =
+	"name: profile\nID: 1004\nformat:\n" COMMON
+	"\tfield:int tgid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:16;\tsize:16;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] kstack;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] ustack;\toffset:36;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] uregs;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned char[] ucopy;\toffset:44;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"tgid=%d comm=%s\", REC->tgid, REC->comm\n";
+static bool ustacks_mode;
 
 struct out {
 	struct fmt_writer *w;
@@ -167,7 +184,9 @@ static void out_open(struct out *o, const char *path, const char *cmdlines)
 		die(o, "header_page", hpl);
 	err = fmt_writer_headers(o->w, hp, (size_t)hpl, header_event, strlen(header_event));
 	err = err ?: fmt_writer_event_format(o->w, "sched", fmt_switch, strlen(fmt_switch));
-	err = err ?: fmt_writer_event_format(o->w, "flytrap", fmt_profile, strlen(fmt_profile));
+	err = err ?: (ustacks_mode ? fmt_writer_event_format(o->w, "flytrap", fmt_profile_u,
+							      strlen(fmt_profile_u)) :
+		      fmt_writer_event_format(o->w, "flytrap", fmt_profile, strlen(fmt_profile)));
 	err = err ?: fmt_writer_kallsyms(o->w, "", 0);
 	err = err ?: fmt_writer_printk(o->w, "", 0);
 	err = err ?: fmt_writer_cmdlines(o->w, cmdlines, strlen(cmdlines));
@@ -364,6 +383,34 @@ static void profile(struct out *o, uint64_t ts, int pid, const uint64_t *u, int 
 	emit(o, 0, ts, r, (uint32_t)(40 + 8 * un));
 }
 
+/* a sample with user registers (IP, SP, BP) and nw words of stack copy */
+static void profile_u(struct out *o, uint64_t ts, int pid, const uint64_t *u, int un,
+		      const uint64_t *regs, const uint64_t *w, int nw)
+{
+	static uint8_t r[48 + 8 * (2 * MAX_USTACK + 4)];
+	uint32_t off = 48;
+	int i;
+
+	memset(r, 0, 48);
+	common(r, ID_PROFILE, pid);
+	put32(r + 8, (uint32_t)pid);
+	memcpy(r + 16, "app", 4);
+	put32(r + 32, off);			/* kstack: empty */
+	put32(r + 36, (uint32_t)(un * 8) << 16 | off);
+	for (i = 0; i < un; i++)
+		put64(r + off + 8 * i, u[i]);
+	off += 8 * (uint32_t)un;
+	put32(r + 40, 32u << 16 | off);
+	for (i = 0; i < 4; i++)
+		put64(r + off + 8 * i, i < 3 ? regs[i] : 0);
+	off += 32;
+	put32(r + 44, (uint32_t)(nw * 8) << 16 | off);
+	for (i = 0; i < nw; i++)
+		put64(r + off + 8 * i, w[i]);
+	off += 8 * (uint32_t)nw;
+	emit(o, 0, ts, r, off);
+}
+
 static int stacks(const char *path, const char *maps_path, const char *stacks_path,
 		  const char *bids_path)
 {
@@ -398,6 +445,13 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 		if (err)
 			die(&o, "build-ids", err);
 	}
+	if (ustacks_mode) {
+		static const char meta[] = "bpf_user_stack=cfi 512 x86_64:ip,sp,bp\n";
+
+		err = fmt_writer_option(o.w, FMT_OPT_FT_META, meta, sizeof(meta));
+		if (err)
+			die(&o, "meta", err);
+	}
 	out_start(&o);
 	for (line = strtok_r(st, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *q = line, *end;
@@ -413,7 +467,24 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 				break;
 			u[n++] = a;
 		}
-		profile(&o, ts, pid, u, n);
+		if (ustacks_mode && (q = strchr(line + (end - line), '|'))) {
+			static uint64_t w[MAX_USTACK];
+			uint64_t regs[3] = { 0 };
+			int nw = 0, k;
+
+			for (q++, k = 0; k < 3; k++, q = end)
+				regs[k] = strtoull(q, &end, 16);
+			for (; nw < MAX_USTACK; q = end) {
+				uint64_t a = strtoull(q, &end, 16);
+
+				if (end == q)
+					break;
+				w[nw++] = a;
+			}
+			profile_u(&o, ts, pid, u, n, regs, w, nw);
+		} else {
+			profile(&o, ts, pid, u, n);
+		}
 		ts += 1000 * US;
 	}
 	out_close(&o);
@@ -465,10 +536,15 @@ int main(int argc, char **argv)
 		return syscalls(argv[1], argv[3], argv + 4, argc - 4);
 	if ((argc == 5 || argc == 6) && !strcmp(argv[2], "stacks"))
 		return stacks(argv[1], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[2], "ustacks")) {
+		ustacks_mode = true;
+		return stacks(argv[1], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
+	}
 	if (argc == 7 && !strcmp(argv[2], "workload"))
 		return workload(argv[1], argv + 3);
 	fprintf(stderr, "usage: mksynth OUT.dat uprobes SYSTEM OUTER OUTER_RET INNER INNER_RET\n"
 			"       mksynth OUT.dat stacks MAPS STACKS [BUILDIDS]\n"
+			"       mksynth OUT.dat ustacks MAPS STACKS [BUILDIDS]\n"
 			"       mksynth OUT.dat syscalls UNAME NR...\n"
 			"       mksynth OUT.dat workload N FUNC SYSNR GETPID_US\n");
 	return 2;
