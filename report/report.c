@@ -1085,44 +1085,54 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* unsigned decimal, zero-padded to width (0: none, at most 20); a leading '-' if neg */
+static inline int udigits(unsigned long long v)
+{
+	int n = 1;
+
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* unsigned decimal, zero-padded to width (0: none); a leading '-' if neg */
 static char *put_udec(char *p, unsigned long long v, int width, bool neg)
 {
-	char tmp[24], *e = tmp + sizeof(tmp), *b = e;
+	int n = udigits(v);
+	char *e;
 
 	if (neg) {
 		/* pids are never negative in practice; keep printf's answer for the odd case */
 		return p + sprintf(p, "%d", -(int)v);
 	}
+	for (; n < width; width--)
+		*p++ = '0';
+	e = p + n;
+	p = e;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 
 		v /= 100;
-		b -= 2;
-		memcpy(b, digit_pairs + 2 * r, 2);
+		p -= 2;
+		p[0] = digit_pairs[2 * r];
+		p[1] = digit_pairs[2 * r + 1];
 	}
 	if (v >= 10) {
-		b -= 2;
-		memcpy(b, digit_pairs + 2 * v, 2);
+		p[-2] = digit_pairs[2 * v];
+		p[-1] = digit_pairs[2 * v + 1];
 	} else {
-		*--b = (char)('0' + v);
+		p[-1] = (char)('0' + v);
 	}
-	while (e - b < width && b > tmp)
-		*--b = '0';
-	memcpy(p, b, (size_t)(e - b));
-	return p + (e - b);
+	return e;
 }
 
 /* v right-aligned in width columns of spaces ("%*llu") */
 static char *put_uright(char *p, unsigned long long v, int width)
 {
-	char tmp[24], *e = put_udec(tmp, v, 0, false);
-	int n = (int)(e - tmp);
-
-	for (; n < width; width--)
+	for (width -= udigits(v); width > 0; width--)
 		*p++ = ' ';
-	memcpy(p, tmp, (size_t)(e - tmp));
-	return p + (e - tmp);
+	return put_udec(p, v, 0, false);
 }
 
 /* "%5llu.%0*llu" */
