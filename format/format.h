@@ -487,6 +487,15 @@ struct fmt_iter_opts {
 	 * counts what was decoded ahead.
 	 */
 	int threads;
+	/*
+	 * With threads >= 2: instead of the decoding workers, one thread
+	 * decodes and merges every stream (serially, as threads 1 does) and
+	 * hands the merged events over in batches, their payloads copied, so
+	 * the caller's work on the events (the analyzers) runs beside the
+	 * whole read.  Events, order, errors and messages are the serial
+	 * read's; fmt_iter_peek() is not available (it returns -ENOTSUP).
+	 */
+	bool pipeline;
 };
 enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 

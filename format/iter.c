@@ -116,6 +116,7 @@ struct stream {
 	 * holds the queue, the decoder (dec, the worker's) the decoding state.
 	 */
 	bool threaded;
+	bool no_formats;	/* read by a pipeline's producer: the caller looks formats up */
 	struct stream *dec;
 	uint32_t nloads;	/* buffers loaded so far: a new one starts a batch */
 	uint8_t **retired;	/* buffers replaced since the worker last looked */
@@ -151,6 +152,7 @@ struct fmt_iter {
 	struct fmt_event taken;
 	struct fmt_iter_opts adj;	/* the time options the streams point to */
 	struct pool *pool;	/* worker threads, NULL when serial */
+	struct pipe *pipe;	/* the merge's own thread (opts.pipeline), NULL when none */
 };
 
 static inline void data_add(struct fmt_reader *r, uint64_t n)
@@ -904,7 +906,7 @@ static int stream_next(struct stream *s)
 
 			s->ev.type = id;
 			s->ev.event = NULL;
-			if (!s->threaded) {
+			if (!s->threaded && !s->no_formats) {
 				s->ev.event = r->by_id[id];
 				if (!s->ev.event && r->fmt_by_id[id] >= 0)
 					s->ev.event = fmt_reader_event(r, id);
@@ -1380,6 +1382,337 @@ static void take_skip(struct fmt_iter *it, struct stream *s)
 	s->skip_err = 0;
 }
 
+/* The first event of each stream. */
+static void prime(struct fmt_iter *it)
+{
+	for (int c = 0; c < it->ns; c++) {
+		struct stream *s = &it->s[c];
+		int err = snext(it, s);
+
+		if (err < 0) {
+			stream_fail(s, err);
+			it->errors++;
+			if (!it->pending_err)
+				it->pending_err = err;	/* told by the first fmt_iter_next() */
+			continue;
+		}
+		if (err == 0) {
+			s->done = true;
+			continue;
+		}
+		take_skip(it, s);
+		s->has_ev = true;
+		it->heap[it->nheap++] = c;
+		heap_up(it, it->nheap - 1);
+	}
+}
+
+/* ---- the merge in a thread of its own (fmt_iter_opts.pipeline) -------------------- */
+
+#define PQ		4	/* merged batches waiting for the caller */
+#define PB_EVENTS	2048	/* events per merged batch */
+
+/* an error of the serial read, given to the caller before event number at of its batch */
+struct perr {
+	uint32_t at;
+	int err;
+	int errors;		/* it->errors once it was met */
+	struct fmt_errslot slot;
+};
+
+struct mbatch {
+	struct fmt_event *ev;
+	uint32_t n;
+	uint8_t *data;		/* the payloads, 8-byte aligned */
+	size_t dlen, dcap;
+	struct perr *errs;
+	int nerrs, errs_cap;
+	int errors;		/* it->errors after the batch */
+	bool end;		/* the read ends after it */
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t prod;	/* room for a batch, resume, or quit */
+	pthread_cond_t cons;	/* a batch is queued, or the producer stopped working */
+	pthread_t th;
+	bool started, quit, paused, busy;
+	struct mbatch *q[PQ];
+	int qhead, qcount;
+	struct mbatch *spare[PQ + 1];
+	int nspare;
+	struct fmt_errslot slot;	/* what fmt_rerr() writes in the producer */
+	/* the caller's side */
+	struct mbatch *cur;
+	uint32_t pos;
+	int epos;
+	int errors;
+};
+
+static int serial_next(struct fmt_iter *it, const struct fmt_event **ev);
+static void prime(struct fmt_iter *it);
+
+static void mbatch_free(struct mbatch *b)
+{
+	if (!b)
+		return;
+	free(b->ev);
+	free(b->data);
+	free(b->errs);
+	free(b);
+}
+
+static int mbatch_err(struct mbatch *b, int err, int errors, const struct fmt_errslot *slot)
+{
+	if (b->nerrs == b->errs_cap) {
+		int cap = b->errs_cap ? 2 * b->errs_cap : 4;
+		struct perr *n = realloc(b->errs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->errs = n;
+		b->errs_cap = cap;
+	}
+	b->errs[b->nerrs].at = b->n;
+	b->errs[b->nerrs].err = err;
+	b->errs[b->nerrs].errors = errors;
+	b->errs[b->nerrs++].slot = *slot;
+	return 0;
+}
+
+static int mbatch_add(struct mbatch *b, const struct fmt_event *ev)
+{
+	size_t need = ((size_t)(ev->rec.size > 0 ? ev->rec.size : 0) + 7) & ~(size_t)7;
+
+	if (b->dcap - b->dlen < need) {
+		size_t cap = b->dcap ? b->dcap : 64 << 10;
+		uint8_t *n;
+
+		while (cap - b->dlen < need)
+			cap *= 2;
+		n = realloc(b->data, cap);
+		if (!n)
+			return -ENOMEM;
+		b->data = n;
+		b->dcap = cap;
+	}
+	b->ev[b->n] = *ev;
+	if (ev->rec.size > 0)
+		memcpy(b->data + b->dlen, ev->rec.data, (size_t)ev->rec.size);
+	/* an offset until the batch is full (data may still move) */
+	b->ev[b->n++].rec.data = (void *)(uintptr_t)b->dlen;
+	b->dlen += need;
+	return 0;
+}
+
+/* The next PB_EVENTS events of the serial read (its errors in place) into b. */
+static void pipe_fill(struct fmt_iter *it, struct pipe *p, struct mbatch *b)
+{
+	b->n = 0;
+	b->dlen = 0;
+	b->nerrs = 0;
+	b->end = false;
+	while (b->n < PB_EVENTS) {
+		const struct fmt_event *ev;
+		int rc = serial_next(it, &ev);
+
+		if (rc == 0) {
+			b->end = true;
+			break;
+		}
+		if (rc > 0) {
+			if (!mbatch_add(b, ev))
+				continue;
+			/* the event cannot be kept: the read ends with the error */
+			rc = fmt_rerr(it->r, -ENOMEM, 0, "out of memory merging the CPU streams");
+			mbatch_err(b, rc, it->errors, &p->slot);
+			b->end = true;
+			break;
+		}
+		/* a damaged stream, said once; the read goes on with the others */
+		if (mbatch_err(b, rc, it->errors, &p->slot)) {
+			b->end = true;
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < b->n; i++)
+		b->ev[i].rec.data = b->data + (uintptr_t)b->ev[i].rec.data;
+	b->errors = it->errors;
+}
+
+static void *pipe_main(void *arg)
+{
+	struct fmt_iter *it = arg;
+	struct pipe *p = it->pipe;
+	bool end = false;
+
+	fmt_err_tls = &p->slot;
+	pthread_mutex_lock(&p->mu);
+	while (!p->quit && !end) {
+		struct mbatch *b;
+
+		if (p->paused || !p->nspare || p->qcount == PQ) {
+			pthread_cond_wait(&p->prod, &p->mu);
+			continue;
+		}
+		b = p->spare[--p->nspare];
+		p->busy = true;
+		pthread_mutex_unlock(&p->mu);
+		if (!p->started) {
+			p->started = true;
+			prime(it);	/* here, so that its messages go where the others do */
+		}
+		pipe_fill(it, p, b);
+		end = b->end;
+		pthread_mutex_lock(&p->mu);
+		p->busy = false;
+		p->q[(p->qhead + p->qcount++) % PQ] = b;
+		pthread_cond_broadcast(&p->cons);
+	}
+	pthread_mutex_unlock(&p->mu);
+	fmt_err_tls = NULL;
+	return NULL;
+}
+
+/* The reader's fork hook: the producer holds still while a format is screened. */
+static void pipe_fork_hook(void *arg, bool before)
+{
+	struct pipe *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	p->paused = before;
+	if (before)
+		while (p->busy)
+			pthread_cond_wait(&p->cons, &p->mu);
+	else
+		pthread_cond_broadcast(&p->prod);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pipe_stop(struct fmt_iter *it)
+{
+	struct pipe *p = it->pipe;
+
+	if (!p)
+		return;
+	if (it->r->fork_arg == p) {
+		it->r->fork_hook = NULL;
+		it->r->fork_arg = NULL;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->prod);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->th, NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->prod);
+	pthread_cond_destroy(&p->cons);
+	for (int i = 0; i < p->qcount; i++)
+		mbatch_free(p->q[(p->qhead + i) % PQ]);
+	for (int i = 0; i < p->nspare; i++)
+		mbatch_free(p->spare[i]);
+	mbatch_free(p->cur);
+	free(p);
+	it->pipe = NULL;
+}
+
+/* Start the producer; false (then the caller primes and reads serially) when it cannot be. */
+static bool pipe_start(struct fmt_iter *it)
+{
+	struct pipe *p;
+
+	if (it->r->fork_hook)
+		return false;	/* another iterator of this reader has threads: this one reads alone */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return false;
+	for (; p->nspare < PQ + 1; p->nspare++) {
+		struct mbatch *b = calloc(1, sizeof(*b));
+
+		if (!b || !(b->ev = malloc(PB_EVENTS * sizeof(*b->ev)))) {
+			free(b);
+			break;
+		}
+		p->spare[p->nspare] = b;
+	}
+	if (p->nspare < 2 || pthread_mutex_init(&p->mu, NULL)) {
+		for (int i = 0; i < p->nspare; i++)
+			mbatch_free(p->spare[i]);
+		free(p);
+		return false;
+	}
+	pthread_cond_init(&p->prod, NULL);
+	pthread_cond_init(&p->cons, NULL);
+	for (int i = 0; i < it->ns; i++)
+		it->s[i].no_formats = true;	/* looked up by the caller (lazy parsing forks) */
+	it->pipe = p;
+	if (pthread_create(&p->th, NULL, pipe_main, it)) {
+		for (int i = 0; i < it->ns; i++)
+			it->s[i].no_formats = false;
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->prod);
+		pthread_cond_destroy(&p->cons);
+		for (int i = 0; i < p->nspare; i++)
+			mbatch_free(p->spare[i]);
+		free(p);
+		it->pipe = NULL;
+		return false;
+	}
+	it->r->fork_hook = pipe_fork_hook;
+	it->r->fork_arg = p;
+	return true;
+}
+
+/* fmt_iter_next() with a producer: the merged events of its batches, formats looked up here. */
+static int pipe_next(struct fmt_iter *it, const struct fmt_event **out)
+{
+	struct pipe *p = it->pipe;
+	struct fmt_reader *r = it->r;
+
+	for (;;) {
+		struct mbatch *b = p->cur;
+
+		if (b) {
+			if (p->epos < b->nerrs && b->errs[p->epos].at == p->pos) {
+				const struct perr *e = &b->errs[p->epos++];
+
+				p->errors = e->errors;
+				return replay_err(r, &e->slot, e->err);
+			}
+			if (p->pos < b->n) {
+				struct fmt_event *ev = &b->ev[p->pos++];
+
+				if (ev->type >= 0) {
+					ev->event = r->by_id[ev->type];
+					if (!ev->event && r->fmt_by_id[ev->type] >= 0)
+						ev->event = fmt_reader_event(r, ev->type);
+				}
+				*out = ev;
+				return 1;
+			}
+			if (b->end) {
+				p->errors = b->errors;
+				return 0;
+			}
+		}
+		/* the event handed out last is in cur: the caller is done with it now */
+		pthread_mutex_lock(&p->mu);
+		if (b) {
+			p->errors = b->errors;
+			p->spare[p->nspare++] = b;
+			pthread_cond_broadcast(&p->prod);
+		}
+		while (!p->qcount)
+			pthread_cond_wait(&p->cons, &p->mu);
+		p->cur = p->q[p->qhead];
+		p->qhead = (p->qhead + 1) % PQ;
+		p->qcount--;
+		pthread_mutex_unlock(&p->mu);
+		p->pos = 0;
+		p->epos = 0;
+	}
+}
+
 int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct fmt_iter **out)
 {
 	struct fmt_iter *it = calloc(1, sizeof(*it));
@@ -1442,29 +1775,11 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 		/* what the workers look up must be decoded before they start */
 		if (opts->seek)
 			fmt_reader_tindex_status(r, NULL);
-		pool_start(it, opts->threads - 1 < it->ns ? opts->threads - 1 : it->ns);
+		if (!opts->pipeline || !pipe_start(it))
+			pool_start(it, opts->threads - 1 < it->ns ? opts->threads - 1 : it->ns);
 	}
-	/* prime: first event of each stream */
-	for (c = 0; c < it->ns; c++) {
-		struct stream *s = &it->s[c];
-
-		err = snext(it, s);
-		if (err < 0) {
-			stream_fail(s, err);
-			it->errors++;
-			if (!it->pending_err)
-				it->pending_err = err;	/* told by the first fmt_iter_next() */
-			continue;
-		}
-		if (err == 0) {
-			s->done = true;
-			continue;
-		}
-		take_skip(it, s);
-		s->has_ev = true;
-		it->heap[it->nheap++] = c;
-		heap_up(it, it->nheap - 1);
-	}
+	if (!it->pipe)
+		prime(it);
 	*out = it;
 	return 0;
 }
@@ -1504,7 +1819,7 @@ static int settle(struct fmt_iter *it)
 	return err < 0 ? err : 0;
 }
 
-int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev)
+static int serial_next(struct fmt_iter *it, const struct fmt_event **ev)
 {
 	int err = settle(it);
 
@@ -1523,9 +1838,18 @@ int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev)
 	return 1;
 }
 
+int fmt_iter_next(struct fmt_iter *it, const struct fmt_event **ev)
+{
+	return it->pipe ? pipe_next(it, ev) : serial_next(it, ev);
+}
+
 int fmt_iter_peek(struct fmt_iter *it, int buffer, const struct fmt_event **ev)
 {
-	int i, best = -1, err = settle(it);
+	int i, best = -1, err;
+
+	if (it->pipe)
+		return -ENOTSUP;
+	err = settle(it);
 
 	if (err)
 		it->pending_err = err;
@@ -1548,6 +1872,8 @@ int fmt_iter_take_peeked(struct fmt_iter *it, const struct fmt_event **ev)
 {
 	int hp = it->peeked, err;
 
+	if (it->pipe)
+		return -ENOTSUP;
 	if (hp < 0 || hp >= it->nheap)
 		return -EINVAL;
 	it->peeked = -1;
@@ -1561,7 +1887,7 @@ int fmt_iter_take_peeked(struct fmt_iter *it, const struct fmt_event **ev)
 
 int fmt_iter_errors(const struct fmt_iter *it)
 {
-	return it->errors;
+	return it->pipe ? it->pipe->errors : it->errors;
 }
 
 void fmt_iter_free(struct fmt_iter *it)
@@ -1570,6 +1896,7 @@ void fmt_iter_free(struct fmt_iter *it)
 
 	if (!it)
 		return;
+	pipe_stop(it);
 	pool_stop(it);
 	for (i = 0; i < it->ns; i++)
 		stream_release(&it->s[i]);

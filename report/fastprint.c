@@ -2045,18 +2045,16 @@ void rpt_fastprint_stats(const struct rpt_fastprint *fp, struct rpt_fastprint_st
 	*st = fp->st;
 }
 
-bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
-			struct tep_event *event, struct tep_record *rec)
+/* The text of rec after fp->buf[0..fp->len): true, or false with fp->len where it was. */
+static bool format_rec(struct rpt_fastprint *fp, struct tep_event *event, struct tep_record *rec)
 {
 	const uint8_t *d = rec->data;
+	size_t start = fp->len;
 	struct ftype *t;
-	unsigned int need_len;
 
 	t = lookup(fp, event);
-	if (!t || t->kind == T_DECLINED || !d || rec->size < t->min_size ||
-	    s->state != TRACE_SEQ__GOOD)
+	if (!t || t->kind == T_DECLINED || !d || rec->size < t->min_size)
 		goto decline;
-	fp->len = 0;
 	fp->oom = false;
 	switch (t->kind) {
 	case T_GENERIC:
@@ -2088,6 +2086,27 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 	}
 	if (fp->oom)
 		goto decline;
+	fp->st.fast++;
+	return true;
+
+decline:
+	fp->len = start;
+	fp->st.declined++;
+	return false;
+}
+
+bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
+			struct tep_event *event, struct tep_record *rec)
+{
+	unsigned int need_len;
+
+	if (s->state != TRACE_SEQ__GOOD) {
+		fp->st.declined++;
+		return false;
+	}
+	fp->len = 0;
+	if (!format_rec(fp, event, rec))
+		return false;
 
 	/* append, growing s through the library when it is too small */
 	need_len = s->len + fp->len + 1;
@@ -2103,10 +2122,27 @@ bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 			trace_seq_putc(s, (unsigned char)fp->buf[i]);
 		trace_seq_terminate(s);
 	}
-	fp->st.fast++;
 	return true;
+}
 
-decline:
-	fp->st.declined++;
-	return false;
+bool rpt_fastprint_append(struct rpt_fastprint *fp, struct tep_event *event, struct tep_record *rec,
+			  char **buf, size_t *len, size_t *cap)
+{
+	char *own = fp->buf;
+	size_t own_cap = fp->cap;
+	bool ok;
+
+	/* the formatters write (and grow) the caller's buffer in place of their own */
+	fp->buf = *buf;
+	fp->cap = *cap;
+	fp->len = *len;
+	ok = format_rec(fp, event, rec);
+	*buf = fp->buf;
+	*cap = fp->cap;
+	if (ok)
+		*len = fp->len;
+	fp->buf = own;
+	fp->cap = own_cap;
+	fp->len = 0;
+	return ok;
 }

@@ -51,6 +51,15 @@ void rpt_fastprint_free(struct rpt_fastprint *fp);
 bool rpt_fastprint_info(struct rpt_fastprint *fp, struct trace_seq *s,
 			struct tep_event *event, struct tep_record *rec);
 
+/*
+ * The same text appended to a caller's buffer: *buf holds *len bytes in
+ * *cap (malloc'd, grown with realloc as needed, possibly from NULL).  On
+ * true *len counts the text; on false *len is unchanged (*buf and *cap
+ * may still have grown).  No trace_seq on the way: the listing's hot path.
+ */
+bool rpt_fastprint_append(struct rpt_fastprint *fp, struct tep_event *event, struct tep_record *rec,
+			  char **buf, size_t *len, size_t *cap);
+
 /* Counters since rpt_fastprint_new(), for tests and -v statistics. */
 struct rpt_fastprint_stats {
 	uint64_t fast;		/* records formatted here */

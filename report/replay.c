@@ -1183,6 +1183,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 
 	memset(&io, 0, sizeof(io));
 	io.threads = opts->threads ? opts->threads : rpt_threads_default();
+	/* the analyzers run beside the read and merge: the serial part is theirs, not the reader's */
+	io.pipeline = true;
 	/*
 	 * The CPU filter is not pushed into the iterator: loss markers and
 	 * task names come from every CPU (a task named by a sched_switch on

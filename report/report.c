@@ -35,6 +35,43 @@
 
 struct report;
 
+/*
+ * The listing's text: every line is built in this one buffer and written
+ * with write(2) when OUT_FLUSH bytes wait (no stdio, no allocation per
+ * event).  err: the errno of a failed write (or ENOMEM); then nothing more
+ * is kept.
+ */
+struct outbuf {
+	char *buf;
+	size_t len, cap;
+	int err;
+};
+#define OUT_FLUSH (256u << 10)
+
+/* per event type: what every line of that type repeats */
+struct ltype {
+	const char *name;	/* the event's name, as the line prints it (up to 64 bytes) */
+	uint8_t nlen;
+	uint8_t pid;		/* 0: not seen, 1: common_pid read here, 2: through libtraceevent */
+	uint8_t pid_size;
+	uint16_t pid_off;
+};
+
+/* kernel function names of the graph printer, direct-mapped (they repeat) */
+struct fncache {
+	uint64_t addr;
+	const char *name;	/* NULL: no symbol */
+	bool valid;
+};
+
+/* comms of pids libtraceevent knows; a known pid keeps its comm (tep_register_comm) */
+struct commcache {
+	int pid;
+	uint8_t len;
+	bool valid;
+	const char *comm;
+};
+
 /* One -F, in command-line order: -v before it makes it a negative filter. */
 struct rfilter {
 	const char *text;
@@ -82,11 +119,23 @@ struct rinput {
 	/* funcgraph */
 	int fg_exit_id;
 	struct tep_format_field *fg_exit_func, *fg_exit_calltime, *fg_exit_rettime;
+	/* the printer's fields for the listing's own copy of it (graph_out); fg_fast: all usable */
+	bool fg_fast;
+	struct tep_event *fg_ent, *fg_ex;
+	struct tep_format_field *fg_ent_func, *fg_ent_depth, *fg_ent_pid, *fg_ex_depth, *fg_ex_pid;
+	struct fncache *fncache;	/* 256 slots, with fg_fast */
+
+	/* the listing's caches */
+	bool swap;			/* the file's byte order is not ours */
+	struct ltype *ltypes;		/* 65536, on first use */
+	struct commcache *comms;	/* COMM_SLOTS */
 };
+#define COMM_SLOTS 1024
 
 struct report {
 	struct rinput *in;
 	int nin;
+	struct outbuf out;		/* the text listing */
 	int prefix_width;		/* file / instance-name column, 0 when none */
 	bool multi;			/* several -i: every line names its file */
 	bool nsecs;			/* -t */
@@ -234,6 +283,12 @@ static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 	return 0;
 }
 
+/* a field tep_read_number_field() reads */
+static bool num_field(const struct tep_format_field *f)
+{
+	return f && f->offset >= 0 && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
 static void setup_graph(struct rinput *in)
 {
 	struct tep_event *ent = fmt_reader_find_event(in->r, "ftrace", "funcgraph_entry");
@@ -250,6 +305,20 @@ static void setup_graph(struct rinput *in)
 	}
 	if (ent)
 		tep_register_event_handler(in->tep, ent->id, "ftrace", "funcgraph_entry", graph_entry, in);
+	if (ent && ex && in->fg_exit_id >= 0) {
+		in->fg_ent = ent;
+		in->fg_ex = ex;
+		in->fg_ent_func = tep_find_field(ent, "func");
+		in->fg_ent_depth = tep_find_field(ent, "depth");
+		in->fg_ent_pid = tep_find_common_field(ent, "common_pid");
+		in->fg_ex_depth = tep_find_field(ex, "depth");
+		in->fg_ex_pid = tep_find_common_field(ex, "common_pid");
+		in->fncache = calloc(256, sizeof(*in->fncache));
+		in->fg_fast = in->fncache && num_field(in->fg_ent_func) && num_field(in->fg_ent_depth) &&
+			      num_field(in->fg_ent_pid) && num_field(in->fg_ex_depth) &&
+			      num_field(in->fg_ex_pid) && num_field(in->fg_exit_func) &&
+			      num_field(in->fg_exit_calltime) && num_field(in->fg_exit_rettime);
+	}
 }
 
 /* ---- flytrap's selections ------------------------------------------------------- */
@@ -948,41 +1017,128 @@ static void print_info(struct report *rp, struct rinput *in, struct trace_seq *s
 	tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_INFO);
 }
 
+/* ---- the text listing: one buffer, write(2) ------------------------------------------ */
+
+static bool out_grow(struct outbuf *o, size_t n)
+{
+	size_t cap = o->cap ? o->cap : 2 * OUT_FLUSH;
+	char *nb;
+
+	if (o->err)
+		return false;
+	while (cap - o->len < n) {
+		if (cap > SIZE_MAX / 4) {
+			o->err = ENOMEM;
+			return false;
+		}
+		cap *= 2;
+	}
+	nb = realloc(o->buf, cap);
+	if (!nb) {
+		o->err = ENOMEM;
+		return false;
+	}
+	o->buf = nb;
+	o->cap = cap;
+	return true;
+}
+
+/* room for n more bytes at o->buf + o->len, or NULL (o->err says why) */
+static inline char *out_room(struct outbuf *o, size_t n)
+{
+	if (o->cap - o->len >= n || out_grow(o, n))
+		return o->buf + o->len;
+	return NULL;
+}
+
+static void out_put(struct outbuf *o, const void *text, size_t n)
+{
+	char *p = out_room(o, n);
+
+	if (p && n) {
+		memcpy(p, text, n);
+		o->len += n;
+	}
+}
+
+/* everything waiting, to standard output; a failure is kept in o->err */
+static void out_flush(struct outbuf *o)
+{
+	size_t off = 0;
+
+	while (off < o->len && !o->err) {
+		ssize_t w = write(STDOUT_FILENO, o->buf + off, o->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			o->err = w < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)w;
+	}
+	o->len = 0;
+}
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static inline int udigits(unsigned long long v)
+{
+	int n = 1;
+
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
 /* unsigned decimal, zero-padded to width (0: none); a leading '-' if neg */
 static char *put_udec(char *p, unsigned long long v, int width, bool neg)
 {
-	char tmp[24];
-	int n = 0;
+	int n = udigits(v);
+	char *e;
 
 	if (neg) {
 		/* pids are never negative in practice; keep printf's answer for the odd case */
 		return p + sprintf(p, "%d", -(int)v);
 	}
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (n < width)
-		tmp[n++] = '0';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	for (; n < width; width--)
+		*p++ = '0';
+	e = p + n;
+	p = e;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		p[0] = digit_pairs[2 * r];
+		p[1] = digit_pairs[2 * r + 1];
+	}
+	if (v >= 10) {
+		p[-2] = digit_pairs[2 * v];
+		p[-1] = digit_pairs[2 * v + 1];
+	} else {
+		p[-1] = (char)('0' + v);
+	}
+	return e;
+}
+
+/* v right-aligned in width columns of spaces ("%*llu") */
+static char *put_uright(char *p, unsigned long long v, int width)
+{
+	for (width -= udigits(v); width > 0; width--)
+		*p++ = ' ';
+	return put_udec(p, v, 0, false);
 }
 
 /* "%5llu.%0*llu" */
 static char *put_secs(char *p, unsigned long long secs, unsigned long long frac, int digits)
 {
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = '0' + secs % 10;
-		secs /= 10;
-	} while (secs);
-	while (n < 5)
-		tmp[n++] = ' ';
-	while (n)
-		*p++ = tmp[--n];
+	p = put_uright(p, secs, 5);
 	*p++ = '.';
 	return put_udec(p, frac, digits, false);
 }
@@ -997,30 +1153,46 @@ static char *put_time(const struct report *rp, const struct rinput *in, char *p,
 
 		return put_secs(p, us / 1000000, us % 1000000, 6);
 	}
-	return p + snprintf(p, 32, "%12llu", (unsigned long long)ts);
+	return put_uright(p, ts, 12);
 }
 
 /* trace-cmd's print_handle_file(): the file or instance name column */
-static void put_prefix(struct report *rp, struct rinput *in, struct trace_seq *s, int buffer,
-		       int width)
+static void put_prefix(struct report *rp, struct rinput *in, int buffer, int width)
 {
 	const char *name = buffer ? in->info->buffers[buffer].name : rp->multi ? in->base : "";
+	size_t n;
+	char *p;
 
 	if (!rp->prefix_width && !rp->multi)
 		return;
-	if (name[0])
-		trace_seq_printf(s, "%*s: ", width, name);
-	else
-		trace_seq_printf(s, "%*s  ", width, "");
+	/* "%*s: " of the name, "%*s  " of none */
+	n = strlen(name);
+	p = out_room(&rp->out, n + (width > 0 ? (size_t)width : 0) + 2);
+	if (!p)
+		return;
+	if (width > 0 && n < (size_t)width) {
+		memset(p, ' ', width - n);
+		p += width - n;
+	}
+	memcpy(p, name, n);
+	p += n;
+	*p++ = n ? ':' : ' ';
+	*p++ = ' ';
+	rp->out.len = p - rp->out.buf;
 }
 
-static void put_missed(struct trace_seq *s, const struct fmt_event *ev)
+static void put_missed(struct outbuf *o, const struct fmt_event *ev)
 {
+	char t[80];
+	int n = 0;
+
 	if (ev->rec.missed_events > 0)
-		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->rec.cpu,
-				 (long long)ev->rec.missed_events);
+		n = snprintf(t, sizeof(t), "CPU:%d [%lld EVENTS DROPPED]\n", ev->rec.cpu,
+			     (long long)ev->rec.missed_events);
 	else if (ev->rec.missed_events < 0)
-		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->rec.cpu);
+		n = snprintf(t, sizeof(t), "CPU:%d [EVENTS DROPPED]\n", ev->rec.cpu);
+	if (n > 0)
+		out_put(o, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
 }
 
 static void put_name(struct trace_seq *s, const struct tep_event *event)
@@ -1066,27 +1238,269 @@ static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s, 
 	print_info(rp, in, s, ev);
 }
 
-/* the usual line, built by hand: this runs for every event and printf dominated the profile */
-static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+/* tep_read_number() */
+static inline uint64_t rd_num(const struct rinput *in, const uint8_t *p, int size)
+{
+	uint16_t v2;
+	uint32_t v4;
+	uint64_t v8;
+
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v2, p, 2);
+		return in->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return in->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return in->swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return 0;
+	}
+}
+
+/* field f of rec as tep_read_number_field() reads it, when it lies inside the record */
+static inline bool fld(const struct rinput *in, const struct tep_format_field *f,
+		       const struct tep_record *rec, uint64_t *v)
+{
+	if (f->offset + f->size > rec->size)
+		return false;
+	*v = rd_num(in, (const uint8_t *)rec->data + f->offset, f->size);
+	return true;
+}
+
+static const char *graph_fn(struct rinput *in, uint64_t addr)
+{
+	struct fncache *c = &in->fncache[(addr ^ addr >> 8 ^ addr >> 16) & 255];
+
+	if (!c->valid || c->addr != addr) {
+		c->addr = addr;
+		c->name = tep_find_function(in->tep, addr);
+		c->valid = true;
+	}
+	return c->name;
+}
+
+/* graph_overhead() and graph_duration() */
+static char *put_graph_time(char *p, uint64_t d)
+{
+	const char *mark = d == ~0ULL ? "  " : d > 1000000000ULL ? "$ " : d > 1000000ULL ? "# " :
+			   d > 100000ULL ? "! " : d > 10000ULL ? "+ " : "  ";
+	char *start;
+	int w;
+
+	memcpy(p, mark, 2);
+	p += 2;
+	start = p;
+	p = put_udec(p, d / 1000, 0, false);
+	w = (int)(p - start);
+	if (w < 7) {
+		*p++ = '.';
+		p = put_udec(p, d % 1000, 3, false);
+		w += 4;
+	}
+	memcpy(p, " us ", 4);
+	p += 4;
+	for (; w < 7; w++)
+		*p++ = ' ';
+	memcpy(p, "|  ", 3);
+	return p + 3;
+}
+
+/*
+ * The graph printer's text (graph_entry(), graph_exit()) straight into the
+ * listing, for the records it prints without complaint; false hands the
+ * record to libtraceevent and the printer (nothing consumed).
+ */
+static bool graph_out(struct report *rp, struct rinput *in, const struct fmt_event *ev)
+{
+	const struct tep_record *rec = &ev->rec;
+	uint64_t func = 0, depth, pid, call = 0, ret = 0, nfunc, npid;
+	const struct fmt_event *next;
+	bool entry = ev->event == in->fg_ent, leaf = false;
+	const char *name = NULL;
+	size_t nl = 20;
+	char *p;
+
+	if (!in->fg_fast || (!entry && ev->event != in->fg_ex))
+		return false;
+	if (entry) {
+		if (!fld(in, in->fg_ent_func, rec, &func) || !fld(in, in->fg_ent_pid, rec, &pid) ||
+		    !fld(in, in->fg_ent_depth, rec, &depth))
+			return false;
+		/* a leaf: the next record of this buffer is our own exit */
+		if (in->it && fmt_iter_peek(in->it, ev->buffer, &next) == 1 && next->type == in->fg_exit_id &&
+		    next->event) {
+			if (next->event != in->fg_ex || !fld(in, in->fg_exit_func, &next->rec, &nfunc) ||
+			    !fld(in, in->fg_ex_pid, &next->rec, &npid))
+				return false;
+			if (npid == pid && nfunc == func) {
+				if (!fld(in, in->fg_exit_calltime, &next->rec, &call) ||
+				    !fld(in, in->fg_exit_rettime, &next->rec, &ret))
+					return false;
+				leaf = true;
+			}
+		}
+		name = graph_fn(in, func);
+		if (name)
+			nl = strlen(name);
+	} else if (!fld(in, in->fg_exit_calltime, rec, &call) || !fld(in, in->fg_exit_rettime, rec, &ret) ||
+		   !fld(in, in->fg_ex_depth, rec, &depth)) {
+		return false;
+	}
+	if (depth > 1000)
+		depth = 1000;
+	p = out_room(&rp->out, 2 * depth + nl + 64);
+	if (!p)
+		return true;	/* out of memory: the listing stops */
+	if (leaf)
+		fmt_iter_take_peeked(in->it, &next);
+	if (leaf || !entry) {
+		p = put_graph_time(p, ret - call);
+	} else {
+		memcpy(p, "             |  ", 16);
+		p += 16;
+	}
+	memset(p, ' ', 2 * depth);
+	p += 2 * depth;
+	if (!entry) {
+		*p++ = '}';
+	} else {
+		if (name) {
+			memcpy(p, name, nl);
+			p += nl;
+		} else {
+			p += sprintf(p, "%llx", (unsigned long long)func);
+		}
+		memcpy(p, leaf ? "();" : "() {", leaf ? 3 : 4);
+		p += leaf ? 3 : 4;
+	}
+	rp->out.len = p - rp->out.buf;
+	return true;
+}
+
+/* The event's own text into the listing: compiled formatter, the graph printer, or libtraceevent. */
+static void info_out(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+{
+	struct tep_event *e = ev->event;
+	struct outbuf *o = &rp->out;
+
+	if (!rp->raw && in->fast && !(e->flags & (TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_NOHANDLE))) {
+		if (e->handler == graph_entry || e->handler == graph_exit) {
+			if (graph_out(rp, in, ev))
+				return;
+		} else if (!o->err && rpt_fastprint_append(in->fast, e, (struct tep_record *)&ev->rec, &o->buf,
+							    &o->len, &o->cap)) {
+			return;
+		}
+	}
+	in->cur = ev;
+	trace_seq_reset(s);
+	tep_print_event(in->tep, s, (struct tep_record *)&ev->rec, "%s",
+			rp->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	out_put(o, s->buffer, s->len);
+}
+
+/* what every line of ev's type repeats; NULL when the type has no slot */
+static struct ltype *ltype_of(struct rinput *in, const struct fmt_event *ev)
+{
+	struct ltype *t;
+
+	if (ev->type < 0 || ev->type > 0xffff)
+		return NULL;
+	if (!in->ltypes && !(in->ltypes = calloc(65536, sizeof(*in->ltypes))))
+		return NULL;
+	t = &in->ltypes[ev->type];
+	if (t->name != ev->event->name) {
+		size_t n = strlen(ev->event->name);
+
+		memset(t, 0, sizeof(*t));
+		t->name = ev->event->name;
+		t->nlen = n > 64 ? 64 : n;
+	}
+	return t;
+}
+
+/* tep_data_pid(), reading common_pid where libtraceevent does */
+static int line_pid(struct rinput *in, struct ltype *t, const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
+	const struct tep_format_field *f;
 	int pid;
+
+	if (t && t->pid == 1 && t->pid_off + t->pid_size <= ev->rec.size)
+		return (int)rd_num(in, (const uint8_t *)ev->rec.data + t->pid_off, t->pid_size);
+	pid = tep_data_pid(in->tep, rec);
+	if (!t || t->pid)
+		return pid;
+	/* the first record of the type: the field's own offset must give libtraceevent's answer */
+	f = tep_find_common_field(ev->event, "common_pid");
+	t->pid = 2;
+	if (num_field(f) && f->offset <= 0xffff && f->offset + f->size <= ev->rec.size &&
+	    (int)rd_num(in, (const uint8_t *)ev->rec.data + f->offset, f->size) == pid) {
+		t->pid = 1;
+		t->pid_off = (uint16_t)f->offset;
+		t->pid_size = (uint8_t)f->size;
+	}
+	return pid;
+}
+
+/* tep_data_comm_from_pid(), remembered for the pids it knows */
+static const char *line_comm(struct rinput *in, int pid, size_t *len)
+{
+	struct commcache *c = in->comms ? &in->comms[(unsigned)pid % COMM_SLOTS] : NULL;
 	const char *comm;
+
+	if (c && c->valid && c->pid == pid) {
+		*len = c->len;
+		return c->comm;
+	}
+	comm = tep_data_comm_from_pid(in->tep, pid);
+	*len = strlen(comm);
+	if (!in->comms && (in->comms = calloc(COMM_SLOTS, sizeof(*in->comms))))
+		c = &in->comms[(unsigned)pid % COMM_SLOTS];
+	/* "<...>" may still get a name (sched_switch registers comms); a known pid keeps its own */
+	if (c && *len <= 255 && strcmp(comm, "<...>")) {
+		c->pid = pid;
+		c->comm = comm;
+		c->len = (uint8_t)*len;
+		c->valid = true;
+	}
+	return comm;
+}
+
+/* the usual line, built by hand in the listing's buffer: this runs for every event */
+static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+{
+	static const char unknown[] = "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]";
+	struct outbuf *o = &rp->out;
+	struct ltype *t;
+	int pid;
+	const char *comm, *name;
 	size_t nl, cl;
-	char line[256], *p = line;
+	char *line, *p;
 
 	if (!ev->event) {
 		/* exactly what libtraceevent makes of an unknown ID in trace-cmd's four calls */
-		trace_seq_puts(s, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]");
+		out_put(o, unknown, sizeof(unknown) - 1);
 		return;
 	}
-	pid = tep_data_pid(in->tep, rec);
-	comm = tep_data_comm_from_pid(in->tep, pid);
-	nl = strlen(ev->event->name);
-	cl = strlen(comm);
+	t = ltype_of(in, ev);
+	pid = line_pid(in, t, ev);
+	comm = line_comm(in, pid, &cl);
+	name = ev->event->name;
+	nl = t ? t->nlen : strlen(name);
 	/* "%16s-%-5d [%03d]", the time column and " name: " padded to 20 */
 	if (cl > 128)
 		cl = 128;
+	if (nl > 64)
+		nl = 64;
+	line = p = out_room(o, 320);
+	if (!p)
+		return;
 	if (cl < 16) {
 		memset(p, ' ', 16 - cl);
 		p += 16 - cl;
@@ -1106,9 +1520,7 @@ static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
 	p = put_time(rp, in, p, ev->rec.ts);
 	*p++ = ':';
 	*p++ = ' ';
-	if (nl > 64)
-		nl = 64;
-	memcpy(p, ev->event->name, nl);
+	memcpy(p, name, nl);
 	p += nl;
 	*p++ = ':';
 	*p++ = ' ';
@@ -1116,29 +1528,34 @@ static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
 		memset(p, ' ', 20 - nl);
 		p += 20 - nl;
 	}
-	*p = 0;
-	trace_seq_puts(s, line);
-	print_info(rp, in, s, ev);
+	o->len = p - o->buf;
+	info_out(rp, in, s, ev);
 }
 
 static void print_event(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
 {
+	struct outbuf *o = &rp->out;
+	size_t start = o->len;
 	char lat[64] = "";
 
-	trace_seq_reset(s);
-	put_prefix(rp, in, s, ev->buffer, rp->prefix_width);
-	put_missed(s, ev);
-	if (rp->latency || rp->tsdiff)
+	put_prefix(rp, in, ev->buffer, rp->prefix_width);
+	put_missed(o, ev);
+	if (rp->latency || rp->tsdiff) {
+		trace_seq_reset(s);
 		line_tep(rp, in, s, ev);
-	else
+		out_put(o, s->buffer, s->len);
+	} else {
 		line_fast(rp, in, s, ev);
-	if (s->len && s->buffer[s->len - 1] == '\n')
-		s->len--;
-	if (rp->wakeup)
+	}
+	if (o->len > start && o->buf[o->len - 1] == '\n')
+		o->len--;
+	if (rp->wakeup) {
 		wakeup_record(rp, in, ev, lat, sizeof(lat));
-	fwrite(s->buffer, 1, s->len, stdout);
-	fputs(lat, stdout);
-	putchar('\n');
+		out_put(o, lat, strlen(lat));
+	}
+	out_put(o, "\n", 1);
+	if (o->len >= OUT_FLUSH)
+		out_flush(o);
 }
 /* ---- JSON output --------------------------------------------------------------------- */
 
@@ -1803,6 +2220,7 @@ static int open_input(struct report *rp, struct rinput *in)
 	for (i = 0; i < in->info->buffers[0].ncpus; i++)
 		if (in->info->buffers[0].cpus[i].cpu + 1 > in->cpus)
 			in->cpus = in->info->buffers[0].cpus[i].cpu + 1;
+	in->swap = tep_is_file_bigendian(in->tep) != tep_is_local_bigendian(in->tep);
 	in->type_ok = calloc(65536, 1);
 	if (!in->type_ok)
 		return ft_error("out of memory");
@@ -1848,6 +2266,9 @@ static void close_input(struct rinput *in)
 	fmt_reader_close(in->r);
 	free(in->fstr);
 	free(in->type_ok);
+	free(in->ltypes);
+	free(in->comms);
+	free(in->fncache);
 }
 
 /* the iterator options of one file: its CPUs and time options */
@@ -1964,13 +2385,13 @@ static int pull(struct report *rp, struct rinput *in, int *rc)
 		 * One error says why the exit fails; a second damaged stream
 		 * is a detail of the same verdict, so it is a warning.
 		 */
+		out_flush(&rp->out);
 		fflush(stdout);
 		if (*rc == EXIT_OK)
 			ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
 		else
 			ft_warn("'%s': another damaged CPU stream: %s", in->path, fmt_reader_error(in->r));
 		*rc = EXIT_FAIL;
-		(void)rp;
 	}
 }
 
@@ -2015,6 +2436,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 	int i;
 
 	trace_seq_init(&s);
+	fflush(stdout);	/* what came before; the text listing goes out with write(2) */
 	for (i = 0; i < rp->nin; i++) {
 		if (rp->json)
 			trigger_load(&rp->in[i]);
@@ -2036,11 +2458,13 @@ static uint64_t list_events(struct report *rp, int *rc)
 		if (rp->has_t1 && !rp->wakeup && !rp->tscheck && shown_ts(rp, in, ev->rec.ts) > rp->t1)
 			break;
 		if (filters_pass(in, ev) && selected(rp, in, ev)) {
-			if (rp->tscheck && rp->check_ts > ev->rec.ts)
+			if (rp->tscheck && rp->check_ts > ev->rec.ts) {
+				out_flush(&rp->out);
 				ft_warn("record on CPU %d went backwards: %llu to %llu (delta -%llu)",
 					ev->rec.cpu, (unsigned long long)rp->check_ts,
 					(unsigned long long)ev->rec.ts,
 					(unsigned long long)(rp->check_ts - ev->rec.ts));
+			}
 			rp->check_ts = ev->rec.ts;
 			json_trigger(rp, in, ev->rec.ts);
 			if (rp->json)
@@ -2048,7 +2472,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 			else
 				print_event(rp, in, &s, ev);
 			nprinted++;
-			if (ferror(stdout))
+			if (rp->out.err || (rp->json && ferror(stdout)))
 				break;
 		}
 		pull(rp, in, rc);
@@ -2058,6 +2482,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 		free(rp->in[i].trigger);
 		rp->in[i].trigger = NULL;
 	}
+	out_flush(&rp->out);
 	trace_seq_destroy(&s);
 	return nprinted;
 }
@@ -2536,6 +2961,8 @@ int cmd_report(int argc, char **argv)
 	if (io.uname || io.version || io.stat)
 		goto out;
 	nprinted = list_events(&rp, &rc);
+	if (rp.out.err && rp.out.err != EPIPE)
+		rc = ft_error("cannot write to standard output: %s", strerror(rp.out.err));
 	finish_wakeup(&rp);
 	ft_info("%llu events printed", (unsigned long long)nprinted);
 	for (i = 0; i < rp.nin; i++) {
@@ -2564,5 +2991,6 @@ out:
 	free(rp.raw_events);
 	free(rp.nohandler_events);
 	free(rp.wk_tab);
+	free(rp.out.buf);
 	return ft_finish_stdout(rc);
 }
