@@ -1733,15 +1733,26 @@ static void *capture_main(void *arg)
 }
 
 /*
- * --capture-threads N (default one per CPUS_PER_CAPTURE CPUs): with more
+ * --capture-threads N (or FLYTRAP_CAPTURE_THREADS; default one per
+ * CPUS_PER_CAPTURE CPUs): with more
  * than one, N threads split the instance's CPUs into N runs and this thread
  * only watches.  Returns 0 (possibly with no threads) or -errno.
  */
 static int capture_start(struct session *s)
 {
 	int n = s->o->capture_threads, i, per, extra, first = 0, err;
+	const char *env = getenv("FLYTRAP_CAPTURE_THREADS");
 	sigset_t all, old;
 
+	/* the environment's count where the option gives none (tests run every mode so) */
+	if (!n && env && *env) {
+		uint64_t v;
+
+		if (!ft_parse_u64(env, &v) && v >= 1 && v <= 256)
+			n = (int)v;
+		else
+			ft_warn("ignoring FLYTRAP_CAPTURE_THREADS='%s' (1 to 256)", env);
+	}
 	if (!n)
 		n = (s->ri.ncpus + CPUS_PER_CAPTURE - 1) / CPUS_PER_CAPTURE;
 	if (n > s->ri.ncpus)
