@@ -4,12 +4,14 @@
  * instance (plus optional tracers, uprobes and BPF programs) into a
  * trace.dat v7 file, leaving the kernel as it was found on every exit path.
  *
- * One thread does everything: it waits in ppoll() on every CPU's
- * trace_pipe_raw (and the BPF ring buffer), moves whole pages to the writer
- * (which compresses them in chunks as they arrive, so memory stays bounded)
- * and checks the stop conditions.  Signal handlers only set a flag; the
- * signals are blocked except inside ppoll so none is missed between a check
- * and the wait.
+ * The main thread waits in ppoll() on every CPU's trace_pipe_raw (and the
+ * BPF ring buffer), moves whole pages to the writer (whose pool of
+ * compression threads, --threads, takes full chunks from a bounded queue,
+ * so memory stays bounded) and checks the stop conditions.  On many CPUs
+ * (--capture-threads) capture threads drain runs of CPUs instead and the
+ * main thread only watches (struct capgroup).  Signal handlers only set a
+ * flag; the signals are blocked except inside ppoll so none is missed
+ * between a check and the wait.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -1725,6 +1727,9 @@ static void *capture_main(void *arg)
 			if (r == 0 || (r > 0 && (pfd[i].revents & POLLIN)))
 				drain_set(s, &s->ri, s->wb, g->first + i, false);
 		pthread_mutex_unlock(&g->mu);
+		/* the main thread ends the recording; spinning on a readable fd helps nobody */
+		if (__atomic_load_n(&s->write_err, __ATOMIC_RELAXED))
+			break;
 	}
 	free(pfd);
 	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
