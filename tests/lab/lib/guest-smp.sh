@@ -38,7 +38,7 @@ ship() {
 }
 
 FLYTRAP_TEST_DIGEST=check $FT -v record -e raw_syscalls --capture-threads 4 --threads 3 -o /tmp/smp.dat \
-	-- /tmp/load.sh 3000 >/dev/null 2>$OUT/smp.err
+	-- /tmp/load.sh 2000 >/dev/null 2>$OUT/smp.err
 rc=$?
 if [ $rc = 0 ] && $FT verify /tmp/smp.dat >$OUT/smp.verify 2>&1; then
 	ok "smp: record --capture-threads 4 --threads 3 on $ncpu CPUs, verify passes"
@@ -50,7 +50,7 @@ fi
 
 # one capture thread per CPU, flight mode, a dump by signal
 FLYTRAP_TEST_DIGEST=check $FT -v record -e raw_syscalls --capture-threads 8 --threads 2 --flight 60s --after 0 \
-	-o /tmp/fl.dat -- sh -c '/tmp/load.sh 2000; kill -USR1 $PPID; sleep 3' >/dev/null 2>$OUT/fl.err
+	-o /tmp/fl.dat -- sh -c '/tmp/load.sh 1000; kill -USR1 $PPID; sleep 1' >/dev/null 2>$OUT/fl.err
 rc=$?
 dump=$(ls /tmp/fl-*.dat 2>/dev/null | head -n 1)
 if [ $rc = 0 ] && [ -n "$dump" ] && $FT verify "$dump" >$OUT/fl.verify 2>&1; then
