@@ -37,7 +37,7 @@ rc=$?
 nthr=$(grep -c 'capture thread [0-9]*: CPUs' rec.err)
 [ "$nthr" = "$ncpu" ] && ok "$want capture threads asked, one per CPU ($ncpu) started" ||
 	fail "$nthr capture threads reported for $ncpu CPUs"
-grep -q 'flytrap: info: 3 compression threads' rec.err && ok "three compression threads" ||
+grep -q '^flytrap: 3 compression threads' rec.err && ok "three compression threads" ||
 	fail "no 'three compression threads' line"
 "$FLYTRAP" verify t.dat >v.out 2>&1 && grep -q 'whole-file digest' v.out && ok "verify passes (digest checked)" ||
 	fail "verify: $(head -c 300 v.out)"
@@ -47,7 +47,10 @@ sed -nE 's/^flytrap: +([0-9]+) +([0-9]+) +[0-9.]+ [kMG]?B +([0-9]+)$/\1 \2/p' re
 	ok "per CPU, trace-cmd's events = the kernel's count: $(tr '\n' ' ' <tc.cnt)" ||
 	fail "per-CPU counts: trace-cmd [$(tr '\n' ' ' <tc.cnt)] kernel [$(tr '\n' ' ' <kernel.cnt)]"
 total=$(awk '{ s += $2 } END { print s + 0 }' tc.cnt)
-[ "$total" -ge 800000 ] && ok "$total events (2 x 200000 calls x 2 processes)" || fail "only $total events"
+# a loaded machine may make the kernel overwrite pages: then they are counted as lost
+lost=$(sed -nE 's/^flytrap: +[0-9]+ +[0-9]+ +[0-9.]+ [kMG]?B +([0-9]+)$/\1/p' rec.err | awk '{ s += $1 } END { print s + 0 }')
+[ $((total + lost)) -ge 800000 ] && ok "$total events + $lost counted lost (2 x 200000 calls x 2 events)" ||
+	fail "only $total events + $lost lost"
 n_ft=$("$FLYTRAP" report t.dat 2>/dev/null | wc -l)
 n_tc=$(trace-cmd report -i t.dat 2>/dev/null | wc -l)
 [ "$n_ft" = "$n_tc" ] && ok "flytrap report and trace-cmd print $n_ft lines" || fail "flytrap $n_ft lines, trace-cmd $n_tc"
@@ -65,7 +68,7 @@ fi
 grep -c 'capture thread [0-9]*: CPUs' fl.err | grep -qx 2 && ok "flight: two capture threads" || fail "flight: capture threads not reported"
 
 # rotation: every segment verifies, and together they hold every event the kernel counted
-"$FLYTRAP" record -e raw_syscalls --capture-threads 2 --threads 2 --rotate 2M -o rot.dat -- \
+"$FLYTRAP" record -e raw_syscalls --capture-threads 2 --threads 2 --rotate 1M -o rot.dat -- \
 	"$STORM" 300000 2 >/dev/null 2>rot.err
 rc=$?
 nseg=0 bad=0
