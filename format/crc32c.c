@@ -72,3 +72,59 @@ uint32_t fmt_crc32c(uint32_t crc, const void *data, size_t n)
 #endif
 	return fmt_crc32c_soft(crc, data, n);
 }
+
+/*
+ * Polynomial arithmetic for combining CRCs without the data (the file
+ * digest is fed while writing: spools copied in whole, a few bytes patched
+ * later).  Reflected representation: bit 31 is x^0.
+ */
+static uint32_t mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1u << 31, p = 0;
+
+	while (m) {
+		if (a & m)
+			p ^= b;
+		m >>= 1;
+		b = b & 1 ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+	}
+	return p;
+}
+
+/* x^(8 * nbytes) mod P */
+static uint32_t x8n(uint64_t nbytes)
+{
+	uint32_t p = 1u << 31, sq = 1u << 30;	/* x^0, x^1 */
+	int k;
+
+	for (k = 0; k < 3; k++)
+		sq = mulmod(sq, sq);		/* x^8 */
+	while (nbytes) {
+		if (nbytes & 1)
+			p = mulmod(sq, p);
+		sq = mulmod(sq, sq);
+		nbytes >>= 1;
+	}
+	return p;
+}
+
+uint32_t fmt_crc32c_cat(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+	return mulmod(x8n(len_b), crc_a) ^ crc_b;
+}
+
+uint32_t fmt_crc32c_patch(uint32_t crc, const void *old, const void *new, size_t n, uint64_t after)
+{
+	uint8_t d[64];
+	uint32_t reg = 0;
+	size_t i, k;
+
+	/* the register over old XOR new from zero, then moved past the bytes after it */
+	for (i = 0; i < n; i += k) {
+		k = n - i > sizeof(d) ? sizeof(d) : n - i;
+		for (size_t j = 0; j < k; j++)
+			d[j] = ((const uint8_t *)old)[i + j] ^ ((const uint8_t *)new)[i + j];
+		reg = ~fmt_crc32c(~reg, d, k);
+	}
+	return crc ^ mulmod(x8n(after), reg);
+}

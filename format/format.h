@@ -705,6 +705,11 @@ struct fmt_writer_opts {
 	 * caller to place (a flight dump takes the next free number).
 	 */
 	bool keep_temp;
+	/*
+	 * Compression threads (a pool; 0 = 1).  Chunks of one CPU are stored
+	 * in page order whatever the count.
+	 */
+	int threads;
 };
 
 /*
@@ -762,8 +767,16 @@ struct fmt_wbuf;
  */
 int fmt_wbuf_new(struct fmt_writer *w, const char *name, const char *clock,
 		 struct fmt_wbuf **out);
-/* Add one whole page (page_size bytes, as the kernel wrote it). */
+/*
+ * Add one whole page (page_size bytes, as the kernel wrote it).  After
+ * fmt_wbuf_add_cpus(b, n), several threads may add pages to CPUs below n
+ * of b (and of other buffers so prepared) at the same time, each CPU from
+ * one thread at a time; no other call on the writer may overlap them
+ * except fmt_wbuf_bytes().
+ */
 int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page);
+/* Make CPUs 0 .. ncpus-1 of b exist now (for adders in several threads). */
+int fmt_wbuf_add_cpus(struct fmt_wbuf *b, int ncpus);
 /*
  * Bytes spooled so far (compressed) plus pages not compressed yet (raw):
  * an upper bound of what this buffer adds to the file, for --max-size checks.
@@ -863,6 +876,13 @@ int fmt_writer_suspend(struct fmt_writer *w);
 uint32_t fmt_crc32c(uint32_t crc, const void *data, size_t n);
 /* The same, always in the portable table code (tests compare the two). */
 uint32_t fmt_crc32c_soft(uint32_t crc, const void *data, size_t n);
+/* The CRC32C of A followed by B from theirs (len_b bytes of B). */
+uint32_t fmt_crc32c_cat(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+/*
+ * The CRC32C of a message after n bytes of it, followed by after more
+ * bytes, changed from old to new.
+ */
+uint32_t fmt_crc32c_patch(uint32_t crc, const void *old, const void *new, size_t n, uint64_t after);
 
 /* The header_page text a kernel with this long size and page size prints. */
 int fmt_header_page_text(int kernel_long, uint32_t page_size, char *buf, size_t len);

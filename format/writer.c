@@ -68,6 +68,10 @@ struct wcpu {
 	struct tix *tix;
 	uint32_t ntix, tix_cap;
 	bool tix_bad;
+	/* the pool's turns: chunks queued / stored so far (under the pool's lock) */
+	uint64_t seq_next, seq_done;
+	uint32_t crc_all;	/* CRC32C of the spooled bytes (the file digest) */
+	bool crc_bad;		/* a spool this writer did not write whole: no crc_all */
 };
 
 /* One chunk of the time index (FMT_SEC_FT_TIMEINDEX): raw stamps and sizes. */
@@ -107,12 +111,23 @@ struct fmt_writer {
 	uint32_t page_size;
 	uint32_t ppc;		/* pages per chunk */
 	int level;		/* zstd level */
-	bool no_worker;		/* the worker could not start: compress in the caller */
+	bool no_worker;		/* the pool could not start: compress in the caller */
+	int nthreads;		/* compression threads of the pool */
+	pthread_mutex_t amu;	/* adders of different CPUs meet here once per chunk */
 	struct fmt_zctx *z;
 	uint8_t *zbuf;		/* one compressed chunk with its 8-byte header */
 	size_t zcap;
 
 	uint64_t off;		/* end of the output */
+	/*
+	 * The file digest, fed as the output is written: CRC32C of bytes
+	 * [0, dg_len).  Appends extend it, a patch of known bytes corrects
+	 * it, a spool copied in is combined from its own CRC.  Any other
+	 * write (recovery) loses it: close then reads the file back.
+	 */
+	uint32_t dg_crc;
+	uint64_t dg_len;
+	bool dg_lost;
 	uint64_t link_at;	/* where the next OPTIONS offset goes: header pointer or last DONE */
 	struct dynbuf opts;	/* queued options, encoded */
 	bool have_cpucount;
@@ -148,39 +163,49 @@ struct fmt_writer {
 	char errbuf[512];
 
 	/*
-	 * Compression worker: full chunks are handed to one thread that
-	 * compresses them and appends them to their spools, so the caller
-	 * (the recorder's drain loop) does not wait for zstd.  Jobs are done
-	 * in order, which keeps each spool's chunks in page order.  The
-	 * queue is bounded: a caller that outruns the compressor waits.
+	 * Compression pool: full chunks are handed to nthreads threads that
+	 * compress them and append them to their spools, so the caller (the
+	 * recorder's capture threads) does not wait for zstd.  Chunks of
+	 * different CPUs compress side by side; each CPU's are stored in
+	 * the order they were queued (its turns, seq_next / seq_done), which
+	 * keeps every spool in page order.  The queue is bounded: a caller
+	 * that outruns the compressors waits.
 	 */
 	struct worker *wk;
 };
-
-#define WK_QUEUE 16
 
 struct wjob {
 	struct fmt_wbuf *b;
 	struct wcpu *c;
 	uint8_t *buf;
 	uint32_t npages;
+	uint64_t seq;			/* the CPU's turn */
+};
+
+struct wthread {
+	pthread_t th;
+	struct fmt_writer *w;
+	struct fmt_zctx *z;		/* this thread's compressor */
+	uint8_t *zbuf;			/* one compressed chunk with its 8-byte header */
 };
 
 struct worker {
-	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv_job;		/* a job was queued, or quit */
-	pthread_cond_t cv_done;		/* a job finished (room in the queue, or drained) */
-	struct wjob q[WK_QUEUE];
-	int head, count;
-	bool busy, quit;
+	pthread_cond_t cv_done;		/* a job stored (room in the queue, a turn, drained) */
+	struct wjob *q;
+	int qcap, head, count;
+	int nbusy;			/* jobs taken and not stored yet */
+	bool quit;
+	struct wthread *th;
+	int nth, nstarted;
 	uint8_t **free_bufs;		/* chunk buffers to reuse */
 	int nfree, free_cap;
-	struct fmt_zctx *z;
-	uint8_t *zbuf;
-	int err;			/* first failure in the worker */
+	int err;			/* first failure in the pool */
 	char errbuf[512];
 };
+
+#define crc_cat fmt_crc32c_cat
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -314,8 +339,8 @@ static void db_free(struct dynbuf *d)
 	d->len = d->cap = 0;
 }
 
-/* Write all of iov at off in the output (pwritev, retried on short writes). */
-static int out_writev(struct fmt_writer *w, uint64_t off, struct iovec *iov, int n)
+/* Write all of iov at off in the output (pwritev, retried on short writes); no digest. */
+static int out_writev_raw(struct fmt_writer *w, uint64_t off, struct iovec *iov, int n)
 {
 	uint64_t pos = off;
 
@@ -350,11 +375,48 @@ static int out_writev(struct fmt_writer *w, uint64_t off, struct iovec *iov, int
 	return 0;
 }
 
+/* The digest of what iov writes at off (before the write changes iov). */
+static void dg_feed(struct fmt_writer *w, uint64_t off, const struct iovec *iov, int n)
+{
+	if (w->dg_lost)
+		return;
+	if (off != w->dg_len) {
+		w->dg_lost = true;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		w->dg_crc = fmt_crc32c(w->dg_crc, iov[i].iov_base, iov[i].iov_len);
+		w->dg_len += iov[i].iov_len;
+	}
+}
+
+static int out_writev(struct fmt_writer *w, uint64_t off, struct iovec *iov, int n)
+{
+	if (!w->err)
+		dg_feed(w, off, iov, n);
+	return out_writev_raw(w, off, iov, n);
+}
+
 static int out_write(struct fmt_writer *w, uint64_t off, const void *p, size_t n)
 {
 	struct iovec iov = { (void *)p, n };
 
 	return out_writev(w, off, &iov, 1);
+}
+
+/* Overwrite n bytes at off that were old (written before, through the digest). */
+static int out_patch(struct fmt_writer *w, uint64_t off, const void *old, const void *p, size_t n)
+{
+	struct iovec iov = { (void *)p, n };
+	int err = out_writev_raw(w, off, &iov, 1);
+
+	if (!err && !w->dg_lost) {
+		if (off + n <= w->dg_len)
+			w->dg_crc = fmt_crc32c_patch(w->dg_crc, old, p, n, w->dg_len - off - n);
+		else
+			w->dg_lost = true;
+	}
+	return err;
 }
 
 static int fd_write_all(int fd, const void *p, size_t n)
@@ -511,7 +573,8 @@ static int write_options(struct fmt_writer *w, bool even_if_empty)
 	w->last_opts_off = off;
 	w->opts.len = 0;
 	put64(w->be, b, off);
-	err = out_write(w, w->link_at, b, 8);
+	/* the header's pointer and a DONE's were written as 0 */
+	err = out_patch(w, w->link_at, (uint8_t[8]){ 0 }, b, 8);
 	if (err)
 		return err;
 	w->link_at = next;
@@ -558,6 +621,8 @@ static struct fmt_writer *writer_alloc(void)
 	if (w) {
 		w->fd = -1;
 		w->out.fd = -1;	/* writer_free() releases it: never fd 0 */
+		w->nthreads = 1;
+		pthread_mutex_init(&w->amu, NULL);
 	}
 	return w;
 }
@@ -611,6 +676,7 @@ int fmt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct
 	w->on_spool = opts->on_spool;
 	w->on_spool_arg = opts->on_spool_arg;
 	w->keep_temp = opts->keep_temp;
+	w->nthreads = opts->threads > 0 ? (opts->threads > 256 ? 256 : opts->threads) : 1;
 	if (!w->path) {
 		err = -ENOMEM;
 		goto fail;
@@ -708,9 +774,20 @@ fail:
 
 static int worker_check(struct fmt_writer *w);
 
+/*
+ * A failure so far (sticky).  Adders of different CPUs may call this at
+ * once: taking over the pool's failure happens under w->amu.
+ */
 static int check_ok(struct fmt_writer *w)
 {
-	return worker_check(w);
+	int e = __atomic_load_n(&w->err, __ATOMIC_ACQUIRE);
+
+	if (e || !w->wk || !__atomic_load_n(&w->wk->err, __ATOMIC_ACQUIRE))
+		return e;
+	pthread_mutex_lock(&w->amu);
+	e = worker_check(w);
+	pthread_mutex_unlock(&w->amu);
+	return e;
 }
 
 /*
@@ -1177,18 +1254,17 @@ static void tix_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data,
 }
 
 /*
- * Compress npages pages (when the file is compressed) and append them to
- * the CPU's spool as one chunk.  Runs in the worker or, without one, in the
- * caller; z/zbuf belong to whichever runs it.  On failure the message goes
- * to eb.
+ * A chunk in its on-disk form: npages pages compressed into zbuf (with the
+ * 8-byte size header) when the file is compressed, else the pages as they
+ * are.  The page observer sees the raw pages first.  Runs in a pool thread
+ * or, without one, in the caller; z/zbuf belong to whichever runs it.
  */
-static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, struct fmt_wbuf *b,
-		       struct wcpu *c, const uint8_t *data, uint32_t npages, char *eb, size_t ebl)
+static int chunk_encode(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, struct fmt_wbuf *b,
+			struct wcpu *c, const uint8_t *data, uint32_t npages, const void **p,
+			size_t *n, char *eb, size_t ebl)
 {
-	size_t raw = (size_t)npages * w->page_size, n;
-	const void *p;
+	size_t raw = (size_t)npages * w->page_size;
 	ssize_t clen;
-	int err;
 
 	if (w->observer) {
 		struct fmt_chunk rc = {
@@ -1200,20 +1276,34 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 
 		w->observer(w->obs_ctx, &rc);
 	}
-	if (w->compress) {
-		clen = fmt_zctx_compress(z, data, raw, zbuf + 8, w->zcap - 8);
-		if (clen < 0) {
-			snprintf(eb, ebl, "cannot compress a chunk for '%s': %s", c->path, strerror((int)-clen));
-			return (int)clen;
-		}
-		put32(w->be, zbuf, (uint32_t)clen);
-		put32(w->be, zbuf + 4, (uint32_t)raw);
-		p = zbuf;
-		n = 8 + (size_t)clen;
-	} else {
-		p = data;
-		n = raw;
+	if (!w->compress) {
+		*p = data;
+		*n = raw;
+		return 0;
 	}
+	clen = fmt_zctx_compress(z, data, raw, zbuf + 8, w->zcap - 8);
+	if (clen < 0) {
+		snprintf(eb, ebl, "cannot compress a chunk for '%s': %s", c->path ? c->path : "the store",
+			 strerror((int)-clen));
+		return (int)clen;
+	}
+	put32(w->be, zbuf, (uint32_t)clen);
+	put32(w->be, zbuf + 4, (uint32_t)raw);
+	*p = zbuf;
+	*n = 8 + (size_t)clen;
+	return 0;
+}
+
+/*
+ * Append one encoded chunk (p, n) of npages raw pages (data) to the CPU's
+ * spool or hand it to the sink.  Chunks of one CPU come here one at a
+ * time and in page order (the pool's turns); different CPUs may overlap.
+ */
+static int chunk_store(struct fmt_writer *w, struct fmt_wbuf *b, struct wcpu *c, const uint8_t *data,
+		       uint32_t npages, const void *p, size_t n, char *eb, size_t ebl)
+{
+	int err;
+
 	if (w->sink) {
 		struct fmt_chunk ck = {
 			.buffer = b->name, .buffer_index = b->index, .cpu = c->cpu, .npages = npages,
@@ -1231,29 +1321,65 @@ static int spool_write(struct fmt_writer *w, struct fmt_zctx *z, uint8_t *zbuf, 
 		snprintf(eb, ebl, "cannot write spool file '%s': %s", c->path, strerror(-err));
 		return err;
 	}
-	sums_add(c, (uint32_t)n, fmt_crc32c(0, p, n));
+	{
+		uint32_t crc = fmt_crc32c(0, p, n);
+
+		sums_add(c, (uint32_t)n, crc);
+		/* the spool's running CRC32C, for the file digest (crc_cat) */
+		c->crc_all = c->spooled ? crc_cat(c->crc_all, crc, n) : crc;
+	}
 	tix_pages(w, c, data, npages, (uint32_t)n);
 	c->spooled += n;
 	c->nchunks++;
-	/* read by fmt_wbuf_bytes() in the caller's thread while the worker runs */
+	/* read by fmt_wbuf_bytes() in the caller's thread while the pool runs */
 	__atomic_add_fetch(&b->bytes, n, __ATOMIC_RELAXED);
 	return 0;
 }
 
-/* Raw bytes handed to the worker and not yet spooled (fmt_wbuf_bytes counts them). */
+/* Encode and store in one go (the caller's thread, no pool). */
+static int spool_write(struct fmt_writer *w, struct fmt_wbuf *b, struct wcpu *c, const uint8_t *data,
+		       uint32_t npages)
+{
+	const void *p;
+	size_t n;
+	int err;
+
+	err = chunk_encode(w, w->z, w->zbuf, b, c, data, npages, &p, &n, w->errbuf, sizeof(w->errbuf));
+	return err ?: chunk_store(w, b, c, data, npages, p, n, w->errbuf, sizeof(w->errbuf));
+}
+
+/* Raw bytes handed to the pool and not yet spooled (fmt_wbuf_bytes counts them). */
 static void queued_add(struct fmt_wbuf *b, int64_t n)
 {
 	__atomic_add_fetch(&b->queued, n, __ATOMIC_RELAXED);
 }
 
+static void pool_fail(struct worker *k, int err, const char *msg)
+{
+	if (err && !k->err) {
+		snprintf(k->errbuf, sizeof(k->errbuf), "%s", msg);
+		__atomic_store_n(&k->err, err, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * One pool thread: take the oldest job, compress it, wait for the CPU's
+ * turn (the jobs before it of the same CPU stored), store it.  Jobs are
+ * taken in queue order, so the oldest unstored job of a CPU is always
+ * being worked on and every turn comes.
+ */
 static void *worker_main(void *arg)
 {
-	struct fmt_writer *w = arg;
+	struct wthread *t = arg;
+	struct fmt_writer *w = t->w;
 	struct worker *k = w->wk;
+	char eb[512];
 
 	pthread_mutex_lock(&k->mu);
 	for (;;) {
 		struct wjob j;
+		const void *p = NULL;
+		size_t n = 0;
 		int err = 0;
 
 		while (!k->count && !k->quit)
@@ -1261,52 +1387,100 @@ static void *worker_main(void *arg)
 		if (k->quit)
 			break;
 		j = k->q[k->head];
-		k->head = (k->head + 1) % WK_QUEUE;
+		k->head = (k->head + 1) % k->qcap;
 		k->count--;
-		k->busy = true;
+		k->nbusy++;
 		pthread_mutex_unlock(&k->mu);
 
 		/* after a failure, later chunks are dropped: the file is failing anyway */
 		if (!__atomic_load_n(&k->err, __ATOMIC_ACQUIRE))
-			err = spool_write(w, k->z, k->zbuf, j.b, j.c, j.buf, j.npages, k->errbuf,
-					  sizeof(k->errbuf));
+			err = chunk_encode(w, t->z, t->zbuf, j.b, j.c, j.buf, j.npages, &p, &n, eb,
+					   sizeof(eb));
+		pthread_mutex_lock(&k->mu);
+		while (j.c->seq_done != j.seq)
+			pthread_cond_wait(&k->cv_done, &k->mu);
+		if (err)
+			pool_fail(k, err, eb);
+		err = k->err;
+		pthread_mutex_unlock(&k->mu);
+		if (!err)
+			err = chunk_store(w, j.b, j.c, j.buf, j.npages, p, n, eb, sizeof(eb));
 		queued_add(j.b, -(int64_t)j.npages * w->page_size);
 
 		pthread_mutex_lock(&k->mu);
-		if (err && !k->err)
-			__atomic_store_n(&k->err, err, __ATOMIC_RELEASE);
+		if (err)
+			pool_fail(k, err, eb);
+		j.c->seq_done++;
 		if (k->nfree < k->free_cap)
 			k->free_bufs[k->nfree++] = j.buf;
 		else
 			free(j.buf);
-		k->busy = false;
+		k->nbusy--;
 		pthread_cond_broadcast(&k->cv_done);
 	}
 	pthread_mutex_unlock(&k->mu);
 	return NULL;
 }
 
-/* Start the worker; returns false (and the writer stays synchronous) if it cannot. */
+static void pool_free(struct worker *k)
+{
+	int i;
+
+	for (i = 0; i < k->nth; i++) {
+		fmt_zctx_free(k->th[i].z);
+		free(k->th[i].zbuf);
+	}
+	for (i = 0; i < k->nfree; i++)
+		free(k->free_bufs[i]);
+	free(k->free_bufs);
+	free(k->q);
+	free(k->th);
+	free(k);
+}
+
+/* Stop and join the threads started (the queue must be empty or abandoned). */
+static void pool_join(struct worker *k)
+{
+	pthread_mutex_lock(&k->mu);
+	k->quit = true;
+	pthread_cond_broadcast(&k->cv_job);
+	pthread_mutex_unlock(&k->mu);
+	for (int i = 0; i < k->nstarted; i++)
+		pthread_join(k->th[i].th, NULL);
+}
+
+/*
+ * Start the pool of w->nthreads threads; returns false (and the writer
+ * stays synchronous) if not even one starts.
+ */
 static bool worker_start(struct fmt_writer *w)
 {
 	struct worker *k = calloc(1, sizeof(*k));
 	sigset_t all, old;
-	int ok;
+	int i, nth = w->nthreads > 0 ? w->nthreads : 1;
 
 	if (!k)
 		return false;
-	k->free_cap = WK_QUEUE + 8;
+	k->nth = nth;
+	k->qcap = 8 * nth + 8;
+	k->free_cap = k->qcap + nth + 8;
+	k->q = calloc((size_t)k->qcap, sizeof(*k->q));
+	k->th = calloc((size_t)nth, sizeof(*k->th));
 	k->free_bufs = calloc((size_t)k->free_cap, sizeof(*k->free_bufs));
-	if (w->compress) {
-		k->z = fmt_zctx_new("zstd", w->level);
-		k->zbuf = malloc(w->zcap);
-	}
-	if (!k->free_bufs || (w->compress && (!k->z || !k->zbuf))) {
-		fmt_zctx_free(k->z);
-		free(k->zbuf);
-		free(k->free_bufs);
-		free(k);
+	if (!k->q || !k->th || !k->free_bufs) {
+		pool_free(k);
 		return false;
+	}
+	for (i = 0; i < nth; i++) {
+		k->th[i].w = w;
+		if (w->compress) {
+			k->th[i].z = fmt_zctx_new("zstd", w->level);
+			k->th[i].zbuf = malloc(w->zcap);
+			if (!k->th[i].z || !k->th[i].zbuf) {
+				pool_free(k);
+				return false;
+			}
+		}
 	}
 	pthread_mutex_init(&k->mu, NULL);
 	pthread_cond_init(&k->cv_job, NULL);
@@ -1315,22 +1489,24 @@ static bool worker_start(struct fmt_writer *w)
 	/* signals stay with the caller's threads (the recorder's handlers set flags there) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ok = pthread_create(&k->th, NULL, worker_main, w) == 0;
+	for (i = 0; i < nth; i++) {
+		if (pthread_create(&k->th[i].th, NULL, worker_main, &k->th[i]))
+			break;
+		k->nstarted++;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ok) {
+	if (!k->nstarted) {
 		pthread_mutex_destroy(&k->mu);
 		pthread_cond_destroy(&k->cv_job);
 		pthread_cond_destroy(&k->cv_done);
-		fmt_zctx_free(k->z);
-		free(k->zbuf);
-		free(k->free_bufs);
-		free(k);
+		pool_free(k);
 		w->wk = NULL;
+		return false;
 	}
-	return ok;
+	return true;
 }
 
-/* Take over a failure reported by the worker (caller's thread). */
+/* Take over a failure reported by the pool (caller's thread, or under w->amu). */
 static int worker_check(struct fmt_writer *w)
 {
 	int e;
@@ -1355,7 +1531,7 @@ static int worker_drain(struct fmt_writer *w)
 	if (!k)
 		return w->err;
 	pthread_mutex_lock(&k->mu);
-	while (k->count || k->busy)
+	while (k->count || k->nbusy)
 		pthread_cond_wait(&k->cv_done, &k->mu);
 	pthread_mutex_unlock(&k->mu);
 	return worker_check(w);
@@ -1368,28 +1544,23 @@ static void worker_stop(struct fmt_writer *w)
 
 	if (!k)
 		return;
-	pthread_mutex_lock(&k->mu);
-	k->quit = true;
-	pthread_cond_broadcast(&k->cv_job);
-	pthread_mutex_unlock(&k->mu);
-	pthread_join(k->th, NULL);
+	pool_join(k);
 	/* jobs never started (abort): their buffers */
 	for (i = 0; i < k->count; i++)
-		free(k->q[(k->head + i) % WK_QUEUE].buf);
-	for (i = 0; i < k->nfree; i++)
-		free(k->free_bufs[i]);
+		free(k->q[(k->head + i) % k->qcap].buf);
 	pthread_mutex_destroy(&k->mu);
 	pthread_cond_destroy(&k->cv_job);
 	pthread_cond_destroy(&k->cv_done);
-	fmt_zctx_free(k->z);
-	free(k->zbuf);
-	free(k->free_bufs);
-	free(k);
+	pool_free(k);
 	w->wk = NULL;
 }
 
-/* Spool the pending pages of one CPU as one chunk: through the worker, or here. */
-static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
+/*
+ * Spool the pending pages of one CPU as one chunk: through the pool, or
+ * here.  Under w->amu: the adders of different CPUs (capture threads) meet
+ * here once per chunk.
+ */
+static int spool_chunk_locked(struct fmt_wbuf *b, struct wcpu *c)
 {
 	struct fmt_writer *w = b->w;
 	struct worker *k;
@@ -1407,19 +1578,19 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 		w->no_worker = true;
 	k = w->wk;
 	if (!k) {
-		err = spool_write(w, w->z, w->zbuf, b, c, c->chunk, c->npending, w->errbuf,
-				  sizeof(w->errbuf));
+		err = spool_write(w, b, c, c->chunk, c->npending);
 		if (err)
 			w->err = err;
 		else
-			c->npending = 0;
+			__atomic_store_n(&c->npending, 0, __ATOMIC_RELAXED);
 		return err;
 	}
 	pthread_mutex_lock(&k->mu);
-	while (k->count == WK_QUEUE && !k->err)
+	while (k->count == k->qcap && !k->err)
 		pthread_cond_wait(&k->cv_done, &k->mu);
 	if (!k->err) {
-		k->q[(k->head + k->count) % WK_QUEUE] = (struct wjob){ b, c, c->chunk, c->npending };
+		k->q[(k->head + k->count) % k->qcap] =
+			(struct wjob){ b, c, c->chunk, c->npending, c->seq_next++ };
 		k->count++;
 		queued_add(b, (int64_t)c->npending * w->page_size);
 		pthread_cond_signal(&k->cv_job);
@@ -1429,15 +1600,25 @@ static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
 	}
 	pthread_mutex_unlock(&k->mu);
 	/*
-	 * A queued chunk buffer belongs to the job even when the worker has
-	 * failed meanwhile: let go of it before reporting, or the worker's
+	 * A queued chunk buffer belongs to the job even when the pool has
+	 * failed meanwhile: let go of it before reporting, or the pool's
 	 * clean-up and wbuf_free() would both free it.
 	 */
 	if (queued) {
 		c->chunk = next;
-		c->npending = 0;
+		__atomic_store_n(&c->npending, 0, __ATOMIC_RELAXED);
 	}
 	return worker_check(w);
+}
+
+static int spool_chunk(struct fmt_wbuf *b, struct wcpu *c)
+{
+	int err;
+
+	pthread_mutex_lock(&b->w->amu);
+	err = spool_chunk_locked(b, c);
+	pthread_mutex_unlock(&b->w->amu);
+	return err;
 }
 
 /* CPU cpu of b for adding data (made on first use); NULL with *err set. */
@@ -1468,13 +1649,28 @@ int fmt_wbuf_add_page(struct fmt_wbuf *b, int cpu, const void *page)
 		return err;
 	if (!c->chunk) {
 		c->chunk = malloc((size_t)w->ppc * w->page_size);
-		if (!c->chunk)
-			return werr(w, -ENOMEM, "cannot add CPU %d", cpu);
+		if (!c->chunk) {
+			pthread_mutex_lock(&w->amu);
+			err = werr(w, -ENOMEM, "cannot add CPU %d", cpu);
+			pthread_mutex_unlock(&w->amu);
+			return err;
+		}
 	}
 	memcpy(c->chunk + (size_t)c->npending * w->page_size, page, w->page_size);
-	c->npending++;
+	/* read by fmt_wbuf_bytes() in other threads */
+	__atomic_store_n(&c->npending, c->npending + 1, __ATOMIC_RELAXED);
 	if (c->npending == w->ppc)
 		return spool_chunk(b, c);
+	return 0;
+}
+
+int fmt_wbuf_add_cpus(struct fmt_wbuf *b, int ncpus)
+{
+	if (ncpus < 0 || ncpus > MAX_CPUS)
+		return werr(b->w, -EINVAL, "CPU count %d out of range", ncpus);
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		if (!wbuf_cpu(b, cpu))
+			return werr(b->w, -ENOMEM, "cannot add CPU %d", cpu);
 	return 0;
 }
 
@@ -1485,7 +1681,8 @@ uint64_t fmt_wbuf_bytes(const struct fmt_wbuf *b)
 
 	for (i = 0; i < b->cpus_len; i++)
 		if (b->cpus[i])
-			pending += (uint64_t)b->cpus[i]->npending * b->w->page_size;
+			pending += (uint64_t)__atomic_load_n(&b->cpus[i]->npending, __ATOMIC_RELAXED) *
+				   b->w->page_size;
 	return __atomic_load_n(&b->bytes, __ATOMIC_RELAXED) +
 	       (uint64_t)__atomic_load_n(&b->queued, __ATOMIC_RELAXED) + pending;
 }
@@ -1550,7 +1747,12 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
 		return err;
 	}
-	sums_add(c, (uint32_t)len, fmt_crc32c(0, data, len));
+	{
+		uint32_t crc = fmt_crc32c(0, data, len);
+
+		sums_add(c, (uint32_t)len, crc);
+		c->crc_all = c->spooled ? crc_cat(c->crc_all, crc, len) : crc;
+	}
 	c->tix_bad = true;	/* its stamps are read back from the spool at close */
 	c->spooled += len;
 	c->nchunks += w->compress ? 1 : (uint32_t)(len / w->page_size);
@@ -1603,7 +1805,11 @@ static int copy_into(struct fmt_writer *w, int fd, const char *what, uint64_t in
 			err = werr(w, r < 0 ? -errno : -EIO, "cannot read spool file '%s'", what);
 			break;
 		}
-		err = out_write(w, (uint64_t)ooff, buf, (size_t)r);
+		{
+			struct iovec iov = { buf, (size_t)r };
+
+			err = out_writev_raw(w, (uint64_t)ooff, &iov, 1);
+		}
 		ioff += r;
 		ooff += r;
 		len -= (uint64_t)r;
@@ -1863,6 +2069,13 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 		}
 		if (err || (err = copy_into(w, c->fd, c->path, c->hdr_size, start, c->spooled)))
 			goto out;
+		/* the digest takes the spool's bytes from the CRC kept while spooling them */
+		if (c->crc_bad || start != w->dg_len) {
+			w->dg_lost = true;
+		} else if (!w->dg_lost) {
+			w->dg_crc = crc_cat(w->dg_crc, c->crc_all, c->spooled);
+			w->dg_len += c->spooled;
+		}
 		pos = start + c->spooled;
 		sums_entry(w, c, w->compress ? start - 4 : start);
 		tix_entry(w, c, w->compress ? start - 4 : start);
@@ -1944,6 +2157,7 @@ static void writer_free(struct fmt_writer *w)
 	db_free(&w->tix);
 	free(w->spool_prefix);
 	free(w->path);
+	pthread_mutex_destroy(&w->amu);
 	free(w);
 }
 
@@ -1964,16 +2178,11 @@ static int queue_checksums(struct fmt_writer *w)
 	return err ? werr(w, err, "cannot queue the chunk checksums") : 0;
 }
 
-/*
- * The whole-file digest: CRC32C of every byte of the finished file, the
- * digest option's 16-byte payload counted as zeros, read back from the
- * output (the page cache has it).  Payload: u32 version 1, u32 CRC32C,
- * u64 file size.
- */
-static int write_digest(struct fmt_writer *w, uint64_t at)
+/* The digest of the output read back (the page cache has it), into *crc. */
+static int digest_reread(struct fmt_writer *w, uint64_t at, uint32_t *crcp)
 {
 	static const uint8_t zeros[16];
-	uint8_t *buf, d[16];
+	uint8_t *buf;
 	uint64_t pos = 0;
 	uint32_t crc = 0;
 	int err = 0;
@@ -2006,12 +2215,42 @@ static int write_digest(struct fmt_writer *w, uint64_t at)
 		pos += n;
 	}
 	free(buf);
-	if (err)
-		return err;
+	*crcp = crc;
+	return err;
+}
+
+/*
+ * The whole-file digest: CRC32C of every byte of the finished file, the
+ * digest option's 16-byte payload counted as zeros (as it was written).
+ * Fed while writing; read back only where that was lost (recovery).
+ * FLYTRAP_TEST_DIGEST=check (tests) reads back always and fails the file
+ * when the two differ or a new file's digest had to be read back.
+ * Payload: u32 version 1, u32 CRC32C, u64 file size.
+ */
+static int write_digest(struct fmt_writer *w, uint64_t at)
+{
+	const char *check = getenv("FLYTRAP_TEST_DIGEST");
+	bool fed = !w->dg_lost && !w->recovering && w->dg_len == w->off;
+	uint32_t crc = w->dg_crc, back = 0;
+	uint8_t d[16];
+	int err;
+
+	if (!fed || (check && !strcmp(check, "check"))) {
+		if ((err = digest_reread(w, at, &back)))
+			return err;
+		if (check && !strcmp(check, "check") && !w->recovering && (!fed || back != crc))
+			return werr(w, -EIO, "the digest fed while writing %s (%08x, read back %08x)",
+				    fed ? "is wrong" : "was lost", crc, back);
+		crc = back;
+	}
 	put32(w->be, d, 1);
 	put32(w->be, d + 4, crc);
 	put64(w->be, d + 8, w->off);
-	return out_write(w, at, d, 16);
+	{
+		struct iovec iov = { d, 16 };
+
+		return out_writev_raw(w, at, &iov, 1);
+	}
 }
 
 /* The finishing sequence shared by close and recover. */
@@ -2684,6 +2923,7 @@ static int recover(const char *path, const char *const *list, int nlist, char **
 		sp[i].path = NULL;
 		c->hdr_size = sp[i].hdr_size;
 		c->spooled = sp[i].body;
+		c->crc_bad = true;
 		c->nchunks = sp[i].nchunks;
 	}
 	{
@@ -2803,6 +3043,7 @@ static int resume_spool(struct fmt_writer *w, const char *path, char **errp)
 	c->path = strdup(path);
 	c->hdr_size = si.hdr_size;
 	c->spooled = si.body;
+	c->crc_bad = true;
 	c->nchunks = si.nchunks;
 	if (si.ppc)
 		w->ppc = si.ppc;

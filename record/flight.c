@@ -4,10 +4,11 @@
  * segment files next to the output, bounded by --flight LIMIT, and the
  * dumps made from it (trace-NNNN.dat), each a complete trace.dat.
  *
- * The writer's compression thread hands every chunk to store_sink() (the
- * writer's chunk sink); the recorder's thread reads the store only after
- * fmt_writer_flush(), which waits for that thread to be idle, so a dump
- * sees every chunk taken so far.  The store's lock covers the short
+ * The writer's compression threads hand every chunk to store_sink() (the
+ * writer's chunk sink; each CPU's chunks in order, different CPUs' side by
+ * side); the recorder's thread reads the store only after
+ * fmt_writer_flush(), which waits for the pool to be idle (with any capture
+ * threads held), so a dump sees every chunk taken so far.  The store's lock covers the short
  * overlap where the status line reads its totals.
  *
  * Segments, not one ring file: the oldest data goes by deleting a whole
@@ -170,7 +171,7 @@ static int buf_index(struct store *st, const char *name)
 	return st->nbufs++;
 }
 
-/* The writer's chunk sink (compression thread). */
+/* The writer's chunk sink (a compression thread; several may call at once). */
 static int store_sink(void *ctx, const struct fmt_chunk *c)
 {
 	struct store *st = ctx;

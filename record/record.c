@@ -4,12 +4,14 @@
  * instance (plus optional tracers, uprobes and BPF programs) into a
  * trace.dat v7 file, leaving the kernel as it was found on every exit path.
  *
- * One thread does everything: it waits in ppoll() on every CPU's
- * trace_pipe_raw (and the BPF ring buffer), moves whole pages to the writer
- * (which compresses them in chunks as they arrive, so memory stays bounded)
- * and checks the stop conditions.  Signal handlers only set a flag; the
- * signals are blocked except inside ppoll so none is missed between a check
- * and the wait.
+ * The main thread waits in ppoll() on every CPU's trace_pipe_raw (and the
+ * BPF ring buffer), moves whole pages to the writer (whose pool of
+ * compression threads, --threads, takes full chunks from a bounded queue,
+ * so memory stays bounded) and checks the stop conditions.  On many CPUs
+ * (--capture-threads) capture threads drain runs of CPUs instead and the
+ * main thread only watches (struct capgroup).  Signal handlers only set a
+ * flag; the signals are blocked except inside ppoll so none is missed
+ * between a check and the wait.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -43,6 +46,9 @@
 #include "flight.h"
 
 #define MAX_TRACED_PIDS 64
+/* CPUs per compression thread and per capture thread by default (docs/benchmarks.md) */
+#define CPUS_PER_ZSTD 8
+#define CPUS_PER_CAPTURE 16
 /* pages read are in a spool file within this time (what a SIGKILL can lose) */
 #define FLUSH_NS 250000000ULL
 
@@ -88,6 +94,8 @@ struct opts {
 	bool stacktrace;
 	bool quiet;
 	bool realtime;			/* --realtime: SCHED_FIFO while recording */
+	int threads;			/* --threads: compression threads (0 = by CPU count) */
+	int capture_threads;		/* --capture-threads (0 = by CPU count) */
 	bool symbols;			/* --symbols: store the ELF symbol tables of traced binaries */
 	struct strv uprobes;
 	/* tracer.h */
@@ -157,6 +165,27 @@ struct session {
 	bool note;			/* our run note exists (state.h) */
 	struct rec_flight *fl;		/* flight.h: triggers, dumps, rotation, budget */
 	bool stores;			/* chunks go to the flight store, not to -o */
+	struct capgroup *cap;		/* capture threads (none: this thread drains) */
+	int ncap;
+};
+
+/*
+ * A capture thread drains CPUs [first, first + n) of the instance: it
+ * waits in poll() on their trace_pipe_raw and hands full pages to the
+ * writer, whose adders of different CPUs may run at once
+ * (fmt_wbuf_add_cpus).  It holds mu while draining; the main thread takes
+ * every mu to pause them for what touches the whole writer (flushes,
+ * dumps, rotation).
+ */
+struct capgroup {
+	struct session *s;
+	pthread_t th;
+	pthread_mutex_t mu;
+	int first, n;
+	int wake[2];			/* closing wake[1] ends the thread */
+	uint64_t pages_before;		/* pages of its CPUs when it started */
+	uint64_t cpu_ns;		/* its CPU time, when it ended */
+	uint64_t drains;		/* poll returns */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -220,6 +249,9 @@ static void usage(FILE *f)
 "      --level N           zstd level 1-19 (default 3)\n"
 "      --compression ALG   zstd (default) or none\n"
 "      --realtime          drain the buffers as a real-time (SCHED_FIFO 1) task\n"
+"      --threads N         compression threads (default: one per 8 CPUs)\n"
+"      --capture-threads N threads draining the buffers (default: one per\n"
+"                          %d CPUs; each takes at least one CPU)\n"
 "\n"
 "always on (flytrap-record(1) FLIGHT RECORDER):\n"
 "      --flight LIMIT      keep only the newest LIMIT (60s, 512M, 60s,4G) and\n"
@@ -239,7 +271,7 @@ static void usage(FILE *f)
 "  -h, --help              this text\n"
 "\n"
 "After a SIGKILL, 'flytrap reset' removes what the recorder left in tracefs and\n"
-"'flytrap recover FILE' makes its partial output readable.\n");
+"'flytrap recover FILE' makes its partial output readable.\n", CPUS_PER_CAPTURE);
 }
 
 enum {
@@ -247,6 +279,7 @@ enum {
 	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS, OPT_USER, OPT_USER_STACK,
 	OPT_FLIGHT_MODE,	/* every option of flight.h: rec_flight_option() */
 };
+enum { OPT_THREADS = 320, OPT_CAPTURE_THREADS };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -270,6 +303,8 @@ static const struct option long_opts[] = {
 	{ "compression", required_argument, NULL, OPT_COMPRESSION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "realtime", no_argument, NULL, OPT_REALTIME },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "capture-threads", required_argument, NULL, OPT_CAPTURE_THREADS },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "flight", required_argument, NULL, OPT_FLIGHT_MODE },
 	{ "trigger", required_argument, NULL, OPT_FLIGHT_MODE },
@@ -430,6 +465,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_REALTIME:
 			o->realtime = true;
+			break;
+		case OPT_THREADS:
+		case OPT_CAPTURE_THREADS:
+			if (ft_parse_u64(optarg, &v) || v < 1 || v > 256)
+				return ft_usage_error("bad --%s '%s' (1 to 256)", long_opts[li].name, optarg);
+			*(c == OPT_THREADS ? &o->threads : &o->capture_threads) = (int)v;
 			break;
 		case OPT_USER:
 			if (!*optarg)
@@ -1679,6 +1720,161 @@ static void drain_set(struct session *s, struct rec_instance *ri, struct fmt_wbu
 	}
 }
 
+/* ---- capture threads ------------------------------------------------------------ */
+
+static void *capture_main(void *arg)
+{
+	struct capgroup *g = arg;
+	struct session *s = g->s;
+	struct pollfd *pfd = calloc((size_t)g->n + 1, sizeof(*pfd));
+	struct timespec ts;
+	int i, r;
+
+	if (!pfd) {
+		if (!__atomic_load_n(&s->write_err, __ATOMIC_RELAXED))
+			__atomic_store_n(&s->write_err, -ENOMEM, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	for (i = 0; i < g->n; i++) {
+		pfd[i].fd = s->ri.cpus[g->first + i].fd;
+		pfd[i].events = POLLIN;
+	}
+	pfd[g->n].fd = g->wake[0];
+	pfd[g->n].events = POLLIN;
+	for (;;) {
+		/* as the main loop: a quiet CPU's full pages are taken at least every FLUSH_NS */
+		r = poll(pfd, (nfds_t)g->n + 1, (int)(FLUSH_NS / 1000000));
+		if (r < 0 && errno != EINTR) {
+			ft_error("cannot wait for trace data: %s", strerror(errno));
+			__atomic_store_n(&s->write_err, -errno, __ATOMIC_RELAXED);
+			break;
+		}
+		if (r > 0 && pfd[g->n].revents)
+			break;
+		g->drains++;
+		pthread_mutex_lock(&g->mu);
+		for (i = 0; i < g->n; i++)
+			if (r == 0 || (r > 0 && (pfd[i].revents & POLLIN)))
+				drain_set(s, &s->ri, s->wb, g->first + i, false);
+		pthread_mutex_unlock(&g->mu);
+		/* the main thread ends the recording; spinning on a readable fd helps nobody */
+		if (__atomic_load_n(&s->write_err, __ATOMIC_RELAXED))
+			break;
+	}
+	free(pfd);
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		g->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return NULL;
+}
+
+/*
+ * --capture-threads N (or FLYTRAP_CAPTURE_THREADS; default one per
+ * CPUS_PER_CAPTURE CPUs): with more
+ * than one, N threads split the instance's CPUs into N runs and this thread
+ * only watches.  Returns 0 (possibly with no threads) or -errno.
+ */
+static int capture_start(struct session *s)
+{
+	int n = s->o->capture_threads, i, per, extra, first = 0, err;
+	const char *env = getenv("FLYTRAP_CAPTURE_THREADS");
+	sigset_t all, old;
+
+	/* the environment's count where the option gives none (tests run every mode so) */
+	if (!n && env && *env) {
+		uint64_t v;
+
+		if (!ft_parse_u64(env, &v) && v >= 1 && v <= 256)
+			n = (int)v;
+		else
+			ft_warn("ignoring FLYTRAP_CAPTURE_THREADS='%s' (1 to 256)", env);
+	}
+	if (!n)
+		n = (s->ri.ncpus + CPUS_PER_CAPTURE - 1) / CPUS_PER_CAPTURE;
+	if (n > s->ri.ncpus)
+		n = s->ri.ncpus;
+	if (n < 2)
+		return 0;
+	err = fmt_wbuf_add_cpus(s->wb, s->ri.cpus[s->ri.ncpus - 1].cpu + 1);
+	if (err)
+		return writer_fail(s, err, "the capture threads");
+	s->cap = calloc((size_t)n, sizeof(*s->cap));
+	if (!s->cap)
+	{
+		ft_error("out of memory");
+		return -ENOMEM;
+	}
+	per = s->ri.ncpus / n;
+	extra = s->ri.ncpus % n;
+	sigfillset(&all);
+	/* signals stay with this thread: its ppoll is what they interrupt */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < n; i++) {
+		struct capgroup *g = &s->cap[i];
+
+		g->s = s;
+		g->first = first;
+		g->n = per + (i < extra);
+		first += g->n;
+		for (int k = 0; k < g->n; k++)
+			g->pages_before += s->ri.cpus[g->first + k].pages;
+		if (pipe2(g->wake, O_CLOEXEC)) {
+			err = -errno;
+			break;
+		}
+		pthread_mutex_init(&g->mu, NULL);
+		if ((err = -pthread_create(&g->th, NULL, capture_main, g))) {
+			pthread_mutex_destroy(&g->mu);
+			close(g->wake[0]);
+			close(g->wake[1]);
+			break;
+		}
+		s->ncap++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		ft_error("cannot start a capture thread: %s", strerror(-err));
+		return err;
+	}
+	ft_info("%d capture threads, %d CPUs each or one more", n, per);
+	return 0;
+}
+
+/* End the capture threads (the final drain is this thread's again). */
+static void capture_stop(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->ncap; i++) {
+		struct capgroup *g = &s->cap[i];
+		uint64_t pages = 0;
+
+		close(g->wake[1]);
+		pthread_join(g->th, NULL);
+		close(g->wake[0]);
+		pthread_mutex_destroy(&g->mu);
+		for (int k = 0; k < g->n; k++)
+			pages += s->ri.cpus[g->first + k].pages;
+		ft_info("capture thread %d: CPUs %d-%d, %llu pages in %llu wakeups, %.3f s CPU", i,
+			s->ri.cpus[g->first].cpu, s->ri.cpus[g->first + g->n - 1].cpu,
+			(unsigned long long)(pages - g->pages_before), (unsigned long long)g->drains,
+			(double)g->cpu_ns / 1e9);
+	}
+	free(s->cap);
+	s->cap = NULL;
+	s->ncap = 0;
+}
+
+/* Hold every capture thread out of the writer (a no-op without them). */
+static void capture_pause(struct session *s, bool pause)
+{
+	for (int i = 0; i < s->ncap; i++) {
+		if (pause)
+			pthread_mutex_lock(&s->cap[i].mu);
+		else
+			pthread_mutex_unlock(&s->cap[i].mu);
+	}
+}
+
 static void status_line(struct session *s, uint64_t t)
 {
 	uint64_t events = 0, lost = 0, bytes_read = 0, written = fmt_wbuf_bytes(s->wb);
@@ -1751,8 +1947,14 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		return -ENOMEM;
 	}
 	s->last_status_ns = start;
+	if ((ret = capture_start(s))) {
+		capture_stop(s);
+		free(pfd);
+		return ret;
+	}
+	/* with capture threads this thread watches no CPU of the instance (fd -1) */
 	for (i = 0; i < s->ri.ncpus; i++) {
-		pfd[nfd].fd = s->ri.cpus[i].fd;
+		pfd[nfd].fd = s->ncap ? -1 : s->ri.cpus[i].fd;
 		pfd[nfd++].events = POLLIN;
 	}
 	for (i = 0; s->use_top && i < s->top.ncpus; i++) {
@@ -1803,7 +2005,7 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		 * timeout every CPU is still drained of its full pages so that a
 		 * quiet CPU's data does not wait until the end.
 		 */
-		for (i = 0; i < s->ri.ncpus; i++)
+		for (i = 0; !s->ncap && i < s->ri.ncpus; i++)
 			if (r == 0 || (r > 0 && (pfd[i].revents & POLLIN)))
 				drain_set(s, &s->ri, s->wb, i, false);
 		for (i = 0; s->use_top && i < s->top.ncpus; i++)
@@ -1846,8 +2048,13 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		if (s->fl) {
 			bool stop = false;
 			const char *why = NULL;
+			int ft;
 
-			if (rec_flight_tick(s->fl, t, &stop, &why)) {
+			/* a dump or a rotation drains every CPU and flushes the writer */
+			capture_pause(s, true);
+			ft = rec_flight_tick(s->fl, t, &stop, &why);
+			capture_pause(s, false);
+			if (ft) {
 				ret = -EIO;
 				break;
 			}
@@ -1867,10 +2074,13 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		 * kernel still holds, `flytrap reset` saves).
 		 */
 		if (t >= next_flush) {
-			int f = fmt_wbuf_flush(s->wb);
+			int f;
 
+			capture_pause(s, true);
+			f = fmt_wbuf_flush(s->wb);
 			if (!f && s->wb_top)
 				f = fmt_wbuf_flush(s->wb_top);
+			capture_pause(s, false);
 			if (f && !s->write_err)
 				s->write_err = f;
 			next_flush = t + flush_ns;
@@ -1878,6 +2088,7 @@ static int record_loop(struct session *s, const sigset_t *wait_mask)
 		if (progress && t - s->last_status_ns >= 500000000ULL)
 			status_line(s, t);
 	}
+	capture_stop(s);
 	if (progress)
 		fprintf(stderr, "\r\033[K");
 	if (rec_stop_signal && !s->stop_reason)
@@ -2290,6 +2501,18 @@ int cmd_record(int argc, char **argv)
 	wo.zstd_level = o.level;
 	wo.page_size = s.ri.page_size;
 	wo.long_size = s.ri.kernel_long;
+	wo.threads = o.threads;
+	if (!wo.threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		int masked = 0;
+
+		for (i = 0; o.have_cpus && i < 256; i++)
+			masked += !!(o.cpu_mask[i / 64] & (1ULL << (i % 64)));
+		if (o.have_cpus)
+			n = masked;
+		wo.threads = n / CPUS_PER_ZSTD > 1 ? (int)(n / CPUS_PER_ZSTD) : 1;
+	}
+	ft_info("%d compression thread%s", wo.threads, wo.threads == 1 ? "" : "s");
 	{
 		static const struct rec_flight_ops ops_tmpl = { NULL, fl_drain, fl_meta };
 		struct rec_flight_ops ops = ops_tmpl;

@@ -10,7 +10,9 @@
 #
 #   FLYTRAP_LAB_CACHE=DIR        kernel cache (default /var/cache/flytrap-lab)
 #   FLYTRAP_LAB_KEEP=DIR         keep the guest's output files in DIR
-#   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging)
+#   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging,
+#                                20-record-smp.sh)
+#   FLYTRAP_LAB_SMP=N            guest CPUs (default 2)
 #   FLYTRAP_LAB_UPDATE_GOLDEN=1  copy the recorded function_graph file to
 #                                tests/data/lab-function-graph.dat
 #   FLYTRAP_LAB_BENCH=1          instead of the checks, measure the per-call
@@ -145,7 +147,7 @@ t1=$(date +%s)
 # numbers do not move with the host's load (guest-bench.sh).  One CPU: with
 # -icount, bringing up the second one takes minutes (delay calibration),
 # and lpj= skips the calibration on the first.
-qemu_cpu=(-smp 2)
+qemu_cpu=(-smp "${FLYTRAP_LAB_SMP:-2}")
 append=
 if [ "${FLYTRAP_LAB_BENCH:-0}" = 1 ]; then
 	qemu_cpu=(-smp 1 -icount shift=0,sleep=off)
@@ -187,10 +189,14 @@ fi
 if [ -f "$LAB/host-bpf.sh" ] && { grep -q '^ok: bpf: kfunc-' "$G/results.txt" || [ -f "$G/bench.txt" ]; }; then
 	. "$LAB/host-bpf.sh"
 fi
+# ... and with several capture and compression threads (20-record-smp.sh)
+if [ -f "$LAB/host-smp.sh" ] && [ -f "$G/smp.err" ]; then
+	. "$LAB/host-smp.sh"
+fi
 # ... and by flytrap-static
 if [ -f "$LAB/host-static.sh" ] && grep -q '^ok: static: ' "$G/results.txt"; then
 	. "$LAB/host-static.sh"
-elif [ -x "$TOP/$O/flytrap-static" ]; then
+elif [ -x "$TOP/$O/flytrap-static" ] && [ -z "${FLYTRAP_LAB_GUEST:-}" ]; then
 	grep -q '^FAIL: static: ' "$G/results.txt" || fail "static: the guest did not run flytrap-static"
 fi
 echo "total $(( $(date +%s) - t0 )) s"

@@ -42,5 +42,36 @@ int main(void)
 		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 		CHECK(before != after, "flipping bit %zu leaves the CRC as it was", bit);
 	}
+	/* combining two CRCs, and patching bytes, without the data (the file digest) */
+	for (size_t cut = 0; cut <= 4096; cut += 331) {
+		uint32_t whole = fmt_crc32c(0, buf, 4096);
+		uint32_t a = fmt_crc32c(0, buf, cut), b = fmt_crc32c(0, buf + cut, 4096 - cut);
+
+		CHECK(fmt_crc32c_cat(a, b, 4096 - cut) == whole, "cat at %zu", cut);
+	}
+	for (size_t at = 0; at + 8 <= 4096; at += 509) {
+		uint8_t old[8], nw[8];
+		uint32_t before = fmt_crc32c(0, buf, 4096), want, got;
+
+		memcpy(old, buf + at, 8);
+		for (int i = 0; i < 8; i++)
+			nw[i] = (uint8_t)(old[i] * 7 + i + 1);
+		memcpy(buf + at, nw, 8);
+		want = fmt_crc32c(0, buf, 4096);
+		memcpy(buf + at, old, 8);
+		got = fmt_crc32c_patch(before, old, nw, 8, 4096 - at - 8);
+		CHECK(got == want, "patch at %zu: %08x, want %08x", at, got, want);
+	}
+	/* a long run of zeros after the patch (the shift by repeated squaring) */
+	{
+		static uint8_t big[1 << 20];
+		uint32_t before = fmt_crc32c(0, big, sizeof(big)), want;
+
+		big[3] = 0x5a;
+		want = fmt_crc32c(0, big, sizeof(big));
+		CHECK(fmt_crc32c_patch(before, "\0", "\x5a", 1, sizeof(big) - 4) == want, "long shift");
+		CHECK(fmt_crc32c_cat(fmt_crc32c(0, big, 4), fmt_crc32c(0, big + 4, sizeof(big) - 4),
+				     sizeof(big) - 4) == want, "long cat");
+	}
 	return check_summary();
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include "format/format.h"
 #include "format/compress.h"
@@ -805,6 +806,131 @@ static void test_recover_finished_cut(const struct wcfg *c)
 }
 
 /* Section walk and BUFFER option count of a finished file; -1 if the walk fails. */
+/* ---- the compression pool and concurrent adders ------------------------- */
+
+#define POOL_CPUS 4
+#define POOL_PAGES 2000
+
+struct pool_feed {
+	struct fmt_wbuf *b;
+	int cpu;
+	uint8_t *pages;		/* POOL_PAGES pages of 4096 */
+	int err;
+};
+
+static void *pool_adder(void *arg)
+{
+	struct pool_feed *f = arg;
+
+	for (int i = 0; i < POOL_PAGES && !f->err; i++)
+		f->err = fmt_wbuf_add_page(f->b, f->cpu, f->pages + (size_t)i * 4096);
+	return NULL;
+}
+
+/*
+ * The same pages written with one compression thread and one adder, and
+ * with four threads and one adder thread per CPU: the same bytes.
+ */
+static int pool_write(const char *path, uint8_t **pages, int threads, bool concurrent)
+{
+	struct fmt_writer_opts o = { .page_size = 4096, .long_size = 8, .threads = threads };
+	struct pool_feed f[POOL_CPUS];
+	pthread_t th[POOL_CPUS];
+	struct fmt_writer *w;
+	struct fmt_wbuf *b;
+	char hp[512];
+	int err, hpl = fmt_header_page_text(8, 4096, hp, sizeof(hp));
+
+	if ((err = fmt_writer_open(path, &o, &w)))
+		return err;
+	err = fmt_writer_headers(w, hp, (size_t)hpl, header_event, strlen(header_event));
+	err = err ?: fmt_writer_event_format(w, "flytrap", test_format, strlen(test_format));
+	err = err ?: fmt_writer_cpucount(w, POOL_CPUS);
+	err = err ?: fmt_wbuf_new(w, "", "mono", &b);
+	err = err ?: fmt_wbuf_add_cpus(b, POOL_CPUS);
+	for (int c = 0; c < POOL_CPUS && !err; c++)
+		f[c] = (struct pool_feed){ b, c, pages[c], 0 };
+	if (!err && concurrent) {
+		int started = 0;
+
+		for (int c = 0; c < POOL_CPUS; c++)
+			started += !pthread_create(&th[c], NULL, pool_adder, &f[c]);
+		CHECK(started == POOL_CPUS, "adder threads: %d started", started);
+		for (int c = 0; c < started; c++)
+			pthread_join(th[c], NULL);
+	} else if (!err) {
+		/* interleaved as one capture thread would */
+		for (int i = 0; i < POOL_PAGES && !err; i++)
+			for (int c = 0; c < POOL_CPUS && !err; c++)
+				err = fmt_wbuf_add_page(b, c, pages[c] + (size_t)i * 4096);
+	}
+	for (int c = 0; c < POOL_CPUS && !err; c++)
+		err = f[c].err;
+	if (err) {
+		printf("pool_write: %s\n", fmt_writer_error(w));
+		fmt_writer_abort(w);
+		return err;
+	}
+	return fmt_writer_close(w);
+}
+
+static void test_pool(void)
+{
+	struct fmt_page_enc pe;
+	uint8_t *pages[POOL_CPUS], payload[64], *a = NULL, *b = NULL;
+	char pa[300], pb[300];
+	size_t la = 0, lb = 0;
+	uint64_t seq = 0;
+
+	fmt_page_enc_init(&pe, 4096, 8, false);
+	for (int c = 0; c < POOL_CPUS; c++) {
+		pages[c] = malloc((size_t)POOL_PAGES * 4096);
+		for (int i = 0; i < POOL_PAGES; i++) {
+			/*
+			 * Chunks (10 pages) alternate between full pages of varied
+			 * bytes and one event a page, so one compresses much more slowly
+			 * than the next and a thread finishing early must wait its turn.
+			 */
+			int full = (i / 10) % 2 == 0;
+
+			for (int e = 0; e < (full ? 1000 : 1); e++, seq++) {
+				uint32_t len = make_payload(false, payload, seq, 4242 + c);
+
+				for (uint32_t k = 24; full && k + 8 <= len; k += 8) {
+					uint64_t x = seq * 0x9E3779B97F4A7C15ULL + k;
+
+					memcpy(payload + k, &x, 8);
+				}
+				if (fmt_page_enc_add(&pe, 1000000000ULL + seq * 100 + (uint64_t)c, payload,
+						     len) == -ENOSPC)
+					break;
+			}
+			memcpy(pages[c] + (size_t)i * 4096, fmt_page_enc_finish(&pe), 4096);
+		}
+	}
+	fmt_page_enc_release(&pe);
+	/* the digest fed while writing must equal the file read back */
+	setenv("FLYTRAP_TEST_DIGEST", "check", 1);
+	snprintf(pa, sizeof(pa), "%s/pool1.dat", tmpdir);
+	snprintf(pb, sizeof(pb), "%s/pool4.dat", tmpdir);
+	CHECK(pool_write(pa, pages, 1, false) == 0, "one thread");
+	CHECK(pool_write(pb, pages, 4, true) == 0, "four threads, concurrent adders");
+	CHECK(read_whole(pa, &a, &la) == 0 && read_whole(pb, &b, &lb) == 0, "read back");
+	CHECK(la && la == lb && !memcmp(a, b, la), "the pool's file differs (%zu / %zu bytes)", la, lb);
+	free(b);
+	b = NULL;
+	CHECK(pool_write(pb, pages, 3, false) == 0, "three threads, one adder");
+	CHECK(read_whole(pb, &b, &lb) == 0 && la == lb && !memcmp(a, b, la), "three threads differ");
+	CHECK(count_spools(tmpdir) == 0, "spools left by the pool");
+	unsetenv("FLYTRAP_TEST_DIGEST");
+	free(a);
+	free(b);
+	for (int c = 0; c < POOL_CPUS; c++)
+		free(pages[c]);
+	unlink(pa);
+	unlink(pb);
+}
+
 static int light_check(const char *path)
 {
 	struct pfile f;
@@ -1433,6 +1559,7 @@ int main(int argc, char **argv)
 	test_recover_cuts(&cfgs[0]);
 	test_recover_cuts(&cfgs[3]);
 	test_errors();
+	test_pool();
 	{
 		char cmd[300];
 
