@@ -699,19 +699,14 @@ static int write_slice(struct slice *s)
 	struct rpt_meta_copy mc = { .skip = skip_opt };
 	struct fmt_writer *w = NULL;
 	const char *what = "";
-	char *tmp = NULL, *cmdl = NULL;
+	char *cmdl = NULL;
 	int err, nstreams = s->in->nbuffers * (s->maxcpu + 1), i;
 
-	err = rpt_out_begin(s->out_path, &tmp);
+	/* the writer's own temporary file beside OUT, renamed over it at close */
+	rpt_writer_opts_like(s->in, &wo);
+	err = fmt_writer_open(s->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", s->out_path, strerror(-err)), -ECANCELED;
-	rpt_writer_opts_like(s->in, &wo);
-	err = fmt_writer_open(tmp, &wo, &w);
-	if (err) {
-		ft_error("cannot create '%s': %s", s->out_path, strerror(-err));
-		rpt_out_abort(tmp);
-		return -ECANCELED;
-	}
 	s->enc = calloc((size_t)nstreams, sizeof(*s->enc));
 	s->wb = calloc((size_t)s->in->nbuffers + 1, sizeof(*s->wb));
 	if (!s->enc || !s->wb) {
@@ -735,7 +730,6 @@ static int write_slice(struct slice *s)
 	err = run(s);
 	if (err) {
 		fmt_writer_abort(w);
-		rpt_out_abort(tmp);
 		return err;
 	}
 	for (i = 0; i < nstreams && !err; i++)
@@ -778,10 +772,10 @@ static int write_slice(struct slice *s)
 	if (err)
 		goto fail;
 	free(cmdl);
-	return rpt_out_finish(w, tmp, s->out_path);
+	return rpt_out_finish(w, NULL, s->out_path);
 fail:
 	free(cmdl);
-	return rpt_out_fail(w, tmp, s->out_path, what, err);
+	return rpt_out_fail(w, NULL, s->out_path, what, err);
 }
 
 static void print_summary(const struct slice *s)
