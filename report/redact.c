@@ -584,30 +584,59 @@ static int redact_option(struct red *d, struct fmt_writer *w)
 	return fmt_writer_option_str(w, FMT_OPT_FT_META, text);
 }
 
-/*
- * A merge names each source's buffer after its file: such a name is
- * hashed as its "source.N.buffer" metadata line is (the same token).
- */
-static const char *buffer_name(struct red *d, const char *name, char *buf, size_t cap)
+/* Whether the first nl bytes of name are a buffer a merge named after its source's file. */
+static bool merge_source_buffer(struct red *d, const char *name, size_t nl)
 {
 	const struct fmt_option *o = fmt_reader_option(d->r, FMT_OPT_FT_MERGE, 0);
-	size_t nl = strlen(name);
 
 	if (!o || !nl || rpt_red_meta_action(&d->pol, "source.0.buffer") != RED_HASH)
-		return name;
+		return false;
 	for (const char *p = o->data, *end = p + o->size; p < end;) {
 		const char *le = memchr(p, '\n', (size_t)(end - p)), *eq;
 
 		le = le ? le : end;
 		eq = memchr(p, '=', (size_t)(le - p));
 		if (eq && eq - p > 7 && !memcmp(eq - 7, ".buffer", 7) && !strncmp(p, "source.", 7) &&
-		    (size_t)(le - eq - 1) == nl && !memcmp(eq + 1, name, nl)) {
-			rpt_red_token(d->c.t, RED_C_TEXT, name, nl, buf, cap);
-			return buf;
-		}
+		    (size_t)(le - eq - 1) == nl && !memcmp(eq + 1, name, nl))
+			return true;
 		p = le + 1;
 	}
-	return name;
+	return false;
+}
+
+/*
+ * A buffer's name: a merge names each source's buffer after its file, and
+ * an instance of it NAME:INSTANCE, so NAME is hashed as its
+ * "source.N.buffer" metadata line is (the same token); an instance name
+ * by the buffer rules.
+ */
+static const char *buffer_name(struct red *d, const char *name, char *buf, size_t cap)
+{
+	size_t nl = strlen(name), o = 0;
+	const char *colon = strchr(name, ':'), *inst = name;
+	int tl;
+
+	if (!nl)
+		return name;
+	if (merge_source_buffer(d, name, nl)) {
+		rpt_red_token(d->c.t, RED_C_TEXT, name, nl, buf, cap);
+		return buf;
+	}
+	if (colon && merge_source_buffer(d, name, (size_t)(colon - name))) {
+		tl = rpt_red_token(d->c.t, RED_C_TEXT, name, (size_t)(colon - name), buf, cap - 1);
+		o = tl > 0 ? (size_t)tl : 0;
+		buf[o++] = ':';
+		inst = colon + 1;
+	} else if (rpt_red_buffer_action(&d->pol, name) == RED_KEEP) {
+		return name;
+	}
+	if (rpt_red_buffer_action(&d->pol, inst) == RED_KEEP) {
+		snprintf(buf + o, cap - o, "%s", inst);
+		return buf;
+	}
+	rpt_red_token(d->c.t, RED_C_TEXT, inst, strlen(inst), buf + o, cap - o);
+	d->c.n.text++;
+	return buf;
 }
 
 static int write_out(struct red *d, char *tmp)
@@ -1027,6 +1056,8 @@ int cmd_redact(int argc, char **argv)
 		free(open_err);
 		goto out;
 	}
+	if ((rc = rpt_red_policy_check_fields(&d.pol, d.r, d.in_path)))
+		goto out;
 	d.in = fmt_reader_info(d.r);
 	d.c.big_endian = d.in->big_endian;
 	if ((rc = prepare(&d)))
