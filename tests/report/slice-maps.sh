@@ -77,6 +77,12 @@ plain "$TMP/o.dat" "$TMP/o-plain.dat"
 grep -q vendor-secret "$TMP/o-plain.dat" && ! grep -q app-only "$TMP/o-plain.dat" &&
 	ok "slice --pid 900: its maps kept, process 800's gone" || fail "slice --pid 900 maps"
 
+# cmdlines: those of the tasks that appear
+cl() { trace-cmd dump --cmd-lines -i "$1" 2> /dev/null | grep -E '^[0-9]+ ' | tr '\n' ' '; }
+[ "$(cl "$TMP/o.dat")" = "900 other " ] && ! cl "$TMP/s.dat" | grep -q other &&
+	ok "the cmdlines of a slice are those of its tasks ('$(cl "$TMP/o.dat")')" ||
+	fail "cmdlines: --pid 900 '$(cl "$TMP/o.dat")', --pid 802 '$(cl "$TMP/s.dat")'"
+
 # a time window keeps every process that appears in it
 "$F" slice "$TMP/u.dat" -o "$TMP/w.dat" 2> "$TMP/e" || fail "slice: $(cat "$TMP/e")"
 plain "$TMP/w.dat" "$TMP/w-plain.dat"
