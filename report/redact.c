@@ -639,7 +639,11 @@ static const char *buffer_name(struct red *d, const char *name, char *buf, size_
 	return buf;
 }
 
-static int write_out(struct red *d, char *tmp)
+/*
+ * The output under the writer's own temporary name beside OUT (*tmp,
+ * malloc'd), closed but not renamed: the check reads it first.
+ */
+static int write_out(struct red *d, char **tmp)
 {
 	struct fmt_writer_opts wo;
 	struct rpt_meta_copy mc = { .skip = rpt_red_skip_option, .arg = &d->c, .no_cmdlines = true,
@@ -650,16 +654,17 @@ static int write_out(struct red *d, char *tmp)
 	int err, nstreams = d->in->nbuffers * (d->maxcpu + 1), i;
 
 	rpt_writer_opts_like(d->in, &wo);
-	wo.keep_temp = false;
-	err = fmt_writer_open(tmp, &wo, &w);
+	wo.keep_temp = true;
+	err = fmt_writer_open(d->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", d->out_path, strerror(-err)), -ECANCELED;
+	*tmp = strdup(fmt_writer_temp(w));
 	d->enc = calloc((size_t)nstreams, sizeof(*d->enc));
 	d->wb = calloc((size_t)d->in->nbuffers + 1, sizeof(*d->wb));
 	printk = rpt_red_printk(&d->c, d->in->printk.data ? d->in->printk.data : "",
 				d->in->printk.len, &mc.printk_len);
 	mc.printk = printk;
-	if (!d->enc || !d->wb || !printk) {
+	if (!d->enc || !d->wb || !printk || !*tmp) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -682,6 +687,8 @@ static int write_out(struct red *d, char *tmp)
 	if (err) {
 		free(printk);
 		fmt_writer_abort(w);
+		free(*tmp);
+		*tmp = NULL;
 		return -ECANCELED;
 	}
 	what = "buffers";
@@ -702,14 +709,20 @@ static int write_out(struct red *d, char *tmp)
 		goto fail;
 	free(printk);
 	err = fmt_writer_close(w);
-	if (err)
+	if (err) {
+		/* the writer removed its temporary file (discard_spools_on_error) */
+		free(*tmp);
+		*tmp = NULL;
 		return ft_error("cannot write '%s': %s", d->out_path, strerror(-err)), -ECANCELED;
+	}
 	return 0;
 fail:
 	free(printk);
 	ft_error("cannot write '%s' (%s): %s", d->out_path, what,
 		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
 	fmt_writer_abort(w);
+	free(*tmp);
+	*tmp = NULL;
 	return -ECANCELED;
 }
 
@@ -1062,12 +1075,7 @@ int cmd_redact(int argc, char **argv)
 	d.c.big_endian = d.in->big_endian;
 	if ((rc = prepare(&d)))
 		goto out;
-	err = rpt_out_begin(d.out_path, &tmp);
-	if (err) {
-		rc = ft_error("cannot create '%s': %s", d.out_path, strerror(-err));
-		goto out;
-	}
-	err = write_out(&d, tmp);
+	err = write_out(&d, &tmp);
 	if (!err)
 		err = check_output(&d, tmp);
 	if (err) {
