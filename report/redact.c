@@ -781,10 +781,10 @@ static char *check_raw(struct red *d, const char *tmp)
 	struct rpt_convert_opts co = { .compression = "none" };
 	char *plain = NULL, *val = NULL, *found = NULL;
 	uint64_t at = 0;
-	int rc, err;
+	int rc;
 
-	err = rpt_out_begin(d->out_path, &plain);
-	if (err)
+	/* named after the output's own temporary file; convert writes it whole or not at all */
+	if (asprintf(&plain, "%s.plain", tmp) < 0)
 		return strdup("an uncompressed copy (cannot create it)");
 	if (rpt_convert(tmp, plain, &co) != EXIT_OK) {
 		rpt_out_abort(plain);
