@@ -238,7 +238,7 @@ DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin l
 # (report/gen-syscalls.sh); this machine's come with libc6-dev
 DEB_SYSCALL_HEADERS = linux-libc-dev linux-libc-dev-arm64-cross linux-libc-dev-armhf-cross \
 	    linux-libc-dev-riscv64-cross linux-libc-dev-ppc64el-cross linux-libc-dev-s390x-cross
-DEB_TEST = trace-cmd python3 time debuginfod g++ qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
+DEB_TEST = trace-cmd python3 time strace debuginfod g++ qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client
 # Ubuntu: chromium is a snap there (its deb only installs snapd's stub, which
 # a container or chroot cannot run), so it is left out and the browser checks
 # SKIP saying so; bpftool is linux-tools-common's wrapper plus the real binary

@@ -1841,15 +1841,55 @@ static int write_zeros(struct fmt_writer *w, uint64_t from, uint64_t to)
 }
 
 /*
+ * Whether a chunk (or block of pages) a dead writer left decodes to pages:
+ * a compressed one decompresses to its stated size, and every page's
+ * commit size fits its page.  The spools carry no checksums of their own.
+ */
+static bool spool_chunk_whole(struct fmt_writer *w, struct fmt_zctx *z, const uint8_t *d, size_t n,
+			      uint8_t **raw, size_t *rawcap)
+{
+	uint32_t hdr = w->long8 ? 16 : 12, us = (uint32_t)n;
+	const uint8_t *pages = d;
+
+	if (w->compress) {
+		us = n >= 8 ? get32(w->be, d + 4) : 0;
+		if (!z || !us || us % w->page_size || us > MAX_CHUNK_BYTES)
+			return false;
+		if (us > *rawcap) {
+			free(*raw);
+			*rawcap = 0;
+			if (!(*raw = malloc(us)))
+				return true;	/* cannot tell: kept as it is */
+			*rawcap = us;
+		}
+		if (fmt_zctx_decompress(z, d + 8, n - 8, *raw, us))
+			return false;
+		pages = *raw;
+	}
+	for (uint32_t off = 0; off + w->page_size <= us; off += w->page_size) {
+		uint64_t commit = w->long8 ? get64(w->be, pages + off + 8) : get32(w->be, pages + off + 8);
+
+		/* the commit size is the low 27 bits, as the iterator reads it */
+		if ((commit & ((1U << 27) - 1)) > w->page_size - hdr)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Checksums of a spool that was not written by this writer (recovery):
- * read back whole chunks, as spool_read() kept them.  false when a read
- * fails or memory runs out; the CPU then has no checksums.
+ * read back whole chunks, as spool_read() kept them.  A chunk damaged on
+ * disk (it does not decode to pages) gets a checksum it fails, so the
+ * readers skip it as a loss with its time window and verify names its
+ * bytes, instead of stopping at it.  false when a read fails or memory
+ * runs out; the CPU then has no checksums.
  */
 static bool sums_from_spool(struct fmt_writer *w, struct wcpu *c)
 {
 	uint64_t pos = c->hdr_size, end = c->hdr_size + c->spooled;
-	size_t cap = (size_t)w->ppc * w->page_size + 8;
-	uint8_t *buf = NULL;
+	size_t cap = (size_t)w->ppc * w->page_size + 8, rawcap = 0;
+	uint8_t *buf = NULL, *raw = NULL;
+	struct fmt_zctx *z = w->compress ? fmt_zctx_new("zstd", 0) : NULL;
 	bool ok = true;
 
 	c->nsums = 0;
@@ -1874,11 +1914,18 @@ static bool sums_from_spool(struct fmt_writer *w, struct wcpu *c)
 		if (!buf && !(buf = malloc(cap)))
 			break;
 		ok = pread(c->fd, buf, (size_t)n, (off_t)pos) == (ssize_t)n;
-		if (ok)
-			sums_add(c, (uint32_t)n, fmt_crc32c(0, buf, (size_t)n));
+		if (ok) {
+			uint32_t crc = fmt_crc32c(0, buf, (size_t)n);
+
+			if (!spool_chunk_whole(w, z, buf, (size_t)n, &raw, &rawcap))
+				crc = ~crc;
+			sums_add(c, (uint32_t)n, crc);
+		}
 		pos += n;
 	}
 	free(buf);
+	free(raw);
+	fmt_zctx_free(z);
 	return ok && pos == end && !c->sums_bad;
 }
 

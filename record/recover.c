@@ -115,6 +115,22 @@ static int recover_in_place(const char *file)
 	return EXIT_OK;
 }
 
+/*
+ * A flight (or rotating) recorder keeps its recent chunks in a store of
+ * segment files: raw chunks back to back, whose buffer, CPU and order were
+ * only in the recorder's memory, as were the metadata a file needs
+ * (formats, kallsyms, options).  Nothing can make a trace.dat of them, and
+ * its dumps are complete files already.  The note stays, so that reset
+ * still finds the store (which can hold the whole --flight limit of disk).
+ */
+static int refuse_store(const struct rec_note *n)
+{
+	return ft_error("cannot recover '%s': killed recorder %d was a flight or rotating recorder, "
+			"whose store ('%s*') holds chunks without their CPUs and metadata; its dumps "
+			"are complete files; run 'flytrap reset' to remove the store", n->output,
+			(int)n->pid, n->store);
+}
+
 static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -150,6 +166,8 @@ int cmd_recover(int argc, char **argv)
 		free(abs);
 		if (rec_note_alive(&n)) {
 			rc = ft_error("recorder %d is still writing '%s'", (int)n.pid, n.output);
+		} else if (n.store && !n.temp) {
+			rc = refuse_store(&n);
 		} else if (n.temp && !access(n.temp, F_OK)) {
 			rc = recover_noted(&n);
 		} else {

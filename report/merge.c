@@ -97,16 +97,19 @@ struct merge {
 
 /* ---- the files' own metadata ---------------------------------------------------- */
 
-/* The value of KEY in the file's flytrap metadata into buf: 1, or 0 when absent. */
+/*
+ * The value of KEY in the file's flytrap metadata into buf: 1, or 0 when
+ * absent or longer than buf holds (an id cut short could equal another's).
+ */
 static int meta_get(struct fmt_reader *r, const char *key, char *buf, size_t size)
 {
 	char *v = rpt_meta_value(r, key);
+	bool fits = v && strlen(v) < size;
 
-	if (!v)
-		return 0;
-	snprintf(buf, size, "%s", v);
+	if (fits)
+		memcpy(buf, v, strlen(v) + 1);
 	free(v);
-	return 1;
+	return fits;
 }
 
 /* The address of _text (or _stext) in a kallsyms text, 0 if absent. */
@@ -856,7 +859,7 @@ static int copy_cpustats(struct merge *m, struct fmt_writer *w, const struct src
 
 static int merge_option(struct merge *m, struct fmt_writer *w)
 {
-	char *text = NULL, v[512];
+	char *text = NULL, *v;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	int err;
@@ -885,8 +888,11 @@ static int merge_option(struct merge *m, struct fmt_writer *w)
 		fprintf(f, "source.%d.events=%" PRIu64 "\nsource.%d.duplicates=%" PRIu64 "\n"
 			   "source.%d.shift_ns=%" PRId64 "\n", i, s->events, i, s->dups, i, s->shift);
 		for (size_t k = 0; !m->one_recording && k < sizeof(keys) / sizeof(*keys); k++)
-			if (meta_get(s->r, keys[k], v, sizeof(v)))
+			if ((v = rpt_meta_value(s->r, keys[k]))) {
+				/* whole: a command line is as long as it was typed */
 				fprintf(f, "source.%d.%s=%s\n", i, keys[k], v);
+				free(v);
+			}
 	}
 	if (fclose(f) || len > UINT32_MAX - 1) {
 		free(text);
@@ -968,20 +974,14 @@ static int write_merge(struct merge *m)
 	struct fmt_writer_opts wo;
 	struct fmt_writer *w = NULL;
 	const char *what = "";
-	char *tmp = NULL;
 	bool have_cpucount = false;
 	int err, nstreams, i;
 
-	err = rpt_out_begin(m->out_path, &tmp);
+	/* the writer's own temporary file beside OUT, renamed over it at close */
+	rpt_writer_opts_like(m->s[0].in, &wo);
+	err = fmt_writer_open(m->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", m->out_path, strerror(-err)), -ECANCELED;
-	rpt_writer_opts_like(m->s[0].in, &wo);
-	err = fmt_writer_open(tmp, &wo, &w);
-	if (err) {
-		ft_error("cannot create '%s': %s", m->out_path, strerror(-err));
-		rpt_out_abort(tmp);
-		return -ECANCELED;
-	}
 	nstreams = m->nout * (m->maxcpu + 1);
 	m->wb = calloc((size_t)m->nout + 1, sizeof(*m->wb));
 	m->enc = calloc((size_t)nstreams + 1, sizeof(*m->enc));
@@ -994,7 +994,6 @@ static int write_merge(struct merge *m)
 	err = write_meta(m, w, &what, &have_cpucount);
 	if (err == -ECANCELED) {
 		fmt_writer_abort(w);
-		rpt_out_abort(tmp);
 		return err;
 	}
 	what = "buffers";
@@ -1011,7 +1010,6 @@ static int write_merge(struct merge *m)
 		err = copy_events(m, &m->s[i]);
 		if (err) {
 			fmt_writer_abort(w);
-			rpt_out_abort(tmp);
 			return err;
 		}
 	}
@@ -1031,9 +1029,9 @@ static int write_merge(struct merge *m)
 	}
 	if (err)
 		goto fail;
-	return rpt_out_finish(w, tmp, m->out_path);
+	return rpt_out_finish(w, NULL, m->out_path);
 fail:
-	return rpt_out_fail(w, tmp, m->out_path, what, err);
+	return rpt_out_fail(w, NULL, m->out_path, what, err);
 }
 
 /* ---- the summary ------------------------------------------------------------------------ */

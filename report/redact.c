@@ -602,33 +602,66 @@ static int redact_option(struct red *d, struct fmt_writer *w)
 	return fmt_writer_option_str(w, FMT_OPT_FT_META, text);
 }
 
-/*
- * A merge names each source's buffer after its file: such a name is
- * hashed as its "source.N.buffer" metadata line is (the same token).
- */
-static const char *buffer_name(struct red *d, const char *name, char *buf, size_t cap)
+/* Whether the first nl bytes of name are a buffer a merge named after its source's file. */
+static bool merge_source_buffer(struct red *d, const char *name, size_t nl)
 {
 	const struct fmt_option *o = fmt_reader_option(d->r, FMT_OPT_FT_MERGE, 0);
-	size_t nl = strlen(name);
 
 	if (!o || !nl || rpt_red_meta_action(&d->pol, "source.0.buffer") != RED_HASH)
-		return name;
+		return false;
 	for (const char *p = o->data, *end = p + o->size; p < end;) {
 		const char *le = memchr(p, '\n', (size_t)(end - p)), *eq;
 
 		le = le ? le : end;
 		eq = memchr(p, '=', (size_t)(le - p));
 		if (eq && eq - p > 7 && !memcmp(eq - 7, ".buffer", 7) && !strncmp(p, "source.", 7) &&
-		    (size_t)(le - eq - 1) == nl && !memcmp(eq + 1, name, nl)) {
-			rpt_red_token(d->c.t, RED_C_TEXT, name, nl, buf, cap);
-			return buf;
-		}
+		    (size_t)(le - eq - 1) == nl && !memcmp(eq + 1, name, nl))
+			return true;
 		p = le + 1;
 	}
-	return name;
+	return false;
 }
 
-static int write_out(struct red *d, char *tmp)
+/*
+ * A buffer's name: a merge names each source's buffer after its file, and
+ * an instance of it NAME:INSTANCE, so NAME is hashed as its
+ * "source.N.buffer" metadata line is (the same token); an instance name
+ * by the buffer rules.
+ */
+static const char *buffer_name(struct red *d, const char *name, char *buf, size_t cap)
+{
+	size_t nl = strlen(name), o = 0;
+	const char *colon = strchr(name, ':'), *inst = name;
+	int tl;
+
+	if (!nl)
+		return name;
+	if (merge_source_buffer(d, name, nl)) {
+		rpt_red_token(d->c.t, RED_C_TEXT, name, nl, buf, cap);
+		return buf;
+	}
+	if (colon && merge_source_buffer(d, name, (size_t)(colon - name))) {
+		tl = rpt_red_token(d->c.t, RED_C_TEXT, name, (size_t)(colon - name), buf, cap - 1);
+		o = tl > 0 ? (size_t)tl : 0;
+		buf[o++] = ':';
+		inst = colon + 1;
+	} else if (rpt_red_buffer_action(&d->pol, name) == RED_KEEP) {
+		return name;
+	}
+	if (rpt_red_buffer_action(&d->pol, inst) == RED_KEEP) {
+		snprintf(buf + o, cap - o, "%s", inst);
+		return buf;
+	}
+	rpt_red_token(d->c.t, RED_C_TEXT, inst, strlen(inst), buf + o, cap - o);
+	d->c.n.text++;
+	return buf;
+}
+
+/*
+ * The output under the writer's own temporary name beside OUT (*tmp,
+ * malloc'd), closed but not renamed: the check reads it first.
+ */
+static int write_out(struct red *d, char **tmp)
 {
 	struct fmt_writer_opts wo;
 	struct rpt_meta_copy mc = { .skip = rpt_red_skip_option, .arg = &d->c, .no_cmdlines = true,
@@ -639,16 +672,17 @@ static int write_out(struct red *d, char *tmp)
 	int err, nstreams = d->in->nbuffers * (d->maxcpu + 1), i;
 
 	rpt_writer_opts_like(d->in, &wo);
-	wo.keep_temp = false;
-	err = fmt_writer_open(tmp, &wo, &w);
+	wo.keep_temp = true;
+	err = fmt_writer_open(d->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", d->out_path, strerror(-err)), -ECANCELED;
+	*tmp = strdup(fmt_writer_temp(w));
 	d->enc = calloc((size_t)nstreams, sizeof(*d->enc));
 	d->wb = calloc((size_t)d->in->nbuffers + 1, sizeof(*d->wb));
 	printk = rpt_red_printk(&d->c, d->in->printk.data ? d->in->printk.data : "",
 				d->in->printk.len, &mc.printk_len);
 	mc.printk = printk;
-	if (!d->enc || !d->wb || !printk) {
+	if (!d->enc || !d->wb || !printk || !*tmp) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -671,6 +705,8 @@ static int write_out(struct red *d, char *tmp)
 	if (err) {
 		free(printk);
 		fmt_writer_abort(w);
+		free(*tmp);
+		*tmp = NULL;
 		return -ECANCELED;
 	}
 	what = "buffers";
@@ -691,14 +727,20 @@ static int write_out(struct red *d, char *tmp)
 		goto fail;
 	free(printk);
 	err = fmt_writer_close(w);
-	if (err)
+	if (err) {
+		/* the writer removed its temporary file (discard_spools_on_error) */
+		free(*tmp);
+		*tmp = NULL;
 		return ft_error("cannot write '%s': %s", d->out_path, strerror(-err)), -ECANCELED;
+	}
 	return 0;
 fail:
 	free(printk);
 	ft_error("cannot write '%s' (%s): %s", d->out_path, what,
 		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
 	fmt_writer_abort(w);
+	free(*tmp);
+	*tmp = NULL;
 	return -ECANCELED;
 }
 
@@ -757,10 +799,10 @@ static char *check_raw(struct red *d, const char *tmp)
 	struct rpt_convert_opts co = { .compression = "none" };
 	char *plain = NULL, *val = NULL, *found = NULL;
 	uint64_t at = 0;
-	int rc, err;
+	int rc;
 
-	err = rpt_out_begin(d->out_path, &plain);
-	if (err)
+	/* named after the output's own temporary file; convert writes it whole or not at all */
+	if (asprintf(&plain, "%s.plain", tmp) < 0)
 		return strdup("an uncompressed copy (cannot create it)");
 	if (rpt_convert(tmp, plain, &co) != EXIT_OK) {
 		rpt_out_abort(plain);
@@ -1048,16 +1090,13 @@ int cmd_redact(int argc, char **argv)
 		free(open_err);
 		goto out;
 	}
+	if ((rc = rpt_red_policy_check_fields(&d.pol, d.r, d.in_path)))
+		goto out;
 	d.in = fmt_reader_info(d.r);
 	d.c.big_endian = d.in->big_endian;
 	if ((rc = prepare(&d)))
 		goto out;
-	err = rpt_out_begin(d.out_path, &tmp);
-	if (err) {
-		rc = ft_error("cannot create '%s': %s", d.out_path, strerror(-err));
-		goto out;
-	}
-	err = write_out(&d, tmp);
+	err = write_out(&d, &tmp);
 	if (!err)
 		err = check_output(&d, tmp);
 	if (err) {

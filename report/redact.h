@@ -25,12 +25,13 @@ enum rpt_red_class {
 	RED_C_TEXT,	/* any other string: a command line, a print event's text */
 };
 
-enum rpt_red_rule_kind { RED_R_COMM, RED_R_PATH, RED_R_FIELD, RED_R_META };
+enum rpt_red_rule_kind { RED_R_COMM, RED_R_PATH, RED_R_FIELD, RED_R_META, RED_R_BUFFER };
 
 struct rpt_red_rule {
 	enum rpt_red_rule_kind kind;
 	char *glob;		/* fnmatch pattern: a comm, a path, SYSTEM:EVENT.FIELD, a key */
 	enum rpt_red_action action;
+	int line;		/* of the policy file; 0 for the defaults */
 };
 
 struct rpt_red_policy {
@@ -42,6 +43,8 @@ struct rpt_red_policy {
 	char *text;			/* the effective policy, one rule a line (what is hashed) */
 	size_t text_len;
 	char sha256[65];		/* hex SHA-256 of text */
+	const char *path;		/* the policy file (NULL: the defaults alone) */
+	int cur_line;			/* while parsing: the line, 0 in the defaults */
 };
 
 /*
@@ -50,6 +53,15 @@ struct rpt_red_policy {
  */
 int rpt_red_policy_load(struct rpt_red_policy *p, const char *path);
 void rpt_red_policy_release(struct rpt_red_policy *p);
+/*
+ * Every field rule of the policy file names a field of an event r
+ * describes (as a pattern: one match is enough).  0, or EXIT_USAGE after
+ * a one-line error naming the file, the line and what is missing.
+ */
+int rpt_red_policy_check_fields(const struct rpt_red_policy *p, struct fmt_reader *r,
+				const char *in_path);
+/* The action of the buffer rules for a buffer (instance) name: RED_KEEP or RED_HASH. */
+enum rpt_red_action rpt_red_buffer_action(const struct rpt_red_policy *p, const char *name);
 
 /* The action for a value of a class (comm and path rules; host and text: hash). */
 enum rpt_red_action rpt_red_value_action(const struct rpt_red_policy *p, enum rpt_red_class c,

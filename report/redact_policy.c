@@ -22,6 +22,8 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
+#include <event-parse.h>
+
 #include "flytrap.h"
 #include "redact.h"
 #include "share.h"
@@ -36,6 +38,15 @@ static const char default_policy[] =
 	"path * hash\n"
 	"field ftrace:print.buf hash\n"
 	"field ftrace:bprint.buf drop\n"
+	/* names of devices, drivers and interfaces: they can say which hardware ran */
+	"field irq:irq_handler_entry.name hash\n"
+	"field workqueue:*.workqueue hash\n"
+	"field net:*.name hash\n"
+	"field *.dev_name hash\n"
+	"field *.devname hash\n"
+	"field *.device hash\n"
+	"buffer * hash\n"
+	"buffer flytrap-* keep\n"
 	"meta *hostname hash\n"
 	"meta *command_line hash\n"
 	"meta *command_user hash\n"
@@ -48,7 +59,7 @@ static const char default_policy[] =
 	"user-stacks drop\n";
 
 static const char *const action_names[] = { "keep", "hash", "drop", "relative" };
-static const char *const kind_names[] = { "comm", "path", "field", "meta" };
+static const char *const kind_names[] = { "comm", "path", "field", "meta", "buffer" };
 
 static int parse_action(const char *w, unsigned allowed)
 {
@@ -79,10 +90,31 @@ static int add_rule(struct rpt_red_policy *p, int kind, const char *glob, int ac
 	nr[p->nrules].kind = kind;
 	nr[p->nrules].action = action;
 	nr[p->nrules].glob = strdup(glob);
+	nr[p->nrules].line = p->cur_line;
 	if (!nr[p->nrules].glob)
 		return -ENOMEM;
 	p->nrules++;
 	return 0;
+}
+
+/*
+ * [SYSTEM:]EVENT.FIELD or FIELD, each part a name or a pattern: one ':'
+ * at most, before the one '.', no part empty.
+ */
+static bool field_syntax(const char *g)
+{
+	const char *colon = strchr(g, ':'), *dot = strchr(g, '.');
+
+	if (!*g || (colon && strchr(colon + 1, ':')) || (dot && strchr(dot + 1, '.')))
+		return false;
+	if (colon && (!dot || dot < colon || colon == g || dot == colon + 1))
+		return false;
+	if (dot && (dot == g || !dot[1]))
+		return false;
+	for (const char *c = g; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("_-:.*?[]!", *c)))
+			return false;
+	return true;
 }
 
 /* One line "KIND [GLOB] ACTION": 0, or a message in why. */
@@ -99,13 +131,17 @@ static int parse_line(struct rpt_red_policy *p, char *line, char *why, size_t ca
 			return snprintf(why, cap, "too many words (KIND [NAME] ACTION)"), -EINVAL;
 	if (!n)
 		return 0;
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		if (!strcmp(w[0], kind_names[k]))
 			kind = k;
 	if (kind >= 0) {
 		if (n != 3)
 			return snprintf(why, cap, "'%s' takes a name and an action", w[0]), -EINVAL;
-		mask = 1u << RED_KEEP | 1u << RED_HASH | 1u << RED_DROP;
+		if (kind == RED_R_FIELD && !field_syntax(w[1]))
+			return snprintf(why, cap, "'%s' is not [SYSTEM:]EVENT.FIELD or FIELD", w[1]),
+			       -EINVAL;
+		/* a buffer's events stay: its name is kept or hashed */
+		mask = 1u << RED_KEEP | 1u << RED_HASH | (kind == RED_R_BUFFER ? 0 : 1u << RED_DROP);
 		if ((a = parse_action(w[2], mask)) < 0)
 			return snprintf(why, cap, "'%s' is not an action for %s (%s)", w[2], w[0],
 					allowed_text(mask, allowed, sizeof(allowed))), -EINVAL;
@@ -151,6 +187,8 @@ static int parse_text(struct rpt_red_policy *p, const char *text, int *lineno, c
 		(*lineno)++;
 		line = s;
 		line[strcspn(line, "#\r")] = '\0';
+		if (p->path)
+			p->cur_line = *lineno;
 		err = parse_line(p, line, why, cap);
 	}
 	free(copy);
@@ -215,6 +253,7 @@ int rpt_red_policy_load(struct rpt_red_policy *p, const char *path)
 	if (err)
 		return ft_error("the default redact policy, line %d: %s", line, why);
 	if (path) {
+		p->path = path;
 		err = read_policy(path, &text);
 		if (err == -EINVAL || err == -EFBIG)
 			return ft_error("'%s' is not a redact policy (%s)", path,
@@ -223,6 +262,7 @@ int rpt_red_policy_load(struct rpt_red_policy *p, const char *path)
 			return ft_error("cannot read '%s': %s", path, strerror(-err));
 		err = parse_text(p, text, &line, why, sizeof(why));
 		free(text);
+		p->cur_line = 0;
 		if (err)
 			return ft_error("'%s' line %d: %s", path, line, why);
 	}
@@ -283,6 +323,62 @@ int rpt_red_field_action(const struct rpt_red_policy *p, const char *system, con
 int rpt_red_meta_action(const struct rpt_red_policy *p, const char *key)
 {
 	return last_match(p, RED_R_META, key);
+}
+
+enum rpt_red_action rpt_red_buffer_action(const struct rpt_red_policy *p, const char *name)
+{
+	return last_match(p, RED_R_BUFFER, name) == RED_HASH ? RED_HASH : RED_KEEP;
+}
+
+/* Whether rule r (a field rule) matches a field of e; *event_seen when its event part does. */
+static bool rule_matches(const struct rpt_red_rule *r, const struct tep_event *e, bool *event_seen)
+{
+	const char *dot = strchr(r->glob, '.');
+	char ev[384], full[512];
+
+	if (!dot) {
+		*event_seen = true;
+	} else {
+		snprintf(ev, sizeof(ev), "%.*s", (int)(dot - r->glob), r->glob);
+		snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
+		if (fnmatch(ev, strchr(r->glob, ':') ? full : e->name, 0))
+			return false;
+		*event_seen = true;
+	}
+	for (const struct tep_format_field *f = e->format.fields; f; f = f->next)
+		if (!fnmatch(dot ? dot + 1 : r->glob, f->name, 0))
+			return true;
+	return false;
+}
+
+int rpt_red_policy_check_fields(const struct rpt_red_policy *p, struct fmt_reader *r,
+				const char *in_path)
+{
+	struct tep_event **ev = NULL;
+	bool loaded = false;
+
+	for (int i = 0; i < p->nrules; i++) {
+		const struct rpt_red_rule *rule = &p->rules[i];
+		bool event_seen = false, found = false;
+
+		if (rule->kind != RED_R_FIELD || !rule->line)
+			continue;
+		if (!loaded) {
+			loaded = true;
+			fmt_reader_load_formats(r);
+			ev = tep_list_events(fmt_reader_tep(r), TEP_EVENT_SORT_ID);
+		}
+		for (int k = 0; ev && ev[k] && !found; k++)
+			found = rule_matches(rule, ev[k], &event_seen);
+		if (found)
+			continue;
+		/* a rule that matches nothing is a typo: the field it means would be left as it is */
+		ft_error(event_seen ? "'%s' line %d: field rule '%s': no event of '%s' has such a field"
+				    : "'%s' line %d: field rule '%s': '%s' has no such event",
+			 p->path, rule->line, rule->glob, in_path);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* ---- tokens ---------------------------------------------------------------------- */

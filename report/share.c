@@ -240,7 +240,7 @@ int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out)
 		rpt_out_abort(tmp);
 		return -ECANCELED;
 	}
-	err = rpt_out_commit(tmp, out);
+	err = tmp ? rpt_out_commit(tmp, out) : 0;
 	if (err)
 		return ft_error("cannot rename the output into '%s': %s", out, strerror(-err)), -ECANCELED;
 	return 0;

@@ -28,7 +28,8 @@ void rpt_out_abort(char *tmp);
  * The end of writing OUT through tmp: close the writer and rename tmp into
  * place (0), or say why and remove tmp (-ECANCELED).  rpt_out_fail(): say
  * what failed (the writer's message, else err), abort the writer, remove
- * tmp; -ECANCELED.
+ * tmp; -ECANCELED.  tmp NULL: the writer was opened on out itself (its own
+ * temporary file, which its close renames over out).
  */
 int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out);
 int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *what, int err);

@@ -27,6 +27,7 @@
 #include "format.h"
 #include "replay.h"
 #include "share.h"
+#include "slice_maps.h"
 
 static const char usage_text[] =
 	"usage: flytrap slice [options] IN -o OUT\n"
@@ -56,6 +57,7 @@ struct etype {
 	int npid;
 	struct fmt_field f_pid[4];	/* integer fields naming tasks (next_pid, …) */
 	struct fmt_field c1, p1, c2, p2;	/* comms the sched plugin registers */
+	struct fmt_field f_tgid;	/* the process of common_pid (BPF records, user_stack) */
 };
 
 struct learned {
@@ -124,6 +126,10 @@ struct slice {
 
 	int *pids;		/* tasks that appear (cmdlines kept) */
 	int npids, pidcap;
+	struct rpt_map tgids;	/* pid -> its process, from the records' tgid fields */
+	int *procs;		/* processes of the tasks that appear (maps kept), sorted */
+	int nprocs;
+	struct rpt_slice_maps_stats maps;
 	uint64_t kept, read, losses;
 };
 
@@ -203,8 +209,11 @@ static struct etype *etype(struct slice *s, const struct fmt_event *ev)
 	t->sel = event_wanted(s, e) ? 1 : -1;
 	t->f_func.offset = t->f_depth.offset = -1;
 	t->c1.offset = t->p1.offset = t->c2.offset = t->p2.offset = -1;
+	t->f_tgid.offset = -1;
 	if (!e)
 		return t;
+	if (fmt_field_resolve(e, "tgid", &t->f_tgid) || t->f_tgid.size != 4)
+		t->f_tgid.offset = -1;
 	if (!strcmp(e->name, "funcgraph_entry") || !strcmp(e->name, "funcgraph_exit")) {
 		if (!fmt_field_resolve(e, "func", &t->f_func) && !fmt_field_resolve(e, "depth", &t->f_depth))
 			t->kind = e->name[10] == 'e' && e->name[11] == 'n' ? FK_FG_ENTRY : FK_FG_EXIT;
@@ -580,6 +589,12 @@ static int run(struct slice *s)
 		s->read++;
 		ty = etype(s, ev);
 		pid = event_pid(ev);
+		if (ty && ty->f_tgid.offset >= 0 && pid > 0) {
+			int *tg = rpt_map_get(&s->tgids, (uint64_t)pid, NULL);
+
+			if (tg)
+				*tg = (int)fmt_field_u64(&ty->f_tgid, ev->rec.data, ev->rec.size);
+		}
 		if (!s->started && (!s->o.has_t0 || ev->rec.ts >= s->o.t0_ns) &&
 		    (err = window_starts(s)))
 			break;
@@ -638,7 +653,8 @@ static bool skip_opt(void *arg, const struct fmt_option *o)
 {
 	(void)arg;
 	/* a slice of a slice says where it came from anew; checksums are the writer's */
-	return o->id == FMT_OPT_FT_SLICE || o->id == FMT_OPT_FT_CHECKSUMS || o->id == FMT_OPT_FT_DIGEST;
+	return o->id == FMT_OPT_FT_SLICE || o->id == FMT_OPT_FT_CHECKSUMS || o->id == FMT_OPT_FT_DIGEST ||
+	       rpt_slice_maps_option(o->id);	/* the kept processes' only, after the pass */
 }
 
 static int add_recs(FILE *f, const char *key, const struct rec_copy *v, int n)
@@ -673,6 +689,10 @@ static int slice_option(struct slice *s, struct fmt_writer *w)
 		s->o.has_t1 ? rpt_fmt_ts(t1, sizeof(t1), s->o.t1_ns) : "end");
 	fprintf(f, "filters=%s\nevents_kept=%llu\nloss_markers=%llu\n", s->filters ? s->filters : "",
 		(unsigned long long)s->kept, (unsigned long long)s->losses);
+	if (s->maps.procs_kept || s->maps.procs_dropped)
+		fprintf(f, "maps_kept=%d\nmaps_dropped=%d\nbuildids_dropped=%d\nsymtabs_dropped=%d\n",
+			s->maps.procs_kept, s->maps.procs_dropped, s->maps.binaries_dropped,
+			s->maps.symtabs_dropped);
 	for (int i = 0; s->o.has_t0 && i < nstreams; i++)
 		if (s->cpu_task[i] >= 0) {
 			const char *comm = tep_data_comm_from_pid(fmt_reader_tep(s->r), s->cpu_task[i]);
@@ -693,25 +713,48 @@ static int slice_option(struct slice *s, struct fmt_writer *w)
 	return err;
 }
 
+static bool proc_kept(void *arg, int pid)
+{
+	struct slice *s = arg;
+
+	return s->nprocs && bsearch(&pid, s->procs, (size_t)s->nprocs, sizeof(int), cmp_int);
+}
+
+/* The processes whose maps stay: each task that appears, and its process when a record named it. */
+static int kept_procs(struct slice *s)
+{
+	int k = 0;
+
+	s->procs = malloc(((size_t)s->npids * 2 + 1) * sizeof(*s->procs));
+	if (!s->procs)
+		return -ENOMEM;
+	for (int i = 0; i < s->npids; i++) {
+		const int *tg = rpt_map_find(&s->tgids, (uint64_t)s->pids[i]);
+
+		s->procs[k++] = s->pids[i];
+		if (tg && *tg > 0 && *tg != s->pids[i])
+			s->procs[k++] = *tg;
+	}
+	if (k > 1)
+		qsort(s->procs, (size_t)k, sizeof(int), cmp_int);
+	s->nprocs = k;
+	return 0;
+}
+
 static int write_slice(struct slice *s)
 {
 	struct fmt_writer_opts wo;
 	struct rpt_meta_copy mc = { .skip = skip_opt };
 	struct fmt_writer *w = NULL;
 	const char *what = "";
-	char *tmp = NULL, *cmdl = NULL;
+	char *cmdl = NULL;
 	int err, nstreams = s->in->nbuffers * (s->maxcpu + 1), i;
 
-	err = rpt_out_begin(s->out_path, &tmp);
+	/* the writer's own temporary file beside OUT, renamed over it at close */
+	rpt_writer_opts_like(s->in, &wo);
+	err = fmt_writer_open(s->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", s->out_path, strerror(-err)), -ECANCELED;
-	rpt_writer_opts_like(s->in, &wo);
-	err = fmt_writer_open(tmp, &wo, &w);
-	if (err) {
-		ft_error("cannot create '%s': %s", s->out_path, strerror(-err));
-		rpt_out_abort(tmp);
-		return -ECANCELED;
-	}
 	s->enc = calloc((size_t)nstreams, sizeof(*s->enc));
 	s->wb = calloc((size_t)s->in->nbuffers + 1, sizeof(*s->wb));
 	if (!s->enc || !s->wb) {
@@ -735,7 +778,6 @@ static int write_slice(struct slice *s)
 	err = run(s);
 	if (err) {
 		fmt_writer_abort(w);
-		rpt_out_abort(tmp);
 		return err;
 	}
 	for (i = 0; i < nstreams && !err; i++)
@@ -769,6 +811,11 @@ static int write_slice(struct slice *s)
 	what = "cmdlines";
 	err = fmt_writer_cmdlines(w, cmdl, mc.cmdlines_len);
 	if (!err) {
+		what = "process maps";
+		err = kept_procs(s);
+		err = err ? err : rpt_slice_maps(s->r, w, proc_kept, s, &s->maps);
+	}
+	if (!err) {
 		what = "slice metadata";
 		err = slice_option(s, w);
 	}
@@ -778,10 +825,10 @@ static int write_slice(struct slice *s)
 	if (err)
 		goto fail;
 	free(cmdl);
-	return rpt_out_finish(w, tmp, s->out_path);
+	return rpt_out_finish(w, NULL, s->out_path);
 fail:
 	free(cmdl);
-	return rpt_out_fail(w, tmp, s->out_path, what, err);
+	return rpt_out_fail(w, NULL, s->out_path, what, err);
 }
 
 static void print_summary(const struct slice *s)
@@ -915,6 +962,8 @@ static void slice_release(struct slice *s)
 	free(s->wb);
 	free(s->types);
 	free(s->pids);
+	free(s->procs);
+	rpt_map_release(&s->tgids);
 	free(s->cmdl_pids);
 	free(s->learned);
 	free(s->events);
@@ -930,6 +979,7 @@ int cmd_slice(int argc, char **argv)
 	char *open_err = NULL;
 	int rc, err, nstreams;
 
+	rpt_map_init(&s.tgids, sizeof(int));
 	if ((rc = parse_args(&s, argc, argv)))
 		goto out;
 	if (stat(s.in_path, &si) == 0 && stat(s.out_path, &so) == 0 && si.st_dev == so.st_dev &&

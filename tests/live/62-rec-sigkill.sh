@@ -8,7 +8,8 @@
 # A busier run, where the recorder had read and spooled pages, keeps every
 # event too (killed 1 s after the calls, longer than its 250 ms flush), and
 # `drops` marks where a crash could have cut the data.  A flight recorder
-# killed the same way leaves its store's segment files beside the output:
+# killed the same way leaves its store's segment files beside the output
+# (recover says it cannot make a file of them and leaves them to reset):
 # reset finds them through the run note and removes them, saying how much.
 . "$(dirname "$0")/../lib.sh"
 need_tracefs
@@ -98,6 +99,13 @@ grep -q "^store=$TMP/\.fl\.dat\.flight-$rec-" "/run/flytrap/record-$rec" 2>/dev/
 "$FLYTRAP" reset -n > fl.dry 2>&1
 grep -q "^would remove $nseg store files\? " fl.dry && [ "$(ls -A | grep -c "^\.fl\.dat\.flight-$rec-")" = "$nseg" ] &&
 	ok "flight: reset -n says it would remove them, and does not" || { fail "flight: reset -n"; cat fl.dry; }
+# recover cannot make a file of a store (chunks without their CPUs and metadata): it says so
+# and leaves the note, so that reset still finds the store
+"$FLYTRAP" recover fl.dat > fl.rec 2>&1; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < fl.rec)" = 1 ] && grep -q "flight or rotating recorder.*flytrap reset" fl.rec &&
+	[ -e "/run/flytrap/record-$rec" ] && [ "$(ls -A | grep -c "^\.fl\.dat\.flight-$rec-")" = "$nseg" ] &&
+	ok "flight: recover refuses the store in one line naming reset, and keeps the note" ||
+	{ fail "flight: recover of a store (exit $rc)"; cat fl.rec; }
 "$FLYTRAP" reset > fl.reset 2> fl.reset.err || { fail "flight: reset failed"; cat fl.reset.err; }
 if grep -q "^removed $nseg store files\? ([0-9.]* MiB) of killed recorder $rec beside '$TMP/fl.dat'" fl.reset &&
 	[ -z "$(ls -A | grep "^\.fl\.dat\.flight-$rec")" ] && [ ! -e "/run/flytrap/record-$rec" ] &&

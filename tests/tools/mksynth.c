@@ -19,7 +19,10 @@
  *     process maps of file MAPS (flytrap's "== PID COMM" then
  *     /proc/PID/maps lines) in the procmaps section, and one sample per
  *     line of file STACKS: "PID ADDR..." (hex, innermost first), 1 ms apart;
- *     file BUILDIDS ("PATH HEX" lines) is the build-ids option.
+ *     "TID/PID ADDR..." for a thread TID of process PID (tgid PID);
+ *     file BUILDIDS ("PATH HEX" lines) is the build-ids option.  With
+ *     MKSYNTH_PROCMAPS=1 in the environment the maps also go into
+ *     trace-cmd's PROCMAPS option ("PID NLIBS COMM", "START END PATH").
  *
  *   mksynth OUT.dat ustacks MAPS STACKS [BUILDIDS]
  *     The same as record --user-stack cfi writes them: a STACKS line
@@ -367,14 +370,14 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static void profile(struct out *o, uint64_t ts, int pid, const uint64_t *u, int un)
+static void profile(struct out *o, uint64_t ts, int pid, int tgid, const uint64_t *u, int un)
 {
 	static uint8_t r[40 + 8 * MAX_USTACK];
 	int i;
 
 	memset(r, 0, 40);
 	common(r, ID_PROFILE, pid);
-	put32(r + 8, (uint32_t)pid);
+	put32(r + 8, (uint32_t)tgid);
 	memcpy(r + 16, "app", 4);
 	put32(r + 32, 40);			/* kstack: empty */
 	put32(r + 36, (uint32_t)(un * 8) << 16 | 40);
@@ -384,7 +387,7 @@ static void profile(struct out *o, uint64_t ts, int pid, const uint64_t *u, int 
 }
 
 /* a sample with user registers (IP, SP, BP) and nw words of stack copy */
-static void profile_u(struct out *o, uint64_t ts, int pid, const uint64_t *u, int un,
+static void profile_u(struct out *o, uint64_t ts, int pid, int tgid, const uint64_t *u, int un,
 		      const uint64_t *regs, const uint64_t *w, int nw)
 {
 	static uint8_t r[48 + 8 * (2 * MAX_USTACK + 4)];
@@ -393,7 +396,7 @@ static void profile_u(struct out *o, uint64_t ts, int pid, const uint64_t *u, in
 
 	memset(r, 0, 48);
 	common(r, ID_PROFILE, pid);
-	put32(r + 8, (uint32_t)pid);
+	put32(r + 8, (uint32_t)tgid);
 	memcpy(r + 16, "app", 4);
 	put32(r + 32, off);			/* kstack: empty */
 	put32(r + 36, (uint32_t)(un * 8) << 16 | off);
@@ -409,6 +412,48 @@ static void profile_u(struct out *o, uint64_t ts, int pid, const uint64_t *u, in
 		put64(r + off + 8 * i, w[i]);
 	off += 8 * (uint32_t)nw;
 	emit(o, 0, ts, r, off);
+}
+
+/* trace-cmd's PROCMAPS from flytrap's maps text: each process's file mappings. */
+static void tc_block(FILE *t, int pid, int nlibs, const char *comm, FILE *l, char **libs)
+{
+	fclose(l);
+	fprintf(t, "%x %x %s\n%s", pid, nlibs, comm, *libs);
+	free(*libs);
+	*libs = NULL;
+}
+
+static int tc_procmaps(struct out *o, const char *maps)
+{
+	char *text = NULL, *libs = NULL, comm[64] = "";
+	size_t tl = 0, ll = 0;
+	FILE *t = open_memstream(&text, &tl), *l = NULL;
+	int pid = -1, nlibs = 0, err;
+
+	for (const char *p = maps; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+		unsigned long long a, b;
+		int n = 0;
+
+		if (!strncmp(p, "== ", 3)) {
+			if (l)
+				tc_block(t, pid, nlibs, comm, l, &libs);
+			l = NULL;
+			if (sscanf(p + 3, "%d %63s", &pid, comm) != 2)
+				continue;
+			nlibs = 0;
+			l = open_memstream(&libs, &ll);
+		} else if (l && sscanf(p, "%llx-%llx %*s %*s %*s %*s %n", &a, &b, &n) == 2 && n &&
+			   p[n] == '/') {
+			fprintf(l, "%llx %llx %.*s\n", a, b, (int)strcspn(p + n, "\n"), p + n);
+			nlibs++;
+		}
+	}
+	if (l)
+		tc_block(t, pid, nlibs, comm, l, &libs);
+	fclose(t);
+	err = fmt_writer_option(o->w, FMT_OPT_PROCMAPS, text, (uint32_t)tl + 1);
+	free(text);
+	return err;
 }
 
 static int stacks(const char *path, const char *maps_path, const char *stacks_path,
@@ -435,6 +480,8 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 	err = err ?: fmt_writer_option(o.w, FMT_OPT_FT_PROCMAPS, &off, sizeof(off));
 	if (err)
 		die(&o, "maps", err);
+	if (getenv("MKSYNTH_PROCMAPS") && (err = tc_procmaps(&o, maps)))
+		die(&o, "PROCMAPS", err);
 	if (bids_path) {
 		size_t bl;
 		char *bids = slurp(bids_path, &bl);
@@ -457,9 +504,14 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 		char *q = line, *end;
 		int n = 0;
 
+		int tgid;
+
 		pid = (int)strtol(q, &end, 10);
 		if (end == q)
 			continue;	/* blank or comment */
+		tgid = pid;
+		if (*end == '/')
+			tgid = (int)strtol(end + 1, &end, 10);
 		for (q = end; n < MAX_USTACK; q = end) {
 			uint64_t a = strtoull(q, &end, 16);
 
@@ -481,9 +533,9 @@ static int stacks(const char *path, const char *maps_path, const char *stacks_pa
 					break;
 				w[nw++] = a;
 			}
-			profile_u(&o, ts, pid, u, n, regs, w, nw);
+			profile_u(&o, ts, pid, tgid, u, n, regs, w, nw);
 		} else {
-			profile(&o, ts, pid, u, n);
+			profile(&o, ts, pid, tgid, u, n);
 		}
 		ts += 1000 * US;
 	}
