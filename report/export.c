@@ -330,8 +330,8 @@ static inline void j_us(struct jout *j, uint64_t ns)
 
 /*
  * JSON string from bytes that come from the trace (task names, symbols):
- * stops at NUL or n, escapes what JSON requires, and turns bytes that are
- * not UTF-8 into U+FFFD so the document stays valid UTF-8.
+ * stops at NUL or n; plain ASCII is copied, everything else goes through
+ * the one escaping rule of every JSON flytrap writes (ft_json_char).
  */
 static void j_strn(struct jout *j, const char *s, size_t n)
 {
@@ -341,7 +341,7 @@ static void j_strn(struct jout *j, const char *s, size_t n)
 	J_LIT(j, "\"");
 	while (i < n && p[i]) {
 		unsigned char c = p[i];
-		size_t l;
+		size_t used;
 
 		j_need(j, 8);
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
@@ -349,24 +349,8 @@ static void j_strn(struct jout *j, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		if (c < 0x80) {
-			if (c == '"' || c == '\\') {
-				j->buf[j->len++] = '\\';
-				j->buf[j->len++] = (char)c;
-			} else {
-				j->len += (size_t)snprintf(j->buf + j->len, 8, "\\u%04x", c);
-			}
-			i++;
-			continue;
-		}
-		l = ft_utf8_len(p + i, n - i, NULL);
-		if (!l || memchr(p + i, 0, l)) {
-			J_LIT(j, "\\ufffd");
-			i++;
-		} else {
-			j_raw(j, (const char *)p + i, l);
-			i += l;
-		}
+		j->len += ft_json_char(p + i, n - i, 0, j->buf + j->len, &used);
+		i += used;
 	}
 	J_LIT(j, "\"");
 }
