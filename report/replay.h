@@ -184,8 +184,11 @@ struct rpt_overhead_conf {
 	struct rpt_overhead_result *result;
 };
 
+struct rpt_drops_result;
 struct rpt_drops_conf {
 	uint64_t window_ns;	/* 0: automatic (about 20 windows over the trace) */
+	/* When set, finish() moves its result here (report/drops.h) and prints nothing. */
+	struct rpt_drops_result *result;
 };
 
 extern const struct rpt_analyzer rpt_callgraph_analyzer;
