@@ -943,6 +943,12 @@ void rpt_overhead_result_release(struct rpt_overhead_result *r)
 		free(r->types[k].name);
 	for (i = 0; i < r->nadvice; i++)
 		free(r->advice[i]);
+	for (k = 0; k < r->nstats; k++) {
+		free(r->stats[k].key);
+		free(r->stats[k].value);
+	}
+	free(r->stats);
+	free(r->path);
 	free(r->tasks);
 	free(r->syscalls);
 	free(r->irqs);
@@ -1290,6 +1296,43 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 	return err;
 }
 
+struct rs_keep {
+	struct rpt_overhead_result *r;
+	bool oom;
+};
+
+static void rs_keep(void *arg, const char *k, int kl, const char *v, int vl)
+{
+	struct rs_keep *w = arg;
+	struct rpt_ovh_stat *n;
+
+	if (w->oom)
+		return;
+	n = realloc(w->r->stats, (w->r->nstats + 1) * sizeof(*n));
+	if (!n) {
+		w->oom = true;
+		return;
+	}
+	w->r->stats = n;
+	n += w->r->nstats;
+	n->key = strndup(k, (size_t)kl);
+	n->value = strndup(v, (size_t)vl);
+	w->r->nstats++;
+	w->oom = !n->key || !n->value;
+}
+
+/* What the JSON says of the file: its path, damage, losses and the recorder's statistics. */
+static int fill_file(struct rpt_overhead_result *r, const struct rpt_ctx *ctx)
+{
+	struct rs_keep w = { .r = r };
+
+	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
+	r->partial = rpt_partial(ctx);
+	rpt_loss_summary(ctx, r->first_ts, r->last_ts, &r->loss);
+	recstats_each(ctx, &w, rs_keep);
+	return !r->path || w.oom ? -ENOMEM : 0;
+}
+
 static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
 {
 	const struct rpt_opts *op = ctx->opts;
@@ -1321,6 +1364,8 @@ static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt
 	r->last_ts = op->has_t1 && op->t1_ns < ctx->all_last_ts ? op->t1_ns : ctx->all_last_ts;
 	if (r->last_ts < r->first_ts)
 		r->last_ts = r->first_ts;
+	if (!err)
+		err = fill_file(r, ctx);
 	return err;
 }
 
@@ -1444,63 +1489,72 @@ static void json_types(const struct rpt_overhead_result *r, struct rpt_json *j)
 	rpt_json_arr_end(j);
 }
 
-static void rs_json(void *arg, const char *k, int kl, const char *v, int vl)
+static void json_recorder(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
-	struct rpt_json *j = arg;
+	size_t k;
 
-	rpt_json_keyn(j, k, (size_t)kl);
-	rpt_json_strn(j, v, (size_t)vl);
-}
-
-static void json_recorder(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx,
-			  struct rpt_json *j)
-{
 	rpt_json_kobj(j, "recorder");
 	rpt_json_ku64(j, "stored_bytes", r->stored_bytes);
 	rpt_json_ku64(j, "uncompressed_bytes", r->uncompressed_bytes);
 	rpt_json_kdouble(j, "compression_ratio", 3, r->compression_ratio);
 	rpt_json_kobj(j, "stats");
-	recstats_each(ctx, j, rs_json);
+	for (k = 0; k < r->nstats; k++)
+		rpt_json_kstr(j, r->stats[k].key, r->stats[k].value);
 	rpt_json_obj_end(j);
 	rpt_json_obj_end(j);
 }
 
-static int print_json(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+static void json_loss(const struct rpt_loss_summary *l, struct rpt_json *j)
+{
+	rpt_json_kobj(j, "loss");
+	rpt_json_ki64(j, "markers", l->markers);
+	rpt_json_ku64(j, "events", l->events);
+	rpt_json_ku64(j, "unknown", l->unknown);
+	rpt_json_ku64(j, "first_ts", l->first_ts);
+	rpt_json_ku64(j, "last_ts", l->last_ts);
+	rpt_json_ku64(j, "kernel_lost", l->kernel_lost);
+	rpt_json_obj_end(j);
+}
+
+void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j)
+{
+	int i;
+
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", r->path);
+	rpt_json_kbool(j, "partial", r->partial);
+	rpt_json_ku64(j, "first_ts", r->first_ts);
+	rpt_json_ku64(j, "last_ts", r->last_ts);
+	rpt_json_ku64(j, "duration_ns", r->last_ts - r->first_ts);
+	rpt_json_ku64(j, "events", r->events);
+	json_loss(&r->loss, j);
+	rpt_json_kstr_or_null(j, "recorded_pids", r->recorded_pids);
+	json_cpus(r, j);
+	json_tasks(r, j);
+	json_syscalls(r, j);
+	json_irqs(j, "irqs", "irq", r->irqs, r->nirqs);
+	json_irqs(j, "softirqs", "vec", r->softirqs, r->nsoftirqs);
+	json_types(r, j);
+	rpt_json_ku64(j, "bytes", r->bytes);
+	json_recorder(r, j);
+	rpt_json_karr(j, "advice");
+	for (i = 0; i < r->nadvice; i++)
+		rpt_json_str(j, r->advice[i]);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
+}
+
+static int print_json(const struct rpt_overhead_result *r, FILE *out)
 {
 	struct rpt_json j;
-	FILE *f;
-	int i;
+	int err;
 
 	if (rpt_json_init(&j, out, 0))
 		return -ENOMEM;
-	rpt_json_obj(&j);
-	rpt_json_kstr(&j, "file", ctx->opts->path);
-	rpt_json_kbool(&j, "partial", rpt_partial(ctx));
-	rpt_json_ku64(&j, "first_ts", r->first_ts);
-	rpt_json_ku64(&j, "last_ts", r->last_ts);
-	rpt_json_ku64(&j, "duration_ns", r->last_ts - r->first_ts);
-	rpt_json_ku64(&j, "events", r->events);
-	rpt_json_key(&j, "loss");
-	f = rpt_json_value_stream(&j);
-	if (f)
-		rpt_loss_json(ctx, f, r->first_ts, r->last_ts);
-	rpt_json_kstr_or_null(&j, "recorded_pids", r->recorded_pids);
-	json_cpus(r, &j);
-	json_tasks(r, &j);
-	json_syscalls(r, &j);
-	json_irqs(&j, "irqs", "irq", r->irqs, r->nirqs);
-	json_irqs(&j, "softirqs", "vec", r->softirqs, r->nsoftirqs);
-	json_types(r, &j);
-	rpt_json_ku64(&j, "bytes", r->bytes);
-	json_recorder(r, ctx, &j);
-	rpt_json_karr(&j, "advice");
-	for (i = 0; i < r->nadvice; i++)
-		rpt_json_str(&j, r->advice[i]);
-	rpt_json_arr_end(&j);
-	rpt_json_obj_end(&j);
+	rpt_overhead_json(r, &j);
 	RPT_JSON_LIT(&j, "\n");
-	i = rpt_json_done(&j);
-	return i == -ENOMEM ? i : 0;	/* a failed write stays on the stream (rpt_out_failed) */
+	err = rpt_json_done(&j);
+	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream (rpt_out_failed) */
 }
 
 /* the window, and why the tables may be empty */
@@ -1753,7 +1807,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		return 0;
 	}
 	if (!err)
-		err = op->json ? print_json(&res, ctx, out) : print_text(&res, ctx, top, out);
+		err = op->json ? print_json(&res, out) : print_text(&res, ctx, top, out);
 	rpt_overhead_result_release(&res);
 	return err;
 }
