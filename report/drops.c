@@ -26,6 +26,7 @@
 #include "json.h"
 #include "replay.h"
 #include "share.h"
+#include "table.h"
 
 #define MAX_WINDOWS_AUTO 20
 #define FINE_MAX 20000		/* fine buckets kept before coarsening (auto windows) */
@@ -1395,6 +1396,18 @@ static void text_totals(const struct rpt_drops_result *r, FILE *out)
 			r->unread_at_end);
 }
 
+static const struct rpt_col stream_cols[] = {
+	{ "CPU", "cpu", 3, 0 }, { "events", "events", 10, 1 }, { "lost", "lost", 9, 1 },
+	{ "markers", "loss_markers", 8, 1 }, { "overrun", "overrun", 9, 1 },
+	{ "commit", "commit_overrun", 9, 1 }, { "dropped", "dropped", 9, 1 },
+};
+static const struct rpt_table stream_table = { stream_cols, 7, "  " };
+
+static const struct rpt_col bpf_cols[] = {
+	{ "prog", "name", -24, 0 }, { "CPU", "cpu", 4, 1 }, { "count", "count", 9, 1 },
+};
+static const struct rpt_table bpf_table = { bpf_cols, 3, "  " };
+
 static void text_streams(const struct rpt_drops_result *r, FILE *out)
 {
 	char b1[32], b2[32], nb[128];
@@ -1405,18 +1418,21 @@ static void text_streams(const struct rpt_drops_result *r, FILE *out)
 		const struct rpt_drops_stream *s = &r->streams[k];
 		const char *bn = s->buffer;
 
+		struct rpt_cell c[] = {
+			rpt_cell_i64(s->cpu, NULL), rpt_cell_u64(s->events, NULL),
+			rpt_cell_u64(!r->windowed ? s->lost : s->lost_marked, NULL),
+			rpt_cell_u64(s->markers, NULL),
+			s->kernel ? rpt_cell_u64(s->overrun, NULL) : rpt_cell_none(),
+			s->kernel ? rpt_cell_u64(s->commit_overrun, NULL) : rpt_cell_none(),
+			s->kernel ? rpt_cell_u64(s->dropped, NULL) : rpt_cell_none(),
+		};
+
 		if (s->buffer_index != lastbuf) {
 			fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", buf_label(bn), *bn ? "\"" : "");
-			fprintf(out, "  CPU     events      lost  markers   overrun    commit   dropped\n");
+			rpt_table_head(&stream_table, out);
 			lastbuf = s->buffer_index;
 		}
-		fprintf(out, "  %3d %10" PRIu64 " %9" PRIu64 " %8" PRIu64, s->cpu, s->events,
-			!r->windowed ? s->lost : s->lost_marked, s->markers);
-		if (s->kernel)
-			fprintf(out, " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n", s->overrun,
-				s->commit_overrun, s->dropped);
-		else
-			fprintf(out, " %9s %9s %9s\n", "-", "-", "-");
+		rpt_table_text_row(&stream_table, out, c);
 	}
 	fputs("\ncomplete data (from the first record after the last loss marker)\n", out);
 	for (k = 0; k < r->nstreams; k++) {
@@ -1439,11 +1455,16 @@ static void text_bpf_recorder(const struct rpt_drops_result *r, FILE *out)
 	size_t j;
 
 	if (r->nbpf) {
-		fputs("\nBPF ring buffer reservation failures\n  prog                      CPU     count\n", out);
-		for (j = 0; j < r->nbpf; j++)
-			fprintf(out, "  %-24s %4u %9" PRIu64 "\n",
-				rpt_fit(nb, sizeof(nb), r->bpf[j].name ? r->bpf[j].name : "?", 24),
-				r->bpf[j].cpu, r->bpf[j].count);
+		fputs("\nBPF ring buffer reservation failures\n", out);
+		rpt_table_head(&bpf_table, out);
+		for (j = 0; j < r->nbpf; j++) {
+			struct rpt_cell c[] = {
+				rpt_cell_str(rpt_fit(nb, sizeof(nb), r->bpf[j].name ? r->bpf[j].name : "?", 24)),
+				rpt_cell_u64(r->bpf[j].cpu, NULL), rpt_cell_u64(r->bpf[j].count, NULL),
+			};
+
+			rpt_table_text_row(&bpf_table, out, c);
+		}
 	}
 	if (r->nrecorder) {
 		fputs("\nrecorder\n", out);

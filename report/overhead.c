@@ -22,6 +22,7 @@
 #include "overhead.h"
 #include "replay.h"
 #include "sysnames.h"
+#include "table.h"
 
 enum okind {
 	OK_OTHER = 1,
@@ -1449,21 +1450,47 @@ static void json_syscalls(const struct rpt_overhead_result *r, struct rpt_json *
 	rpt_json_ku64(j, "syscalls_unmatched", r->syscalls_unmatched);
 }
 
+/* The interrupts table: text (kind, irq, name, count, total, max) and JSON ("irq" or "vec"). */
+static const struct rpt_col irq_cols[] = {
+	{ "kind", NULL, -7, 0 },
+	{ "irq", "irq", 4, 1 },
+	{ "name", "name", -20, 2 },
+	{ "count", "count", 9, 1 },
+	{ "total", "total_ns", 11, 1 },
+	{ "max", "max_ns", 11, 1 },
+};
+#define NIRQ_COLS (sizeof(irq_cols) / sizeof(irq_cols[0]))
+
+/* One row of the table; kind "hardirq" or "softirq", buffers for the text. */
+static void irq_cells(struct rpt_cell *c, const struct rpt_ovh_irq *v, const char *kind,
+		      char (*buf)[128])
+{
+	c[0] = rpt_cell_str(kind);
+	c[1] = rpt_cell_i64(v->nr, NULL);
+	c[2] = rpt_cell_str(rpt_fit(buf[0], sizeof(buf[0]), v->name, 20));
+	c[3] = rpt_cell_u64(v->count, NULL);
+	c[4] = rpt_cell_u64(v->total_ns, rpt_fmt_dur(buf[1], sizeof(buf[1]), v->total_ns));
+	c[5] = rpt_cell_u64(v->max_ns, rpt_fmt_dur(buf[2], sizeof(buf[2]), v->max_ns));
+}
+
 /* the irqs and the softirqs: one table shape, the number under its own key */
 static void json_irqs(struct rpt_json *j, const char *key, const char *nr_key,
 		      const struct rpt_ovh_irq *v, size_t n)
 {
+	struct rpt_col cols[NIRQ_COLS];
+	struct rpt_table t = { cols, NIRQ_COLS, NULL };
 	size_t k;
 
+	memcpy(cols, irq_cols, sizeof(cols));
+	cols[1].key = nr_key;
 	rpt_json_karr(j, key);
 	for (k = 0; k < n; k++) {
-		rpt_json_obj(j);
-		rpt_json_ki64(j, nr_key, v[k].nr);
-		rpt_json_kstr(j, "name", v[k].name);
-		rpt_json_ku64(j, "count", v[k].count);
-		rpt_json_ku64(j, "total_ns", v[k].total_ns);
-		rpt_json_ku64(j, "max_ns", v[k].max_ns);
-		rpt_json_obj_end(j);
+		struct rpt_cell c[NIRQ_COLS];
+		char buf[3][128];
+
+		irq_cells(c, &v[k], "", buf);
+		c[2] = rpt_cell_str(v[k].name);	/* whole, not cut to the text width */
+		rpt_table_json_row(&t, j, c);
 	}
 	rpt_json_arr_end(j);
 }
@@ -1693,22 +1720,23 @@ static void text_syscalls(const struct rpt_overhead_result *r, size_t top, FILE 
 
 static void text_irqs(const struct rpt_overhead_result *r, size_t top, FILE *out)
 {
-	char b1[32], b2[32], b7[128];
+	const struct rpt_table t = { irq_cols, NIRQ_COLS, "  " };
+	struct rpt_cell c[NIRQ_COLS];
+	char buf[3][128];
 	size_t k;
 
 	if (!r->nirqs && !r->nsoftirqs)
 		return;
-	fputs("\nInterrupts\n  kind     irq  name                     count       total         max\n", out);
-	for (k = 0; k < r->nirqs && k < top; k++)
-		fprintf(out, "  hardirq %4d  %-20s %9" PRIu64 " %11s %11s\n", r->irqs[k].nr,
-			rpt_fit(b7, sizeof(b7), r->irqs[k].name, 20), r->irqs[k].count,
-			rpt_fmt_dur(b1, sizeof(b1), r->irqs[k].total_ns),
-			rpt_fmt_dur(b2, sizeof(b2), r->irqs[k].max_ns));
-	for (k = 0; k < r->nsoftirqs && k < top; k++)
-		fprintf(out, "  softirq %4d  %-20s %9" PRIu64 " %11s %11s\n", r->softirqs[k].nr,
-			rpt_fit(b7, sizeof(b7), r->softirqs[k].name, 20), r->softirqs[k].count,
-			rpt_fmt_dur(b1, sizeof(b1), r->softirqs[k].total_ns),
-			rpt_fmt_dur(b2, sizeof(b2), r->softirqs[k].max_ns));
+	fputs("\nInterrupts\n", out);
+	rpt_table_head(&t, out);
+	for (k = 0; k < r->nirqs && k < top; k++) {
+		irq_cells(c, &r->irqs[k], "hardirq", buf);
+		rpt_table_text_row(&t, out, c);
+	}
+	for (k = 0; k < r->nsoftirqs && k < top; k++) {
+		irq_cells(c, &r->softirqs[k], "softirq", buf);
+		rpt_table_text_row(&t, out, c);
+	}
 }
 
 static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *out)
