@@ -324,46 +324,81 @@ ok:
 }
 
 /*
- * A JSON string of at most n bytes of s (stopping at a NUL).  Task names
- * and event strings are raw kernel bytes: valid UTF-8 passes through, any
- * other byte becomes the code point of the same value, so the output is
- * always valid JSON.
+ * The one rule for JSON strings from raw bytes (task names, symbols, event
+ * strings): valid UTF-8 passes through; '"' and '\\' are escaped, \n and \t
+ * get their short forms, other control bytes and DEL become \u00XX; a byte
+ * that is not part of valid UTF-8 becomes the code point of the same value
+ * (0xE9 -> \u00e9), so the output is always valid JSON and two names that
+ * differ in such bytes stay different.  With FT_JSON_SCRIPT '<' is \u003c
+ * (JSON inside an HTML <script> element).
  */
-void ft_json_strn(FILE *f, const char *s, size_t n)
+size_t ft_json_char(const unsigned char *p, size_t n, unsigned flags, char out[8], size_t *used)
+{
+	unsigned char c = p[0];
+	size_t l;
+
+	*used = 1;
+	if (c == '"' || c == '\\') {
+		out[0] = '\\';
+		out[1] = (char)c;
+		return 2;
+	}
+	if (c == '\n' || c == '\t') {
+		out[0] = '\\';
+		out[1] = c == '\n' ? 'n' : 't';
+		return 2;
+	}
+	if (c >= 0x80 && (l = ft_utf8_len(p, n, NULL)) != 0) {
+		memcpy(out, p, l);
+		*used = l;
+		return l;
+	}
+	if (c < 0x20 || c >= 0x7f || (c == '<' && (flags & FT_JSON_SCRIPT))) {
+		static const char hex[] = "0123456789abcdef";
+
+		memcpy(out, "\\u00", 4);
+		out[4] = hex[c >> 4];
+		out[5] = hex[c & 15];
+		return 6;
+	}
+	out[0] = (char)c;
+	return 1;
+}
+
+/* A JSON string of at most n bytes of s (stopping at a NUL), by ft_json_char's rule. */
+void ft_json_strn_flags(FILE *f, const char *s, size_t n, unsigned flags)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
+	size_t i = 0, start = 0;
 
 	fputc('"', f);
 	while (i < n && p[i]) {
-		unsigned char c = p[i];
-		size_t l;
+		char out[8];
+		size_t used, len;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, f);
-		else if ((l = ft_utf8_len(p + i, strnlen((const char *)p + i, n - i), NULL)) != 0) {
-			fwrite(p + i, 1, l, f);
-			i += l;
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\' &&
+		    (p[i] != '<' || !(flags & FT_JSON_SCRIPT))) {
+			i++;
 			continue;
-		} else {
-			fprintf(f, "\\u%04x", c);
 		}
-		i++;
+		fwrite(p + start, 1, i - start, f);
+		len = ft_json_char(p + i, n - i, flags, out, &used);
+		fwrite(out, 1, len, f);
+		i += used;
+		start = i;
 	}
+	fwrite(p + start, 1, i - start, f);
 	fputc('"', f);
+}
+
+void ft_json_strn(FILE *f, const char *s, size_t n)
+{
+	ft_json_strn_flags(f, s, n, 0);
 }
 
 void ft_json_str(FILE *f, const char *s)
 {
-	ft_json_strn(f, s ? s : "", SIZE_MAX);
+	ft_json_strn_flags(f, s ? s : "", SIZE_MAX, 0);
 }
 
 #ifndef FT_NO_MAIN

@@ -68,7 +68,16 @@ int ft_finish_stdout(int rc);
  */
 size_t ft_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
 
-/* JSON string output (escapes control chars and quotes; always valid UTF-8). */
+/*
+ * JSON strings from raw bytes, by one rule (flytrap.c ft_json_char): valid
+ * UTF-8 as it is, any other byte as the code point of its value; always
+ * valid JSON.  ft_json_char writes one character's JSON form (at most 6
+ * bytes) into out, returns its length and sets *used to the bytes it took
+ * from p (n > 0 bytes there, p[0] not NUL).
+ */
+#define FT_JSON_SCRIPT 1u	/* '<' as \u003c: JSON inside an HTML <script> */
+size_t ft_json_char(const unsigned char *p, size_t n, unsigned flags, char out[8], size_t *used);
+void ft_json_strn_flags(FILE *f, const char *s, size_t n, unsigned flags);
 void ft_json_str(FILE *f, const char *s);
 void ft_json_strn(FILE *f, const char *s, size_t n);
 

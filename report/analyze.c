@@ -4,14 +4,19 @@
  * 7), for the user who wants the whole picture of a file without reading
  * it once per question.  Each analyzer prints what its own command prints,
  * into a buffer of its own; the buffers are written out in a fixed order
- * (overhead, drops, callgraph) after the pass, or, with --json, as the
- * members of one object whose values are exactly each command's --json.
+ * (overhead, drops, callgraph) after the pass.  With --json, one object
+ * whose members are exactly each command's --json: overhead and drops
+ * rendered from their result structures, the call graph (whose symbol
+ * tables end with the replay) from its printout.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "drops.h"
 #include "flytrap.h"
+#include "json.h"
+#include "overhead.h"
 #include "replay.h"
 
 enum { A_OVERHEAD, A_DROPS, A_CALLGRAPH, A_NR };
@@ -70,17 +75,35 @@ static int an_extra(void *arg, int argc, char **argv, int *i)
 	return rc;
 }
 
-/* One analyzer's output without its final newline (JSON members), or "null". */
-static void json_member(FILE *out, bool *first, const char *name, const char *buf, size_t len)
+/* the results of the analyzers that have a result structure (--json) */
+struct an_results {
+	struct rpt_overhead_result ovh;
+	struct rpt_drops_result drops;
+};
+
+/*
+ * One analyzer's member: overhead and drops rendered from their results,
+ * the call graph's printed JSON without its final newline; null when the
+ * analyzer failed (it said why).
+ */
+static void json_member(struct rpt_json *j, int k, const struct an_results *res,
+			const char *buf, size_t len)
 {
+	rpt_json_key(j, an_names[k]);
+	if (k == A_OVERHEAD && res->ovh.path) {
+		rpt_overhead_json(&res->ovh, j);
+		return;
+	}
+	if (k == A_DROPS && res->drops.path) {
+		rpt_drops_json(&res->drops, j);
+		return;
+	}
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
-	fprintf(out, "%s\"%s\":", *first ? "" : ",", name);
-	*first = false;
-	if (len)
-		fwrite(buf, 1, len, out);
+	if (k == A_CALLGRAPH && len)
+		rpt_json_value(j, buf, len);
 	else
-		fputs("null", out);	/* the analyzer failed and said why */
+		rpt_json_null(j);
 }
 
 /* an option of an analyzer that is not chosen is a mistake, not something to ignore */
@@ -100,6 +123,27 @@ static int an_check(void *arg, const struct rpt_opts *o)
 	return EXIT_OK;
 }
 
+/* --json: one object, a member per analyzer chosen; 0 or -ENOMEM (as an exit code: EXIT_FAIL) */
+static int json_out(const struct an_args *A, bool chosen, const struct an_results *res,
+		    char *const *bufs, const size_t *lens)
+{
+	struct rpt_json j;
+	int k, err;
+
+	if (rpt_json_init(&j, stdout, 0))
+		return ft_error("cannot analyze: %s", strerror(ENOMEM));
+	rpt_json_obj(&j);
+	for (k = 0; k < A_NR; k++) {
+		if (!A->sel[k] || (k == A_CALLGRAPH && !chosen && !A->cg.had_data))
+			continue;
+		json_member(&j, k, res, bufs[k], lens[k]);
+	}
+	rpt_json_obj_end(&j);
+	RPT_JSON_LIT(&j, "\n");
+	err = rpt_json_done(&j);	/* a failed write stays on stdout (rpt_out_failed) */
+	return err == -ENOMEM ? ft_error("cannot analyze: %s", strerror(ENOMEM)) : 0;
+}
+
 static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 {
 	struct an_args *A = arg;
@@ -108,9 +152,11 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	FILE *streams[A_NR] = { NULL, NULL, NULL };
 	char *bufs[A_NR] = { NULL, NULL, NULL };
 	size_t lens[A_NR] = { 0, 0, 0 };
-	bool chosen = false, first = true, shown = false;
+	struct an_results res;
+	bool chosen = false, shown = false;
 	int k, n = 0, rc, ret = EXIT_OK;
 
+	memset(&res, 0, sizeof(res));
 	for (k = 0; k < A_NR; k++)
 		chosen |= A->sel[k];
 	for (k = 0; k < A_NR && !chosen; k++)
@@ -124,6 +170,10 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	an[A_DROPS].conf = &A->drc;
 	an[A_CALLGRAPH] = rpt_callgraph_analyzer;
 	an[A_CALLGRAPH].conf = &A->cg.conf;
+	if (o->json) {
+		A->ovc.result = &res.ovh;
+		A->drc.result = &res.drops;
+	}
 	for (k = 0; k < A_NR; k++) {
 		if (!A->sel[k])
 			continue;
@@ -144,30 +194,29 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 			streams[k] = NULL;
 		}
 	/* what the analyzers finished is shown, also when one failed or the data is damaged */
-	if (!rc || rc == -EBADMSG || rc == -ECANCELED) {
+	if ((!rc || rc == -EBADMSG || rc == -ECANCELED) && o->json) {
+		ret = json_out(A, chosen, &res, bufs, lens);
+		if (ret)
+			goto out;
+	} else if (!rc || rc == -EBADMSG || rc == -ECANCELED) {
 		for (k = 0; k < A_NR; k++) {
 			if (!A->sel[k])
 				continue;
 			if (k == A_CALLGRAPH && !chosen && !A->cg.had_data) {
-				if (!o->json)
-					printf("%s(no call graph: no call or stack data in the selected events)\n",
-					       shown ? "\n" : "");
+				printf("%s(no call graph: no call or stack data in the selected events)\n",
+				       shown ? "\n" : "");
 				continue;
 			}
-			if (o->json) {
-				fputs(first ? "{" : "", stdout);
-				json_member(stdout, &first, an_names[k], bufs[k], lens[k]);
-			} else if (lens[k]) {
+			if (lens[k]) {
 				fputs(shown ? "\n" : "", stdout);
 				fwrite(bufs[k], 1, lens[k], stdout);
 				shown = true;
 			}
 		}
-		if (o->json)
-			fputs(first ? "{}\n" : "}\n", stdout);
-		/* keep why stdout failed for the one message at the end */
-		rpt_out_failed(stdout);
 	}
+	/* keep why stdout failed for the one message at the end */
+	if (!rc || rc == -EBADMSG || rc == -ECANCELED)
+		rpt_out_failed(stdout);
 	ret = rpt_replay_status(rc, r, o, "analyze");
 out:
 	for (k = 0; k < A_NR; k++) {
@@ -175,6 +224,10 @@ out:
 			fclose(streams[k]);
 		free(bufs[k]);
 	}
+	rpt_overhead_result_release(&res.ovh);
+	rpt_drops_result_release(&res.drops);
+	A->ovc.result = NULL;
+	A->drc.result = NULL;
 	return rpt_callgraph_done(&A->cg, ret, o->path);
 }
 

@@ -2124,7 +2124,7 @@ int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
  * file, a new one needs a writable directory.  Nothing is created here (a
  * failed run leaves no empty picture behind).
  */
-int rpt_svg_writable(const char *path)
+static int svg_writable(const char *path)
 {
 	struct stat st;
 	char *dir, *sl;
@@ -2157,19 +2157,28 @@ int rpt_svg_writable(const char *path)
 	return e;
 }
 
+int rpt_svg_dest_check(const char *path)
+{
+	const char *why = NULL;
+	int e;
+
+	if (fmt_outfile_check(path, &why) && why)
+		return ft_usage_error("cannot write '%s': %s", path, why);
+	e = svg_writable(path);
+	if (e)
+		return ft_error("cannot create '%s': %s", path, strerror(e));
+	return EXIT_OK;
+}
+
 int rpt_callgraph_setup(struct rpt_cg_args *A)
 {
 	A->conf.flame_unit = &A->unit;
 	A->conf.had_data = &A->had_data;
 	if (A->svg) {
-		const char *why = NULL;
-		int e;
+		int rc = rpt_svg_dest_check(A->svg);
 
-		if (fmt_outfile_check(A->svg, &why) && why)
-			return ft_usage_error("cannot write '%s': %s", A->svg, why);
-		e = rpt_svg_writable(A->svg);
-		if (e)
-			return ft_error("cannot create '%s': %s", A->svg, strerror(e));
+		if (rc != EXIT_OK)
+			return rc;
 		A->conf.flame = rpt_flame_new();
 		if (!A->conf.flame)
 			return ft_error("out of memory");

@@ -915,16 +915,8 @@ static int parse_args(struct diff_args *A, int argc, char **argv)
 	}
 	if (A->nfiles != 2)
 		return ft_usage_error("two files to compare: flytrap diff A B");
-	if (A->svg) {
-		const char *why = NULL;
-		int e;
-
-		if (fmt_outfile_check(A->svg, &why) && why)
-			return ft_usage_error("cannot write '%s': %s", A->svg, why);
-		e = rpt_svg_writable(A->svg);
-		if (e)
-			return ft_error("cannot create '%s': %s", A->svg, strerror(e));
-	}
+	if (A->svg && (rc = rpt_svg_dest_check(A->svg)) != EXIT_OK)
+		return rc;
 	if (!A->sel_cg && !A->sel_ovh && !A->sel_sys)
 		A->sel_cg = A->sel_ovh = A->sel_sys = true;
 	if (A->svg && !A->sel_cg)

@@ -21,9 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drops.h"
 #include "flytrap.h"
+#include "json.h"
 #include "replay.h"
 #include "share.h"
+#include "table.h"
 
 #define MAX_WINDOWS_AUTO 20
 #define FINE_MAX 20000		/* fine buckets kept before coarsening (auto windows) */
@@ -397,67 +400,6 @@ static char *meta_value(const struct rpt_ctx *ctx, const char *key)
 	return rpt_meta_value(ctx->r, key);
 }
 
-/*
- * The always-on modes' lines (record --flight/--cpu-budget): "shed=FROM,TO,
- * EVENT,WHY" loss windows, and a dump's per-CPU start of complete data
- * (older data was let go by the flight recorder's window: retention, not loss).
- */
-static void print_flight(const struct rpt_ctx *ctx, FILE *out, bool json)
-{
-	const struct fmt_option *o;
-	char *starts = meta_value(ctx, "cpu_data_start"), *trig = meta_value(ctx, "trigger");
-	int n, nshed = 0;
-
-	if (json)
-		fputs(",\"shed\":[", out);
-	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-			unsigned long long from, to;
-			char ev[256], why[128];
-
-			if (le - p > 5 && !memcmp(p, "shed=", 5)) {
-				char *line = strndup(p + 5, (size_t)(le - p - 5));
-
-				if (line && sscanf(line, "%llu,%llu,%255[^,],%127[^\n]", &from, &to, ev, why) == 4) {
-					if (json) {
-						fprintf(out, "%s{\"kind\":\"shed\",\"from_ts\":%llu,\"to_ts\":%llu,\"event\":",
-							nshed ? "," : "", from, to);
-						ft_json_str(out, ev);
-						fputs(",\"why\":", out);
-						ft_json_str(out, why);
-						fputc('}', out);
-					} else {
-						char b1[32], b2[32];
-
-						fprintf(out, "  shed: %s off %s..%s (%s): its events there are not in the file\n",
-							ev, rpt_fmt_ts(b1, sizeof(b1), from),
-							to ? rpt_fmt_ts(b2, sizeof(b2), to) : "end", why);
-					}
-					nshed++;
-				}
-				free(line);
-			}
-			p = nl ? nl + 1 : end;
-		}
-	}
-	if (json) {
-		fputs("],\"flight_cpu_data_start\":", out);
-		if (starts)
-			ft_json_str(out, starts);
-		else
-			fputs("null", out);
-	} else if (starts) {
-		fprintf(out, "  flight window%s%s: complete data from (buffer/CPU:time) %s;\n"
-			"  anything older was let go by the recorder's window (retention, not loss)\n",
-			trig ? " of trigger " : "", trig ? trig : "", starts);
-	}
-	free(starts);
-	free(trig);
-}
-
 static uint64_t swap64_if(bool swap, uint64_t v)
 {
 	return swap ? __builtin_bswap64(v) : v;
@@ -755,481 +697,898 @@ static uint64_t display_width(const struct drops *d, uint64_t dur)
 }
 
 
-static int drops_finish(struct rpt_ctx *ctx, void *priv)
+/* ---- result --------------------------------------------------------------- */
+
+static void count_list_release(struct rpt_drops_count *c, size_t n)
 {
-	struct drops *d = priv;
-	const struct rpt_opts *o = ctx->opts;
-	FILE *out = o->out ? o->out : stdout;
-	struct extra x;
-	struct stream **ss = NULL;
-	struct typecount *tcs = NULL;
-	size_t pos = 0;
-	struct stream *s;
-	int ns = 0, k, ntc = 0, nadv = 0, err = 0;
-	uint64_t tot_marked = 0, tot_unknown = 0, tot_kernel = 0, tot_markers = 0, tot_events = 0;
-	uint64_t tot_unread = 0, dw = 0, t0, t1, worst_ratio_num = 0, worst_ratio_den = 1;
-	bool any_kernel = false, any_start = false, missing_start = false, windowed;
-	uint64_t sum_lost;
-	char b1[32], b2[32], b3[32], nb[128];
-	const char *analyses[8];
-	int nan = 0;
-	char *advice[16];
-	char *bufkb;
+	size_t k;
 
-	memset(&x, 0, sizeof(x));
-	if (d->too_many) {
-		ft_error("--window %" PRIu64 " ns makes more than %d windows over this trace: use a larger one",
-			 d->width, FIXED_MAX);
-		return -ECANCELED;
+	for (k = 0; c && k < n; k++)
+		free(c[k].name);
+	free(c);
+}
+
+void rpt_drops_result_release(struct rpt_drops_result *r)
+{
+	size_t k;
+
+	for (k = 0; r->streams && k < r->nstreams; k++) {
+		free(r->streams[k].buffer);
+		count_list_release(r->streams[k].types, r->streams[k].ntypes);
 	}
-	load_cpustats(d, ctx, FMT_OPT_CPUSTAT, false);
-	load_cpustats(d, ctx, FMT_OPT_FT_CPUSTAT_START, true);
-	if (load_bpf(d, ctx, &x) || load_recstats(ctx, &x) || d->oom) {
-		err = -ENOMEM;
-		goto out;
+	free(r->streams);
+	for (k = 0; r->bpf && k < r->nbpf; k++)
+		free(r->bpf[k].name);
+	free(r->bpf);
+	count_list_release(r->recorder, r->nrecorder);
+	free(r->windows);
+	for (k = 0; r->losses && k < r->nlosses; k++)
+		free(r->losses[k].buffer);
+	free(r->losses);
+	count_list_release(r->types, r->ntypes);
+	for (k = 0; r->shed && k < r->nshed; k++) {
+		free(r->shed[k].event);
+		free(r->shed[k].why);
 	}
+	free(r->shed);
+	for (k = 0; k < r->nadvice; k++)
+		free(r->advice[k]);
+	free(r->flight_cpu_data_start);
+	free(r->trigger);
+	free(r->path);
+	memset(r, 0, sizeof(*r));
+}
 
-	ss = calloc(d->streams.count ? d->streams.count : 1, sizeof(*ss));
-	if (!ss) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while ((s = rpt_map_next(&d->streams, &pos, NULL))) {
-		if (!rpt_cpu_selected(o, s->cpu))
-			continue;
-		ss[ns++] = s;
-	}
-	qsort(ss, (size_t)ns, sizeof(*ss), cmp_stream);
+/* Grow *v (n elements of size) by one zeroed element; NULL when out of memory. */
+static void *push(void *vp, size_t *n, size_t size)
+{
+	void **v = vp;
+	char *p = realloc(*v, (*n + 1) * size);
 
-	for (k = 0; k < ns; k++) {
-		uint64_t ov, co, dr, kl;
+	if (!p)
+		return NULL;
+	*v = p;
+	memset(p + *n * size, 0, size);
+	return p + (*n)++ * size;
+}
 
-		s = ss[k];
-		tot_marked += s->lost_marked;
-		tot_unknown += s->unknown_markers;
-		tot_markers += s->markers;
-		tot_events += s->events;
-		kl = kernel_lost(s, &ov, &co, &dr);
-		if (s->end.present) {
-			any_kernel = true;
-			tot_kernel += kl;
-			tot_unread += s->end.entries;
-			if (s->start.present)
-				any_start = true;
-			else
-				missing_start = true;
-		}
-		{
-			uint64_t lost = s->end.present ? (kl > s->lost_marked ? kl : s->lost_marked) : s->lost_marked;
+/*
+ * The always-on modes' lines (record --flight/--cpu-budget): "shed=FROM,TO,
+ * EVENT,WHY" loss windows, and a dump's per-CPU start of complete data
+ * (older data was let go by the flight recorder's window: retention, not loss).
+ */
+static int fill_flight(struct rpt_drops_result *r, const struct rpt_ctx *ctx)
+{
+	const struct fmt_option *o;
+	int n;
 
-			/* worst loss ratio lost / (lost + kept), for the buffer-size advice */
-			if (lost && lost * worst_ratio_den > worst_ratio_num * (lost + s->events)) {
-				worst_ratio_num = lost;
-				worst_ratio_den = lost + s->events;
+	r->flight_cpu_data_start = meta_value(ctx, "cpu_data_start");
+	r->trigger = meta_value(ctx, "trigger");
+	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
+		const char *p = o->data, *end = p + o->size;
+
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+			unsigned long long from, to;
+			char ev[256], why[128];
+			struct rpt_drops_shed *sh;
+			char *line;
+
+			if (le - p > 5 && !memcmp(p, "shed=", 5)) {
+				line = strndup(p + 5, (size_t)(le - p - 5));
+				if (!line)
+					return -ENOMEM;
+				if (sscanf(line, "%llu,%llu,%255[^,],%127[^\n]", &from, &to, ev, why) == 4) {
+					sh = push(&r->shed, &r->nshed, sizeof(*sh));
+					if (!sh || !(sh->event = strdup(ev)) || !(sh->why = strdup(why))) {
+						free(line);
+						return -ENOMEM;
+					}
+					sh->from_ts = from;
+					sh->to_ts = to;
+				}
+				free(line);
 			}
+			p = nl ? nl + 1 : end;
 		}
 	}
-	tcs = affected_types(ss, ns, &ntc, NULL);
-	for (k = 0; k < ntc && nan < 8; k++) {
+	return 0;
+}
+
+/* The event types of the streams that lost events, and the analyses they feed. */
+static int fill_affected(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
+			 const struct typecount *tcs, int ntc)
+{
+	int k;
+	size_t j;
+
+	if (ntc > 0) {
+		r->types = calloc((size_t)ntc, sizeof(*r->types));
+		if (!r->types)
+			return -ENOMEM;
+	}
+	for (k = 0; k < ntc; k++) {
+		char tn[96];
+
+		r->types[k].name = strdup(type_name(ctx, tcs[k].id, tn, sizeof(tn)));
+		if (!r->types[k].name)
+			return -ENOMEM;
+		r->types[k].count = tcs[k].count;
+		r->ntypes++;
+	}
+	for (k = 0; k < ntc && r->nanalyses < RPT_DROPS_MAX_ANALYSES; k++) {
 		const char *a = analysis_of(ctx, tcs[k].id);
-		int j;
 
 		if (!a)
 			continue;
-		for (j = 0; j < nan; j++)
-			if (analyses[j] == a || !strcmp(analyses[j], a))
+		for (j = 0; j < r->nanalyses; j++)
+			if (!strcmp(r->analyses[j], a))
 				break;
-		if (j == nan)
-			analyses[nan++] = a;
+		if (j == r->nanalyses)
+			r->analyses[r->nanalyses++] = a;
 	}
+	return 0;
+}
 
-	/* ---- advice ---- */
-	bufkb = meta_value(ctx, "buffer_size_kb");
-	if (worst_ratio_num) {
-		uint64_t factor = pow2_up((worst_ratio_den + (worst_ratio_den - worst_ratio_num) - 1) /
-					  (worst_ratio_den - worst_ratio_num ? worst_ratio_den - worst_ratio_num : 1));
+/* What the (buffer, CPU) stream s shows; 0 or -ENOMEM. */
+static int fill_stream(struct rpt_drops_stream *out, const struct stream *s, const struct rpt_ctx *ctx)
+{
+	size_t pos = 0;
+	uint64_t key, *v;
+
+	out->buffer = strdup(ctx->info->buffers[s->buffer].name);
+	if (!out->buffer)
+		return -ENOMEM;
+	out->buffer_index = s->buffer;
+	out->cpu = s->cpu;
+	out->events = s->events;
+	out->bytes = s->bytes;
+	out->pages = s->pages;
+	out->first_ts = s->first_ts;
+	out->last_ts = s->last_ts;
+	out->markers = s->markers;
+	out->lost_marked = s->lost_marked;
+	out->unknown_markers = s->unknown_markers;
+	out->kernel = s->end.present;
+	out->start_stats = s->start.present;
+	out->kernel_lost = kernel_lost(s, &out->overrun, &out->commit_overrun, &out->dropped);
+	out->entries_at_end = s->end.entries;
+	out->read = sub0(s->end.read, s->start.read);
+	out->lost = s->end.present && out->kernel_lost > s->lost_marked ? out->kernel_lost : s->lost_marked;
+	out->complete_from = s->markers ? s->last_loss_ts : s->first_ts;
+	out->complete_to = s->last_ts;
+	out->drops_unmarked = !s->markers && s->end.present && s->end.dropped > s->start.dropped;
+	while ((v = rpt_map_next(&s->types, &pos, &key))) {
+		struct rpt_drops_count *c = push(&out->types, &out->ntypes, sizeof(*c));
+		char tn[96];
+
+		if (!c || !(c->name = strdup(type_name(ctx, (int)(uint32_t)key, tn, sizeof(tn)))))
+			return -ENOMEM;
+		c->count = *v;
+	}
+	return 0;
+}
+
+/* The worst loss ratio lost / (lost + kept) of any stream, for the buffer-size advice. */
+struct worst {
+	uint64_t num, den;
+};
+
+/* The streams inside --cpu, their rows and the totals over them. */
+static int fill_streams(struct rpt_drops_result *r, struct drops *d, const struct rpt_ctx *ctx,
+			struct worst *w)
+{
+	struct stream **ss, *s;
+	size_t pos = 0, k, ns = 0;
+	bool missing_start = false;
+	int err = 0;
+
+	ss = calloc(d->streams.count ? d->streams.count : 1, sizeof(*ss));
+	r->streams = calloc(d->streams.count ? d->streams.count : 1, sizeof(*r->streams));
+	if (!ss || !r->streams) {
+		free(ss);
+		return -ENOMEM;
+	}
+	while ((s = rpt_map_next(&d->streams, &pos, NULL)))
+		if (rpt_cpu_selected(ctx->opts, s->cpu))
+			ss[ns++] = s;
+	qsort(ss, ns, sizeof(*ss), cmp_stream);
+	w->num = 0;
+	w->den = 1;
+	for (k = 0; k < ns && !err; k++) {
+		struct rpt_drops_stream *o = &r->streams[k];
+
+		err = fill_stream(o, ss[k], ctx);
+		r->nstreams++;
+		r->lost_marked += o->lost_marked;
+		r->unknown_markers += o->unknown_markers;
+		r->loss_markers += o->markers;
+		r->events += o->events;
+		if (o->kernel) {
+			r->kernel_counters = true;
+			r->kernel_lost += o->kernel_lost;
+			r->unread_at_end += o->entries_at_end;
+			r->kernel_start_stats |= o->start_stats;
+			missing_start |= !o->start_stats;
+		}
+		if (o->lost && o->lost * w->den > w->num * (o->lost + o->events)) {
+			w->num = o->lost;
+			w->den = o->lost + o->events;
+		}
+	}
+	r->kernel_start_missing = missing_start;
+	if (!err) {
+		int ntc = 0;
+		struct typecount *tcs = affected_types(ss, (int)ns, &ntc, NULL);
+
+		err = fill_affected(r, ctx, tcs, ntc);
+		free(tcs);
+	}
+	free(ss);
+	return err;
+}
+
+/* BPF reservation failures and the recorder's counters, moved out of x. */
+static int fill_extra(struct rpt_drops_result *r, struct extra *x)
+{
+	int k;
+
+	r->bpf_drops = x->bpf_total;
+	r->recorder_lost = x->rec_total;
+	r->has_recstats = x->has_recstats;
+	if (x->nbpf && !(r->bpf = calloc((size_t)x->nbpf, sizeof(*r->bpf))))
+		return -ENOMEM;
+	for (k = 0; k < x->nbpf; k++, r->nbpf++) {
+		r->bpf[k].prog = x->bpf[k].prog;
+		r->bpf[k].cpu = x->bpf[k].cpu;
+		r->bpf[k].count = x->bpf[k].count;
+		if (x->bpf[k].prog < (uint32_t)x->nprogs &&
+		    !(r->bpf[k].name = strdup(x->prog_names[x->bpf[k].prog])))
+			return -ENOMEM;
+	}
+	if (x->nrec && !(r->recorder = calloc((size_t)x->nrec, sizeof(*r->recorder))))
+		return -ENOMEM;
+	for (k = 0; k < x->nrec; k++, r->nrecorder++) {
+		r->recorder[k].name = x->rec_keys[k];
+		r->recorder[k].count = x->rec_vals[k];
+		x->rec_keys[k] = NULL;
+	}
+	return 0;
+}
+
+static void advise(struct rpt_drops_result *r, char *text, int *err)
+{
+	if (!text)
+		*err = -ENOMEM;
+	else if (r->nadvice < RPT_DROPS_MAX_ADVICE)
+		r->advice[r->nadvice++] = text;
+	else
+		free(text);
+}
+
+/* the ring buffer size and the heaviest event type, when a kernel buffer lost */
+static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
+			  const struct worst *w, int *err)
+{
+	char *bufkb = meta_value(ctx, "buffer_size_kb");
+	uint64_t all = 0;
+	size_t j;
+
+	if (w->num) {
+		uint64_t kept = w->den - w->num;
+		uint64_t factor = pow2_up((w->den + kept - 1) / (kept ? kept : 1));
 		unsigned long long cur = bufkb ? strtoull(bufkb, NULL, 10) : 0;
+		double pct = 100.0 * (double)w->num / (double)w->den;
 
 		if (factor < 2)
 			factor = 2;
 		if (cur)
-			advice[nadv] = xasprintf("raise the per-CPU ring buffer from %llu KiB to at least %llu KiB "
-				 "(the worst CPU lost %.1f%% of its events)", cur,
-				 (unsigned long long)(cur * factor), 100.0 * (double)worst_ratio_num / (double)worst_ratio_den);
+			advise(r, xasprintf("raise the per-CPU ring buffer from %llu KiB to at least %llu KiB "
+					    "(the worst CPU lost %.1f%% of its events)", cur,
+					    (unsigned long long)(cur * factor), pct), err);
 		else
-			advice[nadv] = xasprintf("make the per-CPU ring buffer at least %llux larger (buffer_size_kb; "
-				 "the worst CPU lost %.1f%% of its events)", (unsigned long long)factor,
-				 100.0 * (double)worst_ratio_num / (double)worst_ratio_den);
-		nadv++;
-	}
-	if ((worst_ratio_num || tot_kernel) && ntc > 0) {
-		char tn[96];
-		uint64_t all = 0;
-		int j;
-
-		for (j = 0; j < ntc; j++)
-			all += tcs[j].count;
-		if (all && tcs[0].count * 4 >= all) {
-			advice[nadv] = xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: filter it "
-				 "(an event filter on its fields, or --pid/--cpu) or aggregate it in the kernel "
-				 "(a BPF histogram instead of one record per event)",
-				 type_name(ctx, tcs[0].id, tn, sizeof(tn)), 100.0 * (double)tcs[0].count / (double)all);
-			nadv++;
-		}
-	}
-	if (x.bpf_total) {
-		advice[nadv] = xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring buffer or "
-			 "sample / aggregate in the BPF program", (unsigned long long)x.bpf_total);
-		nadv++;
-	}
-	if (x.rec_total) {
-		advice[nadv] = xasprintf("the recorder fell behind (%llu lost in its backlog): write to a faster "
-			 "disk, lower the compression level, or record fewer events", (unsigned long long)x.rec_total);
-		nadv++;
-	}
-	if (!worst_ratio_num && x.max_fill >= 75) {
-		advice[nadv] = xasprintf("nothing was lost, but a kernel buffer was %llu%% full when the recorder "
-			 "drained it: a larger buffer (buffer_size_kb) keeps a margin for bursts",
-			 (unsigned long long)x.max_fill);
-		nadv++;
-	}
-	/* a flight dump ends while the recording goes on: what follows is not lost */
-	{
-		char *trg = meta_value(ctx, "trigger_ts");
-
-		if (trg)
-			tot_unread = 0;
-		free(trg);
-	}
-	if (tot_unread) {
-		advice[nadv] = xasprintf("%llu events were still in the kernel buffers at the end and are not in "
-			 "the file: stop the recording only after it has drained", (unsigned long long)tot_unread);
-		nadv++;
-	}
-	if (missing_start && any_kernel && (tot_kernel || tot_markers)) {
-		advice[nadv] = xasprintf("the file has no start-of-recording CPU stats, so the kernel counters "
-			 "include losses from before the recording (record with flytrap to get both)");
-		nadv++;
+			advise(r, xasprintf("make the per-CPU ring buffer at least %llux larger "
+					    "(buffer_size_kb; the worst CPU lost %.1f%% of its events)",
+					    (unsigned long long)factor, pct), err);
 	}
 	free(bufkb);
-	for (k = 0; k < nadv; k++)
-		if (!advice[k]) {
-			err = -ENOMEM;
-			nadv = k;
-			goto out_adv;
-		}
+	if ((!w->num && !r->kernel_lost) || !r->ntypes)
+		return;
+	for (j = 0; j < r->ntypes; j++)
+		all += r->types[j].count;
+	if (all && r->types[0].count * 4 >= all)
+		advise(r, xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: filter it "
+				    "(an event filter on its fields, or --pid/--cpu) or aggregate it in the "
+				    "kernel (a BPF histogram instead of one record per event)",
+				    r->types[0].name, 100.0 * (double)r->types[0].count / (double)all), err);
+}
 
-	t0 = o->has_t0 ? o->t0_ns : 0;
-	t1 = o->has_t1 ? o->t1_ns : UINT64_MAX;
+static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, const struct worst *w,
+		       uint64_t max_fill)
+{
+	char *trg;
+	int err = 0;
+
+	advise_buffer(r, ctx, w, &err);
+	if (r->bpf_drops)
+		advise(r, xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring buffer "
+				    "or sample / aggregate in the BPF program",
+				    (unsigned long long)r->bpf_drops), &err);
+	if (r->recorder_lost)
+		advise(r, xasprintf("the recorder fell behind (%llu lost in its backlog): write to a "
+				    "faster disk, lower the compression level, or record fewer events",
+				    (unsigned long long)r->recorder_lost), &err);
+	if (!w->num && max_fill >= 75)
+		advise(r, xasprintf("nothing was lost, but a kernel buffer was %llu%% full when the "
+				    "recorder drained it: a larger buffer (buffer_size_kb) keeps a margin "
+				    "for bursts", (unsigned long long)max_fill), &err);
+	/* a flight dump ends while the recording goes on: what follows is not lost */
+	trg = meta_value(ctx, "trigger_ts");
+	if (trg)
+		r->unread_at_end = 0;
+	free(trg);
+	if (r->unread_at_end)
+		advise(r, xasprintf("%llu events were still in the kernel buffers at the end and are not "
+				    "in the file: stop the recording only after it has drained",
+				    (unsigned long long)r->unread_at_end), &err);
+	if (r->kernel_start_missing && r->kernel_counters && (r->kernel_lost || r->loss_markers))
+		advise(r, xasprintf("the file has no start-of-recording CPU stats, so the kernel "
+				    "counters include losses from before the recording (record with "
+				    "flytrap to get both)"), &err);
+	return err;
+}
+
+/* The display windows and the loss markers inside --from/--to and --cpu. */
+static int fill_windows_losses(struct rpt_drops_result *r, const struct drops *d,
+			       const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+	struct window agg;
+	uint64_t ws;
+	size_t w = 0;
+	int j;
+
+	if (d->nwin && ctx->nevents_all)
+		r->window_ns = display_width(d, ctx->all_last_ts - d->base);
+	while (r->window_ns && window_next(d, ctx, r->window_ns, r->t0, r->t1, &w, &ws, &agg)) {
+		struct rpt_drops_window *rw = push(&r->windows, &r->nwindows, sizeof(*rw));
+
+		if (!rw)
+			return -ENOMEM;
+		*rw = (struct rpt_drops_window){ ws, ws + r->window_ns, agg.events, agg.markers,
+						 agg.lost_marked, agg.unknown_markers, agg.bpf };
+	}
+	for (j = 0; j < ctx->nlosses; j++) {
+		const struct rpt_loss *l = &ctx->losses[j];
+		struct rpt_drops_loss *rl;
+
+		if (l->ts < r->t0 || l->ts > r->t1 || !rpt_cpu_selected(o, l->cpu))
+			continue;
+		rl = push(&r->losses, &r->nlosses, sizeof(*rl));
+		if (!rl || !(rl->buffer = strdup(ctx->info->buffers[l->buffer].name)))
+			return -ENOMEM;
+		rl->cpu = l->cpu;
+		rl->after_ts = l->prev_ts;
+		rl->ts = l->ts;
+		rl->count = l->count;
+		rl->markers = l->markers;
+	}
+	return 0;
+}
+
+/* The window of the report and the file's span. */
+static int fill_head(struct rpt_drops_result *r, const struct drops *d, const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+
+	r->path = strdup(o->path ? o->path : "");
+	r->partial = rpt_partial(ctx);
+	r->has_t0 = o->has_t0;
+	r->has_t1 = o->has_t1;
+	r->windowed = o->has_t0 || o->has_t1;
+	r->t0 = o->has_t0 ? o->t0_ns : 0;
+	r->t1 = o->has_t1 ? o->t1_ns : UINT64_MAX;
+	r->nsel = d->nsel;
+	r->narrowed_by_task = o->npids || o->ncomms;
+	r->first_ts = r->windowed ? d->sel_first : ctx->all_first_ts;
+	r->last_ts = r->windowed ? d->sel_last : ctx->all_last_ts;
+	r->events_in_file = ctx->nevents_all;
+	r->file_first_ts = ctx->all_first_ts;
+	r->file_last_ts = ctx->all_last_ts;
+	return r->path ? 0 : -ENOMEM;
+}
+
+static int drops_compute(struct drops *d, const struct rpt_ctx *ctx, struct rpt_drops_result *r)
+{
+	struct extra x;
+	struct worst w;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	memset(&x, 0, sizeof(x));
+	load_cpustats(d, ctx, FMT_OPT_CPUSTAT, false);
+	load_cpustats(d, ctx, FMT_OPT_FT_CPUSTAT_START, true);
+	err = load_bpf(d, ctx, &x) || load_recstats(ctx, &x) || d->oom ? -ENOMEM : 0;
+	if (!err)
+		err = fill_head(r, d, ctx);
+	if (!err)
+		err = fill_streams(r, d, ctx, &w);
+	if (!err)
+		err = fill_extra(r, &x);
+	if (!err)
+		err = fill_advice(r, ctx, &w, x.max_fill);
+	if (!err)
+		err = fill_flight(r, ctx);
+	if (!err)
+		err = fill_windows_losses(r, d, ctx);
 	/*
 	 * A --from/--to window narrows what carries a time (page markers, BPF
 	 * failures); the kernel counters and the recorder backlog cover the
 	 * whole recording, so they stay out of a window's total.
 	 */
-	windowed = o->has_t0 || o->has_t1;
-	sum_lost = windowed ? tot_marked + x.bpf_total
-			    : (any_kernel && tot_kernel > tot_marked ? tot_kernel : tot_marked) + x.bpf_total +
-			      x.rec_total;
-	if (d->nwin && ctx->nevents_all)
-		dw = display_width(d, ctx->all_last_ts - d->base);
-
-	if (o->json) {
-		int j, first;
-		size_t w;
-
-		fputs("{\"file\":", out);
-		ft_json_str(out, o->path);
-		fprintf(out, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
-		fprintf(out, ",\"events\":%" PRIu64 ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64,
-			tot_events, windowed ? d->sel_first : ctx->all_first_ts,
-			windowed ? d->sel_last : ctx->all_last_ts);
-		fprintf(out, ",\"windowed\":%s,\"events_in_file\":%" PRIu64 ",\"file_first_ts\":%" PRIu64
-			",\"file_last_ts\":%" PRIu64, windowed ? "true" : "false", ctx->nevents_all,
-			ctx->all_first_ts, ctx->all_last_ts);
-		fprintf(out, ",\"total\":{\"lost\":%" PRIu64 ",\"lost_marked\":%" PRIu64
-			",\"loss_markers\":%" PRIu64 ",\"unknown_markers\":%" PRIu64
-			",\"kernel_counters\":%s,\"kernel_lost\":%" PRIu64 ",\"kernel_start_stats\":%s"
-			",\"unread_at_end\":%" PRIu64 ",\"bpf_drops\":%" PRIu64 ",\"recorder_lost\":%" PRIu64 "}",
-			sum_lost, tot_marked, tot_markers, tot_unknown, any_kernel ? "true" : "false", tot_kernel,
-			any_start ? "true" : "false", tot_unread, x.bpf_total, x.rec_total);
-		fputs(",\"streams\":[", out);
-		for (k = 0; k < ns; k++) {
-			uint64_t ov, co, dr, kl;
-			size_t p2 = 0;
-			uint64_t key, *v;
-
-			s = ss[k];
-			kl = kernel_lost(s, &ov, &co, &dr);
-			fprintf(out, "%s{\"buffer\":", k ? "," : "");
-			ft_json_str(out, ctx->info->buffers[s->buffer].name);
-			fprintf(out, ",\"cpu\":%d,\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"pages\":%" PRIu64
-				",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"loss_markers\":%" PRIu64
-				",\"lost_marked\":%" PRIu64 ",\"unknown_markers\":%" PRIu64,
-				s->cpu, s->events, s->bytes, s->pages, s->first_ts, s->last_ts, s->markers,
-				s->lost_marked, s->unknown_markers);
-			if (s->end.present)
-				fprintf(out, ",\"kernel\":{\"overrun\":%" PRIu64 ",\"commit_overrun\":%" PRIu64
-					",\"dropped\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"entries_at_end\":%" PRIu64
-					",\"read\":%" PRIu64 ",\"start_stats\":%s}",
-					ov, co, dr, kl, s->end.entries, sub0(s->end.read, s->start.read),
-					s->start.present ? "true" : "false");
-			else
-				fputs(",\"kernel\":null", out);
-			fprintf(out, ",\"lost\":%" PRIu64 ",\"complete_from\":%" PRIu64 ",\"complete_to\":%" PRIu64,
-				s->end.present && kl > s->lost_marked ? kl : s->lost_marked,
-				s->markers ? s->last_loss_ts : s->first_ts, s->last_ts);
-			fputs(",\"types\":{", out);
-			first = 1;
-			while ((v = rpt_map_next(&s->types, &p2, &key))) {
-				char tn[96];
-
-				if (!first)
-					fputc(',', out);
-				first = 0;
-				ft_json_str(out, type_name(ctx, (int)(uint32_t)key, tn, sizeof(tn)));
-				fprintf(out, ":%" PRIu64, *v);
-			}
-			fputs("}}", out);
-		}
-		fputs("],\"bpf\":[", out);
-		for (j = 0; j < x.nbpf; j++) {
-			fprintf(out, "%s{\"prog\":%u,\"name\":", j ? "," : "", x.bpf[j].prog);
-			ft_json_str(out, x.bpf[j].prog < (uint32_t)x.nprogs ? x.prog_names[x.bpf[j].prog] : "");
-			fprintf(out, ",\"cpu\":%u,\"count\":%" PRIu64 "}", x.bpf[j].cpu, x.bpf[j].count);
-		}
-		fputs("],\"recorder\":{", out);
-		for (j = 0; j < x.nrec; j++) {
-			fprintf(out, "%s", j ? "," : "");
-			ft_json_str(out, x.rec_keys[j]);
-			fprintf(out, ":%" PRIu64, x.rec_vals[j]);
-		}
-		fprintf(out, "},\"window_ns\":%" PRIu64 ",\"windows\":[", dw);
-		first = 1;
-		if (dw) {
-			struct window agg;
-			uint64_t ws;
-
-			w = 0;
-			while (window_next(d, ctx, dw, t0, t1, &w, &ws, &agg)) {
-				fprintf(out, "%s{\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"events\":%" PRIu64
-					",\"loss_markers\":%" PRIu64 ",\"lost_marked\":%" PRIu64
-					",\"unknown_markers\":%" PRIu64 ",\"bpf_drops\":%" PRIu64 "}",
-					first ? "" : ",", ws, ws + dw, agg.events, agg.markers, agg.lost_marked,
-					agg.unknown_markers, agg.bpf);
-				first = 0;
-			}
-		}
-		fputs("],\"losses\":[", out);
-		first = 1;
-		for (j = 0; j < ctx->nlosses; j++) {
-			const struct rpt_loss *l = &ctx->losses[j];
-
-			if (l->ts < t0 || l->ts > t1 || !rpt_cpu_selected(o, l->cpu))
-				continue;
-			fprintf(out, "%s{\"buffer\":", first ? "" : ",");
-			ft_json_str(out, ctx->info->buffers[l->buffer].name);
-			fprintf(out, ",\"cpu\":%d,\"after_ts\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"count\":%" PRId64
-				",\"markers\":%u}", l->cpu, l->prev_ts, l->ts, l->count, l->markers);
-			first = 0;
-		}
-		fputs("],\"affected_types\":{", out);
-		for (j = 0; j < ntc; j++) {
-			char tn[96];
-
-			if (j)
-				fputc(',', out);
-			ft_json_str(out, type_name(ctx, tcs[j].id, tn, sizeof(tn)));
-			fprintf(out, ":%" PRIu64, tcs[j].count);
-		}
-		fputs("},\"affected_analyses\":[", out);
-		for (j = 0; j < nan; j++) {
-			if (j)
-				fputc(',', out);
-			ft_json_str(out, analyses[j]);
-		}
-		fputs("]", out);
-		print_flight(ctx, out, true);
-		fputs(",\"advice\":[", out);
-		for (j = 0; j < nadv; j++) {
-			if (j)
-				fputc(',', out);
-			ft_json_str(out, advice[j]);
-		}
-		fputs("]}\n", out);
-		goto out_adv;
-	}
-
-	/* ---- text ---- */
-	{
-		uint64_t lost = (any_kernel && tot_kernel > tot_marked ? tot_kernel : tot_marked);
-		char b4[32];
-		int j, lastbuf = -1;
-		size_t w;
-
-		rpt_print_title(out, "Lost events in", o->path);
-		print_flight(ctx, out, false);
-		if (!windowed)
-			fprintf(out, "  %" PRIu64 " events read, %s..%s\n", tot_events,
-				rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
-		else if (!d->nsel)
-			fprintf(out, "  0 events in the window %s..%s: it is outside the file's span\n"
-				"  %s..%s (%" PRIu64 " events read)\n",
-				o->has_t0 ? rpt_fmt_ts(b1, sizeof(b1), t0) : "start",
-				o->has_t1 ? rpt_fmt_ts(b2, sizeof(b2), t1) : "end",
-				rpt_fmt_ts(b3, sizeof(b3), ctx->all_first_ts), rpt_fmt_ts(b4, sizeof(b4), ctx->all_last_ts),
-				ctx->nevents_all);
-		else
-			fprintf(out, "  %" PRIu64 " events in the window, %s..%s\n  (of %" PRIu64 " read, %s..%s)\n",
-				tot_events, rpt_fmt_ts(b1, sizeof(b1), d->sel_first), rpt_fmt_ts(b2, sizeof(b2), d->sel_last),
-				ctx->nevents_all, rpt_fmt_ts(b3, sizeof(b3), ctx->all_first_ts),
-				rpt_fmt_ts(b4, sizeof(b4), ctx->all_last_ts));
-		rpt_clock_note(ctx, out);
-		rpt_damage_note(ctx, out);
-		if (o->npids || o->ncomms)
-			fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n", out);
-		if (windowed)
-			fputs("  (kernel counters and the recorder backlog cover the whole recording:\n"
-			      "  the window's total counts its page markers and BPF failures)\n", out);
-		fprintf(out, "  total lost:          %" PRIu64 "%s\n", sum_lost,
-			tot_unknown && (!any_kernel || windowed) ? " (plus pages lost with no count)" : "");
-		fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,
-			any_kernel ? (any_start ? "kernel counters, end minus start"
-					       : "kernel counters at the end; no start stats")
-				   : "page markers only: the file has no CPU stats");
-		fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, %" PRIu64
-			" with no count\n", tot_markers, tot_markers == 1 ? "" : "s", tot_marked, tot_unknown);
-		fprintf(out, "  BPF ring buffer:     %" PRIu64 "\n", x.bpf_total);
-		fprintf(out, "  recorder backlog:    %" PRIu64 "%s\n", x.rec_total,
-			x.has_recstats ? "" : " (no recorder stats in the file)");
-		if (tot_unread)
-			fprintf(out, "  unread at the end:   %" PRIu64 " (left in the kernel buffers)\n", tot_unread);
-
-		for (k = 0; k < ns; k++) {
-			uint64_t ov, co, dr, kl;
-
-			s = ss[k];
-			if (s->buffer != lastbuf) {
-				const char *bn = ctx->info->buffers[s->buffer].name;
-
-				fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", *bn ? bn : "(top)", *bn ? "\"" : "");
-				fprintf(out, "  CPU     events      lost  markers   overrun    commit   dropped\n");
-				lastbuf = s->buffer;
-			}
-			kl = kernel_lost(s, &ov, &co, &dr);
-			fprintf(out, "  %3d %10" PRIu64 " %9" PRIu64 " %8" PRIu64, s->cpu, s->events,
-				!windowed && s->end.present && kl > s->lost_marked ? kl : s->lost_marked, s->markers);
-			if (s->end.present)
-				fprintf(out, " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n", ov, co, dr);
-			else
-				fprintf(out, " %9s %9s %9s\n", "-", "-", "-");
-		}
-		fputs("\ncomplete data (from the first record after the last loss marker)\n", out);
-		for (k = 0; k < ns; k++) {
-			const char *bn;
-
-			s = ss[k];
-			bn = ctx->info->buffers[s->buffer].name;
-			if (!s->events) {
-				fprintf(out, "  %-14s CPU %-3d no events\n", rpt_fit(nb, sizeof(nb), *bn ? bn : "(top)", 14),
-					s->cpu);
-				continue;
-			}
-			fprintf(out, "  %-14s CPU %-3d %s..%s%s\n", rpt_fit(nb, sizeof(nb), *bn ? bn : "(top)", 14), s->cpu,
-				rpt_fmt_ts(b1, sizeof(b1), s->markers ? s->last_loss_ts : s->first_ts),
-				rpt_fmt_ts(b2, sizeof(b2), s->last_ts),
-				!s->markers && s->end.present && s->end.dropped > s->start.dropped ?
-				" (drops not marked)" : "");
-		}
-		if (x.nbpf) {
-			fputs("\nBPF ring buffer reservation failures\n  prog                      CPU     count\n", out);
-			for (j = 0; j < x.nbpf; j++)
-				fprintf(out, "  %-24s %4u %9" PRIu64 "\n",
-					rpt_fit(nb, sizeof(nb), x.bpf[j].prog < (uint32_t)x.nprogs ?
-						x.prog_names[x.bpf[j].prog] : "?", 24),
-					x.bpf[j].cpu, x.bpf[j].count);
-		}
-		if (x.nrec) {
-			fputs("\nrecorder\n", out);
-			for (j = 0; j < x.nrec; j++)
-				fprintf(out, "  %-30s %12" PRIu64 "\n", rpt_fit(nb, sizeof(nb), x.rec_keys[j], 30),
-					x.rec_vals[j]);
-		}
-		if (tot_markers) {
-			int shown = 0;
-
-			fputs("\nloss markers (events lost between the two times)\n", out);
-			for (j = 0; j < ctx->nlosses; j++) {
-				const struct rpt_loss *l = &ctx->losses[j];
-				const char *bn = ctx->info->buffers[l->buffer].name;
-
-				if (l->ts < t0 || l->ts > t1 || !rpt_cpu_selected(o, l->cpu))
-					continue;
-				if (shown++ >= 20)
-					continue;
-				if (l->count < 0)
-					snprintf(b3, sizeof(b3), "unknown");
-				else
-					snprintf(b3, sizeof(b3), "%" PRId64, l->count);
-				fprintf(out, "  %-14s CPU %-3d %s..%s  %s\n", rpt_fit(nb, sizeof(nb), *bn ? bn : "(top)", 14),
-					l->cpu,
-					rpt_fmt_ts(b1, sizeof(b1), l->prev_ts ? l->prev_ts : l->ts),
-					rpt_fmt_ts(b2, sizeof(b2), l->ts), b3);
-			}
-			if (shown > 20)
-				fprintf(out, "  ... %d more (see --json)\n", shown - 20);
-		}
-		if (dw && (tot_markers || x.bpf_total)) {
-			struct window agg;
-			uint64_t ws;
-			int printed = 0, skipped = 0;
-
-			fprintf(out, "\nper %s window (windows with loss)\n", rpt_fmt_dur(b3, sizeof(b3), dw));
-			fputs("  start              events    lost  no-count    bpf\n", out);
-			w = 0;
-			while (window_next(d, ctx, dw, t0, t1, &w, &ws, &agg)) {
-				if (!agg.markers && !agg.bpf)
-					continue;
-				if (printed++ >= 40) {
-					skipped++;
-					continue;
-				}
-				fprintf(out, "  %-16s %8" PRIu64 " %7" PRIu64 " %9" PRIu64 " %6" PRIu64 "\n",
-					rpt_fmt_ts(b1, sizeof(b1), ws), agg.events, agg.lost_marked,
-					agg.unknown_markers, agg.bpf);
-			}
-			if (skipped)
-				fprintf(out, "  ... %d more windows with loss (see --json)\n", skipped);
-		}
-		if (ntc) {
-			fputs("\naffected event types (recorded on CPUs that lost events)\n", out);
-			for (j = 0; j < ntc && j < 10; j++) {
-				char tn[96];
-
-				fprintf(out, "  %-40s %12" PRIu64 "\n",
-					rpt_fit(nb, sizeof(nb), type_name(ctx, tcs[j].id, tn, sizeof(tn)), 40),
-					tcs[j].count);
-			}
-			if (ntc > 10)
-				fprintf(out, "  ... %d more types\n", ntc - 10);
-		}
-		if (nan) {
-			fputs("\naffected analyses\n", out);
-			for (j = 0; j < nan; j++)
-				fprintf(out, "  %s\n", analyses[j]);
-		}
-		fputs("\nadvice\n", out);
-		if (!nadv)
-			fputs("  nothing was lost: no change needed\n", out);
-		for (j = 0; j < nadv; j++)
-			rpt_print_bullet(out, 76, advice[j]);
-	}
-out_adv:
-	for (k = 0; k < nadv; k++)
-		free(advice[k]);
-out:
-	free(tcs);
-	free(ss);
+	if (r->windowed)
+		r->lost = r->lost_marked + r->bpf_drops;
+	else
+		r->lost = (r->kernel_counters && r->kernel_lost > r->lost_marked ? r->kernel_lost
+										: r->lost_marked) +
+			  r->bpf_drops + r->recorder_lost;
 	extra_release(&x);
+	if (err)
+		rpt_drops_result_release(r);
+	return err;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void json_counts(struct rpt_json *j, const char *key, const struct rpt_drops_count *c, size_t n)
+{
+	size_t k;
+
+	rpt_json_kobj(j, key);
+	for (k = 0; k < n; k++) {
+		rpt_json_key(j, c[k].name);
+		rpt_json_u64(j, c[k].count);
+	}
+	rpt_json_obj_end(j);
+}
+
+static void json_totals(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	rpt_json_kobj(j, "total");
+	rpt_json_ku64(j, "lost", r->lost);
+	rpt_json_ku64(j, "lost_marked", r->lost_marked);
+	rpt_json_ku64(j, "loss_markers", r->loss_markers);
+	rpt_json_ku64(j, "unknown_markers", r->unknown_markers);
+	rpt_json_kbool(j, "kernel_counters", r->kernel_counters);
+	rpt_json_ku64(j, "kernel_lost", r->kernel_lost);
+	rpt_json_kbool(j, "kernel_start_stats", r->kernel_start_stats);
+	rpt_json_ku64(j, "unread_at_end", r->unread_at_end);
+	rpt_json_ku64(j, "bpf_drops", r->bpf_drops);
+	rpt_json_ku64(j, "recorder_lost", r->recorder_lost);
+	rpt_json_obj_end(j);
+}
+
+static void json_stream(const struct rpt_drops_stream *s, struct rpt_json *j)
+{
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "buffer", s->buffer);
+	rpt_json_ki64(j, "cpu", s->cpu);
+	rpt_json_ku64(j, "events", s->events);
+	rpt_json_ku64(j, "bytes", s->bytes);
+	rpt_json_ku64(j, "pages", s->pages);
+	rpt_json_ku64(j, "first_ts", s->first_ts);
+	rpt_json_ku64(j, "last_ts", s->last_ts);
+	rpt_json_ku64(j, "loss_markers", s->markers);
+	rpt_json_ku64(j, "lost_marked", s->lost_marked);
+	rpt_json_ku64(j, "unknown_markers", s->unknown_markers);
+	if (s->kernel) {
+		rpt_json_kobj(j, "kernel");
+		rpt_json_ku64(j, "overrun", s->overrun);
+		rpt_json_ku64(j, "commit_overrun", s->commit_overrun);
+		rpt_json_ku64(j, "dropped", s->dropped);
+		rpt_json_ku64(j, "lost", s->kernel_lost);
+		rpt_json_ku64(j, "entries_at_end", s->entries_at_end);
+		rpt_json_ku64(j, "read", s->read);
+		rpt_json_kbool(j, "start_stats", s->start_stats);
+		rpt_json_obj_end(j);
+	} else {
+		rpt_json_knull(j, "kernel");
+	}
+	rpt_json_ku64(j, "lost", s->lost);
+	rpt_json_ku64(j, "complete_from", s->complete_from);
+	rpt_json_ku64(j, "complete_to", s->complete_to);
+	json_counts(j, "types", s->types, s->ntypes);
+	rpt_json_obj_end(j);
+}
+
+static void json_windows(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_ku64(j, "window_ns", r->window_ns);
+	rpt_json_karr(j, "windows");
+	for (k = 0; k < r->nwindows; k++) {
+		const struct rpt_drops_window *w = &r->windows[k];
+
+		rpt_json_obj(j);
+		rpt_json_ku64(j, "start", w->start);
+		rpt_json_ku64(j, "end", w->end);
+		rpt_json_ku64(j, "events", w->events);
+		rpt_json_ku64(j, "loss_markers", w->markers);
+		rpt_json_ku64(j, "lost_marked", w->lost_marked);
+		rpt_json_ku64(j, "unknown_markers", w->unknown_markers);
+		rpt_json_ku64(j, "bpf_drops", w->bpf);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+	rpt_json_karr(j, "losses");
+	for (k = 0; k < r->nlosses; k++) {
+		const struct rpt_drops_loss *l = &r->losses[k];
+
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "buffer", l->buffer);
+		rpt_json_ki64(j, "cpu", l->cpu);
+		rpt_json_ku64(j, "after_ts", l->after_ts);
+		rpt_json_ku64(j, "ts", l->ts);
+		rpt_json_ki64(j, "count", l->count);
+		rpt_json_ku64(j, "markers", l->markers);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+}
+
+static void json_sources(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_karr(j, "streams");
+	for (k = 0; k < r->nstreams; k++)
+		json_stream(&r->streams[k], j);
+	rpt_json_arr_end(j);
+	rpt_json_karr(j, "bpf");
+	for (k = 0; k < r->nbpf; k++) {
+		rpt_json_obj(j);
+		rpt_json_ku64(j, "prog", r->bpf[k].prog);
+		rpt_json_kstr(j, "name", r->bpf[k].name);
+		rpt_json_ku64(j, "cpu", r->bpf[k].cpu);
+		rpt_json_ku64(j, "count", r->bpf[k].count);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+	json_counts(j, "recorder", r->recorder, r->nrecorder);
+}
+
+static void json_flight(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_karr(j, "shed");
+	for (k = 0; k < r->nshed; k++) {
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "kind", "shed");
+		rpt_json_ku64(j, "from_ts", r->shed[k].from_ts);
+		rpt_json_ku64(j, "to_ts", r->shed[k].to_ts);
+		rpt_json_kstr(j, "event", r->shed[k].event);
+		rpt_json_kstr(j, "why", r->shed[k].why);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+	rpt_json_kstr_or_null(j, "flight_cpu_data_start", r->flight_cpu_data_start);
+}
+
+void rpt_drops_json(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", r->path);
+	rpt_json_kbool(j, "partial", r->partial);
+	rpt_json_ku64(j, "events", r->events);
+	rpt_json_ku64(j, "first_ts", r->first_ts);
+	rpt_json_ku64(j, "last_ts", r->last_ts);
+	rpt_json_kbool(j, "windowed", r->windowed);
+	rpt_json_ku64(j, "events_in_file", r->events_in_file);
+	rpt_json_ku64(j, "file_first_ts", r->file_first_ts);
+	rpt_json_ku64(j, "file_last_ts", r->file_last_ts);
+	json_totals(r, j);
+	json_sources(r, j);
+	json_windows(r, j);
+	json_counts(j, "affected_types", r->types, r->ntypes);
+	rpt_json_karr(j, "affected_analyses");
+	for (k = 0; k < r->nanalyses; k++)
+		rpt_json_str(j, r->analyses[k]);
+	rpt_json_arr_end(j);
+	json_flight(r, j);
+	rpt_json_karr(j, "advice");
+	for (k = 0; k < r->nadvice; k++)
+		rpt_json_str(j, r->advice[k]);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
+}
+
+static int print_json(const struct rpt_drops_result *r, FILE *out)
+{
+	struct rpt_json j;
+	int err;
+
+	if (rpt_json_init(&j, out, 0))
+		return -ENOMEM;
+	rpt_drops_json(r, &j);
+	RPT_JSON_LIT(&j, "\n");
+	err = rpt_json_done(&j);
+	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream */
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static const char *buf_label(const char *bn)
+{
+	return *bn ? bn : "(top)";
+}
+
+static void text_flight(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32];
+	size_t k;
+
+	for (k = 0; k < r->nshed; k++) {
+		const struct rpt_drops_shed *sh = &r->shed[k];
+
+		fprintf(out, "  shed: %s off %s..%s (%s): its events there are not in the file\n",
+			sh->event, rpt_fmt_ts(b1, sizeof(b1), sh->from_ts),
+			sh->to_ts ? rpt_fmt_ts(b2, sizeof(b2), sh->to_ts) : "end", sh->why);
+	}
+	if (r->flight_cpu_data_start)
+		fprintf(out, "  flight window%s%s: complete data from (buffer/CPU:time) %s;\n"
+			"  anything older was let go by the recorder's window (retention, not loss)\n",
+			r->trigger ? " of trigger " : "", r->trigger ? r->trigger : "",
+			r->flight_cpu_data_start);
+}
+
+static void text_span(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!r->windowed)
+		fprintf(out, "  %" PRIu64 " events read, %s..%s\n", r->events,
+			rpt_fmt_ts(b1, sizeof(b1), r->file_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), r->file_last_ts));
+	else if (!r->nsel)
+		fprintf(out, "  0 events in the window %s..%s: it is outside the file's span\n"
+			"  %s..%s (%" PRIu64 " events read)\n",
+			r->has_t0 ? rpt_fmt_ts(b1, sizeof(b1), r->t0) : "start",
+			r->has_t1 ? rpt_fmt_ts(b2, sizeof(b2), r->t1) : "end",
+			rpt_fmt_ts(b3, sizeof(b3), r->file_first_ts),
+			rpt_fmt_ts(b4, sizeof(b4), r->file_last_ts), r->events_in_file);
+	else
+		fprintf(out, "  %" PRIu64 " events in the window, %s..%s\n  (of %" PRIu64 " read, %s..%s)\n",
+			r->events, rpt_fmt_ts(b1, sizeof(b1), r->first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), r->last_ts), r->events_in_file,
+			rpt_fmt_ts(b3, sizeof(b3), r->file_first_ts),
+			rpt_fmt_ts(b4, sizeof(b4), r->file_last_ts));
+}
+
+static void text_totals(const struct rpt_drops_result *r, FILE *out)
+{
+	uint64_t lost = r->kernel_counters && r->kernel_lost > r->lost_marked ? r->kernel_lost
+									     : r->lost_marked;
+
+	if (r->narrowed_by_task)
+		fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n", out);
+	if (r->windowed)
+		fputs("  (kernel counters and the recorder backlog cover the whole recording:\n"
+		      "  the window's total counts its page markers and BPF failures)\n", out);
+	fprintf(out, "  total lost:          %" PRIu64 "%s\n", r->lost,
+		r->unknown_markers && (!r->kernel_counters || r->windowed) ?
+		" (plus pages lost with no count)" : "");
+	fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,
+		r->kernel_counters ? (r->kernel_start_stats ? "kernel counters, end minus start"
+							    : "kernel counters at the end; no start stats")
+				   : "page markers only: the file has no CPU stats");
+	fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, %" PRIu64
+		" with no count\n", r->loss_markers, r->loss_markers == 1 ? "" : "s", r->lost_marked,
+		r->unknown_markers);
+	fprintf(out, "  BPF ring buffer:     %" PRIu64 "\n", r->bpf_drops);
+	fprintf(out, "  recorder backlog:    %" PRIu64 "%s\n", r->recorder_lost,
+		r->has_recstats ? "" : " (no recorder stats in the file)");
+	if (r->unread_at_end)
+		fprintf(out, "  unread at the end:   %" PRIu64 " (left in the kernel buffers)\n",
+			r->unread_at_end);
+}
+
+static const struct rpt_col stream_cols[] = {
+	{ "CPU", "cpu", 3, 0 }, { "events", "events", 10, 1 }, { "lost", "lost", 9, 1 },
+	{ "markers", "loss_markers", 8, 1 }, { "overrun", "overrun", 9, 1 },
+	{ "commit", "commit_overrun", 9, 1 }, { "dropped", "dropped", 9, 1 },
+};
+static const struct rpt_table stream_table = { stream_cols, 7, "  " };
+
+static const struct rpt_col bpf_cols[] = {
+	{ "prog", "name", -24, 0 }, { "CPU", "cpu", 4, 1 }, { "count", "count", 9, 1 },
+};
+static const struct rpt_table bpf_table = { bpf_cols, 3, "  " };
+
+static void text_streams(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32], nb[128];
+	int lastbuf = -1;
+	size_t k;
+
+	for (k = 0; k < r->nstreams; k++) {
+		const struct rpt_drops_stream *s = &r->streams[k];
+		const char *bn = s->buffer;
+
+		struct rpt_cell c[] = {
+			rpt_cell_i64(s->cpu, NULL), rpt_cell_u64(s->events, NULL),
+			rpt_cell_u64(!r->windowed ? s->lost : s->lost_marked, NULL),
+			rpt_cell_u64(s->markers, NULL),
+			s->kernel ? rpt_cell_u64(s->overrun, NULL) : rpt_cell_none(),
+			s->kernel ? rpt_cell_u64(s->commit_overrun, NULL) : rpt_cell_none(),
+			s->kernel ? rpt_cell_u64(s->dropped, NULL) : rpt_cell_none(),
+		};
+
+		if (s->buffer_index != lastbuf) {
+			fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", buf_label(bn), *bn ? "\"" : "");
+			rpt_table_head(&stream_table, out);
+			lastbuf = s->buffer_index;
+		}
+		rpt_table_text_row(&stream_table, out, c);
+	}
+	fputs("\ncomplete data (from the first record after the last loss marker)\n", out);
+	for (k = 0; k < r->nstreams; k++) {
+		const struct rpt_drops_stream *s = &r->streams[k];
+
+		rpt_fit(nb, sizeof(nb), buf_label(s->buffer), 14);
+		if (!s->events)
+			fprintf(out, "  %-14s CPU %-3d no events\n", nb, s->cpu);
+		else
+			fprintf(out, "  %-14s CPU %-3d %s..%s%s\n", nb, s->cpu,
+				rpt_fmt_ts(b1, sizeof(b1), s->complete_from),
+				rpt_fmt_ts(b2, sizeof(b2), s->complete_to),
+				s->drops_unmarked ? " (drops not marked)" : "");
+	}
+}
+
+static void text_bpf_recorder(const struct rpt_drops_result *r, FILE *out)
+{
+	char nb[128];
+	size_t j;
+
+	if (r->nbpf) {
+		fputs("\nBPF ring buffer reservation failures\n", out);
+		rpt_table_head(&bpf_table, out);
+		for (j = 0; j < r->nbpf; j++) {
+			struct rpt_cell c[] = {
+				rpt_cell_str(rpt_fit(nb, sizeof(nb), r->bpf[j].name ? r->bpf[j].name : "?", 24)),
+				rpt_cell_u64(r->bpf[j].cpu, NULL), rpt_cell_u64(r->bpf[j].count, NULL),
+			};
+
+			rpt_table_text_row(&bpf_table, out, c);
+		}
+	}
+	if (r->nrecorder) {
+		fputs("\nrecorder\n", out);
+		for (j = 0; j < r->nrecorder; j++)
+			fprintf(out, "  %-30s %12" PRIu64 "\n", rpt_fit(nb, sizeof(nb), r->recorder[j].name, 30),
+				r->recorder[j].count);
+	}
+}
+
+static void text_losses(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32], b3[32], nb[128];
+	size_t j;
+
+	if (!r->loss_markers)
+		return;
+	fputs("\nloss markers (events lost between the two times)\n", out);
+	for (j = 0; j < r->nlosses && j < 20; j++) {
+		const struct rpt_drops_loss *l = &r->losses[j];
+
+		if (l->count < 0)
+			snprintf(b3, sizeof(b3), "unknown");
+		else
+			snprintf(b3, sizeof(b3), "%" PRId64, l->count);
+		fprintf(out, "  %-14s CPU %-3d %s..%s  %s\n", rpt_fit(nb, sizeof(nb), buf_label(l->buffer), 14),
+			l->cpu, rpt_fmt_ts(b1, sizeof(b1), l->after_ts ? l->after_ts : l->ts),
+			rpt_fmt_ts(b2, sizeof(b2), l->ts), b3);
+	}
+	if (r->nlosses > 20)
+		fprintf(out, "  ... %zu more (see --json)\n", r->nlosses - 20);
+}
+
+static void text_windows(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b3[32];
+	int printed = 0, skipped = 0;
+	size_t k;
+
+	if (!r->window_ns || !(r->loss_markers || r->bpf_drops))
+		return;
+	fprintf(out, "\nper %s window (windows with loss)\n", rpt_fmt_dur(b3, sizeof(b3), r->window_ns));
+	fputs("  start              events    lost  no-count    bpf\n", out);
+	for (k = 0; k < r->nwindows; k++) {
+		const struct rpt_drops_window *w = &r->windows[k];
+
+		if (!w->markers && !w->bpf)
+			continue;
+		if (printed++ >= 40) {
+			skipped++;
+			continue;
+		}
+		fprintf(out, "  %-16s %8" PRIu64 " %7" PRIu64 " %9" PRIu64 " %6" PRIu64 "\n",
+			rpt_fmt_ts(b1, sizeof(b1), w->start), w->events, w->lost_marked,
+			w->unknown_markers, w->bpf);
+	}
+	if (skipped)
+		fprintf(out, "  ... %d more windows with loss (see --json)\n", skipped);
+}
+
+static void text_affected(const struct rpt_drops_result *r, FILE *out)
+{
+	char nb[128];
+	size_t j;
+
+	if (r->ntypes) {
+		fputs("\naffected event types (recorded on CPUs that lost events)\n", out);
+		for (j = 0; j < r->ntypes && j < 10; j++)
+			fprintf(out, "  %-40s %12" PRIu64 "\n", rpt_fit(nb, sizeof(nb), r->types[j].name, 40),
+				r->types[j].count);
+		if (r->ntypes > 10)
+			fprintf(out, "  ... %zu more types\n", r->ntypes - 10);
+	}
+	if (r->nanalyses) {
+		fputs("\naffected analyses\n", out);
+		for (j = 0; j < r->nanalyses; j++)
+			fprintf(out, "  %s\n", r->analyses[j]);
+	}
+	fputs("\nadvice\n", out);
+	if (!r->nadvice)
+		fputs("  nothing was lost: no change needed\n", out);
+	for (j = 0; j < r->nadvice; j++)
+		rpt_print_bullet(out, 76, r->advice[j]);
+}
+
+static void print_text(const struct rpt_drops_result *r, const struct rpt_ctx *ctx, FILE *out)
+{
+	rpt_print_title(out, "Lost events in", r->path);
+	text_flight(r, out);
+	text_span(r, out);
+	rpt_clock_note(ctx, out);
+	rpt_damage_note(ctx, out);
+	text_totals(r, out);
+	text_streams(r, out);
+	text_bpf_recorder(r, out);
+	text_losses(r, out);
+	text_windows(r, out);
+	text_affected(r, out);
+}
+
+static int drops_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct drops *d = priv;
+	const struct rpt_opts *o = ctx->opts;
+	FILE *out = o->out ? o->out : stdout;
+	struct rpt_drops_result res;
+	int err;
+
+	if (d->too_many) {
+		ft_error("--window %" PRIu64 " ns makes more than %d windows over this trace: use a larger one",
+			 d->width, FIXED_MAX);
+		return -ECANCELED;
+	}
+	err = drops_compute(d, ctx, &res);
+	if (err)
+		return err;
+	if (d->conf->result) {
+		*d->conf->result = res;	/* the caller's now */
+		return 0;
+	}
+	if (o->json)
+		err = print_json(&res, out);
+	else
+		print_text(&res, ctx, out);
+	rpt_drops_result_release(&res);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;

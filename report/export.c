@@ -30,8 +30,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "drops.h"
 #include "flytrap.h"
 #include "format.h"
+#include "overhead.h"
 #include "replay.h"
 #include "share.h"
 #include "flamesvg.h"
@@ -330,8 +332,8 @@ static inline void j_us(struct jout *j, uint64_t ns)
 
 /*
  * JSON string from bytes that come from the trace (task names, symbols):
- * stops at NUL or n, escapes what JSON requires, and turns bytes that are
- * not UTF-8 into U+FFFD so the document stays valid UTF-8.
+ * stops at NUL or n; plain ASCII is copied, everything else goes through
+ * the one escaping rule of every JSON flytrap writes (ft_json_char).
  */
 static void j_strn(struct jout *j, const char *s, size_t n)
 {
@@ -341,7 +343,7 @@ static void j_strn(struct jout *j, const char *s, size_t n)
 	J_LIT(j, "\"");
 	while (i < n && p[i]) {
 		unsigned char c = p[i];
-		size_t l;
+		size_t used;
 
 		j_need(j, 8);
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
@@ -349,24 +351,8 @@ static void j_strn(struct jout *j, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		if (c < 0x80) {
-			if (c == '"' || c == '\\') {
-				j->buf[j->len++] = '\\';
-				j->buf[j->len++] = (char)c;
-			} else {
-				j->len += (size_t)snprintf(j->buf + j->len, 8, "\\u%04x", c);
-			}
-			i++;
-			continue;
-		}
-		l = ft_utf8_len(p + i, n - i, NULL);
-		if (!l || memchr(p + i, 0, l)) {
-			J_LIT(j, "\\ufffd");
-			i++;
-		} else {
-			j_raw(j, (const char *)p + i, l);
-			i += l;
-		}
+		j->len += ft_json_char(p + i, n - i, 0, j->buf + j->len, &used);
+		i += used;
 	}
 	J_LIT(j, "\"");
 }
@@ -1803,6 +1789,8 @@ static const struct rpt_analyzer exp_analyzer = {
 #pragma weak rpt_callgraph_analyzer
 #pragma weak rpt_overhead_analyzer
 #pragma weak rpt_drops_analyzer
+#pragma weak rpt_overhead_result_release
+#pragma weak rpt_drops_result_release
 
 static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath)
 {
@@ -1811,29 +1799,29 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	struct rpt_analyzer cg, ex = exp_analyzer, ov, dr;
 	const struct rpt_analyzer *list[4];
 	struct exp_html_input in = { 0 };
-	FILE *streams[3] = { NULL, NULL, NULL };
-	char *bufs[3] = { NULL, NULL, NULL };
-	size_t lens[3] = { 0, 0, 0 };
+	struct rpt_overhead_conf ovc = { 0 };
+	struct rpt_drops_conf drc = { 0 };
+	struct rpt_overhead_result ovres = { 0 };
+	struct rpt_drops_result drres = { 0 };
+	FILE *devnull = NULL;
 	const char *unit = NULL;
 	char filters[512];
-	int n = 0, rc, i, ret = EXIT_OK;
+	int n = 0, rc, ret = EXIT_OK;
 	struct rpt_flame *calls = rpt_flame_new();
 
 	if (!calls)
 		return ft_error("cannot export: %s", strerror(ENOMEM));
-	for (i = 0; i < 3; i++) {
-		/* the call graph's own printout is not wanted, only its stacks */
-		streams[i] = i ? open_memstream(&bufs[i], &lens[i]) : fopen("/dev/null", "w");
-		if (!streams[i]) {
-			ret = ft_error("cannot export: %s", strerror(errno));
-			goto out;
-		}
+	/* the call graph's own printout is not wanted, only its stacks */
+	devnull = fopen("/dev/null", "w");
+	if (!devnull) {
+		ret = ft_error("cannot export: %s", strerror(errno));
+		goto out;
 	}
 	exp_conf.html = true;
 	exp_conf.html_data = &hd;
 	exp_conf.out = NULL;	/* the Chrome JSON is not wanted here */
 	o->json = true;
-	ex.out = streams[0];
+	ex.out = devnull;
 	list[n++] = &ex;
 	if (&rpt_callgraph_analyzer) {
 		cg = rpt_callgraph_analyzer;
@@ -1842,17 +1830,19 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		cgc.flame = calls;
 		cgc.flame_unit = &unit;
 		cg.conf = &cgc;
-		cg.out = streams[0];
+		cg.out = devnull;
 		list[n++] = &cg;
 	}
 	if (&rpt_overhead_analyzer) {
 		ov = rpt_overhead_analyzer;
-		ov.out = streams[1];
+		ovc.result = &ovres;
+		ov.conf = &ovc;
 		list[n++] = &ov;
 	}
 	if (&rpt_drops_analyzer) {
 		dr = rpt_drops_analyzer;
-		dr.out = streams[2];
+		drc.result = &drres;
+		dr.conf = &drc;
 		list[n++] = &dr;
 	}
 
@@ -1862,10 +1852,6 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		goto out;
 	}
 	ret = rpt_replay_status(rc, r, o, "export");	/* damaged data: the page covers what was read */
-	for (i = 0; i < 3; i++) {
-		fclose(streams[i]);
-		streams[i] = NULL;
-	}
 	in.path = o->path;
 	in.info = fmt_reader_info(r);
 	in.data = &hd;
@@ -1878,10 +1864,10 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		in.calls_unit = "ns";
 		in.calls_from_analyzer = false;
 	}
-	in.overhead_json = &rpt_overhead_analyzer && lens[1] ? bufs[1] : NULL;
+	in.overhead = ovres.path ? &ovres : NULL;	/* path: the analyzer finished */
 	in.why_overhead = &rpt_overhead_analyzer ? "the overhead analyzer gave no output"
 						 : "this flytrap was built without the overhead analyzer";
-	in.drops_json = &rpt_drops_analyzer && lens[2] ? bufs[2] : NULL;
+	in.drops = drres.path ? &drres : NULL;
 	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
 					   : "this flytrap was built without the drops analyzer";
 	in.filters = rpt_fmt_filters(o, filters, sizeof(filters));
@@ -1897,11 +1883,12 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 				       strerror(e));
 	}
 out:
-	for (i = 0; i < 3; i++) {
-		if (streams[i])
-			fclose(streams[i]);
-		free(bufs[i]);
-	}
+	if (devnull)
+		fclose(devnull);
+	if (&rpt_overhead_analyzer)
+		rpt_overhead_result_release(&ovres);
+	if (&rpt_drops_analyzer)
+		rpt_drops_result_release(&drres);
 	exp_tl_release(&hd.tl);
 	rpt_flame_free(hd.oncpu);
 	rpt_flame_free(hd.byevent);

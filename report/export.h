@@ -61,8 +61,9 @@ struct exp_html_input {
 	struct rpt_flame *calls;	/* from the callgraph analyzer, may be empty */
 	const char *calls_unit;
 	bool calls_from_analyzer;	/* else built by export from the slices it wrote */
-	const char *overhead_json;	/* NULL: not available (with why_overhead) */
-	const char *drops_json;
+	/* the analyzers' results (report/overhead.h, drops.h); NULL: not available (why_*) */
+	const struct rpt_overhead_result *overhead;
+	const struct rpt_drops_result *drops;
 	const char *why_overhead, *why_drops;
 	const char *filters;		/* human text of the filters in effect, "" if none */
 };

@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flytrap.h"
-#include "flamesvg.h"
+#include "drops.h"
 #include "export.h"
+#include "flamesvg.h"
+#include "flytrap.h"
+#include "json.h"
+#include "overhead.h"
 
 /* ---- timeline ------------------------------------------------------------- */
 
@@ -154,15 +157,31 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
-/* JSON text inside a <script> block: '<' as \u003c (only valid inside strings, the only place it can be) */
-static void script_json(FILE *f, const char *s)
+#pragma weak rpt_overhead_json
+#pragma weak rpt_drops_json
+
+/* An analyzer's result as JSON inside a <script> block ('<' escaped: it cannot end the block). */
+static void script_result(FILE *f, const char *id, const void *res,
+			  void (*render)(const void *res, struct rpt_json *j))
 {
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("\\u003c", f);
-		else
-			fputc(*s, f);
-	}
+	struct rpt_json j;
+
+	if (rpt_json_init(&j, f, FT_JSON_SCRIPT))
+		return;
+	fprintf(f, "<script type=\"application/json\" id=\"%s\">", id);
+	render(res, &j);
+	RPT_JSON_LIT(&j, "</script>\n");
+	rpt_json_done(&j);	/* a failed write stays on f (exp_html_write checks ferror) */
+}
+
+static void overhead_render(const void *res, struct rpt_json *j)
+{
+	rpt_overhead_json(res, j);
+}
+
+static void drops_render(const void *res, struct rpt_json *j)
+{
+	rpt_drops_json(res, j);
 }
 
 static void u64_array(FILE *f, const uint64_t *v, int n)
@@ -402,13 +421,13 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 	      "</section>\n", f);
 
 	fputs("<section id=\"overhead\"><h2>Overhead</h2>\n<div id=\"overhead-out\"></div>\n", f);
-	if (!in->overhead_json) {
+	if (!in->overhead) {
 		fputs("<p class=\"note\">", f);
 		html_text(f, in->why_overhead);
 		fputs("</p>\n", f);
 	}
 	fputs("</section>\n<section id=\"drops\"><h2>Drops</h2>\n<div id=\"drops-out\"></div>\n", f);
-	if (!in->drops_json) {
+	if (!in->drops) {
 		fputs("<p class=\"note\">", f);
 		html_text(f, in->why_drops);
 		fputs("</p>\n", f);
@@ -418,16 +437,10 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 	fputs("<script type=\"application/json\" id=\"timeline-data\">", f);
 	timeline_json(f, &d->tl);
 	fputs("</script>\n", f);
-	if (in->overhead_json) {
-		fputs("<script type=\"application/json\" id=\"overhead-data\">", f);
-		script_json(f, in->overhead_json);
-		fputs("</script>\n", f);
-	}
-	if (in->drops_json) {
-		fputs("<script type=\"application/json\" id=\"drops-data\">", f);
-		script_json(f, in->drops_json);
-		fputs("</script>\n", f);
-	}
+	if (in->overhead && rpt_overhead_json)
+		script_result(f, "overhead-data", in->overhead, overhead_render);
+	if (in->drops && rpt_drops_json)
+		script_result(f, "drops-data", in->drops, drops_render);
 	fputs("<script>\n", f);
 	fputs(page_js, f);
 	fputs("</script>\n</body></html>\n", f);

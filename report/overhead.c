@@ -18,9 +18,11 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "overhead.h"
 #include "replay.h"
 #include "sysnames.h"
+#include "table.h"
 
 enum okind {
 	OK_OTHER = 1,
@@ -881,7 +883,6 @@ static char *recstat(const struct rpt_ctx *ctx, const char *key)
 
 struct rs_walk {
 	FILE *out;
-	bool json;
 	bool cpu_lines;		/* second walk: only the per-CPU lines, wrapped */
 	int cnt;
 	struct rs_table *t;
@@ -896,25 +897,18 @@ static void rs_emit(void *arg, const char *k, int kl, const char *v, int vl)
 			rs_line(w->out, k, kl, v, vl);
 		return;
 	}
-	if (w->json) {
-		if (w->cnt)
-			fputc(',', w->out);
-		ft_json_strn(w->out, k, (size_t)kl);
-		fputc(':', w->out);
-		ft_json_strn(w->out, v, (size_t)vl);
-	} else if (w->t && is_cpu_key(k, (size_t)kl)) {
+	if (w->t && is_cpu_key(k, (size_t)kl))
 		rs_add(w->t, k, (size_t)kl, v, (size_t)vl);
-	} else {
+	else
 		rs_line(w->out, k, kl, v, vl);
-	}
 	w->cnt++;
 }
 
-/* RECSTATS lines as text rows or JSON members; returns how many */
-static int print_recstats(const struct rpt_ctx *ctx, FILE *out, bool json)
+/* RECSTATS lines as text rows; returns how many */
+static int print_recstats(const struct rpt_ctx *ctx, FILE *out)
 {
-	struct rs_walk w = { .out = out, .json = json };
-	struct rs_table *t = json ? NULL : calloc(1, sizeof(*t));
+	struct rs_walk w = { .out = out };
+	struct rs_table *t = calloc(1, sizeof(*t));
 	int r, c, width;
 
 	w.t = t;
@@ -963,6 +957,12 @@ void rpt_overhead_result_release(struct rpt_overhead_result *r)
 		free(r->types[k].name);
 	for (i = 0; i < r->nadvice; i++)
 		free(r->advice[i]);
+	for (k = 0; k < r->nstats; k++) {
+		free(r->stats[k].key);
+		free(r->stats[k].value);
+	}
+	free(r->stats);
+	free(r->path);
 	free(r->tasks);
 	free(r->syscalls);
 	free(r->irqs);
@@ -1310,6 +1310,43 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 	return err;
 }
 
+struct rs_keep {
+	struct rpt_overhead_result *r;
+	bool oom;
+};
+
+static void rs_keep(void *arg, const char *k, int kl, const char *v, int vl)
+{
+	struct rs_keep *w = arg;
+	struct rpt_ovh_stat *n;
+
+	if (w->oom)
+		return;
+	n = realloc(w->r->stats, (w->r->nstats + 1) * sizeof(*n));
+	if (!n) {
+		w->oom = true;
+		return;
+	}
+	w->r->stats = n;
+	n += w->r->nstats;
+	n->key = strndup(k, (size_t)kl);
+	n->value = strndup(v, (size_t)vl);
+	w->r->nstats++;
+	w->oom = !n->key || !n->value;
+}
+
+/* What the JSON says of the file: its path, damage, losses and the recorder's statistics. */
+static int fill_file(struct rpt_overhead_result *r, const struct rpt_ctx *ctx)
+{
+	struct rs_keep w = { .r = r };
+
+	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
+	r->partial = rpt_partial(ctx);
+	rpt_loss_summary(ctx, r->first_ts, r->last_ts, &r->loss);
+	recstats_each(ctx, &w, rs_keep);
+	return !r->path || w.oom ? -ENOMEM : 0;
+}
+
 static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
 {
 	const struct rpt_opts *op = ctx->opts;
@@ -1343,110 +1380,227 @@ static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt
 	r->last_ts = op->has_t1 && op->t1_ns < ctx->all_last_ts ? op->t1_ns : ctx->all_last_ts;
 	if (r->last_ts < r->first_ts)
 		r->last_ts = r->first_ts;
+	if (!err)
+		err = fill_file(r, ctx);
 	return err;
 }
 
 /* ---- render ------------------------------------------------------------------- */
 
-static void json_tables(const struct rpt_overhead_result *r, FILE *out)
+static void json_cpus(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
 	size_t k;
 
-	fputs(",\"cpus\":[", out);
+	rpt_json_karr(j, "cpus");
 	for (k = 0; k < r->ncpus; k++) {
 		const struct rpt_ovh_cpu *c = &r->cpus[k];
 
+		rpt_json_obj(j);
+		rpt_json_ki64(j, "cpu", c->cpu);
 		/* a pid-limited recording cannot tell busy from idle: null, not a guess */
-		if (r->recorded_pids)
-			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":null,\"idle_ns\":null", k ? "," : "", c->cpu);
-		else
-			fprintf(out, "%s{\"cpu\":%d,\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64,
-				k ? "," : "", c->cpu, c->busy_ns, c->idle_ns);
-		fprintf(out, ",\"switches\":%" PRIu64 ",\"sched_data\":%s}", c->switches,
-			c->known ? "true" : "false");
+		if (r->recorded_pids) {
+			rpt_json_knull(j, "busy_ns");
+			rpt_json_knull(j, "idle_ns");
+		} else {
+			rpt_json_ku64(j, "busy_ns", c->busy_ns);
+			rpt_json_ku64(j, "idle_ns", c->idle_ns);
+		}
+		rpt_json_ku64(j, "switches", c->switches);
+		rpt_json_kbool(j, "sched_data", c->known);
+		rpt_json_obj_end(j);
 	}
-	fputs("],\"tasks\":[", out);
+	rpt_json_arr_end(j);
+}
+
+static void json_tasks(const struct rpt_overhead_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_karr(j, "tasks");
 	for (k = 0; k < r->ntasks; k++) {
 		const struct rpt_ovh_task *t = &r->tasks[k];
 
-		fprintf(out, "%s{\"pid\":%d,\"tgid\":%d,\"comm\":", k ? "," : "", t->pid, t->tgid);
-		ft_json_str(out, t->comm);
-		fprintf(out, ",\"on_cpu_ns\":%" PRIu64 ",\"off_cpu_ns\":%" PRIu64 ",\"runnable_ns\":%" PRIu64
-			",\"blocked_ns\":%" PRIu64 ",\"switches\":%" PRIu64 ",\"syscalls\":%" PRIu64
-			",\"syscall_ns\":%" PRIu64 ",\"exited\":%s}", t->on_cpu_ns, t->runnable_ns + t->blocked_ns,
-			t->runnable_ns, t->blocked_ns, t->switches, t->syscalls, t->syscall_ns,
-			t->exited ? "true" : "false");
+		rpt_json_obj(j);
+		rpt_json_ki64(j, "pid", t->pid);
+		rpt_json_ki64(j, "tgid", t->tgid);
+		rpt_json_kstr(j, "comm", t->comm);
+		rpt_json_ku64(j, "on_cpu_ns", t->on_cpu_ns);
+		rpt_json_ku64(j, "off_cpu_ns", t->runnable_ns + t->blocked_ns);
+		rpt_json_ku64(j, "runnable_ns", t->runnable_ns);
+		rpt_json_ku64(j, "blocked_ns", t->blocked_ns);
+		rpt_json_ku64(j, "switches", t->switches);
+		rpt_json_ku64(j, "syscalls", t->syscalls);
+		rpt_json_ku64(j, "syscall_ns", t->syscall_ns);
+		rpt_json_kbool(j, "exited", t->exited);
+		rpt_json_obj_end(j);
 	}
-	fprintf(out, "],\"syscall_source\":\"%s\",\"syscall_calls_other_source\":%" PRIu64
-		",\"syscalls\":[", r->syscall_source ? "bpf" : "tracepoints", r->syscall_calls_other_source);
+	rpt_json_arr_end(j);
+}
+
+static void json_syscalls(const struct rpt_overhead_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_kstr(j, "syscall_source", r->syscall_source ? "bpf" : "tracepoints");
+	rpt_json_ku64(j, "syscall_calls_other_source", r->syscall_calls_other_source);
+	rpt_json_karr(j, "syscalls");
 	for (k = 0; k < r->nsyscalls; k++) {
 		const struct rpt_ovh_syscall *s = &r->syscalls[k];
 
-		fprintf(out, "%s{\"nr\":%ld,\"name\":", k ? "," : "", s->nr);
-		ft_json_str(out, s->name);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"total_ns\":%" PRIu64
-			",\"mean_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
-			",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"from_histograms\":%s}",
-			s->count, s->errors, s->total_ns, s->mean_ns, s->min_ns, s->p50_ns, s->p99_ns, s->max_ns,
-			s->from_hist ? "true" : "false");
+		rpt_json_obj(j);
+		rpt_json_ki64(j, "nr", s->nr);
+		rpt_json_kstr(j, "name", s->name);
+		rpt_json_ku64(j, "count", s->count);
+		rpt_json_ku64(j, "errors", s->errors);
+		rpt_json_ku64(j, "total_ns", s->total_ns);
+		rpt_json_ku64(j, "mean_ns", s->mean_ns);
+		rpt_json_ku64(j, "min_ns", s->min_ns);
+		rpt_json_ku64(j, "p50_ns", s->p50_ns);
+		rpt_json_ku64(j, "p99_ns", s->p99_ns);
+		rpt_json_ku64(j, "max_ns", s->max_ns);
+		rpt_json_kbool(j, "from_histograms", s->from_hist);
+		rpt_json_obj_end(j);
 	}
-	fprintf(out, "],\"syscalls_unmatched\":%" PRIu64 ",\"irqs\":[", r->syscalls_unmatched);
-	for (k = 0; k < r->nirqs; k++) {
-		fprintf(out, "%s{\"irq\":%d,\"name\":", k ? "," : "", r->irqs[k].nr);
-		ft_json_str(out, r->irqs[k].name);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-			r->irqs[k].count, r->irqs[k].total_ns, r->irqs[k].max_ns);
+	rpt_json_arr_end(j);
+	rpt_json_ku64(j, "syscalls_unmatched", r->syscalls_unmatched);
+}
+
+/* The interrupts table: text (kind, irq, name, count, total, max) and JSON ("irq" or "vec"). */
+static const struct rpt_col irq_cols[] = {
+	{ "kind", NULL, -7, 0 },
+	{ "irq", "irq", 4, 1 },
+	{ "name", "name", -20, 2 },
+	{ "count", "count", 9, 1 },
+	{ "total", "total_ns", 11, 1 },
+	{ "max", "max_ns", 11, 1 },
+};
+#define NIRQ_COLS (sizeof(irq_cols) / sizeof(irq_cols[0]))
+
+/* One row of the table; kind "hardirq" or "softirq", buffers for the text. */
+static void irq_cells(struct rpt_cell *c, const struct rpt_ovh_irq *v, const char *kind,
+		      char (*buf)[128])
+{
+	c[0] = rpt_cell_str(kind);
+	c[1] = rpt_cell_i64(v->nr, NULL);
+	c[2] = rpt_cell_str(rpt_fit(buf[0], sizeof(buf[0]), v->name, 20));
+	c[3] = rpt_cell_u64(v->count, NULL);
+	c[4] = rpt_cell_u64(v->total_ns, rpt_fmt_dur(buf[1], sizeof(buf[1]), v->total_ns));
+	c[5] = rpt_cell_u64(v->max_ns, rpt_fmt_dur(buf[2], sizeof(buf[2]), v->max_ns));
+}
+
+/* the irqs and the softirqs: one table shape, the number under its own key */
+static void json_irqs(struct rpt_json *j, const char *key, const char *nr_key,
+		      const struct rpt_ovh_irq *v, size_t n)
+{
+	struct rpt_col cols[NIRQ_COLS];
+	struct rpt_table t = { cols, NIRQ_COLS, NULL };
+	size_t k;
+
+	memcpy(cols, irq_cols, sizeof(cols));
+	cols[1].key = nr_key;
+	rpt_json_karr(j, key);
+	for (k = 0; k < n; k++) {
+		struct rpt_cell c[NIRQ_COLS];
+		char buf[3][128];
+
+		irq_cells(c, &v[k], "", buf);
+		c[2] = rpt_cell_str(v[k].name);	/* whole, not cut to the text width */
+		rpt_table_json_row(&t, j, c);
 	}
-	fputs("],\"softirqs\":[", out);
-	for (k = 0; k < r->nsoftirqs; k++) {
-		fprintf(out, "%s{\"vec\":%d,\"name\":", k ? "," : "", r->softirqs[k].nr);
-		ft_json_str(out, r->softirqs[k].name);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
-			r->softirqs[k].count, r->softirqs[k].total_ns, r->softirqs[k].max_ns);
-	}
-	fputs("],\"event_types\":[", out);
+	rpt_json_arr_end(j);
+}
+
+static void json_types(const struct rpt_overhead_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_karr(j, "event_types");
 	for (k = 0; k < r->ntypes; k++) {
 		const struct rpt_ovh_type *t = &r->types[k];
 
-		fprintf(out, "%s{\"id\":%d,\"event\":", k ? "," : "", t->id);
-		ft_json_str(out, t->name);
-		fprintf(out, ",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"share\":%.4f"
-			",\"peak_rate\":%" PRIu64 ",\"peak_cpu\":%d}", t->count, t->bytes,
-			r->bytes ? (double)t->bytes / (double)r->bytes : 0.0, t->peak_rate, t->peak_cpu);
+		rpt_json_obj(j);
+		rpt_json_ki64(j, "id", t->id);
+		rpt_json_kstr(j, "event", t->name);
+		rpt_json_ku64(j, "count", t->count);
+		rpt_json_ku64(j, "bytes", t->bytes);
+		rpt_json_kdouble(j, "share", 4, r->bytes ? (double)t->bytes / (double)r->bytes : 0.0);
+		rpt_json_ku64(j, "peak_rate", t->peak_rate);
+		rpt_json_ki64(j, "peak_cpu", t->peak_cpu);
+		rpt_json_obj_end(j);
 	}
+	rpt_json_arr_end(j);
 }
 
-static int print_json(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+static void json_recorder(const struct rpt_overhead_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_kobj(j, "recorder");
+	rpt_json_ku64(j, "stored_bytes", r->stored_bytes);
+	rpt_json_ku64(j, "uncompressed_bytes", r->uncompressed_bytes);
+	rpt_json_kdouble(j, "compression_ratio", 3, r->compression_ratio);
+	rpt_json_kobj(j, "stats");
+	for (k = 0; k < r->nstats; k++)
+		rpt_json_kstr(j, r->stats[k].key, r->stats[k].value);
+	rpt_json_obj_end(j);
+	rpt_json_obj_end(j);
+}
+
+static void json_loss(const struct rpt_loss_summary *l, struct rpt_json *j)
+{
+	rpt_json_kobj(j, "loss");
+	rpt_json_ki64(j, "markers", l->markers);
+	rpt_json_ku64(j, "events", l->events);
+	rpt_json_ku64(j, "unknown", l->unknown);
+	rpt_json_ku64(j, "first_ts", l->first_ts);
+	rpt_json_ku64(j, "last_ts", l->last_ts);
+	rpt_json_ku64(j, "kernel_lost", l->kernel_lost);
+	rpt_json_obj_end(j);
+}
+
+void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
 	int i;
 
-	fputs("{\"file\":", out);
-	ft_json_str(out, ctx->opts->path);
-	fprintf(out, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
-	fprintf(out, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-		",\"events\":%" PRIu64 ",\"loss\":", r->first_ts, r->last_ts, r->last_ts - r->first_ts,
-		r->events);
-	rpt_loss_json(ctx, out, r->first_ts, r->last_ts);
-	fputs(",\"recorded_pids\":", out);
-	if (r->recorded_pids)
-		ft_json_str(out, r->recorded_pids);
-	else
-		fputs("null", out);
-	json_tables(r, out);
-	fprintf(out, "],\"user_stack_copies\":{\"stacks\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
-		r->ucopy_stacks, r->ucopy_bytes);
-	fprintf(out, ",\"bytes\":%" PRIu64 ",\"recorder\":{\"stored_bytes\":%" PRIu64
-		",\"uncompressed_bytes\":%" PRIu64 ",\"compression_ratio\":%.3f,\"stats\":{",
-		r->bytes, r->stored_bytes, r->uncompressed_bytes, r->compression_ratio);
-	print_recstats(ctx, out, true);
-	fputs("}},\"advice\":[", out);
-	for (i = 0; i < r->nadvice; i++) {
-		if (i)
-			fputc(',', out);
-		ft_json_str(out, r->advice[i]);
-	}
-	fputs("]}\n", out);
-	return 0;
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", r->path);
+	rpt_json_kbool(j, "partial", r->partial);
+	rpt_json_ku64(j, "first_ts", r->first_ts);
+	rpt_json_ku64(j, "last_ts", r->last_ts);
+	rpt_json_ku64(j, "duration_ns", r->last_ts - r->first_ts);
+	rpt_json_ku64(j, "events", r->events);
+	json_loss(&r->loss, j);
+	rpt_json_kstr_or_null(j, "recorded_pids", r->recorded_pids);
+	json_cpus(r, j);
+	json_tasks(r, j);
+	json_syscalls(r, j);
+	json_irqs(j, "irqs", "irq", r->irqs, r->nirqs);
+	json_irqs(j, "softirqs", "vec", r->softirqs, r->nsoftirqs);
+	json_types(r, j);
+	rpt_json_kobj(j, "user_stack_copies");
+	rpt_json_ku64(j, "stacks", r->ucopy_stacks);
+	rpt_json_ku64(j, "bytes", r->ucopy_bytes);
+	rpt_json_obj_end(j);
+	rpt_json_ku64(j, "bytes", r->bytes);
+	json_recorder(r, j);
+	rpt_json_karr(j, "advice");
+	for (i = 0; i < r->nadvice; i++)
+		rpt_json_str(j, r->advice[i]);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
+}
+
+static int print_json(const struct rpt_overhead_result *r, FILE *out)
+{
+	struct rpt_json j;
+	int err;
+
+	if (rpt_json_init(&j, out, 0))
+		return -ENOMEM;
+	rpt_overhead_json(r, &j);
+	RPT_JSON_LIT(&j, "\n");
+	err = rpt_json_done(&j);
+	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream (rpt_out_failed) */
 }
 
 /* the window, and why the tables may be empty */
@@ -1585,22 +1739,23 @@ static void text_syscalls(const struct rpt_overhead_result *r, size_t top, FILE 
 
 static void text_irqs(const struct rpt_overhead_result *r, size_t top, FILE *out)
 {
-	char b1[32], b2[32], b7[128];
+	const struct rpt_table t = { irq_cols, NIRQ_COLS, "  " };
+	struct rpt_cell c[NIRQ_COLS];
+	char buf[3][128];
 	size_t k;
 
 	if (!r->nirqs && !r->nsoftirqs)
 		return;
-	fputs("\nInterrupts\n  kind     irq  name                     count       total         max\n", out);
-	for (k = 0; k < r->nirqs && k < top; k++)
-		fprintf(out, "  hardirq %4d  %-20s %9" PRIu64 " %11s %11s\n", r->irqs[k].nr,
-			rpt_fit(b7, sizeof(b7), r->irqs[k].name, 20), r->irqs[k].count,
-			rpt_fmt_dur(b1, sizeof(b1), r->irqs[k].total_ns),
-			rpt_fmt_dur(b2, sizeof(b2), r->irqs[k].max_ns));
-	for (k = 0; k < r->nsoftirqs && k < top; k++)
-		fprintf(out, "  softirq %4d  %-20s %9" PRIu64 " %11s %11s\n", r->softirqs[k].nr,
-			rpt_fit(b7, sizeof(b7), r->softirqs[k].name, 20), r->softirqs[k].count,
-			rpt_fmt_dur(b1, sizeof(b1), r->softirqs[k].total_ns),
-			rpt_fmt_dur(b2, sizeof(b2), r->softirqs[k].max_ns));
+	fputs("\nInterrupts\n", out);
+	rpt_table_head(&t, out);
+	for (k = 0; k < r->nirqs && k < top; k++) {
+		irq_cells(c, &r->irqs[k], "hardirq", buf);
+		rpt_table_text_row(&t, out, c);
+	}
+	for (k = 0; k < r->nsoftirqs && k < top; k++) {
+		irq_cells(c, &r->softirqs[k], "softirq", buf);
+		rpt_table_text_row(&t, out, c);
+	}
 }
 
 static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *out)
@@ -1666,7 +1821,7 @@ static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_
 	free(du);
 	free(cu);
 	free(cs);
-	if (!print_recstats(ctx, out, false))
+	if (!print_recstats(ctx, out))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
 }
 
@@ -1704,7 +1859,7 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		return 0;
 	}
 	if (!err)
-		err = op->json ? print_json(&res, ctx, out) : print_text(&res, ctx, top, out);
+		err = op->json ? print_json(&res, out) : print_text(&res, ctx, top, out);
 	rpt_overhead_result_release(&res);
 	return err;
 }

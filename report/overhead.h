@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay.h"	/* struct rpt_loss_summary */
+
+struct rpt_json;
+
 /* A CPU with events, inside --cpu. */
 struct rpt_ovh_cpu {
 	int cpu;
@@ -48,7 +52,17 @@ struct rpt_ovh_type {
 	int peak_cpu;
 };
 
+/* A key=value line of the recorder's statistics (RECSTATS), as stored. */
+struct rpt_ovh_stat {
+	char *key, *value;
+};
+
 struct rpt_overhead_result {
+	char *path;			/* the file */
+	bool partial;			/* the replay stopped on damaged data */
+	struct rpt_loss_summary loss;	/* page losses inside the window */
+	size_t nstats;
+	struct rpt_ovh_stat *stats;
 	uint64_t first_ts, last_ts;	/* the window the figures cover */
 	uint64_t events, bytes;		/* events and bytes in the file (inside the filters) */
 	char *recorded_pids;		/* a pid-limited recording's pids, or NULL */
@@ -70,5 +84,8 @@ struct rpt_overhead_result {
 
 /* Frees what r holds and zeroes it; NULL or a zeroed result is a no-op. */
 void rpt_overhead_result_release(struct rpt_overhead_result *r);
+
+/* The result as `overhead --json` prints it (one object, no newline). */
+void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j);
 
 #endif

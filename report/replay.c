@@ -949,14 +949,24 @@ int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1)
 	return s.markers;
 }
 
-void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
+void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_summary *out)
 {
 	struct loss_sum s;
 
 	loss_sum(ctx, t0, t1, &s);
+	*out = (struct rpt_loss_summary){ .markers = s.markers, .events = s.events, .unknown = s.unknown,
+					  .first_ts = s.first, .last_ts = s.last,
+					  .kernel_lost = kernel_lost(ctx) };
+}
+
+void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
+{
+	struct rpt_loss_summary s;
+
+	rpt_loss_summary(ctx, t0, t1, &s);
 	fprintf(out, "{\"markers\":%d,\"events\":%" PRIu64 ",\"unknown\":%" PRIu64
 		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 "}",
-		s.markers, s.events, s.unknown, s.first, s.last, kernel_lost(ctx));
+		s.markers, s.events, s.unknown, s.first_ts, s.last_ts, s.kernel_lost);
 }
 
 /* ---- replay --------------------------------------------------------------- */

@@ -184,8 +184,11 @@ struct rpt_overhead_conf {
 	struct rpt_overhead_result *result;
 };
 
+struct rpt_drops_result;
 struct rpt_drops_conf {
 	uint64_t window_ns;	/* 0: automatic (about 20 windows over the trace) */
+	/* When set, finish() moves its result here (report/drops.h) and prints nothing. */
+	struct rpt_drops_result *result;
 };
 
 extern const struct rpt_analyzer rpt_callgraph_analyzer;
@@ -239,6 +242,12 @@ int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1
 int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
 /* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
 void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+/* The same figures as a structure (for results that outlive the replay). */
+struct rpt_loss_summary {
+	int markers;
+	uint64_t events, unknown, first_ts, last_ts, kernel_lost;
+};
+void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_summary *s);
 
 /*
  * "12.345678" like trace-cmd (seconds.microseconds) into buf; on a file

@@ -67,6 +67,19 @@ grep -q 'LOSSES' "$TMP/syn.html" && ok "header reports the losses" || fail "no L
 for id in timeline-data overhead-data drops-data; do
 	grep -q "id=\"$id\"" "$TMP/syn.html" || fail "no $id block"
 done
+# the page's data are the analyzers' own --json (one result structure, two renderers)
+"$FLYTRAP" overhead --json "$TMP/syn.dat" >"$TMP/syn.ovh.json" || fail "overhead --json"
+"$FLYTRAP" drops --json "$TMP/syn.dat" >"$TMP/syn.drops.json" || fail "drops --json"
+python3 - "$TMP/syn.html" "$TMP/syn.ovh.json" "$TMP/syn.drops.json" <<'PY' &&
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+for ident, path in (("overhead-data", sys.argv[2]), ("drops-data", sys.argv[3])):
+    m = re.search(r'<script type="application/json" id="%s">(.*?)</script>' % ident, page, re.S)
+    assert m, ident
+    assert json.loads(m.group(1)) == json.load(open(path)), ident
+PY
+	ok "the page's overhead and drops data equal their --json" ||
+	fail "the page's overhead/drops data differ from overhead/drops --json"
 "$FLYTRAP" export --html --cpu 1 "$TMP/syn.dat" -o "$TMP/syn1.html" || fail "--html --cpu 1"
 grep -q 'filters: CPU 1' "$TMP/syn1.html" && ok "filters shown in the page" || fail "filters not shown"
 

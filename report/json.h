@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one JSON writer of report/ (issue 10; after bpftool's json_writer.h):
+ * objects, arrays, the commas between members, nesting and the escaping of
+ * strings (flytrap.c ft_json_char: one rule for bytes that are not UTF-8)
+ * are kept here, so a printer says only what it writes:
+ *
+ *	rpt_json_obj(j);
+ *	rpt_json_kstr(j, "comm", t->comm);
+ *	rpt_json_ku64(j, "switches", t->switches);
+ *	rpt_json_obj_end(j);
+ *
+ * The writer buffers: output reaches the stream at rpt_json_flush() and
+ * rpt_json_done(), or when the buffer is full.  Without a stream (f NULL)
+ * the text stays in memory (rpt_json_take).  Writes never fail on the
+ * spot: the first error is kept in err and returned by rpt_json_done().
+ */
+#ifndef FLYTRAP_RPT_JSON_H
+#define FLYTRAP_RPT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RPT_JSON_BUF (64 * 1024)
+#define RPT_JSON_MAX_DEPTH 64
+
+struct rpt_json {
+	FILE *f;		/* NULL: the text is kept in buf, which grows */
+	char *buf;
+	size_t len, cap;
+	int err;		/* first error (an errno value), 0: none */
+	unsigned flags;		/* FT_JSON_SCRIPT: '<' escaped (JSON in an HTML <script>) */
+	unsigned depth;		/* open objects and arrays */
+	uint64_t had;		/* bit d: the container at depth d has a member already */
+	bool keyed;		/* a key was written: its value takes no comma */
+};
+
+/* Start a writer on f (NULL: in memory); 0 or -ENOMEM. */
+int rpt_json_init(struct rpt_json *j, FILE *f, unsigned flags);
+/* Write out what is buffered (no stream: nothing). */
+void rpt_json_flush(struct rpt_json *j);
+/* Flush and free; 0, or -errno of the first failed write (or unclosed nesting: -EINVAL). */
+int rpt_json_done(struct rpt_json *j);
+/* The in-memory text (NUL-terminated, the caller frees it) and its length; the writer is done. */
+char *rpt_json_take(struct rpt_json *j, size_t *len);
+
+/* Make room for n bytes (flushes, or grows the memory buffer). */
+void rpt_json_grow(struct rpt_json *j, size_t n);
+
+static inline void rpt_json_need(struct rpt_json *j, size_t n)
+{
+	if (j->len + n > j->cap)
+		rpt_json_grow(j, n);
+}
+
+/* Bytes as they are (already JSON), with no comma handling. */
+static inline void rpt_json_raw(struct rpt_json *j, const char *s, size_t n)
+{
+	rpt_json_need(j, n);
+	if (j->len + n <= j->cap) {
+		memcpy(j->buf + j->len, s, n);
+		j->len += n;
+	}
+}
+
+#define RPT_JSON_LIT(j, s) rpt_json_raw(j, s, sizeof(s) - 1)
+
+/* Tokens with no comma handling (for writers that keep their own, like export). */
+void rpt_json_put_u64(struct rpt_json *j, uint64_t v);
+void rpt_json_put_i64(struct rpt_json *j, int64_t v);
+void rpt_json_put_strn(struct rpt_json *j, const char *s, size_t n);	/* stops at NUL */
+
+/* Values: each one takes the comma it needs inside its container. */
+void rpt_json_obj(struct rpt_json *j);
+void rpt_json_obj_end(struct rpt_json *j);
+void rpt_json_arr(struct rpt_json *j);
+void rpt_json_arr_end(struct rpt_json *j);
+void rpt_json_key(struct rpt_json *j, const char *key);
+void rpt_json_keyn(struct rpt_json *j, const char *key, size_t n);
+void rpt_json_str(struct rpt_json *j, const char *s);		/* NULL: "" */
+void rpt_json_strn(struct rpt_json *j, const char *s, size_t n);
+void rpt_json_str_or_null(struct rpt_json *j, const char *s);	/* NULL: null */
+void rpt_json_u64(struct rpt_json *j, uint64_t v);
+void rpt_json_i64(struct rpt_json *j, int64_t v);
+void rpt_json_bool(struct rpt_json *j, bool v);
+void rpt_json_null(struct rpt_json *j);
+/* A number with prec decimals ("%.*f"); NaN and infinities as null. */
+void rpt_json_double(struct rpt_json *j, int prec, double v);
+/* A value that is JSON already (n bytes). */
+void rpt_json_value(struct rpt_json *j, const char *text, size_t n);
+/*
+ * A value some other function prints to a stream: the comma is written and
+ * the buffer flushed, and the stream returned (NULL without one).
+ */
+FILE *rpt_json_value_stream(struct rpt_json *j);
+
+/* Members: "key":value */
+void rpt_json_kobj(struct rpt_json *j, const char *key);
+void rpt_json_karr(struct rpt_json *j, const char *key);
+void rpt_json_kstr(struct rpt_json *j, const char *key, const char *s);
+void rpt_json_kstr_or_null(struct rpt_json *j, const char *key, const char *s);
+void rpt_json_ku64(struct rpt_json *j, const char *key, uint64_t v);
+void rpt_json_ki64(struct rpt_json *j, const char *key, int64_t v);
+void rpt_json_kbool(struct rpt_json *j, const char *key, bool v);
+void rpt_json_knull(struct rpt_json *j, const char *key);
+void rpt_json_kdouble(struct rpt_json *j, const char *key, int prec, double v);
+
+#endif
