@@ -69,12 +69,20 @@ e0=$(events r.dat); e1=$(events red.dat)
 trace-cmd report -i r.dat > orig.txt 2>/dev/null
 [ "$(wc -l < orig.txt)" = "$(wc -l < red.txt)" ] && ok "trace-cmd prints as many lines ($(wc -l < red.txt))" ||
 	fail "trace-cmd: $(wc -l < orig.txt) lines, redacted $(wc -l < red.txt)"
-# the task's token stands where its name stood, in the switch events and its own lines
-tok=$(grep -F -- "$task-" orig.txt | head -1 | awk '{ print $1 }' | sed 's/-[0-9]*$//')
-pid=$(grep -F -- "$task-" orig.txt | head -1 | awk '{ print $1 }' | sed 's/.*-//')
-ntok=$(grep -E -- "-$pid +\[" red.txt | head -1 | awk '{ print $1 }' | sed 's/-[0-9]*$//')
-[ "$tok" = "$task" ] && [[ "$ntok" == "~"* ]] && grep -qF -- "$ntok:$pid" red.txt &&
-	ok "the task is '$ntok' in its lines and in sched_switch's comms" || fail "task token: '$tok' -> '$ntok'"
+# the task's token stands where its name stood in sched_switch's comms (the
+# name at the head of its own lines comes from the kernel's saved_cmdlines,
+# which may still hold the pre-exec "sh": the kernel saves a comm only on
+# some switches), and at the head of its lines wherever trace-cmd had it
+pid=$(grep -F -- "filename=$D/$task " orig.txt | head -1 | sed 's/.* pid=\([0-9]*\) .*/\1/')
+tok=$(grep -oE -- "[^ ]+:$pid \[" orig.txt | tail -1 | sed 's/:[0-9]* \[$//')
+ntok=$(grep -oE -- "[^ ]+:$pid \[" red.txt | tail -1 | sed 's/:[0-9]* \[$//')
+head_ok=yes
+if grep -qE -- "^ *$task-$pid " orig.txt; then
+	grep -qE -- "^ *$ntok-$pid " red.txt || head_ok=no
+fi
+[ -n "$pid" ] && [ "$tok" = "$task" ] && [[ "$ntok" == "~"* ]] && [ $head_ok = yes ] &&
+	ok "the task is '$ntok' in sched_switch's comms and its lines" ||
+	fail "task token: '$tok' -> '$ntok' (pid '$pid', head of lines $head_ok)"
 
 "$FLYTRAP" redact r.dat -o red2.dat --key key > /dev/null || fail "second run"
 "$FLYTRAP" redact r.dat -o red3.dat --key key2 > /dev/null || fail "run with another key"
@@ -82,7 +90,7 @@ trace-cmd report -i red2.dat > red2.txt 2>/dev/null
 trace-cmd report -i red3.dat > red3.txt 2>/dev/null
 cmp -s red.txt red2.txt && ok "the same key twice: identical tokens (trace-cmd's output equal)" ||
 	fail "the same key gave other tokens: $(diff red.txt red2.txt | head -3)"
-n3=$(grep -E -- "-$pid +\[" red3.txt | head -1 | awk '{ print $1 }' | sed 's/-[0-9]*$//')
+n3=$(grep -oE -- "[^ ]+:$pid \[" red3.txt | tail -1 | sed 's/:[0-9]* \[$//')
 [ -n "$n3" ] && [ "$n3" != "$ntok" ] && ! cmp -s red.txt red3.txt && ok "another key: another token ($n3)" ||
 	fail "another key gave the same token '$n3'"
 python3 -c "
