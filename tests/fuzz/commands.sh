@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Every command on damaged files: mutants (cuts, flipped bytes in the
+# metadata, flipped bytes anywhere) of the shipped files and a few fixtures,
+# uncompressed first so that flips reach the options, formats and flytrap's
+# own sections rather than only failing a zstd frame.  Each command may
+# refuse a mutant (any exit status below 124 but the sanitizers'); a crash,
+# a sanitizer report or a hang fails the test, with the seed, the command
+# and the mutant named so that it reproduces.  Under SAN=1 (CI) any memory
+# error aborts.
+#
+#   FUZZ_MUTANTS=N  mutants per input (default 4); FUZZ_SEED=N (default 20261202)
+. "$TOP/tests/lib.sh"
+[ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
+cd "$TMP" || exit 1
+# the sanitizers' own exit codes, told apart from a command's refusal
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}:exitcode=111
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=112
+nmut=${FUZZ_MUTANTS:-4}
+seed=${FUZZ_SEED:-20261202}
+
+inputs=()
+for f in "$TOP"/tests/data/*.dat; do
+	[ "$(stat -c %s "$f")" -lt 200000 ] && inputs+=("$f")
+done
+for f in TGVM+tutorial3LabSisop__trace.dat wsdias+LabSisOp__trace.dat \
+	 ARM-software+lisa__external_trappy_tests_trace_idle.dat hebel23+driver__trace.dat; do
+	[ -f "$FIXTURES/$f" ] && inputs+=("$FIXTURES/$f")
+done
+[ ${#inputs[@]} -gt 0 ] || skip "no input files"
+
+mkdir -p plain mut
+for f in "${inputs[@]}"; do
+	b=$(basename "$f" .dat)
+	"$FLYTRAP" convert -c none "$f" -o "plain/$b.dat" 2>/dev/null || cp "$f" "plain/$b.dat"
+done
+python3 - plain mut "$nmut" "$seed" <<'PY'
+import os, random, sys
+src, out, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(seed)
+for name in sorted(os.listdir(src)):
+    d = open(os.path.join(src, name), 'rb').read()
+    for k in range(n):
+        m = bytearray(d)
+        kind = k % 4
+        if kind == 0:      # a cut
+            m = m[:rng.randrange(1, len(m))]
+        elif kind == 1:    # flips in the headers, formats and first options
+            for _ in range(rng.randrange(1, 12)):
+                m[rng.randrange(0, min(len(m), 65536))] ^= 1 << rng.randrange(8)
+        elif kind == 2:    # flips in the last 64 KiB: the options after the data
+            lo = max(0, len(m) - 65536)
+            for _ in range(rng.randrange(1, 12)):
+                m[rng.randrange(lo, len(m))] ^= 1 << rng.randrange(8)
+        else:              # bytes anywhere
+            for _ in range(rng.randrange(1, 40)):
+                m[rng.randrange(0, len(m))] = rng.randrange(256)
+        open(os.path.join(out, '%s.m%02d' % (name[:-4], k)), 'wb').write(bytes(m))
+PY
+head -c 32 /dev/urandom > key
+
+# one command on one mutant: a crash (signal, sanitizer, hang) is a failure
+runs=0 bad=0
+try() {
+	local m=$1; shift
+	rm -f o.dat o.json o.html
+	timeout 60 "$@" > /dev/null 2> err.txt
+	local rc=$?
+	runs=$((runs + 1))
+	if [ $rc -ge 111 ] && [ $rc -ne 255 ]; then
+		bad=$((bad + 1))
+		fail "exit $rc: ${*/#$FLYTRAP/flytrap} (mutant $(basename "$m"), seed $seed): $(grep -m1 -E 'ERROR|runtime error|SUMMARY' err.txt)"
+		return
+	fi
+	# a refusal that left an output file behind looks complete when it is not
+	if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+		for o in o.dat o.json o.html; do
+			[ -e "$o" ] && fail "exit $rc but $o was left: ${*/#$FLYTRAP/flytrap} ($(basename "$m"))"
+		done
+	fi
+}
+for m in mut/*; do
+	try "$m" "$FLYTRAP" report "$m"
+	try "$m" "$FLYTRAP" info --json "$m"
+	try "$m" "$FLYTRAP" verify "$m"
+	try "$m" "$FLYTRAP" analyze --json "$m"
+	try "$m" "$FLYTRAP" callgraph "$m"
+	try "$m" "$FLYTRAP" overhead "$m"
+	try "$m" "$FLYTRAP" drops "$m"
+	try "$m" "$FLYTRAP" export -o o.json "$m"
+	try "$m" "$FLYTRAP" export --html -o o.html "$m"
+	try "$m" "$FLYTRAP" slice --cpu 0 "$m" -o o.dat
+	try "$m" "$FLYTRAP" redact --key key "$m" -o o.dat
+	try "$m" "$FLYTRAP" convert "$m" -o o.dat
+	try "$m" "$FLYTRAP" sql -c "select count(*) from ftrace_event; select * from meta; select count(*) from drops" "$m"
+	try "$m" "$FLYTRAP" diff "${m%.m*}.m00" "$m"
+done
+ok "$runs command runs on $(find mut -type f | wc -l) mutants of ${#inputs[@]} files: $bad crashed"
+finish
