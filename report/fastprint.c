@@ -620,162 +620,196 @@ static bool good_size(int size)
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
+static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int depth);
+
+static struct xnode *compile_atom(struct cc *c, const struct tep_print_arg *arg)
+{
+	const char *a = arg->atom.atom;
+	struct xnode *x;
+	uint64_t v;
+
+	if (!a) {
+		c->why = "atom";
+		return NULL;
+	}
+	v = strtoull(a, NULL, 0);
+	/* a zero that is not a number is a kernel symbol name */
+	if (!v && !isdigit((unsigned char)a[0])) {
+		c->why = why_symbol_atom;
+		return NULL;
+	}
+	x = xnew(c, X_CONST);
+	if (x)
+		x->val = v;
+	return x;
+}
+
+static struct xnode *compile_field(struct cc *c, struct tep_print_arg *arg)
+{
+	struct tep_format_field *f = arg_field(c, arg);
+	struct xnode *x;
+
+	if (!f)
+		return NULL;
+	if (!good_size(f->size) || f->offset < 0) {
+		c->why = "field size";
+		return NULL;
+	}
+	x = xnew(c, X_FIELD);
+	if (x) {
+		x->offset = f->offset;
+		x->size = f->size;
+		need(c, f->offset + f->size);
+	}
+	return x;
+}
+
+static struct xnode *compile_cast(struct cc *c, struct tep_print_arg *arg, int depth)
+{
+	struct xnode *x;
+
+	if (!arg->typecast.type) {
+		c->why = "cast";
+		return NULL;
+	}
+	x = xnew(c, X_CAST);
+	if (!x)
+		return NULL;
+	x->val = cast_mask(arg->typecast.type);
+	x->a = compile_num(c, arg->typecast.item, depth + 1);
+	return x->a ? x : NULL;
+}
+
+/* FIELD[i], possibly under casts: an element read (a constant index: a plain field read) */
+static struct xnode *compile_index(struct cc *c, struct tep_print_arg *arg, int depth)
+{
+	struct tep_print_arg *l = arg->op.left, *typearg = NULL;
+	struct tep_format_field *f;
+	struct xnode *x;
+
+	while (l && l->type == TEP_PRINT_TYPE) {
+		if (!typearg)
+			typearg = l;
+		l = l->typecast.item;
+	}
+	if (!l || l->type != TEP_PRINT_FIELD) {
+		c->why = "index of a non-field";
+		return NULL;
+	}
+	f = arg_field(c, l);
+	if (!f)
+		return NULL;
+	if (!good_size(f->elementsize) || f->offset < 0) {
+		c->why = "element size";
+		return NULL;
+	}
+	x = xnew(c, X_INDEX);
+	if (!x)
+		return NULL;
+	x->offset = f->offset;
+	x->size = f->elementsize;
+	if (typearg) {
+		/* libtraceevent strips the " *" of the cast's pointer type */
+		const char *ty = typearg->typecast.type;
+		size_t len = ty ? strlen(ty) : 0;
+		char buf[64];
+
+		if (len < 2 || len >= sizeof(buf) || ty[len - 1] != '*') {
+			c->why = "cast of an element";
+			return NULL;
+		}
+		memcpy(buf, ty, len - 2);
+		buf[len - 2] = 0;
+		x->val = cast_mask(buf);
+	}
+	x->a = compile_num(c, arg->op.right, depth + 1);
+	if (!x->a)
+		return NULL;
+	/* REC->args[3]: a constant index is a plain field read */
+	if (x->a->kind == X_CONST && !x->val && x->a->val < 4096) {
+		x->kind = X_FIELD;
+		x->offset += (int)x->a->val * x->size;
+		need(c, x->offset + x->size);
+	}
+	return x;
+}
+
+static struct xnode *compile_cond(struct cc *c, struct tep_print_arg *arg, int depth)
+{
+	struct tep_print_arg *r = arg->op.right;
+	struct xnode *x;
+
+	if (!r || r->type != TEP_PRINT_OP || !r->op.op || strcmp(r->op.op, ":")) {
+		c->why = "ternary";
+		return NULL;
+	}
+	x = xnew(c, X_COND);
+	if (!x)
+		return NULL;
+	x->a = compile_num(c, arg->op.left, depth + 1);
+	x->b = x->a ? compile_num(c, r->op.left, depth + 1) : NULL;
+	x->c = x->b ? compile_num(c, r->op.right, depth + 1) : NULL;
+	return x->c ? x : NULL;
+}
+
+/* the operators the evaluator knows, as libtraceevent spells them */
+static bool known_binop(const char *op)
+{
+	static const char *const ops[] = {
+		"!", "!=", "~", "|", "||", "&", "&&", "<", "<<", "<=", ">", ">>", ">=", "==",
+		"-", "+", "*", "/", "%",
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+static struct xnode *compile_op(struct cc *c, struct tep_print_arg *arg, int depth)
+{
+	const char *op = arg->op.op;
+	struct xnode *x;
+
+	if (!op || strlen(op) > 2) {
+		c->why = "operator";
+		return NULL;
+	}
+	if (!strcmp(op, "["))
+		return compile_index(c, arg, depth);
+	if (!strcmp(op, "?"))
+		return compile_cond(c, arg, depth);
+	if (!known_binop(op)) {
+		c->why = "operator";
+		return NULL;
+	}
+	x = xnew(c, X_BINOP);
+	if (!x)
+		return NULL;
+	strcpy(x->op, op);
+	/* libtraceevent evaluates both sides, even of a unary operator */
+	x->a = compile_num(c, arg->op.left, depth + 1);
+	x->b = x->a ? compile_num(c, arg->op.right, depth + 1) : NULL;
+	return x->b ? x : NULL;
+}
+
 static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int depth)
 {
-	struct xnode *x = NULL;
-
 	if (!arg || depth > 32) {
 		c->why = "expression";
 		return NULL;
 	}
 	switch (arg->type) {
 	case TEP_PRINT_NULL:
-		x = xnew(c, X_CONST);
-		break;
-	case TEP_PRINT_ATOM: {
-		const char *a = arg->atom.atom;
-		uint64_t v;
-
-		if (!a) {
-			c->why = "atom";
-			return NULL;
-		}
-		v = strtoull(a, NULL, 0);
-		/* a zero that is not a number is a kernel symbol name */
-		if (!v && !isdigit((unsigned char)a[0])) {
-			c->why = why_symbol_atom;
-			return NULL;
-		}
-		x = xnew(c, X_CONST);
-		if (x)
-			x->val = v;
-		break;
-	}
-	case TEP_PRINT_FIELD: {
-		struct tep_format_field *f = arg_field(c, arg);
-
-		if (!f)
-			return NULL;
-		if (!good_size(f->size) || f->offset < 0) {
-			c->why = "field size";
-			return NULL;
-		}
-		x = xnew(c, X_FIELD);
-		if (x) {
-			x->offset = f->offset;
-			x->size = f->size;
-			need(c, f->offset + f->size);
-		}
-		break;
-	}
+		return xnew(c, X_CONST);
+	case TEP_PRINT_ATOM:
+		return compile_atom(c, arg);
+	case TEP_PRINT_FIELD:
+		return compile_field(c, arg);
 	case TEP_PRINT_TYPE:
-		if (!arg->typecast.type) {
-			c->why = "cast";
-			return NULL;
-		}
-		x = xnew(c, X_CAST);
-		if (!x)
-			return NULL;
-		x->val = cast_mask(arg->typecast.type);
-		x->a = compile_num(c, arg->typecast.item, depth + 1);
-		if (!x->a)
-			return NULL;
-		break;
-	case TEP_PRINT_OP: {
-		const char *op = arg->op.op;
-
-		if (!op || strlen(op) > 2) {
-			c->why = "operator";
-			return NULL;
-		}
-		if (!strcmp(op, "[")) {
-			struct tep_print_arg *l = arg->op.left, *typearg = NULL;
-			struct tep_format_field *f;
-
-			while (l && l->type == TEP_PRINT_TYPE) {
-				if (!typearg)
-					typearg = l;
-				l = l->typecast.item;
-			}
-			if (!l || l->type != TEP_PRINT_FIELD) {
-				c->why = "index of a non-field";
-				return NULL;
-			}
-			f = arg_field(c, l);
-			if (!f)
-				return NULL;
-			if (!good_size(f->elementsize) || f->offset < 0) {
-				c->why = "element size";
-				return NULL;
-			}
-			x = xnew(c, X_INDEX);
-			if (!x)
-				return NULL;
-			x->offset = f->offset;
-			x->size = f->elementsize;
-			if (typearg) {
-				/* libtraceevent strips the " *" of the cast's pointer type */
-				const char *ty = typearg->typecast.type;
-				size_t len = ty ? strlen(ty) : 0;
-				char buf[64];
-
-				if (len < 2 || len >= sizeof(buf) || ty[len - 1] != '*') {
-					c->why = "cast of an element";
-					return NULL;
-				}
-				memcpy(buf, ty, len - 2);
-				buf[len - 2] = 0;
-				x->val = cast_mask(buf);
-			}
-			x->a = compile_num(c, arg->op.right, depth + 1);
-			if (!x->a)
-				return NULL;
-			/* REC->args[3]: a constant index is a plain field read */
-			if (x->a->kind == X_CONST && !x->val && x->a->val < 4096) {
-				x->kind = X_FIELD;
-				x->offset += (int)x->a->val * x->size;
-				need(c, x->offset + x->size);
-			}
-			break;
-		}
-		if (!strcmp(op, "?")) {
-			struct tep_print_arg *r = arg->op.right;
-
-			if (!r || r->type != TEP_PRINT_OP || !r->op.op || strcmp(r->op.op, ":")) {
-				c->why = "ternary";
-				return NULL;
-			}
-			x = xnew(c, X_COND);
-			if (!x)
-				return NULL;
-			x->a = compile_num(c, arg->op.left, depth + 1);
-			x->b = x->a ? compile_num(c, r->op.left, depth + 1) : NULL;
-			x->c = x->b ? compile_num(c, r->op.right, depth + 1) : NULL;
-			if (!x->c)
-				return NULL;
-			break;
-		}
-		if (!(!strcmp(op, "!") || !strcmp(op, "!=") || !strcmp(op, "~") ||
-		      !strcmp(op, "|") || !strcmp(op, "||") || !strcmp(op, "&") ||
-		      !strcmp(op, "&&") || !strcmp(op, "<") || !strcmp(op, "<<") ||
-		      !strcmp(op, "<=") || !strcmp(op, ">") || !strcmp(op, ">>") ||
-		      !strcmp(op, ">=") || !strcmp(op, "==") || !strcmp(op, "-") ||
-		      !strcmp(op, "+") || !strcmp(op, "*") || !strcmp(op, "/") ||
-		      !strcmp(op, "%"))) {
-			c->why = "operator";
-			return NULL;
-		}
-		x = xnew(c, X_BINOP);
-		if (!x)
-			return NULL;
-		strcpy(x->op, op);
-		/* libtraceevent evaluates both sides, even of a unary operator */
-		x->a = compile_num(c, arg->op.left, depth + 1);
-		x->b = x->a ? compile_num(c, arg->op.right, depth + 1) : NULL;
-		if (!x->b)
-			return NULL;
-		break;
-	}
+		return compile_cast(c, arg, depth);
+	case TEP_PRINT_OP:
+		return compile_op(c, arg, depth);
 	case TEP_PRINT_FLAGS:
 		c->why = "__print_flags";
 		return NULL;
@@ -789,7 +823,6 @@ static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int de
 		c->why = "argument kind";
 		return NULL;
 	}
-	return x;
 }
 
 static struct fop *newop(struct cc *c, enum okind kind)
@@ -1070,13 +1103,101 @@ static struct snode *compile_str(struct cc *c, struct tep_print_arg *arg, int de
  * are also plain printf syntax are taken.  Returns the characters consumed,
  * or -1 to decline.
  */
+/*
+ * The flags, width, precision and length of the conversion at start (its
+ * letter at f) into op; printf's order only.  The length modifier's rank
+ * (-2 hh, -1 h, 0, 1 l/z, 2 ll/L), or -3 for a spec the printer leaves to
+ * libtraceevent.
+ */
+static int conv_spec(struct fop *op, const char *start, const char *f)
+{
+	const char *p;
+	int ls = 0;
+
+	for (p = start + 1; strchr("-#0", *p) && *p; p++) {
+		if (*p == '-')
+			op->minus = true;
+		else if (*p == '#')
+			op->hash = true;
+		else
+			op->zero = true;
+	}
+	if (isdigit((unsigned char)*p)) {
+		op->width = 0;
+		while (isdigit((unsigned char)*p) && op->width < 100000)
+			op->width = op->width * 10 + (*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		op->prec = 0;
+		while (isdigit((unsigned char)*p) && op->prec < 100000)
+			op->prec = op->prec * 10 + (*p++ - '0');
+	}
+	if (p[0] == 'h' && p[1] == 'h') {
+		ls = -2;
+		p += 2;
+	} else if (p[0] == 'h') {
+		ls = -1;
+		p++;
+	} else if (p[0] == 'l' && p[1] == 'l') {
+		ls = 2;
+		p += 2;
+	} else if (p[0] == 'l' || p[0] == 'z') {
+		ls = 1;
+		p++;
+	} else if (p[0] == 'L') {
+		ls = 2;
+		p++;
+	}
+	return p != f || op->width > 4096 || op->prec > 4096 ? -3 : ls;
+}
+
+/* %p and its kernel-symbol forms %pF %pS %pf %ps; the conversion's length, or -1 */
+static int compile_ptr(struct cc *c, struct fop *op, const char *f, struct tep_print_arg *arg,
+		       int len)
+{
+	if (len != 2) {
+		c->why = "%p flags";
+		return -1;
+	}
+	if (f[1] && strchr("FSfs", f[1])) {
+		/* a kernel symbol, looked up like libtraceevent does */
+		op->kind = O_FUNC;
+		op->conv = f[1];
+		op->x = compile_num(c, arg, 0);
+		return op->x ? len + 1 : -1;
+	}
+	/* %pM, %pI4, %pU, %ph, ... have printers of their own */
+	if (f[1] && strchr("MmIiUh", f[1])) {
+		c->why = "%p extension";
+		return -1;
+	}
+	op->kind = O_PTR;
+	op->x = compile_num(c, arg, 0);
+	return op->x ? len : -1;
+}
+
+/* %d %u %i %x %X %o of the width the length modifier's rank ls gives */
+static int compile_int(struct cc *c, struct fop *op, struct tep_print_arg *arg, int ls, int len)
+{
+	static const int bits[] = { 8, 16, 32, (int)sizeof(long) * 8, 64 };
+
+	op->bits = bits[ls + 2];
+	if (ls == 1 && sizeof(long) != 8 && c->fp->long_size == 8)
+		op->bits = 64;	/* libtraceevent turns %l into %ll there */
+	op->sgn = op->conv == 'd' || op->conv == 'i';
+	op->simple = !op->minus && !op->zero && !op->hash && op->width < 0 && op->prec < 0;
+	op->x = compile_num(c, arg, 0);
+	return op->x ? len : -1;
+}
+
 static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp)
 {
-	const char *start = f, *p;
+	const char *start = f;
 	struct tep_print_arg *arg = *argp;
 	struct fop *op;
 	char conv;
-	int ls = 0, len;
+	int ls, len;
 
 	for (f++; *f; f++) {
 		if (strchr("#hlLzZ.0123456789-", *f))
@@ -1109,121 +1230,27 @@ static int compile_conv(struct cc *c, const char *f, struct tep_print_arg **argp
 		c->why = "long conversion";
 		return -1;
 	}
-
 	op = newop(c, O_INT);
 	if (!op)
 		return -1;
 	op->conv = conv;
-	/* flags, width, precision, length: printf's order only */
-	for (p = start + 1; strchr("-#0", *p) && *p; p++) {
-		if (*p == '-')
-			op->minus = true;
-		else if (*p == '#')
-			op->hash = true;
-		else
-			op->zero = true;
-	}
-	if (isdigit((unsigned char)*p)) {
-		op->width = 0;
-		while (isdigit((unsigned char)*p) && op->width < 100000)
-			op->width = op->width * 10 + (*p++ - '0');
-	}
-	if (*p == '.') {
-		p++;
-		op->prec = 0;
-		while (isdigit((unsigned char)*p) && op->prec < 100000)
-			op->prec = op->prec * 10 + (*p++ - '0');
-	}
-	if (p[0] == 'h' && p[1] == 'h') {
-		ls = -2;
-		p += 2;
-	} else if (p[0] == 'h') {
-		ls = -1;
-		p++;
-	} else if (p[0] == 'l' && p[1] == 'l') {
-		ls = 2;
-		p += 2;
-	} else if (p[0] == 'l') {
-		ls = 1;
-		p++;
-	} else if (p[0] == 'L') {
-		ls = 2;
-		p++;
-	} else if (p[0] == 'z') {
-		ls = 1;
-		p++;
-	}
-	if (p != f || op->width > 4096 || op->prec > 4096) {
+	ls = conv_spec(op, start, f);
+	if (ls < -2) {
 		c->why = "unusual conversion spec";
 		return -1;
 	}
-
 	*argp = arg->next;
-	switch (conv) {
-	case 's':
-		if (ls || op->zero || op->hash) {
-			c->why = "%s flags";
-			return -1;
-		}
-		op->kind = O_STR;
-		op->str = compile_str(c, arg, 0);
-		if (!op->str)
-			return -1;
-		break;
-	case 'p':
-		if (len != 2) {
-			c->why = "%p flags";
-			return -1;
-		}
-		if (f[1] && strchr("FSfs", f[1])) {
-			/* a kernel symbol, looked up like libtraceevent does */
-			op->kind = O_FUNC;
-			op->conv = f[1];
-			op->x = compile_num(c, arg, 0);
-			if (!op->x)
-				return -1;
-			len++;
-			break;
-		}
-		/* %pM, %pI4, %pU, %ph, ... have printers of their own */
-		if (f[1] && strchr("MmIiUh", f[1])) {
-			c->why = "%p extension";
-			return -1;
-		}
-		op->kind = O_PTR;
-		op->x = compile_num(c, arg, 0);
-		if (!op->x)
-			return -1;
-		break;
-	default:
-		switch (ls) {
-		case -2:
-			op->bits = 8;
-			break;
-		case -1:
-			op->bits = 16;
-			break;
-		case 0:
-			op->bits = 32;
-			break;
-		case 1:
-			op->bits = sizeof(long) * 8;
-			break;
-		default:
-			op->bits = 64;
-			break;
-		}
-		if (ls == 1 && sizeof(long) != 8 && c->fp->long_size == 8)
-			op->bits = 64;	/* libtraceevent turns %l into %ll there */
-		op->sgn = conv == 'd' || conv == 'i';
-		op->simple = !op->minus && !op->zero && !op->hash &&
-			     op->width < 0 && op->prec < 0;
-		op->x = compile_num(c, arg, 0);
-		if (!op->x)
-			return -1;
-		break;
+	if (conv == 'p')
+		return compile_ptr(c, op, f, arg, len);
+	if (conv != 's')
+		return compile_int(c, op, arg, ls, len);
+	if (ls || op->zero || op->hash) {
+		c->why = "%s flags";
+		return -1;
 	}
-	return len;
+	op->kind = O_STR;
+	op->str = compile_str(c, arg, 0);
+	return op->str ? len : -1;
 }
 
 static bool compile_generic(struct cc *c)
