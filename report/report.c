@@ -2560,413 +2560,409 @@ static int parse_int(const char *opt, const char *arg, bool is_signed, int64_t *
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* What the command line says before the inputs exist: -F and --ts-offset before the first -i */
+struct report_args {
+	struct info_opts io;
+	struct rfilter *pre;	/* -F before the first -i */
+	int npre;
+	bool neg, given_i, pre_offset;
+	int64_t pre_ts_offset;
+};
+
+#define OPT_NOT_MINE (-1)
+#define OPT_HELP_DONE (-2)
+
+/* What to read: -i, the filters (-e -P --cpu --comm --from --to -F -v -T) */
+static int opt_selection(struct report *rp, struct report_args *a, int c, const char *arg)
 {
-	static const char shorts[] = "i:e:P:F:vVTRr:Nn:O:ISlwfEGH:Lthp";
-	static const struct option lopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "from", required_argument, NULL, OPT_FROM },
-		{ "to", required_argument, NULL, OPT_TO },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'V' },
-		{ "filter-test", no_argument, NULL, 'T' },
-		{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
-		{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
-		{ "ts-diff", no_argument, NULL, OPT_TS_DIFF },
-		{ "ts-check", no_argument, NULL, OPT_TS_CHECK },
-		{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
-		{ "align-ts", no_argument, NULL, OPT_ALIGN_TS },
-		{ "nodate", no_argument, NULL, OPT_NODATE },
-		{ "stat", no_argument, NULL, OPT_STAT },
-		{ "uname", no_argument, NULL, OPT_UNAME },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "cpus", no_argument, NULL, OPT_CPUS },
-		{ "first-event", no_argument, NULL, OPT_FIRST },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "last-event", no_argument, NULL, OPT_LAST },
-		{ "check-events", no_argument, NULL, OPT_CHECK },
-		{ "endian", no_argument, NULL, OPT_ENDIAN },
-		{ "printk", no_argument, NULL, OPT_PRINTK },
-		{ "profile", no_argument, NULL, OPT_PROFILE },
-		{ "by-comm", no_argument, NULL, OPT_BYCOMM },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct report rp = { 0 };
-	struct info_opts io = { 0 };
-	struct fmt_iter_opts *opts = NULL;
-	struct rfilter *pre = NULL;	/* -F before the first -i */
-	int npre = 0, c, err, rc = EXIT_OK, i;
-	bool neg = false, given_i = false, pre_offset = false;
-	int64_t pre_ts_offset = 0, v;
-	uint64_t nprinted = 0;
-	const char *path = NULL;
-	char *joined = NULL;
+	struct rinput *cur = rp->nin ? &rp->in[rp->nin - 1] : NULL;
+	uint64_t t;
+
+	switch (c) {
+	case 'i':
+		if (add_input(rp, arg))
+			return EXIT_FAIL;
+		a->given_i = true;
+		return 0;
+	case 'e':
+		if (!*arg)
+			return ft_usage_error("-e/--event needs an event name, system or glob");
+		return push_str(&rp->events, &rp->nevents, arg) ? ft_error("out of memory") : 0;
+	case OPT_CPU:
+		if (ft_parse_cpulist(arg, rp->cpu_mask))
+			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
+					      arg);
+		rp->has_cpus = true;
+		return 0;
+	case 'P':
+		return rpt_parse_pids(arg, &rp->pids, &rp->npids) ? EXIT_USAGE : 0;
+	case OPT_COMM:
+		if (!*arg)
+			return ft_usage_error("--comm needs a task name or glob");
+		return push_str(&rp->comms, &rp->ncomms, arg) ? ft_error("out of memory") : 0;
+	case OPT_FROM:
+	case OPT_TO:
+		if (ft_parse_ts(arg, &t) && ft_parse_decimal(arg, &t))
+			return ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
+					      "1464.221523 (seconds), or clock ticks, not '%s'",
+					      c == OPT_FROM ? "--from" : "--to", arg);
+		if (c == OPT_FROM) {
+			rp->t0_arg = arg;
+			rp->has_t0 = true;
+		} else {
+			rp->t1_arg = arg;
+			rp->has_t1 = true;
+		}
+		return 0;
+	case 'F':
+		if (!*arg)
+			return ft_usage_error("-F needs a filter, e.g. 'sched_switch:prev_pid==1'");
+		if (cur)
+			return add_filter(cur, arg, a->neg) ? EXIT_FAIL : 0;
+		struct rfilter *f = realloc(a->pre, (a->npre + 1) * sizeof(*f));
+
+		if (!f)
+			return ft_error("out of memory");
+		a->pre = f;
+		a->pre[a->npre].text = arg;
+		a->pre[a->npre++].neg = a->neg;
+		return 0;
+	case 'v':
+		if (a->neg)
+			return ft_usage_error("only one -v can be used (it negates every -F after it)");
+		a->neg = true;
+		return 0;
+	case 'T':
+		rp->test_filters = true;
+		return 0;
+	}
+	return OPT_NOT_MINE;
+}
+
+/* -O PLUGIN:OPTION[=VALUE], handed to libtraceevent (which keeps its own copies) */
+static int plugin_option(struct report *rp, const char *arg)
+{
+	char *opt = strdup(arg), *eq;
+
+	if (!opt)
+		return ft_error("out of memory");
+	eq = strchr(opt, '=');
+	if (eq)
+		*eq++ = 0;
+	if (!*opt) {
+		free(opt);
+		return ft_usage_error("-O needs PLUGIN:OPTION[=VALUE], not '%s'", arg);
+	}
+	tep_plugin_add_option(opt, eq);
+	free(opt);
+	rp->plugin_opts = true;
+	return 0;
+}
+
+/* --ts-offset and --ts2secs: the last -i's, or, before any, the first file's / every file's */
+static int opt_clock(struct report *rp, struct report_args *a, int c, const char *arg)
+{
+	struct rinput *cur = rp->nin ? &rp->in[rp->nin - 1] : NULL;
+	int64_t v;
+
+	if (c == OPT_TS_OFFSET) {
+		if (parse_int("--ts-offset", arg, true, &v))
+			return EXIT_USAGE;
+		if (cur) {
+			cur->ts_offset = v;
+			cur->has_ts_offset = true;
+		} else {
+			a->pre_ts_offset = v;
+			a->pre_offset = true;
+		}
+		return 0;
+	}
+	if (parse_int("--ts2secs", arg, false, &v))
+		return EXIT_USAGE;
+	/* as trace-cmd: before the second -i it is every file's */
+	if (rp->nin >= 2)
+		cur->ts2secs = (uint64_t)v;
+	else
+		rp->ts2secs = (uint64_t)v;
+	return 0;
+}
+
+/* How the events print: -R -r -n -N -L -O -I -S -l -w -t, the time options, --json */
+static int opt_output(struct report *rp, struct report_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'R': rp->raw = true; return 0;
+	case 'r':
+		return push_str(&rp->raw_events, &rp->nraw_events, arg) ? ft_error("out of memory") : 0;
+	case 'n':
+		return push_str(&rp->nohandler_events, &rp->nnohandler_events, arg) ?
+			       ft_error("out of memory") : 0;
+	case 'N': rp->no_plugins = true; return 0;
+	case 'L': rp->local_plugins = true; return 0;
+	case 'O': return plugin_option(rp, arg);
+	case 'I': rp->no_irqs = true; return 0;
+	case 'S': rp->no_softirqs = true; return 0;
+	case 'l': rp->latency = true; return 0;
+	case 'w': rp->wakeup = true; return 0;
+	case 't': rp->nsecs = true; return 0;
+	case OPT_TS_OFFSET:
+	case OPT_TS2SECS: return opt_clock(rp, a, c, arg);
+	case OPT_TS_DIFF: rp->tsdiff = true; return 0;
+	case OPT_TS_CHECK: rp->tscheck = true; return 0;
+	case OPT_RAW_TS: rp->raw_ts = true; return 0;
+	case OPT_ALIGN_TS: rp->align_ts = true; return 0;
+	case OPT_NODATE: rp->nodate = true; return 0;
+	case OPT_THREADS: return rpt_threads_arg(arg, &rp->threads) ? EXIT_USAGE : 0;
+	case OPT_JSON: rp->json = true; return 0;
+	case 'V': ft_verbose++; return 0;
+	case 'G': return profile_refused("-G");
+	case 'H': return profile_refused("-H");
+	case OPT_PROFILE: return profile_refused("--profile");
+	case OPT_BYCOMM: return profile_refused("--by-comm");
+	}
+	return OPT_NOT_MINE;
+}
+
+/* trace-cmd report's file-information outputs: -f -E -p --stat --uname ... */
+static int opt_info(struct info_opts *io, int c)
+{
+	switch (c) {
+	case 'f': io->funcs = true; return 0;
+	case 'E': io->event_list = true; return 0;
+	case 'p': io->page_size = true; return 0;
+	case OPT_STAT: io->stat = true; return 0;
+	case OPT_UNAME: io->uname = true; return 0;
+	case OPT_VERSION: io->version = true; return 0;
+	case OPT_CPUS: io->cpus = true; return 0;
+	case OPT_FIRST: io->first = io->cpus = true; return 0;
+	case OPT_LAST: io->last = io->cpus = true; return 0;
+	case OPT_CHECK: io->check = true; return 0;
+	case OPT_ENDIAN: io->endian = true; return 0;
+	case OPT_PRINTK: io->printk = true; return 0;
+	}
+	return OPT_NOT_MINE;
+}
+
+static const char report_shorts[] = "i:e:P:F:vVTRr:Nn:O:ISlwfEGH:Lthp";
+static const struct option report_lopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "pid", required_argument, NULL, 'P' },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "verbose", no_argument, NULL, 'V' },
+	{ "filter-test", no_argument, NULL, 'T' },
+	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
+	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
+	{ "ts-diff", no_argument, NULL, OPT_TS_DIFF },
+	{ "ts-check", no_argument, NULL, OPT_TS_CHECK },
+	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "align-ts", no_argument, NULL, OPT_ALIGN_TS },
+	{ "nodate", no_argument, NULL, OPT_NODATE },
+	{ "stat", no_argument, NULL, OPT_STAT },
+	{ "uname", no_argument, NULL, OPT_UNAME },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "cpus", no_argument, NULL, OPT_CPUS },
+	{ "first-event", no_argument, NULL, OPT_FIRST },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "last-event", no_argument, NULL, OPT_LAST },
+	{ "check-events", no_argument, NULL, OPT_CHECK },
+	{ "endian", no_argument, NULL, OPT_ENDIAN },
+	{ "printk", no_argument, NULL, OPT_PRINTK },
+	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "by-comm", no_argument, NULL, OPT_BYCOMM },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The options, in order (-F and --ts-offset belong to the -i before them) */
+static int parse_report_args(struct report *rp, struct report_args *a, int argc, char **argv)
+{
+	int c, rc;
 
 	opterr = 0;
 	optind = 1;
-	if (tracecmd_letter(argc, argv) || rpt_check_args(argc, argv, shorts, lopts))
+	if (tracecmd_letter(argc, argv) || rpt_check_args(argc, argv, report_shorts, report_lopts))
 		return EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
-		struct rinput *cur = rp.nin ? &rp.in[rp.nin - 1] : NULL;
-		uint64_t t;
-
-		switch (c) {
-		case 'i':
-			if (add_input(&rp, optarg))
-				{ rc = EXIT_FAIL; goto out; }
-			given_i = true;
-			break;
-		case 'e':
-			if (!*optarg)
-				{ rc = ft_usage_error("-e/--event needs an event name, system or glob"); goto out; }
-			if (push_str(&rp.events, &rp.nevents, optarg))
-				{ rc = ft_error("out of memory"); goto out; }
-			break;
-		case OPT_CPU:
-			if (ft_parse_cpulist(optarg, rp.cpu_mask))
-				{ rc = ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
-						      optarg); goto out; }
-			rp.has_cpus = true;
-			break;
-		case 'P':
-			if (rpt_parse_pids(optarg, &rp.pids, &rp.npids))
-				{ rc = EXIT_USAGE; goto out; }
-			break;
-		case OPT_COMM:
-			if (!*optarg)
-				{ rc = ft_usage_error("--comm needs a task name or glob"); goto out; }
-			if (push_str(&rp.comms, &rp.ncomms, optarg))
-				{ rc = ft_error("out of memory"); goto out; }
-			break;
-		case OPT_FROM:
-		case OPT_TO:
-			if (ft_parse_ts(optarg, &t) && ft_parse_decimal(optarg, &t))
-				{ rc = ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
-						      "1464.221523 (seconds), or clock ticks, not '%s'",
-						      c == OPT_FROM ? "--from" : "--to", optarg); goto out; }
-			if (c == OPT_FROM) {
-				rp.t0_arg = optarg;
-				rp.has_t0 = true;
-			} else {
-				rp.t1_arg = optarg;
-				rp.has_t1 = true;
-			}
-			break;
-		case 'F':
-			if (!*optarg)
-				{ rc = ft_usage_error("-F needs a filter, e.g. 'sched_switch:prev_pid==1'"); goto out; }
-			if (cur ? add_filter(cur, optarg, neg) : 0)
-				{ rc = EXIT_FAIL; goto out; }
-			if (!cur) {
-				struct rfilter *f = realloc(pre, (npre + 1) * sizeof(*f));
-
-				if (!f)
-					{ rc = ft_error("out of memory"); goto out; }
-				pre = f;
-				pre[npre].text = optarg;
-				pre[npre++].neg = neg;
-			}
-			break;
-		case 'v':
-			if (neg)
-				{ rc = ft_usage_error("only one -v can be used (it negates every -F after it)"); goto out; }
-			neg = true;
-			break;
-		case 'T':
-			rp.test_filters = true;
-			break;
-		case 'R':
-			rp.raw = true;
-			break;
-		case 'r':
-		case 'n':
-			if (push_str(c == 'r' ? &rp.raw_events : &rp.nohandler_events,
-				     c == 'r' ? &rp.nraw_events : &rp.nnohandler_events, optarg))
-				{ rc = ft_error("out of memory"); goto out; }
-			break;
-		case 'N':
-			rp.no_plugins = true;
-			break;
-		case 'L':
-			rp.local_plugins = true;
-			break;
-		case 'O': {
-			char *opt = strdup(optarg), *eq;
-
-			if (!opt)
-				{ rc = ft_error("out of memory"); goto out; }
-			eq = strchr(opt, '=');
-			if (eq)
-				*eq++ = 0;
-			if (!*opt)
-				{ rc = ft_usage_error("-O needs PLUGIN:OPTION[=VALUE], not '%s'", optarg); goto out; }
-			tep_plugin_add_option(opt, eq);	/* libtraceevent keeps its own copies */
-			free(opt);
-			rp.plugin_opts = true;
-			break;
-		}
-		case 'I':
-			rp.no_irqs = true;
-			break;
-		case 'S':
-			rp.no_softirqs = true;
-			break;
-		case 'l':
-			rp.latency = true;
-			break;
-		case 'w':
-			rp.wakeup = true;
-			break;
-		case 't':
-			rp.nsecs = true;
-			break;
-		case 'f':
-			io.funcs = true;
-			break;
-		case 'E':
-			io.event_list = true;
-			break;
-		case 'p':
-			io.page_size = true;
-			break;
-		case 'G':
-			{ rc = profile_refused("-G"); goto out; }
-		case 'H':
-			{ rc = profile_refused("-H"); goto out; }
-		case OPT_PROFILE:
-			{ rc = profile_refused("--profile"); goto out; }
-		case OPT_BYCOMM:
-			{ rc = profile_refused("--by-comm"); goto out; }
-		case OPT_TS_OFFSET:
-			if (parse_int("--ts-offset", optarg, true, &v))
-				{ rc = EXIT_USAGE; goto out; }
-			if (cur) {
-				cur->ts_offset = v;
-				cur->has_ts_offset = true;
-			} else {
-				pre_ts_offset = v;
-				pre_offset = true;
-			}
-			break;
-		case OPT_TS2SECS:
-			if (parse_int("--ts2secs", optarg, false, &v))
-				{ rc = EXIT_USAGE; goto out; }
-			/* as trace-cmd: before the second -i it is every file's */
-			if (rp.nin >= 2)
-				cur->ts2secs = (uint64_t)v;
-			else
-				rp.ts2secs = (uint64_t)v;
-			break;
-		case OPT_TS_DIFF:
-			rp.tsdiff = true;
-			break;
-		case OPT_TS_CHECK:
-			rp.tscheck = true;
-			break;
-		case OPT_RAW_TS:
-			rp.raw_ts = true;
-			break;
-		case OPT_ALIGN_TS:
-			rp.align_ts = true;
-			break;
-		case OPT_NODATE:
-			rp.nodate = true;
-			break;
-		case OPT_STAT:
-			io.stat = true;
-			break;
-		case OPT_UNAME:
-			io.uname = true;
-			break;
-		case OPT_VERSION:
-			io.version = true;
-			break;
-		case OPT_CPUS:
-			io.cpus = true;
-			break;
-		case OPT_FIRST:
-			io.first = io.cpus = true;
-			break;
-		case OPT_THREADS:
-			if (rpt_threads_arg(optarg, &rp.threads))
-				{ rc = EXIT_USAGE; goto out; }
-			break;
-		case OPT_LAST:
-			io.last = io.cpus = true;
-			break;
-		case OPT_CHECK:
-			io.check = true;
-			break;
-		case OPT_ENDIAN:
-			io.endian = true;
-			break;
-		case OPT_PRINTK:
-			io.printk = true;
-			break;
-		case OPT_JSON:
-			rp.json = true;
-			break;
-		case 'V':
-			ft_verbose++;
-			break;
-		case 'h':
+	while ((c = getopt_long(argc, argv, report_shorts, report_lopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage_text, stdout);
-			{ rc = ft_finish_stdout(EXIT_OK); goto out; }
-		default:	/* rpt_check_args() let nothing wrong through */
-			{ rc = ft_usage_error("bad option '%s'", argv[optind - 1]); goto out; }
+			return OPT_HELP_DONE;
 		}
+		rc = opt_selection(rp, a, c, optarg);
+		if (rc == OPT_NOT_MINE)
+			rc = opt_output(rp, a, c, optarg);
+		if (rc == OPT_NOT_MINE)
+			rc = opt_info(&a->io, c);
+		if (rc == OPT_NOT_MINE)	/* rpt_check_args() let nothing wrong through */
+			rc = ft_usage_error("bad option '%s'", argv[optind - 1]);
+		if (rc)
+			return rc;
 	}
-	if (!rp.nin && argc - optind > 1) {
-		/*
-		 * Several files without -i: the segments of one rotation (or a
-		 * flight recorder's dumps), read as one recording through a
-		 * joined temporary copy (design decision 8); two recordings are
-		 * for -i A -i B.
-		 */
-		if ((rc = rpt_join_segments(argv + optind, argc - optind, &joined)))
-			goto out;
-		if (add_input(&rp, joined))
-			{ rc = EXIT_FAIL; goto out; }
-	} else if (!rp.nin) {
+	return 0;
+}
+
+/*
+ * The inputs: the -i files, or the operands.  Several files without -i are
+ * the segments of one rotation (or a flight recorder's dumps), read as one
+ * recording through a joined temporary copy (design decision 8); two
+ * recordings are for -i A -i B.
+ */
+static int place_inputs(struct report *rp, struct report_args *a, int argc, char **argv,
+			char **joined)
+{
+	const char *path = NULL;
+	int rc;
+
+	if (!rp->nin && argc - optind > 1) {
+		if ((rc = rpt_join_segments(argv + optind, argc - optind, joined)))
+			return rc;
+		if (add_input(rp, *joined))
+			return EXIT_FAIL;
+	} else if (!rp->nin) {
 		if (ft_input_path(argc, argv, &path))
-			{ rc = EXIT_USAGE; goto out; }
-		if (add_input(&rp, path))
-			{ rc = EXIT_FAIL; goto out; }
+			return EXIT_USAGE;
+		if (add_input(rp, path))
+			return EXIT_FAIL;
 	} else if (optind < argc) {
-		path = rp.in[0].path;
+		path = rp->in[0].path;
 		if (ft_input_path(argc, argv, &path))
-			{ rc = EXIT_USAGE; goto out; }
+			return EXIT_USAGE;
 	}
-	if (pre_offset) {
-		if (given_i)
-			{ rc = ft_usage_error("--ts-offset must come after the -i it applies to"); goto out; }
-		rp.in[0].ts_offset = pre_ts_offset;
+	if (a->pre_offset) {
+		if (a->given_i)
+			return ft_usage_error("--ts-offset must come after the -i it applies to");
+		rp->in[0].ts_offset = a->pre_ts_offset;
 	}
-	rp.multi = rp.nin > 1;
-	if (rp.wakeup && rp.multi)
-		{ rc = ft_usage_error("-w (wakeup latencies) takes one input file"); goto out; }
+	rp->multi = rp->nin > 1;
+	if (rp->wakeup && rp->multi)
+		return ft_usage_error("-w (wakeup latencies) takes one input file");
 	/* the -F given before the first -i are that file's, in front of its own */
-	if (npre) {
-		struct rinput *f = &rp.in[0];
-		struct rfilter *all = malloc((npre + f->nfstr) * sizeof(*all));
+	if (a->npre) {
+		struct rinput *f = &rp->in[0];
+		struct rfilter *all = malloc((a->npre + f->nfstr) * sizeof(*all));
 
 		if (!all)
-			{ rc = ft_error("out of memory"); goto out; }
-		memcpy(all, pre, npre * sizeof(*all));
+			return ft_error("out of memory");
+		memcpy(all, a->pre, a->npre * sizeof(*all));
 		if (f->nfstr)
-			memcpy(all + npre, f->fstr, f->nfstr * sizeof(*all));
+			memcpy(all + a->npre, f->fstr, f->nfstr * sizeof(*all));
 		free(f->fstr);
 		f->fstr = all;
-		f->nfstr += npre;
-		free(pre);
-		pre = NULL;
+		f->nfstr += a->npre;
 	}
+	return 0;
+}
 
-	opts = calloc(rp.nin, sizeof(*opts));
-	if (!opts) {
-		rc = ft_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < rp.nin; i++) {
-		rc = open_input(&rp, &rp.in[i]);
+/* Open every input and say what the selection will not find in it */
+static int open_inputs(struct report *rp, struct fmt_iter_opts *opts, const char *joined,
+		       const char *first_segment)
+{
+	int i, rc;
+
+	for (i = 0; i < rp->nin; i++) {
+		rc = open_input(rp, &rp->in[i]);
 		if (joined) {
 			unlink(joined);	/* the reader holds it open: nothing is left behind */
-			rp.in[i].path = argv[optind];	/* messages name the first segment */
+			rp->in[i].path = first_segment;	/* messages name the first segment */
 		}
 		if (rc)
-			goto out;
-		iter_opts(&rp, &rp.in[i], &opts[i]);
+			return rc;
+		iter_opts(rp, &rp->in[i], &opts[i]);
 	}
-	static char obuf[1 << 20];
+	return 0;
+}
 
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	rc = info_before_listing(&rp, &io, opts);
-	if (rc >= 0)
-		goto out;
-	rc = resolve_times(&rp);
-	if (rc)
-		goto out;
-	for (i = 0; i < rp.nin; i++)
-		seek_opts(&rp, &opts[i]);
-	for (i = 0; i < rp.nin; i++) {
-		struct rinput *in = &rp.in[i];
-		int b;
+static void warn_selection(struct report *rp)
+{
+	for (int i = 0; i < rp->nin; i++) {
+		struct rinput *in = &rp->in[i];
 
-		warn_unmatched(&rp, in);
-		if (rp.has_cpus)
-			rpt_warn_cpus(in->info, rp.cpu_mask, in->path);	/* as the analyzers say it */
-		for (b = 0; b < in->info->nbuffers; b++)
+		warn_unmatched(rp, in);
+		if (rp->has_cpus)
+			rpt_warn_cpus(in->info, rp->cpu_mask, in->path);	/* as the analyzers say it */
+		for (int b = 0; b < in->info->nbuffers; b++)
 			if (in->info->buffers[b].cpu_ids_guessed)
 				ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "
 					"guesses (numbered in file order)", in->path, in->info->buffers[b].name);
 	}
-	rc = align_times(&rp, opts);
-	if (rc)
-		goto out;
-	rp.prefix_width = name_width(&rp, rp.nin);
-	for (i = 0; i < rp.nin; i++) {
-		struct rinput *in = &rp.in[i];
+}
 
-		rc = make_filters(&rp, in);
-		if (rc)
-			goto out;
-		if (rp.test_filters && in->nfstr)
-			goto out;	/* trace-cmd -T: the filters are printed, nothing else */
+/* --uname / --version / --stat: one file's header facts instead of its events */
+static void print_header_facts(const struct rinput *in, const struct info_opts *io)
+{
+	const char *t;
+
+	if (!io->uname && !io->version) {
+		print_stat(in);
+		return;
+	}
+	/* trace-cmd's --uname prints the version after it */
+	if (io->uname && !io->version) {
+		t = last_option_text(in, FMT_OPT_UNAME);
+		printf("%s\n", t ? t : " uname was not recorded in this file");
+	}
+	t = last_option_text(in, FMT_OPT_VERSION);
+	printf("%s\n", t ? t : " version was not recorded in this file");
+}
+
+/*
+ * Per input: the filters, the "cpus=" line, and the iterator.  *done when
+ * the command ends here (-T, a latency-format file, --uname/--version/--stat).
+ */
+static int start_inputs(struct report *rp, const struct info_opts *io, struct fmt_iter_opts *opts,
+			bool *done)
+{
+	bool facts = io->uname || io->version || io->stat;
+	int i, rc, err;
+
+	*done = true;
+	for (i = 0; i < rp->nin; i++) {
+		struct rinput *in = &rp->in[i];
+
+		rc = make_filters(rp, in);
+		if (rc || (rp->test_filters && in->nfstr))
+			return rc;	/* trace-cmd -T: the filters are printed, nothing else */
 		if (in->info->latency.present) {
-			if (rp.multi) {
-				rc = ft_usage_error("'%s' is a latency-format file (text, no events): "
-						    "it cannot be merged with other files", in->path);
-				goto out;
-			}
+			if (rp->multi)
+				return ft_usage_error("'%s' is a latency-format file (text, no events): "
+						      "it cannot be merged with other files", in->path);
 			if (in->nfstr)
 				ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply",
 					in->path);
-			rc = report_latency(&rp, in, in->path);
-			goto out;
+			return report_latency(rp, in, in->path);
 		}
-		if (!rp.json) {
+		if (!rp->json) {
 			/* the file column is as wide as the names known when trace-cmd prints this */
-			if (rp.multi)
-				printf("%*s: ", name_width(&rp, i), in->base);
+			if (rp->multi)
+				printf("%*s: ", name_width(rp, i), in->base);
 			printf("cpus=%d\n", in->cpus);
 		}
-		if (io.uname || io.version) {
-			const char *t;
-
-			/* trace-cmd's --uname prints the version after it */
-			if (io.uname && !io.version) {
-				t = last_option_text(in, FMT_OPT_UNAME);
-				printf("%s\n", t ? t : " uname was not recorded in this file");
-			}
-			t = last_option_text(in, FMT_OPT_VERSION);
-			printf("%s\n", t ? t : " version was not recorded in this file");
+		if (facts) {
+			print_header_facts(in, io);
 			continue;
 		}
-		if (io.stat) {
-			print_stat(in);
-			continue;
-		}
-		init_wakeup(&rp, in);
+		init_wakeup(rp, in);
 		err = fmt_iter_new(in->r, &opts[i], &in->it);
-		if (err) {
-			rc = ft_error("'%s': %s", in->path, fmt_reader_error(in->r)[0] ? fmt_reader_error(in->r)
-									    : strerror(-err));
-			goto out;
-		}
+		if (err)
+			return ft_error("'%s': %s", in->path, fmt_reader_error(in->r)[0] ?
+							fmt_reader_error(in->r) : strerror(-err));
 	}
-	if (io.uname || io.version || io.stat)
-		goto out;
-	nprinted = list_events(&rp, &rc);
-	if (rp.out.err && rp.out.err != EPIPE)
-		rc = ft_error("cannot write to standard output: %s", strerror(rp.out.err));
-	finish_wakeup(&rp);
+	*done = facts;
+	return 0;
+}
+
+/* After the listing: what could not be printed, and a truncated file's failure */
+static int finish_listing(struct report *rp, uint64_t nprinted, int rc)
+{
+	if (rp->out.err && rp->out.err != EPIPE)
+		rc = ft_error("cannot write to standard output: %s", strerror(rp->out.err));
+	finish_wakeup(rp);
 	ft_info("%llu events printed", (unsigned long long)nprinted);
-	for (i = 0; i < rp.nin; i++) {
-		struct rinput *in = &rp.in[i];
+	for (int i = 0; i < rp->nin; i++) {
+		struct rinput *in = &rp->in[i];
 
 		if (in->info->nbad_formats)
 			ft_warn("'%s': %d event format(s) could not be parsed safely; their events printed as "
@@ -2976,21 +2972,75 @@ int cmd_report(int argc, char **argv)
 				      "what it held up to there is printed above", in->path,
 				      (unsigned long long)in->info->truncated_at);
 	}
-out:
+	return rc;
+}
+
+static void free_report(struct report *rp, struct report_args *a)
+{
+	for (int i = 0; i < rp->nin; i++)
+		close_input(&rp->in[i]);
+	free(rp->in);
+	free(a->pre);
+	free(rp->events);
+	free(rp->pids);
+	free(rp->comms);
+	free(rp->raw_events);
+	free(rp->nohandler_events);
+	free(rp->wk_tab);
+	free(rp->out.buf);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static char obuf[1 << 20];
+	struct report rp = { 0 };
+	struct report_args a = { 0 };
+	struct fmt_iter_opts *opts = NULL;
+	char *joined = NULL;
+	bool done;
+	int rc, i;
+
+	rc = parse_report_args(&rp, &a, argc, argv);
+	if (rc) {
+		rc = rc == OPT_HELP_DONE ? EXIT_OK : rc;
+		goto out;
+	}
+	rc = place_inputs(&rp, &a, argc, argv, &joined);
+	if (rc)
+		goto out;
+	opts = calloc(rp.nin, sizeof(*opts));
+	if (!opts) {
+		rc = ft_error("out of memory");
+		goto out;
+	}
+	rc = open_inputs(&rp, opts, joined, argv[optind]);
+	if (rc)
+		goto out;
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	rc = info_before_listing(&rp, &a.io, opts);
+	if (rc >= 0)
+		goto out;
+	rc = resolve_times(&rp);
+	if (rc)
+		goto out;
 	for (i = 0; i < rp.nin; i++)
-		close_input(&rp.in[i]);
-	free(rp.in);
+		seek_opts(&rp, &opts[i]);
+	warn_selection(&rp);
+	rc = align_times(&rp, opts);
+	if (rc)
+		goto out;
+	rp.prefix_width = name_width(&rp, rp.nin);
+	rc = start_inputs(&rp, &a.io, opts, &done);
+	if (rc || done)
+		goto out;
+	uint64_t nprinted = list_events(&rp, &rc);
+
+	rc = finish_listing(&rp, nprinted, rc);
+out:
+	free_report(&rp, &a);
 	if (joined)
 		unlink(joined);
 	free(joined);
 	free(opts);
-	free(pre);
-	free(rp.events);
-	free(rp.pids);
-	free(rp.comms);
-	free(rp.raw_events);
-	free(rp.nohandler_events);
-	free(rp.wk_tab);
-	free(rp.out.buf);
 	return ft_finish_stdout(rc);
 }
