@@ -428,19 +428,187 @@ int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
 	return err;
 }
 
-int rpt_convert(const char *in_path, const char *out_path, const struct rpt_convert_opts *o)
+/* What convert cannot copy faithfully: refuse rather than drop it */
+static int check_convertible(const struct conv *cv, const struct fmt_info *in, const char *in_path)
+{
+	int i;
+
+	/* latency-format text (BUFFER_TEXT) has no pages to copy */
+	if (in->latency.present || fmt_reader_option(cv->r, FMT_OPT_BUFFER_TEXT, 0))
+		return ft_error("cannot convert '%s': latency-format (text) buffers are not supported",
+				in_path);
+	for (i = 0; i < in->nbuffers; i++)
+		if (in->buffers[i].page_size && in->buffers[i].page_size != in->page_size)
+			return ft_error("cannot convert '%s': buffer '%s' has %u-byte pages, the file %u",
+					in_path, in->buffers[i].name, in->buffers[i].page_size,
+					in->page_size);
+	return 0;
+}
+
+/* The kernel symbols to write: the file's, --kallsyms's, cut down to --keep-symbols */
+struct conv_kallsyms {
+	const char *text;
+	size_t len;
+	char *own, *trimmed;
+	struct names keep;
+};
+
+static int pick_kallsyms(const struct fmt_info *in, const struct rpt_convert_opts *o,
+			 struct conv_kallsyms *k)
+{
+	int rc, err;
+
+	k->text = in->kallsyms.data ? in->kallsyms.data : "";
+	k->len = in->kallsyms.len;
+	if (o->kallsyms_path) {
+		rc = read_kallsyms(o->kallsyms_path, &k->own, &k->len);
+		if (rc)
+			return rc;
+		k->text = k->own;
+	}
+	if (!o->keep_symbols_path)
+		return 0;
+	err = load_names(o->keep_symbols_path, &k->keep);
+	if (err == -EINVAL || err == -EFBIG)
+		return ft_error("'%s' is not a list of symbol names (%s)", o->keep_symbols_path,
+				err == -EFBIG ? "over 64 MB" : "binary data");
+	if (err)
+		return ft_error("cannot read '%s': %s", o->keep_symbols_path, strerror(-err));
+	k->trimmed = trim_kallsyms(k->text, k->len, &k->keep, &k->len);
+	if (!k->trimmed)
+		return ft_error("out of memory trimming the kernel symbols");
+	k->text = k->trimmed;
+	return 0;
+}
+
+/* Everything before the buffers; *what names the part that failed */
+static int copy_metadata(struct conv *cv, const struct fmt_info *in, const struct conv_kallsyms *k,
+			 const struct rpt_convert_opts *o, const char **what, bool *have_cpucount)
+{
+	int err;
+
+	*what = "headers";
+	err = fmt_writer_headers(cv->w, in->header_page.data, in->header_page.len,
+				 in->header_event.data, in->header_event.len);
+	if (!err) {
+		*what = "event formats";
+		err = fmt_reader_formats(cv->r, format_cb, cv);
+	}
+	if (!err) {
+		*what = "kallsyms";
+		err = fmt_writer_kallsyms(cv->w, k->text, k->len);
+	}
+	if (!err && !o->drop_printk) {
+		*what = "printk formats";
+		err = fmt_writer_printk(cv->w, in->printk.data, in->printk.len);
+	}
+	if (!err) {
+		*what = "cmdlines";
+		err = fmt_writer_cmdlines(cv->w, in->cmdlines.data, in->cmdlines.len);
+	}
+	if (!err) {
+		*what = "options";
+		err = rpt_copy_options(cv->r, cv->w, NULL, NULL, have_cpucount);
+	}
+	return err;
+}
+
+/*
+ * Every buffer's pages, CPU by CPU.  Damage in the input keeps what was
+ * readable and sets *rc; a writer error is returned.  *maxcpu: the highest
+ * CPU that had pages.
+ */
+static int copy_buffers(struct conv *cv, const struct fmt_info *in, const char *in_path,
+			int *maxcpu, int *rc)
+{
+	int i, j, err = 0;
+
+	for (i = 0; i < in->nbuffers && !err; i++) {
+		const struct fmt_buffer *b = &in->buffers[i];
+
+		err = fmt_wbuf_new(cv->w, b->name, b->clock, &cv->b);
+		for (j = 0; j < b->ncpus && !err; j++) {
+			uint64_t before = cv->pages;
+
+			cv->cpu = b->cpus[j].cpu;
+			err = fmt_reader_read_pages(cv->r, i, cv->cpu, page_cb, cv);
+			if (err && !fmt_writer_error(cv->w)[0]) {
+				ft_warn("'%s': %s; the output keeps the pages before it", in_path,
+					fmt_reader_error(cv->r));
+				*rc = EXIT_FAIL;
+				err = 0;
+			}
+			if (cv->pages > before && cv->cpu > *maxcpu)
+				*maxcpu = cv->cpu;
+			ft_info("buffer '%s' cpu %d: %llu pages", b->name, cv->cpu,
+				(unsigned long long)(cv->pages - before));
+		}
+	}
+	return err;
+}
+
+static int open_output(struct conv *cv, const struct fmt_info *in, const char *out_path,
+		       const struct rpt_convert_opts *o)
 {
 	struct fmt_writer_opts wo = { 0 };
+	int err;
+
+	wo.compression = o->compression ? o->compression : "zstd";
+	wo.zstd_level = o->level;
+	wo.big_endian = in->big_endian;
+	wo.long_size = in->long_size == 4 || in->long_size == 8 ? in->long_size : in->kernel_long;
+	wo.page_size = in->page_size;
+	wo.pages_per_chunk = o->chunk;
+	wo.discard_spools_on_error = true;
+	err = fmt_writer_open(out_path, &wo, &cv->w);
+	return err ? ft_error("cannot create '%s': %s", out_path, strerror(-err)) : 0;
+}
+
+/* Copy the open input into the open writer, then close it; the writer is gone after */
+static int convert_into(struct conv *cv, const struct fmt_info *in, const char *in_path,
+			const char *out_path, const struct rpt_convert_opts *o,
+			const struct conv_kallsyms *k)
+{
+	bool have_cpucount = false;
+	const char *what = "";
+	int err, maxcpu = -1, rc = EXIT_OK;
+
+	err = copy_metadata(cv, in, k, o, &what, &have_cpucount);
+	if (!err) {
+		what = "buffers";
+		err = copy_buffers(cv, in, in_path, &maxcpu, &rc);
+	}
+	/* a v6 file says its CPU count in the header, not in an option */
+	if (!err && !have_cpucount) {
+		int n = in->cpus > maxcpu + 1 ? in->cpus : maxcpu + 1;
+
+		err = fmt_writer_cpucount(cv->w, (uint32_t)n);
+	}
+	if (err) {
+		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
+			      fmt_writer_error(cv->w)[0] ? fmt_writer_error(cv->w) : strerror(-err));
+		fmt_writer_abort(cv->w);	/* removes its temporary file; out_path is untouched */
+		return rc;
+	}
+	err = fmt_writer_close(cv->w);
+	if (err)	/* the writer is freed by close: its message went with it */
+		return ft_error("cannot write '%s': %s", out_path, strerror(-err));
+	if (in->truncated_at) {
+		ft_warn("'%s' ends early (at byte %llu): '%s' holds only the readable part", in_path,
+			(unsigned long long)in->truncated_at, out_path);
+		rc = EXIT_FAIL;
+	}
+	ft_info("wrote '%s': %llu pages", out_path, (unsigned long long)cv->pages);
+	return rc;
+}
+
+int rpt_convert(const char *in_path, const char *out_path, const struct rpt_convert_opts *o)
+{
 	struct conv cv = { 0 };
+	struct conv_kallsyms k = { 0 };
 	const struct fmt_info *in;
 	char *err_text = NULL;
-	bool have_cpucount = false;
-	int err, i, j, maxcpu = -1, rc = EXIT_OK;
-	const char *what = "";
-	char *ks_own = NULL, *ks_trim = NULL;
-	const char *ks;
-	size_t ks_len;
-	struct names keep = { 0 };
+	int err, rc;
 
 	err = fmt_reader_open(in_path, FMT_OPEN_NO_PLUGINS, &cv.r, &err_text);
 	if (err) {
@@ -449,130 +617,17 @@ int rpt_convert(const char *in_path, const char *out_path, const struct rpt_conv
 		return EXIT_FAIL;
 	}
 	in = fmt_reader_info(cv.r);
-	/* latency-format text (BUFFER_TEXT) has no pages to copy; refuse rather than drop it */
-	if (in->latency.present || fmt_reader_option(cv.r, FMT_OPT_BUFFER_TEXT, 0)) {
-		rc = ft_error("cannot convert '%s': latency-format (text) buffers are not supported", in_path);
-		goto out_reader;
-	}
-	for (i = 0; i < in->nbuffers; i++) {
-		if (in->buffers[i].page_size && in->buffers[i].page_size != in->page_size) {
-			rc = ft_error("cannot convert '%s': buffer '%s' has %u-byte pages, the file %u",
-				      in_path, in->buffers[i].name, in->buffers[i].page_size, in->page_size);
-			goto out_reader;
-		}
-	}
-	ks = in->kallsyms.data ? in->kallsyms.data : "";
-	ks_len = in->kallsyms.len;
-	if (o->kallsyms_path) {
-		rc = read_kallsyms(o->kallsyms_path, &ks_own, &ks_len);
-		if (rc)
-			goto out_reader;
-		ks = ks_own;
-	}
-	if (o->keep_symbols_path) {
-		err = load_names(o->keep_symbols_path, &keep);
-		if (err) {
-			if (err == -EINVAL || err == -EFBIG)
-				rc = ft_error("'%s' is not a list of symbol names (%s)", o->keep_symbols_path,
-					      err == -EFBIG ? "over 64 MB" : "binary data");
-			else
-				rc = ft_error("cannot read '%s': %s", o->keep_symbols_path, strerror(-err));
-			goto out_reader;
-		}
-		ks_trim = trim_kallsyms(ks, ks_len, &keep, &ks_len);
-		if (!ks_trim) {
-			rc = ft_error("out of memory trimming the kernel symbols");
-			goto out_reader;
-		}
-		ks = ks_trim;
-	}
-	wo.compression = o->compression ? o->compression : "zstd";
-	wo.zstd_level = o->level;
-	wo.big_endian = in->big_endian;
-	wo.long_size = in->long_size == 4 || in->long_size == 8 ? in->long_size : in->kernel_long;
-	wo.page_size = in->page_size;
-	wo.pages_per_chunk = o->chunk;
-	wo.discard_spools_on_error = true;
-	err = fmt_writer_open(out_path, &wo, &cv.w);
-	if (err) {
-		rc = ft_error("cannot create '%s': %s", out_path, strerror(-err));
-		goto out_reader;
-	}
-	what = "headers";
-	err = fmt_writer_headers(cv.w, in->header_page.data, in->header_page.len,
-				 in->header_event.data, in->header_event.len);
-	if (!err) {
-		what = "event formats";
-		err = fmt_reader_formats(cv.r, format_cb, &cv);
-	}
-	if (!err) {
-		what = "kallsyms";
-		err = fmt_writer_kallsyms(cv.w, ks, ks_len);
-	}
-	if (!err && !o->drop_printk) {
-		what = "printk formats";
-		err = fmt_writer_printk(cv.w, in->printk.data, in->printk.len);
-	}
-	if (!err) {
-		what = "cmdlines";
-		err = fmt_writer_cmdlines(cv.w, in->cmdlines.data, in->cmdlines.len);
-	}
-	if (!err) {
-		what = "options";
-		err = rpt_copy_options(cv.r, cv.w, NULL, NULL, &have_cpucount);
-	}
-	for (i = 0; i < in->nbuffers && !err; i++) {
-		const struct fmt_buffer *b = &in->buffers[i];
-
-		what = "buffers";
-		err = fmt_wbuf_new(cv.w, b->name, b->clock, &cv.b);
-		for (j = 0; j < b->ncpus && !err; j++) {
-			uint64_t before = cv.pages;
-
-			cv.cpu = b->cpus[j].cpu;
-			err = fmt_reader_read_pages(cv.r, i, cv.cpu, page_cb, &cv);
-			if (err && !fmt_writer_error(cv.w)[0]) {
-				/* damage in the input: keep what was readable, say where it stopped */
-				ft_warn("'%s': %s; the output keeps the pages before it", in_path,
-					fmt_reader_error(cv.r));
-				rc = EXIT_FAIL;
-				err = 0;
-			}
-			if (cv.pages > before && cv.cpu > maxcpu)
-				maxcpu = cv.cpu;
-			ft_info("buffer '%s' cpu %d: %llu pages", b->name, cv.cpu,
-				(unsigned long long)(cv.pages - before));
-		}
-	}
-	/* a v6 file says its CPU count in the header, not in an option */
-	if (!err && !have_cpucount) {
-		int n = in->cpus > maxcpu + 1 ? in->cpus : maxcpu + 1;
-
-		err = fmt_writer_cpucount(cv.w, (uint32_t)n);
-	}
-	if (err) {
-		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
-			      fmt_writer_error(cv.w)[0] ? fmt_writer_error(cv.w) : strerror(-err));
-		fmt_writer_abort(cv.w);	/* removes its temporary file; out_path is untouched */
-		goto out_reader;
-	}
-	err = fmt_writer_close(cv.w);
-	if (err) {
-		/* the writer is freed by close: its message went with it */
-		rc = ft_error("cannot write '%s': %s", out_path, strerror(-err));
-		goto out_reader;
-	}
-	if (in->truncated_at) {
-		ft_warn("'%s' ends early (at byte %llu): '%s' holds only the readable part", in_path,
-			(unsigned long long)in->truncated_at, out_path);
-		rc = EXIT_FAIL;
-	}
-	ft_info("wrote '%s': %llu pages", out_path, (unsigned long long)cv.pages);
-out_reader:
+	rc = check_convertible(&cv, in, in_path);
+	if (!rc)
+		rc = pick_kallsyms(in, o, &k);
+	if (!rc)
+		rc = open_output(&cv, in, out_path, o);
+	if (!rc)
+		rc = convert_into(&cv, in, in_path, out_path, o, &k);
 	fmt_reader_close(cv.r);
-	free(ks_own);
-	free(ks_trim);
-	free_names(&keep);
+	free(k.own);
+	free(k.trimmed);
+	free_names(&k.keep);
 	return rc;
 }
 
