@@ -91,70 +91,84 @@ int rpt_parse_pids(const char *arg, int **pids, int *npids)
 	return 0;
 }
 
-int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
+int rpt_filter_opt(struct rpt_opts *o, enum rpt_filter_kind k, const char *v)
 {
-	const char *a = argv[*i], *v;
-	bool m;
+	static const char *const names[] = { "--from", "--to", "--cpu", "--pid", "--comm" };
+	uint64_t mask[4], t;
+	char **nc, *dup;
+	int c;
 
-	if (!strcmp(a, "--json")) {
-		o->json = true;
-		return 1;
-	}
-	/*
-	 * Checked here (the usage error comes before the open), read once the
-	 * file is open: rpt_opts_resolve() knows whether the clock counts ns
-	 * (then seconds) or raw ticks (then an integer).
-	 */
-	v = opt_value(argc, argv, i, "--from", &m);
-	if (m) {
-		if (!v || (ft_parse_ts(v, &o->t0_ns) && ft_parse_decimal(v, &o->t0_ns)))
-			return ft_usage_error("--from needs a time such as 12.5 (seconds) or clock ticks");
-		o->has_t0 = true;
-		o->t0_arg = v;
-		return 1;
-	}
-	v = opt_value(argc, argv, i, "--to", &m);
-	if (m) {
-		if (!v || (ft_parse_ts(v, &o->t1_ns) && ft_parse_decimal(v, &o->t1_ns)))
-			return ft_usage_error("--to needs a time such as 12.5 (seconds) or clock ticks");
-		o->has_t1 = true;
-		o->t1_arg = v;
-		return 1;
-	}
-	v = opt_value(argc, argv, i, "--cpu", &m);
-	if (m) {
-		uint64_t mask[4];
-		int k;
-
+	switch (k) {
+	case RPT_F_FROM:
+	case RPT_F_TO:
+		/*
+		 * Checked here (the usage error comes before the open), read once
+		 * the file is open: rpt_opts_resolve() knows whether the clock
+		 * counts ns (then seconds) or raw ticks (then an integer).
+		 */
+		if (!v || (ft_parse_ts(v, &t) && ft_parse_decimal(v, &t)))
+			return ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
+					      "1464.221523 (seconds), or clock ticks, not '%s'",
+					      names[k], v ? v : "");
+		if (k == RPT_F_FROM) {
+			o->has_t0 = true;
+			o->t0_ns = t;
+			o->t0_arg = v;
+		} else {
+			o->has_t1 = true;
+			o->t1_ns = t;
+			o->t1_arg = v;
+		}
+		return 0;
+	case RPT_F_CPU:
+		/* repeated, the lists add up, as trace-cmd's --cpu does */
 		if (!v || ft_parse_cpulist(v, mask))
-			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255)");
-		for (k = 0; k < 4; k++)
-			o->cpu_mask[k] |= mask[k];
+			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
+					      v ? v : "");
+		for (c = 0; c < 4; c++)
+			o->cpu_mask[c] |= mask[c];
 		o->has_cpus = true;
-		return 1;
-	}
-	v = opt_value(argc, argv, i, "--pid", &m);
-	if (m)
-		return rpt_parse_pids(v, &o->pids, &o->npids) ? EXIT_USAGE : 1;
-	v = opt_value(argc, argv, i, "--threads", &m);
-	if (m)
-		return rpt_threads_arg(v, &o->threads) ? EXIT_USAGE : 1;
-	v = opt_value(argc, argv, i, "--comm", &m);
-	if (m) {
-		char **nc, *dup;
-
+		return 0;
+	case RPT_F_PID:
+		return rpt_parse_pids(v, &o->pids, &o->npids) ? EXIT_USAGE : 0;
+	case RPT_F_COMM:
 		if (!v || !*v)
 			return ft_usage_error("--comm needs a task name or glob");
 		dup = strdup(v);
 		nc = dup ? realloc(o->comms, (o->ncomms + 1) * sizeof(*nc)) : NULL;
 		if (!nc) {
 			free(dup);
-			return ft_usage_error("out of memory");
+			return ft_error("out of memory");
 		}
 		o->comms = nc;
 		o->comms[o->ncomms++] = dup;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
+{
+	static const struct { const char *name; enum rpt_filter_kind k; } filters[] = {
+		{ "--from", RPT_F_FROM }, { "--to", RPT_F_TO }, { "--cpu", RPT_F_CPU },
+		{ "--pid", RPT_F_PID }, { "--comm", RPT_F_COMM },
+	};
+	const char *v;
+	size_t k;
+	bool m;
+
+	if (!strcmp(argv[*i], "--json")) {
+		o->json = true;
 		return 1;
 	}
+	for (k = 0; k < sizeof(filters) / sizeof(filters[0]); k++) {
+		v = opt_value(argc, argv, i, filters[k].name, &m);
+		if (m)
+			return rpt_filter_opt(o, filters[k].k, v) ? EXIT_USAGE : 1;
+	}
+	v = opt_value(argc, argv, i, "--threads", &m);
+	if (m)
+		return rpt_threads_arg(v, &o->threads) ? EXIT_USAGE : 1;
 	return 0;
 }
 

@@ -48,6 +48,13 @@ int rpt_threads_arg(const char *v, int *out);
  */
 int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i);
 /*
+ * The filters' one parser, for report's options and the analyzers': one
+ * --from/--to/--cpu/--pid/--comm value into *o (--cpu lists add up, --pid
+ * and --comm values append).  0, or EXIT_USAGE after the one-line error.
+ */
+enum rpt_filter_kind { RPT_F_FROM, RPT_F_TO, RPT_F_CPU, RPT_F_PID, RPT_F_COMM };
+int rpt_filter_opt(struct rpt_opts *o, enum rpt_filter_kind k, const char *v);
+/*
  * The filters' values, one definition for report and the analyzers:
  * --pid's list (decimal ids, comma-separated, appended to *pids) and a
  * --from/--to time once the file's clock is known (seconds on a ns clock,

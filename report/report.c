@@ -144,15 +144,8 @@ struct report {
 	/* flytrap's selections */
 	char **events;
 	int nevents;
-	bool has_cpus;
-	uint64_t cpu_mask[4];
-	int *pids;
-	int npids;
-	char **comms;
-	int ncomms;
-	bool has_t0, has_t1;
+	struct rpt_opts sel;		/* --cpu --pid --comm --from --to, as the analyzers take them */
 	int threads;			/* --threads, 0: the cores available */
-	const char *t0_arg, *t1_arg;	/* resolved once the file's clock is known */
 	uint64_t t0, t1;		/* compared with the time as printed (see shown_ts) */
 
 	/* trace-cmd report's output options */
@@ -383,8 +376,8 @@ static bool selected(struct report *rp, struct rinput *in, const struct fmt_even
 {
 	int i, pid;
 
-	if (rp->has_cpus && (ev->rec.cpu >= 256 ||
-			     !(rp->cpu_mask[ev->rec.cpu / 64] & (1ULL << (ev->rec.cpu % 64)))))
+	if (rp->sel.has_cpus && (ev->rec.cpu >= 256 ||
+			     !(rp->sel.cpu_mask[ev->rec.cpu / 64] & (1ULL << (ev->rec.cpu % 64)))))
 		return false;
 	if (rp->no_irqs || rp->no_softirqs) {
 		int flags = tep_data_flags(in->tep, (struct tep_record *)&ev->rec);
@@ -394,23 +387,23 @@ static bool selected(struct report *rp, struct rinput *in, const struct fmt_even
 		if (rp->no_softirqs && (flags & 0x10))	/* TRACE_FLAG_SOFTIRQ */
 			return false;
 	}
-	if (rp->has_t0 && shown_ts(rp, in, ev->rec.ts) < rp->t0)
+	if (rp->sel.has_t0 && shown_ts(rp, in, ev->rec.ts) < rp->t0)
 		return false;
-	if (rp->has_t1 && shown_ts(rp, in, ev->rec.ts) > rp->t1)
+	if (rp->sel.has_t1 && shown_ts(rp, in, ev->rec.ts) > rp->t1)
 		return false;
 	if (!type_selected(rp, in, ev))
 		return false;
-	if (!rp->npids && !rp->ncomms)
+	if (!rp->sel.npids && !rp->sel.ncomms)
 		return true;
 	pid = ev->event ? tep_data_pid(in->tep, (struct tep_record *)&ev->rec) : -1;
-	for (i = 0; i < rp->npids; i++)
-		if (pid == rp->pids[i])
+	for (i = 0; i < rp->sel.npids; i++)
+		if (pid == rp->sel.pids[i])
 			return true;
-	if (rp->ncomms && pid >= 0) {
+	if (rp->sel.ncomms && pid >= 0) {
 		const char *comm = tep_data_comm_from_pid(in->tep, pid);
 
-		for (i = 0; i < rp->ncomms; i++)
-			if (comm && !fnmatch(rp->comms[i], comm, 0))
+		for (i = 0; i < rp->sel.ncomms; i++)
+			if (comm && !fnmatch(rp->sel.comms[i], comm, 0))
 				return true;
 	}
 	return false;
@@ -1735,7 +1728,7 @@ static int report_latency(struct report *rp, struct rinput *in, const char *path
 	struct lat_out lo = { .json = rp->json };
 	int err, rc = EXIT_OK;
 
-	if (rp->nevents || rp->has_cpus || rp->npids || rp->ncomms || rp->has_t0 || rp->has_t1)
+	if (rp->nevents || rp->sel.has_cpus || rp->sel.npids || rp->sel.ncomms || rp->sel.has_t0 || rp->sel.has_t1)
 		ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply", path);
 	if (!rp->json)
 		printf("cpus=%d\n", in->info->cpus);
@@ -1874,7 +1867,7 @@ int rpt_check_args(int argc, char **argv, const char *shorts, const struct optio
 /* --from/--to once the clock is known: seconds on a ns clock, ticks on a raw counter */
 static int resolve_times(struct report *rp)
 {
-	const char *names[2] = { "--from", "--to" }, *args[2] = { rp->t0_arg, rp->t1_arg };
+	const char *names[2] = { "--from", "--to" }, *args[2] = { rp->sel.t0_arg, rp->sel.t1_arg };
 	uint64_t *vals[2] = { &rp->t0, &rp->t1 };
 	const struct rinput *in = &rp->in[0];
 	int k;
@@ -1885,7 +1878,7 @@ static int resolve_times(struct report *rp)
 		if (rpt_time_arg(names[k], args[k], in->in_usecs, in->info->clock, vals[k]))
 			return EXIT_USAGE;
 	}
-	if (rp->has_t0 && rp->has_t1 && rp->t0 > rp->t1)
+	if (rp->sel.has_t0 && rp->sel.has_t1 && rp->t0 > rp->t1)
 		return ft_usage_error("--from is after --to");
 	return 0;
 }
@@ -2295,7 +2288,7 @@ static void seek_opts(const struct report *rp, struct fmt_iter_opts *o)
 	 * the iterator itself leaves it out under the time options.
 	 * FLYTRAP_NO_SEEK=1 reads from the start (tests compare the two).
 	 */
-	if (rp->has_t0 && !rp->wakeup && !rp->tsdiff && !rp->tscheck && !rp->align_ts &&
+	if (rp->sel.has_t0 && !rp->wakeup && !rp->tsdiff && !rp->tscheck && !rp->align_ts &&
 	    !(getenv("FLYTRAP_NO_SEEK") && strcmp(getenv("FLYTRAP_NO_SEEK"), "0"))) {
 		o->seek = true;
 		o->seek_ts = rp->t0 > 1000000 ? rp->t0 - 1000000 : 0;
@@ -2407,7 +2400,7 @@ static void json_trigger(struct report *rp, struct rinput *in, uint64_t before_t
 	if (!rp->json || !in->trigger || in->trigger_marked || before_ts < ts)
 		return;
 	in->trigger_marked = true;
-	if ((rp->has_t0 && shown_ts(rp, in, ts) < rp->t0) || (rp->has_t1 && shown_ts(rp, in, ts) > rp->t1))
+	if ((rp->sel.has_t0 && shown_ts(rp, in, ts) < rp->t0) || (rp->sel.has_t1 && shown_ts(rp, in, ts) > rp->t1))
 		return;
 	printf(ts > JSON_EXACT_MAX ? "{\"ts\":\"%" PRIu64 "\",\"mark\":\"trigger\",\"trigger\":"
 				   : "{\"ts\":%" PRIu64 ",\"mark\":\"trigger\",\"trigger\":", ts);
@@ -2455,7 +2448,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 		in = &rp->in[best];
 		ev = in->pending;
 		/* events come in time order: past --to nothing more is printed (-w, --ts-check look on) */
-		if (rp->has_t1 && !rp->wakeup && !rp->tscheck && shown_ts(rp, in, ev->rec.ts) > rp->t1)
+		if (rp->sel.has_t1 && !rp->wakeup && !rp->tscheck && shown_ts(rp, in, ev->rec.ts) > rp->t1)
 			break;
 		if (filters_pass(in, ev) && selected(rp, in, ev)) {
 			if (rp->tscheck && rp->check_ts > ev->rec.ts) {
@@ -2576,7 +2569,6 @@ struct report_args {
 static int opt_selection(struct report *rp, struct report_args *a, int c, const char *arg)
 {
 	struct rinput *cur = rp->nin ? &rp->in[rp->nin - 1] : NULL;
-	uint64_t t;
 
 	switch (c) {
 	case 'i':
@@ -2589,31 +2581,15 @@ static int opt_selection(struct report *rp, struct report_args *a, int c, const 
 			return ft_usage_error("-e/--event needs an event name, system or glob");
 		return push_str(&rp->events, &rp->nevents, arg) ? ft_error("out of memory") : 0;
 	case OPT_CPU:
-		if (ft_parse_cpulist(arg, rp->cpu_mask))
-			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
-					      arg);
-		rp->has_cpus = true;
-		return 0;
+		return rpt_filter_opt(&rp->sel, RPT_F_CPU, arg);
 	case 'P':
-		return rpt_parse_pids(arg, &rp->pids, &rp->npids) ? EXIT_USAGE : 0;
+		return rpt_filter_opt(&rp->sel, RPT_F_PID, arg);
 	case OPT_COMM:
-		if (!*arg)
-			return ft_usage_error("--comm needs a task name or glob");
-		return push_str(&rp->comms, &rp->ncomms, arg) ? ft_error("out of memory") : 0;
+		return rpt_filter_opt(&rp->sel, RPT_F_COMM, arg);
 	case OPT_FROM:
+		return rpt_filter_opt(&rp->sel, RPT_F_FROM, arg);
 	case OPT_TO:
-		if (ft_parse_ts(arg, &t) && ft_parse_decimal(arg, &t))
-			return ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
-					      "1464.221523 (seconds), or clock ticks, not '%s'",
-					      c == OPT_FROM ? "--from" : "--to", arg);
-		if (c == OPT_FROM) {
-			rp->t0_arg = arg;
-			rp->has_t0 = true;
-		} else {
-			rp->t1_arg = arg;
-			rp->has_t1 = true;
-		}
-		return 0;
+		return rpt_filter_opt(&rp->sel, RPT_F_TO, arg);
 	case 'F':
 		if (!*arg)
 			return ft_usage_error("-F needs a filter, e.g. 'sched_switch:prev_pid==1'");
@@ -2881,8 +2857,8 @@ static void warn_selection(struct report *rp)
 		struct rinput *in = &rp->in[i];
 
 		warn_unmatched(rp, in);
-		if (rp->has_cpus)
-			rpt_warn_cpus(in->info, rp->cpu_mask, in->path);	/* as the analyzers say it */
+		if (rp->sel.has_cpus)
+			rpt_warn_cpus(in->info, rp->sel.cpu_mask, in->path);	/* as the analyzers say it */
 		for (int b = 0; b < in->info->nbuffers; b++)
 			if (in->info->buffers[b].cpu_ids_guessed)
 				ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "
@@ -2982,8 +2958,7 @@ static void free_report(struct report *rp, struct report_args *a)
 	free(rp->in);
 	free(a->pre);
 	free(rp->events);
-	free(rp->pids);
-	free(rp->comms);
+	rpt_opts_release(&rp->sel);
 	free(rp->raw_events);
 	free(rp->nohandler_events);
 	free(rp->wk_tab);

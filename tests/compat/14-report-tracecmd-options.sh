@@ -113,6 +113,8 @@ for f in "${files[@]}"; do
 	if [ "$nbuf" = 1 ]; then
 		compare "$name" -R --cpu 1 -i "$f"
 		compare "$name" --cpu 0 -F '.*:common_pid!=0' -i "$f"
+		# repeated, the lists add up (flytrap kept only the last one before)
+		case "$more_files" in *" $name "*) compare "$name" --cpu 1 --cpu 0 -i "$f" ;; esac
 	fi
 	# flytrap's --pid keeps, after the -F filters, the events whose
 	# common_pid is one of its pids: trace-cmd says that in the filter
