@@ -904,15 +904,33 @@ static void rs_emit(void *arg, const char *k, int kl, const char *v, int vl)
 	w->cnt++;
 }
 
+/* fn(arg, key, value) for every recorder statistic the result kept */
+static void stats_each(const struct rpt_overhead_result *r, void *arg,
+		       void (*fn)(void *arg, const char *k, int kl, const char *v, int vl))
+{
+	for (size_t k = 0; k < r->nstats; k++)
+		fn(arg, r->stats[k].key, (int)strlen(r->stats[k].key), r->stats[k].value,
+		   (int)strlen(r->stats[k].value));
+}
+
+/* The value of key among the result's recorder statistics, NULL if absent */
+static const char *result_stat(const struct rpt_overhead_result *r, const char *key)
+{
+	for (size_t k = 0; k < r->nstats; k++)
+		if (!strcmp(r->stats[k].key, key))
+			return r->stats[k].value;
+	return NULL;
+}
+
 /* RECSTATS lines as text rows; returns how many */
-static int print_recstats(const struct rpt_ctx *ctx, FILE *out)
+static int print_recstats(const struct rpt_overhead_result *res, FILE *out)
 {
 	struct rs_walk w = { .out = out };
 	struct rs_table *t = calloc(1, sizeof(*t));
 	int r, c, width;
 
 	w.t = t;
-	recstats_each(ctx, &w, rs_emit);
+	stats_each(res, &w, rs_emit);
 	if (!t || !t->nrows)
 		goto out;
 	/* per-CPU detail: a table when it fits 80 columns, else one wrapped line per CPU */
@@ -931,7 +949,7 @@ static int print_recstats(const struct rpt_ctx *ctx, FILE *out)
 		}
 	} else {
 		w.cpu_lines = true;	/* the table does not fit: the lines as they are, wrapped */
-		recstats_each(ctx, &w, rs_emit);
+		stats_each(res, &w, rs_emit);
 	}
 out:
 	free(t);
@@ -1343,6 +1361,7 @@ static int fill_file(struct rpt_overhead_result *r, const struct rpt_ctx *ctx)
 	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
 	r->partial = rpt_partial(ctx);
 	rpt_loss_summary(ctx, r->first_ts, r->last_ts, &r->loss);
+	rpt_notes_fill(ctx, r->first_ts, r->last_ts, &r->notes);
 	recstats_each(ctx, &w, rs_keep);
 	return !r->path || w.oom ? -ENOMEM : 0;
 }
@@ -1604,33 +1623,33 @@ static int print_json(const struct rpt_overhead_result *r, FILE *out)
 }
 
 /* the window, and why the tables may be empty */
-static void text_head(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+static void text_head(const struct rpt_overhead_result *r, const struct rpt_opts *op, FILE *out)
 {
-	const struct rpt_opts *op = ctx->opts;
+	const struct rpt_notes *n = &r->notes;
 	uint64_t wt0 = r->first_ts, wt1 = r->last_ts;
 	char b1[32], b2[32], b3[32];
 
-	rpt_print_title(out, "Overhead of", op->path);
-	if (rpt_raw_clock())
+	rpt_print_title(out, "Overhead of", r->path);
+	if (n->raw_clock)
 		fprintf(out, "  %s..%s (%" PRIu64 " ticks)\n", rpt_fmt_ts(b1, sizeof(b1), wt0),
 			rpt_fmt_ts(b2, sizeof(b2), wt1), wt1 - wt0);
 	else
 		fprintf(out, "  %s..%s (%s)\n", rpt_fmt_ts(b1, sizeof(b1), wt0),
 			rpt_fmt_ts(b2, sizeof(b2), wt1), rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
-	if (ctx->nevents_all && ((op->has_t0 && op->t0_ns > ctx->all_last_ts) ||
-				 (op->has_t1 && op->t1_ns < ctx->all_first_ts)))
+	if (n->nevents_all && ((op->has_t0 && op->t0_ns > n->file_last_ts) ||
+			       (op->has_t1 && op->t1_ns < n->file_first_ts)))
 		fprintf(out, "  the window is outside the file's span %s..%s:\n  the tables below are empty\n",
-			rpt_fmt_ts(b1, sizeof(b1), ctx->all_first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->all_last_ts));
-	else if (!ctx->nevents) {
+			rpt_fmt_ts(b1, sizeof(b1), n->file_first_ts), rpt_fmt_ts(b2, sizeof(b2), n->file_last_ts));
+	else if (!n->nevents) {
 		char filt[512];
 
 		rpt_fmt_filters(op, filt, sizeof(filt));
 		if (*filt)
 			fprintf(out, "  no events match the filters (%s): the tables below are empty\n", filt);
 	}
-	rpt_clock_note(ctx, out);
-	rpt_damage_note(ctx, out);
-	rpt_loss_note(ctx, out, wt0, wt1);
+	rpt_notes_clock(n, out);
+	rpt_notes_damage(n, out);
+	rpt_notes_loss(n, out);
 }
 
 static void text_cpus(const struct rpt_overhead_result *r, const struct rpt_opts *op, FILE *out)
@@ -1782,7 +1801,7 @@ static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *ou
 			r->bytes ? 100.0 * (double)r->ucopy_bytes / (double)r->bytes : 0.0);
 }
 
-static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, FILE *out)
+static void text_recorder(const struct rpt_overhead_result *r, FILE *out)
 {
 	/*
 	 * The share of a CPU is the CPU spent while capturing over the
@@ -1790,8 +1809,9 @@ static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_
 	 * loading, symbol tables) and teardown, which the duration does
 	 * not, so it is shown apart and never as a percentage.
 	 */
-	char *u = recstat(ctx, "cpu_user_us"), *sy = recstat(ctx, "cpu_sys_us"), *du = recstat(ctx, "duration_ns");
-	char *cu = recstat(ctx, "capture_user_us"), *cs = recstat(ctx, "capture_sys_us");
+	const char *u = result_stat(r, "cpu_user_us"), *sy = result_stat(r, "cpu_sys_us");
+	const char *du = result_stat(r, "duration_ns");
+	const char *cu = result_stat(r, "capture_user_us"), *cs = result_stat(r, "capture_sys_us");
 	uint64_t dur = du ? strtoull(du, NULL, 10) : 0;
 	char b1[32], b2[32], b3[32];
 
@@ -1816,33 +1836,29 @@ static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_
 		if (!(cu && cs))
 			fputs("    (the file does not say how much of it was spent while capturing)\n", out);
 	}
-	free(u);
-	free(sy);
-	free(du);
-	free(cu);
-	free(cs);
-	if (!print_recstats(ctx, out))
+	if (!print_recstats(r, out))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
 }
 
-static int print_text(const struct rpt_overhead_result *r, const struct rpt_ctx *ctx, size_t top, FILE *out)
+void rpt_overhead_text(const struct rpt_overhead_result *r, const struct rpt_opts *op, int top,
+		       FILE *out)
 {
+	size_t t = top > 0 ? (size_t)top : 20;
 	int i;
 
-	text_head(r, ctx, out);
-	text_cpus(r, ctx->opts, out);
-	text_tasks(r, top, out);
-	text_syscalls(r, top, out);
-	text_irqs(r, top, out);
-	text_types(r, top, out);
-	text_recorder(r, ctx, out);
+	text_head(r, op, out);
+	text_cpus(r, op, out);
+	text_tasks(r, t, out);
+	text_syscalls(r, t, out);
+	text_irqs(r, t, out);
+	text_types(r, t, out);
+	text_recorder(r, out);
 	fputs("\nAdvice\n", out);
 	if (!r->nadvice)
 		fputs("  - nothing stands out: no event type is both frequent and a large share\n"
 		      "    of the bytes\n", out);
 	for (i = 0; i < r->nadvice; i++)
 		rpt_print_bullet(out, 78, r->advice[i]);
-	return 0;
 }
 
 static int ovh_finish(struct rpt_ctx *ctx, void *priv)
@@ -1850,7 +1866,6 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 	struct overhead *o = priv;
 	const struct rpt_opts *op = ctx->opts;
 	FILE *out = op->out ? op->out : stdout;
-	size_t top = o->conf->top > 0 ? (size_t)o->conf->top : 20;
 	struct rpt_overhead_result res;
 	int err = ovh_compute(o, ctx, &res);
 
@@ -1858,8 +1873,10 @@ static int ovh_finish(struct rpt_ctx *ctx, void *priv)
 		*o->conf->result = res;	/* the caller's now */
 		return 0;
 	}
-	if (!err)
-		err = op->json ? print_json(&res, out) : print_text(&res, ctx, top, out);
+	if (!err && op->json)
+		err = print_json(&res, out);
+	else if (!err)
+		rpt_overhead_text(&res, op, o->conf->top, out);
 	rpt_overhead_result_release(&res);
 	return err;
 }

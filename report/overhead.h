@@ -61,6 +61,7 @@ struct rpt_overhead_result {
 	char *path;			/* the file */
 	bool partial;			/* the replay stopped on damaged data */
 	struct rpt_loss_summary loss;	/* page losses inside the window */
+	struct rpt_notes notes;		/* what the text's head says of clock, damage and loss */
 	size_t nstats;
 	struct rpt_ovh_stat *stats;
 	uint64_t first_ts, last_ts;	/* the window the figures cover */
@@ -85,6 +86,9 @@ struct rpt_overhead_result {
 /* Frees what r holds and zeroes it; NULL or a zeroed result is a no-op. */
 void rpt_overhead_result_release(struct rpt_overhead_result *r);
 
+/* The result as `overhead` prints it: the tables, top rows each (0: 20). */
+void rpt_overhead_text(const struct rpt_overhead_result *r, const struct rpt_opts *op, int top,
+		       FILE *out);
 /* The result as `overhead --json` prints it (one object, no newline). */
 void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j);
 

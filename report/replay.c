@@ -929,30 +929,63 @@ static uint64_t kernel_lost(const struct rpt_ctx *ctx)
 	return f1 && end > start ? end - start : 0;
 }
 
-int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
+void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_notes *n)
 {
 	struct loss_sum s, all;
-	char a[32], b[32];
-	int c, n = 0;
 	uint64_t kl = kernel_lost(ctx);
 
+	memset(n, 0, sizeof(*n));
+	n->raw_clock = ts_ticks;
+	snprintf(n->clock, sizeof(n->clock), "%s",
+		 ctx->info && ctx->info->clock && *ctx->info->clock ? ctx->info->clock : "raw");
+	n->stream_errors = ctx->stream_errors;
+	n->truncated_at = ctx->info ? ctx->info->truncated_at : 0;
 	loss_sum(ctx, t0, t1, &s);
 	loss_sum(ctx, 0, UINT64_MAX, &all);
 	/* losses the pages do not mark (non-overwrite drops): the time is unknown */
 	if (kl > all.events && !all.unknown)
+		n->unmarked_lost = kl - all.events;
+	n->loss_markers = s.markers;
+	n->loss_events = s.events;
+	n->loss_unknown = s.unknown != 0;
+	n->loss_first = s.first;
+	n->loss_last = s.last;
+	memcpy(n->loss_cpus, s.cpus, sizeof(n->loss_cpus));
+	n->nevents = ctx->nevents;
+	n->nevents_all = ctx->nevents_all;
+	n->file_first_ts = ctx->all_first_ts;
+	n->file_last_ts = ctx->all_last_ts;
+}
+
+int rpt_notes_loss(const struct rpt_notes *n, FILE *out)
+{
+	char a[32], b[32];
+	int c, k = 0;
+
+	if (n->unmarked_lost)
 		fprintf(out, "note: the kernel counted %" PRIu64 " lost events that no page marks (their\n"
-			"      time is unknown): figures may be incomplete; see 'flytrap drops'\n", kl - all.events);
-	if (!s.markers)
+			"      time is unknown): figures may be incomplete; see 'flytrap drops'\n",
+			n->unmarked_lost);
+	if (!n->loss_markers)
 		return 0;
 	fprintf(out, "note: events were lost between %s and %s on CPU",
-		rpt_fmt_ts(a, sizeof(a), s.first), rpt_fmt_ts(b, sizeof(b), s.last));
+		rpt_fmt_ts(a, sizeof(a), n->loss_first), rpt_fmt_ts(b, sizeof(b), n->loss_last));
 	for (c = 0; c < 256; c++)
-		if (s.cpus[c / 64] & (1ULL << (c % 64)))
-			fprintf(out, "%s%d", n++ ? "," : " ", c);
+		if (n->loss_cpus[c / 64] & (1ULL << (c % 64)))
+			fprintf(out, "%s%d", k++ ? "," : " ", c);
 	fprintf(out, "\n      (%d loss marker%s, %" PRIu64 " events%s):\n"
 		"      figures covering that time are incomplete; see 'flytrap drops'\n",
-		s.markers, s.markers == 1 ? "" : "s", s.events, s.unknown ? " + an unknown number" : "");
-	return s.markers;
+		n->loss_markers, n->loss_markers == 1 ? "" : "s", n->loss_events,
+		n->loss_unknown ? " + an unknown number" : "");
+	return n->loss_markers;
+}
+
+int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
+{
+	struct rpt_notes n;
+
+	rpt_notes_fill(ctx, t0, t1, &n);
+	return rpt_notes_loss(&n, out);
 }
 
 int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1)
@@ -1377,15 +1410,23 @@ bool rpt_partial(const struct rpt_ctx *ctx)
 	return ctx->stream_errors || (ctx->info && ctx->info->truncated_at);
 }
 
+void rpt_notes_damage(const struct rpt_notes *n, FILE *out)
+{
+	if (n->stream_errors)
+		fprintf(out, "note: the file is damaged (%d CPU stream%s early): the figures are\n"
+			"      partial, they cover the readable events\n", n->stream_errors,
+			n->stream_errors == 1 ? " stops" : "s stop");
+	else if (n->truncated_at)
+		fprintf(out, "note: the file is cut at byte %" PRIu64 ": the figures are partial, they\n"
+			"      cover what it held up to there\n", n->truncated_at);
+}
+
 void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out)
 {
-	if (ctx->stream_errors)
-		fprintf(out, "note: the file is damaged (%d CPU stream%s early): the figures are\n"
-			"      partial, they cover the readable events\n", ctx->stream_errors,
-			ctx->stream_errors == 1 ? " stops" : "s stop");
-	else if (ctx->info && ctx->info->truncated_at)
-		fprintf(out, "note: the file is cut at byte %" PRIu64 ": the figures are partial, they\n"
-			"      cover what it held up to there\n", ctx->info->truncated_at);
+	struct rpt_notes n;
+
+	rpt_notes_fill(ctx, 0, 0, &n);
+	rpt_notes_damage(&n, out);
 }
 
 int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, const char *what)
@@ -1549,13 +1590,20 @@ const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len)
 	return buf;
 }
 
-void rpt_clock_note(const struct rpt_ctx *ctx, FILE *out)
+void rpt_notes_clock(const struct rpt_notes *n, FILE *out)
 {
-	if (!ts_ticks)
+	if (!n->raw_clock)
 		return;
 	fprintf(out, "note: the clock (%s) is a raw counter: times are clock ticks, and the\n"
-		"      durations below count ticks as if they were nanoseconds\n",
-		ctx->info && ctx->info->clock && *ctx->info->clock ? ctx->info->clock : "raw");
+		"      durations below count ticks as if they were nanoseconds\n", n->clock);
+}
+
+void rpt_clock_note(const struct rpt_ctx *ctx, FILE *out)
+{
+	struct rpt_notes n;
+
+	rpt_notes_fill(ctx, 0, 0, &n);
+	rpt_notes_clock(&n, out);
 }
 
 /* Display width of a UTF-8 string (code points; paths are rarely wide). */

@@ -245,6 +245,27 @@ int rpt_tgid(const struct rpt_ctx *ctx, int pid);
  * number of markers inside.
  */
 int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+/*
+ * The notes above as data, for results that outlive the replay (a result
+ * printed later, e.g. by analyze, needs no context): filled at finish with
+ * the loss figures of [t0, t1], printed by the rpt_notes_* functions.
+ */
+struct rpt_notes {
+	bool raw_clock;
+	char clock[32];
+	int stream_errors;
+	uint64_t truncated_at;
+	uint64_t unmarked_lost;		/* lost events the kernel counted and no page marks */
+	int loss_markers;		/* inside [t0, t1] */
+	uint64_t loss_events, loss_first, loss_last;
+	bool loss_unknown;
+	uint64_t loss_cpus[4];
+	uint64_t nevents, nevents_all, file_first_ts, file_last_ts;
+};
+void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_notes *n);
+void rpt_notes_clock(const struct rpt_notes *n, FILE *out);
+void rpt_notes_damage(const struct rpt_notes *n, FILE *out);
+int rpt_notes_loss(const struct rpt_notes *n, FILE *out);
 /* Page-loss markers inside [t0, t1] on the selected CPUs (for outputs that cannot carry a note). */
 int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
 /* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
