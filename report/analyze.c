@@ -2,12 +2,12 @@
 /*
  * flytrap analyze: several analyzers over one replay pass (design decision
  * 7), for the user who wants the whole picture of a file without reading
- * it once per question.  Each analyzer prints what its own command prints,
- * into a buffer of its own; the buffers are written out in a fixed order
- * (overhead, drops, callgraph) after the pass.  With --json, one object
- * whose members are exactly each command's --json: overhead and drops
- * rendered from their result structures, the call graph (whose symbol
- * tables end with the replay) from its printout.
+ * it once per question.  Each analyzer leaves what its own command prints,
+ * written out in a fixed order (overhead, drops, callgraph) after the
+ * pass: overhead and drops rendered from their result structures (text,
+ * or with --json exactly each command's --json as a member of one object),
+ * the call graph (whose symbol tables end with the replay) from its
+ * printout, captured in a buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -144,6 +144,36 @@ static int json_out(const struct an_args *A, bool chosen, const struct an_result
 	return err == -ENOMEM ? ft_error("cannot analyze: %s", strerror(ENOMEM)) : 0;
 }
 
+/*
+ * The text: overhead and drops rendered from their results, the call
+ * graph from its printout, a blank line between; an analyzer that failed
+ * (it said why) is left out.
+ */
+static void text_out(const struct an_args *A, bool chosen, const struct rpt_opts *o,
+		     const struct an_results *res, const char *cg, size_t cglen)
+{
+	bool shown = false;
+
+	if (A->sel[A_OVERHEAD] && res->ovh.path) {
+		rpt_overhead_text(&res->ovh, o, A->ovc.top, stdout);
+		shown = true;
+	}
+	if (A->sel[A_DROPS] && res->drops.path) {
+		fputs(shown ? "\n" : "", stdout);
+		rpt_drops_text(&res->drops, stdout);
+		shown = true;
+	}
+	if (!A->sel[A_CALLGRAPH])
+		return;
+	if (!chosen && !A->cg.had_data)
+		printf("%s(no call graph: no call or stack data in the selected events)\n",
+		       shown ? "\n" : "");
+	else if (cglen) {
+		fputs(shown ? "\n" : "", stdout);
+		fwrite(cg, 1, cglen, stdout);
+	}
+}
+
 static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 {
 	struct an_args *A = arg;
@@ -153,7 +183,7 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	char *bufs[A_NR] = { NULL, NULL, NULL };
 	size_t lens[A_NR] = { 0, 0, 0 };
 	struct an_results res;
-	bool chosen = false, shown = false;
+	bool chosen = false;
 	int k, n = 0, rc, ret = EXIT_OK;
 
 	memset(&res, 0, sizeof(res));
@@ -170,20 +200,20 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	an[A_DROPS].conf = &A->drc;
 	an[A_CALLGRAPH] = rpt_callgraph_analyzer;
 	an[A_CALLGRAPH].conf = &A->cg.conf;
-	if (o->json) {
-		A->ovc.result = &res.ovh;
-		A->drc.result = &res.drops;
-	}
+	A->ovc.result = &res.ovh;
+	A->drc.result = &res.drops;
 	for (k = 0; k < A_NR; k++) {
 		if (!A->sel[k])
 			continue;
+		list[n++] = &an[k];
+		if (k != A_CALLGRAPH)
+			continue;	/* overhead and drops leave their results */
 		streams[k] = open_memstream(&bufs[k], &lens[k]);
 		if (!streams[k]) {
 			ret = ft_error("cannot analyze '%s': %s", o->path, strerror(errno));
 			goto out;
 		}
 		an[k].out = streams[k];
-		list[n++] = &an[k];
 	}
 
 	rc = rpt_replay(r, o, list, n);
@@ -199,20 +229,7 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		if (ret)
 			goto out;
 	} else if (!rc || rc == -EBADMSG || rc == -ECANCELED) {
-		for (k = 0; k < A_NR; k++) {
-			if (!A->sel[k])
-				continue;
-			if (k == A_CALLGRAPH && !chosen && !A->cg.had_data) {
-				printf("%s(no call graph: no call or stack data in the selected events)\n",
-				       shown ? "\n" : "");
-				continue;
-			}
-			if (lens[k]) {
-				fputs(shown ? "\n" : "", stdout);
-				fwrite(bufs[k], 1, lens[k], stdout);
-				shown = true;
-			}
-		}
+		text_out(A, chosen, o, &res, bufs[A_CALLGRAPH], lens[A_CALLGRAPH]);
 	}
 	/* keep why stdout failed for the one message at the end */
 	if (!rc || rc == -EBADMSG || rc == -ECANCELED)

@@ -1104,6 +1104,7 @@ static int fill_head(struct rpt_drops_result *r, const struct drops *d, const st
 	r->events_in_file = ctx->nevents_all;
 	r->file_first_ts = ctx->all_first_ts;
 	r->file_last_ts = ctx->all_last_ts;
+	rpt_notes_fill(ctx, r->first_ts, r->last_ts, &r->notes);
 	return r->path ? 0 : -ENOMEM;
 }
 
@@ -1558,13 +1559,13 @@ static void text_affected(const struct rpt_drops_result *r, FILE *out)
 		rpt_print_bullet(out, 76, r->advice[j]);
 }
 
-static void print_text(const struct rpt_drops_result *r, const struct rpt_ctx *ctx, FILE *out)
+void rpt_drops_text(const struct rpt_drops_result *r, FILE *out)
 {
 	rpt_print_title(out, "Lost events in", r->path);
 	text_flight(r, out);
 	text_span(r, out);
-	rpt_clock_note(ctx, out);
-	rpt_damage_note(ctx, out);
+	rpt_notes_clock(&r->notes, out);
+	rpt_notes_damage(&r->notes, out);
 	text_totals(r, out);
 	text_streams(r, out);
 	text_bpf_recorder(r, out);
@@ -1596,7 +1597,7 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 	if (o->json)
 		err = print_json(&res, out);
 	else
-		print_text(&res, ctx, out);
+		rpt_drops_text(&res, out);
 	rpt_drops_result_release(&res);
 	if (!err && ferror(out))
 		err = -EIO;

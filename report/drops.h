@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "replay.h"	/* struct rpt_notes */
 
 struct rpt_json;
 
@@ -68,6 +71,7 @@ struct rpt_drops_shed {
 struct rpt_drops_result {
 	char *path;
 	bool partial;			/* the replay stopped on damaged data */
+	struct rpt_notes notes;		/* the text's clock and damage notes */
 	bool windowed, has_t0, has_t1;	/* --from / --to */
 	uint64_t t0, t1, nsel;		/* the window, and the events inside it */
 	bool narrowed_by_task;		/* --pid or --comm given (they do not narrow losses) */
@@ -93,6 +97,8 @@ struct rpt_drops_result {
 	char *advice[RPT_DROPS_MAX_ADVICE];
 };
 
+/* The result as `drops` prints it (text tables). */
+void rpt_drops_text(const struct rpt_drops_result *r, FILE *out);
 /* The result as `drops --json` prints it (one object, no newline). */
 void rpt_drops_json(const struct rpt_drops_result *r, struct rpt_json *j);
 

@@ -14,6 +14,7 @@
 
 #include "flytrap.h"
 #include "report/callgraph.h"
+#include "report/drops.h"
 #include "report/overhead.h"
 #include "report/replay.h"
 #include "check.h"
@@ -181,10 +182,70 @@ static void test_functions_recursion(void)
 	free(f);
 }
 
+/* Render a result into a string (malloc'd) */
+#define RENDER(call, buf) do { \
+	size_t len_ = 0; \
+	FILE *f_ = open_memstream(&(buf), &len_); \
+	if (f_) { \
+		call; \
+		fclose(f_); \
+	} \
+} while (0)
+
+/*
+ * The text renderers read the results alone: filled by one replay, printed
+ * after the reader is closed, with notes (damage, raw clock, losses) that
+ * exist only in the result's data.
+ */
+static void test_text_from_results(void)
+{
+	struct rpt_overhead_result ovh = { 0 };
+	struct rpt_overhead_conf oc = { .result = &ovh };
+	struct rpt_drops_result dr = { 0 };
+	struct rpt_drops_conf dc = { .result = &dr };
+	struct rpt_analyzer a1 = rpt_overhead_analyzer, a2 = rpt_drops_analyzer;
+	struct rpt_opts o = { .path = "x.dat" };
+	char *text = NULL;
+
+	a1.conf = &oc;
+	a2.conf = &dc;
+	CHECK(run("tests/data/rpt-sched.dat", &a1) == 0, "overhead replay");
+	CHECK(run("tests/data/rpt-drops.dat", &a2) == 0, "drops replay");
+	RENDER(rpt_overhead_text(&ovh, &o, 0, f_), text);
+	CHECK(text && strstr(text, "Overhead of") && strstr(text, "rpt-sched.dat") &&
+	      strstr(text, "\nRecorder\n") && strstr(text, "\nAdvice\n"), "overhead text: %.200s",
+	      text ? text : "");
+	CHECK(text && !strstr(text, "note: "), "no notes on a clean file");
+	free(text);
+	text = NULL;
+	/* the notes come from the result: damage and a raw clock, set by hand */
+	ovh.notes.stream_errors = 2;
+	ovh.notes.raw_clock = true;
+	snprintf(ovh.notes.clock, sizeof(ovh.notes.clock), "x86-tsc");
+	RENDER(rpt_overhead_text(&ovh, &o, 0, f_), text);
+	CHECK(text && strstr(text, "note: the file is damaged (2 CPU streams stop early)"),
+	      "damage note from the result");
+	CHECK(text && strstr(text, "note: the clock (x86-tsc) is a raw counter"), "clock note");
+	free(text);
+	text = NULL;
+	RENDER(rpt_drops_text(&dr, f_), text);
+	CHECK(text && strstr(text, "Lost events in") && strstr(text, "rpt-drops.dat"), "drops text");
+	CHECK(dr.notes.loss_markers > 0 && dr.notes.loss_events > 0, "loss notes kept: %d markers",
+	      dr.notes.loss_markers);
+	free(text);
+	text = NULL;
+	RENDER(rpt_notes_loss(&dr.notes, f_), text);
+	CHECK(text && strstr(text, "note: events were lost between"), "loss note from data");
+	free(text);
+	rpt_overhead_result_release(&ovh);
+	rpt_drops_result_release(&dr);
+}
+
 int main(void)
 {
 	test_callgraph();
 	test_overhead();
 	test_functions_recursion();
+	test_text_from_results();
 	return check_summary();
 }
