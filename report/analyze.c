@@ -4,15 +4,16 @@
  * 7), for the user who wants the whole picture of a file without reading
  * it once per question.  Each analyzer leaves what its own command prints,
  * written out in a fixed order (overhead, drops, callgraph) after the
- * pass: overhead and drops rendered from their result structures (text,
- * or with --json exactly each command's --json as a member of one object),
- * the call graph (whose symbol tables end with the replay) from its
- * printout, captured in a buffer.
+ * pass, rendered from their result structures: text, or with --json
+ * exactly each command's --json as a member of one object.  The call
+ * graph's JSON is the exception: it names the symbol sources, whose tables
+ * end with the replay, so it is captured in a buffer as it is printed.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "drops.h"
 #include "flytrap.h"
 #include "json.h"
@@ -79,6 +80,7 @@ static int an_extra(void *arg, int argc, char **argv, int *i)
 struct an_results {
 	struct rpt_overhead_result ovh;
 	struct rpt_drops_result drops;
+	struct rpt_cg_result cg;	/* text mode (the JSON's symbol sources end with the replay) */
 };
 
 /*
@@ -145,12 +147,11 @@ static int json_out(const struct an_args *A, bool chosen, const struct an_result
 }
 
 /*
- * The text: overhead and drops rendered from their results, the call
- * graph from its printout, a blank line between; an analyzer that failed
- * (it said why) is left out.
+ * The text: every analyzer rendered from its result, a blank line between;
+ * an analyzer that failed (it said why) is left out.
  */
 static void text_out(const struct an_args *A, bool chosen, const struct rpt_opts *o,
-		     const struct an_results *res, const char *cg, size_t cglen)
+		     const struct an_results *res)
 {
 	bool shown = false;
 
@@ -168,9 +169,9 @@ static void text_out(const struct an_args *A, bool chosen, const struct rpt_opts
 	if (!chosen && !A->cg.had_data)
 		printf("%s(no call graph: no call or stack data in the selected events)\n",
 		       shown ? "\n" : "");
-	else if (cglen) {
+	else if (res->cg.path) {
 		fputs(shown ? "\n" : "", stdout);
-		fwrite(cg, 1, cglen, stdout);
+		rpt_cg_text(&res->cg, o, &A->cg.conf, stdout);
 	}
 }
 
@@ -208,6 +209,10 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		list[n++] = &an[k];
 		if (k != A_CALLGRAPH)
 			continue;	/* overhead and drops leave their results */
+		if (!o->json) {
+			A->cg.conf.result = &res.cg;
+			continue;
+		}
 		streams[k] = open_memstream(&bufs[k], &lens[k]);
 		if (!streams[k]) {
 			ret = ft_error("cannot analyze '%s': %s", o->path, strerror(errno));
@@ -229,7 +234,7 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		if (ret)
 			goto out;
 	} else if (!rc || rc == -EBADMSG || rc == -ECANCELED) {
-		text_out(A, chosen, o, &res, bufs[A_CALLGRAPH], lens[A_CALLGRAPH]);
+		text_out(A, chosen, o, &res);
 	}
 	/* keep why stdout failed for the one message at the end */
 	if (!rc || rc == -EBADMSG || rc == -ECANCELED)
@@ -243,8 +248,10 @@ out:
 	}
 	rpt_overhead_result_release(&res.ovh);
 	rpt_drops_result_release(&res.drops);
+	rpt_cg_result_release(&res.cg);
 	A->ovc.result = NULL;
 	A->drc.result = NULL;
+	A->cg.conf.result = NULL;
 	return rpt_callgraph_done(&A->cg, ret, o->path);
 }
 

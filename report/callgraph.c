@@ -1235,6 +1235,7 @@ void rpt_cg_result_release(struct rpt_cg_result *r)
 	free(r->names);
 	free(r->nodes);
 	free(r->syms_missing);
+	free(r->path);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1367,7 +1368,10 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
 	r->syms = g->syms;
-	if (r->depth < 0 || !r->syms_missing)
+	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
+	r->partial = rpt_partial(ctx);
+	rpt_notes_fill(ctx, ctx->first_ts, ctx->last_ts, &r->notes);
+	if (r->depth < 0 || !r->syms_missing || !r->path)
 		return -ENOMEM;
 	return result_nodes(g, ctx, s, r);
 }
@@ -1753,17 +1757,15 @@ static void init_out(struct out *o, const struct rpt_cg_result *r, const struct 
 	o->min_pct = c->min_percent;
 }
 
-static int print_json(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
-		      const struct rpt_callgraph_conf *c, FILE *f)
+static int print_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c, FILE *f)
 {
-	const struct rpt_opts *op = ctx->opts;
 	struct out o;
 	bool first = true;
 
 	init_out(&o, r, c, f);
 	fputs("{\"file\":", f);
-	ft_json_str(f, op->path);
-	fprintf(f, ",\"partial\":%s", rpt_partial(ctx) ? "true" : "false");
+	ft_json_str(f, r->path);
+	fprintf(f, ",\"partial\":%s", r->partial ? "true" : "false");
 	if (r->empty && c->source == RPT_CG_AUTO)
 		fputs(",\"source\":null,\"unit\":null", f);
 	else
@@ -1776,7 +1778,7 @@ static int print_json(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
 		r->source_nodes[S_CALLS], r->source_nodes[S_SAMPLES], r->source_nodes[S_OFFCPU],
 		r->calls_completed, r->calls_open, r->unmatched_exits, r->lost_frames, c->max_depth,
 		c->min_percent);
-	rpt_loss_json(ctx, f, ctx->first_ts, ctx->last_ts);
+	rpt_loss_summary_json(&r->notes.loss, f);
 	cut_json(r, f);
 	rpt_syms_json(r->syms, f);
 	fputs(",\"tree\":", f);
@@ -1785,9 +1787,9 @@ static int print_json(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
 	return o.err ? o.err : ferror(f) ? -EIO : 0;
 }
 
-static int print_folded(const struct rpt_cg_result *r, const struct rpt_ctx *ctx, FILE *f)
+static int print_folded(const struct rpt_cg_result *r, FILE *f)
 {
-	int lm = rpt_loss_markers(ctx, ctx->first_ts, ctx->last_ts), err;
+	int lm = r->notes.loss_markers, err;
 
 	/* folded lines have no room for a note: say it on stderr */
 	if (lm && f == stdout)
@@ -1798,14 +1800,14 @@ static int print_folded(const struct rpt_cg_result *r, const struct rpt_ctx *ctx
 }
 
 /* the text when there is no tree to show: why, and where the data is */
-static int print_nothing(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
+static int print_nothing(const struct rpt_cg_result *r, const struct rpt_opts *op,
 			 const struct rpt_callgraph_conf *c, FILE *f)
 {
-	const struct rpt_opts *op = ctx->opts;
+	const struct rpt_notes *n = &r->notes;
 	char b1[32], b2[32];
 	int k;
 
-	if (!ctx->nevents) {
+	if (!n->nevents) {
 		char filt[512];
 
 		rpt_fmt_filters(op, filt, sizeof(filt));
@@ -1813,41 +1815,42 @@ static int print_nothing(const struct rpt_cg_result *r, const struct rpt_ctx *ct
 			fprintf(f, "  nothing to show: no events match the filters\n  (%s)\n", filt);
 		else
 			fputs("  nothing to show: the file has no events\n", f);
-		rpt_damage_note(ctx, f);
+		rpt_notes_damage(n, f);
 		return ferror(f) ? -EIO : 0;
 	}
 	/* say what was looked for, not a 0-call tree of some source */
 	if (c->source == RPT_CG_AUTO)
 		fprintf(f, "  no call or stack data in the %" PRIu64 " selected events (function_graph,\n"
 			"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc/\n"
-			"  kfunc records), %s..%s\n", ctx->nevents,
-			rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+			"  kfunc records), %s..%s\n", n->nevents,
+			rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts), rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
 	else
 		fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n", r->source_name,
-			ctx->nevents, rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts),
-			rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+			n->nevents, rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
 	for (k = 0; k < S_NR; k++)
 		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
 			fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k], src_names[k]);
-	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
-	rpt_damage_note(ctx, f);
+	rpt_notes_loss(n, f);
+	rpt_notes_damage(n, f);
 	return ferror(f) ? -EIO : 0;
 }
 
-static int print_text(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
-		      const struct rpt_callgraph_conf *c, FILE *f)
+int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
+		const struct rpt_callgraph_conf *c, FILE *f)
 {
 	bool calls = r->source == RPT_CG_CALLS, samples = r->source == RPT_CG_SAMPLES;
+	const struct rpt_notes *n = &r->notes;
 	struct out o;
 	char b1[32], b2[32], b3[32];
 	int k;
 
-	rpt_print_title(f, "Call graph of", ctx->opts->path);
-	if (!ctx->nevents || r->empty)
-		return print_nothing(r, ctx, c, f);
+	rpt_print_title(f, "Call graph of", r->path);
+	if (!n->nevents || r->empty)
+		return print_nothing(r, op, c, f);
 	fprintf(f, "  %s (%s), %s..%s\n", r->source_name,
 		calls ? "time in calls" : samples ? "stack samples" : "blocked time",
-		rpt_fmt_ts(b1, sizeof(b1), ctx->first_ts), rpt_fmt_ts(b2, sizeof(b2), ctx->last_ts));
+		rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts), rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
 	if (calls)
 		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n  %" PRIu64 " still open at the end, %"
 			PRIu64 " returns without a call\n", r->calls_completed,
@@ -1860,9 +1863,9 @@ static int print_text(const struct rpt_cg_result *r, const struct rpt_ctx *ctx,
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
 	cut_note(r, f);
 	unwind_note(r, f);
-	rpt_clock_note(ctx, f);
-	rpt_loss_note(ctx, f, ctx->first_ts, ctx->last_ts);
-	rpt_damage_note(ctx, f);
+	rpt_notes_clock(n, f);
+	rpt_notes_loss(n, f);
+	rpt_notes_damage(n, f);
 	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", samples ? "samples" : "time",
 		"self", samples ? "hits" : "calls", "function");
 	init_out(&o, r, c, f);
@@ -1953,11 +1956,11 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		return 0;
 	}
 	if (op->json)
-		err = print_json(&res, ctx, c, f);
+		err = print_json(&res, c, f);
 	else if (c->output == RPT_CG_FOLDED)
-		err = print_folded(&res, ctx, f);
+		err = print_folded(&res, f);
 	else
-		err = print_text(&res, ctx, c, f);
+		err = rpt_cg_text(&res, op, c, f);
 	rpt_cg_result_release(&res);
 	return err;
 }

@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "replay.h"	/* struct rpt_notes */
 
 struct rpt_syms;
 
@@ -27,6 +30,9 @@ struct rpt_cg_node {
 enum { RPT_CG_CUT_OUTSIDE, RPT_CG_CUT_REPEAT, RPT_CG_CUT_NR };
 
 struct rpt_cg_result {
+	char *path;		/* the file */
+	bool partial;		/* the replay stopped on damaged data */
+	struct rpt_notes notes;	/* clock, damage and loss over the selected events' span */
 	int source;		/* the tree shown: RPT_CG_CALLS, RPT_CG_SAMPLES or RPT_CG_OFFCPU */
 	const char *source_name;	/* "calls", "samples", "offcpu" (static) */
 	const char *unit;		/* "ns" or "samples" (static) */
@@ -61,6 +67,10 @@ struct rpt_cg_result {
 
 /* Frees what r holds and zeroes it; NULL or a zeroed result is a no-op. */
 void rpt_cg_result_release(struct rpt_cg_result *r);
+
+/* The result as `callgraph` prints it (text, with c's --depth/--min-percent/...). */
+int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
+		const struct rpt_callgraph_conf *c, FILE *f);
 
 /*
  * Per function: every node of a name added up (task frames left out).

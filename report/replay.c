@@ -955,6 +955,11 @@ void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct 
 	n->nevents_all = ctx->nevents_all;
 	n->file_first_ts = ctx->all_first_ts;
 	n->file_last_ts = ctx->all_last_ts;
+	n->sel_first_ts = ctx->first_ts;
+	n->sel_last_ts = ctx->last_ts;
+	n->loss = (struct rpt_loss_summary){ .markers = s.markers, .events = s.events,
+					     .unknown = s.unknown, .first_ts = s.first,
+					     .last_ts = s.last, .kernel_lost = kl };
 }
 
 int rpt_notes_loss(const struct rpt_notes *n, FILE *out)
@@ -1006,14 +1011,19 @@ void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struc
 					  .kernel_lost = kernel_lost(ctx) };
 }
 
+void rpt_loss_summary_json(const struct rpt_loss_summary *s, FILE *out)
+{
+	fprintf(out, "{\"markers\":%d,\"events\":%" PRIu64 ",\"unknown\":%" PRIu64
+		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 "}",
+		s->markers, s->events, s->unknown, s->first_ts, s->last_ts, s->kernel_lost);
+}
+
 void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
 {
 	struct rpt_loss_summary s;
 
 	rpt_loss_summary(ctx, t0, t1, &s);
-	fprintf(out, "{\"markers\":%d,\"events\":%" PRIu64 ",\"unknown\":%" PRIu64
-		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 "}",
-		s.markers, s.events, s.unknown, s.first_ts, s.last_ts, s.kernel_lost);
+	rpt_loss_summary_json(&s, out);
 }
 
 /* ---- replay --------------------------------------------------------------- */

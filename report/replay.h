@@ -245,8 +245,18 @@ int rpt_tgid(const struct rpt_ctx *ctx, int pid);
  * number of markers inside.
  */
 int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+/* Page-loss markers inside [t0, t1] on the selected CPUs (for outputs that cannot carry a note). */
+int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
+/* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
+void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
+/* The same figures as a structure (for results that outlive the replay). */
+struct rpt_loss_summary {
+	int markers;
+	uint64_t events, unknown, first_ts, last_ts, kernel_lost;
+};
+void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_summary *s);
 /*
- * The notes above as data, for results that outlive the replay (a result
+ * The loss, clock and damage notes as data, for results that outlive the replay (a result
  * printed later, e.g. by analyze, needs no context): filled at finish with
  * the loss figures of [t0, t1], printed by the rpt_notes_* functions.
  */
@@ -261,21 +271,15 @@ struct rpt_notes {
 	bool loss_unknown;
 	uint64_t loss_cpus[4];
 	uint64_t nevents, nevents_all, file_first_ts, file_last_ts;
+	uint64_t sel_first_ts, sel_last_ts;	/* the selected events' span */
+	struct rpt_loss_summary loss;	/* the loss figures of [t0, t1], as the JSON gives them */
 };
 void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_notes *n);
 void rpt_notes_clock(const struct rpt_notes *n, FILE *out);
 void rpt_notes_damage(const struct rpt_notes *n, FILE *out);
 int rpt_notes_loss(const struct rpt_notes *n, FILE *out);
-/* Page-loss markers inside [t0, t1] on the selected CPUs (for outputs that cannot carry a note). */
-int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
-/* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
-void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
-/* The same figures as a structure (for results that outlive the replay). */
-struct rpt_loss_summary {
-	int markers;
-	uint64_t events, unknown, first_ts, last_ts, kernel_lost;
-};
-void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_summary *s);
+/* A loss summary as the analyzers' JSON "loss" object. */
+void rpt_loss_summary_json(const struct rpt_loss_summary *s, FILE *out);
 
 /*
  * "12.345678" like trace-cmd (seconds.microseconds) into buf; on a file
