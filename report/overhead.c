@@ -14,10 +14,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flytrap.h"
+#include "format/ftmeta.h"
 #include "json.h"
 #include "overhead.h"
 #include "replay.h"
@@ -810,38 +812,15 @@ static void rs_line(FILE *out, const char *k, int kl, const char *v, int vl)
 static void recstats_each(const struct rpt_ctx *ctx, void *arg,
 			  void (*fn)(void *arg, const char *k, int kl, const char *v, int vl))
 {
-	const struct fmt_option *op;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 
-	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
-		const char *p = op->data, *end = p + op->size;
+	for (size_t n = 0; m && n < m->rs.all.n; n++) {
+		const struct fmt_kv *kv = &m->rs.all.kv[n];
+		size_t kl = strlen(kv->key), vl = kv->val ? strlen(kv->val) : 0;
 
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-			const char *eq = memchr(p, '=', (size_t)(le - p));
-
-			while (le > p && (le[-1] == 0 || le[-1] == '\r'))
-				le--;
-			if (eq && eq > p)
-				fn(arg, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
-			p = nl ? nl + 1 : end;
-		}
+		if (kv->val && kl && kl <= INT_MAX && vl <= INT_MAX)
+			fn(arg, kv->key, (int)kl, kv->val, (int)vl);
 	}
-}
-
-struct rs_find {
-	const char *key;
-	int kl;
-	char *val;
-};
-
-static void rs_find(void *arg, const char *k, int kl, const char *v, int vl)
-{
-	struct rs_find *f = arg;
-
-	if (!f->val && kl == f->kl && !memcmp(k, f->key, (size_t)kl))
-		f->val = strndup(v, (size_t)vl);
 }
 
 /*
@@ -852,33 +831,9 @@ static void rs_find(void *arg, const char *k, int kl, const char *v, int vl)
  */
 static char *recorded_pids(const struct rpt_ctx *ctx)
 {
-	const struct fmt_option *op;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 
-	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = op->data, *end = p + op->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-
-			while (le > p && le[-1] == 0)
-				le--;
-			if (le - p > 5 && !memcmp(p, "pids=", 5))
-				return strndup(p + 5, (size_t)(le - p - 5));
-			p = nl ? nl + 1 : end;
-		}
-	}
-	return NULL;
-}
-
-/* The value of key in the recorder's RECSTATS (malloc'd), NULL if absent. */
-static char *recstat(const struct rpt_ctx *ctx, const char *key)
-{
-	struct rs_find f = { .key = key, .kl = (int)strlen(key) };
-
-	recstats_each(ctx, &f, rs_find);
-	return f.val;
+	return m && m->pids && *m->pids ? strdup(m->pids) : NULL;
 }
 
 struct rs_walk {
@@ -1209,19 +1164,18 @@ static int fill_types(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_
 /* stored and page bytes, and the compression ratio (the recorder's own figures first) */
 static void fill_storage(const struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
 {
-	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	const struct fmt_recstats *rs = m ? &m->rs : NULL;
 	int i, c;
 
 	for (i = 0; i < ctx->info->nbuffers; i++)
 		for (c = 0; c < ctx->info->buffers[i].ncpus; c++)
 			r->stored_bytes += ctx->info->buffers[i].cpus[c].size;
 	r->uncompressed_bytes = o->pages * ctx->info->page_size;
-	if (rs_read && rs_written && strtoull(rs_written, NULL, 10))
-		r->compression_ratio = (double)strtoull(rs_read, NULL, 10) / (double)strtoull(rs_written, NULL, 10);
+	if (rs && rs->bytes_read.has && rs->bytes_written.has && rs->bytes_written.v)
+		r->compression_ratio = (double)rs->bytes_read.v / (double)rs->bytes_written.v;
 	else if (r->stored_bytes && r->uncompressed_bytes)
 		r->compression_ratio = (double)r->uncompressed_bytes / (double)r->stored_bytes;
-	free(rs_read);
-	free(rs_written);
 }
 
 /* what to filter or aggregate: the heaviest event types, and what the file lacks */
@@ -1790,9 +1744,10 @@ static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_
 	 * loading, symbol tables) and teardown, which the duration does
 	 * not, so it is shown apart and never as a percentage.
 	 */
-	char *u = recstat(ctx, "cpu_user_us"), *sy = recstat(ctx, "cpu_sys_us"), *du = recstat(ctx, "duration_ns");
-	char *cu = recstat(ctx, "capture_user_us"), *cs = recstat(ctx, "capture_sys_us");
-	uint64_t dur = du ? strtoull(du, NULL, 10) : 0;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	const struct fmt_recstats *rs = m ? &m->rs : NULL;
+	bool cap = rs && rs->capture_user_us.has && rs->capture_sys_us.has;
+	uint64_t dur = rs ? rs->duration_ns.v : 0;
 	char b1[32], b2[32], b3[32];
 
 	fputs("\nRecorder\n", out);
@@ -1801,26 +1756,21 @@ static void text_recorder(const struct rpt_overhead_result *r, const struct rpt_
 	if (r->compression_ratio > 0)
 		fprintf(out, ", compression %.2fx", r->compression_ratio);
 	fputc('\n', out);
-	if (cu && cs && dur) {
-		uint64_t a = strtoull(cu, NULL, 10) * 1000, b = strtoull(cs, NULL, 10) * 1000;
+	if (cap && dur) {
+		uint64_t a = rs->capture_user_us.v * 1000, b = rs->capture_sys_us.v * 1000;
 
 		fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n    %.1f%% of a CPU over %s\n",
 			rpt_fmt_dur(b1, sizeof(b1), a), rpt_fmt_dur(b2, sizeof(b2), b),
 			100.0 * (double)(a + b) / (double)dur, rpt_fmt_dur(b3, sizeof(b3), dur));
 	}
-	if (u && sy) {
-		uint64_t a = strtoull(u, NULL, 10) * 1000, b = strtoull(sy, NULL, 10) * 1000;
+	if (rs && rs->cpu_user_us.has && rs->cpu_sys_us.has) {
+		uint64_t a = rs->cpu_user_us.v * 1000, b = rs->cpu_sys_us.v * 1000;
 
 		fprintf(out, "  recorder CPU in total (setup and teardown included): %s\n",
 			rpt_fmt_dur(b1, sizeof(b1), a + b));
-		if (!(cu && cs))
+		if (!cap)
 			fputs("    (the file does not say how much of it was spent while capturing)\n", out);
 	}
-	free(u);
-	free(sy);
-	free(du);
-	free(cu);
-	free(cs);
 	if (!print_recstats(ctx, out))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);
 }
