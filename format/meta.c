@@ -34,8 +34,10 @@ static int kvlist_add(struct fmt_kvlist *l, const char *data, size_t size)
 		return -ENOMEM;
 	l->texts[l->ntexts++] = t;
 	b = t + len + 1;
-	memcpy(t, data, len);
-	memcpy(b, data, len);
+	if (len) {
+		memcpy(t, data, len);
+		memcpy(b, data, len);
+	}
 	t[len] = b[len] = '\0';
 	for (i = 0; i < len;) {
 		char *nl = memchr(t + i, '\n', len - i);
@@ -63,7 +65,7 @@ static int kvlist_add(struct fmt_kvlist *l, const char *data, size_t size)
 		kv->val = NULL;
 		if (eq) {
 			*eq = '\0';
-			if (e > i && b[e - 1] == '\r' && eq + 1 < b + e)
+			if (eq + 1 < b + e && b[e - 1] == '\r')	/* a CRLF line */
 				b[e - 1] = '\0';
 			kv->val = eq + 1;
 		}
