@@ -269,8 +269,11 @@ int fmt_meta_finish(struct fmt_meta *m)
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < sizeof(meta_strs) / sizeof(*meta_strs); i++)
-		*(const char **)((char *)m + meta_strs[i].off) = fmt_kv_get(&m->all, meta_strs[i].key);
+	for (i = 0; i < sizeof(meta_strs) / sizeof(*meta_strs); i++) {
+		const char **f = (const char **)((char *)m + meta_strs[i].off);
+
+		*f = fmt_kv_get(&m->all, meta_strs[i].key);
+	}
 	for (i = 0; i < sizeof(meta_nums) / sizeof(*meta_nums); i++)
 		set_num((struct fmt_meta_num *)((char *)m + meta_nums[i].off),
 			fmt_kv_get(&m->all, meta_nums[i].key));

@@ -1173,8 +1173,8 @@ static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
 
 		if ((uf || kf) && *kv->val && strlen(kv->line) < 1024 &&
 		    sscanf(kv->val, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000 &&
-		    !set_func_name(uf ? &g->ufunc_names : &g->kfunc_names, uf ? &g->nufunc : &g->nkfunc,
-				   idx, name))
+		    !set_func_name(uf ? &g->ufunc_names : &g->kfunc_names,
+				   uf ? &g->nufunc : &g->nkfunc, idx, name))
 			g->oom = true;
 	}
 }

@@ -258,11 +258,14 @@ static void print_recorder(struct info *inf)
 	}
 	if (rs->bytes_read.has && rs->bytes_written.has)
 		printf("             read %s of pages, wrote %s (%.1fx compression)\n",
-		       human(rs->bytes_read.v, h1, sizeof(h1)), human(rs->bytes_written.v, h2, sizeof(h2)),
-		       rs->bytes_written.v ? (double)rs->bytes_read.v / (double)rs->bytes_written.v : 0.0);
+		       human(rs->bytes_read.v, h1, sizeof(h1)),
+		       human(rs->bytes_written.v, h2, sizeof(h2)),
+		       rs->bytes_written.v ? (double)rs->bytes_read.v / (double)rs->bytes_written.v
+					   : 0.0);
 	if (rs->wakeups.has && rs->max_buffer_fill_pct.has)
 		printf("             %llu wakeups, kernel buffers at most %llu%% full\n",
-		       (unsigned long long)rs->wakeups.v, (unsigned long long)rs->max_buffer_fill_pct.v);
+		       (unsigned long long)rs->wakeups.v,
+		       (unsigned long long)rs->max_buffer_fill_pct.v);
 }
 
 /*

@@ -427,7 +427,8 @@ static int load_fnames(struct sfile *f)
 
 			if (!nn)
 				return -ENOMEM;
-			memset(nn + f->nfnames[k], 0, (idx + 1 - (size_t)f->nfnames[k]) * sizeof(*nn));
+			memset(nn + f->nfnames[k], 0,
+			       (idx + 1 - (size_t)f->nfnames[k]) * sizeof(*nn));
 			f->fnames[k] = nn;
 			f->nfnames[k] = (int)idx + 1;
 		}
@@ -1314,7 +1315,8 @@ static int fill_meta(struct cursor *c)
 		snprintf(v, sizeof(v), "%s", in->truncated_at ? "yes" : "no");
 		KV("truncated", v);
 #undef KV
-		if (!m || meta_lines(c, file, &m->all, "") || meta_lines(c, file, &m->rs.all, "recstats."))
+		if (!m || meta_lines(c, file, &m->all, "") ||
+		    meta_lines(c, file, &m->rs.all, "recstats."))
 			return -ENOMEM;
 	}
 	return 0;

@@ -117,7 +117,8 @@ static void well_formed(void)
 	}
 	CHECK(m.nbpf_progs == 4 && !strcmp(m.bpf_prog_names[0], "syscalls") &&
 	      !strcmp(m.bpf_prog_names[3], "syscalls/mapfull"), "%zu progs", m.nbpf_progs);
-	CHECK(!strcmp(fmt_kv_get(&m.all, FMT_META_BPF_UFUNC), "0 /usr/bin/ls main 0x4010"), "ufunc");
+	CHECK(!strcmp(fmt_kv_get(&m.all, FMT_META_BPF_UFUNC), "0 /usr/bin/ls main 0x4010"),
+	      "ufunc");
 	CHECK(!fmt_kv_get(&m.all, "no_such_key"), "absent key");
 	/* the recorder's statistics, each counter */
 	CHECK(m.rs.all.n == 19, "%zu RECSTATS lines", m.rs.all.n);
@@ -131,8 +132,8 @@ static void well_formed(void)
 	CHECK(m.rs.events.v == 10260 && m.rs.overrun.v == 7 && m.rs.dropped.v == 1, "kernel");
 	CHECK(m.rs.bpf_records.v == 10419 && m.rs.bpf_drops.v == 2 && m.rs.bpf_bytes.v == 955120 &&
 	      m.rs.bpf_pages.v == 137, "bpf");
-	CHECK(!strcmp(fmt_kv_get(&m.rs.all, "cpu0"), "pages:3 bytes_read:12288 max_drain:8192 splice:1"),
-	      "cpu0 line");
+	CHECK(!strcmp(fmt_kv_get(&m.rs.all, "cpu0"),
+		      "pages:3 bytes_read:12288 max_drain:8192 splice:1"), "cpu0 line");
 	/* META's "events" and RECSTATS' "events" are separate lists */
 	CHECK(!strcmp(fmt_kv_get(&m.rs.all, FMT_RS_EVENTS), "10260"), "recstats events");
 	fmt_meta_release(&m);
@@ -144,7 +145,8 @@ static void damaged(void)
 {
 	static const char dup[] =
 		"hostname=first\nbuffer_kb=12x\nhostname=second\nno equals sign\n\n=lead\n"
-		"trigger_ts=\nstart_epoch_ns=18446744073709551616\nflight_dump=18446744073709551615\n"
+		"trigger_ts=\nstart_epoch_ns=18446744073709551616\n"
+		"flight_dump=18446744073709551615\n"
 		"window_start_ns=-1\nclock=mono\r\ntrace_id=\r\n"
 		"shed=1,2,ev\nshed=x,2,ev,why\nshed=1,2,,why\nshed=1,2,ev,\n"
 		"cpu_data_start=nocpu,/x:1,/1:,/2:5:part,/3:7,/4:8:whole:x,/65536:1,/65535:1\n"
@@ -172,8 +174,8 @@ static void damaged(void)
 	CHECK(m.nshed == 0, "%zu malformed sheds accepted", m.nshed);
 	CHECK(m.ncpu_start == 2, "%zu cpu starts", m.ncpu_start);
 	if (m.ncpu_start == 2)
-		CHECK(m.cpu_start[0].cpu == 3 && m.cpu_start[0].ts == 7 && m.cpu_start[1].cpu == 65535,
-		      "the well-formed items");
+		CHECK(m.cpu_start[0].cpu == 3 && m.cpu_start[0].ts == 7 &&
+		      m.cpu_start[1].cpu == 65535, "the well-formed items");
 	CHECK(m.nbpf_progs == 2 && !strcmp(m.bpf_prog_names[0], "a") &&
 	      !strcmp(m.bpf_prog_names[1], "b"), "empty program names skipped");
 	fmt_meta_release(&m);
