@@ -307,6 +307,94 @@ int fmt_reader_load_formats(struct fmt_reader *r);
 const struct fmt_option *fmt_reader_option(const struct fmt_reader *r, uint16_t id, int n);
 
 /*
+ * flytrap's own text options, FMT_OPT_FT_META and FMT_OPT_FT_RECSTATS
+ * ("key=value\n" lines, key names in format/ftmeta.h), decoded once.
+ * Every line is kept in kv, in file order over all options of the kind, so
+ * that nothing is lost; the keys the readers use also have a typed field,
+ * from the key's first line (a later duplicate is only in kv).  A string
+ * field is NULL and a number's has_ flag false when the key is absent or
+ * its value is not a decimal number.
+ */
+struct fmt_kv {
+	const char *line;	/* the line as stored, without its '\n' */
+	const char *key;	/* the line up to its first '=' (the whole line without one) */
+	const char *val;	/* after the '=', a trailing '\r' dropped; NULL without '=' */
+};
+
+struct fmt_kvlist {
+	struct fmt_kv *kv;
+	size_t n, cap;
+	char **texts;		/* the copies kv points into */
+	size_t ntexts;
+};
+
+struct fmt_meta_num {
+	bool has;
+	uint64_t v;
+};
+
+struct fmt_meta_shed {		/* "shed=FROM,TO,SYSTEM:EVENT,WHY" */
+	uint64_t from_ts, to_ts;	/* to_ts 0: still off at the end */
+	const char *event, *why;
+};
+
+struct fmt_meta_cpustart {	/* one item of "cpu_data_start=BUF/CPU:TS[:whole],..." */
+	const char *buffer;
+	unsigned cpu;
+	uint64_t ts;
+	bool whole;
+};
+
+struct fmt_recstats {
+	bool present;		/* the file has a RECSTATS option */
+	struct fmt_kvlist all;
+	struct fmt_meta_num cpu_user_us, cpu_sys_us, max_rss_kb, capture_user_us, capture_sys_us;
+	struct fmt_meta_num duration_ns, bytes_read, bytes_written, pages, wakeups;
+	struct fmt_meta_num max_buffer_fill_pct, events, overrun, dropped;
+	struct fmt_meta_num bpf_records, bpf_drops, bpf_bytes, bpf_pages;
+};
+
+struct fmt_meta {
+	bool present;		/* the file has a META option */
+	struct fmt_kvlist all;
+	const char *recorder, *command_line, *hostname, *start_time, *instance, *clock, *events;
+	const char *pids, *recording_mode, *trace_id, *trigger, *cpu_data_start, *bpf_progs;
+	struct fmt_meta_num start_epoch_ns, buffer_kb, trigger_ts, window_start_ns, window_end_ns;
+	struct fmt_meta_num flight_dump, rotation_segment, recovered, recovered_torn_bytes;
+	struct fmt_meta_shed *shed;	/* well-formed "shed=" lines, in order */
+	size_t nshed;
+	struct fmt_meta_cpustart *cpu_start;	/* cpu_data_start's well-formed items */
+	size_t ncpu_start;
+	const char **bpf_prog_names;	/* bpf_progs split at ',' and ' ', empty names skipped */
+	size_t nbpf_progs;
+	struct fmt_recstats rs;
+	char *own;		/* storage for the split lists above */
+};
+
+/*
+ * r's flytrap metadata and recorder statistics, decoded on the first call
+ * and owned by r (valid until fmt_reader_close()).  A file without them
+ * gives a structure with present false.  NULL with errno ENOMEM only.
+ */
+const struct fmt_meta *fmt_reader_meta(struct fmt_reader *r);
+
+/* For a caller with raw option texts (and the tests): an empty m to add to. */
+void fmt_meta_init(struct fmt_meta *m);
+/*
+ * Adds one FMT_OPT_FT_META (recstats false) or FMT_OPT_FT_RECSTATS option's
+ * payload of size bytes; the text ends at its first NUL or at size.
+ * 0 or -ENOMEM (m keeps what was added before).
+ */
+int fmt_meta_add(struct fmt_meta *m, const void *data, size_t size, bool recstats);
+/* Fills the typed fields from what was added; 0 or -ENOMEM. */
+int fmt_meta_finish(struct fmt_meta *m);
+/* Frees what m holds (not m itself). */
+void fmt_meta_release(struct fmt_meta *m);
+
+/* The value of key's first line in l, NULL when none has it (or it has no '='). */
+const char *fmt_kv_get(const struct fmt_kvlist *l, const char *key);
+
+/*
  * Read a v7 section whose header is at offset, checking that its ID is
  * expect_id, decompressing it if flagged.  *data is malloc'd, caller frees.
  */

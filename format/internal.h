@@ -68,7 +68,11 @@ struct fmt_reader {
 	void (*fork_hook)(void *arg, bool before);
 	void *fork_arg;
 	uint64_t data_bytes;	/* see fmt_reader_data_bytes() */
+	struct fmt_meta *meta;	/* flytrap's text options, decoded on first use (meta.c) */
 };
+
+/* Frees r's decoded flytrap metadata (meta.c). */
+void fmt_meta_free_reader(struct fmt_reader *r);
 
 void fmt_sums_free(struct fmt_sums *t);
 struct fmt_tindex;

@@ -2135,6 +2135,7 @@ void fmt_reader_close(struct fmt_reader *r)
 
 	if (!r)
 		return;
+	fmt_meta_free_reader(r);
 	if (r->tep) {
 #ifndef FT_STATIC
 		if (r->plugins)

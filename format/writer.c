@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ftmeta.h"
 
 #define SPOOL_MAGIC	"FTSPOOL1"
 #define SPOOL_FL_COMPRESSED	1u
@@ -2975,7 +2976,8 @@ static int recover(const char *path, const char *const *list, int nlist, char **
 	}
 	{
 		char meta[128];
-		int n = snprintf(meta, sizeof(meta), "recovered=1\nrecovered_torn_bytes=%llu\n",
+		int n = snprintf(meta, sizeof(meta),
+				 FMT_META_RECOVERED "=1\n" FMT_META_RECOVERED_TORN_BYTES "=%llu\n",
 				 (unsigned long long)lost_bytes);
 
 		if ((err = queue_option(w, FMT_OPT_FT_META, meta, (uint32_t)n + 1))) {

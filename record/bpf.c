@@ -34,6 +34,7 @@
 #include <bpf/libbpf.h>
 
 #include "format.h"
+#include "ftmeta.h"
 #include "record/bpf.h"
 #include "record/bpf_int.h"
 
@@ -2162,12 +2163,12 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	if (!t)
 		return -ENOMEM;
 #define P(...) do { if (len < cap) len += snprintf(t + len, cap - len, __VA_ARGS__); } while (0)
-	P("bpf_progs=");
+	P(FMT_META_BPF_PROGS "=");
 	for (s = 0; s < FT_SLOT_NR; s++)
 		P("%s,", slot_names[s]);
 	for (s = 0; s < FT_SLOT_NR; s++)
 		P("%s/mapfull%s", slot_names[s], s + 1 < FT_SLOT_NR ? "," : "\n");
-	P("bpf_enabled=");
+	P(FMT_META_BPF_ENABLED "=");
 	for (s = 0, i = 0; s < FT_SLOT_NR; s++)
 		if (b->sp.want[s])
 			P("%s%s", i++ ? "," : "", slot_names[s]);
@@ -2191,7 +2192,7 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	if (b->sp.want[FT_SLOT_OFFCPU])
 		P("bpf_offcpu_min_ns=%" PRIu64 "\n", b->sp.min_ns);
 	if (b->sp.want[FT_SLOT_OFFCPU] || b->sp.want[FT_SLOT_PROFILE])
-		P("bpf_user_stack=%s %u %s\nbpf_user_stack_copied=%" PRIu64 "\n",
+		P(FMT_META_BPF_USER_STACK "=%s %u %s\nbpf_user_stack_copied=%" PRIu64 "\n",
 		  b->o.user_stack == REC_USTACK_FP ? "fp" : b->o.user_stack == REC_USTACK_DWARF ? "dwarf" : "cfi",
 		  b->ucopy_len, USTACK_REGS, b->ucopy_bytes);
 	P("bpf_exitmaps=%s\nbpf_exit_mappings=%" PRIu64 "\n", b->exitmaps_state, b->st.vmas);
@@ -2201,14 +2202,16 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	P("bpf_procs_captured=%" PRIu64 "\nbpf_procs_gone=%" PRIu64 "\nbpf_binaries=%" PRIu64 "\n",
 	  procs, gone, bins);
 	for (i = 0; i < b->nfns; i++)
-		P("bpf_ufunc=%d %s %s 0x%" PRIx64 "\n", i, b->sp.uf[b->fns[i].target].binary,
+		P(FMT_META_BPF_UFUNC "=%d %s %s 0x%" PRIx64 "\n", i,
+		  b->sp.uf[b->fns[i].target].binary,
 		  b->fns[i].name, b->fns[i].addr);
 	if (b->sp.want[FT_SLOT_KFUNC]) {
 		P("bpf_kfunc_attach=%s\n", b->kf_mode == FT_KFUNC_FENTRY ? "fentry" : "kprobe");
 		if (b->kf_fentry_err[0])
 			P("bpf_kfunc_fentry=%s\n", b->kf_fentry_err);
 		for (i = 0; i < b->nkfns; i++)
-			P("bpf_kfunc=%d [%s] %s 0x%" PRIx64 "\n", i, b->kfns[i].where, b->kfns[i].name,
+			P(FMT_META_BPF_KFUNC "=%d [%s] %s 0x%" PRIx64 "\n", i, b->kfns[i].where,
+			  b->kfns[i].name,
 			  b->kfns[i].addr);
 	}
 #undef P

@@ -24,6 +24,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "ftmeta.h"
 #include "record.h"
 #include "flight.h"
 #include "flight_int.h"
@@ -343,7 +344,7 @@ char *rec_budget_meta(struct rec_budget *b, uint64_t from_ns, uint64_t to_ns)
 		if ((s->to && s->to < from_ns) || s->from > to_ns)
 			continue;
 		/* shed=FROM,TO,SYSTEM:EVENT,WHY (TO 0: still off when the file was written) */
-		fprintf(m, "shed=%" PRIu64 ",%" PRIu64 ",%s:%s,%s\n", s->from, s->to,
+		fprintf(m, FMT_META_SHED "=%" PRIu64 ",%" PRIu64 ",%s:%s,%s\n", s->from, s->to,
 			b->ri->events[s->event].system, b->ri->events[s->event].name, s->why);
 	}
 	if (fclose(m)) {

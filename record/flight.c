@@ -32,6 +32,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "ftmeta.h"
 #include "record.h"
 #include "bpf.h"
 #include "flight.h"
@@ -725,24 +726,24 @@ static char *dump_meta_text(struct rec_flight *f, const struct window *win, cons
 
 	if (!m)
 		return NULL;
-	fprintf(m, "recording_mode=%s\n", mode_name(f));
-	fprintf(m, "trace_id=%s\n", f->trace_id);
+	fprintf(m, FMT_META_RECORDING_MODE "=%s\n", mode_name(f));
+	fprintf(m, FMT_META_TRACE_ID "=%s\n", f->trace_id);
 	if (!f->c->flight)
-		fprintf(m, "rotation_segment=%u\n", f->segment);
+		fprintf(m, FMT_META_ROTATION_SEGMENT "=%u\n", f->segment);
 	if (f->c->flight) {
-		fprintf(m, "flight_limit_bytes=%" PRIu64 "\n", f->c->limit_bytes);
+		fprintf(m, FMT_META_FLIGHT_LIMIT_BYTES "=%" PRIu64 "\n", f->c->limit_bytes);
 		if (f->c->limit_ns)
-			fprintf(m, "flight_limit_ns=%" PRIu64 "\n", f->c->limit_ns);
-		fprintf(m, "flight_after_ns=%" PRIu64 "\n", f->c->after_ns);
-		fprintf(m, "flight_dump=%u\n", f->ndumps + 1);
+			fprintf(m, FMT_META_FLIGHT_LIMIT_NS "=%" PRIu64 "\n", f->c->limit_ns);
+		fprintf(m, FMT_META_FLIGHT_AFTER_NS "=%" PRIu64 "\n", f->c->after_ns);
+		fprintf(m, FMT_META_FLIGHT_DUMP "=%u\n", f->ndumps + 1);
 	}
 	if (reason) {
-		fprintf(m, "trigger=%s\n", reason);
-		fprintf(m, "trigger_ts=%" PRIu64 "\n", trig_ts);
+		fprintf(m, FMT_META_TRIGGER "=%s\n", reason);
+		fprintf(m, FMT_META_TRIGGER_TS "=%" PRIu64 "\n", trig_ts);
 	}
-	fprintf(m, "window_start_ns=%" PRIu64 "\n", from_ts ? from_ts : win->from);
-	fprintf(m, "window_end_ns=%" PRIu64 "\n", win->to);
-	fprintf(m, "cpu_data_start=");
+	fprintf(m, FMT_META_WINDOW_START_NS "=%" PRIu64 "\n", from_ts ? from_ts : win->from);
+	fprintf(m, FMT_META_WINDOW_END_NS "=%" PRIu64 "\n", win->to);
+	fprintf(m, FMT_META_CPU_DATA_START "=");
 	for (i = 0; i < win->nstarts; i++)
 		fprintf(m, "%s%s/%u:%" PRIu64 "%s", i ? "," : "", f->st->bufnames[win->starts[i].buf],
 			win->starts[i].cpu, win->starts[i].ts, win->starts[i].whole ? ":whole" : "");
@@ -1025,8 +1026,8 @@ char *rec_flight_stop_meta(struct rec_flight *f)
 
 	if (!f || !f->trig_what[0])
 		return NULL;
-	if (asprintf(&t, "recording_mode=stop\ntrigger=%s\ntrigger_ts=%" PRIu64 "\n", f->trig_what,
-		     f->trig_ts) < 0)
+	if (asprintf(&t, FMT_META_RECORDING_MODE "=stop\n" FMT_META_TRIGGER "=%s\n"
+		     FMT_META_TRIGGER_TS "=%" PRIu64 "\n", f->trig_what, f->trig_ts) < 0)
 		return NULL;
 	return t;
 }

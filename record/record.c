@@ -39,6 +39,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "ftmeta.h"
 #include "record.h"
 #include "state.h"
 #include "bpf.h"
@@ -1019,15 +1020,16 @@ static int write_start_metadata(struct session *s)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		if (!m)
 			return -ENOMEM;
-		fprintf(m, "recorder=flytrap %s\n", FLYTRAP_VERSION);
-		fprintf(m, "command_line=%s\n", s->cmdline);
-		fprintf(m, "hostname=%s\n", host);
-		fprintf(m, "start_time=%s\n", when);
-		fprintf(m, "start_epoch_ns=%llu\n", (unsigned long long)s->start_epoch_ns);
-		fprintf(m, "instance=%s\n", s->ri.name);
-		fprintf(m, "clock=mono\n");
-		fprintf(m, "buffer_kb=%llu\n", (unsigned long long)s->ri.buffer_kb);
-		fprintf(m, "events=");
+		fprintf(m, FMT_META_RECORDER "=flytrap %s\n", FLYTRAP_VERSION);
+		fprintf(m, FMT_META_COMMAND_LINE "=%s\n", s->cmdline);
+		fprintf(m, FMT_META_HOSTNAME "=%s\n", host);
+		fprintf(m, FMT_META_START_TIME "=%s\n", when);
+		fprintf(m, FMT_META_START_EPOCH_NS "=%llu\n",
+			(unsigned long long)s->start_epoch_ns);
+		fprintf(m, FMT_META_INSTANCE "=%s\n", s->ri.name);
+		fprintf(m, FMT_META_CLOCK "=mono\n");
+		fprintf(m, FMT_META_BUFFER_KB "=%llu\n", (unsigned long long)s->ri.buffer_kb);
+		fprintf(m, FMT_META_EVENTS "=");
 		for (i = 0; i < s->ri.nevents; i++)
 			fprintf(m, "%s%s:%s", i ? "," : "", s->ri.events[i].system, s->ri.events[i].name);
 		fprintf(m, "\n");
@@ -1038,11 +1040,13 @@ static int write_start_metadata(struct session *s)
 			uid_t uid = s->o->user ? ra->uid : getuid();
 			gid_t gid = s->o->user ? ra->gid : getgid();
 
-			fprintf(m, "command_user=%s\n", s->o->user ? ra->name : pw ? pw->pw_name : "?");
-			fprintf(m, "command_uid=%u\ncommand_gid=%u\n", (unsigned)uid, (unsigned)gid);
+			fprintf(m, FMT_META_COMMAND_USER "=%s\n",
+				s->o->user ? ra->name : pw ? pw->pw_name : "?");
+			fprintf(m, FMT_META_COMMAND_UID "=%u\n" FMT_META_COMMAND_GID "=%u\n",
+				(unsigned)uid, (unsigned)gid);
 		}
 		if (s->ntraced) {
-			fprintf(m, "pids=");
+			fprintf(m, FMT_META_PIDS "=");
 			for (i = 0; i < s->ntraced; i++)
 				fprintf(m, "%s%d", i ? "," : "", (int)s->traced[i].pid);
 			fprintf(m, "\n");
@@ -1332,37 +1336,39 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 		if (fill > max_fill)
 			max_fill = fill;
 	}
-	fprintf(m, "cpu_user_us=%llu\n", (unsigned long long)tv_us(&all.ru_utime));
-	fprintf(m, "cpu_sys_us=%llu\n", (unsigned long long)tv_us(&all.ru_stime));
-	fprintf(m, "max_rss_kb=%ld\n", all.ru_maxrss);
-	fprintf(m, "capture_user_us=%llu\n",
+	fprintf(m, FMT_RS_CPU_USER_US "=%llu\n", (unsigned long long)tv_us(&all.ru_utime));
+	fprintf(m, FMT_RS_CPU_SYS_US "=%llu\n", (unsigned long long)tv_us(&all.ru_stime));
+	fprintf(m, FMT_RS_MAX_RSS_KB "=%ld\n", all.ru_maxrss);
+	fprintf(m, FMT_RS_CAPTURE_USER_US "=%llu\n",
 		(unsigned long long)(tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime)));
-	fprintf(m, "capture_sys_us=%llu\n",
+	fprintf(m, FMT_RS_CAPTURE_SYS_US "=%llu\n",
 		(unsigned long long)(tv_us(&s->ru_end.ru_stime) - tv_us(&s->ru_start.ru_stime)));
-	fprintf(m, "duration_ns=%llu\n", (unsigned long long)duration_ns);
-	fprintf(m, "bytes_read=%llu\n", (unsigned long long)bytes_read);
-	fprintf(m, "bytes_written=%llu\n", (unsigned long long)(fmt_wbuf_bytes(s->wb) +
+	fprintf(m, FMT_RS_DURATION_NS "=%llu\n", (unsigned long long)duration_ns);
+	fprintf(m, FMT_RS_BYTES_READ "=%llu\n", (unsigned long long)bytes_read);
+	fprintf(m, FMT_RS_BYTES_WRITTEN "=%llu\n", (unsigned long long)(fmt_wbuf_bytes(s->wb) +
 							 (s->use_top && s->wb_top ? fmt_wbuf_bytes(s->wb_top) : 0)));
-	fprintf(m, "pages=%llu\n", (unsigned long long)pages);
-	fprintf(m, "wakeups=%llu\n", (unsigned long long)s->ri.wakeups);
-	fprintf(m, "max_buffer_fill_pct=%llu\n", (unsigned long long)max_fill);
-	fprintf(m, "events=%llu\n", (unsigned long long)both_total(s, "read events"));
-	fprintf(m, "overrun=%llu\n", (unsigned long long)both_total(s, "overrun"));
-	fprintf(m, "dropped=%llu\n", (unsigned long long)both_total(s, "dropped events"));
+	fprintf(m, FMT_RS_PAGES "=%llu\n", (unsigned long long)pages);
+	fprintf(m, FMT_RS_WAKEUPS "=%llu\n", (unsigned long long)s->ri.wakeups);
+	fprintf(m, FMT_RS_MAX_BUFFER_FILL_PCT "=%llu\n", (unsigned long long)max_fill);
+	fprintf(m, FMT_RS_EVENTS "=%llu\n", (unsigned long long)both_total(s, "read events"));
+	fprintf(m, FMT_RS_OVERRUN "=%llu\n", (unsigned long long)both_total(s, "overrun"));
+	fprintf(m, FMT_RS_DROPPED "=%llu\n", (unsigned long long)both_total(s, "dropped events"));
 	if (s->bpf) {
 		struct rec_bpf_stats bs;
 
 		rec_bpf_get_stats(s->bpf, &bs);
-		fprintf(m, "bpf_records=%llu\nbpf_drops=%llu\nbpf_bytes=%llu\nbpf_pages=%llu\n",
+		fprintf(m, FMT_RS_BPF_RECORDS "=%llu\n" FMT_RS_BPF_DROPS "=%llu\n"
+			FMT_RS_BPF_BYTES "=%llu\n" FMT_RS_BPF_PAGES "=%llu\n",
 			(unsigned long long)bs.records, (unsigned long long)bs.drops,
 			(unsigned long long)bs.bytes, (unsigned long long)bs.pages);
 	}
 	for (i = 0; i < s->ri.ncpus; i++) {
 		const struct rec_cpu *c = &s->ri.cpus[i];
 
-		fprintf(m, "cpu%d=pages:%llu bytes_read:%llu max_drain:%llu splice:%d\n", c->cpu,
-			(unsigned long long)c->pages, (unsigned long long)c->bytes_read,
-			(unsigned long long)c->max_drain, !c->use_read);
+		fprintf(m, FMT_RS_CPU_PREFIX "%d=pages:%llu bytes_read:%llu max_drain:%llu "
+			"splice:%d\n", c->cpu, (unsigned long long)c->pages,
+			(unsigned long long)c->bytes_read, (unsigned long long)c->max_drain,
+			!c->use_read);
 	}
 	if (fclose(m))
 		return -ENOMEM;

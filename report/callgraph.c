@@ -28,6 +28,7 @@
 #include "callgraph.h"
 #include "flamesvg.h"
 #include "flytrap.h"
+#include "format/ftmeta.h"
 #include "replay.h"
 #include "share.h"
 #include "symbols.h"
@@ -1023,26 +1024,17 @@ static void user_stack_mode(struct callgraph *g, const char *mode, const char *a
 /* META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) */
 static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
 {
-	const struct fmt_option *o;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 
-	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
+	for (size_t n = 0; m && n < m->all.n; n++) {
+		const struct fmt_kv *kv = &m->all.kv[n];
+		char mode[16], arch[64];
+		unsigned bytes;
 
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-			char line[256], mode[16], arch[64];
-			unsigned bytes;
-
-			if (ll > 15 && ll < sizeof(line) && !memcmp(p, "bpf_user_stack=", 15)) {
-				memcpy(line, p, ll);
-				line[ll] = 0;
-				if (sscanf(line + 15, "%15s %u %63s", mode, &bytes, arch) == 3)
-					user_stack_mode(g, mode, arch);
-			}
-			p = nl ? nl + 1 : end;
-		}
+		if (kv->val && *kv->val && strlen(kv->line) < 256 &&
+		    !strcmp(kv->key, FMT_META_BPF_USER_STACK) &&
+		    sscanf(kv->val, "%15s %u %63s", mode, &bytes, arch) == 3)
+			user_stack_mode(g, mode, arch);
 	}
 }
 
@@ -1168,31 +1160,22 @@ static bool set_func_name(char ***names, int *n, unsigned idx, const char *name)
  */
 static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
 {
-	const struct fmt_option *o;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 
-	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
+	if (!m)
+		g->oom = true;
+	for (size_t n = 0; m && n < m->all.n; n++) {
+		const struct fmt_kv *kv = &m->all.kv[n];
+		bool uf = kv->val && !strcmp(kv->key, FMT_META_BPF_UFUNC);
+		bool kf = kv->val && !strcmp(kv->key, FMT_META_BPF_KFUNC);
+		char bin[512], name[256];
+		unsigned idx;
 
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-			char line[1024], bin[512], name[256];
-			unsigned idx;
-
-			bool uf = ll > 10 && !memcmp(p, "bpf_ufunc=", 10);
-			bool kf = ll > 10 && !memcmp(p, "bpf_kfunc=", 10);
-
-			if (ll < sizeof(line) && (uf || kf)) {
-				memcpy(line, p, ll);
-				line[ll] = 0;
-				if (sscanf(line + 10, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000 &&
-				    !set_func_name(uf ? &g->ufunc_names : &g->kfunc_names, uf ? &g->nufunc : &g->nkfunc,
-						   idx, name))
-					g->oom = true;
-			}
-			p = nl ? nl + 1 : end;
-		}
+		if ((uf || kf) && *kv->val && strlen(kv->line) < 1024 &&
+		    sscanf(kv->val, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000 &&
+		    !set_func_name(uf ? &g->ufunc_names : &g->kfunc_names,
+				   uf ? &g->nufunc : &g->nkfunc, idx, name))
+			g->oom = true;
 	}
 }
 

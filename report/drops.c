@@ -23,6 +23,7 @@
 
 #include "drops.h"
 #include "flytrap.h"
+#include "format/ftmeta.h"
 #include "json.h"
 #include "replay.h"
 #include "share.h"
@@ -394,12 +395,6 @@ static void extra_release(struct extra *x)
 	free(x->rec_vals);
 }
 
-/* Value of "key=" in the file's flytrap metadata, malloc'd, or NULL. */
-static char *meta_value(const struct rpt_ctx *ctx, const char *key)
-{
-	return rpt_meta_value(ctx->r, key);
-}
-
 static uint64_t swap64_if(bool swap, uint64_t v)
 {
 	return swap ? __builtin_bswap64(v) : v;
@@ -414,23 +409,21 @@ static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
 {
 	const struct fmt_option *o;
 	bool swap = ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	char *names = meta_value(ctx, "bpf_progs");
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	size_t pi;
 	int n;
 
-	if (names) {
-		char *save = NULL, *tok;
+	if (!m)
+		return -ENOMEM;
+	for (pi = 0; pi < m->nbpf_progs; pi++) {
+		char **nn = realloc(x->prog_names, (size_t)(x->nprogs + 1) * sizeof(*nn));
 
-		for (tok = strtok_r(names, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-			char **nn = realloc(x->prog_names, (size_t)(x->nprogs + 1) * sizeof(*nn));
-
-			if (!nn)
-				break;
-			x->prog_names = nn;
-			nn[x->nprogs] = strdup(tok);
-			if (nn[x->nprogs])
-				x->nprogs++;
-		}
-		free(names);
+		if (!nn)
+			break;
+		x->prog_names = nn;
+		nn[x->nprogs] = strdup(m->bpf_prog_names[pi]);
+		if (nn[x->nprogs])
+			x->nprogs++;
 	}
 	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_BPF_DROPS, n)); n++) {
 		size_t k, cnt;
@@ -506,51 +499,39 @@ static bool is_recorder_loss(const char *k)
 
 static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
 {
-	const struct fmt_option *o;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	size_t n;
 
-	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
+	if (!m)
+		return -ENOMEM;
+	x->has_recstats = m->rs.present;
+	for (n = 0; n < m->rs.all.n; n++) {
+		const struct fmt_kv *kv = &m->rs.all.kv[n];
+		unsigned long long v;
+		char **nk, *e2;
+		uint64_t *nv;
 
-		x->has_recstats = true;
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-			const char *eq = memchr(p, '=', (size_t)(le - p));
-
-			if (eq && eq > p) {
-				char *key = strndup(p, (size_t)(eq - p));
-				char *val = strndup(eq + 1, (size_t)(le - eq - 1));
-				unsigned long long v;
-				char *e2;
-
-				if (key && val && is_loss_key(key)) {
-					v = strtoull(val, &e2, 10);
-					if (e2 != val && (*e2 == 0 || *e2 == ' ')) {
-						char **nk = realloc(x->rec_keys, (size_t)(x->nrec + 1) * sizeof(*nk));
-						uint64_t *nv = nk ? realloc(x->rec_vals,
-									    (size_t)(x->nrec + 1) * sizeof(*nv)) : NULL;
-
-						if (nk)
-							x->rec_keys = nk;
-						if (nv) {
-							x->rec_vals = nv;
-							nk[x->nrec] = key;
-							nv[x->nrec] = v;
-							x->nrec++;
-							if (is_recorder_loss(key))
-								x->rec_total += v;
-							if (!strcmp(key, "max_buffer_fill_pct"))
-								x->max_fill = v;
-							key = NULL;
-						}
-					}
-				}
-				free(key);
-				free(val);
-			}
-			p = nl ? nl + 1 : end;
-		}
+		if (!kv->val || !*kv->key || !is_loss_key(kv->key))
+			continue;
+		v = strtoull(kv->val, &e2, 10);
+		if (e2 == kv->val || (*e2 && *e2 != ' '))
+			continue;
+		nk = realloc(x->rec_keys, (size_t)(x->nrec + 1) * sizeof(*nk));
+		if (!nk)
+			return -ENOMEM;
+		x->rec_keys = nk;
+		nv = realloc(x->rec_vals, (size_t)(x->nrec + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		x->rec_vals = nv;
+		if (!(nk[x->nrec] = strdup(kv->key)))
+			return -ENOMEM;
+		nv[x->nrec] = v;
+		x->nrec++;
+		if (is_recorder_loss(kv->key))
+			x->rec_total += v;
+		if (!strcmp(kv->key, FMT_RS_MAX_BUFFER_FILL_PCT))
+			x->max_fill = v;
 	}
 	return 0;
 }
@@ -768,38 +749,23 @@ static void *push(void *vp, size_t *n, size_t size)
  */
 static int fill_flight(struct rpt_drops_result *r, const struct rpt_ctx *ctx)
 {
-	const struct fmt_option *o;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	size_t n;
 
-	r->flight_cpu_data_start = meta_value(ctx, "cpu_data_start");
-	r->trigger = meta_value(ctx, "trigger");
-	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
+	if (!m)
+		return -ENOMEM;
+	if (m->cpu_data_start && !(r->flight_cpu_data_start = strdup(m->cpu_data_start)))
+		return -ENOMEM;
+	if (m->trigger && !(r->trigger = strdup(m->trigger)))
+		return -ENOMEM;
+	for (n = 0; n < m->nshed; n++) {
+		struct rpt_drops_shed *sh = push(&r->shed, &r->nshed, sizeof(*sh));
 
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-			unsigned long long from, to;
-			char ev[256], why[128];
-			struct rpt_drops_shed *sh;
-			char *line;
-
-			if (le - p > 5 && !memcmp(p, "shed=", 5)) {
-				line = strndup(p + 5, (size_t)(le - p - 5));
-				if (!line)
-					return -ENOMEM;
-				if (sscanf(line, "%llu,%llu,%255[^,],%127[^\n]", &from, &to, ev, why) == 4) {
-					sh = push(&r->shed, &r->nshed, sizeof(*sh));
-					if (!sh || !(sh->event = strdup(ev)) || !(sh->why = strdup(why))) {
-						free(line);
-						return -ENOMEM;
-					}
-					sh->from_ts = from;
-					sh->to_ts = to;
-				}
-				free(line);
-			}
-			p = nl ? nl + 1 : end;
-		}
+		if (!sh || !(sh->event = strdup(m->shed[n].event)) ||
+		    !(sh->why = strdup(m->shed[n].why)))
+			return -ENOMEM;
+		sh->from_ts = m->shed[n].from_ts;
+		sh->to_ts = m->shed[n].to_ts;
 	}
 	return 0;
 }
@@ -979,14 +945,14 @@ static void advise(struct rpt_drops_result *r, char *text, int *err)
 static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 			  const struct worst *w, int *err)
 {
-	char *bufkb = meta_value(ctx, "buffer_size_kb");
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 	uint64_t all = 0;
 	size_t j;
 
 	if (w->num) {
 		uint64_t kept = w->den - w->num;
 		uint64_t factor = pow2_up((w->den + kept - 1) / (kept ? kept : 1));
-		unsigned long long cur = bufkb ? strtoull(bufkb, NULL, 10) : 0;
+		unsigned long long cur = m && m->buffer_kb.has ? m->buffer_kb.v : 0;
 		double pct = 100.0 * (double)w->num / (double)w->den;
 
 		if (factor < 2)
@@ -1000,7 +966,6 @@ static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 					    "(buffer_size_kb; the worst CPU lost %.1f%% of its events)",
 					    (unsigned long long)factor, pct), err);
 	}
-	free(bufkb);
 	if ((!w->num && !r->kernel_lost) || !r->ntypes)
 		return;
 	for (j = 0; j < r->ntypes; j++)
@@ -1015,7 +980,7 @@ static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, const struct worst *w,
 		       uint64_t max_fill)
 {
-	char *trg;
+	const struct fmt_meta *m;
 	int err = 0;
 
 	advise_buffer(r, ctx, w, &err);
@@ -1032,10 +997,9 @@ static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, co
 				    "recorder drained it: a larger buffer (buffer_size_kb) keeps a margin "
 				    "for bursts", (unsigned long long)max_fill), &err);
 	/* a flight dump ends while the recording goes on: what follows is not lost */
-	trg = meta_value(ctx, "trigger_ts");
-	if (trg)
+	m = fmt_reader_meta(ctx->r);
+	if (m && m->trigger_ts.has)
 		r->unread_at_end = 0;
-	free(trg);
 	if (r->unread_at_end)
 		advise(r, xasprintf("%llu events were still in the kernel buffers at the end and are not "
 				    "in the file: stop the recording only after it has drained",

@@ -33,6 +33,7 @@
 #include "drops.h"
 #include "flytrap.h"
 #include "format.h"
+#include "ftmeta.h"
 #include "overhead.h"
 #include "replay.h"
 #include "share.h"
@@ -194,14 +195,13 @@ struct exp {
 	/* statistics for otherData and -v */
 	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
 	uint64_t no_exit;	/* entries whose exit is not in the trace: written as instants */
-	const char *trigger;	/* a flight dump's "trigger=" value (in meta[]), or NULL */
+	const char *trigger;	/* a flight dump's "trigger=" value (in meta), or NULL */
 	size_t trigger_len;
 	uint64_t trigger_ts;
 	bool trigger_marked;
 	struct jout a;		/* the args object of the slice being written (no stream) */
 	uint64_t sched_slices, irq_slices, flows;
-	const char *meta[8];	/* FMT_OPT_FT_META texts (the recorder's, the BPF capture's) */
-	int nmeta;
+	const struct fmt_meta *meta;	/* the file's flytrap metadata (owned by the reader) */
 	struct exp_fname *ufn;	/* bpf_ufunc= names by index */
 	uint32_t nufn;
 	struct exp_fname *kfn;	/* bpf_kfunc= names by index */
@@ -815,29 +815,6 @@ static const char *softirq_names[] = {
 };
 
 /*
- * Value of the META line "key=..." (the key includes the '='): pointer and
- * length up to the end of the line; NULL when absent.  n-th match only.
- */
-static const char *meta_value(const struct exp *x, const char *key, int nth, size_t *len)
-{
-	size_t kl = strlen(key);
-	const char *p;
-	int m;
-
-	for (m = 0; m < x->nmeta; m++) {
-		for (p = x->meta[m]; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-			if (!strncmp(p, key, kl) && nth-- == 0) {
-				const char *e = strchr(p + kl, '\n');
-
-				*len = e ? (size_t)(e - p - kl) : strlen(p + kl);
-				return p + kl;
-			}
-		}
-	}
-	return NULL;
-}
-
-/*
  * BPF-traced user functions are named by "bpf_ufunc=N BINARY NAME 0xADDR"
  * lines of the META option (record/bpf.c), kernel functions by "bpf_kfunc=N
  * [kernel.kallsyms|MODULE] NAME 0xADDR"; read once into x->ufn / x->kfn.
@@ -846,14 +823,18 @@ static int ufunc_names(struct exp *x, bool kfunc)
 {
 	struct exp_fname **tab = kfunc ? &x->kfn : &x->ufn;
 	uint32_t *cnt = kfunc ? &x->nkfn : &x->nufn;
-	const char *v;
-	size_t vl;
-	int k;
+	const char *key = kfunc ? FMT_META_BPF_KFUNC : FMT_META_BPF_UFUNC;
+	size_t k;
 
-	for (k = 0; (v = meta_value(x, kfunc ? "bpf_kfunc=" : "bpf_ufunc=", k, &vl)); k++) {
-		const char *end = v + vl, *b, *nm, *sp;
+	for (k = 0; x->meta && k < x->meta->all.n; k++) {
+		const char *v = x->meta->all.kv[k].val, *end, *b, *nm, *sp;
 		char *num_end;
-		unsigned long n = strtoul(v, &num_end, 10);
+		unsigned long n;
+
+		if (!v || strcmp(x->meta->all.kv[k].key, key))
+			continue;
+		end = v + strlen(v);
+		n = strtoul(v, &num_end, 10);
 
 		if (num_end == v || n > 65535 || num_end >= end || *num_end != ' ')
 			continue;
@@ -897,26 +878,10 @@ static const char *ufunc_name(const struct exp *x, bool kfunc, uint32_t func, si
 /* Name of BPF program slot prog from "bpf_progs=a,b,c", into buf. */
 static const char *bpf_prog_name(const struct exp *x, uint32_t prog, char *buf, size_t blen)
 {
-	size_t vl = 0;
-	const char *v = meta_value(x, "bpf_progs=", 0, &vl), *end;
-	uint32_t k = 0;
-
-	snprintf(buf, blen, "program %u", prog);
-	if (!v)
-		return buf;
-	end = v + vl;
-	while (v < end) {
-		const char *c = memchr(v, ',', (size_t)(end - v));
-		size_t l = c ? (size_t)(c - v) : (size_t)(end - v);
-
-		if (k++ == prog) {
-			snprintf(buf, blen, "%.*s", (int)(l < 60 ? l : 60), v);
-			break;
-		}
-		if (!c)
-			break;
-		v = c + 1;
-	}
+	if (x->meta && prog < x->meta->nbpf_progs)
+		snprintf(buf, blen, "%.60s", x->meta->bpf_prog_names[prog]);
+	else
+		snprintf(buf, blen, "program %u", prog);
 	return buf;
 }
 
@@ -1453,8 +1418,6 @@ static bool has_uprobe_formats(struct tep_handle *tep)
 static int exp_init(struct rpt_ctx *ctx, void *priv)
 {
 	struct exp *x = priv;
-	const struct fmt_option *o;
-	int k;
 
 	x->ctx = ctx;
 	x->j.f = exp_conf.out;
@@ -1467,9 +1430,9 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	rpt_map_init(&x->threads, sizeof(struct thr));
 	rpt_map_init(&x->wakeups, sizeof(struct wake));
 	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL, ctx->info ? ctx->info->kernel_long : 8);
-	for (k = 0; x->nmeta < 8 && (o = fmt_reader_option(ctx->r, FMT_OPT_FT_META, k)); k++)
-		if (o->size && ((const char *)o->data)[o->size - 1] == '\0')
-			x->meta[x->nmeta++] = o->data;
+	x->meta = fmt_reader_meta(ctx->r);
+	if (!x->meta)
+		return -ENOMEM;
 	if (ufunc_names(x, false) || ufunc_names(x, true))
 		return -ENOMEM;
 	x->ufunc_side = has_uprobe_formats(ctx->tep) &&
@@ -1611,16 +1574,14 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 static bool trigger_mark(struct exp *x, const struct rpt_ctx *ctx)
 {
 	const struct rpt_opts *o = ctx->opts;
-	size_t rl = 0, tl = 0;
-	const char *reason = meta_value(x, "trigger=", 0, &rl), *tv = meta_value(x, "trigger_ts=", 0, &tl);
-	char buf[32], name[160];
+	const char *reason = x->meta ? x->meta->trigger : NULL;
+	size_t rl = reason ? strlen(reason) : 0;
+	char name[160];
 	uint64_t ts;
 
-	if (!reason || !tv || !tl || tl >= sizeof(buf))
+	if (!reason || !x->meta->trigger_ts.has)
 		return false;
-	memcpy(buf, tv, tl);
-	buf[tl] = '\0';
-	ts = fmt_reader_adjust_ts(ctx->r, strtoull(buf, NULL, 10));
+	ts = fmt_reader_adjust_ts(ctx->r, x->meta->trigger_ts.v);
 	x->trigger_ts = ts;
 	x->trigger = reason;
 	x->trigger_len = rl;

@@ -223,59 +223,49 @@ static void cpustat_lines(struct info *inf, FILE *out, bool json)
 	}
 }
 
-/* value of "key=" in a "key=value\n" option, or NULL; copies into buf */
-static const char *kv(const struct fmt_option *o, const char *key, char *buf, size_t n)
-{
-	const char *p = o->data, *end = p + strnlen(o->data, o->size);
-	size_t kl = strlen(key);
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-
-		if (!nl)
-			nl = end;
-		if ((size_t)(nl - p) > kl && !memcmp(p, key, kl) && p[kl] == '=') {
-			snprintf(buf, n, "%.*s", (int)(nl - p - kl - 1), p + kl + 1);
-			return buf;
-		}
-		p = nl + 1;
-	}
-	return NULL;
-}
-
 static void print_recorder(struct info *inf)
 {
-	const struct fmt_option *o = fmt_reader_option(inf->r, FMT_OPT_FT_RECSTATS, 0);
-	char u[32], sy[32], cu[32], cs[32], d[32], rd[32], wr[32], wk[32], fill[32], h1[32], h2[32];
+	const struct fmt_meta *m = fmt_reader_meta(inf->r);
+	const struct fmt_recstats *rs = m ? &m->rs : NULL;
+	char h1[32], h2[32];
+	double u, sy, cu, cs, d;
 
-	if (!o || !kv(o, "cpu_user_us", u, sizeof(u)) || !kv(o, "cpu_sys_us", sy, sizeof(sy)))
+	if (!rs || !rs->cpu_user_us.has || !rs->cpu_sys_us.has)
 		return;
+	u = (double)rs->cpu_user_us.v;
+	sy = (double)rs->cpu_sys_us.v;
+	cu = (double)rs->capture_user_us.v;
+	cs = (double)rs->capture_sys_us.v;
+	d = (double)rs->duration_ns.v;
 	/*
 	 * The CPU while recording belongs with the recording's duration; the
 	 * process total adds setup and teardown (loading BPF, reading
 	 * kallsyms, finishing the file), which can be far longer.
 	 */
-	if (kv(o, "capture_user_us", cu, sizeof(cu)) && kv(o, "capture_sys_us", cs, sizeof(cs))) {
+	if (rs->capture_user_us.has && rs->capture_sys_us.has) {
 		printf("recorder:    %.3f s CPU while recording (user %.3f, sys %.3f)",
-		       (atof(cu) + atof(cs)) / 1e6, atof(cu) / 1e6, atof(cs) / 1e6);
-		if (kv(o, "duration_ns", d, sizeof(d)))
-			printf(" in %.2f s", atof(d) / 1e9);
+		       (cu + cs) / 1e6, cu / 1e6, cs / 1e6);
+		if (rs->duration_ns.has)
+			printf(" in %.2f s", d / 1e9);
 		printf("\n             %.3f s CPU in total, setup and teardown included\n",
-		       (atof(u) + atof(sy)) / 1e6);
+		       (u + sy) / 1e6);
 	} else {
-		printf("recorder:    %.3f s CPU (user %.3f, sys %.3f)", (atof(u) + atof(sy)) / 1e6,
-		       atof(u) / 1e6, atof(sy) / 1e6);
-		if (kv(o, "duration_ns", d, sizeof(d)))
-			printf(" in %.2f s", atof(d) / 1e9);
+		printf("recorder:    %.3f s CPU (user %.3f, sys %.3f)", (u + sy) / 1e6, u / 1e6,
+		       sy / 1e6);
+		if (rs->duration_ns.has)
+			printf(" in %.2f s", d / 1e9);
 		printf("\n");
 	}
-	if (kv(o, "bytes_read", rd, sizeof(rd)) && kv(o, "bytes_written", wr, sizeof(wr)))
+	if (rs->bytes_read.has && rs->bytes_written.has)
 		printf("             read %s of pages, wrote %s (%.1fx compression)\n",
-		       human(strtoull(rd, NULL, 10), h1, sizeof(h1)),
-		       human(strtoull(wr, NULL, 10), h2, sizeof(h2)),
-		       atof(wr) > 0 ? atof(rd) / atof(wr) : 0.0);
-	if (kv(o, "wakeups", wk, sizeof(wk)) && kv(o, "max_buffer_fill_pct", fill, sizeof(fill)))
-		printf("             %s wakeups, kernel buffers at most %s%% full\n", wk, fill);
+		       human(rs->bytes_read.v, h1, sizeof(h1)),
+		       human(rs->bytes_written.v, h2, sizeof(h2)),
+		       rs->bytes_written.v ? (double)rs->bytes_read.v / (double)rs->bytes_written.v
+					   : 0.0);
+	if (rs->wakeups.has && rs->max_buffer_fill_pct.has)
+		printf("             %llu wakeups, kernel buffers at most %llu%% full\n",
+		       (unsigned long long)rs->wakeups.v,
+		       (unsigned long long)rs->max_buffer_fill_pct.v);
 }
 
 /*
@@ -447,7 +437,7 @@ static void print_text(struct info *inf, const char *path)
 	char b1[64], b2[64], name[256];
 	int *order, n = 0, i, b;
 	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
-	const struct fmt_option *o;
+	const struct fmt_meta *m = fmt_reader_meta(inf->r);
 
 	printf("file:        %s (%s)\n", path, human(in->file_size, b1, sizeof(b1)));
 	printf("format:      v%d, %s%s%s, %s-endian, %d-byte longs, %u-byte pages\n",
@@ -558,71 +548,40 @@ static void print_text(struct info *inf, const char *path)
 	}
 	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
 	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
-	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_META, i)); i++) {
-		const char *p = o->data, *end = p + strnlen(o->data, o->size);
-
-		/* the recorder's two META options (start, end) read as one list */
-		if (!i)
-			printf("\nflytrap metadata:\n");
-		while (p < end) {
-			const char *nl = memchr(p, '\n', end - p);
-
-			if (!nl)
-				nl = end;
-			if (nl > p)
-				print_folded(p, nl - p);
-			p = nl + 1;
-		}
-	}
+	/* the recorder's two META options (start, end) read as one list */
+	if (m && m->present)
+		printf("\nflytrap metadata:\n");
+	for (size_t k = 0; m && k < m->all.n; k++)
+		print_folded(m->all.kv[k].line, strlen(m->all.kv[k].line));
 }
 
-/* "key=value\n" lines as JSON members of strings; *first tracks the commas */
-static void json_kv_members(const struct fmt_option *o, bool *first)
+/* flytrap's "key=value" lines as a JSON object of strings, null without the option */
+static void json_kv_list(bool present, const struct fmt_kvlist *l)
 {
-	const char *p = o->data, *end = p + strnlen(o->data, o->size);
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p), *eq;
-
-		if (!nl)
-			nl = end;
-		eq = memchr(p, '=', nl - p);
-		if (eq) {
-			if (!*first)
-				putchar(',');
-			ft_json_strn(stdout, p, eq - p);
-			putchar(':');
-			ft_json_strn(stdout, eq + 1, nl - eq - 1);
-			*first = false;
-		}
-		p = nl + 1;
-	}
-}
-
-/*
- * Every option of one ID as one JSON object: the recorder writes its
- * metadata in two META options (at the start, and the BPF figures at the
- * end), which text output shows as two blocks.
- */
-static void json_kv_options(struct info *inf, uint16_t id)
-{
-	const struct fmt_option *o;
 	bool first = true;
-	int i;
 
-	if (!fmt_reader_option(inf->r, id, 0)) {
+	if (!present) {
 		printf("null");
 		return;
 	}
 	putchar('{');
-	for (i = 0; (o = fmt_reader_option(inf->r, id, i)); i++)
-		json_kv_members(o, &first);
+	for (size_t n = 0; n < l->n; n++) {
+		if (!l->kv[n].val)
+			continue;
+		if (!first)
+			putchar(',');
+		ft_json_str(stdout, l->kv[n].key);
+		putchar(':');
+		ft_json_str(stdout, l->kv[n].val);
+		first = false;
+	}
 	putchar('}');
 }
 
 static void print_json(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
+	const struct fmt_meta *m = fmt_reader_meta(inf->r);
 	uint64_t tix_chunks = 0;
 	const char *tix;
 	char name[256];
@@ -746,9 +705,9 @@ static void print_json(struct info *inf, const char *path)
 	printf("],\"bad_formats\":%d,\"truncated_at\":%llu,\"stream_errors\":%d", in->nbad_formats,
 	       (unsigned long long)in->truncated_at, inf->stream_errors);
 	printf(",\"flytrap\":");
-	json_kv_options(inf, FMT_OPT_FT_META);
+	json_kv_list(m && m->present, m ? &m->all : NULL);
 	printf(",\"recorder\":");
-	json_kv_options(inf, FMT_OPT_FT_RECSTATS);
+	json_kv_list(m && m->rs.present, m ? &m->rs.all : NULL);
 	printf(",\"slice\":");
 	share_kv_json(inf, FMT_OPT_FT_SLICE);
 	printf(",\"merge\":");

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "ftmeta.h"
 #include "convert.h"
 #include "share.h"
 
@@ -98,17 +100,15 @@ struct merge {
 /* ---- the files' own metadata ---------------------------------------------------- */
 
 /*
- * The value of KEY in the file's flytrap metadata into buf: 1, or 0 when
- * absent or longer than buf holds (an id cut short could equal another's).
+ * A string of the file's flytrap metadata into buf: 1, or 0 when absent or
+ * longer than buf holds (an id cut short could equal another's).
  */
-static int meta_get(struct fmt_reader *r, const char *key, char *buf, size_t size)
+static int meta_copy(const char *v, char *buf, size_t size)
 {
-	char *v = rpt_meta_value(r, key);
 	bool fits = v && strlen(v) < size;
 
 	if (fits)
 		memcpy(buf, v, strlen(v) + 1);
-	free(v);
 	return fits;
 }
 
@@ -501,13 +501,16 @@ static int check_inputs(struct merge *m)
 
 	for (int i = 0; i < m->n; i++) {
 		struct src *s = &m->s[i];
-		char v[32];
+		const struct fmt_meta *mt = fmt_reader_meta(s->r);
+		const struct fmt_meta_num *seq;
 
-		meta_get(s->r, "trace_id", s->trace_id, sizeof(s->trace_id));
-		meta_get(s->r, "recording_mode", s->mode, sizeof(s->mode));
-		if (meta_get(s->r, !strcmp(s->mode, "flight") ? "flight_dump" : "rotation_segment", v,
-			     sizeof(v)))
-			s->seq = atol(v);
+		if (!mt)
+			return ft_error("cannot read '%s': %s", s->path, strerror(errno));
+		meta_copy(mt->trace_id, s->trace_id, sizeof(s->trace_id));
+		meta_copy(mt->recording_mode, s->mode, sizeof(s->mode));
+		seq = !strcmp(s->mode, "flight") ? &mt->flight_dump : &mt->rotation_segment;
+		if (seq->has && seq->v <= LONG_MAX)
+			s->seq = (long)seq->v;
 		if (s->in->latency.present)
 			return ft_error("cannot merge '%s': a latency-format (text) file has no events",
 					s->path);
@@ -859,12 +862,14 @@ static int copy_cpustats(struct merge *m, struct fmt_writer *w, const struct src
 
 static int merge_option(struct merge *m, struct fmt_writer *w)
 {
-	char *text = NULL, *v;
+	char *text = NULL;
+	const char *v;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	int err;
-	static const char *const keys[] = { "command_line", "host", "recorder_version",
-					    "recording_mode", "trace_id" };
+	static const char *const keys[] = { FMT_META_COMMAND_LINE, FMT_META_HOSTNAME,
+					    FMT_META_RECORDER, FMT_META_RECORDING_MODE,
+					    FMT_META_TRACE_ID };
 
 	if (!f)
 		return -ENOMEM;
@@ -874,6 +879,7 @@ static int merge_option(struct merge *m, struct fmt_writer *w)
 		const struct src *s = &m->s[i];
 		const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
 		struct fmt_digest dg;
+		const struct fmt_meta *mt = fmt_reader_meta(s->r);
 
 		fprintf(f, "source.%d.file=%s\n", i, base);
 		if (!m->one_recording)
@@ -887,12 +893,9 @@ static int merge_option(struct merge *m, struct fmt_writer *w)
 				strcmp(s->mode, "flight") ? "segment" : "dump", s->seq);
 		fprintf(f, "source.%d.events=%" PRIu64 "\nsource.%d.duplicates=%" PRIu64 "\n"
 			   "source.%d.shift_ns=%" PRId64 "\n", i, s->events, i, s->dups, i, s->shift);
-		for (size_t k = 0; !m->one_recording && k < sizeof(keys) / sizeof(*keys); k++)
-			if ((v = rpt_meta_value(s->r, keys[k]))) {
-				/* whole: a command line is as long as it was typed */
+		for (size_t k = 0; mt && !m->one_recording && k < sizeof(keys) / sizeof(*keys); k++)
+			if ((v = fmt_kv_get(&mt->all, keys[k])))	/* whole, however long */
 				fprintf(f, "source.%d.%s=%s\n", i, keys[k], v);
-				free(v);
-			}
 	}
 	if (fclose(f) || len > UINT32_MAX - 1) {
 		free(text);

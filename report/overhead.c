@@ -14,10 +14,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flytrap.h"
+#include "format/ftmeta.h"
 #include "json.h"
 #include "overhead.h"
 #include "replay.h"
@@ -810,38 +812,15 @@ static void rs_line(FILE *out, const char *k, int kl, const char *v, int vl)
 static void recstats_each(const struct rpt_ctx *ctx, void *arg,
 			  void (*fn)(void *arg, const char *k, int kl, const char *v, int vl))
 {
-	const struct fmt_option *op;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 
-	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_RECSTATS, n)); n++) {
-		const char *p = op->data, *end = p + op->size;
+	for (size_t n = 0; m && n < m->rs.all.n; n++) {
+		const struct fmt_kv *kv = &m->rs.all.kv[n];
+		size_t kl = strlen(kv->key), vl = kv->val ? strlen(kv->val) : 0;
 
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-			const char *eq = memchr(p, '=', (size_t)(le - p));
-
-			while (le > p && (le[-1] == 0 || le[-1] == '\r'))
-				le--;
-			if (eq && eq > p)
-				fn(arg, p, (int)(eq - p), eq + 1, (int)(le - eq - 1));
-			p = nl ? nl + 1 : end;
-		}
+		if (kv->val && kl && kl <= INT_MAX && vl <= INT_MAX)
+			fn(arg, kv->key, (int)kl, kv->val, (int)vl);
 	}
-}
-
-struct rs_find {
-	const char *key;
-	int kl;
-	char *val;
-};
-
-static void rs_find(void *arg, const char *k, int kl, const char *v, int vl)
-{
-	struct rs_find *f = arg;
-
-	if (!f->val && kl == f->kl && !memcmp(k, f->key, (size_t)kl))
-		f->val = strndup(v, (size_t)vl);
 }
 
 /*
@@ -852,33 +831,9 @@ static void rs_find(void *arg, const char *k, int kl, const char *v, int vl)
  */
 static char *recorded_pids(const struct rpt_ctx *ctx)
 {
-	const struct fmt_option *op;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 
-	for (n = 0; (op = fmt_reader_option(ctx->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = op->data, *end = p + op->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-
-			while (le > p && le[-1] == 0)
-				le--;
-			if (le - p > 5 && !memcmp(p, "pids=", 5))
-				return strndup(p + 5, (size_t)(le - p - 5));
-			p = nl ? nl + 1 : end;
-		}
-	}
-	return NULL;
-}
-
-/* The value of key in the recorder's RECSTATS (malloc'd), NULL if absent. */
-static char *recstat(const struct rpt_ctx *ctx, const char *key)
-{
-	struct rs_find f = { .key = key, .kl = (int)strlen(key) };
-
-	recstats_each(ctx, &f, rs_find);
-	return f.val;
+	return m && m->pids && *m->pids ? strdup(m->pids) : NULL;
 }
 
 struct rs_walk {
@@ -913,13 +868,16 @@ static void stats_each(const struct rpt_overhead_result *r, void *arg,
 		   (int)strlen(r->stats[k].value));
 }
 
-/* The value of key among the result's recorder statistics, NULL if absent */
-static const char *result_stat(const struct rpt_overhead_result *r, const char *key)
+/*
+ * A recorder statistic of the result as a number: true when key is there
+ * and its value is whole decimal digits (as format/meta.c reads them).
+ */
+static bool result_u64(const struct rpt_overhead_result *r, const char *key, uint64_t *v)
 {
 	for (size_t k = 0; k < r->nstats; k++)
 		if (!strcmp(r->stats[k].key, key))
-			return r->stats[k].value;
-	return NULL;
+			return !ft_parse_decimal(r->stats[k].value, v);
+	return false;
 }
 
 /* RECSTATS lines as text rows; returns how many */
@@ -1227,19 +1185,18 @@ static int fill_types(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_
 /* stored and page bytes, and the compression ratio (the recorder's own figures first) */
 static void fill_storage(const struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
 {
-	char *rs_read = recstat(ctx, "bytes_read"), *rs_written = recstat(ctx, "bytes_written");
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	const struct fmt_recstats *rs = m ? &m->rs : NULL;
 	int i, c;
 
 	for (i = 0; i < ctx->info->nbuffers; i++)
 		for (c = 0; c < ctx->info->buffers[i].ncpus; c++)
 			r->stored_bytes += ctx->info->buffers[i].cpus[c].size;
 	r->uncompressed_bytes = o->pages * ctx->info->page_size;
-	if (rs_read && rs_written && strtoull(rs_written, NULL, 10))
-		r->compression_ratio = (double)strtoull(rs_read, NULL, 10) / (double)strtoull(rs_written, NULL, 10);
+	if (rs && rs->bytes_read.has && rs->bytes_written.has && rs->bytes_written.v)
+		r->compression_ratio = (double)rs->bytes_read.v / (double)rs->bytes_written.v;
 	else if (r->stored_bytes && r->uncompressed_bytes)
 		r->compression_ratio = (double)r->uncompressed_bytes / (double)r->stored_bytes;
-	free(rs_read);
-	free(rs_written);
 }
 
 /* what to filter or aggregate: the heaviest event types, and what the file lacks */
@@ -1809,11 +1766,12 @@ static void text_recorder(const struct rpt_overhead_result *r, FILE *out)
 	 * loading, symbol tables) and teardown, which the duration does
 	 * not, so it is shown apart and never as a percentage.
 	 */
-	const char *u = result_stat(r, "cpu_user_us"), *sy = result_stat(r, "cpu_sys_us");
-	const char *du = result_stat(r, "duration_ns");
-	const char *cu = result_stat(r, "capture_user_us"), *cs = result_stat(r, "capture_sys_us");
-	uint64_t dur = du ? strtoull(du, NULL, 10) : 0;
+	uint64_t cu, cs, u, sy, dur = 0;
+	bool cap = result_u64(r, FMT_RS_CAPTURE_USER_US, &cu) && result_u64(r, FMT_RS_CAPTURE_SYS_US, &cs);
+	bool total = result_u64(r, FMT_RS_CPU_USER_US, &u) && result_u64(r, FMT_RS_CPU_SYS_US, &sy);
 	char b1[32], b2[32], b3[32];
+
+	result_u64(r, FMT_RS_DURATION_NS, &dur);
 
 	fputs("\nRecorder\n", out);
 	fprintf(out, "  event data: %s in pages, %s stored", rpt_fmt_bytes(b1, sizeof(b1), r->uncompressed_bytes),
@@ -1821,19 +1779,19 @@ static void text_recorder(const struct rpt_overhead_result *r, FILE *out)
 	if (r->compression_ratio > 0)
 		fprintf(out, ", compression %.2fx", r->compression_ratio);
 	fputc('\n', out);
-	if (cu && cs && dur) {
-		uint64_t a = strtoull(cu, NULL, 10) * 1000, b = strtoull(cs, NULL, 10) * 1000;
+	if (cap && dur) {
+		uint64_t a = cu * 1000, b = cs * 1000;
 
 		fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n    %.1f%% of a CPU over %s\n",
 			rpt_fmt_dur(b1, sizeof(b1), a), rpt_fmt_dur(b2, sizeof(b2), b),
 			100.0 * (double)(a + b) / (double)dur, rpt_fmt_dur(b3, sizeof(b3), dur));
 	}
-	if (u && sy) {
-		uint64_t a = strtoull(u, NULL, 10) * 1000, b = strtoull(sy, NULL, 10) * 1000;
+	if (total) {
+		uint64_t a = u * 1000, b = sy * 1000;
 
 		fprintf(out, "  recorder CPU in total (setup and teardown included): %s\n",
 			rpt_fmt_dur(b1, sizeof(b1), a + b));
-		if (!(cu && cs))
+		if (!cap)
 			fputs("    (the file does not say how much of it was spent while capturing)\n", out);
 	}
 	if (!print_recstats(r, out))

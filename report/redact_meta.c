@@ -15,6 +15,7 @@
 #include "convert.h"
 #include "flytrap.h"
 #include "format.h"
+#include "ftmeta.h"
 #include "redact.h"
 
 bool rpt_red_put(struct rpt_red_ctx *c, FILE *f, enum rpt_red_class cls, int action,
@@ -295,13 +296,13 @@ static bool special_value(struct rpt_red_ctx *c, FILE *f, const char *key, size_
 	const char *w;
 
 #define KEY(s) (kl == sizeof(s) - 1 && !memcmp(key, s, kl))
-	if (KEY("bpf_ufunc") && (w = word(v, n, 1, &wl))) {
+	if (KEY(FMT_META_BPF_UFUNC) && (w = word(v, n, 1, &wl))) {
 		fwrite(v, 1, (size_t)(w - v), f);
 		rpt_red_put(c, f, RED_C_PATH, -1, w, wl);
 		fwrite(w + wl, 1, (size_t)(v + n - w - wl), f);
 		return true;
 	}
-	if (KEY("bpf_kfunc") && (w = word(v, n, 3, &wl)) && wl > 2 && !memcmp(w, "0x", 2)) {
+	if (KEY(FMT_META_BPF_KFUNC) && (w = word(v, n, 3, &wl)) && wl > 2 && !memcmp(w, "0x", 2)) {
 		uint64_t a = strtoull(w, NULL, 16);
 
 		fwrite(v, 1, (size_t)(w - v), f);
@@ -331,7 +332,7 @@ static void meta_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n, v
 {
 	const char *eq = memchr(s, '=', n), *v;
 	char key[128];
-	size_t kl, vl;
+	size_t kl, vl, hl = strlen(FMT_META_HOSTNAME);
 	int a;
 	enum rpt_red_class cls;
 
@@ -356,7 +357,8 @@ static void meta_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n, v
 	} else if (a < 0 && special_value(c, f, key, kl, v, vl)) {
 		;
 	} else {
-		cls = kl >= 8 && !strcmp(key + kl - 8, "hostname") ? RED_C_HOST
+		/* the recorder's hostname and a merge's source.N.hostname */
+		cls = kl >= hl && !strcmp(key + kl - hl, FMT_META_HOSTNAME) ? RED_C_HOST
 		      : vl && v[0] == '/' ? RED_C_PATH : RED_C_TEXT;
 		if (a < 0 && cls != RED_C_PATH)
 			a = RED_KEEP;

@@ -2414,12 +2414,11 @@ static void json_trigger(struct report *rp, struct rinput *in, uint64_t before_t
 
 static void trigger_load(struct rinput *in)
 {
-	char *t = rpt_meta_value(in->r, "trigger_ts");
+	const struct fmt_meta *m = fmt_reader_meta(in->r);
 
-	in->trigger = t ? rpt_meta_value(in->r, "trigger") : NULL;
+	in->trigger = m && m->trigger_ts.has && m->trigger ? strdup(m->trigger) : NULL;
 	if (in->trigger)
-		in->trigger_ts = fmt_reader_adjust_ts(in->r, strtoull(t, NULL, 10));
-	free(t);
+		in->trigger_ts = fmt_reader_adjust_ts(in->r, m->trigger_ts.v);
 }
 
 static uint64_t list_events(struct report *rp, int *rc)

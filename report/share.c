@@ -206,31 +206,6 @@ char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, 
 	return out;
 }
 
-char *rpt_meta_value(struct fmt_reader *r, const char *key)
-{
-	const struct fmt_option *o;
-	size_t kl = strlen(key);
-
-	for (int n = 0; (o = fmt_reader_option(r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-
-			if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == '=') {
-				size_t vl = (size_t)(le - p) - kl - 1;
-
-				while (vl && (p[kl + 1 + vl - 1] == 0 || p[kl + 1 + vl - 1] == '\r'))
-					vl--;
-				return strndup(p + kl + 1, vl);
-			}
-			p = nl ? nl + 1 : end;
-		}
-	}
-	return NULL;
-}
-
 int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out)
 {
 	int err = fmt_writer_close(w);

@@ -45,9 +45,6 @@ int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *w
 FILE *rpt_text_out_begin(const char *dest, struct fmt_outfile *of);
 int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok);
 
-/* The value of KEY in the file's flytrap metadata (its first one), malloc'd, or NULL. */
-char *rpt_meta_value(struct fmt_reader *r, const char *key);
-
 /* Writer options that keep r's byte order, long size and page size. */
 void rpt_writer_opts_like(const struct fmt_info *in, struct fmt_writer_opts *wo);
 

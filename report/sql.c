@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "format/ftmeta.h"
 #include "report/replay.h"
 #include "report/sql.h"
 #include "report/symbols.h"
@@ -407,64 +408,43 @@ static char *fstr(const struct fmt_field *f, const struct fmt_event *ev, char *b
 /* BPF ufunc/kfunc names from the META lines "bpf_ufunc=IDX BINARY NAME ..." */
 static int load_fnames(struct sfile *f)
 {
-	const struct fmt_option *o;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(f->r);
 
-	for (n = 0; (o = fmt_reader_option(f->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
+	if (!m)
+		return -ENOMEM;
+	for (size_t n = 0; n < m->all.n; n++) {
+		const struct fmt_kv *kv = &m->all.kv[n];
+		int k = !kv->val ? -1 : !strcmp(kv->key, FMT_META_BPF_UFUNC) ? 0
+			: !strcmp(kv->key, FMT_META_BPF_KFUNC) ? 1 : -1;
+		char bin[512], name[256];
+		unsigned idx;
 
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-			char line[1024], bin[512], name[256];
-			unsigned idx;
-			int k = ll > 10 && !memcmp(p, "bpf_ufunc=", 10) ? 0
-				: ll > 10 && !memcmp(p, "bpf_kfunc=", 10) ? 1 : -1;
+		if (k < 0 || !*kv->val || strlen(kv->line) >= 1024 ||
+		    sscanf(kv->val, "%u %511s %255s", &idx, bin, name) != 3 || idx >= 65536)
+			continue;
+		if ((int)idx >= f->nfnames[k]) {
+			char **nn = realloc(f->fnames[k], (idx + 1) * sizeof(*nn));
 
-			if (k >= 0 && ll < sizeof(line)) {
-				memcpy(line, p, ll);
-				line[ll] = 0;
-				if (sscanf(line + 10, "%u %511s %255s", &idx, bin, name) == 3 && idx < 65536) {
-					if ((int)idx >= f->nfnames[k]) {
-						char **nn = realloc(f->fnames[k], (idx + 1) * sizeof(*nn));
-
-						if (!nn)
-							return -ENOMEM;
-						memset(nn + f->nfnames[k], 0,
-						       (idx + 1 - (size_t)f->nfnames[k]) * sizeof(*nn));
-						f->fnames[k] = nn;
-						f->nfnames[k] = (int)idx + 1;
-					}
-					free(f->fnames[k][idx]);
-					f->fnames[k][idx] = strdup(name);
-				}
-			}
-			p = nl ? nl + 1 : end;
+			if (!nn)
+				return -ENOMEM;
+			memset(nn + f->nfnames[k], 0,
+			       (idx + 1 - (size_t)f->nfnames[k]) * sizeof(*nn));
+			f->fnames[k] = nn;
+			f->nfnames[k] = (int)idx + 1;
 		}
+		free(f->fnames[k][idx]);
+		f->fnames[k][idx] = strdup(name);
 	}
 	return 0;
 }
 
+/* The recording host's name (META hostname=) into out, left as it was when absent or too long */
 static void meta_host(const struct sfile *f, char *out, size_t len)
 {
-	const struct fmt_option *o;
-	int n;
+	const struct fmt_meta *m = fmt_reader_meta(f->r);
 
-	for (n = 0; (o = fmt_reader_option(f->r, FMT_OPT_FT_META, n)); n++) {
-		const char *p = o->data, *end = p + o->size;
-
-		while (p < end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-			if (ll > 5 && !memcmp(p, "host=", 5) && ll - 5 < len) {
-				memcpy(out, p + 5, ll - 5);
-				out[ll - 5] = 0;
-				return;
-			}
-			p = nl ? nl + 1 : end;
-		}
-	}
+	if (m && m->hostname && *m->hostname && strlen(m->hostname) < len)
+		memcpy(out, m->hostname, strlen(m->hostname) + 1);
 }
 
 static const char *fname_of(const struct sfile *f, int k, int64_t idx, char *buf, size_t len)
@@ -1294,34 +1274,29 @@ static int meta_row(struct cursor *c, const char *file, const char *k, size_t kl
 }
 
 /* "key=value" lines of an option, with prefix before each key */
-static int meta_lines(struct cursor *c, const char *file, const struct fmt_option *o, const char *prefix)
+static int meta_lines(struct cursor *c, const char *file, const struct fmt_kvlist *l,
+		      const char *prefix)
 {
-	const char *p = o->data, *end = p + o->size;
+	char key[256];
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		const char *eq = memchr(p, '=', ll);
-		char key[256];
-
-		if (eq && ll && *p) {
-			snprintf(key, sizeof(key), "%s%.*s", prefix, (int)(eq - p), p);
-			if (meta_row(c, file, key, strlen(key), eq + 1, (size_t)(p + ll - eq - 1)))
-				return -ENOMEM;
-		}
-		p = nl ? nl + 1 : end;
+	for (size_t n = 0; n < l->n; n++) {
+		if (!l->kv[n].val)
+			continue;
+		snprintf(key, sizeof(key), "%s%s", prefix, l->kv[n].key);
+		if (meta_row(c, file, key, strlen(key), l->kv[n].val, strlen(l->kv[n].val)))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 static int fill_meta(struct cursor *c)
 {
-	int i, n;
+	int i;
 
 	for (i = 0; i < c->en->n; i++) {
 		const struct sfile *sf = &c->en->f[i];
 		const struct fmt_info *in = sf->info;
-		const struct fmt_option *o;
+		const struct fmt_meta *m = fmt_reader_meta(sf->r);
 		char v[64];
 		const char *file = sf->path;
 #define KV(k, s) do { if (meta_row(c, file, k, strlen(k), s, strlen(s))) return -ENOMEM; } while (0)
@@ -1340,12 +1315,9 @@ static int fill_meta(struct cursor *c)
 		snprintf(v, sizeof(v), "%s", in->truncated_at ? "yes" : "no");
 		KV("truncated", v);
 #undef KV
-		for (n = 0; (o = fmt_reader_option(sf->r, FMT_OPT_FT_META, n)); n++)
-			if (meta_lines(c, file, o, ""))
-				return -ENOMEM;
-		for (n = 0; (o = fmt_reader_option(sf->r, FMT_OPT_FT_RECSTATS, n)); n++)
-			if (meta_lines(c, file, o, "recstats."))
-				return -ENOMEM;
+		if (!m || meta_lines(c, file, &m->all, "") ||
+		    meta_lines(c, file, &m->rs.all, "recstats."))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -1358,25 +1330,12 @@ static int fill_bpf_drops(struct cursor *c)
 	for (i = 0; i < c->en->n; i++) {
 		const struct sfile *sf = &c->en->f[i];
 		const struct fmt_option *o = fmt_reader_option(sf->r, FMT_OPT_FT_BPF_DROPS, 0);
-		char progs[1024] = "", *names[64];
-		int nn = 0, n, k;
-		const struct fmt_option *m;
+		const struct fmt_meta *m = fmt_reader_meta(sf->r);
+		const char *const *names = m ? m->bpf_prog_names : NULL;
+		int nn = m ? (int)m->nbpf_progs : 0, k;
 
-		for (n = 0; (m = fmt_reader_option(sf->r, FMT_OPT_FT_META, n)); n++) {
-			const char *p = memmem(m->data, m->size, "bpf_progs=", 10);
-
-			if (p && (p == m->data || p[-1] == '\n')) {
-				const char *e = memchr(p, '\n', (size_t)((const char *)m->data + m->size - p));
-				size_t l = e ? (size_t)(e - p - 10) : (size_t)((const char *)m->data + m->size - p - 10);
-
-				if (l < sizeof(progs)) {
-					memcpy(progs, p + 10, l);
-					progs[l] = 0;
-				}
-			}
-		}
-		for (char *sv = NULL, *tok = strtok_r(progs, ",", &sv); tok && nn < 64; tok = strtok_r(NULL, ",", &sv))
-			names[nn++] = tok;
+		if (!m)
+			return -ENOMEM;
 		if (!o)
 			continue;
 		for (k = 0; (size_t)(k + 1) * sizeof(struct fmt_bpf_drop) <= o->size; k++) {

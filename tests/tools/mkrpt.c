@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "format/format.h"
+#include "format/ftmeta.h"
 #include "synth_formats.h"
 
 #define MS 1000000ULL
@@ -541,7 +542,8 @@ static void drops_start(struct out *o)
 	int err = fmt_writer_option_str(o->w, FMT_OPT_FT_CPUSTAT_START, start);
 
 	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_FT_META,
-					   "recorder=mkrpt\nbuffer_size_kb=4\nbpf_progs=syscalls,offcpu,profile,ufunc\n");
+					   FMT_META_RECORDER "=mkrpt\n" FMT_META_BUFFER_KB "=4\n"
+					   FMT_META_BPF_PROGS "=syscalls,offcpu,profile,ufunc\n");
 	if (err)
 		die(o, "start options", err);
 }
