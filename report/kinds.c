@@ -89,9 +89,10 @@ static const struct kind_rule rules[] = {
 #define UFUNC_FIELDS { "func", "depth", "duration", "flags", "start", "tgid", "ip", "ret" }, \
 		     { I, I, I, I, I, I, I, I }
 	{ RPT_K_BPF_UFUNC_ENTRY, "flytrap", "ufunc_entry", false, 2, UFUNC_FIELDS },
-	{ RPT_K_BPF_UFUNC_EXIT, "flytrap", "ufunc_exit", false, 2, UFUNC_FIELDS },
+	/* an exit without its duration tells nothing */
+	{ RPT_K_BPF_UFUNC_EXIT, "flytrap", "ufunc_exit", false, 3, UFUNC_FIELDS },
 	{ RPT_K_BPF_KFUNC_ENTRY, "flytrap", "kfunc_entry", false, 2, UFUNC_FIELDS },
-	{ RPT_K_BPF_KFUNC_EXIT, "flytrap", "kfunc_exit", false, 2, UFUNC_FIELDS },
+	{ RPT_K_BPF_KFUNC_EXIT, "flytrap", "kfunc_exit", false, 3, UFUNC_FIELDS },
 #undef UFUNC_FIELDS
 };
 #undef I
