@@ -83,7 +83,7 @@ static const struct kind_rule rules[] = {
 	  { "duration", "state", "waker_pid", "tgid", "waker_comm", "kstack", "ustack", "start",
 	    "waker_tgid", "comm" },
 	  { I, I, I, I, S, A, A, I, I, S } },
-	{ RPT_K_BPF_PROFILE, "flytrap", "profile", false, 1, { "kstack", "ustack", "tgid", "comm" },
+	{ RPT_K_BPF_PROFILE, "flytrap", "profile", false, 2, { "kstack", "ustack", "tgid", "comm" },
 	  { A, A, I, S } },
 	{ RPT_K_BPF_UCOPY, "flytrap", "ucopy_more", false, 2, { "offset", "ucopy" }, { I, A } },
 #define UFUNC_FIELDS { "func", "depth", "duration", "flags", "start", "tgid", "ip", "ret" }, \
