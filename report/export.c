@@ -1394,13 +1394,14 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 static bool has_uprobe_formats(struct tep_handle *tep)
 {
 	struct tep_event **evs = tep ? tep_list_events(tep, TEP_EVENT_SORT_ID) : NULL;
-	struct fmt_field f;
+	struct rpt_kind_info ki;
 	int i;
 
-	for (i = 0; evs && evs[i]; i++)
-		if (fmt_field_resolve(evs[i], "__probe_ip", &f) == 0 ||
-		    fmt_field_resolve(evs[i], "__probe_ret_ip", &f) == 0)
+	for (i = 0; evs && evs[i]; i++) {
+		rpt_kind_resolve(evs[i], &ki);
+		if (rpt_kind_is_probe(ki.kind) && !ki.probe_by_name)
 			return true;
+	}
 	return false;
 }
 

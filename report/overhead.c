@@ -44,6 +44,7 @@ struct cpu_rate {
 
 struct otype {
 	int kind;		/* enum okind, from the event's rpt_kind */
+	unsigned char rkind;	/* that rpt_kind (the advice names function_graph records) */
 	/* tracing cost */
 	uint64_t count, bytes;
 	int ncpu;
@@ -154,6 +155,12 @@ static const unsigned char okind_of[RPT_K_NR] = {
 		   RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | \
 		   RPT_KIND_BIT(RPT_K_IRQ_EXIT) | RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | \
 		   RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT))
+
+/* a function_graph record (ftrace:funcgraph_entry/exit) */
+static bool is_graph(const struct otype *t)
+{
+	return t->rkind == RPT_K_FG_ENTRY || t->rkind == RPT_K_FG_EXIT;
+}
 
 /* length of [a, b] inside the window */
 static uint64_t clip(const struct overhead *o, uint64_t a, uint64_t b)
@@ -380,8 +387,10 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 
 	if (!t || !c)
 		return;
-	if (!t->kind)
+	if (!t->kind) {
 		t->kind = okind_of[ctx->ki->kind] ? okind_of[ctx->ki->kind] : OK_OTHER;
+		t->rkind = (unsigned char)ctx->ki->kind;
+	}
 	if (o->lp_cached && o->lp_buf == ev->buffer && o->lp_cpu == ev->rec.cpu) {
 		lp = o->lp_cached;
 	} else {
@@ -1227,7 +1236,7 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 						 "prev_pid/next_pid) or use the BPF offcpu program, which records only "
 						 "blocks longer than a threshold", e->system, e->name, share, r->peak,
 						 r->peak_cpu);
-			else if (!strncmp(e->name, "funcgraph_", 10))
+			else if (is_graph(r->t))
 				err = add_advice(adv, nadv, 12, "function_graph records are %.0f%% of the bytes: "
 						 "limit them to the functions you study (set_graph_function) and a "
 						 "maximum depth (max_graph_depth)", share);
@@ -1250,7 +1259,7 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 			if (e && e0 && share >= 20 && rows[0].t->kind != OK_OTHER && rows[i].t->kind != OK_OTHER &&
 			    !strcmp(e->system, e0->system))
 				continue;
-			if (e && e0 && !strncmp(e->name, "funcgraph_", 10) && !strncmp(e0->name, "funcgraph_", 10))
+			if (e && e0 && is_graph(rows[i].t) && is_graph(rows[0].t))
 				continue;
 			if (e && share >= 20 && rows[i].t->count >= 1000 && rows[i].t->kind != OK_BPF_SYSHIST)
 				err = add_advice(adv, nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
