@@ -592,15 +592,18 @@ static const char *analysis_of(const struct rpt_ctx *ctx, int id)
 	switch (ki.kind) {
 	case RPT_K_SCHED_SWITCH: case RPT_K_SCHED_WAKEUP: case RPT_K_SCHED_WAKING:
 		return "overhead: CPU busy/idle and per-task on/off-CPU times";
-	case RPT_K_RAW_SYS_ENTER: case RPT_K_RAW_SYS_EXIT: case RPT_K_SYS_ENTER: case RPT_K_SYS_EXIT:
+	case RPT_K_RAW_SYS_ENTER: case RPT_K_RAW_SYS_EXIT:
+	case RPT_K_SYS_ENTER: case RPT_K_SYS_EXIT:
 	case RPT_K_BPF_SYSCALL: case RPT_K_BPF_SYSHIST:
 		return "overhead: syscall counts and latencies";
-	case RPT_K_FG_ENTRY: case RPT_K_FG_EXIT: case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
+	case RPT_K_FG_ENTRY: case RPT_K_FG_EXIT:
+	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
 		return "callgraph: kernel call counts and times";
 	case RPT_K_KSTACK: case RPT_K_USTACK: case RPT_K_BPF_PROFILE: case RPT_K_BPF_OFFCPU:
 	case RPT_K_BPF_UCOPY:
 		return "callgraph: stack samples and off-CPU time";
-	case RPT_K_IRQ_ENTRY: case RPT_K_IRQ_EXIT: case RPT_K_SOFTIRQ_ENTRY: case RPT_K_SOFTIRQ_EXIT:
+	case RPT_K_IRQ_ENTRY: case RPT_K_IRQ_EXIT:
+	case RPT_K_SOFTIRQ_ENTRY: case RPT_K_SOFTIRQ_EXIT:
 		return "overhead: IRQ and softirq time";
 	case RPT_K_PROBE_ENTRY: case RPT_K_PROBE_RET: case RPT_K_BPF_UFUNC_ENTRY:
 	case RPT_K_BPF_UFUNC_EXIT:

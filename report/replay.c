@@ -716,7 +716,8 @@ static void replay_track(struct rpt_tasks *t, const struct rpt_kind_info *ki,
 	default:
 		/* flytrap's BPF records name their own task */
 		if (ki->comm.offset >= 0 && ki->common_pid.offset >= 0)
-			task_set_comm(t, (int)fmt_field_u64(&ki->common_pid, d, sz), d, sz, &ki->comm);
+			task_set_comm(t, (int)fmt_field_u64(&ki->common_pid, d, sz), d, sz,
+				      &ki->comm);
 		break;
 	}
 	if (ki->tgid.offset >= 0 && ki->common_pid.offset >= 0) {

@@ -253,7 +253,8 @@ static const signed char map_func[] = {
 };
 static const signed char map_offcpu[] = {
 	RPT_F_OC_TGID, RPT_F_OC_STATE, RPT_F_OC_START, RPT_F_OC_DURATION, RPT_F_OC_WAKER_PID,
-	RPT_F_OC_WAKER_TGID, RPT_F_OC_COMM, RPT_F_OC_WAKER_COMM, RPT_F_OC_KSTACK, RPT_F_OC_USTACK, -1,
+	RPT_F_OC_WAKER_TGID, RPT_F_OC_COMM, RPT_F_OC_WAKER_COMM, RPT_F_OC_KSTACK,
+	RPT_F_OC_USTACK, -1,
 };
 static const signed char map_profile[] = {
 	RPT_F_PR_TGID, RPT_F_PR_COMM, RPT_F_PR_KSTACK, RPT_F_PR_USTACK, -1,
