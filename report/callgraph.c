@@ -312,105 +312,84 @@ static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 
 /* ---- classification ---------------------------------------------------------------- */
 
-static bool res(const struct tep_event *e, const char *n, struct fmt_field *f)
-{
-	return fmt_field_resolve(e, n, f) == 0;
-}
-
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && !strcmp(s + a - b, suf);
-}
+/* What callgraph does with each kind of report/kinds.h (0: nothing, CK_OTHER). */
+static const unsigned char ckind_of[RPT_K_NR] = {
+	[RPT_K_FG_ENTRY] = CK_FG_ENTRY,
+	[RPT_K_FG_EXIT] = CK_FG_EXIT,
+	[RPT_K_KSTACK] = CK_KSTACK,
+	[RPT_K_USTACK] = CK_USTACK,
+	[RPT_K_BPF_PROFILE] = CK_BPF_PROFILE,
+	[RPT_K_BPF_OFFCPU] = CK_BPF_OFFCPU,
+	[RPT_K_BPF_UCOPY] = CK_BPF_UCOPY,
+	[RPT_K_BPF_UFUNC_ENTRY] = CK_UF_ENTRY,
+	[RPT_K_BPF_UFUNC_EXIT] = CK_UF_EXIT,
+	[RPT_K_BPF_KFUNC_ENTRY] = CK_KF_ENTRY,
+	[RPT_K_BPF_KFUNC_EXIT] = CK_KF_EXIT,
+	[RPT_K_PROBE_ENTRY] = CK_UP_ENTRY,
+	[RPT_K_PROBE_RET] = CK_UP_RETURN,
+};
 
 /*
- * The entry a return event would be paired with by name when its function
- * address pairs it with nothing (an entry probe set at another offset, or
- * no address fields): the conventions of probes set by hand, NAME /
- * NAME__return and p_NAME / r_NAME.
+ * An event id's kind from the one table (ki), its fields in callgraph's
+ * slots f1..f4; a uprobe's frame is the entry's name (for a return: the
+ * name rpt_probe_entry_name() pairs it with).
  */
-static const char *probe_return_name(const char *nm, char *buf, size_t len)
-{
-	bool r_ = nm[0] == 'r' && nm[1] == '_' && nm[2];
-
-	snprintf(buf, len, "%s%s", r_ ? "p_" : "", r_ ? nm + 2 : nm);
-	if (has_suffix(buf, "__return"))
-		buf[strlen(buf) - 8] = 0;
-	return buf;
-}
-
-/* the registers and stack copy of --user-stack cfi|dwarf, when the event has them */
-static void copy_fields(struct ctype *t, const struct tep_event *e)
-{
-	if (!res(e, "uregs", &t->uregs) || !res(e, "ucopy", &t->ucopy) || !t->uregs.is_dynamic ||
-	    !t->ucopy.is_dynamic)
-		t->uregs.offset = t->ucopy.offset = -1;
-}
-
-static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e)
+static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e,
+		     const struct rpt_kind_info *ki)
 {
 	char name[256];
+	const struct fmt_field *f = ki->f;
 
-	t->kind = CK_OTHER;
-	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
+	t->kind = ckind_of[ki->kind] ? ckind_of[ki->kind] : CK_OTHER;
+	t->f1 = f[0];
+	t->f2 = f[1];
+	t->f3 = f[2];
+	t->f4 = f[3];
+	t->f5.offset = -1;
 	t->uregs.offset = t->ucopy.offset = -1;
 	if (!e)
 		return;
-	if (!strcmp(e->name, "funcgraph_entry") && res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
-		t->kind = CK_FG_ENTRY;
-	} else if (!strcmp(e->name, "funcgraph_exit") && res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
-		res(e, "calltime", &t->f3);
-		res(e, "rettime", &t->f4);
-		t->kind = CK_FG_EXIT;
-	} else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack") && res(e, "caller", &t->f1)) {
-		res(e, "size", &t->f2);
-		t->kind = CK_KSTACK;
-	} else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack") && res(e, "caller", &t->f1)) {
-		res(e, "tgid", &t->f2);
-		t->kind = CK_USTACK;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "profile") &&
-		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2)) {
-		res(e, "tgid", &t->f3);
-		t->kind = CK_BPF_PROFILE;
-		copy_fields(t, e);
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "offcpu") &&
-		   res(e, "kstack", &t->f1) && res(e, "ustack", &t->f2) && res(e, "duration", &t->f4)) {
-		res(e, "tgid", &t->f3);
-		t->kind = CK_BPF_OFFCPU;
-		copy_fields(t, e);
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ucopy_more") &&
-		   res(e, "offset", &t->f1) && res(e, "ucopy", &t->ucopy) && t->ucopy.is_dynamic) {
-		t->kind = CK_BPF_UCOPY;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_entry") &&
-		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
-		t->kind = CK_UF_ENTRY;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "ufunc_exit") &&
-		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
-		res(e, "flags", &t->f3);
-		res(e, "duration", &t->f4);
-		t->kind = CK_UF_EXIT;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "kfunc_entry") &&
-		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
-		t->kind = CK_KF_ENTRY;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "kfunc_exit") &&
-		   res(e, "func", &t->f1) && res(e, "depth", &t->f2)) {
-		res(e, "flags", &t->f3);
-		res(e, "duration", &t->f4);
-		t->kind = CK_KF_EXIT;
-	} else if (res(e, "__probe_ret_ip", &t->f2) && res(e, "__probe_func", &t->f1)) {
-		/* a uretprobe (any system, any name): __probe_func is its entry's __probe_ip */
-		t->frame = intern(g, probe_return_name(e->name, name, sizeof(name)));
-		t->kind = CK_UP_RETURN;
-	} else if (res(e, "__probe_ip", &t->f1)) {
+	switch (ki->kind) {
+	case RPT_K_BPF_PROFILE:
+	case RPT_K_BPF_OFFCPU:
+		t->f1 = f[ki->kind == RPT_K_BPF_PROFILE ? RPT_F_PR_KSTACK : RPT_F_OC_KSTACK];
+		t->f2 = f[ki->kind == RPT_K_BPF_PROFILE ? RPT_F_PR_USTACK : RPT_F_OC_USTACK];
+		t->f3 = f[ki->kind == RPT_K_BPF_PROFILE ? RPT_F_PR_TGID : RPT_F_OC_TGID];
+		if (ki->kind == RPT_K_BPF_OFFCPU)
+			t->f4 = f[RPT_F_OC_DURATION];
+		else
+			t->f4.offset = -1;
+		/* an off-CPU record without its stacks has nothing to draw */
+		if (t->f1.offset < 0 || t->f2.offset < 0)
+			t->kind = CK_OTHER;
+		/* the registers and stack copy of --user-stack cfi|dwarf, both or neither */
+		if (ki->uregs.offset >= 0) {
+			t->uregs = ki->uregs;
+			t->ucopy = ki->ucopy;
+		}
+		break;
+	case RPT_K_BPF_UCOPY:
+		t->ucopy = f[RPT_F_UC_UCOPY];
+		if (!t->ucopy.is_dynamic)
+			t->kind = CK_OTHER;
+		break;
+	case RPT_K_BPF_UFUNC_ENTRY:
+	case RPT_K_BPF_KFUNC_ENTRY:
+		t->f3.offset = t->f4.offset = -1;
+		break;
+	case RPT_K_BPF_UFUNC_EXIT:
+	case RPT_K_BPF_KFUNC_EXIT:
+		t->f3 = f[RPT_F_UF_FLAGS];
+		t->f4 = f[RPT_F_UF_DURATION];
+		break;
+	case RPT_K_PROBE_RET:
+		t->frame = intern(g, rpt_probe_entry_name(e->name, name, sizeof(name)));
+		break;
+	case RPT_K_PROBE_ENTRY:
 		t->frame = intern(g, e->name);
-		t->kind = CK_UP_ENTRY;
-	} else if (!strncmp(e->system, "flytrap_", 8) || !strcmp(e->system, "uprobes")) {
-		/* probe events without the kernel's fields (hand-made files): by name only */
-		bool ret = has_suffix(e->name, "__return");
-
-		t->frame = intern(g, ret ? probe_return_name(e->name, name, sizeof(name)) : e->name);
-		t->kind = ret ? CK_UP_RETURN : CK_UP_ENTRY;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -1122,7 +1101,7 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 	if (!ty)
 		return;
 	if (!ty->kind)
-		classify(g, ty, ev->event);
+		classify(g, ty, ev->event, ctx->ki);
 	if (ty->kind == CK_OTHER) {
 		if (ev->rec.cpu >= 0 && ev->rec.cpu < g->ncpu_pend && g->pend[ev->rec.cpu].has)
 			flush_pending(g, ev->rec.cpu);

@@ -558,27 +558,40 @@ static const char *type_name(const struct rpt_ctx *ctx, int id, char *buf, size_
 	return buf;
 }
 
-/* Which analyses an event type feeds. */
+/*
+ * Which analyses an event type feeds, by its kind (report/kinds.h): the
+ * figures a loss of these events makes partial.
+ */
 static const char *analysis_of(const struct rpt_ctx *ctx, int id)
 {
 	struct tep_event *e = id >= 0 ? tep_find_event(ctx->tep, id) : NULL;
+	struct rpt_kind_info ki;
 
 	if (!e)
 		return NULL;
-	if (!strcmp(e->name, "sched_switch") || !strncmp(e->name, "sched_wak", 9))
+	rpt_kind_resolve(e, &ki);
+	switch (ki.kind) {
+	case RPT_K_SCHED_SWITCH: case RPT_K_SCHED_WAKEUP: case RPT_K_SCHED_WAKING:
 		return "overhead: CPU busy/idle and per-task on/off-CPU times";
-	if (!strcmp(e->system, "raw_syscalls") || !strcmp(e->system, "syscalls") || strstr(e->name, "sys_"))
+	case RPT_K_RAW_SYS_ENTER: case RPT_K_RAW_SYS_EXIT:
+	case RPT_K_SYS_ENTER: case RPT_K_SYS_EXIT:
+	case RPT_K_BPF_SYSCALL: case RPT_K_BPF_SYSHIST:
 		return "overhead: syscall counts and latencies";
-	if (!strncmp(e->name, "funcgraph_", 10))
+	case RPT_K_FG_ENTRY: case RPT_K_FG_EXIT:
+	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
 		return "callgraph: kernel call counts and times";
-	if (!strcmp(e->name, "kernel_stack") || !strcmp(e->name, "user_stack") || strstr(e->name, "stack") ||
-	    strstr(e->name, "profile") || strstr(e->name, "offcpu"))
+	case RPT_K_KSTACK: case RPT_K_USTACK: case RPT_K_BPF_PROFILE: case RPT_K_BPF_OFFCPU:
+	case RPT_K_BPF_UCOPY:
 		return "callgraph: stack samples and off-CPU time";
-	if (!strcmp(e->system, "irq") || strstr(e->name, "irq"))
+	case RPT_K_IRQ_ENTRY: case RPT_K_IRQ_EXIT:
+	case RPT_K_SOFTIRQ_ENTRY: case RPT_K_SOFTIRQ_EXIT:
 		return "overhead: IRQ and softirq time";
-	if (!strcmp(e->system, "uprobes") || strstr(e->name, "ufunc") || strstr(e->name, "uprobe"))
+	case RPT_K_PROBE_ENTRY: case RPT_K_PROBE_RET: case RPT_K_BPF_UFUNC_ENTRY:
+	case RPT_K_BPF_UFUNC_EXIT:
 		return "callgraph: user call counts and times";
-	return NULL;
+	default:
+		return NULL;
+	}
 }
 
 struct typecount {

@@ -700,113 +700,67 @@ static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 
 /* ---- event types ----------------------------------------------------------- */
 
-static bool has_field(const struct tep_event *e, const char *name, struct fmt_field *f)
-{
-	return fmt_field_resolve(e, name, f) == 0;
-}
+/* What export does with each kind of report/kinds.h (0: nothing, K_OTHER). */
+static const uint8_t kind_of[RPT_K_NR] = {
+	[RPT_K_SCHED_SWITCH] = K_SCHED_SWITCH,
+	[RPT_K_SCHED_WAKEUP] = K_WAKEUP,
+	[RPT_K_PROCESS_EXIT] = K_PROCESS_EXIT,
+	[RPT_K_RAW_SYS_ENTER] = K_RAW_SYS_ENTER,
+	[RPT_K_RAW_SYS_EXIT] = K_RAW_SYS_EXIT,
+	[RPT_K_SYS_ENTER] = K_SYS_ENTER,
+	[RPT_K_SYS_EXIT] = K_SYS_EXIT,
+	[RPT_K_FG_ENTRY] = K_FG_ENTRY,
+	[RPT_K_FG_EXIT] = K_FG_EXIT,
+	[RPT_K_BPF_SYSCALL] = K_BPF_SYSCALL,
+	[RPT_K_BPF_UFUNC_ENTRY] = K_BPF_UENTRY,
+	[RPT_K_BPF_KFUNC_ENTRY] = K_BPF_UENTRY,
+	[RPT_K_BPF_UFUNC_EXIT] = K_BPF_UEXIT,
+	[RPT_K_BPF_KFUNC_EXIT] = K_BPF_UEXIT,
+	[RPT_K_BPF_OFFCPU] = K_BPF_OFFCPU,
+	[RPT_K_IRQ_ENTRY] = K_IRQ_ENTRY,
+	[RPT_K_IRQ_EXIT] = K_IRQ_EXIT,
+	[RPT_K_SOFTIRQ_ENTRY] = K_SOFTIRQ_ENTRY,
+	[RPT_K_SOFTIRQ_EXIT] = K_SOFTIRQ_EXIT,
+	[RPT_K_PROBE_ENTRY] = K_PROBE_ENTRY,
+	[RPT_K_PROBE_RET] = K_PROBE_RET,
+};
 
-static void resolve(struct etype *et, const struct tep_event *e)
+/*
+ * The kind of an event id from the one table, with its fields in export's
+ * slots (most kinds keep the table's order; the ones below are moved).
+ */
+static void resolve(struct etype *et, const struct tep_event *e, const struct rpt_kind_info *ki)
 {
-	const char *sys, *name;
+	int i;
 
-	et->kind = K_OTHER;
-	if (!e)
-		return;
-	sys = e->system ? e->system : "";
-	name = e->name ? e->name : "";
-	et->evname = name;
-	if (!strcmp(sys, "sched") && !strcmp(name, "sched_switch")) {
-		if (has_field(e, "prev_pid", &et->f[0]) && has_field(e, "next_pid", &et->f[1])) {
-			has_field(e, "prev_comm", &et->f[2]);
-			has_field(e, "next_comm", &et->f[3]);
-			has_field(e, "prev_state", &et->f[4]);
-			et->kind = K_SCHED_SWITCH;
-		}
-	} else if (!strcmp(sys, "sched") && (!strcmp(name, "sched_wakeup") ||
-					      !strcmp(name, "sched_wakeup_new"))) {
-		if (has_field(e, "pid", &et->f[0]))
-			et->kind = K_WAKEUP;
-	} else if (!strcmp(sys, "sched") && !strcmp(name, "sched_process_exit")) {
-		if (has_field(e, "pid", &et->f[0]))
-			et->kind = K_PROCESS_EXIT;
-	} else if (!strcmp(sys, "raw_syscalls") && !strcmp(name, "sys_enter")) {
-		if (has_field(e, "id", &et->f[0]))
-			et->kind = K_RAW_SYS_ENTER;
-	} else if (!strcmp(sys, "raw_syscalls") && !strcmp(name, "sys_exit")) {
-		if (has_field(e, "id", &et->f[0])) {
-			has_field(e, "ret", &et->f[1]);
-			et->kind = K_RAW_SYS_EXIT;
-		}
-	} else if (!strcmp(sys, "syscalls") && !strncmp(name, "sys_enter_", 10)) {
-		et->name = name + 10;
-		has_field(e, "__syscall_nr", &et->f[0]);
-		et->kind = K_SYS_ENTER;
-	} else if (!strcmp(sys, "syscalls") && !strncmp(name, "sys_exit_", 9)) {
-		et->name = name + 9;
-		has_field(e, "__syscall_nr", &et->f[0]);
-		has_field(e, "ret", &et->f[1]);
-		et->kind = K_SYS_EXIT;
-	} else if (!strcmp(sys, "ftrace") && !strcmp(name, "funcgraph_entry")) {
-		if (has_field(e, "func", &et->f[0]))
-			et->kind = K_FG_ENTRY;
-	} else if (!strcmp(sys, "ftrace") && !strcmp(name, "funcgraph_exit")) {
-		if (has_field(e, "func", &et->f[0])) {
-			has_field(e, "calltime", &et->f[1]);
-			has_field(e, "rettime", &et->f[2]);
-			et->kind = K_FG_EXIT;
-		}
-	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "syscall")) {
-		if (has_field(e, "nr", &et->f[0]) && has_field(e, "duration", &et->f[1])) {
-			has_field(e, "ret", &et->f[2]);
-			has_field(e, "tgid", &et->f[3]);
-			et->kind = K_BPF_SYSCALL;
-		}
-	} else if (!strcmp(sys, "flytrap") && (!strcmp(name, "ufunc_entry") || !strcmp(name, "kfunc_entry"))) {
-		/* kfunc records have the ufunc layout: only the names table differs */
-		et->kfunc = name[0] == 'k';
-		if (has_field(e, "func", &et->f[0]) && has_field(e, "depth", &et->f[1])) {
-			has_field(e, "tgid", &et->f[3]);
-			has_field(e, "ip", &et->f[4]);
-			et->kind = K_BPF_UENTRY;
-		}
-	} else if (!strcmp(sys, "flytrap") && (!strcmp(name, "ufunc_exit") || !strcmp(name, "kfunc_exit"))) {
-		et->kfunc = name[0] == 'k';
-		if (has_field(e, "func", &et->f[0]) && has_field(e, "depth", &et->f[1]) &&
-		    has_field(e, "duration", &et->f[2])) {
-			has_field(e, "tgid", &et->f[3]);
-			has_field(e, "flags", &et->f[4]);
-			has_field(e, "start", &et->f[5]);
-			et->kind = K_BPF_UEXIT;
-		}
-	} else if (!strcmp(sys, "flytrap") && !strcmp(name, "offcpu")) {
-		if (has_field(e, "duration", &et->f[0])) {
-			has_field(e, "state", &et->f[1]);
-			has_field(e, "waker_pid", &et->f[2]);
-			has_field(e, "tgid", &et->f[3]);
-			has_field(e, "waker_comm", &et->f[4]);
-			et->kind = K_BPF_OFFCPU;
-		}
-	} else if (!strcmp(sys, "irq") && !strcmp(name, "irq_handler_entry")) {
-		if (has_field(e, "irq", &et->f[0])) {
-			has_field(e, "name", &et->f[1]);
-			et->kind = K_IRQ_ENTRY;
-		}
-	} else if (!strcmp(sys, "irq") && !strcmp(name, "irq_handler_exit")) {
-		if (has_field(e, "irq", &et->f[0]))
-			et->kind = K_IRQ_EXIT;
-	} else if (!strcmp(sys, "irq") && !strcmp(name, "softirq_entry")) {
-		if (has_field(e, "vec", &et->f[0]))
-			et->kind = K_SOFTIRQ_ENTRY;
-	} else if (!strcmp(sys, "irq") && !strcmp(name, "softirq_exit")) {
-		if (has_field(e, "vec", &et->f[0]))
-			et->kind = K_SOFTIRQ_EXIT;
-	} else if (has_field(e, "__probe_ret_ip", &et->f[1]) && has_field(e, "__probe_func", &et->f[0])) {
-		/* return probes (uretprobe, kretprobe): "NAME__return" by flytrap's naming */
-		et->name = name;
-		et->kind = K_PROBE_RET;
-	} else if (has_field(e, "__probe_ip", &et->f[0])) {
-		et->name = name;
-		et->kind = K_PROBE_ENTRY;
+	for (i = 0; i < 6; i++)
+		et->f[i] = ki->f[i];
+	et->kind = kind_of[ki->kind] ? kind_of[ki->kind] : K_OTHER;
+	et->evname = e ? e->name : NULL;
+	et->name = ki->arg;
+	/* kfunc records have the ufunc layout: only the names table differs */
+	et->kfunc = ki->kind == RPT_K_BPF_KFUNC_ENTRY || ki->kind == RPT_K_BPF_KFUNC_EXIT;
+	/* slices pair probes by address: a probe known by name only has none */
+	if (ki->probe_by_name)
+		et->kind = K_OTHER;
+	switch (ki->kind) {
+	case RPT_K_FG_EXIT:
+		et->f[1] = ki->f[RPT_F_FG_CALLTIME];
+		et->f[2] = ki->f[RPT_F_FG_RETTIME];
+		break;
+	case RPT_K_BPF_UFUNC_ENTRY:
+	case RPT_K_BPF_KFUNC_ENTRY:
+		et->f[3] = ki->f[RPT_F_UF_TGID];
+		et->f[4] = ki->f[RPT_F_UF_IP];
+		break;
+	case RPT_K_BPF_UFUNC_EXIT:
+	case RPT_K_BPF_KFUNC_EXIT:
+		et->f[3] = ki->f[RPT_F_UF_TGID];
+		et->f[4] = ki->f[RPT_F_UF_FLAGS];
+		et->f[5] = ki->f[RPT_F_UF_START];
+		break;
+	default:
+		break;
 	}
 }
 
@@ -1106,7 +1060,7 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	if (!et)
 		return;
 	if (et->kind == K_UNRESOLVED)
-		resolve(et, ev->event);
+		resolve(et, ev->event, ctx->ki);
 	tid = rpt_event_pid(ctx, ev);
 	if (tid < 0)
 		return;		/* payload shorter than its common fields */
@@ -1405,13 +1359,14 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 static bool has_uprobe_formats(struct tep_handle *tep)
 {
 	struct tep_event **evs = tep ? tep_list_events(tep, TEP_EVENT_SORT_ID) : NULL;
-	struct fmt_field f;
+	struct rpt_kind_info ki;
 	int i;
 
-	for (i = 0; evs && evs[i]; i++)
-		if (fmt_field_resolve(evs[i], "__probe_ip", &f) == 0 ||
-		    fmt_field_resolve(evs[i], "__probe_ret_ip", &f) == 0)
+	for (i = 0; evs && evs[i]; i++) {
+		rpt_kind_resolve(evs[i], &ki);
+		if (rpt_kind_is_probe(ki.kind) && !ki.probe_by_name)
 			return true;
+	}
 	return false;
 }
 

@@ -45,11 +45,8 @@ struct cpu_rate {
 };
 
 struct otype {
-	int kind;
-	struct fmt_field f1, f2, f3, f4, f5;
-	int named_nr;		/* syscalls:sys_enter_NAME without __syscall_nr: -1 */
-	const char *sysname;	/* NAME of syscalls:sys_enter_NAME */
-	struct fmt_field ucopy;	/* flytrap events of record --user-stack: the stack copy */
+	int kind;		/* enum okind, from the event's rpt_kind */
+	unsigned char rkind;	/* that rpt_kind (the advice names function_graph records) */
 	/* tracing cost */
 	uint64_t count, bytes;
 	int ncpu;
@@ -137,58 +134,34 @@ static int ovh_init(struct rpt_ctx *ctx, void *priv)
 	return 0;
 }
 
-static bool res(const struct tep_event *e, const char *name, struct fmt_field *f)
-{
-	return fmt_field_resolve(e, name, f) == 0;
-}
+/* What overhead does with each kind of report/kinds.h (0: nothing, OK_OTHER). */
+static const unsigned char okind_of[RPT_K_NR] = {
+	[RPT_K_SCHED_SWITCH] = OK_SWITCH,
+	[RPT_K_PROCESS_EXIT] = OK_PROC_EXIT,
+	[RPT_K_RAW_SYS_ENTER] = OK_SYS_ENTER,
+	[RPT_K_SYS_ENTER] = OK_SYS_ENTER,
+	[RPT_K_RAW_SYS_EXIT] = OK_SYS_EXIT,
+	[RPT_K_SYS_EXIT] = OK_SYS_EXIT,
+	[RPT_K_BPF_SYSCALL] = OK_BPF_SYSCALL,
+	[RPT_K_BPF_SYSHIST] = OK_BPF_SYSHIST,
+	[RPT_K_IRQ_ENTRY] = OK_IRQ_ENTRY,
+	[RPT_K_IRQ_EXIT] = OK_IRQ_EXIT,
+	[RPT_K_SOFTIRQ_ENTRY] = OK_SOFTIRQ_ENTRY,
+	[RPT_K_SOFTIRQ_EXIT] = OK_SOFTIRQ_EXIT,
+};
 
-static void classify(struct otype *t, const struct tep_event *e)
+/* the kinds overhead reads as typed records (ctx->rec) */
+#define OVH_KINDS (RPT_KIND_BIT(RPT_K_SCHED_SWITCH) | RPT_KIND_BIT(RPT_K_PROCESS_EXIT) | \
+		   RPT_KIND_BIT(RPT_K_RAW_SYS_ENTER) | RPT_KIND_BIT(RPT_K_SYS_ENTER) | \
+		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_EXIT) | \
+		   RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | \
+		   RPT_KIND_BIT(RPT_K_IRQ_EXIT) | RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | \
+		   RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT))
+
+/* a function_graph record (ftrace:funcgraph_entry/exit) */
+static bool is_graph(const struct otype *t)
 {
-	t->kind = OK_OTHER;
-	t->f1.offset = t->f2.offset = t->f3.offset = t->f4.offset = t->f5.offset = -1;
-	t->ucopy.offset = -1;
-	if (!e)
-		return;
-	if (!strcmp(e->system, "flytrap") && (!res(e, "ucopy", &t->ucopy) || !t->ucopy.is_dynamic))
-		t->ucopy.offset = -1;
-	if (!strcmp(e->name, "sched_switch") && res(e, "prev_pid", &t->f1) && res(e, "next_pid", &t->f2)) {
-		if (!res(e, "prev_state", &t->f3))
-			t->f3.offset = -1;
-		t->kind = OK_SWITCH;
-	} else if (!strcmp(e->name, "sched_process_exit") && res(e, "pid", &t->f1)) {
-		t->kind = OK_PROC_EXIT;
-	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_enter") && res(e, "id", &t->f1)) {
-		t->kind = OK_SYS_ENTER;
-	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_exit") && res(e, "id", &t->f1)) {
-		res(e, "ret", &t->f2);
-		t->kind = OK_SYS_EXIT;
-	} else if (!strcmp(e->system, "syscalls") && !strncmp(e->name, "sys_enter_", 10)) {
-		t->sysname = e->name + 10;
-		t->named_nr = res(e, "__syscall_nr", &t->f1) ? 0 : -1;
-		t->kind = OK_SYS_ENTER;
-	} else if (!strcmp(e->system, "syscalls") && !strncmp(e->name, "sys_exit_", 9)) {
-		t->sysname = e->name + 9;
-		t->named_nr = res(e, "__syscall_nr", &t->f1) ? 0 : -1;
-		res(e, "ret", &t->f2);
-		t->kind = OK_SYS_EXIT;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "syscall") &&
-		   res(e, "nr", &t->f1) && res(e, "duration", &t->f2)) {
-		res(e, "ret", &t->f3);
-		t->kind = OK_BPF_SYSCALL;
-	} else if (!strcmp(e->system, "flytrap") && !strcmp(e->name, "syscall_hist") &&
-		   res(e, "nr", &t->f1) && res(e, "count", &t->f2) && res(e, "total_ns", &t->f3) &&
-		   res(e, "max_ns", &t->f4) && res(e, "slots", &t->f5)) {
-		t->kind = OK_BPF_SYSHIST;
-	} else if (!strcmp(e->name, "irq_handler_entry") && res(e, "irq", &t->f1)) {
-		res(e, "name", &t->f2);
-		t->kind = OK_IRQ_ENTRY;
-	} else if (!strcmp(e->name, "irq_handler_exit") && res(e, "irq", &t->f1)) {
-		t->kind = OK_IRQ_EXIT;
-	} else if (!strcmp(e->name, "softirq_entry") && res(e, "vec", &t->f1)) {
-		t->kind = OK_SOFTIRQ_ENTRY;
-	} else if (!strcmp(e->name, "softirq_exit") && res(e, "vec", &t->f1)) {
-		t->kind = OK_SOFTIRQ_EXIT;
-	}
+	return t->rkind == RPT_K_FG_ENTRY || t->rkind == RPT_K_FG_EXIT;
 }
 
 /* length of [a, b] inside the window */
@@ -262,13 +235,12 @@ static struct osys *sys_get(struct overhead *o, int src, long nr, const char *na
 }
 
 static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c, int cpu,
-		      const struct otype *t, const struct fmt_event *ev)
+		      const struct fmt_event *ev)
 {
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size;
-	int prev = (int)fmt_field_u64(&t->f1, d, sz);
-	int next = (int)fmt_field_u64(&t->f2, d, sz);
-	int64_t state = t->f3.offset >= 0 ? (int64_t)fmt_field_u64(&t->f3, d, sz) : 1;
+	const struct rpt_rec *r = ctx->rec;
+	int prev = r->sw.prev_pid;
+	int next = r->sw.next_pid;
+	int64_t state = r->sw.has_state ? r->sw.prev_state : 1;
 	uint64_t ts = ev->rec.ts;
 	uint64_t since = c->known ? c->since : c->first;
 	uint64_t dt = clip(o, since, ts);
@@ -352,16 +324,17 @@ static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int
 	}
 }
 
-static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const struct otype *t,
-			const struct fmt_event *ev, int pid)
+static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const struct fmt_event *ev,
+			int pid)
 {
+	const struct fmt_field *f = ctx->ki->f;
 	const void *d = ev->rec.data;
 	int sz = ev->rec.size, len, k;
-	long nr = (long)(int32_t)fmt_field_u64(&t->f1, d, sz);
-	uint64_t count = fmt_field_u64(&t->f2, d, sz);
-	uint64_t total = fmt_field_u64(&t->f3, d, sz);
-	uint64_t max = fmt_field_u64(&t->f4, d, sz);
-	const uint8_t *slots = fmt_field_ptr(&t->f5, d, sz, &len);
+	long nr = (long)(int32_t)fmt_field_u64(&f[RPT_F_BH_NR], d, sz);
+	uint64_t count = fmt_field_u64(&f[RPT_F_BH_COUNT], d, sz);
+	uint64_t total = fmt_field_u64(&f[RPT_F_BH_TOTAL], d, sz);
+	uint64_t max = fmt_field_u64(&f[RPT_F_BH_MAX], d, sz);
+	const uint8_t *slots = fmt_field_ptr(&f[RPT_F_BH_SLOTS], d, sz, &len);
 	struct osys *s;
 	struct otask *tk;
 	uint64_t added = 0, sum0;
@@ -409,14 +382,17 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	struct overhead *o = priv;
 	struct otype *t = rpt_types_get(&o->types, ev->type);
 	struct ocpu *c = cpu_get(o, ev->rec.cpu);
+	const struct rpt_rec *rec = ctx->rec;	/* set for the kinds of OVH_KINDS */
 	const void *d = ev->rec.data;
 	int sz = ev->rec.size, pid;
 	uint64_t ts = ev->rec.ts, *lp;
 
 	if (!t || !c)
 		return;
-	if (!t->kind)
-		classify(t, ev->event);
+	if (!t->kind) {
+		t->kind = okind_of[ctx->ki->kind] ? okind_of[ctx->ki->kind] : OK_OTHER;
+		t->rkind = (unsigned char)ctx->ki->kind;
+	}
 	if (o->lp_cached && o->lp_buf == ev->buffer && o->lp_cpu == ev->rec.cpu) {
 		lp = o->lp_cached;
 	} else {
@@ -440,10 +416,10 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	if (rpt_event_selected(ctx, ev)) {
 		t->count++;
 		t->bytes += (uint64_t)ev->rec.record_size;
-		if (t->ucopy.offset >= 0) {
+		if (ctx->ki->ucopy.offset >= 0) {
 			int cl = 0;
 
-			if (fmt_field_ptr(&t->ucopy, d, sz, &cl) && cl > 0) {
+			if (fmt_field_ptr(&ctx->ki->ucopy, d, sz, &cl) && cl > 0) {
 				o->ucopy_stacks++;
 				o->ucopy_bytes += (uint64_t)cl;
 			}
@@ -477,10 +453,10 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 
 	switch (t->kind) {
 	case OK_SWITCH:
-		on_switch(o, ctx, c, ev->rec.cpu, t, ev);
+		on_switch(o, ctx, c, ev->rec.cpu, ev);
 		break;
 	case OK_PROC_EXIT: {
-		struct otask *tk = task_get(o, (int)fmt_field_u64(&t->f1, d, sz));
+		struct otask *tk = task_get(o, rec->task.pid);
 
 		if (tk)
 			tk->exited = true;
@@ -491,14 +467,15 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 
 		if (tk) {
 			tk->in_sys = true;
-			tk->sys_nr = t->named_nr < 0 ? -1 - (long)ev->type : (long)fmt_field_u64(&t->f1, d, sz);
+			/* a syscalls:sys_enter_NAME without its number: one per event id */
+			tk->sys_nr = rec->sys.id < 0 ? -1 - (long)ev->type : rec->sys.id;
 			tk->sys_ts = ts;
 		}
 		break;
 	}
 	case OK_SYS_EXIT: {
 		struct otask *tk = task_get(o, pid);
-		long nr = t->named_nr < 0 ? -1 : (long)fmt_field_u64(&t->f1, d, sz);
+		long nr = rec->sys.id;
 
 		if (!tk)
 			break;
@@ -506,27 +483,28 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 			if (ts >= o->t0 && ts <= o->t1)
 				o->sys_unmatched++;
 		} else {
-			sys_done(o, ctx, ev->rec.cpu, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr, t->sysname, tk->sys_ts, ts,
-				 (int64_t)fmt_field_u64(&t->f2, d, sz), t->f2.offset >= 0);
+			sys_done(o, ctx, ev->rec.cpu, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr,
+				 rec->sys.name, tk->sys_ts, ts, rec->sys.ret, rec->sys.has_ret);
 		}
 		tk->in_sys = false;
 		break;
 	}
 	case OK_BPF_SYSCALL: {
-		uint64_t dur = fmt_field_u64(&t->f2, d, sz);
+		uint64_t dur = rec->bsys.duration;
 
-		sys_done(o, ctx, ev->rec.cpu, 1, pid, (long)(int32_t)fmt_field_u64(&t->f1, d, sz), NULL,
-			 ts >= dur ? ts - dur : 0, ts, (int64_t)fmt_field_u64(&t->f3, d, sz), t->f3.offset >= 0);
+		sys_done(o, ctx, ev->rec.cpu, 1, pid, (long)(int32_t)rec->bsys.nr, NULL,
+			 ts >= dur ? ts - dur : 0, ts, rec->bsys.ret,
+			 ctx->ki->f[RPT_F_BS_RET].offset >= 0);
 		break;
 	}
 	case OK_BPF_SYSHIST:
-		on_bpf_hist(o, ctx, t, ev, pid);
+		on_bpf_hist(o, ctx, ev, pid);
 		break;
 	case OK_IRQ_ENTRY: {
-		int irq = (int)fmt_field_u64(&t->f1, d, sz);
+		int irq = rec->irq.nr;
 		struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
-		int len;
-		const char *nm = t->f2.offset >= 0 ? fmt_field_ptr(&t->f2, d, sz, &len) : NULL;
+		int len = rec->irq.name.len;
+		const char *nm = rec->irq.name.s;
 
 		if (q && nm && !q->name[0]) {
 			if (len > 31)
@@ -541,7 +519,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		break;
 	}
 	case OK_IRQ_EXIT: {
-		int irq = (int)fmt_field_u64(&t->f1, d, sz);
+		int irq = rec->irq.nr;
 
 		if (c->in_irq && c->irq == irq && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
 			struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
@@ -560,11 +538,11 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	}
 	case OK_SOFTIRQ_ENTRY:
 		c->in_softirq = true;
-		c->softirq = (int)fmt_field_u64(&t->f1, d, sz);
+		c->softirq = rec->irq.nr;
 		c->softirq_since = ts;
 		break;
 	case OK_SOFTIRQ_EXIT: {
-		int vec = (int)fmt_field_u64(&t->f1, d, sz);
+		int vec = rec->irq.nr;
 
 		if (c->in_softirq && c->softirq == vec && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
 			struct oirq *q = rpt_map_get(&o->softirqs, (uint64_t)(uint32_t)vec, NULL);
@@ -1233,7 +1211,7 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 						 "prev_pid/next_pid) or use the BPF offcpu program, which records only "
 						 "blocks longer than a threshold", e->system, e->name, share, r->peak,
 						 r->peak_cpu);
-			else if (!strncmp(e->name, "funcgraph_", 10))
+			else if (is_graph(r->t))
 				err = add_advice(adv, nadv, 12, "function_graph records are %.0f%% of the bytes: "
 						 "limit them to the functions you study (set_graph_function) and a "
 						 "maximum depth (max_graph_depth)", share);
@@ -1256,7 +1234,7 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 			if (e && e0 && share >= 20 && rows[0].t->kind != OK_OTHER && rows[i].t->kind != OK_OTHER &&
 			    !strcmp(e->system, e0->system))
 				continue;
-			if (e && e0 && !strncmp(e->name, "funcgraph_", 10) && !strncmp(e0->name, "funcgraph_", 10))
+			if (e && e0 && is_graph(rows[i].t) && is_graph(rows[0].t))
 				continue;
 			if (e && share >= 20 && rows[i].t->count >= 1000 && rows[i].t->kind != OK_BPF_SYSHIST)
 				err = add_advice(adv, nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
@@ -1870,6 +1848,7 @@ const struct rpt_analyzer rpt_overhead_analyzer = {
 	.event_unfiltered = ovh_event,
 	.finish = ovh_finish,
 	.release = ovh_release,
+	.kinds = OVH_KINDS,
 };
 
 static const char ovh_usage[] =

@@ -642,20 +642,10 @@ struct rpt_tasks {
 	struct rpt_map map;
 };
 
-/* What replay itself reads from each event type to keep task names. */
-enum {
-	TK_NONE = 1,
-	TK_SWITCH,	/* prev_pid/prev_comm, next_pid/next_comm */
-	TK_PIDCOMM,	/* pid + comm (sched_wakeup*, task_newtask) */
-	TK_FORK,	/* child_pid + child_comm */
-	TK_RENAME,	/* pid + newcomm */
-	TK_TGID,	/* only a tgid field */
-	TK_SELFCOMM,	/* the event names its own task: comm of common_pid (flytrap BPF records) */
-};
-
+/* Per event id: its kind and fields (report/kinds.h), resolved the first time it is seen. */
 struct replay_type {
-	int kind;
-	struct fmt_field pid, comm, pid2, comm2, tgid, common_pid;
+	bool done;
+	struct rpt_kind_info ki;
 };
 
 static struct task_info *task_get(struct rpt_tasks *t, int pid)
@@ -708,66 +698,81 @@ int rpt_tgid(const struct rpt_ctx *ctx, int pid)
 	return ti ? ti->tgid : -1;
 }
 
-static void replay_resolve(struct replay_type *rt, const struct tep_event *e)
-{
-	rt->kind = TK_NONE;
-	rt->pid.offset = rt->comm.offset = rt->pid2.offset = rt->comm2.offset = -1;
-	rt->tgid.offset = rt->common_pid.offset = -1;
-	if (!e)
-		return;
-	fmt_field_resolve(e, "common_pid", &rt->common_pid);
-	if (!strcmp(e->name, "sched_switch") &&
-	    !fmt_field_resolve(e, "prev_pid", &rt->pid) && !fmt_field_resolve(e, "prev_comm", &rt->comm) &&
-	    !fmt_field_resolve(e, "next_pid", &rt->pid2) && !fmt_field_resolve(e, "next_comm", &rt->comm2)) {
-		rt->kind = TK_SWITCH;
-	} else if (!strcmp(e->name, "sched_process_fork") &&
-		   !fmt_field_resolve(e, "child_pid", &rt->pid) &&
-		   !fmt_field_resolve(e, "child_comm", &rt->comm)) {
-		rt->kind = TK_FORK;
-	} else if (!strcmp(e->name, "task_rename") &&
-		   !fmt_field_resolve(e, "pid", &rt->pid) &&
-		   !fmt_field_resolve(e, "newcomm", &rt->comm)) {
-		rt->kind = TK_RENAME;
-	} else if ((!strncmp(e->name, "sched_wak", 9) || !strcmp(e->name, "task_newtask")) &&
-		   !fmt_field_resolve(e, "pid", &rt->pid) && !fmt_field_resolve(e, "comm", &rt->comm)) {
-		rt->kind = TK_PIDCOMM;
-	}
-	if (rt->kind == TK_NONE && !strcmp(e->system, "flytrap") && !fmt_field_resolve(e, "comm", &rt->comm))
-		rt->kind = TK_SELFCOMM;
-	if (fmt_field_resolve(e, "tgid", &rt->tgid) == 0 && rt->kind == TK_NONE)
-		rt->kind = TK_TGID;
-}
-
-static void replay_track(struct rpt_tasks *t, const struct replay_type *rt, const struct fmt_event *ev)
+/* Task names and tgids learned from the events of the kinds that carry them. */
+static void replay_track(struct rpt_tasks *t, const struct rpt_kind_info *ki,
+			 const struct fmt_event *ev)
 {
 	const void *d = ev->rec.data;
 	int sz = ev->rec.size;
 	int pid;
 
-	switch (rt->kind) {
-	case TK_SWITCH:
-		task_set_comm(t, (int)fmt_field_u64(&rt->pid, d, sz), d, sz, &rt->comm);
-		task_set_comm(t, (int)fmt_field_u64(&rt->pid2, d, sz), d, sz, &rt->comm2);
+	switch (ki->kind) {
+	case RPT_K_SCHED_SWITCH:
+		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_SW_PREV_PID], d, sz), d, sz,
+			      &ki->f[RPT_F_SW_PREV_COMM]);
+		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_SW_NEXT_PID], d, sz), d, sz,
+			      &ki->f[RPT_F_SW_NEXT_COMM]);
 		break;
-	case TK_FORK:
-	case TK_RENAME:
-	case TK_PIDCOMM:
-		task_set_comm(t, (int)fmt_field_u64(&rt->pid, d, sz), d, sz, &rt->comm);
+	case RPT_K_PROCESS_FORK:
+		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_FORK_CHILD], d, sz), d, sz,
+			      &ki->f[RPT_F_FORK_COMM]);
 		break;
-	case TK_SELFCOMM:
-		if (rt->common_pid.offset >= 0)
-			task_set_comm(t, (int)fmt_field_u64(&rt->common_pid, d, sz), d, sz, &rt->comm);
+	case RPT_K_SCHED_WAKEUP:
+	case RPT_K_SCHED_WAKING:
+		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_WK_PID], d, sz), d, sz,
+			      &ki->f[RPT_F_WK_COMM]);
+		break;
+	case RPT_K_TASK_RENAME:
+	case RPT_K_TASK_NEWTASK:
+		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_TASK_PID], d, sz), d, sz,
+			      &ki->f[RPT_F_TASK_COMM]);
 		break;
 	default:
+		/* flytrap's BPF records name their own task */
+		if (ki->comm.offset >= 0 && ki->common_pid.offset >= 0)
+			task_set_comm(t, (int)fmt_field_u64(&ki->common_pid, d, sz), d, sz,
+				      &ki->comm);
 		break;
 	}
-	if (rt->tgid.offset >= 0 && rt->common_pid.offset >= 0) {
+	if (ki->tgid.offset >= 0 && ki->common_pid.offset >= 0) {
 		struct task_info *ti;
 
-		pid = (int)fmt_field_u64(&rt->common_pid, d, sz);
+		pid = (int)fmt_field_u64(&ki->common_pid, d, sz);
 		ti = pid > 0 ? task_get(t, pid) : NULL;
 		if (ti)
-			ti->tgid = (int)fmt_field_u64(&rt->tgid, d, sz);
+			ti->tgid = (int)fmt_field_u64(&ki->tgid, d, sz);
+	}
+}
+
+/*
+ * Before the analyzers see ev: its kind (resolved once per id), the task
+ * names it carries, and its typed record when a running analyzer reads
+ * that kind (want: the union of their .kinds).
+ */
+static void replay_prepare(struct rpt_ctx *ctx, struct rpt_types *types, struct rpt_tasks *tasks,
+			   const struct fmt_event *ev, uint64_t want, struct rpt_rec *rec)
+{
+	static const struct rpt_kind_info none = {
+		.kind = RPT_K_OTHER,
+		.common_pid.offset = -1, .tgid.offset = -1, .comm.offset = -1,
+		.uregs.offset = -1, .ucopy.offset = -1,
+	};
+	struct replay_type *rt = rpt_types_get(types, ev->type);
+
+	ctx->rec = NULL;
+	if (!rt) {
+		ctx->ki = &none;
+		return;
+	}
+	if (!rt->done) {
+		rpt_kind_resolve(ev->event, &rt->ki);
+		rt->done = true;
+	}
+	ctx->ki = &rt->ki;
+	replay_track(tasks, &rt->ki, ev);
+	if (want & RPT_KIND_BIT(rt->ki.kind)) {
+		rpt_rec_decode(&rt->ki, ev->rec.data, ev->rec.size, rec);
+		ctx->rec = rec;
 	}
 }
 
@@ -1144,6 +1149,11 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 	const char *p, *end;
 	size_t klen = strlen(key);
 	uint8_t buf[65536];
+	uint64_t want = 0;
+	struct rpt_rec rec;
+
+	for (int k = 0; k < n; k++)
+		want |= an[k]->kinds;
 
 	if (!o || !o->size)
 		return;
@@ -1168,8 +1178,6 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 				h += 2;
 			}
 			if (len >= 8) {
-				struct replay_type *rt;
-
 				ev.rec.data = buf;
 				ev.rec.size = len;
 				ev.rec.cpu = cpu;
@@ -1178,13 +1186,7 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 				ev.rec.ts = fmt_reader_adjust_ts_cpu(ctx->r, raw, b, cpu);
 				ev.type = ctx->info->big_endian ? buf[0] << 8 | buf[1] : buf[1] << 8 | buf[0];
 				ev.event = fmt_reader_event(ctx->r, ev.type);
-				rt = rpt_types_get(types, ev.type);
-				if (rt) {
-					if (!rt->kind)
-						replay_resolve(rt, ev.event);
-					if (rt->kind != TK_NONE || rt->tgid.offset >= 0)
-						replay_track(tasks, rt, &ev);
-				}
+				replay_prepare(ctx, types, tasks, &ev, want, &rec);
 				for (int k = 0; k < n; k++)
 					if (an[k]->event_unfiltered)
 						an[k]->event_unfiltered(ctx, privs[k], &ev);
@@ -1212,6 +1214,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	int err = 0, k, rc, ninit = 0, losscap = 0, nerrs = 0, last_buf = -1, last_cpu = -1;
 	struct stream_last *sl_cached = NULL;
 	struct progress prog;
+	uint64_t want = 0;	/* kinds some analyzer reads as typed records */
+	struct rpt_rec rec;
 
 	memset(&ctx, 0, sizeof(ctx));
 	first_damage[0] = 0;
@@ -1236,6 +1240,7 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 		}
 		if (an[k]->event_unfiltered)
 			any_unfiltered = true;
+		want |= an[k]->kinds;
 	}
 	for (k = 0; k < n; k++) {
 		if (an[k]->init) {
@@ -1265,7 +1270,6 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	feed_slice_records(&ctx, "prologue", &types, &tasks, an, n, privs);
 	for (;;) {
 		const struct fmt_event *ev;
-		struct replay_type *rt;
 		struct stream_last *sl;
 
 		rc = fmt_iter_next(it, &ev);
@@ -1308,13 +1312,7 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 		if (sl)
 			sl->ts = ev->rec.ts;
 
-		rt = rpt_types_get(&types, ev->type);
-		if (rt) {
-			if (!rt->kind)
-				replay_resolve(rt, ev->event);
-			if (rt->kind != TK_NONE || rt->tgid.offset >= 0)
-				replay_track(&tasks, rt, ev);
-		}
+		replay_prepare(&ctx, &types, &tasks, ev, want, &rec);
 
 		if (any_unfiltered)
 			for (k = 0; k < n; k++)
@@ -1332,6 +1330,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	}
 	if (!err)
 		feed_slice_records(&ctx, "epilogue", &types, &tasks, an, n, privs);
+	ctx.ki = NULL;
+	ctx.rec = NULL;
 	if (fmt_iter_errors(it) > ctx.stream_errors)
 		ctx.stream_errors = fmt_iter_errors(it);
 	if (ctx.stream_errors && !first_damage[0])

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "format.h"
+#include "kinds.h"
 
 /* Options every analyzer takes (style: --json, time window, CPU, pid, comm). */
 struct rpt_opts {
@@ -111,6 +112,14 @@ struct rpt_ctx {
 	struct rpt_loss *losses;
 	int stream_errors;		/* fmt_iter_errors() at the end */
 	const void *conf;		/* during init(): that analyzer's conf (may be NULL) */
+	/*
+	 * During event() and event_unfiltered(): the current event's kind and
+	 * field offsets (report/kinds.h, resolved once per event id), and its
+	 * typed record when some running analyzer listed that kind in its
+	 * .kinds (NULL otherwise: records nobody reads are not decoded).
+	 */
+	const struct rpt_kind_info *ki;
+	const struct rpt_rec *rec;
 };
 
 struct rpt_analyzer {
@@ -134,6 +143,8 @@ struct rpt_analyzer {
 	const void *conf;
 	/* Where finish() prints (ctx->opts->out then points here); NULL: opts->out. */
 	FILE *out;
+	/* RPT_KIND_BIT()s of the kinds whose ctx->rec this analyzer reads */
+	uint64_t kinds;
 };
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */

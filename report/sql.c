@@ -27,6 +27,7 @@
 
 #include "flytrap.h"
 #include "format/ftmeta.h"
+#include "report/kinds.h"
 #include "report/replay.h"
 #include "report/sql.h"
 #include "report/symbols.h"
@@ -210,144 +211,109 @@ uint64_t sq_data_bytes(const struct sq_engine *en)
 	return n;
 }
 
-static bool res(const struct tep_event *e, const char *n, struct fmt_field *f)
+/* What sql does with each kind of report/kinds.h (0: K_OTHER). */
+static const unsigned char ekind_of[RPT_K_NR] = {
+	[RPT_K_SCHED_SWITCH] = K_SWITCH,
+	[RPT_K_SCHED_WAKEUP] = K_WAKEUP,
+	[RPT_K_SCHED_WAKING] = K_WAKEUP,
+	[RPT_K_PROCESS_FORK] = K_FORK,
+	[RPT_K_PROCESS_EXIT] = K_EXIT,
+	[RPT_K_TASK_RENAME] = K_RENAME,
+	[RPT_K_FG_ENTRY] = K_FG_ENTRY,
+	[RPT_K_FG_EXIT] = K_FG_EXIT,
+	[RPT_K_RAW_SYS_ENTER] = K_SYS_ENTER,
+	[RPT_K_SYS_ENTER] = K_SYS_ENTER,
+	[RPT_K_RAW_SYS_EXIT] = K_SYS_EXIT,
+	[RPT_K_SYS_EXIT] = K_SYS_EXIT,
+	[RPT_K_BPF_SYSCALL] = K_BPF_SYSCALL,
+	[RPT_K_BPF_SYSHIST] = K_BPF_SYSHIST,
+	[RPT_K_BPF_OFFCPU] = K_BPF_OFFCPU,
+	[RPT_K_BPF_PROFILE] = K_BPF_PROFILE,
+	[RPT_K_BPF_UFUNC_ENTRY] = K_UF_ENTRY,
+	[RPT_K_BPF_UFUNC_EXIT] = K_UF_EXIT,
+	[RPT_K_BPF_KFUNC_ENTRY] = K_KF_ENTRY,
+	[RPT_K_BPF_KFUNC_EXIT] = K_KF_EXIT,
+	[RPT_K_CPU_FREQ] = K_CPUFREQ,
+	[RPT_K_CPU_IDLE] = K_CPUIDLE,
+	[RPT_K_PROBE_ENTRY] = K_UP_ENTRY,
+	[RPT_K_PROBE_RET] = K_UP_RET,
+};
+
+/*
+ * sql's slots for the kinds whose table order differs (slot i of sql
+ * takes the table's field map[i]; -1 ends the list).  The other kinds
+ * keep the table's order.
+ */
+static const signed char map_switch[] = {
+	RPT_F_SW_PREV_PID, RPT_F_SW_NEXT_PID, RPT_F_SW_PREV_STATE, RPT_F_SW_PREV_PRIO,
+	RPT_F_SW_NEXT_PRIO, RPT_F_SW_PREV_COMM, RPT_F_SW_NEXT_COMM, -1,
+};
+static const signed char map_func[] = {
+	RPT_F_UF_FUNC, RPT_F_UF_DEPTH, RPT_F_UF_FLAGS, RPT_F_UF_DURATION, RPT_F_UF_RET,
+	RPT_F_UF_START, RPT_F_UF_TGID, -1,
+};
+static const signed char map_offcpu[] = {
+	RPT_F_OC_TGID, RPT_F_OC_STATE, RPT_F_OC_START, RPT_F_OC_DURATION, RPT_F_OC_WAKER_PID,
+	RPT_F_OC_WAKER_TGID, RPT_F_OC_COMM, RPT_F_OC_WAKER_COMM, RPT_F_OC_KSTACK,
+	RPT_F_OC_USTACK, -1,
+};
+static const signed char map_profile[] = {
+	RPT_F_PR_TGID, RPT_F_PR_COMM, RPT_F_PR_KSTACK, RPT_F_PR_USTACK, -1,
+};
+
+static const signed char *slot_map(enum rpt_kind k)
 {
-	return fmt_field_resolve(e, n, f) == 0;
-}
-
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
-static bool resn(const struct tep_event *e, struct fmt_field *f, const char *const *names)
-{
-	bool all = true;
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (!res(e, names[i], &f[i]))
-			all = false;
-	return all;
+	switch (k) {
+	case RPT_K_SCHED_SWITCH:
+		return map_switch;
+	case RPT_K_BPF_UFUNC_ENTRY: case RPT_K_BPF_UFUNC_EXIT:
+	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
+		return map_func;
+	case RPT_K_BPF_OFFCPU:
+		return map_offcpu;
+	case RPT_K_BPF_PROFILE:
+		return map_profile;
+	default:
+		return NULL;
+	}
 }
 
 /*
- * Uprobes pair as in callgraph: a uretprobe's __probe_func (f[0]) is its
- * entry's __probe_ip (f[0]), whatever the names; the slice is named after
- * the entry event.  A return that pairs with no address falls back to the
- * names of probes set by hand (NAME / NAME__return, p_NAME / r_NAME).
+ * An event id's kind from the one table.  Uprobes pair as in callgraph: a
+ * uretprobe's __probe_func (f[0]) is its entry's __probe_ip (f[0]),
+ * whatever the names; the slice is named after the entry event, for a
+ * return the name rpt_probe_entry_name() gives (NAME_ret, NAME__return,
+ * r_NAME), used when it pairs with no address.
  */
-static void classify_probe(struct etype *t, const struct tep_event *e)
-{
-	const char *nm = e->name;
-	bool ret = res(e, "__probe_ret_ip", &t->f[1]) && res(e, "__probe_func", &t->f[0]);
-	bool r_ = nm[0] == 'r' && nm[1] == '_' && nm[2];
-	size_t l;
-
-	if (!ret)
-		res(e, "__probe_ip", &t->f[0]);
-	ret = ret || has_suffix(nm, "__return");
-	if (!ret)
-		t->probe = strdup(nm);
-	else if (asprintf(&t->probe, "%s%s", r_ ? "p_" : "", r_ ? nm + 2 : nm) < 0)
-		t->probe = NULL;
-	if (!t->probe)
-		return;
-	l = strlen(t->probe);
-	if (ret && has_suffix(t->probe, "__return"))
-		t->probe[l - 8] = 0;
-	t->kind = ret ? K_UP_RET : K_UP_ENTRY;
-}
-
 static void classify(struct etype *t, const struct tep_event *e)
 {
-	static const char *const sw[] = { "prev_pid", "next_pid", "prev_state", "prev_prio", "next_prio",
-					  "prev_comm", "next_comm", NULL };
-	static const char *const fg[] = { "func", "depth", "calltime", "rettime", NULL };
-	static const char *const fx[] = { "func", "depth", "flags", "duration", "ret", "start", "tgid", NULL };
-	static const char *const sc[] = { "nr", "duration", "ret", "tgid", "start", NULL };
-	static const char *const sh[] = { "nr", "count", "total_ns", "max_ns", "slots", "tgid", NULL };
-	static const char *const oc[] = { "tgid", "state", "start", "duration", "waker_pid", "waker_tgid",
-					  "comm", "waker_comm", "kstack", "ustack", NULL };
-	static const char *const pr[] = { "tgid", "comm", "kstack", "ustack", NULL };
+	struct rpt_kind_info ki;
+	const signed char *map;
+	char name[256];
 	int i;
 
+	rpt_kind_resolve(e, &ki);
+	t->kind = ekind_of[ki.kind] ? ekind_of[ki.kind] : K_OTHER;
+	t->fpid = ki.common_pid;
+	t->ftgid = ki.tgid;
+	t->fflags.offset = -1;
+	if (e)
+		fmt_field_resolve(e, "common_flags", &t->fflags);
+	map = slot_map(ki.kind);
 	for (i = 0; i < NF; i++)
 		t->f[i].offset = -1;
-	t->kind = K_OTHER;
-	t->fpid.offset = t->fflags.offset = t->ftgid.offset = -1;
-	if (!e)
-		return;
-	res(e, "common_pid", &t->fpid);
-	res(e, "common_flags", &t->fflags);
-	res(e, "tgid", &t->ftgid);
-	if (!strcmp(e->name, "sched_switch") && resn(e, t->f, sw)) {
-		t->kind = K_SWITCH;
-	} else if ((!strcmp(e->name, "sched_wakeup") || !strcmp(e->name, "sched_wakeup_new") ||
-		    !strcmp(e->name, "sched_waking")) && res(e, "pid", &t->f[0])) {
-		res(e, "comm", &t->f[1]);
-		t->kind = K_WAKEUP;
-	} else if (!strcmp(e->name, "sched_process_fork") && res(e, "parent_pid", &t->f[0]) &&
-		   res(e, "child_pid", &t->f[1])) {
-		res(e, "child_comm", &t->f[2]);
-		t->kind = K_FORK;
-	} else if (!strcmp(e->name, "sched_process_exit") && res(e, "pid", &t->f[0])) {
-		t->kind = K_EXIT;
-	} else if (!strcmp(e->name, "task_rename") && res(e, "pid", &t->f[0]) && res(e, "newcomm", &t->f[1])) {
-		t->kind = K_RENAME;
-	} else if (!strcmp(e->name, "funcgraph_entry") && res(e, "func", &t->f[0]) && res(e, "depth", &t->f[1])) {
-		t->kind = K_FG_ENTRY;
-	} else if (!strcmp(e->name, "funcgraph_exit") && res(e, "func", &t->f[0]) && res(e, "depth", &t->f[1])) {
-		resn(e, t->f, fg);
-		t->kind = K_FG_EXIT;
-	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_enter") && res(e, "id", &t->f[0])) {
-		t->kind = K_SYS_ENTER;
-	} else if (!strcmp(e->system, "raw_syscalls") && !strcmp(e->name, "sys_exit") && res(e, "id", &t->f[0])) {
-		res(e, "ret", &t->f[1]);
-		t->kind = K_SYS_EXIT;
-	} else if (!strcmp(e->system, "syscalls") && !strncmp(e->name, "sys_enter_", 10)) {
-		t->sysname = e->name + 10;
-		t->named_nr = res(e, "__syscall_nr", &t->f[0]);
-		t->kind = K_SYS_ENTER;
-	} else if (!strcmp(e->system, "syscalls") && !strncmp(e->name, "sys_exit_", 9)) {
-		t->sysname = e->name + 9;
-		t->named_nr = res(e, "__syscall_nr", &t->f[0]);
-		res(e, "ret", &t->f[1]);
-		t->kind = K_SYS_EXIT;
-	} else if (!strcmp(e->system, "flytrap")) {
-		if (!strcmp(e->name, "syscall") && res(e, "nr", &t->f[0]) && res(e, "duration", &t->f[1])) {
-			resn(e, t->f, sc);
-			t->kind = K_BPF_SYSCALL;
-		} else if (!strcmp(e->name, "syscall_hist") && resn(e, t->f, sh)) {
-			t->kind = K_BPF_SYSHIST;
-		} else if (!strcmp(e->name, "offcpu") && res(e, "duration", &t->f[3])) {
-			resn(e, t->f, oc);
-			t->kind = K_BPF_OFFCPU;
-		} else if (!strcmp(e->name, "profile") && res(e, "kstack", &t->f[2])) {
-			resn(e, t->f, pr);
-			t->kind = K_BPF_PROFILE;
-		} else if (res(e, "func", &t->f[0]) && res(e, "depth", &t->f[1])) {
-			resn(e, t->f, fx);
-			if (!strcmp(e->name, "ufunc_entry"))
-				t->kind = K_UF_ENTRY;
-			else if (!strcmp(e->name, "ufunc_exit"))
-				t->kind = K_UF_EXIT;
-			else if (!strcmp(e->name, "kfunc_entry"))
-				t->kind = K_KF_ENTRY;
-			else if (!strcmp(e->name, "kfunc_exit"))
-				t->kind = K_KF_EXIT;
-		}
-	} else if (!strcmp(e->name, "cpu_frequency") && res(e, "state", &t->f[0]) && res(e, "cpu_id", &t->f[1])) {
-		t->kind = K_CPUFREQ;
-	} else if (!strcmp(e->name, "cpu_idle") && res(e, "state", &t->f[0]) && res(e, "cpu_id", &t->f[1])) {
-		t->kind = K_CPUIDLE;
-	} else if (!strncmp(e->system, "flytrap_", 8) || !strcmp(e->system, "uprobes") ||
-		   tep_find_field((struct tep_event *)e, "__probe_ip") ||
-		   tep_find_field((struct tep_event *)e, "__probe_ret_ip")) {
-		classify_probe(t, e);
+	for (i = 0; i < NF && i < RPT_KIND_FIELDS && (!map || map[i] >= 0); i++)
+		t->f[i] = ki.f[map ? map[i] : i];
+	if (ki.kind == RPT_K_SYS_ENTER || ki.kind == RPT_K_SYS_EXIT) {
+		t->sysname = ki.arg;
+		t->named_nr = ki.f[RPT_F_SYS_ID].offset >= 0;
+	} else if (ki.kind == RPT_K_PROBE_ENTRY) {
+		t->probe = strdup(ki.arg);
+	} else if (ki.kind == RPT_K_PROBE_RET) {
+		t->probe = strdup(rpt_probe_entry_name(ki.arg, name, sizeof(name)));
 	}
+	if (rpt_kind_is_probe(ki.kind) && !t->probe)
+		t->kind = K_OTHER;
 }
 
 static struct etype *etype_of(struct sfile *f, const struct fmt_event *ev)

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one definition of what each event kind is (see kinds.h).
+ *
+ * The system rule, decided once for every analyzer:
+ *  - kernel tracepoints match only in their own system: sched_switch,
+ *    sched_wakeup[_new], sched_waking, sched_process_fork/exit in "sched",
+ *    task_newtask/task_rename in "task", irq_handler_entry/exit and
+ *    softirq_entry/exit in "irq", cpu_frequency/cpu_idle in "power",
+ *    sys_enter/sys_exit in "raw_syscalls", sys_enter_NAME/sys_exit_NAME in
+ *    "syscalls".  A "sched_switch" of another system (a kprobe someone
+ *    named so, a BPF record) is someone else's event with another layout.
+ *  - the ftrace tracers' own records (funcgraph_entry/exit, function,
+ *    kernel_stack, user_stack) match only in "ftrace".
+ *  - flytrap's BPF records match only in "flytrap" (design decision 2).
+ *  - probes match in any system (a uprobe's group is whatever its author
+ *    chose: "uprobes", flytrap's "flytrap_*", "probe_app"...) by the
+ *    kernel's fields: __probe_func + __probe_ret_ip is a return probe,
+ *    __probe_ip an entry.  Without those fields (files written by hand or
+ *    by other tools), events of the groups "uprobes" and "flytrap_*" are
+ *    probes by name: NAME__return, NAME_ret and r_NAME are returns.
+ * A rule also lists the fields its kind needs: when a required one is
+ * missing or has an impossible size, the event is RPT_K_OTHER.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kinds.h"
+
+/* how a field is read: an integer of 1, 2, 4 or 8 bytes, a string, or any (arrays) */
+enum { FT_ANY = 0, FT_INT, FT_STR };
+
+struct kind_rule {
+	enum rpt_kind kind;
+	const char *sys, *name;
+	bool prefix;			/* name is a prefix (syscalls:sys_enter_*) */
+	int nreq;			/* the first nreq fields are required */
+	const char *fields[RPT_KIND_FIELDS];
+	unsigned char type[RPT_KIND_FIELDS];
+};
+
+#define I FT_INT
+#define S FT_STR
+#define A FT_ANY
+static const struct kind_rule rules[] = {
+	{ RPT_K_SCHED_SWITCH, "sched", "sched_switch", false, 2,
+	  { "prev_pid", "next_pid", "prev_comm", "next_comm", "prev_state", "prev_prio",
+	    "next_prio" },
+	  { I, I, S, S, I, I, I } },
+	{ RPT_K_SCHED_WAKEUP, "sched", "sched_wakeup", false, 1, { "pid", "comm", "prio" },
+	  { I, S, I } },
+	{ RPT_K_SCHED_WAKEUP, "sched", "sched_wakeup_new", false, 1, { "pid", "comm", "prio" },
+	  { I, S, I } },
+	{ RPT_K_SCHED_WAKING, "sched", "sched_waking", false, 1, { "pid", "comm", "prio" },
+	  { I, S, I } },
+	{ RPT_K_PROCESS_FORK, "sched", "sched_process_fork", false, 2,
+	  { "parent_pid", "child_pid", "child_comm" }, { I, I, S } },
+	{ RPT_K_PROCESS_EXIT, "sched", "sched_process_exit", false, 1, { "pid", "comm" },
+	  { I, S } },
+	{ RPT_K_TASK_NEWTASK, "task", "task_newtask", false, 1, { "pid", "comm" }, { I, S } },
+	{ RPT_K_TASK_RENAME, "task", "task_rename", false, 2, { "pid", "newcomm" }, { I, S } },
+	{ RPT_K_RAW_SYS_ENTER, "raw_syscalls", "sys_enter", false, 1, { "id" }, { I } },
+	{ RPT_K_RAW_SYS_EXIT, "raw_syscalls", "sys_exit", false, 1, { "id", "ret" }, { I, I } },
+	{ RPT_K_SYS_ENTER, "syscalls", "sys_enter_", true, 0, { "__syscall_nr" }, { I } },
+	{ RPT_K_SYS_EXIT, "syscalls", "sys_exit_", true, 0, { "__syscall_nr", "ret" }, { I, I } },
+	{ RPT_K_FG_ENTRY, "ftrace", "funcgraph_entry", false, 2, { "func", "depth" }, { I, I } },
+	{ RPT_K_FG_EXIT, "ftrace", "funcgraph_exit", false, 2,
+	  { "func", "depth", "calltime", "rettime" }, { I, I, I, I } },
+	{ RPT_K_FUNCTION, "ftrace", "function", false, 1, { "ip", "parent_ip" }, { I, I } },
+	{ RPT_K_KSTACK, "ftrace", "kernel_stack", false, 1, { "caller", "size" }, { A, I } },
+	{ RPT_K_USTACK, "ftrace", "user_stack", false, 1, { "caller", "tgid" }, { A, I } },
+	{ RPT_K_IRQ_ENTRY, "irq", "irq_handler_entry", false, 1, { "irq", "name" }, { I, S } },
+	{ RPT_K_IRQ_EXIT, "irq", "irq_handler_exit", false, 1, { "irq", "", "ret" }, { I, A, I } },
+	{ RPT_K_SOFTIRQ_ENTRY, "irq", "softirq_entry", false, 1, { "vec" }, { I } },
+	{ RPT_K_SOFTIRQ_EXIT, "irq", "softirq_exit", false, 1, { "vec" }, { I } },
+	{ RPT_K_CPU_FREQ, "power", "cpu_frequency", false, 2, { "state", "cpu_id" }, { I, I } },
+	{ RPT_K_CPU_IDLE, "power", "cpu_idle", false, 2, { "state", "cpu_id" }, { I, I } },
+	{ RPT_K_BPF_SYSCALL, "flytrap", "syscall", false, 2,
+	  { "nr", "duration", "ret", "tgid", "start" }, { I, I, I, I, I } },
+	{ RPT_K_BPF_SYSHIST, "flytrap", "syscall_hist", false, 5,
+	  { "nr", "count", "total_ns", "max_ns", "slots", "tgid" }, { I, I, I, I, A, I } },
+	{ RPT_K_BPF_OFFCPU, "flytrap", "offcpu", false, 1,
+	  { "duration", "state", "waker_pid", "tgid", "waker_comm", "kstack", "ustack", "start",
+	    "waker_tgid", "comm" },
+	  { I, I, I, I, S, A, A, I, I, S } },
+	{ RPT_K_BPF_PROFILE, "flytrap", "profile", false, 2, { "kstack", "ustack", "tgid", "comm" },
+	  { A, A, I, S } },
+	{ RPT_K_BPF_UCOPY, "flytrap", "ucopy_more", false, 2, { "offset", "ucopy" }, { I, A } },
+#define UFUNC_FIELDS { "func", "depth", "duration", "flags", "start", "tgid", "ip", "ret" }, \
+		     { I, I, I, I, I, I, I, I }
+	{ RPT_K_BPF_UFUNC_ENTRY, "flytrap", "ufunc_entry", false, 2, UFUNC_FIELDS },
+	/* an exit without its duration tells nothing */
+	{ RPT_K_BPF_UFUNC_EXIT, "flytrap", "ufunc_exit", false, 3, UFUNC_FIELDS },
+	{ RPT_K_BPF_KFUNC_ENTRY, "flytrap", "kfunc_entry", false, 2, UFUNC_FIELDS },
+	{ RPT_K_BPF_KFUNC_EXIT, "flytrap", "kfunc_exit", false, 3, UFUNC_FIELDS },
+#undef UFUNC_FIELDS
+};
+#undef I
+#undef S
+#undef A
+
+static const char *const kind_names[RPT_K_NR] = {
+	[RPT_K_OTHER] = "other",
+	[RPT_K_SCHED_SWITCH] = "sched_switch",
+	[RPT_K_SCHED_WAKEUP] = "sched_wakeup",
+	[RPT_K_SCHED_WAKING] = "sched_waking",
+	[RPT_K_PROCESS_FORK] = "sched_process_fork",
+	[RPT_K_PROCESS_EXIT] = "sched_process_exit",
+	[RPT_K_TASK_NEWTASK] = "task_newtask",
+	[RPT_K_TASK_RENAME] = "task_rename",
+	[RPT_K_RAW_SYS_ENTER] = "raw_sys_enter",
+	[RPT_K_RAW_SYS_EXIT] = "raw_sys_exit",
+	[RPT_K_SYS_ENTER] = "sys_enter",
+	[RPT_K_SYS_EXIT] = "sys_exit",
+	[RPT_K_FG_ENTRY] = "funcgraph_entry",
+	[RPT_K_FG_EXIT] = "funcgraph_exit",
+	[RPT_K_FUNCTION] = "function",
+	[RPT_K_KSTACK] = "kernel_stack",
+	[RPT_K_USTACK] = "user_stack",
+	[RPT_K_IRQ_ENTRY] = "irq_entry",
+	[RPT_K_IRQ_EXIT] = "irq_exit",
+	[RPT_K_SOFTIRQ_ENTRY] = "softirq_entry",
+	[RPT_K_SOFTIRQ_EXIT] = "softirq_exit",
+	[RPT_K_CPU_FREQ] = "cpu_frequency",
+	[RPT_K_CPU_IDLE] = "cpu_idle",
+	[RPT_K_BPF_SYSCALL] = "bpf_syscall",
+	[RPT_K_BPF_SYSHIST] = "bpf_syscall_hist",
+	[RPT_K_BPF_OFFCPU] = "bpf_offcpu",
+	[RPT_K_BPF_PROFILE] = "bpf_profile",
+	[RPT_K_BPF_UCOPY] = "bpf_ucopy",
+	[RPT_K_BPF_UFUNC_ENTRY] = "bpf_ufunc_entry",
+	[RPT_K_BPF_UFUNC_EXIT] = "bpf_ufunc_exit",
+	[RPT_K_BPF_KFUNC_ENTRY] = "bpf_kfunc_entry",
+	[RPT_K_BPF_KFUNC_EXIT] = "bpf_kfunc_exit",
+	[RPT_K_PROBE_ENTRY] = "probe_entry",
+	[RPT_K_PROBE_RET] = "probe_return",
+};
+
+const char *rpt_kind_name(enum rpt_kind k)
+{
+	return k >= 0 && k < RPT_K_NR && kind_names[k] ? kind_names[k] : "other";
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a > b && !strcmp(s + a - b, suf);
+}
+
+/* Field name of e into *f if it is there and readable as type; else absent. */
+static bool field(const struct tep_event *e, const char *name, int type, struct fmt_field *f)
+{
+	if (!name[0] || fmt_field_resolve(e, name, f))
+		return false;
+	if (f->size <= 0 ||
+	    (type == FT_INT && (f->is_dynamic || (f->size != 1 && f->size != 2 && f->size != 4 &&
+						  f->size != 8)))) {
+		f->offset = -1;
+		return false;
+	}
+	return true;
+}
+
+static void clear_fields(struct rpt_kind_info *ki)
+{
+	for (int i = 0; i < RPT_KIND_FIELDS; i++)
+		ki->f[i].offset = -1;
+}
+
+static bool apply_rule(const struct kind_rule *r, const struct tep_event *e,
+		       struct rpt_kind_info *ki)
+{
+	for (int i = 0; i < RPT_KIND_FIELDS && r->fields[i]; i++)
+		if (!field(e, r->fields[i], r->type[i], &ki->f[i]) && i < r->nreq) {
+			clear_fields(ki);
+			return false;
+		}
+	ki->kind = r->kind;
+	if (r->prefix)
+		ki->arg = e->name + strlen(r->name);
+	return true;
+}
+
+static bool name_matches(const struct kind_rule *r, const char *name)
+{
+	if (r->prefix)
+		return !strncmp(name, r->name, strlen(r->name)) && name[strlen(r->name)];
+	return !strcmp(name, r->name);
+}
+
+/* The probe rule of the comment at the top. */
+static void probe_kind(const struct tep_event *e, struct rpt_kind_info *ki)
+{
+	const char *sys = e->system, *nm = e->name;
+
+	if (field(e, "__probe_func", FT_INT, &ki->f[RPT_F_PB_IP]) &&
+	    field(e, "__probe_ret_ip", FT_INT, &ki->f[RPT_F_PB_RET_IP])) {
+		ki->kind = RPT_K_PROBE_RET;
+	} else {
+		clear_fields(ki);
+		if (field(e, "__probe_ip", FT_INT, &ki->f[RPT_F_PB_IP]))
+			ki->kind = RPT_K_PROBE_ENTRY;
+		else if (!strncmp(sys, "flytrap_", 8) || !strcmp(sys, "uprobes")) {
+			ki->kind = has_suffix(nm, "__return") || has_suffix(nm, "_ret") ||
+				   (nm[0] == 'r' && nm[1] == '_' && nm[2]) ?
+				   RPT_K_PROBE_RET : RPT_K_PROBE_ENTRY;
+			ki->probe_by_name = true;
+		}
+	}
+	if (ki->kind != RPT_K_OTHER)
+		ki->arg = nm;
+}
+
+void rpt_kind_resolve(const struct tep_event *e, struct rpt_kind_info *ki)
+{
+	bool named = false;
+
+	memset(ki, 0, sizeof(*ki));
+	clear_fields(ki);
+	ki->common_pid.offset = ki->tgid.offset = ki->comm.offset = -1;
+	ki->uregs.offset = ki->ucopy.offset = -1;
+	if (!e || !e->system || !e->name)
+		return;
+	field(e, "common_pid", FT_INT, &ki->common_pid);
+	field(e, "tgid", FT_INT, &ki->tgid);
+	if (!strcmp(e->system, "flytrap")) {
+		field(e, "comm", FT_STR, &ki->comm);
+		/* the stack copy of --user-stack cfi|dwarf: both dynamic, or neither */
+		if (!field(e, "uregs", FT_ANY, &ki->uregs) ||
+		    !field(e, "ucopy", FT_ANY, &ki->ucopy) ||
+		    !ki->uregs.is_dynamic || !ki->ucopy.is_dynamic)
+			ki->uregs.offset = -1;
+		if (!field(e, "ucopy", FT_ANY, &ki->ucopy) || !ki->ucopy.is_dynamic)
+			ki->ucopy.offset = -1;
+	}
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (strcmp(e->system, rules[i].sys) || !name_matches(&rules[i], e->name))
+			continue;
+		named = true;
+		if (apply_rule(&rules[i], e, ki))
+			return;
+	}
+	/* a kernel tracepoint or flytrap record missing its fields is nobody's probe */
+	if (!named)
+		probe_kind(e, ki);
+}
+
+const char *rpt_probe_entry_name(const char *nm, char *buf, size_t len)
+{
+	bool r_ = nm[0] == 'r' && nm[1] == '_' && nm[2];
+	size_t l;
+
+	snprintf(buf, len, "%s%s", r_ ? "p_" : "", r_ ? nm + 2 : nm);
+	l = strlen(buf);
+	if (has_suffix(buf, "__return"))
+		buf[l - 8] = 0;
+	else if (has_suffix(buf, "_ret"))
+		buf[l - 4] = 0;
+	return buf;
+}
+
+/* ---- decoding ----------------------------------------------------------------------- */
+
+static int64_t geti(const struct rpt_kind_info *ki, int slot, const void *d, int sz)
+{
+	return (int64_t)fmt_field_u64(&ki->f[slot], d, sz);
+}
+
+static struct rpt_str gets(const struct rpt_kind_info *ki, int slot, const void *d, int sz)
+{
+	struct rpt_str s = { NULL, 0 };
+
+	s.s = fmt_field_ptr(&ki->f[slot], d, sz, &s.len);
+	if (!s.s)
+		s.len = 0;
+	return s;
+}
+
+static void decode_sched(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	switch (ki->kind) {
+	case RPT_K_SCHED_SWITCH:
+		r->sw.prev_pid = (int)geti(ki, RPT_F_SW_PREV_PID, d, sz);
+		r->sw.next_pid = (int)geti(ki, RPT_F_SW_NEXT_PID, d, sz);
+		r->sw.prev_prio = (int)geti(ki, RPT_F_SW_PREV_PRIO, d, sz);
+		r->sw.next_prio = (int)geti(ki, RPT_F_SW_NEXT_PRIO, d, sz);
+		r->sw.has_state = ki->f[RPT_F_SW_PREV_STATE].offset >= 0;
+		r->sw.prev_state = geti(ki, RPT_F_SW_PREV_STATE, d, sz);
+		r->sw.prev_comm = gets(ki, RPT_F_SW_PREV_COMM, d, sz);
+		r->sw.next_comm = gets(ki, RPT_F_SW_NEXT_COMM, d, sz);
+		break;
+	case RPT_K_SCHED_WAKEUP:
+	case RPT_K_SCHED_WAKING:
+		r->wake.pid = (int)geti(ki, RPT_F_WK_PID, d, sz);
+		r->wake.prio = (int)geti(ki, RPT_F_WK_PRIO, d, sz);
+		r->wake.comm = gets(ki, RPT_F_WK_COMM, d, sz);
+		break;
+	case RPT_K_PROCESS_FORK:
+		r->fork.parent = (int)geti(ki, RPT_F_FORK_PARENT, d, sz);
+		r->fork.child = (int)geti(ki, RPT_F_FORK_CHILD, d, sz);
+		r->fork.comm = gets(ki, RPT_F_FORK_COMM, d, sz);
+		break;
+	default:	/* process exit, task_newtask, task_rename: pid + comm */
+		r->task.pid = (int)geti(ki, RPT_F_TASK_PID, d, sz);
+		r->task.comm = gets(ki, RPT_F_TASK_COMM, d, sz);
+		break;
+	}
+}
+
+static void decode_calls(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	switch (ki->kind) {
+	case RPT_K_FG_ENTRY:
+	case RPT_K_FG_EXIT:
+		r->fg.func = (uint64_t)geti(ki, RPT_F_FG_FUNC, d, sz);
+		r->fg.depth = (int)geti(ki, RPT_F_FG_DEPTH, d, sz);
+		r->fg.calltime = (uint64_t)geti(ki, RPT_F_FG_CALLTIME, d, sz);
+		r->fg.rettime = (uint64_t)geti(ki, RPT_F_FG_RETTIME, d, sz);
+		break;
+	case RPT_K_FUNCTION:
+		r->fn.ip = (uint64_t)geti(ki, RPT_F_FN_IP, d, sz);
+		r->fn.parent = (uint64_t)geti(ki, RPT_F_FN_PARENT, d, sz);
+		break;
+	case RPT_K_PROBE_ENTRY:
+	case RPT_K_PROBE_RET:
+		r->probe.ip = (uint64_t)geti(ki, RPT_F_PB_IP, d, sz);
+		r->probe.ret_ip = (uint64_t)geti(ki, RPT_F_PB_RET_IP, d, sz);
+		break;
+	default:	/* flytrap ufunc/kfunc entry and exit */
+		r->bfunc.func = (uint64_t)geti(ki, RPT_F_UF_FUNC, d, sz);
+		r->bfunc.depth = (int)geti(ki, RPT_F_UF_DEPTH, d, sz);
+		r->bfunc.duration = (uint64_t)geti(ki, RPT_F_UF_DURATION, d, sz);
+		r->bfunc.flags = (uint64_t)geti(ki, RPT_F_UF_FLAGS, d, sz);
+		r->bfunc.start = (uint64_t)geti(ki, RPT_F_UF_START, d, sz);
+		r->bfunc.tgid = (int)geti(ki, RPT_F_UF_TGID, d, sz);
+		r->bfunc.ip = (uint64_t)geti(ki, RPT_F_UF_IP, d, sz);
+		r->bfunc.ret = geti(ki, RPT_F_UF_RET, d, sz);
+		break;
+	}
+}
+
+void rpt_rec_decode(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = ki->kind;
+	r->pid = ki->common_pid.offset >= 0 && ki->common_pid.offset + ki->common_pid.size <= sz ?
+		 (int)fmt_field_u64(&ki->common_pid, d, sz) : -1;
+	switch (ki->kind) {
+	case RPT_K_SCHED_SWITCH: case RPT_K_SCHED_WAKEUP: case RPT_K_SCHED_WAKING:
+	case RPT_K_PROCESS_FORK: case RPT_K_PROCESS_EXIT: case RPT_K_TASK_NEWTASK:
+	case RPT_K_TASK_RENAME:
+		decode_sched(ki, d, sz, r);
+		break;
+	case RPT_K_RAW_SYS_ENTER: case RPT_K_RAW_SYS_EXIT:
+	case RPT_K_SYS_ENTER: case RPT_K_SYS_EXIT:
+		r->sys.id = ki->f[RPT_F_SYS_ID].offset >= 0 ?
+			    (long)geti(ki, RPT_F_SYS_ID, d, sz) : -1;
+		r->sys.has_ret = ki->f[RPT_F_SYS_RET].offset >= 0;
+		r->sys.ret = geti(ki, RPT_F_SYS_RET, d, sz);
+		r->sys.name = ki->arg;
+		break;
+	case RPT_K_FG_ENTRY: case RPT_K_FG_EXIT: case RPT_K_FUNCTION: case RPT_K_PROBE_ENTRY:
+	case RPT_K_PROBE_RET: case RPT_K_BPF_UFUNC_ENTRY: case RPT_K_BPF_UFUNC_EXIT:
+	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
+		decode_calls(ki, d, sz, r);
+		break;
+	case RPT_K_IRQ_ENTRY: case RPT_K_IRQ_EXIT:
+	case RPT_K_SOFTIRQ_ENTRY: case RPT_K_SOFTIRQ_EXIT:
+		r->irq.nr = (int)geti(ki, RPT_F_IRQ_NR, d, sz);
+		r->irq.ret = (int)geti(ki, RPT_F_IRQ_RET, d, sz);
+		r->irq.name = gets(ki, RPT_F_IRQ_NAME, d, sz);
+		break;
+	case RPT_K_CPU_FREQ: case RPT_K_CPU_IDLE:
+		r->pw.state = (uint32_t)geti(ki, RPT_F_PW_STATE, d, sz);
+		r->pw.cpu = (uint32_t)geti(ki, RPT_F_PW_CPU, d, sz);
+		break;
+	case RPT_K_BPF_SYSCALL:
+		r->bsys.nr = (long)geti(ki, RPT_F_BS_NR, d, sz);
+		r->bsys.duration = (uint64_t)geti(ki, RPT_F_BS_DURATION, d, sz);
+		r->bsys.ret = geti(ki, RPT_F_BS_RET, d, sz);
+		r->bsys.tgid = (int)geti(ki, RPT_F_BS_TGID, d, sz);
+		r->bsys.start = (uint64_t)geti(ki, RPT_F_BS_START, d, sz);
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one kind table (report/kinds.c): every kind is matched in its own
+ * system and not in another, probes are found by their fields in any group
+ * and by their names (foo / foo_ret, foo / foo__return, p_foo / r_foo) in
+ * the probe groups, a missing or impossible required field makes the event
+ * "other", and the decoder reads nothing past a short record (run it under
+ * SAN=1: the records are malloc'd to their exact size).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "report/kinds.h"
+#include "check.h"
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+#define PRINT "\nprint fmt: \"x\"\n"
+
+#define SWITCH_FIELDS \
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n" \
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n" \
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n" \
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n" \
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n" \
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n" \
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+
+struct fmt_src {
+	const char *sys, *text;
+};
+
+static const struct fmt_src formats[] = {
+	{ "sched", "name: sched_switch\nID: 10\nformat:\n" COMMON SWITCH_FIELDS PRINT },
+	/* the same name and layout in another system: not a sched_switch */
+	{ "mykprobes", "name: sched_switch\nID: 11\nformat:\n" COMMON SWITCH_FIELDS PRINT },
+	/* no next_pid */
+	{ "sched", "name: sched_switch\nID: 12\nformat:\n" COMMON
+	  "\tfield:pid_t prev_pid;\toffset:8;\tsize:4;\tsigned:1;\n" PRINT },
+	{ "sched", "name: sched_wakeup\nID: 13\nformat:\n" COMMON
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n" PRINT },
+	{ "raw_syscalls", "name: sys_enter\nID: 14\nformat:\n" COMMON
+	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	  "\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n" PRINT },
+	{ "raw_syscalls", "name: sys_exit\nID: 15\nformat:\n" COMMON
+	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	  "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" PRINT },
+	{ "syscalls", "name: sys_enter_openat\nID: 16\nformat:\n" COMMON
+	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n" PRINT },
+	{ "syscalls", "name: sys_exit_openat\nID: 17\nformat:\n" COMMON
+	  "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" PRINT },
+	{ "ftrace", "name: funcgraph_entry\nID: 18\nformat:\n" COMMON
+	  "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n" PRINT },
+	{ "ftrace", "name: funcgraph_exit\nID: 19\nformat:\n" COMMON
+	  "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n"
+	  "\tfield:unsigned long long calltime;\toffset:24;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long long rettime;\toffset:32;\tsize:8;\tsigned:0;\n" PRINT },
+	/* funcgraph_entry outside ftrace: not the tracer's record */
+	{ "other", "name: funcgraph_entry\nID: 20\nformat:\n" COMMON
+	  "\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n" PRINT },
+	/* uprobes the kernel made, in a group of someone's choosing */
+	{ "probe_app", "name: foo\nID: 21\nformat:\n" COMMON
+	  "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n" PRINT },
+	{ "probe_app", "name: foo_ret\nID: 22\nformat:\n" COMMON
+	  "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n" PRINT },
+	/* probes without the kernel's fields: by name, in the probe groups only */
+	{ "uprobes", "name: bar\nID: 23\nformat:\n" COMMON PRINT },
+	{ "uprobes", "name: bar_ret\nID: 24\nformat:\n" COMMON PRINT },
+	{ "flytrap_app", "name: baz__return\nID: 25\nformat:\n" COMMON PRINT },
+	{ "somegroup", "name: bar_ret\nID: 26\nformat:\n" COMMON PRINT },
+	{ "irq", "name: irq_handler_entry\nID: 27\nformat:\n" COMMON
+	  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "myirq", "name: irq_handler_entry\nID: 28\nformat:\n" COMMON
+	  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n" PRINT },
+	{ "irq", "name: softirq_exit\nID: 29\nformat:\n" COMMON
+	  "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "flytrap", "name: syscall\nID: 30\nformat:\n" COMMON
+	  "\tfield:u32 nr;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 tgid;\toffset:12;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u64 duration;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:s64 ret;\toffset:24;\tsize:8;\tsigned:1;\n" PRINT },
+	/* flytrap:syscall without duration: a required field is missing */
+	{ "flytrap", "name: syscall\nID: 31\nformat:\n" COMMON
+	  "\tfield:u32 nr;\toffset:8;\tsize:4;\tsigned:0;\n" PRINT },
+	/* a pid of 3 bytes cannot be read: impossible sizes do not match */
+	{ "sched", "name: sched_waking\nID: 32\nformat:\n" COMMON
+	  "\tfield:char pid[3];\toffset:8;\tsize:3;\tsigned:1;\n" PRINT },
+	{ "flytrap", "name: ufunc_exit\nID: 33\nformat:\n" COMMON
+	  "\tfield:u32 func;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 depth;\toffset:12;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u64 duration;\toffset:16;\tsize:8;\tsigned:0;\n" PRINT },
+	{ "uprobes", "name: r_qux\nID: 34\nformat:\n" COMMON PRINT },
+	{ "sched", "name: sched_process_exit\nID: 35\nformat:\n" COMMON
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n" PRINT },
+	{ "syscalls", "name: sys_enter_\nID: 36\nformat:\n" COMMON PRINT },
+};
+
+static struct tep_handle *tep;
+
+static void resolve(int id, struct rpt_kind_info *ki)
+{
+	rpt_kind_resolve(tep_find_event(tep, id), ki);
+}
+
+/* A record of exactly size bytes (so ASan sees any read past it), common_pid = pid. */
+static unsigned char *record(size_t size, int pid)
+{
+	unsigned char *d = calloc(1, size);
+
+	if (d && size >= 8)
+		memcpy(d + 4, &pid, 4);
+	return d;
+}
+
+static void check_sched(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(64, 42);
+	int prev = 7, next = 9;
+	long state = 1;
+
+	resolve(10, &ki);
+	CHECK(ki.kind == RPT_K_SCHED_SWITCH, "sched:sched_switch is %s", rpt_kind_name(ki.kind));
+	memcpy(d + 8, "bash", 5);
+	memcpy(d + 24, &prev, 4);
+	memcpy(d + 32, &state, 8);
+	memcpy(d + 40, "ls", 3);
+	memcpy(d + 56, &next, 4);
+	rpt_rec_decode(&ki, d, 64, &r);
+	CHECK(r.pid == 42, "common_pid %d", r.pid);
+	CHECK(r.sw.prev_pid == 7 && r.sw.next_pid == 9, "pids %d %d", r.sw.prev_pid, r.sw.next_pid);
+	CHECK(r.sw.has_state && r.sw.prev_state == 1, "state %lld", (long long)r.sw.prev_state);
+	CHECK(r.sw.prev_comm.s && r.sw.prev_comm.len == 16 && !strcmp(r.sw.prev_comm.s, "bash"),
+	      "prev_comm");
+	CHECK(r.sw.next_comm.s && !strcmp(r.sw.next_comm.s, "ls"), "next_comm");
+	/* cut after prev_pid: the rest reads as absent, nothing past byte 28 is touched */
+	free(d);
+	d = record(28, 42);
+	memcpy(d + 24, &prev, 4);
+	rpt_rec_decode(&ki, d, 28, &r);
+	CHECK(r.sw.prev_pid == 7 && r.sw.next_pid == 0, "cut: %d %d", r.sw.prev_pid, r.sw.next_pid);
+	CHECK(!r.sw.next_comm.s && r.sw.next_comm.len == 0, "cut: next_comm absent");
+	free(d);
+	/* shorter than the common fields */
+	d = record(3, 0);
+	rpt_rec_decode(&ki, d, 3, &r);
+	CHECK(r.pid == -1 && r.sw.prev_pid == 0 && !r.sw.prev_comm.s, "3-byte record");
+	free(d);
+
+	resolve(11, &ki);
+	CHECK(ki.kind == RPT_K_OTHER, "mykprobes:sched_switch is %s", rpt_kind_name(ki.kind));
+	resolve(12, &ki);
+	CHECK(ki.kind == RPT_K_OTHER,
+	      "sched_switch without next_pid is %s", rpt_kind_name(ki.kind));
+	CHECK(ki.f[RPT_F_SW_PREV_PID].offset == -1, "no half-resolved fields left");
+	resolve(13, &ki);
+	CHECK(ki.kind == RPT_K_SCHED_WAKEUP, "sched_wakeup is %s", rpt_kind_name(ki.kind));
+	d = record(32, 1);
+	prev = 1234;
+	memcpy(d + 24, &prev, 4);
+	rpt_rec_decode(&ki, d, 32, &r);
+	CHECK(r.wake.pid == 1234, "wakeup pid %d", r.wake.pid);
+	free(d);
+	resolve(32, &ki);
+	CHECK(ki.kind == RPT_K_OTHER, "a 3-byte pid is %s", rpt_kind_name(ki.kind));
+	resolve(35, &ki);
+	CHECK(ki.kind == RPT_K_PROCESS_EXIT, "sched_process_exit is %s", rpt_kind_name(ki.kind));
+}
+
+static void check_syscalls(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(24, 5);
+	long id = 257, ret = -2;
+
+	resolve(14, &ki);
+	CHECK(ki.kind == RPT_K_RAW_SYS_ENTER, "raw sys_enter is %s", rpt_kind_name(ki.kind));
+	resolve(15, &ki);
+	CHECK(ki.kind == RPT_K_RAW_SYS_EXIT, "raw sys_exit is %s", rpt_kind_name(ki.kind));
+	memcpy(d + 8, &id, 8);
+	memcpy(d + 16, &ret, 8);
+	rpt_rec_decode(&ki, d, 24, &r);
+	CHECK(r.sys.id == 257 && r.sys.ret == -2 && r.sys.has_ret, "exit %ld %lld", r.sys.id,
+	      (long long)r.sys.ret);
+	rpt_rec_decode(&ki, d, 20, &r);
+	CHECK(r.sys.id == 257 && r.sys.ret == 0, "cut ret reads 0");
+	free(d);
+	resolve(16, &ki);
+	CHECK(ki.kind == RPT_K_SYS_ENTER && ki.arg && !strcmp(ki.arg, "openat"),
+	      "sys_enter_openat");
+	CHECK(ki.f[RPT_F_SYS_ID].offset == 8, "__syscall_nr resolved");
+	resolve(17, &ki);
+	CHECK(ki.kind == RPT_K_SYS_EXIT && ki.f[RPT_F_SYS_ID].offset == -1, "sys_exit_openat");
+	d = record(24, 5);
+	rpt_rec_decode(&ki, d, 24, &r);
+	CHECK(r.sys.id == -1 && r.sys.name && !strcmp(r.sys.name, "openat"), "named exit: id -1");
+	free(d);
+	resolve(36, &ki);
+	CHECK(ki.kind == RPT_K_OTHER,
+	      "syscalls:sys_enter_ (no name) is %s", rpt_kind_name(ki.kind));
+	resolve(30, &ki);
+	CHECK(ki.kind == RPT_K_BPF_SYSCALL, "flytrap:syscall is %s", rpt_kind_name(ki.kind));
+	CHECK(ki.tgid.offset == 12, "tgid resolved for every id");
+	resolve(31, &ki);
+	CHECK(ki.kind == RPT_K_OTHER,
+	      "flytrap:syscall without duration is %s", rpt_kind_name(ki.kind));
+}
+
+static void check_calls(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(40, 3);
+	uint64_t func = 0xffffffff81000010ULL, t0 = 100, t1 = 250;
+	int depth = 4;
+
+	resolve(18, &ki);
+	CHECK(ki.kind == RPT_K_FG_ENTRY, "ftrace:funcgraph_entry is %s", rpt_kind_name(ki.kind));
+	resolve(19, &ki);
+	CHECK(ki.kind == RPT_K_FG_EXIT, "ftrace:funcgraph_exit is %s", rpt_kind_name(ki.kind));
+	memcpy(d + 8, &func, 8);
+	memcpy(d + 16, &depth, 4);
+	memcpy(d + 24, &t0, 8);
+	memcpy(d + 32, &t1, 8);
+	rpt_rec_decode(&ki, d, 40, &r);
+	CHECK(r.fg.func == func && r.fg.depth == 4, "funcgraph func/depth");
+	CHECK(r.fg.calltime == 100 && r.fg.rettime == 250, "calltime/rettime");
+	rpt_rec_decode(&ki, d, 39, &r);
+	CHECK(r.fg.calltime == 100 && r.fg.rettime == 0, "rettime cut by one byte reads 0");
+	free(d);
+	resolve(20, &ki);
+	CHECK(ki.kind == RPT_K_OTHER, "other:funcgraph_entry is %s", rpt_kind_name(ki.kind));
+	resolve(33, &ki);
+	CHECK(ki.kind == RPT_K_BPF_UFUNC_EXIT, "flytrap:ufunc_exit is %s", rpt_kind_name(ki.kind));
+}
+
+static void check_probes(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(24, 3);
+	uint64_t ip = 0x401000, ret = 0x401234;
+	char buf[64];
+
+	resolve(21, &ki);
+	CHECK(ki.kind == RPT_K_PROBE_ENTRY && !ki.probe_by_name, "probe_app:foo is %s",
+	      rpt_kind_name(ki.kind));
+	CHECK(ki.arg && !strcmp(ki.arg, "foo"), "probe name");
+	resolve(22, &ki);
+	CHECK(ki.kind == RPT_K_PROBE_RET, "probe_app:foo_ret is %s", rpt_kind_name(ki.kind));
+	memcpy(d + 8, &ip, 8);
+	memcpy(d + 16, &ret, 8);
+	rpt_rec_decode(&ki, d, 24, &r);
+	CHECK(r.probe.ip == ip && r.probe.ret_ip == ret, "return probe addresses");
+	rpt_rec_decode(&ki, d, 16, &r);
+	CHECK(r.probe.ip == ip && r.probe.ret_ip == 0, "cut __probe_ret_ip reads 0");
+	free(d);
+	resolve(23, &ki);
+	CHECK(ki.kind == RPT_K_PROBE_ENTRY && ki.probe_by_name, "uprobes:bar is %s",
+	      rpt_kind_name(ki.kind));
+	resolve(24, &ki);
+	CHECK(ki.kind == RPT_K_PROBE_RET, "uprobes:bar_ret is %s", rpt_kind_name(ki.kind));
+	resolve(25, &ki);
+	CHECK(ki.kind == RPT_K_PROBE_RET, "flytrap_app:baz__return is %s", rpt_kind_name(ki.kind));
+	resolve(34, &ki);
+	CHECK(ki.kind == RPT_K_PROBE_RET, "uprobes:r_qux is %s", rpt_kind_name(ki.kind));
+	resolve(26, &ki);
+	CHECK(ki.kind == RPT_K_OTHER,
+	      "somegroup:bar_ret without fields is %s", rpt_kind_name(ki.kind));
+	CHECK(!strcmp(rpt_probe_entry_name("foo_ret", buf, sizeof(buf)), "foo"), "foo_ret -> foo");
+	CHECK(!strcmp(rpt_probe_entry_name("foo__return", buf, sizeof(buf)), "foo"), "foo__return");
+	CHECK(!strcmp(rpt_probe_entry_name("r_foo", buf, sizeof(buf)), "p_foo"), "r_foo -> p_foo");
+	CHECK(!strcmp(rpt_probe_entry_name("foo", buf, sizeof(buf)), "foo"), "foo stays");
+}
+
+static void check_irq(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(20, 0);
+	int irq = 19;
+	uint32_t loc = 4u << 16 | 16;	/* 4 bytes at offset 16 */
+
+	resolve(27, &ki);
+	CHECK(ki.kind == RPT_K_IRQ_ENTRY, "irq:irq_handler_entry is %s", rpt_kind_name(ki.kind));
+	memcpy(d + 8, &irq, 4);
+	memcpy(d + 12, &loc, 4);
+	memcpy(d + 16, "eth", 4);
+	rpt_rec_decode(&ki, d, 20, &r);
+	CHECK(r.irq.nr == 19 && r.irq.name.s && !strcmp(r.irq.name.s, "eth"), "irq 19 eth");
+	/* the name's __data_loc points past the record */
+	loc = 8u << 16 | 16;
+	memcpy(d + 12, &loc, 4);
+	rpt_rec_decode(&ki, d, 20, &r);
+	CHECK(r.irq.nr == 19 && !r.irq.name.s, "out-of-bounds __data_loc gives no name");
+	free(d);
+	resolve(28, &ki);
+	CHECK(ki.kind == RPT_K_OTHER, "myirq:irq_handler_entry is %s", rpt_kind_name(ki.kind));
+	resolve(29, &ki);
+	CHECK(ki.kind == RPT_K_SOFTIRQ_EXIT, "irq:softirq_exit is %s", rpt_kind_name(ki.kind));
+	rpt_kind_resolve(NULL, &ki);
+	CHECK(ki.kind == RPT_K_OTHER && ki.common_pid.offset == -1, "unknown id");
+}
+
+int main(void)
+{
+	tep = tep_alloc();
+	if (!tep) {
+		CHECK(0, "tep_alloc");
+		return check_summary();
+	}
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		CHECK(tep_parse_event(tep, formats[i].text, strlen(formats[i].text),
+				      formats[i].sys) == 0,
+		      "parse format %zu", i);
+	check_sched();
+	check_syscalls();
+	check_calls();
+	check_probes();
+	check_irq();
+	tep_free(tep);
+	return check_summary();
+}
