@@ -25,6 +25,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "kinds.h"
 #include "replay.h"
 #include "share.h"
 #include "slice_maps.h"
@@ -195,6 +196,48 @@ static bool event_wanted(const struct slice *s, const struct tep_event *e)
 	return false;
 }
 
+/*
+ * What the slice keeps state for, by the one kind table (report/kinds.c):
+ * calls (function_graph, flytrap's ufunc/kfunc records), whose edges the
+ * window must not cut, and the task names the sched plugin prints.
+ */
+static void classify(struct etype *t, const struct tep_event *e)
+{
+	struct rpt_kind_info ki;
+
+	rpt_kind_resolve(e, &ki);
+	switch (ki.kind) {
+	case RPT_K_FG_ENTRY:
+	case RPT_K_FG_EXIT:
+		t->kind = ki.kind == RPT_K_FG_ENTRY ? FK_FG_ENTRY : FK_FG_EXIT;
+		t->f_func = ki.f[RPT_F_FG_FUNC];
+		t->f_depth = ki.f[RPT_F_FG_DEPTH];
+		break;
+	case RPT_K_BPF_UFUNC_ENTRY: t->kind = FK_UF_ENTRY; break;
+	case RPT_K_BPF_UFUNC_EXIT: t->kind = FK_UF_EXIT; break;
+	case RPT_K_BPF_KFUNC_ENTRY: t->kind = FK_KF_ENTRY; break;
+	case RPT_K_BPF_KFUNC_EXIT: t->kind = FK_KF_EXIT; break;
+	case RPT_K_SCHED_SWITCH:
+		t->kind = FK_SWITCH;
+		t->c1 = ki.f[RPT_F_SW_PREV_COMM];
+		t->p1 = ki.f[RPT_F_SW_PREV_PID];
+		t->c2 = ki.f[RPT_F_SW_NEXT_COMM];
+		t->p2 = ki.f[RPT_F_SW_NEXT_PID];
+		break;
+	case RPT_K_SCHED_WAKEUP:
+		t->kind = FK_WAKEUP;
+		t->c1 = ki.f[RPT_F_WK_COMM];
+		t->p1 = ki.f[RPT_F_WK_PID];
+		break;
+	default:
+		break;
+	}
+	if (t->kind >= FK_UF_ENTRY && t->kind <= FK_KF_EXIT) {
+		t->f_func = ki.f[RPT_F_UF_FUNC];
+		t->f_depth = ki.f[RPT_F_UF_DEPTH];
+	}
+}
+
 static struct etype *etype(struct slice *s, const struct fmt_event *ev)
 {
 	struct etype *t;
@@ -214,30 +257,7 @@ static struct etype *etype(struct slice *s, const struct fmt_event *ev)
 		return t;
 	if (fmt_field_resolve(e, "tgid", &t->f_tgid) || t->f_tgid.size != 4)
 		t->f_tgid.offset = -1;
-	if (!strcmp(e->name, "funcgraph_entry") || !strcmp(e->name, "funcgraph_exit")) {
-		if (!fmt_field_resolve(e, "func", &t->f_func) && !fmt_field_resolve(e, "depth", &t->f_depth))
-			t->kind = e->name[10] == 'e' && e->name[11] == 'n' ? FK_FG_ENTRY : FK_FG_EXIT;
-	} else if (!strcmp(e->system, "flytrap") &&
-		   (!strcmp(e->name, "ufunc_entry") || !strcmp(e->name, "ufunc_exit") ||
-		    !strcmp(e->name, "kfunc_entry") || !strcmp(e->name, "kfunc_exit"))) {
-		if (!fmt_field_resolve(e, "func", &t->f_func) && !fmt_field_resolve(e, "depth", &t->f_depth)) {
-			bool entry = e->name[6] == 'e' && e->name[7] == 'n';
-
-			t->kind = e->name[0] == 'u' ? (entry ? FK_UF_ENTRY : FK_UF_EXIT)
-						    : (entry ? FK_KF_ENTRY : FK_KF_EXIT);
-		}
-	} else if (!strcmp(e->name, "sched_switch")) {
-		t->kind = FK_SWITCH;
-		fmt_field_resolve(e, "prev_comm", &t->c1);
-		fmt_field_resolve(e, "prev_pid", &t->p1);
-		fmt_field_resolve(e, "next_comm", &t->c2);
-		fmt_field_resolve(e, "next_pid", &t->p2);
-	} else if (!strcmp(e->name, "sched_wakeup") || !strcmp(e->name, "sched_wakeup_new")) {
-		t->kind = FK_WAKEUP;
-		fmt_field_resolve(e, "comm", &t->c1);
-		fmt_field_resolve(e, "pid", &t->p1);
-		t->c2.offset = t->p2.offset = -1;
-	}
+	classify(t, e);
 	for (struct tep_format_field *f = e->format.fields; f && t->npid < 4; f = f->next) {
 		size_t l = strlen(f->name);
 
