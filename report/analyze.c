@@ -5,9 +5,7 @@
  * it once per question.  Each analyzer leaves what its own command prints,
  * written out in a fixed order (overhead, drops, callgraph) after the
  * pass, rendered from their result structures: text, or with --json
- * exactly each command's --json as a member of one object.  The call
- * graph's JSON is the exception: it names the symbol sources, whose tables
- * end with the replay, so it is captured in a buffer as it is printed.
+ * exactly each command's --json as a member of one object.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,28 +82,22 @@ struct an_results {
 };
 
 /*
- * One analyzer's member: overhead and drops rendered from their results,
- * the call graph's printed JSON without its final newline; null when the
- * analyzer failed (it said why).
+ * One analyzer's member, rendered from its result; null when the analyzer
+ * failed (it said why).  0 or -ENOMEM.
  */
-static void json_member(struct rpt_json *j, int k, const struct an_results *res,
-			const char *buf, size_t len)
+static int json_member(struct rpt_json *j, int k, const struct an_args *A,
+		       const struct an_results *res)
 {
 	rpt_json_key(j, an_names[k]);
-	if (k == A_OVERHEAD && res->ovh.path) {
+	if (k == A_OVERHEAD && res->ovh.path)
 		rpt_overhead_json(&res->ovh, j);
-		return;
-	}
-	if (k == A_DROPS && res->drops.path) {
+	else if (k == A_DROPS && res->drops.path)
 		rpt_drops_json(&res->drops, j);
-		return;
-	}
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		len--;
-	if (k == A_CALLGRAPH && len)
-		rpt_json_value(j, buf, len);
+	else if (k == A_CALLGRAPH && res->cg.path)
+		return rpt_cg_json(&res->cg, &A->cg.conf, j);
 	else
 		rpt_json_null(j);
+	return 0;
 }
 
 /* an option of an analyzer that is not chosen is a mistake, not something to ignore */
@@ -126,24 +118,25 @@ static int an_check(void *arg, const struct rpt_opts *o)
 }
 
 /* --json: one object, a member per analyzer chosen; 0 or -ENOMEM (as an exit code: EXIT_FAIL) */
-static int json_out(const struct an_args *A, bool chosen, const struct an_results *res,
-		    char *const *bufs, const size_t *lens)
+static int json_out(const struct an_args *A, bool chosen, const struct an_results *res)
 {
 	struct rpt_json j;
-	int k, err;
+	int k, err = 0;
 
 	if (rpt_json_init(&j, stdout, 0))
 		return ft_error("cannot analyze: %s", strerror(ENOMEM));
 	rpt_json_obj(&j);
-	for (k = 0; k < A_NR; k++) {
+	for (k = 0; k < A_NR && !err; k++) {
 		if (!A->sel[k] || (k == A_CALLGRAPH && !chosen && !A->cg.had_data))
 			continue;
-		json_member(&j, k, res, bufs[k], lens[k]);
+		err = json_member(&j, k, A, res);
 	}
 	rpt_json_obj_end(&j);
 	RPT_JSON_LIT(&j, "\n");
-	err = rpt_json_done(&j);	/* a failed write stays on stdout (rpt_out_failed) */
-	return err == -ENOMEM ? ft_error("cannot analyze: %s", strerror(ENOMEM)) : 0;
+	/* a failed write stays on stdout (rpt_out_failed) */
+	if (rpt_json_done(&j) == -ENOMEM || err == -ENOMEM)
+		return ft_error("cannot analyze: %s", strerror(ENOMEM));
+	return 0;
 }
 
 /*
@@ -180,9 +173,6 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	struct an_args *A = arg;
 	struct rpt_analyzer an[A_NR];
 	const struct rpt_analyzer *list[A_NR];
-	FILE *streams[A_NR] = { NULL, NULL, NULL };
-	char *bufs[A_NR] = { NULL, NULL, NULL };
-	size_t lens[A_NR] = { 0, 0, 0 };
 	struct an_results res;
 	bool chosen = false;
 	int k, n = 0, rc, ret = EXIT_OK;
@@ -201,36 +191,18 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	an[A_DROPS].conf = &A->drc;
 	an[A_CALLGRAPH] = rpt_callgraph_analyzer;
 	an[A_CALLGRAPH].conf = &A->cg.conf;
+	/* every analyzer leaves its result, rendered after the pass */
 	A->ovc.result = &res.ovh;
 	A->drc.result = &res.drops;
-	for (k = 0; k < A_NR; k++) {
-		if (!A->sel[k])
-			continue;
-		list[n++] = &an[k];
-		if (k != A_CALLGRAPH)
-			continue;	/* overhead and drops leave their results */
-		if (!o->json) {
-			A->cg.conf.result = &res.cg;
-			continue;
-		}
-		streams[k] = open_memstream(&bufs[k], &lens[k]);
-		if (!streams[k]) {
-			ret = ft_error("cannot analyze '%s': %s", o->path, strerror(errno));
-			goto out;
-		}
-		an[k].out = streams[k];
-	}
+	A->cg.conf.result = &res.cg;
+	for (k = 0; k < A_NR; k++)
+		if (A->sel[k])
+			list[n++] = &an[k];
 
 	rc = rpt_replay(r, o, list, n);
-	for (k = 0; k < A_NR; k++)
-		if (streams[k]) {
-			if (fclose(streams[k]) && !rc)
-				rc = -ENOMEM;
-			streams[k] = NULL;
-		}
 	/* what the analyzers finished is shown, also when one failed or the data is damaged */
 	if ((!rc || rc == -EBADMSG || rc == -ECANCELED) && o->json) {
-		ret = json_out(A, chosen, &res, bufs, lens);
+		ret = json_out(A, chosen, &res);
 		if (ret)
 			goto out;
 	} else if (!rc || rc == -EBADMSG || rc == -ECANCELED) {
@@ -241,11 +213,6 @@ static int an_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		rpt_out_failed(stdout);
 	ret = rpt_replay_status(rc, r, o, "analyze");
 out:
-	for (k = 0; k < A_NR; k++) {
-		if (streams[k])
-			fclose(streams[k]);
-		free(bufs[k]);
-	}
 	rpt_overhead_result_release(&res.ovh);
 	rpt_drops_result_release(&res.drops);
 	rpt_cg_result_release(&res.cg);

@@ -29,6 +29,7 @@
 #include "flamesvg.h"
 #include "flytrap.h"
 #include "format/ftmeta.h"
+#include "json.h"
 #include "replay.h"
 #include "share.h"
 #include "symbols.h"
@@ -1198,6 +1199,12 @@ void rpt_cg_result_release(struct rpt_cg_result *r)
 	free(r->nodes);
 	free(r->syms_missing);
 	free(r->path);
+	for (k = 0; k < r->nbinaries; k++) {
+		free(r->binaries[k].path);
+		free(r->binaries[k].build_id);
+		free(r->binaries[k].source);
+	}
+	free(r->binaries);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1295,6 +1302,35 @@ static int result_nodes(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	return 0;
 }
 
+/* The symbol tables' account of each binary, owned by the result (the tables end with the replay) */
+static int copy_binaries(const struct rpt_syms *s, struct rpt_cg_result *r)
+{
+	struct rpt_syms_bin b;
+	int k, n = 0;
+
+	r->debuginfod = rpt_syms_debuginfod(s);
+	while (!rpt_syms_binary(s, n, &b))
+		n++;
+	if (!n)
+		return 0;
+	r->binaries = calloc((size_t)n, sizeof(*r->binaries));
+	if (!r->binaries)
+		return -ENOMEM;
+	for (k = 0; k < n && !rpt_syms_binary(s, k, &b); k++) {
+		struct rpt_cg_binary *o = &r->binaries[k];
+
+		r->nbinaries++;
+		o->path = strdup(b.path ? b.path : "");
+		o->build_id = b.buildid ? strdup(b.buildid) : NULL;
+		o->source = strdup(b.source ? b.source : "");
+		o->functions = b.nsyms;
+		o->debuginfod_timeout = b.timed_out;
+		if (!o->path || !o->source || (b.buildid && !o->build_id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
 			uint64_t open_calls, struct rpt_cg_result *r)
 {
@@ -1329,7 +1365,8 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->depth = max_depth_of(t);
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
-	r->syms = g->syms;
+	if (copy_binaries(g->syms, r))
+		return -ENOMEM;
 	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
 	r->partial = rpt_partial(ctx);
 	rpt_notes_fill(ctx, ctx->first_ts, ctx->last_ts, &r->notes);
@@ -1527,13 +1564,12 @@ static void text_node(struct out *o, uint32_t nd, int depth)
 	free(ch);
 }
 
-static void json_node(struct out *o, uint32_t nd, int depth, bool *first)
+static void json_node(struct out *o, struct rpt_json *j, uint32_t nd, int depth)
 {
 	const struct rpt_cg_node *n = &o->r->nodes[nd];
 	char name[512];
 	uint32_t *ch;
 	int nch, k;
-	bool f2 = true;
 
 	if (o->err)
 		return;
@@ -1541,28 +1577,28 @@ static void json_node(struct out *o, uint32_t nd, int depth, bool *first)
 		o->hidden += subtree_nodes(o->r, nd);
 		return;
 	}
-	if (!*first)
-		fputc(',', o->f);
-	*first = false;
 	if (nd)
 		node_name(o->r, nd, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "all");
-	fputs("{\"name\":", o->f);
-	ft_json_str(o->f, name);
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "name", name);
 	if (n->pid >= 0)
-		fprintf(o->f, ",\"pid\":%d", n->pid);
-	fprintf(o->f, ",\"count\":%" PRIu64 ",\"total\":%" PRIu64 ",\"self\":%" PRIu64 ",\"children\":[",
-		n->count, n->total, n->self);
+		rpt_json_ki64(j, "pid", n->pid);
+	rpt_json_ku64(j, "count", n->count);
+	rpt_json_ku64(j, "total", n->total);
+	rpt_json_ku64(j, "self", n->self);
+	rpt_json_karr(j, "children");
 	ch = children(o->r, nd, &nch);
 	if (nch < 0) {
 		o->err = -ENOMEM;
 		return;
 	}
 	for (k = 0; k < nch; k++)
-		json_node(o, ch[k], depth + 1, &f2);
+		json_node(o, j, ch[k], depth + 1);
 	free(ch);
-	fputs("]}", o->f);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
 }
 
 /* folded lines / flame graph: every node with self weight, in heaviest-first order */
@@ -1652,16 +1688,19 @@ static uint64_t cut_total(const struct rpt_cg_result *r)
 }
 
 /* ',"unwind":{"mode":"cfi"|"dwarf"|null,"stacks":N,"spliced":N,"complete":N,"marked":N}' */
-static void unwind_json(const struct rpt_cg_result *r, FILE *f)
+static void unwind_json(const struct rpt_cg_result *r, struct rpt_json *j)
 {
-	fputs(",\"unwind\":{\"mode\":", f);
+	rpt_json_kobj(j, "unwind");
 	if (r->unwind_mode && *r->unwind_mode)
-		fprintf(f, "\"%s\"", r->unwind_mode);
+		rpt_json_kstr(j, "mode", r->unwind_mode);
 	else
-		fputs("null", f);
-	fprintf(f, ",\"stacks\":%" PRIu64 ",\"spliced\":%" PRIu64 ",\"complete\":%" PRIu64
-		",\"marked\":%" PRIu64 ",\"fp_only\":%" PRIu64 "}", r->unwound, r->unwind_spliced,
-		r->unwind_complete, r->unwind_marked, r->unwind_fp_only);
+		rpt_json_knull(j, "mode");
+	rpt_json_ku64(j, "stacks", r->unwound);
+	rpt_json_ku64(j, "spliced", r->unwind_spliced);
+	rpt_json_ku64(j, "complete", r->unwind_complete);
+	rpt_json_ku64(j, "marked", r->unwind_marked);
+	rpt_json_ku64(j, "fp_only", r->unwind_fp_only);
+	rpt_json_obj_end(j);
 }
 
 static void unwind_note(const struct rpt_cg_result *r, FILE *f)
@@ -1678,16 +1717,39 @@ static void unwind_note(const struct rpt_cg_result *r, FILE *f)
 }
 
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
-static void cut_json(const struct rpt_cg_result *r, FILE *f)
+static void cut_json(const struct rpt_cg_result *r, struct rpt_json *j)
 {
 	int k;
 
-	fprintf(f, ",\"user_stacks\":%" PRIu64 ",\"stacks_cut\":%" PRIu64 ",\"cut\":{", r->user_stacks,
-		cut_total(r));
+	rpt_json_ku64(j, "user_stacks", r->user_stacks);
+	rpt_json_ku64(j, "stacks_cut", cut_total(r));
+	rpt_json_kobj(j, "cut");
 	for (k = 0; k < CUT_NR; k++)
-		fprintf(f, "%s\"%s\":%" PRIu64, k ? "," : "", cut_keys[k], r->cut[k]);
-	fputc('}', f);
-	unwind_json(r, f);
+		rpt_json_ku64(j, cut_keys[k], r->cut[k]);
+	rpt_json_obj_end(j);
+	unwind_json(r, j);
+}
+
+/* "debuginfod":BOOL,"binaries":[{"path","build_id","symbols","functions"}...] */
+static void binaries_json(const struct rpt_cg_result *r, struct rpt_json *j)
+{
+	uint32_t k;
+
+	rpt_json_kbool(j, "debuginfod", r->debuginfod);
+	rpt_json_karr(j, "binaries");
+	for (k = 0; k < r->nbinaries; k++) {
+		const struct rpt_cg_binary *b = &r->binaries[k];
+
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "path", b->path);
+		rpt_json_kstr_or_null(j, "build_id", b->build_id);
+		rpt_json_kstr(j, "symbols", b->source);
+		rpt_json_ki64(j, "functions", b->functions);
+		if (b->debuginfod_timeout)
+			rpt_json_kbool(j, "debuginfod_timeout", true);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
 }
 
 static void cut_note(const struct rpt_cg_result *r, FILE *f)
@@ -1719,34 +1781,65 @@ static void init_out(struct out *o, const struct rpt_cg_result *r, const struct 
 	o->min_pct = c->min_percent;
 }
 
+int rpt_cg_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c,
+		struct rpt_json *j)
+{
+	char mp[32];
+	struct out o;
+
+	init_out(&o, r, c, NULL);
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", r->path);
+	rpt_json_kbool(j, "partial", r->partial);
+	if (r->empty && c->source == RPT_CG_AUTO) {
+		rpt_json_knull(j, "source");
+		rpt_json_knull(j, "unit");
+	} else {
+		rpt_json_kstr(j, "source", r->source_name);
+		rpt_json_kstr(j, "unit", r->unit);
+	}
+	rpt_json_ku64(j, "events", r->events);
+	rpt_json_kbool(j, "per_task", r->per_task);
+	rpt_json_ku64(j, "total", r->total);
+	rpt_json_ku64(j, "nodes", r->n - 1);
+	rpt_json_kobj(j, "sources");
+	rpt_json_ku64(j, "calls", r->source_nodes[S_CALLS]);
+	rpt_json_ku64(j, "samples", r->source_nodes[S_SAMPLES]);
+	rpt_json_ku64(j, "offcpu", r->source_nodes[S_OFFCPU]);
+	rpt_json_obj_end(j);
+	rpt_json_ku64(j, "calls_completed", r->calls_completed);
+	rpt_json_ku64(j, "calls_open", r->calls_open);
+	rpt_json_ku64(j, "unmatched_exits", r->unmatched_exits);
+	rpt_json_ku64(j, "lost_frames", r->lost_frames);
+	rpt_json_ki64(j, "max_depth", c->max_depth);
+	rpt_json_key(j, "min_percent");
+	snprintf(mp, sizeof(mp), "%g", c->min_percent);	/* as given: 0.5, not 0.500 */
+	rpt_json_value(j, mp, strlen(mp));
+	rpt_json_key(j, "loss");
+	rpt_loss_summary_json(&r->notes.loss, j);
+	cut_json(r, j);
+	binaries_json(r, j);
+	rpt_json_key(j, "tree");
+	json_node(&o, j, 0, 0);
+	rpt_json_ku64(j, "hidden", o.hidden);
+	rpt_json_obj_end(j);
+	return o.err;
+}
+
 static int print_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c, FILE *f)
 {
-	struct out o;
-	bool first = true;
+	struct rpt_json j;
+	int err = rpt_json_init(&j, f, 0);
 
-	init_out(&o, r, c, f);
-	fputs("{\"file\":", f);
-	ft_json_str(f, r->path);
-	fprintf(f, ",\"partial\":%s", r->partial ? "true" : "false");
-	if (r->empty && c->source == RPT_CG_AUTO)
-		fputs(",\"source\":null,\"unit\":null", f);
-	else
-		fprintf(f, ",\"source\":\"%s\",\"unit\":\"%s\"", r->source_name, r->unit);
-	fprintf(f, ",\"events\":%" PRIu64 ",\"per_task\":%s,\"total\":%" PRIu64
-		",\"nodes\":%u,\"sources\":{\"calls\":%u,\"samples\":%u,\"offcpu\":%u}"
-		",\"calls_completed\":%" PRIu64 ",\"calls_open\":%" PRIu64 ",\"unmatched_exits\":%" PRIu64
-		",\"lost_frames\":%" PRIu64 ",\"max_depth\":%d,\"min_percent\":%g,\"loss\":",
-		r->events, r->per_task ? "true" : "false", r->total, r->n - 1,
-		r->source_nodes[S_CALLS], r->source_nodes[S_SAMPLES], r->source_nodes[S_OFFCPU],
-		r->calls_completed, r->calls_open, r->unmatched_exits, r->lost_frames, c->max_depth,
-		c->min_percent);
-	rpt_loss_summary_json(&r->notes.loss, f);
-	cut_json(r, f);
-	rpt_syms_json(r->syms, f);
-	fputs(",\"tree\":", f);
-	json_node(&o, 0, 0, &first);
-	fprintf(f, ",\"hidden\":%" PRIu64 "}\n", o.hidden);
-	return o.err ? o.err : ferror(f) ? -EIO : 0;
+	if (!err)
+		err = rpt_cg_json(r, c, &j);
+	RPT_JSON_LIT(&j, "\n");
+	if (err) {
+		rpt_json_done(&j);
+		return err;
+	}
+	err = rpt_json_done(&j);
+	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream (rpt_out_failed) */
 }
 
 static int print_folded(const struct rpt_cg_result *r, FILE *f)

@@ -29,6 +29,15 @@ struct rpt_cg_node {
 
 enum { RPT_CG_CUT_OUTSIDE, RPT_CG_CUT_REPEAT, RPT_CG_CUT_NR };
 
+/* A binary an address needed, and what named its functions (copied from the symbol tables). */
+struct rpt_cg_binary {
+	char *path;
+	char *build_id;		/* hex, NULL when none was recorded */
+	char *source;		/* "symtab", "dynsym", "minidebuginfo", "debug file", ... "none" */
+	int functions;		/* functions known */
+	bool debuginfod_timeout;	/* debuginfod gave up at DEBUGINFOD_TIMEOUT */
+};
+
 struct rpt_cg_result {
 	char *path;		/* the file */
 	bool partial;		/* the replay stopped on damaged data */
@@ -58,16 +67,19 @@ struct rpt_cg_result {
 	uint32_t nnames;
 	char *syms_missing;	/* binaries without symbols, "" for none */
 	int nsyms_missing;
-	/*
-	 * The symbol tables that named the frames (which source named each
-	 * binary: rpt_syms_json); the analyzer's, valid until it is freed.
-	 */
-	const struct rpt_syms *syms;
+	/* which source named each binary's frames (the JSON's "binaries") */
+	bool debuginfod;	/* debuginfod could be asked */
+	struct rpt_cg_binary *binaries;
+	uint32_t nbinaries;
 };
 
 /* Frees what r holds and zeroes it; NULL or a zeroed result is a no-op. */
 void rpt_cg_result_release(struct rpt_cg_result *r);
 
+struct rpt_json;
+/* The result as `callgraph --json` prints it: one object (no newline); 0 or -ENOMEM. */
+int rpt_cg_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c,
+		struct rpt_json *j);
 /* The result as `callgraph` prints it (text, with c's --depth/--min-percent/...). */
 int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 		const struct rpt_callgraph_conf *c, FILE *f);

@@ -147,10 +147,11 @@ static void before_value(struct rpt_json *j)
 	}
 	if (!j->depth)
 		return;
-	if (j->depth <= RPT_JSON_MAX_DEPTH && (j->had & (1ULL << (j->depth - 1))))
+	if (j->depth > RPT_JSON_MAX_DEPTH)
+		return;
+	if (j->had[(j->depth - 1) / 64] & (1ULL << ((j->depth - 1) % 64)))
 		RPT_JSON_LIT(j, ",");
-	if (j->depth <= RPT_JSON_MAX_DEPTH)
-		j->had |= 1ULL << (j->depth - 1);
+	j->had[(j->depth - 1) / 64] |= 1ULL << ((j->depth - 1) % 64);
 }
 
 static void open_container(struct rpt_json *j, char c)
@@ -163,7 +164,7 @@ static void open_container(struct rpt_json *j, char c)
 			j->err = EINVAL;
 		return;
 	}
-	j->had &= ~(1ULL << (j->depth - 1));
+	j->had[(j->depth - 1) / 64] &= ~(1ULL << ((j->depth - 1) % 64));
 }
 
 static void close_container(struct rpt_json *j, char c)

@@ -25,7 +25,11 @@
 #include <string.h>
 
 #define RPT_JSON_BUF (64 * 1024)
-#define RPT_JSON_MAX_DEPTH 64
+/*
+ * Nesting the writer keeps commas for: a call graph's tree nests two levels
+ * per frame (the node, its children), and its stacks stop at 256 frames.
+ */
+#define RPT_JSON_MAX_DEPTH 4096
 
 struct rpt_json {
 	FILE *f;		/* NULL: the text is kept in buf, which grows */
@@ -34,7 +38,7 @@ struct rpt_json {
 	int err;		/* first error (an errno value), 0: none */
 	unsigned flags;		/* FT_JSON_SCRIPT: '<' escaped (JSON in an HTML <script>) */
 	unsigned depth;		/* open objects and arrays */
-	uint64_t had;		/* bit d: the container at depth d has a member already */
+	uint64_t had[RPT_JSON_MAX_DEPTH / 64];	/* bit d: the container at depth d has a member */
 	bool keyed;		/* a key was written: its value takes no comma */
 };
 

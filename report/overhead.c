@@ -1502,14 +1502,8 @@ static void json_recorder(const struct rpt_overhead_result *r, struct rpt_json *
 
 static void json_loss(const struct rpt_loss_summary *l, struct rpt_json *j)
 {
-	rpt_json_kobj(j, "loss");
-	rpt_json_ki64(j, "markers", l->markers);
-	rpt_json_ku64(j, "events", l->events);
-	rpt_json_ku64(j, "unknown", l->unknown);
-	rpt_json_ku64(j, "first_ts", l->first_ts);
-	rpt_json_ku64(j, "last_ts", l->last_ts);
-	rpt_json_ku64(j, "kernel_lost", l->kernel_lost);
-	rpt_json_obj_end(j);
+	rpt_json_key(j, "loss");
+	rpt_loss_summary_json(l, j);
 }
 
 void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "replay.h"
 #include "share.h"
 
@@ -1016,19 +1017,16 @@ void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struc
 					  .kernel_lost = kernel_lost(ctx) };
 }
 
-void rpt_loss_summary_json(const struct rpt_loss_summary *s, FILE *out)
+void rpt_loss_summary_json(const struct rpt_loss_summary *s, struct rpt_json *j)
 {
-	fprintf(out, "{\"markers\":%d,\"events\":%" PRIu64 ",\"unknown\":%" PRIu64
-		",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 "}",
-		s->markers, s->events, s->unknown, s->first_ts, s->last_ts, s->kernel_lost);
-}
-
-void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
-{
-	struct rpt_loss_summary s;
-
-	rpt_loss_summary(ctx, t0, t1, &s);
-	rpt_loss_summary_json(&s, out);
+	rpt_json_obj(j);
+	rpt_json_ki64(j, "markers", s->markers);
+	rpt_json_ku64(j, "events", s->events);
+	rpt_json_ku64(j, "unknown", s->unknown);
+	rpt_json_ku64(j, "first_ts", s->first_ts);
+	rpt_json_ku64(j, "last_ts", s->last_ts);
+	rpt_json_ku64(j, "kernel_lost", s->kernel_lost);
+	rpt_json_obj_end(j);
 }
 
 /* ---- replay --------------------------------------------------------------- */

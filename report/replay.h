@@ -251,15 +251,13 @@ int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev);
 int rpt_tgid(const struct rpt_ctx *ctx, int pid);
 
 /*
- * Note on out (text: one "note:" line; JSON: nothing, see rpt_loss_json) the
+ * Note on out (text: one "note:" line; the JSON's is rpt_loss_summary_json) the
  * page losses that fall inside [t0, t1] on the selected CPUs.  Returns the
  * number of markers inside.
  */
 int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
 /* Page-loss markers inside [t0, t1] on the selected CPUs (for outputs that cannot carry a note). */
 int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
-/* JSON object {"markers":N,"events":N,"unknown":N,"first_ts":..,"last_ts":..} for the same range. */
-void rpt_loss_json(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
 /* The same figures as a structure (for results that outlive the replay). */
 struct rpt_loss_summary {
 	int markers;
@@ -289,8 +287,9 @@ void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct 
 void rpt_notes_clock(const struct rpt_notes *n, FILE *out);
 void rpt_notes_damage(const struct rpt_notes *n, FILE *out);
 int rpt_notes_loss(const struct rpt_notes *n, FILE *out);
-/* A loss summary as the analyzers' JSON "loss" object. */
-void rpt_loss_summary_json(const struct rpt_loss_summary *s, FILE *out);
+struct rpt_json;
+/* A loss summary as the analyzers' JSON "loss" object (the value; the caller writes the key). */
+void rpt_loss_summary_json(const struct rpt_loss_summary *s, struct rpt_json *j);
 
 /*
  * "12.345678" like trace-cmd (seconds.microseconds) into buf; on a file

@@ -1339,28 +1339,6 @@ bool rpt_syms_debuginfod(const struct rpt_syms *s)
 	return s && s->debuginfod;
 }
 
-void rpt_syms_json(const struct rpt_syms *s, FILE *f)
-{
-	struct rpt_syms_bin b;
-	int k;
-
-	fprintf(f, ",\"debuginfod\":%s,\"binaries\":[", rpt_syms_debuginfod(s) ? "true" : "false");
-	for (k = 0; !rpt_syms_binary(s, k, &b); k++) {
-		fprintf(f, "%s{\"path\":", k ? "," : "");
-		ft_json_str(f, b.path);
-		fputs(",\"build_id\":", f);
-		if (b.buildid)
-			ft_json_str(f, b.buildid);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"symbols\":\"%s\",\"functions\":%d", b.source, b.nsyms);
-		if (b.timed_out)
-			fputs(",\"debuginfod_timeout\":true", f);
-		fputc('}', f);
-	}
-	fputc(']', f);
-}
-
 /* ---- life cycle ----------------------------------------------------------------- */
 
 int rpt_syms_add_buildids(struct rpt_syms *s, const char *text, size_t len)

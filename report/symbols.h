@@ -115,7 +115,5 @@ int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out);
 /* Whether debuginfod may be asked (DEBUGINFOD_URLS set, not turned off, not the static build). */
 bool rpt_syms_debuginfod(const struct rpt_syms *s);
 
-/* ',"debuginfod":BOOL,"binaries":[{"path":..,"build_id":..,"symbols":..,"functions":N}...]' */
-void rpt_syms_json(const struct rpt_syms *s, FILE *f);
 
 #endif

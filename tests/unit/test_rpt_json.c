@@ -175,9 +175,41 @@ static void test_misuse(void)
 	CHECK(rpt_json_take(&j, &len) == NULL && len == 0, "too deep: no text");
 }
 
+/* A call graph 300 frames deep: two levels a frame, each with two members, commas right */
+static void test_deep_tree(void)
+{
+	struct rpt_json j;
+	char *t;
+	size_t len, k, commas = 0;
+	int d;
+
+	rpt_json_init(&j, NULL, 0);
+	for (d = 0; d < 300; d++) {
+		rpt_json_obj(&j);
+		rpt_json_ku64(&j, "n", (uint64_t)d);
+		rpt_json_karr(&j, "children");
+	}
+	for (d = 0; d < 300; d++) {
+		rpt_json_arr_end(&j);
+		rpt_json_ku64(&j, "hidden", 0);
+		rpt_json_obj_end(&j);
+	}
+	t = rpt_json_take(&j, &len);
+	CHECK(t != NULL, "600 levels are within the writer's depth");
+	for (k = 0; t && k < len; k++)
+		commas += t[k] == ',';
+	/* per frame: n,children and children,hidden */
+	CHECK(commas == 600, "%zu commas", commas);
+	CHECK(t && !strncmp(t, "{\"n\":0,\"children\":[{\"n\":1,", 26), "%.30s", t ? t : "");
+	CHECK(t && len > 30 && !strcmp(t + len - 26, "],\"hidden\":0}],\"hidden\":0}"), "%s",
+	      t && len > 30 ? t + len - 30 : "");
+	free(t);
+}
+
 int main(void)
 {
 	test_nesting();
+	test_deep_tree();
 	test_top_level_array();
 	test_same_rule_as_ft_json();
 	test_invalid_byte_rule();
