@@ -235,19 +235,70 @@ static struct osys *sys_get(struct overhead *o, int src, long nr, const char *na
 	return s;
 }
 
+/*
+ * The task leaving a CPU at ts after dt on it (counted when its CPU is
+ * selected): from now on it waits runnable, blocked, or is gone.
+ */
+static void switch_out(struct overhead *o, int pid, int64_t state, uint64_t ts, uint64_t dt,
+		       bool sel)
+{
+	struct otask *tp = task_get(o, pid);
+
+	if (!tp)
+		return;
+	if (sel)
+		tp->on_cpu += dt;
+	tp->running = false;
+	tp->off_known = true;
+	tp->off_since = ts;
+	/*
+	 * TASK_RUNNING (0) at switch-out: preempted, still runnable;
+	 * X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20), or after its
+	 * sched_process_exit: gone, so the time after is not blocked
+	 */
+	if (tp->exited || (state & 0x30)) {
+		tp->off_state = 2;
+		tp->exited = true;
+	} else {
+		tp->off_state = (state & 0xff) == 0 ? 0 : 1;
+	}
+}
+
+/* The task taking a CPU at ts: the time since its switch-out was runnable or blocked. */
+static void switch_in(struct overhead *o, int pid, uint64_t ts)
+{
+	struct otask *tn = task_get(o, pid);
+
+	if (!tn)
+		return;
+	if (tn->off_known) {
+		uint64_t off = clip(o, tn->off_since, ts);
+
+		if (tn->off_state == 0)
+			tn->runnable += off;
+		else if (tn->off_state == 1)
+			tn->blocked += off;
+	}
+	if (tn->off_state == 2)
+		tn->exited = false;	/* the pid was reused */
+	if (ts >= o->t0 && ts <= o->t1)
+		tn->switches++;
+	tn->running = true;
+	tn->off_known = false;
+}
+
+/* A sched_switch ends the CPU's busy or idle interval, prev's run and next's wait. */
 static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
 		      const struct fmt_event *ev, int pid)
 {
 	const struct rpt_rec *r = ctx->rec;
-	int cpu = ev->rec.cpu;
 	int prev = r->sw.prev_pid;
 	int next = r->sw.next_pid;
 	int64_t state = r->sw.has_state ? r->sw.prev_state : 1;
 	uint64_t ts = ev->rec.ts;
 	uint64_t since = c->known ? c->since : c->first;
 	uint64_t dt = clip(o, since, ts);
-	struct otask *tp, *tn;
-	bool sel = rpt_cpu_selected(ctx->opts, cpu);
+	bool sel = rpt_cpu_selected(ctx->opts, ev->rec.cpu);
 
 	/* before the first switch, the CPU ran prev since its first event */
 	if (sel) {
@@ -258,46 +309,10 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 		if (ts >= o->t0 && ts <= o->t1)
 			c->switches++;
 	}
-	if (prev != 0) {
-		tp = task_get(o, prev);
-		if (tp) {
-			if (sel)
-				tp->on_cpu += dt;
-			tp->running = false;
-			tp->off_known = true;
-			tp->off_since = ts;
-			/*
-			 * TASK_RUNNING (0) at switch-out: preempted, still runnable;
-			 * X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20), or after its
-			 * sched_process_exit: gone, so the time after is not blocked
-			 */
-			if (tp->exited || (state & 0x30)) {
-				tp->off_state = 2;
-				tp->exited = true;
-			} else {
-				tp->off_state = (state & 0xff) == 0 ? 0 : 1;
-			}
-		}
-	}
-	if (next != 0) {
-		tn = task_get(o, next);
-		if (tn) {
-			if (tn->off_known) {
-				uint64_t off = clip(o, tn->off_since, ts);
-
-				if (tn->off_state == 0)
-					tn->runnable += off;
-				else if (tn->off_state == 1)
-					tn->blocked += off;
-			}
-			if (tn->off_state == 2)
-				tn->exited = false;	/* the pid was reused */
-			if (ts >= o->t0 && ts <= o->t1)
-				tn->switches++;
-			tn->running = true;
-			tn->off_known = false;
-		}
-	}
+	if (prev != 0)
+		switch_out(o, prev, state, ts, dt, sel);
+	if (next != 0)
+		switch_in(o, next, ts);
 	c->known = true;
 	c->curr = next;
 	c->since = ts;
