@@ -81,6 +81,7 @@ enum kind {
 	K_IRQ_EXIT,
 	K_SOFTIRQ_ENTRY,
 	K_SOFTIRQ_EXIT,
+	K_NR
 };
 
 /* slice kinds on a thread's stack */
@@ -911,10 +912,10 @@ static void busy_counter(struct exp *x, uint64_t ts)
 }
 
 static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
-		      const struct fmt_event *ev, int cpu)
+		      const struct fmt_event *ev, int32_t tid)
 {
 	const void *d = ev->rec.data;
-	int sz = ev->rec.size;
+	int sz = ev->rec.size, cpu = ev->rec.cpu;
 	struct cpu_state *c = &x->cpus[cpu];
 	int32_t prev = (int32_t)fmt_field_u64(&et->f[0], d, sz);
 	int32_t next = (int32_t)fmt_field_u64(&et->f[1], d, sz);
@@ -924,7 +925,6 @@ static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 	bool was_busy = c->known ? c->cur != 0 : prev != 0;
 	char pbuf[24];
 
-	(void)ctx;
 	if (!pcomm) {
 		snprintf(pbuf, sizeof(pbuf), "pid %d", prev);
 		pcomm = pbuf;
@@ -966,6 +966,15 @@ static void irq_slice(struct exp *x, int cpu, uint64_t start, uint64_t end, cons
 	x->irq_slices++;
 }
 
+/* "softirq NET_RX", or "softirq N" for a vector softirq_names has no name for */
+static void softirq_label(int32_t vec, char *buf, size_t len)
+{
+	if (vec >= 0 && vec < (int32_t)(sizeof(softirq_names) / sizeof(softirq_names[0])))
+		snprintf(buf, len, "softirq %s", softirq_names[vec]);
+	else
+		snprintf(buf, len, "softirq %d", vec);
+}
+
 /*
  * An irq handler entry whose exit never came (lost, or the exit event was
  * not recorded): a marker, since its length is unknown.
@@ -991,10 +1000,7 @@ static void softirq_unended(struct exp *x, int cpu)
 	struct cpu_state *c = &x->cpus[cpu];
 	char name[48];
 
-	if (c->softirq >= 0 && c->softirq < (int32_t)(sizeof(softirq_names) / sizeof(softirq_names[0])))
-		snprintf(name, sizeof(name), "softirq %s", softirq_names[c->softirq]);
-	else
-		snprintf(name, sizeof(name), "softirq %d", c->softirq);
+	softirq_label(c->softirq, name, sizeof(name));
 	j_ev(&x->j, 'i', c->softirq_start, CPU_PID, IRQ_TID(cpu));
 	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
 	j_str(&x->j, name);
@@ -1033,31 +1039,437 @@ static void ts_base(struct exp *x, const struct rpt_ctx *ctx, uint64_t ts)
 		x->j.base = first - first % UINT64_C(1000000000);
 }
 
+/* Integer field i of the event's record (0 when the format lacks it or the record is cut). */
+static inline uint64_t ev_u64(const struct etype *et, int i, const struct fmt_event *ev)
+{
+	return fmt_field_u64(&et->f[i], ev->rec.data, ev->rec.size);
+}
+
+/* The thread group a BPF record carries in slot 3, or -1 when its format has none. */
+static inline int32_t ev_tgid(const struct etype *et, const struct fmt_event *ev)
+{
+	return et->f[3].offset >= 0 ? (int32_t)ev_u64(et, 3, ev) : -1;
+}
+
+/* A kernel function's symbol, or its address formatted into buf when kallsyms lacks it. */
+static const char *kfunc_name(const struct rpt_ctx *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const char *fn = tep_find_function(ctx->tep, addr);
+
+	if (fn)
+		return fn;
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+/*
+ * Remember who woke a task, so that an arrow can be drawn when it runs.
+ * An arrow needs a slice at its start: the waker's run on this CPU.
+ */
+static void on_wakeup(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+		      const struct fmt_event *ev, int32_t tid)
+{
+	int32_t p = (int32_t)ev_u64(et, 0, ev);
+	struct cpu_state *c = &x->cpus[ev->rec.cpu];
+	uint64_t ts = ev->rec.ts;
+	struct wake *w;
+
+	if (p <= 0 || !c->known || c->cur == 0 || c->run_start >= ts)
+		return;
+	w = rpt_map_get(&x->wakeups, (uint32_t)p, NULL);
+	if (w && !w->ts) {
+		w->ts = ts;
+		w->cpu = ev->rec.cpu;
+	}
+}
+
+/* A task that exits leaves nothing open: its slices end here. */
+static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			    const struct fmt_event *ev, int32_t tid)
+{
+	int32_t p = (int32_t)ev_u64(et, 0, ev);
+	struct thr *pt = p > 0 ? rpt_map_find(&x->threads, (uint32_t)p) : NULL;
+
+	while (pt && pt->nopen) {
+		close_top(x, pt, ev->rec.ts);
+		x->forced_ends++;
+	}
+}
+
+static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			 const struct fmt_event *ev, int32_t tid)
+{
+	int64_t nr = (int64_t)ev_u64(et, 0, ev);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	char name[64];
+	const char *s;
+
+	if (!t)
+		return;
+	/* a syscall never nests in another: an open one lost its exit */
+	if (unwind_to(x, t, S_SYSCALL, 0, true))
+		drop_top(x, t);
+	s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
+	open_slice(x, t, ev->rec.ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name, "syscall");
+}
+
+static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			const struct fmt_event *ev, int32_t tid)
+{
+	int64_t ret = (int64_t)ev_u64(et, 1, ev);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+
+	if (!t)
+		return;
+	if (!unwind_to(x, t, S_SYSCALL, 0, true)) {
+		x->orphans++;
+		return;
+	}
+	close_top_ret(x, t, ev->rec.ts, et->f[1].offset >= 0, ret);
+}
+
+static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			       const struct fmt_event *ev, int32_t tid)
+{
+	uint64_t addr = ev_u64(et, 0, ev);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	char name[64];
+	const char *fn;
+
+	if (!t)
+		return;
+	fn = kfunc_name(ctx, addr, name, sizeof(name));
+	open_slice(x, t, ev->rec.ts, S_KFUNC, addr, fn, strlen(fn), fn == name, "kernel");
+}
+
+/*
+ * A function_graph exit closes its entry; without one, its calltime and
+ * rettime still give the call's length, so it can become a whole slice.
+ */
+static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			      const struct fmt_event *ev, int32_t tid)
+{
+	uint64_t addr = ev_u64(et, 0, ev), call = ev_u64(et, 1, ev), ret = ev_u64(et, 2, ev);
+	uint64_t ts = ev->rec.ts;
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	char name[64];
+	const char *fn;
+
+	if (!t)
+		return;
+	if (unwind_to(x, t, S_KFUNC, addr, false)) {
+		close_top(x, t, ts);
+	} else if (et->f[1].offset >= 0 && et->f[2].offset >= 0 && ret > call &&
+		   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
+		fn = kfunc_name(ctx, addr, name, sizeof(name));
+		J_LIT(args_begin(x), "{\"entry_lost\":true}");
+		complete(x, t, ts - (ret - call), ts, fn, strlen(fn), "kernel");
+	} else {
+		x->orphans++;
+	}
+}
+
+static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			   const struct fmt_event *ev, int32_t tid)
+{
+	uint64_t ip = ev_u64(et, 0, ev);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+
+	if (t)
+		open_slice(x, t, ev->rec.ts, S_PROBE, ip, et->name, strlen(et->name), false,
+			   "probe");
+}
+
+static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			 const struct fmt_event *ev, int32_t tid)
+{
+	uint64_t fn = ev_u64(et, 0, ev);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+
+	if (!t)
+		return;
+	if (unwind_to(x, t, S_PROBE, fn, false))
+		close_top(x, t, ev->rec.ts);
+	else
+		x->orphans++;
+}
+
+/* flytrap:syscall: one record per call, written at its end with its duration. */
+static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			   const struct fmt_event *ev, int32_t tid)
+{
+	int64_t nr = (int64_t)ev_u64(et, 0, ev);
+	uint64_t dur = ev_u64(et, 1, ev), ts = ev->rec.ts;
+	int64_t ret = (int64_t)ev_u64(et, 2, ev);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, ev_tgid(et, ev));
+	char name[64];
+	const char *s;
+
+	if (!t)
+		return;
+	if (dur > ts || !complete_ok(t, ts - dur)) {
+		x->unnested++;
+		return;
+	}
+	s = syscall_name(x, nr, name, sizeof(name));
+	J_LIT(args_begin(x), "{\"ret\":");
+	j_i64(&x->a, ret);
+	J_LIT(&x->a, "}");
+	complete(x, t, ts - dur, ts, s, strlen(s), "syscall");
+}
+
+/*
+ * The track of a BPF function record: kernel functions nest in the task's
+ * own track (inside its syscalls), user functions go to the side track
+ * when uprobes describe the same calls.
+ */
+static struct thr *bpf_func_track(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+				  const struct fmt_event *ev, int32_t tid)
+{
+	return thread_track(x, ctx, tid, ev->rec.cpu, ev_tgid(et, ev), x->ufunc_side && !et->kfunc);
+}
+
+static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			      const struct fmt_event *ev, int32_t tid)
+{
+	uint32_t fn = (uint32_t)ev_u64(et, 0, ev);
+	uint32_t depth = (uint32_t)ev_u64(et, 1, ev);
+	struct thr *t = bpf_func_track(x, ctx, et, ev, tid);
+	char name[64];
+	const char *s;
+	size_t nl = 0;
+
+	if (!t)
+		return;
+	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
+	open_slice(x, t, ev->rec.ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth,
+		   s, nl, s == name, et->kfunc ? "kernel" : "user");
+}
+
+/*
+ * A BPF function exit closes its entry; without one, a record that knows
+ * its start (and so its duration) becomes a whole slice.
+ */
+static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			     const struct fmt_event *ev, int32_t tid)
+{
+	uint32_t fn = (uint32_t)ev_u64(et, 0, ev);
+	uint32_t depth = (uint32_t)ev_u64(et, 1, ev);
+	uint64_t dur = ev_u64(et, 2, ev), start = ev_u64(et, 5, ev), ts = ev->rec.ts;
+	struct thr *t = bpf_func_track(x, ctx, et, ev, tid);
+	char name[64];
+	const char *s;
+	size_t nl = 0;
+
+	if (!t)
+		return;
+	if (unwind_to(x, t, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, false)) {
+		close_top(x, t, ts);
+		return;
+	}
+	if (!start || dur > ts || !complete_ok(t, ts - dur)) {
+		x->orphans++;
+		return;
+	}
+	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
+	J_LIT(args_begin(x), "{\"entry_lost\":true}");
+	complete(x, t, ts - dur, ts, s, nl, et->kfunc ? "kernel" : "user");
+}
+
+/* flytrap:offcpu: the period a task was blocked, written when it wakes. */
+static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			  const struct fmt_event *ev, int32_t tid)
+{
+	uint64_t dur = ev_u64(et, 0, ev), ts = ev->rec.ts;
+	int wl = 0;
+	const char *wc = fmt_field_ptr(&et->f[4], ev->rec.data, ev->rec.size, &wl);
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, ev_tgid(et, ev));
+
+	if (!t)
+		return;
+	if (dur > ts || !complete_ok(t, ts - dur)) {
+		x->unnested++;
+		return;
+	}
+	J_LIT(args_begin(x), "{\"state\":");
+	j_u64(&x->a, ev_u64(et, 1, ev));
+	J_LIT(&x->a, ",\"waker_pid\":");
+	j_i64(&x->a, (int32_t)ev_u64(et, 2, ev));
+	if (wc && wl > 0) {
+		J_LIT(&x->a, ",\"waker_comm\":");
+		j_strn(&x->a, wc, (size_t)wl);
+	}
+	J_LIT(&x->a, "}");
+	complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
+}
+
+static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			 const struct fmt_event *ev, int32_t tid)
+{
+	int cpu = ev->rec.cpu;
+	struct cpu_state *c = &x->cpus[cpu];
+	int nl = 0;
+	const char *in = fmt_field_ptr(&et->f[1], ev->rec.data, ev->rec.size, &nl);
+	size_t max = sizeof(c->irq_name) - 1;
+
+	if (c->in_irq)
+		irq_unended(x, cpu);
+	c->in_irq = true;
+	c->irq_start = ev->rec.ts;
+	c->irq = (int32_t)ev_u64(et, 0, ev);
+	memset(c->irq_name, 0, sizeof(c->irq_name));
+	if (in && nl > 0)
+		memcpy(c->irq_name, in, (size_t)nl < max ? (size_t)nl : max);
+}
+
+static void on_irq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			const struct fmt_event *ev, int32_t tid)
+{
+	int cpu = ev->rec.cpu;
+	struct cpu_state *c = &x->cpus[cpu];
+	int32_t irq = (int32_t)ev_u64(et, 0, ev);
+	uint64_t ts = ev->rec.ts;
+	char name[64];
+
+	if (c->in_irq && c->irq == irq && ts >= c->irq_start) {
+		snprintf(name, sizeof(name), "irq %d %.32s", irq, c->irq_name);
+		irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), "irq", irq);
+	} else {
+		x->orphans++;
+	}
+	c->in_irq = false;
+}
+
+static void on_softirq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			     const struct fmt_event *ev, int32_t tid)
+{
+	struct cpu_state *c = &x->cpus[ev->rec.cpu];
+
+	c->in_softirq = true;
+	c->softirq_start = ev->rec.ts;
+	c->softirq = (int32_t)ev_u64(et, 0, ev);
+}
+
+static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			    const struct fmt_event *ev, int32_t tid)
+{
+	int cpu = ev->rec.cpu;
+	struct cpu_state *c = &x->cpus[cpu];
+	int32_t vec = (int32_t)ev_u64(et, 0, ev);
+	uint64_t ts = ev->rec.ts;
+	char name[48];
+
+	/* a hard irq inside this softirq already ended: it nests */
+	if (c->in_softirq && c->softirq == vec && ts >= c->softirq_start) {
+		softirq_label(vec, name, sizeof(name));
+		irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), "softirq", vec);
+	} else {
+		x->orphans++;
+	}
+	c->in_softirq = false;
+}
+
+/* --instants: any other event is a marker on its task, with the text trace-cmd prints for it. */
+static void on_other(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+		     const struct fmt_event *ev, int32_t tid)
+{
+	struct thr *t;
+
+	if (!exp_conf.instants)
+		return;
+	t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	if (!t)
+		return;
+	t->used = true;
+	j_ev_pt(&x->j, 'i', ev->rec.ts, t->pt, t->ptlen);
+	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
+	j_str(&x->j, et->evname ? et->evname : "unknown event");
+	J_LIT(&x->j, ",\"args\":{\"cpu\":");
+	j_i64(&x->j, ev->rec.cpu);
+	if (ev->event && x->seq_ready) {
+		trace_seq_reset(&x->seq);
+		tep_print_event(ctx->tep, &x->seq, (struct tep_record *)&ev->rec, "%s",
+				TEP_PRINT_INFO);
+		trace_seq_terminate(&x->seq);
+		J_LIT(&x->j, ",\"info\":");
+		j_strn(&x->j, x->seq.buffer, x->seq.len);
+	}
+	J_LIT(&x->j, "}}");
+	x->instants++;
+}
+
+/*
+ * What every event does, whatever its kind: the time base at the first
+ * one, the start of its CPU's first run, the HTML timeline.  False when
+ * its CPU is out of range (or the CPU table cannot grow): nothing else
+ * is done with it.
+ */
+static bool note_event(struct exp *x, const struct rpt_ctx *ctx, const struct fmt_event *ev)
+{
+	int cpu = ev->rec.cpu;
+
+	if (!x->j.based)
+		ts_base(x, ctx, ev->rec.ts);
+	if (cpu < 0 || (cpu >= x->ncpus && cpu_grow(x, cpu)))
+		return false;
+	if (!x->cpus[cpu].seen) {
+		x->cpus[cpu].seen = true;
+		x->cpus[cpu].first_ts = ev->rec.ts;
+	}
+	if (x->hd) {
+		exp_tl_event(&x->hd->tl, ev->rec.ts, cpu);
+		x->hd->nevents++;
+	}
+	return true;
+}
+
+/* The HTML "events by task" flame graph: one sample per event under its task. */
+static void flame_by_event(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			   int32_t tid)
+{
+	const char *fr[2];
+	char tn[48];
+
+	snprintf(tn, sizeof(tn), "%s-%d", rpt_comm(ctx, tid), tid);
+	fr[0] = tn;
+	fr[1] = et->evname ? et->evname : "[unknown event]";
+	rpt_flame_add(x->hd->byevent, fr, 2, 1);
+}
+
+/* One handler per kind; tid is the event's common_pid (never negative here). */
+typedef void exp_handler(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+			 const struct fmt_event *ev, int32_t tid);
+
+static exp_handler *const on_kind[K_NR] = {
+	[K_OTHER] = on_other,
+	[K_SCHED_SWITCH] = on_switch,
+	[K_WAKEUP] = on_wakeup,
+	[K_PROCESS_EXIT] = on_process_exit,
+	[K_RAW_SYS_ENTER] = on_sys_enter,
+	[K_RAW_SYS_EXIT] = on_sys_exit,
+	[K_SYS_ENTER] = on_sys_enter,
+	[K_SYS_EXIT] = on_sys_exit,
+	[K_FG_ENTRY] = on_funcgraph_entry,
+	[K_FG_EXIT] = on_funcgraph_exit,
+	[K_PROBE_ENTRY] = on_probe_entry,
+	[K_PROBE_RET] = on_probe_ret,
+	[K_BPF_SYSCALL] = on_bpf_syscall,
+	[K_BPF_UENTRY] = on_bpf_func_entry,
+	[K_BPF_UEXIT] = on_bpf_func_exit,
+	[K_BPF_OFFCPU] = on_bpf_offcpu,
+	[K_IRQ_ENTRY] = on_irq_entry,
+	[K_IRQ_EXIT] = on_irq_exit,
+	[K_SOFTIRQ_ENTRY] = on_softirq_entry,
+	[K_SOFTIRQ_EXIT] = on_softirq_exit,
+};
+
 static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
 {
 	struct exp *x = priv;
 	struct etype *et = rpt_types_get(&x->types, ev->type);
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size, cpu = ev->rec.cpu;
-	uint64_t ts = ev->rec.ts;
-	struct thr *t;
 	int32_t tid;
-	char name[64];
-	const char *s;
 
-	if (!x->j.based)
-		ts_base(x, ctx, ts);
-	if (cpu < 0 || (cpu >= x->ncpus && cpu_grow(x, cpu)))
-		return;
-	if (!x->cpus[cpu].seen) {
-		x->cpus[cpu].seen = true;
-		x->cpus[cpu].first_ts = ts;
-	}
-	if (x->hd) {
-		exp_tl_event(&x->hd->tl, ts, cpu);
-		x->hd->nevents++;
-	}
-	if (!et)
+	if (!note_event(x, ctx, ev) || !et)
 		return;
 	if (et->kind == K_UNRESOLVED)
 		resolve(et, ev->event, ctx->ki);
@@ -1065,292 +1477,9 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	if (tid < 0)
 		return;		/* payload shorter than its common fields */
 
-	switch (et->kind) {
-	case K_SCHED_SWITCH:
-		on_switch(x, ctx, et, ev, cpu);
-		break;
-	case K_WAKEUP: {
-		int32_t p = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-		struct cpu_state *c = &x->cpus[cpu];
-		struct wake *w;
-
-		/* an arrow needs a slice at its start: the waker's run on this CPU */
-		if (p <= 0 || !c->known || c->cur == 0 || c->run_start >= ts)
-			break;
-		w = rpt_map_get(&x->wakeups, (uint32_t)p, NULL);
-		if (w && !w->ts) {
-			w->ts = ts;
-			w->cpu = cpu;
-		}
-		break;
-	}
-	case K_PROCESS_EXIT: {
-		int32_t p = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-		struct thr *pt = p > 0 ? rpt_map_find(&x->threads, (uint32_t)p) : NULL;
-
-		while (pt && pt->nopen) {
-			close_top(x, pt, ts);
-			x->forced_ends++;
-		}
-		break;
-	}
-	case K_RAW_SYS_ENTER:
-	case K_SYS_ENTER: {
-		int64_t nr = (int64_t)fmt_field_u64(&et->f[0], d, sz);
-
-		t = thread(x, ctx, tid, cpu, -1);
-		if (!t)
-			break;
-		/* a syscall never nests in another: an open one lost its exit */
-		if (unwind_to(x, t, S_SYSCALL, 0, true))
-			drop_top(x, t);
-		s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
-		open_slice(x, t, ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name, "syscall");
-		break;
-	}
-	case K_RAW_SYS_EXIT:
-	case K_SYS_EXIT: {
-		int64_t ret = (int64_t)fmt_field_u64(&et->f[1], d, sz);
-
-		t = thread(x, ctx, tid, cpu, -1);
-		if (!t)
-			break;
-		if (!unwind_to(x, t, S_SYSCALL, 0, true)) {
-			x->orphans++;
-			break;
-		}
-		close_top_ret(x, t, ts, et->f[1].offset >= 0, ret);
-		break;
-	}
-	case K_FG_ENTRY: {
-		uint64_t addr = fmt_field_u64(&et->f[0], d, sz);
-		const char *fn = tep_find_function(ctx->tep, addr);
-
-		t = thread(x, ctx, tid, cpu, -1);
-		if (!t)
-			break;
-		if (!fn) {
-			snprintf(name, sizeof(name), "0x%" PRIx64, addr);
-			fn = name;
-		}
-		open_slice(x, t, ts, S_KFUNC, addr, fn, strlen(fn), fn == name, "kernel");
-		break;
-	}
-	case K_FG_EXIT: {
-		uint64_t addr = fmt_field_u64(&et->f[0], d, sz);
-		uint64_t call = fmt_field_u64(&et->f[1], d, sz), ret = fmt_field_u64(&et->f[2], d, sz);
-
-		t = thread(x, ctx, tid, cpu, -1);
-		if (!t)
-			break;
-		if (unwind_to(x, t, S_KFUNC, addr, false)) {
-			close_top(x, t, ts);
-		} else if (et->f[1].offset >= 0 && et->f[2].offset >= 0 && ret > call &&
-			   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
-			const char *fn = tep_find_function(ctx->tep, addr);
-
-			if (!fn) {
-				snprintf(name, sizeof(name), "0x%" PRIx64, addr);
-				fn = name;
-			}
-			J_LIT(args_begin(x), "{\"entry_lost\":true}");
-			complete(x, t, ts - (ret - call), ts, fn, strlen(fn), "kernel");
-		} else {
-			x->orphans++;
-		}
-		break;
-	}
-	case K_PROBE_ENTRY: {
-		uint64_t ip = fmt_field_u64(&et->f[0], d, sz);
-
-		t = thread(x, ctx, tid, cpu, -1);
-		if (t)
-			open_slice(x, t, ts, S_PROBE, ip, et->name, strlen(et->name), false, "probe");
-		break;
-	}
-	case K_PROBE_RET: {
-		uint64_t fn = fmt_field_u64(&et->f[0], d, sz);
-
-		t = thread(x, ctx, tid, cpu, -1);
-		if (!t)
-			break;
-		if (unwind_to(x, t, S_PROBE, fn, false))
-			close_top(x, t, ts);
-		else
-			x->orphans++;
-		break;
-	}
-	case K_BPF_SYSCALL: {
-		int64_t nr = (int64_t)fmt_field_u64(&et->f[0], d, sz);
-		uint64_t dur = fmt_field_u64(&et->f[1], d, sz);
-		int64_t ret = (int64_t)fmt_field_u64(&et->f[2], d, sz);
-		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
-
-		t = thread(x, ctx, tid, cpu, tgid);
-		if (!t)
-			break;
-		if (dur > ts || !complete_ok(t, ts - dur)) {
-			x->unnested++;
-			break;
-		}
-		s = syscall_name(x, nr, name, sizeof(name));
-		J_LIT(args_begin(x), "{\"ret\":");
-		j_i64(&x->a, ret);
-		J_LIT(&x->a, "}");
-		complete(x, t, ts - dur, ts, s, strlen(s), "syscall");
-		break;
-	}
-	case K_BPF_UENTRY: {
-		uint32_t fn = (uint32_t)fmt_field_u64(&et->f[0], d, sz);
-		uint32_t depth = (uint32_t)fmt_field_u64(&et->f[1], d, sz);
-		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
-		size_t nl = 0;
-
-		/* kernel functions nest in the task's own track (inside its syscalls) */
-		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side && !et->kfunc);
-		if (!t)
-			break;
-		s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
-		open_slice(x, t, ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, s, nl,
-			   s == name, et->kfunc ? "kernel" : "user");
-		break;
-	}
-	case K_BPF_UEXIT: {
-		uint32_t fn = (uint32_t)fmt_field_u64(&et->f[0], d, sz);
-		uint32_t depth = (uint32_t)fmt_field_u64(&et->f[1], d, sz);
-		uint64_t dur = fmt_field_u64(&et->f[2], d, sz);
-		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
-		uint64_t start = fmt_field_u64(&et->f[5], d, sz);
-		size_t nl = 0;
-
-		t = thread_track(x, ctx, tid, cpu, tgid, x->ufunc_side && !et->kfunc);
-		if (!t)
-			break;
-		if (unwind_to(x, t, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, false)) {
-			close_top(x, t, ts);
-			break;
-		}
-		if (!start || dur > ts || !complete_ok(t, ts - dur)) {
-			x->orphans++;
-			break;
-		}
-		s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
-		J_LIT(args_begin(x), "{\"entry_lost\":true}");
-		complete(x, t, ts - dur, ts, s, nl, et->kfunc ? "kernel" : "user");
-		break;
-	}
-	case K_BPF_OFFCPU: {
-		uint64_t dur = fmt_field_u64(&et->f[0], d, sz);
-		int32_t tgid = et->f[3].offset >= 0 ? (int32_t)fmt_field_u64(&et->f[3], d, sz) : -1;
-		int wl = 0;
-		const char *wc = fmt_field_ptr(&et->f[4], d, sz, &wl);
-
-		t = thread(x, ctx, tid, cpu, tgid);
-		if (!t)
-			break;
-		if (dur > ts || !complete_ok(t, ts - dur)) {
-			x->unnested++;
-			break;
-		}
-		J_LIT(args_begin(x), "{\"state\":");
-		j_u64(&x->a, fmt_field_u64(&et->f[1], d, sz));
-		J_LIT(&x->a, ",\"waker_pid\":");
-		j_i64(&x->a, (int32_t)fmt_field_u64(&et->f[2], d, sz));
-		if (wc && wl > 0) {
-			J_LIT(&x->a, ",\"waker_comm\":");
-			j_strn(&x->a, wc, (size_t)wl);
-		}
-		J_LIT(&x->a, "}");
-		complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
-		break;
-	}
-	case K_IRQ_ENTRY: {
-		struct cpu_state *c = &x->cpus[cpu];
-		int nl = 0;
-		const char *in = fmt_field_ptr(&et->f[1], d, sz, &nl);
-
-		if (c->in_irq)
-			irq_unended(x, cpu);
-		c->in_irq = true;
-		c->irq_start = ts;
-		c->irq = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-		memset(c->irq_name, 0, sizeof(c->irq_name));
-		if (in && nl > 0)
-			memcpy(c->irq_name, in, (size_t)nl < sizeof(c->irq_name) - 1 ? (size_t)nl : sizeof(c->irq_name) - 1);
-		break;
-	}
-	case K_IRQ_EXIT: {
-		struct cpu_state *c = &x->cpus[cpu];
-		int32_t irq = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-
-		if (c->in_irq && c->irq == irq && ts >= c->irq_start) {
-			snprintf(name, sizeof(name), "irq %d %.32s", irq, c->irq_name);
-			irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), "irq", irq);
-		} else {
-			x->orphans++;
-		}
-		c->in_irq = false;
-		break;
-	}
-	case K_SOFTIRQ_ENTRY: {
-		struct cpu_state *c = &x->cpus[cpu];
-
-		c->in_softirq = true;
-		c->softirq_start = ts;
-		c->softirq = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-		break;
-	}
-	case K_SOFTIRQ_EXIT: {
-		struct cpu_state *c = &x->cpus[cpu];
-		int32_t vec = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-
-		/* a hard irq inside this softirq already ended: it nests */
-		if (c->in_softirq && c->softirq == vec && ts >= c->softirq_start) {
-			if (vec >= 0 && vec < (int32_t)(sizeof(softirq_names) / sizeof(softirq_names[0])))
-				snprintf(name, sizeof(name), "softirq %s", softirq_names[vec]);
-			else
-				snprintf(name, sizeof(name), "softirq %d", vec);
-			irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), "softirq", vec);
-		} else {
-			x->orphans++;
-		}
-		c->in_softirq = false;
-		break;
-	}
-	default:
-		if (exp_conf.instants) {
-			t = thread(x, ctx, tid, cpu, -1);
-			if (!t)
-				break;
-			t->used = true;
-			j_ev_pt(&x->j, 'i', ts, t->pt, t->ptlen);
-			J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
-			j_str(&x->j, et->evname ? et->evname : "unknown event");
-			J_LIT(&x->j, ",\"args\":{\"cpu\":");
-			j_i64(&x->j, cpu);
-			if (ev->event && x->seq_ready) {
-				/* the fields as trace-cmd prints them */
-				trace_seq_reset(&x->seq);
-				tep_print_event(ctx->tep, &x->seq, (struct tep_record *)&ev->rec, "%s",
-						TEP_PRINT_INFO);
-				trace_seq_terminate(&x->seq);
-				J_LIT(&x->j, ",\"info\":");
-				j_strn(&x->j, x->seq.buffer, x->seq.len);
-			}
-			J_LIT(&x->j, "}}");
-			x->instants++;
-		}
-		break;
-	}
-	if (x->hd && x->hd->byevent) {
-		const char *fr[2];
-		char tn[48];
-
-		snprintf(tn, sizeof(tn), "%s-%d", rpt_comm(ctx, tid), tid);
-		fr[0] = tn;
-		fr[1] = et->evname ? et->evname : "[unknown event]";
-		rpt_flame_add(x->hd->byevent, fr, 2, 1);
-	}
+	on_kind[et->kind](x, ctx, et, ev, tid);
+	if (x->hd && x->hd->byevent)
+		flame_by_event(x, ctx, et, tid);
 }
 
 /* ---- start and end ----------------------------------------------------------- */

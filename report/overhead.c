@@ -38,6 +38,7 @@ enum okind {
 	OK_SOFTIRQ_ENTRY,
 	OK_SOFTIRQ_EXIT,
 	OK_PROC_EXIT,		/* sched:sched_process_exit: pid */
+	OK_NR
 };
 
 struct cpu_rate {
@@ -234,8 +235,61 @@ static struct osys *sys_get(struct overhead *o, int src, long nr, const char *na
 	return s;
 }
 
-static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c, int cpu,
-		      const struct fmt_event *ev)
+/*
+ * The task leaving a CPU at ts after dt on it (counted when its CPU is
+ * selected): from now on it waits runnable, blocked, or is gone.
+ */
+static void switch_out(struct overhead *o, int pid, int64_t state, uint64_t ts, uint64_t dt,
+		       bool sel)
+{
+	struct otask *tp = task_get(o, pid);
+
+	if (!tp)
+		return;
+	if (sel)
+		tp->on_cpu += dt;
+	tp->running = false;
+	tp->off_known = true;
+	tp->off_since = ts;
+	/*
+	 * TASK_RUNNING (0) at switch-out: preempted, still runnable;
+	 * X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20), or after its
+	 * sched_process_exit: gone, so the time after is not blocked
+	 */
+	if (tp->exited || (state & 0x30)) {
+		tp->off_state = 2;
+		tp->exited = true;
+	} else {
+		tp->off_state = (state & 0xff) == 0 ? 0 : 1;
+	}
+}
+
+/* The task taking a CPU at ts: the time since its switch-out was runnable or blocked. */
+static void switch_in(struct overhead *o, int pid, uint64_t ts)
+{
+	struct otask *tn = task_get(o, pid);
+
+	if (!tn)
+		return;
+	if (tn->off_known) {
+		uint64_t off = clip(o, tn->off_since, ts);
+
+		if (tn->off_state == 0)
+			tn->runnable += off;
+		else if (tn->off_state == 1)
+			tn->blocked += off;
+	}
+	if (tn->off_state == 2)
+		tn->exited = false;	/* the pid was reused */
+	if (ts >= o->t0 && ts <= o->t1)
+		tn->switches++;
+	tn->running = true;
+	tn->off_known = false;
+}
+
+/* A sched_switch ends the CPU's busy or idle interval, prev's run and next's wait. */
+static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+		      const struct fmt_event *ev, int pid)
 {
 	const struct rpt_rec *r = ctx->rec;
 	int prev = r->sw.prev_pid;
@@ -244,8 +298,7 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 	uint64_t ts = ev->rec.ts;
 	uint64_t since = c->known ? c->since : c->first;
 	uint64_t dt = clip(o, since, ts);
-	struct otask *tp, *tn;
-	bool sel = rpt_cpu_selected(ctx->opts, cpu);
+	bool sel = rpt_cpu_selected(ctx->opts, ev->rec.cpu);
 
 	/* before the first switch, the CPU ran prev since its first event */
 	if (sel) {
@@ -256,46 +309,10 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 		if (ts >= o->t0 && ts <= o->t1)
 			c->switches++;
 	}
-	if (prev != 0) {
-		tp = task_get(o, prev);
-		if (tp) {
-			if (sel)
-				tp->on_cpu += dt;
-			tp->running = false;
-			tp->off_known = true;
-			tp->off_since = ts;
-			/*
-			 * TASK_RUNNING (0) at switch-out: preempted, still runnable;
-			 * X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20), or after its
-			 * sched_process_exit: gone, so the time after is not blocked
-			 */
-			if (tp->exited || (state & 0x30)) {
-				tp->off_state = 2;
-				tp->exited = true;
-			} else {
-				tp->off_state = (state & 0xff) == 0 ? 0 : 1;
-			}
-		}
-	}
-	if (next != 0) {
-		tn = task_get(o, next);
-		if (tn) {
-			if (tn->off_known) {
-				uint64_t off = clip(o, tn->off_since, ts);
-
-				if (tn->off_state == 0)
-					tn->runnable += off;
-				else if (tn->off_state == 1)
-					tn->blocked += off;
-			}
-			if (tn->off_state == 2)
-				tn->exited = false;	/* the pid was reused */
-			if (ts >= o->t0 && ts <= o->t1)
-				tn->switches++;
-			tn->running = true;
-			tn->off_known = false;
-		}
-	}
+	if (prev != 0)
+		switch_out(o, prev, state, ts, dt, sel);
+	if (next != 0)
+		switch_in(o, next, ts);
 	c->known = true;
 	c->curr = next;
 	c->since = ts;
@@ -324,8 +341,8 @@ static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int
 	}
 }
 
-static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const struct fmt_event *ev,
-			int pid)
+static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			const struct fmt_event *ev, int pid)
 {
 	const struct fmt_field *f = ctx->ki->f;
 	const void *d = ev->rec.data;
@@ -377,26 +394,151 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, const str
 	}
 }
 
-static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+/* A task's sched_process_exit: the time after its last switch-out counts as no one's. */
+static void on_proc_exit(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			 const struct fmt_event *ev, int pid)
 {
-	struct overhead *o = priv;
-	struct otype *t = rpt_types_get(&o->types, ev->type);
-	struct ocpu *c = cpu_get(o, ev->rec.cpu);
-	const struct rpt_rec *rec = ctx->rec;	/* set for the kinds of OVH_KINDS */
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size, pid;
-	uint64_t ts = ev->rec.ts, *lp;
+	struct otask *tk = task_get(o, ctx->rec->task.pid);
 
-	if (!t || !c)
+	if (tk)
+		tk->exited = true;
+}
+
+static void on_sys_enter(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			 const struct fmt_event *ev, int pid)
+{
+	const struct rpt_rec *rec = ctx->rec;
+	struct otask *tk = task_get(o, pid);
+
+	if (!tk)
 		return;
-	if (!t->kind) {
-		t->kind = okind_of[ctx->ki->kind] ? okind_of[ctx->ki->kind] : OK_OTHER;
-		t->rkind = (unsigned char)ctx->ki->kind;
+	tk->in_sys = true;
+	/* a syscalls:sys_enter_NAME without its number: one per event id */
+	tk->sys_nr = rec->sys.id < 0 ? -1 - (long)ev->type : rec->sys.id;
+	tk->sys_ts = ev->rec.ts;
+}
+
+/* A syscall exit completes the call its task entered, when the numbers agree. */
+static void on_sys_exit(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			const struct fmt_event *ev, int pid)
+{
+	const struct rpt_rec *rec = ctx->rec;
+	struct otask *tk = task_get(o, pid);
+	long nr = rec->sys.id;
+	uint64_t ts = ev->rec.ts;
+
+	if (!tk)
+		return;
+	if (!tk->in_sys || (nr >= 0 && tk->sys_nr >= 0 && tk->sys_nr != nr)) {
+		if (ts >= o->t0 && ts <= o->t1)
+			o->sys_unmatched++;
+	} else {
+		sys_done(o, ctx, ev->rec.cpu, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr,
+			 rec->sys.name, tk->sys_ts, ts, rec->sys.ret, rec->sys.has_ret);
 	}
+	tk->in_sys = false;
+}
+
+/* flytrap:syscall: a whole call in one record, written at its end. */
+static void on_bpf_syscall(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			   const struct fmt_event *ev, int pid)
+{
+	const struct rpt_rec *rec = ctx->rec;
+	uint64_t dur = rec->bsys.duration, ts = ev->rec.ts;
+
+	sys_done(o, ctx, ev->rec.cpu, 1, pid, (long)(int32_t)rec->bsys.nr, NULL,
+		 ts >= dur ? ts - dur : 0, ts, rec->bsys.ret,
+		 ctx->ki->f[RPT_F_BS_RET].offset >= 0);
+}
+
+static void on_irq_entry(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			 const struct fmt_event *ev, int pid)
+{
+	const struct rpt_rec *rec = ctx->rec;
+	int irq = rec->irq.nr;
+	struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
+	int len = rec->irq.name.len;
+	const char *nm = rec->irq.name.s;
+
+	if (q && nm && !q->name[0]) {
+		if (len > 31)
+			len = 31;
+		memcpy(q->name, nm, (size_t)len);
+		q->name[len] = 0;
+		q->name[strnlen(q->name, 31)] = 0;
+	}
+	c->in_irq = true;
+	c->irq = irq;
+	c->irq_since = ev->rec.ts;
+}
+
+/* One run of an irq or softirq handler ended in the window: count it, its time, the longest. */
+static void irq_account(struct oirq *q, int nr, uint64_t dt)
+{
+	q->nr = nr;
+	q->count++;
+	q->total += dt;
+	if (dt > q->max)
+		q->max = dt;
+}
+
+static void on_irq_exit(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			const struct fmt_event *ev, int pid)
+{
+	int irq = ctx->rec->irq.nr;
+	uint64_t ts = ev->rec.ts;
+
+	if (c->in_irq && c->irq == irq && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
+		struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
+		uint64_t dt = clip(o, c->irq_since, ts);
+
+		if (q && ts >= o->t0 && ts <= o->t1)
+			irq_account(q, irq, dt);
+	}
+	c->in_irq = false;
+}
+
+static void on_softirq_entry(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			     const struct fmt_event *ev, int pid)
+{
+	c->in_softirq = true;
+	c->softirq = ctx->rec->irq.nr;
+	c->softirq_since = ev->rec.ts;
+}
+
+static void on_softirq_exit(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			    const struct fmt_event *ev, int pid)
+{
+	int vec = ctx->rec->irq.nr;
+	uint64_t ts = ev->rec.ts;
+
+	if (c->in_softirq && c->softirq == vec && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
+		struct oirq *q = rpt_map_get(&o->softirqs, (uint64_t)(uint32_t)vec, NULL);
+		uint64_t dt = clip(o, c->softirq_since, ts);
+
+		if (q && ts >= o->t0 && ts <= o->t1) {
+			if (!q->name[0])
+				snprintf(q->name, sizeof(q->name), "%s",
+					 vec >= 0 && vec < 10 ? softirq_names[vec] : "?");
+			irq_account(q, vec, dt);
+		}
+	}
+	c->in_softirq = false;
+}
+
+/*
+ * Pages seen, for the compression ratio: an event on another page than
+ * the last one of its stream (buffer and CPU) starts a new page.
+ */
+static void count_page(struct overhead *o, const struct fmt_event *ev)
+{
+	uint64_t *lp, stream;
+
 	if (o->lp_cached && o->lp_buf == ev->buffer && o->lp_cpu == ev->rec.cpu) {
 		lp = o->lp_cached;
 	} else {
-		lp = rpt_map_get(&o->lastpage, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu, NULL);
+		stream = (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu;
+		lp = rpt_map_get(&o->lastpage, stream, NULL);
 		o->lp_cached = lp;
 		o->lp_buf = ev->buffer;
 		o->lp_cpu = ev->rec.cpu;
@@ -405,166 +547,98 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		*lp = ev->page_offset + 1;
 		o->pages++;
 	}
+}
+
+/* The peak rate of an event type: the most events of it in one second on one CPU. */
+static void count_rate(struct overhead *o, struct otype *t, int cpu, uint64_t ts)
+{
+	struct cpu_rate *r;
+	uint64_t sec = ts / 1000000000ULL;
+
+	if (cpu < 0 || cpu >= 4096)
+		return;
+	if (cpu >= t->ncpu) {
+		int n = cpu + 1;
+		struct cpu_rate *nr = realloc(t->rate, (size_t)n * sizeof(*nr));
+
+		if (!nr) {
+			o->oom = true;
+			return;
+		}
+		memset(nr + t->ncpu, 0, (size_t)(n - t->ncpu) * sizeof(*nr));
+		t->rate = nr;
+		t->ncpu = n;
+	}
+	r = &t->rate[cpu];
+	if (sec != r->sec || !r->cnt) {
+		r->sec = sec;
+		r->cnt = 0;
+	}
+	if (++r->cnt > r->peak)
+		r->peak = r->cnt;
+}
+
+/* What a selected event cost the tracing: its bytes, its user stack copy, its rate. */
+static void count_cost(struct overhead *o, const struct rpt_ctx *ctx, struct otype *t,
+		       const struct fmt_event *ev)
+{
+	int cl = 0;
+
+	t->count++;
+	t->bytes += (uint64_t)ev->rec.record_size;
+	if (ctx->ki->ucopy.offset >= 0 &&
+	    fmt_field_ptr(&ctx->ki->ucopy, ev->rec.data, ev->rec.size, &cl) && cl > 0) {
+		o->ucopy_stacks++;
+		o->ucopy_bytes += (uint64_t)cl;
+	}
+	count_rate(o, t, ev->rec.cpu, ev->rec.ts);
+}
+
+/*
+ * One handler per kind of enum okind (none for OK_OTHER).  ctx->rec holds
+ * the decoded record for the kinds of OVH_KINDS; pid is the event's
+ * common_pid (-1 when the record is too short for it).
+ */
+typedef void ovh_handler(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
+			 const struct fmt_event *ev, int pid);
+
+static ovh_handler *const on_okind[OK_NR] = {
+	[OK_SWITCH] = on_switch,
+	[OK_SYS_ENTER] = on_sys_enter,
+	[OK_SYS_EXIT] = on_sys_exit,
+	[OK_BPF_SYSCALL] = on_bpf_syscall,
+	[OK_BPF_SYSHIST] = on_bpf_hist,
+	[OK_IRQ_ENTRY] = on_irq_entry,
+	[OK_IRQ_EXIT] = on_irq_exit,
+	[OK_SOFTIRQ_ENTRY] = on_softirq_entry,
+	[OK_SOFTIRQ_EXIT] = on_softirq_exit,
+	[OK_PROC_EXIT] = on_proc_exit,
+};
+
+static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+{
+	struct overhead *o = priv;
+	struct otype *t = rpt_types_get(&o->types, ev->type);
+	struct ocpu *c = cpu_get(o, ev->rec.cpu);
+	int pid;
+
+	if (!t || !c)
+		return;
+	if (!t->kind) {
+		t->kind = okind_of[ctx->ki->kind] ? okind_of[ctx->ki->kind] : OK_OTHER;
+		t->rkind = (unsigned char)ctx->ki->kind;
+	}
+	count_page(o, ev);
 	if (!c->seen) {
 		c->seen = true;
-		c->first = ts;
+		c->first = ev->rec.ts;
 	}
-	c->last = ts;
+	c->last = ev->rec.ts;
 	pid = rpt_event_pid(ctx, ev);
-
-	/* tracing cost: every selected event */
-	if (rpt_event_selected(ctx, ev)) {
-		t->count++;
-		t->bytes += (uint64_t)ev->rec.record_size;
-		if (ctx->ki->ucopy.offset >= 0) {
-			int cl = 0;
-
-			if (fmt_field_ptr(&ctx->ki->ucopy, d, sz, &cl) && cl > 0) {
-				o->ucopy_stacks++;
-				o->ucopy_bytes += (uint64_t)cl;
-			}
-		}
-		if (ev->rec.cpu >= 0 && ev->rec.cpu < 4096) {
-			if (ev->rec.cpu >= t->ncpu) {
-				int n = ev->rec.cpu + 1;
-				struct cpu_rate *nr = realloc(t->rate, (size_t)n * sizeof(*nr));
-
-				if (nr) {
-					memset(nr + t->ncpu, 0, (size_t)(n - t->ncpu) * sizeof(*nr));
-					t->rate = nr;
-					t->ncpu = n;
-				} else {
-					o->oom = true;
-				}
-			}
-			if (ev->rec.cpu < t->ncpu) {
-				struct cpu_rate *r = &t->rate[ev->rec.cpu];
-				uint64_t sec = ts / 1000000000ULL;
-
-				if (sec != r->sec || !r->cnt) {
-					r->sec = sec;
-					r->cnt = 0;
-				}
-				if (++r->cnt > r->peak)
-					r->peak = r->cnt;
-			}
-		}
-	}
-
-	switch (t->kind) {
-	case OK_SWITCH:
-		on_switch(o, ctx, c, ev->rec.cpu, ev);
-		break;
-	case OK_PROC_EXIT: {
-		struct otask *tk = task_get(o, rec->task.pid);
-
-		if (tk)
-			tk->exited = true;
-		break;
-	}
-	case OK_SYS_ENTER: {
-		struct otask *tk = task_get(o, pid);
-
-		if (tk) {
-			tk->in_sys = true;
-			/* a syscalls:sys_enter_NAME without its number: one per event id */
-			tk->sys_nr = rec->sys.id < 0 ? -1 - (long)ev->type : rec->sys.id;
-			tk->sys_ts = ts;
-		}
-		break;
-	}
-	case OK_SYS_EXIT: {
-		struct otask *tk = task_get(o, pid);
-		long nr = rec->sys.id;
-
-		if (!tk)
-			break;
-		if (!tk->in_sys || (nr >= 0 && tk->sys_nr >= 0 && tk->sys_nr != nr)) {
-			if (ts >= o->t0 && ts <= o->t1)
-				o->sys_unmatched++;
-		} else {
-			sys_done(o, ctx, ev->rec.cpu, 0, pid, tk->sys_nr >= 0 ? tk->sys_nr : nr,
-				 rec->sys.name, tk->sys_ts, ts, rec->sys.ret, rec->sys.has_ret);
-		}
-		tk->in_sys = false;
-		break;
-	}
-	case OK_BPF_SYSCALL: {
-		uint64_t dur = rec->bsys.duration;
-
-		sys_done(o, ctx, ev->rec.cpu, 1, pid, (long)(int32_t)rec->bsys.nr, NULL,
-			 ts >= dur ? ts - dur : 0, ts, rec->bsys.ret,
-			 ctx->ki->f[RPT_F_BS_RET].offset >= 0);
-		break;
-	}
-	case OK_BPF_SYSHIST:
-		on_bpf_hist(o, ctx, ev, pid);
-		break;
-	case OK_IRQ_ENTRY: {
-		int irq = rec->irq.nr;
-		struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
-		int len = rec->irq.name.len;
-		const char *nm = rec->irq.name.s;
-
-		if (q && nm && !q->name[0]) {
-			if (len > 31)
-				len = 31;
-			memcpy(q->name, nm, (size_t)len);
-			q->name[len] = 0;
-			q->name[strnlen(q->name, 31)] = 0;
-		}
-		c->in_irq = true;
-		c->irq = irq;
-		c->irq_since = ts;
-		break;
-	}
-	case OK_IRQ_EXIT: {
-		int irq = rec->irq.nr;
-
-		if (c->in_irq && c->irq == irq && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
-			struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
-			uint64_t dt = clip(o, c->irq_since, ts);
-
-			if (q && ts >= o->t0 && ts <= o->t1) {
-				q->nr = irq;
-				q->count++;
-				q->total += dt;
-				if (dt > q->max)
-					q->max = dt;
-			}
-		}
-		c->in_irq = false;
-		break;
-	}
-	case OK_SOFTIRQ_ENTRY:
-		c->in_softirq = true;
-		c->softirq = rec->irq.nr;
-		c->softirq_since = ts;
-		break;
-	case OK_SOFTIRQ_EXIT: {
-		int vec = rec->irq.nr;
-
-		if (c->in_softirq && c->softirq == vec && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
-			struct oirq *q = rpt_map_get(&o->softirqs, (uint64_t)(uint32_t)vec, NULL);
-			uint64_t dt = clip(o, c->softirq_since, ts);
-
-			if (q && ts >= o->t0 && ts <= o->t1) {
-				q->nr = vec;
-				if (!q->name[0])
-					snprintf(q->name, sizeof(q->name), "%s",
-						 vec >= 0 && vec < 10 ? softirq_names[vec] : "?");
-				q->count++;
-				q->total += dt;
-				if (dt > q->max)
-					q->max = dt;
-			}
-		}
-		c->in_softirq = false;
-		break;
-	}
-	default:
-		break;
-	}
+	if (rpt_event_selected(ctx, ev))
+		count_cost(o, ctx, t, ev);
+	if (on_okind[t->kind])
+		on_okind[t->kind](o, ctx, c, ev, pid);
 }
 
 /* ---- output ------------------------------------------------------------------ */
