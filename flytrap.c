@@ -261,6 +261,122 @@ int ft_bad_option(char **argv, const char *with_value)
 	return ft_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
 }
 
+void ft_opt_init(struct ft_optparse *p, int argc, char **argv, const struct ft_opt *table)
+{
+	memset(p, 0, sizeof(*p));
+	p->argc = argc;
+	p->argv = argv;
+	p->table = table;
+	p->i = 1;
+}
+
+/* a value taken from the next argument that is in fact an option ("-5" is a value) */
+static bool opt_looks_like_option(const char *v)
+{
+	return v[0] == '-' && v[1] && !isdigit((unsigned char)v[1]);
+}
+
+static const struct ft_opt *opt_long(const struct ft_opt *t, const char *name, size_t n)
+{
+	for (; t->name || t->letter; t++)
+		if (t->name && strlen(t->name) == n && !strncmp(t->name, name, n))
+			return t;
+	return NULL;
+}
+
+static const struct ft_opt *opt_letter(const struct ft_opt *t, char c)
+{
+	for (; t->name || t->letter; t++)
+		if (t->letter == c)
+			return t;
+	return NULL;
+}
+
+static int opt_next_long(struct ft_optparse *p, const char *a)
+{
+	const char *eq = strchr(a + 2, '=');
+	size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	const struct ft_opt *o = opt_long(p->table, a + 2, n);
+
+	if (!o) {
+		ft_usage_error("unknown option '%.*s'", (int)n + 2, a);
+		return FT_OPT_ERROR;
+	}
+	if (!o->value && eq) {
+		ft_usage_error("option '--%s' takes no value", o->name);
+		return FT_OPT_ERROR;
+	}
+	p->value = NULL;
+	if (o->value && eq) {
+		p->value = eq + 1;
+	} else if (o->value) {
+		if (p->i >= p->argc) {
+			ft_usage_error("option '--%s' needs a value", o->name);
+			return FT_OPT_ERROR;
+		}
+		if (opt_looks_like_option(p->argv[p->i])) {
+			ft_usage_error("option '--%s' needs a value, not the option '%s' (write "
+				       "--%s=VALUE for a value that starts with '-')", o->name,
+				       p->argv[p->i], o->name);
+			return FT_OPT_ERROR;
+		}
+		p->value = p->argv[p->i++];
+	}
+	return o->id;
+}
+
+static int opt_next_letter(struct ft_optparse *p)
+{
+	char c = *p->group++;
+	const struct ft_opt *o = opt_letter(p->table, c);
+
+	if (!o) {
+		ft_usage_error("unknown option '-%c'", c);
+		return FT_OPT_ERROR;
+	}
+	p->value = NULL;
+	if (!o->value)
+		return o->id;
+	if (*p->group) {
+		p->value = p->group;	/* -xVALUE */
+	} else if (p->i >= p->argc) {
+		ft_usage_error("option '-%c' needs a value", c);
+		return FT_OPT_ERROR;
+	} else if (opt_looks_like_option(p->argv[p->i])) {
+		ft_usage_error("option '-%c' needs a value, not the option '%s' (write -%cVALUE for a "
+			       "value that starts with '-')", c, p->argv[p->i], c);
+		return FT_OPT_ERROR;
+	} else {
+		p->value = p->argv[p->i++];
+	}
+	p->group = NULL;
+	return o->id;
+}
+
+int ft_opt_next(struct ft_optparse *p)
+{
+	const char *a;
+
+	if (p->group && *p->group)
+		return opt_next_letter(p);
+	p->group = NULL;
+	if (p->i >= p->argc)
+		return FT_OPT_END;
+	a = p->argv[p->i++];
+	if (!p->no_more && !strcmp(a, "--")) {
+		p->no_more = true;
+		return ft_opt_next(p);
+	}
+	if (p->no_more || a[0] != '-' || !a[1]) {
+		p->value = a;	/* a file name ("-" included) */
+		return FT_OPT_OPERAND;
+	}
+	if (a[1] == '-')
+		return opt_next_long(p, a);
+	p->group = a + 1;
+	return opt_next_letter(p);
+}
+
 int ft_input_path(int argc, char **argv, const char **path)
 {
 	if (optind < argc) {

@@ -58,6 +58,39 @@ int ft_bad_option(char **argv, const char *with_value);
  */
 int ft_input_path(int argc, char **argv, const char **path);
 
+/*
+ * The commands' option parser: a table per command (long name, letter,
+ * whether it takes a value, the id it returns), read in order so an
+ * option can depend on the ones before it (report's -i then -F).  It takes
+ * "--name value", "--name=value", "-x value", "-xvalue" and grouped
+ * letters ("-RN"); "--" ends the options; anything else is an operand,
+ * returned in its place.  A mistake (an unknown option, a missing value,
+ * a value that is an option, "=" on an option without a value) gets the
+ * one-line usage error.
+ */
+struct ft_opt {
+	const char *name;	/* without "--"; NULL: letter only.  {0} ends the table */
+	char letter;		/* 0: long only */
+	bool value;		/* takes a value */
+	int id;			/* what ft_opt_next() returns for it (> 0) */
+};
+
+struct ft_optparse {
+	int argc;
+	char **argv;
+	const struct ft_opt *table;
+	int i;			/* the next argument */
+	const char *group;	/* the rest of a "-abc" group */
+	bool no_more;		/* after "--" */
+	const char *value;	/* the value of the option returned, or the operand */
+};
+
+enum { FT_OPT_END = 0, FT_OPT_OPERAND = -1, FT_OPT_ERROR = -2 };
+
+void ft_opt_init(struct ft_optparse *p, int argc, char **argv, const struct ft_opt *table);
+/* The next option's id (its value in p->value), FT_OPT_OPERAND, FT_OPT_END, or FT_OPT_ERROR. */
+int ft_opt_next(struct ft_optparse *p);
+
 /* Flush stdout and turn a write error (EPIPE excepted) into EXIT_FAIL. */
 int ft_finish_stdout(int rc);
 

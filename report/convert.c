@@ -10,7 +10,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,54 +632,53 @@ int rpt_convert(const char *in_path, const char *out_path, const struct rpt_conv
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "compression", required_argument, NULL, 'c' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "chunk", required_argument, NULL, 'C' },
-		{ "kallsyms", required_argument, NULL, 'K' },
-		{ "keep-symbols", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct ft_opt opts[] = {
+		{ NULL, 'i', true, 'i' }, { "output", 'o', true, 'o' },
+		{ "compression", 'c', true, 'c' }, { "level", 'l', true, 'l' },
+		{ "chunk", 0, true, 'C' }, { "kallsyms", 0, true, 'K' },
+		{ "keep-symbols", 0, true, 'S' }, { NULL, 'v', false, 'v' },
+		{ "help", 'h', false, 'h' }, { 0 },
 	};
 	struct rpt_convert_opts co = { .compression = "zstd" };
-	const char *in_path = NULL, *out_path = NULL;
+	const char *in_path = NULL, *out_path = NULL, *arg;
+	struct ft_optparse p;
 	struct stat si, so;
 	uint64_t v;
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:c:l:vh", lopts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+		arg = p.value;
 		switch (c) {
 		case 'i':
+		case FT_OPT_OPERAND:
 			if (in_path)
 				return ft_usage_error("more than one input file given");
-			in_path = optarg;
+			in_path = arg;
 			break;
 		case 'o':
-			out_path = optarg;
+			out_path = arg;
 			break;
 		case 'c':
-			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
-				return ft_usage_error("unknown compression '%s' (use zstd or none)", optarg);
-			co.compression = optarg;
+			if (strcmp(arg, "zstd") && strcmp(arg, "none"))
+				return ft_usage_error("unknown compression '%s' (use zstd or none)", arg);
+			co.compression = arg;
 			break;
 		case 'l':
-			if (ft_parse_u64(optarg, &v) || v < 1 || v > 19)
-				return ft_usage_error("invalid level '%s' (1..19)", optarg);
+			if (ft_parse_u64(arg, &v) || v < 1 || v > 19)
+				return ft_usage_error("invalid level '%s' (1..19)", arg);
 			co.level = (int)v;
 			break;
 		case 'C':
-			if (ft_parse_u64(optarg, &v) || v < 1 || v > 1024)
-				return ft_usage_error("invalid chunk size '%s' (1..1024 pages)", optarg);
+			if (ft_parse_u64(arg, &v) || v < 1 || v > 1024)
+				return ft_usage_error("invalid chunk size '%s' (1..1024 pages)", arg);
 			co.chunk = (int)v;
 			break;
 		case 'K':
-			co.kallsyms_path = optarg;
+			co.kallsyms_path = arg;
 			break;
 		case 'S':
-			co.keep_symbols_path = optarg;
+			co.keep_symbols_path = arg;
 			break;
 		case 'v':
 			ft_verbose++;
@@ -689,23 +687,8 @@ int cmd_convert(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
 		default:
-			if (optopt == 'o' || optopt == 'c' || optopt == 'l' || optopt == 'i')
-				return ft_usage_error("option '-%c' needs a value", optopt);
-			if (optopt == 'C')
-				return ft_usage_error("option '--chunk' needs a value");
-			if (optopt == 'K')
-				return ft_usage_error("option '--kallsyms' needs a value");
-			if (optopt == 'S')
-				return ft_usage_error("option '--keep-symbols' needs a value");
-			if (optopt)
-				return ft_usage_error("unknown option '-%c'", optopt);
-			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;	/* the parser said why */
 		}
-	}
-	for (; optind < argc; optind++) {
-		if (in_path)
-			return ft_usage_error("more than one input file given");
-		in_path = argv[optind];
 	}
 	if (!in_path)
 		return ft_usage_error("no input file given");

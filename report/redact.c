@@ -16,7 +16,6 @@
  * anywhere in its uncompressed bytes; else the output is removed.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -949,40 +948,34 @@ static void print_summary(const struct red *d)
 
 static int parse_args(struct red *d, int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "key", required_argument, NULL, 'K' },
-		{ "show-policy", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct ft_opt opts[] = {
+		{ "output", 'o', true, 'o' }, { "policy", 0, true, 'P' }, { "key", 0, true, 'K' },
+		{ "show-policy", 0, false, 'S' }, { "json", 0, false, 'j' },
+		{ NULL, 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
 	};
+	struct ft_optparse p;
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	if (rpt_check_args(argc, argv, "o:vh", lopts))
-		return EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "o:vh", lopts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
-		case 'o': d->out_path = optarg; break;
-		case 'P': d->policy_path = optarg; break;
-		case 'K': d->key_path = optarg; break;
+		case 'o': d->out_path = p.value; break;
+		case 'P': d->policy_path = p.value; break;
+		case 'K': d->key_path = p.value; break;
 		case 'S': d->show_policy = true; break;
 		case 'j': d->json = true; break;
 		case 'v': ft_verbose++; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(ft_finish_stdout(EXIT_OK));
+		case FT_OPT_OPERAND:
+			if (d->in_path)
+				return ft_usage_error("more than one input file given");
+			d->in_path = p.value;
+			break;
 		default:
-			return ft_usage_error("bad option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;	/* the parser said why */
 		}
-	}
-	for (; optind < argc; optind++) {
-		if (d->in_path)
-			return ft_usage_error("more than one input file given");
-		d->in_path = argv[optind];
 	}
 	if (d->show_policy)
 		return 0;

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,38 +384,39 @@ static void print_json(const struct verify *v)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "strict", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	enum { O_STRICT = 256, O_JSON };
+	static const struct ft_opt opts[] = {
+		{ "strict", 0, false, O_STRICT }, { "json", 0, false, O_JSON },
+		{ "verbose", 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
 	};
 	struct verify v = { 0 };
+	struct ft_optparse p;
 	bool strict = false, json = false;
+	const char *path = NULL;
 	char *open_err = NULL;
 	int c, rc, err, fd;
 
-	if ((rc = rpt_check_args(argc, argv, "vh", lopts)))
-		return rc;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
-		case 'S': strict = true; break;
-		case 'J': json = true; break;
+		case O_STRICT: strict = true; break;
+		case O_JSON: json = true; break;
 		case 'v': ft_verbose++; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
+		case FT_OPT_OPERAND:
+			if (path)
+				return ft_usage_error("one file at a time");
+			path = p.value;
+			break;
 		default:
-			return ft_bad_option(argv, "");
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (optind >= argc)
+	if (!path)
 		return ft_usage_error("no file given (flytrap verify FILE)");
-	if (optind + 1 < argc)
-		return ft_usage_error("one file at a time");
-	v.path = argv[optind];
+	v.path = path;
 	fd = open(v.path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ft_error("cannot open '%s': %s", v.path, strerror(errno));

@@ -84,9 +84,73 @@ static void test_parsers(void)
 	      ft_parse_cpulist("a", m) && ft_parse_cpulist("1-", m), "bad cpulists refused");
 }
 
+static const struct ft_opt demo_opts[] = {
+	{ "event", 'e', true, 'e' },
+	{ "raw", 'R', false, 'R' },
+	{ NULL, 'N', false, 'N' },
+	{ "from", 0, true, 1000 },
+	{ "json", 0, false, 1001 },
+	{ 0 },
+};
+
+/* Parse args (NULL-terminated) into "id=value ..." ("@" for an operand); "ERR" on a refusal */
+static const char *opt_trace(char **args, char *out, size_t len)
+{
+	struct ft_optparse p;
+	size_t used = 0;
+	int argc = 0, id;
+
+	while (args[argc])
+		argc++;
+	ft_opt_init(&p, argc, args, demo_opts);
+	out[0] = 0;
+	while ((id = ft_opt_next(&p)) != FT_OPT_END) {
+		if (id == FT_OPT_ERROR)
+			return "ERR";
+		used += (size_t)snprintf(out + used, len - used, "%s%s%s%s", used ? " " : "",
+					 id == FT_OPT_OPERAND ? "@" : id < 256 ? (char[2]){ (char)id, 0 } :
+					 id == 1000 ? "from" : "json", p.value ? "=" : "",
+					 p.value ? p.value : "");
+		if (used >= len)
+			return "TOO LONG";
+	}
+	return out;
+}
+
+static void test_optparse(void)
+{
+	static const struct { const char *args[8]; const char *want; } cases[] = {
+		{ { "cmd", "-e", "sched", "f.dat" }, "e=sched @=f.dat" },
+		{ { "cmd", "-esched", "--event=irq", "--event", "x" }, "e=sched e=irq e=x" },
+		{ { "cmd", "-RN", "-RNe", "v" }, "R N R N e=v" },
+		{ { "cmd", "a", "--from", "-5", "b" }, "@=a from=-5 @=b" },
+		{ { "cmd", "--json", "--", "--json", "-R" }, "json @=--json @=-R" },
+		{ { "cmd", "-" }, "@=-" },
+		{ { "cmd", "--from=" }, "from=" },
+		{ { "cmd", "--nope" }, "ERR" },
+		{ { "cmd", "-x" }, "ERR" },
+		{ { "cmd", "-Rx" }, "ERR" },
+		{ { "cmd", "--event" }, "ERR" },
+		{ { "cmd", "-e" }, "ERR" },
+		{ { "cmd", "--event", "--json" }, "ERR" },
+		{ { "cmd", "-e", "-R" }, "ERR" },
+		{ { "cmd", "--json=1" }, "ERR" },
+		{ { "cmd", "--jso" }, "ERR" },
+	};
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = opt_trace((char **)cases[i].args, buf, sizeof(buf));
+
+		CHECK(!strcmp(got, cases[i].want), "case %zu: got '%s' want '%s'", i, got, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	test_json();
 	test_parsers();
+	test_optparse();
 	return check_summary();
 }
