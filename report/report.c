@@ -17,7 +17,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
@@ -2559,6 +2558,8 @@ struct report_args {
 	int npre;
 	bool neg, given_i, pre_offset;
 	int64_t pre_ts_offset;
+	const char **ops;	/* the operands: files */
+	int nops;
 };
 
 #define OPT_NOT_MINE (-1)
@@ -2718,63 +2719,60 @@ static int opt_info(struct info_opts *io, int c)
 	return OPT_NOT_MINE;
 }
 
-static const char report_shorts[] = "i:e:P:F:vVTRr:Nn:O:ISlwfEGH:Lthp";
-static const struct option report_lopts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "cpu", required_argument, NULL, OPT_CPU },
-	{ "pid", required_argument, NULL, 'P' },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ "verbose", no_argument, NULL, 'V' },
-	{ "filter-test", no_argument, NULL, 'T' },
-	{ "ts-offset", required_argument, NULL, OPT_TS_OFFSET },
-	{ "ts2secs", required_argument, NULL, OPT_TS2SECS },
-	{ "ts-diff", no_argument, NULL, OPT_TS_DIFF },
-	{ "ts-check", no_argument, NULL, OPT_TS_CHECK },
-	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
-	{ "align-ts", no_argument, NULL, OPT_ALIGN_TS },
-	{ "nodate", no_argument, NULL, OPT_NODATE },
-	{ "stat", no_argument, NULL, OPT_STAT },
-	{ "uname", no_argument, NULL, OPT_UNAME },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "cpus", no_argument, NULL, OPT_CPUS },
-	{ "first-event", no_argument, NULL, OPT_FIRST },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "last-event", no_argument, NULL, OPT_LAST },
-	{ "check-events", no_argument, NULL, OPT_CHECK },
-	{ "endian", no_argument, NULL, OPT_ENDIAN },
-	{ "printk", no_argument, NULL, OPT_PRINTK },
-	{ "profile", no_argument, NULL, OPT_PROFILE },
-	{ "by-comm", no_argument, NULL, OPT_BYCOMM },
-	{ NULL, 0, NULL, 0 },
+static const struct ft_opt report_opts[] = {
+	{ NULL, 'i', true, 'i' }, { "event", 'e', true, 'e' }, { "cpu", 0, true, OPT_CPU },
+	{ "pid", 'P', true, 'P' }, { "comm", 0, true, OPT_COMM }, { "from", 0, true, OPT_FROM },
+	{ "to", 0, true, OPT_TO }, { NULL, 'F', true, 'F' }, { NULL, 'v', false, 'v' },
+	{ "json", 0, false, OPT_JSON }, { "help", 'h', false, 'h' },
+	{ "verbose", 'V', false, 'V' }, { "filter-test", 'T', false, 'T' },
+	{ NULL, 'R', false, 'R' }, { NULL, 'r', true, 'r' }, { NULL, 'N', false, 'N' },
+	{ NULL, 'n', true, 'n' }, { NULL, 'O', true, 'O' }, { NULL, 'I', false, 'I' },
+	{ NULL, 'S', false, 'S' }, { NULL, 'l', false, 'l' }, { NULL, 'w', false, 'w' },
+	{ NULL, 'f', false, 'f' }, { NULL, 'E', false, 'E' }, { NULL, 'G', false, 'G' },
+	{ NULL, 'H', true, 'H' }, { NULL, 'L', false, 'L' }, { NULL, 't', false, 't' },
+	{ NULL, 'p', false, 'p' },
+	{ "ts-offset", 0, true, OPT_TS_OFFSET }, { "ts2secs", 0, true, OPT_TS2SECS },
+	{ "ts-diff", 0, false, OPT_TS_DIFF }, { "ts-check", 0, false, OPT_TS_CHECK },
+	{ "raw-ts", 0, false, OPT_RAW_TS }, { "align-ts", 0, false, OPT_ALIGN_TS },
+	{ "nodate", 0, false, OPT_NODATE }, { "stat", 0, false, OPT_STAT },
+	{ "uname", 0, false, OPT_UNAME }, { "version", 0, false, OPT_VERSION },
+	{ "cpus", 0, false, OPT_CPUS }, { "first-event", 0, false, OPT_FIRST },
+	{ "threads", 0, true, OPT_THREADS }, { "last-event", 0, false, OPT_LAST },
+	{ "check-events", 0, false, OPT_CHECK }, { "endian", 0, false, OPT_ENDIAN },
+	{ "printk", 0, false, OPT_PRINTK }, { "profile", 0, false, OPT_PROFILE },
+	{ "by-comm", 0, false, OPT_BYCOMM }, { 0 },
 };
 
 /* The options, in order (-F and --ts-offset belong to the -i before them) */
 static int parse_report_args(struct report *rp, struct report_args *a, int argc, char **argv)
 {
+	struct ft_optparse p;
 	int c, rc;
 
-	opterr = 0;
-	optind = 1;
-	if (tracecmd_letter(argc, argv) || rpt_check_args(argc, argv, report_shorts, report_lopts))
+	if (tracecmd_letter(argc, argv))
 		return EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, report_shorts, report_lopts, NULL)) != -1) {
+	a->ops = calloc((size_t)argc + 1, sizeof(*a->ops));
+	if (!a->ops)
+		return ft_error("out of memory");
+	ft_opt_init(&p, argc, argv, report_opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+		if (c == FT_OPT_ERROR)
+			return EXIT_USAGE;	/* the parser said why */
+		if (c == FT_OPT_OPERAND) {
+			a->ops[a->nops++] = p.value;
+			continue;
+		}
 		if (c == 'h') {
 			fputs(usage_text, stdout);
 			return OPT_HELP_DONE;
 		}
-		rc = opt_selection(rp, a, c, optarg);
+		rc = opt_selection(rp, a, c, p.value);
 		if (rc == OPT_NOT_MINE)
-			rc = opt_output(rp, a, c, optarg);
+			rc = opt_output(rp, a, c, p.value);
 		if (rc == OPT_NOT_MINE)
 			rc = opt_info(&a->io, c);
-		if (rc == OPT_NOT_MINE)	/* rpt_check_args() let nothing wrong through */
-			rc = ft_usage_error("bad option '%s'", argv[optind - 1]);
 		if (rc)
-			return rc;
+			return rc == OPT_NOT_MINE ? ft_usage_error("unknown option '%s'", argv[p.i - 1]) : rc;
 	}
 	return 0;
 }
@@ -2785,26 +2783,20 @@ static int parse_report_args(struct report *rp, struct report_args *a, int argc,
  * recording through a joined temporary copy (design decision 8); two
  * recordings are for -i A -i B.
  */
-static int place_inputs(struct report *rp, struct report_args *a, int argc, char **argv,
-			char **joined)
+static int place_inputs(struct report *rp, struct report_args *a, char **joined)
 {
-	const char *path = NULL;
 	int rc;
 
-	if (!rp->nin && argc - optind > 1) {
-		if ((rc = rpt_join_segments(argv + optind, argc - optind, joined)))
+	if (!rp->nin && a->nops > 1) {
+		if ((rc = rpt_join_segments((char **)a->ops, a->nops, joined)))
 			return rc;
 		if (add_input(rp, *joined))
 			return EXIT_FAIL;
 	} else if (!rp->nin) {
-		if (ft_input_path(argc, argv, &path))
-			return EXIT_USAGE;
-		if (add_input(rp, path))
+		if (add_input(rp, a->nops ? a->ops[0] : "trace.dat"))
 			return EXIT_FAIL;
-	} else if (optind < argc) {
-		path = rp->in[0].path;
-		if (ft_input_path(argc, argv, &path))
-			return EXIT_USAGE;
+	} else if (a->nops) {
+		return ft_usage_error("more than one input file given");
 	}
 	if (a->pre_offset) {
 		if (a->given_i)
@@ -2956,6 +2948,7 @@ static void free_report(struct report *rp, struct report_args *a)
 		close_input(&rp->in[i]);
 	free(rp->in);
 	free(a->pre);
+	free(a->ops);
 	free(rp->events);
 	rpt_opts_release(&rp->sel);
 	free(rp->raw_events);
@@ -2979,7 +2972,7 @@ int cmd_report(int argc, char **argv)
 		rc = rc == OPT_HELP_DONE ? EXIT_OK : rc;
 		goto out;
 	}
-	rc = place_inputs(&rp, &a, argc, argv, &joined);
+	rc = place_inputs(&rp, &a, &joined);
 	if (rc)
 		goto out;
 	opts = calloc(rp.nin, sizeof(*opts));
@@ -2987,7 +2980,7 @@ int cmd_report(int argc, char **argv)
 		rc = ft_error("out of memory");
 		goto out;
 	}
-	rc = open_inputs(&rp, opts, joined, argv[optind]);
+	rc = open_inputs(&rp, opts, joined, a.nops ? a.ops[0] : NULL);
 	if (rc)
 		goto out;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
