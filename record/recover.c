@@ -6,7 +6,6 @@
  * this is the command around it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,21 +130,20 @@ static int refuse_store(const struct rec_note *n)
 			(int)n->pid, n->store);
 }
 
-static const struct option long_opts[] = {
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ft_opt opts[] = {
+	{ "verbose", 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
 };
 
 int cmd_recover(int argc, char **argv)
 {
+	struct ft_optparse p;
 	struct rec_note n;
+	const char *path = NULL;
 	char *abs;
 	int c, rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
 		case 'v':
 			ft_verbose++;
@@ -153,15 +151,18 @@ int cmd_recover(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return ft_finish_stdout(EXIT_OK);
+		case FT_OPT_OPERAND:
+			if (path)
+				return ft_usage_error("unexpected argument '%s'", p.value);
+			path = p.value;
+			break;
 		default:
-			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (optind >= argc)
+	if (!path)
 		return ft_usage_error("missing FILE");
-	if (optind + 1 < argc)
-		return ft_usage_error("unexpected argument '%s'", argv[optind + 1]);
-	abs = rec_abs_path(argv[optind]);
+	abs = rec_abs_path(path);
 	if (!find_note(abs, &n)) {
 		free(abs);
 		if (rec_note_alive(&n)) {
@@ -173,11 +174,11 @@ int cmd_recover(int argc, char **argv)
 		} else {
 			/* finished, or an older recorder's note: the file is where it was */
 			rec_note_remove_pid(n.pid);
-			rc = recover_in_place(argv[optind]);
+			rc = recover_in_place(path);
 		}
 		rec_note_free(&n);
 		return rc;
 	}
 	free(abs);
-	return recover_in_place(argv[optind]);
+	return recover_in_place(path);
 }

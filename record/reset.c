@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,14 +364,10 @@ static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 	}
 }
 
-static const struct option long_opts[] = {
-	{ "dry-run", no_argument, NULL, 'n' },
-	{ "all", no_argument, NULL, 'A' },
-	{ "yes", no_argument, NULL, 'y' },
-	{ "force", required_argument, NULL, 'F' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ft_opt opts[] = {
+	{ "dry-run", 'n', false, 'n' }, { "all", 0, false, 'A' }, { "yes", 'y', false, 'y' },
+	{ "force", 0, true, 'F' }, { "verbose", 'v', false, 'v' }, { "help", 'h', false, 'h' },
+	{ 0 },
 };
 
 int cmd_reset(int argc, char **argv)
@@ -382,10 +377,11 @@ int cmd_reset(int argc, char **argv)
 	struct rec_note *notes = NULL;
 	bool dry = false, all = false;
 	int c, done = 0, err = 0, r, nnotes = 0, all_rc = -1;
+	const char *extra = NULL;
+	struct ft_optparse p;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":nyvh", long_opts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
 		case 'n':
 			dry = true;
@@ -400,10 +396,11 @@ int cmd_reset(int argc, char **argv)
 			ao.force = realloc(ao.force, sizeof(*ao.force) * (ao.nforce + 1));
 			if (!ao.force)
 				return ft_error("out of memory");
-			ao.force[ao.nforce++] = optarg;
+			ao.force[ao.nforce++] = (char *)p.value;	/* an argv string */
 			break;
-		case ':':
-			return ft_usage_error("option '%s' needs a value", argv[optind - 1]);
+		case FT_OPT_OPERAND:
+			extra = extra ? extra : p.value;
+			break;
 		case 'v':
 			ft_verbose++;
 			break;
@@ -411,11 +408,12 @@ int cmd_reset(int argc, char **argv)
 			usage(stdout);
 			return ft_finish_stdout(EXIT_OK);
 		default:
-			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+			free(ao.force);
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (optind < argc)
-		r = ft_usage_error("unexpected argument '%s'", argv[optind]);
+	if (extra)
+		r = ft_usage_error("unexpected argument '%s'", extra);
 	else if (!all && (ao.yes || ao.nforce))
 		r = ft_usage_error("%s goes with --all", ao.yes ? "--yes" : "--force");
 	else if (all)

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1960,13 +1959,9 @@ static void usage(FILE *f)
 "looked at (and nothing was found), 2 usage error.\n");
 }
 
-static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "no-cost", no_argument, NULL, 'N' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ft_opt opts[] = {
+	{ "json", 0, false, 'j' }, { "interval", 0, true, 'i' }, { "no-cost", 0, false, 'N' },
+	{ "verbose", 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
 };
 
 int cmd_status(int argc, char **argv)
@@ -1974,18 +1969,18 @@ int cmd_status(int argc, char **argv)
 	struct st_status s;
 	uint64_t interval_ns = 1000000000ull;
 	bool json = false, cost = true;
+	struct ft_optparse p;
 	int c, rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
 		case 'i':
-			if (ft_parse_duration_ns(optarg, &interval_ns) || interval_ns > 600000000000ull)
-				return ft_usage_error("bad --interval '%s' (a duration up to 10m)", optarg);
+			if (ft_parse_duration_ns(p.value, &interval_ns) || interval_ns > 600000000000ull)
+				return ft_usage_error("bad --interval '%s' (a duration up to 10m)", p.value);
 			break;
 		case 'N':
 			cost = false;
@@ -1996,14 +1991,12 @@ int cmd_status(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return ft_finish_stdout(EXIT_OK);
-		case ':':
-			return ft_usage_error("option '%s' needs a value", argv[optind - 1]);
+		case FT_OPT_OPERAND:
+			return ft_usage_error("unexpected argument '%s'", p.value);
 		default:
-			return ft_bad_option(argv, "");
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (optind < argc)
-		return ft_usage_error("unexpected argument '%s'", argv[optind]);
 
 	st_collect(&s);
 	if (cost)

@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,10 +92,8 @@ static void print_list(FILE *f, const struct recorder *v, int n)
 			v[i].output ? v[i].output : "?");
 }
 
-static const struct option long_opts[] = {
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ft_opt opts[] = {
+	{ "verbose", 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
 };
 
 int cmd_trigger(int argc, char **argv)
@@ -104,10 +101,11 @@ int cmd_trigger(int argc, char **argv)
 	struct recorder v[MAX_RECORDERS];
 	pid_t pid = 0;
 	int c, n = 0, i, rc = EXIT_FAIL, err;
+	const char *pid_arg = NULL;
+	struct ft_optparse op;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+vh", long_opts, NULL)) != -1) {
+	ft_opt_init(&op, argc, argv, opts);
+	while ((c = ft_opt_next(&op)) != FT_OPT_END) {
 		switch (c) {
 		case 'v':
 			ft_verbose++;
@@ -115,17 +113,20 @@ int cmd_trigger(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return ft_finish_stdout(EXIT_OK);
+		case FT_OPT_OPERAND:
+			if (pid_arg)
+				return ft_usage_error("give at most one PID");
+			pid_arg = op.value;
+			break;
 		default:
-			return ft_bad_option(argv, NULL);
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (argc - optind > 1)
-		return ft_usage_error("give at most one PID");
-	if (optind < argc) {
+	if (pid_arg) {
 		uint64_t p;
 
-		if (ft_parse_u64(argv[optind], &p) || !p || p > 0x3fffffff)
-			return ft_usage_error("bad pid '%s'", argv[optind]);
+		if (ft_parse_u64(pid_arg, &p) || !p || p > 0x3fffffff)
+			return ft_usage_error("bad pid '%s'", pid_arg);
 		pid = (pid_t)p;
 	}
 	n = list_recorders(v, MAX_RECORDERS);
