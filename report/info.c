@@ -431,13 +431,10 @@ static void print_tindex(struct info *inf)
 		       !strcmp(st, "none") ? "none" : "malformed, ignored");
 }
 
-static void print_text(struct info *inf, const char *path)
+/* The file and how it was written: size, format, kernel, writer, clock and CPUs. */
+static void text_header(const struct fmt_info *in, const char *path)
 {
-	const struct fmt_info *in = inf->in;
-	char b1[64], b2[64], name[256];
-	int *order, n = 0, i, b;
-	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
-	const struct fmt_meta *m = fmt_reader_meta(inf->r);
+	char b1[64];
 
 	printf("file:        %s (%s)\n", path, human(in->file_size, b1, sizeof(b1)));
 	printf("format:      v%d, %s%s%s, %s-endian, %d-byte longs, %u-byte pages\n",
@@ -453,25 +450,39 @@ static void print_text(struct info *inf, const char *path)
 		printf("offsets:     date %+lld ns, offset %+lld ns\n", (long long)in->date_offset_ns,
 		       (long long)in->ts_offset_ns);
 	printf("cpus:        %d\n", in->cpus);
-	print_hostguest(in);
-	if (in->latency.present) {
-		printf("latency:     text of a latency tracer, %s%s", human(in->latency.size, b1, sizeof(b1)),
-		       in->latency.compressed ? "" : " (to the end of the file)");
-		if (in->latency.compressed)
-			printf(" in %u %s chunk%s", in->latency.nchunks, in->compression,
-			       in->latency.nchunks == 1 ? "" : "s");
-		printf("\n");
-		if (in->latency.clock_skipped)
-			printf("             its first %llu bytes are read as a clock block "
-			       "(TRACECLOCK option)\n", (unsigned long long)in->latency.clock_skipped);
-		printf("             no events: `flytrap report` prints the text\n");
-	}
-	for (b = 0; b < in->nbuffers; b++) {
+}
+
+/* A latency tracer's text in place of events */
+static void text_latency(const struct fmt_info *in)
+{
+	char b1[64];
+
+	if (!in->latency.present)
+		return;
+	printf("latency:     text of a latency tracer, %s%s",
+	       human(in->latency.size, b1, sizeof(b1)),
+	       in->latency.compressed ? "" : " (to the end of the file)");
+	if (in->latency.compressed)
+		printf(" in %u %s chunk%s", in->latency.nchunks, in->compression,
+		       in->latency.nchunks == 1 ? "" : "s");
+	printf("\n");
+	if (in->latency.clock_skipped)
+		printf("             its first %llu bytes are read as a clock block "
+		       "(TRACECLOCK option)\n", (unsigned long long)in->latency.clock_skipped);
+	printf("             no events: `flytrap report` prints the text\n");
+}
+
+/* One line per ring buffer: its CPUs with data and their size in the file */
+static void text_buffers(const struct fmt_info *in)
+{
+	char b1[64];
+
+	for (int b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];
 		uint64_t sz = 0;
 		int withdata = 0;
 
-		for (i = 0; i < buf->ncpus; i++) {
+		for (int i = 0; i < buf->ncpus; i++) {
 			sz += buf->cpus[i].size;
 			withdata += buf->cpus[i].size > 0;
 		}
@@ -481,7 +492,14 @@ static void print_text(struct info *inf, const char *path)
 		       buf->cpu_ids_guessed ? " (rebuilt: CPU ids guessed)" :
 		       buf->recovered ? " (rebuilt)" : "");
 	}
-	print_tindex(inf);
+}
+
+/* The time span the scan saw (when it saw events) and how many events it read */
+static void text_events(struct info *inf)
+{
+	const struct fmt_info *in = inf->in;
+	char b1[64], b2[64];
+
 	if (inf->nevents) {
 		ts_text(in, inf->first_ts, b1, sizeof(b1));
 		ts_text(in, inf->last_ts, b2, sizeof(b2));
@@ -494,6 +512,15 @@ static void print_text(struct info *inf, const char *path)
 	}
 	printf("events:      %llu (%s in records)\n", (unsigned long long)inf->nevents,
 	       human(inf->bytes, b1, sizeof(b1)));
+}
+
+/* The pages with a loss flag: the total, then one line per CPU that has some */
+static void text_losses(struct info *inf)
+{
+	const struct fmt_info *in = inf->in;
+	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
+	int i;
+
 	for (i = 0; i < inf->ncpus; i++) {
 		lost_pages += inf->cpus[i].lost_pages;
 		lost_known += inf->cpus[i].lost_known;
@@ -501,23 +528,29 @@ static void print_text(struct info *inf, const char *path)
 	}
 	if (!lost_pages) {
 		printf("lost:        no page carries a loss flag\n");
-	} else {
-		printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
-		       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages, lost_pages == 1 ? "" : "s",
-		       lost_unknown ? " (some counts unknown)" : "");
-		for (i = 0; i < inf->ncpus; i++) {
-			struct cpu_stat *c = &inf->cpus[i];
-
-			if (!c->lost_pages)
-				continue;
-			printf("             %s%sCPU %d: %llu event%s on %llu page%s%s\n",
-			       in->buffers[c->buffer].name, in->buffers[c->buffer].name[0] ? " " : "",
-			       c->cpu, (unsigned long long)c->lost_known, c->lost_known == 1 ? "" : "s",
-			       (unsigned long long)c->lost_pages, c->lost_pages == 1 ? "" : "s",
-			       c->lost_unknown_pages ? " (some counts unknown)" : "");
-		}
+		return;
 	}
-	print_recorder(inf);
+	printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
+	       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages,
+	       lost_pages == 1 ? "" : "s", lost_unknown ? " (some counts unknown)" : "");
+	for (i = 0; i < inf->ncpus; i++) {
+		struct cpu_stat *c = &inf->cpus[i];
+
+		if (!c->lost_pages)
+			continue;
+		printf("             %s%sCPU %d: %llu event%s on %llu page%s%s\n",
+		       in->buffers[c->buffer].name, in->buffers[c->buffer].name[0] ? " " : "",
+		       c->cpu, (unsigned long long)c->lost_known, c->lost_known == 1 ? "" : "s",
+		       (unsigned long long)c->lost_pages, c->lost_pages == 1 ? "" : "s",
+		       c->lost_unknown_pages ? " (some counts unknown)" : "");
+	}
+}
+
+/* What could not be read: refused formats, a cut file, damaged CPU streams */
+static void text_damage(struct info *inf)
+{
+	const struct fmt_info *in = inf->in;
+
 	if (in->nbad_formats)
 		printf("formats:     %d refused as unsafe or unparsable\n", in->nbad_formats);
 	if (in->truncated_at)
@@ -525,34 +558,66 @@ static void print_text(struct info *inf, const char *path)
 	if (inf->stream_errors)
 		printf("damage:      %d CPU stream(s) unreadable: %s\n", inf->stream_errors,
 		       inf->first_error ? inf->first_error : "");
+}
+
+/* The table of event types, largest share of the record bytes first */
+static void text_types(struct info *inf)
+{
+	char b1[64], name[256];
+	int *order, n = 0, i;
 
 	order = inf->nevents ? malloc(65537 * sizeof(int)) : NULL;
-	if (order) {
-		for (i = 0; i <= 65536; i++)
-			if (inf->types[i].count)
-				order[n++] = i;
-		qsort_r(order, n, sizeof(int), cmp_types, inf->types);
-		printf("\n%-42s %12s %12s %7s\n", "event type", "count", "bytes", "share");
-		for (i = 0; i < n; i++) {
-			struct type_stat *t = &inf->types[order[i]];
+	if (!order)
+		return;
+	for (i = 0; i <= 65536; i++)
+		if (inf->types[i].count)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(int), cmp_types, inf->types);
+	printf("\n%-42s %12s %12s %7s\n", "event type", "count", "bytes", "share");
+	for (i = 0; i < n; i++) {
+		struct type_stat *t = &inf->types[order[i]];
 
-			printf("%-42.42s %12llu %12s %6.1f%%\n", type_name(inf, order[i], name, sizeof(name)),
-			       (unsigned long long)t->count, human(t->bytes, b1, sizeof(b1)),
-			       inf->bytes ? 100.0 * t->bytes / inf->bytes : 0.0);
-		}
-		free(order);
+		printf("%-42.42s %12llu %12s %6.1f%%\n",
+		       type_name(inf, order[i], name, sizeof(name)), (unsigned long long)t->count,
+		       human(t->bytes, b1, sizeof(b1)),
+		       inf->bytes ? 100.0 * t->bytes / inf->bytes : 0.0);
 	}
-	if (fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, 0)) {
-		printf("\nkernel CPU stats at the end of the recording:\n");
-		cpustat_lines(inf, stdout, false);
-	}
-	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
-	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
-	/* the recorder's two META options (start, end) read as one list */
+	free(order);
+}
+
+static void text_cpustats(struct info *inf)
+{
+	if (!fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, 0))
+		return;
+	printf("\nkernel CPU stats at the end of the recording:\n");
+	cpustat_lines(inf, stdout, false);
+}
+
+/* the recorder's two META options (start, end) read as one list */
+static void text_metadata(const struct fmt_meta *m)
+{
 	if (m && m->present)
 		printf("\nflytrap metadata:\n");
 	for (size_t k = 0; m && k < m->all.n; k++)
 		print_folded(m->all.kv[k].line, strlen(m->all.kv[k].line));
+}
+
+static void print_text(struct info *inf, const char *path)
+{
+	text_header(inf->in, path);
+	print_hostguest(inf->in);
+	text_latency(inf->in);
+	text_buffers(inf->in);
+	print_tindex(inf);
+	text_events(inf);
+	text_losses(inf);
+	print_recorder(inf);
+	text_damage(inf);
+	text_types(inf);
+	text_cpustats(inf);
+	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
+	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
+	text_metadata(fmt_reader_meta(inf->r));
 }
 
 /* flytrap's "key=value" lines as a JSON object of strings, null without the option */
