@@ -643,14 +643,12 @@ static void json_kv_list(bool present, const struct fmt_kvlist *l)
 	putchar('}');
 }
 
-static void print_json(struct info *inf, const char *path)
+/* The members from "file" to "time_index": the file, how it was written, its clock and CPUs */
+static void json_header(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
-	const struct fmt_meta *m = fmt_reader_meta(inf->r);
 	uint64_t tix_chunks = 0;
 	const char *tix;
-	char name[256];
-	int i, b;
 
 	printf("{\"file\":");
 	ft_json_str(stdout, path);
@@ -672,54 +670,72 @@ static void print_json(struct info *inf, const char *path)
 	tix = tindex_state(inf, &tix_chunks);
 	printf(",\"trace_id\":%llu,\"time_index\":{\"status\":\"%s\",\"chunks\":%llu}",
 	       (unsigned long long)in->trace_id, tix, (unsigned long long)tix_chunks);
+}
+
+static void json_latency(const struct fmt_info *in)
+{
 	printf(",\"latency\":");
-	if (in->latency.present)
-		printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
-		       "\"section_size\":%llu,\"clock_skipped\":%llu}",
-		       (unsigned long long)in->latency.size, in->latency.compressed ? "true" : "false",
-		       in->latency.nchunks, (unsigned long long)in->latency.offset,
-		       (unsigned long long)in->latency.section_size,
-		       (unsigned long long)in->latency.clock_skipped);
-	else
+	if (!in->latency.present) {
 		printf("null");
-	printf(",\"time_shift\":");
-	if (in->time_shift.present) {
-		const struct fmt_time_shift *t = &in->time_shift;
-
-		printf("{\"peer_trace_id\":%llu,\"flags\":%u,\"fraction\":%s,\"cpus\":[",
-		       (unsigned long long)t->peer_id, t->flags, t->has_fraction ? "true" : "false");
-		for (i = 0; i < t->ncpus; i++) {
-			int k;
-
-			printf("%s[", i ? "," : "");
-			for (k = 0; k < t->cpus[i].nsamples; k++) {
-				const struct fmt_tsync_sample *sm = &t->cpus[i].samples[k];
-
-				printf("%s{\"time\":%lld,\"offset\":%lld,\"scaling\":%lld,\"fraction\":%lld}",
-				       k ? "," : "", (long long)sm->time, (long long)sm->offset,
-				       (long long)sm->scaling, (long long)sm->fraction);
-			}
-			printf("]");
-		}
-		printf("]}");
-	} else {
-		printf("null");
+		return;
 	}
+	printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
+	       "\"section_size\":%llu,\"clock_skipped\":%llu}",
+	       (unsigned long long)in->latency.size, in->latency.compressed ? "true" : "false",
+	       in->latency.nchunks, (unsigned long long)in->latency.offset,
+	       (unsigned long long)in->latency.section_size,
+	       (unsigned long long)in->latency.clock_skipped);
+}
+
+/* A guest's TIME_SHIFT option: its host, and every sample of every CPU */
+static void json_time_shift(const struct fmt_info *in)
+{
+	const struct fmt_time_shift *t = &in->time_shift;
+
+	printf(",\"time_shift\":");
+	if (!t->present) {
+		printf("null");
+		return;
+	}
+	printf("{\"peer_trace_id\":%llu,\"flags\":%u,\"fraction\":%s,\"cpus\":[",
+	       (unsigned long long)t->peer_id, t->flags, t->has_fraction ? "true" : "false");
+	for (int i = 0; i < t->ncpus; i++) {
+		printf("%s[", i ? "," : "");
+		for (int k = 0; k < t->cpus[i].nsamples; k++) {
+			const struct fmt_tsync_sample *sm = &t->cpus[i].samples[k];
+
+			printf("%s{\"time\":%lld,\"offset\":%lld,"
+			       "\"scaling\":%lld,\"fraction\":%lld}", k ? "," : "",
+			       (long long)sm->time, (long long)sm->offset,
+			       (long long)sm->scaling, (long long)sm->fraction);
+		}
+		printf("]");
+	}
+	printf("]}");
+}
+
+/* A host's GUEST options: each guest's name, trace id and the pid behind each vCPU */
+static void json_guests(const struct fmt_info *in)
+{
 	printf(",\"guests\":[");
-	for (i = 0; i < in->nguests; i++) {
+	for (int i = 0; i < in->nguests; i++) {
 		const struct fmt_guest *g = &in->guests[i];
-		int k;
 
 		printf("%s{\"name\":", i ? "," : "");
 		ft_json_str(stdout, g->name);
 		printf(",\"trace_id\":%llu,\"vcpu_pids\":[", (unsigned long long)g->trace_id);
-		for (k = 0; k < g->nvcpus; k++)
+		for (int k = 0; k < g->nvcpus; k++)
 			printf("%s%d", k ? "," : "", g->vcpu_pid[k]);
 		printf("]}");
 	}
 	printf("]");
+}
+
+/* The ring buffers as the file lays them out: where each CPU's data is and its size */
+static void json_buffers(const struct fmt_info *in)
+{
 	printf(",\"buffers\":[");
-	for (b = 0; b < in->nbuffers; b++) {
+	for (int b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];
 
 		printf("%s{\"name\":", b ? "," : "");
@@ -729,14 +745,23 @@ static void print_json(struct info *inf, const char *path)
 		printf(",\"page_size\":%u,\"compressed\":%s,\"recovered\":%s,\"cpu_ids_guessed\":%s,"
 		       "\"cpus\":[", buf->page_size, buf->compressed ? "true" : "false",
 		       buf->recovered ? "true" : "false", buf->cpu_ids_guessed ? "true" : "false");
-		for (i = 0; i < buf->ncpus; i++)
+		for (int i = 0; i < buf->ncpus; i++)
 			printf("%s{\"cpu\":%d,\"offset\":%llu,\"size\":%llu,\"truncated\":%s}", i ? "," : "",
 			       buf->cpus[i].cpu, (unsigned long long)buf->cpus[i].offset,
 			       (unsigned long long)buf->cpus[i].size,
 			       buf->cpus[i].truncated ? "true" : "false");
 		printf("]}");
 	}
-	printf("],\"events\":%llu,\"event_bytes\":%llu", (unsigned long long)inf->nevents,
+	printf("]");
+}
+
+/* What the scan counted: events and bytes, their time span, and each event type (by id) */
+static void json_events(struct info *inf)
+{
+	char name[256];
+	int i, n;
+
+	printf(",\"events\":%llu,\"event_bytes\":%llu", (unsigned long long)inf->nevents,
 	       (unsigned long long)inf->bytes);
 	if (inf->nevents)
 		printf(",\"first_ts\":%llu,\"last_ts\":%llu", (unsigned long long)inf->first_ts,
@@ -744,20 +769,26 @@ static void print_json(struct info *inf, const char *path)
 	else
 		printf(",\"first_ts\":null,\"last_ts\":null");
 	printf(",\"types\":[");
-	for (i = 0, b = 0; i <= 65536; i++) {
+	for (i = 0, n = 0; i <= 65536; i++) {
 		if (!inf->types[i].count)
 			continue;
-		printf("%s{\"id\":%d,\"name\":", b++ ? "," : "", i == 65536 ? -1 : i);
+		printf("%s{\"id\":%d,\"name\":", n++ ? "," : "", i == 65536 ? -1 : i);
 		ft_json_str(stdout, type_name(inf, i, name, sizeof(name)));
 		printf(",\"count\":%llu,\"bytes\":%llu}", (unsigned long long)inf->types[i].count,
 		       (unsigned long long)inf->types[i].bytes);
 	}
-	printf("],\"per_cpu\":[");
-	for (i = 0; i < inf->ncpus; i++) {
+	printf("]");
+}
+
+/* The scan's figures per (buffer, CPU) stream, losses included */
+static void json_per_cpu(struct info *inf)
+{
+	printf(",\"per_cpu\":[");
+	for (int i = 0; i < inf->ncpus; i++) {
 		struct cpu_stat *c = &inf->cpus[i];
 
 		printf("%s{\"buffer\":", i ? "," : "");
-		ft_json_str(stdout, in->buffers[c->buffer].name);
+		ft_json_str(stdout, inf->in->buffers[c->buffer].name);
 		printf(",\"cpu\":%d,\"events\":%llu,\"bytes\":%llu,\"first_ts\":%llu,\"last_ts\":%llu,"
 		       "\"lost_pages\":%llu,\"lost_events\":%llu,\"lost_unknown_pages\":%llu}",
 		       c->cpu, (unsigned long long)c->events, (unsigned long long)c->bytes,
@@ -765,7 +796,22 @@ static void print_json(struct info *inf, const char *path)
 		       (unsigned long long)c->lost_pages, (unsigned long long)c->lost_known,
 		       (unsigned long long)c->lost_unknown_pages);
 	}
-	printf("],\"cpustats\":[");
+	printf("]");
+}
+
+static void print_json(struct info *inf, const char *path)
+{
+	const struct fmt_info *in = inf->in;
+	const struct fmt_meta *m = fmt_reader_meta(inf->r);
+
+	json_header(inf, path);
+	json_latency(in);
+	json_time_shift(in);
+	json_guests(in);
+	json_buffers(in);
+	json_events(inf);
+	json_per_cpu(inf);
+	printf(",\"cpustats\":[");
 	cpustat_lines(inf, stdout, true);
 	printf("],\"bad_formats\":%d,\"truncated_at\":%llu,\"stream_errors\":%d", in->nbad_formats,
 	       (unsigned long long)in->truncated_at, inf->stream_errors);
