@@ -1225,7 +1225,7 @@ static int replay_begin(struct replay *rp, struct fmt_reader *r, const struct rp
 			const struct rpt_analyzer *const *an, int n)
 {
 	struct rpt_ctx *ctx = &rp->ctx;
-	int k;
+	int k, err = 0;
 
 	memset(rp, 0, sizeof(*rp));
 	rp->types.elem_size = sizeof(struct replay_type);
@@ -1246,16 +1246,16 @@ static int replay_begin(struct replay *rp, struct fmt_reader *r, const struct rp
 
 	rp->privs = calloc((size_t)(n > 0 ? n : 1), sizeof(*rp->privs));
 	if (!rp->privs)
-		return -ENOMEM;
-	for (k = 0; k < n; k++) {
+		err = -ENOMEM;
+	for (k = 0; !err && k < n; k++) {
 		rp->privs[k] = calloc(1, an[k]->priv_size ? an[k]->priv_size : 1);
 		if (!rp->privs[k])
-			return -ENOMEM;
+			err = -ENOMEM;
 		if (an[k]->event_unfiltered)
 			rp->any_unfiltered = true;
 		rp->want |= an[k]->kinds;
 	}
-	return 0;
+	return err;
 }
 
 /* Each analyzer's init, with its own configuration in ctx->conf; stops at the first failure. */
@@ -1317,6 +1317,7 @@ static int stream_error(struct replay *rp, int rc)
 static int note_stream(struct replay *rp, const struct fmt_event *ev)
 {
 	struct stream_last *sl;
+	int err;
 
 	/* events come in runs per stream: remember the last one looked up */
 	if (ev->buffer != rp->last_buf || ev->rec.cpu != rp->last_cpu || !rp->sl_cached) {
@@ -1327,27 +1328,17 @@ static int note_stream(struct replay *rp, const struct fmt_event *ev)
 		rp->last_cpu = ev->rec.cpu;
 	}
 	sl = rp->sl_cached;
-	if (ev->rec.missed_events && add_loss(&rp->ctx, &rp->losscap, ev, sl))
-		return -ENOMEM;
-	if (sl)
+	err = ev->rec.missed_events ? add_loss(&rp->ctx, &rp->losscap, ev, sl) : 0;
+	if (sl && !err)
 		sl->ts = ev->rec.ts;
-	return 0;
+	return err;
 }
 
-/* One event: counted, prepared, shown to the unfiltered analyzers, and to the rest if selected. */
-static int replay_event(struct replay *rp, const struct fmt_event *ev)
+/* The event prepared, shown to the analyzers that see every event, then to the rest if selected */
+static void dispatch_event(struct replay *rp, const struct fmt_event *ev)
 {
 	struct rpt_ctx *ctx = &rp->ctx;
 	int k;
-
-	if (!ctx->nevents_all)
-		ctx->all_first_ts = ev->rec.ts;
-	ctx->nevents_all++;
-	ctx->all_last_ts = ev->rec.ts;
-	if (rp->prog.on && !(ctx->nevents_all & PROGRESS_EVERY))
-		progress_show(&rp->prog, ctx->nevents_all);
-	if (note_stream(rp, ev))
-		return -ENOMEM;
 
 	replay_prepare(ctx, &rp->types, &rp->tasks, ev, rp->want, &rp->rec);
 
@@ -1355,16 +1346,33 @@ static int replay_event(struct replay *rp, const struct fmt_event *ev)
 		for (k = 0; k < rp->n; k++)
 			if (rp->an[k]->event_unfiltered)
 				rp->an[k]->event_unfiltered(ctx, rp->privs[k], ev);
-	if (!rpt_event_selected(ctx, ev))
-		return 0;
-	if (!ctx->nevents)
-		ctx->first_ts = ev->rec.ts;
-	ctx->nevents++;
-	ctx->last_ts = ev->rec.ts;
-	for (k = 0; k < rp->n; k++)
-		if (rp->an[k]->event)
-			rp->an[k]->event(ctx, rp->privs[k], ev);
-	return 0;
+	if (rpt_event_selected(ctx, ev)) {
+		if (!ctx->nevents)
+			ctx->first_ts = ev->rec.ts;
+		ctx->nevents++;
+		ctx->last_ts = ev->rec.ts;
+		for (k = 0; k < rp->n; k++)
+			if (rp->an[k]->event)
+				rp->an[k]->event(ctx, rp->privs[k], ev);
+	}
+}
+
+/* One event read from the file: counted, its stream's losses noted, then dispatched */
+static int replay_event(struct replay *rp, const struct fmt_event *ev)
+{
+	struct rpt_ctx *ctx = &rp->ctx;
+	int err;
+
+	if (!ctx->nevents_all)
+		ctx->all_first_ts = ev->rec.ts;
+	ctx->nevents_all++;
+	ctx->all_last_ts = ev->rec.ts;
+	if (rp->prog.on && !(ctx->nevents_all & PROGRESS_EVERY))
+		progress_show(&rp->prog, ctx->nevents_all);
+	err = note_stream(rp, ev);
+	if (!err)
+		dispatch_event(rp, ev);
+	return err;
 }
 
 /* Every event of the file, between a slice's prologue and epilogue records. */
