@@ -431,13 +431,10 @@ static void print_tindex(struct info *inf)
 		       !strcmp(st, "none") ? "none" : "malformed, ignored");
 }
 
-static void print_text(struct info *inf, const char *path)
+/* The file and how it was written: size, format, kernel, writer, clock and CPUs. */
+static void text_header(const struct fmt_info *in, const char *path)
 {
-	const struct fmt_info *in = inf->in;
-	char b1[64], b2[64], name[256];
-	int *order, n = 0, i, b;
-	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
-	const struct fmt_meta *m = fmt_reader_meta(inf->r);
+	char b1[64];
 
 	printf("file:        %s (%s)\n", path, human(in->file_size, b1, sizeof(b1)));
 	printf("format:      v%d, %s%s%s, %s-endian, %d-byte longs, %u-byte pages\n",
@@ -453,25 +450,39 @@ static void print_text(struct info *inf, const char *path)
 		printf("offsets:     date %+lld ns, offset %+lld ns\n", (long long)in->date_offset_ns,
 		       (long long)in->ts_offset_ns);
 	printf("cpus:        %d\n", in->cpus);
-	print_hostguest(in);
-	if (in->latency.present) {
-		printf("latency:     text of a latency tracer, %s%s", human(in->latency.size, b1, sizeof(b1)),
-		       in->latency.compressed ? "" : " (to the end of the file)");
-		if (in->latency.compressed)
-			printf(" in %u %s chunk%s", in->latency.nchunks, in->compression,
-			       in->latency.nchunks == 1 ? "" : "s");
-		printf("\n");
-		if (in->latency.clock_skipped)
-			printf("             its first %llu bytes are read as a clock block "
-			       "(TRACECLOCK option)\n", (unsigned long long)in->latency.clock_skipped);
-		printf("             no events: `flytrap report` prints the text\n");
-	}
-	for (b = 0; b < in->nbuffers; b++) {
+}
+
+/* A latency tracer's text in place of events */
+static void text_latency(const struct fmt_info *in)
+{
+	char b1[64];
+
+	if (!in->latency.present)
+		return;
+	printf("latency:     text of a latency tracer, %s%s",
+	       human(in->latency.size, b1, sizeof(b1)),
+	       in->latency.compressed ? "" : " (to the end of the file)");
+	if (in->latency.compressed)
+		printf(" in %u %s chunk%s", in->latency.nchunks, in->compression,
+		       in->latency.nchunks == 1 ? "" : "s");
+	printf("\n");
+	if (in->latency.clock_skipped)
+		printf("             its first %llu bytes are read as a clock block "
+		       "(TRACECLOCK option)\n", (unsigned long long)in->latency.clock_skipped);
+	printf("             no events: `flytrap report` prints the text\n");
+}
+
+/* One line per ring buffer: its CPUs with data and their size in the file */
+static void text_buffers(const struct fmt_info *in)
+{
+	char b1[64];
+
+	for (int b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];
 		uint64_t sz = 0;
 		int withdata = 0;
 
-		for (i = 0; i < buf->ncpus; i++) {
+		for (int i = 0; i < buf->ncpus; i++) {
 			sz += buf->cpus[i].size;
 			withdata += buf->cpus[i].size > 0;
 		}
@@ -481,7 +492,14 @@ static void print_text(struct info *inf, const char *path)
 		       buf->cpu_ids_guessed ? " (rebuilt: CPU ids guessed)" :
 		       buf->recovered ? " (rebuilt)" : "");
 	}
-	print_tindex(inf);
+}
+
+/* The time span the scan saw (when it saw events) and how many events it read */
+static void text_events(struct info *inf)
+{
+	const struct fmt_info *in = inf->in;
+	char b1[64], b2[64];
+
 	if (inf->nevents) {
 		ts_text(in, inf->first_ts, b1, sizeof(b1));
 		ts_text(in, inf->last_ts, b2, sizeof(b2));
@@ -494,6 +512,15 @@ static void print_text(struct info *inf, const char *path)
 	}
 	printf("events:      %llu (%s in records)\n", (unsigned long long)inf->nevents,
 	       human(inf->bytes, b1, sizeof(b1)));
+}
+
+/* The pages with a loss flag: the total, then one line per CPU that has some */
+static void text_losses(struct info *inf)
+{
+	const struct fmt_info *in = inf->in;
+	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
+	int i;
+
 	for (i = 0; i < inf->ncpus; i++) {
 		lost_pages += inf->cpus[i].lost_pages;
 		lost_known += inf->cpus[i].lost_known;
@@ -501,23 +528,29 @@ static void print_text(struct info *inf, const char *path)
 	}
 	if (!lost_pages) {
 		printf("lost:        no page carries a loss flag\n");
-	} else {
-		printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
-		       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages, lost_pages == 1 ? "" : "s",
-		       lost_unknown ? " (some counts unknown)" : "");
-		for (i = 0; i < inf->ncpus; i++) {
-			struct cpu_stat *c = &inf->cpus[i];
-
-			if (!c->lost_pages)
-				continue;
-			printf("             %s%sCPU %d: %llu event%s on %llu page%s%s\n",
-			       in->buffers[c->buffer].name, in->buffers[c->buffer].name[0] ? " " : "",
-			       c->cpu, (unsigned long long)c->lost_known, c->lost_known == 1 ? "" : "s",
-			       (unsigned long long)c->lost_pages, c->lost_pages == 1 ? "" : "s",
-			       c->lost_unknown_pages ? " (some counts unknown)" : "");
-		}
+		return;
 	}
-	print_recorder(inf);
+	printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
+	       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages,
+	       lost_pages == 1 ? "" : "s", lost_unknown ? " (some counts unknown)" : "");
+	for (i = 0; i < inf->ncpus; i++) {
+		struct cpu_stat *c = &inf->cpus[i];
+
+		if (!c->lost_pages)
+			continue;
+		printf("             %s%sCPU %d: %llu event%s on %llu page%s%s\n",
+		       in->buffers[c->buffer].name, in->buffers[c->buffer].name[0] ? " " : "",
+		       c->cpu, (unsigned long long)c->lost_known, c->lost_known == 1 ? "" : "s",
+		       (unsigned long long)c->lost_pages, c->lost_pages == 1 ? "" : "s",
+		       c->lost_unknown_pages ? " (some counts unknown)" : "");
+	}
+}
+
+/* What could not be read: refused formats, a cut file, damaged CPU streams */
+static void text_damage(struct info *inf)
+{
+	const struct fmt_info *in = inf->in;
+
 	if (in->nbad_formats)
 		printf("formats:     %d refused as unsafe or unparsable\n", in->nbad_formats);
 	if (in->truncated_at)
@@ -525,34 +558,66 @@ static void print_text(struct info *inf, const char *path)
 	if (inf->stream_errors)
 		printf("damage:      %d CPU stream(s) unreadable: %s\n", inf->stream_errors,
 		       inf->first_error ? inf->first_error : "");
+}
+
+/* The table of event types, largest share of the record bytes first */
+static void text_types(struct info *inf)
+{
+	char b1[64], name[256];
+	int *order, n = 0, i;
 
 	order = inf->nevents ? malloc(65537 * sizeof(int)) : NULL;
-	if (order) {
-		for (i = 0; i <= 65536; i++)
-			if (inf->types[i].count)
-				order[n++] = i;
-		qsort_r(order, n, sizeof(int), cmp_types, inf->types);
-		printf("\n%-42s %12s %12s %7s\n", "event type", "count", "bytes", "share");
-		for (i = 0; i < n; i++) {
-			struct type_stat *t = &inf->types[order[i]];
+	if (!order)
+		return;
+	for (i = 0; i <= 65536; i++)
+		if (inf->types[i].count)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(int), cmp_types, inf->types);
+	printf("\n%-42s %12s %12s %7s\n", "event type", "count", "bytes", "share");
+	for (i = 0; i < n; i++) {
+		struct type_stat *t = &inf->types[order[i]];
 
-			printf("%-42.42s %12llu %12s %6.1f%%\n", type_name(inf, order[i], name, sizeof(name)),
-			       (unsigned long long)t->count, human(t->bytes, b1, sizeof(b1)),
-			       inf->bytes ? 100.0 * t->bytes / inf->bytes : 0.0);
-		}
-		free(order);
+		printf("%-42.42s %12llu %12s %6.1f%%\n",
+		       type_name(inf, order[i], name, sizeof(name)), (unsigned long long)t->count,
+		       human(t->bytes, b1, sizeof(b1)),
+		       inf->bytes ? 100.0 * t->bytes / inf->bytes : 0.0);
 	}
-	if (fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, 0)) {
-		printf("\nkernel CPU stats at the end of the recording:\n");
-		cpustat_lines(inf, stdout, false);
-	}
-	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
-	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
-	/* the recorder's two META options (start, end) read as one list */
+	free(order);
+}
+
+static void text_cpustats(struct info *inf)
+{
+	if (!fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, 0))
+		return;
+	printf("\nkernel CPU stats at the end of the recording:\n");
+	cpustat_lines(inf, stdout, false);
+}
+
+/* the recorder's two META options (start, end) read as one list */
+static void text_metadata(const struct fmt_meta *m)
+{
 	if (m && m->present)
 		printf("\nflytrap metadata:\n");
 	for (size_t k = 0; m && k < m->all.n; k++)
 		print_folded(m->all.kv[k].line, strlen(m->all.kv[k].line));
+}
+
+static void print_text(struct info *inf, const char *path)
+{
+	text_header(inf->in, path);
+	print_hostguest(inf->in);
+	text_latency(inf->in);
+	text_buffers(inf->in);
+	print_tindex(inf);
+	text_events(inf);
+	text_losses(inf);
+	print_recorder(inf);
+	text_damage(inf);
+	text_types(inf);
+	text_cpustats(inf);
+	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
+	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
+	text_metadata(fmt_reader_meta(inf->r));
 }
 
 /* flytrap's "key=value" lines as a JSON object of strings, null without the option */
@@ -578,14 +643,12 @@ static void json_kv_list(bool present, const struct fmt_kvlist *l)
 	putchar('}');
 }
 
-static void print_json(struct info *inf, const char *path)
+/* The members from "file" to "time_index": the file, how it was written, its clock and CPUs */
+static void json_header(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
-	const struct fmt_meta *m = fmt_reader_meta(inf->r);
 	uint64_t tix_chunks = 0;
 	const char *tix;
-	char name[256];
-	int i, b;
 
 	printf("{\"file\":");
 	ft_json_str(stdout, path);
@@ -607,54 +670,72 @@ static void print_json(struct info *inf, const char *path)
 	tix = tindex_state(inf, &tix_chunks);
 	printf(",\"trace_id\":%llu,\"time_index\":{\"status\":\"%s\",\"chunks\":%llu}",
 	       (unsigned long long)in->trace_id, tix, (unsigned long long)tix_chunks);
+}
+
+static void json_latency(const struct fmt_info *in)
+{
 	printf(",\"latency\":");
-	if (in->latency.present)
-		printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
-		       "\"section_size\":%llu,\"clock_skipped\":%llu}",
-		       (unsigned long long)in->latency.size, in->latency.compressed ? "true" : "false",
-		       in->latency.nchunks, (unsigned long long)in->latency.offset,
-		       (unsigned long long)in->latency.section_size,
-		       (unsigned long long)in->latency.clock_skipped);
-	else
+	if (!in->latency.present) {
 		printf("null");
-	printf(",\"time_shift\":");
-	if (in->time_shift.present) {
-		const struct fmt_time_shift *t = &in->time_shift;
-
-		printf("{\"peer_trace_id\":%llu,\"flags\":%u,\"fraction\":%s,\"cpus\":[",
-		       (unsigned long long)t->peer_id, t->flags, t->has_fraction ? "true" : "false");
-		for (i = 0; i < t->ncpus; i++) {
-			int k;
-
-			printf("%s[", i ? "," : "");
-			for (k = 0; k < t->cpus[i].nsamples; k++) {
-				const struct fmt_tsync_sample *sm = &t->cpus[i].samples[k];
-
-				printf("%s{\"time\":%lld,\"offset\":%lld,\"scaling\":%lld,\"fraction\":%lld}",
-				       k ? "," : "", (long long)sm->time, (long long)sm->offset,
-				       (long long)sm->scaling, (long long)sm->fraction);
-			}
-			printf("]");
-		}
-		printf("]}");
-	} else {
-		printf("null");
+		return;
 	}
+	printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
+	       "\"section_size\":%llu,\"clock_skipped\":%llu}",
+	       (unsigned long long)in->latency.size, in->latency.compressed ? "true" : "false",
+	       in->latency.nchunks, (unsigned long long)in->latency.offset,
+	       (unsigned long long)in->latency.section_size,
+	       (unsigned long long)in->latency.clock_skipped);
+}
+
+/* A guest's TIME_SHIFT option: its host, and every sample of every CPU */
+static void json_time_shift(const struct fmt_info *in)
+{
+	const struct fmt_time_shift *t = &in->time_shift;
+
+	printf(",\"time_shift\":");
+	if (!t->present) {
+		printf("null");
+		return;
+	}
+	printf("{\"peer_trace_id\":%llu,\"flags\":%u,\"fraction\":%s,\"cpus\":[",
+	       (unsigned long long)t->peer_id, t->flags, t->has_fraction ? "true" : "false");
+	for (int i = 0; i < t->ncpus; i++) {
+		printf("%s[", i ? "," : "");
+		for (int k = 0; k < t->cpus[i].nsamples; k++) {
+			const struct fmt_tsync_sample *sm = &t->cpus[i].samples[k];
+
+			printf("%s{\"time\":%lld,\"offset\":%lld,"
+			       "\"scaling\":%lld,\"fraction\":%lld}", k ? "," : "",
+			       (long long)sm->time, (long long)sm->offset,
+			       (long long)sm->scaling, (long long)sm->fraction);
+		}
+		printf("]");
+	}
+	printf("]}");
+}
+
+/* A host's GUEST options: each guest's name, trace id and the pid behind each vCPU */
+static void json_guests(const struct fmt_info *in)
+{
 	printf(",\"guests\":[");
-	for (i = 0; i < in->nguests; i++) {
+	for (int i = 0; i < in->nguests; i++) {
 		const struct fmt_guest *g = &in->guests[i];
-		int k;
 
 		printf("%s{\"name\":", i ? "," : "");
 		ft_json_str(stdout, g->name);
 		printf(",\"trace_id\":%llu,\"vcpu_pids\":[", (unsigned long long)g->trace_id);
-		for (k = 0; k < g->nvcpus; k++)
+		for (int k = 0; k < g->nvcpus; k++)
 			printf("%s%d", k ? "," : "", g->vcpu_pid[k]);
 		printf("]}");
 	}
 	printf("]");
+}
+
+/* The ring buffers as the file lays them out: where each CPU's data is and its size */
+static void json_buffers(const struct fmt_info *in)
+{
 	printf(",\"buffers\":[");
-	for (b = 0; b < in->nbuffers; b++) {
+	for (int b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];
 
 		printf("%s{\"name\":", b ? "," : "");
@@ -664,14 +745,23 @@ static void print_json(struct info *inf, const char *path)
 		printf(",\"page_size\":%u,\"compressed\":%s,\"recovered\":%s,\"cpu_ids_guessed\":%s,"
 		       "\"cpus\":[", buf->page_size, buf->compressed ? "true" : "false",
 		       buf->recovered ? "true" : "false", buf->cpu_ids_guessed ? "true" : "false");
-		for (i = 0; i < buf->ncpus; i++)
+		for (int i = 0; i < buf->ncpus; i++)
 			printf("%s{\"cpu\":%d,\"offset\":%llu,\"size\":%llu,\"truncated\":%s}", i ? "," : "",
 			       buf->cpus[i].cpu, (unsigned long long)buf->cpus[i].offset,
 			       (unsigned long long)buf->cpus[i].size,
 			       buf->cpus[i].truncated ? "true" : "false");
 		printf("]}");
 	}
-	printf("],\"events\":%llu,\"event_bytes\":%llu", (unsigned long long)inf->nevents,
+	printf("]");
+}
+
+/* What the scan counted: events and bytes, their time span, and each event type (by id) */
+static void json_events(struct info *inf)
+{
+	char name[256];
+	int i, n;
+
+	printf(",\"events\":%llu,\"event_bytes\":%llu", (unsigned long long)inf->nevents,
 	       (unsigned long long)inf->bytes);
 	if (inf->nevents)
 		printf(",\"first_ts\":%llu,\"last_ts\":%llu", (unsigned long long)inf->first_ts,
@@ -679,20 +769,26 @@ static void print_json(struct info *inf, const char *path)
 	else
 		printf(",\"first_ts\":null,\"last_ts\":null");
 	printf(",\"types\":[");
-	for (i = 0, b = 0; i <= 65536; i++) {
+	for (i = 0, n = 0; i <= 65536; i++) {
 		if (!inf->types[i].count)
 			continue;
-		printf("%s{\"id\":%d,\"name\":", b++ ? "," : "", i == 65536 ? -1 : i);
+		printf("%s{\"id\":%d,\"name\":", n++ ? "," : "", i == 65536 ? -1 : i);
 		ft_json_str(stdout, type_name(inf, i, name, sizeof(name)));
 		printf(",\"count\":%llu,\"bytes\":%llu}", (unsigned long long)inf->types[i].count,
 		       (unsigned long long)inf->types[i].bytes);
 	}
-	printf("],\"per_cpu\":[");
-	for (i = 0; i < inf->ncpus; i++) {
+	printf("]");
+}
+
+/* The scan's figures per (buffer, CPU) stream, losses included */
+static void json_per_cpu(struct info *inf)
+{
+	printf(",\"per_cpu\":[");
+	for (int i = 0; i < inf->ncpus; i++) {
 		struct cpu_stat *c = &inf->cpus[i];
 
 		printf("%s{\"buffer\":", i ? "," : "");
-		ft_json_str(stdout, in->buffers[c->buffer].name);
+		ft_json_str(stdout, inf->in->buffers[c->buffer].name);
 		printf(",\"cpu\":%d,\"events\":%llu,\"bytes\":%llu,\"first_ts\":%llu,\"last_ts\":%llu,"
 		       "\"lost_pages\":%llu,\"lost_events\":%llu,\"lost_unknown_pages\":%llu}",
 		       c->cpu, (unsigned long long)c->events, (unsigned long long)c->bytes,
@@ -700,7 +796,22 @@ static void print_json(struct info *inf, const char *path)
 		       (unsigned long long)c->lost_pages, (unsigned long long)c->lost_known,
 		       (unsigned long long)c->lost_unknown_pages);
 	}
-	printf("],\"cpustats\":[");
+	printf("]");
+}
+
+static void print_json(struct info *inf, const char *path)
+{
+	const struct fmt_info *in = inf->in;
+	const struct fmt_meta *m = fmt_reader_meta(inf->r);
+
+	json_header(inf, path);
+	json_latency(in);
+	json_time_shift(in);
+	json_guests(in);
+	json_buffers(in);
+	json_events(inf);
+	json_per_cpu(inf);
+	printf(",\"cpustats\":[");
 	cpustat_lines(inf, stdout, true);
 	printf("],\"bad_formats\":%d,\"truncated_at\":%llu,\"stream_errors\":%d", in->nbad_formats,
 	       (unsigned long long)in->truncated_at, inf->stream_errors);

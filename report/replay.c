@@ -1198,58 +1198,85 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 	}
 }
 
-int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
-	       const struct rpt_analyzer *const *an, int n)
-{
+/* One replay: the context the analyzers see, their private data, and the reader's bookkeeping. */
+struct replay {
 	struct rpt_ctx ctx;
 	struct rpt_tasks tasks;
-	struct rpt_types types = { .elem_size = sizeof(struct replay_type) };
+	struct rpt_types types;
 	struct rpt_map last;	/* (buffer << 32 | cpu) -> struct stream_last */
-	struct fmt_iter *it = NULL;
-	struct fmt_iter_opts io;
+	struct fmt_iter *it;
+	const struct rpt_analyzer *const *an;
+	int n;
 	void **privs;
-	bool any_unfiltered = false;
-	int err = 0, k, rc, ninit = 0, losscap = 0, nerrs = 0, last_buf = -1, last_cpu = -1;
-	struct stream_last *sl_cached = NULL;
+	int ninit;		/* analyzers whose init succeeded (the first ninit) */
+	bool any_unfiltered;
+	uint64_t want;		/* kinds some analyzer reads as typed records */
+	int losscap, nerrs;
+	int last_buf, last_cpu;	/* the stream of sl_cached */
+	struct stream_last *sl_cached;
 	struct progress prog;
-	uint64_t want = 0;	/* kinds some analyzer reads as typed records */
 	struct rpt_rec rec;
+};
 
-	memset(&ctx, 0, sizeof(ctx));
+/* The context and the analyzers' private data; privs stays NULL when even that fails. */
+static int replay_begin(struct replay *rp, struct fmt_reader *r, const struct rpt_opts *opts,
+			const struct rpt_analyzer *const *an, int n)
+{
+	struct rpt_ctx *ctx = &rp->ctx;
+	int k, err = 0;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->types.elem_size = sizeof(struct replay_type);
+	rp->an = an;
+	rp->n = n;
+	rp->last_buf = -1;
+	rp->last_cpu = -1;
 	first_damage[0] = 0;
-	ctx.r = r;
-	ctx.tep = fmt_reader_tep(r);
-	ctx.info = fmt_reader_info(r);
-	ctx.opts = opts;
-	ts_ticks = !ctx.info->clock_in_usecs;
-	progress_begin(&prog, opts);
-	rpt_map_init(&tasks.map, sizeof(struct task_info));
-	rpt_map_init(&last, sizeof(struct stream_last));
-	ctx.tasks = &tasks;
+	ctx->r = r;
+	ctx->tep = fmt_reader_tep(r);
+	ctx->info = fmt_reader_info(r);
+	ctx->opts = opts;
+	ts_ticks = !ctx->info->clock_in_usecs;
+	progress_begin(&rp->prog, opts);
+	rpt_map_init(&rp->tasks.map, sizeof(struct task_info));
+	rpt_map_init(&rp->last, sizeof(struct stream_last));
+	ctx->tasks = &rp->tasks;
 
-	privs = calloc((size_t)(n > 0 ? n : 1), sizeof(*privs));
-	if (!privs)
-		return -ENOMEM;
-	for (k = 0; k < n; k++) {
-		privs[k] = calloc(1, an[k]->priv_size ? an[k]->priv_size : 1);
-		if (!privs[k]) {
+	rp->privs = calloc((size_t)(n > 0 ? n : 1), sizeof(*rp->privs));
+	if (!rp->privs)
+		err = -ENOMEM;
+	for (k = 0; !err && k < n; k++) {
+		rp->privs[k] = calloc(1, an[k]->priv_size ? an[k]->priv_size : 1);
+		if (!rp->privs[k])
 			err = -ENOMEM;
-			goto out;
-		}
 		if (an[k]->event_unfiltered)
-			any_unfiltered = true;
-		want |= an[k]->kinds;
+			rp->any_unfiltered = true;
+		rp->want |= an[k]->kinds;
 	}
-	for (k = 0; k < n; k++) {
-		if (an[k]->init) {
-			ctx.conf = an[k]->conf;
-			err = an[k]->init(&ctx, privs[k]);
-			ctx.conf = NULL;
-			if (err)
-				goto out;
+	return err;
+}
+
+/* Each analyzer's init, with its own configuration in ctx->conf; stops at the first failure. */
+static int init_analyzers(struct replay *rp)
+{
+	int err = 0;
+
+	for (int k = 0; k < rp->n && !err; k++) {
+		if (rp->an[k]->init) {
+			rp->ctx.conf = rp->an[k]->conf;
+			err = rp->an[k]->init(&rp->ctx, rp->privs[k]);
+			rp->ctx.conf = NULL;
 		}
-		ninit++;
+		if (!err)
+			rp->ninit++;
 	}
+	return err;
+}
+
+static int open_events(struct replay *rp)
+{
+	struct fmt_iter_opts io;
+	const struct rpt_opts *opts = rp->ctx.opts;
 
 	memset(&io, 0, sizeof(io));
 	io.threads = opts->threads ? opts->threads : rpt_threads_default();
@@ -1261,117 +1288,188 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	 * one CPU runs on another later), and an analyzer must give the same
 	 * figures alone and next to others in `flytrap analyze`.
 	 */
-	err = fmt_iter_new(r, &io, &it);
-	if (err)
-		goto out;
+	return fmt_iter_new(rp->ctx.r, &io, &rp->it);
+}
 
-	feed_slice_records(&ctx, "prologue", &types, &tasks, an, n, privs);
-	for (;;) {
-		const struct fmt_event *ev;
-		struct stream_last *sl;
+/*
+ * A damaged CPU stream (rc < 0 from the iterator): counted, the first
+ * message kept; the read goes on with the other streams until there are
+ * too many to be worth it, when rc becomes the replay's error.
+ */
+static int stream_error(struct replay *rp, int rc)
+{
+	const struct rpt_opts *opts = rp->ctx.opts;
 
-		rc = fmt_iter_next(it, &ev);
-		if (rc == 0)
-			break;
-		if (rc < 0) {
-			/* the first is the error rpt_replay_status() prints; later ones are details */
-			if (!nerrs)
-				snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(r));
-			else if (nerrs < 10)
-				ft_warn("'%s': another damaged CPU stream: %s", opts->path ? opts->path : "input",
-					fmt_reader_error(r));
-			nerrs++;
-			ctx.stream_errors = nerrs;
-			if (nerrs > 1000000) {
-				err = rc;
-				break;
-			}
-			continue;
-		}
-		if (!ctx.nevents_all)
-			ctx.all_first_ts = ev->rec.ts;
-		ctx.nevents_all++;
-		ctx.all_last_ts = ev->rec.ts;
-		if (prog.on && !(ctx.nevents_all & PROGRESS_EVERY))
-			progress_show(&prog, ctx.nevents_all);
+	/* the first is the error rpt_replay_status() prints; later ones are details */
+	if (!rp->nerrs)
+		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(rp->ctx.r));
+	else if (rp->nerrs < 10)
+		ft_warn("'%s': another damaged CPU stream: %s", opts->path ? opts->path : "input",
+			fmt_reader_error(rp->ctx.r));
+	rp->nerrs++;
+	rp->ctx.stream_errors = rp->nerrs;
+	return rp->nerrs > 1000000 ? rc : 0;
+}
 
-		/* events come in runs per stream: remember the last one looked up */
-		if (ev->buffer != last_buf || ev->rec.cpu != last_cpu || !sl_cached) {
-			sl_cached = rpt_map_get(&last, (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu,
-						NULL);
-			last_buf = ev->buffer;
-			last_cpu = ev->rec.cpu;
-		}
-		sl = sl_cached;
-		if (ev->rec.missed_events && add_loss(&ctx, &losscap, ev, sl)) {
-			err = -ENOMEM;
-			break;
-		}
-		if (sl)
-			sl->ts = ev->rec.ts;
+/* The loss bookkeeping of ev's stream: a marker when events were missed before it. */
+static int note_stream(struct replay *rp, const struct fmt_event *ev)
+{
+	struct stream_last *sl;
+	int err;
 
-		replay_prepare(&ctx, &types, &tasks, ev, want, &rec);
+	/* events come in runs per stream: remember the last one looked up */
+	if (ev->buffer != rp->last_buf || ev->rec.cpu != rp->last_cpu || !rp->sl_cached) {
+		uint64_t key = (uint64_t)(uint32_t)ev->buffer << 32 | (uint32_t)ev->rec.cpu;
 
-		if (any_unfiltered)
-			for (k = 0; k < n; k++)
-				if (an[k]->event_unfiltered)
-					an[k]->event_unfiltered(&ctx, privs[k], ev);
-		if (!rpt_event_selected(&ctx, ev))
-			continue;
-		if (!ctx.nevents)
-			ctx.first_ts = ev->rec.ts;
-		ctx.nevents++;
-		ctx.last_ts = ev->rec.ts;
-		for (k = 0; k < n; k++)
-			if (an[k]->event)
-				an[k]->event(&ctx, privs[k], ev);
+		rp->sl_cached = rpt_map_get(&rp->last, key, NULL);
+		rp->last_buf = ev->buffer;
+		rp->last_cpu = ev->rec.cpu;
 	}
-	if (!err)
-		feed_slice_records(&ctx, "epilogue", &types, &tasks, an, n, privs);
-	ctx.ki = NULL;
-	ctx.rec = NULL;
-	if (fmt_iter_errors(it) > ctx.stream_errors)
-		ctx.stream_errors = fmt_iter_errors(it);
-	if (ctx.stream_errors && !first_damage[0])
-		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(r));
-	progress_end(&prog);
+	sl = rp->sl_cached;
+	err = ev->rec.missed_events ? add_loss(&rp->ctx, &rp->losscap, ev, sl) : 0;
+	if (sl && !err)
+		sl->ts = ev->rec.ts;
+	return err;
+}
 
-	if (!err)
-		for (k = 0; k < n; k++) {
-			if (an[k]->finish) {
-				struct rpt_opts own;
-				int e;
+/* The event prepared, shown to the analyzers that see every event, then to the rest if selected */
+static void dispatch_event(struct replay *rp, const struct fmt_event *ev)
+{
+	struct rpt_ctx *ctx = &rp->ctx;
+	int k;
 
-				/* this analyzer prints to its own stream */
-				if (an[k]->out) {
-					own = *opts;
-					own.out = an[k]->out;
-					ctx.opts = &own;
-				}
-				e = an[k]->finish(&ctx, privs[k]);
-				ctx.opts = opts;
-				/* remember why the output failed before anything else sets errno */
-				if (ferror(an[k]->out ? an[k]->out : opts->out ? opts->out : stdout) && !out_errno)
-					out_errno = errno ? errno : EIO;
-				if (e && !err)
-					err = e;
-			}
-		}
-	/* a damaged or cut file: the figures are partial, and the exit says so */
-	if (!err && (ctx.stream_errors || nerrs || ctx.info->truncated_at))
-		err = -EBADMSG;
-out:
-	fmt_iter_free(it);
-	for (k = 0; k < n; k++) {
-		if (k < ninit && an[k]->release)
-			an[k]->release(privs[k]);
-		free(privs[k]);
+	replay_prepare(ctx, &rp->types, &rp->tasks, ev, rp->want, &rp->rec);
+
+	if (rp->any_unfiltered)
+		for (k = 0; k < rp->n; k++)
+			if (rp->an[k]->event_unfiltered)
+				rp->an[k]->event_unfiltered(ctx, rp->privs[k], ev);
+	if (rpt_event_selected(ctx, ev)) {
+		if (!ctx->nevents)
+			ctx->first_ts = ev->rec.ts;
+		ctx->nevents++;
+		ctx->last_ts = ev->rec.ts;
+		for (k = 0; k < rp->n; k++)
+			if (rp->an[k]->event)
+				rp->an[k]->event(ctx, rp->privs[k], ev);
 	}
-	free(privs);
-	free(ctx.losses);
-	rpt_map_release(&tasks.map);
-	rpt_map_release(&last);
-	rpt_types_release(&types);
+}
+
+/* One event read from the file: counted, its stream's losses noted, then dispatched */
+static int replay_event(struct replay *rp, const struct fmt_event *ev)
+{
+	struct rpt_ctx *ctx = &rp->ctx;
+	int err;
+
+	if (!ctx->nevents_all)
+		ctx->all_first_ts = ev->rec.ts;
+	ctx->nevents_all++;
+	ctx->all_last_ts = ev->rec.ts;
+	if (rp->prog.on && !(ctx->nevents_all & PROGRESS_EVERY))
+		progress_show(&rp->prog, ctx->nevents_all);
+	err = note_stream(rp, ev);
+	if (!err)
+		dispatch_event(rp, ev);
+	return err;
+}
+
+/* Every event of the file, between a slice's prologue and epilogue records. */
+static int replay_events(struct replay *rp)
+{
+	const struct fmt_event *ev;
+	int err = 0, rc;
+
+	feed_slice_records(&rp->ctx, "prologue", &rp->types, &rp->tasks, rp->an, rp->n, rp->privs);
+	while (!err && (rc = fmt_iter_next(rp->it, &ev)) != 0)
+		err = rc < 0 ? stream_error(rp, rc) : replay_event(rp, ev);
+	if (!err)
+		feed_slice_records(&rp->ctx, "epilogue", &rp->types, &rp->tasks, rp->an, rp->n,
+				   rp->privs);
+	return err;
+}
+
+/* After the last event: no current record any more, every damaged stream counted. */
+static void replay_end(struct replay *rp)
+{
+	struct rpt_ctx *ctx = &rp->ctx;
+
+	ctx->ki = NULL;
+	ctx->rec = NULL;
+	if (fmt_iter_errors(rp->it) > ctx->stream_errors)
+		ctx->stream_errors = fmt_iter_errors(rp->it);
+	if (ctx->stream_errors && !first_damage[0])
+		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(ctx->r));
+	progress_end(&rp->prog);
+}
+
+/*
+ * Each analyzer's finish, all of them even when one fails (the first
+ * failure is returned); an analyzer with its own stream prints there.
+ */
+static int finish_analyzers(struct replay *rp)
+{
+	const struct rpt_opts *opts = rp->ctx.opts;
+	int err = 0;
+
+	for (int k = 0; k < rp->n; k++) {
+		const struct rpt_analyzer *a = rp->an[k];
+		struct rpt_opts own;
+		int e;
+
+		if (!a->finish)
+			continue;
+		if (a->out) {
+			own = *opts;
+			own.out = a->out;
+			rp->ctx.opts = &own;
+		}
+		e = a->finish(&rp->ctx, rp->privs[k]);
+		rp->ctx.opts = opts;
+		/* remember why the output failed before anything else sets errno */
+		if (ferror(a->out ? a->out : opts->out ? opts->out : stdout) && !out_errno)
+			out_errno = errno ? errno : EIO;
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
+static void replay_release(struct replay *rp)
+{
+	fmt_iter_free(rp->it);
+	for (int k = 0; rp->privs && k < rp->n; k++) {
+		if (k < rp->ninit && rp->an[k]->release)
+			rp->an[k]->release(rp->privs[k]);
+		free(rp->privs[k]);
+	}
+	free(rp->privs);
+	free(rp->ctx.losses);
+	rpt_map_release(&rp->tasks.map);
+	rpt_map_release(&rp->last);
+	rpt_types_release(&rp->types);
+}
+
+int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
+	       const struct rpt_analyzer *const *an, int n)
+{
+	struct replay rp;
+	int err;
+
+	err = replay_begin(&rp, r, opts, an, n);
+	if (!err)
+		err = init_analyzers(&rp);
+	if (!err)
+		err = open_events(&rp);
+	if (!err) {
+		err = replay_events(&rp);
+		replay_end(&rp);
+		if (!err)
+			err = finish_analyzers(&rp);
+		/* a damaged or cut file: the figures are partial, and the exit says so */
+		if (!err && (rp.ctx.stream_errors || rp.nerrs || rp.ctx.info->truncated_at))
+			err = -EBADMSG;
+	}
+	replay_release(&rp);
 	return err;
 }
 
