@@ -5,7 +5,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pwd.h>
 #include <signal.h>
@@ -252,15 +251,6 @@ int ft_parse_cpulist(const char *s, uint64_t mask[4])
 	return 0;
 }
 
-int ft_bad_option(char **argv, const char *with_value)
-{
-	if (optopt && strchr(with_value, optopt))
-		return ft_usage_error("option '-%c' needs a value", optopt);
-	if (optopt)
-		return ft_usage_error("unknown option '-%c'", optopt);
-	return ft_usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-}
-
 void ft_opt_init(struct ft_optparse *p, int argc, char **argv, const struct ft_opt *table)
 {
 	memset(p, 0, sizeof(*p));
@@ -375,18 +365,6 @@ int ft_opt_next(struct ft_optparse *p)
 		return opt_next_long(p, a);
 	p->group = a + 1;
 	return opt_next_letter(p);
-}
-
-int ft_input_path(int argc, char **argv, const char **path)
-{
-	if (optind < argc) {
-		if (*path || optind + 1 < argc)
-			return ft_usage_error("more than one input file given");
-		*path = argv[optind];
-	}
-	if (!*path)
-		*path = "trace.dat";
-	return 0;
 }
 
 int ft_finish_stdout(int rc)

@@ -45,18 +45,6 @@ int ft_parse_ts(const char *s, uint64_t *out_ns);
 /* CPU list "0,2-5" into a 256-bit mask. */
 int ft_parse_cpulist(const char *s, uint64_t mask[4]);
 
-/*
- * After getopt_long() returned '?': print the one-line usage error (an
- * unknown option, or a missing value for one of the short options listed
- * in with_value) and return EXIT_USAGE.  Needs opterr = 0.
- */
-int ft_bad_option(char **argv, const char *with_value);
-/*
- * The input file after option parsing: *path as set by -i, else the one
- * positional argument, else "trace.dat".  Returns 0, or EXIT_USAGE after
- * the message when more than one file is given.
- */
-int ft_input_path(int argc, char **argv, const char **path);
 
 /*
  * The commands' option parser: a table per command (long name, letter,

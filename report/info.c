@@ -5,14 +5,12 @@
  * file records, the kernel's CPU stats, and flytrap's own metadata.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flytrap.h"
-#include "cli.h"
 #include "format.h"
 
 struct type_stat {
@@ -840,28 +838,25 @@ static const char usage_text[] =
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
+	static const struct ft_opt opts[] = {
+		{ NULL, 'i', true, 'i' }, { "json", 0, false, 'j' }, { "help", 'h', false, 'h' },
+		{ "verbose", 'v', false, 'v' }, { 0 },
 	};
 	struct info inf = { 0 };
+	struct ft_optparse p;
 	const char *path = NULL;
 	char *err_text = NULL;
 	bool json = false;
 	int c, err, rc = EXIT_OK;
 
-	opterr = 0;
-	optind = 1;
-	if (rpt_check_args(argc, argv, "i:vh", lopts))
-		return EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "i:vh", lopts, NULL)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
 		case 'i':
+		case FT_OPT_OPERAND:
 			if (path)
 				return ft_usage_error("more than one input file given");
-			path = optarg;
+			path = p.value;
 			break;
 		case 'j':
 			json = true;
@@ -872,12 +867,12 @@ int cmd_info(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return ft_finish_stdout(EXIT_OK);
-		default:	/* rpt_check_args() let nothing wrong through */
-			return ft_usage_error("bad option '%s'", argv[optind - 1]);
+		default:
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (ft_input_path(argc, argv, &path))
-		return EXIT_USAGE;
+	if (!path)
+		path = "trace.dat";
 	err = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &inf.r, &err_text);
 	if (err) {
 		ft_error("%s", err_text ? err_text : strerror(-err));

@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "convert.h"
 #include "flytrap.h"
 #include "format.h"

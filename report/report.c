@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "flytrap.h"
-#include "cli.h"
 #include "fastprint.h"
 #include "filter.h"
 #include "format.h"
@@ -1806,61 +1805,6 @@ static const char usage_text[] =
 static bool looks_like_option(const char *v)
 {
 	return v[0] == '-' && v[1] && !isdigit((unsigned char)v[1]);
-}
-
-int rpt_check_args(int argc, char **argv, const char *shorts, const struct option *lopts)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--"))
-			break;
-		if (!strncmp(a, "--", 2)) {
-			const char *eq = strchr(a + 2, '=');
-			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			const struct option *o;
-
-			for (o = lopts; o->name; o++)
-				if (strlen(o->name) == n && !strncmp(o->name, a + 2, n))
-					break;
-			if (!o->name)
-				return ft_usage_error("unknown option '%.*s'", (int)n + 2, a);
-			if (o->has_arg == no_argument && eq)
-				return ft_usage_error("option '--%s' takes no value", o->name);
-			if (o->has_arg == required_argument && !eq) {
-				if (i + 1 >= argc)
-					return ft_usage_error("option '--%s' needs a value", o->name);
-				if (looks_like_option(argv[i + 1]))
-					return ft_usage_error("option '--%s' needs a value, not the option '%s' "
-							      "(write --%s=VALUE for a value that starts with '-')",
-							      o->name, argv[i + 1], o->name);
-				i++;
-			}
-			continue;
-		}
-		if (a[0] != '-' || !a[1])
-			continue;	/* a file name */
-		for (a++; *a; a++) {
-			const char *sp = *a == ':' ? NULL : strchr(shorts, *a);
-
-			if (!sp)
-				return ft_usage_error("unknown option '-%c'", *a);
-			if (sp[1] == ':') {
-				if (!a[1] && i + 1 >= argc)
-					return ft_usage_error("option '-%c' needs a value", *a);
-				if (!a[1] && looks_like_option(argv[i + 1]))
-					return ft_usage_error("option '-%c' needs a value, not the option '%s' "
-							      "(write -%cVALUE for a value that starts with '-')",
-							      *a, argv[i + 1], *a);
-				if (!a[1])
-					i++;
-				break;
-			}
-		}
-	}
-	return 0;
 }
 
 /* --from/--to once the clock is known: seconds on a ns clock, ticks on a raw counter */

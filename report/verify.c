@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "flytrap.h"
 #include "format.h"
 
