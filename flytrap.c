@@ -297,6 +297,7 @@ static int opt_next_long(struct ft_optparse *p, const char *a)
 		return FT_OPT_ERROR;
 	}
 	p->value = NULL;
+	p->opt = o;
 	if (o->value && eq) {
 		p->value = eq + 1;
 	} else if (o->value) {
@@ -325,6 +326,7 @@ static int opt_next_letter(struct ft_optparse *p)
 		return FT_OPT_ERROR;
 	}
 	p->value = NULL;
+	p->opt = o;
 	if (!o->value)
 		return o->id;
 	if (*p->group) {

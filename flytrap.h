@@ -71,6 +71,7 @@ struct ft_optparse {
 	const char *group;	/* the rest of a "-abc" group */
 	bool no_more;		/* after "--" */
 	const char *value;	/* the value of the option returned, or the operand */
+	const struct ft_opt *opt;	/* the table entry of the option returned */
 };
 
 enum { FT_OPT_END = 0, FT_OPT_OPERAND = -1, FT_OPT_ERROR = -2 };

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <pwd.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -282,100 +281,106 @@ enum {
 };
 enum { OPT_THREADS = 320, OPT_CAPTURE_THREADS };
 
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "filter", required_argument, NULL, 'f' },
-	{ "stacktrace", no_argument, NULL, 'T' },
-	{ "uprobe", required_argument, NULL, OPT_UPROBE },
-	{ "tracer", required_argument, NULL, 'p' },
-	{ "max-graph-depth", required_argument, NULL, OPT_MAX_DEPTH },
-	{ "func-stack", no_argument, NULL, OPT_FUNC_STACK },
-	{ "kprobe", required_argument, NULL, OPT_KPROBE },
-	{ "bpf", required_argument, NULL, OPT_BPF },
-	{ "symbols", no_argument, NULL, OPT_SYMBOLS },
-	{ "user-stack", required_argument, NULL, OPT_USER_STACK },
-	{ "pid", required_argument, NULL, 'P' },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "buffer-size", required_argument, NULL, 'b' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-	{ "level", required_argument, NULL, OPT_LEVEL },
-	{ "compression", required_argument, NULL, OPT_COMPRESSION },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "realtime", no_argument, NULL, OPT_REALTIME },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "capture-threads", required_argument, NULL, OPT_CAPTURE_THREADS },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "flight", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "trigger", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "after", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "max-dumps", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "min-gap", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "rotate", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "keep", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "cpu-budget", required_argument, NULL, OPT_FLIGHT_MODE },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct ft_opt opts[] = {
+	{ "event", 'e', true, 'e' },
+	{ "filter", 'f', true, 'f' },
+	{ "stacktrace", 'T', false, 'T' },
+	{ "uprobe", 0, true, OPT_UPROBE },
+	{ "tracer", 'p', true, 'p' },
+	{ "max-graph-depth", 0, true, OPT_MAX_DEPTH },
+	{ "func-stack", 0, false, OPT_FUNC_STACK },
+	{ "kprobe", 0, true, OPT_KPROBE },
+	{ "bpf", 0, true, OPT_BPF },
+	{ "symbols", 0, false, OPT_SYMBOLS },
+	{ "user-stack", 0, true, OPT_USER_STACK },
+	{ "pid", 'P', true, 'P' },
+	{ "cpus", 0, true, OPT_CPUS },
+	{ "buffer-size", 'b', true, 'b' },
+	{ "output", 'o', true, 'o' },
+	{ "duration", 'd', true, 'd' },
+	{ "max-size", 0, true, OPT_MAX_SIZE },
+	{ "level", 0, true, OPT_LEVEL },
+	{ "compression", 0, true, OPT_COMPRESSION },
+	{ "quiet", 'q', false, 'q' },
+	{ "realtime", 0, false, OPT_REALTIME },
+	{ "threads", 0, true, OPT_THREADS },
+	{ "capture-threads", 0, true, OPT_CAPTURE_THREADS },
+	{ "user", 0, true, OPT_USER },
+	{ "flight", 0, true, OPT_FLIGHT_MODE },
+	{ "trigger", 0, true, OPT_FLIGHT_MODE },
+	{ "after", 0, true, OPT_FLIGHT_MODE },
+	{ "max-dumps", 0, true, OPT_FLIGHT_MODE },
+	{ "min-gap", 0, true, OPT_FLIGHT_MODE },
+	{ "rotate", 0, true, OPT_FLIGHT_MODE },
+	{ "keep", 0, true, OPT_FLIGHT_MODE },
+	{ "cpu-budget", 0, true, OPT_FLIGHT_MODE },
+	{ "verbose", 'v', false, 'v' },
+	{ "help", 'h', false, 'h' },
+	{ NULL, 'g', true, 'g' },
+	{ NULL, 'l', true, 'l' },
+	{ NULL, 'n', true, 'n' },
+	{ 0 },
 };
 
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
+	struct ft_optparse p;
+	const char *arg;
 	uint64_t v;
-	int c, li = 0, frc;
+	int c, frc;
 
 	o->output = "trace.dat";
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:f:Tp:g:l:n:P:b:o:d:qvh", long_opts, &li)) != -1) {
+	ft_opt_init(&p, argc, argv, opts);
+	/* options until the command: what follows it is the command's own */
+	while ((c = ft_opt_next(&p)) != FT_OPT_END && c != FT_OPT_OPERAND) {
+		arg = p.value;
 		switch (c) {
 		case OPT_FLIGHT_MODE:
-			frc = rec_flight_option(&o->fl, long_opts[li].name, optarg);
+			frc = rec_flight_option(&o->fl, p.opt->name, arg);
 			if (frc >= 0)
 				return frc;
 			break;
 		case 'e':
-			if (strv_add(&o->events, optarg) || strv_add(&o->filters, NULL))
+			if (strv_add(&o->events, arg) || strv_add(&o->filters, NULL))
 				return ft_error("out of memory");
 			break;
 		case 'f':
 			if (!o->events.n)
-				return ft_usage_error("-f '%s' needs an -e before it", optarg);
+				return ft_usage_error("-f '%s' needs an -e before it", arg);
 			if (o->filters.v[o->events.n - 1])
 				return ft_usage_error("two filters for -e '%s'", o->events.v[o->events.n - 1]);
-			o->filters.v[o->events.n - 1] = optarg;
+			o->filters.v[o->events.n - 1] = arg;
 			break;
 		case 'T':
 			o->stacktrace = true;
 			break;
 		case OPT_UPROBE:
-			if (!strrchr(optarg, ':') || strrchr(optarg, ':') == optarg || !strrchr(optarg, ':')[1])
-				return ft_usage_error("--uprobe '%s': expected BINARY:SYMBOL", optarg);
-			if (strv_add(&o->uprobes, optarg))
+			if (!strrchr(arg, ':') || strrchr(arg, ':') == arg || !strrchr(arg, ':')[1])
+				return ft_usage_error("--uprobe '%s': expected BINARY:SYMBOL", arg);
+			if (strv_add(&o->uprobes, arg))
 				return ft_error("out of memory");
 			break;
 		case 'p':
-			if (rec_tracer_parse_kind(optarg) < 0)
-				return ft_usage_error("unknown tracer '%s' (function or function_graph)", optarg);
-			o->tracer = optarg;
+			if (rec_tracer_parse_kind(arg) < 0)
+				return ft_usage_error("unknown tracer '%s' (function or function_graph)", arg);
+			o->tracer = arg;
 			break;
 		case 'g':
-			if (strv_add(&o->graph, optarg))
+			if (strv_add(&o->graph, arg))
 				return ft_error("out of memory");
 			break;
 		case 'l':
-			if (strv_add(&o->filter_funcs, optarg))
+			if (strv_add(&o->filter_funcs, arg))
 				return ft_error("out of memory");
 			break;
 		case 'n':
-			if (strv_add(&o->notrace, optarg))
+			if (strv_add(&o->notrace, arg))
 				return ft_error("out of memory");
 			break;
 		case OPT_MAX_DEPTH:
-			if (ft_parse_u64(optarg, &v) || v > 1000000)
-				return ft_usage_error("bad --max-graph-depth '%s'", optarg);
+			if (ft_parse_u64(arg, &v) || v > 1000000)
+				return ft_usage_error("bad --max-graph-depth '%s'", arg);
 			o->max_graph_depth = (unsigned)v;
 			break;
 		case OPT_FUNC_STACK:
@@ -384,26 +389,26 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_KPROBE: {
 			char *err = NULL;
 
-			if (rec_tracer_check_kprobe(optarg, &err)) {
-				int rc = ft_usage_error("--kprobe '%s': %s", optarg, err ? err : "bad syntax");
+			if (rec_tracer_check_kprobe(arg, &err)) {
+				int rc = ft_usage_error("--kprobe '%s': %s", arg, err ? err : "bad syntax");
 
 				free(err);
 				return rc;
 			}
-			if (strv_add(&o->kprobes, optarg))
+			if (strv_add(&o->kprobes, arg))
 				return ft_error("out of memory");
 			break;
 		}
 		case OPT_BPF: {
 			char *err = NULL;
 
-			if (rec_bpf_parse_spec(optarg, &err)) {
-				int rc = ft_usage_error("--bpf '%s': %s", optarg, err ? err : "bad list");
+			if (rec_bpf_parse_spec(arg, &err)) {
+				int rc = ft_usage_error("--bpf '%s': %s", arg, err ? err : "bad list");
 
 				free(err);
 				return rc;
 			}
-			o->bpf = optarg;
+			o->bpf = arg;
 			break;
 		}
 		case OPT_SYMBOLS:
@@ -412,7 +417,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_USER_STACK: {
 			char *err = NULL;
 
-			if (rec_bpf_parse_user_stack(optarg, &o->user_stack, &o->user_stack_bytes, &err)) {
+			if (rec_bpf_parse_user_stack(arg, &o->user_stack, &o->user_stack_bytes, &err)) {
 				int rc = ft_usage_error("--user-stack %s", err ? err : "bad value");
 
 				free(err);
@@ -421,45 +426,45 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		}
 		case 'P': {
-			if (ft_parse_u64(optarg, &v) || v == 0 || v > 0x3fffffff)
-				return ft_usage_error("bad pid '%s'", optarg);
+			if (ft_parse_u64(arg, &v) || v == 0 || v > 0x3fffffff)
+				return ft_usage_error("bad pid '%s'", arg);
 			if (o->npids == MAX_TRACED_PIDS)
 				return ft_usage_error("too many -P (at most %d)", MAX_TRACED_PIDS);
 			o->pids[o->npids++] = (pid_t)v;
 			break;
 		}
 		case OPT_CPUS:
-			if (ft_parse_cpulist(optarg, o->cpu_mask))
-				return ft_usage_error("bad CPU list '%s' (example: 0,2-3)", optarg);
+			if (ft_parse_cpulist(arg, o->cpu_mask))
+				return ft_usage_error("bad CPU list '%s' (example: 0,2-3)", arg);
 			o->have_cpus = true;
 			break;
 		case 'b':
-			if (ft_parse_u64(optarg, &v) || v < 4 || v > (1ULL << 24))
-				return ft_usage_error("bad buffer size '%s' (KiB per CPU, 4 or more)", optarg);
+			if (ft_parse_u64(arg, &v) || v < 4 || v > (1ULL << 24))
+				return ft_usage_error("bad buffer size '%s' (KiB per CPU, 4 or more)", arg);
 			o->buffer_kb = v;
 			break;
 		case 'o':
-			if (!*optarg)
+			if (!*arg)
 				return ft_usage_error("empty output file name");
-			o->output = optarg;
+			o->output = arg;
 			break;
 		case 'd':
-			if (ft_parse_duration_ns(optarg, &o->duration_ns) || !o->duration_ns)
-				return ft_usage_error("bad duration '%s' (examples: 10, 500ms, 2m)", optarg);
+			if (ft_parse_duration_ns(arg, &o->duration_ns) || !o->duration_ns)
+				return ft_usage_error("bad duration '%s' (examples: 10, 500ms, 2m)", arg);
 			break;
 		case OPT_MAX_SIZE:
-			if (ft_parse_size(optarg, &o->max_size) || o->max_size < 4096)
-				return ft_usage_error("bad --max-size '%s' (examples: 100M, 2G)", optarg);
+			if (ft_parse_size(arg, &o->max_size) || o->max_size < 4096)
+				return ft_usage_error("bad --max-size '%s' (examples: 100M, 2G)", arg);
 			break;
 		case OPT_LEVEL:
-			if (ft_parse_u64(optarg, &v) || v < 1 || v > 19)
-				return ft_usage_error("bad --level '%s' (1 to 19)", optarg);
+			if (ft_parse_u64(arg, &v) || v < 1 || v > 19)
+				return ft_usage_error("bad --level '%s' (1 to 19)", arg);
 			o->level = (int)v;
 			break;
 		case OPT_COMPRESSION:
-			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
-				return ft_usage_error("bad --compression '%s' (zstd or none)", optarg);
-			o->compression = optarg;
+			if (strcmp(arg, "zstd") && strcmp(arg, "none"))
+				return ft_usage_error("bad --compression '%s' (zstd or none)", arg);
+			o->compression = arg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -469,14 +474,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_THREADS:
 		case OPT_CAPTURE_THREADS:
-			if (ft_parse_u64(optarg, &v) || v < 1 || v > 256)
-				return ft_usage_error("bad --%s '%s' (1 to 256)", long_opts[li].name, optarg);
+			if (ft_parse_u64(arg, &v) || v < 1 || v > 256)
+				return ft_usage_error("bad --%s '%s' (1 to 256)", p.opt->name, arg);
 			*(c == OPT_THREADS ? &o->threads : &o->capture_threads) = (int)v;
 			break;
 		case OPT_USER:
-			if (!*optarg)
+			if (!*arg)
 				return ft_usage_error("empty --user name");
-			o->user = optarg;
+			o->user = arg;
 			break;
 		case 'v':
 			ft_verbose++;
@@ -484,14 +489,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			return ft_finish_stdout(EXIT_OK);
-		case ':':
-			return ft_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return ft_usage_error("unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (optind < argc)
-		o->cmd = argv + optind;
+	if (c == FT_OPT_OPERAND)
+		o->cmd = argv + p.i - 1;
 	if (o->cmd && o->npids)
 		return ft_usage_error("give either -P PID or a command, not both");
 	if (o->user && !o->cmd)
