@@ -256,8 +256,17 @@ void ft_opt_init(struct ft_optparse *p, int argc, char **argv, const struct ft_o
 	memset(p, 0, sizeof(*p));
 	p->argc = argc;
 	p->argv = argv;
-	p->table = table;
 	p->i = 1;
+	if (table)
+		p->tables[p->ntables++] = table;
+}
+
+int ft_opt_add_table(struct ft_optparse *p, const struct ft_opt *table)
+{
+	if (p->ntables >= FT_OPT_TABLES)
+		return -1;
+	p->tables[p->ntables++] = table;
+	return 0;
 }
 
 /* a value taken from the next argument that is in fact an option ("-5" is a value) */
@@ -266,19 +275,16 @@ static bool opt_looks_like_option(const char *v)
 	return v[0] == '-' && v[1] && !isdigit((unsigned char)v[1]);
 }
 
-static const struct ft_opt *opt_long(const struct ft_opt *t, const char *name, size_t n)
+/* The entry named name[0, n) or with letter c (name NULL), in the first table that has it */
+static const struct ft_opt *opt_find(struct ft_optparse *p, const char *name, size_t n, char c)
 {
-	for (; t->name || t->letter; t++)
-		if (t->name && strlen(t->name) == n && !strncmp(t->name, name, n))
-			return t;
-	return NULL;
-}
-
-static const struct ft_opt *opt_letter(const struct ft_opt *t, char c)
-{
-	for (; t->name || t->letter; t++)
-		if (t->letter == c)
-			return t;
+	for (int k = 0; k < p->ntables; k++)
+		for (const struct ft_opt *t = p->tables[k]; t->name || t->letter; t++)
+			if (name ? t->name && strlen(t->name) == n && !strncmp(t->name, name, n)
+				 : t->letter == c) {
+				p->which = k;
+				return t;
+			}
 	return NULL;
 }
 
@@ -286,7 +292,7 @@ static int opt_next_long(struct ft_optparse *p, const char *a)
 {
 	const char *eq = strchr(a + 2, '=');
 	size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-	const struct ft_opt *o = opt_long(p->table, a + 2, n);
+	const struct ft_opt *o = opt_find(p, a + 2, n, 0);
 
 	if (!o) {
 		ft_usage_error("unknown option '%.*s'", (int)n + 2, a);
@@ -319,7 +325,7 @@ static int opt_next_long(struct ft_optparse *p, const char *a)
 static int opt_next_letter(struct ft_optparse *p)
 {
 	char c = *p->group++;
-	const struct ft_opt *o = opt_letter(p->table, c);
+	const struct ft_opt *o = opt_find(p, NULL, 0, c);
 
 	if (!o) {
 		ft_usage_error("unknown option '-%c'", c);

@@ -63,10 +63,14 @@ struct ft_opt {
 	int id;			/* what ft_opt_next() returns for it (> 0) */
 };
 
+#define FT_OPT_TABLES 6
+
 struct ft_optparse {
 	int argc;
 	char **argv;
-	const struct ft_opt *table;
+	const struct ft_opt *tables[FT_OPT_TABLES];	/* looked up in order */
+	int ntables;
+	int which;		/* the table of the option returned */
 	int i;			/* the next argument */
 	const char *group;	/* the rest of a "-abc" group */
 	bool no_more;		/* after "--" */
@@ -77,6 +81,8 @@ struct ft_optparse {
 enum { FT_OPT_END = 0, FT_OPT_OPERAND = -1, FT_OPT_ERROR = -2 };
 
 void ft_opt_init(struct ft_optparse *p, int argc, char **argv, const struct ft_opt *table);
+/* One more table (a command made of several: analyze); 0, or -1 when full. */
+int ft_opt_add_table(struct ft_optparse *p, const struct ft_opt *table);
 /* The next option's id (its value in p->value), FT_OPT_OPERAND, FT_OPT_END, or FT_OPT_ERROR. */
 int ft_opt_next(struct ft_optparse *p);
 
