@@ -163,7 +163,7 @@ $(O)/tests/tools/%: tests/tools/%.c $(LIB_OBJ) $(O)/.flags
 # The CLI helpers without main(), for unit tests.
 $(O)/flytrap-util.o: flytrap.c $(O)/.flags
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -DFT_NO_MAIN -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DFT_NO_MAIN -MMD -MP -MF $@.d -c $< -o $@
 
 # ---- fuzzing -----------------------------------------------------------------
 # The replay driver runs the fuzz target over tests/fuzz/corpus in make check;

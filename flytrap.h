@@ -63,7 +63,7 @@ struct ft_opt {
 	int id;			/* what ft_opt_next() returns for it (> 0) */
 };
 
-#define FT_OPT_TABLES 6
+#define FT_OPT_TABLES 8
 
 struct ft_optparse {
 	int argc;

@@ -45,32 +45,35 @@ static const char usage_text[] =
 	"\n"
 	"overhead options:\n";
 
-static int an_extra(void *arg, int argc, char **argv, int *i)
+static const struct ft_opt an_select[] = {
+	{ "overhead", 0, false, A_OVERHEAD + 1 }, { "drops", 0, false, A_DROPS + 1 },
+	{ "callgraph", 0, false, A_CALLGRAPH + 1 }, { 0 },
+};
+
+/*
+ * Table 0: which analyzers; then each analyzer's own table (1 overhead,
+ * 2 drops, 3 callgraph), remembered per analyzer for an_check().
+ */
+static int an_option(void *arg, int table, const struct ft_opt *o, const char *v)
 {
 	struct an_args *A = arg;
-	const char *a = argv[*i];
-	int k, rc;
+	int k = table - 1, rc;
 
-	for (k = 0; k < A_NR; k++)
-		if (!strncmp(a, "--", 2) && !strcmp(a + 2, an_names[k])) {
-			A->sel[k] = true;
-			return 1;
-		}
-	rc = rpt_overhead_option(&A->ovc, argc, argv, i);
-	k = A_OVERHEAD;
-	if (!rc) {
-		rc = rpt_drops_option(&A->drc, argc, argv, i);
-		k = A_DROPS;
+	if (!table) {
+		A->sel[o->id - 1] = true;
+		return 0;
 	}
-	if (!rc) {
-		if (!strcmp(a, "--folded"))
-			return ft_usage_error("--folded: folded stacks do not mix with other output; "
-					      "use 'flytrap callgraph --folded'");
-		rc = rpt_callgraph_option(&A->cg, argc, argv, i);
-		k = A_CALLGRAPH;
-	}
-	if (rc == 1 && !A->opt[k])
-		A->opt[k] = a;
+	if (k == A_OVERHEAD)
+		rc = rpt_overhead_option(&A->ovc, 0, o, v);
+	else if (k == A_DROPS)
+		rc = rpt_drops_option(&A->drc, 0, o, v);
+	else if (o->id == RPT_CG_O_FOLDED)
+		return ft_usage_error("--folded: folded stacks do not mix with other output; "
+				      "use 'flytrap callgraph --folded'");
+	else
+		rc = rpt_callgraph_option(&A->cg, 0, o, v);
+	if (!rc && !A->opt[k])
+		A->opt[k] = o->name;
 	return rc;
 }
 
@@ -112,7 +115,7 @@ static int an_check(void *arg, const struct rpt_opts *o)
 		chosen |= A->sel[k];
 	for (k = 0; k < A_NR; k++)
 		if (A->opt[k] && chosen && !A->sel[k])
-			return ft_usage_error("%s is a %s option, and --%s is not chosen", A->opt[k],
+			return ft_usage_error("--%s is a %s option, and --%s is not chosen", A->opt[k],
 					      an_names[k], an_names[k]);
 	return EXIT_OK;
 }
@@ -226,7 +229,9 @@ int cmd_analyze(int argc, char **argv)
 {
 	struct an_args A;
 	char usage[4096];
-	struct rpt_command c = { .usage = usage, .extra = an_extra, .check = an_check,
+	struct rpt_command c = { .usage = usage, .check = an_check, .option = an_option,
+				 .opts = { an_select, rpt_overhead_opts, rpt_drops_opts,
+					   rpt_callgraph_opts },
 				 .run = an_run, .arg = &A };
 	int rc;
 

@@ -2087,93 +2087,84 @@ const char rpt_callgraph_options_help[] =
 	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n"
 	"  --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for debug files\n";
 
-static const char *argval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
+const struct ft_opt rpt_callgraph_opts[] = {
+	{ "per-task", 0, false, RPT_CG_O_PER_TASK }, { "folded", 0, false, RPT_CG_O_FOLDED },
+	{ "no-debuginfod", 0, false, RPT_CG_O_NO_DEBUGINFOD }, { "source", 0, true, RPT_CG_O_SOURCE },
+	{ "depth", 0, true, RPT_CG_O_DEPTH }, { "min-percent", 0, true, RPT_CG_O_MIN_PERCENT },
+	{ "svg", 0, true, RPT_CG_O_SVG }, { "symfs", 0, true, RPT_CG_O_SYMFS },
+	{ "debug-dir", 0, true, RPT_CG_O_DEBUG_DIR }, { 0 },
+};
 
-	if (!strncmp(a, name, n) && a[n] == '=')
-		return a + n + 1;
-	if (!strcmp(a, name)) {
-		if (*i + 1 >= argc)
-			return "";
-		return argv[++*i];
-	}
-	return NULL;
+static int cg_source_opt(struct rpt_cg_args *A, const char *v)
+{
+	if (!strcmp(v, "calls"))
+		A->conf.source = RPT_CG_CALLS;
+	else if (!strcmp(v, "samples"))
+		A->conf.source = RPT_CG_SAMPLES;
+	else if (!strcmp(v, "offcpu"))
+		A->conf.source = RPT_CG_OFFCPU;
+	else
+		return ft_usage_error("--source needs calls, samples or offcpu, not '%s'", v);
+	return 0;
 }
 
-int rpt_callgraph_option(void *arg, int argc, char **argv, int *i)
+static int cg_number_opt(struct rpt_cg_args *A, int id, const char *v)
 {
-	struct rpt_cg_args *A = arg;
-	const char *a = argv[*i], *v;
+	uint64_t n;
+	char *end;
+	double p;
 
-	if (!strcmp(a, "--per-task")) {
-		A->conf.per_task = true;
-		return 1;
-	}
-	if (!strcmp(a, "--folded")) {
-		A->conf.output = RPT_CG_FOLDED;
-		return 1;
-	}
-	if (!strcmp(a, "--no-debuginfod")) {
-		A->conf.no_debuginfod = true;
-		return 1;
-	}
-	if ((v = argval(argc, argv, i, "--source"))) {
-		if (!strcmp(v, "calls"))
-			A->conf.source = RPT_CG_CALLS;
-		else if (!strcmp(v, "samples"))
-			A->conf.source = RPT_CG_SAMPLES;
-		else if (!strcmp(v, "offcpu"))
-			A->conf.source = RPT_CG_OFFCPU;
-		else
-			return ft_usage_error("--source needs calls, samples or offcpu, not '%s'", v);
-		return 1;
-	}
-	if ((v = argval(argc, argv, i, "--depth"))) {
-		uint64_t n;
-
+	if (id == RPT_CG_O_DEPTH) {
 		if (ft_parse_u64(v, &n) || !n || n > 100000)
 			return ft_usage_error("--depth needs a positive number, not '%s'", v);
 		A->conf.max_depth = (int)n;
-		return 1;
+		return 0;
 	}
-	if ((v = argval(argc, argv, i, "--min-percent"))) {
-		char *end;
-		double p = strtod(v, &end);
+	p = strtod(v, &end);
+	if (!*v || *end || p < 0 || p > 100)
+		return ft_usage_error("--min-percent needs a number from 0 to 100, not '%s'", v);
+	A->conf.min_percent = p;
+	return 0;
+}
 
-		if (!*v || *end || p < 0 || p > 100)
-			return ft_usage_error("--min-percent needs a number from 0 to 100, not '%s'", v);
-		A->conf.min_percent = p;
-		return 1;
-	}
-	if ((v = argval(argc, argv, i, "--svg"))) {
-		if (!*v)
-			return ft_usage_error("--svg needs a file name");
+static int cg_path_opt(struct rpt_cg_args *A, int id, const char *v)
+{
+	const char **nd;
+
+	if (!*v)
+		return ft_usage_error("--%s needs a %s", id == RPT_CG_O_SVG ? "svg" :
+				      id == RPT_CG_O_SYMFS ? "symfs" : "debug-dir",
+				      id == RPT_CG_O_SVG ? "file name" : "directory");
+	if (id == RPT_CG_O_SVG) {
 		A->svg = v;
-		return 1;
-	}
-	if ((v = argval(argc, argv, i, "--symfs"))) {
-		if (!*v)
-			return ft_usage_error("--symfs needs a directory");
+	} else if (id == RPT_CG_O_SYMFS) {
 		A->conf.symfs = v;
-		return 1;
-	}
-	if ((v = argval(argc, argv, i, "--debug-dir"))) {
-		const char **nd;
-
-		if (!*v)
-			return ft_usage_error("--debug-dir needs a directory");
+	} else {
 		nd = realloc(A->dbg, (size_t)(A->ndbg + 2) * sizeof(*nd));
 		if (!nd)
-			return ft_usage_error("out of memory");
+			return ft_error("out of memory");
 		A->dbg = nd;
 		nd[A->ndbg++] = v;
 		nd[A->ndbg] = NULL;
 		A->conf.debug_dirs = nd;
-		return 1;
 	}
 	return 0;
+}
+
+int rpt_callgraph_option(void *arg, int table, const struct ft_opt *o, const char *v)
+{
+	struct rpt_cg_args *A = arg;
+
+	(void)table;
+	switch (o->id) {
+	case RPT_CG_O_PER_TASK: A->conf.per_task = true; return 0;
+	case RPT_CG_O_FOLDED: A->conf.output = RPT_CG_FOLDED; return 0;
+	case RPT_CG_O_NO_DEBUGINFOD: A->conf.no_debuginfod = true; return 0;
+	case RPT_CG_O_SOURCE: return cg_source_opt(A, v);
+	case RPT_CG_O_DEPTH:
+	case RPT_CG_O_MIN_PERCENT: return cg_number_opt(A, o->id, v);
+	default: return cg_path_opt(A, o->id, v);
+	}
 }
 
 /*
@@ -2275,11 +2266,6 @@ int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input)
 	return rc;
 }
 
-static int cg_extra(void *arg, int argc, char **argv, int *i)
-{
-	return rpt_callgraph_option(arg, argc, argv, i);
-}
-
 static int cg_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 {
 	struct rpt_cg_args *A = arg;
@@ -2297,7 +2283,8 @@ int cmd_callgraph(int argc, char **argv)
 {
 	struct rpt_cg_args A;
 	char usage[sizeof(cg_usage) + sizeof(rpt_callgraph_options_help)];
-	struct rpt_command c = { .usage = usage, .extra = cg_extra, .run = cg_run, .arg = &A };
+	struct rpt_command c = { .usage = usage, .opts = { rpt_callgraph_opts },
+				 .option = rpt_callgraph_option, .run = cg_run, .arg = &A };
 	int rc;
 
 	memset(&A, 0, sizeof(A));

@@ -825,94 +825,67 @@ static const char usage_text[] =
 	"\n"
 	"common options (applied to both files):\n";
 
-static int value_of(int argc, char **argv, int *i, const char *name, const char **v)
-{
-	const char *a = argv[*i];
-	size_t l = strlen(name);
+enum { D_O_CALLGRAPH = 1, D_O_OVERHEAD, D_O_SYSCALLS, D_O_PER, D_O_SVG, D_O_TOP };
 
-	if (strncmp(a, name, l) || (a[l] && a[l] != '='))
-		return 0;
-	if (a[l] == '=') {
-		*v = a + l + 1;
-	} else {
-		if (*i + 1 >= argc)
-			return ft_usage_error("%s needs a value", name);
-		*v = argv[++*i];
-	}
-	if (!**v)
-		return ft_usage_error("%s needs a value", name);
-	return 1;
-}
+static const struct ft_opt diff_opts[] = {
+	{ "help", 'h', false, 'h' }, { "verbose", 'v', false, 'v' },
+	{ "callgraph", 0, false, D_O_CALLGRAPH }, { "overhead", 0, false, D_O_OVERHEAD },
+	{ "syscalls", 0, false, D_O_SYSCALLS }, { "per", 0, true, D_O_PER },
+	{ "svg", 0, true, D_O_SVG }, { "top", 0, true, D_O_TOP }, { 0 },
+};
 
-/* one option of diff's own at argv[*i]: like rpt_opts_parse() */
-static int diff_option(struct diff_args *A, int argc, char **argv, int *i)
+/* one option of diff's own table: 0, -1 after --help, or the exit code after the message */
+static int diff_option(struct diff_args *A, int id, const char *v)
 {
-	const char *a = argv[*i], *v;
 	uint64_t n;
-	int rc;
 
-	if (!strncmp(a, "--callgraph=", 12) || !strncmp(a, "--overhead=", 11) ||
-	    !strncmp(a, "--syscalls=", 11))
-		return ft_usage_error("%.*s takes no value", (int)(strchr(a, '=') - a), a);
-	if (!strcmp(a, "--callgraph") || !strcmp(a, "--overhead") || !strcmp(a, "--syscalls")) {
-		A->sel_cg |= a[2] == 'c';
-		A->sel_ovh |= a[2] == 'o';
-		A->sel_sys |= a[2] == 's';
-		return 1;
+	switch (id) {
+	case 'h':
+		fputs(usage_text, stdout);
+		fputs(rpt_opts_help, stdout);
+		fputs("  -v                 more messages on stderr\n", stdout);
+		return -1;
+	case 'v': ft_verbose++; return 0;
+	case D_O_CALLGRAPH: A->sel_cg = true; return 0;
+	case D_O_OVERHEAD: A->sel_ovh = true; return 0;
+	case D_O_SYSCALLS: A->sel_sys = true; return 0;
 	}
-	if ((rc = value_of(argc, argv, i, "--per", &v))) {
+	if (!*v)
+		return ft_usage_error("--%s needs a value", id == D_O_PER ? "per" : id == D_O_SVG ? "svg" : "top");
+	if (id == D_O_PER) {
 		A->per = v;
-		return rc;
-	}
-	if ((rc = value_of(argc, argv, i, "--svg", &v))) {
+	} else if (id == D_O_SVG) {
 		A->svg = v;
-		return rc;
-	}
-	if ((rc = value_of(argc, argv, i, "--top", &v))) {
-		if (rc != 1)
-			return rc;
+	} else {
 		if (ft_parse_u64(v, &n) || !n || n > 1000000)
 			return ft_usage_error("--top needs a number from 1 to 1000000, not '%s'", v);
 		A->top = (int)n;
-		return 1;
 	}
 	return 0;
 }
 
 static int parse_args(struct diff_args *A, int argc, char **argv)
 {
-	int i, rc;
-	bool files_only = false;
+	struct ft_optparse p;
+	int id, rc = 0;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!files_only && !strcmp(a, "--")) {
-			files_only = true;
-			continue;
-		}
-		if (!files_only && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
-			fputs(usage_text, stdout);
-			fputs(rpt_opts_help, stdout);
-			fputs("  -v                 more messages on stderr\n", stdout);
-			return -1;
-		}
-		if (!files_only && (!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
-			ft_verbose++;
-			continue;
-		}
-		if (!files_only && a[0] == '-' && a[1]) {
-			rc = diff_option(A, argc, argv, &i);
-			if (!rc)
-				rc = rpt_opts_parse(&A->opts, argc, argv, &i);
-			if (rc == 1)
-				continue;
-			return rc ? rc : ft_usage_error("unknown option '%s'", a);
-		}
-		if (A->nfiles == 2)
-			return ft_usage_error("two files to compare, not more ('%s')", a);
-		A->files[A->nfiles++] = a;
+	ft_opt_init(&p, argc, argv, diff_opts);
+	ft_opt_add_table(&p, rpt_filter_opts);
+	ft_opt_add_table(&p, rpt_json_opts);
+	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+		if (id == FT_OPT_ERROR)
+			rc = EXIT_USAGE;	/* the parser said why */
+		else if (id == FT_OPT_OPERAND && A->nfiles == 2)
+			rc = ft_usage_error("two files to compare, not more ('%s')", p.value);
+		else if (id == FT_OPT_OPERAND)
+			A->files[A->nfiles++] = p.value;
+		else if (p.which == 0)
+			rc = diff_option(A, id, p.value);
+		else
+			rc = rpt_opts_option(&A->opts, id, p.value);
 	}
+	if (rc)
+		return rc;
 	if (A->nfiles != 2)
 		return ft_usage_error("two files to compare: flytrap diff A B");
 	if (A->svg && (rc = rpt_svg_dest_check(A->svg)) != EXIT_OK)

@@ -1619,23 +1619,17 @@ const char rpt_drops_options_help[] =
 	"  --window DURATION  width of the time windows (e.g. 100ms); default: at most\n"
 	"                     20 windows over the trace\n";
 
-int rpt_drops_option(void *arg, int argc, char **argv, int *i)
+const struct ft_opt rpt_drops_opts[] = { { "window", 0, true, 1 }, { 0 } };
+
+int rpt_drops_option(void *arg, int table, const struct ft_opt *o, const char *v)
 {
 	struct rpt_drops_conf *c = arg;
-	const char *a = argv[*i], *v = NULL;
 
-	if (!strcmp(a, "--window")) {
-		if (*i + 1 >= argc)
-			return ft_usage_error("--window needs a duration such as 100ms");
-		v = argv[++*i];
-	} else if (!strncmp(a, "--window=", 9)) {
-		v = a + 9;
-	} else {
-		return 0;
-	}
+	(void)table;
+	(void)o;	/* --window, the one option */
 	if (ft_parse_duration_ns(v, &c->window_ns) || !c->window_ns)
 		return ft_usage_error("--window needs a positive duration such as 100ms, not '%s'", v);
-	return 1;
+	return 0;
 }
 
 int cmd_drops(int argc, char **argv)
@@ -1644,7 +1638,8 @@ int cmd_drops(int argc, char **argv)
 	struct rpt_analyzer an = rpt_drops_analyzer;
 	const struct rpt_analyzer *list[1] = { &an };
 	char usage[sizeof(drops_usage) + sizeof(rpt_drops_options_help)];
-	struct rpt_command c = { .usage = usage, .extra = rpt_drops_option, .an = list, .n = 1,
+	struct rpt_command c = { .usage = usage, .opts = { rpt_drops_opts },
+				 .option = rpt_drops_option, .an = list, .n = 1,
 				 .arg = &conf };
 
 	an.conf = &conf;

@@ -1966,39 +1966,34 @@ struct exp_args {
 	bool html, json;
 };
 
-static int exp_extra(void *arg, int argc, char **argv, int *i)
+enum { EXP_O_HTML = 1, EXP_O_JSON, EXP_O_INSTANTS, EXP_O_OUTPUT };
+
+static const struct ft_opt exp_opts[] = {
+	{ "html", 0, false, EXP_O_HTML }, { "json", 0, false, EXP_O_JSON },
+	{ "instants", 0, false, EXP_O_INSTANTS }, { "output", 'o', true, EXP_O_OUTPUT }, { 0 },
+};
+
+static int exp_option(void *arg, int table, const struct ft_opt *o, const char *v)
 {
 	struct exp_args *A = arg;
-	const char *a = argv[*i];
 
-	if (!strcmp(a, "--html")) {
-		if (A->json)
+	(void)table;
+	switch (o->id) {
+	case EXP_O_HTML:
+	case EXP_O_JSON:
+		if (o->id == EXP_O_HTML ? A->json : A->html)
 			return ft_usage_error("--html and --json: the output is one or the other");
-		A->html = true;
-		return 1;
-	}
-	if (!strcmp(a, "--json")) {
-		if (A->html)
-			return ft_usage_error("--html and --json: the output is one or the other");
-		A->json = true;
-		return 1;
-	}
-	if (!strcmp(a, "--instants")) {
+		*(o->id == EXP_O_HTML ? &A->html : &A->json) = true;
+		return 0;
+	case EXP_O_INSTANTS:
 		exp_conf.instants = true;
-		return 1;
+		return 0;
+	default:
+		if (!*v)
+			return ft_usage_error("'--output' needs a file name");
+		A->outpath = v;
+		return 0;
 	}
-	if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9)) {
-		if (a[1] == '-' && a[8] == '=')
-			A->outpath = a + 9;
-		else if (*i + 1 < argc)
-			A->outpath = argv[++*i];
-		else
-			return ft_usage_error("'%s' needs a file name", a);
-		if (!*A->outpath)
-			return ft_usage_error("'%s' needs a file name", a);
-		return 1;
-	}
-	return 0;
 }
 
 static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
@@ -2052,7 +2047,8 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 int cmd_export(int argc, char **argv)
 {
 	struct exp_args A = { 0 };
-	struct rpt_command c = { .usage = usage_text, .no_json = true, .extra = exp_extra,
+	struct rpt_command c = { .usage = usage_text, .no_json = true, .opts = { exp_opts },
+				 .option = exp_option,
 				 .run = exp_run, .arg = &A };
 
 	memset(&exp_conf, 0, sizeof(exp_conf));

@@ -1934,35 +1934,31 @@ const char rpt_overhead_options_help[] =
 	"  --syscalls SRC     bpf or tracepoints: which records the syscall table uses\n"
 	"                     when the file has both (default: bpf)\n";
 
-int rpt_overhead_option(void *arg, int argc, char **argv, int *i)
+enum { OVH_O_SYSCALLS = 1, OVH_O_TOP };
+
+const struct ft_opt rpt_overhead_opts[] = {
+	{ "syscalls", 0, true, OVH_O_SYSCALLS }, { "top", 0, true, OVH_O_TOP }, { 0 },
+};
+
+int rpt_overhead_option(void *arg, int table, const struct ft_opt *o, const char *v)
 {
 	struct rpt_overhead_conf *c = arg;
-	const char *a = argv[*i], *v;
 	uint64_t n;
 
-	if (!strcmp(a, "--syscalls") || !strncmp(a, "--syscalls=", 11)) {
-		v = a[10] == '=' ? a + 11 : *i + 1 < argc ? argv[++*i] : "";
+	(void)table;
+	if (o->id == OVH_O_SYSCALLS) {
 		if (!strcmp(v, "bpf"))
 			c->syscall_source = 2;
 		else if (!strcmp(v, "tracepoints"))
 			c->syscall_source = 1;
 		else
 			return ft_usage_error("--syscalls needs bpf or tracepoints, not '%s'", v);
-		return 1;
-	}
-	if (!strcmp(a, "--top")) {
-		if (*i + 1 >= argc)
-			return ft_usage_error("--top needs a number");
-		v = argv[++*i];
-	} else if (!strncmp(a, "--top=", 6)) {
-		v = a + 6;
-	} else {
 		return 0;
 	}
 	if (ft_parse_u64(v, &n) || !n || n > 1000000)
 		return ft_usage_error("--top needs a number from 1 to 1000000, not '%s'", v);
 	c->top = (int)n;
-	return 1;
+	return 0;
 }
 
 int cmd_overhead(int argc, char **argv)
@@ -1971,7 +1967,8 @@ int cmd_overhead(int argc, char **argv)
 	struct rpt_analyzer an = rpt_overhead_analyzer;
 	const struct rpt_analyzer *list[1] = { &an };
 	char usage[sizeof(ovh_usage) + sizeof(rpt_overhead_options_help)];
-	struct rpt_command c = { .usage = usage, .extra = rpt_overhead_option, .an = list, .n = 1,
+	struct rpt_command c = { .usage = usage, .opts = { rpt_overhead_opts },
+				 .option = rpt_overhead_option, .an = list, .n = 1,
 				 .arg = &conf };
 
 	an.conf = &conf;

@@ -45,28 +45,6 @@ static bool ts_ticks;
 static char first_damage[512];
 static int out_errno;
 
-/* "--name value" or "--name=value": returns the value and advances *i, or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	*matched = false;
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=') {
-		*matched = true;
-		return a + n + 1;
-	}
-	if (a[n])
-		return NULL;
-	*matched = true;
-	if (*i + 1 >= argc)
-		return NULL;
-	(*i)++;
-	return argv[*i];
-}
-
 int rpt_parse_pids(const char *arg, int **pids, int *npids)
 {
 	const char *q = arg;
@@ -148,29 +126,28 @@ int rpt_filter_opt(struct rpt_opts *o, enum rpt_filter_kind k, const char *v)
 	return EXIT_USAGE;
 }
 
-int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i)
-{
-	static const struct { const char *name; enum rpt_filter_kind k; } filters[] = {
-		{ "--from", RPT_F_FROM }, { "--to", RPT_F_TO }, { "--cpu", RPT_F_CPU },
-		{ "--pid", RPT_F_PID }, { "--comm", RPT_F_COMM },
-	};
-	const char *v;
-	size_t k;
-	bool m;
+enum { RPT_O_JSON = 900, RPT_O_THREADS, RPT_O_FILTER };	/* + enum rpt_filter_kind */
 
-	if (!strcmp(argv[*i], "--json")) {
+const struct ft_opt rpt_filter_opts[] = {
+	{ "from", 0, true, RPT_O_FILTER + RPT_F_FROM }, { "to", 0, true, RPT_O_FILTER + RPT_F_TO },
+	{ "cpu", 0, true, RPT_O_FILTER + RPT_F_CPU }, { "pid", 0, true, RPT_O_FILTER + RPT_F_PID },
+	{ "comm", 0, true, RPT_O_FILTER + RPT_F_COMM }, { "threads", 0, true, RPT_O_THREADS },
+	{ 0 },
+};
+
+const struct ft_opt rpt_json_opts[] = { { "json", 0, false, RPT_O_JSON }, { 0 } };
+
+int rpt_opts_option(struct rpt_opts *o, int id, const char *v)
+{
+	if (id == RPT_O_JSON) {
 		o->json = true;
-		return 1;
+		return 0;
 	}
-	for (k = 0; k < sizeof(filters) / sizeof(filters[0]); k++) {
-		v = opt_value(argc, argv, i, filters[k].name, &m);
-		if (m)
-			return rpt_filter_opt(o, filters[k].k, v) ? EXIT_USAGE : 1;
-	}
-	v = opt_value(argc, argv, i, "--threads", &m);
-	if (m)
-		return rpt_threads_arg(v, &o->threads) ? EXIT_USAGE : 1;
-	return 0;
+	if (id == RPT_O_THREADS)
+		return rpt_threads_arg(v, &o->threads) ? EXIT_USAGE : 0;
+	if (id >= RPT_O_FILTER + RPT_F_FROM && id <= RPT_O_FILTER + RPT_F_COMM)
+		return rpt_filter_opt(o, (enum rpt_filter_kind)(id - RPT_O_FILTER), v);
+	return ft_usage_error("unknown option");
 }
 
 int rpt_threads_default(void)
@@ -1559,55 +1536,67 @@ int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, co
 	return EXIT_FAIL;
 }
 
+#define OPT_DONE (-1000)	/* --help printed */
+
+/*
+ * The command line of an analyzer command: -h/-v, the common options
+ * (--json unless the command has its own, the filters, --threads), then
+ * the command's own tables; the files in paths[].  0, OPT_DONE after
+ * --help, or the exit code after the message.
+ */
+static int parse_command(const struct rpt_command *c, struct rpt_opts *o, int argc, char **argv,
+			 char **paths, int *npaths)
+{
+	static const struct ft_opt base[] = {
+		{ "help", 'h', false, 'h' }, { "verbose", 'v', false, 'v' }, { 0 },
+	};
+	struct ft_optparse p;
+	int id, k, first, rc = 0;
+
+	ft_opt_init(&p, argc, argv, base);
+	ft_opt_add_table(&p, rpt_filter_opts);
+	if (!c->no_json)
+		ft_opt_add_table(&p, rpt_json_opts);
+	first = p.ntables;
+	for (k = 0; k < RPT_CMD_TABLES && c->opts[k]; k++)
+		ft_opt_add_table(&p, c->opts[k]);
+	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+		if (id == FT_OPT_ERROR)
+			rc = EXIT_USAGE;	/* the parser said why */
+		else if (id == FT_OPT_OPERAND)
+			paths[(*npaths)++] = (char *)p.value;
+		else if (id == 'h' && p.which == 0) {
+			fputs(c->usage, stdout);
+			fputs(c->no_json ? rpt_opts_help_filters : rpt_opts_help, stdout);
+			fputs("  -v                 more messages on stderr\n", stdout);
+			rc = OPT_DONE;
+		} else if (id == 'v' && p.which == 0)
+			ft_verbose++;
+		else if (p.which < first)
+			rc = rpt_opts_option(o, id, p.value);
+		else
+			rc = c->option(c->arg, p.which - first, p.opt, p.value);
+	}
+	return rc;
+}
+
 int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 {
 	struct rpt_opts o;
 	struct fmt_reader *r = NULL;
 	char *msg = NULL, **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	char *joined = NULL, *label = NULL;
-	int i, rc, ret, npaths = 0;
+	int rc, ret, npaths = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
 	if (!paths)
 		return ft_error("out of memory");
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--")) {
-			/* the end of the options: what follows are the files */
-			while (++i < argc)
-				paths[npaths++] = argv[i];
-			break;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(c->usage, stdout);
-			fputs(c->no_json ? rpt_opts_help_filters : rpt_opts_help, stdout);
-			fputs("  -v                 more messages on stderr\n", stdout);
-			rpt_opts_release(&o);
-			free(paths);
-			return ft_finish_stdout(EXIT_OK);
-		}
-		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			ft_verbose++;
-			continue;
-		}
-		rc = c->no_json && !strcmp(a, "--json") ? 0 : rpt_opts_parse(&o, argc, argv, &i);
-		if (rc == 0 && c->extra)
-			rc = c->extra(c->arg, argc, argv, &i);
-		if (rc == 1)
-			continue;
-		if (rc) {
-			rpt_opts_release(&o);
-			free(paths);
-			return rc;
-		}
-		if (a[0] == '-' && a[1]) {
-			rpt_opts_release(&o);
-			free(paths);
-			return ft_usage_error("unknown option '%s'", a);
-		}
-		paths[npaths++] = argv[i];
+	rc = parse_command(c, &o, argc, argv, paths, &npaths);
+	if (rc) {
+		rpt_opts_release(&o);
+		free(paths);
+		return rc == OPT_DONE ? ft_finish_stdout(EXIT_OK) : rc;
 	}
 	o.path = npaths ? paths[0] : "trace.dat";
 	if (npaths > 1 &&

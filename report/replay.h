@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flytrap.h"
 #include "format.h"
 #include "kinds.h"
 
@@ -42,12 +43,13 @@ int rpt_threads_default(void);
 int rpt_threads_arg(const char *v, int *out);
 
 /*
- * Parse one common option at argv[*i] ("--json", "--from T", "--to T",
- * "--cpu LIST", "--pid N", "--comm GLOB", and their "=" forms).  Returns 1
- * if consumed (and advances *i past any value), 0 if not a common option,
- * or EXIT_USAGE after printing the one-line usage error.
+ * The options every analyzer command takes, as tables for the one option
+ * parser (ft_opt_next, flytrap.h).
  */
-int rpt_opts_parse(struct rpt_opts *o, int argc, char **argv, int *i);
+extern const struct ft_opt rpt_filter_opts[];	/* --from --to --cpu --pid --comm --threads */
+extern const struct ft_opt rpt_json_opts[];	/* --json */
+/* One option of those tables (its id and value) into *o: 0, or EXIT_USAGE after the message. */
+int rpt_opts_option(struct rpt_opts *o, int id, const char *v);
 /*
  * The filters' one parser, for report's options and the analyzers': one
  * --from/--to/--cpu/--pid/--comm value into *o (--cpu lists add up, --pid
@@ -215,8 +217,9 @@ extern const struct rpt_analyzer rpt_drops_analyzer;
 
 /*
  * The analyzers' own options, parsed the same way by their command and by
- * `flytrap analyze` (which runs several in one pass).  The *_option()
- * functions return like rpt_opts_parse(); *_options_help is their --help.
+ * `flytrap analyze` (which runs several in one pass): the rpt_*_opts
+ * tables, whose options the *_option() functions take; *_options_help is
+ * their --help.
  */
 struct rpt_cg_args {
 	struct rpt_callgraph_conf conf;
@@ -229,9 +232,15 @@ struct rpt_cg_args {
 extern const char rpt_callgraph_options_help[];
 extern const char rpt_overhead_options_help[];
 extern const char rpt_drops_options_help[];
-int rpt_callgraph_option(void *cg_args, int argc, char **argv, int *i);
-int rpt_overhead_option(void *overhead_conf, int argc, char **argv, int *i);
-int rpt_drops_option(void *drops_conf, int argc, char **argv, int *i);
+extern const struct ft_opt rpt_callgraph_opts[], rpt_overhead_opts[], rpt_drops_opts[];
+enum {
+	RPT_CG_O_PER_TASK = 1, RPT_CG_O_FOLDED, RPT_CG_O_NO_DEBUGINFOD, RPT_CG_O_SOURCE,
+	RPT_CG_O_DEPTH, RPT_CG_O_MIN_PERCENT, RPT_CG_O_SVG, RPT_CG_O_SYMFS, RPT_CG_O_DEBUG_DIR,
+};
+/* One option of the analyzer's table (arg: its args or conf); 0 or the exit code after the message. */
+int rpt_callgraph_option(void *cg_args, int table, const struct ft_opt *o, const char *v);
+int rpt_overhead_option(void *overhead_conf, int table, const struct ft_opt *o, const char *v);
+int rpt_drops_option(void *drops_conf, int table, const struct ft_opt *o, const char *v);
 /* Set A up for its analyzer (flame graph when --svg); EXIT_OK or EXIT_FAIL. */
 int rpt_callgraph_setup(struct rpt_cg_args *A);
 /*
@@ -368,17 +377,21 @@ void *rpt_types_get(struct rpt_types *t, int id);	/* NULL for id < 0 or ENOMEM *
 void rpt_types_release(struct rpt_types *t);
 
 /*
- * Common front end of the analyzer commands: parse argv (common options,
- * then extra()), open the file, then either replay the n analyzers of an[]
- * and report errors, or, when run is set, hand the open file to run()
- * (export, analyze: their own flow after the open).  extra returns like
- * rpt_opts_parse (1 consumed, 0 unknown, EXIT_USAGE on error); run returns
- * an exit code.  Returns the exit code of the command.
+ * Common front end of the analyzer commands: parse argv (the common
+ * options, then the command's tables, whose options go to option()), open
+ * the file, then either replay the n analyzers of an[] and report errors,
+ * or, when run is set, hand the open file to run() (export, analyze: their
+ * own flow after the open); run returns an exit code.  Returns the exit
+ * code of the command.
  */
+#define RPT_CMD_TABLES 4
 struct rpt_command {
 	const char *usage;		/* --help text before the common options */
 	bool no_json;			/* --json is not a common option of this command */
-	int (*extra)(void *arg, int argc, char **argv, int *i);
+	/* the command's own options (tables of ft_opt) and what takes them */
+	const struct ft_opt *opts[RPT_CMD_TABLES];
+	/* one option o of table opts[table] with its value: 0, or the exit code after the message */
+	int (*option)(void *arg, int table, const struct ft_opt *o, const char *v);
 	/* after parsing, before the open: EXIT_OK, or EXIT_USAGE after the message */
 	int (*check)(void *arg, const struct rpt_opts *o);
 	int (*run)(void *arg, struct fmt_reader *r, struct rpt_opts *o);

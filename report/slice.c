@@ -885,63 +885,66 @@ static int add_filter_text(struct slice *s, const char *a, const char *b)
 	return 0;
 }
 
+static const struct ft_opt slice_opts[] = {
+	{ "help", 'h', false, 'h' }, { NULL, 'v', false, 'v' }, { "output", 'o', true, 'o' },
+	{ "event", 'e', true, 'e' }, { 0 },
+};
+
+/* -o and -e (the slice's own), -h, -v: 0, or the exit code after the message */
+static int own_option(struct slice *s, const struct ft_opt *o, const char *v)
+{
+	char **ne;
+
+	switch (o->id) {
+	case 'h':
+		fputs(usage_text, stdout);
+		fputs(rpt_opts_help_filters, stdout);
+		exit(ft_finish_stdout(EXIT_OK));
+	case 'v':
+		ft_verbose++;
+		return 0;
+	case 'o':
+		s->out_path = v;
+		return 0;
+	}
+	if (!*v)
+		return ft_usage_error("option '--event' needs an event name");
+	ne = realloc(s->events, (size_t)(s->nevents + 1) * sizeof(*ne));
+	if (!ne)
+		return ft_error("out of memory");
+	s->events = ne;
+	s->events[s->nevents++] = (char *)v;	/* an argv string */
+	return add_filter_text(s, "-e", v) ? ft_error("out of memory") : 0;
+}
+
 static int parse_args(struct slice *s, int argc, char **argv)
 {
-	bool dashdash = false;
+	struct ft_optparse p;
+	int id, rc = 0;
+	char name[40];
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int before = i, rc;
-
-		if (!dashdash && !strcmp(a, "--")) {
-			dashdash = true;
-			continue;
+	ft_opt_init(&p, argc, argv, slice_opts);
+	ft_opt_add_table(&p, rpt_filter_opts);
+	ft_opt_add_table(&p, rpt_json_opts);
+	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+		if (id == FT_OPT_ERROR) {
+			rc = EXIT_USAGE;	/* the parser said why */
+		} else if (id == FT_OPT_OPERAND) {
+			if (s->in_path)
+				rc = ft_usage_error("more than one input file given");
+			s->in_path = p.value;
+		} else if (p.which == 0) {
+			rc = own_option(s, p.opt, p.value);
+		} else {
+			rc = rpt_opts_option(&s->o, id, p.value);
+			/* the filters, as the slice's metadata names them */
+			snprintf(name, sizeof(name), "--%s", p.opt->name);
+			if (!rc && p.which == 1 && add_filter_text(s, name, p.value))
+				rc = ft_error("out of memory");
 		}
-		if (!dashdash && a[0] == '-' && a[1]) {
-			rc = rpt_opts_parse(&s->o, argc, argv, &i);
-			if (rc == EXIT_USAGE)
-				return rc;
-			if (rc == 1) {
-				if (strcmp(a, "--json"))
-					add_filter_text(s, a, i > before ? argv[i] : NULL);
-				continue;
-			}
-			if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-				fputs(usage_text, stdout);
-				fputs(rpt_opts_help_filters, stdout);
-				exit(ft_finish_stdout(EXIT_OK));
-			}
-			if (!strcmp(a, "-v")) {
-				ft_verbose++;
-				continue;
-			}
-			if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-e") ||
-			    !strcmp(a, "--event")) {
-				if (i + 1 >= argc)
-					return ft_usage_error("option '%s' needs a value", a);
-				if (a[1] == 'o' || a[2] == 'o') {
-					s->out_path = argv[++i];
-				} else {
-					char **ne = realloc(s->events, (size_t)(s->nevents + 1) * sizeof(*ne));
-
-					if (!ne || !*argv[i + 1])
-						return ft_usage_error("option '%s' needs an event name", a);
-					s->events = ne;
-					s->events[s->nevents++] = argv[++i];
-					add_filter_text(s, "-e", argv[i]);
-				}
-				continue;
-			}
-			if (!strncmp(a, "--output=", 9)) {
-				s->out_path = a + 9;
-				continue;
-			}
-			return ft_usage_error("unknown option '%s'", a);
-		}
-		if (s->in_path)
-			return ft_usage_error("more than one input file given");
-		s->in_path = a;
 	}
+	if (rc)
+		return rc;
 	if (!s->in_path)
 		return ft_usage_error("no input file given");
 	if (!s->out_path || !*s->out_path)

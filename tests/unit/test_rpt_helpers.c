@@ -133,25 +133,31 @@ static void test_opts(void)
 {
 	struct rpt_opts o = { 0 };
 	char *argv[] = { "x", "--from=1.5", "--to", "2", "--cpu", "0,2-3", "--pid", "4,5", "--comm", "ab*",
-			 "--json", "--other", "--cpu", "zz", "--pid", "-3" };
-	int argc = (int)(sizeof(argv) / sizeof(argv[0])), i = 1, rc;
+			 "--json", "--cpu", "1", "--other", "--cpu", "zz", "--pid", "-3", "--pid", "+3" };
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])), id, n = 0, rc;
+	struct ft_optparse p;
 
-	for (; i <= 10; i++) {
-		rc = rpt_opts_parse(&o, argc, argv, &i);
-		CHECK(rc == 1, "argv[%d] %s not consumed (%d)", i, argv[i], rc);
+	ft_opt_init(&p, argc, argv, rpt_filter_opts);
+	ft_opt_add_table(&p, rpt_json_opts);
+	while (n < 7 && (id = ft_opt_next(&p)) > 0) {
+		rc = rpt_opts_option(&o, id, p.value);
+		CHECK(rc == 0, "option %d refused (%d)", n, rc);
+		n++;
 	}
+	CHECK(n == 7, "%d options taken", n);
 	CHECK(o.has_t0 && o.t0_ns == 1500000000ULL, "from %" PRIu64, o.t0_ns);
 	CHECK(o.has_t1 && o.t1_ns == 2000000000ULL, "to %" PRIu64, o.t1_ns);
-	CHECK(o.has_cpus && o.cpu_mask[0] == 0xd, "cpu mask %" PRIx64, o.cpu_mask[0]);
+	CHECK(o.has_cpus && o.cpu_mask[0] == 0xf, "cpu lists add up: mask %" PRIx64, o.cpu_mask[0]);
 	CHECK(o.npids == 2 && o.pids[0] == 4 && o.pids[1] == 5, "pids");
 	CHECK(o.ncomms == 1 && !strcmp(o.comms[0], "ab*"), "comm");
 	CHECK(o.json, "json");
-	i = 11;
-	CHECK(rpt_opts_parse(&o, argc, argv, &i) == 0, "--other consumed");
-	i = 12;
-	CHECK(rpt_opts_parse(&o, argc, argv, &i) == EXIT_USAGE, "--cpu zz accepted");
-	i = 14;
-	CHECK(rpt_opts_parse(&o, argc, argv, &i) == EXIT_USAGE, "--pid -3 accepted");
+	CHECK(ft_opt_next(&p) == FT_OPT_ERROR, "--other taken");
+	id = ft_opt_next(&p);
+	CHECK(id > 0 && rpt_opts_option(&o, id, p.value) == EXIT_USAGE, "--cpu zz accepted");
+	id = ft_opt_next(&p);	/* "-3" is a value (a digit follows the '-'), which --pid refuses */
+	CHECK(id > 0 && rpt_opts_option(&o, id, p.value) == EXIT_USAGE, "--pid -3 accepted");
+	id = ft_opt_next(&p);
+	CHECK(id > 0 && rpt_opts_option(&o, id, p.value) == EXIT_USAGE, "--pid +3 accepted");
 	rpt_opts_release(&o);
 	CHECK(o.pids == NULL && o.comms == NULL, "release");
 
