@@ -701,51 +701,44 @@ out:
 
 static int parse(int argc, char **argv, struct loadopts *o)
 {
-	int i;
-	bool dashdash = false;
+	static const struct ft_opt opts[] = {
+		{ "help", 'h', false, 'h' }, { "schema", 0, false, 'S' },
+		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' }, { "host", 0, true, 'H' },
+		{ "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' }, { 0 },
+	};
+	struct ft_optparse p;
+	uint64_t n;
+	int i, id;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		size_t l = strcspn(a, "=");
-		const char *const valued[] = { "--clickhouse", "--database", "--host", "--cluster", "--batch", NULL };
-		int k;
+	ft_opt_init(&p, argc, argv, opts);
+	while ((id = ft_opt_next(&p)) != FT_OPT_END) {
+		const char *v = p.value;
 
-		if (dashdash || a[0] != '-' || !a[1]) {
-			o->files[o->nfiles++] = argv[i];
+		if (id == FT_OPT_ERROR)
+			return EXIT_USAGE;	/* the parser said why */
+		if (id == FT_OPT_OPERAND) {
+			o->files[o->nfiles++] = (char *)v;
 			continue;
 		}
-		if (!strcmp(a, "--")) {
-			dashdash = true;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		if (id == 'h') {
 			fputs(usage, stdout);
 			return -1;
 		}
-		if (!strcmp(a, "--schema")) {
+		if (id == 'S') {
 			o->schema = true;
 			continue;
 		}
-		for (k = 0; valued[k]; k++)
-			if (strlen(valued[k]) == l && !strncmp(a, valued[k], l))
-				break;
-		if (!valued[k])
-			return ft_usage_error("unknown option '%s'", a);
-		v = a[l] == '=' ? a + l + 1 : ++i < argc ? argv[i] : NULL;
-		if (!v || !*v)
-			return ft_usage_error("%s needs a value", valued[k]);
-		switch (k) {
-		case 0: o->url = v; break;
-		case 1: o->db = v; break;
-		case 2: o->host = v; break;
-		case 3: o->cluster = v; break;
-		default: {
-			uint64_t n;
-
+		if (!*v)
+			return ft_usage_error("--%s needs a value", p.opt->name);
+		switch (id) {
+		case 'u': o->url = v; break;
+		case 'd': o->db = v; break;
+		case 'H': o->host = v; break;
+		case 'c': o->cluster = v; break;
+		default:
 			if (ft_parse_size(v, &n) || n < 4096 || n > (1ULL << 30))
 				return ft_usage_error("--batch: '%s' is not a size between 4K and 1G", v);
 			o->batch = (size_t)n;
-		}
 		}
 	}
 	for (i = 0; o->db && o->db[i]; i++)

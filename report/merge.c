@@ -376,9 +376,14 @@ static struct src *src_named(struct merge *m, const char *spec, const char **val
 
 static int parse_args(struct merge *m, int argc, char **argv)
 {
+	static const struct ft_opt opts[] = {
+		{ "help", 'h', false, 'h' }, { NULL, 'v', false, 'v' }, { "json", 0, false, 'j' },
+		{ "output", 'o', true, 'o' }, { "name", 0, true, 'n' }, { "offset", 0, true, 'O' },
+		{ 0 },
+	};
 	const char **names = NULL, **offsets = NULL;
-	int nnames = 0, noffsets = 0, rc = 0;
-	bool dashdash = false;
+	int nnames = 0, noffsets = 0, rc = 0, id;
+	struct ft_optparse p;
 
 	m->s = calloc((size_t)argc, sizeof(*m->s));
 	names = calloc((size_t)argc, sizeof(*names));
@@ -387,50 +392,28 @@ static int parse_args(struct merge *m, int argc, char **argv)
 		rc = ft_error("out of memory");
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!dashdash && !strcmp(a, "--")) {
-			dashdash = true;
-			continue;
+	ft_opt_init(&p, argc, argv, opts);
+	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+		switch (id) {
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(ft_finish_stdout(EXIT_OK));
+		case 'v': ft_verbose++; break;
+		case 'j': m->json = true; break;
+		case 'o': m->out_path = p.value; break;
+		case 'n': names[nnames++] = p.value; break;
+		case 'O': offsets[noffsets++] = p.value; break;
+		case FT_OPT_OPERAND:
+			m->s[m->n].path = p.value;
+			m->s[m->n].seq = -1;
+			m->n++;
+			break;
+		default:
+			rc = EXIT_USAGE;	/* the parser said why */
 		}
-		if (!dashdash && a[0] == '-' && a[1]) {
-			if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-				fputs(usage_text, stdout);
-				exit(ft_finish_stdout(EXIT_OK));
-			}
-			if (!strcmp(a, "-v")) {
-				ft_verbose++;
-			} else if (!strcmp(a, "--json")) {
-				m->json = true;
-			} else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--name") ||
-				   !strcmp(a, "--offset")) {
-				if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1])) {
-					rc = ft_usage_error("option '%s' needs a value", a);
-					goto out;
-				}
-				if (a[1] == 'o' || !strcmp(a, "--output"))
-					m->out_path = argv[++i];
-				else if (!strcmp(a, "--name"))
-					names[nnames++] = argv[++i];
-				else
-					offsets[noffsets++] = argv[++i];
-			} else if (!strncmp(a, "--output=", 9)) {
-				m->out_path = a + 9;
-			} else if (!strncmp(a, "--name=", 7)) {
-				names[nnames++] = a + 7;
-			} else if (!strncmp(a, "--offset=", 9)) {
-				offsets[noffsets++] = a + 9;
-			} else {
-				rc = ft_usage_error("unknown option '%s'", a);
-				goto out;
-			}
-			continue;
-		}
-		m->s[m->n].path = a;
-		m->s[m->n].seq = -1;
-		m->n++;
 	}
+	if (rc)
+		goto out;
 	if (m->n < 2) {
 		rc = ft_usage_error(m->n ? "one input file given: merge needs two or more"
 					 : "no input files given");

@@ -585,37 +585,32 @@ out:
 
 static int parse(int argc, char **argv, struct sqlopts *o)
 {
-	int i;
-	bool dashdash = false;
+	static const struct ft_opt opts[] = {
+		{ "help", 'h', false, 'h' }, { "command", 'c', true, 'c' }, { "csv", 0, false, 'C' },
+		{ "json", 0, false, 'J' }, { "each", 0, false, 'E' }, { "save", 0, true, 'S' },
+		{ 0 },
+	};
+	struct ft_optparse p;
+	int id;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (dashdash || a[0] != '-' || !a[1]) {
-			o->files[o->nfiles++] = argv[i];
-		} else if (!strcmp(a, "--")) {
-			dashdash = true;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	ft_opt_init(&p, argc, argv, opts);
+	while ((id = ft_opt_next(&p)) != FT_OPT_END) {
+		switch (id) {
+		case FT_OPT_OPERAND: o->files[o->nfiles++] = (char *)p.value; break;
+		case 'h':
 			fputs(usage, stdout);
 			return -1;
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--command")) {
-			if (++i >= argc)
-				return ft_usage_error("%s needs a query", a);
-			o->queries[o->nqueries++] = argv[i];
-		} else if (!strncmp(a, "-c", 2)) {
-			o->queries[o->nqueries++] = argv[i] + 2;
-		} else if (!strcmp(a, "--csv")) {
-			o->fmt = OUT_CSV;
-		} else if (!strcmp(a, "--json")) {
-			o->fmt = OUT_JSON;
-		} else if (!strcmp(a, "--each")) {
-			o->each = true;
-		} else if (!strcmp(a, "--save") || !strncmp(a, "--save=", 7)) {
-			o->save = a[6] == '=' ? a + 7 : ++i < argc ? argv[i] : NULL;
-			if (!o->save || !*o->save)
+		case 'c': o->queries[o->nqueries++] = (char *)p.value; break;
+		case 'C': o->fmt = OUT_CSV; break;
+		case 'J': o->fmt = OUT_JSON; break;
+		case 'E': o->each = true; break;
+		case 'S':
+			if (!*p.value)
 				return ft_usage_error("--save needs a file name");
-		} else {
-			return ft_usage_error("unknown option '%s'", a);
+			o->save = p.value;
+			break;
+		default:
+			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
 	if (!o->nfiles)
