@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "format.h"
 
 struct type_stat {
@@ -150,17 +151,16 @@ static const char *type_name(struct info *inf, int id, char *buf, size_t n)
 }
 
 /* Sum every "CPU: N" CPUSTAT block's "key: value" for one key, per buffer name. */
-static void cpustat_lines(struct info *inf, FILE *out, bool json)
+/* The kernel's per-CPU ring-buffer statistics (CPUSTAT), one text line per CPU */
+static void cpustat_lines(struct info *inf, FILE *out)
 {
 	const struct fmt_option *o;
 	int i;
-	bool first = true;
 
 	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, i)); i++) {
 		const char *t = o->data;
 		size_t len = strnlen(t, o->size);
 		char *copy = strndup(t, len), *line, *save = NULL;
-		int cpu = -1;
 		static char buffer[256];
 
 		if (!copy)
@@ -174,10 +174,6 @@ static void cpustat_lines(struct info *inf, FILE *out, bool json)
 			free(copy);
 			continue;
 		}
-		if (json) {
-			fprintf(out, "%s{\"buffer\":", first ? "" : ",");
-			ft_json_str(out, buffer);
-		}
 		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *colon = strchr(line, ':');
 			char *val;
@@ -188,35 +184,61 @@ static void cpustat_lines(struct info *inf, FILE *out, bool json)
 			val = colon + 1;
 			while (*val == ' ')
 				val++;
-			if (!strcmp(line, "CPU")) {
-				cpu = atoi(val);
-				if (json)
-					fprintf(out, ",\"cpu\":%d", cpu);
-				else
-					fprintf(out, "  %s%sCPU %d:", buffer, buffer[0] ? " " : "", cpu);
-				continue;
-			}
-			if (json) {
-				fputc(',', out);
-				ft_json_str(out, line);
-				fputc(':', out);
-				if (strspn(val, "0123456789") == strlen(val) && *val)
-					fputs(val, out);
-				else
-					ft_json_str(out, val);
-			} else if (!strcmp(line, "entries") || !strcmp(line, "overrun") ||
-				   !strcmp(line, "commit overrun") || !strcmp(line, "dropped events") ||
-				   !strcmp(line, "read events")) {
+			if (!strcmp(line, "CPU"))
+				fprintf(out, "  %s%sCPU %d:", buffer, buffer[0] ? " " : "", atoi(val));
+			else if (!strcmp(line, "entries") || !strcmp(line, "overrun") ||
+				 !strcmp(line, "commit overrun") || !strcmp(line, "dropped events") ||
+				 !strcmp(line, "read events"))
 				fprintf(out, " %s %s", !strcmp(line, "commit overrun") ? "commit-overrun" :
 					!strcmp(line, "dropped events") ? "dropped" :
 					!strcmp(line, "read events") ? "read" : line, val);
+		}
+		fputc('\n', out);
+		free(copy);
+	}
+}
+
+/* The same statistics as JSON objects, one per CPU: its buffer, "cpu", every field */
+static void cpustat_json(struct info *inf, struct rpt_json *j)
+{
+	const struct fmt_option *o;
+	char buffer[256] = "";
+	int i;
+
+	for (i = 0; (o = fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, i)); i++) {
+		char *copy = strndup(o->data, strnlen(o->data, o->size)), *line, *save = NULL;
+
+		if (!copy)
+			return;
+		if (!strncmp(copy, "\nBuffer: ", 9)) {
+			char *e = strchr(copy + 9, '\n');
+
+			if (e)
+				*e = 0;
+			snprintf(buffer, sizeof(buffer), "%s", copy + 9);
+			free(copy);
+			continue;
+		}
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "buffer", buffer);
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *colon = strchr(line, ':'), *val;
+
+			if (!colon)
+				continue;
+			*colon = 0;
+			for (val = colon + 1; *val == ' '; val++)
+				;
+			if (!strcmp(line, "CPU"))
+				rpt_json_ki64(j, "cpu", atoi(val));
+			else if (*val && strspn(val, "0123456789") == strlen(val)) {
+				rpt_json_key(j, line);
+				rpt_json_value(j, val, strlen(val));	/* the kernel's figure as written */
+			} else {
+				rpt_json_kstr(j, line, val);
 			}
 		}
-		if (json)
-			fputc('}', out);
-		else
-			fputc('\n', out);
-		first = false;
+		rpt_json_obj_end(j);
 		free(copy);
 	}
 }
@@ -377,17 +399,16 @@ static void share_kv_text(struct info *inf, uint16_t id, const char *title)
 		printf("  (%lu records of the state at the cuts, for the analyzers)\n", records);
 }
 
-static void share_kv_json(struct info *inf, uint16_t id)
+static void share_kv_json(struct info *inf, uint16_t id, struct rpt_json *j)
 {
 	const struct fmt_option *o = fmt_reader_option(inf->r, id, 0);
 	const char *p, *end;
-	bool first = true;
 
 	if (!o) {
-		printf("null");
+		rpt_json_null(j);
 		return;
 	}
-	putchar('{');
+	rpt_json_obj(j);
 	p = o->data;
 	end = p + strnlen(o->data, o->size);
 	while (p < end) {
@@ -397,15 +418,12 @@ static void share_kv_json(struct info *inf, uint16_t id)
 			nl = end;
 		eq = memchr(p, '=', nl - p);
 		if (eq && !share_record_key(p, (size_t)(nl - p))) {
-			printf("%s", first ? "" : ",");
-			ft_json_strn(stdout, p, (size_t)(eq - p));
-			putchar(':');
-			ft_json_strn(stdout, eq + 1, (size_t)(nl - eq - 1));
-			first = false;
+			rpt_json_keyn(j, p, (size_t)(eq - p));
+			rpt_json_strn(j, eq + 1, (size_t)(nl - eq - 1));
 		}
 		p = nl + 1;
 	}
-	putchar('}');
+	rpt_json_obj_end(j);
 }
 
 /* Whether --from/--to read a stored index or search the chunks (fmt_iter_opts.seek). */
@@ -588,7 +606,7 @@ static void text_cpustats(struct info *inf)
 	if (!fmt_reader_option(inf->r, FMT_OPT_CPUSTAT, 0))
 		return;
 	printf("\nkernel CPU stats at the end of the recording:\n");
-	cpustat_lines(inf, stdout, false);
+	cpustat_lines(inf, stdout);
 }
 
 /* the recorder's two META options (start, end) read as one list */
@@ -619,209 +637,231 @@ static void print_text(struct info *inf, const char *path)
 }
 
 /* flytrap's "key=value" lines as a JSON object of strings, null without the option */
-static void json_kv_list(bool present, const struct fmt_kvlist *l)
+static void json_kv_list(struct rpt_json *j, bool present, const struct fmt_kvlist *l)
 {
-	bool first = true;
-
 	if (!present) {
-		printf("null");
+		rpt_json_null(j);
 		return;
 	}
-	putchar('{');
-	for (size_t n = 0; n < l->n; n++) {
-		if (!l->kv[n].val)
-			continue;
-		if (!first)
-			putchar(',');
-		ft_json_str(stdout, l->kv[n].key);
-		putchar(':');
-		ft_json_str(stdout, l->kv[n].val);
-		first = false;
-	}
-	putchar('}');
+	rpt_json_obj(j);
+	for (size_t n = 0; n < l->n; n++)
+		if (l->kv[n].val)
+			rpt_json_kstr(j, l->kv[n].key, l->kv[n].val);
+	rpt_json_obj_end(j);
 }
 
 /* The members from "file" to "time_index": the file, how it was written, its clock and CPUs */
-static void json_header(struct info *inf, const char *path)
+static void json_header(struct info *inf, const char *path, struct rpt_json *j)
 {
 	const struct fmt_info *in = inf->in;
 	uint64_t tix_chunks = 0;
 	const char *tix;
 
-	printf("{\"file\":");
-	ft_json_str(stdout, path);
-	printf(",\"file_size\":%llu,\"version\":%d,\"compression\":", (unsigned long long)in->file_size,
-	       in->version);
-	ft_json_str(stdout, in->compression);
-	printf(",\"compression_version\":");
-	ft_json_str(stdout, in->compression_version);
-	printf(",\"big_endian\":%s,\"long_size\":%d,\"kernel_long\":%d,\"page_size\":%u,\"uname\":",
-	       in->big_endian ? "true" : "false", in->long_size, in->kernel_long, in->page_size);
-	ft_json_str(stdout, in->uname);
-	printf(",\"writer\":");
-	ft_json_str(stdout, in->tracecmd_version);
-	printf(",\"clock\":");
-	ft_json_str(stdout, in->clock);
-	printf(",\"clock_in_ns\":%s,\"date_offset_ns\":%lld,\"ts_offset_ns\":%lld,\"cpus\":%d",
-	       in->clock_in_usecs ? "true" : "false", (long long)in->date_offset_ns,
-	       (long long)in->ts_offset_ns, in->cpus);
+	rpt_json_kstr(j, "file", path);
+	rpt_json_ku64(j, "file_size", in->file_size);
+	rpt_json_ki64(j, "version", in->version);
+	rpt_json_kstr(j, "compression", in->compression);
+	rpt_json_kstr(j, "compression_version", in->compression_version);
+	rpt_json_kbool(j, "big_endian", in->big_endian);
+	rpt_json_ki64(j, "long_size", in->long_size);
+	rpt_json_ki64(j, "kernel_long", in->kernel_long);
+	rpt_json_ku64(j, "page_size", in->page_size);
+	rpt_json_kstr(j, "uname", in->uname);
+	rpt_json_kstr(j, "writer", in->tracecmd_version);
+	rpt_json_kstr(j, "clock", in->clock);
+	rpt_json_kbool(j, "clock_in_ns", in->clock_in_usecs);
+	rpt_json_ki64(j, "date_offset_ns", in->date_offset_ns);
+	rpt_json_ki64(j, "ts_offset_ns", in->ts_offset_ns);
+	rpt_json_ki64(j, "cpus", in->cpus);
 	tix = tindex_state(inf, &tix_chunks);
-	printf(",\"trace_id\":%llu,\"time_index\":{\"status\":\"%s\",\"chunks\":%llu}",
-	       (unsigned long long)in->trace_id, tix, (unsigned long long)tix_chunks);
+	rpt_json_ku64(j, "trace_id", in->trace_id);
+	rpt_json_kobj(j, "time_index");
+	rpt_json_kstr(j, "status", tix);
+	rpt_json_ku64(j, "chunks", tix_chunks);
+	rpt_json_obj_end(j);
 }
 
-static void json_latency(const struct fmt_info *in)
+static void json_latency(const struct fmt_info *in, struct rpt_json *j)
 {
-	printf(",\"latency\":");
 	if (!in->latency.present) {
-		printf("null");
+		rpt_json_knull(j, "latency");
 		return;
 	}
-	printf("{\"size\":%llu,\"compressed\":%s,\"chunks\":%u,\"offset\":%llu,"
-	       "\"section_size\":%llu,\"clock_skipped\":%llu}",
-	       (unsigned long long)in->latency.size, in->latency.compressed ? "true" : "false",
-	       in->latency.nchunks, (unsigned long long)in->latency.offset,
-	       (unsigned long long)in->latency.section_size,
-	       (unsigned long long)in->latency.clock_skipped);
+	rpt_json_kobj(j, "latency");
+	rpt_json_ku64(j, "size", in->latency.size);
+	rpt_json_kbool(j, "compressed", in->latency.compressed);
+	rpt_json_ku64(j, "chunks", in->latency.nchunks);
+	rpt_json_ku64(j, "offset", in->latency.offset);
+	rpt_json_ku64(j, "section_size", in->latency.section_size);
+	rpt_json_ku64(j, "clock_skipped", in->latency.clock_skipped);
+	rpt_json_obj_end(j);
 }
 
 /* A guest's TIME_SHIFT option: its host, and every sample of every CPU */
-static void json_time_shift(const struct fmt_info *in)
+static void json_time_shift(const struct fmt_info *in, struct rpt_json *j)
 {
 	const struct fmt_time_shift *t = &in->time_shift;
 
-	printf(",\"time_shift\":");
 	if (!t->present) {
-		printf("null");
+		rpt_json_knull(j, "time_shift");
 		return;
 	}
-	printf("{\"peer_trace_id\":%llu,\"flags\":%u,\"fraction\":%s,\"cpus\":[",
-	       (unsigned long long)t->peer_id, t->flags, t->has_fraction ? "true" : "false");
+	rpt_json_kobj(j, "time_shift");
+	rpt_json_ku64(j, "peer_trace_id", t->peer_id);
+	rpt_json_ku64(j, "flags", t->flags);
+	rpt_json_kbool(j, "fraction", t->has_fraction);
+	rpt_json_karr(j, "cpus");
 	for (int i = 0; i < t->ncpus; i++) {
-		printf("%s[", i ? "," : "");
+		rpt_json_arr(j);
 		for (int k = 0; k < t->cpus[i].nsamples; k++) {
 			const struct fmt_tsync_sample *sm = &t->cpus[i].samples[k];
 
-			printf("%s{\"time\":%lld,\"offset\":%lld,"
-			       "\"scaling\":%lld,\"fraction\":%lld}", k ? "," : "",
-			       (long long)sm->time, (long long)sm->offset,
-			       (long long)sm->scaling, (long long)sm->fraction);
+			rpt_json_obj(j);
+			rpt_json_ki64(j, "time", sm->time);
+			rpt_json_ki64(j, "offset", sm->offset);
+			rpt_json_ki64(j, "scaling", sm->scaling);
+			rpt_json_ki64(j, "fraction", sm->fraction);
+			rpt_json_obj_end(j);
 		}
-		printf("]");
+		rpt_json_arr_end(j);
 	}
-	printf("]}");
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
 }
 
 /* A host's GUEST options: each guest's name, trace id and the pid behind each vCPU */
-static void json_guests(const struct fmt_info *in)
+static void json_guests(const struct fmt_info *in, struct rpt_json *j)
 {
-	printf(",\"guests\":[");
+	rpt_json_karr(j, "guests");
 	for (int i = 0; i < in->nguests; i++) {
 		const struct fmt_guest *g = &in->guests[i];
 
-		printf("%s{\"name\":", i ? "," : "");
-		ft_json_str(stdout, g->name);
-		printf(",\"trace_id\":%llu,\"vcpu_pids\":[", (unsigned long long)g->trace_id);
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "name", g->name);
+		rpt_json_ku64(j, "trace_id", g->trace_id);
+		rpt_json_karr(j, "vcpu_pids");
 		for (int k = 0; k < g->nvcpus; k++)
-			printf("%s%d", k ? "," : "", g->vcpu_pid[k]);
-		printf("]}");
+			rpt_json_i64(j, g->vcpu_pid[k]);
+		rpt_json_arr_end(j);
+		rpt_json_obj_end(j);
 	}
-	printf("]");
+	rpt_json_arr_end(j);
 }
 
 /* The ring buffers as the file lays them out: where each CPU's data is and its size */
-static void json_buffers(const struct fmt_info *in)
+static void json_buffers(const struct fmt_info *in, struct rpt_json *j)
 {
-	printf(",\"buffers\":[");
+	rpt_json_karr(j, "buffers");
 	for (int b = 0; b < in->nbuffers; b++) {
 		const struct fmt_buffer *buf = &in->buffers[b];
 
-		printf("%s{\"name\":", b ? "," : "");
-		ft_json_str(stdout, buf->name);
-		printf(",\"clock\":");
-		ft_json_str(stdout, buf->clock ? buf->clock : "");
-		printf(",\"page_size\":%u,\"compressed\":%s,\"recovered\":%s,\"cpu_ids_guessed\":%s,"
-		       "\"cpus\":[", buf->page_size, buf->compressed ? "true" : "false",
-		       buf->recovered ? "true" : "false", buf->cpu_ids_guessed ? "true" : "false");
-		for (int i = 0; i < buf->ncpus; i++)
-			printf("%s{\"cpu\":%d,\"offset\":%llu,\"size\":%llu,\"truncated\":%s}", i ? "," : "",
-			       buf->cpus[i].cpu, (unsigned long long)buf->cpus[i].offset,
-			       (unsigned long long)buf->cpus[i].size,
-			       buf->cpus[i].truncated ? "true" : "false");
-		printf("]}");
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "name", buf->name);
+		rpt_json_kstr(j, "clock", buf->clock ? buf->clock : "");
+		rpt_json_ku64(j, "page_size", buf->page_size);
+		rpt_json_kbool(j, "compressed", buf->compressed);
+		rpt_json_kbool(j, "recovered", buf->recovered);
+		rpt_json_kbool(j, "cpu_ids_guessed", buf->cpu_ids_guessed);
+		rpt_json_karr(j, "cpus");
+		for (int i = 0; i < buf->ncpus; i++) {
+			rpt_json_obj(j);
+			rpt_json_ki64(j, "cpu", buf->cpus[i].cpu);
+			rpt_json_ku64(j, "offset", buf->cpus[i].offset);
+			rpt_json_ku64(j, "size", buf->cpus[i].size);
+			rpt_json_kbool(j, "truncated", buf->cpus[i].truncated);
+			rpt_json_obj_end(j);
+		}
+		rpt_json_arr_end(j);
+		rpt_json_obj_end(j);
 	}
-	printf("]");
+	rpt_json_arr_end(j);
 }
 
 /* What the scan counted: events and bytes, their time span, and each event type (by id) */
-static void json_events(struct info *inf)
+static void json_events(struct info *inf, struct rpt_json *j)
 {
 	char name[256];
-	int i, n;
+	int i;
 
-	printf(",\"events\":%llu,\"event_bytes\":%llu", (unsigned long long)inf->nevents,
-	       (unsigned long long)inf->bytes);
-	if (inf->nevents)
-		printf(",\"first_ts\":%llu,\"last_ts\":%llu", (unsigned long long)inf->first_ts,
-		       (unsigned long long)inf->last_ts);
-	else
-		printf(",\"first_ts\":null,\"last_ts\":null");
-	printf(",\"types\":[");
-	for (i = 0, n = 0; i <= 65536; i++) {
+	rpt_json_ku64(j, "events", inf->nevents);
+	rpt_json_ku64(j, "event_bytes", inf->bytes);
+	if (inf->nevents) {
+		rpt_json_ku64(j, "first_ts", inf->first_ts);
+		rpt_json_ku64(j, "last_ts", inf->last_ts);
+	} else {
+		rpt_json_knull(j, "first_ts");
+		rpt_json_knull(j, "last_ts");
+	}
+	rpt_json_karr(j, "types");
+	for (i = 0; i <= 65536; i++) {
 		if (!inf->types[i].count)
 			continue;
-		printf("%s{\"id\":%d,\"name\":", n++ ? "," : "", i == 65536 ? -1 : i);
-		ft_json_str(stdout, type_name(inf, i, name, sizeof(name)));
-		printf(",\"count\":%llu,\"bytes\":%llu}", (unsigned long long)inf->types[i].count,
-		       (unsigned long long)inf->types[i].bytes);
+		rpt_json_obj(j);
+		rpt_json_ki64(j, "id", i == 65536 ? -1 : i);
+		rpt_json_kstr(j, "name", type_name(inf, i, name, sizeof(name)));
+		rpt_json_ku64(j, "count", inf->types[i].count);
+		rpt_json_ku64(j, "bytes", inf->types[i].bytes);
+		rpt_json_obj_end(j);
 	}
-	printf("]");
+	rpt_json_arr_end(j);
 }
 
 /* The scan's figures per (buffer, CPU) stream, losses included */
-static void json_per_cpu(struct info *inf)
+static void json_per_cpu(struct info *inf, struct rpt_json *j)
 {
-	printf(",\"per_cpu\":[");
+	rpt_json_karr(j, "per_cpu");
 	for (int i = 0; i < inf->ncpus; i++) {
 		struct cpu_stat *c = &inf->cpus[i];
 
-		printf("%s{\"buffer\":", i ? "," : "");
-		ft_json_str(stdout, inf->in->buffers[c->buffer].name);
-		printf(",\"cpu\":%d,\"events\":%llu,\"bytes\":%llu,\"first_ts\":%llu,\"last_ts\":%llu,"
-		       "\"lost_pages\":%llu,\"lost_events\":%llu,\"lost_unknown_pages\":%llu}",
-		       c->cpu, (unsigned long long)c->events, (unsigned long long)c->bytes,
-		       (unsigned long long)c->first_ts, (unsigned long long)c->last_ts,
-		       (unsigned long long)c->lost_pages, (unsigned long long)c->lost_known,
-		       (unsigned long long)c->lost_unknown_pages);
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "buffer", inf->in->buffers[c->buffer].name);
+		rpt_json_ki64(j, "cpu", c->cpu);
+		rpt_json_ku64(j, "events", c->events);
+		rpt_json_ku64(j, "bytes", c->bytes);
+		rpt_json_ku64(j, "first_ts", c->first_ts);
+		rpt_json_ku64(j, "last_ts", c->last_ts);
+		rpt_json_ku64(j, "lost_pages", c->lost_pages);
+		rpt_json_ku64(j, "lost_events", c->lost_known);
+		rpt_json_ku64(j, "lost_unknown_pages", c->lost_unknown_pages);
+		rpt_json_obj_end(j);
 	}
-	printf("]");
+	rpt_json_arr_end(j);
 }
 
-static void print_json(struct info *inf, const char *path)
+static int print_json(struct info *inf, const char *path)
 {
 	const struct fmt_info *in = inf->in;
 	const struct fmt_meta *m = fmt_reader_meta(inf->r);
+	struct rpt_json j;
 
-	json_header(inf, path);
-	json_latency(in);
-	json_time_shift(in);
-	json_guests(in);
-	json_buffers(in);
-	json_events(inf);
-	json_per_cpu(inf);
-	printf(",\"cpustats\":[");
-	cpustat_lines(inf, stdout, true);
-	printf("],\"bad_formats\":%d,\"truncated_at\":%llu,\"stream_errors\":%d", in->nbad_formats,
-	       (unsigned long long)in->truncated_at, inf->stream_errors);
-	printf(",\"flytrap\":");
-	json_kv_list(m && m->present, m ? &m->all : NULL);
-	printf(",\"recorder\":");
-	json_kv_list(m && m->rs.present, m ? &m->rs.all : NULL);
-	printf(",\"slice\":");
-	share_kv_json(inf, FMT_OPT_FT_SLICE);
-	printf(",\"merge\":");
-	share_kv_json(inf, FMT_OPT_FT_MERGE);
-	printf("}\n");
+	if (rpt_json_init(&j, stdout, 0))
+		return -ENOMEM;
+	rpt_json_obj(&j);
+	json_header(inf, path, &j);
+	json_latency(in, &j);
+	json_time_shift(in, &j);
+	json_guests(in, &j);
+	json_buffers(in, &j);
+	json_events(inf, &j);
+	json_per_cpu(inf, &j);
+	rpt_json_karr(&j, "cpustats");
+	cpustat_json(inf, &j);
+	rpt_json_arr_end(&j);
+	rpt_json_ki64(&j, "bad_formats", in->nbad_formats);
+	rpt_json_ku64(&j, "truncated_at", in->truncated_at);
+	rpt_json_ki64(&j, "stream_errors", inf->stream_errors);
+	rpt_json_key(&j, "flytrap");
+	json_kv_list(&j, m && m->present, m ? &m->all : NULL);
+	rpt_json_key(&j, "recorder");
+	json_kv_list(&j, m && m->rs.present, m ? &m->rs.all : NULL);
+	rpt_json_key(&j, "slice");
+	share_kv_json(inf, FMT_OPT_FT_SLICE, &j);
+	rpt_json_key(&j, "merge");
+	share_kv_json(inf, FMT_OPT_FT_MERGE, &j);
+	rpt_json_obj_end(&j);
+	RPT_JSON_LIT(&j, "\n");
+	/* a failed write stays on stdout (ft_finish_stdout says it) */
+	return rpt_json_done(&j) == -ENOMEM ? -ENOMEM : 0;
 }
 
 static const char usage_text[] =
@@ -890,10 +930,10 @@ int cmd_info(int argc, char **argv)
 		rc = ft_error("'%s': %s", path, fmt_reader_error(inf.r));
 		goto out;
 	}
-	if (json)
-		print_json(&inf, path);
-	else
+	if (!json)
 		print_text(&inf, path);
+	else if (print_json(&inf, path))
+		rc = ft_error("out of memory");
 	/* the figures above cover only the readable part: say why the exit fails, once */
 	if (inf.stream_errors)
 		rc = ft_error("'%s': %s%s", path, inf.first_error ? inf.first_error : "damaged event data",
