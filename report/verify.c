@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "format.h"
 
 #define EXIT_UNCHECKED 3
@@ -351,34 +352,43 @@ static void print_text(const struct verify *v)
 		printf("not checked: %s\n", v->unchecked[i] ? v->unchecked[i] : "");
 }
 
-static void print_json(const struct verify *v)
+static int print_json(const struct verify *v)
 {
-	printf("{\"file\":");
-	ft_json_str(stdout, v->path);
-	printf(",\"whole\":%s,\"damaged\":[", v->ndamaged ? "false" : "true");
+	struct rpt_json j;
+
+	if (rpt_json_init(&j, stdout, 0))
+		return -ENOMEM;
+	rpt_json_obj(&j);
+	rpt_json_kstr(&j, "file", v->path);
+	rpt_json_kbool(&j, "whole", !v->ndamaged);
+	rpt_json_karr(&j, "damaged");
 	for (int i = 0; i < v->nd; i++) {
 		const struct range *d = &v->d[i];
 
-		printf("%s{\"from\":%llu,", i ? "," : "", (unsigned long long)d->from);
+		rpt_json_obj(&j);
+		rpt_json_ku64(&j, "from", d->from);
 		if (d->to > d->from)
-			printf("\"to\":%llu,", (unsigned long long)d->to);
+			rpt_json_ku64(&j, "to", d->to);
 		else
-			printf("\"to\":null,");
-		printf("\"what\":");
-		ft_json_str(stdout, d->what);
-		printf("}");
+			rpt_json_knull(&j, "to");
+		rpt_json_kstr(&j, "what", d->what);
+		rpt_json_obj_end(&j);
 	}
-	printf("],\"damaged_total\":%llu,\"digest_ok\":%s,\"chunks_checked\":%llu,\"cpu_streams\":%llu,"
-	       "\"events\":%llu,\"unknown_events\":%llu,\"not_checked\":[",
-	       (unsigned long long)v->ndamaged, v->digest_ok ? "true" : "false",
-	       (unsigned long long)v->chunks_checked, (unsigned long long)v->cpus,
-	       (unsigned long long)v->events, (unsigned long long)v->unknown_events);
-	for (int i = 0; i < v->nunchecked; i++) {
-		if (i)
-			putchar(',');
-		ft_json_str(stdout, v->unchecked[i]);
-	}
-	printf("]}\n");
+	rpt_json_arr_end(&j);
+	rpt_json_ku64(&j, "damaged_total", v->ndamaged);
+	rpt_json_kbool(&j, "digest_ok", v->digest_ok);
+	rpt_json_ku64(&j, "chunks_checked", v->chunks_checked);
+	rpt_json_ku64(&j, "cpu_streams", v->cpus);
+	rpt_json_ku64(&j, "events", v->events);
+	rpt_json_ku64(&j, "unknown_events", v->unknown_events);
+	rpt_json_karr(&j, "not_checked");
+	for (int i = 0; i < v->nunchecked; i++)
+		rpt_json_str(&j, v->unchecked[i]);
+	rpt_json_arr_end(&j);
+	rpt_json_obj_end(&j);
+	RPT_JSON_LIT(&j, "\n");
+	/* a failed write stays on stdout (ft_finish_stdout says it) */
+	return rpt_json_done(&j) == -ENOMEM ? -ENOMEM : 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -445,11 +455,11 @@ int cmd_verify(int argc, char **argv)
 	close(fd);
 	if (v.nd > 1)
 		qsort(v.d, (size_t)v.nd, sizeof(*v.d), cmp_range);
-	if (json)
-		print_json(&v);
-	else
-		print_text(&v);
 	rc = v.ndamaged ? EXIT_FAIL : strict && v.nunchecked ? EXIT_UNCHECKED : EXIT_OK;
+	if (!json)
+		print_text(&v);
+	else if (print_json(&v))
+		rc = ft_error("out of memory");
 	for (int i = 0; i < v.nd; i++)
 		free(v.d[i].what);
 	free(v.d);
