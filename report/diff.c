@@ -21,6 +21,7 @@
 #include "callgraph.h"
 #include "flamesvg.h"
 #include "flytrap.h"
+#include "json.h"
 #include "overhead.h"
 #include "replay.h"
 #include "share.h"
@@ -659,103 +660,111 @@ static void print_text(const struct diff *d, FILE *f)
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-static void json_num(FILE *f, double v, bool valid)
+/* A ratio or rate: 12 significant digits, null when there is none */
+static void json_num(struct rpt_json *j, double v, bool valid)
 {
-	if (valid && isfinite(v))
-		fprintf(f, "%.12g", v);
-	else
-		fputs("null", f);
+	char t[40];
+	int n;
+
+	if (!valid || !isfinite(v)) {
+		rpt_json_null(j);
+		return;
+	}
+	n = snprintf(t, sizeof(t), "%.12g", v);
+	rpt_json_value(j, t, (size_t)n);
 }
 
-static void json_row(const struct diff *d, FILE *f, int t, const struct drow *r)
+static void json_row(const struct diff *d, struct rpt_json *j, int t, const struct drow *r)
 {
 	const struct tabdef *td = &tabdefs[t];
 	double ra = rate(&d->s[0], r->v[0][0]), rb = rate(&d->s[1], r->v[1][0]);
+	char key[64];
 	int s, m;
 
-	fputs("{\"name\":", f);
-	ft_json_str(f, r->key);
-	fprintf(f, ",\"status\":\"%s\"",
-		r->in[0] && r->in[1] ? "both" : r->in[1] ? "appeared" : "vanished");
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "name", r->key);
+	rpt_json_kstr(j, "status", r->in[0] && r->in[1] ? "both" : r->in[1] ? "appeared" : "vanished");
 	for (s = 0; s < 2; s++) {
-		fprintf(f, ",\"%c\":", 'a' + s);
 		if (!r->in[s]) {
-			fputs("null", f);
+			rpt_json_knull(j, s ? "b" : "a");
 			continue;
 		}
+		rpt_json_kobj(j, s ? "b" : "a");
 		for (m = 0; m < td->nm; m++)
-			fprintf(f, "%s\"%s\":%" PRIu64, m ? "," : "{", td->m[m].key, r->v[s][m]);
-		fputc('}', f);
+			rpt_json_ku64(j, td->m[m].key, r->v[s][m]);
+		rpt_json_obj_end(j);
 	}
-	fputs(",\"delta\":{", f);
+	rpt_json_kobj(j, "delta");
 	for (m = 0; m < td->nm; m++)
-		fprintf(f, "%s\"%s\":%" PRId64, m ? "," : "", td->m[m].key,
-			(int64_t)(r->v[1][m] - r->v[0][m]));
-	fputs("},\"ratio\":{", f);
+		rpt_json_ki64(j, td->m[m].key, (int64_t)(r->v[1][m] - r->v[0][m]));
+	rpt_json_obj_end(j);
+	rpt_json_kobj(j, "ratio");
 	for (m = 0; m < td->nm; m++) {
-		fprintf(f, "%s\"%s\":", m ? "," : "", td->m[m].key);
-		json_num(f, (double)r->v[1][m] / (double)r->v[0][m], r->in[0] && r->in[1] && r->v[0][m]);
+		rpt_json_key(j, td->m[m].key);
+		json_num(j, (double)r->v[1][m] / (double)r->v[0][m], r->in[0] && r->in[1] && r->v[0][m]);
 	}
-	fprintf(f, "},\"rate_%s\":{\"a\":", td->m[0].key);
-	json_num(f, ra, r->in[0]);
-	fputs(",\"b\":", f);
-	json_num(f, rb, r->in[1]);
-	fputs(",\"ratio\":", f);
-	json_num(f, rb / ra, r->in[0] && r->in[1] && ra > 0);
-	fputs("}}", f);
+	rpt_json_obj_end(j);
+	snprintf(key, sizeof(key), "rate_%s", td->m[0].key);
+	rpt_json_kobj(j, key);
+	rpt_json_key(j, "a");
+	json_num(j, ra, r->in[0]);
+	rpt_json_key(j, "b");
+	json_num(j, rb, r->in[1]);
+	rpt_json_key(j, "ratio");
+	json_num(j, rb / ra, r->in[0] && r->in[1] && ra > 0);
+	rpt_json_obj_end(j);
+	rpt_json_obj_end(j);
 }
 
-static void json_side(const struct side *s, FILE *f)
+static void json_side(const struct side *s, struct rpt_json *j)
 {
-	fputs("{\"file\":", f);
-	ft_json_str(f, s->path);
-	fprintf(f, ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-		",\"events\":%" PRIu64 ",\"partial\":%s,\"raw_clock\":%s,\"basis\":", s->ovh.first_ts,
-		s->ovh.last_ts, s->ovh.last_ts - s->ovh.first_ts, s->ovh.events,
-		s->partial ? "true" : "false", s->raw_clock ? "true" : "false");
-	json_num(f, s->basis, true);
-	fputs(",\"callgraph_source\":", f);
-	if (s->has_cg)
-		fprintf(f, "\"%s\"", s->cg.source_name);
-	else
-		fputs("null", f);
-	fputc('}', f);
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", s->path);
+	rpt_json_ku64(j, "first_ts", s->ovh.first_ts);
+	rpt_json_ku64(j, "last_ts", s->ovh.last_ts);
+	rpt_json_ku64(j, "duration_ns", s->ovh.last_ts - s->ovh.first_ts);
+	rpt_json_ku64(j, "events", s->ovh.events);
+	rpt_json_kbool(j, "partial", s->partial);
+	rpt_json_kbool(j, "raw_clock", s->raw_clock);
+	rpt_json_key(j, "basis");
+	json_num(j, s->basis, true);
+	rpt_json_kstr_or_null(j, "callgraph_source", s->has_cg ? s->cg.source_name : NULL);
+	rpt_json_obj_end(j);
 }
 
-static void print_json(const struct diff *d, FILE *f)
+static int print_json(const struct diff *d, FILE *f)
 {
 	const struct diff_args *A = d->A;
 	bool sel[T_NR] = { [T_SYS] = A->sel_sys, [T_TASK] = A->sel_ovh, [T_TYPE] = A->sel_ovh,
 			   [T_FUNC] = A->sel_cg, [T_PATH] = A->sel_cg };
+	struct rpt_json j;
 	size_t i;
 	int t;
 
-	fputs("{\"a\":", f);
-	json_side(&d->s[0], f);
-	fputs(",\"b\":", f);
-	json_side(&d->s[1], f);
-	fputs(",\"per\":", f);
-	if (A->per)
-		ft_json_str(f, A->per);
-	else
-		fputs("\"second\"", f);
-	fprintf(f, ",\"callgraph\":{\"compared\":%s,\"unit\":", d->cg_compared ? "true" : "false");
-	if (d->cg_compared)
-		fprintf(f, "\"%s\"}", d->unit);
-	else
-		fputs("null}", f);
+	if (rpt_json_init(&j, f, 0))
+		return -ENOMEM;
+	rpt_json_obj(&j);
+	rpt_json_key(&j, "a");
+	json_side(&d->s[0], &j);
+	rpt_json_key(&j, "b");
+	json_side(&d->s[1], &j);
+	rpt_json_kstr(&j, "per", A->per ? A->per : "second");
+	rpt_json_kobj(&j, "callgraph");
+	rpt_json_kbool(&j, "compared", d->cg_compared);
+	rpt_json_kstr_or_null(&j, "unit", d->cg_compared ? d->unit : NULL);
+	rpt_json_obj_end(&j);
 	for (t = 0; t < T_NR; t++) {
 		if (!sel[t])
 			continue;
-		fprintf(f, ",\"%s\":[", tabdefs[t].json);
-		for (i = 0; i < d->t[t].n; i++) {
-			if (i)
-				fputc(',', f);
-			json_row(d, f, t, &d->t[t].rows[i]);
-		}
-		fputc(']', f);
+		rpt_json_karr(&j, tabdefs[t].json);
+		for (i = 0; i < d->t[t].n; i++)
+			json_row(d, &j, t, &d->t[t].rows[i]);
+		rpt_json_arr_end(&j);
 	}
-	fputs("}\n", f);
+	rpt_json_obj_end(&j);
+	RPT_JSON_LIT(&j, "\n");
+	/* a failed write stays on the stream (ft_finish_stdout says it) */
+	return rpt_json_done(&j) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* ---- the differential flame graph ------------------------------------------------------ */
@@ -918,10 +927,10 @@ int cmd_diff(int argc, char **argv)
 	d.s[1].path = A.files[1];
 	rc = compare(&d);
 	if (rc == EXIT_OK) {
-		if (A.opts.json)
-			print_json(&d, stdout);
-		else
+		if (!A.opts.json)
 			print_text(&d, stdout);
+		else if (print_json(&d, stdout))
+			rc = ft_error("out of memory");
 		if (A.svg)
 			rc = write_svg(&d);
 		/* partial figures are not a clean result (as in every analyzer) */
