@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "format.h"
 #include "ftmeta.h"
 #include "convert.h"
@@ -1029,22 +1030,34 @@ static void print_summary(const struct merge *m)
 	for (int i = 0; i < m->n; i++)
 		dups += m->s[i].dups;
 	if (m->json) {
-		printf("{\"output\":");
-		ft_json_str(stdout, m->out_path);
-		printf(",\"kind\":\"%s\",\"events\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"sources\":[",
-		       m->one_recording ? "one_recording" : "buffers", m->written, dups);
+		struct rpt_json j;
+
+		if (rpt_json_init(&j, stdout, 0))
+			return;
+		rpt_json_obj(&j);
+		rpt_json_kstr(&j, "output", m->out_path);
+		rpt_json_kstr(&j, "kind", m->one_recording ? "one_recording" : "buffers");
+		rpt_json_ku64(&j, "events", m->written);
+		rpt_json_ku64(&j, "duplicates", dups);
+		rpt_json_karr(&j, "sources");
 		for (int i = 0; i < m->n; i++) {
 			const struct src *s = &m->s[i];
 
-			printf("%s{\"file\":", i ? "," : "");
-			ft_json_str(stdout, s->path);
-			printf(",\"buffer\":");
-			ft_json_str(stdout, m->one_recording ? "" : s->name);
-			printf(",\"events\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"loss_markers\":%" PRIu64
-			       ",\"shift_ns\":%" PRId64 ",\"first_ns\":%" PRIu64 ",\"last_ns\":%" PRIu64 "}",
-			       s->events, s->dups, s->losses, s->shift, s->first_ts, s->last_ts);
+			rpt_json_obj(&j);
+			rpt_json_kstr(&j, "file", s->path);
+			rpt_json_kstr(&j, "buffer", m->one_recording ? "" : s->name);
+			rpt_json_ku64(&j, "events", s->events);
+			rpt_json_ku64(&j, "duplicates", s->dups);
+			rpt_json_ku64(&j, "loss_markers", s->losses);
+			rpt_json_ki64(&j, "shift_ns", s->shift);
+			rpt_json_ku64(&j, "first_ns", s->first_ts);
+			rpt_json_ku64(&j, "last_ns", s->last_ts);
+			rpt_json_obj_end(&j);
 		}
-		printf("]}\n");
+		rpt_json_arr_end(&j);
+		rpt_json_obj_end(&j);
+		RPT_JSON_LIT(&j, "\n");
+		rpt_json_done(&j);	/* a failed write stays on stdout (ft_finish_stdout) */
 		return;
 	}
 	printf("%s: %" PRIu64 " events from %d files (%s)\n", m->out_path, m->written, m->n,

@@ -24,6 +24,7 @@
 
 #include "convert.h"
 #include "flytrap.h"
+#include "json.h"
 #include "format.h"
 #include "redact.h"
 #include "share.h"
@@ -892,28 +893,40 @@ static void print_summary(const struct red *d)
 	size_t np = 0, nv = rpt_red_count(d->c.t, &np);
 
 	if (d->json) {
-		printf("{\"input\":");
-		ft_json_str(stdout, d->in_path);
-		printf(",\"output\":");
-		ft_json_str(stdout, d->out_path);
-		printf(",\"events\":%llu,\"policy_sha256\":\"%s\",\"key\":\"%s\","
-		       "\"distinct_values\":%zu,\"distinct_pointers\":%zu,"
-		       "\"replaced\":{\"comm\":%llu,\"path\":%llu,\"host\":%llu,\"text\":%llu},"
-		       "\"dropped\":%llu,\"kernel_addresses\":%llu,\"kernel_address_mode\":\"%s\","
-		       "\"pointers\":%llu,\"user_stacks\":%llu,\"user_stack_copies\":%llu,"
-		       "\"records_resized\":%llu,"
-		       "\"kernel_symbols\":{\"in\":%llu,\"out\":%llu},\"decoded_check_only\":%zu}\n",
-		       (unsigned long long)d->events, d->pol.sha256,
-		       rpt_red_key_given(d->c.t) ? "given" : "random", nv, np,
-		       (unsigned long long)n->comm, (unsigned long long)n->path,
-		       (unsigned long long)n->host, (unsigned long long)n->text,
-		       (unsigned long long)n->dropped, (unsigned long long)n->kaddr,
-		       d->c.kaddr == RED_RELATIVE ? "relative" : d->c.kaddr == RED_DROP ? "dropped"
-											: "kept",
-		       (unsigned long long)n->pointers, (unsigned long long)n->ustack,
-		       (unsigned long long)n->ucopy, (unsigned long long)n->records_rebuilt,
-		       (unsigned long long)n->ksyms_in,
-		       (unsigned long long)n->ksyms_out, d->npublic);
+		struct rpt_json j;
+
+		if (rpt_json_init(&j, stdout, 0))
+			return;
+		rpt_json_obj(&j);
+		rpt_json_kstr(&j, "input", d->in_path);
+		rpt_json_kstr(&j, "output", d->out_path);
+		rpt_json_ku64(&j, "events", d->events);
+		rpt_json_kstr(&j, "policy_sha256", d->pol.sha256);
+		rpt_json_kstr(&j, "key", rpt_red_key_given(d->c.t) ? "given" : "random");
+		rpt_json_ku64(&j, "distinct_values", nv);
+		rpt_json_ku64(&j, "distinct_pointers", np);
+		rpt_json_kobj(&j, "replaced");
+		rpt_json_ku64(&j, "comm", n->comm);
+		rpt_json_ku64(&j, "path", n->path);
+		rpt_json_ku64(&j, "host", n->host);
+		rpt_json_ku64(&j, "text", n->text);
+		rpt_json_obj_end(&j);
+		rpt_json_ku64(&j, "dropped", n->dropped);
+		rpt_json_ku64(&j, "kernel_addresses", n->kaddr);
+		rpt_json_kstr(&j, "kernel_address_mode", d->c.kaddr == RED_RELATIVE ? "relative" :
+						      d->c.kaddr == RED_DROP ? "dropped" : "kept");
+		rpt_json_ku64(&j, "pointers", n->pointers);
+		rpt_json_ku64(&j, "user_stacks", n->ustack);
+		rpt_json_ku64(&j, "user_stack_copies", n->ucopy);
+		rpt_json_ku64(&j, "records_resized", n->records_rebuilt);
+		rpt_json_kobj(&j, "kernel_symbols");
+		rpt_json_ku64(&j, "in", n->ksyms_in);
+		rpt_json_ku64(&j, "out", n->ksyms_out);
+		rpt_json_obj_end(&j);
+		rpt_json_ku64(&j, "decoded_check_only", d->npublic);
+		rpt_json_obj_end(&j);
+		RPT_JSON_LIT(&j, "\n");
+		rpt_json_done(&j);	/* a failed write stays on stdout (ft_finish_stdout) */
 		return;
 	}
 	printf("redacted '%s' into '%s'\n  %llu events, every one checked\n", d->in_path,

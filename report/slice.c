@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "format.h"
 #include "kinds.h"
 #include "replay.h"
@@ -856,14 +857,22 @@ static void print_summary(const struct slice *s)
 	char t0[32], t1[32];
 
 	if (s->o.json) {
-		printf("{\"input\":");
-		ft_json_str(stdout, s->in_path);
-		printf(",\"output\":");
-		ft_json_str(stdout, s->out_path);
-		printf(",\"events_read\":%llu,\"events_kept\":%llu,\"loss_markers\":%llu,"
-		       "\"tasks\":%d,\"open_frames_at_start\":%d,\"exits_after_end\":%d}\n",
-		       (unsigned long long)s->read, (unsigned long long)s->kept,
-		       (unsigned long long)s->losses, s->npids, s->npro, s->nepi);
+		struct rpt_json j;
+
+		if (rpt_json_init(&j, stdout, 0))
+			return;
+		rpt_json_obj(&j);
+		rpt_json_kstr(&j, "input", s->in_path);
+		rpt_json_kstr(&j, "output", s->out_path);
+		rpt_json_ku64(&j, "events_read", s->read);
+		rpt_json_ku64(&j, "events_kept", s->kept);
+		rpt_json_ku64(&j, "loss_markers", s->losses);
+		rpt_json_ki64(&j, "tasks", s->npids);
+		rpt_json_ki64(&j, "open_frames_at_start", s->npro);
+		rpt_json_ki64(&j, "exits_after_end", s->nepi);
+		rpt_json_obj_end(&j);
+		RPT_JSON_LIT(&j, "\n");
+		rpt_json_done(&j);	/* a failed write stays on stdout (ft_finish_stdout) */
 		return;
 	}
 	ft_info("'%s': %llu of %llu events read kept (%s to %s), %d tasks, %llu loss markers",
