@@ -184,45 +184,43 @@ static void drops_render(const void *res, struct rpt_json *j)
 	rpt_drops_json(res, j);
 }
 
-static void u64_array(FILE *f, const uint64_t *v, int n)
+static void u64_array(struct rpt_json *j, const char *key, const uint64_t *v, int n)
 {
-	int i;
-
-	fputc('[', f);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%" PRIu64, i ? "," : "", v[i]);
-	fputc(']', f);
+	rpt_json_karr(j, key);
+	for (int i = 0; i < n; i++)
+		rpt_json_u64(j, v[i]);
+	rpt_json_arr_end(j);
 }
 
-static void timeline_json(FILE *f, const struct exp_timeline *tl)
+/* The timeline's buckets: events, losses and each CPU's busy time per bucket */
+static void timeline_render(const void *res, struct rpt_json *j)
 {
-	bool first = true;
+	const struct exp_timeline *tl = res;
+	static const uint64_t zero[EXP_TL_BUCKETS];
 	int n = 0, c;
 
 	if (tl->started)
 		n = tl_bucket(tl, tl->last_ts) + 1;
-	fprintf(f, "{\"base_ns\":%" PRIu64 ",\"width_ns\":%" PRIu64 ",\"n\":%d,\"have_sched\":%s,",
-		tl->base, tl->width, n, tl->have_sched ? "true" : "false");
-	fputs("\"events\":", f);
-	u64_array(f, tl->events, n);
-	fputs(",\"lost\":", f);
-	u64_array(f, tl->lost, n);
-	fputs(",\"lost_unknown\":", f);
-	u64_array(f, tl->lost_unknown, n);
-	fputs(",\"bpf_lost\":", f);
-	u64_array(f, tl->bpf_lost, n);
-	fputs(",\"cpus\":[", f);
+	rpt_json_obj(j);
+	rpt_json_ku64(j, "base_ns", tl->base);
+	rpt_json_ku64(j, "width_ns", tl->width);
+	rpt_json_ki64(j, "n", n);
+	rpt_json_kbool(j, "have_sched", tl->have_sched);
+	u64_array(j, "events", tl->events, n);
+	u64_array(j, "lost", tl->lost, n);
+	u64_array(j, "lost_unknown", tl->lost_unknown, n);
+	u64_array(j, "bpf_lost", tl->bpf_lost, n);
+	rpt_json_karr(j, "cpus");
 	for (c = 0; c < TL_MAX_CPUS; c++) {
-		static const uint64_t zero[EXP_TL_BUCKETS];
-
 		if (!(tl->cpus_seen[c / 64] & (1ULL << (c % 64))))
 			continue;
-		fprintf(f, "%s{\"cpu\":%d,\"busy_ns\":", first ? "" : ",", c);
-		first = false;
-		u64_array(f, c < tl->ncpus ? tl->busy + (size_t)c * EXP_TL_BUCKETS : zero, n);
-		fputc('}', f);
+		rpt_json_obj(j);
+		rpt_json_ki64(j, "cpu", c);
+		u64_array(j, "busy_ns", c < tl->ncpus ? tl->busy + (size_t)c * EXP_TL_BUCKETS : zero, n);
+		rpt_json_obj_end(j);
 	}
-	fputs("]}", f);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
 }
 
 static const char page_css[] =
@@ -434,9 +432,7 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 	}
 	fputs("</section>\n", f);
 
-	fputs("<script type=\"application/json\" id=\"timeline-data\">", f);
-	timeline_json(f, &d->tl);
-	fputs("</script>\n", f);
+	script_result(f, "timeline-data", &d->tl, timeline_render);
 	if (in->overhead && rpt_overhead_json)
 		script_result(f, "overhead-data", in->overhead, overhead_render);
 	if (in->drops && rpt_drops_json)
