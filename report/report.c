@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "json.h"
 #include "fastprint.h"
 #include "filter.h"
 #include "format.h"
@@ -143,6 +144,7 @@ struct report {
 	char **events;
 	int nevents;
 	struct rpt_opts sel;		/* --cpu --pid --comm --from --to, as the analyzers take them */
+	struct rpt_json jout;		/* --json: the lines, through the one JSON writer */
 	int threads;			/* --threads, 0: the cores available */
 	uint64_t t0, t1;		/* compared with the time as printed (see shown_ts) */
 
@@ -1558,23 +1560,29 @@ static void print_event(struct report *rp, struct rinput *in, struct trace_seq *
  */
 #define JSON_EXACT_MAX (1ULL << 53)
 
-static void json_int(unsigned long long v, bool is_signed)
+/* An integer field: a number, or a string when JSON readers would round it (past 2^53) */
+static void json_int(struct rpt_json *j, unsigned long long v, bool is_signed)
 {
+	char t[32];
+	int n;
+
 	if (is_signed) {
 		long long sv = (long long)v;
 
 		if (sv > (long long)JSON_EXACT_MAX || sv < -(long long)JSON_EXACT_MAX)
-			printf("\"%lld\"", sv);
+			n = snprintf(t, sizeof(t), "\"%lld\"", sv);
 		else
-			printf("%lld", sv);
+			n = snprintf(t, sizeof(t), "%lld", sv);
 	} else if (v > JSON_EXACT_MAX) {
-		printf("\"0x%llx\"", v);
+		n = snprintf(t, sizeof(t), "\"0x%llx\"", v);
 	} else {
-		printf("%llu", v);
+		n = snprintf(t, sizeof(t), "%llu", v);
 	}
+	rpt_json_value(j, t, (size_t)n);
 }
 
-static void json_field(struct rinput *in, struct tep_format_field *f, const struct fmt_event *ev)
+static void json_field(struct rpt_json *j, struct rinput *in, struct tep_format_field *f,
+		       const struct fmt_event *ev)
 {
 	const uint8_t *data = ev->rec.data;
 	int size = ev->rec.size;
@@ -1584,7 +1592,7 @@ static void json_field(struct rinput *in, struct tep_format_field *f, const stru
 		unsigned long long v;
 
 		if (off + 4 > (unsigned)size || tep_read_number_field(f, data, &v)) {
-			fputs("null", stdout);
+			rpt_json_null(j);
 			return;
 		}
 		off = (unsigned)v & 0xffff;
@@ -1593,25 +1601,20 @@ static void json_field(struct rinput *in, struct tep_format_field *f, const stru
 			off += f->offset + f->size;
 	}
 	if (off > (unsigned)size || len > (unsigned)size - off) {
-		fputs("null", stdout);
+		rpt_json_null(j);
 		return;
 	}
 	if (f->flags & TEP_FIELD_IS_STRING || ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char"))) {
-		ft_json_strn(stdout, (const char *)data + off, len);
+		rpt_json_strn(j, (const char *)data + off, len);
 		return;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY || f->flags & TEP_FIELD_IS_DYNAMIC) {
 		unsigned int esz = f->elementsize > 0 && f->elementsize <= 8 ? f->elementsize : 1, i;
 
-		putchar('[');
-		for (i = 0; i + esz <= len; i += esz) {
-			unsigned long long v = tep_read_number(in->tep, data + off + i, esz);
-
-			if (i)
-				putchar(',');
-			json_int(v, false);
-		}
-		putchar(']');
+		rpt_json_arr(j);
+		for (i = 0; i + esz <= len; i += esz)
+			json_int(j, tep_read_number(in->tep, data + off + i, esz), false);
+		rpt_json_arr_end(j);
 		return;
 	}
 	if (len == 1 || len == 2 || len == 4 || len == 8) {
@@ -1620,67 +1623,71 @@ static void json_field(struct rinput *in, struct tep_format_field *f, const stru
 		if (f->flags & TEP_FIELD_IS_SIGNED) {
 			long long sv = len == 1 ? (int8_t)v : len == 2 ? (int16_t)v : len == 4 ? (int32_t)v
 											: (long long)v;
-			json_int((unsigned long long)sv, true);
+			json_int(j, (unsigned long long)sv, true);
 		} else {
-			json_int(v, false);
+			json_int(j, v, false);
 		}
 		return;
 	}
-	fputs("null", stdout);
+	rpt_json_null(j);
+}
+
+/* "ts": a number, or past 2^53 (a DATE offset) its decimal digits as a string */
+static void json_ts(struct rpt_json *j, uint64_t ts)
+{
+	char t[32];
+	int n;
+
+	rpt_json_key(j, "ts");
+	if (ts <= JSON_EXACT_MAX) {
+		rpt_json_u64(j, ts);
+		return;
+	}
+	n = snprintf(t, sizeof(t), "\"%" PRIu64 "\"", ts);
+	rpt_json_value(j, t, (size_t)n);
 }
 
 static void print_json(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
-	int i;
+	struct rpt_json *j = &rp->jout;
+	struct tep_format_field *f;
+	int pid;
 
-	/* ns since boot stay below 2^53 (104 days); a DATE offset can pass it */
-	if (ev->rec.ts > JSON_EXACT_MAX)
-		printf("{\"ts\":\"%" PRIu64 "\",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
-	else
-		printf("{\"ts\":%" PRIu64 ",\"cpu\":%d", (uint64_t)ev->rec.ts, ev->rec.cpu);
-	if (in->info->nbuffers > 1) {
-		fputs(",\"buffer\":", stdout);
-		ft_json_str(stdout, in->info->buffers[ev->buffer].name);
-	}
+	rpt_json_obj(j);
+	json_ts(j, ev->rec.ts);	/* ns since boot stay below 2^53 (104 days) */
+	rpt_json_ki64(j, "cpu", ev->rec.cpu);
+	if (in->info->nbuffers > 1)
+		rpt_json_kstr(j, "buffer", in->info->buffers[ev->buffer].name);
 	if (ev->rec.missed_events)
-		printf(",\"lost\":%lld", (long long)ev->rec.missed_events);
+		rpt_json_ki64(j, "lost", (int64_t)ev->rec.missed_events);
 	if (!ev->event) {
-		printf(",\"id\":%d,\"event\":null}\n", ev->type);
+		rpt_json_ki64(j, "id", ev->type);
+		rpt_json_knull(j, "event");
+		rpt_json_obj_end(j);
+		RPT_JSON_LIT(j, "\n");
 		return;
 	}
-	{
-		int pid = tep_data_pid(in->tep, rec);
-
-		printf(",\"pid\":%d,\"comm\":", pid);
-		ft_json_str(stdout, tep_data_comm_from_pid(in->tep, pid));
+	pid = tep_data_pid(in->tep, rec);
+	rpt_json_ki64(j, "pid", pid);
+	rpt_json_kstr(j, "comm", tep_data_comm_from_pid(in->tep, pid));
+	rpt_json_kstr(j, "system", ev->event->system);
+	rpt_json_kstr(j, "event", ev->event->name);
+	rpt_json_kobj(j, "fields");
+	f = ev->event->format.fields;
+	for (int i = 0; i < ev->event->format.nr_fields && f; i++, f = f->next) {
+		rpt_json_key(j, f->name);
+		json_field(j, in, f, ev);
 	}
-	fputs(",\"system\":", stdout);
-	ft_json_str(stdout, ev->event->system);
-	fputs(",\"event\":", stdout);
-	ft_json_str(stdout, ev->event->name);
-	fputs(",\"fields\":{", stdout);
-	for (i = 0; i < ev->event->format.nr_fields; i++) {
-		struct tep_format_field *f = ev->event->format.fields;
-		int k;
-
-		for (k = 0; k < i && f; k++)
-			f = f->next;
-		if (!f)
-			break;
-		if (i)
-			putchar(',');
-		ft_json_str(stdout, f->name);
-		putchar(':');
-		json_field(in, f, ev);
-	}
-	fputs("},\"text\":", stdout);
+	rpt_json_obj_end(j);
 	trace_seq_reset(s);
 	print_info(rp, in, s, ev);
 	if (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
-	ft_json_strn(stdout, s->buffer, s->len);
-	fputs("}\n", stdout);
+	rpt_json_key(j, "text");
+	rpt_json_strn(j, s->buffer, s->len);
+	rpt_json_obj_end(j);
+	RPT_JSON_LIT(j, "\n");
 }
 
 /* ---- latency-format files ------------------------------------------------------------- */
@@ -2322,6 +2329,8 @@ static int pull(struct report *rp, struct rinput *in, int *rc)
 		 * is a detail of the same verdict, so it is a warning.
 		 */
 		out_flush(&rp->out);
+		if (rp->json)
+			rpt_json_flush(&rp->jout);
 		fflush(stdout);
 		if (*rc == EXIT_OK)
 			ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
@@ -2345,14 +2354,14 @@ static void json_trigger(struct report *rp, struct rinput *in, uint64_t before_t
 	in->trigger_marked = true;
 	if ((rp->sel.has_t0 && shown_ts(rp, in, ts) < rp->t0) || (rp->sel.has_t1 && shown_ts(rp, in, ts) > rp->t1))
 		return;
-	printf(ts > JSON_EXACT_MAX ? "{\"ts\":\"%" PRIu64 "\",\"mark\":\"trigger\",\"trigger\":"
-				   : "{\"ts\":%" PRIu64 ",\"mark\":\"trigger\",\"trigger\":", ts);
-	ft_json_str(stdout, in->trigger);
-	if (rp->nin > 1) {
-		fputs(",\"file\":", stdout);
-		ft_json_str(stdout, in->base);
-	}
-	fputs("}\n", stdout);
+	rpt_json_obj(&rp->jout);
+	json_ts(&rp->jout, ts);
+	rpt_json_kstr(&rp->jout, "mark", "trigger");
+	rpt_json_kstr(&rp->jout, "trigger", in->trigger);
+	if (rp->nin > 1)
+		rpt_json_kstr(&rp->jout, "file", in->base);
+	rpt_json_obj_end(&rp->jout);
+	RPT_JSON_LIT(&rp->jout, "\n");
 }
 
 static void trigger_load(struct rinput *in)
@@ -2372,6 +2381,11 @@ static uint64_t list_events(struct report *rp, int *rc)
 
 	trace_seq_init(&s);
 	fflush(stdout);	/* what came before; the text listing goes out with write(2) */
+	if (rp->json && rpt_json_init(&rp->jout, stdout, 0)) {
+		*rc = ft_error("out of memory");
+		trace_seq_destroy(&s);
+		return 0;
+	}
 	for (i = 0; i < rp->nin; i++) {
 		if (rp->json)
 			trigger_load(&rp->in[i]);
@@ -2395,6 +2409,10 @@ static uint64_t list_events(struct report *rp, int *rc)
 		if (filters_pass(in, ev) && selected(rp, in, ev)) {
 			if (rp->tscheck && rp->check_ts > ev->rec.ts) {
 				out_flush(&rp->out);
+				if (rp->json) {
+					rpt_json_flush(&rp->jout);
+					fflush(stdout);
+				}
 				ft_warn("record on CPU %d went backwards: %llu to %llu (delta -%llu)",
 					ev->rec.cpu, (unsigned long long)rp->check_ts,
 					(unsigned long long)ev->rec.ts,
@@ -2407,7 +2425,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 			else
 				print_event(rp, in, &s, ev);
 			nprinted++;
-			if (rp->out.err || (rp->json && ferror(stdout)))
+			if (rp->out.err || (rp->json && (rp->jout.err || ferror(stdout))))
 				break;
 		}
 		pull(rp, in, rc);
@@ -2418,6 +2436,9 @@ static uint64_t list_events(struct report *rp, int *rc)
 		rp->in[i].trigger = NULL;
 	}
 	out_flush(&rp->out);
+	/* a failed write shows in ferror(stdout), which the command's end reports */
+	if (rp->json && rpt_json_done(&rp->jout) == -ENOMEM && *rc == EXIT_OK)
+		*rc = ft_error("out of memory");
 	trace_seq_destroy(&s);
 	return nprinted;
 }
