@@ -1738,10 +1738,17 @@ static int report_latency(struct report *rp, struct rinput *in, const char *path
 	if (!rp->json)
 		printf("cpus=%d\n", in->info->cpus);
 	err = fmt_reader_latency_read(in->r, lat_block, &lo);
-	if (rp->json) {
-		printf("{\"format\":\"latency\",\"cpus\":%d,\"text\":", in->info->cpus);
-		ft_json_strn(stdout, lo.text ? lo.text : "", lo.len);
-		fputs("}\n", stdout);
+	if (rp->json && !rpt_json_init(&rp->jout, stdout, 0)) {
+		rpt_json_obj(&rp->jout);
+		rpt_json_kstr(&rp->jout, "format", "latency");
+		rpt_json_ki64(&rp->jout, "cpus", in->info->cpus);
+		rpt_json_key(&rp->jout, "text");
+		rpt_json_strn(&rp->jout, lo.text ? lo.text : "", lo.len);
+		rpt_json_obj_end(&rp->jout);
+		RPT_JSON_LIT(&rp->jout, "\n");
+		rpt_json_done(&rp->jout);	/* a write error shows in ferror(stdout) */
+	} else if (rp->json) {
+		err = -ENOMEM;
 	} else {
 		putchar('\n');
 	}

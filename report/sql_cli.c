@@ -16,6 +16,7 @@
 #endif
 
 #include "flytrap.h"
+#include "report/json.h"
 #include "report/replay.h"
 #include "report/sql.h"
 
@@ -130,42 +131,48 @@ static void csv_row(sqlite3_stmt *st, const char *file)
 	putchar('\n');
 }
 
+/* One result row as a JSON object line, written through the one JSON writer */
 static void json_row(sqlite3_stmt *st, const char *file)
 {
 	int k, n = sqlite3_column_count(st);
+	struct rpt_json j;
+	char t[40], *text;
+	size_t len;
 
-	putchar('{');
-	if (file) {
-		fputs("\"file\":", stdout);
-		ft_json_str(stdout, file);
-	}
+	if (rpt_json_init(&j, NULL, 0))
+		return;
+	rpt_json_obj(&j);
+	if (file)
+		rpt_json_kstr(&j, "file", file);
 	for (k = 0; k < n; k++) {
-		if (k || file)
-			putchar(',');
-		ft_json_str(stdout, sqlite3_column_name(st, k));
-		putchar(':');
+		double d;
+
+		rpt_json_key(&j, sqlite3_column_name(st, k));
 		switch (sqlite3_column_type(st, k)) {
 		case SQLITE_INTEGER:
-			printf("%" PRId64, (int64_t)sqlite3_column_int64(st, k));
+			rpt_json_i64(&j, (int64_t)sqlite3_column_int64(st, k));
 			break;
-		case SQLITE_FLOAT: {
-			double d = sqlite3_column_double(st, k);
-
+		case SQLITE_FLOAT:
+			d = sqlite3_column_double(st, k);
 			if (isfinite(d))
-				printf("%.17g", d);
+				rpt_json_value(&j, t, (size_t)snprintf(t, sizeof(t), "%.17g", d));
 			else
-				fputs("null", stdout);
+				rpt_json_null(&j);
 			break;
-		}
 		case SQLITE_NULL:
-			fputs("null", stdout);
+			rpt_json_null(&j);
 			break;
 		default:
-			ft_json_str(stdout, (const char *)sqlite3_column_text(st, k));
+			rpt_json_str(&j, (const char *)sqlite3_column_text(st, k));
 			break;
 		}
 	}
-	fputs("}\n", stdout);
+	rpt_json_obj_end(&j);
+	RPT_JSON_LIT(&j, "\n");
+	text = rpt_json_take(&j, &len);
+	if (text)
+		fwrite(text, 1, len, stdout);
+	free(text);
 }
 
 static int table_add(struct result *r, sqlite3_stmt *st, const char *file)
