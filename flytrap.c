@@ -269,8 +269,7 @@ int ft_opt_add_table(struct ft_optparse *p, const struct ft_opt *table)
 	return 0;
 }
 
-/* a value taken from the next argument that is in fact an option ("-5" is a value) */
-static bool opt_looks_like_option(const char *v)
+bool ft_looks_like_option(const char *v)
 {
 	return v[0] == '-' && v[1] && !isdigit((unsigned char)v[1]);
 }
@@ -311,7 +310,7 @@ static int opt_next_long(struct ft_optparse *p, const char *a)
 			ft_usage_error("option '--%s' needs a value", o->name);
 			return FT_OPT_ERROR;
 		}
-		if (opt_looks_like_option(p->argv[p->i])) {
+		if (ft_looks_like_option(p->argv[p->i])) {
 			ft_usage_error("option '--%s' needs a value, not the option '%s' (write "
 				       "--%s=VALUE for a value that starts with '-')", o->name,
 				       p->argv[p->i], o->name);
@@ -340,7 +339,7 @@ static int opt_next_letter(struct ft_optparse *p)
 	} else if (p->i >= p->argc) {
 		ft_usage_error("option '-%c' needs a value", c);
 		return FT_OPT_ERROR;
-	} else if (opt_looks_like_option(p->argv[p->i])) {
+	} else if (ft_looks_like_option(p->argv[p->i])) {
 		ft_usage_error("option '-%c' needs a value, not the option '%s' (write -%cVALUE for a "
 			       "value that starts with '-')", c, p->argv[p->i], c);
 		return FT_OPT_ERROR;

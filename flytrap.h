@@ -83,6 +83,8 @@ enum { FT_OPT_END = 0, FT_OPT_OPERAND = -1, FT_OPT_ERROR = -2 };
 void ft_opt_init(struct ft_optparse *p, int argc, char **argv, const struct ft_opt *table);
 /* One more table (a command made of several: analyze); 0, or -1 when full. */
 int ft_opt_add_table(struct ft_optparse *p, const struct ft_opt *table);
+/* Whether an argument taken as a value is in fact an option ("-5" is a value, "-x" is not). */
+bool ft_looks_like_option(const char *v);
 /* The next option's id (its value in p->value), FT_OPT_OPERAND, FT_OPT_END, or FT_OPT_ERROR. */
 int ft_opt_next(struct ft_optparse *p);
 

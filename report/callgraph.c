@@ -1844,7 +1844,7 @@ static int print_json(const struct rpt_cg_result *r, const struct rpt_callgraph_
 
 static int print_folded(const struct rpt_cg_result *r, FILE *f)
 {
-	int lm = r->notes.loss_markers, err;
+	int lm = r->notes.loss.markers, err;
 
 	/* folded lines have no room for a note: say it on stderr */
 	if (lm && f == stdout)

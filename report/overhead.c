@@ -1369,7 +1369,6 @@ static int fill_file(struct rpt_overhead_result *r, const struct rpt_ctx *ctx)
 
 	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
 	r->partial = rpt_partial(ctx);
-	rpt_loss_summary(ctx, r->first_ts, r->last_ts, &r->loss);
 	rpt_notes_fill(ctx, r->first_ts, r->last_ts, &r->notes);
 	recstats_each(ctx, &w, rs_keep);
 	return !r->path || w.oom ? -ENOMEM : 0;
@@ -1591,7 +1590,7 @@ void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j)
 	rpt_json_ku64(j, "last_ts", r->last_ts);
 	rpt_json_ku64(j, "duration_ns", r->last_ts - r->first_ts);
 	rpt_json_ku64(j, "events", r->events);
-	json_loss(&r->loss, j);
+	json_loss(&r->notes.loss, j);
 	rpt_json_kstr_or_null(j, "recorded_pids", r->recorded_pids);
 	json_cpus(r, j);
 	json_tasks(r, j);

@@ -60,8 +60,7 @@ struct rpt_ovh_stat {
 struct rpt_overhead_result {
 	char *path;			/* the file */
 	bool partial;			/* the replay stopped on damaged data */
-	struct rpt_loss_summary loss;	/* page losses inside the window */
-	struct rpt_notes notes;		/* what the text's head says of clock, damage and loss */
+	struct rpt_notes notes;		/* clock, damage, and the page losses inside the window */
 	size_t nstats;
 	struct rpt_ovh_stat *stats;
 	uint64_t first_ts, last_ts;	/* the window the figures cover */

@@ -928,11 +928,6 @@ void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct 
 	/* losses the pages do not mark (non-overwrite drops): the time is unknown */
 	if (kl > all.events && !all.unknown)
 		n->unmarked_lost = kl - all.events;
-	n->loss_markers = s.markers;
-	n->loss_events = s.events;
-	n->loss_unknown = s.unknown != 0;
-	n->loss_first = s.first;
-	n->loss_last = s.last;
 	memcpy(n->loss_cpus, s.cpus, sizeof(n->loss_cpus));
 	n->nevents = ctx->nevents;
 	n->nevents_all = ctx->nevents_all;
@@ -954,44 +949,18 @@ int rpt_notes_loss(const struct rpt_notes *n, FILE *out)
 		fprintf(out, "note: the kernel counted %" PRIu64 " lost events that no page marks (their\n"
 			"      time is unknown): figures may be incomplete; see 'flytrap drops'\n",
 			n->unmarked_lost);
-	if (!n->loss_markers)
+	if (!n->loss.markers)
 		return 0;
 	fprintf(out, "note: events were lost between %s and %s on CPU",
-		rpt_fmt_ts(a, sizeof(a), n->loss_first), rpt_fmt_ts(b, sizeof(b), n->loss_last));
+		rpt_fmt_ts(a, sizeof(a), n->loss.first_ts), rpt_fmt_ts(b, sizeof(b), n->loss.last_ts));
 	for (c = 0; c < 256; c++)
 		if (n->loss_cpus[c / 64] & (1ULL << (c % 64)))
 			fprintf(out, "%s%d", k++ ? "," : " ", c);
 	fprintf(out, "\n      (%d loss marker%s, %" PRIu64 " events%s):\n"
 		"      figures covering that time are incomplete; see 'flytrap drops'\n",
-		n->loss_markers, n->loss_markers == 1 ? "" : "s", n->loss_events,
-		n->loss_unknown ? " + an unknown number" : "");
-	return n->loss_markers;
-}
-
-int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1)
-{
-	struct rpt_notes n;
-
-	rpt_notes_fill(ctx, t0, t1, &n);
-	return rpt_notes_loss(&n, out);
-}
-
-int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1)
-{
-	struct loss_sum s;
-
-	loss_sum(ctx, t0, t1, &s);
-	return s.markers;
-}
-
-void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_summary *out)
-{
-	struct loss_sum s;
-
-	loss_sum(ctx, t0, t1, &s);
-	*out = (struct rpt_loss_summary){ .markers = s.markers, .events = s.events, .unknown = s.unknown,
-					  .first_ts = s.first, .last_ts = s.last,
-					  .kernel_lost = kernel_lost(ctx) };
+		n->loss.markers, n->loss.markers == 1 ? "" : "s", n->loss.events,
+		n->loss.unknown ? " + an unknown number" : "");
+	return n->loss.markers;
 }
 
 void rpt_loss_summary_json(const struct rpt_loss_summary *s, struct rpt_json *j)
@@ -1504,14 +1473,6 @@ void rpt_notes_damage(const struct rpt_notes *n, FILE *out)
 			"      cover what it held up to there\n", n->truncated_at);
 }
 
-void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out)
-{
-	struct rpt_notes n;
-
-	rpt_notes_fill(ctx, 0, 0, &n);
-	rpt_notes_damage(&n, out);
-}
-
 int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, const char *what)
 {
 	const struct fmt_info *in = r ? fmt_reader_info(r) : NULL;
@@ -1691,14 +1652,6 @@ void rpt_notes_clock(const struct rpt_notes *n, FILE *out)
 		return;
 	fprintf(out, "note: the clock (%s) is a raw counter: times are clock ticks, and the\n"
 		"      durations below count ticks as if they were nanoseconds\n", n->clock);
-}
-
-void rpt_clock_note(const struct rpt_ctx *ctx, FILE *out)
-{
-	struct rpt_notes n;
-
-	rpt_notes_fill(ctx, 0, 0, &n);
-	rpt_notes_clock(&n, out);
 }
 
 /* Display width of a UTF-8 string (code points; paths are rarely wide). */

@@ -259,24 +259,16 @@ int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev);
 /* tgid of pid when some event carried it, else -1. */
 int rpt_tgid(const struct rpt_ctx *ctx, int pid);
 
-/*
- * Note on out (text: one "note:" line; the JSON's is rpt_loss_summary_json) the
- * page losses that fall inside [t0, t1] on the selected CPUs.  Returns the
- * number of markers inside.
- */
-int rpt_loss_note(const struct rpt_ctx *ctx, FILE *out, uint64_t t0, uint64_t t1);
-/* Page-loss markers inside [t0, t1] on the selected CPUs (for outputs that cannot carry a note). */
-int rpt_loss_markers(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1);
-/* The same figures as a structure (for results that outlive the replay). */
+/* Page losses inside [t0, t1] on the selected CPUs (struct rpt_notes, rpt_loss_summary_json). */
 struct rpt_loss_summary {
 	int markers;
 	uint64_t events, unknown, first_ts, last_ts, kernel_lost;
 };
-void rpt_loss_summary(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_summary *s);
 /*
- * The loss, clock and damage notes as data, for results that outlive the replay (a result
- * printed later, e.g. by analyze, needs no context): filled at finish with
- * the loss figures of [t0, t1], printed by the rpt_notes_* functions.
+ * The loss, clock and damage notes as data, for results that outlive the
+ * replay (a result printed later, e.g. by analyze, needs no context):
+ * filled at finish with the loss figures of [t0, t1], printed by the
+ * rpt_notes_* functions.
  */
 struct rpt_notes {
 	bool raw_clock;
@@ -284,13 +276,10 @@ struct rpt_notes {
 	int stream_errors;
 	uint64_t truncated_at;
 	uint64_t unmarked_lost;		/* lost events the kernel counted and no page marks */
-	int loss_markers;		/* inside [t0, t1] */
-	uint64_t loss_events, loss_first, loss_last;
-	bool loss_unknown;
-	uint64_t loss_cpus[4];
+	uint64_t loss_cpus[4];		/* the CPUs of the losses inside [t0, t1] */
 	uint64_t nevents, nevents_all, file_first_ts, file_last_ts;
 	uint64_t sel_first_ts, sel_last_ts;	/* the selected events' span */
-	struct rpt_loss_summary loss;	/* the loss figures of [t0, t1], as the JSON gives them */
+	struct rpt_loss_summary loss;	/* the losses inside [t0, t1] */
 };
 void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_notes *n);
 void rpt_notes_clock(const struct rpt_notes *n, FILE *out);
@@ -414,11 +403,6 @@ int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, co
  */
 bool rpt_out_failed(FILE *f);
 void rpt_set_out_errno(int e);
-/*
- * On a damaged or cut file (after the replay: ctx->stream_errors,
- * info->truncated_at), a "note:" saying the figures are partial; nothing otherwise.
- */
-void rpt_damage_note(const struct rpt_ctx *ctx, FILE *out);
 /* The same as a JSON boolean: true when the figures are partial. */
 bool rpt_partial(const struct rpt_ctx *ctx);
 
@@ -435,8 +419,6 @@ void rpt_print_title(FILE *out, const char *what, const char *path);
 const char *rpt_fit(char *buf, size_t len, const char *s, int width);
 /* "from 10.5 s to 12 s CPUs 0-1 pid 42 comm ls": the filters in effect ("" for none). */
 const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len);
-/* On a raw counter clock, a "note:" saying that times count clock ticks; nothing otherwise. */
-void rpt_clock_note(const struct rpt_ctx *ctx, FILE *out);
 /* "0-3,8" for the CPUs of mask into buf. */
 const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4]);
 

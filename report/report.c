@@ -1815,12 +1815,6 @@ static const char usage_text[] =
 	"  -V, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
 
-/* a value taken from the next argument that is in fact an option */
-static bool looks_like_option(const char *v)
-{
-	return v[0] == '-' && v[1] && !isdigit((unsigned char)v[1]);
-}
-
 /* --from/--to once the clock is known: seconds on a ns clock, ticks on a raw counter */
 static int resolve_times(struct report *rp)
 {
@@ -2471,7 +2465,7 @@ static int tracecmd_letter(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		bool none = i + 1 >= argc || looks_like_option(argv[i + 1]);
+		bool none = i + 1 >= argc || ft_looks_like_option(argv[i + 1]);
 
 		if (!strcmp(argv[i], "-e") && none)
 			return ft_usage_error("option '-e' needs a value, an event (flytrap's -e selects "

@@ -230,8 +230,8 @@ static void test_text_from_results(void)
 	text = NULL;
 	RENDER(rpt_drops_text(&dr, f_), text);
 	CHECK(text && strstr(text, "Lost events in") && strstr(text, "rpt-drops.dat"), "drops text");
-	CHECK(dr.notes.loss_markers > 0 && dr.notes.loss_events > 0, "loss notes kept: %d markers",
-	      dr.notes.loss_markers);
+	CHECK(dr.notes.loss.markers > 0 && dr.notes.loss.events > 0, "loss notes kept: %d markers",
+	      dr.notes.loss.markers);
 	free(text);
 	text = NULL;
 	RENDER(rpt_notes_loss(&dr.notes, f_), text);
