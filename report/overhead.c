@@ -1414,79 +1414,187 @@ static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt
 
 /* ---- render ------------------------------------------------------------------- */
 
+/*
+ * The tables of the overhead report: one column list each gives the text
+ * header and widths and the JSON keys (JSON-only columns have no header,
+ * text-only ones no key); the cells of a row come from one function.
+ */
+static const struct rpt_col cpu_cols[] = {
+	{ "CPU", "cpu", 3, 0 },
+	{ "busy", "busy_ns", 12, 2 },
+	{ "idle", "idle_ns", 12, 2 },
+	{ "busy%", NULL, 6, 2 },
+	{ "switches", "switches", 8, 2 },
+	{ NULL, "sched_data", 0, 0 },
+};
+#define NCPU_COLS (sizeof(cpu_cols) / sizeof(cpu_cols[0]))
+
+/* a pid-limited recording cannot tell busy from idle: null, not a guess */
+static void cpu_cells(struct rpt_cell *c, const struct rpt_ovh_cpu *v, bool unknown,
+		      char (*buf)[32])
+{
+	uint64_t all = v->busy_ns + v->idle_ns;
+
+	snprintf(buf[2], sizeof(buf[2]), "%5.1f%%",
+		 all ? 100.0 * (double)v->busy_ns / (double)all : 0.0);
+	c[0] = rpt_cell_i64(v->cpu, NULL);
+	c[1] = unknown ? rpt_cell_none() :
+		rpt_cell_u64(v->busy_ns, rpt_fmt_dur(buf[0], sizeof(buf[0]), v->busy_ns));
+	c[2] = unknown ? rpt_cell_none() :
+		rpt_cell_u64(v->idle_ns, rpt_fmt_dur(buf[1], sizeof(buf[1]), v->idle_ns));
+	c[3] = rpt_cell_str(buf[2]);
+	c[4] = rpt_cell_u64(v->switches, NULL);
+	c[5] = rpt_cell_bool(v->known);
+}
+
+static const struct rpt_col task_cols[] = {
+	{ NULL, "pid", 0, 0 },
+	{ NULL, "tgid", 0, 0 },
+	{ NULL, "comm", 0, 0 },
+	{ "task", NULL, -25, 0 },
+	/* the headers from here on sit two columns left of their cells (as they always did) */
+	{ "on-CPU", "on_cpu_ns", 12, 1, -2 },
+	{ NULL, "off_cpu_ns", 0, 0 },
+	{ "runnable", "runnable_ns", 12, 2 },
+	{ "blocked", "blocked_ns", 12, 2 },
+	{ NULL, "switches", 0, 0 },
+	{ "syscalls", "syscalls", 8, 2 },
+	{ NULL, "syscall_ns", 0, 0 },
+	{ NULL, "exited", 0, 0 },
+};
+#define NTASK_COLS (sizeof(task_cols) / sizeof(task_cols[0]))
+
+static void task_cells(struct rpt_cell *c, const struct rpt_ovh_task *t, char (*buf)[64])
+{
+	char pid[16], comm[40];
+
+	/* the pid stays whole; a long name is cut with a visible '~' */
+	snprintf(pid, sizeof(pid), "-%d%s", t->pid, t->exited ? "*" : "");
+	snprintf(buf[0], sizeof(buf[0]), "%s%s",
+		 rpt_fit(comm, sizeof(comm), t->comm, 25 - (int)strlen(pid)), pid);
+	c[0] = rpt_cell_i64(t->pid, NULL);
+	c[1] = rpt_cell_i64(t->tgid, NULL);
+	c[2] = rpt_cell_str(t->comm);
+	c[3] = rpt_cell_str(buf[0]);
+	c[4] = rpt_cell_u64(t->on_cpu_ns, rpt_fmt_dur(buf[1], sizeof(buf[1]), t->on_cpu_ns));
+	c[5] = rpt_cell_u64(t->runnable_ns + t->blocked_ns, NULL);
+	c[6] = rpt_cell_u64(t->runnable_ns, rpt_fmt_dur(buf[2], sizeof(buf[2]), t->runnable_ns));
+	c[7] = rpt_cell_u64(t->blocked_ns, rpt_fmt_dur(buf[3], sizeof(buf[3]), t->blocked_ns));
+	c[8] = rpt_cell_u64(t->switches, NULL);
+	c[9] = rpt_cell_u64(t->syscalls, NULL);
+	c[10] = rpt_cell_u64(t->syscall_ns, NULL);
+	c[11] = rpt_cell_bool(t->exited);
+}
+
+static const struct rpt_col syscall_cols[] = {
+	{ NULL, "nr", 0, 0 },
+	{ "syscall", "name", -14, 0 },
+	{ "count", "count", 8, 1 },
+	{ "errs", "errors", 5, 1 },
+	{ "total", "total_ns", 9, 1 },
+	{ "mean", "mean_ns", 8, 1 },
+	{ NULL, "min_ns", 0, 0 },
+	{ "p50", "p50_ns", 8, 1 },
+	{ "p99", "p99_ns", 8, 1 },
+	{ "max", "max_ns", 8, 1 },
+	{ NULL, "from_histograms", 0, 0 },
+};
+#define NSYSCALL_COLS (sizeof(syscall_cols) / sizeof(syscall_cols[0]))
+
+/* text: the name cut to its column, durations short (JSON: whole, in ns) */
+static void syscall_cells(struct rpt_cell *c, const struct rpt_ovh_syscall *v, char (*buf)[128])
+{
+	c[0] = rpt_cell_i64(v->nr, NULL);
+	c[1] = rpt_cell_str(v->name);
+	c[1].text = rpt_fit(buf[0], sizeof(buf[0]), v->name, 14);
+	c[2] = rpt_cell_u64(v->count, NULL);
+	c[3] = rpt_cell_u64(v->errors, NULL);
+	c[4] = rpt_cell_u64(v->total_ns, rpt_fmt_dur_short(buf[1], sizeof(buf[1]), v->total_ns));
+	c[5] = rpt_cell_u64(v->mean_ns, rpt_fmt_dur_short(buf[2], sizeof(buf[2]), v->mean_ns));
+	c[6] = rpt_cell_u64(v->min_ns, NULL);
+	c[7] = rpt_cell_u64(v->p50_ns, rpt_fmt_dur_short(buf[3], sizeof(buf[3]), v->p50_ns));
+	c[8] = rpt_cell_u64(v->p99_ns, rpt_fmt_dur_short(buf[4], sizeof(buf[4]), v->p99_ns));
+	c[9] = rpt_cell_u64(v->max_ns, rpt_fmt_dur_short(buf[5], sizeof(buf[5]), v->max_ns));
+	c[10] = rpt_cell_bool(v->from_hist);
+}
+
+static const struct rpt_col type_cols[] = {
+	{ NULL, "id", 0, 0 },
+	{ "event", "event", -30, 0 },
+	{ "count", "count", 10, 1 },
+	{ "bytes", "bytes", 11, 1 },
+	{ "share", "share", 6, 1 },
+	/* the header sits one column right of its cells (the layout the goldens keep) */
+	{ "peak/s/CPU", NULL, 10, 1, 1 },
+	{ NULL, "peak_rate", 0, 0 },
+	{ NULL, "peak_cpu", 0, 0 },
+};
+#define NTYPE_COLS (sizeof(type_cols) / sizeof(type_cols[0]))
+
+static void type_cells(struct rpt_cell *c, const struct rpt_ovh_type *t, uint64_t all,
+		       char (*buf)[128])
+{
+	double share = all ? (double)t->bytes / (double)all : 0.0;
+
+	snprintf(buf[2], sizeof(buf[2]), "%5.1f%%", 100.0 * share);
+	snprintf(buf[3], sizeof(buf[3]), "%7" PRIu64 " @%d", t->peak_rate, t->peak_cpu);
+	c[0] = rpt_cell_i64(t->id, NULL);
+	c[1] = rpt_cell_str(t->name);
+	c[1].text = rpt_fit(buf[0], sizeof(buf[0]), t->name, 30);
+	c[2] = rpt_cell_u64(t->count, NULL);
+	c[3] = rpt_cell_u64(t->bytes, rpt_fmt_bytes(buf[1], sizeof(buf[1]), t->bytes));
+	c[4] = rpt_cell_dbl(share, 4, buf[2]);
+	c[5] = rpt_cell_str(buf[3]);
+	c[6] = rpt_cell_u64(t->peak_rate, NULL);
+	c[7] = rpt_cell_i64(t->peak_cpu, NULL);
+}
+
 static void json_cpus(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
+	const struct rpt_table t = { cpu_cols, NCPU_COLS, NULL };
 	size_t k;
 
 	rpt_json_karr(j, "cpus");
 	for (k = 0; k < r->ncpus; k++) {
-		const struct rpt_ovh_cpu *c = &r->cpus[k];
+		struct rpt_cell c[NCPU_COLS];
+		char buf[3][32];
 
-		rpt_json_obj(j);
-		rpt_json_ki64(j, "cpu", c->cpu);
-		/* a pid-limited recording cannot tell busy from idle: null, not a guess */
-		if (r->recorded_pids) {
-			rpt_json_knull(j, "busy_ns");
-			rpt_json_knull(j, "idle_ns");
-		} else {
-			rpt_json_ku64(j, "busy_ns", c->busy_ns);
-			rpt_json_ku64(j, "idle_ns", c->idle_ns);
-		}
-		rpt_json_ku64(j, "switches", c->switches);
-		rpt_json_kbool(j, "sched_data", c->known);
-		rpt_json_obj_end(j);
+		cpu_cells(c, &r->cpus[k], r->recorded_pids != NULL, buf);
+		rpt_table_json_row(&t, j, c);
 	}
 	rpt_json_arr_end(j);
 }
 
 static void json_tasks(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
+	const struct rpt_table t = { task_cols, NTASK_COLS, NULL };
 	size_t k;
 
 	rpt_json_karr(j, "tasks");
 	for (k = 0; k < r->ntasks; k++) {
-		const struct rpt_ovh_task *t = &r->tasks[k];
+		struct rpt_cell c[NTASK_COLS];
+		char buf[4][64];
 
-		rpt_json_obj(j);
-		rpt_json_ki64(j, "pid", t->pid);
-		rpt_json_ki64(j, "tgid", t->tgid);
-		rpt_json_kstr(j, "comm", t->comm);
-		rpt_json_ku64(j, "on_cpu_ns", t->on_cpu_ns);
-		rpt_json_ku64(j, "off_cpu_ns", t->runnable_ns + t->blocked_ns);
-		rpt_json_ku64(j, "runnable_ns", t->runnable_ns);
-		rpt_json_ku64(j, "blocked_ns", t->blocked_ns);
-		rpt_json_ku64(j, "switches", t->switches);
-		rpt_json_ku64(j, "syscalls", t->syscalls);
-		rpt_json_ku64(j, "syscall_ns", t->syscall_ns);
-		rpt_json_kbool(j, "exited", t->exited);
-		rpt_json_obj_end(j);
+		task_cells(c, &r->tasks[k], buf);
+		rpt_table_json_row(&t, j, c);
 	}
 	rpt_json_arr_end(j);
 }
 
 static void json_syscalls(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
+	const struct rpt_table t = { syscall_cols, NSYSCALL_COLS, NULL };
 	size_t k;
 
 	rpt_json_kstr(j, "syscall_source", r->syscall_source ? "bpf" : "tracepoints");
 	rpt_json_ku64(j, "syscall_calls_other_source", r->syscall_calls_other_source);
 	rpt_json_karr(j, "syscalls");
 	for (k = 0; k < r->nsyscalls; k++) {
-		const struct rpt_ovh_syscall *s = &r->syscalls[k];
+		struct rpt_cell c[NSYSCALL_COLS];
+		char buf[6][128];
 
-		rpt_json_obj(j);
-		rpt_json_ki64(j, "nr", s->nr);
-		rpt_json_kstr(j, "name", s->name);
-		rpt_json_ku64(j, "count", s->count);
-		rpt_json_ku64(j, "errors", s->errors);
-		rpt_json_ku64(j, "total_ns", s->total_ns);
-		rpt_json_ku64(j, "mean_ns", s->mean_ns);
-		rpt_json_ku64(j, "min_ns", s->min_ns);
-		rpt_json_ku64(j, "p50_ns", s->p50_ns);
-		rpt_json_ku64(j, "p99_ns", s->p99_ns);
-		rpt_json_ku64(j, "max_ns", s->max_ns);
-		rpt_json_kbool(j, "from_histograms", s->from_hist);
-		rpt_json_obj_end(j);
+		syscall_cells(c, &r->syscalls[k], buf);
+		rpt_table_json_row(&t, j, c);
 	}
 	rpt_json_arr_end(j);
 	rpt_json_ku64(j, "syscalls_unmatched", r->syscalls_unmatched);
@@ -1539,21 +1647,16 @@ static void json_irqs(struct rpt_json *j, const char *key, const char *nr_key,
 
 static void json_types(const struct rpt_overhead_result *r, struct rpt_json *j)
 {
+	const struct rpt_table t = { type_cols, NTYPE_COLS, NULL };
 	size_t k;
 
 	rpt_json_karr(j, "event_types");
 	for (k = 0; k < r->ntypes; k++) {
-		const struct rpt_ovh_type *t = &r->types[k];
+		struct rpt_cell c[NTYPE_COLS];
+		char buf[4][128];
 
-		rpt_json_obj(j);
-		rpt_json_ki64(j, "id", t->id);
-		rpt_json_kstr(j, "event", t->name);
-		rpt_json_ku64(j, "count", t->count);
-		rpt_json_ku64(j, "bytes", t->bytes);
-		rpt_json_kdouble(j, "share", 4, r->bytes ? (double)t->bytes / (double)r->bytes : 0.0);
-		rpt_json_ku64(j, "peak_rate", t->peak_rate);
-		rpt_json_ki64(j, "peak_cpu", t->peak_cpu);
-		rpt_json_obj_end(j);
+		type_cells(c, &r->types[k], r->bytes, buf);
+		rpt_table_json_row(&t, j, c);
 	}
 	rpt_json_arr_end(j);
 }
@@ -1657,7 +1760,6 @@ static void text_head(const struct rpt_overhead_result *r, const struct rpt_opts
 static void text_cpus(const struct rpt_overhead_result *r, const struct rpt_opts *op, FILE *out)
 {
 	bool any = false;
-	char b1[32], b2[32];
 	size_t k;
 
 	for (k = 0; k < r->ncpus; k++)
@@ -1676,41 +1778,37 @@ static void text_cpus(const struct rpt_overhead_result *r, const struct rpt_opts
 		      "  no sched_switch events in the selected CPUs and time window\n" :
 		      "  no sched_switch events: CPU and task times are unknown\n", out);
 	} else {
-		fputs("  CPU          busy          idle   busy%  switches\n", out);
-		for (k = 0; k < r->ncpus; k++) {
-			const struct rpt_ovh_cpu *c = &r->cpus[k];
-			uint64_t all = c->busy_ns + c->idle_ns;
+		const struct rpt_table t = { cpu_cols, NCPU_COLS, "  " };
 
-			if (!c->known)
+		rpt_table_head(&t, out);
+		for (k = 0; k < r->ncpus; k++) {
+			struct rpt_cell c[NCPU_COLS];
+			char buf[3][32];
+
+			if (!r->cpus[k].known)
 				continue;
-			fprintf(out, "  %3d  %12s  %12s  %5.1f%%  %8" PRIu64 "\n", c->cpu,
-				rpt_fmt_dur(b1, sizeof(b1), c->busy_ns), rpt_fmt_dur(b2, sizeof(b2), c->idle_ns),
-				all ? 100.0 * (double)c->busy_ns / (double)all : 0.0, c->switches);
+			cpu_cells(c, &r->cpus[k], false, buf);
+			rpt_table_text_row(&t, out, c);
 		}
 	}
 }
 
 static void text_tasks(const struct rpt_overhead_result *r, size_t top, FILE *out)
 {
+	const struct rpt_table t = { task_cols, NTASK_COLS, "  " };
 	size_t nexited = 0, k;
-	char b1[32], b2[32], b3[32];
 
 	if (!r->ntasks)
 		return;
 	fputs("\nTasks (top by on-CPU time)\n", out);
-	fputs("  task                          on-CPU      runnable       blocked  syscalls\n", out);
+	rpt_table_head(&t, out);
 	for (k = 0; k < r->ntasks && k < top; k++) {
-		const struct rpt_ovh_task *t = &r->tasks[k];
-		char name[64], pid[16], comm[40];
+		struct rpt_cell c[NTASK_COLS];
+		char buf[4][64];
 
-		/* the pid stays whole; a long name is cut with a visible '~' */
-		snprintf(pid, sizeof(pid), "-%d%s", t->pid, t->exited ? "*" : "");
-		snprintf(name, sizeof(name), "%s%s", rpt_fit(comm, sizeof(comm), t->comm, 25 - (int)strlen(pid)),
-			 pid);
-		nexited += t->exited;
-		fprintf(out, "  %-25s %12s  %12s  %12s  %8" PRIu64 "\n", name,
-			rpt_fmt_dur(b1, sizeof(b1), t->on_cpu_ns), rpt_fmt_dur(b2, sizeof(b2), t->runnable_ns),
-			rpt_fmt_dur(b3, sizeof(b3), t->blocked_ns), t->syscalls);
+		task_cells(c, &r->tasks[k], buf);
+		nexited += r->tasks[k].exited;
+		rpt_table_text_row(&t, out, c);
 	}
 	if (r->ntasks > top)
 		fprintf(out, "  ... %zu more tasks (see --json)\n", r->ntasks - top);
@@ -1730,22 +1828,20 @@ static bool any_hist(const struct rpt_overhead_result *r)
 
 static void text_syscalls(const struct rpt_overhead_result *r, size_t top, FILE *out)
 {
-	char b2[32], b3[32], b4[32], b5[32], b6[32], b7[128];
+	const struct rpt_table t = { syscall_cols, NSYSCALL_COLS, "  " };
 	size_t k;
 
 	if (!r->nsyscalls)
 		return;
 	fprintf(out, "\nSyscalls (top by total time, from %s)\n",
 		r->syscall_source ? "BPF flytrap:syscall records" : "syscall tracepoints");
-	fputs("  syscall           count  errs     total     mean      p50      p99      max\n", out);
+	rpt_table_head(&t, out);
 	for (k = 0; k < r->nsyscalls && k < top; k++) {
-		const struct rpt_ovh_syscall *s = &r->syscalls[k];
+		struct rpt_cell c[NSYSCALL_COLS];
+		char buf[6][128];
 
-		fprintf(out, "  %-14s %8" PRIu64 " %5" PRIu64 " %9s %8s %8s %8s %8s\n",
-			rpt_fit(b7, sizeof(b7), s->name, 14), s->count, s->errors,
-			rpt_fmt_dur_short(b2, sizeof(b2), s->total_ns), rpt_fmt_dur_short(b3, sizeof(b3), s->mean_ns),
-			rpt_fmt_dur_short(b4, sizeof(b4), s->p50_ns), rpt_fmt_dur_short(b5, sizeof(b5), s->p99_ns),
-			rpt_fmt_dur_short(b6, sizeof(b6), s->max_ns));
+		syscall_cells(c, &r->syscalls[k], buf);
+		rpt_table_text_row(&t, out, c);
 	}
 	if (r->nsyscalls > top)
 		fprintf(out, "  ... %zu more syscalls (see --json)\n", r->nsyscalls - top);
@@ -1781,17 +1877,18 @@ static void text_irqs(const struct rpt_overhead_result *r, size_t top, FILE *out
 
 static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *out)
 {
-	char b1[32], b2[32], b7[128];
+	const struct rpt_table t = { type_cols, NTYPE_COLS, "  " };
+	char b1[32];
 	size_t k;
 
 	fputs("\nTracing cost (events in the file)\n", out);
-	fputs("  event                               count       bytes  share  peak/s/CPU\n", out);
+	rpt_table_head(&t, out);
 	for (k = 0; k < r->ntypes && k < top; k++) {
-		const struct rpt_ovh_type *t = &r->types[k];
+		struct rpt_cell c[NTYPE_COLS];
+		char buf[4][128];
 
-		fprintf(out, "  %-30s %10" PRIu64 " %11s %5.1f%% %7" PRIu64 " @%d\n",
-			rpt_fit(b7, sizeof(b7), t->name, 30), t->count, rpt_fmt_bytes(b2, sizeof(b2), t->bytes),
-			r->bytes ? 100.0 * (double)t->bytes / (double)r->bytes : 0.0, t->peak_rate, t->peak_cpu);
+		type_cells(c, &r->types[k], r->bytes, buf);
+		rpt_table_text_row(&t, out, c);
 	}
 	if (r->ntypes > top)
 		fprintf(out, "  ... %d more event types (see --json)\n", (int)(r->ntypes - top));

@@ -31,7 +31,13 @@ void rpt_table_head(const struct rpt_table *t, FILE *out)
 	for (k = 0; k < t->ncols; k++) {
 		if (!t->cols[k].head)
 			continue;
-		text_cell(out, &t->cols[k], first, t->cols[k].head);
+		struct rpt_col c = t->cols[k];
+
+		if (!first && c.head_shift > 0)
+			fprintf(out, "%*s", c.head_shift, "");
+		if (c.head_shift < 0)
+			c.width += c.width < 0 ? -c.head_shift : c.head_shift;
+		text_cell(out, &c, first, c.head);
 		first = false;
 	}
 	fputc('\n', out);
@@ -49,6 +55,11 @@ static const char *cell_text(const struct rpt_cell *c, char *buf, size_t len)
 		return buf;
 	case RPT_CELL_I64:
 		snprintf(buf, len, "%" PRId64, c->i);
+		return buf;
+	case RPT_CELL_BOOL:
+		return c->b ? "yes" : "no";
+	case RPT_CELL_DBL:
+		snprintf(buf, len, "%.*f", c->prec, c->d);
 		return buf;
 	default:
 		return "-";
@@ -89,6 +100,10 @@ void rpt_table_json_row(const struct rpt_table *t, struct rpt_json *j, const str
 			rpt_json_u64(j, c->u);
 		else if (c->kind == RPT_CELL_I64)
 			rpt_json_i64(j, c->i);
+		else if (c->kind == RPT_CELL_BOOL)
+			rpt_json_bool(j, c->b);
+		else if (c->kind == RPT_CELL_DBL)
+			rpt_json_double(j, c->prec, c->d);
 		else
 			rpt_json_null(j);
 	}

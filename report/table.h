@@ -9,6 +9,7 @@
 #ifndef FLYTRAP_RPT_TABLE_H
 #define FLYTRAP_RPT_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,9 +21,17 @@ struct rpt_col {
 	const char *key;	/* JSON key; NULL: a text-only column */
 	int width;		/* text width; negative: left-aligned */
 	int gap;		/* spaces before it (the first text column: none, the indent) */
+	/*
+	 * The header's offset from its cells: N > 0 more spaces before it,
+	 * N < 0 a header cell N narrower (it and the headers after it sit
+	 * further left).  0 for a header over its cells.
+	 */
+	int head_shift;
 };
 
-enum rpt_cell_kind { RPT_CELL_STR, RPT_CELL_U64, RPT_CELL_I64, RPT_CELL_NONE };
+enum rpt_cell_kind {
+	RPT_CELL_STR, RPT_CELL_U64, RPT_CELL_I64, RPT_CELL_BOOL, RPT_CELL_DBL, RPT_CELL_NONE
+};
 
 struct rpt_cell {
 	enum rpt_cell_kind kind;	/* the JSON value; NONE: null, "-" in text */
@@ -30,6 +39,9 @@ struct rpt_cell {
 	const char *s;
 	uint64_t u;
 	int64_t i;
+	double d;
+	int prec;			/* RPT_CELL_DBL: digits after the point in JSON */
+	bool b;
 };
 
 static inline struct rpt_cell rpt_cell_str(const char *s)
@@ -45,6 +57,17 @@ static inline struct rpt_cell rpt_cell_u64(uint64_t v, const char *text)
 static inline struct rpt_cell rpt_cell_i64(int64_t v, const char *text)
 {
 	return (struct rpt_cell){ .kind = RPT_CELL_I64, .i = v, .text = text };
+}
+
+static inline struct rpt_cell rpt_cell_bool(bool v)
+{
+	return (struct rpt_cell){ .kind = RPT_CELL_BOOL, .b = v, .text = v ? "yes" : "no" };
+}
+
+/* v in JSON with prec digits after the point; text: shown as given (required) */
+static inline struct rpt_cell rpt_cell_dbl(double v, int prec, const char *text)
+{
+	return (struct rpt_cell){ .kind = RPT_CELL_DBL, .d = v, .prec = prec, .text = text };
 }
 
 static inline struct rpt_cell rpt_cell_none(void)

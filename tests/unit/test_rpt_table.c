@@ -36,6 +36,41 @@ static char *text_of(const struct rpt_cell *c)
 	return buf;
 }
 
+/* head_shift moves a header off its cells; bool and double cells in text and JSON */
+static void shifted_and_typed(void)
+{
+	static const struct rpt_col c2[] = {
+		{ "name", "name", -6, 0 },
+		{ "on", "on", 5, 1, -2 },
+		{ "share", "share", 6, 1 },
+		{ "peak", NULL, 5, 1, 1 },
+		{ NULL, "ok", 0, 0 },
+	};
+	const struct rpt_table t = { c2, 5, "" };
+	struct rpt_cell row[] = {
+		rpt_cell_str("a"), rpt_cell_u64(3, NULL), rpt_cell_dbl(0.12345, 4, "12.3%"),
+		rpt_cell_str("9 @1"), rpt_cell_bool(true),
+	};
+	struct rpt_json j;
+	char *buf = NULL, *s;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	rpt_table_head(&t, f);
+	rpt_table_text_row(&t, f, row);
+	fclose(f);
+	/* "on" ends two columns left of its cells, "peak" starts one further right */
+	CHECK(buf && !strcmp(buf, "name    on  share   peak\na          3  12.3%  9 @1\n"),
+	      "shifted [%s]", buf);
+	free(buf);
+	rpt_json_init(&j, NULL, 0);
+	rpt_table_json_row(&t, &j, row);
+	s = rpt_json_take(&j, &len);
+	CHECK(s && !strcmp(s, "{\"name\":\"a\",\"on\":3,\"share\":0.1235,\"ok\":true}"),
+	      "typed json %s", s);
+	free(s);
+}
+
 int main(void)
 {
 	struct rpt_cell row[] = {
@@ -64,5 +99,6 @@ int main(void)
 	CHECK(s && !strcmp(s, "[{\"name\":\"handler\",\"cpu\":-1,\"count\":null,\"total_ns\":1500,"
 			      "\"json_only\":7}]"), "json %s", s);
 	free(s);
+	shifted_and_typed();
 	return check_summary();
 }
