@@ -1188,6 +1188,26 @@ static void json_stream(const struct rpt_drops_stream *s, struct rpt_json *j)
 	rpt_json_obj_end(j);
 }
 
+/* The per-window table: text (windows with loss) and JSON (every window) */
+static const struct rpt_col window_cols[] = {
+	{ "start", "start", -16, 0 }, { NULL, "end", 0, 0 }, { "events", "events", 8, 1 },
+	{ NULL, "loss_markers", 0, 0 }, { "lost", "lost_marked", 7, 1 },
+	{ "no-count", "unknown_markers", 9, 1 }, { "bpf", "bpf_drops", 6, 1 },
+};
+#define NWINDOW_COLS (sizeof(window_cols) / sizeof(window_cols[0]))
+static const struct rpt_table window_table = { window_cols, NWINDOW_COLS, "  " };
+
+static void window_cells(struct rpt_cell *c, const struct rpt_drops_window *w, char *b1, size_t n)
+{
+	c[0] = rpt_cell_u64(w->start, rpt_fmt_ts(b1, n, w->start));
+	c[1] = rpt_cell_u64(w->end, NULL);
+	c[2] = rpt_cell_u64(w->events, NULL);
+	c[3] = rpt_cell_u64(w->markers, NULL);
+	c[4] = rpt_cell_u64(w->lost_marked, NULL);
+	c[5] = rpt_cell_u64(w->unknown_markers, NULL);
+	c[6] = rpt_cell_u64(w->bpf, NULL);
+}
+
 static void json_windows(const struct rpt_drops_result *r, struct rpt_json *j)
 {
 	size_t k;
@@ -1195,17 +1215,11 @@ static void json_windows(const struct rpt_drops_result *r, struct rpt_json *j)
 	rpt_json_ku64(j, "window_ns", r->window_ns);
 	rpt_json_karr(j, "windows");
 	for (k = 0; k < r->nwindows; k++) {
-		const struct rpt_drops_window *w = &r->windows[k];
+		struct rpt_cell c[NWINDOW_COLS];
+		char b1[32];
 
-		rpt_json_obj(j);
-		rpt_json_ku64(j, "start", w->start);
-		rpt_json_ku64(j, "end", w->end);
-		rpt_json_ku64(j, "events", w->events);
-		rpt_json_ku64(j, "loss_markers", w->markers);
-		rpt_json_ku64(j, "lost_marked", w->lost_marked);
-		rpt_json_ku64(j, "unknown_markers", w->unknown_markers);
-		rpt_json_ku64(j, "bpf_drops", w->bpf);
-		rpt_json_obj_end(j);
+		window_cells(c, &r->windows[k], b1, sizeof(b1));
+		rpt_table_json_row(&window_table, j, c);
 	}
 	rpt_json_arr_end(j);
 	rpt_json_karr(j, "losses");
@@ -1493,9 +1507,10 @@ static void text_windows(const struct rpt_drops_result *r, FILE *out)
 	if (!r->window_ns || !(r->loss_markers || r->bpf_drops))
 		return;
 	fprintf(out, "\nper %s window (windows with loss)\n", rpt_fmt_dur(b3, sizeof(b3), r->window_ns));
-	fputs("  start              events    lost  no-count    bpf\n", out);
+	rpt_table_head(&window_table, out);
 	for (k = 0; k < r->nwindows; k++) {
 		const struct rpt_drops_window *w = &r->windows[k];
+		struct rpt_cell c[NWINDOW_COLS];
 
 		if (!w->markers && !w->bpf)
 			continue;
@@ -1503,9 +1518,8 @@ static void text_windows(const struct rpt_drops_result *r, FILE *out)
 			skipped++;
 			continue;
 		}
-		fprintf(out, "  %-16s %8" PRIu64 " %7" PRIu64 " %9" PRIu64 " %6" PRIu64 "\n",
-			rpt_fmt_ts(b1, sizeof(b1), w->start), w->events, w->lost_marked,
-			w->unknown_markers, w->bpf);
+		window_cells(c, w, b1, sizeof(b1));
+		rpt_table_text_row(&window_table, out, c);
 	}
 	if (skipped)
 		fprintf(out, "  ... %d more windows with loss (see --json)\n", skipped);
