@@ -417,6 +417,20 @@ static int copy_rec(struct rec_copy **v, int *n, int *cap, const struct fmt_even
 	return 0;
 }
 
+/* A kept record (an open call's entry, a CPU's last switch) into the prologue. */
+static int prologue_add(struct slice *s, uint8_t *payload, uint32_t len, int cpu, int buffer,
+			uint64_t raw_ts)
+{
+	struct fmt_event ev = { 0 };
+
+	ev.rec.data = payload;
+	ev.rec.size = (int)len;
+	ev.rec.cpu = cpu;
+	ev.buffer = buffer;
+	ev.raw_ts = raw_ts;
+	return copy_rec(&s->pro, &s->npro, &s->procap, &ev);
+}
+
 static void pop(struct slice *s, struct ftask *t)
 {
 	struct frame *f = &t->st[--t->n];
@@ -512,31 +526,19 @@ static int window_starts(struct slice *s)
 			continue;
 		for (int k = 0; k < t->n && !err; k++) {
 			struct frame *f = &t->st[k];
-			struct fmt_event ev = { 0 };
 
 			if (s->o.has_cpus && !rpt_cpu_selected(&s->o, f->cpu))
 				continue;
-			ev.rec.data = f->payload;
-			ev.rec.size = (int)f->len;
-			ev.rec.cpu = f->cpu;
-			ev.buffer = f->buffer;
-			ev.raw_ts = f->raw_ts;
-			err = copy_rec(&s->pro, &s->npro, &s->procap, &ev);
+			err = prologue_add(s, f->payload, f->len, f->cpu, f->buffer, f->raw_ts);
 			note_pid(s, t->pid);
 		}
 	}
 	for (int i = 0; i < nstreams && !err; i++) {
 		struct rec_copy *c = &s->last_switch[i];
-		struct fmt_event ev = { 0 };
 
 		if (!c->payload)
 			continue;
-		ev.rec.data = c->payload;
-		ev.rec.size = (int)c->len;
-		ev.rec.cpu = c->cpu;
-		ev.buffer = c->buffer;
-		ev.raw_ts = c->raw_ts;
-		err = copy_rec(&s->pro, &s->npro, &s->procap, &ev);
+		err = prologue_add(s, c->payload, c->len, c->cpu, c->buffer, c->raw_ts);
 	}
 	for (int i = 0; i < nstreams; i++)
 		note_pid(s, s->cpu_task[i]);
