@@ -341,7 +341,7 @@ void *rpt_map_find(const struct rpt_map *m, uint64_t key)
 	return NULL;
 }
 
-void *rpt_map_get(struct rpt_map *m, uint64_t key, bool *created)
+void *rpt_map_get_slow(struct rpt_map *m, uint64_t key, bool *created)
 {
 	size_t s;
 	void *v;
@@ -410,7 +410,7 @@ void rpt_map_release(struct rpt_map *m)
 
 /* ---- per-type tables ----------------------------------------------------- */
 
-void *rpt_types_get(struct rpt_types *t, int id)
+void *rpt_types_grow(struct rpt_types *t, int id)
 {
 	if (id < 0 || id > 0xffff)
 		return NULL;

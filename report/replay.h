@@ -333,6 +333,7 @@ uint64_t rpt_hist_bucket_low(unsigned i);
  * u64-keyed hash map with fixed-size zeroed values whose addresses never
  * move (values live in chunks), for per-task and per-stack state.
  */
+#define RPT_MAP_FRONT 8	/* keys remembered in front of the table */
 struct rpt_map {
 	size_t val_size;
 	size_t count, cap;	/* cap: slots, power of two */
@@ -340,10 +341,35 @@ struct rpt_map {
 	void **vals;
 	char **chunks;
 	size_t nchunks, chunk_used;
+	/*
+	 * The last keys looked up, one per slot of their hash: analyzers ask
+	 * for a few keys in turn (the tasks on each CPU, each CPU's stream),
+	 * which a single remembered key misses every time two CPUs
+	 * alternate.  Values never move (chunks), so the pointers stay good.
+	 */
+	uint64_t front_key[RPT_MAP_FRONT];
+	void *front_val[RPT_MAP_FRONT];
 };
 void rpt_map_init(struct rpt_map *m, size_t val_size);
+void *rpt_map_get_slow(struct rpt_map *m, uint64_t key, bool *created);
 /* Value for key, created zeroed when absent (*created set if non-NULL); NULL on ENOMEM. */
-void *rpt_map_get(struct rpt_map *m, uint64_t key, bool *created);
+static inline void *rpt_map_get(struct rpt_map *m, uint64_t key, bool *created)
+{
+	unsigned f = (unsigned)((key * 0x9E3779B97F4A7C15ULL) >> 61);
+	void *v;
+
+	if (m->front_val[f] && m->front_key[f] == key) {
+		if (created)
+			*created = false;
+		return m->front_val[f];
+	}
+	v = rpt_map_get_slow(m, key, created);
+	if (v) {
+		m->front_key[f] = key;
+		m->front_val[f] = v;
+	}
+	return v;
+}
 void *rpt_map_find(const struct rpt_map *m, uint64_t key);
 /* Iterate: *pos starts at 0; returns NULL at the end. */
 void *rpt_map_next(const struct rpt_map *m, size_t *pos, uint64_t *key);
@@ -362,7 +388,14 @@ struct rpt_types {
 	int n;
 	char *slots;
 };
-void *rpt_types_get(struct rpt_types *t, int id);	/* NULL for id < 0 or ENOMEM */
+void *rpt_types_grow(struct rpt_types *t, int id);
+/* The slot of event id (zeroed the first time); NULL for id < 0 or ENOMEM. */
+static inline void *rpt_types_get(struct rpt_types *t, int id)
+{
+	if (id >= 0 && id < t->n)
+		return t->slots + (size_t)id * t->elem_size;
+	return rpt_types_grow(t, id);
+}
 void rpt_types_release(struct rpt_types *t);
 
 /*
