@@ -85,7 +85,6 @@ extern const char rpt_opts_help[];
 /* The same without the --json line (for `export`, whose output is JSON already). */
 extern const char rpt_opts_help_filters[];
 
-struct rpt_tasks;
 struct rpt_flame;
 struct rpt_cg_result;
 struct rpt_overhead_result;
@@ -297,6 +296,8 @@ void rpt_loss_summary_json(const struct rpt_loss_summary *s, struct rpt_json *j)
 const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns);
 /* true while the file being analyzed has a raw counter clock */
 bool rpt_raw_clock(void);
+/* Set per file by the replay and the option parser: times are raw clock ticks. */
+void rpt_set_raw_clock(bool ticks);
 /* Human duration: "812 ns", "3.250 us", "12.500 ms", "4.021 s". */
 const char *rpt_fmt_dur(char *buf, size_t len, uint64_t ns);
 /* The same in at most 8 characters for table columns: "812 ns", "3.2 us", "12.50 ms", "4.02 s". */
@@ -397,6 +398,17 @@ static inline void *rpt_types_get(struct rpt_types *t, int id)
 	return rpt_types_grow(t, id);
 }
 void rpt_types_release(struct rpt_types *t);
+
+/* pid -> comm and tgid, learned from the events of the kinds that carry them (tasks.c) */
+struct rpt_tasks {
+	struct rpt_map map;
+};
+void rpt_tasks_init(struct rpt_tasks *t);
+void rpt_tasks_release(struct rpt_tasks *t);
+struct rpt_kind_info;
+/* The names and tgids ev carries (its kind resolved into *ki) into t. */
+void rpt_tasks_track(struct rpt_tasks *t, const struct rpt_kind_info *ki,
+		     const struct fmt_event *ev);
 
 /*
  * Common front end of the analyzer commands: parse argv (the common
