@@ -85,6 +85,9 @@ enum kind {
 	K_NR
 };
 
+/* A slice's category as the JSON value it is written as (a name with nothing to escape). */
+#define CAT(name) "\"" name "\""
+
 /* slice kinds on a thread's stack */
 enum { S_SYSCALL = 1, S_KFUNC, S_PROBE, S_UFUNC, S_BPF_KFUNC };
 
@@ -95,7 +98,7 @@ struct exp_fname {
 
 struct etype {
 	uint8_t kind;
-	bool kfunc;		/* K_BPF_UENTRY/UEXIT from flytrap:kfunc_*: a kernel function, bpf_kfunc= names */
+	bool kfunc;		/* K_BPF_UENTRY/UEXIT of flytrap:kfunc_*: bpf_kfunc= names */
 	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
 	const char *evname;	/* system:name for instants */
 };
@@ -121,9 +124,9 @@ struct oslice {
 	struct level kids;
 	uint8_t kind;
 	char name[63];		/* a copy: the HTML call flame graph, and names made on the fly */
-	const char *nm;		/* the name as written: name[] or a string that outlives the replay */
+	const char *nm;		/* the name as written: name[], or a string outliving the replay */
 	size_t nl;
-	const char *cat;
+	const char *cat;	/* CAT(): JSON text */
 };
 
 struct thr {
@@ -318,7 +321,8 @@ static struct thr *thread_track(struct exp *x, const struct rpt_ctx *ctx, int32_
 	return t;
 }
 
-static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu, int32_t tgid)
+static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu,
+			  int32_t tgid)
 {
 	return thread_track(x, ctx, tid, cpu, tgid, false);
 }
@@ -407,7 +411,7 @@ static void slice_pair(struct exp *x, int32_t pid, int32_t tid, uint64_t start, 
 		RPT_JSON_KEY_LIT(j, "name");
 		rpt_json_strn(j, name, namelen);
 		RPT_JSON_KEY_LIT(j, "cat");
-		rpt_json_str(j, cat);
+		rpt_json_value(j, cat, strlen(cat));
 		if (x->a.len) {
 			RPT_JSON_KEY_LIT(j, "args");
 			rpt_json_value(j, x->a.buf, x->a.len);
@@ -457,7 +461,8 @@ static void drop_top(struct exp *x, struct thr *t)
 	struct oslice *s = &t->open[--t->nopen];
 
 	j_instant(x, s->ts, t->pid, t->tid, "t", s->nm, s->nl);
-	rpt_json_kstr(&x->j, "cat", s->cat);
+	RPT_JSON_KEY_LIT(&x->j, "cat");
+	rpt_json_value(&x->j, s->cat, strlen(s->cat));
 	j_no_exit_end(&x->j);
 	t->used = true;
 	x->no_exit++;
@@ -620,7 +625,8 @@ static void resolve(struct etype *et, const struct tep_event *e, const struct rp
 }
 
 static const char *softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER",
+	"RCU",
 };
 
 /*
@@ -669,8 +675,8 @@ static int ufunc_names(struct exp *x, bool kfunc)
 }
 
 /* name of BPF ufunc (or kfunc) func, else "ufunc#N" ("kfunc#N") in buf */
-static const char *ufunc_name(const struct exp *x, bool kfunc, uint32_t func, size_t *len, char *buf,
-			      size_t blen)
+static const char *ufunc_name(const struct exp *x, bool kfunc, uint32_t func, size_t *len,
+			      char *buf, size_t blen)
 {
 	const struct exp_fname *tab = kfunc ? x->kfn : x->ufn;
 	uint32_t n = kfunc ? x->nkfn : x->nufn;
@@ -716,13 +722,14 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 	if (partial)
 		rpt_json_kbool(a, "partial", true);
 	rpt_json_obj_end(a);
-	slice_pair(x, CPU_PID, CPU_TID(cpu), start, ts, comm, commlen, "sched");
+	slice_pair(x, CPU_PID, CPU_TID(cpu), start, ts, comm, commlen, CAT("sched"));
 	x->sched_slices++;
 	if (x->hd && exp_tl_busy(&x->hd->tl, cpu, start, ts) == 0 && x->hd->oncpu) {
+		int cl = (int)strnlen(comm, commlen < 16 ? commlen : 16);
 		char cbuf[17], name[48];
 		const char *fr[2];
 
-		snprintf(cbuf, sizeof(cbuf), "%.*s", (int)strnlen(comm, commlen < 16 ? commlen : 16), comm);
+		snprintf(cbuf, sizeof(cbuf), "%.*s", cl, comm);
 		snprintf(name, sizeof(name), "%s-%d", cbuf, pid);
 		fr[0] = cbuf;
 		fr[1] = name;
@@ -955,7 +962,8 @@ static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct 
 	if (unwind_to(x, t, S_SYSCALL, 0, true))
 		drop_top(x, t);
 	s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name, "syscall");
+	open_slice(x, t, ev->rec.ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name,
+		   CAT("syscall"));
 }
 
 static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
@@ -984,7 +992,7 @@ static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const s
 	if (!t)
 		return;
 	fn = kfunc_name(ctx, addr, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, S_KFUNC, addr, fn, strlen(fn), fn == name, "kernel");
+	open_slice(x, t, ev->rec.ts, S_KFUNC, addr, fn, strlen(fn), fn == name, CAT("kernel"));
 }
 
 /*
@@ -1009,7 +1017,7 @@ static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const st
 		   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
 		fn = kfunc_name(ctx, addr, name, sizeof(name));
 		args_entry_lost(x);
-		complete(x, t, ts - (ret - call), ts, fn, strlen(fn), "kernel");
+		complete(x, t, ts - (ret - call), ts, fn, strlen(fn), CAT("kernel"));
 	} else {
 		x->orphans++;
 	}
@@ -1023,7 +1031,7 @@ static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struc
 
 	if (t)
 		open_slice(x, t, ev->rec.ts, S_PROBE, ip, et->name, strlen(et->name), false,
-			   "probe");
+			   CAT("probe"));
 }
 
 static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
@@ -1065,7 +1073,7 @@ static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struc
 	RPT_JSON_KEY_LIT(a, "ret");
 	rpt_json_i64(a, ret);
 	rpt_json_obj_end(a);
-	complete(x, t, ts - dur, ts, s, strlen(s), "syscall");
+	complete(x, t, ts - dur, ts, s, strlen(s), CAT("syscall"));
 }
 
 /*
@@ -1094,7 +1102,7 @@ static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const st
 		return;
 	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
 	open_slice(x, t, ev->rec.ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth,
-		   s, nl, s == name, et->kfunc ? "kernel" : "user");
+		   s, nl, s == name, et->kfunc ? CAT("kernel") : CAT("user"));
 }
 
 /*
@@ -1125,7 +1133,7 @@ static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const str
 	}
 	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
 	args_entry_lost(x);
-	complete(x, t, ts - dur, ts, s, nl, et->kfunc ? "kernel" : "user");
+	complete(x, t, ts - dur, ts, s, nl, et->kfunc ? CAT("kernel") : CAT("user"));
 }
 
 /* flytrap:offcpu: the period a task was blocked, written when it wakes. */
@@ -1155,7 +1163,7 @@ static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct
 		rpt_json_strn(a, wc, (size_t)wl);
 	}
 	rpt_json_obj_end(a);
-	complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
+	complete(x, t, ts - dur, ts, "off-CPU", 7, CAT("offcpu"));
 }
 
 static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
@@ -1188,7 +1196,7 @@ static void on_irq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct e
 
 	if (c->in_irq && c->irq == irq && ts >= c->irq_start) {
 		snprintf(name, sizeof(name), "irq %d %.32s", irq, c->irq_name);
-		irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), "irq", irq);
+		irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), CAT("irq"), irq);
 	} else {
 		x->orphans++;
 	}
@@ -1217,7 +1225,7 @@ static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const stru
 	/* a hard irq inside this softirq already ended: it nests */
 	if (c->in_softirq && c->softirq == vec && ts >= c->softirq_start) {
 		softirq_label(vec, name, sizeof(name));
-		irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), "softirq", vec);
+		irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), CAT("softirq"), vec);
 	} else {
 		x->orphans++;
 	}
@@ -1365,7 +1373,8 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	x->types.elem_size = sizeof(struct etype);
 	rpt_map_init(&x->threads, sizeof(struct thr));
 	rpt_map_init(&x->wakeups, sizeof(struct wake));
-	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL, ctx->info ? ctx->info->kernel_long : 8);
+	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL,
+			     ctx->info ? ctx->info->kernel_long : 8);
 	x->meta = fmt_reader_meta(ctx->r);
 	if (!x->meta)
 		return -ENOMEM;
@@ -1454,7 +1463,8 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 		const struct rpt_loss *l = &ctx->losses[k];
 		const char *bname = "";
 
-		if ((o->has_t0 && l->ts < o->t0_ns) || (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
+		if ((o->has_t0 && l->ts < o->t0_ns) ||
+		    (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
 			continue;
 		if (!rpt_cpu_selected(o, l->cpu))
 			continue;
@@ -1504,7 +1514,8 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 			rpt_json_kstr(&x->j, "cat", "drops");
 			rpt_json_kobj(&x->j, "args");
 			rpt_json_ku64(&x->j, "count", dr.count);
-			rpt_json_kstr(&x->j, "program", bpf_prog_name(x, dr.prog, pname, sizeof(pname)));
+			rpt_json_kstr(&x->j, "program",
+				      bpf_prog_name(x, dr.prog, pname, sizeof(pname)));
 			rpt_json_obj_end(&x->j);
 			rpt_json_obj_end(&x->j);
 			if (x->hd) {
@@ -1601,7 +1612,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		struct cpu_state *cs = &x->cpus[c];
 
 		if (cs->known && cs->cur != 0)
-			run_end(x, c, end, cs->comm, strnlen(cs->comm, 16), cs->cur, true, 0, false);
+			run_end(x, c, end, cs->comm, strnlen(cs->comm, 16), cs->cur, true, 0,
+				false);
 		if (cs->in_softirq)
 			softirq_unended(x, c);
 		if (cs->in_irq)
@@ -1627,7 +1639,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 				snprintf(nm, sizeof(nm), "%.30s (BPF)", rpt_comm(ctx, t->real_tid));
 				meta_name(x, "thread_name", t->pid, t->tid, nm);
 			} else {
-				meta_name(x, "thread_name", t->pid, t->tid, rpt_comm(ctx, t->real_tid));
+				meta_name(x, "thread_name", t->pid, t->tid,
+					  rpt_comm(ctx, t->real_tid));
 			}
 		}
 		if (rpt_map_get(&pids, (uint32_t)t->pid, &created) && created)
@@ -1665,8 +1678,9 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		exp_conf.write_errno = x->j.err;
 	if (x->j.f && fflush(x->j.f) && !exp_conf.write_errno)
 		exp_conf.write_errno = errno ? errno : EIO;
-	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " from their end, %" PRIu64
-		" CPU slices, %" PRIu64 " exits without entry, %" PRIu64 " entries without exit",
+	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " from their end, "
+		"%" PRIu64 " CPU slices, %" PRIu64 " exits without entry, %" PRIu64
+		" entries without exit",
 		ctx->nevents, x->slices, x->completes, x->sched_slices + x->irq_slices,
 		x->orphans, x->no_exit);
 	return x->j.f && ferror(x->j.f) ? -EIO : 0;
@@ -1774,7 +1788,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		ret = rpt_replay_status(rc, r, o, "export");
 		goto out;
 	}
-	ret = rpt_replay_status(rc, r, o, "export");	/* damaged data: the page covers what was read */
+	/* damaged data: the page covers what was read */
+	ret = rpt_replay_status(rc, r, o, "export");
 	in.path = o->path;
 	in.info = fmt_reader_info(r);
 	in.data = &hd;
@@ -1788,8 +1803,9 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		in.calls_from_analyzer = false;
 	}
 	in.overhead = ovres.path ? &ovres : NULL;	/* path: the analyzer finished */
-	in.why_overhead = &rpt_overhead_analyzer ? "the overhead analyzer gave no output"
-						 : "this flytrap was built without the overhead analyzer";
+	in.why_overhead = &rpt_overhead_analyzer ?
+			  "the overhead analyzer gave no output" :
+			  "this flytrap was built without the overhead analyzer";
 	in.drops = drres.path ? &drres : NULL;
 	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
 					   : "this flytrap was built without the drops analyzer";
@@ -1802,8 +1818,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		if (!outpath)
 			rpt_set_out_errno(e);
 		else if (e != EPIPE)
-			ret = ft_error("cannot write '%s': %s", outpath ? outpath : "standard output",
-				       strerror(e));
+			ret = ft_error("cannot write '%s': %s",
+				       outpath ? outpath : "standard output", strerror(e));
 	}
 out:
 	if (devnull)
@@ -1907,7 +1923,8 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		} else if (rc == -EIO && exp_conf.write_errno == EPIPE)
 			ret = EXIT_OK;	/* `| head`: the reader left, quietly */
 		else if (rc == -EIO && exp_conf.write_errno)
-			ret = ft_error("cannot write '%s': %s", A->outpath ? A->outpath : "standard output",
+			ret = ft_error("cannot write '%s': %s",
+				       A->outpath ? A->outpath : "standard output",
 				       strerror(exp_conf.write_errno));
 		else
 			ret = rpt_replay_status(rc, r, o, "export");
