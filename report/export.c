@@ -38,6 +38,7 @@
 #include "replay.h"
 #include "share.h"
 #include "flamesvg.h"
+#include "json.h"
 #include "sysnames.h"
 #include "export.h"
 
@@ -84,6 +85,9 @@ enum kind {
 	K_NR
 };
 
+/* A slice's category as the JSON value it is written as (a name with nothing to escape). */
+#define CAT(name) "\"" name "\""
+
 /* slice kinds on a thread's stack */
 enum { S_SYSCALL = 1, S_KFUNC, S_PROBE, S_UFUNC, S_BPF_KFUNC };
 
@@ -94,8 +98,7 @@ struct exp_fname {
 
 struct etype {
 	uint8_t kind;
-	bool kfunc;		/* K_BPF_UENTRY/UEXIT from flytrap:kfunc_*: a kernel function, bpf_kfunc= names */
-	struct fmt_field f[6];
+	bool kfunc;		/* K_BPF_UENTRY/UEXIT of flytrap:kfunc_*: bpf_kfunc= names */
 	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
 	const char *evname;	/* system:name for instants */
 };
@@ -121,9 +124,9 @@ struct oslice {
 	struct level kids;
 	uint8_t kind;
 	char name[63];		/* a copy: the HTML call flame graph, and names made on the fly */
-	const char *nm;		/* the name as written: name[] or a string that outlives the replay */
+	const char *nm;		/* the name as written: name[], or a string outliving the replay */
 	size_t nl;
-	const char *cat;
+	const char *cat;	/* CAT(): JSON text */
 };
 
 struct thr {
@@ -134,8 +137,6 @@ struct thr {
 	struct level top;	/* slices closed with nothing open */
 	bool used;		/* something was written on this track */
 	bool side;		/* the BPF function track of a task that also has uprobes */
-	uint8_t ptlen;
-	char pt[40];		/* ,"pid":P,"tid":T */
 };
 
 struct cpu_state {
@@ -170,20 +171,10 @@ struct exp_conf {
 /* One export per process: the command sets this before the replay. */
 static struct exp_conf exp_conf;
 
-struct jout {
-	FILE *f;
-	char *buf;
-	size_t len;
-	bool first;
-	bool based;		/* base chosen (at the first event) */
-	uint8_t seclen;		/* j_us(): digits of the last whole seconds */
-	char secstr[24];
-	uint64_t sec;
-	uint64_t base;		/* subtracted from every timestamp, see ts_base() */
-};
-
 struct exp {
-	struct jout j;
+	struct rpt_json j;	/* the Chrome JSON */
+	bool based;		/* base chosen (at the first event) */
+	uint64_t base;		/* subtracted from every timestamp, see ts_base() */
 	struct rpt_types types;
 	struct rpt_map threads;	/* key: tid, or IDLE key per CPU */
 	struct rpt_map wakeups;	/* key: woken pid -> struct wake, until it runs */
@@ -200,7 +191,7 @@ struct exp {
 	size_t trigger_len;
 	uint64_t trigger_ts;
 	bool trigger_marked;
-	struct jout a;		/* the args object of the slice being written (no stream) */
+	struct rpt_json a;	/* the args object of the slice being written (in memory) */
 	uint64_t sched_slices, irq_slices, flows;
 	const struct fmt_meta *meta;	/* the file's flytrap metadata (owned by the reader) */
 	struct exp_fname *ufn;	/* bpf_ufunc= names by index */
@@ -216,184 +207,55 @@ struct exp {
 
 /* ---- JSON output --------------------------------------------------------- */
 
-#define JBUF (256 * 1024)
-
-static void j_flush(struct jout *j)
+/* A timestamp as the viewers read it: microseconds from the base, see ts_base(). */
+static inline void j_ts(const struct exp *x, struct rpt_json *j, uint64_t ts)
 {
-	/* no stream: the HTML report only wants the side effects */
-	if (j->len && j->f && fwrite(j->buf, 1, j->len, j->f) != j->len && !exp_conf.write_errno)
-		exp_conf.write_errno = errno ? errno : EIO;
-	j->len = 0;
+	rpt_json_milli(j, ts > x->base ? ts - x->base : 0);
 }
 
-static inline void j_need(struct jout *j, size_t n)
+/* Start an event object on its own line: {"ph":"P","ts":T */
+static inline void j_ev_head(struct exp *x, char ph, uint64_t ts)
 {
-	if (j->len + n > JBUF)
-		j_flush(j);
+	struct rpt_json *j = &x->j;
+	const char q[3] = { '"', ph, '"' };	/* ph is a letter: nothing to escape */
+
+	rpt_json_newline(j);
+	rpt_json_obj(j);
+	RPT_JSON_KEY_LIT(j, "ph");
+	rpt_json_value(j, q, 3);
+	RPT_JSON_KEY_LIT(j, "ts");
+	j_ts(x, j, ts);
 }
 
-static inline void j_raw(struct jout *j, const char *s, size_t n)
+/* Start an event on the track pid/tid: {"ph":"P","ts":T,"pid":P,"tid":T */
+static void j_ev(struct exp *x, char ph, uint64_t ts, int32_t pid, int32_t tid)
 {
-	if (n > JBUF / 2) {
-		j_flush(j);
-		fwrite(s, 1, n, j->f);
-		return;
-	}
-	j_need(j, n);
-	memcpy(j->buf + j->len, s, n);
-	j->len += n;
+	struct rpt_json *j = &x->j;
+
+	j_ev_head(x, ph, ts);
+	RPT_JSON_KEY_LIT(j, "pid");
+	rpt_json_i64(j, pid);
+	RPT_JSON_KEY_LIT(j, "tid");
+	rpt_json_i64(j, tid);
 }
 
-#define J_LIT(j, s) j_raw(j, s, sizeof(s) - 1)
-
-static const char digits2[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-static inline void j_u64(struct jout *j, uint64_t v)
+/* An instant event on pid/tid, open for its args: ..."s":"t","name":NAME */
+static void j_instant(struct exp *x, uint64_t ts, int32_t pid, int32_t tid, const char *scope,
+		      const char *name, size_t namelen)
 {
-	char t[24];
-	int n = 24, l;
-
-	j_need(j, 24);
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		n -= 2;
-		memcpy(t + n, digits2 + 2 * r, 2);
-	}
-	if (v >= 10) {
-		n -= 2;
-		memcpy(t + n, digits2 + 2 * v, 2);
-	} else {
-		t[--n] = (char)('0' + v);
-	}
-	l = 24 - n;
-	memcpy(j->buf + j->len, t + n, (size_t)l);
-	j->len += (size_t)l;
+	j_ev(x, 'i', ts, pid, tid);
+	rpt_json_kstr(&x->j, "s", scope);
+	rpt_json_key(&x->j, "name");
+	rpt_json_strn(&x->j, name, namelen);
 }
 
-static inline void j_i64(struct jout *j, int64_t v)
+/* The args of an entry whose exit is not in the trace, closing its event. */
+static void j_no_exit_end(struct rpt_json *j)
 {
-	if (v < 0) {
-		J_LIT(j, "-");
-		j_u64(j, (uint64_t)0 - (uint64_t)v);
-	} else {
-		j_u64(j, (uint64_t)v);
-	}
-}
-
-/* ns as microseconds with the nanoseconds as three decimals */
-/*
- * ns as microseconds with the nanoseconds as three decimals.  The whole
- * seconds change rarely from one event to the next: their digits are kept
- * from the last call, the rest is written in pairs.
- */
-static inline void j_us(struct jout *j, uint64_t ns)
-{
-	uint64_t us = ns / 1000, sec = us / 1000000;
-	unsigned r = (unsigned)(ns % 1000), u = (unsigned)(us % 1000000);
-	char *p;
-
-	if (!sec) {
-		j_u64(j, us);
-	} else {
-		if (sec != j->sec || !j->seclen) {
-			char t[24];
-			int n = 24;
-			uint64_t v = sec;
-
-			while (v) {
-				t[--n] = (char)('0' + v % 10);
-				v /= 10;
-			}
-			j->seclen = (uint8_t)(24 - n);
-			memcpy(j->secstr, t + n, j->seclen);
-			j->sec = sec;
-		}
-		j_need(j, 32);
-		p = j->buf + j->len;
-		memcpy(p, j->secstr, j->seclen);
-		p += j->seclen;
-		memcpy(p, digits2 + 2 * (u / 10000), 2);
-		memcpy(p + 2, digits2 + 2 * (u / 100 % 100), 2);
-		memcpy(p + 4, digits2 + 2 * (u % 100), 2);
-		j->len += j->seclen + 6;
-	}
-	j_need(j, 4);
-	p = j->buf + j->len;
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	memcpy(p + 2, digits2 + 2 * (r % 100), 2);
-	j->len += 4;
-}
-
-
-/*
- * JSON string from bytes that come from the trace (task names, symbols):
- * stops at NUL or n; plain ASCII is copied, everything else goes through
- * the one escaping rule of every JSON flytrap writes (ft_json_char).
- */
-static void j_strn(struct jout *j, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	J_LIT(j, "\"");
-	while (i < n && p[i]) {
-		unsigned char c = p[i];
-		size_t used;
-
-		j_need(j, 8);
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			j->buf[j->len++] = (char)c;
-			i++;
-			continue;
-		}
-		j->len += ft_json_char(p + i, n - i, 0, j->buf + j->len, &used);
-		i += used;
-	}
-	J_LIT(j, "\"");
-}
-
-static void j_str(struct jout *j, const char *s)
-{
-	j_strn(j, s ? s : "", SIZE_MAX);
-}
-
-/* Start an event object: {"ph":"P","ts":T,"pid":P,"tid":T */
-static inline void j_ev_head(struct jout *j, char ph, uint64_t ts)
-{
-	j_need(j, 16);
-	if (j->first) {
-		memcpy(j->buf + j->len, "\n{\"ph\":\"", 8);
-		j->len += 8;
-		j->first = false;
-	} else {
-		memcpy(j->buf + j->len, ",\n{\"ph\":\"", 9);
-		j->len += 9;
-	}
-	j->buf[j->len++] = ph;
-	J_LIT(j, "\",\"ts\":");
-	j_us(j, ts > j->base ? ts - j->base : 0);
-}
-
-static void j_ev(struct jout *j, char ph, uint64_t ts, int32_t pid, int32_t tid)
-{
-	j_ev_head(j, ph, ts);
-	J_LIT(j, ",\"pid\":");
-	j_i64(j, pid);
-	J_LIT(j, ",\"tid\":");
-	j_i64(j, tid);
-}
-
-/* Same with the ,"pid":P,"tid":T text of a thread formatted once. */
-static inline void j_ev_pt(struct jout *j, char ph, uint64_t ts, const char *pt, size_t ptlen)
-{
-	j_ev_head(j, ph, ts);
-	j_raw(j, pt, ptlen);
+	rpt_json_kobj(j, "args");
+	rpt_json_kstr(j, "exit", "not in the trace");
+	rpt_json_obj_end(j);
+	rpt_json_obj_end(j);
 }
 
 /* ---- tasks ----------------------------------------------------------------- */
@@ -455,12 +317,12 @@ static struct thr *thread_track(struct exp *x, const struct rpt_ctx *ctx, int32_
 		}
 		if (side)
 			t->tid += SIDE_TID_OFFSET;
-		t->ptlen = (uint8_t)snprintf(t->pt, sizeof(t->pt), ",\"pid\":%d,\"tid\":%d", t->pid, t->tid);
 	}
 	return t;
 }
 
-static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu, int32_t tgid)
+static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid, int cpu,
+			  int32_t tgid)
 {
 	return thread_track(x, ctx, tid, cpu, tgid, false);
 }
@@ -523,48 +385,46 @@ static bool level_fits(const struct level *l, uint64_t start)
 	return !l->truncated || oldest_end <= start;
 }
 
-/* Start the args object of the next slice: returns the writer, or NULL for none. */
-static struct jout *args_begin(struct exp *x)
+/*
+ * Start the args of the next slice: the writer of x->a, empty (no args)
+ * until an object is written into it; slice_pair() copies it into both
+ * events of the slice.
+ */
+static struct rpt_json *args_begin(struct exp *x)
 {
-	x->a.len = 0;
+	rpt_json_reset(&x->a);
 	return &x->a;
 }
 
 /*
- * One slice from start to end on the track pt: a B and an E event with the
- * same name, cat and args (x->a, when it holds anything).
+ * One slice from start to end on the track pid/tid: a B and an E event
+ * with the same name, cat and args (x->a, when it holds anything).
  */
-static void slice_pair(struct exp *x, const char *pt, size_t ptlen, uint64_t start, uint64_t end,
+static void slice_pair(struct exp *x, int32_t pid, int32_t tid, uint64_t start, uint64_t end,
 		       const char *name, size_t namelen, const char *cat)
 {
+	struct rpt_json *j = &x->j;
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		j_ev_pt(&x->j, k ? 'E' : 'B', k ? end : start, pt, ptlen);
-		J_LIT(&x->j, ",\"name\":");
-		j_strn(&x->j, name, namelen);
-		J_LIT(&x->j, ",\"cat\":\"");
-		j_raw(&x->j, cat, strlen(cat));
-		J_LIT(&x->j, "\"");
+		j_ev(x, k ? 'E' : 'B', k ? end : start, pid, tid);
+		RPT_JSON_KEY_LIT(j, "name");
+		rpt_json_strn(j, name, namelen);
+		RPT_JSON_KEY_LIT(j, "cat");
+		rpt_json_value(j, cat, strlen(cat));
 		if (x->a.len) {
-			J_LIT(&x->j, ",\"args\":");
-			j_raw(&x->j, x->a.buf, x->a.len);
+			RPT_JSON_KEY_LIT(j, "args");
+			rpt_json_value(j, x->a.buf, x->a.len);
 		}
-		J_LIT(&x->j, "}");
+		rpt_json_obj_end(j);
 	}
-}
-
-/* ,"pid":P,"tid":T of a track that has no struct thr (the CPU tracks) */
-static size_t track_pt(char *buf, size_t len, int32_t pid, int32_t tid)
-{
-	return (size_t)snprintf(buf, len, ",\"pid\":%d,\"tid\":%d", pid, tid);
 }
 
 /* End the innermost open slice at ts; ret goes into its args when has_ret. */
 static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
 {
 	struct oslice *s = &t->open[t->nopen - 1];
-	struct jout *a = args_begin(x);
+	struct rpt_json *a = args_begin(x);
 	uint64_t dur;
 
 	if (ts < s->ts)
@@ -576,11 +436,12 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 	if (t->nopen)
 		t->open[t->nopen - 1].child_ns += dur;
 	if (has_ret) {
-		J_LIT(a, "{\"ret\":");
-		j_i64(a, ret);
-		J_LIT(a, "}");
+		rpt_json_obj(a);
+		RPT_JSON_KEY_LIT(a, "ret");
+		rpt_json_i64(a, ret);
+		rpt_json_obj_end(a);
 	}
-	slice_pair(x, t->pt, t->ptlen, s->ts, ts, s->nm, s->nl, s->cat);
+	slice_pair(x, t->pid, t->tid, s->ts, ts, s->nm, s->nl, s->cat);
 	t->used = true;
 	x->slices++;
 	level_add(cur_level(t), s->ts, ts);
@@ -599,12 +460,10 @@ static void drop_top(struct exp *x, struct thr *t)
 {
 	struct oslice *s = &t->open[--t->nopen];
 
-	j_ev_pt(&x->j, 'i', s->ts, t->pt, t->ptlen);
-	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
-	j_strn(&x->j, s->nm, s->nl);
-	J_LIT(&x->j, ",\"cat\":\"");
-	j_raw(&x->j, s->cat, strlen(s->cat));
-	J_LIT(&x->j, "\",\"args\":{\"exit\":\"not in the trace\"}}");
+	j_instant(x, s->ts, t->pid, t->tid, "t", s->nm, s->nl);
+	RPT_JSON_KEY_LIT(&x->j, "cat");
+	rpt_json_value(&x->j, s->cat, strlen(s->cat));
+	j_no_exit_end(&x->j);
 	t->used = true;
 	x->no_exit++;
 	x->instants++;
@@ -681,11 +540,21 @@ static bool complete_ok(struct thr *t, uint64_t start)
 	return level_fits(cur_level(t), start);
 }
 
+/* The args of a call known only from its exit. */
+static void args_entry_lost(struct exp *x)
+{
+	struct rpt_json *a = args_begin(x);
+
+	rpt_json_obj(a);
+	rpt_json_kbool(a, "entry_lost", true);
+	rpt_json_obj_end(a);
+}
+
 /* A call known from its end: start..end, args from x->a (args_begin() first). */
 static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 		     const char *name, size_t namelen, const char *cat)
 {
-	slice_pair(x, t->pt, t->ptlen, start, end, name, namelen, cat);
+	slice_pair(x, t->pid, t->tid, start, end, name, namelen, cat);
 	t->used = true;
 	x->completes++;
 	if (x->hd && x->ctx) {
@@ -727,15 +596,24 @@ static const uint8_t kind_of[RPT_K_NR] = {
 };
 
 /*
- * The kind of an event id from the one table, with its fields in export's
- * slots (most kinds keep the table's order; the ones below are moved).
+ * The kinds export reads as typed records (ctx->rec, decoded once by the
+ * replay).  flytrap:offcpu has no typed view yet: on_bpf_offcpu() reads
+ * the fields the kind table resolved (ctx->ki).
  */
+#define EXP_KINDS (RPT_KIND_BIT(RPT_K_SCHED_SWITCH) | RPT_KIND_BIT(RPT_K_SCHED_WAKEUP) | \
+		   RPT_KIND_BIT(RPT_K_PROCESS_EXIT) | RPT_KIND_BIT(RPT_K_RAW_SYS_ENTER) | \
+		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_ENTER) | \
+		   RPT_KIND_BIT(RPT_K_SYS_EXIT) | RPT_KIND_BIT(RPT_K_FG_ENTRY) | \
+		   RPT_KIND_BIT(RPT_K_FG_EXIT) | RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | \
+		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_ENTRY) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_ENTRY) | \
+		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | \
+		   RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | RPT_KIND_BIT(RPT_K_IRQ_EXIT) | \
+		   RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT) | \
+		   RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | RPT_KIND_BIT(RPT_K_PROBE_RET))
+
+/* What export does with an event id of the kind table (its fields are the replay's). */
 static void resolve(struct etype *et, const struct tep_event *e, const struct rpt_kind_info *ki)
 {
-	int i;
-
-	for (i = 0; i < 6; i++)
-		et->f[i] = ki->f[i];
 	et->kind = kind_of[ki->kind] ? kind_of[ki->kind] : K_OTHER;
 	et->evname = e ? e->name : NULL;
 	et->name = ki->arg;
@@ -744,29 +622,11 @@ static void resolve(struct etype *et, const struct tep_event *e, const struct rp
 	/* slices pair probes by address: a probe known by name only has none */
 	if (ki->probe_by_name)
 		et->kind = K_OTHER;
-	switch (ki->kind) {
-	case RPT_K_FG_EXIT:
-		et->f[1] = ki->f[RPT_F_FG_CALLTIME];
-		et->f[2] = ki->f[RPT_F_FG_RETTIME];
-		break;
-	case RPT_K_BPF_UFUNC_ENTRY:
-	case RPT_K_BPF_KFUNC_ENTRY:
-		et->f[3] = ki->f[RPT_F_UF_TGID];
-		et->f[4] = ki->f[RPT_F_UF_IP];
-		break;
-	case RPT_K_BPF_UFUNC_EXIT:
-	case RPT_K_BPF_KFUNC_EXIT:
-		et->f[3] = ki->f[RPT_F_UF_TGID];
-		et->f[4] = ki->f[RPT_F_UF_FLAGS];
-		et->f[5] = ki->f[RPT_F_UF_START];
-		break;
-	default:
-		break;
-	}
 }
 
 static const char *softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER",
+	"RCU",
 };
 
 /*
@@ -815,8 +675,8 @@ static int ufunc_names(struct exp *x, bool kfunc)
 }
 
 /* name of BPF ufunc (or kfunc) func, else "ufunc#N" ("kfunc#N") in buf */
-static const char *ufunc_name(const struct exp *x, bool kfunc, uint32_t func, size_t *len, char *buf,
-			      size_t blen)
+static const char *ufunc_name(const struct exp *x, bool kfunc, uint32_t func, size_t *len,
+			      char *buf, size_t blen)
 {
 	const struct exp_fname *tab = kfunc ? x->kfn : x->ufn;
 	uint32_t n = kfunc ? x->nkfn : x->nufn;
@@ -847,30 +707,29 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 {
 	struct cpu_state *c = &x->cpus[cpu];
 	uint64_t start = c->known ? c->run_start : c->first_ts;
-	struct jout *a;
-	char pt[48];
-	size_t ptl;
+	struct rpt_json *a;
 
 	if (ts <= start || pid == 0)
 		return;
 	a = args_begin(x);
-	J_LIT(a, "{\"pid\":");
-	j_i64(a, pid);
+	rpt_json_obj(a);
+	RPT_JSON_KEY_LIT(a, "pid");
+	rpt_json_i64(a, pid);
 	if (has_state) {
-		J_LIT(a, ",\"prev_state\":");
-		j_i64(a, state);
+		RPT_JSON_KEY_LIT(a, "prev_state");
+		rpt_json_i64(a, state);
 	}
 	if (partial)
-		J_LIT(a, ",\"partial\":true");
-	J_LIT(a, "}");
-	ptl = track_pt(pt, sizeof(pt), CPU_PID, CPU_TID(cpu));
-	slice_pair(x, pt, ptl, start, ts, comm, commlen, "sched");
+		rpt_json_kbool(a, "partial", true);
+	rpt_json_obj_end(a);
+	slice_pair(x, CPU_PID, CPU_TID(cpu), start, ts, comm, commlen, CAT("sched"));
 	x->sched_slices++;
 	if (x->hd && exp_tl_busy(&x->hd->tl, cpu, start, ts) == 0 && x->hd->oncpu) {
+		int cl = (int)strnlen(comm, commlen < 16 ? commlen : 16);
 		char cbuf[17], name[48];
 		const char *fr[2];
 
-		snprintf(cbuf, sizeof(cbuf), "%.*s", (int)strnlen(comm, commlen < 16 ? commlen : 16), comm);
+		snprintf(cbuf, sizeof(cbuf), "%.*s", cl, comm);
 		snprintf(name, sizeof(name), "%s-%d", cbuf, pid);
 		fr[0] = cbuf;
 		fr[1] = name;
@@ -885,43 +744,44 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 static void wake_flow(struct exp *x, int32_t pid, int cpu, uint64_t ts)
 {
 	struct wake *w = rpt_map_find(&x->wakeups, (uint32_t)pid);
-	struct jout *j = &x->j;
+	int k;
 
 	if (!w || !w->ts || w->ts > ts)
 		return;
 	x->flow_id++;
-	j_ev(j, 's', w->ts, CPU_PID, CPU_TID(w->cpu));
-	J_LIT(j, ",\"id\":");
-	j_u64(j, x->flow_id);
-	J_LIT(j, ",\"name\":\"wakeup\",\"cat\":\"sched\"}");
 	/* no "bp":"e": an f binds to the next slice, the run that starts here */
-	j_ev(j, 'f', ts, CPU_PID, CPU_TID(cpu));
-	J_LIT(j, ",\"id\":");
-	j_u64(j, x->flow_id);
-	J_LIT(j, ",\"name\":\"wakeup\",\"cat\":\"sched\"}");
+	for (k = 0; k < 2; k++) {
+		j_ev(x, k ? 'f' : 's', k ? ts : w->ts, CPU_PID, CPU_TID(k ? cpu : w->cpu));
+		RPT_JSON_KEY_LIT(&x->j, "id");
+		rpt_json_u64(&x->j, x->flow_id);
+		rpt_json_kstr(&x->j, "name", "wakeup");
+		rpt_json_kstr(&x->j, "cat", "sched");
+		rpt_json_obj_end(&x->j);
+	}
 	w->ts = 0;
 	x->flows++;
 }
 
 static void busy_counter(struct exp *x, uint64_t ts)
 {
-	j_ev(&x->j, 'C', ts, CPU_PID, CPU_PID);
-	J_LIT(&x->j, ",\"name\":\"busy CPUs\",\"args\":{\"busy\":");
-	j_i64(&x->j, x->nbusy);
-	J_LIT(&x->j, "}}");
+	j_ev(x, 'C', ts, CPU_PID, CPU_PID);
+	rpt_json_kstr(&x->j, "name", "busy CPUs");
+	rpt_json_kobj(&x->j, "args");
+	RPT_JSON_KEY_LIT(&x->j, "busy");
+	rpt_json_i64(&x->j, x->nbusy);
+	rpt_json_obj_end(&x->j);
+	rpt_json_obj_end(&x->j);
 }
 
 static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 		      const struct fmt_event *ev, int32_t tid)
 {
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size, cpu = ev->rec.cpu;
+	const struct rpt_rec *r = ctx->rec;
+	int cpu = ev->rec.cpu;
 	struct cpu_state *c = &x->cpus[cpu];
-	int32_t prev = (int32_t)fmt_field_u64(&et->f[0], d, sz);
-	int32_t next = (int32_t)fmt_field_u64(&et->f[1], d, sz);
-	int plen = 0, nlen = 0;
-	const char *pcomm = fmt_field_ptr(&et->f[2], d, sz, &plen);
-	const char *ncomm = fmt_field_ptr(&et->f[3], d, sz, &nlen);
+	int32_t prev = r->sw.prev_pid, next = r->sw.next_pid;
+	int plen = r->sw.prev_comm.len, nlen = r->sw.next_comm.len;
+	const char *pcomm = r->sw.prev_comm.s, *ncomm = r->sw.next_comm.s;
 	bool was_busy = c->known ? c->cur != 0 : prev != 0;
 	char pbuf[24];
 
@@ -931,7 +791,7 @@ static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 		plen = (int)strlen(pbuf);
 	}
 	run_end(x, cpu, ev->rec.ts, pcomm, (size_t)plen, prev, !c->known || c->cur != prev,
-		(int64_t)fmt_field_u64(&et->f[4], d, sz), et->f[4].offset >= 0);
+		r->sw.prev_state, r->sw.has_state);
 	c->known = true;
 	c->cur = next;
 	c->run_start = ev->rec.ts;
@@ -955,14 +815,12 @@ static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 static void irq_slice(struct exp *x, int cpu, uint64_t start, uint64_t end, const char *name,
 		      size_t len, const char *cat, int64_t nr)
 {
-	struct jout *a = args_begin(x);
-	char pt[48];
-	size_t ptl = track_pt(pt, sizeof(pt), CPU_PID, IRQ_TID(cpu));
+	struct rpt_json *a = args_begin(x);
 
-	J_LIT(a, "{\"nr\":");
-	j_i64(a, nr);
-	J_LIT(a, "}");
-	slice_pair(x, pt, ptl, start, end, name, len, cat);
+	rpt_json_obj(a);
+	rpt_json_ki64(a, "nr", nr);
+	rpt_json_obj_end(a);
+	slice_pair(x, CPU_PID, IRQ_TID(cpu), start, end, name, len, cat);
 	x->irq_slices++;
 }
 
@@ -982,14 +840,12 @@ static void softirq_label(int32_t vec, char *buf, size_t len)
 static void irq_unended(struct exp *x, int cpu)
 {
 	struct cpu_state *c = &x->cpus[cpu];
-	struct jout *j = &x->j;
 	char name[64];
 
 	snprintf(name, sizeof(name), "irq %d %.32s", c->irq, c->irq_name);
-	j_ev(j, 'i', c->irq_start, CPU_PID, IRQ_TID(cpu));
-	J_LIT(j, ",\"s\":\"t\",\"name\":");
-	j_str(j, name);
-	J_LIT(j, ",\"cat\":\"irq\",\"args\":{\"exit\":\"not in the trace\"}}");
+	j_instant(x, c->irq_start, CPU_PID, IRQ_TID(cpu), "t", name, SIZE_MAX);
+	rpt_json_kstr(&x->j, "cat", "irq");
+	j_no_exit_end(&x->j);
 	c->in_irq = false;
 	x->instants++;
 }
@@ -1001,10 +857,9 @@ static void softirq_unended(struct exp *x, int cpu)
 	char name[48];
 
 	softirq_label(c->softirq, name, sizeof(name));
-	j_ev(&x->j, 'i', c->softirq_start, CPU_PID, IRQ_TID(cpu));
-	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
-	j_str(&x->j, name);
-	J_LIT(&x->j, ",\"cat\":\"softirq\",\"args\":{\"exit\":\"not in the trace\"}}");
+	j_instant(x, c->softirq_start, CPU_PID, IRQ_TID(cpu), "t", name, SIZE_MAX);
+	rpt_json_kstr(&x->j, "cat", "softirq");
+	j_no_exit_end(&x->j);
 	c->in_softirq = false;
 	x->instants++;
 	x->no_exit++;
@@ -1034,21 +889,18 @@ static void ts_base(struct exp *x, const struct rpt_ctx *ctx, uint64_t ts)
 {
 	uint64_t first = ctx->nevents_all && ctx->all_first_ts < ts ? ctx->all_first_ts : ts;
 
-	x->j.based = true;
+	x->based = true;
 	if (first >= TS_EXACT_MAX)
-		x->j.base = first - first % UINT64_C(1000000000);
+		x->base = first - first % UINT64_C(1000000000);
 }
 
-/* Integer field i of the event's record (0 when the format lacks it or the record is cut). */
-static inline uint64_t ev_u64(const struct etype *et, int i, const struct fmt_event *ev)
+/*
+ * Integer field slot of a kind without a typed record (0 when the format
+ * lacks it or the record is cut).
+ */
+static inline uint64_t ev_u64(const struct rpt_ctx *ctx, int slot, const struct fmt_event *ev)
 {
-	return fmt_field_u64(&et->f[i], ev->rec.data, ev->rec.size);
-}
-
-/* The thread group a BPF record carries in slot 3, or -1 when its format has none. */
-static inline int32_t ev_tgid(const struct etype *et, const struct fmt_event *ev)
-{
-	return et->f[3].offset >= 0 ? (int32_t)ev_u64(et, 3, ev) : -1;
+	return fmt_field_u64(&ctx->ki->f[slot], ev->rec.data, ev->rec.size);
 }
 
 /* A kernel function's symbol, or its address formatted into buf when kallsyms lacks it. */
@@ -1069,7 +921,7 @@ static const char *kfunc_name(const struct rpt_ctx *ctx, uint64_t addr, char *bu
 static void on_wakeup(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 		      const struct fmt_event *ev, int32_t tid)
 {
-	int32_t p = (int32_t)ev_u64(et, 0, ev);
+	int32_t p = ctx->rec->wake.pid;
 	struct cpu_state *c = &x->cpus[ev->rec.cpu];
 	uint64_t ts = ev->rec.ts;
 	struct wake *w;
@@ -1087,7 +939,7 @@ static void on_wakeup(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			    const struct fmt_event *ev, int32_t tid)
 {
-	int32_t p = (int32_t)ev_u64(et, 0, ev);
+	int32_t p = ctx->rec->task.pid;
 	struct thr *pt = p > 0 ? rpt_map_find(&x->threads, (uint32_t)p) : NULL;
 
 	while (pt && pt->nopen) {
@@ -1099,7 +951,7 @@ static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const stru
 static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			 const struct fmt_event *ev, int32_t tid)
 {
-	int64_t nr = (int64_t)ev_u64(et, 0, ev);
+	int64_t nr = ctx->rec->sys.id;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 	char name[64];
 	const char *s;
@@ -1110,13 +962,14 @@ static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct 
 	if (unwind_to(x, t, S_SYSCALL, 0, true))
 		drop_top(x, t);
 	s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name, "syscall");
+	open_slice(x, t, ev->rec.ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name,
+		   CAT("syscall"));
 }
 
 static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			const struct fmt_event *ev, int32_t tid)
 {
-	int64_t ret = (int64_t)ev_u64(et, 1, ev);
+	int64_t ret = ctx->rec->sys.ret;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 
 	if (!t)
@@ -1125,13 +978,13 @@ static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct e
 		x->orphans++;
 		return;
 	}
-	close_top_ret(x, t, ev->rec.ts, et->f[1].offset >= 0, ret);
+	close_top_ret(x, t, ev->rec.ts, ctx->rec->sys.has_ret, ret);
 }
 
 static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			       const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t addr = ev_u64(et, 0, ev);
+	uint64_t addr = ctx->rec->fg.func;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 	char name[64];
 	const char *fn;
@@ -1139,7 +992,7 @@ static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const s
 	if (!t)
 		return;
 	fn = kfunc_name(ctx, addr, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, S_KFUNC, addr, fn, strlen(fn), fn == name, "kernel");
+	open_slice(x, t, ev->rec.ts, S_KFUNC, addr, fn, strlen(fn), fn == name, CAT("kernel"));
 }
 
 /*
@@ -1149,7 +1002,8 @@ static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const s
 static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			      const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t addr = ev_u64(et, 0, ev), call = ev_u64(et, 1, ev), ret = ev_u64(et, 2, ev);
+	const struct rpt_rec *r = ctx->rec;
+	uint64_t addr = r->fg.func, call = r->fg.calltime, ret = r->fg.rettime;
 	uint64_t ts = ev->rec.ts;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 	char name[64];
@@ -1159,11 +1013,11 @@ static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const st
 		return;
 	if (unwind_to(x, t, S_KFUNC, addr, false)) {
 		close_top(x, t, ts);
-	} else if (et->f[1].offset >= 0 && et->f[2].offset >= 0 && ret > call &&
+	} else if (r->fg.has_times && ret > call &&
 		   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
 		fn = kfunc_name(ctx, addr, name, sizeof(name));
-		J_LIT(args_begin(x), "{\"entry_lost\":true}");
-		complete(x, t, ts - (ret - call), ts, fn, strlen(fn), "kernel");
+		args_entry_lost(x);
+		complete(x, t, ts - (ret - call), ts, fn, strlen(fn), CAT("kernel"));
 	} else {
 		x->orphans++;
 	}
@@ -1172,18 +1026,18 @@ static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const st
 static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			   const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t ip = ev_u64(et, 0, ev);
+	uint64_t ip = ctx->rec->probe.ip;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 
 	if (t)
 		open_slice(x, t, ev->rec.ts, S_PROBE, ip, et->name, strlen(et->name), false,
-			   "probe");
+			   CAT("probe"));
 }
 
 static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			 const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t fn = ev_u64(et, 0, ev);
+	uint64_t fn = ctx->rec->probe.ip;	/* __probe_func */
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 
 	if (!t)
@@ -1198,10 +1052,12 @@ static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct 
 static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			   const struct fmt_event *ev, int32_t tid)
 {
-	int64_t nr = (int64_t)ev_u64(et, 0, ev);
-	uint64_t dur = ev_u64(et, 1, ev), ts = ev->rec.ts;
-	int64_t ret = (int64_t)ev_u64(et, 2, ev);
-	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, ev_tgid(et, ev));
+	const struct rpt_rec *r = ctx->rec;
+	int64_t nr = r->bsys.nr, ret = r->bsys.ret;
+	uint64_t dur = r->bsys.duration, ts = ev->rec.ts;
+	/* a tgid of 0 (absent) is unknown: thread_track() asks the task table */
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, r->bsys.tgid);
+	struct rpt_json *a;
 	char name[64];
 	const char *s;
 
@@ -1212,10 +1068,12 @@ static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struc
 		return;
 	}
 	s = syscall_name(x, nr, name, sizeof(name));
-	J_LIT(args_begin(x), "{\"ret\":");
-	j_i64(&x->a, ret);
-	J_LIT(&x->a, "}");
-	complete(x, t, ts - dur, ts, s, strlen(s), "syscall");
+	a = args_begin(x);
+	rpt_json_obj(a);
+	RPT_JSON_KEY_LIT(a, "ret");
+	rpt_json_i64(a, ret);
+	rpt_json_obj_end(a);
+	complete(x, t, ts - dur, ts, s, strlen(s), CAT("syscall"));
 }
 
 /*
@@ -1226,14 +1084,15 @@ static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struc
 static struct thr *bpf_func_track(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 				  const struct fmt_event *ev, int32_t tid)
 {
-	return thread_track(x, ctx, tid, ev->rec.cpu, ev_tgid(et, ev), x->ufunc_side && !et->kfunc);
+	return thread_track(x, ctx, tid, ev->rec.cpu, ctx->rec->bfunc.tgid,
+			    x->ufunc_side && !et->kfunc);
 }
 
 static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			      const struct fmt_event *ev, int32_t tid)
 {
-	uint32_t fn = (uint32_t)ev_u64(et, 0, ev);
-	uint32_t depth = (uint32_t)ev_u64(et, 1, ev);
+	uint32_t fn = (uint32_t)ctx->rec->bfunc.func;
+	uint32_t depth = (uint32_t)ctx->rec->bfunc.depth;
 	struct thr *t = bpf_func_track(x, ctx, et, ev, tid);
 	char name[64];
 	const char *s;
@@ -1243,7 +1102,7 @@ static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const st
 		return;
 	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
 	open_slice(x, t, ev->rec.ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth,
-		   s, nl, s == name, et->kfunc ? "kernel" : "user");
+		   s, nl, s == name, et->kfunc ? CAT("kernel") : CAT("user"));
 }
 
 /*
@@ -1253,9 +1112,10 @@ static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const st
 static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			     const struct fmt_event *ev, int32_t tid)
 {
-	uint32_t fn = (uint32_t)ev_u64(et, 0, ev);
-	uint32_t depth = (uint32_t)ev_u64(et, 1, ev);
-	uint64_t dur = ev_u64(et, 2, ev), start = ev_u64(et, 5, ev), ts = ev->rec.ts;
+	const struct rpt_rec *r = ctx->rec;
+	uint32_t fn = (uint32_t)r->bfunc.func;
+	uint32_t depth = (uint32_t)r->bfunc.depth;
+	uint64_t dur = r->bfunc.duration, start = r->bfunc.start, ts = ev->rec.ts;
 	struct thr *t = bpf_func_track(x, ctx, et, ev, tid);
 	char name[64];
 	const char *s;
@@ -1272,18 +1132,21 @@ static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const str
 		return;
 	}
 	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
-	J_LIT(args_begin(x), "{\"entry_lost\":true}");
-	complete(x, t, ts - dur, ts, s, nl, et->kfunc ? "kernel" : "user");
+	args_entry_lost(x);
+	complete(x, t, ts - dur, ts, s, nl, et->kfunc ? CAT("kernel") : CAT("user"));
 }
 
 /* flytrap:offcpu: the period a task was blocked, written when it wakes. */
 static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			  const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t dur = ev_u64(et, 0, ev), ts = ev->rec.ts;
+	const struct fmt_field *f = ctx->ki->f;
+	uint64_t dur = ev_u64(ctx, RPT_F_OC_DURATION, ev), ts = ev->rec.ts;
 	int wl = 0;
-	const char *wc = fmt_field_ptr(&et->f[4], ev->rec.data, ev->rec.size, &wl);
-	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, ev_tgid(et, ev));
+	const char *wc = fmt_field_ptr(&f[RPT_F_OC_WAKER_COMM], ev->rec.data, ev->rec.size, &wl);
+	int32_t tgid = f[RPT_F_OC_TGID].offset >= 0 ? (int32_t)ev_u64(ctx, RPT_F_OC_TGID, ev) : -1;
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, tgid);
+	struct rpt_json *a;
 
 	if (!t)
 		return;
@@ -1291,16 +1154,16 @@ static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct
 		x->unnested++;
 		return;
 	}
-	J_LIT(args_begin(x), "{\"state\":");
-	j_u64(&x->a, ev_u64(et, 1, ev));
-	J_LIT(&x->a, ",\"waker_pid\":");
-	j_i64(&x->a, (int32_t)ev_u64(et, 2, ev));
+	a = args_begin(x);
+	rpt_json_obj(a);
+	rpt_json_ku64(a, "state", ev_u64(ctx, RPT_F_OC_STATE, ev));
+	rpt_json_ki64(a, "waker_pid", (int32_t)ev_u64(ctx, RPT_F_OC_WAKER_PID, ev));
 	if (wc && wl > 0) {
-		J_LIT(&x->a, ",\"waker_comm\":");
-		j_strn(&x->a, wc, (size_t)wl);
+		rpt_json_key(a, "waker_comm");
+		rpt_json_strn(a, wc, (size_t)wl);
 	}
-	J_LIT(&x->a, "}");
-	complete(x, t, ts - dur, ts, "off-CPU", 7, "offcpu");
+	rpt_json_obj_end(a);
+	complete(x, t, ts - dur, ts, "off-CPU", 7, CAT("offcpu"));
 }
 
 static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
@@ -1308,15 +1171,15 @@ static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct 
 {
 	int cpu = ev->rec.cpu;
 	struct cpu_state *c = &x->cpus[cpu];
-	int nl = 0;
-	const char *in = fmt_field_ptr(&et->f[1], ev->rec.data, ev->rec.size, &nl);
+	int nl = ctx->rec->irq.name.len;
+	const char *in = ctx->rec->irq.name.s;
 	size_t max = sizeof(c->irq_name) - 1;
 
 	if (c->in_irq)
 		irq_unended(x, cpu);
 	c->in_irq = true;
 	c->irq_start = ev->rec.ts;
-	c->irq = (int32_t)ev_u64(et, 0, ev);
+	c->irq = ctx->rec->irq.nr;
 	memset(c->irq_name, 0, sizeof(c->irq_name));
 	if (in && nl > 0)
 		memcpy(c->irq_name, in, (size_t)nl < max ? (size_t)nl : max);
@@ -1327,13 +1190,13 @@ static void on_irq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct e
 {
 	int cpu = ev->rec.cpu;
 	struct cpu_state *c = &x->cpus[cpu];
-	int32_t irq = (int32_t)ev_u64(et, 0, ev);
+	int32_t irq = ctx->rec->irq.nr;
 	uint64_t ts = ev->rec.ts;
 	char name[64];
 
 	if (c->in_irq && c->irq == irq && ts >= c->irq_start) {
 		snprintf(name, sizeof(name), "irq %d %.32s", irq, c->irq_name);
-		irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), "irq", irq);
+		irq_slice(x, cpu, c->irq_start, ts, name, strlen(name), CAT("irq"), irq);
 	} else {
 		x->orphans++;
 	}
@@ -1347,7 +1210,7 @@ static void on_softirq_entry(struct exp *x, const struct rpt_ctx *ctx, const str
 
 	c->in_softirq = true;
 	c->softirq_start = ev->rec.ts;
-	c->softirq = (int32_t)ev_u64(et, 0, ev);
+	c->softirq = ctx->rec->irq.nr;
 }
 
 static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
@@ -1355,14 +1218,14 @@ static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const stru
 {
 	int cpu = ev->rec.cpu;
 	struct cpu_state *c = &x->cpus[cpu];
-	int32_t vec = (int32_t)ev_u64(et, 0, ev);
+	int32_t vec = ctx->rec->irq.nr;
 	uint64_t ts = ev->rec.ts;
 	char name[48];
 
 	/* a hard irq inside this softirq already ended: it nests */
 	if (c->in_softirq && c->softirq == vec && ts >= c->softirq_start) {
 		softirq_label(vec, name, sizeof(name));
-		irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), "softirq", vec);
+		irq_slice(x, cpu, c->softirq_start, ts, name, strlen(name), CAT("softirq"), vec);
 	} else {
 		x->orphans++;
 	}
@@ -1381,20 +1244,20 @@ static void on_other(struct exp *x, const struct rpt_ctx *ctx, const struct etyp
 	if (!t)
 		return;
 	t->used = true;
-	j_ev_pt(&x->j, 'i', ev->rec.ts, t->pt, t->ptlen);
-	J_LIT(&x->j, ",\"s\":\"t\",\"name\":");
-	j_str(&x->j, et->evname ? et->evname : "unknown event");
-	J_LIT(&x->j, ",\"args\":{\"cpu\":");
-	j_i64(&x->j, ev->rec.cpu);
+	j_instant(x, ev->rec.ts, t->pid, t->tid, "t", et->evname ? et->evname : "unknown event",
+		  SIZE_MAX);
+	rpt_json_kobj(&x->j, "args");
+	rpt_json_ki64(&x->j, "cpu", ev->rec.cpu);
 	if (ev->event && x->seq_ready) {
 		trace_seq_reset(&x->seq);
 		tep_print_event(ctx->tep, &x->seq, (struct tep_record *)&ev->rec, "%s",
 				TEP_PRINT_INFO);
 		trace_seq_terminate(&x->seq);
-		J_LIT(&x->j, ",\"info\":");
-		j_strn(&x->j, x->seq.buffer, x->seq.len);
+		rpt_json_key(&x->j, "info");
+		rpt_json_strn(&x->j, x->seq.buffer, x->seq.len);
 	}
-	J_LIT(&x->j, "}}");
+	rpt_json_obj_end(&x->j);
+	rpt_json_obj_end(&x->j);
 	x->instants++;
 }
 
@@ -1408,7 +1271,7 @@ static bool note_event(struct exp *x, const struct rpt_ctx *ctx, const struct fm
 {
 	int cpu = ev->rec.cpu;
 
-	if (!x->j.based)
+	if (!x->based)
 		ts_base(x, ctx, ev->rec.ts);
 	if (cpu < 0 || (cpu >= x->ncpus && cpu_grow(x, cpu)))
 		return false;
@@ -1504,16 +1367,14 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	struct exp *x = priv;
 
 	x->ctx = ctx;
-	x->j.f = exp_conf.out;
-	x->j.first = true;
-	x->j.buf = malloc(JBUF);
-	x->a.buf = malloc(JBUF);	/* args: a few fields; never flushed (no stream) */
-	if (!x->j.buf || !x->a.buf)
+	/* args: a few members, in memory; copied into the events that carry them */
+	if (rpt_json_init(&x->j, exp_conf.out, 0) || rpt_json_init(&x->a, NULL, 0))
 		return -ENOMEM;
 	x->types.elem_size = sizeof(struct etype);
 	rpt_map_init(&x->threads, sizeof(struct thr));
 	rpt_map_init(&x->wakeups, sizeof(struct wake));
-	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL, ctx->info ? ctx->info->kernel_long : 8);
+	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL,
+			     ctx->info ? ctx->info->kernel_long : 8);
 	x->meta = fmt_reader_meta(ctx->r);
 	if (!x->meta)
 		return -ENOMEM;
@@ -1535,29 +1396,60 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	}
 	if (cpu_grow(x, ctx->info && ctx->info->cpus > 0 ? ctx->info->cpus - 1 : 0))
 		return -ENOMEM;
-	if (!x->hd)
-		J_LIT(&x->j, "{\"traceEvents\":[");
+	if (!x->hd) {
+		rpt_json_obj(&x->j);
+		rpt_json_karr(&x->j, "traceEvents");
+	}
 	return 0;
 }
 
 static void meta_name(struct exp *x, const char *what, int32_t pid, int32_t tid, const char *name)
 {
-	j_ev(&x->j, 'M', 0, pid, tid);
-	J_LIT(&x->j, ",\"name\":\"");
-	j_raw(&x->j, what, strlen(what));
-	J_LIT(&x->j, "\",\"args\":{\"name\":");
-	j_str(&x->j, name);
-	J_LIT(&x->j, "}}");
+	j_ev(x, 'M', 0, pid, tid);
+	rpt_json_kstr(&x->j, "name", what);
+	rpt_json_kobj(&x->j, "args");
+	rpt_json_kstr(&x->j, "name", name);
+	rpt_json_obj_end(&x->j);
+	rpt_json_obj_end(&x->j);
 }
 
 static void meta_sort(struct exp *x, const char *what, int32_t pid, int32_t tid, int64_t idx)
 {
-	j_ev(&x->j, 'M', 0, pid, tid);
-	J_LIT(&x->j, ",\"name\":\"");
-	j_raw(&x->j, what, strlen(what));
-	J_LIT(&x->j, "\",\"args\":{\"sort_index\":");
-	j_i64(&x->j, idx);
-	J_LIT(&x->j, "}}");
+	j_ev(x, 'M', 0, pid, tid);
+	rpt_json_kstr(&x->j, "name", what);
+	rpt_json_kobj(&x->j, "args");
+	rpt_json_ki64(&x->j, "sort_index", idx);
+	rpt_json_obj_end(&x->j);
+	rpt_json_obj_end(&x->j);
+}
+
+/* One page loss: a marker on its CPU, and the counter of events lost so far. */
+static void loss_marker(struct exp *x, const struct rpt_loss *l, const char *bname)
+{
+	struct rpt_json *j = &x->j;
+
+	j_instant(x, l->ts, CPU_PID, CPU_TID(l->cpu), "t", "events lost", SIZE_MAX);
+	rpt_json_kstr(j, "cat", "drops");
+	rpt_json_kobj(j, "args");
+	if (l->count < 0)
+		rpt_json_kstr(j, "count", "unknown");
+	else
+		rpt_json_ki64(j, "count", l->count);
+	rpt_json_kstr(j, "buffer", bname);
+	if (l->prev_ts) {
+		rpt_json_key(j, "after_ts_us");
+		j_ts(x, j, l->prev_ts);
+	}
+	rpt_json_obj_end(j);
+	rpt_json_obj_end(j);
+	if (l->count > 0)
+		x->lost_total += (uint64_t)l->count;
+	j_ev(x, 'C', l->ts, CPU_PID, CPU_PID);
+	rpt_json_kstr(j, "name", "events lost");
+	rpt_json_kobj(j, "args");
+	rpt_json_ku64(j, "lost", x->lost_total);
+	rpt_json_obj_end(j);
+	rpt_json_obj_end(j);
 }
 
 static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
@@ -1571,31 +1463,14 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 		const struct rpt_loss *l = &ctx->losses[k];
 		const char *bname = "";
 
-		if ((o->has_t0 && l->ts < o->t0_ns) || (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
+		if ((o->has_t0 && l->ts < o->t0_ns) ||
+		    (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
 			continue;
 		if (!rpt_cpu_selected(o, l->cpu))
 			continue;
 		if (info && l->buffer >= 0 && l->buffer < info->nbuffers)
 			bname = info->buffers[l->buffer].name;
-		j_ev(&x->j, 'i', l->ts, CPU_PID, CPU_TID(l->cpu));
-		J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"events lost\",\"cat\":\"drops\",\"args\":{\"count\":");
-		if (l->count < 0)
-			J_LIT(&x->j, "\"unknown\"");
-		else
-			j_i64(&x->j, l->count);
-		J_LIT(&x->j, ",\"buffer\":");
-		j_str(&x->j, *bname ? bname : "top");
-		if (l->prev_ts) {
-			J_LIT(&x->j, ",\"after_ts_us\":");
-			j_us(&x->j, l->prev_ts > x->j.base ? l->prev_ts - x->j.base : 0);
-		}
-		J_LIT(&x->j, "}}");
-		if (l->count > 0)
-			x->lost_total += (uint64_t)l->count;
-		j_ev(&x->j, 'C', l->ts, CPU_PID, CPU_PID);
-		J_LIT(&x->j, ",\"name\":\"events lost\",\"args\":{\"lost\":");
-		j_u64(&x->j, x->lost_total);
-		J_LIT(&x->j, "}}");
+		loss_marker(x, l, *bname ? bname : "top");
 		if (x->hd) {
 			exp_tl_loss(&x->hd->tl, l->ts, l->count, false);
 			x->hd->nlosses++;
@@ -1634,12 +1509,15 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 				continue;
 			if ((int)dr.cpu >= x->ncpus)
 				cpu_grow(x, (int)dr.cpu);
-			j_ev(&x->j, 'i', ts, CPU_PID, CPU_TID((int32_t)dr.cpu));
-			J_LIT(&x->j, ",\"s\":\"t\",\"name\":\"BPF records lost\",\"cat\":\"drops\",\"args\":{\"count\":");
-			j_u64(&x->j, dr.count);
-			J_LIT(&x->j, ",\"program\":");
-			j_str(&x->j, bpf_prog_name(x, dr.prog, pname, sizeof(pname)));
-			J_LIT(&x->j, "}}");
+			j_instant(x, ts, CPU_PID, CPU_TID((int32_t)dr.cpu), "t", "BPF records lost",
+				  SIZE_MAX);
+			rpt_json_kstr(&x->j, "cat", "drops");
+			rpt_json_kobj(&x->j, "args");
+			rpt_json_ku64(&x->j, "count", dr.count);
+			rpt_json_kstr(&x->j, "program",
+				      bpf_prog_name(x, dr.prog, pname, sizeof(pname)));
+			rpt_json_obj_end(&x->j);
+			rpt_json_obj_end(&x->j);
 			if (x->hd) {
 				exp_tl_loss(&x->hd->tl, ts, (int64_t)dr.count, true);
 				x->hd->nlosses++;
@@ -1672,14 +1550,48 @@ static bool trigger_mark(struct exp *x, const struct rpt_ctx *ctx)
 	if ((o->has_t0 && ts < o->t0_ns) || (o->has_t1 && ts > o->t1_ns))
 		return true;
 	snprintf(name, sizeof(name), "trigger: %.*s", (int)(rl > 140 ? 140 : rl), reason);
-	j_ev(&x->j, 'i', ts, CPU_PID, CPU_PID);
-	J_LIT(&x->j, ",\"s\":\"g\",\"name\":");
-	j_str(&x->j, name);
-	J_LIT(&x->j, ",\"cat\":\"trigger\",\"args\":{\"trigger\":");
-	j_strn(&x->j, reason, rl);
-	J_LIT(&x->j, "}}");
+	j_instant(x, ts, CPU_PID, CPU_PID, "g", name, SIZE_MAX);
+	rpt_json_kstr(&x->j, "cat", "trigger");
+	rpt_json_kobj(&x->j, "args");
+	rpt_json_key(&x->j, "trigger");
+	rpt_json_strn(&x->j, reason, rl);
+	rpt_json_obj_end(&x->j);
+	rpt_json_obj_end(&x->j);
 	x->trigger_marked = true;
 	return true;
+}
+
+/* The end of the event list, and the figures of the export (otherData). */
+static void trace_end(struct exp *x, const struct rpt_ctx *ctx)
+{
+	struct rpt_json *j = &x->j;
+
+	RPT_JSON_LIT(j, "\n");
+	rpt_json_arr_end(j);
+	rpt_json_newline(j);
+	rpt_json_kobj(j, "otherData");
+	rpt_json_kstr(j, "generator", "flytrap " FLYTRAP_VERSION);
+	rpt_json_kstr(j, "source", ctx->opts->path);
+	rpt_json_key(j, "ts_offset_us");
+	rpt_json_milli(j, x->base);
+	rpt_json_ku64(j, "events", ctx->nevents);
+	rpt_json_ku64(j, "slices", x->slices + x->completes);
+	rpt_json_ku64(j, "cpu_slices", x->sched_slices + x->irq_slices);
+	rpt_json_ku64(j, "wakeups", x->flows);
+	rpt_json_ku64(j, "exits_without_entry", x->orphans);
+	rpt_json_ku64(j, "enters_without_exit", x->no_exit);
+	rpt_json_ku64(j, "closed_at_task_exit", x->forced_ends);
+	rpt_json_ku64(j, "not_nested", x->unnested + x->too_deep);
+	rpt_json_ku64(j, "events_lost", x->lost_total);
+	if (x->trigger) {
+		rpt_json_key(j, "trigger");
+		rpt_json_strn(j, x->trigger, x->trigger_len);
+		rpt_json_key(j, "trigger_ts_us");
+		j_ts(x, j, x->trigger_ts);
+	}
+	rpt_json_obj_end(j);
+	rpt_json_obj_end(j);
+	RPT_JSON_LIT(j, "\n");
 }
 
 static int exp_finish(struct rpt_ctx *ctx, void *priv)
@@ -1700,7 +1612,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		struct cpu_state *cs = &x->cpus[c];
 
 		if (cs->known && cs->cur != 0)
-			run_end(x, c, end, cs->comm, strnlen(cs->comm, 16), cs->cur, true, 0, false);
+			run_end(x, c, end, cs->comm, strnlen(cs->comm, 16), cs->cur, true, 0,
+				false);
 		if (cs->in_softirq)
 			softirq_unended(x, c);
 		if (cs->in_irq)
@@ -1726,7 +1639,8 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 				snprintf(nm, sizeof(nm), "%.30s (BPF)", rpt_comm(ctx, t->real_tid));
 				meta_name(x, "thread_name", t->pid, t->tid, nm);
 			} else {
-				meta_name(x, "thread_name", t->pid, t->tid, rpt_comm(ctx, t->real_tid));
+				meta_name(x, "thread_name", t->pid, t->tid,
+					  rpt_comm(ctx, t->real_tid));
 			}
 		}
 		if (rpt_map_get(&pids, (uint32_t)t->pid, &created) && created)
@@ -1754,46 +1668,19 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		 * No "displayTimeUnit": some Perfetto versions read it as the
 		 * unit of ts and dur, which are microseconds here whatever it says.
 		 */
-		J_LIT(&x->j, "\n],\n\"otherData\":{\"generator\":\"flytrap ");
-		J_LIT(&x->j, FLYTRAP_VERSION);
-		J_LIT(&x->j, "\",\"source\":");
-		j_str(&x->j, ctx->opts->path);
-		J_LIT(&x->j, ",\"ts_offset_us\":");
-		j_us(&x->j, x->j.base);
-		J_LIT(&x->j, ",\"events\":");
-		j_u64(&x->j, ctx->nevents);
-		J_LIT(&x->j, ",\"slices\":");
-		j_u64(&x->j, x->slices + x->completes);
-		J_LIT(&x->j, ",\"cpu_slices\":");
-		j_u64(&x->j, x->sched_slices + x->irq_slices);
-		J_LIT(&x->j, ",\"wakeups\":");
-		j_u64(&x->j, x->flows);
-		J_LIT(&x->j, ",\"exits_without_entry\":");
-		j_u64(&x->j, x->orphans);
-		J_LIT(&x->j, ",\"enters_without_exit\":");
-		j_u64(&x->j, x->no_exit);
-		J_LIT(&x->j, ",\"closed_at_task_exit\":");
-		j_u64(&x->j, x->forced_ends);
-		J_LIT(&x->j, ",\"not_nested\":");
-		j_u64(&x->j, x->unnested + x->too_deep);
-		J_LIT(&x->j, ",\"events_lost\":");
-		j_u64(&x->j, x->lost_total);
-		if (x->trigger) {
-			J_LIT(&x->j, ",\"trigger\":");
-			j_strn(&x->j, x->trigger, x->trigger_len);
-			J_LIT(&x->j, ",\"trigger_ts_us\":");
-			j_us(&x->j, x->trigger_ts > x->j.base ? x->trigger_ts - x->j.base : 0);
-		}
-		J_LIT(&x->j, "}}\n");
+		trace_end(x, ctx);
 	} else {
 		x->hd->first_ts = ctx->first_ts;
 		x->hd->last_ts = ctx->last_ts;
 	}
-	j_flush(&x->j);
+	rpt_json_flush(&x->j);
+	if (x->j.err && !exp_conf.write_errno)
+		exp_conf.write_errno = x->j.err;
 	if (x->j.f && fflush(x->j.f) && !exp_conf.write_errno)
 		exp_conf.write_errno = errno ? errno : EIO;
-	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " from their end, %" PRIu64
-		" CPU slices, %" PRIu64 " exits without entry, %" PRIu64 " entries without exit",
+	ft_info("export: %" PRIu64 " events, %" PRIu64 " slices, %" PRIu64 " from their end, "
+		"%" PRIu64 " CPU slices, %" PRIu64 " exits without entry, %" PRIu64
+		" entries without exit",
 		ctx->nevents, x->slices, x->completes, x->sched_slices + x->irq_slices,
 		x->orphans, x->no_exit);
 	return x->j.f && ferror(x->j.f) ? -EIO : 0;
@@ -1816,8 +1703,12 @@ static void exp_release(void *priv)
 	free(x->ufn);
 	free(x->kfn);
 	free(x->cpus);
-	free(x->j.buf);
-	free(x->a.buf);
+	if (x->j.err && !exp_conf.write_errno)
+		exp_conf.write_errno = x->j.err;
+	/* a replay that failed before finish: what is still buffered is not written */
+	rpt_json_reset(&x->j);
+	rpt_json_done(&x->j);
+	rpt_json_done(&x->a);
 }
 
 static const struct rpt_analyzer exp_analyzer = {
@@ -1827,6 +1718,7 @@ static const struct rpt_analyzer exp_analyzer = {
 	.event = exp_event,
 	.finish = exp_finish,
 	.release = exp_release,
+	.kinds = EXP_KINDS,
 };
 
 /* ---- HTML: the other analyzers in the same pass ------------------------------ */
@@ -1864,7 +1756,7 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	}
 	exp_conf.html = true;
 	exp_conf.html_data = &hd;
-	exp_conf.out = NULL;	/* the Chrome JSON is not wanted here */
+	exp_conf.out = devnull;	/* the Chrome JSON is not wanted here */
 	o->json = true;
 	ex.out = devnull;
 	list[n++] = &ex;
@@ -1896,7 +1788,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		ret = rpt_replay_status(rc, r, o, "export");
 		goto out;
 	}
-	ret = rpt_replay_status(rc, r, o, "export");	/* damaged data: the page covers what was read */
+	/* damaged data: the page covers what was read */
+	ret = rpt_replay_status(rc, r, o, "export");
 	in.path = o->path;
 	in.info = fmt_reader_info(r);
 	in.data = &hd;
@@ -1910,8 +1803,9 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		in.calls_from_analyzer = false;
 	}
 	in.overhead = ovres.path ? &ovres : NULL;	/* path: the analyzer finished */
-	in.why_overhead = &rpt_overhead_analyzer ? "the overhead analyzer gave no output"
-						 : "this flytrap was built without the overhead analyzer";
+	in.why_overhead = &rpt_overhead_analyzer ?
+			  "the overhead analyzer gave no output" :
+			  "this flytrap was built without the overhead analyzer";
 	in.drops = drres.path ? &drres : NULL;
 	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
 					   : "this flytrap was built without the drops analyzer";
@@ -1924,8 +1818,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 		if (!outpath)
 			rpt_set_out_errno(e);
 		else if (e != EPIPE)
-			ret = ft_error("cannot write '%s': %s", outpath ? outpath : "standard output",
-				       strerror(e));
+			ret = ft_error("cannot write '%s': %s",
+				       outpath ? outpath : "standard output", strerror(e));
 	}
 out:
 	if (devnull)
@@ -2029,7 +1923,8 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 		} else if (rc == -EIO && exp_conf.write_errno == EPIPE)
 			ret = EXIT_OK;	/* `| head`: the reader left, quietly */
 		else if (rc == -EIO && exp_conf.write_errno)
-			ret = ft_error("cannot write '%s': %s", A->outpath ? A->outpath : "standard output",
+			ret = ft_error("cannot write '%s': %s",
+				       A->outpath ? A->outpath : "standard output",
 				       strerror(exp_conf.write_errno));
 		else
 			ret = rpt_replay_status(rc, r, o, "export");

@@ -90,16 +90,51 @@ char *rpt_json_take(struct rpt_json *j, size_t *len)
 	return b;
 }
 
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The decimal digits of v, two at a time, ending at end; returns where they start. */
+static inline char *u64_digits(char *end, uint64_t v)
+{
+	char *p = end;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+/* n (at most 28) bytes from s: a loop, cheaper than a call for a number's few digits */
+static inline void put_short(struct rpt_json *j, const char *s, size_t n)
+{
+	char *d;
+
+	rpt_json_need(j, n);
+	if (j->len + n > j->cap)
+		return;
+	d = j->buf + j->len;
+	j->len += n;
+	while (n--)
+		*d++ = *s++;
+}
+
 void rpt_json_put_u64(struct rpt_json *j, uint64_t v)
 {
-	char t[24];
-	int n = 24;
+	char t[24], *p = u64_digits(t + sizeof(t), v);
 
-	do {
-		t[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	rpt_json_raw(j, t + n, (size_t)(24 - n));
+	put_short(j, p, (size_t)(t + sizeof(t) - p));
 }
 
 void rpt_json_put_i64(struct rpt_json *j, int64_t v)
@@ -112,91 +147,57 @@ void rpt_json_put_i64(struct rpt_json *j, int64_t v)
 	}
 }
 
+/*
+ * Byte by byte into the buffer, room made for 64 bytes at a time (8 per
+ * byte: the longest escape): names are short, and a call per run of
+ * plain bytes costs more than this loop.
+ */
 void rpt_json_put_strn(struct rpt_json *j, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t i = 0, start = 0;
+	unsigned char lt = j->flags & FT_JSON_SCRIPT ? '<' : '"';	/* '"': no extra byte */
+	size_t i = 0;
 
 	RPT_JSON_LIT(j, "\"");
 	while (i < n && p[i]) {
-		char out[8];
-		size_t used, len;
-		unsigned char c = p[i];
+		char *d, *lim;
 
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
-		    (c != '<' || !(j->flags & FT_JSON_SCRIPT))) {
-			i++;
-			continue;
+		rpt_json_need(j, 64);
+		if (j->len + 64 > j->cap)
+			return;		/* out of memory: err is set */
+		d = j->buf + j->len;
+		lim = d + 56;
+		while (d < lim && i < n && p[i]) {
+			unsigned char c = p[i];
+			size_t used;
+
+			if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != lt) {
+				*d++ = (char)c;
+				i++;
+				continue;
+			}
+			d += ft_json_char(p + i, n - i, j->flags, d, &used);
+			i += used;
 		}
-		rpt_json_raw(j, (const char *)p + start, i - start);
-		len = ft_json_char(p + i, n - i, j->flags, out, &used);
-		rpt_json_raw(j, out, len);
-		i += used;
-		start = i;
+		j->len = (size_t)(d - j->buf);
 	}
-	rpt_json_raw(j, (const char *)p + start, i - start);
 	RPT_JSON_LIT(j, "\"");
 }
 
 /* Before a value: the comma after the container's previous member. */
 static void before_value(struct rpt_json *j)
 {
-	if (j->keyed) {
-		j->keyed = false;
-		return;
-	}
-	if (!j->depth)
-		return;
-	if (j->depth > RPT_JSON_MAX_DEPTH)
-		return;
-	if (j->had[(j->depth - 1) / 64] & (1ULL << ((j->depth - 1) % 64)))
-		RPT_JSON_LIT(j, ",");
-	j->had[(j->depth - 1) / 64] |= 1ULL << ((j->depth - 1) % 64);
-}
-
-static void open_container(struct rpt_json *j, char c)
-{
-	before_value(j);
-	rpt_json_raw(j, &c, 1);
-	j->depth++;
-	if (j->depth > RPT_JSON_MAX_DEPTH) {
-		if (!j->err)
-			j->err = EINVAL;
-		return;
-	}
-	j->had[(j->depth - 1) / 64] &= ~(1ULL << ((j->depth - 1) % 64));
-}
-
-static void close_container(struct rpt_json *j, char c)
-{
-	if (!j->depth) {
-		if (!j->err)
-			j->err = EINVAL;
-		return;
-	}
-	j->depth--;
-	j->keyed = false;
-	rpt_json_raw(j, &c, 1);
-}
-
-void rpt_json_obj(struct rpt_json *j)
-{
-	open_container(j, '{');
-}
-
-void rpt_json_obj_end(struct rpt_json *j)
-{
-	close_container(j, '}');
+	rpt_json_sep(j);
 }
 
 void rpt_json_arr(struct rpt_json *j)
 {
-	open_container(j, '[');
+	rpt_json_open(j, '[');
 }
 
 void rpt_json_arr_end(struct rpt_json *j)
 {
-	close_container(j, ']');
+	rpt_json_close(j, ']');
 }
 
 void rpt_json_keyn(struct rpt_json *j, const char *key, size_t n)
@@ -275,6 +276,19 @@ void rpt_json_double(struct rpt_json *j, int prec, double v)
 		RPT_JSON_LIT(j, "null");	/* past 1e45: no figure of ours is */
 }
 
+void rpt_json_milli(struct rpt_json *j, uint64_t v)
+{
+	char t[28], *end = t + sizeof(t), *p;
+	unsigned r = (unsigned)(v % 1000);
+
+	before_value(j);
+	end[-4] = '.';
+	end[-3] = (char)('0' + r / 100);
+	memcpy(end - 2, digits2 + 2 * (r % 100), 2);
+	p = u64_digits(end - 4, v / 1000);
+	put_short(j, p, (size_t)(end - p));
+}
+
 void rpt_json_value(struct rpt_json *j, const char *text, size_t n)
 {
 	before_value(j);
@@ -340,4 +354,10 @@ void rpt_json_kdouble(struct rpt_json *j, const char *key, int prec, double v)
 {
 	rpt_json_key(j, key);
 	rpt_json_double(j, prec, v);
+}
+
+void rpt_json_kmilli(struct rpt_json *j, const char *key, uint64_t v)
+{
+	rpt_json_key(j, key);
+	rpt_json_milli(j, v);
 }

@@ -18,6 +18,7 @@
 #ifndef FLYTRAP_RPT_JSON_H
 #define FLYTRAP_RPT_JSON_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,14 +73,101 @@ static inline void rpt_json_raw(struct rpt_json *j, const char *s, size_t n)
 
 #define RPT_JSON_LIT(j, s) rpt_json_raw(j, s, sizeof(s) - 1)
 
-/* Tokens with no comma handling (for writers that keep their own, like export). */
+/*
+ * The comma a value needs inside its container (none after a key, none for
+ * the first member).  Inline: export writes millions of members.
+ */
+static inline void rpt_json_sep(struct rpt_json *j)
+{
+	unsigned d = j->depth - 1;
+
+	if (j->keyed) {
+		j->keyed = false;
+		return;
+	}
+	if (!j->depth || j->depth > RPT_JSON_MAX_DEPTH)
+		return;
+	if (j->had[d / 64] & (1ULL << (d % 64)))
+		RPT_JSON_LIT(j, ",");
+	j->had[d / 64] |= 1ULL << (d % 64);
+}
+
+/*
+ * A key given as a string literal that needs no escaping ("ts"): copied as
+ * it is, quotes and colon included, with no scan.
+ */
+#define RPT_JSON_KEY_LIT(j, key) rpt_json_key_quoted(j, "\"" key "\":", sizeof(key) + 2)
+
+static inline void rpt_json_key_quoted(struct rpt_json *j, const char *quoted, size_t n)
+{
+	rpt_json_sep(j);
+	rpt_json_raw(j, quoted, n);
+	j->keyed = true;
+}
+
+/*
+ * The separator of the next value, then a newline: the value starts a line
+ * of its own (export's one event per line).
+ */
+static inline void rpt_json_newline(struct rpt_json *j)
+{
+	rpt_json_sep(j);
+	RPT_JSON_LIT(j, "\n");
+	j->keyed = true;	/* the separator is written */
+}
+
+/* Empty an in-memory writer (and its nesting) to write the next text into it. */
+static inline void rpt_json_reset(struct rpt_json *j)
+{
+	j->len = 0;
+	j->depth = 0;
+	j->keyed = false;
+}
+
+/* Open an object or array ('{', '['): inline, like its close. */
+static inline void rpt_json_open(struct rpt_json *j, char c)
+{
+	unsigned d;
+
+	rpt_json_sep(j);
+	rpt_json_raw(j, &c, 1);
+	d = j->depth++;
+	if (j->depth > RPT_JSON_MAX_DEPTH) {
+		if (!j->err)
+			j->err = EINVAL;
+		return;
+	}
+	j->had[d / 64] &= ~(1ULL << (d % 64));
+}
+
+static inline void rpt_json_close(struct rpt_json *j, char c)
+{
+	if (!j->depth) {
+		if (!j->err)
+			j->err = EINVAL;
+		return;
+	}
+	j->depth--;
+	j->keyed = false;
+	rpt_json_raw(j, &c, 1);
+}
+
+static inline void rpt_json_obj(struct rpt_json *j)
+{
+	rpt_json_open(j, '{');
+}
+
+static inline void rpt_json_obj_end(struct rpt_json *j)
+{
+	rpt_json_close(j, '}');
+}
+
+/* Tokens with no comma handling (for writers that keep their own). */
 void rpt_json_put_u64(struct rpt_json *j, uint64_t v);
 void rpt_json_put_i64(struct rpt_json *j, int64_t v);
 void rpt_json_put_strn(struct rpt_json *j, const char *s, size_t n);	/* stops at NUL */
 
 /* Values: each one takes the comma it needs inside its container. */
-void rpt_json_obj(struct rpt_json *j);
-void rpt_json_obj_end(struct rpt_json *j);
 void rpt_json_arr(struct rpt_json *j);
 void rpt_json_arr_end(struct rpt_json *j);
 void rpt_json_key(struct rpt_json *j, const char *key);
@@ -93,6 +181,11 @@ void rpt_json_bool(struct rpt_json *j, bool v);
 void rpt_json_null(struct rpt_json *j);
 /* A number with prec decimals ("%.*f"); NaN and infinities as null. */
 void rpt_json_double(struct rpt_json *j, int prec, double v);
+/*
+ * v thousandths with their three decimals, exactly: 1234567 is 1234.567
+ * (nanoseconds as microseconds).
+ */
+void rpt_json_milli(struct rpt_json *j, uint64_t v);
 /* A value that is JSON already (n bytes). */
 void rpt_json_value(struct rpt_json *j, const char *text, size_t n);
 /*
@@ -111,5 +204,6 @@ void rpt_json_ki64(struct rpt_json *j, const char *key, int64_t v);
 void rpt_json_kbool(struct rpt_json *j, const char *key, bool v);
 void rpt_json_knull(struct rpt_json *j, const char *key);
 void rpt_json_kdouble(struct rpt_json *j, const char *key, int prec, double v);
+void rpt_json_kmilli(struct rpt_json *j, const char *key, uint64_t v);
 
 #endif

@@ -317,6 +317,8 @@ static void decode_calls(const struct rpt_kind_info *ki, const void *d, int sz, 
 		r->fg.depth = (int)geti(ki, RPT_F_FG_DEPTH, d, sz);
 		r->fg.calltime = (uint64_t)geti(ki, RPT_F_FG_CALLTIME, d, sz);
 		r->fg.rettime = (uint64_t)geti(ki, RPT_F_FG_RETTIME, d, sz);
+		r->fg.has_times = ki->f[RPT_F_FG_CALLTIME].offset >= 0 &&
+				  ki->f[RPT_F_FG_RETTIME].offset >= 0;
 		break;
 	case RPT_K_FUNCTION:
 		r->fn.ip = (uint64_t)geti(ki, RPT_F_FN_IP, d, sz);

@@ -166,6 +166,7 @@ struct rpt_rec {
 		struct {
 			uint64_t func, calltime, rettime;
 			int depth;
+			bool has_times;	/* exit: calltime and rettime both in the format */
 		} fg;			/* RPT_K_FG_ENTRY, _FG_EXIT */
 		struct {
 			uint64_t ip, parent;

@@ -242,6 +242,13 @@ static void check_calls(void)
 	CHECK(r.fg.calltime == 100 && r.fg.rettime == 250, "calltime/rettime");
 	rpt_rec_decode(&ki, d, 39, &r);
 	CHECK(r.fg.calltime == 100 && r.fg.rettime == 0, "rettime cut by one byte reads 0");
+	CHECK(r.fg.has_times, "a funcgraph_exit format with calltime and rettime says so");
+	ki.f[RPT_F_FG_CALLTIME].offset = -1;
+	rpt_rec_decode(&ki, d, 40, &r);
+	CHECK(!r.fg.has_times && r.fg.rettime == 250, "without calltime: no times, rettime read");
+	resolve(18, &ki);
+	rpt_rec_decode(&ki, d, 40, &r);
+	CHECK(!r.fg.has_times, "funcgraph_entry has no times");
 	free(d);
 	resolve(20, &ki);
 	CHECK(ki.kind == RPT_K_OTHER, "other:funcgraph_entry is %s", rpt_kind_name(ki.kind));
