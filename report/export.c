@@ -400,14 +400,50 @@ static struct rpt_json *args_begin(struct exp *x)
  * One slice from start to end on the track pid/tid: a B and an E event
  * with the same name, cat and args (x->a, when it holds anything).
  */
+/* v in decimal (a sign first when negative), written backwards from end (12 bytes of room) */
+static char *i32_text(char *end, int32_t v)
+{
+	uint32_t u = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
+
+	do
+		*--end = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
+/* "pid":P,"tid":T into buf (at least 40 bytes); its length */
+static size_t pid_tid_text(char *buf, int32_t pid, int32_t tid)
+{
+	char t[12], *p;
+	size_t n = 0, k;
+
+	memcpy(buf, "\"pid\":", 6);
+	n = 6;
+	p = i32_text(t + sizeof(t), pid);
+	k = (size_t)(t + sizeof(t) - p);
+	memcpy(buf + n, p, k);
+	n += k;
+	memcpy(buf + n, ",\"tid\":", 7);
+	n += 7;
+	p = i32_text(t + sizeof(t), tid);
+	k = (size_t)(t + sizeof(t) - p);
+	memcpy(buf + n, p, k);
+	return n + k;
+}
+
 static void slice_pair(struct exp *x, int32_t pid, int32_t tid, uint64_t start, uint64_t end,
 		       const char *name, size_t namelen, const char *cat)
 {
 	struct rpt_json *j = &x->j;
+	char pt[40];
+	size_t ptlen = pid_tid_text(pt, pid, tid);	/* once for both events */
 	int k;
 
 	for (k = 0; k < 2; k++) {
-		j_ev(x, k ? 'E' : 'B', k ? end : start, pid, tid);
+		j_ev_head(x, k ? 'E' : 'B', k ? end : start);
+		rpt_json_members(j, pt, ptlen);
 		RPT_JSON_KEY_LIT(j, "name");
 		rpt_json_strn(j, name, namelen);
 		RPT_JSON_KEY_LIT(j, "cat");

@@ -106,6 +106,17 @@ static inline void rpt_json_key_quoted(struct rpt_json *j, const char *quoted, s
 }
 
 /*
+ * Members already written as JSON text ("a":1,"b":2), put in the open
+ * object with the comma before them: export formats a track's pid and tid
+ * once for the two events of a slice.
+ */
+static inline void rpt_json_members(struct rpt_json *j, const char *text, size_t n)
+{
+	rpt_json_sep(j);
+	rpt_json_raw(j, text, n);
+}
+
+/*
  * The separator of the next value, then a newline: the value starts a line
  * of its own (export's one event per line).
  */
