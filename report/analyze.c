@@ -81,7 +81,7 @@ static int an_option(void *arg, int table, const struct ft_opt *o, const char *v
 struct an_results {
 	struct rpt_overhead_result ovh;
 	struct rpt_drops_result drops;
-	struct rpt_cg_result cg;	/* text mode (the JSON's symbol sources end with the replay) */
+	struct rpt_cg_result cg; /* text mode (the JSON's symbol sources end with the replay) */
 };
 
 /*
@@ -115,8 +115,8 @@ static int an_check(void *arg, const struct rpt_opts *o)
 		chosen |= A->sel[k];
 	for (k = 0; k < A_NR; k++)
 		if (A->opt[k] && chosen && !A->sel[k])
-			return ft_usage_error("--%s is a %s option, and --%s is not chosen", A->opt[k],
-					      an_names[k], an_names[k]);
+			return ft_usage_error("--%s is a %s option, and --%s is not chosen",
+					      A->opt[k], an_names[k], an_names[k]);
 	return EXIT_OK;
 }
 
@@ -236,8 +236,9 @@ int cmd_analyze(int argc, char **argv)
 	int rc;
 
 	memset(&A, 0, sizeof(A));
-	snprintf(usage, sizeof(usage), "%s%s\ndrops options:\n%s\ncallgraph options:\n%s\ncommon options:\n",
-		 usage_text, rpt_overhead_options_help, rpt_drops_options_help, rpt_callgraph_options_help);
+	snprintf(usage, sizeof(usage), "%s%s\ndrops options:\n%s\ncallgraph options:\n%s\n"
+		 "common options:\n", usage_text, rpt_overhead_options_help,
+		 rpt_drops_options_help, rpt_callgraph_options_help);
 	rc = rpt_run_command(argc, argv, &c);
 	free(A.cg.dbg);		/* when the run never started (usage errors) */
 	return rc;

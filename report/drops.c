@@ -112,8 +112,8 @@ static bool window_next(const struct drops *d, const struct rpt_ctx *ctx, uint64
 static struct stream *stream_get(struct drops *d, int buffer, int cpu)
 {
 	bool created;
-	struct stream *s = rpt_map_get(&d->streams, (uint64_t)(uint32_t)buffer << 32 | (uint32_t)cpu,
-				       &created);
+	struct stream *s = rpt_map_get(&d->streams,
+				       (uint64_t)(uint32_t)buffer << 32 | (uint32_t)cpu, &created);
 
 	if (!s) {
 		d->oom = true;
@@ -429,8 +429,8 @@ static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
 		size_t k, cnt;
 
 		if (o->size % sizeof(struct fmt_bpf_drop)) {
-			ft_warn("BPF drops option of %u bytes is not a whole number of records; ignoring the rest",
-				o->size);
+			ft_warn("BPF drops option of %u bytes is not a whole number of records; "
+				"ignoring the rest", o->size);
 		}
 		cnt = o->size / sizeof(struct fmt_bpf_drop);
 		for (k = 0; k < cnt; k++) {
@@ -456,7 +456,8 @@ static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
 				if (x->bpf[j].prog == rec.prog && x->bpf[j].cpu == rec.cpu)
 					break;
 			if (j == x->nbpf) {
-				struct bpfdrop *nb = realloc(x->bpf, (size_t)(x->nbpf + 1) * sizeof(*nb));
+				struct bpfdrop *nb =
+					realloc(x->bpf, (size_t)(x->nbpf + 1) * sizeof(*nb));
 
 				if (!nb)
 					return -ENOMEM;
@@ -540,7 +541,8 @@ static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
 
 static int cmp_stream(const void *a, const void *b)
 {
-	const struct stream *x = *(const struct stream *const *)a, *y = *(const struct stream *const *)b;
+	const struct stream *x = *(const struct stream *const *)a,
+			    *y = *(const struct stream *const *)b;
 
 	if (x->buffer != y->buffer)
 		return x->buffer - y->buffer;
@@ -819,7 +821,8 @@ static int fill_affected(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 }
 
 /* What the (buffer, CPU) stream s shows; 0 or -ENOMEM. */
-static int fill_stream(struct rpt_drops_stream *out, const struct stream *s, const struct rpt_ctx *ctx)
+static int fill_stream(struct rpt_drops_stream *out, const struct stream *s,
+		       const struct rpt_ctx *ctx)
 {
 	size_t pos = 0;
 	uint64_t key, *v;
@@ -842,7 +845,8 @@ static int fill_stream(struct rpt_drops_stream *out, const struct stream *s, con
 	out->kernel_lost = kernel_lost(s, &out->overrun, &out->commit_overrun, &out->dropped);
 	out->entries_at_end = s->end.entries;
 	out->read = sub0(s->end.read, s->start.read);
-	out->lost = s->end.present && out->kernel_lost > s->lost_marked ? out->kernel_lost : s->lost_marked;
+	out->lost = s->end.present && out->kernel_lost > s->lost_marked ?
+		    out->kernel_lost : s->lost_marked;
 	out->complete_from = s->markers ? s->last_loss_ts : s->first_ts;
 	out->complete_to = s->last_ts;
 	out->drops_unmarked = !s->markers && s->end.present && s->end.dropped > s->start.dropped;
@@ -971,23 +975,25 @@ static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 		if (factor < 2)
 			factor = 2;
 		if (cur)
-			advise(r, xasprintf("raise the per-CPU ring buffer from %llu KiB to at least %llu KiB "
-					    "(the worst CPU lost %.1f%% of its events)", cur,
-					    (unsigned long long)(cur * factor), pct), err);
+			advise(r, xasprintf("raise the per-CPU ring buffer from %llu KiB to at "
+					    "least %llu KiB (the worst CPU lost %.1f%% of its "
+					    "events)", cur, (unsigned long long)(cur * factor),
+					    pct), err);
 		else
 			advise(r, xasprintf("make the per-CPU ring buffer at least %llux larger "
-					    "(buffer_size_kb; the worst CPU lost %.1f%% of its events)",
-					    (unsigned long long)factor, pct), err);
+					    "(buffer_size_kb; the worst CPU lost %.1f%% of its "
+					    "events)", (unsigned long long)factor, pct), err);
 	}
 	if ((!w->num && !r->kernel_lost) || !r->ntypes)
 		return;
 	for (j = 0; j < r->ntypes; j++)
 		all += r->types[j].count;
 	if (all && r->types[0].count * 4 >= all)
-		advise(r, xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: filter it "
-				    "(an event filter on its fields, or --pid/--cpu) or aggregate it in the "
-				    "kernel (a BPF histogram instead of one record per event)",
-				    r->types[0].name, 100.0 * (double)r->types[0].count / (double)all), err);
+		advise(r, xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: "
+				    "filter it (an event filter on its fields, or --pid/--cpu) or "
+				    "aggregate it in the kernel (a BPF histogram instead of one "
+				    "record per event)", r->types[0].name,
+				    100.0 * (double)r->types[0].count / (double)all), err);
 }
 
 static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, const struct worst *w,
@@ -998,29 +1004,30 @@ static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, co
 
 	advise_buffer(r, ctx, w, &err);
 	if (r->bpf_drops)
-		advise(r, xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring buffer "
-				    "or sample / aggregate in the BPF program",
+		advise(r, xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring "
+				    "buffer or sample / aggregate in the BPF program",
 				    (unsigned long long)r->bpf_drops), &err);
 	if (r->recorder_lost)
-		advise(r, xasprintf("the recorder fell behind (%llu lost in its backlog): write to a "
-				    "faster disk, lower the compression level, or record fewer events",
-				    (unsigned long long)r->recorder_lost), &err);
+		advise(r, xasprintf("the recorder fell behind (%llu lost in its backlog): write to "
+				    "a faster disk, lower the compression level, or record fewer "
+				    "events", (unsigned long long)r->recorder_lost), &err);
 	if (!w->num && max_fill >= 75)
-		advise(r, xasprintf("nothing was lost, but a kernel buffer was %llu%% full when the "
-				    "recorder drained it: a larger buffer (buffer_size_kb) keeps a margin "
-				    "for bursts", (unsigned long long)max_fill), &err);
+		advise(r, xasprintf("nothing was lost, but a kernel buffer was %llu%% full when "
+				    "the recorder drained it: a larger buffer (buffer_size_kb) "
+				    "keeps a margin for bursts",
+				    (unsigned long long)max_fill), &err);
 	/* a flight dump ends while the recording goes on: what follows is not lost */
 	m = fmt_reader_meta(ctx->r);
 	if (m && m->trigger_ts.has)
 		r->unread_at_end = 0;
 	if (r->unread_at_end)
-		advise(r, xasprintf("%llu events were still in the kernel buffers at the end and are not "
-				    "in the file: stop the recording only after it has drained",
-				    (unsigned long long)r->unread_at_end), &err);
+		advise(r, xasprintf("%llu events were still in the kernel buffers at the end and "
+				    "are not in the file: stop the recording only after it has "
+				    "drained", (unsigned long long)r->unread_at_end), &err);
 	if (r->kernel_start_missing && r->kernel_counters && (r->kernel_lost || r->loss_markers))
 		advise(r, xasprintf("the file has no start-of-recording CPU stats, so the kernel "
-				    "counters include losses from before the recording (record with "
-				    "flytrap to get both)"), &err);
+				    "counters include losses from before the recording (record "
+				    "with flytrap to get both)"), &err);
 	return err;
 }
 
@@ -1127,7 +1134,8 @@ static int drops_compute(struct drops *d, const struct rpt_ctx *ctx, struct rpt_
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_counts(struct rpt_json *j, const char *key, const struct rpt_drops_count *c, size_t n)
+static void json_counts(struct rpt_json *j, const char *key, const struct rpt_drops_count *c,
+			size_t n)
 {
 	size_t k;
 
@@ -1341,7 +1349,8 @@ static void text_flight(const struct rpt_drops_result *r, FILE *out)
 	}
 	if (r->flight_cpu_data_start)
 		fprintf(out, "  flight window%s%s: complete data from (buffer/CPU:time) %s;\n"
-			"  anything older was let go by the recorder's window (retention, not loss)\n",
+			"  anything older was let go by the recorder's window "
+			"(retention, not loss)\n",
 			r->trigger ? " of trigger " : "", r->trigger ? r->trigger : "",
 			r->flight_cpu_data_start);
 }
@@ -1362,7 +1371,8 @@ static void text_span(const struct rpt_drops_result *r, FILE *out)
 			rpt_fmt_ts(b3, sizeof(b3), r->file_first_ts),
 			rpt_fmt_ts(b4, sizeof(b4), r->file_last_ts), r->events_in_file);
 	else
-		fprintf(out, "  %" PRIu64 " events in the window, %s..%s\n  (of %" PRIu64 " read, %s..%s)\n",
+		fprintf(out, "  %" PRIu64 " events in the window, %s..%s\n"
+			"  (of %" PRIu64 " read, %s..%s)\n",
 			r->events, rpt_fmt_ts(b1, sizeof(b1), r->first_ts),
 			rpt_fmt_ts(b2, sizeof(b2), r->last_ts), r->events_in_file,
 			rpt_fmt_ts(b3, sizeof(b3), r->file_first_ts),
@@ -1375,7 +1385,8 @@ static void text_totals(const struct rpt_drops_result *r, FILE *out)
 									     : r->lost_marked;
 
 	if (r->narrowed_by_task)
-		fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n", out);
+		fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n",
+		      out);
 	if (r->windowed)
 		fputs("  (kernel counters and the recorder backlog cover the whole recording:\n"
 		      "  the window's total counts its page markers and BPF failures)\n", out);
@@ -1383,12 +1394,13 @@ static void text_totals(const struct rpt_drops_result *r, FILE *out)
 		r->unknown_markers && (!r->kernel_counters || r->windowed) ?
 		" (plus pages lost with no count)" : "");
 	fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,
-		r->kernel_counters ? (r->kernel_start_stats ? "kernel counters, end minus start"
-							    : "kernel counters at the end; no start stats")
-				   : "page markers only: the file has no CPU stats");
-	fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, %" PRIu64
-		" with no count\n", r->loss_markers, r->loss_markers == 1 ? "" : "s", r->lost_marked,
-		r->unknown_markers);
+		r->kernel_counters ?
+			(r->kernel_start_stats ? "kernel counters, end minus start" :
+						 "kernel counters at the end; no start stats") :
+			"page markers only: the file has no CPU stats");
+	fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, "
+		"%" PRIu64 " with no count\n", r->loss_markers, r->loss_markers == 1 ? "" : "s",
+		r->lost_marked, r->unknown_markers);
 	fprintf(out, "  BPF ring buffer:     %" PRIu64 "\n", r->bpf_drops);
 	fprintf(out, "  recorder backlog:    %" PRIu64 "%s\n", r->recorder_lost,
 		r->has_recstats ? "" : " (no recorder stats in the file)");
@@ -1429,7 +1441,8 @@ static void text_streams(const struct rpt_drops_result *r, FILE *out)
 		};
 
 		if (s->buffer_index != lastbuf) {
-			fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", buf_label(bn), *bn ? "\"" : "");
+			fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", buf_label(bn),
+				*bn ? "\"" : "");
 			rpt_table_head(&stream_table, out);
 			lastbuf = s->buffer_index;
 		}
@@ -1460,8 +1473,10 @@ static void text_bpf_recorder(const struct rpt_drops_result *r, FILE *out)
 		rpt_table_head(&bpf_table, out);
 		for (j = 0; j < r->nbpf; j++) {
 			struct rpt_cell c[] = {
-				rpt_cell_str(rpt_fit(nb, sizeof(nb), r->bpf[j].name ? r->bpf[j].name : "?", 24)),
-				rpt_cell_u64(r->bpf[j].cpu, NULL), rpt_cell_u64(r->bpf[j].count, NULL),
+				rpt_cell_str(rpt_fit(nb, sizeof(nb),
+						     r->bpf[j].name ? r->bpf[j].name : "?", 24)),
+				rpt_cell_u64(r->bpf[j].cpu, NULL),
+				rpt_cell_u64(r->bpf[j].count, NULL),
 			};
 
 			rpt_table_text_row(&bpf_table, out, c);
@@ -1470,7 +1485,8 @@ static void text_bpf_recorder(const struct rpt_drops_result *r, FILE *out)
 	if (r->nrecorder) {
 		fputs("\nrecorder\n", out);
 		for (j = 0; j < r->nrecorder; j++)
-			fprintf(out, "  %-30s %12" PRIu64 "\n", rpt_fit(nb, sizeof(nb), r->recorder[j].name, 30),
+			fprintf(out, "  %-30s %12" PRIu64 "\n",
+				rpt_fit(nb, sizeof(nb), r->recorder[j].name, 30),
 				r->recorder[j].count);
 	}
 }
@@ -1490,8 +1506,9 @@ static void text_losses(const struct rpt_drops_result *r, FILE *out)
 			snprintf(b3, sizeof(b3), "unknown");
 		else
 			snprintf(b3, sizeof(b3), "%" PRId64, l->count);
-		fprintf(out, "  %-14s CPU %-3d %s..%s  %s\n", rpt_fit(nb, sizeof(nb), buf_label(l->buffer), 14),
-			l->cpu, rpt_fmt_ts(b1, sizeof(b1), l->after_ts ? l->after_ts : l->ts),
+		fprintf(out, "  %-14s CPU %-3d %s..%s  %s\n",
+			rpt_fit(nb, sizeof(nb), buf_label(l->buffer), 14), l->cpu,
+			rpt_fmt_ts(b1, sizeof(b1), l->after_ts ? l->after_ts : l->ts),
 			rpt_fmt_ts(b2, sizeof(b2), l->ts), b3);
 	}
 	if (r->nlosses > 20)
@@ -1506,7 +1523,8 @@ static void text_windows(const struct rpt_drops_result *r, FILE *out)
 
 	if (!r->window_ns || !(r->loss_markers || r->bpf_drops))
 		return;
-	fprintf(out, "\nper %s window (windows with loss)\n", rpt_fmt_dur(b3, sizeof(b3), r->window_ns));
+	fprintf(out, "\nper %s window (windows with loss)\n",
+		rpt_fmt_dur(b3, sizeof(b3), r->window_ns));
 	rpt_table_head(&window_table, out);
 	for (k = 0; k < r->nwindows; k++) {
 		const struct rpt_drops_window *w = &r->windows[k];
@@ -1533,8 +1551,8 @@ static void text_affected(const struct rpt_drops_result *r, FILE *out)
 	if (r->ntypes) {
 		fputs("\naffected event types (recorded on CPUs that lost events)\n", out);
 		for (j = 0; j < r->ntypes && j < 10; j++)
-			fprintf(out, "  %-40s %12" PRIu64 "\n", rpt_fit(nb, sizeof(nb), r->types[j].name, 40),
-				r->types[j].count);
+			fprintf(out, "  %-40s %12" PRIu64 "\n",
+				rpt_fit(nb, sizeof(nb), r->types[j].name, 40), r->types[j].count);
 		if (r->ntypes > 10)
 			fprintf(out, "  ... %zu more types\n", r->ntypes - 10);
 	}
@@ -1574,8 +1592,8 @@ static int drops_finish(struct rpt_ctx *ctx, void *priv)
 	int err;
 
 	if (d->too_many) {
-		ft_error("--window %" PRIu64 " ns makes more than %d windows over this trace: use a larger one",
-			 d->width, FIXED_MAX);
+		ft_error("--window %" PRIu64 " ns makes more than %d windows over this trace: use "
+			 "a larger one", d->width, FIXED_MAX);
 		return -ECANCELED;
 	}
 	err = drops_compute(d, ctx, &res);
@@ -1642,7 +1660,8 @@ int rpt_drops_option(void *arg, int table, const struct ft_opt *o, const char *v
 	(void)table;
 	(void)o;	/* --window, the one option */
 	if (ft_parse_duration_ns(v, &c->window_ns) || !c->window_ns)
-		return ft_usage_error("--window needs a positive duration such as 100ms, not '%s'", v);
+		return ft_usage_error("--window needs a positive duration such as 100ms, not '%s'",
+				      v);
 	return 0;
 }
 

@@ -59,7 +59,8 @@ static bool value_ok(const struct tep_filter_arg *a)
 		return a->value.type == TEP_FILTER_NUMBER;
 	case TEP_FILTER_ARG_EXP:
 		return a->exp.type >= TEP_FILTER_EXP_ADD && a->exp.type <= TEP_FILTER_EXP_XOR &&
-		       a->exp.left && a->exp.right && value_ok(a->exp.left) && value_ok(a->exp.right);
+		       a->exp.left && a->exp.right && value_ok(a->exp.left) &&
+		       value_ok(a->exp.right);
 	default:
 		return false;
 	}
@@ -82,7 +83,8 @@ static bool tree_ok(const struct tep_filter_arg *a)
 		       tree_ok(a->op.left) && tree_ok(a->op.right);
 	case TEP_FILTER_ARG_NUM:
 		return a->num.type >= TEP_FILTER_CMP_EQ && a->num.type <= TEP_FILTER_CMP_LE &&
-		       a->num.left && a->num.right && value_ok(a->num.left) && value_ok(a->num.right);
+		       a->num.left && a->num.right && value_ok(a->num.left) &&
+		       value_ok(a->num.right);
 	case TEP_FILTER_ARG_STR:
 		f = a->str.field;
 		if (a->str.type < TEP_FILTER_CMP_MATCH || a->str.type > TEP_FILTER_CMP_NOT_REGEX ||
@@ -150,7 +152,8 @@ static unsigned long long read_field(struct eval *e, const struct tep_format_fie
 	uint32_t v32;
 	uint64_t v64;
 
-	if (f->offset < 0 || (unsigned int)f->offset + (unsigned int)f->size > (unsigned int)e->rec->size) {
+	if (f->offset < 0 ||
+	    (unsigned int)f->offset + (unsigned int)f->size > (unsigned int)e->rec->size) {
 		e->err = true;
 		return 0;
 	}
@@ -174,7 +177,10 @@ static unsigned long long read_field(struct eval *e, const struct tep_format_fie
 	}
 	if (!(f->flags & TEP_FIELD_IS_SIGNED))
 		return v;
-	/* libtraceevent casts to char, short, int, long long (plain char as this platform has it) */
+	/*
+	 * libtraceevent casts to char, short, int, long long (plain char as
+	 * this platform has it)
+	 */
 	switch (f->size) {
 	case 1:
 		return (unsigned long long)(long long)(char)v;
@@ -194,7 +200,8 @@ static unsigned long long value(struct eval *e, const struct tep_filter_arg *a)
 	if (a->type == TEP_FILTER_ARG_VALUE)
 		return a->value.val;
 	if (a->type == TEP_FILTER_ARG_FIELD)
-		return a->field.field->event ? read_field(e, a->field.field) : (unsigned long long)e->rec->cpu;
+		return a->field.field->event ? read_field(e, a->field.field) :
+					       (unsigned long long)e->rec->cpu;
 	/* an expression: both sides are read before the operation, as libtraceevent does */
 	l = value(e, a->exp.left);
 	r = value(e, a->exp.right);

@@ -72,7 +72,8 @@ static uint64_t stat_sum(const struct rpt_ctx *ctx, uint16_t id, bool *found)
 				line[ll] = 0;
 				if (sscanf(line, "CPU: %d", &cpu) == 1)
 					*found = true;
-				else if (sscanf(line, "Buffer: %*s") == 0 && !strncmp(line, "Buffer:", 7))
+				else if (sscanf(line, "Buffer: %*s") == 0 &&
+					 !strncmp(line, "Buffer:", 7))
 					cpu = -1;
 				else if (cpu >= 0 && rpt_cpu_selected(ctx->opts, cpu) &&
 					 (sscanf(line, "overrun: %llu", &v) == 1 ||
@@ -133,13 +134,15 @@ int rpt_notes_loss(const struct rpt_notes *n, FILE *out)
 	int c, k = 0;
 
 	if (n->unmarked_lost)
-		fprintf(out, "note: the kernel counted %" PRIu64 " lost events that no page marks (their\n"
+		fprintf(out, "note: the kernel counted %" PRIu64 " lost events that no page marks "
+			"(their\n"
 			"      time is unknown): figures may be incomplete; see 'flytrap drops'\n",
 			n->unmarked_lost);
 	if (!n->loss.markers)
 		return 0;
 	fprintf(out, "note: events were lost between %s and %s on CPU",
-		rpt_fmt_ts(a, sizeof(a), n->loss.first_ts), rpt_fmt_ts(b, sizeof(b), n->loss.last_ts));
+		rpt_fmt_ts(a, sizeof(a), n->loss.first_ts),
+		rpt_fmt_ts(b, sizeof(b), n->loss.last_ts));
 	for (c = 0; c < 256; c++)
 		if (n->loss_cpus[c / 64] & (1ULL << (c % 64)))
 			fprintf(out, "%s%d", k++ ? "," : " ", c);
@@ -169,7 +172,8 @@ void rpt_notes_damage(const struct rpt_notes *n, FILE *out)
 			"      partial, they cover the readable events\n", n->stream_errors,
 			n->stream_errors == 1 ? " stops" : "s stop");
 	else if (n->truncated_at)
-		fprintf(out, "note: the file is cut at byte %" PRIu64 ": the figures are partial, they\n"
+		fprintf(out, "note: the file is cut at byte %" PRIu64 ": the figures are partial, "
+			"they\n"
 			"      cover what it held up to there\n", n->truncated_at);
 }
 

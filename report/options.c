@@ -46,7 +46,8 @@ int rpt_parse_pids(const char *arg, int **pids, int *npids)
 		errno = 0;
 		pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
 		if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
-			return ft_usage_error("--pid needs process ids such as 42 or 42,43, not '%s'", arg);
+			return ft_usage_error("--pid needs process ids such as 42 or 42,43, "
+					      "not '%s'", arg);
 		np = realloc(*pids, (size_t)(*npids + 1) * sizeof(int));
 		if (!np)
 			return ft_error("out of memory");
@@ -89,8 +90,8 @@ int rpt_filter_opt(struct rpt_opts *o, enum rpt_filter_kind k, const char *v)
 	case RPT_F_CPU:
 		/* repeated, the lists add up, as trace-cmd's --cpu does */
 		if (!v || ft_parse_cpulist(v, mask))
-			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), not '%s'",
-					      v ? v : "");
+			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), "
+					      "not '%s'", v ? v : "");
 		for (c = 0; c < 4; c++)
 			o->cpu_mask[c] |= mask[c];
 		o->has_cpus = true;
@@ -166,8 +167,8 @@ int rpt_time_arg(const char *name, const char *v, bool in_usecs, const char *clo
 {
 	if (in_usecs)
 		return ft_parse_ts(v, out) ?
-			ft_usage_error("%s %s: give a time in seconds as the analyzers print it, e.g. 12.5",
-				       name, v) : 0;
+			ft_usage_error("%s %s: give a time in seconds as the analyzers print it, "
+				       "e.g. 12.5", name, v) : 0;
 	return ft_parse_decimal(v, out) ?
 		ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
 			       "as the analyzers and 'report' print them (an integer)", name, v,
@@ -188,7 +189,8 @@ const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4])
 		for (e = c; e + 1 < 256 && (mask[(e + 1) / 64] & (1ULL << ((e + 1) % 64))); e++)
 			;
 		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d", n ? "," : "", c, e);
+			n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d",
+					      n ? "," : "", c, e);
 		c = e + 1;
 	}
 	return buf;
@@ -225,8 +227,8 @@ void rpt_warn_cpus(const struct fmt_info *info, const uint64_t cpu_mask[4], cons
 			ft_warn("--cpu %s: '%s' was recorded on CPUs 0-%d (events on %s)",
 				m, path, info->cpus - 1, *h ? h : "none");
 		else
-			ft_warn("--cpu %s: '%s' has no events on %s (events on CPUs %s)",
-				m, path, strchr(m, ',') || strchr(m, '-') ? "these CPUs" : "that CPU",
+			ft_warn("--cpu %s: '%s' has no events on %s (events on CPUs %s)", m, path,
+				strchr(m, ',') || strchr(m, '-') ? "these CPUs" : "that CPU",
 				*h ? h : "none");
 	}
 }
@@ -236,7 +238,8 @@ int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
 	const struct fmt_info *info = fmt_reader_info(r);
 
 	rpt_set_raw_clock(!info->clock_in_usecs);
-	if (o->t0_arg && rpt_time_arg("--from", o->t0_arg, !rpt_raw_clock(), info->clock, &o->t0_ns))
+	if (o->t0_arg &&
+	    rpt_time_arg("--from", o->t0_arg, !rpt_raw_clock(), info->clock, &o->t0_ns))
 		return EXIT_USAGE;
 	if (o->t1_arg && rpt_time_arg("--to", o->t1_arg, !rpt_raw_clock(), info->clock, &o->t1_ns))
 		return EXIT_USAGE;

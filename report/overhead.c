@@ -67,7 +67,7 @@ struct ocpu {
 struct otask {
 	int pid;
 	bool running, off_known;
-	int off_state;		/* at switch-out: 0 runnable, 1 blocked, 2 exited (time off is no one's) */
+	int off_state; /* at switch-out: 0 runnable, 1 blocked, 2 exited (time off is no one's) */
 	bool exited;		/* sched_process_exit seen (or switched out dead) */
 	uint64_t off_since;
 	uint64_t on_cpu, runnable, blocked, switches;
@@ -114,7 +114,8 @@ struct overhead {
 };
 
 static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
 };
 
 static int ovh_init(struct rpt_ctx *ctx, void *priv)
@@ -318,14 +319,16 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 	c->since = ts;
 }
 
-static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int src, int pid, long nr,
-		     const char *name, uint64_t start, uint64_t end, int64_t ret, bool has_ret)
+static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int src, int pid,
+		     long nr, const char *name, uint64_t start, uint64_t end, int64_t ret,
+		     bool has_ret)
 {
 	struct osys *s;
 	struct otask *tk;
 
 	/* a call belongs to the window (and the CPU) where it ends */
-	if (end < o->t0 || end > o->t1 || !rpt_cpu_selected(ctx->opts, cpu) || !rpt_task_selected(ctx, pid))
+	if (end < o->t0 || end > o->t1 || !rpt_cpu_selected(ctx->opts, cpu) ||
+	    !rpt_task_selected(ctx, pid))
 		return;
 	s = sys_get(o, src, nr, name);
 	if (!s || rpt_hist_add(&s->h, end >= start ? end - start : 0)) {
@@ -356,7 +359,10 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, struct oc
 	struct otask *tk;
 	uint64_t added = 0, sum0;
 
-	/* written once at the end, covering the whole recording: used when that record is in the window */
+	/*
+	 * written once at the end, covering the whole recording: used when that
+	 * record is in the window
+	 */
 	if (!rpt_task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1 ||
 	    ctx->opts->has_cpus)
 		return;	/* (not per CPU: left out when --cpu is given) */
@@ -645,7 +651,8 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 
 static int cmp_task(const void *a, const void *b)
 {
-	const struct otask *x = *(const struct otask *const *)a, *y = *(const struct otask *const *)b;
+	const struct otask *x = *(const struct otask *const *)a,
+			   *y = *(const struct otask *const *)b;
 
 	if (x->on_cpu != y->on_cpu)
 		return x->on_cpu < y->on_cpu ? 1 : -1;
@@ -954,7 +961,8 @@ static int print_recstats(const struct rpt_overhead_result *res, FILE *out)
 		for (r = 0; r < t->nrows; r++) {
 			fprintf(out, "  %-6s", t->key[r]);
 			for (c = 0; c < t->ncols; c++)
-				fprintf(out, "  %*s", t->colw[c], *t->val[r][c] ? t->val[r][c] : "-");
+				fprintf(out, "  %*s", t->colw[c],
+					*t->val[r][c] ? t->val[r][c] : "-");
 			fputc('\n', out);
 		}
 	} else {
@@ -1040,7 +1048,8 @@ static void close_open(struct overhead *o, const struct rpt_ctx *ctx)
 		}
 }
 
-static int fill_cpus(const struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
+static int fill_cpus(const struct overhead *o, const struct rpt_ctx *ctx,
+		     struct rpt_overhead_result *r)
 {
 	int i;
 
@@ -1124,7 +1133,8 @@ static int fill_syscalls(struct overhead *o, struct rpt_overhead_result *r)
 	}
 	for (k = 0; k < nsys; k++)
 		src_calls[sys[k]->src] += sys[k]->h.count;
-	ssrc = o->conf->syscall_source == 1 ? 0 : o->conf->syscall_source == 2 ? 1 : src_calls[1] ? 1 : 0;
+	ssrc = o->conf->syscall_source == 1 ? 0 :
+	       o->conf->syscall_source == 2 ? 1 : src_calls[1] ? 1 : 0;
 	r->syscall_source = ssrc;
 	r->syscall_calls_other_source = src_calls[!ssrc];
 	r->syscalls_unmatched = o->sys_unmatched;
@@ -1201,7 +1211,8 @@ static int fill_types(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_
 	if (!rows || !r->types)
 		return -ENOMEM;
 	for (i = 0; i < o->types.n; i++) {
-		const struct otype *t = (const struct otype *)(o->types.slots + (size_t)i * o->types.elem_size);
+		const struct otype *t =
+			(const struct otype *)(o->types.slots + (size_t)i * o->types.elem_size);
 		int c;
 
 		if (!t->count)
@@ -1235,7 +1246,8 @@ static int fill_types(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_
 }
 
 /* stored and page bytes, and the compression ratio (the recorder's own figures first) */
-static void fill_storage(const struct overhead *o, const struct rpt_ctx *ctx, struct rpt_overhead_result *r)
+static void fill_storage(const struct overhead *o, const struct rpt_ctx *ctx,
+			 struct rpt_overhead_result *r)
 {
 	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
 	const struct fmt_recstats *rs = m ? &m->rs : NULL;
@@ -1252,8 +1264,8 @@ static void fill_storage(const struct overhead *o, const struct rpt_ctx *ctx, st
 }
 
 /* what to filter or aggregate: the heaviest event types, and what the file lacks */
-static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, const struct typerow *rows,
-		       struct rpt_overhead_result *res)
+static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx,
+		       const struct typerow *rows, struct rpt_overhead_result *res)
 {
 	char **adv = res->advice;
 	int i, *nadv = &res->nadvice, nrows = (int)res->ntypes, err = 0;
@@ -1275,29 +1287,40 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 		 */
 		if (share >= 25 && e && r->t->count >= 1000 && r->t->kind != OK_BPF_SYSHIST) {
 			if (r->t->kind == OK_SYS_ENTER || r->t->kind == OK_SYS_EXIT)
-				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes: to measure syscall "
-						 "latency, aggregate in the kernel instead (--bpf syscalls=agg keeps one "
-						 "histogram per task and syscall), or filter by pid or syscall id",
+				err = add_advice(adv, nadv, 12,
+						 "%s:%s is %.0f%% of the bytes: to measure syscall "
+						 "latency, aggregate in the kernel instead (--bpf "
+						 "syscalls=agg keeps one histogram per task and "
+						 "syscall), or filter by pid or syscall id",
 						 e->system, e->name, share);
 			else if (r->t->kind == OK_SWITCH)
-				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
-						 "/s on CPU %d): filter it to the tasks you study (e.g. a filter on "
-						 "prev_pid/next_pid) or use the BPF offcpu program, which records only "
-						 "blocks longer than a threshold", e->system, e->name, share, r->peak,
-						 r->peak_cpu);
+				err = add_advice(adv, nadv, 12,
+						 "%s:%s is %.0f%% of the bytes (peak %" PRIu64
+						 "/s on CPU %d): filter it to the tasks you study "
+						 "(e.g. a filter on prev_pid/next_pid) or use the "
+						 "BPF offcpu program, which records only blocks "
+						 "longer than a threshold",
+						 e->system, e->name, share, r->peak, r->peak_cpu);
 			else if (is_graph(r->t))
-				err = add_advice(adv, nadv, 12, "function_graph records are %.0f%% of the bytes: "
-						 "limit them to the functions you study (set_graph_function) and a "
-						 "maximum depth (max_graph_depth)", share);
+				err = add_advice(adv, nadv, 12,
+						 "function_graph records are %.0f%% of the bytes: "
+						 "limit them to the functions you study "
+						 "(set_graph_function) and a maximum depth "
+						 "(max_graph_depth)",
+						 share);
 			else if (strstr(e->name, "stack"))
-				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes: lower the sampling "
-						 "rate or keep stacks only for the events you study", e->system,
-						 e->name, share);
+				err = add_advice(adv, nadv, 12,
+						 "%s:%s is %.0f%% of the bytes: lower the sampling "
+						 "rate or keep stacks only for the events you "
+						 "study",
+						 e->system, e->name, share);
 			else
-				err = add_advice(adv, nadv, 12, "%s:%s is %.0f%% of the bytes (peak %" PRIu64
-						 "/s on CPU %d): filter it (an event filter on its fields, --pid, "
-						 "--cpu) or drop it if the analysis does not need it", e->system,
-						 e->name, share, r->peak, r->peak_cpu);
+				err = add_advice(adv, nadv, 12,
+						 "%s:%s is %.0f%% of the bytes (peak %" PRIu64
+						 "/s on CPU %d): filter it (an event filter on its "
+						 "fields, --pid, --cpu) or drop it if the analysis "
+						 "does not need it",
+						 e->system, e->name, share, r->peak, r->peak_cpu);
 		}
 		struct tep_event *e0 = tep_find_event(ctx->tep, rows[0].id);
 
@@ -1305,35 +1328,45 @@ static int make_advice(const struct overhead *o, const struct rpt_ctx *ctx, cons
 			e = tep_find_event(ctx->tep, rows[i].id);
 			share = 100.0 * (double)rows[i].t->bytes / (double)tot_bytes;
 			/* the other half of a pair (entry/exit) is covered by the advice above */
-			if (e && e0 && share >= 20 && rows[0].t->kind != OK_OTHER && rows[i].t->kind != OK_OTHER &&
-			    !strcmp(e->system, e0->system))
+			if (e && e0 && share >= 20 && rows[0].t->kind != OK_OTHER &&
+			    rows[i].t->kind != OK_OTHER && !strcmp(e->system, e0->system))
 				continue;
 			if (e && e0 && is_graph(rows[i].t) && is_graph(rows[0].t))
 				continue;
-			if (e && share >= 20 && rows[i].t->count >= 1000 && rows[i].t->kind != OK_BPF_SYSHIST)
-				err = add_advice(adv, nadv, 12, "%s:%s is another %.0f%% of the bytes: filter or "
-						 "aggregate it too", e->system, e->name, share);
+			if (e && share >= 20 && rows[i].t->count >= 1000 &&
+			    rows[i].t->kind != OK_BPF_SYSHIST)
+				err = add_advice(adv, nadv, 12,
+						 "%s:%s is another %.0f%% of the bytes: filter or "
+						 "aggregate it too",
+						 e->system, e->name, share);
 		}
 	}
 	for (i = 0; i < o->ncpus; i++)
 		if (o->cpus[i].known)
 			sched = true;
 	if (!err && !sched && res->events)
-		err = add_advice(adv, nadv, 12, "the file has no sched:sched_switch events, so CPU busy/idle "
-				 "and task on/off-CPU times are unknown: record sched_switch (or --bpf offcpu) "
-				 "to get them");
+		err = add_advice(adv, nadv, 12,
+				 "the file has no sched:sched_switch events, so CPU busy/idle and "
+				 "task on/off-CPU times are unknown: record sched_switch (or --bpf "
+				 "offcpu) to get them");
 	for (k = 0; k < res->nsyscalls; k++)
 		shown_calls += res->syscalls[k].count;
 	if (!err && shown_calls && res->syscall_calls_other_source)
-		err = add_advice(adv, nadv, 12, "syscalls are recorded twice (tracepoints and BPF records): "
-				 "drop the raw_syscalls/syscalls events, the BPF records carry the durations");
+		err = add_advice(adv, nadv, 12,
+				 "syscalls are recorded twice (tracepoints and BPF records): drop "
+				 "the raw_syscalls/syscalls events, the BPF records carry the "
+				 "durations");
 	if (!err && ctx->nlosses)
-		err = add_advice(adv, nadv, 12, "the trace lost events (%d loss markers): see 'flytrap "
-				 "drops' for where, and filter the heaviest events above first", ctx->nlosses);
+		err = add_advice(adv, nadv, 12,
+				 "the trace lost events (%d loss markers): see 'flytrap drops' for "
+				 "where, and filter the heaviest events above first",
+				 ctx->nlosses);
 	if (!err && ratio > 0 && ratio < 2 && res->stored_bytes > (1 << 20))
-		err = add_advice(adv, nadv, 12, "the data compresses only %.1fx: many distinct values "
-				 "(pointers, timestamps) in the events; fewer fields or aggregation help more "
-				 "than compression", ratio);
+		err = add_advice(adv, nadv, 12,
+				 "the data compresses only %.1fx: many distinct values (pointers, "
+				 "timestamps) in the events; fewer fields or aggregation help more "
+				 "than compression",
+				 ratio);
 	return err;
 }
 
@@ -1724,7 +1757,7 @@ static int print_json(const struct rpt_overhead_result *r, FILE *out)
 	rpt_overhead_json(r, &j);
 	RPT_JSON_LIT(&j, "\n");
 	err = rpt_json_done(&j);
-	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream (rpt_out_failed) */
+	return err == -ENOMEM ? err : 0; /* a failed write stays on the stream (rpt_out_failed) */
 }
 
 /* the window, and why the tables may be empty */
@@ -1743,14 +1776,18 @@ static void text_head(const struct rpt_overhead_result *r, const struct rpt_opts
 			rpt_fmt_ts(b2, sizeof(b2), wt1), rpt_fmt_dur(b3, sizeof(b3), wt1 - wt0));
 	if (n->nevents_all && ((op->has_t0 && op->t0_ns > n->file_last_ts) ||
 			       (op->has_t1 && op->t1_ns < n->file_first_ts)))
-		fprintf(out, "  the window is outside the file's span %s..%s:\n  the tables below are empty\n",
-			rpt_fmt_ts(b1, sizeof(b1), n->file_first_ts), rpt_fmt_ts(b2, sizeof(b2), n->file_last_ts));
+		fprintf(out, "  the window is outside the file's span %s..%s:\n"
+			"  the tables below are empty\n",
+			rpt_fmt_ts(b1, sizeof(b1), n->file_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), n->file_last_ts));
 	else if (!n->nevents) {
 		char filt[512];
 
 		rpt_fmt_filters(op, filt, sizeof(filt));
 		if (*filt)
-			fprintf(out, "  no events match the filters (%s): the tables below are empty\n", filt);
+			fprintf(out,
+				"  no events match the filters (%s): the tables below are empty\n",
+				filt);
 	}
 	rpt_notes_clock(n, out);
 	rpt_notes_damage(n, out);
@@ -1769,9 +1806,11 @@ static void text_cpus(const struct rpt_overhead_result *r, const struct rpt_opts
 	if (r->recorded_pids) {
 		char msg[512];
 
-		snprintf(msg, sizeof(msg), "the recording was limited to pids %.200s (and what they started): "
-			 "the file has only their switches, so CPU busy and idle time are unknown and "
-			 "other tasks' times below are partial", r->recorded_pids);
+		snprintf(msg, sizeof(msg),
+			 "the recording was limited to pids %.200s (and what they started): the "
+			 "file has only their switches, so CPU busy and idle time are unknown and "
+			 "other tasks' times below are partial",
+			 r->recorded_pids);
 		rpt_print_bullet(out, 78, msg);
 	} else if (!any) {
 		fputs(op->has_cpus || op->has_t0 || op->has_t1 ?
@@ -1847,7 +1886,8 @@ static void text_syscalls(const struct rpt_overhead_result *r, size_t top, FILE 
 		fprintf(out, "  ... %zu more syscalls (see --json)\n", r->nsyscalls - top);
 	if (r->syscall_calls_other_source)
 		fprintf(out, "  (%" PRIu64 " calls recorded by %s are not mixed in)\n",
-			r->syscall_calls_other_source, r->syscall_source ? "the syscall tracepoints" : "BPF");
+			r->syscall_calls_other_source,
+			r->syscall_source ? "the syscall tracepoints" : "BPF");
 	fprintf(out, "  (p50/p99 exact up to %d calls, else within 1.6%%%s;\n   %" PRIu64
 		" exits without a matching entry)\n", RPT_HIST_EXACT,
 		any_hist(r) ? ",\n   or the middle of a log2 slot for in-kernel histograms" : "",
@@ -1892,7 +1932,8 @@ static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *ou
 	}
 	if (r->ntypes > top)
 		fprintf(out, "  ... %d more event types (see --json)\n", (int)(r->ntypes - top));
-	fprintf(out, "  total %35" PRIu64 " %11s\n", r->events, rpt_fmt_bytes(b1, sizeof(b1), r->bytes));
+	fprintf(out, "  total %35" PRIu64 " %11s\n", r->events,
+		rpt_fmt_bytes(b1, sizeof(b1), r->bytes));
 	if (r->ucopy_stacks)
 		fprintf(out, "  of which user stack copies (record --user-stack): %s in %" PRIu64
 			" stacks, %.1f%%\n", rpt_fmt_bytes(b1, sizeof(b1), r->ucopy_bytes),
@@ -1909,14 +1950,16 @@ static void text_recorder(const struct rpt_overhead_result *r, FILE *out)
 	 * not, so it is shown apart and never as a percentage.
 	 */
 	uint64_t cu, cs, u, sy, dur = 0;
-	bool cap = result_u64(r, FMT_RS_CAPTURE_USER_US, &cu) && result_u64(r, FMT_RS_CAPTURE_SYS_US, &cs);
+	bool cap = result_u64(r, FMT_RS_CAPTURE_USER_US, &cu) &&
+		   result_u64(r, FMT_RS_CAPTURE_SYS_US, &cs);
 	bool total = result_u64(r, FMT_RS_CPU_USER_US, &u) && result_u64(r, FMT_RS_CPU_SYS_US, &sy);
 	char b1[32], b2[32], b3[32];
 
 	result_u64(r, FMT_RS_DURATION_NS, &dur);
 
 	fputs("\nRecorder\n", out);
-	fprintf(out, "  event data: %s in pages, %s stored", rpt_fmt_bytes(b1, sizeof(b1), r->uncompressed_bytes),
+	fprintf(out, "  event data: %s in pages, %s stored",
+		rpt_fmt_bytes(b1, sizeof(b1), r->uncompressed_bytes),
 		rpt_fmt_bytes(b2, sizeof(b2), r->stored_bytes));
 	if (r->compression_ratio > 0)
 		fprintf(out, ", compression %.2fx", r->compression_ratio);
@@ -1924,7 +1967,8 @@ static void text_recorder(const struct rpt_overhead_result *r, FILE *out)
 	if (cap && dur) {
 		uint64_t a = cu * 1000, b = cs * 1000;
 
-		fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n    %.1f%% of a CPU over %s\n",
+		fprintf(out, "  recorder CPU while capturing: %s user + %s sys,\n"
+			"    %.1f%% of a CPU over %s\n",
 			rpt_fmt_dur(b1, sizeof(b1), a), rpt_fmt_dur(b2, sizeof(b2), b),
 			100.0 * (double)(a + b) / (double)dur, rpt_fmt_dur(b3, sizeof(b3), dur));
 	}
@@ -1934,7 +1978,8 @@ static void text_recorder(const struct rpt_overhead_result *r, FILE *out)
 		fprintf(out, "  recorder CPU in total (setup and teardown included): %s\n",
 			rpt_fmt_dur(b1, sizeof(b1), a + b));
 		if (!cap)
-			fputs("    (the file does not say how much of it was spent while capturing)\n", out);
+			fputs("    (the file does not say how much of it was spent while "
+			      "capturing)\n", out);
 	}
 	if (!print_recstats(r, out))
 		fputs("  (no recorder statistics in the file: not recorded by flytrap)\n", out);

@@ -79,7 +79,8 @@ struct stream_last {
  */
 #define RPT_MAX_LOSSES 65536
 
-static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev, struct stream_last *sl)
+static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev,
+		    struct stream_last *sl)
 {
 	struct rpt_loss *l;
 
@@ -155,7 +156,8 @@ static void progress_show(struct progress *p, uint64_t n)
 	if (dt < 1.0 || dt - p->last < 0.25)
 		return;
 	p->last = dt;
-	fprintf(stderr, "\r%.40s: %.1fM events read, %.1fM/s", p->path, (double)n / 1e6, (double)n / 1e6 / dt);
+	fprintf(stderr, "\r%.40s: %.1fM events read, %.1fM/s", p->path, (double)n / 1e6,
+		(double)n / 1e6 / dt);
 	p->shown = true;
 }
 
@@ -203,8 +205,8 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 		    b >= 0 && b < ctx->info->nbuffers && cpu >= 0) {
 			const char *h = p + klen + 1 + used;
 
-			while (h + 1 < le && len < (int)sizeof(buf) && isxdigit((unsigned char)h[0]) &&
-			       isxdigit((unsigned char)h[1])) {
+			while (h + 1 < le && len < (int)sizeof(buf) &&
+			       isxdigit((unsigned char)h[0]) && isxdigit((unsigned char)h[1])) {
 				char two[3] = { h[0], h[1], 0 };
 
 				buf[len++] = (uint8_t)strtoul(two, NULL, 16);
@@ -217,7 +219,8 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 				ev.buffer = b;
 				ev.raw_ts = raw;
 				ev.rec.ts = fmt_reader_adjust_ts_cpu(ctx->r, raw, b, cpu);
-				ev.type = ctx->info->big_endian ? buf[0] << 8 | buf[1] : buf[1] << 8 | buf[0];
+				ev.type = ctx->info->big_endian ? buf[0] << 8 | buf[1] :
+								  buf[1] << 8 | buf[0];
 				ev.event = fmt_reader_event(ctx->r, ev.type);
 				replay_prepare(ctx, types, tasks, &ev, want, &rec);
 				for (int k = 0; k < n; k++)
@@ -315,7 +318,10 @@ static int open_events(struct replay *rp)
 
 	memset(&io, 0, sizeof(io));
 	io.threads = opts->threads ? opts->threads : rpt_threads_default();
-	/* the analyzers run beside the read and merge: the serial part is theirs, not the reader's */
+	/*
+	 * the analyzers run beside the read and merge: the serial part is
+	 * theirs, not the reader's
+	 */
 	io.pipeline = true;
 	/*
 	 * The CPU filter is not pushed into the iterator: loss markers and
@@ -559,14 +565,16 @@ int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, co
 		return EXIT_OK;
 	/* the output went to stdout first: the verdict comes after it */
 	fflush(stdout);
+	/* a write error: finish_stdout() names the output (quiet on EPIPE) */
 	if (rc == -EIO && rpt_out_failed(o->out ? o->out : stdout))
-		return EXIT_OK;	/* a write error: finish_stdout() names the output (quiet on EPIPE) */
+		return EXIT_OK;
 	if (rc == -EBADMSG && first_damage[0])
 		ft_error("'%s': %s; the figures above are partial (they cover the readable events)",
 			 o->path, first_damage);
 	else if (rc == -EBADMSG && in && in->truncated_at)
-		ft_error("'%s': the file is truncated (it stops at byte offset %" PRIu64 "); the figures "
-			 "above are partial (they cover what it held up to there)", o->path, in->truncated_at);
+		ft_error("'%s': the file is truncated (it stops at byte offset %" PRIu64 "); the "
+			 "figures above are partial (they cover what it held up to there)", o->path,
+			 in->truncated_at);
 	else if (rc == -EBADMSG)
 		ft_error("'%s' has damaged event data: %s (the figures above are partial)",
 			 o->path, fmt_reader_error(r));
@@ -639,8 +647,9 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 	}
 	o.path = npaths ? paths[0] : "trace.dat";
 	if (npaths > 1 &&
-	    asprintf(&label, "%s..%s", paths[0], strrchr(paths[npaths - 1], '/') ? strrchr(paths[npaths - 1], '/') + 1
-								   : paths[npaths - 1]) >= 0)
+	    asprintf(&label, "%s..%s", paths[0],
+		     strrchr(paths[npaths - 1], '/') ? strrchr(paths[npaths - 1], '/') + 1 :
+						       paths[npaths - 1]) >= 0)
 		o.path = label;
 	if (c->check) {
 		rc = c->check(c->arg, &o);

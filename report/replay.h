@@ -95,7 +95,8 @@ struct rpt_loss {
 	uint64_t prev_ts;	/* last record before it on that stream, 0 if none */
 	int64_t count;		/* events lost, -1 = unknown */
 	int buffer, cpu;
-	uint32_t markers;	/* page markers in this entry (more than 1 once merged, see replay.c) */
+	/* page markers in this entry (more than 1 once merged, see replay.c) */
+	uint32_t markers;
 };
 
 struct rpt_ctx {
@@ -198,7 +199,8 @@ struct rpt_callgraph_conf {
 
 struct rpt_overhead_conf {
 	int top;		/* rows per table in text, 0 = 20 */
-	int syscall_source;	/* 0: BPF records when present, else tracepoints; 1: tracepoints; 2: BPF */
+	/* 0: BPF records when present, else tracepoints; 1: tracepoints; 2: BPF */
+	int syscall_source;
 	/* When set, finish() moves its result here (report/overhead.h) and prints nothing. */
 	struct rpt_overhead_result *result;
 };
@@ -236,7 +238,10 @@ enum {
 	RPT_CG_O_PER_TASK = 1, RPT_CG_O_FOLDED, RPT_CG_O_NO_DEBUGINFOD, RPT_CG_O_SOURCE,
 	RPT_CG_O_DEPTH, RPT_CG_O_MIN_PERCENT, RPT_CG_O_SVG, RPT_CG_O_SYMFS, RPT_CG_O_DEBUG_DIR,
 };
-/* One option of the analyzer's table (arg: its args or conf); 0 or the exit code after the message. */
+/*
+ * One option of the analyzer's table (arg: its args or conf); 0 or the exit
+ * code after the message.
+ */
 int rpt_callgraph_option(void *cg_args, int table, const struct ft_opt *o, const char *v);
 int rpt_overhead_option(void *overhead_conf, int table, const struct ft_opt *o, const char *v);
 int rpt_drops_option(void *drops_conf, int table, const struct ft_opt *o, const char *v);
@@ -251,7 +256,10 @@ int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input);
 
 /* ---- helpers shared by the analyzers ---------------------------------- */
 
-/* comm of pid as last seen in events (sched_switch, wakeup, fork, exec), else cmdlines, else "<...>". */
+/*
+ * comm of pid as last seen in events (sched_switch, wakeup, fork, exec), else
+ * cmdlines, else "<...>".
+ */
 const char *rpt_comm(const struct rpt_ctx *ctx, int pid);
 /* common_pid of an event (-1 if the payload is too short). */
 int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev);
@@ -424,7 +432,10 @@ struct rpt_command {
 	bool no_json;			/* --json is not a common option of this command */
 	/* the command's own options (tables of ft_opt) and what takes them */
 	const struct ft_opt *opts[RPT_CMD_TABLES];
-	/* one option o of table opts[table] with its value: 0, or the exit code after the message */
+	/*
+	 * one option o of table opts[table] with its value: 0, or the exit code
+	 * after the message
+	 */
 	int (*option)(void *arg, int table, const struct ft_opt *o, const char *v);
 	/* after parsing, before the open: EXIT_OK, or EXIT_USAGE after the message */
 	int (*check)(void *arg, const struct rpt_opts *o);

@@ -65,7 +65,8 @@ static void task_set_comm(struct rpt_tasks *t, int pid, const void *data, int si
 
 const char *rpt_comm(const struct rpt_ctx *ctx, int pid)
 {
-	struct task_info *ti = ctx->tasks ? rpt_map_find(&ctx->tasks->map, (uint64_t)(uint32_t)pid) : NULL;
+	struct task_info *ti =
+		ctx->tasks ? rpt_map_find(&ctx->tasks->map, (uint64_t)(uint32_t)pid) : NULL;
 
 	if (pid == 0)
 		return "<idle>";
@@ -78,7 +79,8 @@ const char *rpt_comm(const struct rpt_ctx *ctx, int pid)
 
 int rpt_tgid(const struct rpt_ctx *ctx, int pid)
 {
-	struct task_info *ti = ctx->tasks ? rpt_map_find(&ctx->tasks->map, (uint64_t)(uint32_t)pid) : NULL;
+	struct task_info *ti =
+		ctx->tasks ? rpt_map_find(&ctx->tasks->map, (uint64_t)(uint32_t)pid) : NULL;
 
 	return ti ? ti->tgid : -1;
 }

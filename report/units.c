@@ -37,7 +37,8 @@ const char *rpt_fmt_ts(char *buf, size_t len, uint64_t ns)
 	}
 	/* rounded to the microsecond, as report (and trace-cmd) print times */
 	ns = ns > UINT64_MAX - 500 ? ns : ns + 500;
-	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, (uint64_t)(ns / 1000000000u), (uint64_t)(ns % 1000000000u / 1000));
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, (uint64_t)(ns / 1000000000u),
+		 (uint64_t)(ns % 1000000000u / 1000));
 	return buf;
 }
 
@@ -107,13 +108,15 @@ const char *rpt_fmt_filters(const struct rpt_opts *o, char *buf, size_t len)
 	else if (o->has_t0 && o->t0_arg)
 		ADD("from %s s ", o->t0_arg);
 	else if (o->has_t0)
-		ADD("from %" PRIu64 ".%09" PRIu64 " s ", o->t0_ns / UINT64_C(1000000000), o->t0_ns % UINT64_C(1000000000));
+		ADD("from %" PRIu64 ".%09" PRIu64 " s ", o->t0_ns / UINT64_C(1000000000),
+		    o->t0_ns % UINT64_C(1000000000));
 	if (o->has_t1 && ts_ticks)
 		ADD("to %" PRIu64 " ticks ", o->t1_ns);
 	else if (o->has_t1 && o->t1_arg)
 		ADD("to %s s ", o->t1_arg);
 	else if (o->has_t1)
-		ADD("to %" PRIu64 ".%09" PRIu64 " s ", o->t1_ns / UINT64_C(1000000000), o->t1_ns % UINT64_C(1000000000));
+		ADD("to %" PRIu64 ".%09" PRIu64 " s ", o->t1_ns / UINT64_C(1000000000),
+		    o->t1_ns % UINT64_C(1000000000));
 	if (o->has_cpus) {
 		char c[256];
 
@@ -142,7 +145,10 @@ static size_t cols(const char *s, size_t n)
 	return w;
 }
 
-/* Byte length of the longest prefix of s (n bytes) with at most w columns, on a character boundary. */
+/*
+ * Byte length of the longest prefix of s (n bytes) with at most w columns, on
+ * a character boundary.
+ */
 static size_t prefix_cols(const char *s, size_t n, size_t w)
 {
 	size_t k, c = 0;
