@@ -49,9 +49,10 @@ static const struct tabdef tabdefs[T_NR] = {
 						 { "p99_ns", M_NS }, { "total_ns", M_NS } } },
 	[T_TASK] = { "tasks", "task", "on CPU", 3, { { "on_cpu_ns", M_NS }, { "syscalls", M_COUNT },
 					   { "pids", M_COUNT } } },
-	[T_TYPE] = { "event_types", "event", "events", 2, { { "count", M_COUNT }, { "bytes", M_COUNT } } },
-	[T_FUNC] = { "functions", "function", "calls", 3, { { "count", M_COUNT }, { "total", M_WEIGHT },
-						   { "self", M_WEIGHT } } },
+	[T_TYPE] = { "event_types", "event", "events", 2,
+		     { { "count", M_COUNT }, { "bytes", M_COUNT } } },
+	[T_FUNC] = { "functions", "function", "calls", 3,
+		     { { "count", M_COUNT }, { "total", M_WEIGHT }, { "self", M_WEIGHT } } },
 	[T_PATH] = { "paths", "path", "calls", 3, { { "count", M_COUNT }, { "total", M_WEIGHT },
 					   { "self", M_WEIGHT } } },
 };
@@ -177,7 +178,8 @@ static int fill_overhead(struct diff *d, int side)
 		uint64_t v[2] = { o->types[k].count, o->types[k].bytes };
 		char key[160];
 
-		err = row_add(&d->t[T_TYPE], type_key(key, sizeof(key), o->types[k].name), side, v, 2);
+		err = row_add(&d->t[T_TYPE], type_key(key, sizeof(key), o->types[k].name), side,
+			      v, 2);
 	}
 	return err;
 }
@@ -270,8 +272,8 @@ static void fmt_span(struct side *s)
 	char b1[32], b2[32], b3[32];
 
 	if (s->raw_clock)
-		snprintf(s->span, sizeof(s->span), "%s..%s (%" PRIu64 " ticks)", rpt_fmt_ts(b1, sizeof(b1), t0),
-			 rpt_fmt_ts(b2, sizeof(b2), t1), t1 - t0);
+		snprintf(s->span, sizeof(s->span), "%s..%s (%" PRIu64 " ticks)",
+			 rpt_fmt_ts(b1, sizeof(b1), t0), rpt_fmt_ts(b2, sizeof(b2), t1), t1 - t0);
 	else
 		snprintf(s->span, sizeof(s->span), "%s..%s (%s)", rpt_fmt_ts(b1, sizeof(b1), t0),
 			 rpt_fmt_ts(b2, sizeof(b2), t1), rpt_fmt_dur(b3, sizeof(b3), t1 - t0));
@@ -345,9 +347,11 @@ static int set_basis(struct diff *d)
 		if (d->A->per) {
 			s->basis = (double)per_count(&s->ovh, d->A->per);
 			if (!s->basis)
-				return ft_error("cannot count per '%s': '%s' has no such events", d->A->per, s->path);
+				return ft_error("cannot count per '%s': '%s' has no such events",
+						d->A->per, s->path);
 		} else {
-			s->basis = (double)(s->ovh.last_ts - s->ovh.first_ts) / (s->raw_clock ? 1.0 : 1e9);
+			s->basis = (double)(s->ovh.last_ts - s->ovh.first_ts) /
+				   (s->raw_clock ? 1.0 : 1e9);
 		}
 	}
 	return EXIT_OK;
@@ -376,7 +380,8 @@ static int compare(struct diff *d)
 			err = fill_callgraph(d, k);
 	}
 	if (err)
-		return ft_error("cannot compare '%s' and '%s': %s", d->s[0].path, d->s[1].path, strerror(-err));
+		return ft_error("cannot compare '%s' and '%s': %s", d->s[0].path, d->s[1].path,
+				strerror(-err));
 	for (t = 0; t < T_NR; t++)
 		if (d->t[t].n)
 			qsort(d->t[t].rows, d->t[t].n, sizeof(struct drow), cmp_row);
@@ -415,7 +420,8 @@ static const char *fmt_delta(const struct diff *d, char *buf, size_t len, enum m
 	if (a == b)
 		snprintf(buf, len, "0");
 	else
-		snprintf(buf, len, "%c%s", b > a ? '+' : '-', fmt_val(d, v, sizeof(v), k, absdiff(a, b)));
+		snprintf(buf, len, "%c%s", b > a ? '+' : '-',
+			 fmt_val(d, v, sizeof(v), k, absdiff(a, b)));
 	return buf;
 }
 
@@ -501,8 +507,9 @@ static void rate_table(const struct diff *d, FILE *f, int t, int m, const char *
 	if (!tab->n)
 		return;
 	fprintf(f, "\n%s\n", title);
-	fprintf(f, "  %-*s %8s %8s %9s %6s %9s %9s %6s\n", NAME_W, tabdefs[t].what, "A", "B", "delta",
-		"ratio", d->A->per ? "A per" : "A /s", d->A->per ? "B per" : "B /s", "ratio");
+	fprintf(f, "  %-*s %8s %8s %9s %6s %9s %9s %6s\n", NAME_W, tabdefs[t].what, "A", "B",
+		"delta", "ratio", d->A->per ? "A per" : "A /s", d->A->per ? "B per" : "B /s",
+		"ratio");
 	for (i = 0; i < tab->n && i < top; i++) {
 		const struct drow *r = &tab->rows[i];
 		double ra = rate(&d->s[0], r->v[0][m]), rb = rate(&d->s[1], r->v[1][m]);
@@ -513,8 +520,8 @@ static void rate_table(const struct diff *d, FILE *f, int t, int m, const char *
 			r->in[1] ? fmt_val(d, b[1], 40, k, r->v[1][m]) : "-",
 			fmt_delta(d, b[2], 40, k, r->v[0][m], r->v[1][m]),
 			fmt_ratio(b[3], 40, (double)r->v[0][m], (double)r->v[1][m]),
-			fmt_rate(d, b[4], 40, k, r->in[0], ra), fmt_rate(d, b[5], 40, k, r->in[1], rb),
-			fmt_ratio(b[6], 40, ra, rb));
+			fmt_rate(d, b[4], 40, k, r->in[0], ra),
+			fmt_rate(d, b[5], 40, k, r->in[1], rb), fmt_ratio(b[6], 40, ra, rb));
 	}
 	print_more(f, tab->n, top);
 }
@@ -535,8 +542,8 @@ static void pair_table(const struct diff *d, FILE *f, int t, int m1, int m2, con
 	snprintf(h[1], sizeof(h[1]), "%s B", l1);
 	snprintf(h[2], sizeof(h[2]), "%s A", l2);
 	snprintf(h[3], sizeof(h[3]), "%s B", l2);
-	fprintf(f, "  %-*s %9s %9s %6s %9s %9s %6s\n", NAME_W, tabdefs[t].what, h[0], h[1], "ratio", h[2],
-		h[3], "ratio");
+	fprintf(f, "  %-*s %9s %9s %6s %9s %9s %6s\n", NAME_W, tabdefs[t].what, h[0], h[1], "ratio",
+		h[2], h[3], "ratio");
 	for (i = 0; i < tab->n && i < top; i++) {
 		const struct drow *r = &tab->rows[i];
 
@@ -586,11 +593,13 @@ static void print_changes(const struct diff *d, FILE *f, bool sel[T_NR])
 				/* "  path     NAME: 12 calls" in 79 columns */
 				fit_key(key, sizeof(key), t, r->key,
 					79 - 13 - (int)(strlen(v) + strlen(tabdefs[t].unit)));
-				fprintf(f, "  %-8s %s: %s %s\n", tabdefs[t].what, key, v, tabdefs[t].unit);
+				fprintf(f, "  %-8s %s: %s %s\n", tabdefs[t].what, key, v,
+					tabdefs[t].unit);
 				shown++;
 			}
 			if (n > shown)
-				fprintf(f, "  ... %zu more %ss (see --json)\n", n - shown, tabdefs[t].what);
+				fprintf(f, "  ... %zu more %ss (see --json)\n", n - shown,
+					tabdefs[t].what);
 		}
 	}
 }
@@ -610,11 +619,12 @@ static void print_head(const struct diff *d, FILE *f)
 		src[k] = s->has_cg ? s->cg.source_name : "none";
 	}
 	if (d->A->per)
-		fprintf(f, "  rates: per occurrence of %s (A %.0f, B %.0f)\n", d->A->per, d->s[0].basis,
-			d->s[1].basis);
+		fprintf(f, "  rates: per occurrence of %s (A %.0f, B %.0f)\n", d->A->per,
+			d->s[0].basis, d->s[1].basis);
 	else
 		fprintf(f, "  rates: per second of each file's span%s\n",
-			d->s[0].raw_clock || d->s[1].raw_clock ? " (per clock tick on a raw counter clock)" : "");
+			d->s[0].raw_clock || d->s[1].raw_clock ?
+			" (per clock tick on a raw counter clock)" : "");
 	if (!d->A->sel_cg)
 		return;
 	if (d->cg_compared)
@@ -641,7 +651,8 @@ static void print_text(const struct diff *d, FILE *f)
 		pair_table(d, f, T_SYS, 1, 2, "Syscalls: latency");
 	}
 	if (A->sel_ovh) {
-		snprintf(title, sizeof(title), "Tasks (by name): on-CPU time, and on-CPU time %s", per);
+		snprintf(title, sizeof(title), "Tasks (by name): on-CPU time, and on-CPU time %s",
+			 per);
 		rate_table(d, f, T_TASK, 0, title);
 		snprintf(title, sizeof(title), "Event types: events, and events %s", per);
 		rate_table(d, f, T_TYPE, 0, title);
@@ -683,7 +694,8 @@ static void json_row(const struct diff *d, struct rpt_json *j, int t, const stru
 
 	rpt_json_obj(j);
 	rpt_json_kstr(j, "name", r->key);
-	rpt_json_kstr(j, "status", r->in[0] && r->in[1] ? "both" : r->in[1] ? "appeared" : "vanished");
+	rpt_json_kstr(j, "status",
+		      r->in[0] && r->in[1] ? "both" : r->in[1] ? "appeared" : "vanished");
 	for (s = 0; s < 2; s++) {
 		if (!r->in[s]) {
 			rpt_json_knull(j, s ? "b" : "a");
@@ -701,7 +713,8 @@ static void json_row(const struct diff *d, struct rpt_json *j, int t, const stru
 	rpt_json_kobj(j, "ratio");
 	for (m = 0; m < td->nm; m++) {
 		rpt_json_key(j, td->m[m].key);
-		json_num(j, (double)r->v[1][m] / (double)r->v[0][m], r->in[0] && r->in[1] && r->v[0][m]);
+		json_num(j, (double)r->v[1][m] / (double)r->v[0][m],
+			 r->in[0] && r->in[1] && r->v[0][m]);
 	}
 	rpt_json_obj_end(j);
 	snprintf(key, sizeof(key), "rate_%s", td->m[0].key);
@@ -860,14 +873,16 @@ static int diff_option(struct diff_args *A, int id, const char *v)
 	case D_O_SYSCALLS: A->sel_sys = true; return 0;
 	}
 	if (!*v)
-		return ft_usage_error("--%s needs a value", id == D_O_PER ? "per" : id == D_O_SVG ? "svg" : "top");
+		return ft_usage_error("--%s needs a value",
+				      id == D_O_PER ? "per" : id == D_O_SVG ? "svg" : "top");
 	if (id == D_O_PER) {
 		A->per = v;
 	} else if (id == D_O_SVG) {
 		A->svg = v;
 	} else {
 		if (ft_parse_u64(v, &n) || !n || n > 1000000)
-			return ft_usage_error("--top needs a number from 1 to 1000000, not '%s'", v);
+			return ft_usage_error("--top needs a number from 1 to 1000000, not '%s'",
+					      v);
 		A->top = (int)n;
 	}
 	return 0;

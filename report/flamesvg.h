@@ -47,7 +47,8 @@ int rpt_flame_add(struct rpt_flame *fl, const char *const *frames, int nframes, 
  * their weight compares to their base, and frames with a base but no
  * weight are not drawn.  Same returns as rpt_flame_add().
  */
-int rpt_flame_add_base(struct rpt_flame *fl, const char *const *frames, int nframes, uint64_t weight);
+int rpt_flame_add_base(struct rpt_flame *fl, const char *const *frames, int nframes,
+		       uint64_t weight);
 
 /*
  * Add one line in the folded format of flamegraph.pl / speedscope:
@@ -67,7 +68,7 @@ struct rpt_flame_opts {
 	const char *title;	/* NULL: "Flame graph" */
 	const char *unit;	/* what weights count: "samples" (NULL), "ns", … */
 	unsigned width;		/* nominal width in px for label fitting and min_px; 0: 1200 */
-	double min_px;		/* merge or omit frames narrower than this at the nominal width; <= 0: 0.1 */
+	double min_px; /* merge or omit frames narrower than this at the nominal width; <= 0: 0.1 */
 	/*
 	 * Embedded in an HTML page: no XML prolog, width="100%", and every id
 	 * and script global prefixed with id_prefix (NULL: "fg") so several

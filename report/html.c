@@ -216,7 +216,8 @@ static void timeline_render(const void *res, struct rpt_json *j)
 			continue;
 		rpt_json_obj(j);
 		rpt_json_ki64(j, "cpu", c);
-		u64_array(j, "busy_ns", c < tl->ncpus ? tl->busy + (size_t)c * EXP_TL_BUCKETS : zero, n);
+		u64_array(j, "busy_ns",
+			  c < tl->ncpus ? tl->busy + (size_t)c * EXP_TL_BUCKETS : zero, n);
 		rpt_json_obj_end(j);
 	}
 	rpt_json_arr_end(j);
@@ -250,76 +251,109 @@ static const char page_js[] =
 "(function(){\n"
 "'use strict';\n"
 "function data(id){var e=document.getElementById(id);if(!e)return null;"
-"try{return JSON.parse(e.textContent);}catch(err){return {__error:String(err),__raw:e.textContent};}}\n"
+"try{return JSON.parse(e.textContent);}catch(err){"
+"return {__error:String(err),__raw:e.textContent};}}\n"
 "function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cls;"
 "if(txt!==undefined)e.textContent=txt;return e;}\n"
-"function grp(n){var s=String(n),neg=s[0]==='-';if(neg)s=s.slice(1);var i=s.indexOf('.'),a=i<0?s:s.slice(0,i),b=i<0?'':s.slice(i);"
+"function grp(n){var s=String(n),neg=s[0]==='-';if(neg)s=s.slice(1);"
+"var i=s.indexOf('.'),a=i<0?s:s.slice(0,i),b=i<0?'':s.slice(i);"
 "a=a.replace(/\\B(?=(\\d{3})+(?!\\d))/g,',');return (neg?'-':'')+a+b;}\n"
 "function dur(ns){ns=+ns;if(ns<1e3)return ns+' ns';if(ns<1e6)return (ns/1e3).toFixed(3)+' us';"
 "if(ns<1e9)return (ns/1e6).toFixed(3)+' ms';return (ns/1e9).toFixed(3)+' s';}\n"
-"function bytes(b){b=+b;var u=['B','KiB','MiB','GiB','TiB'],i=0;while(b>=1024&&i<u.length-1){b/=1024;i++;}"
+"function bytes(b){b=+b;var u=['B','KiB','MiB','GiB','TiB'],i=0;"
+"while(b>=1024&&i<u.length-1){b/=1024;i++;}"
 "return (i?b.toFixed(1):b)+' '+u[i];}\n"
-"function fmt(k,v){if(v===null||v===undefined)return '';if(typeof v==='boolean')return v?'yes':'no';"
+"function fmt(k,v){if(v===null||v===undefined)return '';"
+"if(typeof v==='boolean')return v?'yes':'no';"
 "if(typeof v==='number'&&/^(id|pid|tgid|tid|cpu|irq|vec|nr|prog|buffer)$/.test(k))return String(v);"
 "if(typeof v==='number'&&/(^|_)(ts|start|end)$/.test(k)&&v>1e6)return (v/1e9).toFixed(6)+' s';"
-"if(typeof v==='number'){if(/(^|_)ns$|_ns_|(^|_)(dur|duration|total|self|mean|p50|p90|p99|max|min)_?ns/.test(k))return dur(v);"
-"if(/bytes/.test(k))return bytes(v);if(/(^|_)ts$|_ts$/.test(k)&&v>1e6)return (v/1e9).toFixed(6)+' s';"
+"if(typeof v==='number'){"
+"if(/(^|_)ns$|_ns_|(^|_)(dur|duration|total|self|mean|p50|p90|p99|max|min)_?ns/.test(k))"
+"return dur(v);"
+"if(/bytes/.test(k))return bytes(v);"
+"if(/(^|_)ts$|_ts$/.test(k)&&v>1e6)return (v/1e9).toFixed(6)+' s';"
 "if(!Number.isInteger(v))return grp(+v.toFixed(3));return grp(v);}"
-"if(typeof v==='object'){if(Array.isArray(v))return v.map(function(x){return fmt(k,x);}).join(', ');"
+"if(typeof v==='object'){"
+"if(Array.isArray(v))return v.map(function(x){return fmt(k,x);}).join(', ');"
 "return Object.keys(v).map(function(q){return q+'='+fmt(q,v[q]);}).join(', ');}return String(v);}\n"
 "function isScalar(v){return v===null||typeof v!=='object';}\n"
 "function table(rows,limit){var keys=[];rows.forEach(function(r){if(r&&typeof r==='object')"
 "Object.keys(r).forEach(function(k){if(keys.indexOf(k)<0)keys.push(k);});});\n"
-"var t=el('table'),h=el('tr');keys.forEach(function(k){h.appendChild(el('th',null,k));});t.appendChild(h);\n"
-"rows.slice(0,limit).forEach(function(r){var tr=el('tr');keys.forEach(function(k){var v=r?r[k]:undefined;"
-"var td=el('td',typeof v==='number'?'n':null,fmt(k,v));tr.appendChild(td);});t.appendChild(tr);});return t;}\n"
+"var t=el('table'),h=el('tr');keys.forEach(function(k){h.appendChild(el('th',null,k));});"
+"t.appendChild(h);\n"
+"rows.slice(0,limit).forEach(function(r){var tr=el('tr');"
+"keys.forEach(function(k){var v=r?r[k]:undefined;"
+"var td=el('td',typeof v==='number'?'n':null,fmt(k,v));tr.appendChild(td);});"
+"t.appendChild(tr);});return t;}\n"
 "function render(parent,v,depth,name){\n"
 " if(isScalar(v)){parent.appendChild(el('div',null,fmt(name||'',v)));return;}\n"
 " if(Array.isArray(v)){\n"
 "  if(!v.length){parent.appendChild(el('div','note','(none)'));return;}\n"
 "  if(v.every(function(r){return r&&typeof r==='object'&&!Array.isArray(r);})){\n"
-"   parent.appendChild(table(v,500));if(v.length>500)parent.appendChild(el('div','note',(v.length-500)+' more rows not shown'));return;}\n"
-"  if(v.every(isScalar)){parent.appendChild(el('div',null,v.map(function(x){return fmt(name||'',x);}).join(', ')));return;}\n"
+"   parent.appendChild(table(v,500));"
+"if(v.length>500)parent.appendChild(el('div','note',(v.length-500)+' more rows not shown'));"
+"return;}\n"
+"  if(v.every(isScalar)){parent.appendChild(el('div',null,"
+"v.map(function(x){return fmt(name||'',x);}).join(', ')));return;}\n"
 "  v.forEach(function(x,i){render(parent,x,depth+1,(name||'')+'['+i+']');});return;}\n"
 " var sc=Object.keys(v).filter(function(k){return isScalar(v[k]);});\n"
-" if(sc.length){var t=el('table');sc.forEach(function(k){var tr=el('tr');tr.appendChild(el('th',null,k));"
-"tr.appendChild(el('td',typeof v[k]==='number'?'n':null,fmt(k,v[k])));t.appendChild(tr);});parent.appendChild(t);}\n"
+" if(sc.length){var t=el('table');sc.forEach(function(k){var tr=el('tr');"
+"tr.appendChild(el('th',null,k));"
+"tr.appendChild(el('td',typeof v[k]==='number'?'n':null,fmt(k,v[k])));t.appendChild(tr);});"
+"parent.appendChild(t);}\n"
 " Object.keys(v).filter(function(k){return !isScalar(v[k]);}).forEach(function(k){\n"
 "  parent.appendChild(el(depth<2?'h3':'h4',null,k));render(parent,v[k],depth+1,k);});\n"
 "}\n"
 "function tables(id,target){var t=document.getElementById(target);if(!t)return;var d=data(id);\n"
-" if(!d){return;}if(d.__error){t.appendChild(el('div','warn','could not read the analyzer output: '+d.__error));"
+" if(!d){return;}if(d.__error){"
+"t.appendChild(el('div','warn','could not read the analyzer output: '+d.__error));"
 "t.appendChild(el('pre',null,d.__raw.slice(0,20000)));return;}render(t,d,0,'');}\n"
 "tables('overhead-data','overhead-out');tables('drops-data','drops-out');\n"
-"var tl=data('timeline-data'),cv=document.getElementById('tl'),tip=document.getElementById('tl-tip');\n"
+"var tl=data('timeline-data'),cv=document.getElementById('tl'),"
+"tip=document.getElementById('tl-tip');\n"
 "if(tl&&cv&&tl.n>0){\n"
 " var cpus=tl.cpus.filter(function(c){return c;}),RATE=60,ROW=16,LOSS=22,LEFT=70,TOP=8,AX=22;\n"
 " function draw(){\n"
 "  var W=Math.max(400,cv.parentNode.clientWidth-10),H=TOP+RATE+6+LOSS+cpus.length*ROW+AX;\n"
-"  var dpr=window.devicePixelRatio||1;cv.width=W*dpr;cv.height=H*dpr;cv.style.width=W+'px';cv.style.height=H+'px';\n"
-"  var g=cv.getContext('2d');g.setTransform(dpr,0,0,dpr,0,0);g.clearRect(0,0,W,H);g.font='11px sans-serif';\n"
+"  var dpr=window.devicePixelRatio||1;cv.width=W*dpr;cv.height=H*dpr;cv.style.width=W+'px';"
+"cv.style.height=H+'px';\n"
+"  var g=cv.getContext('2d');g.setTransform(dpr,0,0,dpr,0,0);g.clearRect(0,0,W,H);"
+"g.font='11px sans-serif';\n"
 "  var pw=W-LEFT-10,bw=pw/tl.n,maxe=Math.max.apply(null,tl.events.concat([1]));\n"
 "  g.fillStyle='#333';g.fillText('events',4,TOP+RATE/2+4);\n"
-"  g.fillStyle='#6a8caf';for(var i=0;i<tl.n;i++){var h=tl.events[i]/maxe*RATE;g.fillRect(LEFT+i*bw,TOP+RATE-h,Math.max(bw-0.5,0.5),h);}\n"
-"  var ly=TOP+RATE+6;g.fillStyle='#333';g.fillText('lost',4,ly+LOSS/2+4);g.fillStyle='#fafafa';g.fillRect(LEFT,ly,pw,LOSS-4);\n"
-"  for(i=0;i<tl.n;i++){if(tl.lost[i]||tl.lost_unknown[i]||tl.bpf_lost[i]){g.fillStyle=tl.bpf_lost[i]&&!tl.lost[i]?'#d08000':'#d00';"
+"  g.fillStyle='#6a8caf';for(var i=0;i<tl.n;i++){var h=tl.events[i]/maxe*RATE;"
+"g.fillRect(LEFT+i*bw,TOP+RATE-h,Math.max(bw-0.5,0.5),h);}\n"
+"  var ly=TOP+RATE+6;g.fillStyle='#333';g.fillText('lost',4,ly+LOSS/2+4);g.fillStyle='#fafafa';"
+"g.fillRect(LEFT,ly,pw,LOSS-4);\n"
+"  for(i=0;i<tl.n;i++){if(tl.lost[i]||tl.lost_unknown[i]||tl.bpf_lost[i]){"
+"g.fillStyle=tl.bpf_lost[i]&&!tl.lost[i]?'#d08000':'#d00';"
 "g.fillRect(LEFT+i*bw,ly,Math.max(bw,2),LOSS-4);}}\n"
 "  var cy=ly+LOSS;\n"
-"  cpus.forEach(function(c,k){var y=cy+k*ROW;g.fillStyle='#333';g.fillText('CPU '+c.cpu,4,y+ROW-4);\n"
+"  cpus.forEach(function(c,k){var y=cy+k*ROW;g.fillStyle='#333';"
+"g.fillText('CPU '+c.cpu,4,y+ROW-4);\n"
 "   for(var i=0;i<tl.n;i++){var w=tl.width_ns;"
 "var f=tl.have_sched?Math.min(1,c.busy_ns[i]/w):0;var l=Math.round(245-f*170);"
-"g.fillStyle=tl.have_sched?'rgb('+Math.round(l*0.85)+','+Math.round(l*0.95)+','+255+')':'#eee';g.fillRect(LEFT+i*bw,y+1,Math.max(bw-0.3,0.5),ROW-2);}});\n"
+"g.fillStyle=tl.have_sched?'rgb('+Math.round(l*0.85)+','+Math.round(l*0.95)+','+255+')':'#eee';"
+"g.fillRect(LEFT+i*bw,y+1,Math.max(bw-0.3,0.5),ROW-2);}});\n"
 "  var ay=cy+cpus.length*ROW+14,span=tl.n*tl.width_ns/1e9;g.fillStyle='#333';\n"
-"  for(var t=0;t<=5;t++){var x=LEFT+pw*t/5,lab='+'+(span*t/5).toFixed(span<0.01?6:3)+' s',lw=g.measureText(lab).width;"
+"  for(var t=0;t<=5;t++){"
+"var x=LEFT+pw*t/5,lab='+'+(span*t/5).toFixed(span<0.01?6:3)+' s',lw=g.measureText(lab).width;"
 "g.fillRect(x,ay-12,1,4);g.fillText(lab,t===0?x:(t===5?x-lw:x-lw/2),ay);}\n"
-"  if(!tl.have_sched){g.fillStyle='#a40';g.fillText('no sched_switch events: CPU use is unknown',LEFT+6,cy+12);}\n"
-"  cv.onmousemove=function(e){var r=cv.getBoundingClientRect(),x=e.clientX-r.left,y=e.clientY-r.top;"
+"  if(!tl.have_sched){g.fillStyle='#a40';"
+"g.fillText('no sched_switch events: CPU use is unknown',LEFT+6,cy+12);}\n"
+"  cv.onmousemove=function(e){"
+"var r=cv.getBoundingClientRect(),x=e.clientX-r.left,y=e.clientY-r.top;"
 "var i=Math.floor((x-LEFT)/bw);if(i<0||i>=tl.n){tip.style.display='none';return;}\n"
-"   var t0=i*tl.width_ns/1e9,s='+'+t0.toFixed(6)+' s .. +'+(t0+tl.width_ns/1e9).toFixed(6)+' s\\n'+grp(tl.events[i])+' events';\n"
-"   if(tl.lost[i]||tl.lost_unknown[i])s+='\\nlost: '+grp(tl.lost[i])+(tl.lost_unknown[i]?' + '+tl.lost_unknown[i]+' markers without count':'');\n"
+"   var t0=i*tl.width_ns/1e9,s='+'+t0.toFixed(6)+' s .. +'+(t0+tl.width_ns/1e9).toFixed(6)"
+"+' s\\n'+grp(tl.events[i])+' events';\n"
+"   if(tl.lost[i]||tl.lost_unknown[i])s+='\\nlost: '+grp(tl.lost[i])"
+"+(tl.lost_unknown[i]?' + '+tl.lost_unknown[i]+' markers without count':'');\n"
 "   if(tl.bpf_lost[i])s+='\\nBPF records lost: '+grp(tl.bpf_lost[i]);\n"
-"   var k=Math.floor((y-cy)/ROW);if(tl.have_sched&&k>=0&&k<cpus.length)s+='\\nCPU '+cpus[k].cpu+' busy '+(100*cpus[k].busy_ns[i]/tl.width_ns).toFixed(1)+'%';\n"
-"   tip.textContent=s;tip.style.display='block';tip.style.left=(x+12)+'px';tip.style.top=(y+12)+'px';};\n"
+"   var k=Math.floor((y-cy)/ROW);"
+"if(tl.have_sched&&k>=0&&k<cpus.length)"
+"s+='\\nCPU '+cpus[k].cpu+' busy '+(100*cpus[k].busy_ns[i]/tl.width_ns).toFixed(1)+'%';\n"
+"   tip.textContent=s;tip.style.display='block';tip.style.left=(x+12)+'px';"
+"tip.style.top=(y+12)+'px';};\n"
 "  cv.onmouseleave=function(){tip.style.display='none';};\n"
 " }\n"
 " draw();window.addEventListener('resize',draw);\n"
@@ -349,7 +383,8 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 	int err;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta name=\"generator\" content=\"flytrap " FLYTRAP_VERSION "\">\n<title>flytrap report: ", f);
+	      "<meta name=\"generator\" content=\"flytrap " FLYTRAP_VERSION "\">\n"
+	      "<title>flytrap report: ", f);
 	html_text(f, in->path);
 	fputs("</title>\n<style>\n", f);
 	fputs(page_css, f);
@@ -371,17 +406,21 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 
 		snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64 " .. %" PRIu64 ".%06" PRIu64
 			 " s (%" PRIu64 ".%06" PRIu64 " s)",
-			 d->first_ts / UINT64_C(1000000000), d->first_ts % UINT64_C(1000000000) / 1000,
-			 d->last_ts / UINT64_C(1000000000), d->last_ts % UINT64_C(1000000000) / 1000,
+			 d->first_ts / UINT64_C(1000000000),
+			 d->first_ts % UINT64_C(1000000000) / 1000,
+			 d->last_ts / UINT64_C(1000000000),
+			 d->last_ts % UINT64_C(1000000000) / 1000,
 			 span / UINT64_C(1000000000), span % UINT64_C(1000000000) / 1000);
 		meta_line(f, "time", buf);
 	}
 	if (d->nlosses) {
-		snprintf(buf, sizeof(buf), "%d markers, %" PRIu64 " events counted", d->nlosses, d->lost_events);
+		snprintf(buf, sizeof(buf), "%d markers, %" PRIu64 " events counted", d->nlosses,
+			 d->lost_events);
 		meta_line(f, "LOSSES", buf);
 	}
 	meta_line(f, "filters", in->filters);
-	fputs("</div></header>\n<nav><a href=\"#flame\">Flame graph</a><a href=\"#timeline\">Timeline</a>"
+	fputs("</div></header>\n<nav><a href=\"#flame\">Flame graph</a>"
+	      "<a href=\"#timeline\">Timeline</a>"
 	      "<a href=\"#overhead\">Overhead</a><a href=\"#drops\">Drops</a></nav>\n", f);
 
 	/* the best flame graph the file allows */
@@ -389,33 +428,41 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 		fl = in->calls;
 		fo.unit = in->calls_unit ? in->calls_unit : "samples";
 		what = in->calls_from_analyzer ?
-			"Call graph: function calls and sampled stacks (from the callgraph analyzer)" :
+			"Call graph: function calls and sampled stacks "
+			"(from the callgraph analyzer)" :
 			"Calls: syscalls and traced functions per task, self time";
 	} else if (d->oncpu && rpt_flame_total(d->oncpu)) {
 		fl = d->oncpu;
 		fo.unit = "ns";
-		what = "On-CPU time by process name and task (the file has no call stacks or function calls)";
+		what = "On-CPU time by process name and task "
+		       "(the file has no call stacks or function calls)";
 	} else {
 		fl = d->byevent;
 		fo.unit = "events";
 		what = d->nevents ?
-			"Events by task and event type (the file has no call stacks, function calls or sched_switch)" :
+			"Events by task and event type "
+			"(the file has no call stacks, function calls or sched_switch)" :
 			"No events in the file or the selection";
 	}
 	fo.title = what;
 	fputs("<section id=\"flame\"><h2>Flame graph</h2>\n<p class=\"note\">", f);
 	html_text(f, what);
-	fputs(". Click a frame to zoom, hover for details, Search highlights matching frames.</p>\n", f);
+	fputs(". Click a frame to zoom, hover for details, "
+	      "Search highlights matching frames.</p>\n", f);
 	err = fl ? rpt_flame_svg_opts(fl, f, &fo) : 0;
 	if (err)
 		return err;
 	fputs("</section>\n", f);
 
-	fputs("<section id=\"timeline\"><h2>Timeline</h2>\n<p class=\"note\">Top: events per time slice. "
-	      "Red: slices where the kernel lost events (orange: BPF records lost). Rows: share of each "
-	      "slice a CPU ran a task other than idle (darker = busier, from sched_switch). "
-	      "Hover for numbers.</p>\n<div id=\"tl-wrap\"><canvas id=\"tl\"></canvas><div id=\"tl-tip\"></div>"
-	      "<p id=\"tl-empty\" class=\"note\" style=\"display:none\">no events in the selection</p></div>\n"
+	fputs("<section id=\"timeline\"><h2>Timeline</h2>\n"
+	      "<p class=\"note\">Top: events per time slice. "
+	      "Red: slices where the kernel lost events (orange: BPF records lost). "
+	      "Rows: share of each slice a CPU ran a task other than idle "
+	      "(darker = busier, from sched_switch). "
+	      "Hover for numbers.</p>\n"
+	      "<div id=\"tl-wrap\"><canvas id=\"tl\"></canvas><div id=\"tl-tip\"></div>"
+	      "<p id=\"tl-empty\" class=\"note\" style=\"display:none\">"
+	      "no events in the selection</p></div>\n"
 	      "</section>\n", f);
 
 	fputs("<section id=\"overhead\"><h2>Overhead</h2>\n<div id=\"overhead-out\"></div>\n", f);
@@ -424,7 +471,8 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 		html_text(f, in->why_overhead);
 		fputs("</p>\n", f);
 	}
-	fputs("</section>\n<section id=\"drops\"><h2>Drops</h2>\n<div id=\"drops-out\"></div>\n", f);
+	fputs("</section>\n<section id=\"drops\"><h2>Drops</h2>\n"
+	      "<div id=\"drops-out\"></div>\n", f);
 	if (!in->drops) {
 		fputs("<p class=\"note\">", f);
 		html_text(f, in->why_drops);

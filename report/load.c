@@ -33,14 +33,15 @@ static const struct sq_col c_folded[] = {
 	{ "source", 't', false }, { "stack", 't', false }, { "weight", 'i', false },
 };
 static const struct sq_col c_hist[] = {
-	{ "category", 't', false }, { "name", 't', false }, { "bucket", 'i', false }, { "bucket_low", 'i', false },
-	{ "count", 'i', false }, { "sum", 'i', false },
+	{ "category", 't', false }, { "name", 't', false }, { "bucket", 'i', false },
+	{ "bucket_low", 'i', false }, { "count", 'i', false }, { "sum", 'i', false },
 };
 static const struct sq_col c_cost[] = {
 	{ "key", 't', false }, { "value", 'i', false },
 };
 static const struct sq_col c_loaded[] = {
-	{ "checksum", 't', false }, { "size", 'i', false }, { "rows", 'i', false }, { "loaded_at", 'i', false },
+	{ "checksum", 't', false }, { "size", 'i', false }, { "rows", 'i', false },
+	{ "loaded_at", 'i', false },
 };
 #define T(n, c, o) { n, c, (int)(sizeof(c) / sizeof(c[0])), o }
 static const struct sq_table summaries[] = {
@@ -54,10 +55,11 @@ enum { S_FOLDED, S_HIST, S_COST, S_LOADED, S_NR };
 
 /* the SQL each summary row comes from (S_FOLDED is filled from the callgraph analyzer) */
 static const char *const summary_sql[] = {
-	[S_HIST] = "SELECT category, name, hist_bucket(dur) AS b, hist_bucket_low(hist_bucket(dur)), count(*), "
+	[S_HIST] = "SELECT category, name, hist_bucket(dur) AS b, "
+		   "hist_bucket_low(hist_bucket(dur)), count(*), "
 		   "sum(dur) FROM slice GROUP BY category, name, b",
-	[S_COST] = "SELECT substr(key, 10), CAST(value AS INTEGER) FROM meta WHERE key LIKE 'recstats.%' "
-		   "AND CAST(value AS INTEGER) || '' = value",
+	[S_COST] = "SELECT substr(key, 10), CAST(value AS INTEGER) FROM meta "
+		   "WHERE key LIKE 'recstats.%' AND CAST(value AS INTEGER) || '' = value",
 };
 
 struct loadopts {
@@ -109,11 +111,12 @@ static void ddl_table(FILE *out, const char *db, const struct sq_table *t, const
 	char b[64];
 	int k;
 
-	fprintf(out, "CREATE TABLE IF NOT EXISTS %s.%s%s (\n  host String,\n  trace_id UInt64,\n  file String",
-		db, t->name, cluster ? "_local" : "");
+	fprintf(out, "CREATE TABLE IF NOT EXISTS %s.%s%s (\n  host String,\n  trace_id UInt64,\n"
+		"  file String", db, t->name, cluster ? "_local" : "");
 	for (k = 0; k < t->ncols; k++)
 		if (!key_col(&t->cols[k]))
-			fprintf(out, ",\n  `%s` %s", t->cols[k].name, ch_type(&t->cols[k], b, sizeof(b)));
+			fprintf(out, ",\n  `%s` %s", t->cols[k].name,
+				ch_type(&t->cols[k], b, sizeof(b)));
 	fprintf(out, "\n) ENGINE = MergeTree() ORDER BY (host, trace_id, %s);\n", t->order_by);
 	if (cluster)
 		/* one trace's rows on one shard: per-trace questions stay local */
@@ -126,9 +129,11 @@ static void print_schema(FILE *out, const char *db, const char *cluster)
 {
 	int k;
 
-	fprintf(out, "-- flytrap %s: tables of `flytrap sql` for ClickHouse 18.16 and later.\n", FLYTRAP_VERSION);
+	fprintf(out, "-- flytrap %s: tables of `flytrap sql` for ClickHouse 18.16 and later.\n",
+		FLYTRAP_VERSION);
 	if (cluster)
-		fprintf(out, "-- Run on every server of cluster %s (no ON CLUSTER: that needs ZooKeeper).\n", cluster);
+		fprintf(out, "-- Run on every server of cluster %s (no ON CLUSTER: that needs "
+			"ZooKeeper).\n", cluster);
 	fprintf(out, "CREATE DATABASE IF NOT EXISTS %s;\n", db);
 	for (k = 0; k < sq_ntables; k++)
 		ddl_table(out, db, &sq_tables[k], cluster);
@@ -184,8 +189,8 @@ static void urlenc(char *o, size_t len, const char *s)
 	for (; *s && n + 4 < len; s++) {
 		unsigned char ch = (unsigned char)*s;
 
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		    ch == '-' || ch == '_' || ch == '.') {
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.') {
 			o[n++] = (char)ch;
 		} else {
 			o[n++] = '%';
@@ -220,7 +225,8 @@ static int send_all(int fd, const void *p, size_t n)
  * NUL-terminated; may be NULL), or -errno / -EPROTO with *resp the
  * server's message.
  */
-static int ch_post(const struct ch *c, const char *query, const void *body, size_t blen, char **resp)
+static int ch_post(const struct ch *c, const char *query, const void *body, size_t blen,
+		   char **resp)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL, *a;
 	char *req = NULL, *q = NULL, *buf = NULL, u[400], pw[400];
@@ -252,9 +258,11 @@ static int ch_post(const struct ch *c, const char *query, const void *body, size
 	urlenc(u, sizeof(u), c->user);
 	urlenc(pw, sizeof(pw), c->pass);
 	/* inserts into Distributed tables are on the shards when the reply comes */
-	if (asprintf(&req, "POST /?database=%s%s%s%s%s%s%s HTTP/1.1\r\nHost: %s:%s\r\nContent-Length: %zu\r\n"
-		     "Connection: close\r\n\r\n", c->db, query ? "&insert_distributed_sync=1&query=" : "", q, c->user[0] ? "&user=" : "", u,
-		     c->pass[0] ? "&password=" : "", pw, c->host, c->port, blen) < 0) {
+	if (asprintf(&req, "POST /?database=%s%s%s%s%s%s%s HTTP/1.1\r\n"
+		     "Host: %s:%s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+		     c->db, query ? "&insert_distributed_sync=1&query=" : "", q,
+		     c->user[0] ? "&user=" : "", u, c->pass[0] ? "&password=" : "", pw,
+		     c->host, c->port, blen) < 0) {
 		free(q);
 		close(fd);
 		return -ENOMEM;
@@ -464,7 +472,8 @@ static int flush_insert(const struct ch *c, const struct sq_table *t, struct rb 
 		return 0;
 	if (b->oom)
 		return ft_error("out of memory");
-	o = (size_t)snprintf(q, sizeof(q), "INSERT INTO %s.%s (host, trace_id, file", c->db, t->name);
+	o = (size_t)snprintf(q, sizeof(q), "INSERT INTO %s.%s (host, trace_id, file", c->db,
+			     t->name);
 	for (k = 0; k < t->ncols && o < sizeof(q); k++)
 		if (!key_col(&t->cols[k]))
 			o += (size_t)snprintf(q + o, sizeof(q) - o, ", `%s`", t->cols[k].name);
@@ -477,7 +486,8 @@ static int flush_insert(const struct ch *c, const struct sq_table *t, struct rb 
 
 		if (nl)
 			*nl = 0;
-		ft_error("ClickHouse: insert into %s: %s", t->name, resp && *resp ? resp : strerror(-rc));
+		ft_error("ClickHouse: insert into %s: %s", t->name,
+			 resp && *resp ? resp : strerror(-rc));
 		free(resp);
 		return EXIT_FAIL;
 	}
@@ -523,7 +533,8 @@ static int load_select(const struct ch *c, sqlite3 *db, const struct sq_table *t
 }
 
 /* folded stacks from the callgraph analyzer, one row per stack */
-static int load_folded(const struct ch *c, const char *path, const struct filekey *fk, uint64_t *rows)
+static int load_folded(const struct ch *c, const char *path, const struct filekey *fk,
+		       uint64_t *rows)
 {
 	struct fmt_reader *r = NULL;
 	char *e = NULL, *text = NULL, *line, *sv = NULL;
@@ -606,8 +617,8 @@ static int already_loaded(const struct ch *c, const struct filekey *fk, bool *ye
 	char q[512], *resp = NULL;
 	int rc;
 
-	snprintf(q, sizeof(q), "SELECT count() FROM %s.loaded_files WHERE trace_id = %" PRIu64 " AND checksum = '%s'",
-		 c->db, fk->trace_id, fk->checksum);
+	snprintf(q, sizeof(q), "SELECT count() FROM %s.loaded_files WHERE trace_id = %" PRIu64
+		 " AND checksum = '%s'", c->db, fk->trace_id, fk->checksum);
 	rc = ch_exec(c, q, &resp);
 	*yes = !rc && resp && strtoull(resp, NULL, 10) > 0;
 	free(resp);
@@ -622,8 +633,8 @@ static void default_host(struct sq_engine *en, char *out, size_t len)
 	snprintf(out, len, "%s", sq_host(en));
 	if (*out)
 		return;
-	if (sqlite3_prepare_v2(sq_db(en), "SELECT value FROM meta WHERE key = 'uname' LIMIT 1", -1, &st, NULL) ==
-	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+	if (sqlite3_prepare_v2(sq_db(en), "SELECT value FROM meta WHERE key = 'uname' LIMIT 1", -1,
+			       &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
 		const char *u = (const char *)sqlite3_column_text(st, 0);
 		const char *sp = u ? strchr(u, ' ') : NULL;
 
@@ -664,7 +675,8 @@ static int load_file(const struct ch *c, const struct loadopts *o, char *path, u
 	if ((rc = already_loaded(c, &fk, &done)))
 		goto out;
 	if (done) {
-		printf("%s: already loaded (trace id %016" PRIx64 ", %s)\n", path, fk.trace_id, fk.checksum);
+		printf("%s: already loaded (trace id %016" PRIx64 ", %s)\n", path, fk.trace_id,
+		       fk.checksum);
 		goto out;
 	}
 	for (k = 0; k < sq_ntables && !rc; k++) {
@@ -691,7 +703,8 @@ static int load_file(const struct ch *c, const struct loadopts *o, char *path, u
 	if (ft_progress_enabled())
 		fputs("\r\033[K", stderr);
 	if (!rc) {
-		printf("%s: %" PRIu64 " rows (host %s, trace id %016" PRIx64 ")\n", path, rows, host, fk.trace_id);
+		printf("%s: %" PRIu64 " rows (host %s, trace id %016" PRIx64 ")\n", path, rows,
+		       host, fk.trace_id);
 		*total_rows += rows;
 	}
 out:
@@ -703,8 +716,9 @@ static int parse(int argc, char **argv, struct loadopts *o)
 {
 	static const struct ft_opt opts[] = {
 		{ "help", 'h', false, 'h' }, { "schema", 0, false, 'S' },
-		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' }, { "host", 0, true, 'H' },
-		{ "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' }, { 0 },
+		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' },
+		{ "host", 0, true, 'H' }, { "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' },
+		{ 0 },
 	};
 	struct ft_optparse p;
 	uint64_t n;
@@ -737,17 +751,21 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		case 'c': o->cluster = v; break;
 		default:
 			if (ft_parse_size(v, &n) || n < 4096 || n > (1ULL << 30))
-				return ft_usage_error("--batch: '%s' is not a size between 4K and 1G", v);
+				return ft_usage_error("--batch: '%s' is not a size "
+						      "between 4K and 1G", v);
 			o->batch = (size_t)n;
 		}
 	}
 	for (i = 0; o->db && o->db[i]; i++)
-		if (!(o->db[i] == '_' || (o->db[i] >= 'a' && o->db[i] <= 'z') || (o->db[i] >= 'A' && o->db[i] <= 'Z') ||
+		if (!(o->db[i] == '_' || (o->db[i] >= 'a' && o->db[i] <= 'z') ||
+		      (o->db[i] >= 'A' && o->db[i] <= 'Z') ||
 		      (i && o->db[i] >= '0' && o->db[i] <= '9')))
 			return ft_usage_error("--database: '%s' is not a plain name", o->db);
 	for (i = 0; o->cluster && o->cluster[i]; i++)
-		if (!(o->cluster[i] == '_' || o->cluster[i] == '-' || (o->cluster[i] >= 'a' && o->cluster[i] <= 'z') ||
-		      (o->cluster[i] >= 'A' && o->cluster[i] <= 'Z') || (o->cluster[i] >= '0' && o->cluster[i] <= '9')))
+		if (!(o->cluster[i] == '_' || o->cluster[i] == '-' ||
+		      (o->cluster[i] >= 'a' && o->cluster[i] <= 'z') ||
+		      (o->cluster[i] >= 'A' && o->cluster[i] <= 'Z') ||
+		      (o->cluster[i] >= '0' && o->cluster[i] <= '9')))
 			return ft_usage_error("--cluster: '%s' is not a plain name", o->cluster);
 	if (o->schema) {
 		if (o->nfiles || o->url)
@@ -755,7 +773,8 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		return 0;
 	}
 	if (o->cluster)
-		return ft_usage_error("--cluster goes with --schema (load into the Distributed tables by URL)");
+		return ft_usage_error("--cluster goes with --schema (load into the Distributed "
+				      "tables by URL)");
 	if (!o->url)
 		return ft_usage_error("--clickhouse URL is needed (or --schema)");
 	if (!o->nfiles)
@@ -795,10 +814,12 @@ int cmd_load(int argc, char **argv)
 			failed++;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (o.nfiles > 1 || ft_verbose) {
-		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		double s =
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-		printf("%d file%s, %" PRIu64 " rows in %.2f s (%.0f rows/s)%s\n", o.nfiles, o.nfiles == 1 ? "" : "s",
-		       rows, s, s > 0 ? (double)rows / s : 0.0, failed ? "; some files failed" : "");
+		printf("%d file%s, %" PRIu64 " rows in %.2f s (%.0f rows/s)%s\n", o.nfiles,
+		       o.nfiles == 1 ? "" : "s", rows, s, s > 0 ? (double)rows / s : 0.0,
+		       failed ? "; some files failed" : "");
 	}
 	free(o.files);
 	return ft_finish_stdout(failed ? EXIT_FAIL : EXIT_OK);

@@ -335,8 +335,8 @@ static struct uproc *proc_get(struct rpt_syms *s, int tgid, bool create)
 	return &np[s->nprocs++];
 }
 
-static int proc_add_map(struct rpt_syms *s, struct uproc *p, uint64_t start, uint64_t end, uint64_t pgoff,
-			bool has_pgoff, const char *path, size_t plen)
+static int proc_add_map(struct rpt_syms *s, struct uproc *p, uint64_t start, uint64_t end,
+			uint64_t pgoff, bool has_pgoff, const char *path, size_t plen)
 {
 	int b;
 	int k;
@@ -455,15 +455,18 @@ int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len)
 			line[--ll] = 0;
 		if (!strncmp(line, "== ", 3)) {
 			/* flytrap: "== PID COMM" (decimal) */
-			cur = sscanf(line + 3, "%u", &pid) == 1 ? proc_get(s, (int)pid, true) : NULL;
+			cur = sscanf(line + 3, "%u", &pid) == 1 ?
+			      proc_get(s, (int)pid, true) : NULL;
 			if (!cur && sscanf(line + 3, "%u", &pid) == 1)
 				err = -ENOMEM;
 			continue;
 		}
-		if (sscanf(line, "%llx-%llx %7s %llx %31s %llu %n", &a, &b, perms, &off, dev, &ino, &n) == 6) {
+		if (sscanf(line, "%llx-%llx %7s %llx %31s %llu %n", &a, &b, perms, &off, dev, &ino,
+			   &n) == 6) {
 			/* /proc/PID/maps line: only executable mappings of files matter */
 			if (cur && n > 0 && strchr(perms, 'x')) {
-				err = proc_add_map(s, cur, a, b, off, true, line + n, strlen(line + n));
+				err = proc_add_map(s, cur, a, b, off, true, line + n,
+						   strlen(line + n));
 				err = err ?: proc_add_xrange(cur, a, b);
 			}
 			continue;
@@ -472,7 +475,8 @@ int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len)
 		if (sscanf(line, "%llx %llx %n", &a, &b, &n) == 2 && n > 0 && line[n] == '/') {
 			/* trace-cmd: "START END PATH" (no file offset) */
 			if (cur)
-				err = proc_add_map(s, cur, a, b, 0, false, line + n, strlen(line + n));
+				err = proc_add_map(s, cur, a, b, 0, false, line + n,
+						   strlen(line + n));
 			continue;
 		}
 		if (sscanf(line, "%x %x %n", &pid, &nlibs, &n) == 2 && n > 0) {
@@ -894,7 +898,10 @@ static int read_loads(struct ubin *b, Elf *e)
 			continue;
 		b->loads[b->nloads++] = (struct load){ ph.p_vaddr, ph.p_memsz, ph.p_offset,
 						       ph.p_filesz, ph.p_flags };
-		/* code with no bytes in the file: a debug file (objcopy --only-keep-debug, eu-strip -f) */
+		/*
+		 * code with no bytes in the file: a debug file
+		 * (objcopy --only-keep-debug, eu-strip -f)
+		 */
 		if ((ph.p_flags & PF_X) && ph.p_memsz && !ph.p_filesz)
 			b->no_offsets = true;
 	}
@@ -985,9 +992,9 @@ static void load_symtab_section(struct rpt_syms *s)
 
 		if (!rd(d, len, off, &rs, 4) || rs < 24 || rs > len - off)
 			return;
-		if (!rd(d, len, off + 4, &pl, 2) || !rd(d, len, off + 6, &bl, 1) || !rd(d, len, off + 7, &et, 1) ||
-		    !rd(d, len, off + 8, &nloads, 4) || !rd(d, len, off + 12, &nsyms, 4) ||
-		    !rd(d, len, off + 16, &strsz, 4))
+		if (!rd(d, len, off + 4, &pl, 2) || !rd(d, len, off + 6, &bl, 1) ||
+		    !rd(d, len, off + 7, &et, 1) || !rd(d, len, off + 8, &nloads, 4) ||
+		    !rd(d, len, off + 12, &nsyms, 4) || !rd(d, len, off + 16, &strsz, 4))
 			return;
 		p = off + 24;
 		if ((size_t)pl + bl > rs - 24)
@@ -1131,7 +1138,8 @@ static void join_pieces(const struct uproc *p, struct umap *m)
 
 			if (o->bin != m->bin || !o->has_pgoff)
 				continue;
-			if (o->end == start && o->pgoff < pgoff && pgoff - o->pgoff == start - o->start) {
+			if (o->end == start && o->pgoff < pgoff &&
+			    pgoff - o->pgoff == start - o->start) {
 				start = o->start;
 				pgoff = o->pgoff;
 				more = true;
@@ -1196,7 +1204,8 @@ static bool bin_va(const struct uproc *p, struct umap *m, const struct ubin *b,
 	if (m->has_pgoff) {
 		foff = addr - m->start + m->pgoff;
 		for (k = 0; k < b->nloads; k++)
-			if (foff >= b->loads[k].offset && foff - b->loads[k].offset < b->loads[k].filesz) {
+			if (foff >= b->loads[k].offset &&
+			    foff - b->loads[k].offset < b->loads[k].filesz) {
 				*va = foff - b->loads[k].offset + b->loads[k].vaddr;
 				return true;
 			}
@@ -1220,7 +1229,8 @@ static bool bin_va(const struct uproc *p, struct umap *m, const struct ubin *b,
 	return true;
 }
 
-const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso, uint64_t *off)
+const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso,
+			  uint64_t *off)
 {
 	struct uproc *p = s ? proc_get(s, tgid, false) : NULL;
 	struct umap *m = NULL;
@@ -1305,7 +1315,8 @@ int rpt_syms_missing(const struct rpt_syms *s, char *buf, size_t len)
 		if (!s->bins[k].tried || (s->bins[k].ok && s->bins[k].nfuncs))
 			continue;
 		if (used < len) {
-			int w = snprintf(buf + used, len - used, "%s%s", n ? ", " : "", s->bins[k].path);
+			int w = snprintf(buf + used, len - used, "%s%s", n ? ", " : "",
+					 s->bins[k].path);
 
 			if (w > 0)
 				used += (size_t)w;
