@@ -305,7 +305,8 @@ static char *cmdlines_union(const struct merge *m, size_t *out_len)
 	char *out;
 
 	for (int i = 0; i < m->n; i++) {
-		const char *p = m->s[i].in->cmdlines.data, *end = p ? p + m->s[i].in->cmdlines.len : NULL;
+		const char *p = m->s[i].in->cmdlines.data,
+			   *end = p ? p + m->s[i].in->cmdlines.len : NULL;
 
 		while (p && p < end) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -437,8 +438,8 @@ static int parse_args(struct merge *m, int argc, char **argv)
 		struct src *s = src_named(m, names[i], &v);
 
 		if (!s) {
-			rc = ft_usage_error("--name '%s': not FILE=NAME with FILE one of the inputs",
-					    names[i]);
+			rc = ft_usage_error("--name '%s': not FILE=NAME with FILE one of "
+					    "the inputs", names[i]);
 			goto out;
 		}
 		s->name = v;
@@ -452,7 +453,8 @@ static int parse_args(struct merge *m, int argc, char **argv)
 		errno = 0;
 		ns = s ? strtoll(v, &end, 10) : 0;
 		if (!s || errno || *end) {
-			rc = ft_usage_error("--offset '%s': not FILE=NS (nanoseconds) with FILE one of the inputs",
+			rc = ft_usage_error("--offset '%s': not FILE=NS (nanoseconds) with FILE "
+					    "one of the inputs",
 					    offsets[i]);
 			goto out;
 		}
@@ -496,15 +498,16 @@ static int check_inputs(struct merge *m)
 		if (seq->has && seq->v <= LONG_MAX)
 			s->seq = (long)seq->v;
 		if (s->in->latency.present)
-			return ft_error("cannot merge '%s': a latency-format (text) file has no events",
-					s->path);
+			return ft_error("cannot merge '%s': a latency-format (text) file "
+					"has no events", s->path);
 	}
 	for (int i = 1; m->join && i < m->n; i++)
-		if (!m->s[0].trace_id[0] || strcmp(m->s[i].trace_id, m->s[0].trace_id) || m->s[i].seq < 0 ||
-		    m->s[0].seq < 0)
-			return ft_usage_error("several files are read as the segments of one rotation; "
-					      "'%s' and '%s' are not (analyze each alone, "
-					      "list them with 'flytrap report -i A -i B', or merge them)",
+		if (!m->s[0].trace_id[0] || strcmp(m->s[i].trace_id, m->s[0].trace_id) ||
+		    m->s[i].seq < 0 || m->s[0].seq < 0)
+			return ft_usage_error("several files are read as the segments of one "
+					      "rotation; '%s' and '%s' are not (analyze each "
+					      "alone, list them with 'flytrap report -i A -i B', "
+					      "or merge them)",
 					      m->s[0].path, m->s[i].path);
 	for (int i = 1; i < m->n; i++) {
 		const struct fmt_info *b = m->s[i].in;
@@ -519,12 +522,14 @@ static int check_inputs(struct merge *m)
 				 a->page_size);
 			why = wbuf;
 		} else if (b->kernel_long != a->kernel_long) {
-			snprintf(wbuf, sizeof(wbuf), "its kernel has %d-byte longs, not %d", b->kernel_long,
-				 a->kernel_long);
+			snprintf(wbuf, sizeof(wbuf), "its kernel has %d-byte longs, not %d",
+				 b->kernel_long, a->kernel_long);
 			why = wbuf;
 		} else if (strcmp(a->uname, b->uname)) {
-			snprintf(wbuf, sizeof(wbuf), "recorded on another kernel or machine ('%.50s', not '%.50s')",
-				 b->uname[0] ? b->uname : "unknown", a->uname[0] ? a->uname : "unknown");
+			snprintf(wbuf, sizeof(wbuf),
+				 "recorded on another kernel or machine ('%.50s', not '%.50s')",
+				 b->uname[0] ? b->uname : "unknown",
+				 a->uname[0] ? a->uname : "unknown");
 			why = wbuf;
 		}
 		else if (a->header_page.len != b->header_page.len ||
@@ -537,11 +542,12 @@ static int check_inputs(struct merge *m)
 			 strcmp(a->clock ? a->clock : "", b->clock ? b->clock : ""))
 			why = "recorded with another trace clock (give --offset to align them)";
 		else if (a->has_tsc2nsec != b->has_tsc2nsec ||
-			 (a->has_tsc2nsec && (a->tsc_mult != b->tsc_mult || a->tsc_shift != b->tsc_shift)))
+			 (a->has_tsc2nsec &&
+			  (a->tsc_mult != b->tsc_mult || a->tsc_shift != b->tsc_shift)))
 			why = "its TSC-to-ns conversion differs";
 		if (why)
-			return ft_error("cannot merge '%s' with '%s': %s; %s", m->s[i].path, m->s[0].path,
-					why, refuse_hint);
+			return ft_error("cannot merge '%s' with '%s': %s; %s", m->s[i].path,
+					m->s[0].path, why, refuse_hint);
 	}
 	/* all of one recording, or none; the trace_id is the recorder's random id */
 	int one = -1;
@@ -554,29 +560,37 @@ static int check_inputs(struct merge *m)
 	if (m->one_recording) {
 		for (int i = 0; i < m->n; i++)
 			if (strcmp(m->s[i].trace_id, m->s[one].trace_id) || m->s[i].seq < 0)
-				return ft_usage_error("'%s' is not a segment or dump of the recording in '%s' "
-						      "(trace_id %s): merge that recording's files first",
-						      m->s[i].path, m->s[one].path, m->s[one].trace_id);
+				return ft_usage_error("'%s' is not a segment or dump of the "
+						      "recording in '%s' (trace_id %s): merge that "
+						      "recording's files first",
+						      m->s[i].path, m->s[one].path,
+						      m->s[one].trace_id);
 		qsort(m->s, (size_t)m->n, sizeof(*m->s), cmp_seq);
 		for (int i = 1; i < m->n; i++) {
 			if (m->s[i].seq == m->s[i - 1].seq)
 				return ft_usage_error("'%s' and '%s' are the same %s (%ld)",
 						      m->s[i - 1].path, m->s[i].path,
-						      strcmp(m->s[0].mode, "flight") ? "segment" : "dump",
+						      strcmp(m->s[0].mode, "flight") ?
+						      "segment" : "dump",
 						      m->s[i].seq);
-			if (strcmp(m->s[0].mode, "flight") && m->s[i].seq != m->s[i - 1].seq + 1 && m->join)
-				return ft_usage_error("'%s' (segment %ld) does not follow '%s' (segment %ld): "
-						      "segments %ld to %ld are missing", m->s[i].path,
-						      m->s[i].seq, m->s[i - 1].path, m->s[i - 1].seq,
-						      m->s[i - 1].seq + 1, m->s[i].seq - 1);
+			if (strcmp(m->s[0].mode, "flight") && m->s[i].seq != m->s[i - 1].seq + 1 &&
+			    m->join)
+				return ft_usage_error("'%s' (segment %ld) does not follow '%s' "
+						      "(segment %ld): segments %ld to %ld are "
+						      "missing",
+						      m->s[i].path, m->s[i].seq, m->s[i - 1].path,
+						      m->s[i - 1].seq, m->s[i - 1].seq + 1,
+						      m->s[i].seq - 1);
 			if (strcmp(m->s[0].mode, "flight") && m->s[i].seq != m->s[i - 1].seq + 1)
-				ft_warn("segments %ld to %ld of the rotation are missing: the merged file "
-					"has a hole there", m->s[i - 1].seq + 1, m->s[i].seq - 1);
+				ft_warn("segments %ld to %ld of the rotation are missing: the "
+					"merged file has a hole there",
+					m->s[i - 1].seq + 1, m->s[i].seq - 1);
 		}
 		for (int i = 0; i < m->n; i++)
 			if (m->s[i].has_user_offset || m->s[i].name)
-				return ft_usage_error("--name and --offset are for separate recordings; "
-						      "'%s' is part of one recording", m->s[i].path);
+				return ft_usage_error("--name and --offset are for separate "
+						      "recordings; '%s' is part of one recording",
+						      m->s[i].path);
 	}
 	return 0;
 }
@@ -593,8 +607,8 @@ static int src_shift(struct merge *m, struct src *s)
 	}
 	d += s->user_offset - m->s[0].user_offset;
 	if (d && a->has_tsc2nsec)
-		return ft_error("cannot shift '%s' by %lld ns: its time stamps are TSC ticks", s->path,
-				(long long)d);
+		return ft_error("cannot shift '%s' by %lld ns: its time stamps are TSC ticks",
+				s->path, (long long)d);
 	s->shift = d;
 	return 0;
 }
@@ -648,14 +662,16 @@ static int plan_buffers(struct merge *m)
 			int k = -1;
 
 			if (fb->page_size && fb->page_size != s->in->page_size)
-				return ft_error("cannot merge '%s': buffer '%s' has %u-byte pages, the file %u",
-						s->path, fb->name, fb->page_size, s->in->page_size), -ECANCELED;
+				return ft_error("cannot merge '%s': buffer '%s' has %u-byte pages, "
+						"the file %u", s->path, fb->name, fb->page_size,
+						s->in->page_size), -ECANCELED;
 			for (int c = 0; c < fb->ncpus; c++)
 				if (fb->cpus[c].cpu > m->maxcpu)
 					m->maxcpu = fb->cpus[c].cpu;
 			if (m->one_recording) {
 				nm = strdup(fb->name);
-			} else if (asprintf(&nm, "%s%s%s", s->name, fb->name[0] ? ":" : "", fb->name) < 0) {
+			} else if (asprintf(&nm, "%s%s%s", s->name, fb->name[0] ? ":" : "",
+					    fb->name) < 0) {
 				nm = NULL;
 			}
 			if (!nm)
@@ -664,8 +680,8 @@ static int plan_buffers(struct merge *m)
 				if (!strcmp(m->out_name[o], nm))
 					k = o;
 			if (k >= 0 && !m->one_recording) {
-				ft_usage_error("two inputs would make the buffer '%s': name them with --name FILE=NAME",
-					       nm);
+				ft_usage_error("two inputs would make the buffer '%s': name them "
+					       "with --name FILE=NAME", nm);
 				free(nm);
 				return -EINVAL;
 			}
@@ -733,7 +749,7 @@ static int copy_events(struct merge *m, struct src *s)
 		if (rc < 0) {
 			ft_error("'%s': %s", s->path, fmt_reader_error(s->r));
 			err = -ECANCELED;
-			continue;	/* the other CPUs' events still go in; the exit says it failed */
+			continue; /* the other CPUs' events still go in; the exit says it failed */
 		}
 		ix = s->out_buf[ev->buffer] * (m->maxcpu + 1) + ev->rec.cpu;
 		if (s->shift < 0 && (uint64_t)-s->shift > ev->raw_ts) {
@@ -743,12 +759,14 @@ static int copy_events(struct merge *m, struct src *s)
 		}
 		raw = ev->raw_ts + (uint64_t)s->shift;
 		loss = ev->rec.missed_events;
-		if (m->one_recording && (err = seen(&m->last[ix], raw, ev->rec.data, (size_t)ev->rec.size, &dup)))
+		if (m->one_recording &&
+		    (err = seen(&m->last[ix], raw, ev->rec.data, (size_t)ev->rec.size, &dup)))
 			break;
 		if (dup) {
 			s->dups++;
 			if (loss)
-				m->carried[ix] = m->carried[ix] < 0 || loss < 0 ? -1 : m->carried[ix] + loss;
+				m->carried[ix] =
+					m->carried[ix] < 0 || loss < 0 ? -1 : m->carried[ix] + loss;
 			continue;
 		}
 		if (m->carried[ix]) {
@@ -757,7 +775,8 @@ static int copy_events(struct merge *m, struct src *s)
 		}
 		if (loss)
 			s->losses++;
-		err = rpt_enc_add(&m->enc[ix], s->in, raw, ev->rec.data, (uint32_t)ev->rec.size, loss);
+		err = rpt_enc_add(&m->enc[ix], s->in, raw, ev->rec.data, (uint32_t)ev->rec.size,
+				  loss);
 		if (err)
 			break;
 		shown = ev->rec.ts + (uint64_t)s->shift;
@@ -836,7 +855,8 @@ static int copy_cpustats(struct merge *m, struct fmt_writer *w, const struct src
 			if (m->one_recording)
 				snprintf(name, sizeof(name), "%s", buf);
 			else
-				snprintf(name, sizeof(name), "%s%s%s", s->name, buf[0] ? ":" : "", buf);
+				snprintf(name, sizeof(name), "%s%s%s", s->name, buf[0] ? ":" : "",
+					 buf);
 			err = fmt_writer_cpustat(w, name, cpu, nl + 1);
 		}
 		free(text);
@@ -876,7 +896,7 @@ static int merge_option(struct merge *m, struct fmt_writer *w)
 			fprintf(f, "source.%d.%s=%ld\n", i,
 				strcmp(s->mode, "flight") ? "segment" : "dump", s->seq);
 		fprintf(f, "source.%d.events=%" PRIu64 "\nsource.%d.duplicates=%" PRIu64 "\n"
-			   "source.%d.shift_ns=%" PRId64 "\n", i, s->events, i, s->dups, i, s->shift);
+			"source.%d.shift_ns=%" PRId64 "\n", i, s->events, i, s->dups, i, s->shift);
 		for (size_t k = 0; mt && !m->one_recording && k < sizeof(keys) / sizeof(*keys); k++)
 			if ((v = fmt_kv_get(&mt->all, keys[k])))	/* whole, however long */
 				fprintf(f, "source.%d.%s=%s\n", i, keys[k], v);
@@ -909,15 +929,15 @@ static int write_meta(struct merge *m, struct fmt_writer *w, const char **what, 
 		*what = "event formats";
 		err = fmt_reader_formats(m->s[i].r, collect_format, &fs);
 		if (!err && fs.conflict) {
-			ft_error("cannot merge '%s' with '%s': the event %s has another format there; %s",
-				 m->s[i].path, m->s[0].path, fs.conflict, refuse_hint);
+			ft_error("cannot merge '%s' with '%s': the event %s has another format "
+				 "there; %s", m->s[i].path, m->s[0].path, fs.conflict, refuse_hint);
 			err = -ECANCELED;
 		}
 	}
 	for (int i = 0; i < fs.n && !err; i++)
-		err = !strcmp(fs.v[i].system, "ftrace")
-			      ? fmt_writer_ftrace_format(w, fs.v[i].text, fs.v[i].len)
-			      : fmt_writer_event_format(w, fs.v[i].system, fs.v[i].text, fs.v[i].len);
+		err = !strcmp(fs.v[i].system, "ftrace") ?
+			      fmt_writer_ftrace_format(w, fs.v[i].text, fs.v[i].len) :
+			      fmt_writer_event_format(w, fs.v[i].system, fs.v[i].text, fs.v[i].len);
 	fmt_set_release(&fs);
 	if (!err) {
 		*what = "kallsyms";
@@ -993,7 +1013,8 @@ static int write_merge(struct merge *m)
 	if (err)
 		goto fail;
 	for (i = 0; i < m->n; i++) {
-		ft_info("merge: '%s' (%s)", m->s[i].path, m->one_recording ? "in order" : m->s[i].name);
+		ft_info("merge: '%s' (%s)", m->s[i].path,
+			m->one_recording ? "in order" : m->s[i].name);
 		err = copy_events(m, &m->s[i]);
 		if (err) {
 			fmt_writer_abort(w);
@@ -1113,7 +1134,8 @@ static int merge_open(struct merge *m)
 
 		if (have_out && stat(m->s[i].path, &si) == 0 && si.st_dev == so.st_dev &&
 		    si.st_ino == so.st_ino)
-			return ft_usage_error("the output '%s' is the input '%s'", m->out_path, m->s[i].path);
+			return ft_usage_error("the output '%s' is the input '%s'", m->out_path,
+					      m->s[i].path);
 		for (int k = 0; k < i; k++) {
 			struct stat sk;
 
@@ -1142,7 +1164,8 @@ static int merge_write(struct merge *m)
 			return rc;
 	err = plan_buffers(m);
 	if (err)
-		return err == -EINVAL ? EXIT_USAGE : err == -ECANCELED ? EXIT_FAIL : ft_error("out of memory");
+		return err == -EINVAL ? EXIT_USAGE : err == -ECANCELED ? EXIT_FAIL :
+		       ft_error("out of memory");
 	return write_merge(m) ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -1175,7 +1198,8 @@ int rpt_join_segments(char *const *paths, int n, char **tmp_path)
 	m.n = n;
 	m.join = true;
 	rc = merge_open(&m);
-	if (!rc && asprintf(&out, "%s/flytrap-joined-%d.dat", dir && *dir ? dir : "/tmp", (int)getpid()) < 0) {
+	if (!rc && asprintf(&out, "%s/flytrap-joined-%d.dat", dir && *dir ? dir : "/tmp",
+			    (int)getpid()) < 0) {
 		out = NULL;
 		rc = ft_error("out of memory");
 	}

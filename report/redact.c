@@ -136,7 +136,10 @@ static int field_op(struct red *d, const struct tep_event *e, const struct tep_f
 {
 	int fa = rpt_red_field_action(&d->pol, e->system, e->name, f->name);
 	bool dyn = f->flags & TEP_FIELD_IS_DYNAMIC;
-	/* a field of size 0 runs to the end of the record, array or not ("u32 buf;" of old kernels) */
+	/*
+	 * a field of size 0 runs to the end of the record, array or not
+	 * ("u32 buf;" of old kernels)
+	 */
 	bool arr = (f->flags & TEP_FIELD_IS_ARRAY) || dyn || f->size == 0;
 	bool str = (f->flags & TEP_FIELD_IS_STRING) || (arr && strstr(f->type, "char"));
 	bool ftrace = !strcmp(e->system, "ftrace");
@@ -253,8 +256,8 @@ static void note_used(struct rpt_red_ctx *c, uint64_t v)
 		c->used = nv;
 		c->usedcap = nc;
 	}
-	for (i = (v * 0x9E3779B97F4A7C15ULL >> 20) & (c->usedcap - 1); c->used[i] && c->used[i] != v;
-	     i = (i + 1) & (c->usedcap - 1))
+	for (i = (v * 0x9E3779B97F4A7C15ULL >> 20) & (c->usedcap - 1);
+	     c->used[i] && c->used[i] != v; i = (i + 1) & (c->usedcap - 1))
 		;
 	if (!c->used[i]) {
 		c->used[i] = v;
@@ -515,7 +518,8 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 				s->len = 0;
 			} else if (o->tail) {
 				if (o->f.offset >= 0 && (uint32_t)o->f.offset <= len)
-					memset(d->buf + o->f.offset, 0, len - (uint32_t)o->f.offset);
+					memset(d->buf + o->f.offset, 0,
+					       len - (uint32_t)o->f.offset);
 			} else if (o->f.offset + o->f.size <= (int)len) {
 				memset(d->buf + o->f.offset, 0, (size_t)o->f.size);
 			}
@@ -613,8 +617,9 @@ static bool merge_source_buffer(struct red *d, const char *name, size_t nl)
 
 		le = le ? le : end;
 		eq = memchr(p, '=', (size_t)(le - p));
-		if (eq && eq - p > 7 && !memcmp(eq - 7, ".buffer", 7) && !strncmp(p, "source.", 7) &&
-		    (size_t)(le - eq - 1) == nl && !memcmp(eq + 1, name, nl))
+		if (eq && eq - p > 7 && !memcmp(eq - 7, ".buffer", 7) &&
+		    !strncmp(p, "source.", 7) && (size_t)(le - eq - 1) == nl &&
+		    !memcmp(eq + 1, name, nl))
 			return true;
 		p = le + 1;
 	}
@@ -720,8 +725,8 @@ static int write_out(struct red *d, char **tmp)
 		err = redact_option(d, w);
 	}
 	if (!err && !mc.have_cpucount)
-		err = fmt_writer_cpucount(w, (uint32_t)(d->in->cpus > d->maxcpu + 1 ? d->in->cpus
-										     : d->maxcpu + 1));
+		err = fmt_writer_cpucount(w, (uint32_t)(d->in->cpus > d->maxcpu + 1 ?
+							d->in->cpus : d->maxcpu + 1));
 	if (err)
 		goto fail;
 	free(printk);
@@ -767,7 +772,8 @@ static char *check_events(struct red *d, struct fmt_reader *r)
 			const char *p;
 
 			if (!(f->flags & TEP_FIELD_IS_STRING) &&
-			    !((f->flags & TEP_FIELD_IS_ARRAY || f->size == 0) && strstr(f->type, "char")))
+			    !((f->flags & TEP_FIELD_IS_ARRAY || f->size == 0) &&
+			      strstr(f->type, "char")))
 				continue;
 			if (fmt_field_resolve(ev->event, f->name, &ff))
 				continue;
@@ -866,7 +872,8 @@ static int check_output(struct red *d, const char *tmp)
 	int err = fmt_reader_open(tmp, FMT_OPEN_LAZY_FORMATS, &r, &open_err);
 
 	if (err) {
-		ft_error("cannot read the redacted copy back: %s", open_err ? open_err : strerror(-err));
+		ft_error("cannot read the redacted copy back: %s",
+			 open_err ? open_err : strerror(-err));
 		free(open_err);
 		return -ECANCELED;
 	}
@@ -938,7 +945,8 @@ static void print_summary(const struct red *d)
 	printf("  %-28s %12llu\n", "texts, command lines", (unsigned long long)n->text);
 	printf("  %-28s %12llu\n", "dropped fields and values", (unsigned long long)n->dropped);
 	printf("  %-28s %12llu  (%s)\n", "kernel addresses", (unsigned long long)n->kaddr,
-	       d->c.kaddr == RED_RELATIVE ? "relative" : d->c.kaddr == RED_DROP ? "dropped" : "kept");
+	       d->c.kaddr == RED_RELATIVE ? "relative" :
+	       d->c.kaddr == RED_DROP ? "dropped" : "kept");
 	if (d->c.kaddr == RED_RELATIVE)
 		printf("  %-28s %.40s%s\n", "  relative to", d->c.base_name,
 		       d->c.base_name[0] != '_' ? " (2 MiB below)" : "");
@@ -1018,9 +1026,9 @@ static int prepare(struct red *d)
 				d->in_path);
 	for (int b = 0; b < in->nbuffers; b++) {
 		if (in->buffers[b].page_size && in->buffers[b].page_size != in->page_size)
-			return ft_error("cannot redact '%s': buffer '%s' has %u-byte pages, the file %u",
-					d->in_path, in->buffers[b].name, in->buffers[b].page_size,
-					in->page_size);
+			return ft_error("cannot redact '%s': buffer '%s' has %u-byte pages, "
+					"the file %u", d->in_path, in->buffers[b].name,
+					in->buffers[b].page_size, in->page_size);
 		for (int c = 0; c < in->buffers[b].ncpus; c++)
 			if (in->buffers[b].cpus[c].cpu > d->maxcpu)
 				d->maxcpu = in->buffers[b].cpus[c].cpu;
@@ -1086,7 +1094,8 @@ int cmd_redact(int argc, char **argv)
 	d.c.rec_arg = &d;
 	d.c.t = rpt_red_tokens_new(d.key_path);
 	if (!d.c.t) {
-		rc = errno == EINVAL ? EXIT_USAGE : ft_error("cannot make a key: %s", strerror(errno));
+		rc = errno == EINVAL ? EXIT_USAGE :
+		     ft_error("cannot make a key: %s", strerror(errno));
 		goto out;
 	}
 	err = fmt_reader_open(d.in_path, FMT_OPEN_LAZY_FORMATS, &d.r, &open_err);

@@ -603,7 +603,8 @@ static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
 
 		if (q > p && q < le && *q == ' ') {
 			if (n == cap) {
-				struct ksym *nv = realloc(v, (cap = cap ? cap * 2 : 4096) * sizeof(*v));
+				struct ksym *nv =
+					realloc(v, (cap = cap ? cap * 2 : 4096) * sizeof(*v));
 
 				if (!nv) {
 					free(v);
@@ -798,7 +799,8 @@ static char *check_text(struct rpt_red_ctx *c, const char *text, size_t len, con
 		replaced_word(c, p, n, &found, where);
 		for (size_t i = 0; i < n && !found; i++)
 			if (p[i] == ' ' || p[i] == '=')
-				if (!replaced_word(c, p + i + 1, n - i - 1, &found, where) && p[i] == ' ')
+				if (!replaced_word(c, p + i + 1, n - i - 1, &found, where) &&
+				    p[i] == ' ')
 					replaced_word(c, p, i, &found, where);
 		p = nl ? nl + 1 : end;
 	}
@@ -820,8 +822,8 @@ char *rpt_red_check_meta(struct rpt_red_ctx *c, struct fmt_reader *r)
 			void *data = NULL;
 			size_t len = 0;
 
-			if (!fmt_reader_section(r, get_u64(o->data, in->big_endian), FMT_SEC_FT_PROCMAPS,
-						&data, &len))
+			if (!fmt_reader_section(r, get_u64(o->data, in->big_endian),
+						FMT_SEC_FT_PROCMAPS, &data, &len))
 				found = check_text(c, data, len, "the maps section");
 			free(data);
 		} else if (rpt_red_skip_option(NULL, o) && o->size &&

@@ -76,7 +76,8 @@ static const char *allowed_text(unsigned allowed, char *buf, size_t cap)
 	buf[0] = '\0';
 	for (int a = 0; a < 4; a++)
 		if (allowed & (1u << a))
-			o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", action_names[a]);
+			o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "",
+					      action_names[a]);
 	return buf;
 }
 
@@ -138,14 +139,16 @@ static int parse_line(struct rpt_red_policy *p, char *line, char *why, size_t ca
 		if (n != 3)
 			return snprintf(why, cap, "'%s' takes a name and an action", w[0]), -EINVAL;
 		if (kind == RED_R_FIELD && !field_syntax(w[1]))
-			return snprintf(why, cap, "'%s' is not [SYSTEM:]EVENT.FIELD or FIELD", w[1]),
-			       -EINVAL;
+			return snprintf(why, cap, "'%s' is not [SYSTEM:]EVENT.FIELD or FIELD",
+					w[1]), -EINVAL;
 		/* a buffer's events stay: its name is kept or hashed */
-		mask = 1u << RED_KEEP | 1u << RED_HASH | (kind == RED_R_BUFFER ? 0 : 1u << RED_DROP);
+		mask = 1u << RED_KEEP | 1u << RED_HASH |
+		       (kind == RED_R_BUFFER ? 0 : 1u << RED_DROP);
 		if ((a = parse_action(w[2], mask)) < 0)
 			return snprintf(why, cap, "'%s' is not an action for %s (%s)", w[2], w[0],
 					allowed_text(mask, allowed, sizeof(allowed))), -EINVAL;
-		return add_rule(p, kind, w[1], a) ? (snprintf(why, cap, "out of memory"), -ENOMEM) : 0;
+		return add_rule(p, kind, w[1], a) ?
+		       (snprintf(why, cap, "out of memory"), -ENOMEM) : 0;
 	}
 	if (!strcmp(w[0], "kernel-addresses"))
 		mask = 1u << RED_KEEP | 1u << RED_RELATIVE | 1u << RED_DROP;
@@ -285,7 +288,8 @@ static int last_match(const struct rpt_red_policy *p, int kind, const char *s)
 	int a = -1;
 
 	for (int i = 0; i < p->nrules; i++)
-		if (p->rules[i].kind == (enum rpt_red_rule_kind)kind && !fnmatch(p->rules[i].glob, s, 0))
+		if (p->rules[i].kind == (enum rpt_red_rule_kind)kind &&
+		    !fnmatch(p->rules[i].glob, s, 0))
 			a = p->rules[i].action;
 	return a;
 }
@@ -372,9 +376,13 @@ int rpt_red_policy_check_fields(const struct rpt_red_policy *p, struct fmt_reade
 			found = rule_matches(rule, ev[k], &event_seen);
 		if (found)
 			continue;
-		/* a rule that matches nothing is a typo: the field it means would be left as it is */
-		ft_error(event_seen ? "'%s' line %d: field rule '%s': no event of '%s' has such a field"
-				    : "'%s' line %d: field rule '%s': '%s' has no such event",
+		/*
+		 * a rule that matches nothing is a typo: the field it means would
+		 * be left as it is
+		 */
+		ft_error(event_seen ?
+			 "'%s' line %d: field rule '%s': no event of '%s' has such a field" :
+			 "'%s' line %d: field rule '%s': '%s' has no such event",
 			 p->path, rule->line, rule->glob, in_path);
 		return EXIT_USAGE;
 	}
@@ -411,7 +419,8 @@ static int read_key(struct rpt_red_tokens *t, const char *path)
 	if (n < 0)
 		err = (ft_error("cannot read the key '%s': %s", path, strerror(errno)), -EIO);
 	else if (n < 16)
-		err = (ft_error("the key '%s' is too short (%zd bytes; at least 16)", path, n), -EINVAL);
+		err = (ft_error("the key '%s' is too short (%zd bytes; at least 16)", path, n),
+		       -EINVAL);
 	else if (n == (ssize_t)sizeof(t->key))
 		err = (ft_error("the key '%s' is too long (more than 4095 bytes)", path), -EINVAL);
 	close(fd);

@@ -301,7 +301,8 @@ static bool task_wanted(const struct slice *s, int pid)
 
 static bool in_cmdlines(const struct slice *s, int pid)
 {
-	return s->ncmdl && bsearch(&pid, s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int) != NULL;
+	return s->ncmdl &&
+	       bsearch(&pid, s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int) != NULL;
 }
 
 static void learn(struct slice *s, const struct fmt_field *c, const struct fmt_field *p,
@@ -443,7 +444,8 @@ static void pop(struct slice *s, struct ftask *t)
 #define MAX_STACK 512
 
 /* Follow the calls of one task; an exit that closes a frame open at the end is kept. */
-static int track_frames(struct slice *s, const struct etype *ty, const struct fmt_event *ev, int pid)
+static int track_frames(struct slice *s, const struct etype *ty, const struct fmt_event *ev,
+			int pid)
 {
 	const void *d = ev->rec.data;
 	int sz = ev->rec.size;
@@ -460,7 +462,8 @@ static int track_frames(struct slice *s, const struct etype *ty, const struct fm
 	case FK_FG_ENTRY:
 	case FK_UF_ENTRY:
 	case FK_KF_ENTRY:
-		while (fg && t->n && t->st[t->n - 1].kind == FK_FG_ENTRY && t->st[t->n - 1].depth >= depth)
+		while (fg && t->n && t->st[t->n - 1].kind == FK_FG_ENTRY &&
+		       t->st[t->n - 1].depth >= depth)
 			pop(s, t);
 		if (t->n >= MAX_STACK)
 			return 0;
@@ -474,8 +477,8 @@ static int track_frames(struct slice *s, const struct etype *ty, const struct fm
 			t->cap = cap;
 		}
 		f = &t->st[t->n];
-		*f = (struct frame){ ev->raw_ts, func, depth, ty->kind, false, ev->buffer, ev->rec.cpu,
-				     malloc(sz ? (size_t)sz : 1), (uint32_t)sz };
+		*f = (struct frame){ ev->raw_ts, func, depth, ty->kind, false, ev->buffer,
+				     ev->rec.cpu, malloc(sz ? (size_t)sz : 1), (uint32_t)sz };
 		if (!f->payload)
 			return -ENOMEM;
 		memcpy(f->payload, d, (size_t)sz);
@@ -579,7 +582,8 @@ static int keep_event(struct slice *s, const struct fmt_event *ev, const struct 
 	}
 	if (loss)
 		s->losses++;
-	err = rpt_enc_add(&s->enc[ix], s->in, ev->raw_ts, ev->rec.data, (uint32_t)ev->rec.size, loss);
+	err = rpt_enc_add(&s->enc[ix], s->in, ev->raw_ts, ev->rec.data, (uint32_t)ev->rec.size,
+			  loss);
 	if (err)
 		return err;
 	s->kept++;
@@ -592,7 +596,9 @@ static int keep_event(struct slice *s, const struct fmt_event *ev, const struct 
 static int run(struct slice *s)
 {
 	struct fmt_iter *it;
-	struct fmt_iter_opts io = { .threads = s->o.threads ? s->o.threads : rpt_threads_default() };
+	struct fmt_iter_opts io = {
+		.threads = s->o.threads ? s->o.threads : rpt_threads_default()
+	};
 	const struct fmt_event *ev;
 	int rc, err = 0, ix;
 
@@ -657,8 +663,8 @@ static int run(struct slice *s)
 		if (!selected) {
 			/* a loss marker on a record left out moves to the next one kept */
 			if (ev->rec.missed_events)
-				s->carried[ix] = s->carried[ix] < 0 || ev->rec.missed_events < 0 ? -1
-						 : s->carried[ix] + ev->rec.missed_events;
+				s->carried[ix] = s->carried[ix] < 0 || ev->rec.missed_events < 0 ?
+						 -1 : s->carried[ix] + ev->rec.missed_events;
 			continue;
 		}
 		if ((err = keep_event(s, ev, ty, pid)))
@@ -676,14 +682,16 @@ static bool skip_opt(void *arg, const struct fmt_option *o)
 {
 	(void)arg;
 	/* a slice of a slice says where it came from anew; checksums are the writer's */
-	return o->id == FMT_OPT_FT_SLICE || o->id == FMT_OPT_FT_CHECKSUMS || o->id == FMT_OPT_FT_DIGEST ||
+	return o->id == FMT_OPT_FT_SLICE || o->id == FMT_OPT_FT_CHECKSUMS ||
+	       o->id == FMT_OPT_FT_DIGEST ||
 	       rpt_slice_maps_option(o->id);	/* the kept processes' only, after the pass */
 }
 
 static int add_recs(FILE *f, const char *key, const struct rec_copy *v, int n)
 {
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "%s=%d %d %llu ", key, v[i].buffer, v[i].cpu, (unsigned long long)v[i].raw_ts);
+		fprintf(f, "%s=%d %d %llu ", key, v[i].buffer, v[i].cpu,
+			(unsigned long long)v[i].raw_ts);
 		for (uint32_t k = 0; k < v[i].len; k++)
 			fprintf(f, "%02x", v[i].payload[k]);
 		fputc('\n', f);
@@ -708,20 +716,24 @@ static int slice_option(struct slice *s, struct fmt_writer *w)
 		fprintf(f, "source_trace_id=%016llx\n", (unsigned long long)s->in->trace_id);
 	if (fmt_reader_digest(s->r, &dg) > 0)
 		fprintf(f, "source_digest=%08x\n", dg.crc);
-	fprintf(f, "from=%s\nto=%s\n", s->o.has_t0 ? rpt_fmt_ts(t0, sizeof(t0), s->o.t0_ns) : "start",
+	fprintf(f, "from=%s\nto=%s\n",
+		s->o.has_t0 ? rpt_fmt_ts(t0, sizeof(t0), s->o.t0_ns) : "start",
 		s->o.has_t1 ? rpt_fmt_ts(t1, sizeof(t1), s->o.t1_ns) : "end");
-	fprintf(f, "filters=%s\nevents_kept=%llu\nloss_markers=%llu\n", s->filters ? s->filters : "",
-		(unsigned long long)s->kept, (unsigned long long)s->losses);
+	fprintf(f, "filters=%s\nevents_kept=%llu\nloss_markers=%llu\n",
+		s->filters ? s->filters : "", (unsigned long long)s->kept,
+		(unsigned long long)s->losses);
 	if (s->maps.procs_kept || s->maps.procs_dropped)
-		fprintf(f, "maps_kept=%d\nmaps_dropped=%d\nbuildids_dropped=%d\nsymtabs_dropped=%d\n",
+		fprintf(f, "maps_kept=%d\nmaps_dropped=%d\n"
+			"buildids_dropped=%d\nsymtabs_dropped=%d\n",
 			s->maps.procs_kept, s->maps.procs_dropped, s->maps.binaries_dropped,
 			s->maps.symtabs_dropped);
 	for (int i = 0; s->o.has_t0 && i < nstreams; i++)
 		if (s->cpu_task[i] >= 0) {
-			const char *comm = tep_data_comm_from_pid(fmt_reader_tep(s->r), s->cpu_task[i]);
+			const char *comm =
+				tep_data_comm_from_pid(fmt_reader_tep(s->r), s->cpu_task[i]);
 
-			fprintf(f, "cpu_task=%d %d %d %s\n", i / (s->maxcpu + 1), i % (s->maxcpu + 1),
-				s->cpu_task[i], comm ? comm : "<...>");
+			fprintf(f, "cpu_task=%d %d %d %s\n", i / (s->maxcpu + 1),
+				i % (s->maxcpu + 1), s->cpu_task[i], comm ? comm : "<...>");
 		}
 	if (s->npro > 1)	/* qsort of NULL is undefined, even for 0 elements */
 		qsort(s->pro, (size_t)s->npro, sizeof(*s->pro), cmp_rec);
@@ -809,8 +821,8 @@ static int write_slice(struct slice *s)
 		goto fail;
 	if (s->npids)
 		qsort(s->pids, (size_t)s->npids, sizeof(int), cmp_int);
-	cmdl = rpt_cmdlines_filter(s->in->cmdlines.data ? s->in->cmdlines.data : "", s->in->cmdlines.len,
-				   pid_kept, s, &mc.cmdlines_len);
+	cmdl = rpt_cmdlines_filter(s->in->cmdlines.data ? s->in->cmdlines.data : "",
+				   s->in->cmdlines.len, pid_kept, s, &mc.cmdlines_len);
 	if (!cmdl) {
 		err = -ENOMEM;
 		goto fail;
@@ -843,8 +855,8 @@ static int write_slice(struct slice *s)
 		err = slice_option(s, w);
 	}
 	if (!err && !mc.have_cpucount)
-		err = fmt_writer_cpucount(w, (uint32_t)(s->in->cpus > s->maxcpu + 1 ? s->in->cpus
-										     : s->maxcpu + 1));
+		err = fmt_writer_cpucount(w, (uint32_t)(s->in->cpus > s->maxcpu + 1 ?
+							s->in->cpus : s->maxcpu + 1));
 	if (err)
 		goto fail;
 	free(cmdl);
@@ -1032,15 +1044,15 @@ int cmd_slice(int argc, char **argv)
 	if ((rc = rpt_opts_resolve(&s.o, s.r)))
 		goto out;
 	if (s.in->latency.present) {
-		rc = ft_error("cannot slice '%s': a latency-format (text) file has no events to cut",
-			      s.in_path);
+		rc = ft_error("cannot slice '%s': a latency-format (text) file has no "
+			      "events to cut", s.in_path);
 		goto out;
 	}
 	for (int b = 0; b < s.in->nbuffers; b++) {
 		if (s.in->buffers[b].page_size && s.in->buffers[b].page_size != s.in->page_size) {
-			rc = ft_error("cannot slice '%s': buffer '%s' has %u-byte pages, the file %u",
-				      s.in_path, s.in->buffers[b].name, s.in->buffers[b].page_size,
-				      s.in->page_size);
+			rc = ft_error("cannot slice '%s': buffer '%s' has %u-byte pages, "
+				      "the file %u", s.in_path, s.in->buffers[b].name,
+				      s.in->buffers[b].page_size, s.in->page_size);
 			goto out;
 		}
 		for (int c = 0; c < s.in->buffers[b].ncpus; c++)

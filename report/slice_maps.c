@@ -228,8 +228,9 @@ static int maps_options(struct fmt_reader *r, struct fmt_writer *w, struct filte
 			return -ENOMEM;
 		/* with its NUL, as trace-cmd writes it */
 		if (ol)
-			err = ol < UINT32_MAX ? fmt_writer_option(w, FMT_OPT_PROCMAPS, t, (uint32_t)ol + 1)
-					      : -EOVERFLOW;
+			err = ol < UINT32_MAX ?
+			      fmt_writer_option(w, FMT_OPT_PROCMAPS, t, (uint32_t)ol + 1) :
+			      -EOVERFLOW;
 		free(t);
 	}
 	return err;
@@ -263,8 +264,9 @@ static int buildids_option(struct fmt_writer *w, const struct fmt_option *o, str
 	if (fclose(m))
 		return -ENOMEM;
 	if (ol)
-		err = ol < UINT32_MAX ? fmt_writer_option(w, FMT_OPT_FT_BUILDIDS, out, (uint32_t)ol + 1)
-				      : -EOVERFLOW;
+		err = ol < UINT32_MAX ?
+		      fmt_writer_option(w, FMT_OPT_FT_BUILDIDS, out, (uint32_t)ol + 1) :
+		      -EOVERFLOW;
 	free(out);
 	return err;
 }
@@ -316,8 +318,8 @@ static int symtab_option(struct fmt_reader *r, struct fmt_writer *w, const struc
 	uint8_t *t;
 	int err;
 
-	if (o->size != 8 || fmt_reader_section(r, get_u64(o->data, in->big_endian), FMT_SEC_FT_SYMTAB,
-					       &d, &len))
+	if (o->size != 8 ||
+	    fmt_reader_section(r, get_u64(o->data, in->big_endian), FMT_SEC_FT_SYMTAB, &d, &len))
 		return 0;	/* unreadable: left out, as convert does */
 	if (!filter) {
 		err = put_section(w, FMT_OPT_FT_SYMTAB, FMT_SEC_FT_SYMTAB, d, len, in->big_endian);

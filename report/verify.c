@@ -204,10 +204,13 @@ static void check_sums(struct verify *v, int fd)
 			for (uint32_t k = 0; k < s->n; k++) {
 				const struct fmt_chunk_sum *cs = &s->chunks[k];
 
-				if (cs->offset > in->file_size || cs->len > in->file_size - cs->offset) {
+				if (cs->offset > in->file_size ||
+				    cs->len > in->file_size - cs->offset) {
 					add_damage(v, cs->offset, in->file_size,
-						   "CPU %d%s%s: chunk %u of %u is cut off by the end of the file",
-						   s->cpu, *fb->name ? " of buffer " : "", fb->name, k + 1, s->n);
+						   "CPU %d%s%s: chunk %u of %u is cut off by the "
+						   "end of the file", s->cpu,
+						   *fb->name ? " of buffer " : "", fb->name, k + 1,
+						   s->n);
 					break;
 				}
 				if (cs->len > cap) {
@@ -231,8 +234,8 @@ static void check_sums(struct verify *v, int fd)
 					(unsigned long long)(cs->offset + cs->len - 1));
 				if (fmt_crc32c(0, buf, cs->len) != cs->crc)
 					add_damage(v, cs->offset, cs->offset + cs->len,
-						   "CPU %d%s%s: %s %u of %u fails its checksum", s->cpu,
-						   *fb->name ? " of buffer " : "", fb->name,
+						   "CPU %d%s%s: %s %u of %u fails its checksum",
+						   s->cpu, *fb->name ? " of buffer " : "", fb->name,
 						   s->compressed ? "chunk" : "block", k + 1, s->n);
 			}
 		}
@@ -285,8 +288,9 @@ static void check_events(struct verify *v)
 				l = &lt[i];
 		if (!l) {
 			if (nlt == ltcap) {
-				struct last_ts *n = realloc(lt, (size_t)(ltcap = ltcap ? ltcap * 2 : 16) *
-								    sizeof(*n));
+				struct last_ts *n =
+					realloc(lt, (size_t)(ltcap = ltcap ? ltcap * 2 : 16) *
+						    sizeof(*n));
 				if (!n)
 					break;
 				lt = n;
@@ -298,8 +302,9 @@ static void check_events(struct verify *v)
 			l->reported = true;
 			if (!listed(v, ev->page_offset))
 				add_damage(v, ev->page_offset, ev->page_offset,
-					   "CPU %d: time goes back by %llu ns here (the page at this "
-					   "offset; compressed files: the uncompressed offset)",
+					   "CPU %d: time goes back by %llu ns here "
+					   "(the page at this offset; compressed files: the "
+					   "uncompressed offset)",
 					   ev->rec.cpu, (unsigned long long)(l->ts - ev->raw_ts));
 		}
 		l->ts = ev->raw_ts;
@@ -340,10 +345,12 @@ static void print_text(const struct verify *v)
 			       (unsigned long long)d->to - 1, (unsigned long long)(d->to - d->from),
 			       d->what ? d->what : "");
 		else
-			printf("  at byte %llu: %s\n", (unsigned long long)d->from, d->what ? d->what : "");
+			printf("  at byte %llu: %s\n", (unsigned long long)d->from,
+			       d->what ? d->what : "");
 	}
 	if (v->ndamaged > (uint64_t)v->nd)
-		printf("  ... and %llu more\n", (unsigned long long)(v->ndamaged - (uint64_t)v->nd));
+		printf("  ... and %llu more\n",
+		       (unsigned long long)(v->ndamaged - (uint64_t)v->nd));
 	printf("checked: sections and options, %s%llu chunk checksum(s), %llu CPU stream(s), "
 	       "%llu events (page headers, time order per CPU, event IDs)\n",
 	       v->digest_ok ? "whole-file digest, " : "", (unsigned long long)v->chunks_checked,
@@ -445,12 +452,14 @@ int cmd_verify(int argc, char **argv)
 		if (v.in->latency.present)
 			add_unchecked(&v, "latency-format text (no pages to decode)");
 		if (v.in->nbad_formats)
-			add_damage(&v, 0, 0, "%d event format(s) cannot be parsed", v.in->nbad_formats);
+			add_damage(&v, 0, 0, "%d event format(s) cannot be parsed",
+				   v.in->nbad_formats);
 		check_events(&v);
 		if (v.digest_bad)
 			add_damage(&v, 0, v.in->file_size, "the whole-file digest does not match%s",
 				   v.nd ? "" : ": the damage is outside the data chunks (metadata "
-				   "sections, options or padding), which have no checksums of their own");
+				   "sections, options or padding), which have no checksums "
+				   "of their own");
 	}
 	close(fd);
 	if (v.nd > 1)
