@@ -1480,6 +1480,11 @@ struct out {
 	struct rpt_flame *flame;
 	bool base;		/* add to the flame graph's base (rpt_flame_add_base) */
 	uint64_t hidden;
+	/* folded stacks: each one's line ("a;b;c") and self weight, to stack_fn */
+	rpt_cg_stack_fn stack_fn;
+	void *stack_arg;
+	char *line;
+	size_t line_cap;
 };
 
 static const char *wfmt(char *buf, size_t len, const struct rpt_cg_result *r, uint64_t v)
@@ -1601,6 +1606,38 @@ static void json_node(struct out *o, struct rpt_json *j, uint32_t nd, int depth)
 	rpt_json_obj_end(j);
 }
 
+/* The folded line of o->path[0..depth), handed to o->stack_fn with its weight. */
+static void stack_line(struct out *o, int depth, uint64_t self)
+{
+	size_t len = 0, need = 1;
+	int k, err;
+
+	for (k = 0; k < depth; k++)
+		need += strlen(o->path[k]) + 1;
+	if (need > o->line_cap) {
+		char *nl = realloc(o->line, need);
+
+		if (!nl) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->line = nl;
+		o->line_cap = need;
+	}
+	for (k = 0; k < depth; k++) {
+		size_t n = strlen(o->path[k]);
+
+		if (k)
+			o->line[len++] = ';';
+		memcpy(o->line + len, o->path[k], n);
+		len += n;
+	}
+	o->line[len] = 0;
+	err = o->stack_fn(o->stack_arg, o->line, len, self);
+	if (err && !o->err)
+		o->err = err;
+}
+
 /* folded lines / flame graph: every node with self weight, in heaviest-first order */
 static void folded_node(struct out *o, uint32_t nd, int depth)
 {
@@ -1624,11 +1661,8 @@ static void folded_node(struct out *o, uint32_t nd, int depth)
 		}
 		o->npath = depth;
 		if (n->self) {
-			if (o->f) {
-				for (k = 0; k < depth; k++)
-					fprintf(o->f, "%s%s", k ? ";" : "", o->path[k]);
-				fprintf(o->f, " %" PRIu64 "\n", n->self);
-			}
+			if (o->stack_fn)
+				stack_line(o, depth, n->self);
 			if (o->flame && (o->base ? rpt_flame_add_base : rpt_flame_add)(o->flame,
 					(const char *const *)o->path, depth, n->self))
 				o->err = -ENOMEM;
@@ -1648,14 +1682,16 @@ static void folded_node(struct out *o, uint32_t nd, int depth)
 	}
 }
 
-/* the stacks of r, folded into f (NULL: none) and/or added to flame (NULL: none) */
-static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame, bool base)
+/* the stacks of r, handed to fn (NULL: none) and/or added to flame (NULL: none) */
+static int fold(const struct rpt_cg_result *r, rpt_cg_stack_fn fn, void *arg,
+		struct rpt_flame *flame, bool base)
 {
 	struct out o;
 
 	memset(&o, 0, sizeof(o));
 	o.r = r;
-	o.f = f;
+	o.stack_fn = fn;
+	o.stack_arg = arg;
 	o.flame = flame;
 	o.base = base;
 	o.path = calloc((size_t)r->depth + 1, sizeof(*o.path));
@@ -1664,17 +1700,23 @@ static int fold(const struct rpt_cg_result *r, FILE *f, struct rpt_flame *flame,
 	if (r->n)
 		folded_node(&o, 0, 0);
 	free(o.path);
+	free(o.line);
 	return o.err;
+}
+
+int rpt_cg_result_stacks(const struct rpt_cg_result *r, rpt_cg_stack_fn fn, void *arg)
+{
+	return fold(r, fn, arg, NULL, false);
 }
 
 int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl)
 {
-	return fold(r, NULL, fl, false);
+	return fold(r, NULL, NULL, fl, false);
 }
 
 int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl)
 {
-	return fold(r, NULL, fl, true);
+	return fold(r, NULL, NULL, fl, true);
 }
 
 static uint64_t cut_total(const struct rpt_cg_result *r)
@@ -1842,6 +1884,14 @@ static int print_json(const struct rpt_cg_result *r, const struct rpt_callgraph_
 	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream (rpt_out_failed) */
 }
 
+/* One folded line as flamegraph.pl reads it: the stack, a space, the weight. */
+static int folded_write(void *f, const char *stack, size_t len, uint64_t self)
+{
+	fwrite(stack, 1, len, f);
+	fprintf(f, " %" PRIu64 "\n", self);
+	return 0;
+}
+
 static int print_folded(const struct rpt_cg_result *r, FILE *f)
 {
 	int lm = r->notes.loss.markers, err;
@@ -1850,7 +1900,7 @@ static int print_folded(const struct rpt_cg_result *r, FILE *f)
 	if (lm && f == stdout)
 		ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks are "
 			"incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
-	err = fold(r, f, NULL, false);
+	err = fold(r, folded_write, f, NULL, false);
 	return err ? err : ferror(f) ? -EIO : 0;
 }
 
@@ -2000,7 +2050,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		if (c->had_data)
 			*c->had_data = !res.empty;
 		if (c->flame)
-			err = fold(&res, NULL, c->flame, false);
+			err = fold(&res, NULL, NULL, c->flame, false);
 	}
 	if (err) {
 		rpt_cg_result_release(&res);

@@ -100,6 +100,15 @@ struct rpt_cg_func {
  */
 int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, size_t *n);
 
+/*
+ * Every stack of r with a self weight, heaviest first, as its folded line
+ * ("outer;...;inner", ';' and line breaks in names replaced) of len bytes
+ * and that weight.  fn returns 0, or a negative errno that ends the walk
+ * and is returned.  0, -ENOMEM or fn's error.
+ */
+typedef int (*rpt_cg_stack_fn)(void *arg, const char *stack, size_t len, uint64_t self);
+int rpt_cg_result_stacks(const struct rpt_cg_result *r, rpt_cg_stack_fn fn, void *arg);
+
 struct rpt_flame;
 /* Add r's stacks (self weights) to a flame graph.  0 or -ENOMEM. */
 int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "report/callgraph.h"
 #include "report/replay.h"
 #include "report/sql.h"
 
@@ -532,57 +533,58 @@ static int load_select(const struct ch *c, sqlite3 *db, const struct sq_table *t
 	return rc;
 }
 
-/* folded stacks from the callgraph analyzer, one row per stack */
+/* One folded stack of the call graph's result: one row of folded_stacks. */
+struct folded_rows {
+	struct rb b;
+	const struct filekey *fk;
+	const char *source;
+	uint64_t *rows;
+};
+
+static int folded_row(void *arg, const char *stack, size_t len, uint64_t self)
+{
+	struct folded_rows *fr = arg;
+
+	rb_key(&fr->b, fr->fk);
+	rb_str(&fr->b, fr->source, strlen(fr->source));
+	rb_str(&fr->b, stack, len);
+	rb_u64(&fr->b, self);
+	++*fr->rows;
+	return 0;
+}
+
+/* folded stacks from the callgraph analyzer's result, one row per stack */
 static int load_folded(const struct ch *c, const char *path, const struct filekey *fk,
 		       uint64_t *rows)
 {
 	struct fmt_reader *r = NULL;
-	char *e = NULL, *text = NULL, *line, *sv = NULL;
-	size_t tlen = 0;
-	const char *unit = "";
-	bool had = false;
+	char *e = NULL;
+	struct rpt_cg_result res = { 0 };
 	struct rpt_callgraph_conf conf = { .source = RPT_CG_AUTO, .output = RPT_CG_FOLDED,
-					   .flame_unit = &unit, .had_data = &had };
+					   .result = &res };
 	struct rpt_analyzer an = rpt_callgraph_analyzer;
 	const struct rpt_analyzer *list[1] = { &an };
 	struct rpt_opts o = { .path = path };
-	struct rb b = { 0 };
-	FILE *f;
-	int rc;
+	struct folded_rows fr = { .fk = fk, .rows = rows };
+	int rc = 0;
 
 	if (fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &r, &e) < 0) {
 		free(e);
 		return 0;	/* sq_open read it a moment ago: nothing to add */
 	}
-	f = open_memstream(&text, &tlen);
-	if (!f) {
-		fmt_reader_close(r);
-		return ft_error("out of memory");
-	}
-	o.out = f;
 	an.conf = &conf;
-	an.out = f;
-	rpt_replay(r, &o, list, 1);
-	fclose(f);
+	rpt_replay(r, &o, list, 1);	/* a damaged file: the stacks read up to the damage */
 	fmt_reader_close(r);
-	for (line = strtok_r(text, "\n", &sv); had && line; line = strtok_r(NULL, "\n", &sv)) {
-		char *sp = strrchr(line, ' ');
-		char src[32];
-
-		if (!sp)
-			continue;
-		*sp = 0;
-		snprintf(src, sizeof(src), "%s", !strcmp(unit, "ns") ? "calls_ns" : unit);
-		rb_key(&b, fk);
-		rb_str(&b, src, strlen(src));
-		rb_str(&b, line, strlen(line));
-		rb_u64(&b, strtoull(sp + 1, NULL, 10));
-		++*rows;
+	if (res.n && !res.empty) {
+		/* the weights' source, as the column names it */
+		fr.source = !strcmp(res.unit, "ns") ? "calls_ns" : res.unit;
+		rc = rpt_cg_result_stacks(&res, folded_row, &fr);
 	}
-	free(text);
-	rc = flush_insert(c, &summaries[S_FOLDED], &b);
-	free(b.p);
-	return rc;
+	rpt_cg_result_release(&res);
+	if (!rc)
+		rc = flush_insert(c, &summaries[S_FOLDED], &fr.b);
+	free(fr.b.p);
+	return rc == -ENOMEM ? ft_error("out of memory") : rc;
 }
 
 /* FNV-1a over the file's bytes and its size: the identity loaded_files keeps */
