@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "fastprint.h"
+#include "format.h"
 #include "kinds.h"
 
 /* ---- compiled representation ------------------------------------------ */
@@ -170,27 +171,10 @@ struct rpt_fastprint {
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/* as libtraceevent reads a number of the record, byte order included */
 static inline uint64_t rd(const struct rpt_fastprint *fp, const uint8_t *p, int size)
 {
-	uint16_t v2;
-	uint32_t v4;
-	uint64_t v8;
-
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		memcpy(&v2, p, 2);
-		return fp->swap ? __builtin_bswap16(v2) : v2;
-	case 4:
-		memcpy(&v4, p, 4);
-		return fp->swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v8, p, 8);
-		return fp->swap ? __builtin_bswap64(v8) : v8;
-	default:
-		return 0;
-	}
+	return fmt_read_num(p, size, fp->swap);
 }
 
 static bool grow(struct rpt_fastprint *fp, size_t n);
