@@ -638,6 +638,35 @@ struct fmt_field {
 /* Resolve a field by name (common_* included). Returns 0 or -ENOENT (f->offset = -1). */
 int fmt_field_resolve(const struct tep_event *event, const char *name, struct fmt_field *f);
 
+/*
+ * An unsigned integer of size bytes (1, 2, 4 or 8; any other size reads 0)
+ * at p, byte-swapped when swap (the file's byte order is not the host's):
+ * what libtraceevent's tep_read_number() returns, for printers that must
+ * print what it prints.  The caller has checked that the bytes are there.
+ */
+static inline uint64_t fmt_read_num(const void *p, int size, bool swap)
+{
+	uint16_t v2;
+	uint32_t v4;
+	uint64_t v8;
+
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2:
+		__builtin_memcpy(&v2, p, 2);
+		return swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		__builtin_memcpy(&v4, p, 4);
+		return swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		__builtin_memcpy(&v8, p, 8);
+		return swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return 0;
+	}
+}
+
 /* Read an integer field (1, 2, 4 or 8 bytes), sign-extended if signed; 0 if absent/out of range. */
 static inline uint64_t fmt_field_u64(const struct fmt_field *f, const void *data, int size)
 {

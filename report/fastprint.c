@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "fastprint.h"
+#include "format.h"
+#include "kinds.h"
 
 /* ---- compiled representation ------------------------------------------ */
 
@@ -169,27 +171,10 @@ struct rpt_fastprint {
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/* as libtraceevent reads a number of the record, byte order included */
 static inline uint64_t rd(const struct rpt_fastprint *fp, const uint8_t *p, int size)
 {
-	uint16_t v2;
-	uint32_t v4;
-	uint64_t v8;
-
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		memcpy(&v2, p, 2);
-		return fp->swap ? __builtin_bswap16(v2) : v2;
-	case 4:
-		memcpy(&v4, p, 4);
-		return fp->swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v8, p, 8);
-		return fp->swap ? __builtin_bswap64(v8) : v8;
-	default:
-		return 0;
-	}
+	return fmt_read_num(p, size, fp->swap);
 }
 
 static bool grow(struct rpt_fastprint *fp, size_t n);
@@ -1318,6 +1303,55 @@ static bool from_plugin(tep_event_handler_func handler, const char *file)
 	return !strcmp(base, file);
 }
 
+/*
+ * plugin_sched_switch's sched_switch and sched_wakeup(_new) formatters.
+ * Which events those are is the kind table's to say (kinds.h), as for
+ * every analyzer; the plugin check stays, since the plugin's output is
+ * what these copy.  The fields are checked again here: the table requires
+ * two of sched_switch's, the plugin reads all seven.
+ */
+static void compile_sched(struct cc *c)
+{
+	struct tep_event *ev = c->event;
+	struct ftype *t = c->t;
+	struct rpt_kind_info ki;
+
+	rpt_kind_resolve(ev, &ki);
+	if ((ki.kind != RPT_K_SCHED_SWITCH && ki.kind != RPT_K_SCHED_WAKEUP) ||
+	    !from_plugin(ev->handler, "plugin_sched_switch.so")) {
+		c->why = "handler";
+		return;
+	}
+	if (ki.kind == RPT_K_SCHED_SWITCH) {
+		/* every field the plugin reads, so it never takes its error paths */
+		if (!sched_field(c, "prev_pid", &t->pid, false) ||
+		    !sched_field(c, "prev_prio", &t->prio, false) ||
+		    !sched_field(c, "prev_state", &t->state, false) ||
+		    !sched_field(c, "next_pid", &t->next_pid, false) ||
+		    !sched_field(c, "next_prio", &t->next_prio, false) ||
+		    !sched_field(c, "prev_comm", &t->comm, true) ||
+		    !sched_field(c, "next_comm", &t->next_comm, true)) {
+			c->why = "sched_switch fields";
+			return;
+		}
+		t->kind = T_SWITCH;
+		return;
+	}
+	if (!sched_field(c, "pid", &t->pid, false) ||
+	    !sched_field(c, "prio", &t->prio, false) ||
+	    !sched_field(c, "target_cpu", &t->target_cpu, false) ||
+	    !sched_field(c, "comm", &t->comm, true)) {
+		c->why = "sched_wakeup fields";
+		return;
+	}
+	/* optional: printed only when present (and then it must be readable) */
+	if (tep_find_field(ev, "success") && !sched_field(c, "success", &t->success, false)) {
+		c->why = "sched_wakeup success field";
+		return;
+	}
+	t->kind = T_WAKEUP;
+}
+
 static bool compile_generic(struct cc *c);
 
 static void compile_handler(struct cc *c)
@@ -1389,42 +1423,7 @@ static void compile_handler(struct cc *c)
 		t->kind = start ? T_HRSTART : T_HREXPIRE;
 		return;
 	}
-	if (strcmp(ev->system, "sched") || !from_plugin(ev->handler, "plugin_sched_switch.so")) {
-		c->why = "handler";
-		return;
-	}
-	if (!strcmp(ev->name, "sched_switch")) {
-		/* every field the plugin reads, so it never takes its error paths */
-		if (!sched_field(c, "prev_pid", &t->pid, false) ||
-		    !sched_field(c, "prev_prio", &t->prio, false) ||
-		    !sched_field(c, "prev_state", &t->state, false) ||
-		    !sched_field(c, "next_pid", &t->next_pid, false) ||
-		    !sched_field(c, "next_prio", &t->next_prio, false) ||
-		    !sched_field(c, "prev_comm", &t->comm, true) ||
-		    !sched_field(c, "next_comm", &t->next_comm, true)) {
-			c->why = "sched_switch fields";
-			return;
-		}
-		t->kind = T_SWITCH;
-		return;
-	}
-	if (!strcmp(ev->name, "sched_wakeup") || !strcmp(ev->name, "sched_wakeup_new")) {
-		if (!sched_field(c, "pid", &t->pid, false) ||
-		    !sched_field(c, "prio", &t->prio, false) ||
-		    !sched_field(c, "target_cpu", &t->target_cpu, false) ||
-		    !sched_field(c, "comm", &t->comm, true)) {
-			c->why = "sched_wakeup fields";
-			return;
-		}
-		/* optional: printed only when present (and then it must be readable) */
-		if (tep_find_field(ev, "success") && !sched_field(c, "success", &t->success, false)) {
-			c->why = "sched_wakeup success field";
-			return;
-		}
-		t->kind = T_WAKEUP;
-		return;
-	}
-	c->why = "handler";
+	compile_sched(c);
 }
 
 static void type_release(struct ftype *t)

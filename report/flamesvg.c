@@ -98,27 +98,43 @@ static char *arena_copy(struct rpt_flame *fl, const char *s, size_t n)
 	return p;
 }
 
-static int str_rehash(struct rpt_flame *fl)
+/* The keys the two tables hash: name id i's bytes, node i's (parent, name). */
+static uint64_t str_key(const struct rpt_flame *fl, uint32_t i)
 {
-	uint32_t cap = fl->str_hash_cap ? fl->str_hash_cap * 2 : 1024;
+	return hash_bytes(fl->strs[i], strlen(fl->strs[i]));
+}
+
+static uint64_t node_key(const struct rpt_flame *fl, uint32_t i)
+{
+	return hash_pair(fl->nodes[i].parent, fl->nodes[i].name);
+}
+
+/*
+ * Double one of the open-addressing tables (slots: entry + 1, 0 empty;
+ * 1024 slots at first) and put entries [from, n) back in it by key(): the
+ * names' table and the nodes' grow the same way.  0 or -ENOMEM.
+ */
+static int rehash(struct rpt_flame *fl, uint32_t **tab, uint32_t *tab_cap, uint32_t from,
+		  uint32_t n, uint64_t (*key)(const struct rpt_flame *, uint32_t))
+{
+	uint32_t cap = *tab_cap ? *tab_cap * 2 : 1024;
 	uint32_t *t, i;
 
-	if (cap < fl->str_hash_cap)
+	if (cap < *tab_cap)
 		return -ENOMEM;
 	t = calloc(cap, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < fl->nstrs; i++) {
-		uint64_t h = hash_bytes(fl->strs[i], strlen(fl->strs[i]));
-		uint32_t j = (uint32_t)h & (cap - 1);
+	for (i = from; i < n; i++) {
+		uint32_t j = (uint32_t)key(fl, i) & (cap - 1);
 
 		while (t[j])
 			j = (j + 1) & (cap - 1);
 		t[j] = i + 1;
 	}
-	free(fl->str_hash);
-	fl->str_hash = t;
-	fl->str_hash_cap = cap;
+	free(*tab);
+	*tab = t;
+	*tab_cap = cap;
 	return 0;
 }
 
@@ -133,7 +149,8 @@ static int64_t intern(struct rpt_flame *fl, const char *name, size_t n)
 		name = "[unknown]";
 		n = strlen(name);
 	}
-	if ((uint64_t)(fl->nstrs + 1) * 2 > fl->str_hash_cap && str_rehash(fl))
+	if ((uint64_t)(fl->nstrs + 1) * 2 > fl->str_hash_cap &&
+	    rehash(fl, &fl->str_hash, &fl->str_hash_cap, 0, fl->nstrs, str_key))
 		return -ENOMEM;
 	h = hash_bytes(name, n);
 	j = (uint32_t)h & (fl->str_hash_cap - 1);
@@ -162,29 +179,6 @@ static int64_t intern(struct rpt_flame *fl, const char *name, size_t n)
 	fl->strs[fl->nstrs] = copy;
 	fl->str_hash[j] = fl->nstrs + 1;
 	return fl->nstrs++;
-}
-
-static int node_rehash(struct rpt_flame *fl)
-{
-	uint32_t cap = fl->node_hash_cap ? fl->node_hash_cap * 2 : 1024;
-	uint32_t *t, i;
-
-	if (cap < fl->node_hash_cap)
-		return -ENOMEM;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 1; i < fl->nnodes; i++) {	/* the root is never looked up */
-		uint32_t j = (uint32_t)hash_pair(fl->nodes[i].parent, fl->nodes[i].name) & (cap - 1);
-
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = i + 1;
-	}
-	free(fl->node_hash);
-	fl->node_hash = t;
-	fl->node_hash_cap = cap;
-	return 0;
 }
 
 static int64_t new_node(struct rpt_flame *fl, uint32_t parent, uint32_t name)
@@ -229,7 +223,9 @@ static int64_t child(struct rpt_flame *fl, uint32_t parent, uint32_t name)
 	uint32_t j;
 	int64_t n;
 
-	if ((uint64_t)fl->nnodes * 2 + 2 > fl->node_hash_cap && node_rehash(fl))
+	/* from 1: the root is never looked up */
+	if ((uint64_t)fl->nnodes * 2 + 2 > fl->node_hash_cap &&
+	    rehash(fl, &fl->node_hash, &fl->node_hash_cap, 1, fl->nnodes, node_key))
 		return -ENOMEM;
 	j = (uint32_t)hash_pair(parent, name) & (fl->node_hash_cap - 1);
 	while (fl->node_hash[j]) {

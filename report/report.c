@@ -1231,37 +1231,13 @@ static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s, 
 	print_info(rp, in, s, ev);
 }
 
-/* tep_read_number() */
-static inline uint64_t rd_num(const struct rinput *in, const uint8_t *p, int size)
-{
-	uint16_t v2;
-	uint32_t v4;
-	uint64_t v8;
-
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		memcpy(&v2, p, 2);
-		return in->swap ? __builtin_bswap16(v2) : v2;
-	case 4:
-		memcpy(&v4, p, 4);
-		return in->swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v8, p, 8);
-		return in->swap ? __builtin_bswap64(v8) : v8;
-	default:
-		return 0;
-	}
-}
-
 /* field f of rec as tep_read_number_field() reads it, when it lies inside the record */
 static inline bool fld(const struct rinput *in, const struct tep_format_field *f,
 		       const struct tep_record *rec, uint64_t *v)
 {
 	if (f->offset + f->size > rec->size)
 		return false;
-	*v = rd_num(in, (const uint8_t *)rec->data + f->offset, f->size);
+	*v = fmt_read_num((const uint8_t *)rec->data + f->offset, f->size, in->swap);
 	return true;
 }
 
@@ -1421,11 +1397,12 @@ static struct ltype *ltype_of(struct rinput *in, const struct fmt_event *ev)
 static int line_pid(struct rinput *in, struct ltype *t, const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
+	const uint8_t *d = ev->rec.data;
 	const struct tep_format_field *f;
 	int pid;
 
 	if (t && t->pid == 1 && t->pid_off + t->pid_size <= ev->rec.size)
-		return (int)rd_num(in, (const uint8_t *)ev->rec.data + t->pid_off, t->pid_size);
+		return (int)fmt_read_num(d + t->pid_off, t->pid_size, in->swap);
 	pid = tep_data_pid(in->tep, rec);
 	if (!t || t->pid)
 		return pid;
@@ -1433,7 +1410,7 @@ static int line_pid(struct rinput *in, struct ltype *t, const struct fmt_event *
 	f = tep_find_common_field(ev->event, "common_pid");
 	t->pid = 2;
 	if (num_field(f) && f->offset <= 0xffff && f->offset + f->size <= ev->rec.size &&
-	    (int)rd_num(in, (const uint8_t *)ev->rec.data + f->offset, f->size) == pid) {
+	    (int)fmt_read_num(d + f->offset, f->size, in->swap) == pid) {
 		t->pid = 1;
 		t->pid_off = (uint16_t)f->offset;
 		t->pid_size = (uint8_t)f->size;

@@ -131,48 +131,100 @@ static void csv_row(sqlite3_stmt *st, const char *file)
 	putchar('\n');
 }
 
-/* One result row as a JSON object line, written through the one JSON writer */
-static void json_row(sqlite3_stmt *st, const char *file)
+/*
+ * The JSON lines of one statement: one writer on stdout for all its rows,
+ * which reach stdout 64 KiB at a time and at the end of the statement, and
+ * the members every row repeats ("file":"...", then each column's "name":)
+ * escaped once per prepared statement rather than once per row.
+ */
+struct jlines {
+	struct rpt_json out;	/* on stdout */
+	struct rpt_json keys;	/* in memory: the "file" member, then the quoted keys */
+	size_t *end;		/* end[0]: the file member's end; end[k + 1]: column k's */
+	int ncols;
+};
+
+static int jlines_init(struct jlines *jl)
+{
+	memset(jl, 0, sizeof(*jl));
+	return rpt_json_init(&jl->out, stdout, 0);
+}
+
+/* The keys of st's columns (after the file member, if file): 0 or -ENOMEM. */
+static int jlines_columns(struct jlines *jl, sqlite3_stmt *st, const char *file)
 {
 	int k, n = sqlite3_column_count(st);
-	struct rpt_json j;
-	char t[40], *text;
-	size_t len;
+	size_t *end;
 
-	if (rpt_json_init(&j, NULL, 0))
-		return;
-	rpt_json_obj(&j);
+	if (jl->keys.buf)
+		rpt_json_reset(&jl->keys);
+	else if (rpt_json_init(&jl->keys, NULL, 0))
+		return -ENOMEM;
+	end = realloc(jl->end, ((size_t)n + 1) * sizeof(*end));
+	if (!end)
+		return -ENOMEM;
+	jl->end = end;
+	jl->ncols = n;
 	if (file)
-		rpt_json_kstr(&j, "file", file);
+		rpt_json_kstr(&jl->keys, "file", file);
+	end[0] = jl->keys.len;
 	for (k = 0; k < n; k++) {
+		/* at the top level a key takes no comma: the keys follow each other */
+		rpt_json_key(&jl->keys, sqlite3_column_name(st, k));
+		end[k + 1] = jl->keys.len;
+	}
+	return jl->keys.err ? -jl->keys.err : 0;
+}
+
+/* The current row of st (the statement jlines_columns saw) as one object and line. */
+static void json_row(struct jlines *jl, sqlite3_stmt *st)
+{
+	struct rpt_json *j = &jl->out;
+	const char *keys = jl->keys.buf;
+	char t[40];
+	int k;
+
+	rpt_json_obj(j);
+	if (jl->end[0])
+		rpt_json_members(j, keys, jl->end[0]);
+	for (k = 0; k < jl->ncols; k++) {
 		double d;
 
-		rpt_json_key(&j, sqlite3_column_name(st, k));
+		rpt_json_key_quoted(j, keys + jl->end[k], jl->end[k + 1] - jl->end[k]);
 		switch (sqlite3_column_type(st, k)) {
 		case SQLITE_INTEGER:
-			rpt_json_i64(&j, (int64_t)sqlite3_column_int64(st, k));
+			rpt_json_i64(j, (int64_t)sqlite3_column_int64(st, k));
 			break;
 		case SQLITE_FLOAT:
 			d = sqlite3_column_double(st, k);
 			if (isfinite(d))
-				rpt_json_value(&j, t, (size_t)snprintf(t, sizeof(t), "%.17g", d));
+				rpt_json_value(j, t, (size_t)snprintf(t, sizeof(t), "%.17g", d));
 			else
-				rpt_json_null(&j);
+				rpt_json_null(j);
 			break;
 		case SQLITE_NULL:
-			rpt_json_null(&j);
+			rpt_json_null(j);
 			break;
 		default:
-			rpt_json_str(&j, (const char *)sqlite3_column_text(st, k));
+			rpt_json_str(j, (const char *)sqlite3_column_text(st, k));
 			break;
 		}
 	}
-	rpt_json_obj_end(&j);
-	RPT_JSON_LIT(&j, "\n");
-	text = rpt_json_take(&j, &len);
-	if (text)
-		fwrite(text, 1, len, stdout);
-	free(text);
+	rpt_json_obj_end(j);
+	RPT_JSON_LIT(j, "\n");
+}
+
+/*
+ * Write out the rest and free: 0 or -ENOMEM.  A failed write is left to
+ * the check of stdout at exit (the writer's fwrite set its error flag).
+ */
+static int jlines_done(struct jlines *jl)
+{
+	int err = rpt_json_done(&jl->out), kerr = rpt_json_done(&jl->keys);
+
+	free(jl->end);
+	jl->end = NULL;
+	return err == -ENOMEM || kerr ? -ENOMEM : 0;
 }
 
 static int table_add(struct result *r, sqlite3_stmt *st, const char *file)
@@ -320,6 +372,55 @@ struct run {
 	int results;			/* statements with columns printed so far */
 };
 
+/* A result with columns but no rows: the table still shows the header. */
+static void table_header_only(struct result *res, sqlite3_stmt *st, const char *file)
+{
+	int k, ncols = sqlite3_column_count(st), off = file ? 1 : 0;
+
+	res->ncols = ncols + off;
+	res->names = calloc((size_t)res->ncols, sizeof(*res->names));
+	res->numeric = calloc((size_t)res->ncols, sizeof(*res->numeric));
+	if (!res->names || !res->numeric)
+		return;
+	if (file)
+		res->names[0] = strdup("file");
+	for (k = 0; k < ncols; k++)
+		res->names[k + off] = strdup(sqlite3_column_name(st, k));
+	for (k = 0; k < res->ncols; k++)
+		if (!res->names[k])
+			res->names[k] = strdup("");
+}
+
+/* The rows of st, printed (CSV, JSON) or kept in res (table): 0, or EXIT_FAIL after the message. */
+static int step_rows(struct run *R, sqlite3 *db, sqlite3_stmt *st, const char *file,
+		     struct result *res, struct jlines *jl)
+{
+	int s, rc = 0;
+
+	if (R->o->fmt == OUT_JSON && jlines_columns(jl, st, file)) {
+		ft_error("out of memory");
+		return EXIT_FAIL;
+	}
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (R->o->fmt == OUT_CSV)
+			csv_row(st, file);
+		else if (R->o->fmt == OUT_JSON)
+			json_row(jl, st);
+		else if (table_add(res, st, file)) {
+			ft_error("out of memory");
+			return EXIT_FAIL;
+		}
+	}
+	if (s != SQLITE_DONE) {
+		rpt_json_flush(&jl->out);	/* the rows before the message, on a terminal */
+		ft_error("SQL: %s", sqlite3_errmsg(db));
+		rc = EXIT_FAIL;
+	}
+	if (R->o->fmt == OUT_TABLE && sqlite3_column_count(st) && !res->names && !rc)
+		table_header_only(res, st, file);
+	return rc;
+}
+
 /*
  * Run one statement text (the part of sql that one sqlite3_prepare takes)
  * on every engine; *tail gets the rest.  0, or EXIT_FAIL after the message.
@@ -327,21 +428,29 @@ struct run {
 static int run_one(struct run *R, const char *sql, const char **tail)
 {
 	struct result res = { 0 };
+	struct jlines jl;
 	const char *next = NULL;
-	int e, rc = 0, ncols = -1;
+	int e, rc = 0;
 
-	for (e = 0; e < R->nengines; e++) {
+	memset(&jl, 0, sizeof(jl));
+	if (R->o->fmt == OUT_JSON && jlines_init(&jl)) {
+		ft_error("out of memory");
+		return EXIT_FAIL;
+	}
+	for (e = 0; e < R->nengines && !rc; e++) {
 		sqlite3 *db = sq_db(R->engines[e]);
 		const char *file = R->o->each ? R->o->files[e] : NULL;
 		sqlite3_stmt *st = NULL;
-		int s;
+		int ncols;
 
 		if (sqlite3_prepare_v2(db, sql, -1, &st, &next) != SQLITE_OK) {
+			jlines_done(&jl);
 			ft_error("SQL: %s", sqlite3_errmsg(db));
 			result_release(&res);
 			return EXIT_FAIL;
 		}
 		if (!st) {	/* only a comment or spaces */
+			jlines_done(&jl);
 			*tail = next;
 			return 0;
 		}
@@ -350,41 +459,12 @@ static int run_one(struct run *R, const char *sql, const char **tail)
 			putchar('\n');
 		if (e == 0 && ncols && R->o->fmt == OUT_CSV)
 			csv_header(st, R->o->each);
-		while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-			if (R->o->fmt == OUT_CSV)
-				csv_row(st, file);
-			else if (R->o->fmt == OUT_JSON)
-				json_row(st, file);
-			else if (table_add(&res, st, file)) {
-				ft_error("out of memory");
-				rc = EXIT_FAIL;
-				break;
-			}
-		}
-		if (s != SQLITE_DONE && !rc) {
-			ft_error("SQL: %s", sqlite3_errmsg(db));
-			rc = EXIT_FAIL;
-		}
-		if (R->o->fmt == OUT_TABLE && ncols && !res.names && !rc) {
-			/* no rows: still show the header */
-			res.ncols = ncols + (file ? 1 : 0);
-			res.names = calloc((size_t)res.ncols, sizeof(*res.names));
-			res.numeric = calloc((size_t)res.ncols, sizeof(*res.numeric));
-			if (res.names && res.numeric) {
-				int k, off = file ? 1 : 0;
-
-				if (file)
-					res.names[0] = strdup("file");
-				for (k = 0; k < ncols; k++)
-					res.names[k + off] = strdup(sqlite3_column_name(st, k));
-				for (k = 0; k < res.ncols; k++)
-					if (!res.names[k])
-						res.names[k] = strdup("");
-			}
-		}
+		rc = step_rows(R, db, st, file, &res, &jl);
 		sqlite3_finalize(st);
-		if (rc)
-			break;
+	}
+	if (jlines_done(&jl) && !rc) {
+		ft_error("out of memory");
+		rc = EXIT_FAIL;
 	}
 	if (R->o->fmt == OUT_TABLE && !rc && res.names)
 		table_print(&res);
