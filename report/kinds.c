@@ -220,6 +220,7 @@ void rpt_kind_resolve(const struct tep_event *e, struct rpt_kind_info *ki)
 	clear_fields(ki);
 	ki->common_pid.offset = ki->tgid.offset = ki->comm.offset = -1;
 	ki->uregs.offset = ki->ucopy.offset = -1;
+	ki->long_size = e && e->tep ? tep_get_long_size(e->tep) : 8;
 	if (!e || !e->system || !e->name)
 		return;
 	field(e, "common_pid", FT_INT, &ki->common_pid);
@@ -275,6 +276,113 @@ static struct rpt_str gets(const struct rpt_kind_info *ki, int slot, const void 
 	if (!s.s)
 		s.len = 0;
 	return s;
+}
+
+/* Array field slot read as width-byte integers; see struct rpt_arr. */
+static struct rpt_arr geta(const struct fmt_field *f, int width, const void *d, int sz)
+{
+	struct rpt_arr a = { NULL, 0, (unsigned char)width, f->big_endian };
+	int len = 0;
+
+	a.p = fmt_field_ptr(f, d, sz, &len);
+	if (a.p)
+		a.n = len / width;
+	return a;
+}
+
+static struct rpt_bytes getb(const struct fmt_field *f, const void *d, int sz)
+{
+	struct rpt_bytes b = { NULL, 0 };
+
+	b.p = fmt_field_ptr(f, d, sz, &b.len);
+	if (!b.p)
+		b.len = 0;
+	return b;
+}
+
+/* A stack of addresses: BPF writes u64 whatever the kernel, ftrace its longs. */
+static struct rpt_arr stack(const struct rpt_kind_info *ki, const struct fmt_field *f,
+			    const void *d, int sz)
+{
+	return geta(f, f->is_dynamic ? 8 : ki->long_size == 4 ? 4 : 8, d, sz);
+}
+
+static void decode_ftrace_stack(const struct rpt_kind_info *ki, const void *d, int sz,
+				struct rpt_rec *r)
+{
+	struct fmt_field f;
+
+	if (ki->kind == RPT_K_USTACK) {
+		r->stk.caller = stack(ki, &ki->f[RPT_F_US_CALLER], d, sz);
+		r->stk.tgid = (int)geti(ki, RPT_F_US_TGID, d, sz);
+		return;
+	}
+	/* the kernel writes size entries into a caller[] its format declares [8] */
+	f = ki->f[RPT_F_KS_CALLER];
+	if (!f.is_dynamic && f.offset >= 0 && f.offset < sz)
+		f.size = sz - f.offset;
+	r->stk.caller = stack(ki, &f, d, sz);
+	r->stk.size = geti(ki, RPT_F_KS_SIZE, d, sz);
+	if (r->stk.size > 0 && r->stk.size < r->stk.caller.n)
+		r->stk.caller.n = (int)r->stk.size;
+}
+
+/* flytrap:profile and flytrap:offcpu: the stacks of a sample or of a blocked period */
+static void decode_samples(const struct rpt_kind_info *ki, const void *d, int sz,
+			   struct rpt_rec *r)
+{
+	bool off = ki->kind == RPT_K_BPF_OFFCPU;
+	int ks = off ? RPT_F_OC_KSTACK : RPT_F_PR_KSTACK;
+	int us = off ? RPT_F_OC_USTACK : RPT_F_PR_USTACK;
+	int tg = off ? RPT_F_OC_TGID : RPT_F_PR_TGID, cm = off ? RPT_F_OC_COMM : RPT_F_PR_COMM;
+
+	r->smp.kstack = stack(ki, &ki->f[ks], d, sz);
+	r->smp.ustack = stack(ki, &ki->f[us], d, sz);
+	r->smp.has_stacks = ki->f[ks].offset >= 0 && ki->f[us].offset >= 0;
+	r->smp.has_tgid = ki->f[tg].offset >= 0;
+	r->smp.tgid = (int)geti(ki, tg, d, sz);
+	r->smp.comm = gets(ki, cm, d, sz);
+	r->smp.has_copy = ki->uregs.offset >= 0;
+	r->smp.uregs = getb(&ki->uregs, d, sz);
+	r->smp.ucopy = getb(&ki->ucopy, d, sz);
+	if (!off)
+		return;
+	r->smp.duration = (uint64_t)geti(ki, RPT_F_OC_DURATION, d, sz);
+	r->smp.start = (uint64_t)geti(ki, RPT_F_OC_START, d, sz);
+	r->smp.state = (uint64_t)geti(ki, RPT_F_OC_STATE, d, sz);
+	r->smp.waker_pid = (int)geti(ki, RPT_F_OC_WAKER_PID, d, sz);
+	r->smp.waker_tgid = (int)geti(ki, RPT_F_OC_WAKER_TGID, d, sz);
+	r->smp.waker_comm = gets(ki, RPT_F_OC_WAKER_COMM, d, sz);
+}
+
+static void decode_bpf(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	switch (ki->kind) {
+	case RPT_K_BPF_SYSCALL:
+		r->bsys.nr = (long)geti(ki, RPT_F_BS_NR, d, sz);
+		r->bsys.duration = (uint64_t)geti(ki, RPT_F_BS_DURATION, d, sz);
+		r->bsys.ret = geti(ki, RPT_F_BS_RET, d, sz);
+		r->bsys.tgid = (int)geti(ki, RPT_F_BS_TGID, d, sz);
+		r->bsys.start = (uint64_t)geti(ki, RPT_F_BS_START, d, sz);
+		break;
+	case RPT_K_BPF_SYSHIST:
+		r->hist.nr = (int)geti(ki, RPT_F_BH_NR, d, sz);
+		r->hist.tgid = (int)geti(ki, RPT_F_BH_TGID, d, sz);
+		r->hist.count = (uint64_t)geti(ki, RPT_F_BH_COUNT, d, sz);
+		r->hist.total = (uint64_t)geti(ki, RPT_F_BH_TOTAL, d, sz);
+		r->hist.max = (uint64_t)geti(ki, RPT_F_BH_MAX, d, sz);
+		/* the program's slots are u64 on any kernel */
+		r->hist.slots = geta(&ki->f[RPT_F_BH_SLOTS], 8, d, sz);
+		break;
+	case RPT_K_BPF_UCOPY:
+		r->ucopy.offset = (uint32_t)geti(ki, RPT_F_UC_OFFSET, d, sz);
+		r->ucopy.has_copy = ki->f[RPT_F_UC_UCOPY].is_dynamic;
+		r->ucopy.copy = getb(&ki->f[RPT_F_UC_UCOPY], d, sz);
+		break;
+	default:	/* profile, offcpu */
+		decode_samples(ki, d, sz, r);
+		break;
+	}
 }
 
 static void decode_sched(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
@@ -377,12 +485,12 @@ void rpt_rec_decode(const struct rpt_kind_info *ki, const void *d, int sz, struc
 		r->pw.state = (uint32_t)geti(ki, RPT_F_PW_STATE, d, sz);
 		r->pw.cpu = (uint32_t)geti(ki, RPT_F_PW_CPU, d, sz);
 		break;
-	case RPT_K_BPF_SYSCALL:
-		r->bsys.nr = (long)geti(ki, RPT_F_BS_NR, d, sz);
-		r->bsys.duration = (uint64_t)geti(ki, RPT_F_BS_DURATION, d, sz);
-		r->bsys.ret = geti(ki, RPT_F_BS_RET, d, sz);
-		r->bsys.tgid = (int)geti(ki, RPT_F_BS_TGID, d, sz);
-		r->bsys.start = (uint64_t)geti(ki, RPT_F_BS_START, d, sz);
+	case RPT_K_BPF_SYSCALL: case RPT_K_BPF_SYSHIST: case RPT_K_BPF_OFFCPU:
+	case RPT_K_BPF_PROFILE: case RPT_K_BPF_UCOPY:
+		decode_bpf(ki, d, sz, r);
+		break;
+	case RPT_K_KSTACK: case RPT_K_USTACK:
+		decode_ftrace_stack(ki, d, sz, r);
 		break;
 	default:
 		break;
