@@ -177,7 +177,8 @@ static inline uint64_t rpt_arr_at(const struct rpt_arr *a, int i)
 
 /*
  * One event decoded by its kind.  Integers of absent or cut fields read 0
- * and strings NULL: the decoder never reads past the record.
+ * and strings NULL: the decoder never reads past the record.  Only the
+ * member of the union that kind names is written.
  */
 struct rpt_rec {
 	enum rpt_kind kind;
