@@ -428,6 +428,7 @@ static void dec_bsys(const struct rpt_kind_info *ki, const void *d, int sz, stru
 	r->bsys.nr = (long)geti(ki, RPT_F_BS_NR, d, sz);
 	r->bsys.duration = (uint64_t)geti(ki, RPT_F_BS_DURATION, d, sz);
 	r->bsys.ret = geti(ki, RPT_F_BS_RET, d, sz);
+	r->bsys.has_ret = ki->f[RPT_F_BS_RET].offset >= 0;
 	r->bsys.tgid = (int)geti(ki, RPT_F_BS_TGID, d, sz);
 	r->bsys.start = (uint64_t)geti(ki, RPT_F_BS_START, d, sz);
 }

@@ -229,6 +229,7 @@ struct rpt_rec {
 			int64_t ret;
 			uint64_t duration, start;
 			int tgid;
+			bool has_ret;	/* the format has ret */
 		} bsys;			/* RPT_K_BPF_SYSCALL */
 		struct {
 			uint64_t func, duration, flags, start, ip;

@@ -253,6 +253,13 @@ static void check_syscalls(void)
 	resolve(30, &ki);
 	CHECK(ki.kind == RPT_K_BPF_SYSCALL, "flytrap:syscall is %s", rpt_kind_name(ki.kind));
 	CHECK(ki.tgid.offset == 12, "tgid resolved for every id");
+	d = record(32, 5);
+	memcpy(d + 24, &ret, 8);
+	rpt_rec_decode(&ki, d, 32, &r);
+	CHECK(r.bsys.has_ret && r.bsys.ret == -2, "flytrap:syscall ret %lld", (long long)r.bsys.ret);
+	rpt_rec_decode(&ki, d, 24, &r);
+	CHECK(r.bsys.has_ret && r.bsys.ret == 0, "cut ret: 0, the format still has it");
+	free(d);
 	resolve(31, &ki);
 	CHECK(ki.kind == RPT_K_OTHER,
 	      "flytrap:syscall without duration is %s", rpt_kind_name(ki.kind));
