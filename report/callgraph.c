@@ -47,8 +47,8 @@ enum ckind {
 	CK_OTHER = 1,
 	CK_FG_ENTRY,		/* funcgraph_entry: func, depth */
 	CK_FG_EXIT,		/* funcgraph_exit: func, depth, calltime, rettime */
-	CK_UP_ENTRY,		/* uprobe entry: f1 = __probe_ip, name from the event */
-	CK_UP_RETURN,		/* uretprobe: f1 = __probe_func, the entry's __probe_ip */
+	CK_UP_ENTRY,		/* uprobe entry: __probe_ip, name from the event */
+	CK_UP_RETURN,		/* uretprobe: __probe_func, the entry's __probe_ip */
 	CK_UF_ENTRY,		/* flytrap:ufunc_entry: func index, depth */
 	CK_UF_EXIT,		/* flytrap:ufunc_exit: func, depth, flags, duration */
 	CK_KF_ENTRY,		/* flytrap:kfunc_entry: the ufunc layout, names from bpf_kfunc= */
@@ -62,8 +62,6 @@ enum ckind {
 
 struct ctype {
 	int kind;
-	struct fmt_field f1, f2, f3, f4, f5;
-	struct fmt_field uregs, ucopy;	/* BPF stacks of --user-stack cfi|dwarf (-1: none) */
 	uint32_t frame;		/* uprobe: interned event name (entry), conventional name (return) */
 };
 
@@ -313,7 +311,7 @@ static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 
 /* ---- classification ---------------------------------------------------------------- */
 
-/* What callgraph does with each kind of report/kinds.h (0: nothing, CK_OTHER). */
+/* What callgraph does with each kind of report/kinds.h (0: nothing, CK_OTHER); see CG_KINDS. */
 static const unsigned char ckind_of[RPT_K_NR] = {
 	[RPT_K_FG_ENTRY] = CK_FG_ENTRY,
 	[RPT_K_FG_EXIT] = CK_FG_EXIT,
@@ -330,58 +328,40 @@ static const unsigned char ckind_of[RPT_K_NR] = {
 	[RPT_K_PROBE_RET] = CK_UP_RETURN,
 };
 
+#define CG_KINDS (RPT_KIND_BIT(RPT_K_FG_ENTRY) | RPT_KIND_BIT(RPT_K_FG_EXIT) | \
+		  RPT_KIND_BIT(RPT_K_KSTACK) | RPT_KIND_BIT(RPT_K_USTACK) | \
+		  RPT_KIND_BIT(RPT_K_BPF_PROFILE) | RPT_KIND_BIT(RPT_K_BPF_OFFCPU) | \
+		  RPT_KIND_BIT(RPT_K_BPF_UCOPY) | RPT_KIND_BIT(RPT_K_BPF_UFUNC_ENTRY) | \
+		  RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_ENTRY) | \
+		  RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | \
+		  RPT_KIND_BIT(RPT_K_PROBE_RET))
+
 /*
- * An event id's kind from the one table (ki), its fields in callgraph's
- * slots f1..f4; a uprobe's frame is the entry's name (for a return: the
- * name rpt_probe_entry_name() pairs it with).
+ * What callgraph does with an event id, from its first record r (NULL:
+ * a kind callgraph does not read).  Whether a format has the fields that
+ * make a record worth drawing holds for every record of the id, so it is
+ * decided here once.  A uprobe's frame is the entry's name (for a return:
+ * the name rpt_probe_entry_name() pairs it with).
  */
 static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e,
-		     const struct rpt_kind_info *ki)
+		     const struct rpt_rec *r)
 {
 	char name[256];
-	const struct fmt_field *f = ki->f;
 
-	t->kind = ckind_of[ki->kind] ? ckind_of[ki->kind] : CK_OTHER;
-	t->f1 = f[0];
-	t->f2 = f[1];
-	t->f3 = f[2];
-	t->f4 = f[3];
-	t->f5.offset = -1;
-	t->uregs.offset = t->ucopy.offset = -1;
-	if (!e)
+	t->kind = r && ckind_of[r->kind] ? ckind_of[r->kind] : CK_OTHER;
+	if (!e || t->kind == CK_OTHER)
 		return;
-	switch (ki->kind) {
+	switch (r->kind) {
 	case RPT_K_BPF_PROFILE:
 	case RPT_K_BPF_OFFCPU:
-		t->f1 = f[ki->kind == RPT_K_BPF_PROFILE ? RPT_F_PR_KSTACK : RPT_F_OC_KSTACK];
-		t->f2 = f[ki->kind == RPT_K_BPF_PROFILE ? RPT_F_PR_USTACK : RPT_F_OC_USTACK];
-		t->f3 = f[ki->kind == RPT_K_BPF_PROFILE ? RPT_F_PR_TGID : RPT_F_OC_TGID];
-		if (ki->kind == RPT_K_BPF_OFFCPU)
-			t->f4 = f[RPT_F_OC_DURATION];
-		else
-			t->f4.offset = -1;
 		/* an off-CPU record without its stacks has nothing to draw */
-		if (t->f1.offset < 0 || t->f2.offset < 0)
+		if (!r->smp.has_stacks)
 			t->kind = CK_OTHER;
-		/* the registers and stack copy of --user-stack cfi|dwarf, both or neither */
-		if (ki->uregs.offset >= 0) {
-			t->uregs = ki->uregs;
-			t->ucopy = ki->ucopy;
-		}
 		break;
 	case RPT_K_BPF_UCOPY:
-		t->ucopy = f[RPT_F_UC_UCOPY];
-		if (!t->ucopy.is_dynamic)
+		/* a part of a stack copy is a __data_loc array, or none */
+		if (!r->ucopy.has_copy)
 			t->kind = CK_OTHER;
-		break;
-	case RPT_K_BPF_UFUNC_ENTRY:
-	case RPT_K_BPF_KFUNC_ENTRY:
-		t->f3.offset = t->f4.offset = -1;
-		break;
-	case RPT_K_BPF_UFUNC_EXIT:
-	case RPT_K_BPF_KFUNC_EXIT:
-		t->f3 = f[RPT_F_UF_FLAGS];
-		t->f4 = f[RPT_F_UF_DURATION];
 		break;
 	case RPT_K_PROBE_RET:
 		t->frame = intern(g, rpt_probe_entry_name(e->name, name, sizeof(name)));
@@ -521,110 +501,105 @@ static uint32_t probe_frame(struct callgraph *g, const struct rpt_ctx *ctx, cons
 	return nm && !off ? intern(g, nm) : ty->frame;
 }
 
+/* a function_graph exit: the top kernel frame when it is the same call, else unmatched */
+static void fg_exit(struct callgraph *g, struct ctask *t, const struct rpt_rec *r, uint64_t ts)
+{
+	uint32_t depth = (uint32_t)r->fg.depth;
+	uint32_t fr = kframe(g, r->fg.func);
+	uint64_t ct = r->fg.calltime, rt = r->fg.rettime;
+	struct cframe *top;
+
+	while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth > depth) {
+		t->n--;
+		g->lost_frames++;
+	}
+	top = t->n ? &t->st[t->n - 1] : NULL;
+	if (!top || !top->kernel || top->depth != depth || top->frame != fr) {
+		g->unmatched++;
+		return;
+	}
+	/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
+	complete(g, t, r->fg.has_times && rt >= ct ? rt - ct : ts - top->start);
+}
+
+/* a uretprobe or BPF ufunc/kfunc exit: pairs with a user-side frame by address or name */
+static void user_exit(struct callgraph *g, struct ctask *t, const struct ctype *ty,
+		      const struct rpt_rec *r, uint64_t ts)
+{
+	bool bpf = ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT;
+	uint32_t fr = bpf ? bpf_func_frame(g, ty->kind == CK_KF_EXIT, (uint32_t)r->bfunc.func)
+			  : ty->frame;
+	uint64_t fn = bpf ? 0 : r->probe.ip, dur;	/* __probe_func */
+	int k = -1;
+
+	/* the kernel links a uretprobe to its entry by address, whatever the names */
+	if (fn)
+		for (k = t->n - 1; k >= 0; k--)
+			if (!t->st[k].kernel && t->st[k].addr == fn)
+				break;
+	if (k < 0)
+		for (k = t->n - 1; k >= 0; k--)
+			if (!t->st[k].kernel && t->st[k].match == fr)
+				break;
+	if (k < 0) {
+		g->unmatched++;
+		return;
+	}
+	/* frames above it never returned (longjmp, lost events) */
+	g->lost_frames += (uint64_t)(t->n - 1 - k);
+	t->n = k + 1;
+	dur = ts - t->st[k].start;
+	/* the BPF exit's own duration, when it has one, is exact */
+	if (bpf && r->bfunc.duration)
+		dur = r->bfunc.duration;
+	complete(g, t, dur);
+}
+
 static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
 		     const struct fmt_event *ev, int pid)
 {
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size;
+	const struct rpt_rec *r = ctx->rec;
 	struct ctask *t = ctask_get(g, ev, pid);
 	uint64_t ts = ev->rec.ts;
+	struct cframe *f;
 
 	if (!t)
 		return;
 	switch (ty->kind) {
-	case CK_FG_ENTRY: {
-		uint32_t depth = (uint32_t)fmt_field_u64(&ty->f2, d, sz);
-
+	case CK_FG_ENTRY:
 		/* kernel frames at this depth or deeper never returned (lost exits) */
-		while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth >= depth) {
+		while (t->n && t->st[t->n - 1].kernel &&
+		       t->st[t->n - 1].depth >= (uint32_t)r->fg.depth) {
 			t->n--;
 			g->lost_frames++;
 		}
-		enter(g, t, kframe(g, fmt_field_u64(&ty->f1, d, sz)), true, depth, ts);
+		enter(g, t, kframe(g, r->fg.func), true, (uint32_t)r->fg.depth, ts);
 		break;
-	}
-	case CK_FG_EXIT: {
-		uint32_t depth = (uint32_t)fmt_field_u64(&ty->f2, d, sz);
-		uint32_t fr = kframe(g, fmt_field_u64(&ty->f1, d, sz));
-		uint64_t ct = fmt_field_u64(&ty->f3, d, sz), rt = fmt_field_u64(&ty->f4, d, sz);
-
-		while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth > depth) {
-			t->n--;
-			g->lost_frames++;
-		}
-		if (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth == depth && t->st[t->n - 1].frame == fr) {
-			/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
-			uint64_t dur = ty->f3.offset >= 0 && ty->f4.offset >= 0 && rt >= ct ? rt - ct
-				       : ts - t->st[t->n - 1].start;
-
-			complete(g, t, dur);
-		} else {
-			g->unmatched++;
-		}
+	case CK_FG_EXIT:
+		fg_exit(g, t, r, ts);
 		break;
-	}
-	case CK_UP_ENTRY: {
-		uint64_t ip = ty->f1.offset >= 0 ? fmt_field_u64(&ty->f1, d, sz) : 0;
-		struct cframe *f = enter(g, t, probe_frame(g, ctx, ty, pid, ip), false, 0, ts);
-
+	case CK_UP_ENTRY:
+		f = enter(g, t, probe_frame(g, ctx, ty, pid, r->probe.ip), false, 0, ts);
 		if (f) {
 			f->match = ty->frame;
-			f->addr = ip;
+			f->addr = r->probe.ip;
 		}
 		break;
-	}
 	case CK_UF_ENTRY:
-	case CK_KF_ENTRY: {
-		uint32_t fr = bpf_func_frame(g, ty->kind == CK_KF_ENTRY, (uint32_t)fmt_field_u64(&ty->f1, d, sz));
-
+	case CK_KF_ENTRY:
 		/*
 		 * kfunc frames are kernel functions, but they pair by name like
 		 * the user ones: kernel=false keeps the function_graph depth
 		 * logic (which drops kernel frames by depth) away from them.
 		 */
-		enter(g, t, fr, false, (uint32_t)fmt_field_u64(&ty->f2, d, sz), ts);
+		enter(g, t, bpf_func_frame(g, ty->kind == CK_KF_ENTRY, (uint32_t)r->bfunc.func),
+		      false, (uint32_t)r->bfunc.depth, ts);
 		break;
-	}
 	case CK_UP_RETURN:
 	case CK_UF_EXIT:
-	case CK_KF_EXIT: {
-		uint32_t fr = ty->frame;
-		uint64_t fn = 0;
-		int k = -1;
-
-		if (ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT)
-			fr = bpf_func_frame(g, ty->kind == CK_KF_EXIT, (uint32_t)fmt_field_u64(&ty->f1, d, sz));
-		else if (ty->f1.offset >= 0)
-			fn = fmt_field_u64(&ty->f1, d, sz);
-		/* the kernel links a uretprobe to its entry by address, whatever the names */
-		if (fn)
-			for (k = t->n - 1; k >= 0; k--)
-				if (!t->st[k].kernel && t->st[k].addr == fn)
-					break;
-		if (k < 0)
-			for (k = t->n - 1; k >= 0; k--)
-				if (!t->st[k].kernel && t->st[k].match == fr)
-					break;
-		if (k < 0) {
-			g->unmatched++;
-			break;
-		}
-		/* frames above it never returned (longjmp, lost events) */
-		g->lost_frames += (uint64_t)(t->n - 1 - k);
-		t->n = k + 1;
-		{
-			uint64_t dur = ts - t->st[k].start;
-
-			if ((ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT) && ty->f4.offset >= 0) {
-				uint64_t bd = fmt_field_u64(&ty->f4, d, sz);
-
-				if (bd)
-					dur = bd;
-			}
-			complete(g, t, dur);
-		}
+	case CK_KF_EXIT:
+		user_exit(g, t, ty, r, ts);
 		break;
-	}
 	default:
 		break;
 	}
@@ -659,41 +634,18 @@ static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *f
 }
 
 /*
- * Read an address array (fixed caller[] or __data_loc array of longs).
- * Stops at 0 and at the ULONG_MAX terminator user_stack uses.
+ * The addresses of a stack record's array, at most max.  Stops at 0 and
+ * at the all-ones terminator (of the entry's width) user_stack uses.
  */
-static int read_addrs(const struct rpt_ctx *ctx, const struct fmt_field *f, const void *d, int sz,
-		      int max_entries, uint64_t *out, int max)
+static int read_addrs(const struct rpt_arr *a, uint64_t *out, int max)
 {
-	int len, n = 0, k, el = ctx->info->kernel_long == 4 ? 4 : 8;
-	const uint8_t *p = fmt_field_ptr(f, d, sz, &len);
-	bool swap = ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint64_t end = a->width == 4 ? UINT32_MAX : UINT64_MAX;
+	int n = 0;
 
-	if (!p)
-		return 0;
-	/* BPF stacks are u64 whatever the kernel's long size */
-	if (f->is_dynamic)
-		el = 8;
-	for (k = 0; k + el <= len && n < max && n < max_entries; k += el) {
-		uint64_t v;
+	while (n < a->n && n < max) {
+		uint64_t v = rpt_arr_at(a, n);
 
-		if (el == 8) {
-			memcpy(&v, p + k, 8);
-			if (swap)
-				v = __builtin_bswap64(v);
-			if (v == UINT64_MAX)
-				break;
-		} else {
-			uint32_t w;
-
-			memcpy(&w, p + k, 4);
-			if (swap)
-				w = __builtin_bswap32(w);
-			if (w == UINT32_MAX)
-				break;
-			v = w;
-		}
-		if (!v)
+		if (!v || v == end)
 			break;
 		out[n++] = v;
 	}
@@ -847,15 +799,14 @@ static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
 /* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
 
 /* a flytrap:ucopy_more part: kept for the record that follows it on this CPU */
-static void more_add(struct callgraph *g, int cpu, int pid, const struct ctype *ty, const void *d,
-		     int sz)
+static void more_add(struct callgraph *g, int cpu, int pid, const struct rpt_rec *r)
 {
-	uint32_t off = (uint32_t)fmt_field_u64(&ty->f1, d, sz);
-	const uint8_t *p;
+	uint32_t off = r->ucopy.offset;
+	const uint8_t *p = r->ucopy.copy.p;
 	struct ucopy_more *m;
-	int len = 0;
+	int len = r->ucopy.copy.len;
 
-	if (cpu < 0 || cpu > 4095 || !(p = fmt_field_ptr(&ty->ucopy, d, sz, &len)) || len <= 0)
+	if (cpu < 0 || cpu > 4095 || !p || len <= 0)
 		return;
 	if (cpu >= g->nmore) {
 		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
@@ -926,14 +877,12 @@ static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t 
  * there, a cfi one goes on with the walk's callers.  Rewrites ua (room for
  * MAX_FRAMES) and returns its length.
  */
-static int unwind_copy(struct callgraph *g, enum src s, const struct ctype *ty, const void *d,
-		       int sz, int cpu, int pid, int tgid, uint64_t *ua, int un, int *mark_at,
-		       const char **mark)
+static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r, int cpu,
+		       int pid, int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
 {
 	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
-	int rl = 0, cl = 0, n, i = 0, j = 0, nr;
-	const uint8_t *rp = fmt_field_ptr(&ty->uregs, d, sz, &rl);
-	const uint8_t *cp = fmt_field_ptr(&ty->ucopy, d, sz, &cl);
+	int rl = r->smp.uregs.len, cl = r->smp.ucopy.len, n, i = 0, j = 0, nr;
+	const uint8_t *rp = r->smp.uregs.p, *cp = r->smp.ucopy.p;
 	const char *why;
 
 	cp = more_join(g, cpu, pid, cp, &cl);
@@ -1018,60 +967,49 @@ static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
 	}
 }
 
+/* ftrace kernel_stack/user_stack: a user_stack pairs with its task's kernel_stack before it */
+static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cpu, int pid)
+{
+	struct pending_kstack *p = pend_get(g, cpu);
+	uint64_t ua[MAX_FRAMES];
+	int un, tgid;
+
+	if (r->kind == RPT_K_KSTACK) {
+		if (!p)
+			return;
+		flush_pending(g, cpu);
+		p->n = read_addrs(&r->stk.caller, p->addr, MAX_FRAMES);
+		p->pid = pid;
+		p->has = true;
+		return;
+	}
+	tgid = r->stk.tgid > 0 ? r->stk.tgid : pid;
+	un = read_addrs(&r->stk.caller, ua, MAX_FRAMES);
+	if (p && p->has && p->pid == pid) {
+		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
+		p->has = false;
+	} else {
+		if (p)
+			flush_pending(g, cpu);
+		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, NULL, 0, 1);
+	}
+}
+
 static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
 		     const struct fmt_event *ev, int pid)
 {
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size, cpu = ev->rec.cpu;
+	const struct rpt_rec *r = ctx->rec;
+	int cpu = ev->rec.cpu;
 	uint64_t ua[MAX_FRAMES], ka[MAX_FRAMES];
 	int un, kn, tgid;
 
 	switch (ty->kind) {
-	case CK_KSTACK: {
-		struct pending_kstack *p = pend_get(g, cpu);
-		int lim = MAX_FRAMES;
-
-		if (!p)
-			return;
-		flush_pending(g, cpu);
-		if (ty->f2.offset >= 0) {
-			int64_t n = (int64_t)fmt_field_u64(&ty->f2, d, sz);
-
-			/* "size" is the entry count (some kernels: bytes) */
-			if (n > 0 && n < MAX_FRAMES)
-				lim = (int)n;
-		}
-		/* caller[] is declared [8] but the record holds size entries: read to the record end */
-		{
-			struct fmt_field f = ty->f1;
-
-			if (!f.is_dynamic && f.offset >= 0 && f.offset < sz)
-				f.size = sz - f.offset;
-			p->n = read_addrs(ctx, &f, d, sz, lim, p->addr, MAX_FRAMES);
-		}
-		p->pid = pid;
-		p->has = true;
+	case CK_KSTACK:
+	case CK_USTACK:
+		on_ftrace_stack(g, r, cpu, pid);
 		break;
-	}
-	case CK_USTACK: {
-		struct pending_kstack *p = pend_get(g, cpu);
-
-		tgid = ty->f2.offset >= 0 ? (int)fmt_field_u64(&ty->f2, d, sz) : pid;
-		if (tgid <= 0)
-			tgid = pid;
-		un = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
-		if (p && p->has && p->pid == pid) {
-			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
-			p->has = false;
-		} else {
-			if (p)
-				flush_pending(g, cpu);
-			emit_stack(g, S_SAMPLES, pid, tgid, ua, un, NULL, 0, 1);
-		}
-		break;
-	}
 	case CK_BPF_UCOPY:
-		more_add(g, cpu, pid, ty, d, sz);
+		more_add(g, cpu, pid, r);
 		break;
 	case CK_BPF_PROFILE:
 	case CK_BPF_OFFCPU: {
@@ -1079,13 +1017,13 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		const char *mark = NULL;
 		int mark_at = -1;
 
-		tgid = ty->f3.offset >= 0 ? (int)fmt_field_u64(&ty->f3, d, sz) : pid;
-		kn = read_addrs(ctx, &ty->f1, d, sz, MAX_FRAMES, ka, MAX_FRAMES);
-		un = read_addrs(ctx, &ty->f2, d, sz, MAX_FRAMES, ua, MAX_FRAMES);
-		if (ty->uregs.offset >= 0)
-			un = unwind_copy(g, s, ty, d, sz, cpu, pid, tgid, ua, un, &mark_at, &mark);
+		tgid = r->smp.has_tgid ? r->smp.tgid : pid;
+		kn = read_addrs(&r->smp.kstack, ka, MAX_FRAMES);
+		un = read_addrs(&r->smp.ustack, ua, MAX_FRAMES);
+		if (r->smp.has_copy)
+			un = unwind_copy(g, s, r, cpu, pid, tgid, ua, un, &mark_at, &mark);
 		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn,
-				s == S_SAMPLES ? 1 : fmt_field_u64(&ty->f4, d, sz), mark_at, mark);
+				s == S_SAMPLES ? 1 : r->smp.duration, mark_at, mark);
 		break;
 	}
 	default:
@@ -1102,7 +1040,7 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 	if (!ty)
 		return;
 	if (!ty->kind)
-		classify(g, ty, ev->event, ctx->ki);
+		classify(g, ty, ev->event, ctx->rec);
 	if (ty->kind == CK_OTHER) {
 		if (ev->rec.cpu >= 0 && ev->rec.cpu < g->ncpu_pend && g->pend[ev->rec.cpu].has)
 			flush_pending(g, ev->rec.cpu);
@@ -2111,6 +2049,7 @@ const struct rpt_analyzer rpt_callgraph_analyzer = {
 	.event = cg_event,
 	.finish = cg_finish,
 	.release = cg_release,
+	.kinds = CG_KINDS,
 };
 
 /* ---- command ----------------------------------------------------------------------- */

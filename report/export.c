@@ -631,11 +631,7 @@ static const uint8_t kind_of[RPT_K_NR] = {
 	[RPT_K_PROBE_RET] = K_PROBE_RET,
 };
 
-/*
- * The kinds export reads as typed records (ctx->rec, decoded once by the
- * replay).  flytrap:offcpu has no typed view yet: on_bpf_offcpu() reads
- * the fields the kind table resolved (ctx->ki).
- */
+/* The kinds export reads as typed records (ctx->rec, decoded once by the replay). */
 #define EXP_KINDS (RPT_KIND_BIT(RPT_K_SCHED_SWITCH) | RPT_KIND_BIT(RPT_K_SCHED_WAKEUP) | \
 		   RPT_KIND_BIT(RPT_K_PROCESS_EXIT) | RPT_KIND_BIT(RPT_K_RAW_SYS_ENTER) | \
 		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_ENTER) | \
@@ -645,7 +641,8 @@ static const uint8_t kind_of[RPT_K_NR] = {
 		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | \
 		   RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | RPT_KIND_BIT(RPT_K_IRQ_EXIT) | \
 		   RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | RPT_KIND_BIT(RPT_K_PROBE_RET))
+		   RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | RPT_KIND_BIT(RPT_K_PROBE_RET) | \
+		   RPT_KIND_BIT(RPT_K_BPF_OFFCPU))
 
 /* What export does with an event id of the kind table (its fields are the replay's). */
 static void resolve(struct etype *et, const struct tep_event *e, const struct rpt_kind_info *ki)
@@ -930,15 +927,6 @@ static void ts_base(struct exp *x, const struct rpt_ctx *ctx, uint64_t ts)
 		x->base = first - first % UINT64_C(1000000000);
 }
 
-/*
- * Integer field slot of a kind without a typed record (0 when the format
- * lacks it or the record is cut).
- */
-static inline uint64_t ev_u64(const struct rpt_ctx *ctx, int slot, const struct fmt_event *ev)
-{
-	return fmt_field_u64(&ctx->ki->f[slot], ev->rec.data, ev->rec.size);
-}
-
 /* A kernel function's symbol, or its address formatted into buf when kallsyms lacks it. */
 static const char *kfunc_name(const struct rpt_ctx *ctx, uint64_t addr, char *buf, size_t len)
 {
@@ -1176,12 +1164,9 @@ static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const str
 static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
 			  const struct fmt_event *ev, int32_t tid)
 {
-	const struct fmt_field *f = ctx->ki->f;
-	uint64_t dur = ev_u64(ctx, RPT_F_OC_DURATION, ev), ts = ev->rec.ts;
-	int wl = 0;
-	const char *wc = fmt_field_ptr(&f[RPT_F_OC_WAKER_COMM], ev->rec.data, ev->rec.size, &wl);
-	int32_t tgid = f[RPT_F_OC_TGID].offset >= 0 ? (int32_t)ev_u64(ctx, RPT_F_OC_TGID, ev) : -1;
-	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, tgid);
+	const struct rpt_rec *r = ctx->rec;
+	uint64_t dur = r->smp.duration, ts = ev->rec.ts;
+	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, r->smp.has_tgid ? r->smp.tgid : -1);
 	struct rpt_json *a;
 
 	if (!t)
@@ -1192,11 +1177,11 @@ static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct
 	}
 	a = args_begin(x);
 	rpt_json_obj(a);
-	rpt_json_ku64(a, "state", ev_u64(ctx, RPT_F_OC_STATE, ev));
-	rpt_json_ki64(a, "waker_pid", (int32_t)ev_u64(ctx, RPT_F_OC_WAKER_PID, ev));
-	if (wc && wl > 0) {
+	rpt_json_ku64(a, "state", r->smp.state);
+	rpt_json_ki64(a, "waker_pid", r->smp.waker_pid);
+	if (r->smp.waker_comm.s && r->smp.waker_comm.len > 0) {
 		rpt_json_key(a, "waker_comm");
-		rpt_json_strn(a, wc, (size_t)wl);
+		rpt_json_strn(a, r->smp.waker_comm.s, (size_t)r->smp.waker_comm.len);
 	}
 	rpt_json_obj_end(a);
 	complete(x, t, ts - dur, ts, "off-CPU", 7, CAT("offcpu"));

@@ -220,6 +220,7 @@ void rpt_kind_resolve(const struct tep_event *e, struct rpt_kind_info *ki)
 	clear_fields(ki);
 	ki->common_pid.offset = ki->tgid.offset = ki->comm.offset = -1;
 	ki->uregs.offset = ki->ucopy.offset = -1;
+	ki->long_size = e && e->tep ? tep_get_long_size(e->tep) : 8;
 	if (!e || !e->system || !e->name)
 		return;
 	field(e, "common_pid", FT_INT, &ki->common_pid);
@@ -277,114 +278,273 @@ static struct rpt_str gets(const struct rpt_kind_info *ki, int slot, const void 
 	return s;
 }
 
-static void decode_sched(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+/*
+ * Only the member of the record's kind is written, whole (absent fields
+ * 0): the others are never read, and the union is larger than most kinds'
+ * members, so zeroing all of it for every event would cost more than the
+ * decoding.
+ */
+#define ZERO(m) memset(&(m), 0, sizeof(m))
+
+/* Array field slot read as width-byte integers; see struct rpt_arr. */
+static struct rpt_arr geta(const struct fmt_field *f, int width, const void *d, int sz)
 {
-	switch (ki->kind) {
-	case RPT_K_SCHED_SWITCH:
-		r->sw.prev_pid = (int)geti(ki, RPT_F_SW_PREV_PID, d, sz);
-		r->sw.next_pid = (int)geti(ki, RPT_F_SW_NEXT_PID, d, sz);
-		r->sw.prev_prio = (int)geti(ki, RPT_F_SW_PREV_PRIO, d, sz);
-		r->sw.next_prio = (int)geti(ki, RPT_F_SW_NEXT_PRIO, d, sz);
-		r->sw.has_state = ki->f[RPT_F_SW_PREV_STATE].offset >= 0;
-		r->sw.prev_state = geti(ki, RPT_F_SW_PREV_STATE, d, sz);
-		r->sw.prev_comm = gets(ki, RPT_F_SW_PREV_COMM, d, sz);
-		r->sw.next_comm = gets(ki, RPT_F_SW_NEXT_COMM, d, sz);
-		break;
-	case RPT_K_SCHED_WAKEUP:
-	case RPT_K_SCHED_WAKING:
-		r->wake.pid = (int)geti(ki, RPT_F_WK_PID, d, sz);
-		r->wake.prio = (int)geti(ki, RPT_F_WK_PRIO, d, sz);
-		r->wake.comm = gets(ki, RPT_F_WK_COMM, d, sz);
-		break;
-	case RPT_K_PROCESS_FORK:
-		r->fork.parent = (int)geti(ki, RPT_F_FORK_PARENT, d, sz);
-		r->fork.child = (int)geti(ki, RPT_F_FORK_CHILD, d, sz);
-		r->fork.comm = gets(ki, RPT_F_FORK_COMM, d, sz);
-		break;
-	default:	/* process exit, task_newtask, task_rename: pid + comm */
-		r->task.pid = (int)geti(ki, RPT_F_TASK_PID, d, sz);
-		r->task.comm = gets(ki, RPT_F_TASK_COMM, d, sz);
-		break;
-	}
+	struct rpt_arr a = { NULL, 0, (unsigned char)width, f->big_endian };
+	int len = 0;
+
+	a.p = fmt_field_ptr(f, d, sz, &len);
+	if (a.p)
+		a.n = len / width;
+	return a;
 }
 
-static void decode_calls(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+static struct rpt_bytes getb(const struct fmt_field *f, const void *d, int sz)
 {
-	switch (ki->kind) {
-	case RPT_K_FG_ENTRY:
-	case RPT_K_FG_EXIT:
-		r->fg.func = (uint64_t)geti(ki, RPT_F_FG_FUNC, d, sz);
-		r->fg.depth = (int)geti(ki, RPT_F_FG_DEPTH, d, sz);
-		r->fg.calltime = (uint64_t)geti(ki, RPT_F_FG_CALLTIME, d, sz);
-		r->fg.rettime = (uint64_t)geti(ki, RPT_F_FG_RETTIME, d, sz);
-		r->fg.has_times = ki->f[RPT_F_FG_CALLTIME].offset >= 0 &&
-				  ki->f[RPT_F_FG_RETTIME].offset >= 0;
-		break;
-	case RPT_K_FUNCTION:
-		r->fn.ip = (uint64_t)geti(ki, RPT_F_FN_IP, d, sz);
-		r->fn.parent = (uint64_t)geti(ki, RPT_F_FN_PARENT, d, sz);
-		break;
-	case RPT_K_PROBE_ENTRY:
-	case RPT_K_PROBE_RET:
-		r->probe.ip = (uint64_t)geti(ki, RPT_F_PB_IP, d, sz);
-		r->probe.ret_ip = (uint64_t)geti(ki, RPT_F_PB_RET_IP, d, sz);
-		break;
-	default:	/* flytrap ufunc/kfunc entry and exit */
-		r->bfunc.func = (uint64_t)geti(ki, RPT_F_UF_FUNC, d, sz);
-		r->bfunc.depth = (int)geti(ki, RPT_F_UF_DEPTH, d, sz);
-		r->bfunc.duration = (uint64_t)geti(ki, RPT_F_UF_DURATION, d, sz);
-		r->bfunc.flags = (uint64_t)geti(ki, RPT_F_UF_FLAGS, d, sz);
-		r->bfunc.start = (uint64_t)geti(ki, RPT_F_UF_START, d, sz);
-		r->bfunc.tgid = (int)geti(ki, RPT_F_UF_TGID, d, sz);
-		r->bfunc.ip = (uint64_t)geti(ki, RPT_F_UF_IP, d, sz);
-		r->bfunc.ret = geti(ki, RPT_F_UF_RET, d, sz);
-		break;
-	}
+	struct rpt_bytes b = { NULL, 0 };
+
+	b.p = fmt_field_ptr(f, d, sz, &b.len);
+	if (!b.p)
+		b.len = 0;
+	return b;
 }
+
+/* A stack of addresses: BPF writes u64 whatever the kernel, ftrace its longs. */
+static struct rpt_arr stack(const struct rpt_kind_info *ki, const struct fmt_field *f,
+			    const void *d, int sz)
+{
+	return geta(f, f->is_dynamic ? 8 : ki->long_size == 4 ? 4 : 8, d, sz);
+}
+
+/*
+ * One decoder per member of struct rpt_rec, reached through decoders[]
+ * by kind: a small function per kind keeps the per-event cost to the
+ * fields it reads.
+ */
+typedef void decoder(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r);
+
+static void dec_switch(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->sw);
+	r->sw.prev_pid = (int)geti(ki, RPT_F_SW_PREV_PID, d, sz);
+	r->sw.next_pid = (int)geti(ki, RPT_F_SW_NEXT_PID, d, sz);
+	r->sw.prev_prio = (int)geti(ki, RPT_F_SW_PREV_PRIO, d, sz);
+	r->sw.next_prio = (int)geti(ki, RPT_F_SW_NEXT_PRIO, d, sz);
+	r->sw.has_state = ki->f[RPT_F_SW_PREV_STATE].offset >= 0;
+	r->sw.prev_state = geti(ki, RPT_F_SW_PREV_STATE, d, sz);
+	r->sw.prev_comm = gets(ki, RPT_F_SW_PREV_COMM, d, sz);
+	r->sw.next_comm = gets(ki, RPT_F_SW_NEXT_COMM, d, sz);
+}
+
+static void dec_wake(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->wake);
+	r->wake.pid = (int)geti(ki, RPT_F_WK_PID, d, sz);
+	r->wake.prio = (int)geti(ki, RPT_F_WK_PRIO, d, sz);
+	r->wake.comm = gets(ki, RPT_F_WK_COMM, d, sz);
+}
+
+static void dec_fork(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->fork);
+	r->fork.parent = (int)geti(ki, RPT_F_FORK_PARENT, d, sz);
+	r->fork.child = (int)geti(ki, RPT_F_FORK_CHILD, d, sz);
+	r->fork.comm = gets(ki, RPT_F_FORK_COMM, d, sz);
+}
+
+/* process exit, task_newtask, task_rename: pid + comm */
+static void dec_task(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->task);
+	r->task.pid = (int)geti(ki, RPT_F_TASK_PID, d, sz);
+	r->task.comm = gets(ki, RPT_F_TASK_COMM, d, sz);
+}
+
+static void dec_sys(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->sys);
+	r->sys.id = ki->f[RPT_F_SYS_ID].offset >= 0 ? (long)geti(ki, RPT_F_SYS_ID, d, sz) : -1;
+	r->sys.has_ret = ki->f[RPT_F_SYS_RET].offset >= 0;
+	r->sys.ret = geti(ki, RPT_F_SYS_RET, d, sz);
+	r->sys.name = ki->arg;
+}
+
+static void dec_fg(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->fg);
+	r->fg.func = (uint64_t)geti(ki, RPT_F_FG_FUNC, d, sz);
+	r->fg.depth = (int)geti(ki, RPT_F_FG_DEPTH, d, sz);
+	r->fg.calltime = (uint64_t)geti(ki, RPT_F_FG_CALLTIME, d, sz);
+	r->fg.rettime = (uint64_t)geti(ki, RPT_F_FG_RETTIME, d, sz);
+	r->fg.has_times = ki->f[RPT_F_FG_CALLTIME].offset >= 0 &&
+			  ki->f[RPT_F_FG_RETTIME].offset >= 0;
+}
+
+static void dec_fn(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->fn);
+	r->fn.ip = (uint64_t)geti(ki, RPT_F_FN_IP, d, sz);
+	r->fn.parent = (uint64_t)geti(ki, RPT_F_FN_PARENT, d, sz);
+}
+
+static void dec_probe(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->probe);
+	r->probe.ip = (uint64_t)geti(ki, RPT_F_PB_IP, d, sz);
+	r->probe.ret_ip = (uint64_t)geti(ki, RPT_F_PB_RET_IP, d, sz);
+}
+
+/* flytrap ufunc/kfunc entry and exit */
+static void dec_bfunc(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->bfunc);
+	r->bfunc.func = (uint64_t)geti(ki, RPT_F_UF_FUNC, d, sz);
+	r->bfunc.depth = (int)geti(ki, RPT_F_UF_DEPTH, d, sz);
+	r->bfunc.duration = (uint64_t)geti(ki, RPT_F_UF_DURATION, d, sz);
+	r->bfunc.flags = (uint64_t)geti(ki, RPT_F_UF_FLAGS, d, sz);
+	r->bfunc.start = (uint64_t)geti(ki, RPT_F_UF_START, d, sz);
+	r->bfunc.tgid = (int)geti(ki, RPT_F_UF_TGID, d, sz);
+	r->bfunc.ip = (uint64_t)geti(ki, RPT_F_UF_IP, d, sz);
+	r->bfunc.ret = geti(ki, RPT_F_UF_RET, d, sz);
+}
+
+static void dec_irq(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->irq);
+	r->irq.nr = (int)geti(ki, RPT_F_IRQ_NR, d, sz);
+	r->irq.ret = (int)geti(ki, RPT_F_IRQ_RET, d, sz);
+	r->irq.name = gets(ki, RPT_F_IRQ_NAME, d, sz);
+}
+
+static void dec_pw(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->pw);
+	r->pw.state = (uint32_t)geti(ki, RPT_F_PW_STATE, d, sz);
+	r->pw.cpu = (uint32_t)geti(ki, RPT_F_PW_CPU, d, sz);
+}
+
+static void dec_bsys(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->bsys);
+	r->bsys.nr = (long)geti(ki, RPT_F_BS_NR, d, sz);
+	r->bsys.duration = (uint64_t)geti(ki, RPT_F_BS_DURATION, d, sz);
+	r->bsys.ret = geti(ki, RPT_F_BS_RET, d, sz);
+	r->bsys.has_ret = ki->f[RPT_F_BS_RET].offset >= 0;
+	r->bsys.tgid = (int)geti(ki, RPT_F_BS_TGID, d, sz);
+	r->bsys.start = (uint64_t)geti(ki, RPT_F_BS_START, d, sz);
+}
+
+static void dec_hist(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->hist);
+	r->hist.nr = (int)geti(ki, RPT_F_BH_NR, d, sz);
+	r->hist.tgid = (int)geti(ki, RPT_F_BH_TGID, d, sz);
+	r->hist.count = (uint64_t)geti(ki, RPT_F_BH_COUNT, d, sz);
+	r->hist.total = (uint64_t)geti(ki, RPT_F_BH_TOTAL, d, sz);
+	r->hist.max = (uint64_t)geti(ki, RPT_F_BH_MAX, d, sz);
+	/* the program's slots are u64 on any kernel */
+	r->hist.slots = geta(&ki->f[RPT_F_BH_SLOTS], 8, d, sz);
+}
+
+static void dec_ucopy(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->ucopy);
+	r->ucopy.offset = (uint32_t)geti(ki, RPT_F_UC_OFFSET, d, sz);
+	r->ucopy.has_copy = ki->f[RPT_F_UC_UCOPY].is_dynamic;
+	r->ucopy.copy = getb(&ki->f[RPT_F_UC_UCOPY], d, sz);
+}
+
+static void dec_kstack(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	struct fmt_field f = ki->f[RPT_F_KS_CALLER];
+
+	ZERO(r->stk);
+	/* the kernel writes size entries into a caller[] its format declares [8] */
+	if (!f.is_dynamic && f.offset >= 0 && f.offset < sz)
+		f.size = sz - f.offset;
+	r->stk.caller = stack(ki, &f, d, sz);
+	r->stk.size = geti(ki, RPT_F_KS_SIZE, d, sz);
+	if (r->stk.size > 0 && r->stk.size < r->stk.caller.n)
+		r->stk.caller.n = (int)r->stk.size;
+}
+
+static void dec_ustack(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->stk);
+	r->stk.caller = stack(ki, &ki->f[RPT_F_US_CALLER], d, sz);
+	r->stk.tgid = (int)geti(ki, RPT_F_US_TGID, d, sz);
+}
+
+/* flytrap:profile and flytrap:offcpu: the stacks of a sample or of a blocked period */
+static void dec_samples(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	bool off = ki->kind == RPT_K_BPF_OFFCPU;
+	int ks = off ? RPT_F_OC_KSTACK : RPT_F_PR_KSTACK;
+	int us = off ? RPT_F_OC_USTACK : RPT_F_PR_USTACK;
+	int tg = off ? RPT_F_OC_TGID : RPT_F_PR_TGID, cm = off ? RPT_F_OC_COMM : RPT_F_PR_COMM;
+
+	ZERO(r->smp);
+	r->smp.kstack = stack(ki, &ki->f[ks], d, sz);
+	r->smp.ustack = stack(ki, &ki->f[us], d, sz);
+	r->smp.has_stacks = ki->f[ks].offset >= 0 && ki->f[us].offset >= 0;
+	r->smp.has_tgid = ki->f[tg].offset >= 0;
+	r->smp.tgid = (int)geti(ki, tg, d, sz);
+	r->smp.comm = gets(ki, cm, d, sz);
+	r->smp.has_copy = ki->uregs.offset >= 0;
+	r->smp.uregs = getb(&ki->uregs, d, sz);
+	r->smp.ucopy = getb(&ki->ucopy, d, sz);
+	if (!off)
+		return;
+	r->smp.duration = (uint64_t)geti(ki, RPT_F_OC_DURATION, d, sz);
+	r->smp.start = (uint64_t)geti(ki, RPT_F_OC_START, d, sz);
+	r->smp.state = (uint64_t)geti(ki, RPT_F_OC_STATE, d, sz);
+	r->smp.waker_pid = (int)geti(ki, RPT_F_OC_WAKER_PID, d, sz);
+	r->smp.waker_tgid = (int)geti(ki, RPT_F_OC_WAKER_TGID, d, sz);
+	r->smp.waker_comm = gets(ki, RPT_F_OC_WAKER_COMM, d, sz);
+}
+
+/* the member each kind decodes into (none for RPT_K_OTHER) */
+static decoder *const decoders[RPT_K_NR] = {
+	[RPT_K_SCHED_SWITCH] = dec_switch,
+	[RPT_K_SCHED_WAKEUP] = dec_wake,
+	[RPT_K_SCHED_WAKING] = dec_wake,
+	[RPT_K_PROCESS_FORK] = dec_fork,
+	[RPT_K_PROCESS_EXIT] = dec_task,
+	[RPT_K_TASK_NEWTASK] = dec_task,
+	[RPT_K_TASK_RENAME] = dec_task,
+	[RPT_K_RAW_SYS_ENTER] = dec_sys,
+	[RPT_K_RAW_SYS_EXIT] = dec_sys,
+	[RPT_K_SYS_ENTER] = dec_sys,
+	[RPT_K_SYS_EXIT] = dec_sys,
+	[RPT_K_FG_ENTRY] = dec_fg,
+	[RPT_K_FG_EXIT] = dec_fg,
+	[RPT_K_FUNCTION] = dec_fn,
+	[RPT_K_KSTACK] = dec_kstack,
+	[RPT_K_USTACK] = dec_ustack,
+	[RPT_K_IRQ_ENTRY] = dec_irq,
+	[RPT_K_IRQ_EXIT] = dec_irq,
+	[RPT_K_SOFTIRQ_ENTRY] = dec_irq,
+	[RPT_K_SOFTIRQ_EXIT] = dec_irq,
+	[RPT_K_CPU_FREQ] = dec_pw,
+	[RPT_K_CPU_IDLE] = dec_pw,
+	[RPT_K_BPF_SYSCALL] = dec_bsys,
+	[RPT_K_BPF_SYSHIST] = dec_hist,
+	[RPT_K_BPF_OFFCPU] = dec_samples,
+	[RPT_K_BPF_PROFILE] = dec_samples,
+	[RPT_K_BPF_UCOPY] = dec_ucopy,
+	[RPT_K_BPF_UFUNC_ENTRY] = dec_bfunc,
+	[RPT_K_BPF_UFUNC_EXIT] = dec_bfunc,
+	[RPT_K_BPF_KFUNC_ENTRY] = dec_bfunc,
+	[RPT_K_BPF_KFUNC_EXIT] = dec_bfunc,
+	[RPT_K_PROBE_ENTRY] = dec_probe,
+	[RPT_K_PROBE_RET] = dec_probe,
+};
 
 void rpt_rec_decode(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
 {
-	memset(r, 0, sizeof(*r));
+	const struct fmt_field *cp = &ki->common_pid;
+
 	r->kind = ki->kind;
-	r->pid = ki->common_pid.offset >= 0 && ki->common_pid.offset + ki->common_pid.size <= sz ?
-		 (int)fmt_field_u64(&ki->common_pid, d, sz) : -1;
-	switch (ki->kind) {
-	case RPT_K_SCHED_SWITCH: case RPT_K_SCHED_WAKEUP: case RPT_K_SCHED_WAKING:
-	case RPT_K_PROCESS_FORK: case RPT_K_PROCESS_EXIT: case RPT_K_TASK_NEWTASK:
-	case RPT_K_TASK_RENAME:
-		decode_sched(ki, d, sz, r);
-		break;
-	case RPT_K_RAW_SYS_ENTER: case RPT_K_RAW_SYS_EXIT:
-	case RPT_K_SYS_ENTER: case RPT_K_SYS_EXIT:
-		r->sys.id = ki->f[RPT_F_SYS_ID].offset >= 0 ?
-			    (long)geti(ki, RPT_F_SYS_ID, d, sz) : -1;
-		r->sys.has_ret = ki->f[RPT_F_SYS_RET].offset >= 0;
-		r->sys.ret = geti(ki, RPT_F_SYS_RET, d, sz);
-		r->sys.name = ki->arg;
-		break;
-	case RPT_K_FG_ENTRY: case RPT_K_FG_EXIT: case RPT_K_FUNCTION: case RPT_K_PROBE_ENTRY:
-	case RPT_K_PROBE_RET: case RPT_K_BPF_UFUNC_ENTRY: case RPT_K_BPF_UFUNC_EXIT:
-	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
-		decode_calls(ki, d, sz, r);
-		break;
-	case RPT_K_IRQ_ENTRY: case RPT_K_IRQ_EXIT:
-	case RPT_K_SOFTIRQ_ENTRY: case RPT_K_SOFTIRQ_EXIT:
-		r->irq.nr = (int)geti(ki, RPT_F_IRQ_NR, d, sz);
-		r->irq.ret = (int)geti(ki, RPT_F_IRQ_RET, d, sz);
-		r->irq.name = gets(ki, RPT_F_IRQ_NAME, d, sz);
-		break;
-	case RPT_K_CPU_FREQ: case RPT_K_CPU_IDLE:
-		r->pw.state = (uint32_t)geti(ki, RPT_F_PW_STATE, d, sz);
-		r->pw.cpu = (uint32_t)geti(ki, RPT_F_PW_CPU, d, sz);
-		break;
-	case RPT_K_BPF_SYSCALL:
-		r->bsys.nr = (long)geti(ki, RPT_F_BS_NR, d, sz);
-		r->bsys.duration = (uint64_t)geti(ki, RPT_F_BS_DURATION, d, sz);
-		r->bsys.ret = geti(ki, RPT_F_BS_RET, d, sz);
-		r->bsys.tgid = (int)geti(ki, RPT_F_BS_TGID, d, sz);
-		r->bsys.start = (uint64_t)geti(ki, RPT_F_BS_START, d, sz);
-		break;
-	default:
-		break;
-	}
+	r->pid = cp->offset >= 0 && cp->offset + cp->size <= sz ? (int)fmt_field_u64(cp, d, sz) : -1;
+	if (ki->kind > RPT_K_OTHER && ki->kind < RPT_K_NR && decoders[ki->kind])
+		decoders[ki->kind](ki, d, sz, r);
 }

@@ -106,6 +106,13 @@ struct rpt_kind_info {
 	const char *arg;
 	bool probe_by_name;		/* a probe known by its name only (no __probe_* fields) */
 	struct fmt_field f[RPT_KIND_FIELDS];
+	/*
+	 * Bytes of the kernel's long, the entry width of ftrace's caller[]
+	 * arrays: the tep handle's from rpt_kind_resolve, which the replay
+	 * replaces by the file's own (its header page's) so every analyzer
+	 * reads the arrays the same way.
+	 */
+	int long_size;
 	/* fields any event may carry, resolved for every id */
 	struct fmt_field common_pid, tgid, comm;
 	/* flytrap records of --user-stack cfi|dwarf (dynamic fields only) */
@@ -131,9 +138,47 @@ struct rpt_str {
 	int len;
 };
 
+/* A byte array field of a record (registers, a stack copy): NULL/0 when absent. */
+struct rpt_bytes {
+	const uint8_t *p;
+	int len;
+};
+
+/*
+ * An array field of a record read as integers (stack addresses, histogram
+ * slots): n entries of width bytes at p, in the file's byte order (read
+ * them with rpt_arr_at).  p NULL and n 0 when absent or out of the record;
+ * p set with n 0 when the field is there but holds less than one entry.
+ */
+struct rpt_arr {
+	const uint8_t *p;
+	int n;
+	unsigned char width;	/* 4 or 8 */
+	bool big_endian;
+};
+
+/* Entry i (< a->n) of a, in host order. */
+static inline uint64_t rpt_arr_at(const struct rpt_arr *a, int i)
+{
+	const uint8_t *q = a->p + (size_t)i * a->width;
+	bool swap = a->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+
+	if (a->width == 4) {
+		uint32_t w;
+
+		__builtin_memcpy(&w, q, 4);
+		return swap ? __builtin_bswap32(w) : w;
+	}
+	uint64_t v;
+
+	__builtin_memcpy(&v, q, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
 /*
  * One event decoded by its kind.  Integers of absent or cut fields read 0
- * and strings NULL: the decoder never reads past the record.
+ * and strings NULL: the decoder never reads past the record.  Only the
+ * member of the union that kind names is written.
  */
 struct rpt_rec {
 	enum rpt_kind kind;
@@ -184,6 +229,7 @@ struct rpt_rec {
 			int64_t ret;
 			uint64_t duration, start;
 			int tgid;
+			bool has_ret;	/* the format has ret */
 		} bsys;			/* RPT_K_BPF_SYSCALL */
 		struct {
 			uint64_t func, duration, flags, start, ip;
@@ -194,12 +240,47 @@ struct rpt_rec {
 			uint64_t ip;	/* entry: __probe_ip; return: __probe_func */
 			uint64_t ret_ip;	/* return: __probe_ret_ip */
 		} probe;		/* RPT_K_PROBE_* */
+		struct {
+			/*
+			 * kernel_stack: caller[] runs to the end of the record
+			 * (declared [8], written with size entries) and is cut
+			 * to size entries when size is positive
+			 */
+			struct rpt_arr caller;
+			int64_t size;	/* kernel_stack: entries (some kernels: bytes) */
+			int tgid;	/* user_stack */
+		} stk;			/* RPT_K_KSTACK, RPT_K_USTACK */
+		struct {
+			/* kstack and ustack: u64 entries as __data_loc, longs as fixed arrays */
+			struct rpt_arr kstack, ustack;
+			bool has_stacks;	/* the format has both */
+			bool has_tgid;		/* the format has tgid (it may still read 0) */
+			int tgid;
+			struct rpt_str comm;
+			/* --user-stack cfi|dwarf: registers and stack copy, in the format or not */
+			bool has_copy;
+			struct rpt_bytes uregs, ucopy;
+			/* flytrap:offcpu only */
+			uint64_t duration, start, state;
+			int waker_pid, waker_tgid;
+			struct rpt_str waker_comm;
+		} smp;			/* RPT_K_BPF_PROFILE, RPT_K_BPF_OFFCPU */
+		struct {
+			uint32_t offset;	/* where in the whole copy this part goes */
+			struct rpt_bytes copy;
+			bool has_copy;		/* the format's ucopy is a __data_loc array */
+		} ucopy;		/* RPT_K_BPF_UCOPY */
+		struct {
+			int nr, tgid;
+			uint64_t count, total, max;
+			struct rpt_arr slots;	/* u64 counts of log2 buckets */
+		} hist;			/* RPT_K_BPF_SYSHIST */
 	};
 };
 
 /*
  * Decode the record data[0, size) of an event whose id resolved to *ki.
- * Kinds without a typed view (stacks, histograms...) get kind and pid only.
+ * Kinds without a typed view (RPT_K_OTHER) get kind and pid only.
  */
 void rpt_rec_decode(const struct rpt_kind_info *ki, const void *data, int size, struct rpt_rec *r);
 

@@ -158,7 +158,7 @@ static const unsigned char okind_of[RPT_K_NR] = {
 		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_EXIT) | \
 		   RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | \
 		   RPT_KIND_BIT(RPT_K_IRQ_EXIT) | RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT))
+		   RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT) | RPT_KIND_BIT(RPT_K_BPF_SYSHIST))
 
 /* a function_graph record (ftrace:funcgraph_entry/exit) */
 static bool is_graph(const struct otype *t)
@@ -347,14 +347,9 @@ static void sys_done(struct overhead *o, const struct rpt_ctx *ctx, int cpu, int
 static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
 			const struct fmt_event *ev, int pid)
 {
-	const struct fmt_field *f = ctx->ki->f;
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size, len, k;
-	long nr = (long)(int32_t)fmt_field_u64(&f[RPT_F_BH_NR], d, sz);
-	uint64_t count = fmt_field_u64(&f[RPT_F_BH_COUNT], d, sz);
-	uint64_t total = fmt_field_u64(&f[RPT_F_BH_TOTAL], d, sz);
-	uint64_t max = fmt_field_u64(&f[RPT_F_BH_MAX], d, sz);
-	const uint8_t *slots = fmt_field_ptr(&f[RPT_F_BH_SLOTS], d, sz, &len);
+	const struct rpt_rec *rec = ctx->rec;
+	uint64_t count = rec->hist.count, total = rec->hist.total, max = rec->hist.max;
+	const struct rpt_arr *slots = &rec->hist.slots;
 	struct osys *s;
 	struct otask *tk;
 	uint64_t added = 0, sum0;
@@ -363,10 +358,10 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, struct oc
 	 * written once at the end, covering the whole recording: used when that
 	 * record is in the window
 	 */
-	if (!rpt_task_selected(ctx, pid) || !slots || ev->rec.ts < o->t0 || ev->rec.ts > o->t1 ||
+	if (!rpt_task_selected(ctx, pid) || !slots->p || ev->rec.ts < o->t0 || ev->rec.ts > o->t1 ||
 	    ctx->opts->has_cpus)
 		return;	/* (not per CPU: left out when --cpu is given) */
-	s = sys_get(o, 1, nr, NULL);
+	s = sys_get(o, 1, rec->hist.nr, NULL);
 	if (!s)
 		return;
 	sum0 = s->h.sum;
@@ -375,13 +370,9 @@ static void on_bpf_hist(struct overhead *o, const struct rpt_ctx *ctx, struct oc
 	 * its middle, so percentiles from aggregated data are within a factor
 	 * of ~1.5; count, total and max stay exact.
 	 */
-	for (k = 0; k + 8 <= len && k / 8 < 64; k += 8) {
-		uint64_t n, mid, j;
+	for (int k = 0; k < slots->n && k < 64; k++) {
+		uint64_t n = rpt_arr_at(slots, k), mid = k == 0 ? 1 : (3ULL << k) / 2, j;
 
-		memcpy(&n, slots + k, 8);
-		if (ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
-			n = __builtin_bswap64(n);
-		mid = k == 0 ? 1 : (3ULL << (k / 8)) / 2;
 		for (j = 0; j < n && added < count; j++, added++)
 			if (rpt_hist_add(&s->h, mid > max ? max : mid)) {
 				o->oom = true;
@@ -453,8 +444,7 @@ static void on_bpf_syscall(struct overhead *o, const struct rpt_ctx *ctx, struct
 	uint64_t dur = rec->bsys.duration, ts = ev->rec.ts;
 
 	sys_done(o, ctx, ev->rec.cpu, 1, pid, (long)(int32_t)rec->bsys.nr, NULL,
-		 ts >= dur ? ts - dur : 0, ts, rec->bsys.ret,
-		 ctx->ki->f[RPT_F_BS_RET].offset >= 0);
+		 ts >= dur ? ts - dur : 0, ts, rec->bsys.ret, rec->bsys.has_ret);
 }
 
 static void on_irq_entry(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,

@@ -54,6 +54,8 @@ static void replay_prepare(struct rpt_ctx *ctx, struct rpt_types *types, struct 
 	}
 	if (!rt->done) {
 		rpt_kind_resolve(ev->event, &rt->ki);
+		/* ftrace's caller[] entries are longs of the kernel that wrote the file */
+		rt->ki.long_size = ctx->info->kernel_long;
 		rt->done = true;
 	}
 	ctx->ki = &rt->ki;

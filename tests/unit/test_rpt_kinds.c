@@ -106,6 +106,43 @@ static const struct fmt_src formats[] = {
 	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n" PRINT },
 	{ "syscalls", "name: sys_enter_\nID: 36\nformat:\n" COMMON PRINT },
+	{ "ftrace", "name: kernel_stack\nID: 37\nformat:\n" COMMON
+	  "\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n" PRINT },
+	{ "ftrace", "name: user_stack\nID: 38\nformat:\n" COMMON
+	  "\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n" PRINT },
+	{ "flytrap", "name: offcpu\nID: 39\nformat:\n" COMMON
+	  "\tfield:u64 duration;\toffset:8;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u64 start;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u32 state;\toffset:24;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 waker_pid;\toffset:28;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 tgid;\toffset:32;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 waker_tgid;\toffset:36;\tsize:4;\tsigned:0;\n"
+	  "\tfield:char comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	  "\tfield:char waker_comm[16];\toffset:56;\tsize:16;\tsigned:0;\n"
+	  "\tfield:__data_loc u64[] kstack;\toffset:72;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc u64[] ustack;\toffset:76;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "flytrap", "name: profile\nID: 40\nformat:\n" COMMON
+	  "\tfield:u32 tgid;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+	  "\tfield:__data_loc u64[] kstack;\toffset:28;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc u64[] ustack;\toffset:32;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc u8[] uregs;\toffset:36;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc u8[] ucopy;\toffset:40;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "flytrap", "name: ucopy_more\nID: 41\nformat:\n" COMMON
+	  "\tfield:u32 offset;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc u8[] ucopy;\toffset:12;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "flytrap", "name: syscall_hist\nID: 42\nformat:\n" COMMON
+	  "\tfield:u32 nr;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u32 tgid;\toffset:12;\tsize:4;\tsigned:0;\n"
+	  "\tfield:u64 count;\toffset:16;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u64 total_ns;\toffset:24;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u64 max_ns;\toffset:32;\tsize:8;\tsigned:0;\n"
+	  "\tfield:u64 slots[4];\toffset:40;\tsize:32;\tsigned:0;\n" PRINT },
+	/* an off-CPU record with its duration only: no stacks, no tgid */
+	{ "flytrap", "name: offcpu\nID: 43\nformat:\n" COMMON
+	  "\tfield:u64 duration;\toffset:8;\tsize:8;\tsigned:0;\n" PRINT },
 };
 
 static struct tep_handle *tep;
@@ -216,6 +253,13 @@ static void check_syscalls(void)
 	resolve(30, &ki);
 	CHECK(ki.kind == RPT_K_BPF_SYSCALL, "flytrap:syscall is %s", rpt_kind_name(ki.kind));
 	CHECK(ki.tgid.offset == 12, "tgid resolved for every id");
+	d = record(32, 5);
+	memcpy(d + 24, &ret, 8);
+	rpt_rec_decode(&ki, d, 32, &r);
+	CHECK(r.bsys.has_ret && r.bsys.ret == -2, "flytrap:syscall ret %lld", (long long)r.bsys.ret);
+	rpt_rec_decode(&ki, d, 24, &r);
+	CHECK(r.bsys.has_ret && r.bsys.ret == 0, "cut ret: 0, the format still has it");
+	free(d);
 	resolve(31, &ki);
 	CHECK(ki.kind == RPT_K_OTHER,
 	      "flytrap:syscall without duration is %s", rpt_kind_name(ki.kind));
@@ -324,6 +368,189 @@ static void check_irq(void)
 	CHECK(ki.kind == RPT_K_OTHER && ki.common_pid.offset == -1, "unknown id");
 }
 
+/* v into d at off, host order (the test formats are little-endian like the host) */
+static void put32(unsigned char *d, int off, uint32_t v)
+{
+	memcpy(d + off, &v, 4);
+}
+
+static void put64(unsigned char *d, int off, uint64_t v)
+{
+	memcpy(d + off, &v, 8);
+}
+
+static void check_kstack(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(16 + 10 * 8, 7);
+
+	resolve(37, &ki);
+	CHECK(ki.kind == RPT_K_KSTACK, "ftrace:kernel_stack is %s", rpt_kind_name(ki.kind));
+	CHECK(ki.long_size == 8, "long size from the tep handle: %d", ki.long_size);
+	for (int i = 0; i < 10; i++)
+		put64(d, 16 + 8 * i, 0xffffffff81000000ULL + (uint64_t)i);
+	/* size 0: caller[] runs to the record end, past its declared 8 entries */
+	rpt_rec_decode(&ki, d, 96, &r);
+	CHECK(r.stk.caller.n == 10 && r.stk.caller.width == 8 && r.stk.size == 0,
+	      "kernel_stack of 10: n %d", r.stk.caller.n);
+	CHECK(rpt_arr_at(&r.stk.caller, 9) == 0xffffffff81000009ULL, "caller[9]");
+	put32(d, 8, 3);
+	rpt_rec_decode(&ki, d, 96, &r);
+	CHECK(r.stk.size == 3 && r.stk.caller.n == 3, "size 3 cuts caller to %d", r.stk.caller.n);
+	put32(d, 8, 100);
+	rpt_rec_decode(&ki, d, 96, &r);
+	CHECK(r.stk.caller.n == 10, "a size past the record end: %d", r.stk.caller.n);
+	/* cut in the middle of an entry, then before caller[] */
+	rpt_rec_decode(&ki, d, 16 + 8 * 2 + 5, &r);
+	CHECK(r.stk.caller.n == 2 && rpt_arr_at(&r.stk.caller, 1) == 0xffffffff81000001ULL,
+	      "cut record: %d entries", r.stk.caller.n);
+	rpt_rec_decode(&ki, d, 14, &r);
+	CHECK(!r.stk.caller.p && r.stk.caller.n == 0, "cut before caller[]: absent");
+	/* a 32-bit kernel's longs */
+	ki.long_size = 4;
+	put32(d, 8, 0);
+	rpt_rec_decode(&ki, d, 96, &r);
+	CHECK(r.stk.caller.width == 4 && r.stk.caller.n == 20, "4-byte entries: n %d",
+	      r.stk.caller.n);
+	CHECK(rpt_arr_at(&r.stk.caller, 0) == 0x81000000u &&
+	      rpt_arr_at(&r.stk.caller, 1) == 0xffffffffu, "4-byte entries: halves of a u64");
+	free(d);
+
+	d = record(16 + 80, 7);
+	resolve(38, &ki);
+	CHECK(ki.kind == RPT_K_USTACK, "ftrace:user_stack is %s", rpt_kind_name(ki.kind));
+	put32(d, 8, 4242);
+	put64(d, 16, 0x401000);
+	rpt_rec_decode(&ki, d, 96, &r);
+	CHECK(r.stk.tgid == 4242 && r.stk.caller.n == 8 && rpt_arr_at(&r.stk.caller, 0) == 0x401000,
+	      "user_stack: tgid %d, its 8 declared entries (%d)", r.stk.tgid, r.stk.caller.n);
+	rpt_rec_decode(&ki, d, 10, &r);
+	CHECK(r.stk.tgid == 0 && !r.stk.caller.p, "cut user_stack: tgid 0, no caller[]");
+	free(d);
+}
+
+static void check_offcpu(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(80 + 24 + 8, 11);
+
+	resolve(39, &ki);
+	CHECK(ki.kind == RPT_K_BPF_OFFCPU, "flytrap:offcpu is %s", rpt_kind_name(ki.kind));
+	put64(d, 8, 5000);
+	put64(d, 16, 123);
+	put32(d, 24, 2);
+	put32(d, 28, 77);
+	put32(d, 32, 10);
+	put32(d, 36, 70);
+	memcpy(d + 40, "sleeper", 8);
+	memcpy(d + 56, "waker", 6);
+	put32(d, 72, 24u << 16 | 80);	/* three kernel frames */
+	put32(d, 76, 8u << 16 | 104);	/* one user frame */
+	put64(d, 80, 0xffffffff81000001ULL);
+	put64(d, 96, 0xffffffff81000003ULL);
+	put64(d, 104, 0x401234);
+	rpt_rec_decode(&ki, d, 112, &r);
+	CHECK(r.pid == 11 && r.smp.duration == 5000 && r.smp.start == 123 && r.smp.state == 2,
+	      "offcpu duration/start/state");
+	CHECK(r.smp.waker_pid == 77 && r.smp.waker_tgid == 70 && r.smp.tgid == 10 && r.smp.has_tgid,
+	      "offcpu pids");
+	CHECK(r.smp.comm.s && !strcmp(r.smp.comm.s, "sleeper") && r.smp.waker_comm.s &&
+	      !strcmp(r.smp.waker_comm.s, "waker"), "offcpu comms");
+	CHECK(r.smp.has_stacks && r.smp.kstack.n == 3 && r.smp.kstack.width == 8 &&
+	      rpt_arr_at(&r.smp.kstack, 2) == 0xffffffff81000003ULL, "kstack: %d", r.smp.kstack.n);
+	CHECK(r.smp.ustack.n == 1 && rpt_arr_at(&r.smp.ustack, 0) == 0x401234, "ustack");
+	CHECK(!r.smp.has_copy && !r.smp.uregs.p && !r.smp.ucopy.p, "no stack copy");
+	/* BPF stacks stay u64 on a 32-bit kernel */
+	ki.long_size = 4;
+	rpt_rec_decode(&ki, d, 112, &r);
+	CHECK(r.smp.kstack.width == 8 && r.smp.kstack.n == 3, "kstack u64 whatever the long");
+	/* cut inside waker_comm: the stacks' __data_loc words are gone */
+	rpt_rec_decode(&ki, d, 60, &r);
+	CHECK(r.smp.duration == 5000 && r.smp.tgid == 10 && r.smp.comm.s && !r.smp.waker_comm.s,
+	      "cut offcpu: the fields before the cut");
+	CHECK(r.smp.has_stacks && !r.smp.kstack.p && !r.smp.ustack.p && r.smp.ustack.n == 0,
+	      "cut offcpu: stacks absent, the format still has them");
+	/* the kernel stack's data past the record end */
+	rpt_rec_decode(&ki, d, 100, &r);
+	CHECK(!r.smp.kstack.p && !r.smp.ustack.p, "__data_loc past the end: no stacks");
+	free(d);
+	resolve(43, &ki);
+	d = record(16, 11);
+	put64(d, 8, 9);
+	rpt_rec_decode(&ki, d, 16, &r);
+	CHECK(ki.kind == RPT_K_BPF_OFFCPU && r.smp.duration == 9 && !r.smp.has_stacks &&
+	      !r.smp.has_tgid && r.smp.tgid == 0, "offcpu with its duration only");
+	free(d);
+}
+
+static void check_profile(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(44 + 8 + 32 + 16, 12);
+
+	resolve(40, &ki);
+	CHECK(ki.kind == RPT_K_BPF_PROFILE, "flytrap:profile is %s", rpt_kind_name(ki.kind));
+	put32(d, 8, 12);
+	memcpy(d + 12, "worker", 7);
+	put32(d, 28, 0u << 16 | 44);		/* no kernel frames */
+	put32(d, 32, 8u << 16 | 44);
+	put32(d, 36, 32u << 16 | 52);
+	put32(d, 40, 16u << 16 | 84);
+	put64(d, 44, 0x400500);
+	rpt_rec_decode(&ki, d, 100, &r);
+	CHECK(r.smp.tgid == 12 && r.smp.comm.s && !strcmp(r.smp.comm.s, "worker"), "profile tgid");
+	CHECK(r.smp.kstack.p && r.smp.kstack.n == 0 && r.smp.ustack.n == 1 &&
+	      rpt_arr_at(&r.smp.ustack, 0) == 0x400500, "profile stacks");
+	CHECK(r.smp.has_copy && r.smp.uregs.p == d + 52 && r.smp.uregs.len == 32 &&
+	      r.smp.ucopy.p == d + 84 && r.smp.ucopy.len == 16, "profile registers and copy");
+	CHECK(r.smp.duration == 0 && !r.smp.waker_comm.s, "no offcpu fields in a profile");
+	rpt_rec_decode(&ki, d, 90, &r);
+	CHECK(r.smp.uregs.p && !r.smp.ucopy.p && r.smp.ucopy.len == 0, "copy past the end");
+	free(d);
+
+	resolve(41, &ki);
+	CHECK(ki.kind == RPT_K_BPF_UCOPY, "flytrap:ucopy_more is %s", rpt_kind_name(ki.kind));
+	d = record(24, 12);
+	put32(d, 8, 4096);
+	put32(d, 12, 8u << 16 | 16);
+	rpt_rec_decode(&ki, d, 24, &r);
+	CHECK(r.ucopy.offset == 4096 && r.ucopy.has_copy && r.ucopy.copy.p == d + 16 &&
+	      r.ucopy.copy.len == 8, "ucopy_more part");
+	rpt_rec_decode(&ki, d, 20, &r);
+	CHECK(r.ucopy.offset == 4096 && !r.ucopy.copy.p && r.ucopy.copy.len == 0, "cut part");
+	free(d);
+}
+
+static void check_hist(void)
+{
+	struct rpt_kind_info ki;
+	struct rpt_rec r;
+	unsigned char *d = record(72, 13);
+
+	resolve(42, &ki);
+	CHECK(ki.kind == RPT_K_BPF_SYSHIST, "flytrap:syscall_hist is %s", rpt_kind_name(ki.kind));
+	put32(d, 8, 0xffffffffu);
+	put32(d, 12, 99);
+	put64(d, 16, 6);
+	put64(d, 24, 600);
+	put64(d, 32, 200);
+	put64(d, 40, 1);
+	put64(d, 64, 5);
+	rpt_rec_decode(&ki, d, 72, &r);
+	CHECK(r.hist.nr == -1 && r.hist.tgid == 99, "hist nr %d tgid %d", r.hist.nr, r.hist.tgid);
+	CHECK(r.hist.count == 6 && r.hist.total == 600 && r.hist.max == 200, "hist sums");
+	CHECK(r.hist.slots.n == 4 && rpt_arr_at(&r.hist.slots, 0) == 1 &&
+	      rpt_arr_at(&r.hist.slots, 3) == 5, "hist slots");
+	rpt_rec_decode(&ki, d, 50, &r);
+	CHECK(r.hist.max == 200 && !r.hist.slots.p && r.hist.slots.n == 0, "cut hist: no slots");
+	rpt_rec_decode(&ki, d, 30, &r);
+	CHECK(r.hist.count == 6 && r.hist.total == 0 && r.hist.max == 0, "cut hist: total cut");
+	free(d);
+}
+
 int main(void)
 {
 	tep = tep_alloc();
@@ -343,6 +570,10 @@ int main(void)
 	check_calls();
 	check_probes();
 	check_irq();
+	check_kstack();
+	check_offcpu();
+	check_profile();
+	check_hist();
 	tep_free(tep);
 	return check_summary();
 }
