@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "callgraph.h"
 #include "drops.h"
 #include "flytrap.h"
 #include "format.h"
@@ -1749,11 +1750,13 @@ static const struct rpt_analyzer exp_analyzer = {
 #pragma weak rpt_drops_analyzer
 #pragma weak rpt_overhead_result_release
 #pragma weak rpt_drops_result_release
+#pragma weak rpt_cg_result_release
 
 static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath)
 {
 	struct exp_html_data hd = { 0 };
 	struct rpt_callgraph_conf cgc = { 0 };
+	struct rpt_cg_result cgres = { 0 };
 	struct rpt_analyzer cg, ex = exp_analyzer, ov, dr;
 	const struct rpt_analyzer *list[4];
 	struct exp_html_input in = { 0 };
@@ -1769,7 +1772,7 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 
 	if (!calls)
 		return ft_error("cannot export: %s", strerror(ENOMEM));
-	/* the call graph's own printout is not wanted, only its stacks */
+	/* the Chrome JSON is not wanted here, only what export gathers for the page */
 	devnull = fopen("/dev/null", "w");
 	if (!devnull) {
 		ret = ft_error("cannot export: %s", strerror(errno));
@@ -1777,18 +1780,18 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	}
 	exp_conf.html = true;
 	exp_conf.html_data = &hd;
-	exp_conf.out = devnull;	/* the Chrome JSON is not wanted here */
+	exp_conf.out = devnull;
 	o->json = true;
 	ex.out = devnull;
 	list[n++] = &ex;
 	if (&rpt_callgraph_analyzer) {
 		cg = rpt_callgraph_analyzer;
-		cgc.output = RPT_CG_FOLDED;
+		/* its stacks go into the flame graph; its result is taken, so it prints nothing */
 		cgc.per_task = true;
 		cgc.flame = calls;
 		cgc.flame_unit = &unit;
+		cgc.result = &cgres;
 		cg.conf = &cgc;
-		cg.out = devnull;
 		list[n++] = &cg;
 	}
 	if (&rpt_overhead_analyzer) {
@@ -1845,6 +1848,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 out:
 	if (devnull)
 		fclose(devnull);
+	if (&rpt_callgraph_analyzer)
+		rpt_cg_result_release(&cgres);
 	if (&rpt_overhead_analyzer)
 		rpt_overhead_result_release(&ovres);
 	if (&rpt_drops_analyzer)
