@@ -62,7 +62,7 @@ enum ckind {
 
 struct ctype {
 	int kind;
-	uint32_t frame;		/* uprobe: interned event name (entry), conventional name (return) */
+	uint32_t frame; /* uprobe: interned event name (entry), conventional name (return) */
 };
 
 struct node {
@@ -80,7 +80,7 @@ struct cframe {
 	uint32_t node, frame, depth;
 	bool kernel;
 	uint64_t start, child;
-	uint32_t match;		/* what an exit pairs with by name: frame, or the uprobe's event name */
+	uint32_t match; /* what an exit pairs with by name: frame, or the uprobe's event name */
 	uint64_t addr;		/* uprobe entries: the probed address (0: none) */
 };
 
@@ -130,7 +130,7 @@ struct callgraph {
 	uint32_t nframes, fcap;
 	struct rpt_map kcache;		/* kernel addr -> uint32_t frame */
 	struct rpt_map ucache;		/* hash(tgid, addr) -> struct ucache */
-	struct rpt_map pcache;		/* hash(tgid, probe addr) -> struct ucache (frame or NO_FRAME) */
+	struct rpt_map pcache; /* hash(tgid, probe addr) -> struct ucache (frame or NO_FRAME) */
 	struct rpt_syms *syms;
 	char **ufunc_names;		/* BPF ufunc index -> name */
 	int nufunc;
@@ -140,7 +140,8 @@ struct callgraph {
 	struct pending_kstack *pend;
 	uint64_t unmatched, lost_frames, too_deep, calls_total;
 	uint64_t samples_empty;
-	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];	/* user stacks, and those cut where the unwind broke */
+	/* user stacks, and those cut where the unwind broke */
+	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];
 	/* --user-stack cfi|dwarf (META bpf_user_stack=): the unwind from the stack copies */
 	int uw_mode;			/* 0 none (fp, or an older file), 1 cfi, 2 dwarf */
 	enum rpt_unwind_arch uw_arch;
@@ -420,8 +421,8 @@ static struct cframe *push(struct callgraph *g, struct ctask *t)
 	return &t->st[t->n++];
 }
 
-static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel, uint32_t depth,
-			    uint64_t ts)
+static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel,
+			    uint32_t depth, uint64_t ts)
 {
 	struct tree *tr = &g->trees[S_CALLS];
 	uint32_t parent = t->n ? t->st[t->n - 1].node : t->base;
@@ -474,8 +475,8 @@ static uint32_t bpf_func_frame(struct callgraph *g, bool kfunc, uint32_t fi)
  * the file's maps and symbols say so, else the event's own name (the one
  * whoever set the probe chose).
  */
-static uint32_t probe_frame(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty, int pid,
-			    uint64_t ip)
+static uint32_t probe_frame(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+			    int pid, uint64_t ip)
 {
 	int tgid = rpt_tgid(ctx, pid);
 	uint64_t key, off = 1;
@@ -608,7 +609,8 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 /* ---- stacks ---------------------------------------------------------------------- */
 
 /* frames[] root first; add weight along the path */
-static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n, uint64_t w)
+static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n,
+		     uint64_t w)
 {
 	struct tree *t = &g->trees[s];
 	uint32_t nd = 0;
@@ -659,8 +661,10 @@ static int read_addrs(const struct rpt_arr *a, uint64_t *out, int max)
  */
 static bool is_trace_frame(const char *name)
 {
-	static const char *const pfx[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
-					   "trace_call_bpf", "perf_trace_", NULL };
+	static const char *const pfx[] = {
+		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_", "trace_call_bpf",
+		"perf_trace_", NULL
+	};
 	int k;
 
 	for (k = 0; pfx[k]; k++)
@@ -681,7 +685,8 @@ static bool is_trace_frame(const char *name)
  * without resolving to a function.  Recursion in code with symbols (a
  * named frame repeating) survives at any depth.
  */
-static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un, uint32_t *uf, int *why)
+static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un, uint32_t *uf,
+		       int *why)
 {
 	uint64_t unnamed[MAX_FRAMES];
 	int nu = 0, k, j;
@@ -737,7 +742,7 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 		g->stacks[s]++;
 		un = user_frames(g, tgid, ua, un, uf, &why);
 		if (why >= 0) {
-			/* what lies below the cut is unknown: the marker is the root of what is kept */
+			/* below the cut is unknown: the marker is the root of what is kept */
 			g->cut[s][why]++;
 			char cm[64];
 
@@ -1240,7 +1245,7 @@ static int result_nodes(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	return 0;
 }
 
-/* The symbol tables' account of each binary, owned by the result (the tables end with the replay) */
+/* Each binary's symbol sources, copied into the result (the tables die with the replay) */
 static int copy_binaries(const struct rpt_syms *s, struct rpt_cg_result *r)
 {
 	struct rpt_syms_bin b;
@@ -1750,8 +1755,8 @@ static void cut_note(const struct rpt_cg_result *r, FILE *f)
 	fputc('\n', f);
 }
 
-static void init_out(struct out *o, const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c,
-		     FILE *f)
+static void init_out(struct out *o, const struct rpt_cg_result *r,
+		     const struct rpt_callgraph_conf *c, FILE *f)
 {
 	memset(o, 0, sizeof(*o));
 	o->r = r;
@@ -1819,7 +1824,7 @@ static int print_json(const struct rpt_cg_result *r, const struct rpt_callgraph_
 		return err;
 	}
 	err = rpt_json_done(&j);
-	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream (rpt_out_failed) */
+	return err == -ENOMEM ? err : 0; /* a failed write stays on the stream (rpt_out_failed) */
 }
 
 /* One folded line as flamegraph.pl reads it: the stack, a space, the weight. */
@@ -1836,8 +1841,8 @@ static int print_folded(const struct rpt_cg_result *r, FILE *f)
 
 	/* folded lines have no room for a note: say it on stderr */
 	if (lm && f == stdout)
-		ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks are "
-			"incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
+		ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks "
+			"are incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
 	err = fold(r, folded_write, f, NULL, false);
 	return err ? err : ferror(f) ? -EIO : 0;
 }
@@ -1855,7 +1860,8 @@ static int print_nothing(const struct rpt_cg_result *r, const struct rpt_opts *o
 
 		rpt_fmt_filters(op, filt, sizeof(filt));
 		if (*filt)
-			fprintf(f, "  nothing to show: no events match the filters\n  (%s)\n", filt);
+			fprintf(f, "  nothing to show: no events match the filters\n  (%s)\n",
+				filt);
 		else
 			fputs("  nothing to show: the file has no events\n", f);
 		rpt_notes_damage(n, f);
@@ -1863,17 +1869,20 @@ static int print_nothing(const struct rpt_cg_result *r, const struct rpt_opts *o
 	}
 	/* say what was looked for, not a 0-call tree of some source */
 	if (c->source == RPT_CG_AUTO)
-		fprintf(f, "  no call or stack data in the %" PRIu64 " selected events (function_graph,\n"
+		fprintf(f, "  no call or stack data in the %" PRIu64 " selected events "
+			"(function_graph,\n"
 			"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc/\n"
-			"  kfunc records), %s..%s\n", n->nevents,
-			rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts), rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
-	else
-		fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n", r->source_name,
+			"  kfunc records), %s..%s\n",
 			n->nevents, rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
+	else
+		fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n",
+			r->source_name, n->nevents, rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
 			rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
 	for (k = 0; k < S_NR; k++)
 		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
-			fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k], src_names[k]);
+			fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k],
+				src_names[k]);
 	rpt_notes_loss(n, f);
 	rpt_notes_damage(n, f);
 	return ferror(f) ? -EIO : 0;
@@ -1893,17 +1902,20 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 		return print_nothing(r, op, c, f);
 	fprintf(f, "  %s (%s), %s..%s\n", r->source_name,
 		calls ? "time in calls" : samples ? "stack samples" : "blocked time",
-		rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts), rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
+		rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
+		rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
 	if (calls)
-		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n  %" PRIu64 " still open at the end, %"
-			PRIu64 " returns without a call\n", r->calls_completed,
-			rpt_fmt_dur(b3, sizeof(b3), r->total), r->calls_open, r->unmatched_exits);
+		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n"
+			"  %" PRIu64 " still open at the end, %" PRIu64 " returns without a call\n",
+			r->calls_completed, rpt_fmt_dur(b3, sizeof(b3), r->total), r->calls_open,
+			r->unmatched_exits);
 	else
 		fprintf(f, "  %" PRIu64 " %s\n", samples ? r->total : r->nodes[0].count,
 			samples ? "samples" : "blocked periods");
 	for (k = 0; k < S_NR; k++)
 		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
-			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k], src_names[k]);
+			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k],
+				src_names[k]);
 	cut_note(r, f);
 	unwind_note(r, f);
 	rpt_notes_clock(n, f);
@@ -1914,9 +1926,11 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 	init_out(&o, r, c, f);
 	text_node(&o, 0, 0);
 	if (o.hidden)
-		fprintf(f, "  (%" PRIu64 " nodes below --depth/--min-percent not shown)\n", o.hidden);
+		fprintf(f, "  (%" PRIu64 " nodes below --depth/--min-percent not shown)\n",
+			o.hidden);
 	if (r->nsyms_missing)
-		fprintf(f, "note: no symbols for %d binar%s (%s);\n      try --symfs DIR or --debug-dir DIR\n",
+		fprintf(f, "note: no symbols for %d binar%s (%s);\n"
+			"      try --symfs DIR or --debug-dir DIR\n",
 			r->nsyms_missing, r->nsyms_missing == 1 ? "y" : "ies", r->syms_missing);
 	return o.err ? o.err : ferror(f) ? -EIO : 0;
 }
@@ -1930,10 +1944,12 @@ static void sum_calls(struct callgraph *g)
 	uint32_t tn, ch;
 
 	if (g->conf->per_task)
-		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX; tn = tr->nodes[tn].next_sibling) {
+		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX;
+		     tn = tr->nodes[tn].next_sibling) {
 			tr->nodes[tn].total = 0;
 			tr->nodes[tn].count = 0;
-			for (ch = tr->nodes[tn].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling) {
+			for (ch = tr->nodes[tn].first_child; ch != UINT32_MAX;
+			     ch = tr->nodes[ch].next_sibling) {
 				tr->nodes[tn].total += tr->nodes[ch].total;
 				tr->nodes[tn].count += tr->nodes[ch].count;
 			}
@@ -2077,11 +2093,16 @@ const char rpt_callgraph_options_help[] =
 	"  --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for debug files\n";
 
 const struct ft_opt rpt_callgraph_opts[] = {
-	{ "per-task", 0, false, RPT_CG_O_PER_TASK }, { "folded", 0, false, RPT_CG_O_FOLDED },
-	{ "no-debuginfod", 0, false, RPT_CG_O_NO_DEBUGINFOD }, { "source", 0, true, RPT_CG_O_SOURCE },
-	{ "depth", 0, true, RPT_CG_O_DEPTH }, { "min-percent", 0, true, RPT_CG_O_MIN_PERCENT },
-	{ "svg", 0, true, RPT_CG_O_SVG }, { "symfs", 0, true, RPT_CG_O_SYMFS },
-	{ "debug-dir", 0, true, RPT_CG_O_DEBUG_DIR }, { 0 },
+	{ "per-task", 0, false, RPT_CG_O_PER_TASK },
+	{ "folded", 0, false, RPT_CG_O_FOLDED },
+	{ "no-debuginfod", 0, false, RPT_CG_O_NO_DEBUGINFOD },
+	{ "source", 0, true, RPT_CG_O_SOURCE },
+	{ "depth", 0, true, RPT_CG_O_DEPTH },
+	{ "min-percent", 0, true, RPT_CG_O_MIN_PERCENT },
+	{ "svg", 0, true, RPT_CG_O_SVG },
+	{ "symfs", 0, true, RPT_CG_O_SYMFS },
+	{ "debug-dir", 0, true, RPT_CG_O_DEBUG_DIR },
+	{ 0 },
 };
 
 static int cg_source_opt(struct rpt_cg_args *A, const char *v)
@@ -2240,11 +2261,13 @@ int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input)
 			char title[256];
 			int e, e2;
 
-			snprintf(title, sizeof(title), "flytrap callgraph: %s", base ? base + 1 : input);
+			snprintf(title, sizeof(title), "flytrap callgraph: %s",
+				 base ? base + 1 : input);
 			e = rpt_flame_svg(A->conf.flame, sf, title, A->unit);
 			e2 = rpt_text_out_end(sf, &of, !e);
 			if (e || e2)
-				rc = ft_error("cannot write '%s': %s", A->svg, strerror(e ? -e : -e2));
+				rc = ft_error("cannot write '%s': %s", A->svg,
+					      strerror(e ? -e : -e2));
 		}
 	}
 	rpt_flame_free(A->conf.flame);

@@ -544,7 +544,8 @@ void rpt_rec_decode(const struct rpt_kind_info *ki, const void *d, int sz, struc
 	const struct fmt_field *cp = &ki->common_pid;
 
 	r->kind = ki->kind;
-	r->pid = cp->offset >= 0 && cp->offset + cp->size <= sz ? (int)fmt_field_u64(cp, d, sz) : -1;
+	r->pid = cp->offset >= 0 && cp->offset + cp->size <= sz ?
+		 (int)fmt_field_u64(cp, d, sz) : -1;
 	if (ki->kind > RPT_K_OTHER && ki->kind < RPT_K_NR && decoders[ki->kind])
 		decoders[ki->kind](ki, d, sz, r);
 }
