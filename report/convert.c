@@ -237,7 +237,8 @@ static struct ksym *parse_kallsyms(const char *text, size_t len, size_t *count)
 		}
 		if (y.nlen) {
 			if (n == cap) {
-				struct ksym *ns = realloc(s, (cap = cap ? cap * 2 : 4096) * sizeof(*s));
+				struct ksym *ns =
+					realloc(s, (cap = cap ? cap * 2 : 4096) * sizeof(*s));
 
 				if (!ns) {
 					free(s);
@@ -318,7 +319,8 @@ static int read_kallsyms(const char *path, char **text, size_t *len)
 	if (!count) {
 		free(*text);
 		*text = NULL;
-		return ft_error("'%s' is not a kallsyms file (lines of \"ADDRESS TYPE NAME\")", path);
+		return ft_error("'%s' is not a kallsyms file (lines of \"ADDRESS TYPE NAME\")",
+				path);
 	}
 	return EXIT_OK;
 }
@@ -387,17 +389,22 @@ int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
 			int k, e;
 
 			for (k = 0; k < 8; k++)
-				off |= (uint64_t)((const uint8_t *)o->data)[in->big_endian ? 7 - k : k] << (8 * k);
+				off |= (uint64_t)((const uint8_t *)o->data)
+						[in->big_endian ? 7 - k : k] << (8 * k);
 			if (sec < 0 && o->id > FMT_OPT_BUFFER_TEXT && o->id < FMT_OPT_FT_BASE)
 				sec = o->id;
-			e = sec >= 0 && off ? fmt_reader_section(cv->r, off, (uint16_t)sec, &data, &len) : -ENOENT;
+			e = sec >= 0 && off ?
+				fmt_reader_section(cv->r, off, (uint16_t)sec, &data, &len) :
+				-ENOENT;
 			if (!e) {
-				err = fmt_writer_section(cv->w, (uint16_t)sec, NULL, data, len, &noff);
+				err = fmt_writer_section(cv->w, (uint16_t)sec, NULL, data, len,
+							 &noff);
 				free(data);
 				if (err)
 					break;
 				for (k = 0; k < 8; k++)
-					ptr[in->big_endian ? 7 - k : k] = (uint8_t)(noff >> (8 * k));
+					ptr[in->big_endian ? 7 - k : k] =
+						(uint8_t)(noff >> (8 * k));
 				err = fmt_writer_option(cv->w, o->id, ptr, 8);
 				continue;
 			}
@@ -434,11 +441,12 @@ static int check_convertible(const struct conv *cv, const struct fmt_info *in, c
 
 	/* latency-format text (BUFFER_TEXT) has no pages to copy */
 	if (in->latency.present || fmt_reader_option(cv->r, FMT_OPT_BUFFER_TEXT, 0))
-		return ft_error("cannot convert '%s': latency-format (text) buffers are not supported",
-				in_path);
+		return ft_error("cannot convert '%s': latency-format (text) buffers are not "
+				"supported", in_path);
 	for (i = 0; i < in->nbuffers; i++)
 		if (in->buffers[i].page_size && in->buffers[i].page_size != in->page_size)
-			return ft_error("cannot convert '%s': buffer '%s' has %u-byte pages, the file %u",
+			return ft_error("cannot convert '%s': buffer '%s' has %u-byte pages, "
+					"the file %u",
 					in_path, in->buffers[i].name, in->buffers[i].page_size,
 					in->page_size);
 	return 0;
@@ -585,16 +593,17 @@ static int convert_into(struct conv *cv, const struct fmt_info *in, const char *
 	}
 	if (err) {
 		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
-			      fmt_writer_error(cv->w)[0] ? fmt_writer_error(cv->w) : strerror(-err));
-		fmt_writer_abort(cv->w);	/* removes its temporary file; out_path is untouched */
+			      fmt_writer_error(cv->w)[0] ? fmt_writer_error(cv->w) :
+							   strerror(-err));
+		fmt_writer_abort(cv->w); /* removes its temporary file; out_path is untouched */
 		return rc;
 	}
 	err = fmt_writer_close(cv->w);
 	if (err)	/* the writer is freed by close: its message went with it */
 		return ft_error("cannot write '%s': %s", out_path, strerror(-err));
 	if (in->truncated_at) {
-		ft_warn("'%s' ends early (at byte %llu): '%s' holds only the readable part", in_path,
-			(unsigned long long)in->truncated_at, out_path);
+		ft_warn("'%s' ends early (at byte %llu): '%s' holds only the readable part",
+			in_path, (unsigned long long)in->truncated_at, out_path);
 		rc = EXIT_FAIL;
 	}
 	ft_info("wrote '%s': %llu pages", out_path, (unsigned long long)cv->pages);
@@ -661,7 +670,8 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'c':
 			if (strcmp(arg, "zstd") && strcmp(arg, "none"))
-				return ft_usage_error("unknown compression '%s' (use zstd or none)", arg);
+				return ft_usage_error("unknown compression '%s' (use zstd or none)",
+						      arg);
 			co.compression = arg;
 			break;
 		case 'l':
@@ -671,7 +681,8 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'C':
 			if (ft_parse_u64(arg, &v) || v < 1 || v > 1024)
-				return ft_usage_error("invalid chunk size '%s' (1..1024 pages)", arg);
+				return ft_usage_error("invalid chunk size '%s' (1..1024 pages)",
+						      arg);
 			co.chunk = (int)v;
 			break;
 		case 'K':

@@ -30,7 +30,7 @@ struct rpt_drops_stream {
 	int cpu;
 	uint64_t events, bytes, pages, first_ts, last_ts;
 	uint64_t markers, lost_marked, unknown_markers;
-	bool kernel;			/* the kernel's end-of-recording CPU stats are in the file */
+	bool kernel;		/* the kernel's end-of-recording CPU stats are in the file */
 	bool start_stats;		/* and those of the start */
 	uint64_t overrun, commit_overrun, dropped, kernel_lost, entries_at_end, read;
 	uint64_t lost;			/* kernel_lost or lost_marked, the larger */
@@ -92,7 +92,7 @@ struct rpt_drops_result {
 	struct rpt_drops_count *types;		/* types on the CPUs that lost, most first */
 	const char *analyses[RPT_DROPS_MAX_ANALYSES];	/* static strings */
 	struct rpt_drops_shed *shed;
-	char *flight_cpu_data_start;		/* a flight dump's "buffer/CPU:time" list, or NULL */
+	char *flight_cpu_data_start;	/* a flight dump's "buffer/CPU:time" list, or NULL */
 	char *trigger;				/* its trigger, or NULL */
 	char *advice[RPT_DROPS_MAX_ADVICE];
 };

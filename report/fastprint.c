@@ -1383,8 +1383,10 @@ static void compile_handler(struct cc *c)
 	if (!strcmp(ev->system, "syscalls") && !strcmp(ev->name, "sys_enter_futex") &&
 	    from_plugin(ev->handler, "plugin_futex.so")) {
 		/* all six with err=1: a missing one prints an error and then the format */
-		if (!sched_field(c, "uaddr", &t->uaddr, false) || !sched_field(c, "op", &t->op, false) ||
-		    !sched_field(c, "val", &t->val, false) || !sched_field(c, "utime", &t->utime, false) ||
+		if (!sched_field(c, "uaddr", &t->uaddr, false) ||
+		    !sched_field(c, "op", &t->op, false) ||
+		    !sched_field(c, "val", &t->val, false) ||
+		    !sched_field(c, "utime", &t->utime, false) ||
 		    !sched_field(c, "uaddr2", &t->uaddr2, false) ||
 		    !sched_field(c, "val3", &t->val3, false)) {
 			c->why = "futex fields";
@@ -1410,7 +1412,8 @@ static void compile_handler(struct cc *c)
 			c->why = "hrtimer fields";
 			return;
 		}
-		if (tep_find_field(ev, "function") && !sched_field(c, "function", &t->function, false)) {
+		if (tep_find_field(ev, "function") &&
+		    !sched_field(c, "function", &t->function, false)) {
 			c->why = "hrtimer fields";
 			return;
 		}
@@ -1476,7 +1479,8 @@ static bool static_plugin_event(const struct tep_event *ev)
 		return !strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup") ||
 		       !strcmp(ev->name, "sched_wakeup_new");
 	if (!strcmp(ev->system, "timer"))
-		return !strcmp(ev->name, "hrtimer_start") || !strcmp(ev->name, "hrtimer_expire_entry");
+		return !strcmp(ev->name, "hrtimer_start") ||
+		       !strcmp(ev->name, "hrtimer_expire_entry");
 	return !strcmp(ev->system, "syscalls") && !strcmp(ev->name, "sys_enter_futex");
 #else
 	(void)ev;
@@ -1499,7 +1503,8 @@ static void compile(struct rpt_fastprint *fp, struct ftype *t, struct tep_event 
 		c.why = "raw or failed format";
 	} else if (ev->flags & TEP_EVENT_FL_ISBPRINT) {
 		c.why = "bprint";
-	} else if ((ev->handler || static_plugin_event(ev)) && !(ev->flags & TEP_EVENT_FL_NOHANDLE)) {
+	} else if ((ev->handler || static_plugin_event(ev)) &&
+		   !(ev->flags & TEP_EVENT_FL_NOHANDLE)) {
 		compile_handler(&c);
 	} else if (compile_generic(&c)) {
 		t->kind = T_GENERIC;
@@ -1750,7 +1755,8 @@ static bool run_generic(struct rpt_fastprint *fp, const struct ftype *t, const u
 	return true;
 }
 
-static inline uint64_t sf_get(const struct rpt_fastprint *fp, const struct sfield *sf, const uint8_t *d)
+static inline uint64_t sf_get(const struct rpt_fastprint *fp, const struct sfield *sf,
+			      const uint8_t *d)
 {
 	return rd(fp, d + sf->off, sf->size);
 }

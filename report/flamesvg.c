@@ -311,7 +311,8 @@ int rpt_flame_add(struct rpt_flame *fl, const char *const *frames, int nframes, 
 	return add_frames(fl, frames, NULL, nframes, weight);
 }
 
-int rpt_flame_add_base(struct rpt_flame *fl, const char *const *frames, int nframes, uint64_t weight)
+int rpt_flame_add_base(struct rpt_flame *fl, const char *const *frames, int nframes,
+		       uint64_t weight)
 {
 	uint32_t cur = 0;
 	int i;
@@ -788,7 +789,8 @@ static const char flame_js[] =
 " function layout(){\n"
 "  fr.forEach(function(f){\n"
 "   var x,w;\n"
-"   if(f.d<zd){ if(f.x<=zx+1e-8&&f.x+f.w>=zx+zw-1e-8){x=0;w=1;f.g.style.opacity='0.5';}else{f.g.style.display='none';return;} }\n"
+"   if(f.d<zd){ if(f.x<=zx+1e-8&&f.x+f.w>=zx+zw-1e-8){x=0;w=1;f.g.style.opacity='0.5';}"
+"else{f.g.style.display='none';return;} }\n"
 "   else if(f.x+1e-8>=zx&&f.x+f.w<=zx+zw+1e-8){x=(f.x-zx)/zw;w=f.w/zw;f.g.style.opacity='';}\n"
 "   else{f.g.style.display='none';return;}\n"
 "   f.g.style.display='';f.zw=w;\n"
@@ -800,15 +802,18 @@ static const char flame_js[] =
 " }\n"
 " fr.forEach(function(f){\n"
 "  f.zw=f.w;\n"
-"  f.g.addEventListener('mouseover',function(){det.nodeValue=f.g.querySelector('title').textContent;});\n"
+"  f.g.addEventListener('mouseover',function(){"
+"det.nodeValue=f.g.querySelector('title').textContent;});\n"
 "  f.g.addEventListener('mouseout',function(){det.nodeValue=' ';});\n"
-"  f.g.addEventListener('click',function(){ if(f.d===0){zx=0;zw=1;zd=0;}else{zx=f.x;zw=f.w;zd=f.d;} layout(); });\n"
+"  f.g.addEventListener('click',function(){ "
+"if(f.d===0){zx=0;zw=1;zd=0;}else{zx=f.x;zw=f.w;zd=f.d;} layout(); });\n"
 " });\n"
 " unz.addEventListener('click',function(){zx=0;zw=1;zd=0;layout();});\n"
 " srch.addEventListener('click',function(){\n"
 "  var term=window.prompt('Search frames (regular expression):','');\n"
 "  var re=null;\n"
-"  if(term){try{re=new RegExp(term);}catch(e){window.alert('bad regular expression: '+e.message);return;}}\n"
+"  if(term){try{re=new RegExp(term);}"
+"catch(e){window.alert('bad regular expression: '+e.message);return;}}\n"
 "  var spans=[];\n"
 "  fr.forEach(function(f){\n"
 "   var m=re!==null&&re.test(f.name);\n"
@@ -817,7 +822,8 @@ static const char flame_js[] =
 "  });\n"
 "  spans.sort(function(a,b){return a[0]-b[0];});\n"
 "  var sum=0,end=-1;\n"
-"  spans.forEach(function(s){ if(s[0]>=end){sum+=s[1]-s[0];end=s[1];} else if(s[1]>end){sum+=s[1]-end;end=s[1];} });\n"
+"  spans.forEach(function(s){ if(s[0]>=end){sum+=s[1]-s[0];end=s[1];} "
+"else if(s[1]>end){sum+=s[1]-end;end=s[1];} });\n"
 "  mat.firstChild.nodeValue=re?'Matched: '+(100*sum).toFixed(2)+'%':' ';\n"
 " });\n"
 " window.addEventListener('resize',fit);\n"
@@ -849,7 +855,8 @@ int rpt_flame_svg_opts(const struct rpt_flame *fl, FILE *out, const struct rpt_f
 	r.pfx = pfx;
 	r.unit = unit;
 	r.width = opts->width ? opts->width : 1200;
-	r.min_frac = (opts->min_px > 0 ? opts->min_px : 0.1) / (r.width * (100 - 2 * PAD_PCT) / 100);
+	r.min_frac = (opts->min_px > 0 ? opts->min_px : 0.1) /
+		     (r.width * (100 - 2 * PAD_PCT) / 100);
 	r.icicle = opts->icicle;
 	r.differential = opts->differential;
 
@@ -876,7 +883,8 @@ int rpt_flame_svg_opts(const struct rpt_flame *fl, FILE *out, const struct rpt_f
 		"#%s-svg g.f text{pointer-events:none;fill:#000}"
 		"#%s-svg .btn{cursor:pointer;fill:#333;text-decoration:underline}</style>\n",
 		pfx, pfx, pfx);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n", height);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
+		height);
 	fputs("<text x=\"50%\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">", out);
 	xml_text(out, title, SIZE_MAX);
 	fputs("</text>\n", out);
@@ -889,7 +897,8 @@ int rpt_flame_svg_opts(const struct rpt_flame *fl, FILE *out, const struct rpt_f
 		"Reset zoom</text>\n", pfx, PAD_PCT);
 	fprintf(out, "<text id=\"%s-search\" class=\"btn\" x=\"%.1f%%\" y=\"20\" "
 		"text-anchor=\"end\">Search</text>\n", pfx, 100 - PAD_PCT);
-	fprintf(out, "<text id=\"%s-matched\" x=\"%.1f%%\" y=\"%.0f\" text-anchor=\"end\"> </text>\n",
+	fprintf(out, "<text id=\"%s-matched\" x=\"%.1f%%\" y=\"%.0f\" "
+		"text-anchor=\"end\"> </text>\n",
 		pfx, 100 - PAD_PCT, height - 10);
 	fprintf(out, "<text id=\"%s-details\" x=\"%.1f%%\" y=\"%.0f\"> </text>\n",
 		pfx, PAD_PCT, height - 10);
@@ -904,8 +913,9 @@ int rpt_flame_svg_opts(const struct rpt_flame *fl, FILE *out, const struct rpt_f
 			goto out;
 	}
 	if (r.omitted)
-		fprintf(out, "<!-- %" PRIu64 " frames narrower than %.2f px not drawn alone, %" PRIu64
-			" of them merged -->\n", r.omitted, opts->min_px > 0 ? opts->min_px : 0.1, r.merged);
+		fprintf(out, "<!-- %" PRIu64 " frames narrower than %.2f px not drawn alone, "
+			"%" PRIu64 " of them merged -->\n", r.omitted,
+			opts->min_px > 0 ? opts->min_px : 0.1, r.merged);
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\n", out);
 	fputs(flame_js, out);
 	fputs("]]></script>\n</svg>\n", out);

@@ -185,11 +185,13 @@ static void cpustat_lines(struct info *inf, FILE *out)
 			while (*val == ' ')
 				val++;
 			if (!strcmp(line, "CPU"))
-				fprintf(out, "  %s%sCPU %d:", buffer, buffer[0] ? " " : "", atoi(val));
+				fprintf(out, "  %s%sCPU %d:", buffer, buffer[0] ? " " : "",
+					atoi(val));
 			else if (!strcmp(line, "entries") || !strcmp(line, "overrun") ||
-				 !strcmp(line, "commit overrun") || !strcmp(line, "dropped events") ||
-				 !strcmp(line, "read events"))
-				fprintf(out, " %s %s", !strcmp(line, "commit overrun") ? "commit-overrun" :
+				 !strcmp(line, "commit overrun") ||
+				 !strcmp(line, "dropped events") || !strcmp(line, "read events"))
+				fprintf(out, " %s %s",
+					!strcmp(line, "commit overrun") ? "commit-overrun" :
 					!strcmp(line, "dropped events") ? "dropped" :
 					!strcmp(line, "read events") ? "read" : line, val);
 		}
@@ -233,7 +235,8 @@ static void cpustat_json(struct info *inf, struct rpt_json *j)
 				rpt_json_ki64(j, "cpu", atoi(val));
 			else if (*val && strspn(val, "0123456789") == strlen(val)) {
 				rpt_json_key(j, line);
-				rpt_json_value(j, val, strlen(val));	/* the kernel's figure as written */
+				/* the kernel's figure as written */
+				rpt_json_value(j, val, strlen(val));
 			} else {
 				rpt_json_kstr(j, line, val);
 			}
@@ -327,22 +330,28 @@ static void print_hostguest(const struct fmt_info *in)
 	if (t->present) {
 		printf("time shift:  guest of host trace 0x%016llx, %s, %d CPU%s%s\n",
 		       (unsigned long long)t->peer_id, t->flags & 1 ? "interpolated" : "stepwise",
-		       t->ncpus, t->ncpus == 1 ? "" : "s", t->has_fraction ? ", fraction bits" : "");
+		       t->ncpus, t->ncpus == 1 ? "" : "s",
+		       t->has_fraction ? ", fraction bits" : "");
 		for (i = 0; i < t->ncpus; i++) {
 			const struct fmt_tsync_cpu *c = &t->cpus[i];
 
 			if (!c->nsamples) {
-				printf("             CPU %d: no samples (times left as recorded)\n", i);
+				printf("             CPU %d: no samples (times left as recorded)\n",
+				       i);
 				continue;
 			}
-			snprintf(line, sizeof(line), "CPU %d: %d sample%s, offset %+lld ns", i, c->nsamples,
-				 c->nsamples == 1 ? "" : "s", (long long)c->samples[0].offset);
+			snprintf(line, sizeof(line), "CPU %d: %d sample%s, offset %+lld ns", i,
+				 c->nsamples, c->nsamples == 1 ? "" : "s",
+				 (long long)c->samples[0].offset);
 			if (c->nsamples > 1)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line), " .. %+lld ns",
+				snprintf(line + strlen(line), sizeof(line) - strlen(line),
+					 " .. %+lld ns",
 					 (long long)c->samples[c->nsamples - 1].offset);
-			if (c->nsamples > 1 && (c->samples[0].scaling != 1 || c->samples[0].fraction))
-				snprintf(line + strlen(line), sizeof(line) - strlen(line), ", scaling %lld >> %lld",
-					 (long long)c->samples[0].scaling, (long long)c->samples[0].fraction);
+			if (c->nsamples > 1 &&
+			    (c->samples[0].scaling != 1 || c->samples[0].fraction))
+				snprintf(line + strlen(line), sizeof(line) - strlen(line),
+					 ", scaling %lld >> %lld", (long long)c->samples[0].scaling,
+					 (long long)c->samples[0].fraction);
 			print_folded(line, strlen(line));
 		}
 	}
@@ -350,11 +359,12 @@ static void print_hostguest(const struct fmt_info *in)
 		const struct fmt_guest *g = &in->guests[i];
 		size_t n;
 
-		n = (size_t)snprintf(line, sizeof(line), "guest %s, trace 0x%016llx, %d vCPU%s:", g->name,
-				     (unsigned long long)g->trace_id, g->nvcpus, g->nvcpus == 1 ? "" : "s");
+		n = (size_t)snprintf(line, sizeof(line), "guest %s, trace 0x%016llx, %d vCPU%s:",
+				     g->name, (unsigned long long)g->trace_id, g->nvcpus,
+				     g->nvcpus == 1 ? "" : "s");
 		for (k = 0; k < g->nvcpus && n < sizeof(line); k++)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, " %d=pid %d%s", k, g->vcpu_pid[k],
-					      k + 1 < g->nvcpus ? "," : "");
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %d=pid %d%s", k,
+					      g->vcpu_pid[k], k + 1 < g->nvcpus ? "," : "");
 		if (n >= sizeof(line))
 			n = sizeof(line) - 1;
 		if (!i)
@@ -463,8 +473,8 @@ static void text_header(const struct fmt_info *in, const char *path)
 	printf("clock:       %s%s\n", in->clock[0] ? in->clock : "(not recorded)",
 	       in->clock_in_usecs ? "" : " (raw counter: timestamps are not ns)");
 	if (in->has_date || in->ts_offset_ns)
-		printf("offsets:     date %+lld ns, offset %+lld ns\n", (long long)in->date_offset_ns,
-		       (long long)in->ts_offset_ns);
+		printf("offsets:     date %+lld ns, offset %+lld ns\n",
+		       (long long)in->date_offset_ns, (long long)in->ts_offset_ns);
 	printf("cpus:        %d\n", in->cpus);
 }
 
@@ -502,9 +512,10 @@ static void text_buffers(const struct fmt_info *in)
 			sz += buf->cpus[i].size;
 			withdata += buf->cpus[i].size > 0;
 		}
-		printf("%s \"%s\"%s: %d CPU%s with data, %s%s%s\n", b ? "            " : "buffers:    ",
-		       buf->name, buf->name[0] ? "" : " (top)", withdata, withdata == 1 ? "" : "s",
-		       human(sz, b1, sizeof(b1)), buf->compressed ? " compressed" : "",
+		printf("%s \"%s\"%s: %d CPU%s with data, %s%s%s\n",
+		       b ? "            " : "buffers:    ", buf->name, buf->name[0] ? "" : " (top)",
+		       withdata, withdata == 1 ? "" : "s", human(sz, b1, sizeof(b1)),
+		       buf->compressed ? " compressed" : "",
 		       buf->cpu_ids_guessed ? " (rebuilt: CPU ids guessed)" :
 		       buf->recovered ? " (rebuilt)" : "");
 	}
@@ -570,7 +581,8 @@ static void text_damage(struct info *inf)
 	if (in->nbad_formats)
 		printf("formats:     %d refused as unsafe or unparsable\n", in->nbad_formats);
 	if (in->truncated_at)
-		printf("damage:      file truncated at byte %llu\n", (unsigned long long)in->truncated_at);
+		printf("damage:      file truncated at byte %llu\n",
+		       (unsigned long long)in->truncated_at);
 	if (inf->stream_errors)
 		printf("damage:      %d CPU stream(s) unreadable: %s\n", inf->stream_errors,
 		       inf->first_error ? inf->first_error : "");
@@ -936,11 +948,13 @@ int cmd_info(int argc, char **argv)
 		rc = ft_error("out of memory");
 	/* the figures above cover only the readable part: say why the exit fails, once */
 	if (inf.stream_errors)
-		rc = ft_error("'%s': %s%s", path, inf.first_error ? inf.first_error : "damaged event data",
-			      inf.stream_errors > 1 ? " (the first of several damaged CPU streams)" : "");
+		rc = ft_error("'%s': %s%s", path,
+			      inf.first_error ? inf.first_error : "damaged event data",
+			      inf.stream_errors > 1 ?
+				      " (the first of several damaged CPU streams)" : "");
 	else if (inf.in->truncated_at)
-		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); the figures "
-			      "cover what it held up to there", path,
+		rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
+			      "the figures cover what it held up to there", path,
 			      (unsigned long long)inf.in->truncated_at);
 out:
 	free(inf.types);

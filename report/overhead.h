@@ -75,7 +75,8 @@ struct rpt_overhead_result {
 	uint64_t syscalls_unmatched;
 	struct rpt_ovh_irq *irqs, *softirqs;
 	struct rpt_ovh_type *types;
-	uint64_t ucopy_stacks, ucopy_bytes;	/* record --user-stack copies, within the types' bytes */
+	/* record --user-stack copies, within the types' bytes */
+	uint64_t ucopy_stacks, ucopy_bytes;
 	uint64_t stored_bytes, uncompressed_bytes;
 	double compression_ratio;	/* 0: unknown */
 	int nadvice;

@@ -143,7 +143,7 @@ struct report {
 	/* flytrap's selections */
 	char **events;
 	int nevents;
-	struct rpt_opts sel;		/* --cpu --pid --comm --from --to, as the analyzers take them */
+	struct rpt_opts sel;	/* --cpu --pid --comm --from --to, as the analyzers take them */
 	struct rpt_json jout;		/* --json: the lines, through the one JSON writer */
 	int threads;			/* --threads, 0: the cores available */
 	uint64_t t0, t1;		/* compared with the time as printed (see shown_ts) */
@@ -217,7 +217,8 @@ static void graph_func(struct trace_seq *s, struct tep_handle *tep, unsigned lon
 		trace_seq_printf(s, "%llx%s", func, tail);
 }
 
-static int graph_entry(struct trace_seq *s, struct tep_record *rec, struct tep_event *event, void *ctx)
+static int graph_entry(struct trace_seq *s, struct tep_record *rec, struct tep_event *event,
+		       void *ctx)
 {
 	struct rinput *in = ctx;
 	struct tep_handle *tep = in->tep;
@@ -238,8 +239,8 @@ static int graph_entry(struct trace_seq *s, struct tep_record *rec, struct tep_e
 	if (in->it && in->cur && fmt_iter_peek(in->it, in->cur->buffer, &next) == 1 &&
 	    next->type == in->fg_exit_id &&
 	    next->event && !tep_read_number_field(in->fg_exit_func, next->rec.data, &nfunc) &&
-	    !tep_get_common_field_val(NULL, next->event, "common_pid", (struct tep_record *)&next->rec,
-				      &npid, 0) &&
+	    !tep_get_common_field_val(NULL, next->event, "common_pid",
+				      (struct tep_record *)&next->rec, &npid, 0) &&
 	    npid == pid && nfunc == func) {
 		if (tep_read_number_field(in->fg_exit_calltime, next->rec.data, &call) ||
 		    tep_read_number_field(in->fg_exit_rettime, next->rec.data, &ret))
@@ -258,7 +259,8 @@ static int graph_entry(struct trace_seq *s, struct tep_record *rec, struct tep_e
 	return 0;
 }
 
-static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_event *event, void *ctx)
+static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_event *event,
+		      void *ctx)
 {
 	unsigned long long depth, call, ret;
 
@@ -279,7 +281,8 @@ static int graph_exit(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 /* a field tep_read_number_field() reads */
 static bool num_field(const struct tep_format_field *f)
 {
-	return f && f->offset >= 0 && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+	return f && f->offset >= 0 &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
 }
 
 static void setup_graph(struct rinput *in)
@@ -294,10 +297,12 @@ static void setup_graph(struct rinput *in)
 		in->fg_exit_rettime = tep_find_field(ex, "rettime");
 		if (in->fg_exit_func && in->fg_exit_calltime && in->fg_exit_rettime)
 			in->fg_exit_id = ex->id;
-		tep_register_event_handler(in->tep, ex->id, "ftrace", "funcgraph_exit", graph_exit, in);
+		tep_register_event_handler(in->tep, ex->id, "ftrace", "funcgraph_exit",
+					   graph_exit, in);
 	}
 	if (ent)
-		tep_register_event_handler(in->tep, ent->id, "ftrace", "funcgraph_entry", graph_entry, in);
+		tep_register_event_handler(in->tep, ent->id, "ftrace", "funcgraph_entry",
+					   graph_entry, in);
 	if (ent && ex && in->fg_exit_id >= 0) {
 		in->fg_ent = ent;
 		in->fg_ex = ex;
@@ -307,10 +312,11 @@ static void setup_graph(struct rinput *in)
 		in->fg_ex_depth = tep_find_field(ex, "depth");
 		in->fg_ex_pid = tep_find_common_field(ex, "common_pid");
 		in->fncache = calloc(256, sizeof(*in->fncache));
-		in->fg_fast = in->fncache && num_field(in->fg_ent_func) && num_field(in->fg_ent_depth) &&
-			      num_field(in->fg_ent_pid) && num_field(in->fg_ex_depth) &&
-			      num_field(in->fg_ex_pid) && num_field(in->fg_exit_func) &&
-			      num_field(in->fg_exit_calltime) && num_field(in->fg_exit_rettime);
+		in->fg_fast = in->fncache && num_field(in->fg_ent_func) &&
+			      num_field(in->fg_ent_depth) && num_field(in->fg_ent_pid) &&
+			      num_field(in->fg_ex_depth) && num_field(in->fg_ex_pid) &&
+			      num_field(in->fg_exit_func) && num_field(in->fg_exit_calltime) &&
+			      num_field(in->fg_exit_rettime);
 	}
 }
 
@@ -438,7 +444,8 @@ static bool filters_pass(struct rinput *in, const struct fmt_event *ev)
 	for (i = 0; i < in->npos && !found; i++)
 		found = rpt_filter_hit(in->cpos[i], rec, ev->type);
 	if (!found && in->npos) {
-		bool stack = ev->rec.cpu >= 0 && ev->rec.cpu < 256 && in->last_printed[ev->rec.cpu] &&
+		bool stack = ev->rec.cpu >= 0 && ev->rec.cpu < 256 &&
+			     in->last_printed[ev->rec.cpu] &&
 			     ((in->kstack_id >= 0 && ev->type == in->kstack_id) ||
 			      (in->ustack_id >= 0 && ev->type == in->ustack_id));
 
@@ -489,7 +496,8 @@ static void add_blktrace_event(struct rinput *in)
 	if (f) {
 		if (f->offset != 8 || f->size != 4)
 			return;
-		n += snprintf(buf + n, sizeof(buf) - n, "\tfield:int common_lock_depth;\toffset:8;\tsize:4;\n");
+		n += snprintf(buf + n, sizeof(buf) - n,
+			      "\tfield:int common_lock_depth;\toffset:8;\tsize:4;\n");
 	}
 	n += snprintf(buf + n, sizeof(buf) - n, "\n"
 		      "\tfield:u64 sector;\toffset:16;\tsize:8;\n"
@@ -573,7 +581,8 @@ static int filter_names(const char *f, const char *system, const char *name)
 	if (!part)
 		return -1;
 	for (ev = strtok_r(part, ",", &save); ev && !hit; ev = strtok_r(NULL, ",", &save)) {
-		char *sp = NULL, *sys = strtok_r(ev, "/", &sp), *nm = strtok_r(NULL, "/", &sp), re[300];
+		char *sp = NULL, *sys = strtok_r(ev, "/", &sp), *nm = strtok_r(NULL, "/", &sp),
+		     re[300];
 		regex_t sreg, ereg;
 
 		if (!sys)
@@ -594,10 +603,12 @@ static int filter_names(const char *f, const char *system, const char *name)
 				hit = -1;
 				break;
 			}
-			hit = !regexec(&sreg, system, 0, NULL, 0) && !regexec(&ereg, name, 0, NULL, 0);
+			hit = !regexec(&sreg, system, 0, NULL, 0) &&
+			      !regexec(&ereg, name, 0, NULL, 0);
 			regfree(&sreg);
 		} else {
-			hit = !regexec(&ereg, system, 0, NULL, 0) || !regexec(&ereg, name, 0, NULL, 0);
+			hit = !regexec(&ereg, system, 0, NULL, 0) ||
+			      !regexec(&ereg, name, 0, NULL, 0);
 		}
 		regfree(&ereg);
 	}
@@ -621,7 +632,7 @@ static int load_filter_formats(struct rinput *in)
 		for (k = 0; k < in->nfstr && !m; k++) {
 			m = filter_names(in->fstr[k].text, ns.v[i].system, ns.v[i].name);
 			if (m < 0)
-				err = 1;	/* libtraceevent gives the error: let it see everything */
+				err = 1; /* libtraceevent gives the error: let it see everything */
 		}
 		if (m > 0)
 			named++;
@@ -736,9 +747,9 @@ static int make_filters(struct report *rp, struct rinput *in)
 		if (rpt_filter_parse_crashes(in->tep, in->fstr[i].text) == 1) {
 			tep_filter_free(f);
 			fflush(stdout);
-			return ft_usage_error("-F '%s': libtraceevent's filter parser crashes on it (as "
-					      "on '==' or '&&' with nothing after it, or '(a+1)*2')",
-					      in->fstr[i].text);
+			return ft_usage_error("-F '%s': libtraceevent's filter parser crashes on "
+					      "it (as on '==' or '&&' with nothing after it, "
+					      "or '(a+1)*2')", in->fstr[i].text);
 		}
 		err = rpt_filter_add_str(f, in->fstr[i].text);
 		if (err < 0) {
@@ -752,13 +763,14 @@ static int make_filters(struct report *rp, struct rinput *in)
 			fflush(stdout);
 			if (miss) {
 				/* trace-cmd refuses it too ("Failed to create event filter") */
-				err = ft_usage_error("-F '%s': no event '%s' in '%s' (names are regular "
-						     "expressions matched whole)",
+				err = ft_usage_error("-F '%s': no event '%s' in '%s' (names are "
+						     "regular expressions matched whole)",
 						     in->fstr[i].text, miss, in->path);
 				free(miss);
 				return err;
 			}
-			return ft_usage_error("-F '%s': %s (in '%s')", in->fstr[i].text, why, in->path);
+			return ft_usage_error("-F '%s': %s (in '%s')", in->fstr[i].text, why,
+					      in->path);
 		}
 		cf = rpt_filter_new(f);
 		if (!cf) {
@@ -857,7 +869,8 @@ static struct wk_entry *wk_slot(struct report *rp, int pid, bool add)
 		for (k = 0; k < rp->wk_cap; k++) {
 			if (!old[k].used)
 				continue;
-			for (i = (unsigned)old[k].pid * 2654435761U & (cap - 1); t[i].used; i = (i + 1) & (cap - 1))
+			for (i = (unsigned)old[k].pid * 2654435761U & (cap - 1); t[i].used;
+			     i = (i + 1) & (cap - 1))
 				;
 			t[i] = old[k];
 		}
@@ -897,8 +910,8 @@ static void wk_remove(struct report *rp, struct wk_entry *e)
 	}
 }
 
-static void wakeup_record(struct report *rp, struct rinput *in, const struct fmt_event *ev, char *out,
-			  size_t outsz)
+static void wakeup_record(struct report *rp, struct rinput *in, const struct fmt_event *ev,
+			  char *out, size_t outsz)
 {
 	const void *data = ev->rec.data;
 	unsigned long long val;
@@ -908,7 +921,8 @@ static void wakeup_record(struct report *rp, struct rinput *in, const struct fmt
 		bool nw = ev->type != rp->wk_id;
 		struct wk_entry *e;
 
-		if (!tep_read_number_field(nw ? rp->wk_new_success : rp->wk_success, data, &val) && !val)
+		if (!tep_read_number_field(nw ? rp->wk_new_success : rp->wk_success, data, &val) &&
+		    !val)
 			return;
 		if (tep_read_number_field(nw ? rp->wk_new_pid : rp->wk_pid, data, &val))
 			return;
@@ -950,8 +964,8 @@ static void wakeup_record(struct report *rp, struct rinput *in, const struct fmt
 			rp->wk_rt_total += cal;
 			rp->wk_rt_count++;
 		}
-		snprintf(out, outsz, " Latency: %llu.%03llu usecs", (unsigned long long)(cal / 1000),
-			 (unsigned long long)(cal % 1000));
+		snprintf(out, outsz, " Latency: %llu.%03llu usecs",
+			 (unsigned long long)(cal / 1000), (unsigned long long)(cal % 1000));
 		rp->wk_total += cal;
 		rp->wk_count++;
 		wk_remove(rp, e);
@@ -979,7 +993,8 @@ static void finish_wakeup(struct report *rp)
 {
 	if (!rp->wakeup || !rp->wk_count)
 		return;
-	wakeup_timings(rp->wk_total, rp->wk_count, rp->wk_max, rp->wk_max_t, rp->wk_min, rp->wk_min_t);
+	wakeup_timings(rp->wk_total, rp->wk_count, rp->wk_max, rp->wk_max_t, rp->wk_min,
+		       rp->wk_min_t);
 	if (rp->wk_rt_count) {
 		printf("RT task timings:\n");
 		wakeup_timings(rp->wk_rt_total, rp->wk_rt_count, rp->wk_rt_max, rp->wk_rt_max_t,
@@ -1004,7 +1019,8 @@ static void print_info(struct report *rp, struct rinput *in, struct trace_seq *s
 		tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
 		return;
 	}
-	if (in->fast && ev->event && !(ev->event->flags & (TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_NOHANDLE)) &&
+	if (in->fast && ev->event &&
+	    !(ev->event->flags & (TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_NOHANDLE)) &&
 	    rpt_fastprint_info(in->fast, s, ev->event, rec))
 		return;
 	tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_INFO);
@@ -1202,7 +1218,8 @@ static void put_name(struct trace_seq *s, const struct tep_event *event)
  * trace-cmd's trace_show_data() call for call, through libtraceevent: for
  * the options that change the line's columns (-l, --ts-diff).
  */
-static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s,
+		     const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
 	const char *tfmt = !in->in_usecs ? "%12d:" : rp->nsecs ? " %9.1d:" : " %6.1000d:";
@@ -1301,9 +1318,10 @@ static bool graph_out(struct report *rp, struct rinput *in, const struct fmt_eve
 		    !fld(in, in->fg_ent_depth, rec, &depth))
 			return false;
 		/* a leaf: the next record of this buffer is our own exit */
-		if (in->it && fmt_iter_peek(in->it, ev->buffer, &next) == 1 && next->type == in->fg_exit_id &&
-		    next->event) {
-			if (next->event != in->fg_ex || !fld(in, in->fg_exit_func, &next->rec, &nfunc) ||
+		if (in->it && fmt_iter_peek(in->it, ev->buffer, &next) == 1 &&
+		    next->type == in->fg_exit_id && next->event) {
+			if (next->event != in->fg_ex ||
+			    !fld(in, in->fg_exit_func, &next->rec, &nfunc) ||
 			    !fld(in, in->fg_ex_pid, &next->rec, &npid))
 				return false;
 			if (npid == pid && nfunc == func) {
@@ -1316,7 +1334,8 @@ static bool graph_out(struct report *rp, struct rinput *in, const struct fmt_eve
 		name = graph_fn(in, func);
 		if (name)
 			nl = strlen(name);
-	} else if (!fld(in, in->fg_exit_calltime, rec, &call) || !fld(in, in->fg_exit_rettime, rec, &ret) ||
+	} else if (!fld(in, in->fg_exit_calltime, rec, &call) ||
+		   !fld(in, in->fg_exit_rettime, rec, &ret) ||
 		   !fld(in, in->fg_ex_depth, rec, &depth)) {
 		return false;
 	}
@@ -1351,8 +1370,11 @@ static bool graph_out(struct report *rp, struct rinput *in, const struct fmt_eve
 	return true;
 }
 
-/* The event's own text into the listing: compiled formatter, the graph printer, or libtraceevent. */
-static void info_out(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+/*
+ * The event's own text into the listing: compiled formatter, the graph printer, or libtraceevent.
+ */
+static void info_out(struct report *rp, struct rinput *in, struct trace_seq *s,
+		     const struct fmt_event *ev)
 {
 	struct tep_event *e = ev->event;
 	struct outbuf *o = &rp->out;
@@ -1361,8 +1383,9 @@ static void info_out(struct report *rp, struct rinput *in, struct trace_seq *s, 
 		if (e->handler == graph_entry || e->handler == graph_exit) {
 			if (graph_out(rp, in, ev))
 				return;
-		} else if (!o->err && rpt_fastprint_append(in->fast, e, (struct tep_record *)&ev->rec, &o->buf,
-							    &o->len, &o->cap)) {
+		} else if (!o->err &&
+			   rpt_fastprint_append(in->fast, e, (struct tep_record *)&ev->rec, &o->buf,
+						&o->len, &o->cap)) {
 			return;
 		}
 	}
@@ -1443,9 +1466,11 @@ static const char *line_comm(struct rinput *in, int pid, size_t *len)
 }
 
 /* the usual line, built by hand in the listing's buffer: this runs for every event */
-static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
+		      const struct fmt_event *ev)
 {
-	static const char unknown[] = "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]";
+	static const char unknown[] =
+		"[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]";
 	struct outbuf *o = &rp->out;
 	struct ltype *t;
 	int pid;
@@ -1502,7 +1527,8 @@ static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
 	info_out(rp, in, s, ev);
 }
 
-static void print_event(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+static void print_event(struct report *rp, struct rinput *in, struct trace_seq *s,
+			const struct fmt_event *ev)
 {
 	struct outbuf *o = &rp->out;
 	size_t start = o->len;
@@ -1581,12 +1607,14 @@ static void json_field(struct rpt_json *j, struct rinput *in, struct tep_format_
 		rpt_json_null(j);
 		return;
 	}
-	if (f->flags & TEP_FIELD_IS_STRING || ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char"))) {
+	if (f->flags & TEP_FIELD_IS_STRING ||
+	    ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char"))) {
 		rpt_json_strn(j, (const char *)data + off, len);
 		return;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY || f->flags & TEP_FIELD_IS_DYNAMIC) {
-		unsigned int esz = f->elementsize > 0 && f->elementsize <= 8 ? f->elementsize : 1, i;
+		unsigned int esz = f->elementsize > 0 && f->elementsize <= 8 ? f->elementsize : 1,
+			     i;
 
 		rpt_json_arr(j);
 		for (i = 0; i + esz <= len; i += esz)
@@ -1598,8 +1626,8 @@ static void json_field(struct rpt_json *j, struct rinput *in, struct tep_format_
 		unsigned long long v = tep_read_number(in->tep, data + off, len);
 
 		if (f->flags & TEP_FIELD_IS_SIGNED) {
-			long long sv = len == 1 ? (int8_t)v : len == 2 ? (int16_t)v : len == 4 ? (int32_t)v
-											: (long long)v;
+			long long sv = len == 1 ? (int8_t)v : len == 2 ? (int16_t)v :
+				       len == 4 ? (int32_t)v : (long long)v;
 			json_int(j, (unsigned long long)sv, true);
 		} else {
 			json_int(j, v, false);
@@ -1624,7 +1652,8 @@ static void json_ts(struct rpt_json *j, uint64_t ts)
 	rpt_json_value(j, t, (size_t)n);
 }
 
-static void print_json(struct report *rp, struct rinput *in, struct trace_seq *s, const struct fmt_event *ev)
+static void print_json(struct report *rp, struct rinput *in, struct trace_seq *s,
+		       const struct fmt_event *ev)
 {
 	struct tep_record *rec = (struct tep_record *)&ev->rec;
 	struct rpt_json *j = &rp->jout;
@@ -1710,8 +1739,10 @@ static int report_latency(struct report *rp, struct rinput *in, const char *path
 	struct lat_out lo = { .json = rp->json };
 	int err, rc = EXIT_OK;
 
-	if (rp->nevents || rp->sel.has_cpus || rp->sel.npids || rp->sel.ncomms || rp->sel.has_t0 || rp->sel.has_t1)
-		ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply", path);
+	if (rp->nevents || rp->sel.has_cpus || rp->sel.npids || rp->sel.ncomms || rp->sel.has_t0 ||
+	    rp->sel.has_t1)
+		ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply",
+			path);
 	if (!rp->json)
 		printf("cpus=%d\n", in->info->cpus);
 	err = fmt_reader_latency_read(in->r, lat_block, &lo);
@@ -1852,8 +1883,9 @@ static void warn_unmatched(struct report *rp, struct rinput *in)
 	fmt_reader_formats(in->r, match_format, &m);
 	for (i = 0; i < rp->nevents; i++)
 		if (!m.matched[i])
-			ft_warn("-e '%s' matches no event type in '%s' (give NAME, SYSTEM or SYSTEM:NAME, "
-				"globs allowed; `flytrap info` lists the file's events)", rp->events[i], in->path);
+			ft_warn("-e '%s' matches no event type in '%s' (give NAME, SYSTEM or "
+				"SYSTEM:NAME, globs allowed; `flytrap info` lists the file's "
+				"events)", rp->events[i], in->path);
 	free(m.matched);
 }
 
@@ -2052,7 +2084,8 @@ static int check_events(struct rinput *in)
 	if (err < 0)
 		return ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
 	if (in->info->nbad_formats)
-		return ft_error("'%s': %d event format(s) do not parse", in->path, in->info->nbad_formats);
+		return ft_error("'%s': %d event format(s) do not parse", in->path,
+				in->info->nbad_formats);
 	return EXIT_OK;
 }
 
@@ -2075,8 +2108,8 @@ static int info_before_listing(struct report *rp, const struct info_opts *io,
 		struct rinput *in = &rp->in[i];
 
 		if (io->page_size) {
-			printf("file page size is %u, and host page size is %d\n", in->info->page_size,
-			       getpagesize());
+			printf("file page size is %u, and host page size is %d\n",
+			       in->info->page_size, getpagesize());
 			return EXIT_OK;
 		}
 		if (io->endian) {
@@ -2150,7 +2183,8 @@ static int open_input(struct report *rp, struct rinput *in)
 	/* the graph printer and other registered handlers stay with libtraceevent */
 	if (!getenv("FLYTRAP_NO_FASTPRINT") && !rp->plugin_opts)
 		in->fast = rpt_fastprint_new(in->tep);
-	if (set_event_flags(in, rp->nohandler_events, rp->nnohandler_events, TEP_EVENT_FL_NOHANDLE, "-n") ||
+	if (set_event_flags(in, rp->nohandler_events, rp->nnohandler_events,
+			    TEP_EVENT_FL_NOHANDLE, "-n") ||
 	    set_event_flags(in, rp->raw_events, rp->nraw_events, TEP_EVENT_FL_PRINTRAW, "-r"))
 		return EXIT_USAGE;
 	return 0;
@@ -2164,7 +2198,8 @@ static void close_input(struct rinput *in)
 		struct rpt_fastprint_stats st;
 
 		rpt_fastprint_stats(in->fast, &st);
-		ft_info("compiled formats printed %llu events (%d types), libtraceevent %llu (%d types)",
+		ft_info("compiled formats printed %llu events (%d types), "
+			"libtraceevent %llu (%d types)",
 			(unsigned long long)st.fast, st.types_fast, (unsigned long long)st.declined,
 			st.types_declined);
 	}
@@ -2313,7 +2348,8 @@ static int pull(struct report *rp, struct rinput *in, int *rc)
 		if (*rc == EXIT_OK)
 			ft_error("'%s': %s", in->path, fmt_reader_error(in->r));
 		else
-			ft_warn("'%s': another damaged CPU stream: %s", in->path, fmt_reader_error(in->r));
+			ft_warn("'%s': another damaged CPU stream: %s", in->path,
+				fmt_reader_error(in->r));
 		*rc = EXIT_FAIL;
 	}
 }
@@ -2330,7 +2366,8 @@ static void json_trigger(struct report *rp, struct rinput *in, uint64_t before_t
 	if (!rp->json || !in->trigger || in->trigger_marked || before_ts < ts)
 		return;
 	in->trigger_marked = true;
-	if ((rp->sel.has_t0 && shown_ts(rp, in, ts) < rp->t0) || (rp->sel.has_t1 && shown_ts(rp, in, ts) > rp->t1))
+	if ((rp->sel.has_t0 && shown_ts(rp, in, ts) < rp->t0) ||
+	    (rp->sel.has_t1 && shown_ts(rp, in, ts) > rp->t1))
 		return;
 	rpt_json_obj(&rp->jout);
 	json_ts(&rp->jout, ts);
@@ -2375,14 +2412,19 @@ static uint64_t list_events(struct report *rp, int *rc)
 		int best = -1;
 
 		for (i = 0; i < rp->nin; i++)
-			if (rp->in[i].pending && (best < 0 || event_before(&rp->in[i], i, &rp->in[best], best)))
+			if (rp->in[i].pending &&
+			    (best < 0 || event_before(&rp->in[i], i, &rp->in[best], best)))
 				best = i;
 		if (best < 0)
 			break;
 		in = &rp->in[best];
 		ev = in->pending;
-		/* events come in time order: past --to nothing more is printed (-w, --ts-check look on) */
-		if (rp->sel.has_t1 && !rp->wakeup && !rp->tscheck && shown_ts(rp, in, ev->rec.ts) > rp->t1)
+		/*
+		 * events come in time order: past --to nothing more is printed (-w, --ts-check
+		 * look on)
+		 */
+		if (rp->sel.has_t1 && !rp->wakeup && !rp->tscheck &&
+		    shown_ts(rp, in, ev->rec.ts) > rp->t1)
 			break;
 		if (filters_pass(in, ev) && selected(rp, in, ev)) {
 			if (rp->tscheck && rp->check_ts > ev->rec.ts) {
@@ -2391,7 +2433,8 @@ static uint64_t list_events(struct report *rp, int *rc)
 					rpt_json_flush(&rp->jout);
 					fflush(stdout);
 				}
-				ft_warn("record on CPU %d went backwards: %llu to %llu (delta -%llu)",
+				ft_warn("record on CPU %d went backwards: %llu to %llu "
+					"(delta -%llu)",
 					ev->rec.cpu, (unsigned long long)rp->check_ts,
 					(unsigned long long)ev->rec.ts,
 					(unsigned long long)(rp->check_ts - ev->rec.ts));
@@ -2422,18 +2465,18 @@ static uint64_t list_events(struct report *rp, int *rc)
 }
 
 enum {
-	OPT_CPU = 256, OPT_COMM, OPT_FROM, OPT_TO, OPT_JSON, OPT_TS_OFFSET, OPT_TS2SECS, OPT_TS_DIFF,
-	OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_UNAME, OPT_VERSION,
-	OPT_CPUS, OPT_FIRST, OPT_LAST, OPT_CHECK, OPT_ENDIAN, OPT_PRINTK, OPT_PROFILE, OPT_BYCOMM,
-	OPT_THREADS,
+	OPT_CPU = 256, OPT_COMM, OPT_FROM, OPT_TO, OPT_JSON, OPT_TS_OFFSET, OPT_TS2SECS,
+	OPT_TS_DIFF, OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_UNAME,
+	OPT_VERSION, OPT_CPUS, OPT_FIRST, OPT_LAST, OPT_CHECK, OPT_ENDIAN, OPT_PRINTK, OPT_PROFILE,
+	OPT_BYCOMM, OPT_THREADS,
 };
 
 /* trace-cmd report's profile options: flytrap has that breakdown in another command */
 static int profile_refused(const char *opt)
 {
 	return ft_usage_error("%s: trace-cmd's per-task profile is not part of report here; "
-			      "`flytrap overhead` gives each task's running, runnable (preempted) and "
-			      "blocked time", opt);
+			      "`flytrap overhead` gives each task's running, runnable (preempted) "
+			      "and blocked time", opt);
 }
 
 /* -e / -P without a usable value: the trace-cmd report meaning was probably wanted */
@@ -2445,11 +2488,13 @@ static int tracecmd_letter(int argc, char **argv)
 		bool none = i + 1 >= argc || ft_looks_like_option(argv[i + 1]);
 
 		if (!strcmp(argv[i], "-e") && none)
-			return ft_usage_error("option '-e' needs a value, an event (flytrap's -e selects "
-					      "events); for the file's endianness, trace-cmd report's -e, use --endian");
+			return ft_usage_error("option '-e' needs a value, an event (flytrap's -e "
+					      "selects events); for the file's endianness, "
+					      "trace-cmd report's -e, use --endian");
 		if (!strcmp(argv[i], "-P") && none)
-			return ft_usage_error("option '-P' needs a value, a pid (flytrap's -P selects pids); "
-					      "for the printk formats, trace-cmd report's -P, use --printk");
+			return ft_usage_error("option '-P' needs a value, a pid (flytrap's -P "
+					      "selects pids); for the printk formats, trace-cmd "
+					      "report's -P, use --printk");
 	}
 	return 0;
 }
@@ -2490,7 +2535,8 @@ static int parse_int(const char *opt, const char *arg, bool is_signed, int64_t *
 	if (errno || end == arg || *end || (!is_signed && (arg[0] == '-' || !*out)))
 		return ft_usage_error("%s needs %s, not '%s'", opt,
 				      is_signed ? "nanoseconds (an integer, may be negative)" :
-						  "a clock frequency in Hz (a positive integer)", arg);
+						  "a clock frequency in Hz (a positive integer)",
+				      arg);
 	return 0;
 }
 
@@ -2548,7 +2594,8 @@ static int opt_selection(struct report *rp, struct report_args *a, int c, const 
 		return 0;
 	case 'v':
 		if (a->neg)
-			return ft_usage_error("only one -v can be used (it negates every -F after it)");
+			return ft_usage_error("only one -v can be used "
+					      "(it negates every -F after it)");
 		a->neg = true;
 		return 0;
 	case 'T':
@@ -2612,7 +2659,8 @@ static int opt_output(struct report *rp, struct report_args *a, int c, const cha
 	switch (c) {
 	case 'R': rp->raw = true; return 0;
 	case 'r':
-		return push_str(&rp->raw_events, &rp->nraw_events, arg) ? ft_error("out of memory") : 0;
+		return push_str(&rp->raw_events, &rp->nraw_events, arg) ?
+			       ft_error("out of memory") : 0;
 	case 'n':
 		return push_str(&rp->nohandler_events, &rp->nnohandler_events, arg) ?
 			       ft_error("out of memory") : 0;
@@ -2715,7 +2763,8 @@ static int parse_report_args(struct report *rp, struct report_args *a, int argc,
 		if (rc == OPT_NOT_MINE)
 			rc = opt_info(&a->io, c);
 		if (rc)
-			return rc == OPT_NOT_MINE ? ft_usage_error("unknown option '%s'", argv[p.i - 1]) : rc;
+			return rc == OPT_NOT_MINE ?
+				       ft_usage_error("unknown option '%s'", argv[p.i - 1]) : rc;
 	}
 	return 0;
 }
@@ -2791,12 +2840,13 @@ static void warn_selection(struct report *rp)
 		struct rinput *in = &rp->in[i];
 
 		warn_unmatched(rp, in);
-		if (rp->sel.has_cpus)
-			rpt_warn_cpus(in->info, rp->sel.cpu_mask, in->path);	/* as the analyzers say it */
+		if (rp->sel.has_cpus)	/* as the analyzers say it */
+			rpt_warn_cpus(in->info, rp->sel.cpu_mask, in->path);
 		for (int b = 0; b < in->info->nbuffers; b++)
 			if (in->info->buffers[b].cpu_ids_guessed)
-				ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its CPU numbers are "
-					"guesses (numbered in file order)", in->path, in->info->buffers[b].name);
+				ft_warn("'%s': buffer \"%s\" was rebuilt from a cut file and its "
+					"CPU numbers are guesses (numbered in file order)",
+					in->path, in->info->buffers[b].name);
 	}
 }
 
@@ -2837,15 +2887,18 @@ static int start_inputs(struct report *rp, const struct info_opts *io, struct fm
 			return rc;	/* trace-cmd -T: the filters are printed, nothing else */
 		if (in->info->latency.present) {
 			if (rp->multi)
-				return ft_usage_error("'%s' is a latency-format file (text, no events): "
-						      "it cannot be merged with other files", in->path);
+				return ft_usage_error("'%s' is a latency-format file "
+						      "(text, no events): it cannot be merged "
+						      "with other files", in->path);
 			if (in->nfstr)
-				ft_warn("'%s' is a latency-format file (text, no events): the filters do not apply",
-					in->path);
+				ft_warn("'%s' is a latency-format file (text, no events): "
+					"the filters do not apply", in->path);
 			return report_latency(rp, in, in->path);
 		}
 		if (!rp->json) {
-			/* the file column is as wide as the names known when trace-cmd prints this */
+			/*
+			 * the file column is as wide as the names known when trace-cmd prints this
+			 */
 			if (rp->multi)
 				printf("%*s: ", name_width(rp, i), in->base);
 			printf("cpus=%d\n", in->cpus);
@@ -2875,8 +2928,8 @@ static int finish_listing(struct report *rp, uint64_t nprinted, int rc)
 		struct rinput *in = &rp->in[i];
 
 		if (in->info->nbad_formats)
-			ft_warn("'%s': %d event format(s) could not be parsed safely; their events printed as "
-				"unknown", in->path, in->info->nbad_formats);
+			ft_warn("'%s': %d event format(s) could not be parsed safely; their events "
+				"printed as unknown", in->path, in->info->nbad_formats);
 		if (in->info->truncated_at && rc == EXIT_OK)
 			rc = ft_error("'%s': the file is truncated (it stops at byte offset %llu); "
 				      "what it held up to there is printed above", in->path,

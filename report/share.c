@@ -217,7 +217,8 @@ int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out)
 	}
 	err = tmp ? rpt_out_commit(tmp, out) : 0;
 	if (err)
-		return ft_error("cannot rename the output into '%s': %s", out, strerror(-err)), -ECANCELED;
+		return ft_error("cannot rename the output into '%s': %s", out, strerror(-err)),
+		       -ECANCELED;
 	return 0;
 }
 

@@ -38,40 +38,41 @@
 #define C(n, t) { n, t, false }
 #define N(n, t) { n, t, true }
 static const struct sq_col c_ftrace_event[] = {
-	C("id", 'i'), C("ts", 'i'), C("name", 't'), C("cpu", 'i'), C("utid", 'i'), C("arg_set_id", 'i'),
-	N("common_flags", 'i'), C("ucpu", 'i'), C("tid", 'i'), C("system", 't'), C("buffer", 't'),
+	C("id", 'i'), C("ts", 'i'), C("name", 't'), C("cpu", 'i'), C("utid", 'i'),
+	C("arg_set_id", 'i'), N("common_flags", 'i'), C("ucpu", 'i'), C("tid", 'i'),
+	C("system", 't'), C("buffer", 't'),
 };
 static const struct sq_col c_args[] = {
-	C("arg_set_id", 'i'), C("flat_key", 't'), C("key", 't'), N("int_value", 'i'), N("string_value", 't'),
-	N("real_value", 'r'), C("value_type", 't'),
+	C("arg_set_id", 'i'), C("flat_key", 't'), C("key", 't'), N("int_value", 'i'),
+	N("string_value", 't'), N("real_value", 'r'), C("value_type", 't'),
 };
 static const struct sq_col c_thread[] = {
-	C("utid", 'i'), C("id", 'i'), C("tid", 'i'), N("name", 't'), N("start_ts", 'i'), N("end_ts", 'i'),
-	N("upid", 'i'), N("is_main_thread", 'i'),
+	C("utid", 'i'), C("id", 'i'), C("tid", 'i'), N("name", 't'), N("start_ts", 'i'),
+	N("end_ts", 'i'), N("upid", 'i'), N("is_main_thread", 'i'),
 };
 static const struct sq_col c_process[] = {
-	C("upid", 'i'), C("id", 'i'), C("pid", 'i'), N("name", 't'), N("start_ts", 'i'), N("end_ts", 'i'),
-	N("parent_upid", 'i'), N("uid", 'i'), N("cmdline", 't'),
+	C("upid", 'i'), C("id", 'i'), C("pid", 'i'), N("name", 't'), N("start_ts", 'i'),
+	N("end_ts", 'i'), N("parent_upid", 'i'), N("uid", 'i'), N("cmdline", 't'),
 };
 static const struct sq_col c_cpu[] = {
 	C("id", 'i'), C("cpu", 'i'), C("ucpu", 'i'), C("cluster_id", 'i'), N("processor", 't'),
 };
 static const struct sq_col c_sched_slice[] = {
-	C("id", 'i'), C("ts", 'i'), C("dur", 'i'), C("cpu", 'i'), C("utid", 'i'), N("end_state", 't'),
-	C("priority", 'i'), C("ucpu", 'i'),
+	C("id", 'i'), C("ts", 'i'), C("dur", 'i'), C("cpu", 'i'), C("utid", 'i'),
+	N("end_state", 't'), C("priority", 'i'), C("ucpu", 'i'),
 };
 static const struct sq_col c_thread_state[] = {
 	C("id", 'i'), C("ts", 'i'), C("dur", 'i'), N("cpu", 'i'), C("utid", 'i'), C("state", 't'),
 	N("io_wait", 'i'), N("blocked_function", 't'), N("waker_utid", 'i'), N("ucpu", 'i'),
 };
 static const struct sq_col c_slice[] = {
-	C("id", 'i'), C("ts", 'i'), C("dur", 'i'), C("track_id", 'i'), C("category", 't'), C("name", 't'),
-	C("depth", 'i'), N("parent_id", 'i'), N("arg_set_id", 'i'), C("utid", 'i'), C("cpu", 'i'),
-	N("ret", 'i'),
+	C("id", 'i'), C("ts", 'i'), C("dur", 'i'), C("track_id", 'i'), C("category", 't'),
+	C("name", 't'), C("depth", 'i'), N("parent_id", 'i'), N("arg_set_id", 'i'), C("utid", 'i'),
+	C("cpu", 'i'), N("ret", 'i'),
 };
 static const struct sq_col c_counter[] = {
-	C("id", 'i'), C("ts", 'i'), C("track_id", 'i'), C("value", 'r'), N("arg_set_id", 'i'), C("name", 't'),
-	C("cpu", 'i'),
+	C("id", 'i'), C("ts", 'i'), C("track_id", 'i'), C("value", 'r'), N("arg_set_id", 'i'),
+	C("name", 't'), C("cpu", 'i'),
 };
 static const struct sq_col c_drops[] = {
 	C("ts", 'i'), N("window_start", 'i'), C("buffer", 't'), C("cpu", 'i'), C("source", 't'),
@@ -81,8 +82,8 @@ static const struct sq_col c_meta[] = {
 	C("file", 't'), C("key", 't'), C("value", 't'),
 };
 static const struct sq_col c_bpf_syscall[] = {
-	C("id", 'i'), C("ts", 'i'), C("cpu", 'i'), C("utid", 'i'), C("tgid", 'i'), C("nr", 'i'), C("name", 't'),
-	C("start", 'i'), C("dur", 'i'), C("ret", 'i'),
+	C("id", 'i'), C("ts", 'i'), C("cpu", 'i'), C("utid", 'i'), C("tgid", 'i'), C("nr", 'i'),
+	C("name", 't'), C("start", 'i'), C("dur", 'i'), C("ret", 'i'),
 };
 static const struct sq_col c_bpf_syscall_hist[] = {
 	C("id", 'i'), C("ts", 'i'), C("utid", 'i'), C("tgid", 'i'), C("nr", 'i'), C("name", 't'),
@@ -99,8 +100,8 @@ static const struct sq_col c_bpf_profile[] = {
 };
 static const struct sq_col c_bpf_func[] = {
 	C("id", 'i'), C("ts", 'i'), C("cpu", 'i'), C("utid", 'i'), C("tgid", 'i'), C("kind", 't'),
-	C("func", 'i'), C("name", 't'), C("depth", 'i'), C("flags", 'i'), C("start", 'i'), C("dur", 'i'),
-	C("ret", 'i'),
+	C("func", 'i'), C("name", 't'), C("depth", 'i'), C("flags", 'i'), C("start", 'i'),
+	C("dur", 'i'), C("ret", 'i'),
 };
 #undef C
 #undef N
@@ -136,9 +137,9 @@ const int sq_ntables = (int)(sizeof(sq_tables) / sizeof(sq_tables[0]));
 /* ---- files and event types ------------------------------------------------- */
 
 enum ekind {
-	K_OTHER = 0, K_SWITCH, K_WAKEUP, K_FORK, K_EXIT, K_RENAME, K_FG_ENTRY, K_FG_EXIT, K_UP_ENTRY,
-	K_UP_RET, K_UF_ENTRY, K_UF_EXIT, K_KF_ENTRY, K_KF_EXIT, K_SYS_ENTER, K_SYS_EXIT, K_BPF_SYSCALL,
-	K_BPF_SYSHIST, K_BPF_OFFCPU, K_BPF_PROFILE, K_CPUFREQ, K_CPUIDLE,
+	K_OTHER = 0, K_SWITCH, K_WAKEUP, K_FORK, K_EXIT, K_RENAME, K_FG_ENTRY, K_FG_EXIT,
+	K_UP_ENTRY, K_UP_RET, K_UF_ENTRY, K_UF_EXIT, K_KF_ENTRY, K_KF_EXIT, K_SYS_ENTER, K_SYS_EXIT,
+	K_BPF_SYSCALL, K_BPF_SYSHIST, K_BPF_OFFCPU, K_BPF_PROFILE, K_CPUFREQ, K_CPUIDLE,
 };
 
 #define NF 10
@@ -454,7 +455,8 @@ static const char *ksym(struct sfile *f, uint64_t addr, char *buf, size_t len)
 	return buf;
 }
 
-static const char *sys_name(const struct sfile *f, long nr, const char *named, char *buf, size_t len)
+static const char *sys_name(const struct sfile *f, long nr, const char *named, char *buf,
+			    size_t len)
 {
 	const char *nm = named ? named : nr >= 0 ? rpt_syscall_name(f->abi, nr) : NULL;
 
@@ -524,7 +526,8 @@ static int scan_next(struct scan *s)
 		rc = fmt_iter_next(s->it, &ev);
 		if (rc < 0) {
 			en->damaged = true;
-			if (++s->errors > 4096) {	/* a stream that keeps failing: give the file up */
+			/* a stream that keeps failing: give the file up */
+			if (++s->errors > 4096) {
 				scan_release(s);
 				s->fi++;
 			}
@@ -588,7 +591,7 @@ static const struct fmt_event *seek_id(struct sq_engine *en, struct seeker *k, i
 		if (c->used && c->fi == fi && c->buf == buf && c->cpu == cpu) {
 			if (c->ev && (uint64_t)c->ev->rec.offset == off)
 				return c->ev;
-			if (c->ev && (uint64_t)c->ev->rec.offset > off) {	/* behind: start again */
+			if (c->ev && (uint64_t)c->ev->rec.offset > off) { /* behind: start again */
 				fmt_iter_free(c->it);
 				c->it = NULL;
 				c->ev = NULL;
@@ -710,10 +713,11 @@ static int resolve_args(struct etype *t, const struct tep_event *e)
 		a->name = f->name;
 		a->flags = f->flags;
 		a->text = (f->flags & TEP_FIELD_IS_STRING) ||
-			  ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1 && strstr(f->type, "char"));
+			  ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1 &&
+			   strstr(f->type, "char"));
 		a->elemsize = f->elementsize ? (int)f->elementsize : f->size;
-		a->count = (f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) && a->elemsize > 0
-			   ? f->size / a->elemsize : 1;
+		a->count = (f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+			   a->elemsize > 0 ? f->size / a->elemsize : 1;
 		k++;
 	}
 	t->nargs = k;
@@ -1075,7 +1079,8 @@ static int threads_build(struct sq_engine *en)
 	scan_release(&s);
 	while ((t = rpt_map_next(&en->threads, &pos, &key))) {
 		if (!t->comm[0])
-			for (i = 0; i < en->n && !cmdline_comm(&en->f[i], (int)key, t->comm, sizeof(t->comm)); i++)
+			for (i = 0; i < en->n &&
+			     !cmdline_comm(&en->f[i], (int)key, t->comm, sizeof(t->comm)); i++)
 				;
 		if (key == 0 && !t->comm[0])
 			snprintf(t->comm, sizeof(t->comm), "swapper");
@@ -1226,7 +1231,8 @@ static int fill_cpus(struct cursor *c)
 	return 0;
 }
 
-static int meta_row(struct cursor *c, const char *file, const char *k, size_t kl, const char *v, size_t vl)
+static int meta_row(struct cursor *c, const char *file, const char *k, size_t kl, const char *v,
+		    size_t vl)
 {
 	struct val *r = rowq_add(&c->q);
 
@@ -1312,7 +1318,8 @@ static int fill_bpf_drops(struct cursor *c)
 			if (!r)
 				return -ENOMEM;
 			memcpy(&d, (const char *)o->data + (size_t)k * sizeof(d), sizeof(d));
-			snprintf(src, sizeof(src), "bpf:%s", d.prog < (uint32_t)nn ? names[d.prog] : "?");
+			snprintf(src, sizeof(src), "bpf:%s",
+				 d.prog < (uint32_t)nn ? names[d.prog] : "?");
 			vi(&r[0], (int64_t)d.ts);
 			vs(&r[2], "flytrap-bpf");
 			vi(&r[3], d.cpu);
@@ -1463,7 +1470,8 @@ static int tstate_feed(struct cursor *c, struct etype *t, const struct fmt_event
 			if ((rc = ts_emit(c, prev, s, now)))
 				return rc;
 			s->known = true;
-			state_str(fhas(&t->f[2]) ? fv(&t->f[2], ev) : 0, s->state, sizeof(s->state));
+			state_str(fhas(&t->f[2]) ? fv(&t->f[2], ev) : 0, s->state,
+				  sizeof(s->state));
 			s->since = now;
 			s->waker = -1;
 		}
@@ -1480,7 +1488,8 @@ static int tstate_feed(struct cursor *c, struct etype *t, const struct fmt_event
 		int tid = (int)fv(&t->f[0], ev);
 
 		s = ts_get(c, tid);
-		if (!s || tid == 0 || !s->known || !strcmp(s->state, "Running") || s->state[0] == 'R')
+		if (!s || tid == 0 || !s->known || !strcmp(s->state, "Running") ||
+		    s->state[0] == 'R')
 			return 0;
 		if ((rc = ts_emit(c, tid, s, now)))
 			return rc;
@@ -1509,7 +1518,8 @@ static int tstate_finish(struct cursor *c)
 	qsort(keys, n, sizeof(*keys), cmp_u64);
 	for (i = 0; i < n; i++) {
 		s = rpt_map_find(&c->st.map, keys[i]);
-		if (s->known && c->st.last_ts >= s->since && ts_emit(c, (int)keys[i], s, c->st.last_ts)) {
+		if (s->known && c->st.last_ts >= s->since &&
+		    ts_emit(c, (int)keys[i], s, c->st.last_ts)) {
 			free(keys);
 			return -ENOMEM;
 		}
@@ -1547,8 +1557,9 @@ static struct frame *fpush(struct fstack *s)
 	return &s->f[s->n++];
 }
 
-static int slice_row(struct cursor *c, int64_t id, uint64_t ts, uint64_t dur, const char *cat, const char *name,
-		     int depth, int64_t parent, int64_t argset, int pid, int cpu, bool has_ret, int64_t ret)
+static int slice_row(struct cursor *c, int64_t id, uint64_t ts, uint64_t dur, const char *cat,
+		     const char *name, int depth, int64_t parent, int64_t argset, int pid, int cpu,
+		     bool has_ret, int64_t ret)
 {
 	struct val *r = rowq_add(&c->q);
 
@@ -1572,8 +1583,8 @@ static int slice_row(struct cursor *c, int64_t id, uint64_t ts, uint64_t dur, co
 	return 0;
 }
 
-static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t depth, const struct fmt_event *ev,
-		  int64_t argset)
+static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t depth,
+		  const struct fmt_event *ev, int64_t argset)
 {
 	struct frame *f = fpush(s);
 
@@ -1588,14 +1599,14 @@ static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t
 }
 
 /* pop frame k (and, first, the unreturned ones above it) as a slice of duration dur */
-static int leave(struct cursor *c, struct fstack *s, int k, uint64_t dur, const char *cat, int pid, int cpu,
-		 bool has_ret, int64_t ret)
+static int leave(struct cursor *c, struct fstack *s, int k, uint64_t dur, const char *cat, int pid,
+		 int cpu, bool has_ret, int64_t ret)
 {
 	struct frame f = s->f[k];
 
 	s->n = k;
-	return slice_row(c, f.id, f.ts, dur, cat, f.name, k, k ? s->f[k - 1].id : -1, f.argset, pid, cpu,
-			 has_ret, ret);
+	return slice_row(c, f.id, f.ts, dur, cat, f.name, k, k ? s->f[k - 1].id : -1, f.argset, pid,
+			 cpu, has_ret, ret);
 }
 
 static const char *intern_sym(struct sfile *sf, uint64_t addr)
@@ -1615,7 +1626,8 @@ static const char *intern_sym(struct sfile *sf, uint64_t addr)
 	return v;
 }
 
-static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const struct fmt_event *ev)
+static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t,
+		      const struct fmt_event *ev)
 {
 	int pid = ev_pid(t, ev), cpu = ev->rec.cpu, k;
 	int64_t id = ev_id(sf->index, ev);
@@ -1627,10 +1639,12 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const
 		return 0;
 	if (t->kind == K_BPF_SYSCALL) {
 		uint64_t dur = (uint64_t)fv(&t->f[1], ev);
-		const char *nm = sys_name(sf, (long)(int32_t)fv(&t->f[0], ev), NULL, buf, sizeof(buf));
+		const char *nm =
+			sys_name(sf, (long)(int32_t)fv(&t->f[0], ev), NULL, buf, sizeof(buf));
 
-		return slice_row(c, c->st.next_id++, ev->rec.ts >= dur ? ev->rec.ts - dur : 0, dur, "bpf_syscall", nm,
-				 0, -1, id, pid, cpu, fhas(&t->f[2]), fv(&t->f[2], ev));
+		return slice_row(c, c->st.next_id++, ev->rec.ts >= dur ? ev->rec.ts - dur : 0, dur,
+				 "bpf_syscall", nm, 0, -1, id, pid, cpu, fhas(&t->f[2]),
+				 fv(&t->f[2], ev));
 	}
 	if (!(tk = stask_get(c, ev, pid)))
 		return -ENOMEM;
@@ -1695,9 +1709,11 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const
 		if (k < 0)
 			break;
 		{
-			uint64_t dur = ev->rec.ts - s->f[k].ts, bd = bpf && fhas(&t->f[3]) ? (uint64_t)fv(&t->f[3], ev) : 0;
+			uint64_t dur = ev->rec.ts - s->f[k].ts,
+				 bd = bpf && fhas(&t->f[3]) ? (uint64_t)fv(&t->f[3], ev) : 0;
 
-			return leave(c, s, k, bd ? bd : dur, kk ? "kfunc" : bpf ? "ufunc" : "uprobe", pid, cpu,
+			return leave(c, s, k, bd ? bd : dur,
+				     kk ? "kfunc" : bpf ? "ufunc" : "uprobe", pid, cpu,
 				     bpf && fhas(&t->f[4]), fv(&t->f[4], ev));
 		}
 	}
@@ -1716,10 +1732,12 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const
 		tk->in_sys = false;
 		if (match) {
 			const char *nm = sys_name(sf, tk->sys_nr >= 0 ? tk->sys_nr : nr,
-						  tk->sys_named ? tk->sys_named : t->sysname, buf, sizeof(buf));
+						  tk->sys_named ? tk->sys_named : t->sysname, buf,
+						  sizeof(buf));
 
-			return slice_row(c, tk->sys_id, tk->sys_ts, ev->rec.ts - tk->sys_ts, "syscall", nm, 0, -1,
-					 tk->sys_argset, pid, cpu, fhas(&t->f[1]), fv(&t->f[1], ev));
+			return slice_row(c, tk->sys_id, tk->sys_ts, ev->rec.ts - tk->sys_ts,
+					 "syscall", nm, 0, -1, tk->sys_argset, pid, cpu,
+					 fhas(&t->f[1]), fv(&t->f[1], ev));
 		}
 		break;
 	}
@@ -1729,7 +1747,8 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t, const
 	return 0;
 }
 
-static int counter_feed(struct cursor *c, struct sfile *sf, struct etype *t, const struct fmt_event *ev)
+static int counter_feed(struct cursor *c, struct sfile *sf, struct etype *t,
+			const struct fmt_event *ev)
 {
 	struct val *r;
 	int cpu;
@@ -1743,7 +1762,8 @@ static int counter_feed(struct cursor *c, struct sfile *sf, struct etype *t, con
 	vi(&r[1], (int64_t)ev->rec.ts);
 	/* one track per (counter, CPU): cpufreq 0x10000 + cpu, cpuidle 0x20000 + cpu */
 	vi(&r[2], (t->kind == K_CPUFREQ ? 0x10000 : 0x20000) + (cpu & 0xffff));
-	vr(&r[3], t->kind == K_CPUIDLE ? (double)(int32_t)fv(&t->f[0], ev) : (double)(uint32_t)fv(&t->f[0], ev));
+	vr(&r[3], t->kind == K_CPUIDLE ? (double)(int32_t)fv(&t->f[0], ev) :
+					 (double)(uint32_t)fv(&t->f[0], ev));
 	vi(&r[4], ev_id(sf->index, ev));
 	vs(&r[5], t->kind == K_CPUFREQ ? "cpufreq" : "cpuidle");
 	vi(&r[6], cpu);
@@ -1752,7 +1772,8 @@ static int counter_feed(struct cursor *c, struct sfile *sf, struct etype *t, con
 
 static int drops_feed(struct cursor *c, struct sfile *sf, const struct fmt_event *ev)
 {
-	uint64_t key = (uint64_t)sf->index << 32 | (uint64_t)(ev->buffer & 0xffff) << 16 | (uint32_t)(ev->rec.cpu & 0xffff);
+	uint64_t key = (uint64_t)sf->index << 32 | (uint64_t)(ev->buffer & 0xffff) << 16 |
+		       (uint32_t)(ev->rec.cpu & 0xffff);
 	uint64_t *last;
 	struct val *r;
 
@@ -1837,7 +1858,8 @@ static int bpf_feed(struct cursor *c, struct sfile *sf, struct etype *t, const s
 			len = 320;
 		}
 		for (i = 0; p && i < 40 && (i + 1) * 8 <= len; i++)
-			o += sprintf(o, "%s%" PRIu64, i ? "," : "", rd(p + i * 8, 8, t->f[4].big_endian));
+			o += sprintf(o, "%s%" PRIu64, i ? "," : "",
+				     rd(p + i * 8, 8, t->f[4].big_endian));
 		vi(&r[2], pid);
 		vi(&r[3], fv(&t->f[5], ev));
 		vi(&r[4], (int32_t)fv(&t->f[0], ev));
@@ -1940,7 +1962,8 @@ static void dstate_release(struct cursor *c)
 
 /* ---- the virtual table module ---------------------------------------------------------- */
 
-static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+		      char **err)
 {
 	struct sq_engine *en = aux;
 	struct vtab *v;
@@ -1958,9 +1981,10 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	}
 	o = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE x(");
 	for (i = 0; i < sq_tables[k].ncols; i++)
-		o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s\"%s\" %s", i ? ", " : "", sq_tables[k].cols[i].name,
-				      sq_tables[k].cols[i].type == 'i' ? "INTEGER" : sq_tables[k].cols[i].type == 'r'
-				      ? "REAL" : "TEXT");
+		o += (size_t)snprintf(sql + o, sizeof(sql) - o, "%s\"%s\" %s", i ? ", " : "",
+				      sq_tables[k].cols[i].name,
+				      sq_tables[k].cols[i].type == 'i' ? "INTEGER" :
+				      sq_tables[k].cols[i].type == 'r' ? "REAL" : "TEXT");
 	snprintf(sql + o, sizeof(sql) - o, ")");
 	rc = sqlite3_declare_vtab(db, sql);
 	if (rc != SQLITE_OK)
@@ -2006,9 +2030,11 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 			continue;
 		else if (c->iColumn == 1 && op == SQLITE_INDEX_CONSTRAINT_EQ)
 			eq = i;
-		else if (c->iColumn == 1 && (op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_GT))
+		else if (c->iColumn == 1 &&
+			 (op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_GT))
 			lo = i;
-		else if (c->iColumn == 1 && (op == SQLITE_INDEX_CONSTRAINT_LE || op == SQLITE_INDEX_CONSTRAINT_LT))
+		else if (c->iColumn == 1 &&
+			 (op == SQLITE_INDEX_CONSTRAINT_LE || op == SQLITE_INDEX_CONSTRAINT_LT))
 			hi = i;
 		else if (c->iColumn == 3 && op == SQLITE_INDEX_CONSTRAINT_EQ)
 			cpu = i;
@@ -2040,8 +2066,8 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 	ii->idxNum = bits;
 	ii->estimatedCost = cost;
 	/* one file is read in time order */
-	if (v->kind == T_EVENT && v->en->n == 1 && ii->nOrderBy == 1 && ii->aOrderBy[0].iColumn == 1 &&
-	    !ii->aOrderBy[0].desc)
+	if (v->kind == T_EVENT && v->en->n == 1 && ii->nOrderBy == 1 &&
+	    ii->aOrderBy[0].iColumn == 1 && !ii->aOrderBy[0].desc)
 		ii->orderByConsumed = 1;
 	return SQLITE_OK;
 }
@@ -2180,7 +2206,8 @@ static int vt_next(sqlite3_vtab_cursor *cur)
 	return rc < 0 ? SQLITE_NOMEM : SQLITE_OK;
 }
 
-static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc, sqlite3_value **argv)
+static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
+		     sqlite3_value **argv)
 {
 	struct cursor *c = (struct cursor *)cur;
 	int a = 0, rc = 0;
@@ -2298,7 +2325,10 @@ static void event_column(struct cursor *c, sqlite3_context *ctx, int col)
 	switch (col) {
 	case 0: case 5: sqlite3_result_int64(ctx, ev_id(sf->index, ev)); break;
 	case 1: sqlite3_result_int64(ctx, (sqlite3_int64)ev->rec.ts); break;
-	case 2: sqlite3_result_text(ctx, ev->event ? ev->event->name : "[UNKNOWN EVENT]", -1, SQLITE_TRANSIENT); break;
+	case 2:
+		sqlite3_result_text(ctx, ev->event ? ev->event->name : "[UNKNOWN EVENT]", -1,
+				    SQLITE_TRANSIENT);
+		break;
 	case 3: case 7: sqlite3_result_int64(ctx, ev->rec.cpu); break;
 	case 4: case 8:
 		t = etype_of(sf, ev);
@@ -2314,8 +2344,12 @@ static void event_column(struct cursor *c, sqlite3_context *ctx, int col)
 		else
 			sqlite3_result_null(ctx);
 		break;
-	case 9: sqlite3_result_text(ctx, ev->event ? ev->event->system : "", -1, SQLITE_TRANSIENT); break;
-	case 10: sqlite3_result_text(ctx, sf->info->buffers[ev->buffer].name, -1, SQLITE_TRANSIENT); break;
+	case 9:
+		sqlite3_result_text(ctx, ev->event ? ev->event->system : "", -1, SQLITE_TRANSIENT);
+		break;
+	case 10:
+		sqlite3_result_text(ctx, sf->info->buffers[ev->buffer].name, -1, SQLITE_TRANSIENT);
+		break;
 	default: sqlite3_result_null(ctx); break;
 	}
 }
@@ -2340,7 +2374,10 @@ static void args_column(struct cursor *c, sqlite3_context *ctx, int col)
 		else
 			sqlite3_result_null(ctx);
 		break;
-	case 6: sqlite3_result_text(ctx, a->vt == 't' ? "string" : a->vt == 'i' ? "int" : "uint", -1, SQLITE_STATIC); break;
+	case 6:
+		sqlite3_result_text(ctx, a->vt == 't' ? "string" : a->vt == 'i' ? "int" : "uint",
+				    -1, SQLITE_STATIC);
+		break;
 	default: sqlite3_result_null(ctx); break;
 	}
 }
@@ -2459,7 +2496,8 @@ static void pct_final(sqlite3_context *ctx)
 		return;
 	}
 	if (s->bad_p || s->oom) {
-		sqlite3_result_error(ctx, s->oom ? "percentile: out of memory" : "percentile: p must be between 0 and 100", -1);
+		sqlite3_result_error(ctx, s->oom ? "percentile: out of memory" :
+				     "percentile: p must be between 0 and 100", -1);
 	} else {
 		/* nearest rank: the smallest value with at least p% of the values <= it */
 		long double x = (long double)s->p * (long double)s->n / 100.0L;
@@ -2516,7 +2554,10 @@ static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	free(l.a);
 }
 
-/* hist_bucket(x): the analyzers' histogram bucket of x (RPT_HIST_*), hist_bucket_low(b): its lowest value */
+/*
+ * hist_bucket(x): the analyzers' histogram bucket of x (RPT_HIST_*), hist_bucket_low(b): its
+ * lowest value
+ */
 static void hist_bucket(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
@@ -2545,7 +2586,8 @@ static void file_release(struct sfile *f)
 
 	if (f->types.slots) {
 		for (i = 0; i < f->types.n; i++) {
-			struct etype *t = (struct etype *)(f->types.slots + (size_t)i * f->types.elem_size);
+			struct etype *t =
+				(struct etype *)(f->types.slots + (size_t)i * f->types.elem_size);
 
 			free(t->probe);
 			free(t->args);
@@ -2654,19 +2696,22 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 		meta_host(&en->f[0], en->host, sizeof(en->host));
 	if (sqlite3_open(":memory:", &en->db) != SQLITE_OK ||
 	    sqlite3_create_module(en->db, "flytrap", &ft_module, en) != SQLITE_OK ||
-	    sqlite3_create_function(en->db, "percentile", 2, SQLITE_UTF8, NULL, NULL, pct_step, pct_final) != SQLITE_OK ||
-	    sqlite3_create_function(en->db, "extract_arg", 2, SQLITE_UTF8, en, extract_arg, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_create_function(en->db, "hist_bucket", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, hist_bucket,
-				    NULL, NULL) != SQLITE_OK ||
-	    sqlite3_create_function(en->db, "hist_bucket_low", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-				    hist_bucket_low, NULL, NULL) != SQLITE_OK) {
+	    sqlite3_create_function(en->db, "percentile", 2, SQLITE_UTF8, NULL, NULL, pct_step,
+				    pct_final) != SQLITE_OK ||
+	    sqlite3_create_function(en->db, "extract_arg", 2, SQLITE_UTF8, en, extract_arg, NULL,
+				    NULL) != SQLITE_OK ||
+	    sqlite3_create_function(en->db, "hist_bucket", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    NULL, hist_bucket, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_create_function(en->db, "hist_bucket_low", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, hist_bucket_low, NULL,
+				    NULL) != SQLITE_OK) {
 		*err = strdup(en->db ? sqlite3_errmsg(en->db) : "cannot open SQLite");
 		sq_close(en);
 		return -ENOMEM;
 	}
 	for (i = 0; i < sq_ntables; i++) {
-		snprintf(sql, sizeof(sql), "CREATE VIRTUAL TABLE temp.\"%s\" USING flytrap(%s)", sq_tables[i].name,
-			 sq_tables[i].name);
+		snprintf(sql, sizeof(sql), "CREATE VIRTUAL TABLE temp.\"%s\" USING flytrap(%s)",
+			 sq_tables[i].name, sq_tables[i].name);
 		if (sqlite3_exec(en->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 			*err = strdup(sqlite3_errmsg(en->db));
 			sq_close(en);
@@ -2678,7 +2723,8 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 		     "CREATE TEMP VIEW raw AS SELECT * FROM ftrace_event;"
 		     "CREATE TEMP VIEW sched AS SELECT * FROM sched_slice;"
 		     "CREATE TEMP VIEW thread_track AS SELECT utid AS id, utid, name FROM thread;"
-		     "CREATE TEMP VIEW trace_bounds AS SELECT min(ts) AS start_ts, max(ts) AS end_ts FROM ftrace_event;",
+		     "CREATE TEMP VIEW trace_bounds AS SELECT min(ts) AS start_ts, "
+		     "max(ts) AS end_ts FROM ftrace_event;",
 		     NULL, NULL, NULL);
 	*out = en;
 	return 0;

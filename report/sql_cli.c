@@ -322,14 +322,16 @@ static void table_print(const struct result *r)
 			break;
 		for (pass = 0; pass < 2 && wi < 0; pass++)
 			for (k = 0; k < r->ncols; k++)
-				if ((pass || !r->numeric[k]) && w[k] > 6 && (wi < 0 || w[k] > w[wi]))
+				if ((pass || !r->numeric[k]) && w[k] > 6 &&
+				    (wi < 0 || w[k] > w[wi]))
 					wi = k;
 		if (wi < 0)
 			break;
 		w[wi]--;
 	}
 	for (k = 0; k < r->ncols; k++)
-		printf(r->numeric[k] ? "%s%*s" : "%s%-*s", k ? "  " : "", w[k], rpt_fit(buf, sizeof(buf), r->names[k], w[k]));
+		printf(r->numeric[k] ? "%s%*s" : "%s%-*s", k ? "  " : "", w[k],
+		       rpt_fit(buf, sizeof(buf), r->names[k], w[k]));
 	putchar('\n');
 	for (k = 0; k < r->ncols; k++) {
 		int j;
@@ -547,7 +549,8 @@ static int interactive(struct run *R)
 	size_t cap = 0, len = 0;
 	ssize_t n;
 
-	fprintf(stderr, "flytrap sql: %d file%s; tables: .tables, end statements with ';', quit with .quit or ^D\n",
+	fprintf(stderr, "flytrap sql: %d file%s; tables: .tables, end statements with ';', "
+		"quit with .quit or ^D\n",
 		R->o->nfiles, R->o->nfiles == 1 ? "" : "s");
 #ifdef HAVE_LIBEDIT
 	rl_outstream = stderr;	/* the prompt and the echo: stdout is the answers' */
@@ -643,8 +646,8 @@ static int save_db(struct sq_engine *en, const char *path)
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	for (k = 0; k < sq_ntables; k++) {
 		sqlite3_free(sql);
-		sql = sqlite3_mprintf("CREATE TABLE out.\"%w\" AS SELECT * FROM temp.\"%w\"", sq_tables[k].name,
-				      sq_tables[k].name);
+		sql = sqlite3_mprintf("CREATE TABLE out.\"%w\" AS SELECT * FROM temp.\"%w\"",
+				      sq_tables[k].name, sq_tables[k].name);
 		if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 			ft_error("cannot write '%s': %s", path, sqlite3_errmsg(db));
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -673,8 +676,12 @@ out:
 static int parse(int argc, char **argv, struct sqlopts *o)
 {
 	static const struct ft_opt opts[] = {
-		{ "help", 'h', false, 'h' }, { "command", 'c', true, 'c' }, { "csv", 0, false, 'C' },
-		{ "json", 0, false, 'J' }, { "each", 0, false, 'E' }, { "save", 0, true, 'S' },
+		{ "help", 'h', false, 'h' },
+		{ "command", 'c', true, 'c' },
+		{ "csv", 0, false, 'C' },
+		{ "json", 0, false, 'J' },
+		{ "each", 0, false, 'E' },
+		{ "save", 0, true, 'S' },
 		{ 0 },
 	};
 	struct ft_optparse p;
@@ -726,7 +733,8 @@ int cmd_sql(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	}
 	if (o.each && o.save) {
-		rc = ft_usage_error("--each and --save do not go together (--save keeps every file, see meta.file)");
+		rc = ft_usage_error("--each and --save do not go together (--save keeps every "
+				    "file, see meta.file)");
 		goto out;
 	}
 	R.nengines = o.each ? o.nfiles : 1;
@@ -736,7 +744,8 @@ int cmd_sql(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < R.nengines; i++) {
-		int e = sq_open(o.each ? &o.files[i] : o.files, o.each ? 1 : o.nfiles, &R.engines[i], &err);
+		int e = sq_open(o.each ? &o.files[i] : o.files, o.each ? 1 : o.nfiles,
+				&R.engines[i], &err);
 
 		if (e < 0) {
 			ft_error("%s", err ? err : strerror(-e));

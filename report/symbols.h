@@ -68,7 +68,8 @@ const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off);
  * mapping or the binary's symbols are unknown.  *dso (may be NULL) gets the
  * base name of the mapped file, or NULL when no mapping covers addr.
  */
-const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso, uint64_t *off);
+const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso,
+			  uint64_t *off);
 
 /*
  * Is addr inside an executable mapping of process tgid (its files and the

@@ -86,7 +86,8 @@ void rpt_table_head(const struct rpt_table *t, FILE *out);
 /* One row as a text line (cells: one per column). */
 void rpt_table_text_row(const struct rpt_table *t, FILE *out, const struct rpt_cell *cells);
 /* One row as a JSON object of the keyed columns. */
-void rpt_table_json_row(const struct rpt_table *t, struct rpt_json *j, const struct rpt_cell *cells);
+void rpt_table_json_row(const struct rpt_table *t, struct rpt_json *j,
+			const struct rpt_cell *cells);
 /* The width of a text line (indent included), to check the 80 columns. */
 size_t rpt_table_text_width(const struct rpt_table *t);
 
