@@ -71,6 +71,11 @@ tc_stable() {
 	rm -f "$out.again"
 	return $rc
 }
+# trace-cmd extract switches the top level's tracing_on off and back on
+# around its read, even with -B.  Two at once (the offline tests run in
+# parallel) can leave it off: the second saves the 0 the first wrote and
+# restores that.  A lock on the tracefs directory makes them take turns.
+tc_extract() { flock "$TRACEFS" trace-cmd extract "$@"; }
 need_fixtures() { [ -d "$FIXTURES" ] || skip "fixtures folder $FIXTURES is missing"; }
 
 # What a recorder may touch in tracefs, as text, for before/after comparisons.

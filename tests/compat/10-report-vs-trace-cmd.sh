@@ -77,7 +77,7 @@ if [ "$(id -u)" = 0 ] && { [ -e "$TRACEFS/instances" ] || mount -t tracefs nodev
 	for i in $(seq 300); do cat /proc/self/stat > /dev/null; done
 	echo 0 > "$I/tracing_on"
 	# extract -B removes the instance afterwards
-	trace-cmd extract -B "$inst" -o "$TMP/ext.dat" > /dev/null 2>&1 || fail "trace-cmd extract failed"
+	tc_extract -B "$inst" -o "$TMP/ext.dat" > /dev/null 2>&1 || fail "trace-cmd extract failed"
 	[ -d "$I" ] && rmdir "$I"
 	trace-cmd convert --file-version 6 -i "$TMP/ext.dat" -o "$TMP/ext6.dat" > /dev/null 2>&1
 	trace-cmd convert --compression none -i "$TMP/ext.dat" -o "$TMP/extnone.dat" > /dev/null 2>&1
@@ -97,7 +97,7 @@ if [ "$(id -u)" = 0 ] && { [ -e "$TRACEFS/instances" ] || mount -t tracefs nodev
 t = time.time()
 while time.time() - t < 0.5: os.getppid()'
 		echo 0 > "$I/tracing_on"
-		trace-cmd extract -B "$inst" -o "$TMP/lost.dat" > /dev/null 2>&1
+		tc_extract -B "$inst" -o "$TMP/lost.dat" > /dev/null 2>&1
 		[ -d "$I" ] && rmdir "$I"
 		if trace-cmd report -i "$TMP/lost.dat" 2>/dev/null | grep -q 'EVENTS DROPPED'; then
 			seen=1

@@ -31,7 +31,7 @@ if [ "$(id -u)" = 0 ] && [ -e "$TRACEFS/instances" ]; then
 	mkdir "$I"; echo 1 > "$I/events/sched/enable"; echo 1 > "$I/events/raw_syscalls/enable"
 	for i in $(seq 200); do ls / > /dev/null; done
 	echo 0 > "$I/tracing_on"
-	trace-cmd extract -B "$inst" -o "$TMP/v7.dat" > /dev/null 2>&1; [ -d "$I" ] && rmdir "$I"
+	tc_extract -B "$inst" -o "$TMP/v7.dat" > /dev/null 2>&1; [ -d "$I" ] && rmdir "$I"
 	"$FLYTRAP" report "$TMP/v7.dat" | sed 's/^ *[^ ]*: *//' | sort > "$TMP/full7.txt"
 	size=$(stat -c %s "$TMP/v7.dat")
 	for back in 200 5000 20000; do

@@ -43,7 +43,7 @@ done
 wait
 # stop writing before reading: extract would otherwise chase its own events
 for i in "$A" "$B"; do echo 0 >"$TRACEFS/instances/$i/tracing_on"; done
-trace-cmd extract -B "$A" -B "$B" -o "$TMP/ext.dat" >"$TMP/extract.log" 2>&1 ||
+tc_extract -B "$A" -B "$B" -o "$TMP/ext.dat" >"$TMP/extract.log" 2>&1 ||
 	{ cat "$TMP/extract.log"; fail "trace-cmd extract failed"; finish; }
 remove_instances
 # (other tests may own instances of their own: only ours must be gone)
