@@ -1410,7 +1410,13 @@ static void prime(struct fmt_iter *it)
 /* ---- the merge in a thread of its own (fmt_iter_opts.pipeline) -------------------- */
 
 #define PQ		4	/* merged batches waiting for the caller */
-#define PB_EVENTS	2048	/* events per merged batch */
+/*
+ * Events per merged batch.  Measured with analyze --threads 2 on 5M events
+ * (15 alternating runs): 2048 gave a median of 0.317 s, 8192 0.298 s; 4x
+ * fewer hand-overs, each a wake-up of the other thread.  A batch is about
+ * 1.3 MB (the events and their payloads), so at most six are ~8 MB.
+ */
+#define PB_EVENTS	8192
 
 /* an error of the serial read, given to the caller before event number at of its batch */
 struct perr {
