@@ -59,7 +59,6 @@ static void task_set_comm(struct rpt_tasks *t, int pid, const void *data, int si
 		len = 15;
 	memcpy(ti->comm, s, (size_t)len);
 	ti->comm[len] = 0;
-	ti->comm[strnlen(ti->comm, 15)] = 0;
 	ti->has_comm = ti->comm[0] != 0;
 }
 
