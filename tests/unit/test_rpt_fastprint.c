@@ -772,8 +772,14 @@ static void live(const char *tmpdir, struct totals *tot)
 	snprintf(path, sizeof(path), "%s/tracing_on", inst);
 	put_file(path, "0");
 	snprintf(out, sizeof(out), "%s/live.dat", tmpdir);
-	snprintf(cmd, sizeof(cmd), "trace-cmd extract -B fastprint-test-%d -o '%s' > '%s/extract.log' 2>&1",
-		 (int)getpid(), out, tmpdir);
+	/*
+	 * trace-cmd extract switches the top level's tracing_on off and on:
+	 * with the lock tests/lib.sh's tc_extract takes, two at once (the
+	 * offline tests run in parallel) cannot leave it off.
+	 */
+	snprintf(cmd, sizeof(cmd),
+		 "flock %s trace-cmd extract -B fastprint-test-%d -o '%s' > '%s/extract.log' 2>&1",
+		 tfs, (int)getpid(), out, tmpdir);
 	/*
 	 * trace-cmd reads /proc/kallsyms twice and gives up when its size
 	 * changed in between (BPF programs loading elsewhere): try again.
