@@ -160,19 +160,8 @@ struct rpt_arr {
 /* Entry i (< a->n) of a, in host order. */
 static inline uint64_t rpt_arr_at(const struct rpt_arr *a, int i)
 {
-	const uint8_t *q = a->p + (size_t)i * a->width;
-	bool swap = a->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-
-	if (a->width == 4) {
-		uint32_t w;
-
-		__builtin_memcpy(&w, q, 4);
-		return swap ? __builtin_bswap32(w) : w;
-	}
-	uint64_t v;
-
-	__builtin_memcpy(&v, q, 8);
-	return swap ? __builtin_bswap64(v) : v;
+	return fmt_read_num(a->p + (size_t)i * a->width, a->width,
+			    a->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
 }
 
 /*
