@@ -79,20 +79,12 @@ for i in $(seq "$rounds"); do
 	timed full "$ft" report "$work/b.dat"
 	timed win "$ft" report --from "$t0" --to "$t1" "$work/b.dat"
 done
-# analyze alone, --threads 1 and 2 back to back: in the rounds above it
-# follows trace-cmd and the listings, and its two-thread time varies more
-for i in $(seq "$rounds"); do
-	timed b1 "$ft" analyze --threads 1 "$work/b.dat"
-	timed b2 "$ft" analyze --threads 2 "$work/b.dat"
-done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r tcw tcc < <(med tc)
 read -r r1w r1c < <(med r1)
 read -r r2w r2c < <(med r2)
 read -r a1w a1c < <(med a1)
 read -r a2w a2c < <(med a2)
-read -r b1w b1c < <(med b1)
-read -r b2w b2c < <(med b2)
 read -r fw fc < <(med full)
 read -r ww wc < <(med win)
 
@@ -102,8 +94,7 @@ echo
 echo "| command | wall s | CPU s | ratio (wall / CPU) |"
 echo "|---|---:|---:|---:|"
 awk -v tcw="$tcw" -v tcc="$tcc" -v r1w="$r1w" -v r1c="$r1c" -v r2w="$r2w" -v r2c="$r2c" \
-    -v a1w="$a1w" -v a1c="$a1c" -v a2w="$a2w" -v a2c="$a2c" -v b1w="$b1w" -v b1c="$b1c" -v b2w="$b2w" -v b2c="$b2c" \
-    -v fw="$fw" -v fc="$fc" -v ww="$ww" -v wc="$wc" \
+    -v a1w="$a1w" -v a1c="$a1c" -v a2w="$a2w" -v a2c="$a2c" -v fw="$fw" -v fc="$fc" -v ww="$ww" -v wc="$wc" \
     -v n1="$n1" -v n2="$n2" -v t0="$t0" -v t1="$t1" -v wl="$wlines" 'BEGIN {
 	f = "| %s | %.3f | %.3f | %s |\n"
 	printf f, "trace-cmd report (" n1 ")", tcw, tcc, "1.00x"
@@ -111,8 +102,11 @@ awk -v tcw="$tcw" -v tcc="$tcc" -v r1w="$r1w" -v r1c="$r1c" -v r2w="$r2w" -v r2c
 	printf f, "flytrap report --threads 2", r2w, r2c, sprintf("%.2fx / %.2fx faster than trace-cmd; %.2fx / %.2fx of --threads 1", tcw / r2w, tcc / r2c, r1w / r2w, r1c / r2c)
 	printf f, "flytrap analyze --threads 1 (" n2 ")", a1w, a1c, "1.00x"
 	printf f, "flytrap analyze --threads 2", a2w, a2c, sprintf("%.2fx / %.2fx of --threads 1", a1w / a2w, a1c / a2c)
-	printf f, "analyze --threads 1, back to back", b1w, b1c, "1.00x"
-	printf f, "analyze --threads 2, back to back", b2w, b2c, sprintf("%.2fx / %.2fx of --threads 1", b1w / b2w, b1c / b2c)
 	printf f, "flytrap report (" n2 ", all)", fw, fc, "100%"
 	printf f, "report --from " t0 " --to " t1 " (1%, " wl " lines)", ww, wc, sprintf("%.1f%% / %.1f%% of the full listing", 100 * ww / fw, 100 * wc / fc)
 }'
+
+# analyze alone, --threads 1 and 2 alternating with nothing in between (in
+# the rounds above it follows trace-cmd and the listings)
+echo
+"$(dirname "$0")/threads-pair.sh" "$work/b.dat" "$rounds"
