@@ -584,6 +584,13 @@ struct fmt_iter_opts {
 	 * read's; fmt_iter_peek() is not available (it returns -ENOTSUP).
 	 */
 	bool pipeline;
+	/*
+	 * The caller never calls fmt_iter_peek(): the event returned is the
+	 * stream's own, not a copy (peek would move the stream underneath
+	 * it), one copy of struct fmt_event less per event.  fmt_iter_peek()
+	 * then returns -EINVAL.
+	 */
+	bool no_peek;
 };
 enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 

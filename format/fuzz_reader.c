@@ -118,6 +118,21 @@ static void run(const char *path)
 			fmt_iter_free(it);
 		}
 	}
+	/* serial, handing out the streams' own events (no_peek): a peek must refuse */
+	{
+		struct fmt_iter_opts o = { .no_peek = true };
+		long m = 0;
+
+		if (!fmt_iter_new(r, &o, &it)) {
+			while ((rc = fmt_iter_next(it, &ev)) != 0 && m < 200000)
+				if (rc > 0 && ++m) {
+					sink += ev->rec.ts + (uint64_t)ev->rec.size;
+					if (!(m & 63) && fmt_iter_peek(it, ev->buffer, &ev) != -EINVAL)
+						abort();
+				}
+			fmt_iter_free(it);
+		}
+	}
 	trace_seq_destroy(&s);
 	/* the formats no event used, and the by-name lookup */
 	fmt_reader_find_event(r, "ftrace", "funcgraph_entry");

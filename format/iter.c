@@ -149,6 +149,7 @@ struct fmt_iter {
 	int peeked;		/* stream of the last fmt_iter_peek() */
 	int pending_err;	/* error met while advancing early for a peek */
 	struct fmt_event cur;	/* copy handed out: streams move on underneath */
+	bool direct;		/* no peek: hand out the stream's event itself */
 	struct fmt_event taken;
 	struct fmt_iter_opts adj;	/* the time options the streams point to */
 	struct pool *pool;	/* worker threads, NULL when serial */
@@ -1731,6 +1732,7 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 	it->last = -1;
 	if (opts)
 		it->adj = *opts;
+	it->direct = opts && opts->no_peek;
 	it->peeked = -1;
 	for (b = 0; b < r->info.nbuffers; b++)
 		n += r->info.buffers[b].ncpus;
@@ -1839,6 +1841,11 @@ static int serial_next(struct fmt_iter *it, const struct fmt_event **ev)
 	if (!it->nheap)
 		return 0;
 	it->last = it->heap[0];
+	/* valid until the next call: the stream moves on lazily, in settle() */
+	if (it->direct || it->pipe) {
+		*ev = &it->s[it->last].ev;
+		return 1;
+	}
 	it->cur = it->s[it->last].ev;
 	*ev = &it->cur;
 	return 1;
@@ -1855,6 +1862,8 @@ int fmt_iter_peek(struct fmt_iter *it, int buffer, const struct fmt_event **ev)
 
 	if (it->pipe)
 		return -ENOTSUP;
+	if (it->direct)
+		return -EINVAL;
 	err = settle(it);
 
 	if (err)

@@ -57,12 +57,13 @@ static struct cpu_stat *cpu_slot(struct info *inf, int buffer, int cpu)
 
 static int scan(struct info *inf)
 {
+	struct fmt_iter_opts io = { .no_peek = true };
 	struct fmt_iter *it;
 	const struct fmt_event *ev;
 	struct cpu_stat *cs = NULL;
 	int err;
 
-	err = fmt_iter_new(inf->r, NULL, &it);
+	err = fmt_iter_new(inf->r, &io, &it);
 	if (err)
 		return err;
 	while ((err = fmt_iter_next(it, &ev)) != 0) {

@@ -325,6 +325,7 @@ static int open_events(struct replay *rp)
 	 * theirs, not the reader's
 	 */
 	io.pipeline = true;
+	io.no_peek = true;	/* the analyzers read each event once */
 	/*
 	 * The CPU filter is not pushed into the iterator: loss markers and
 	 * task names come from every CPU (a task named by a sched_switch on

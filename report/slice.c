@@ -597,7 +597,8 @@ static int run(struct slice *s)
 {
 	struct fmt_iter *it;
 	struct fmt_iter_opts io = {
-		.threads = s->o.threads ? s->o.threads : rpt_threads_default()
+		.threads = s->o.threads ? s->o.threads : rpt_threads_default(),
+		.no_peek = true,
 	};
 	const struct fmt_event *ev;
 	int rc, err = 0, ix;

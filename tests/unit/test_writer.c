@@ -849,6 +849,60 @@ static void test_recover_damaged(const struct wcfg *c)
 	free_fed(&fed);
 }
 
+/* ---- the iterator's no_peek mode ------------------------------------------ */
+
+/*
+ * no_peek hands out the streams' own events instead of a copy: the same
+ * events in the same order, and a peek refused rather than moving the
+ * stream under the event the caller holds.
+ */
+static void test_no_peek(const struct wcfg *c)
+{
+	struct fed fed = { 0 };
+	struct fmt_iter_opts np = { .no_peek = true };
+	struct fmt_reader *r1 = NULL, *r2 = NULL;
+	struct fmt_iter *i1 = NULL, *i2 = NULL;
+	const struct fmt_event *e1, *e2;
+	char path[256], *oerr = NULL;
+	long n = 0, bad = 0;
+	int rc1, rc2, err;
+
+	snprintf(path, sizeof(path), "%s/no-peek.dat", tmpdir);
+	err = emit_file(path, c, 2000, &fed, true, NULL, NULL);
+	CHECK(err == 0, "no_peek: write: %d", err);
+	free_fed(&fed);
+	err = err ?: fmt_reader_open(path, 0, &r1, &oerr);
+	err = err ?: fmt_reader_open(path, 0, &r2, &oerr);
+	CHECK(err == 0, "no_peek: open: %s", oerr ? oerr : "");
+	free(oerr);
+	err = err ?: fmt_iter_new(r1, NULL, &i1);
+	err = err ?: fmt_iter_new(r2, &np, &i2);
+	CHECK(err == 0, "no_peek: iterators: %d", err);
+	while (!err) {
+		rc1 = fmt_iter_next(i1, &e1);
+		rc2 = fmt_iter_next(i2, &e2);
+		if (rc1 != rc2) {
+			bad++;
+			break;
+		}
+		if (rc1 <= 0)
+			break;
+		n++;
+		if (e1->rec.ts != e2->rec.ts || e1->rec.cpu != e2->rec.cpu || e1->buffer != e2->buffer ||
+		    e1->rec.size != e2->rec.size || e1->rec.missed_events != e2->rec.missed_events ||
+		    memcmp(e1->rec.data, e2->rec.data, (size_t)e1->rec.size))
+			bad++;
+		if (n == 100)
+			CHECK(fmt_iter_peek(i2, e2->buffer, &e2) == -EINVAL, "no_peek: a peek was not refused");
+	}
+	CHECK(!err && n > 2000 && !bad, "no_peek: %ld events, %ld differ", n, bad);
+	fmt_iter_free(i1);
+	fmt_iter_free(i2);
+	fmt_reader_close(r1);
+	fmt_reader_close(r2);
+	unlink(path);
+}
+
 /* ---- recovery from every crash point ----------------------------------- */
 
 /*
@@ -1631,6 +1685,8 @@ int main(int argc, char **argv)
 		test_recover(&c);
 		CHECK(count_spools(tmpdir) == 0, "spools in the output's directory");
 	}
+	test_no_peek(&cfgs[0]);
+	test_no_peek(&cfgs[3]);
 	test_recover_damaged(&cfgs[0]);
 	test_recover_finished_cut(&cfgs[0]);
 	test_recover_cuts(&cfgs[0]);
