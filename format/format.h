@@ -717,6 +717,42 @@ static inline uint64_t fmt_field_u64(const struct fmt_field *f, const void *data
  */
 const void *fmt_field_ptr(const struct fmt_field *f, const void *data, int size, int *len);
 
+/*
+ * The events that name tasks (format/names.c): up to two (pid, comm) pairs
+ * per event, and the tgid of the event's own task.  fmt_namesrc_apply()
+ * calls comm() for each name (pid >= 0; the bytes are not terminated, len
+ * may exceed 15) and tgid() for the process, in the order an analyzer
+ * applies them.
+ */
+struct fmt_namesrc {
+	int npairs;
+	struct fmt_field pid[2], comm[2];
+	struct fmt_field common_pid, tgid;	/* tgid.offset < 0: no process */
+};
+void fmt_namesrc_resolve(const struct tep_event *e, struct fmt_namesrc *ns);
+static inline bool fmt_namesrc_any(const struct fmt_namesrc *ns)
+{
+	return ns->npairs || ns->tgid.offset >= 0;
+}
+static inline void fmt_namesrc_apply(const struct fmt_namesrc *ns, const void *data, int size,
+				     void (*comm)(void *ctx, int pid, const char *s, int len),
+				     void (*tgid)(void *ctx, int pid, int tgid), void *ctx)
+{
+	for (int i = 0; i < ns->npairs; i++) {
+		int pid = (int)fmt_field_u64(&ns->pid[i], data, size), len;
+		const char *s = (const char *)fmt_field_ptr(&ns->comm[i], data, size, &len);
+
+		if (s && pid >= 0)
+			comm(ctx, pid, s, len);
+	}
+	if (ns->tgid.offset >= 0) {
+		int pid = (int)fmt_field_u64(&ns->common_pid, data, size);
+
+		if (pid > 0)
+			tgid(ctx, pid, (int)fmt_field_u64(&ns->tgid, data, size));
+	}
+}
+
 /* ======================================================================= */
 /*                    output files, written whole or not                   */
 /* ======================================================================= */

@@ -30,6 +30,7 @@ static int out_errno;
 struct replay_type {
 	bool done;
 	struct rpt_kind_info ki;
+	struct fmt_namesrc ns;
 };
 
 /*
@@ -56,10 +57,11 @@ static void replay_prepare(struct rpt_ctx *ctx, struct rpt_types *types, struct 
 		rpt_kind_resolve(ev->event, &rt->ki);
 		/* ftrace's caller[] entries are longs of the kernel that wrote the file */
 		rt->ki.long_size = ctx->info->kernel_long;
+		fmt_namesrc_resolve(ev->event, &rt->ns);
 		rt->done = true;
 	}
 	ctx->ki = &rt->ki;
-	rpt_tasks_track(tasks, &rt->ki, ev);
+	rpt_tasks_track(tasks, &rt->ns, ev);
 	if (want & RPT_KIND_BIT(rt->ki.kind)) {
 		rpt_rec_decode(&rt->ki, ev->rec.data, ev->rec.size, rec);
 		ctx->rec = rec;

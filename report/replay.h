@@ -407,16 +407,27 @@ static inline void *rpt_types_get(struct rpt_types *t, int id)
 }
 void rpt_types_release(struct rpt_types *t);
 
-/* pid -> comm and tgid, learned from the events of the kinds that carry them (tasks.c) */
+/* pid -> comm and tgid, learned from the events that carry them (tasks.c) */
 struct rpt_tasks {
 	struct rpt_map map;
+	/*
+	 * guard: an assignment is kept only when it is no earlier, in the
+	 * merge's order (time, then stream rank), than the one it replaces;
+	 * at_ts and at_rank give the assignment's place.  A replay that seeks
+	 * applies what the index says of the chunks it skips this way, in
+	 * any order, and ends with the names a full read would give.
+	 */
+	bool guard;
+	int at_rank;
+	uint64_t at_ts;
 };
 void rpt_tasks_init(struct rpt_tasks *t);
 void rpt_tasks_release(struct rpt_tasks *t);
-struct rpt_kind_info;
-/* The names and tgids ev carries (its kind resolved into *ki) into t. */
-void rpt_tasks_track(struct rpt_tasks *t, const struct rpt_kind_info *ki,
-		     const struct fmt_event *ev);
+/* The names and tgids ev carries (ns: what its type names, format/names.c) into t. */
+void rpt_tasks_track(struct rpt_tasks *t, const struct fmt_namesrc *ns, const struct fmt_event *ev);
+/* One assignment, as rpt_tasks_track() makes them (pid < 0, or 0 for a tgid: ignored). */
+void rpt_tasks_set_comm(struct rpt_tasks *t, int pid, const char *s, int len);
+void rpt_tasks_set_tgid(struct rpt_tasks *t, int pid, int tgid);
 
 /*
  * Common front end of the analyzer commands: parse argv (the common

@@ -20,11 +20,15 @@ struct task_info {
 	int tgid;		/* -1 unknown */
 	char comm[16];
 	bool has_comm;
+	/* with t->guard: the (time, stream) of the assignments kept */
+	int comm_rank, tgid_rank;
+	uint64_t comm_ts, tgid_ts;
 };
 
 
 void rpt_tasks_init(struct rpt_tasks *t)
 {
+	memset(t, 0, sizeof(*t));
 	rpt_map_init(&t->map, sizeof(struct task_info));
 }
 
@@ -38,28 +42,65 @@ static struct task_info *task_get(struct rpt_tasks *t, int pid)
 	bool created;
 	struct task_info *ti = rpt_map_get(&t->map, (uint64_t)(uint32_t)pid, &created);
 
-	if (ti && created)
+	if (ti && created) {
 		ti->tgid = -1;
+		ti->comm_rank = ti->tgid_rank = -1;
+	}
 	return ti;
 }
 
-static void task_set_comm(struct rpt_tasks *t, int pid, const void *data, int size,
-			  const struct fmt_field *f)
+/* Is (ts, rank) no earlier than (ts0, rank0), in the merge's order? */
+static inline bool not_before(uint64_t ts, int rank, uint64_t ts0, int rank0)
 {
-	int len;
-	const char *s = fmt_field_ptr(f, data, size, &len);
-	struct task_info *ti;
+	return ts != ts0 ? ts > ts0 : rank >= rank0;
+}
 
-	if (!s || pid < 0)
-		return;
-	ti = task_get(t, pid);
+static void set_comm(void *arg, int pid, const char *s, int len)
+{
+	struct rpt_tasks *t = arg;
+	struct task_info *ti = task_get(t, pid);
+
 	if (!ti)
 		return;
+	if (t->guard) {
+		if (!not_before(t->at_ts, t->at_rank, ti->comm_ts, ti->comm_rank))
+			return;
+		ti->comm_ts = t->at_ts;
+		ti->comm_rank = t->at_rank;
+	}
 	if (len > 15)
 		len = 15;
 	memcpy(ti->comm, s, (size_t)len);
 	ti->comm[len] = 0;
 	ti->has_comm = ti->comm[0] != 0;
+}
+
+static void set_tgid(void *arg, int pid, int tgid)
+{
+	struct rpt_tasks *t = arg;
+	struct task_info *ti = task_get(t, pid);
+
+	if (!ti)
+		return;
+	if (t->guard) {
+		if (!not_before(t->at_ts, t->at_rank, ti->tgid_ts, ti->tgid_rank))
+			return;
+		ti->tgid_ts = t->at_ts;
+		ti->tgid_rank = t->at_rank;
+	}
+	ti->tgid = tgid;
+}
+
+void rpt_tasks_set_comm(struct rpt_tasks *t, int pid, const char *s, int len)
+{
+	if (pid >= 0)
+		set_comm(t, pid, s, len);
+}
+
+void rpt_tasks_set_tgid(struct rpt_tasks *t, int pid, int tgid)
+{
+	if (pid > 0)
+		set_tgid(t, pid, tgid);
 }
 
 const char *rpt_comm(const struct rpt_ctx *ctx, int pid)
@@ -84,50 +125,11 @@ int rpt_tgid(const struct rpt_ctx *ctx, int pid)
 	return ti ? ti->tgid : -1;
 }
 
-/* Task names and tgids learned from the events of the kinds that carry them. */
-void rpt_tasks_track(struct rpt_tasks *t, const struct rpt_kind_info *ki,
-		     const struct fmt_event *ev)
+/* Task names and tgids learned from the events that carry them (format/names.c). */
+void rpt_tasks_track(struct rpt_tasks *t, const struct fmt_namesrc *ns, const struct fmt_event *ev)
 {
-	const void *d = ev->rec.data;
-	int sz = ev->rec.size;
-	int pid;
-
-	switch (ki->kind) {
-	case RPT_K_SCHED_SWITCH:
-		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_SW_PREV_PID], d, sz), d, sz,
-			      &ki->f[RPT_F_SW_PREV_COMM]);
-		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_SW_NEXT_PID], d, sz), d, sz,
-			      &ki->f[RPT_F_SW_NEXT_COMM]);
-		break;
-	case RPT_K_PROCESS_FORK:
-		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_FORK_CHILD], d, sz), d, sz,
-			      &ki->f[RPT_F_FORK_COMM]);
-		break;
-	case RPT_K_SCHED_WAKEUP:
-	case RPT_K_SCHED_WAKING:
-		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_WK_PID], d, sz), d, sz,
-			      &ki->f[RPT_F_WK_COMM]);
-		break;
-	case RPT_K_TASK_RENAME:
-	case RPT_K_TASK_NEWTASK:
-		task_set_comm(t, (int)fmt_field_u64(&ki->f[RPT_F_TASK_PID], d, sz), d, sz,
-			      &ki->f[RPT_F_TASK_COMM]);
-		break;
-	default:
-		/* flytrap's BPF records name their own task */
-		if (ki->comm.offset >= 0 && ki->common_pid.offset >= 0)
-			task_set_comm(t, (int)fmt_field_u64(&ki->common_pid, d, sz), d, sz,
-				      &ki->comm);
-		break;
-	}
-	if (ki->tgid.offset >= 0 && ki->common_pid.offset >= 0) {
-		struct task_info *ti;
-
-		pid = (int)fmt_field_u64(&ki->common_pid, d, sz);
-		ti = pid > 0 ? task_get(t, pid) : NULL;
-		if (ti)
-			ti->tgid = (int)fmt_field_u64(&ki->tgid, d, sz);
-	}
+	if (fmt_namesrc_any(ns))
+		fmt_namesrc_apply(ns, ev->rec.data, ev->rec.size, set_comm, set_tgid, t);
 }
 
 /* ---- filtering ------------------------------------------------------------ */

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Which events name a task, and with which fields: a sched_switch names
+ * both of its tasks, a wakeup or waking the woken one, a fork its child,
+ * task_newtask and task_rename their task, a flytrap BPF record its own
+ * task; any event with a tgid field gives its task's process.
+ *
+ * The analyzers (report/tasks.c) learn names from these while they read,
+ * and the writer keeps, per chunk, what they would learn from it (the
+ * time index's facts), so a window can be read without what lies before
+ * or after it.  Both use this one table, so the two cannot disagree.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+struct name_rule {
+	const char *sys, *name;
+	const char *pid[2], *comm[2];
+	const char *also;		/* another field the event must have (or NULL) */
+	bool need_comm;			/* no name field, no rule */
+};
+
+static const struct name_rule rules[] = {
+	{ "sched", "sched_switch", { "prev_pid", "next_pid" }, { "prev_comm", "next_comm" } },
+	{ "sched", "sched_wakeup", { "pid" }, { "comm" } },
+	{ "sched", "sched_wakeup_new", { "pid" }, { "comm" } },
+	{ "sched", "sched_waking", { "pid" }, { "comm" } },
+	{ "sched", "sched_process_fork", { "child_pid" }, { "child_comm" }, "parent_pid" },
+	{ "task", "task_newtask", { "pid" }, { "comm" } },
+	{ "task", "task_rename", { "pid" }, { "newcomm" }, NULL, true },
+};
+
+/* An integer field the readers can take (1, 2, 4 or 8 bytes, not dynamic). */
+static bool int_field(const struct tep_event *e, const char *name, struct fmt_field *f)
+{
+	if (fmt_field_resolve(e, name, f))
+		return false;
+	if (f->size <= 0 || f->is_dynamic ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)) {
+		f->offset = -1;
+		return false;
+	}
+	return true;
+}
+
+static bool str_field(const struct tep_event *e, const char *name, struct fmt_field *f)
+{
+	if (fmt_field_resolve(e, name, f))
+		return false;
+	if (f->size <= 0) {
+		f->offset = -1;
+		return false;
+	}
+	return true;
+}
+
+void fmt_namesrc_resolve(const struct tep_event *e, struct fmt_namesrc *ns)
+{
+	memset(ns, 0, sizeof(*ns));
+	for (int i = 0; i < 2; i++)
+		ns->pid[i].offset = ns->comm[i].offset = -1;
+	ns->common_pid.offset = ns->tgid.offset = -1;
+	if (!e || !e->system || !e->name)
+		return;
+	int_field(e, "common_pid", &ns->common_pid);
+	if (ns->common_pid.offset >= 0 && !int_field(e, "tgid", &ns->tgid))
+		ns->tgid.offset = -1;
+	if (ns->common_pid.offset < 0)
+		ns->tgid.offset = -1;
+	if (!strcmp(e->system, "flytrap")) {
+		/* BPF records carry their own task's name */
+		if (ns->common_pid.offset >= 0 && str_field(e, "comm", &ns->comm[0])) {
+			ns->pid[0] = ns->common_pid;
+			ns->npairs = 1;
+		}
+		return;
+	}
+	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+		const struct name_rule *nr = &rules[r];
+		struct fmt_field f;
+		bool ok = true;
+		int i;
+
+		if (strcmp(e->system, nr->sys) || strcmp(e->name, nr->name))
+			continue;
+		/* every pid field, and what the rule also needs, or the event names nobody */
+		for (i = 0; i < 2 && nr->pid[i]; i++) {
+			ok = ok && int_field(e, nr->pid[i], &ns->pid[i]);
+			if (!str_field(e, nr->comm[i], &ns->comm[i]) && nr->need_comm)
+				ok = false;
+		}
+		if (nr->also && !int_field(e, nr->also, &f))
+			ok = false;
+		if (!ok)
+			break;
+		ns->npairs = i;
+		return;
+	}
+	for (int i = 0; i < 2; i++)
+		ns->pid[i].offset = ns->comm[i].offset = -1;
+	ns->npairs = 0;
+}
