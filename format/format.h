@@ -78,6 +78,8 @@ enum fmt_option_id {
 	FMT_OPT_FT_MERGE = 0x4623,
 	/* u64 offset of the FMT_SEC_FT_TIMEINDEX section (the writer, at close) */
 	FMT_OPT_FT_TIMEINDEX = 0x4624,
+	/* u64 offset of the FMT_SEC_FT_FACTS section (the writer, at close) */
+	FMT_OPT_FT_FACTS = 0x4625,
 
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,
@@ -97,6 +99,20 @@ enum fmt_option_id {
 	 * its last event, as stored (raw clock).  See docs/file-format.md.
 	 */
 	FMT_SEC_FT_TIMEINDEX = 0x4683,
+	/*
+	 * What each chunk of the time index holds, so a window can be read
+	 * without the chunks around it: u32 version (1), u32 n, n x {u64
+	 * data offset (as in the time index), u32 cpu, u32 flags (1: stamps
+	 * in order over the whole CPU), u32 chunks, u32 0, chunks x {u32
+	 * events, u32 losses, u32 names, u32 0, u64 first, u64 last} (raw
+	 * stamps of the chunk's first and last event), then the losses of
+	 * all chunks in order, 32 bytes each {u64 stamp, u64 stamp of the
+	 * event before on the CPU, i64 count (-1 unknown), u32 1 if there
+	 * was one, u32 0}, then the names, 40 bytes each {u64 stamp, i32
+	 * pid, u32 what (1 name, 2 tgid), i32 tgid, u32 name length,
+	 * char name[16]}: per chunk, the last assignment of each.
+	 */
+	FMT_SEC_FT_FACTS = 0x4684,
 };
 
 /* One BPF ringbuf reservation failure count for a time window. */
@@ -505,6 +521,48 @@ const struct fmt_cpu_tindex *fmt_reader_tindex(struct fmt_reader *r, int buffer,
  * lists over every CPU it keeps), 0 none, -EBADMSG it is malformed (ignored).
  */
 int fmt_reader_tindex_status(struct fmt_reader *r, uint64_t *chunks);
+
+/*
+ * The time index's facts (FMT_SEC_FT_FACTS): what each chunk of a CPU's
+ * index holds, so a window's reader can count, name and mark losses for
+ * the chunks it does not read.  Stamps are raw (as stored): adjust them
+ * with fmt_reader_adjust_ts_cpu().
+ */
+struct fmt_chunk_facts {
+	uint32_t nev, nloss, nnames;
+	uint32_t loss_at, name_at;	/* first index into the CPU's losses / names */
+	uint64_t first, last;		/* raw stamps of the first and last event (nev > 0) */
+};
+struct fmt_fact_loss {
+	uint64_t ts, prev;		/* the event after the loss; the one before it, if has_prev */
+	int64_t count;			/* -1 unknown */
+	bool has_prev;
+};
+struct fmt_fact_name {
+	uint64_t ts;
+	int pid;
+	int what;			/* 1 a name (comm, len bytes), 2 a tgid */
+	int tgid;
+	int len;
+	char comm[16];
+};
+struct fmt_cpu_facts {
+	int buffer, cpu;
+	bool sorted;			/* the writer saw every stamp in order */
+	uint32_t n;			/* chunks: those of fmt_reader_tindex() */
+	struct fmt_chunk_facts *chunks;
+	struct fmt_fact_loss *losses;
+	struct fmt_fact_name *names;
+	uint32_t nlosses, nnames;
+};
+/*
+ * The facts of one CPU of one buffer, or NULL: none stored, or an entry
+ * that does not match its time index entry (chunk counts, event counts
+ * the chunks cannot hold, records past the section).  Owned by r.
+ */
+const struct fmt_cpu_facts *fmt_reader_facts(struct fmt_reader *r, int buffer, int cpu);
+/* 1 the file has facts (for *cpus of its CPUs, when not NULL), 0 none, -EBADMSG malformed. */
+int fmt_reader_facts_status(struct fmt_reader *r, int *cpus);
 
 /* ---- iteration --------------------------------------------------------- */
 

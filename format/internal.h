@@ -60,6 +60,7 @@ struct fmt_reader {
 	uint64_t err_off;	/* byte offset named by the last error */
 	struct fmt_sums *sums;	/* checksums option, decoded on first use (sums.c) */
 	struct fmt_tindex *tindex; /* time index section, decoded on first use (tindex.c) */
+	struct fmt_facts *facts;   /* its facts section, likewise */
 	/*
 	 * Called around the fork that screens formats (before: true, then
 	 * false): an iterator's worker threads pause so that none holds a lock
@@ -76,6 +77,7 @@ void fmt_meta_free_reader(struct fmt_reader *r);
 
 void fmt_sums_free(struct fmt_sums *t);
 struct fmt_tindex;
+struct fmt_facts;
 
 /*
  * Where fmt_rerr() writes in a thread that decodes for an iterator (its
@@ -135,8 +137,12 @@ int fmt_read_zblock(struct fmt_reader *r, struct fmt_zctx *z, uint64_t off, uint
  * A damaged record ends the walk (the stamps before it count).
  */
 uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8);
+int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
+		  int (*cb)(void *ctx, uint64_t ts, const void *data, uint32_t size, int64_t missed),
+		  void *ctx);
 
 /* The time index (tindex.c); NULL-safe. */
 void fmt_tindex_free(struct fmt_tindex *t);
+void fmt_facts_free(struct fmt_facts *f);
 
 #endif

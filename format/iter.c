@@ -375,6 +375,96 @@ uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool lo
 	return last;
 }
 
+/*
+ * The events of one raw page as stream_next() decodes them, for the
+ * writer's per-chunk facts: each record's stored stamp and payload, and
+ * the loss the page header reports on the page's first record when that
+ * record is an event at offset 0 (what rec.missed_events says).  Returns
+ * 0, a callback's nonzero return, or -EBADMSG where the iterator would
+ * find the page or one of its records damaged.  Keep it in step with
+ * load_page_data() and stream_next(): tests/tools/facts_check compares
+ * the two on every test file.
+ */
+int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
+		  int (*cb)(void *ctx, uint64_t ts, const void *data, uint32_t size, int64_t missed),
+		  void *ctx)
+{
+	const uint8_t *p = page, *d;
+	uint32_t hdr = long8 ? 16 : 12, size, idx = 0;
+	uint64_t ts, commit;
+	int64_t lost = 0;
+	bool first = true;
+
+	if (page_size < hdr)
+		return -EBADMSG;
+	ts = fmt_get64(be, p);
+	commit = long8 ? fmt_get64(be, p + 8) : fmt_get32(be, p + 8);
+	size = (uint32_t)commit & COMMIT_MASK;
+	if (size > page_size - hdr)
+		return -EBADMSG;
+	d = p + hdr;
+	if (commit & MISSED_EVENTS) {
+		lost = -1;
+		if ((commit & MISSED_STORED) && size + (long8 ? 8 : 4) <= page_size - hdr)
+			lost = long8 ? (int64_t)fmt_get64(be, d + size) : (int64_t)fmt_get32(be, d + size);
+	}
+	while (idx < size) {
+		uint32_t w, type_len, delta, len, start = idx;
+		const uint8_t *r = d + idx;
+		int rc;
+
+		if (size - idx < 4)
+			return -EBADMSG;
+		w = fmt_get32(be, r);
+		type_len = be ? w >> 27 : w & 0x1f;
+		delta = be ? w & ((1U << 27) - 1) : w >> 5;
+		if (type_len == 29) {
+			if (size - idx < 8)
+				return -EBADMSG;
+			len = fmt_get32(be, r + 4);
+			ts += delta;
+			if (len > size - idx - 4)
+				break;	/* null padding to the end of the page */
+			idx += 4 + len + (len ? 0 : 4);
+			continue;
+		}
+		if (type_len >= 30) {
+			uint64_t t;
+
+			if (size - idx < 8)
+				return -EBADMSG;
+			t = ((uint64_t)fmt_get32(be, r + 4) << 27) + delta;
+			ts = type_len == 31 ? t | (ts & TS_MSB) : ts + t;
+			idx += 8;
+			continue;
+		}
+		if (type_len == 0) {
+			if (size - idx < 8)
+				return -EBADMSG;
+			len = fmt_get32(be, r + 4);
+			if (len < 4)
+				return -EBADMSG;
+			len = ((len - 4) + 3) & ~3U;
+			if (len > size - idx - 8)
+				return -EBADMSG;
+			r += 8;
+			idx += 8 + len;
+		} else {
+			len = type_len * 4;
+			if (len > size - idx - 4)
+				return -EBADMSG;
+			r += 4;
+			idx += 4 + len;
+		}
+		ts += delta;
+		rc = cb(ctx, ts, r, len, first && start == 0 ? lost : 0);
+		if (rc)
+			return rc;
+		first = false;
+	}
+	return 0;
+}
+
 /* ---- the time index -------------------------------------------------------------- */
 
 /*

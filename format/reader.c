@@ -2179,6 +2179,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	free(r->procmaps);
 	fmt_sums_free(r->sums);
 	fmt_tindex_free(r->tindex);
+	fmt_facts_free(r->facts);
 	free(r->path);
 	if (r->fd >= 0)
 		close(r->fd);

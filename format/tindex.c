@@ -176,3 +176,210 @@ const struct fmt_cpu_tindex *fmt_reader_tindex(struct fmt_reader *r, int buffer,
 			return &t->cpus[i];
 	return NULL;
 }
+
+/* ---- the facts (FMT_SEC_FT_FACTS) ------------------------------------------------ */
+
+#define FENTRY_HDR	24
+#define FCHUNK_REC	32
+#define FLOSS_REC	32
+#define FNAME_REC	40
+
+struct fmt_facts {
+	int status;		/* 1 parsed, 0 absent, -EBADMSG malformed */
+	int n;
+	struct fmt_cpu_facts *cpus;
+};
+
+void fmt_facts_free(struct fmt_facts *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->n; i++) {
+		free(f->cpus[i].chunks);
+		free(f->cpus[i].losses);
+		free(f->cpus[i].names);
+	}
+	free(f->cpus);
+	free(f);
+}
+
+/* One CPU's entry at d[*pos]: kept in *cf when it matches its time index entry. */
+static int facts_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size_t *pos,
+		       struct fmt_cpu_facts *cf, bool *keep)
+{
+	bool be = r->info.big_endian;
+	const struct fmt_cpu_tindex *ti = NULL;
+	uint64_t data_off, nloss = 0, nnames = 0;
+	size_t p = *pos;
+	uint32_t n, k;
+	int buffer = -1;
+
+	*keep = false;
+	if (size - p < FENTRY_HDR)
+		return -EBADMSG;
+	data_off = fmt_get64(be, d + p);
+	cf->sorted = fmt_get32(be, d + p + 12) & 1;
+	n = fmt_get32(be, d + p + 16);
+	p += FENTRY_HDR;
+	if (n > (size - p) / FCHUNK_REC)
+		return -EBADMSG;
+	for (k = 0; k < n; k++) {
+		nloss += fmt_get32(be, d + p + (size_t)k * FCHUNK_REC + 4);
+		nnames += fmt_get32(be, d + p + (size_t)k * FCHUNK_REC + 8);
+	}
+	if (nloss > (size - p - (size_t)n * FCHUNK_REC) / FLOSS_REC ||
+	    nnames > (size - p - (size_t)n * FCHUNK_REC - nloss * FLOSS_REC) / FNAME_REC)
+		return -EBADMSG;
+	*pos = p + (size_t)n * FCHUNK_REC + nloss * FLOSS_REC + nnames * FNAME_REC;
+	if (find_cpu(&r->info, data_off, &buffer)) {
+		const struct fmt_cpu_data *cd = find_cpu(&r->info, data_off, &buffer);
+
+		ti = fmt_reader_tindex(r, buffer, cd->cpu);
+		cf->buffer = buffer;
+		cf->cpu = cd->cpu;
+	}
+	/* an entry for no CPU of this file, or not for its index's chunks: left out */
+	if (!ti || ti->data_offset != data_off || ti->n != n)
+		return 0;
+	cf->n = n;
+	cf->chunks = calloc(n ? n : 1, sizeof(*cf->chunks));
+	cf->losses = calloc(nloss ? nloss : 1, sizeof(*cf->losses));
+	cf->names = calloc(nnames ? nnames : 1, sizeof(*cf->names));
+	if (!cf->chunks || !cf->losses || !cf->names)
+		return -ENOMEM;
+	for (k = 0; k < n; k++, p += FCHUNK_REC) {
+		struct fmt_chunk_facts *c = &cf->chunks[k];
+
+		c->nev = fmt_get32(be, d + p);
+		c->nloss = fmt_get32(be, d + p + 4);
+		c->nnames = fmt_get32(be, d + p + 8);
+		c->first = fmt_get64(be, d + p + 16);
+		c->last = fmt_get64(be, d + p + 24);
+		c->loss_at = cf->nlosses;
+		c->name_at = cf->nnames;
+		cf->nlosses += c->nloss;
+		cf->nnames += c->nnames;
+		/* a record is 8 bytes or more, a loss marks a page's first record */
+		if (c->nev > ti->chunks[k].raw / 8 || c->nloss > c->nev ||
+		    c->nloss > ti->chunks[k].raw / r->info.buffers[buffer].page_size ||
+		    (c->nev && c->first > c->last && cf->sorted))
+			return 0;
+	}
+	for (k = 0; k < cf->nlosses; k++, p += FLOSS_REC) {
+		struct fmt_fact_loss *l = &cf->losses[k];
+
+		l->ts = fmt_get64(be, d + p);
+		l->prev = fmt_get64(be, d + p + 8);
+		l->count = (int64_t)fmt_get64(be, d + p + 16);
+		l->has_prev = fmt_get32(be, d + p + 24) & 1;
+		if (l->count < -1)
+			return 0;
+	}
+	for (k = 0; k < cf->nnames; k++, p += FNAME_REC) {
+		struct fmt_fact_name *m = &cf->names[k];
+
+		m->ts = fmt_get64(be, d + p);
+		m->pid = (int)fmt_get32(be, d + p + 8);
+		m->what = (int)fmt_get32(be, d + p + 12);
+		m->tgid = (int)fmt_get32(be, d + p + 16);
+		m->len = (int)fmt_get32(be, d + p + 20);
+		memcpy(m->comm, d + p + 24, 16);
+		if ((m->what != 1 && m->what != 2) || m->len < 0 || m->len > 15)
+			return 0;
+	}
+	*keep = true;
+	return 0;
+}
+
+static int facts_parse(struct fmt_reader *r, struct fmt_facts *f, const uint8_t *d, size_t size)
+{
+	bool be = r->info.big_endian;
+	size_t pos = 8;
+	uint32_t nent;
+
+	if (size < 8 || fmt_get32(be, d) != 1)
+		return -EBADMSG;
+	nent = fmt_get32(be, d + 4);
+	if (nent > (size - 8) / FENTRY_HDR)
+		return -EBADMSG;
+	f->cpus = calloc(nent ? nent : 1, sizeof(*f->cpus));
+	if (!f->cpus)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < nent; e++) {
+		struct fmt_cpu_facts *cf = &f->cpus[f->n];
+		bool keep;
+		int err;
+
+		memset(cf, 0, sizeof(*cf));
+		err = facts_entry(r, d, size, &pos, cf, &keep);
+		if (err || !keep) {
+			free(cf->chunks);
+			free(cf->losses);
+			free(cf->names);
+			memset(cf, 0, sizeof(*cf));
+			if (err)
+				return err;
+			continue;
+		}
+		/* one entry per CPU: a second one for the same CPU makes both doubtful */
+		for (int i = 0; i < f->n; i++)
+			if (f->cpus[i].buffer == cf->buffer && f->cpus[i].cpu == cf->cpu)
+				return -EBADMSG;
+		f->n++;
+	}
+	return 0;
+}
+
+static struct fmt_facts *facts(struct fmt_reader *r)
+{
+	const struct fmt_option *o = NULL;
+	struct fmt_facts *f = r->facts;
+	void *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	for (int n = 0; fmt_reader_option(r, FMT_OPT_FT_FACTS, n); n++)
+		o = fmt_reader_option(r, FMT_OPT_FT_FACTS, n);
+	/* facts without their index describe nothing */
+	if (o && fmt_reader_tindex_status(r, NULL) == 1) {
+		err = o->size == 8 ? fmt_reader_section(r, fmt_get64(r->info.big_endian, o->data),
+							FMT_SEC_FT_FACTS, &data, &len) : -EBADMSG;
+		err = err ?: facts_parse(r, f, data, len);
+		f->status = err ? -EBADMSG : 1;
+		if (err) {
+			for (int i = 0; i < f->n; i++) {
+				free(f->cpus[i].chunks);
+				free(f->cpus[i].losses);
+				free(f->cpus[i].names);
+			}
+			f->n = 0;
+		}
+		free(data);
+	}
+	r->facts = f;
+	return f;
+}
+
+int fmt_reader_facts_status(struct fmt_reader *r, int *cpus)
+{
+	struct fmt_facts *f = facts(r);
+
+	if (cpus)
+		*cpus = f ? f->n : 0;
+	return f ? f->status : -ENOMEM;
+}
+
+const struct fmt_cpu_facts *fmt_reader_facts(struct fmt_reader *r, int buffer, int cpu)
+{
+	struct fmt_facts *f = facts(r);
+
+	for (int i = 0; f && i < f->n; i++)
+		if (f->cpus[i].buffer == buffer && f->cpus[i].cpu == cpu)
+			return &f->cpus[i];
+	return NULL;
+}

@@ -37,6 +37,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <traceevent/event-parse.h>
+
 #include "internal.h"
 #include "ftmeta.h"
 
@@ -69,10 +71,23 @@ struct wcpu {
 	struct tix *tix;
 	uint32_t ntix, tix_cap;
 	bool tix_bad;
+	/* the index's facts (FMT_SEC_FT_FACTS): one per index entry, same chunks */
+	struct wfact *facts;
+	uint32_t nfacts, facts_cap;
+	struct dynbuf floss, fname;	/* loss and name records, chunk after chunk */
+	bool facts_bad;			/* a page the readers find damaged, or no memory */
+	bool fprev, funsorted;		/* an event seen (fprev_ts its stamp); stamps went back */
+	uint64_t fprev_ts;
 	/* the pool's turns: chunks queued / stored so far (under the pool's lock) */
 	uint64_t seq_next, seq_done;
 	uint32_t crc_all;	/* CRC32C of the spooled bytes (the file digest) */
 	bool crc_bad;		/* a spool this writer did not write whole: no crc_all */
+};
+
+/* What one chunk holds (FMT_SEC_FT_FACTS): events, raw stamps, losses and names. */
+struct wfact {
+	uint32_t nev, nloss, nnames;
+	uint64_t first, last;
 };
 
 /* One chunk of the time index (FMT_SEC_FT_TIMEINDEX): raw stamps and sizes. */
@@ -141,6 +156,20 @@ struct fmt_writer {
 	struct dynbuf tix;	/* the time index section, built as buffers are written */
 	uint32_t ntix_entries;
 	bool tix_bad_all;
+	/*
+	 * The facts: which event ids name tasks (format/names.c), from the
+	 * formats given before the first chunk (nsrc_built, under amu); a
+	 * format given later makes them stale, and close walks the spools
+	 * again with every format.
+	 */
+	struct tep_handle *ntep;
+	uint8_t *nsrc_of;		/* by event id: index + 1 into nsrc, 0 none */
+	struct fmt_namesrc *nsrc;
+	int nnsrc;
+	bool nsrc_built, facts_stale, facts_off;
+	bool facts_redo;		/* close: every CPU's facts from its spool */
+	struct dynbuf facts;	/* the facts section's entries, built with the index's */
+	uint32_t nfact_entries;
 	bool long8;		/* the pages' commit field is 8 bytes (header_page, else long size) */
 
 	struct dynbuf ftrace;
@@ -887,6 +916,9 @@ int fmt_writer_ftrace_format(struct fmt_writer *w, const char *text, size_t len)
 		return werr(w, err, "cannot store an ftrace format");
 	w->nftrace++;
 	w->ftrace_dirty = true;
+	pthread_mutex_lock(&w->amu);
+	w->facts_stale |= w->nsrc_built;
+	pthread_mutex_unlock(&w->amu);
 	return 0;
 }
 
@@ -922,6 +954,9 @@ int fmt_writer_event_format(struct fmt_writer *w, const char *system, const char
 		return werr(w, err, "cannot store an event format");
 	s->count++;
 	w->events_dirty = true;
+	pthread_mutex_lock(&w->amu);
+	w->facts_stale |= w->nsrc_built;
+	pthread_mutex_unlock(&w->amu);
 	return 0;
 }
 
@@ -1238,6 +1273,298 @@ static void tix_add(struct wcpu *c, uint64_t first, uint64_t last, uint32_t len,
 	c->tix[c->ntix++] = (struct tix){ first, last, len, raw };
 }
 
+/* ---- the index's facts (FMT_SEC_FT_FACTS) ------------------------------- */
+
+/* Might this format name tasks?  Only those are parsed (the screening is the reader's). */
+static bool may_name(const char *sys, const char *text, size_t len)
+{
+	static const char *const named[] = {
+		"name: sched_switch\n", "name: sched_wakeup\n", "name: sched_wakeup_new\n",
+		"name: sched_waking\n", "name: sched_process_fork\n", "name: task_newtask\n",
+		"name: task_rename\n",
+	};
+
+	if (!strcmp(sys, "flytrap") || memmem(text, len, " tgid;", 6))
+		return true;
+	if (strcmp(sys, "sched") && strcmp(sys, "task"))
+		return false;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (len >= strlen(named[i]) && !strncmp(text, named[i], strlen(named[i])))
+			return true;
+	return false;
+}
+
+static void nsrc_add(struct fmt_writer *w, const char *sys, const char *text, size_t len)
+{
+	struct tep_event *ev = NULL;
+	struct fmt_namesrc ns, *n;
+
+	if (!may_name(sys, text, len) || tep_parse_format(w->ntep, &ev, text, len, sys) || !ev ||
+	    ev->id < 0 || ev->id > 65535)
+		return;
+	fmt_namesrc_resolve(ev, &ns);
+	if (!fmt_namesrc_any(&ns) || w->nsrc_of[ev->id] || w->nnsrc >= 255)
+		return;
+	n = realloc(w->nsrc, (size_t)(w->nnsrc + 1) * sizeof(*n));
+	if (!n) {
+		w->facts_off = true;
+		return;
+	}
+	w->nsrc = n;
+	n[w->nnsrc++] = ns;
+	w->nsrc_of[ev->id] = (uint8_t)w->nnsrc;
+}
+
+/* Each format of a {u64 size, text} list of system sys. */
+static void nsrc_list(struct fmt_writer *w, const char *sys, const struct dynbuf *d)
+{
+	size_t at = 0;
+
+	while (d->len - at >= 8) {
+		uint64_t n = get64(w->be, d->data + at);
+
+		at += 8;
+		if (n > d->len - at)
+			break;
+		nsrc_add(w, sys, (const char *)d->data + at, (size_t)n);
+		at += n;
+	}
+}
+
+/* The table of the formats given so far (amu held, or no other thread). */
+static void nsrc_build(struct fmt_writer *w)
+{
+	free(w->nsrc);
+	w->nsrc = NULL;
+	w->nnsrc = 0;
+	if (w->ntep)
+		tep_free(w->ntep);
+	w->ntep = tep_alloc();
+	if (!w->nsrc_of)
+		w->nsrc_of = calloc(65536, 1);
+	else
+		memset(w->nsrc_of, 0, 65536);
+	w->nsrc_built = true;
+	w->facts_stale = false;
+	if (!w->ntep || !w->nsrc_of) {
+		w->facts_off = true;
+		return;
+	}
+	tep_set_file_bigendian(w->ntep, w->be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(w->ntep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(w->ntep, w->long_size);
+	tep_set_page_size(w->ntep, (int)w->page_size);
+	nsrc_list(w, "ftrace", &w->ftrace);
+	for (int i = 0; i < w->nsystems; i++)
+		nsrc_list(w, w->systems[i].name, &w->systems[i].body);
+}
+
+/* One task name or tgid a chunk assigns (a chunk keeps the last of each). */
+struct fname {
+	uint64_t ts;
+	int32_t pid, tgid;
+	uint32_t what, len, seq;
+	char comm[16];
+};
+
+struct fwalk {
+	struct fmt_writer *w;
+	struct wcpu *c;
+	struct wfact *f;
+	uint64_t ts;
+	struct fname *names;
+	uint32_t nnames, cap, seq;
+	bool nomem;
+};
+
+static struct fname *fname_new(struct fwalk *fw, int pid, uint32_t what)
+{
+	struct fname *n;
+
+	if (fw->nnames == fw->cap) {
+		uint32_t cap = fw->cap ? fw->cap * 2 : 64;
+		struct fname *nn = realloc(fw->names, (size_t)cap * sizeof(*nn));
+
+		if (!nn) {
+			fw->nomem = true;
+			return NULL;
+		}
+		fw->names = nn;
+		fw->cap = cap;
+	}
+	n = &fw->names[fw->nnames++];
+	memset(n, 0, sizeof(*n));
+	n->ts = fw->ts;
+	n->pid = pid;
+	n->what = what;
+	n->seq = fw->seq++;
+	return n;
+}
+
+static void fw_comm(void *arg, int pid, const char *s, int len)
+{
+	struct fname *n = fname_new(arg, pid, 1);
+
+	if (!n)
+		return;
+	if (len > 15)
+		len = 15;
+	if (len < 0)
+		len = 0;
+	memcpy(n->comm, s, (size_t)len);
+	n->len = (uint32_t)len;
+}
+
+static void fw_tgid(void *arg, int pid, int tgid)
+{
+	struct fname *n = fname_new(arg, pid, 2);
+
+	if (n)
+		n->tgid = tgid;
+}
+
+static int fw_event(void *arg, uint64_t ts, const void *data, uint32_t size, int64_t missed)
+{
+	struct fwalk *fw = arg;
+	struct wcpu *c = fw->c;
+	struct fmt_writer *w = fw->w;
+
+	if (!fw->f->nev++)
+		fw->f->first = ts;
+	fw->f->last = ts;
+	if (c->fprev && ts < c->fprev_ts)
+		c->funsorted = true;
+	if (missed) {
+		int err = db_add64(&c->floss, w->be, ts);
+
+		err = err ?: db_add64(&c->floss, w->be, c->fprev ? c->fprev_ts : 0);
+		err = err ?: db_add64(&c->floss, w->be, (uint64_t)(missed < 0 ? -1 : missed));
+		err = err ?: db_add32(&c->floss, w->be, c->fprev ? 1 : 0);
+		err = err ?: db_add32(&c->floss, w->be, 0);
+		if (err)
+			fw->nomem = true;
+		fw->f->nloss++;
+	}
+	c->fprev = true;
+	c->fprev_ts = ts;
+	if (size >= 2) {
+		unsigned id = get16(w->be, data), k = w->nsrc_of[id];
+
+		if (k) {
+			fw->ts = ts;
+			fmt_namesrc_apply(&w->nsrc[k - 1], data, (int)size, fw_comm, fw_tgid, fw);
+		}
+	}
+	return 0;
+}
+
+static int cmp_fname(const void *a, const void *b)
+{
+	const struct fname *x = a, *y = b;
+
+	if (x->what != y->what)
+		return x->what < y->what ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The facts of one chunk of npages raw pages, after the CPU's earlier chunks. */
+static void facts_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data, uint32_t npages)
+{
+	struct fwalk fw = { .w = w, .c = c };
+	struct wfact *f;
+
+	if (w->facts_off || c->facts_bad || !w->nsrc_of)
+		return;
+	if (c->nfacts == c->facts_cap) {
+		uint32_t cap = c->facts_cap ? c->facts_cap * 2 : 64;
+		struct wfact *nf = realloc(c->facts, (size_t)cap * sizeof(*nf));
+
+		if (!nf) {
+			c->facts_bad = true;
+			return;
+		}
+		c->facts = nf;
+		c->facts_cap = cap;
+	}
+	f = &c->facts[c->nfacts++];
+	memset(f, 0, sizeof(*f));
+	fw.f = f;
+	for (uint32_t i = 0; i < npages && !c->facts_bad; i++)
+		if (fmt_page_walk(data + (size_t)i * w->page_size, w->page_size, w->be, w->long8,
+				  fw_event, &fw))
+			c->facts_bad = true;	/* the readers would stop here: no facts */
+	if (fw.nnames) {
+		qsort(fw.names, fw.nnames, sizeof(*fw.names), cmp_fname);
+		for (uint32_t i = 0; i < fw.nnames; i++) {
+			const struct fname *n = &fw.names[i];
+			int err;
+
+			if (i + 1 < fw.nnames && n[1].what == n->what && n[1].pid == n->pid)
+				continue;	/* a later one of this chunk wins */
+			err = db_add64(&c->fname, w->be, n->ts);
+			err = err ?: db_add32(&c->fname, w->be, (uint32_t)n->pid);
+			err = err ?: db_add32(&c->fname, w->be, n->what);
+			err = err ?: db_add32(&c->fname, w->be, (uint32_t)n->tgid);
+			err = err ?: db_add32(&c->fname, w->be, n->len);
+			err = err ?: db_add(&c->fname, n->comm, 16);
+			if (err)
+				fw.nomem = true;
+			f->nnames++;
+		}
+	}
+	free(fw.names);
+	if (fw.nomem)
+		c->facts_bad = true;
+}
+
+static void facts_reset(struct wcpu *c)
+{
+	c->nfacts = 0;
+	c->floss.len = c->fname.len = 0;
+	c->facts_bad = c->fprev = c->funsorted = false;
+	c->fprev_ts = 0;
+}
+
+/* One CPU's entry of the facts section, next to its time index entry. */
+static void facts_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
+{
+	uint32_t nloss = 0, nnames = 0, i;
+	int err;
+
+	if (w->facts_off || c->facts_bad || c->nfacts != c->ntix)
+		return;
+	for (i = 0; i < c->nfacts; i++) {
+		nloss += c->facts[i].nloss;
+		nnames += c->facts[i].nnames;
+	}
+	if ((uint64_t)nloss * 32 != c->floss.len || (uint64_t)nnames * 40 != c->fname.len)
+		return;
+	err = db_add64(&w->facts, w->be, data_off);
+	err = err ?: db_add32(&w->facts, w->be, (uint32_t)c->cpu);
+	err = err ?: db_add32(&w->facts, w->be, c->funsorted ? 0 : 1);
+	err = err ?: db_add32(&w->facts, w->be, c->nfacts);
+	err = err ?: db_add32(&w->facts, w->be, 0);
+	for (i = 0; i < c->nfacts && !err; i++) {
+		const struct wfact *f = &c->facts[i];
+
+		err = db_add32(&w->facts, w->be, f->nev);
+		err = err ?: db_add32(&w->facts, w->be, f->nloss);
+		err = err ?: db_add32(&w->facts, w->be, f->nnames);
+		err = err ?: db_add32(&w->facts, w->be, 0);
+		err = err ?: db_add64(&w->facts, w->be, f->first);
+		err = err ?: db_add64(&w->facts, w->be, f->last);
+	}
+	err = err ?: db_add(&w->facts, c->floss.data, c->floss.len);
+	err = err ?: db_add(&w->facts, c->fname.data, c->fname.len);
+	if (!err)
+		w->nfact_entries++;
+	else
+		w->facts.len = 0, w->nfact_entries = 0, w->facts_off = true;
+}
+
 /* The index entry of npages raw pages stored as len bytes. */
 static void tix_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data, uint32_t npages,
 		      uint32_t len)
@@ -1252,6 +1579,7 @@ static void tix_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data,
 			last = t;
 	}
 	tix_add(c, first, last, len, npages * w->page_size);
+	facts_pages(w, c, data, npages);
 }
 
 /*
@@ -1573,6 +1901,9 @@ static int spool_chunk_locked(struct fmt_wbuf *b, struct wcpu *c)
 		return 0;
 	if ((err = worker_check(w)))
 		return err;
+	/* the formats given so far name the tasks of the chunks from here on */
+	if (!w->nsrc_built && !w->recovering)
+		nsrc_build(w);
 	if (c->fd < 0 && !w->sink && (err = spool_open(b, c)))
 		return err;
 	if (!w->wk && !w->recovering && !w->no_worker && !worker_start(w))
@@ -1946,6 +2277,7 @@ static bool tix_from_spool(struct fmt_writer *w, struct wcpu *c)
 
 	c->ntix = 0;
 	c->tix_bad = false;
+	facts_reset(c);
 	while (ok && pos < end) {
 		uint64_t n = w->compress ? 8 : end - pos;
 		uint32_t us = 0;
@@ -1989,7 +2321,7 @@ static void tix_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
 
 	for (i = 0; i < c->ntix; i++)
 		total += c->tix[i].len;
-	if (c->tix_bad || total != c->spooled || !c->ntix) {
+	if (c->tix_bad || total != c->spooled || !c->ntix || w->facts_redo) {
 		if (!tix_from_spool(w, c))
 			return;
 	}
@@ -2034,6 +2366,28 @@ static int write_tindex(struct fmt_writer *w)
 	err = write_section(w, FMT_SEC_FT_TIMEINDEX, "time index", w->compress, d.data, d.len, &off);
 	db_free(&d);
 	return err ?: queue_ptr_option(w, FMT_OPT_FT_TIMEINDEX, off);
+}
+
+/* The facts section (layout at FMT_SEC_FT_FACTS) and its option, when every CPU has its entry. */
+static int write_facts(struct fmt_writer *w)
+{
+	struct dynbuf d = { 0 };
+	uint64_t off;
+	int err;
+
+	if (w->facts_off || !w->nfact_entries || w->nfact_entries != w->ntix_entries)
+		return 0;
+	err = db_add32(&d, w->be, 1);
+	err = err ?: db_add32(&d, w->be, w->nfact_entries);
+	err = err ?: db_add(&d, w->facts.data, w->facts.len);
+	if (err) {
+		db_free(&d);
+		return 0;	/* a file without facts is still whole: windows read more */
+	}
+	err = write_section(w, FMT_SEC_FT_FACTS, "time index facts", w->compress, d.data, d.len,
+			    &off);
+	db_free(&d);
+	return err ?: queue_ptr_option(w, FMT_OPT_FT_FACTS, off);
 }
 
 /*
@@ -2127,6 +2481,7 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 		pos = start + c->spooled;
 		sums_entry(w, c, w->compress ? start - 4 : start);
 		tix_entry(w, c, w->compress ? start - 4 : start);
+		facts_entry(w, c, w->compress ? start - 4 : start);
 		err = db_add32(&opt, w->be, (uint32_t)c->cpu);
 		/* compressed: the option points at the chunk count */
 		err = err ?: db_add64(&opt, w->be, w->compress ? start - 4 : start);
@@ -2167,6 +2522,9 @@ static void wbuf_free(struct fmt_wbuf *b, bool unlink_spools)
 		free(c->chunk);
 		free(c->sums);
 		free(c->tix);
+		free(c->facts);
+		db_free(&c->floss);
+		db_free(&c->fname);
 		free(c);
 	}
 	free(b->cpus);
@@ -2203,6 +2561,11 @@ static void writer_free(struct fmt_writer *w)
 	free(w->last_stat_buf);
 	db_free(&w->sums);
 	db_free(&w->tix);
+	db_free(&w->facts);
+	free(w->nsrc);
+	free(w->nsrc_of);
+	if (w->ntep)
+		tep_free(w->ntep);
 	free(w->spool_prefix);
 	free(w->path);
 	pthread_mutex_destroy(&w->amu);
@@ -2313,6 +2676,16 @@ static int finish_file(struct fmt_writer *w)
 	if (!w->recovering && (!w->formats_written || w->ftrace_dirty || w->events_dirty))
 		if ((err = write_formats(w)))
 			return err;
+	/*
+	 * The facts need every format: a table built before the last one came
+	 * (or never) is built again, and the CPUs' facts are read from their
+	 * spools.  A recovered or resumed file gets none: its formats are not
+	 * this writer's to parse.
+	 */
+	if (w->recovering)
+		w->facts_off = true;
+	else if (!w->nsrc_built || w->facts_stale)
+		w->facts_redo = true;
 	for (i = 0; i < w->nbufs; i++) {
 		struct fmt_wbuf *b = w->bufs[i];
 
@@ -2327,6 +2700,8 @@ static int finish_file(struct fmt_writer *w)
 	}
 	if ((err = worker_drain(w)))
 		return err;
+	if (w->facts_redo)
+		nsrc_build(w);	/* no chunk is being stored any more */
 	for (i = 0; i < w->nbufs; i++)
 		for (j = 0; j < w->bufs[i]->cpus_len; j++)
 			if (w->bufs[i]->cpus[j] && w->bufs[i]->cpus[j]->spooled && j > maxcpu)
@@ -2350,6 +2725,8 @@ static int finish_file(struct fmt_writer *w)
 	if (!w->have_cpucount && (err = fmt_writer_cpucount(w, (uint32_t)(maxcpu + 1))))
 		return err;
 	if ((err = write_tindex(w)))
+		return err;
+	if ((err = write_facts(w)))
 		return err;
 	if ((err = queue_checksums(w)))
 		return err;
@@ -2591,7 +2968,7 @@ static bool known_section(uint16_t id)
 {
 	return id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_STRINGS ||
 	       (id >= FMT_OPT_HEADER_INFO && id <= FMT_OPT_CMDLINES) ||
-	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_TIMEINDEX);
+	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_FACTS);
 }
 
 /* pointer options that recovery re-creates for sections found in the walk */

@@ -450,9 +450,13 @@ static void print_tindex(struct info *inf)
 	uint64_t chunks = 0;
 	const char *st = tindex_state(inf, &chunks);
 
-	if (!strcmp(st, "stored"))
-		printf("time index:  stored, %llu chunk%s\n", (unsigned long long)chunks,
-		       chunks == 1 ? "" : "s");
+	if (!strcmp(st, "stored")) {
+		int fcpus = 0, fst = fmt_reader_facts_status(inf->r, &fcpus);
+
+		printf("time index:  stored, %llu chunk%s%s\n", (unsigned long long)chunks,
+		       chunks == 1 ? "" : "s", fst == 1 && fcpus ? ", with their facts" :
+		       fst == -EBADMSG ? ", facts malformed" : "");
+	}
 	else
 		printf("time index:  %s (--from searches the pages)\n",
 		       !strcmp(st, "none") ? "none" : "malformed, ignored");
@@ -691,6 +695,13 @@ static void json_header(struct info *inf, const char *path, struct rpt_json *j)
 	rpt_json_kobj(j, "time_index");
 	rpt_json_kstr(j, "status", tix);
 	rpt_json_ku64(j, "chunks", tix_chunks);
+	{
+		int fcpus = 0, fst = fmt_reader_facts_status(inf->r, &fcpus);
+
+		/* what a window's reader knows of the chunks it skips (FMT_SEC_FT_FACTS) */
+		rpt_json_kstr(j, "facts", fst == 1 ? "stored" : fst == -EBADMSG ? "malformed" : "none");
+		rpt_json_ki64(j, "facts_cpus", fcpus);
+	}
 	rpt_json_obj_end(j);
 }
 
