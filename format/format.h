@@ -480,6 +480,12 @@ struct fmt_cpu_sums {
 const struct fmt_cpu_sums *fmt_reader_sums(struct fmt_reader *r, int buffer, int cpu);
 /* 1 the file has a checksums option, 0 none, -EBADMSG it is malformed (ignored). */
 int fmt_reader_sums_status(struct fmt_reader *r);
+/*
+ * Chunks [first, end) of the stored time index of one CPU against their
+ * checksums, read but not decompressed: 0 all match, -EBADMSG one does
+ * not, -ENOENT the index or the sums do not cover them, or -errno.
+ */
+int fmt_reader_check_chunks(struct fmt_reader *r, int buffer, int cpu, uint32_t first, uint32_t end);
 
 struct fmt_digest {
 	bool present;
@@ -649,6 +655,22 @@ struct fmt_iter_opts {
 	 * then returns -EINVAL.
 	 */
 	bool no_peek;
+	/*
+	 * Per CPU stream, the chunks of its stored time index to read, from
+	 * first up to (not including) end; a stream without a range is read
+	 * whole.  The stream's chunk count, its first chunk's header and
+	 * stamp and its checksums must agree with the index, or
+	 * fmt_iter_new() fails with -ESPIPE (nothing was skipped: the caller
+	 * reads the file another way).  Compressed streams only; not with
+	 * seek or the time options.  What the skipped chunks hold is the
+	 * caller's to account for (fmt_reader_facts()).
+	 */
+	const struct fmt_iter_range *ranges;
+	int nranges;
+};
+struct fmt_iter_range {
+	int buffer, cpu;
+	uint32_t first, end;
 };
 enum { FMT_TS_RAW = 1 << 0, FMT_TS_NODATE = 1 << 1 };
 

@@ -611,6 +611,25 @@ static bool tindex_start(struct stream *s, const struct fmt_cpu_tindex *ti, long
 	return true;
 }
 
+/* A stream limited to chunks [first, end) of its stored index (fmt_iter_opts.ranges). */
+static int stream_range(struct stream *s, const struct fmt_iter_range *rg)
+{
+	const struct fmt_cpu_tindex *ti = fmt_reader_tindex(s->r, s->buffer, s->cpu);
+
+	if (!ti || !s->compressed || !ti->compressed || ti->data_offset != s->data_offset ||
+	    rg->first > rg->end || rg->end > ti->n)
+		return -ESPIPE;
+	if (rg->first == rg->end) {
+		s->chunks_started = true;	/* nothing of this stream */
+		s->chunks_left = 0;
+		return 0;
+	}
+	if (!tindex_start(s, ti, rg->first))
+		return -ESPIPE;
+	s->chunks_left = rg->end - rg->first;
+	return 0;
+}
+
 /* The seek by the index the writer stored: 1 done (or nothing to skip), 0 use the search. */
 static int stream_seek_stored(struct stream *s)
 {
@@ -1862,6 +1881,9 @@ int fmt_iter_new(struct fmt_reader *r, const struct fmt_iter_opts *opts, struct 
 				it->s[it->ns].seek_ts = opts->seek_ts;
 				it->s[it->ns].no_stored = opts->seek_no_stored;
 			}
+			for (int k = 0; !err && opts && k < opts->nranges; k++)
+				if (opts->ranges[k].buffer == b && opts->ranges[k].cpu == cd->cpu)
+					err = stream_range(&it->s[it->ns], &opts->ranges[k]);
 			it->ns++;
 			if (err) {
 				fmt_iter_free(it);

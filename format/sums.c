@@ -133,6 +133,45 @@ const struct fmt_cpu_sums *fmt_reader_sums(struct fmt_reader *r, int buffer, int
 	return NULL;
 }
 
+int fmt_reader_check_chunks(struct fmt_reader *r, int buffer, int cpu, uint32_t first, uint32_t end)
+{
+	const struct fmt_cpu_tindex *ti = fmt_reader_tindex(r, buffer, cpu);
+	const struct fmt_cpu_sums *cs = fmt_reader_sums(r, buffer, cpu);
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	uint32_t i = 0;
+	int err = 0;
+
+	if (!ti || !cs || end > ti->n || first > end)
+		return -ENOENT;
+	for (uint32_t k = first; k < end && !err; k++) {
+		const struct fmt_tindex_chunk *c = &ti->chunks[k];
+
+		/* the checksum of the chunk at this offset (both lists are in file order) */
+		while (i < cs->n && cs->chunks[i].offset < c->offset)
+			i++;
+		if (i == cs->n || cs->chunks[i].offset != c->offset || cs->chunks[i].len != c->len) {
+			err = -ENOENT;
+			break;
+		}
+		if (c->len > cap) {
+			uint8_t *nb = realloc(buf, c->len);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = c->len;
+		}
+		err = fmt_rread(r, c->offset, buf, c->len);
+		if (!err && fmt_crc32c(0, buf, c->len) != cs->chunks[i].crc)
+			err = -EBADMSG;
+	}
+	free(buf);
+	return err;
+}
+
 int fmt_reader_digest(struct fmt_reader *r, struct fmt_digest *dg)
 {
 	const struct fmt_option *o = fmt_reader_option(r, FMT_OPT_FT_DIGEST, 0);

@@ -258,6 +258,7 @@ struct replay {
 	struct stream_last *sl_cached;
 	struct progress prog;
 	struct rpt_rec rec;
+	struct seek_plan *plan;	/* a window read without the chunks around it, or NULL */
 };
 
 /* The context and the analyzers' private data; privs stays NULL when even that fails. */
@@ -315,6 +316,303 @@ static int init_analyzers(struct replay *rp)
 	return err;
 }
 
+/* ---- a window without the chunks around it --------------------------------- */
+
+/*
+ * With --from/--to, the chunks wholly before or after the window need not
+ * be read when the file stores what they hold (the time index's facts,
+ * fmt_reader_facts()): their events are counted, their loss markers and
+ * the task names and tgids they assign are applied from the facts, and
+ * the figures come out as a full read gives them.  Only when every
+ * analyzer sees the selected events alone (none has event_unfiltered:
+ * the others need the events before the window), every CPU stream is a
+ * compressed one with facts and stamps in order, the skipped chunks pass
+ * their checksums, and nothing else adjusts the stamps per CPU.  Else,
+ * or with FLYTRAP_WINDOW_READ=full (tests compare the two), the whole
+ * file is read.
+ */
+struct seek_stream {
+	int buffer, cpu;
+	const struct fmt_cpu_facts *cf;
+	uint32_t first, end;	/* the chunks read */
+};
+
+struct seek_plan {
+	int n;
+	struct seek_stream *s;
+	struct fmt_iter_range *rg;
+	uint64_t before, after;	/* events in the chunks skipped */
+	bool any_first, any_last;
+	uint64_t first_ts, last_ts;
+};
+
+static inline int stream_rank(int buffer, int cpu)
+{
+	return buffer << 16 | (cpu & 0xffff);	/* the merge's tie order: buffer, then CPU */
+}
+
+static uint64_t fact_ts(const struct rpt_ctx *ctx, const struct seek_stream *ss, uint64_t raw)
+{
+	return fmt_reader_adjust_ts_cpu(ctx->r, raw, ss->buffer, ss->cpu);
+}
+
+static void plan_free(struct seek_plan *p)
+{
+	if (!p)
+		return;
+	free(p->s);
+	free(p->rg);
+	free(p);
+}
+
+/* The chunks of one stream that can hold [t0, t1]: chunks wholly outside are skipped. */
+static void plan_stream(const struct rpt_ctx *ctx, struct seek_stream *ss)
+{
+	const struct rpt_opts *o = ctx->opts;
+	const struct fmt_cpu_facts *cf = ss->cf;
+	uint32_t k = 0, e;
+
+	while (k < cf->n && o->has_t0 &&
+	       (!cf->chunks[k].nev || fact_ts(ctx, ss, cf->chunks[k].last) < o->t0_ns))
+		k++;
+	e = k;
+	while (e < cf->n && (!o->has_t1 || !cf->chunks[e].nev ||
+			     fact_ts(ctx, ss, cf->chunks[e].first) <= o->t1_ns))
+		e++;
+	ss->first = k;
+	ss->end = e;
+}
+
+static struct seek_plan *plan_window(struct replay *rp)
+{
+	const struct rpt_ctx *ctx = &rp->ctx;
+	const struct rpt_opts *o = ctx->opts;
+	const struct fmt_info *in = ctx->info;
+	const char *env = getenv("FLYTRAP_WINDOW_READ");
+	struct seek_plan *p;
+	uint64_t skipped = 0, nloss = 0;
+	int ns = 0;
+
+	if ((!o->has_t0 && !o->has_t1) || rp->any_unfiltered || (env && !strcmp(env, "full")))
+		return NULL;
+	if (in->truncated_at || in->time_shift.present || fmt_reader_option(ctx->r, FMT_OPT_FT_SLICE, 0))
+		return NULL;
+	if (fmt_reader_facts_status(ctx->r, NULL) != 1)
+		return NULL;
+	for (int b = 0; b < in->nbuffers; b++)
+		for (int c = 0; c < in->buffers[b].ncpus; c++)
+			ns += in->buffers[b].cpus[c].size != 0;
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->s = calloc(ns ? ns : 1, sizeof(*p->s))) ||
+	    !(p->rg = calloc(ns ? ns : 1, sizeof(*p->rg)))) {
+		plan_free(p);
+		return NULL;
+	}
+	for (int b = 0; b < in->nbuffers; b++)
+		for (int c = 0; c < in->buffers[b].ncpus; c++) {
+			const struct fmt_cpu_data *cd = &in->buffers[b].cpus[c];
+			struct seek_stream *ss = &p->s[p->n];
+
+			if (!cd->size)
+				continue;
+			ss->buffer = b;
+			ss->cpu = cd->cpu;
+			ss->cf = fmt_reader_facts(ctx->r, b, cd->cpu);
+			if (!ss->cf || !ss->cf->sorted || cd->cpu < 0 || cd->cpu > 0xffff) {
+				plan_free(p);
+				return NULL;
+			}
+			plan_stream(ctx, ss);
+			p->rg[p->n] = (struct fmt_iter_range){ b, cd->cpu, ss->first, ss->end };
+			p->n++;
+		}
+	for (int i = 0; i < p->n; i++) {
+		struct seek_stream *ss = &p->s[i];
+		const struct fmt_cpu_facts *cf = ss->cf;
+
+		skipped += ss->first + (cf->n - ss->end);
+		nloss += cf->nlosses;
+		/* what a full read would count as damage must be read */
+		if (fmt_reader_check_chunks(ctx->r, ss->buffer, ss->cpu, 0, ss->first) ||
+		    fmt_reader_check_chunks(ctx->r, ss->buffer, ss->cpu, ss->end, cf->n)) {
+			plan_free(p);
+			return NULL;
+		}
+		for (uint32_t k = 0; k < cf->n; k++) {
+			const struct fmt_chunk_facts *ch = &cf->chunks[k];
+
+			if (k >= ss->first && k < ss->end)
+				continue;
+			if (k < ss->first)
+				p->before += ch->nev;
+			else
+				p->after += ch->nev;
+		}
+	}
+	/* nothing to skip, or more markers than a replay keeps one by one: a full read */
+	if (!skipped || nloss >= RPT_MAX_LOSSES) {
+		plan_free(p);
+		return NULL;
+	}
+	/* test hook: say how much the window skips */
+	if (env && !strcmp(env, "say")) {
+		uint64_t all = 0;
+
+		for (int i = 0; i < p->n; i++)
+			all += p->s[i].cf->n;
+		fprintf(stderr, "window read: %" PRIu64 " of %" PRIu64 " chunks skipped, %" PRIu64
+			" events\n", skipped, all, p->before + p->after);
+	}
+	return p;
+}
+
+/* The names and tgids the skipped chunks [from, to) of a stream assign, in merge order. */
+static void plan_names(struct replay *rp, const struct seek_stream *ss, uint32_t from, uint32_t to)
+{
+	const struct fmt_cpu_facts *cf = ss->cf;
+
+	for (uint32_t k = from; k < to; k++) {
+		const struct fmt_chunk_facts *ch = &cf->chunks[k];
+
+		for (uint32_t i = 0; i < ch->nnames; i++) {
+			const struct fmt_fact_name *nm = &cf->names[ch->name_at + i];
+
+			rp->tasks.at_ts = fact_ts(&rp->ctx, ss, nm->ts);
+			rp->tasks.at_rank = stream_rank(ss->buffer, ss->cpu);
+			if (nm->what == 1)
+				rpt_tasks_set_comm(&rp->tasks, nm->pid, nm->comm, nm->len);
+			else
+				rpt_tasks_set_tgid(&rp->tasks, nm->pid, nm->tgid);
+		}
+	}
+}
+
+/* The loss markers of the skipped chunks [from, to) of a stream, as add_loss() makes them. */
+static int plan_losses(struct replay *rp, const struct seek_stream *ss, uint32_t from, uint32_t to)
+{
+	struct rpt_ctx *ctx = &rp->ctx;
+	const struct fmt_cpu_facts *cf = ss->cf;
+
+	for (uint32_t k = from; k < to; k++) {
+		const struct fmt_chunk_facts *ch = &cf->chunks[k];
+
+		for (uint32_t i = 0; i < ch->nloss; i++) {
+			const struct fmt_fact_loss *fl = &cf->losses[ch->loss_at + i];
+			struct rpt_loss *l;
+
+			if (ctx->nlosses == rp->losscap) {
+				int ncap = rp->losscap ? rp->losscap * 2 : 64;
+				struct rpt_loss *nl = realloc(ctx->losses, (size_t)ncap * sizeof(*nl));
+
+				if (!nl)
+					return -ENOMEM;
+				ctx->losses = nl;
+				rp->losscap = ncap;
+			}
+			l = &ctx->losses[ctx->nlosses++];
+			l->ts = fact_ts(ctx, ss, fl->ts);
+			l->prev_ts = fl->has_prev ? fact_ts(ctx, ss, fl->prev) : 0;
+			l->count = fl->count;
+			l->buffer = ss->buffer;
+			l->cpu = ss->cpu;
+			l->markers = 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Before the read: the skipped chunks before the window.  Their events
+ * are counted, the file's first stamp taken, each stream's last stamp set
+ * for the loss gap of its first marker read, and their names applied;
+ * from here on names are kept in merge order (tasks.guard).
+ */
+static int plan_begin(struct replay *rp)
+{
+	struct seek_plan *p = rp->plan;
+	struct rpt_ctx *ctx = &rp->ctx;
+	int err = 0;
+
+	rp->tasks.guard = true;
+	for (int i = 0; i < p->n && !err; i++) {
+		const struct seek_stream *ss = &p->s[i];
+		const struct fmt_cpu_facts *cf = ss->cf;
+		uint64_t key = (uint64_t)(uint32_t)ss->buffer << 32 | (uint32_t)ss->cpu;
+		struct stream_last *sl;
+		uint32_t k;
+
+		/* the file's first event: the earliest first stamp of any stream (all in order) */
+		for (k = 0; k < cf->n && !cf->chunks[k].nev; k++)
+			;
+		if (k < cf->n) {
+			uint64_t t = fact_ts(ctx, ss, cf->chunks[k].first);
+
+			if (!p->any_first || t < p->first_ts)
+				p->first_ts = t;
+			p->any_first = true;
+		}
+		for (k = ss->first; k > 0 && !cf->chunks[k - 1].nev; k--)
+			;
+		if (k > 0) {
+			sl = rpt_map_get(&rp->last, key, NULL);
+			if (!sl)
+				return -ENOMEM;
+			sl->ts = fact_ts(ctx, ss, cf->chunks[k - 1].last);
+		}
+		plan_names(rp, ss, 0, ss->first);
+		err = plan_losses(rp, ss, 0, ss->first);
+	}
+	ctx->nevents_all = p->before;
+	if (p->any_first)
+		ctx->all_first_ts = p->first_ts;
+	return err;
+}
+
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct rpt_loss *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->buffer != y->buffer)
+		return x->buffer < y->buffer ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	/* one stream's markers keep their order */
+	return x->prev_ts < y->prev_ts ? -1 : x->prev_ts > y->prev_ts;
+}
+
+/* After the read: the skipped chunks after the window, and the markers in merge order. */
+static int plan_end(struct replay *rp)
+{
+	struct seek_plan *p = rp->plan;
+	struct rpt_ctx *ctx = &rp->ctx;
+	int err = 0;
+
+	for (int i = 0; i < p->n && !err; i++) {
+		const struct seek_stream *ss = &p->s[i];
+		const struct fmt_cpu_facts *cf = ss->cf;
+		uint32_t k;
+
+		for (k = cf->n; k > ss->end && !cf->chunks[k - 1].nev; k--)
+			;
+		if (k > ss->end) {
+			uint64_t t = fact_ts(ctx, ss, cf->chunks[k - 1].last);
+
+			if (!ctx->nevents_all || t > ctx->all_last_ts)
+				ctx->all_last_ts = t;
+		}
+		plan_names(rp, ss, ss->end, cf->n);
+		err = plan_losses(rp, ss, ss->end, cf->n);
+	}
+	if (!ctx->nevents_all && p->after)
+		ctx->all_first_ts = p->first_ts;
+	ctx->nevents_all += p->after;
+	if (ctx->nlosses > 1)
+		qsort(ctx->losses, (size_t)ctx->nlosses, sizeof(*ctx->losses), cmp_loss);
+	return err;
+}
+
 static int open_events(struct replay *rp)
 {
 	struct fmt_iter_opts io;
@@ -328,6 +626,21 @@ static int open_events(struct replay *rp)
 	 */
 	io.pipeline = true;
 	io.no_peek = true;	/* the analyzers read each event once */
+	rp->plan = plan_window(rp);
+	if (rp->plan) {
+		int err;
+
+		io.ranges = rp->plan->rg;
+		io.nranges = rp->plan->n;
+		err = fmt_iter_new(rp->ctx.r, &io, &rp->it);
+		if (err != -ESPIPE)
+			return err ?: plan_begin(rp);
+		/* the file disagrees with its index: read it all */
+		plan_free(rp->plan);
+		rp->plan = NULL;
+		io.ranges = NULL;
+		io.nranges = 0;
+	}
 	/*
 	 * The CPU filter is not pushed into the iterator: loss markers and
 	 * task names come from every CPU (a task named by a sched_switch on
@@ -410,6 +723,11 @@ static int replay_event(struct replay *rp, const struct fmt_event *ev)
 	if (!ctx->nevents_all)
 		ctx->all_first_ts = ev->rec.ts;
 	ctx->nevents_all++;
+	if (rp->plan) {
+		/* where the names this event assigns fall among those of the skipped chunks */
+		rp->tasks.at_ts = ev->rec.ts;
+		rp->tasks.at_rank = stream_rank(ev->buffer, ev->rec.cpu);
+	}
 	ctx->all_last_ts = ev->rec.ts;
 	if (rp->prog.on && !(ctx->nevents_all & PROGRESS_EVERY))
 		progress_show(&rp->prog, ctx->nevents_all);
@@ -483,6 +801,7 @@ static int finish_analyzers(struct replay *rp)
 static void replay_release(struct replay *rp)
 {
 	fmt_iter_free(rp->it);
+	plan_free(rp->plan);
 	for (int k = 0; rp->privs && k < rp->n; k++) {
 		if (k < rp->ninit && rp->an[k]->release)
 			rp->an[k]->release(rp->privs[k]);
@@ -509,6 +828,8 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	if (!err) {
 		err = replay_events(&rp);
 		replay_end(&rp);
+		if (!err && rp.plan)
+			err = plan_end(&rp);
 		if (!err)
 			err = finish_analyzers(&rp);
 		/* a damaged or cut file: the figures are partial, and the exit says so */

@@ -15,6 +15,8 @@
  *   mkrpt manyloss OUT N  N pages on one CPU, each after a loss marker
  *   mkrpt bench  OUT N   N events (sched_switch, syscalls, function_graph)
  *                        on 2 CPUs, for the benchmarks
+ *   mkrpt names  OUT N   the same with tasks that come, go and change names,
+ *                        and losses (windows that skip chunks)
  *
  * The expected outputs live in tests/report/golden/; the reasoning behind
  * each number is in the comments of the builders.
@@ -812,6 +814,62 @@ static void build_bench(const char *path, uint64_t n)
 	out_close(&o, NULL);
 }
 
+/*
+ * names: like bench, but the tasks change: every epoch (500 rounds) each
+ * CPU runs another pid of five, named after its epoch ("w0-e12"), which
+ * CPU 1 switches to once on CPU 1 first (a task named on one CPU, running
+ * on the other), and a page after a loss starts every seventh epoch.  A
+ * window then meets tasks named only before it, renamed after it, and
+ * losses on both sides: what the time index's facts must stand in for.
+ */
+static void build_names(const char *path, uint64_t n)
+{
+	struct out o;
+	uint64_t i = 0, t = 100 * S, round = 0;
+	int cpu;
+
+	out_open(&o, path, 2, "1000 w0\n1001 w1\n2000 other0\n2001 other1\n", NULL);
+	while (i < n) {
+		uint64_t epoch = round / 500;
+		bool start = round % 500 == 0;
+
+		for (cpu = 0; cpu < 2 && i < n; cpu++) {
+			int pid = 1000 + cpu + 10 * (int)(epoch % 5), other = 2000 + cpu;
+			uint64_t ts = t;
+			char comm[16];
+
+			snprintf(comm, sizeof(comm), "w%d-e%u", cpu, (unsigned)(epoch % 100000));
+			if (start && epoch % 7 == 3)
+				new_page_after_loss(&o, cpu, cpu ? -1 : 5);
+			if (start && cpu == 1) {
+				char c0[16];
+
+				/* CPU 0's new task, named here first */
+				snprintf(c0, sizeof(c0), "w0-e%u", (unsigned)(epoch % 100000));
+				sched_switch(&o, 1, ts + 50, other, "other", 0, pid - 1, c0);
+				sched_switch(&o, 1, ts + 60, pid - 1, c0, 1, other, "other");
+				i += 2;
+			}
+			sys_enter(&o, cpu, ts + 100, pid, (long)(i % 7));
+			fg_entry(&o, cpu, ts + 200, pid, K_KSYS_READ, 0);
+			fg_entry(&o, cpu, ts + 300, pid, K_VFS_READ, 1);
+			fg_exit(&o, cpu, ts + 900, pid, K_VFS_READ, 1, ts + 300);
+			fg_exit(&o, cpu, ts + 1000, pid, K_KSYS_READ, 0, ts + 200);
+			sys_exit(&o, cpu, ts + 1100 + (i % 13) * 50, pid, (long)(i % 7), 0);
+			/* the name is given once an epoch: sys and call events carry none */
+			if (start) {
+				sched_switch(&o, cpu, ts + 2000, pid, comm, 1, other, "other");
+				sched_switch(&o, cpu, ts + 3000, other, "other", 0, pid, comm);
+				i += 2;
+			}
+			i += 6;
+		}
+		t += 4000;
+		round++;
+	}
+	out_close(&o, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -832,6 +890,8 @@ int main(int argc, char **argv)
 		build_manyloss(argv[2], strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "bench") && argc == 4)
 		build_bench(argv[2], strtoull(argv[3], NULL, 0));
+	else if (!strcmp(argv[1], "names") && argc == 4)
+		build_names(argv[2], strtoull(argv[3], NULL, 0));
 	else {
 		fprintf(stderr, "mkrpt: unknown kind '%s'\n", argv[1]);
 		return 2;
