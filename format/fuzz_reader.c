@@ -118,6 +118,37 @@ static void run(const char *path)
 			fmt_iter_free(it);
 		}
 	}
+	/* the index's facts, and a read of each CPU's middle chunks only */
+	if (fmt_reader_facts_status(r, NULL) == 1) {
+		const struct fmt_info *fi = fmt_reader_info(r);
+		struct fmt_iter_range rg[64];
+		int nrg = 0;
+
+		for (int bi = 0; bi < fi->nbuffers; bi++)
+			for (int c = 0; c < fi->buffers[bi].ncpus && nrg < 64; c++) {
+				const struct fmt_cpu_facts *cf =
+					fmt_reader_facts(r, bi, fi->buffers[bi].cpus[c].cpu);
+
+				if (!cf)
+					continue;
+				for (uint32_t k = 0; k < cf->n; k++)
+					sink += cf->chunks[k].nev + cf->chunks[k].first;
+				for (uint32_t k = 0; k < cf->nnames; k++)
+					sink += (uint64_t)cf->names[k].pid + (uint64_t)cf->names[k].len;
+				rg[nrg++] = (struct fmt_iter_range){ bi, cf->cpu, cf->n / 3,
+								     cf->n - cf->n / 3 };
+			}
+		struct fmt_iter_opts o = { .ranges = rg, .nranges = nrg, .threads = 2 };
+
+		if (!fmt_iter_new(r, &o, &it)) {
+			long m = 0;
+
+			while ((rc = fmt_iter_next(it, &ev)) != 0 && m < 200000)
+				if (rc > 0 && ++m)
+					sink += ev->rec.ts;
+			fmt_iter_free(it);
+		}
+	}
 	/* serial, handing out the streams' own events (no_peek): a peek must refuse */
 	{
 		struct fmt_iter_opts o = { .no_peek = true };

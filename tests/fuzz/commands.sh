@@ -34,6 +34,21 @@ for f in "${inputs[@]}"; do
 	b=$(basename "$f" .dat)
 	"$FLYTRAP" convert -c none "$f" -o "plain/$b.dat" 2>/dev/null || cp "$f" "plain/$b.dat"
 done
+# two compressed copies with one page per chunk: windows that skip chunks (the index's facts)
+n2=0
+for f in "${inputs[@]}"; do
+	[ $n2 -lt 2 ] && [ "$(stat -c %s "$f")" -gt 20000 ] || continue
+	"$FLYTRAP" convert --chunk 1 "$f" -o "plain/$(basename "$f" .dat)-c1.dat" 2>/dev/null && n2=$((n2 + 1))
+done
+mkdir -p span
+for f in plain/*.dat; do
+	"$FLYTRAP" info --json "$f" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if d.get("events") and d.get("first_ts") is not None:
+    a, z = d["first_ts"], d["last_ts"]
+    print("%.9f %.9f" % ((a + (z - a) * 0.4) / 1e9, (a + (z - a) * 0.6) / 1e9))' > "span/$(basename "$f" .dat)" 2>/dev/null
+done
 python3 - plain mut "$nmut" "$seed" <<'PY'
 import os, random, sys
 src, out, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -98,6 +113,11 @@ for m in mut/*; do
 	try "$m" "$FLYTRAP" convert "$m" -o o.dat
 	try "$m" "$FLYTRAP" sql -c "select count(*) from ftrace_event; select * from meta; select count(*) from drops" "$m"
 	try "$m" "$FLYTRAP" diff "${m%.m*}.m00" "$m"
+	w=$(cat "span/$(basename "${m%.m*}")" 2>/dev/null)
+	if [ -n "$w" ]; then
+		try "$m" "$FLYTRAP" callgraph --from "${w% *}" --to "${w#* }" "$m"
+		try "$m" "$FLYTRAP" export --from "${w% *}" --to "${w#* }" -o o.json "$m"
+	fi
 done
 ok "$runs command runs on $done_m of $(find mut -type f | wc -l) mutants of ${#inputs[@]} files: $bad crashed"
 finish

@@ -58,5 +58,24 @@ for k in range(16):
     open(os.path.join(sys.argv[2], 'tix.%02d' % k), 'wb').write(m)
 PY
 	timeout 600 "$drv" "$TMP/tmut" || fail "time index mutant replay failed (exit $?)"
+	# and its facts section (FMT_SEC_FT_FACTS), of a file whose names change
+	if "$mk" names "$TMP/nm.dat" 20000 >/dev/null &&
+		"$TOP/$O/flytrap" convert -c none --chunk 1 "$TMP/nm.dat" -o "$TMP/nm-none.dat" 2>/dev/null; then
+		mkdir -p "$TMP/fmut"
+		python3 - "$TMP/nm-none.dat" "$TMP/fmut" <<'PY' || fail "cannot find the facts section"
+import os, random, struct, sys
+d = open(sys.argv[1], 'rb').read()
+at = d.find(struct.pack('<HH', 0x4684, 0))
+assert at > 0
+size = struct.unpack_from('<Q', d, at + 8)[0]
+rng = random.Random(20261203)
+for k in range(24):
+    m = bytearray(d)
+    for _ in range(1 + k % 8):
+        m[rng.randrange(at + 16, at + 16 + size)] = rng.randrange(256)
+    open(os.path.join(sys.argv[2], 'facts.%02d' % k), 'wb').write(m)
+PY
+		timeout 600 "$drv" "$TMP/fmut" || fail "facts mutant replay failed (exit $?)"
+	fi
 fi
 finish
