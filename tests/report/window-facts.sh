@@ -4,7 +4,8 @@
 #  - the writer's facts match a full read of every CPU (tests/tools/
 #    facts_check): the shipped files and fixtures converted with one page
 #    per chunk, a file whose tasks change pids and names across chunks
-#    with losses (mkrpt names), and a 300,000-event bench file;
+#    with losses (mkrpt names), a 300,000-event bench file, and the
+#    writer's test files in both byte orders, 4-byte longs, uncompressed;
 #  - callgraph and export with --from/--to print byte for byte what a full
 #    read prints (FLYTRAP_WINDOW_READ=full), over seven windows of each of
 #    those files, with --comm, --pid and --cpu filters and 1 and 3 threads;
@@ -41,6 +42,16 @@ for f in "$TMP"/w/*.dat; do
 	esac
 done
 [ $nf -gt 10 ] && ok "the facts match a full read on $nf files" || fail "facts checked on $nf files only"
+# other byte orders, long sizes, chunk sizes and no compression (the writer's own test files)
+TW=$TOP/$O/tests/test_writer
+if [ -x "$TW" ]; then
+	for a in "--be" "--be --long4" "--long4 --chunk 1" "--be --chunk 2" "--none --be" "--none"; do
+		# shellcheck disable=SC2086
+		"$TW" --emit "$TMP/e.dat" $a --events 3000 >/dev/null 2>&1 &&
+			out=$("$FC" "$TMP/e.dat" 2>&1) && ok "test_writer $a: ${out#*: }" ||
+			fail "test_writer $a: facts: $out"
+	done
+fi
 
 # seven windows of each file, with and without skipping
 span() { "$FLYTRAP" info --json "$1" 2>/dev/null | python3 -c '
