@@ -1364,24 +1364,66 @@ static void nsrc_build(struct fmt_writer *w)
 struct fname {
 	uint64_t ts;
 	int32_t pid, tgid;
-	uint32_t what, len, seq;
+	uint32_t what, len;
 	char comm[16];
 };
 
+/*
+ * A chunk's walk: its assignments, one per (pid, what), the later
+ * replacing the earlier in place; found through an open-addressed table
+ * of indexes + 1 (a sort per chunk cost more than the walk itself).
+ */
 struct fwalk {
 	struct fmt_writer *w;
 	struct wcpu *c;
 	struct wfact *f;
 	uint64_t ts;
 	struct fname *names;
-	uint32_t nnames, cap, seq;
+	uint32_t nnames, cap;
+	uint32_t *slot, nslots;		/* nslots a power of two, over twice nnames */
 	bool nomem;
 };
+
+static inline uint32_t fname_hash(int pid, uint32_t what, uint32_t mask)
+{
+	return (((uint32_t)pid * 2654435761u) ^ what) & mask;
+}
+
+static bool fname_rehash(struct fwalk *fw, uint32_t nslots)
+{
+	uint32_t *ns = calloc(nslots, sizeof(*ns));
+
+	if (!ns)
+		return false;
+	for (uint32_t i = 0; i < fw->nnames; i++) {
+		uint32_t h = fname_hash(fw->names[i].pid, fw->names[i].what, nslots - 1);
+
+		while (ns[h])
+			h = (h + 1) & (nslots - 1);
+		ns[h] = i + 1;
+	}
+	free(fw->slot);
+	fw->slot = ns;
+	fw->nslots = nslots;
+	return true;
+}
 
 static struct fname *fname_new(struct fwalk *fw, int pid, uint32_t what)
 {
 	struct fname *n;
+	uint32_t h;
 
+	if (fw->nnames * 2 + 2 > fw->nslots && !fname_rehash(fw, fw->nslots ? fw->nslots * 2 : 256)) {
+		fw->nomem = true;
+		return NULL;
+	}
+	for (h = fname_hash(pid, what, fw->nslots - 1); fw->slot[h]; h = (h + 1) & (fw->nslots - 1)) {
+		n = &fw->names[fw->slot[h] - 1];
+		if (n->pid == pid && n->what == what) {
+			n->ts = fw->ts;		/* the chunk keeps the last */
+			return n;
+		}
+	}
 	if (fw->nnames == fw->cap) {
 		uint32_t cap = fw->cap ? fw->cap * 2 : 64;
 		struct fname *nn = realloc(fw->names, (size_t)cap * sizeof(*nn));
@@ -1393,12 +1435,12 @@ static struct fname *fname_new(struct fwalk *fw, int pid, uint32_t what)
 		fw->names = nn;
 		fw->cap = cap;
 	}
+	fw->slot[h] = fw->nnames + 1;
 	n = &fw->names[fw->nnames++];
 	memset(n, 0, sizeof(*n));
 	n->ts = fw->ts;
 	n->pid = pid;
 	n->what = what;
-	n->seq = fw->seq++;
 	return n;
 }
 
@@ -1412,6 +1454,7 @@ static void fw_comm(void *arg, int pid, const char *s, int len)
 		len = 15;
 	if (len < 0)
 		len = 0;
+	memset(n->comm, 0, sizeof(n->comm));
 	memcpy(n->comm, s, (size_t)len);
 	n->len = (uint32_t)len;
 }
@@ -1459,17 +1502,6 @@ static int fw_event(void *arg, uint64_t ts, const void *data, uint32_t size, int
 	return 0;
 }
 
-static int cmp_fname(const void *a, const void *b)
-{
-	const struct fname *x = a, *y = b;
-
-	if (x->what != y->what)
-		return x->what < y->what ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* The facts of one chunk of npages raw pages, after the CPU's earlier chunks. */
 static void facts_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data, uint32_t npages)
 {
@@ -1497,13 +1529,10 @@ static void facts_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *dat
 				  fw_event, &fw))
 			c->facts_bad = true;	/* the readers would stop here: no facts */
 	if (fw.nnames) {
-		qsort(fw.names, fw.nnames, sizeof(*fw.names), cmp_fname);
 		for (uint32_t i = 0; i < fw.nnames; i++) {
 			const struct fname *n = &fw.names[i];
 			int err;
 
-			if (i + 1 < fw.nnames && n[1].what == n->what && n[1].pid == n->pid)
-				continue;	/* a later one of this chunk wins */
 			err = db_add64(&c->fname, w->be, n->ts);
 			err = err ?: db_add32(&c->fname, w->be, (uint32_t)n->pid);
 			err = err ?: db_add32(&c->fname, w->be, n->what);
@@ -1516,6 +1545,7 @@ static void facts_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *dat
 		}
 	}
 	free(fw.names);
+	free(fw.slot);
 	if (fw.nomem)
 		c->facts_bad = true;
 }
