@@ -55,8 +55,28 @@ int fmt_outfile_check(const char *dest, const char **why)
 		*why = "it names a directory";
 		return -EISDIR;
 	}
+	/*
+	 * /dev/stdout and the like are links to a descriptor or a device:
+	 * the rename would replace the link itself (as root, in /dev).  They
+	 * are refused rather than written through: an output here is either
+	 * whole or not there, which a descriptor cannot promise.
+	 */
+	if (!strncmp(dest, "/proc/", 6) || !strncmp(dest, "/dev/fd/", 8) ||
+	    !strcmp(dest, "/dev/stdout") || !strcmp(dest, "/dev/stderr") || !strcmp(dest, "/dev/stdin")) {
+		*why = "it names a descriptor, not a file (to write to standard output, leave out -o)";
+		return -EINVAL;
+	}
 	if (lstat(dest, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode)) {
+		char t[16];
+		ssize_t n = readlink(dest, t, sizeof(t) - 1);
+
+		if (n >= 5 && (!strncmp(t, "/dev/", 5) || (n >= 6 && !strncmp(t, "/proc/", 6)))) {
+			*why = "it links to a device or a descriptor, not a file";
+			return -EINVAL;
+		}
+	}
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 		return 0;	/* replaced, a link never followed */
 	if (S_ISDIR(st.st_mode)) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # How the writing commands create their files, without root or tracefs:
 # a directory, FIFO or device as the destination is refused with one line
-# and exit 2 (record, convert, slice, merge), before anything is written; a link
+# and exit 2 (record, convert, slice, merge), before anything is written, and
+# so are /dev/stdout and links to descriptors (convert, export, slice); a link
 # at the destination is replaced by a regular file of mode 0600 and its
 # target is left as it was; a failed write leaves an existing destination
 # as it was and nothing beside it.
@@ -36,6 +37,17 @@ for d in adir afifo /dev/null adir/; do
 	refuse "$d" "$why" "$FLYTRAP" slice "$IN" -o "$d"
 	refuse "$d" "$why" "$FLYTRAP" merge "$IN" "$IN2" -o "$d"
 done
+# /dev/stdout and links to descriptors: refused, the link left a link (the rename would replace it)
+ln -s /proc/self/fd/1 fdlink
+for d in /dev/stdout fdlink; do
+	case $d in /dev/*) why="it names a descriptor" ;; *) why="it links to a device or a descriptor" ;; esac
+	refuse "$d" "$why" "$FLYTRAP" convert "$IN" -o "$d"
+	refuse "$d" "$why" "$FLYTRAP" export "$IN" -o "$d"
+	refuse "$d" "$why" "$FLYTRAP" slice "$IN" -o "$d"
+done
+[ -L /dev/stdout ] && [ -L fdlink ] && ok "/dev/stdout and fdlink are still links" ||
+	fail "a descriptor link was replaced: $(ls -la /dev/stdout fdlink)"
+rm -f fdlink
 [ -p afifo ] && [ -d adir ] && [ -z "$(ls -A adir)" ] && ok "FIFO and directory untouched" ||
 	fail "the FIFO or directory changed"
 [ -z "$(ls -A | grep -v -e '^adir$' -e '^afifo$' -e '\.txt$')" ] || fail "files left: $(ls -A)"
