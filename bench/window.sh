@@ -61,7 +61,7 @@ for i in $(seq "$rounds"); do
 	run conv.facts -- "$ft" convert "$f" -o "$work/c1.dat"
 	run conv.nofacts FLYTRAP_WRITER_FACTS=0 -- "$ft" convert "$f" -o "$work/c2.dat"
 done
-pct() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.1f%%", y > 0 ? 100 * x / y : 0 }'; }
+pct() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.1f%%", (y > 0 ? 100 * x / y : 0) }'; }
 echo "$(basename "$f"): $n events, window $from .. $to (1% of the span): $skip"
 echo "$rounds alternating rounds, medians; load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "| command | wall s | CPU s | share of the whole file (wall / CPU) |"
