@@ -53,7 +53,8 @@ start_server() {	# n http tcp interserver
 	local s=$D/s$1
 	mkdir -p "$s/tmp" "$s/uf" "$s/fs"
 	chown -R clickhouse: "$s"
-	setpriv --reuid clickhouse --regid clickhouse --init-groups clickhouse-server \
+	# --pdeathsig: a test killed outright (the runner's timeout -k) takes its servers along
+	setpriv --reuid clickhouse --regid clickhouse --init-groups --pdeathsig KILL clickhouse-server \
 		--config-file="$D/config.xml" -- --http_port="$2" --tcp_port="$3" \
 		--interserver_http_port="$4" --path="$s/" --tmp_path="$s/tmp/" --user_files_path="$s/uf/" \
 		--format_schema_path="$s/fs/" --logger.log="$s/log" --logger.errorlog="$s/err" \

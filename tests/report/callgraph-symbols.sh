@@ -246,7 +246,8 @@ BID=$(readelf -n "$TMP/bin2/wd" | awk '/Build ID/ { print $3 }')
 [ "$BID" = "$( readelf -n "$TMP/srv/wd.debug" 2> /dev/null | awk '/Build ID/ { print $3 }')" ] || fail "the two builds differ"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
-debuginfod -F -p "$PORT" -d "$TMP/dinfo.sqlite" -t 0 -g 0 "$TMP/srv" > "$TMP/dinfo.log" 2>&1 &
+# --pdeathsig: a test killed outright takes its server along
+setpriv --pdeathsig KILL debuginfod -F -p "$PORT" -d "$TMP/dinfo.sqlite" -t 0 -g 0 "$TMP/srv" > "$TMP/dinfo.log" 2>&1 &
 SERVERS="$SERVERS $!"
 URL=http://127.0.0.1:$PORT
 # the server scans in the background: wait until it serves the debug file (not through the test cache)
