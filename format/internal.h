@@ -139,7 +139,7 @@ int fmt_read_zblock(struct fmt_reader *r, struct fmt_zctx *z, uint64_t off, uint
 uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8);
 int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
 		  int (*cb)(void *ctx, uint64_t ts, const void *data, uint32_t size, int64_t missed),
-		  void *ctx);
+		  void *ctx, uint64_t *last);
 
 /* The time index (tindex.c); NULL-safe. */
 void fmt_tindex_free(struct fmt_tindex *t);

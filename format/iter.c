@@ -330,64 +330,21 @@ static int load_page(struct stream *s)
 	return ret;
 }
 
-uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8)
-{
-	const uint8_t *p = page;
-	uint32_t hdr = long8 ? 16 : 12, size, idx = 0;
-	uint64_t ts = fmt_get64(be, p), last = ts, commit;
-
-	if (page_size < hdr)
-		return ts;
-	commit = long8 ? fmt_get64(be, p + 8) : fmt_get32(be, p + 8);
-	size = (uint32_t)commit & COMMIT_MASK;
-	if (size > page_size - hdr)
-		return ts;
-	p += hdr;
-	while (size - idx >= 4) {
-		uint32_t w = fmt_get32(be, p + idx), type_len, delta, len;
-
-		type_len = be ? w >> 27 : w & 0x1f;
-		delta = be ? w & ((1U << 27) - 1) : w >> 5;
-		if (type_len >= 29 || type_len == 0) {
-			if (size - idx < 8)
-				break;
-			len = fmt_get32(be, p + idx + 4);
-		}
-		if (type_len == 29) {
-			ts += delta;
-			if (len > size - idx - 4)
-				break;
-			idx += 4 + len + (len ? 0 : 4);
-		} else if (type_len >= 30) {
-			uint64_t t = ((uint64_t)len << 27) + delta;
-
-			ts = type_len == 31 ? t | (ts & TS_MSB) : ts + t;
-			idx += 8;
-		} else {
-			len = type_len ? type_len * 4 : len < 4 ? UINT32_MAX : ((len - 4) + 3) & ~3U;
-			if (len > size - idx - (type_len ? 4 : 8))
-				break;
-			ts += delta;
-			last = ts;
-			idx += (type_len ? 4 : 8) + len;
-		}
-	}
-	return last;
-}
-
 /*
  * The events of one raw page as stream_next() decodes them, for the
  * writer's per-chunk facts: each record's stored stamp and payload, and
  * the loss the page header reports on the page's first record when that
  * record is an event at offset 0 (what rec.missed_events says).  Returns
  * 0, a callback's nonzero return, or -EBADMSG where the iterator would
- * find the page or one of its records damaged.  Keep it in step with
+ * find the page or one of its records damaged.  *last (when not NULL) gets
+ * the stamp of the last event before the walk stopped, or the page's own
+ * (fmt_page_last_ts(), the time index's).  Keep it in step with
  * load_page_data() and stream_next(): tests/tools/facts_check compares
  * the two on every test file.
  */
 int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
 		  int (*cb)(void *ctx, uint64_t ts, const void *data, uint32_t size, int64_t missed),
-		  void *ctx)
+		  void *ctx, uint64_t *last)
 {
 	const uint8_t *p = page, *d;
 	uint32_t hdr = long8 ? 16 : 12, size, idx = 0;
@@ -395,9 +352,13 @@ int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
 	int64_t lost = 0;
 	bool first = true;
 
-	if (page_size < hdr)
+	if (page_size < 8)
 		return -EBADMSG;
 	ts = fmt_get64(be, p);
+	if (last)
+		*last = ts;
+	if (page_size < hdr)
+		return -EBADMSG;
 	commit = long8 ? fmt_get64(be, p + 8) : fmt_get32(be, p + 8);
 	size = (uint32_t)commit & COMMIT_MASK;
 	if (size > page_size - hdr)
@@ -457,12 +418,23 @@ int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
 			idx += 4 + len;
 		}
 		ts += delta;
-		rc = cb(ctx, ts, r, len, first && start == 0 ? lost : 0);
+		if (last)
+			*last = ts;
+		rc = cb ? cb(ctx, ts, r, len, first && start == 0 ? lost : 0) : 0;
 		if (rc)
 			return rc;
 		first = false;
 	}
 	return 0;
+}
+
+uint64_t fmt_page_last_ts(const void *page, uint32_t page_size, bool be, bool long8)
+{
+	uint64_t last = 0;
+
+	/* where the walk stops at a damaged record, the stamp so far is the answer */
+	fmt_page_walk(page, page_size, be, long8, NULL, NULL, &last);
+	return last;
 }
 
 /* ---- the time index -------------------------------------------------------------- */

@@ -1509,51 +1509,51 @@ static int fw_event(void *arg, uint64_t ts, const void *data, uint32_t size, int
 	return 0;
 }
 
-/* The facts of one chunk of npages raw pages, after the CPU's earlier chunks. */
-static void facts_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data, uint32_t npages)
+/* A new fact for the chunk being indexed; false when the CPU gets no facts. */
+static bool facts_begin(struct fmt_writer *w, struct wcpu *c, struct fwalk *fw)
 {
-	struct fwalk fw = { .w = w, .c = c };
-	struct wfact *f;
-
+	memset(fw, 0, sizeof(*fw));
+	fw->w = w;
+	fw->c = c;
 	if (w->facts_off || c->facts_bad || !w->nsrc_of)
-		return;
+		return false;
 	if (c->nfacts == c->facts_cap) {
 		uint32_t cap = c->facts_cap ? c->facts_cap * 2 : 64;
 		struct wfact *nf = realloc(c->facts, (size_t)cap * sizeof(*nf));
 
 		if (!nf) {
 			c->facts_bad = true;
-			return;
+			return false;
 		}
 		c->facts = nf;
 		c->facts_cap = cap;
 	}
-	f = &c->facts[c->nfacts++];
-	memset(f, 0, sizeof(*f));
-	fw.f = f;
-	for (uint32_t i = 0; i < npages && !c->facts_bad; i++)
-		if (fmt_page_walk(data + (size_t)i * w->page_size, w->page_size, w->be, w->long8,
-				  fw_event, &fw))
-			c->facts_bad = true;	/* the readers would stop here: no facts */
-	if (fw.nnames) {
-		for (uint32_t i = 0; i < fw.nnames; i++) {
-			const struct fname *n = &fw.names[i];
-			int err;
+	fw->f = &c->facts[c->nfacts++];
+	memset(fw->f, 0, sizeof(*fw->f));
+	return true;
+}
 
-			err = db_add64(&c->fname, w->be, n->ts);
-			err = err ?: db_add32(&c->fname, w->be, (uint32_t)n->pid);
-			err = err ?: db_add32(&c->fname, w->be, n->what);
-			err = err ?: db_add32(&c->fname, w->be, (uint32_t)n->tgid);
-			err = err ?: db_add32(&c->fname, w->be, n->len);
-			err = err ?: db_add(&c->fname, n->comm, 16);
-			if (err)
-				fw.nomem = true;
-			f->nnames++;
-		}
+/* The chunk's names, the last of each (pid, what), after its records. */
+static void facts_end(struct wcpu *c, struct fwalk *fw)
+{
+	for (uint32_t i = 0; i < fw->nnames; i++) {
+		const struct fname *n = &fw->names[i];
+		bool be = fw->w->be;
+		int err;
+
+		err = db_add64(&c->fname, be, n->ts);
+		err = err ?: db_add32(&c->fname, be, (uint32_t)n->pid);
+		err = err ?: db_add32(&c->fname, be, n->what);
+		err = err ?: db_add32(&c->fname, be, (uint32_t)n->tgid);
+		err = err ?: db_add32(&c->fname, be, n->len);
+		err = err ?: db_add(&c->fname, n->comm, 16);
+		if (err)
+			fw->nomem = true;
+		fw->f->nnames++;
 	}
-	free(fw.names);
-	free(fw.slot);
-	if (fw.nomem)
+	free(fw->names);
+	free(fw->slot);
+	if (fw->nomem)
 		c->facts_bad = true;
 }
 
@@ -1602,21 +1602,29 @@ static void facts_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
 		w->facts.len = 0, w->nfact_entries = 0, w->facts_off = true;
 }
 
-/* The index entry of npages raw pages stored as len bytes. */
+/*
+ * The index entry of npages raw pages stored as len bytes, and its facts:
+ * one walk of each page's records gives both.
+ */
 static void tix_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data, uint32_t npages,
 		      uint32_t len)
 {
 	uint64_t first = get64(w->be, data), last = first;
+	struct fwalk fw;
+	bool facts = facts_begin(w, c, &fw);
 
 	for (uint32_t i = 0; i < npages; i++) {
-		uint64_t t = fmt_page_last_ts(data + (size_t)i * w->page_size, w->page_size, w->be,
-					      w->long8);
+		uint64_t t;
 
+		if (fmt_page_walk(data + (size_t)i * w->page_size, w->page_size, w->be, w->long8,
+				  facts && !c->facts_bad ? fw_event : NULL, &fw, &t) && facts)
+			c->facts_bad = true;	/* the readers would stop here: no facts */
 		if (t > last)
 			last = t;
 	}
 	tix_add(c, first, last, len, npages * w->page_size);
-	facts_pages(w, c, data, npages);
+	if (facts)
+		facts_end(c, &fw);
 }
 
 /*
