@@ -810,6 +810,8 @@ struct fmt_namesrc {
 	struct fmt_field common_pid, tgid;	/* tgid.offset < 0: no process */
 };
 void fmt_namesrc_resolve(const struct tep_event *e, struct fmt_namesrc *ns);
+/* Can a format of system sys (text: its "name: ..." text) name tasks?  Before parsing it. */
+bool fmt_namesrc_may_name(const char *sys, const char *text, size_t len);
 static inline bool fmt_namesrc_any(const struct fmt_namesrc *ns)
 {
 	return ns->npairs || ns->tgid.offset >= 0;

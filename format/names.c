@@ -101,3 +101,21 @@ void fmt_namesrc_resolve(const struct tep_event *e, struct fmt_namesrc *ns)
 		ns->pid[i].offset = ns->comm[i].offset = -1;
 	ns->npairs = 0;
 }
+
+bool fmt_namesrc_may_name(const char *sys, const char *text, size_t len)
+{
+	/* the text is not terminated: the name runs to the first newline within len */
+	const char *nm = len > 6 && !memcmp(text, "name: ", 6) ? text + 6 : NULL;
+	const char *nlp = nm ? memchr(nm, '\n', len - 6) : NULL;
+	size_t nl = nlp ? (size_t)(nlp - nm) : 0;
+
+	if (!strcmp(sys, "flytrap") || memmem(text, len, " tgid;", 6))
+		return true;
+	if (!nlp)
+		return false;
+	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++)
+		if (!strcmp(sys, rules[r].sys) && strlen(rules[r].name) == nl &&
+		    !memcmp(nm, rules[r].name, nl))
+			return true;
+	return false;
+}

@@ -1282,31 +1282,13 @@ static void tix_add(struct wcpu *c, uint64_t first, uint64_t last, uint32_t len,
 
 /* ---- the index's facts (FMT_SEC_FT_FACTS) ------------------------------- */
 
-/* Might this format name tasks?  Only those are parsed (the screening is the reader's). */
-static bool may_name(const char *sys, const char *text, size_t len)
-{
-	static const char *const named[] = {
-		"name: sched_switch\n", "name: sched_wakeup\n", "name: sched_wakeup_new\n",
-		"name: sched_waking\n", "name: sched_process_fork\n", "name: task_newtask\n",
-		"name: task_rename\n",
-	};
-
-	if (!strcmp(sys, "flytrap") || memmem(text, len, " tgid;", 6))
-		return true;
-	if (strcmp(sys, "sched") && strcmp(sys, "task"))
-		return false;
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-		if (len >= strlen(named[i]) && !strncmp(text, named[i], strlen(named[i])))
-			return true;
-	return false;
-}
-
 static void nsrc_add(struct fmt_writer *w, const char *sys, const char *text, size_t len)
 {
 	struct tep_event *ev = NULL;
 	struct fmt_namesrc ns, *n;
 
-	if (!may_name(sys, text, len) || tep_parse_format(w->ntep, &ev, text, len, sys) || !ev ||
+	/* only the formats that can name tasks are parsed (the screening is the reader's) */
+	if (!fmt_namesrc_may_name(sys, text, len) || tep_parse_format(w->ntep, &ev, text, len, sys) || !ev ||
 	    ev->id < 0 || ev->id > 65535)
 		return;
 	fmt_namesrc_resolve(ev, &ns);
