@@ -83,6 +83,27 @@ struct stream_last {
  */
 #define RPT_MAX_LOSSES 65536
 
+/* A new marker at the end of ctx->losses, buffer, cpu and one marker set; NULL: no memory. */
+static struct rpt_loss *loss_new(struct rpt_ctx *ctx, int *cap, int buffer, int cpu)
+{
+	struct rpt_loss *l;
+
+	if (ctx->nlosses == *cap) {
+		int ncap = *cap ? *cap * 2 : 64;
+		struct rpt_loss *nl = realloc(ctx->losses, (size_t)ncap * sizeof(*nl));
+
+		if (!nl)
+			return NULL;
+		ctx->losses = nl;
+		*cap = ncap;
+	}
+	l = &ctx->losses[ctx->nlosses++];
+	l->buffer = buffer;
+	l->cpu = cpu;
+	l->markers = 1;
+	return l;
+}
+
 static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev,
 		    struct stream_last *sl)
 {
@@ -98,24 +119,14 @@ static int add_loss(struct rpt_ctx *ctx, int *cap, const struct fmt_event *ev,
 			l->count = -1;
 		return 0;
 	}
-	if (ctx->nlosses == *cap) {
-		int ncap = *cap ? *cap * 2 : 64;
-		struct rpt_loss *nl = realloc(ctx->losses, (size_t)ncap * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		ctx->losses = nl;
-		*cap = ncap;
-	}
-	l = &ctx->losses[ctx->nlosses++];
+	l = loss_new(ctx, cap, ev->buffer, ev->rec.cpu);
+	if (!l)
+		return -ENOMEM;
 	if (sl)
 		sl->last_loss = ctx->nlosses;
 	l->ts = ev->rec.ts;
 	l->prev_ts = sl ? sl->ts : 0;
 	l->count = ev->rec.missed_events < 0 ? -1 : ev->rec.missed_events;
-	l->buffer = ev->buffer;
-	l->cpu = ev->rec.cpu;
-	l->markers = 1;
 	return 0;
 }
 
@@ -498,24 +509,13 @@ static int plan_losses(struct replay *rp, const struct seek_stream *ss, uint32_t
 
 		for (uint32_t i = 0; i < ch->nloss; i++) {
 			const struct fmt_fact_loss *fl = &cf->losses[ch->loss_at + i];
-			struct rpt_loss *l;
+			struct rpt_loss *l = loss_new(ctx, &rp->losscap, ss->buffer, ss->cpu);
 
-			if (ctx->nlosses == rp->losscap) {
-				int ncap = rp->losscap ? rp->losscap * 2 : 64;
-				struct rpt_loss *nl = realloc(ctx->losses, (size_t)ncap * sizeof(*nl));
-
-				if (!nl)
-					return -ENOMEM;
-				ctx->losses = nl;
-				rp->losscap = ncap;
-			}
-			l = &ctx->losses[ctx->nlosses++];
+			if (!l)
+				return -ENOMEM;
 			l->ts = fact_ts(ctx, ss, fl->ts);
 			l->prev_ts = fl->has_prev ? fact_ts(ctx, ss, fl->prev) : 0;
 			l->count = fl->count;
-			l->buffer = ss->buffer;
-			l->cpu = ss->cpu;
-			l->markers = 1;
 		}
 	}
 	return 0;
