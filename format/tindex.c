@@ -125,9 +125,27 @@ static int parse(struct fmt_reader *r, struct fmt_tindex *t, const uint8_t *d, s
 	return 0;
 }
 
-static struct fmt_tindex *tindex(struct fmt_reader *r)
+/*
+ * The section the last option opt points at (a rewriter that copied an old
+ * one wrote its own after it): 0 with *data, -ENOENT no such option, or
+ * -EBADMSG.
+ */
+static int last_section(struct fmt_reader *r, uint16_t opt, uint16_t sec, void **data, size_t *len)
 {
 	const struct fmt_option *o = NULL;
+
+	for (int n = 0; fmt_reader_option(r, opt, n); n++)
+		o = fmt_reader_option(r, opt, n);
+	if (!o)
+		return -ENOENT;
+	if (o->size != 8)
+		return -EBADMSG;
+	return fmt_reader_section(r, fmt_get64(r->info.big_endian, o->data), sec, data, len) ?
+	       -EBADMSG : 0;
+}
+
+static struct fmt_tindex *tindex(struct fmt_reader *r)
+{
 	struct fmt_tindex *t = r->tindex;
 	void *data = NULL;
 	size_t len = 0;
@@ -138,12 +156,8 @@ static struct fmt_tindex *tindex(struct fmt_reader *r)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	/* the last one: a rewriter that copied an old one wrote its own after it */
-	for (int n = 0; fmt_reader_option(r, FMT_OPT_FT_TIMEINDEX, n); n++)
-		o = fmt_reader_option(r, FMT_OPT_FT_TIMEINDEX, n);
-	if (o) {
-		err = o->size == 8 ? fmt_reader_section(r, fmt_get64(r->info.big_endian, o->data),
-							FMT_SEC_FT_TIMEINDEX, &data, &len) : -EBADMSG;
+	err = last_section(r, FMT_OPT_FT_TIMEINDEX, FMT_SEC_FT_TIMEINDEX, &data, &len);
+	if (err != -ENOENT) {
 		err = err ?: parse(r, t, data, len);
 		t->status = err ? -EBADMSG : 1;
 		if (err) {
@@ -332,7 +346,6 @@ static int facts_parse(struct fmt_reader *r, struct fmt_facts *f, const uint8_t 
 
 static struct fmt_facts *facts(struct fmt_reader *r)
 {
-	const struct fmt_option *o = NULL;
 	struct fmt_facts *f = r->facts;
 	void *data = NULL;
 	size_t len = 0;
@@ -343,12 +356,10 @@ static struct fmt_facts *facts(struct fmt_reader *r)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	for (int n = 0; fmt_reader_option(r, FMT_OPT_FT_FACTS, n); n++)
-		o = fmt_reader_option(r, FMT_OPT_FT_FACTS, n);
 	/* facts without their index describe nothing */
-	if (o && fmt_reader_tindex_status(r, NULL) == 1) {
-		err = o->size == 8 ? fmt_reader_section(r, fmt_get64(r->info.big_endian, o->data),
-							FMT_SEC_FT_FACTS, &data, &len) : -EBADMSG;
+	err = fmt_reader_tindex_status(r, NULL) == 1 ?
+	      last_section(r, FMT_OPT_FT_FACTS, FMT_SEC_FT_FACTS, &data, &len) : -ENOENT;
+	if (err != -ENOENT) {
 		err = err ?: facts_parse(r, f, data, len);
 		f->status = err ? -EBADMSG : 1;
 		if (err) {
