@@ -39,42 +39,37 @@ PY
 	timeout 900 "$drv" "$TMP/mut" || fail "mutant replay failed (exit $?)"
 fi
 
-# the stored time index of an uncompressed flytrap file, damaged (the section is plain bytes there)
+# section_mutants FILE ID DIR NAME N SEED MOD: N copies of FILE into DIR, mutant k with 1 + k % MOD
+# random bytes inside its section ID (an uncompressed file: the section is plain bytes there)
+section_mutants() {
+	mkdir -p "$3"
+	python3 - "$@" <<'PY'
+import os, random, struct, sys
+path, sec, out, name, n, seed, mod = sys.argv[1:8]
+d = open(path, 'rb').read()
+at = d.find(struct.pack('<HH', int(sec, 0), 0))
+assert at > 0
+size = struct.unpack_from('<Q', d, at + 8)[0]
+rng = random.Random(int(seed))
+for k in range(int(n)):
+    m = bytearray(d)
+    for _ in range(1 + k % int(mod)):
+        m[rng.randrange(at + 16, at + 16 + size)] = rng.randrange(256)
+    open(os.path.join(out, '%s.%02d' % (name, k)), 'wb').write(m)
+PY
+}
+# the stored time index, damaged
 mk=$TOP/$O/tests/tools/mkrpt
 if [ -x "$mk" ] && "$mk" bench "$TMP/tix.dat" 3000 >/dev/null &&
 	"$TOP/$O/flytrap" convert -c none "$TMP/tix.dat" -o "$TMP/tix-none.dat" 2>/dev/null; then
-	mkdir -p "$TMP/tmut"
-	python3 - "$TMP/tix-none.dat" "$TMP/tmut" <<'PY' || fail "cannot find the time index section"
-import os, random, struct, sys
-d = open(sys.argv[1], 'rb').read()
-at = d.find(struct.pack('<HH', 0x4683, 0))
-assert at > 0
-size = struct.unpack_from('<Q', d, at + 8)[0]
-rng = random.Random(20261202)
-for k in range(16):
-    m = bytearray(d)
-    for _ in range(1 + k):
-        m[rng.randrange(at + 16, at + 16 + size)] = rng.randrange(256)
-    open(os.path.join(sys.argv[2], 'tix.%02d' % k), 'wb').write(m)
-PY
+	section_mutants "$TMP/tix-none.dat" 0x4683 "$TMP/tmut" tix 16 20261202 16 ||
+		fail "cannot find the time index section"
 	timeout 600 "$drv" "$TMP/tmut" || fail "time index mutant replay failed (exit $?)"
 	# and its facts section (FMT_SEC_FT_FACTS), of a file whose names change
 	if "$mk" names "$TMP/nm.dat" 20000 >/dev/null &&
 		"$TOP/$O/flytrap" convert -c none --chunk 1 "$TMP/nm.dat" -o "$TMP/nm-none.dat" 2>/dev/null; then
-		mkdir -p "$TMP/fmut"
-		python3 - "$TMP/nm-none.dat" "$TMP/fmut" <<'PY' || fail "cannot find the facts section"
-import os, random, struct, sys
-d = open(sys.argv[1], 'rb').read()
-at = d.find(struct.pack('<HH', 0x4684, 0))
-assert at > 0
-size = struct.unpack_from('<Q', d, at + 8)[0]
-rng = random.Random(20261203)
-for k in range(24):
-    m = bytearray(d)
-    for _ in range(1 + k % 8):
-        m[rng.randrange(at + 16, at + 16 + size)] = rng.randrange(256)
-    open(os.path.join(sys.argv[2], 'facts.%02d' % k), 'wb').write(m)
-PY
+		section_mutants "$TMP/nm-none.dat" 0x4684 "$TMP/fmut" facts 24 20261203 8 ||
+			fail "cannot find the facts section"
 		timeout 600 "$drv" "$TMP/fmut" || fail "facts mutant replay failed (exit $?)"
 	fi
 fi

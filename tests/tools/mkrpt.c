@@ -786,6 +786,17 @@ static void build_manyloss(const char *path, uint64_t n)
 	out_close(&o, NULL);
 }
 
+/* One task round of bench and names: a syscall around two nested kernel calls (6 events). */
+static void bench_calls(struct out *o, int cpu, uint64_t ts, int pid, uint64_t i)
+{
+	sys_enter(o, cpu, ts + 100, pid, (long)(i % 7));
+	fg_entry(o, cpu, ts + 200, pid, K_KSYS_READ, 0);
+	fg_entry(o, cpu, ts + 300, pid, K_VFS_READ, 1);
+	fg_exit(o, cpu, ts + 900, pid, K_VFS_READ, 1, ts + 300);
+	fg_exit(o, cpu, ts + 1000, pid, K_KSYS_READ, 0, ts + 200);
+	sys_exit(o, cpu, ts + 1100 + (i % 13) * 50, pid, (long)(i % 7), 0);
+}
+
 /* bench: n events round-robin over 2 CPUs: switches, syscalls, calls */
 static void build_bench(const char *path, uint64_t n)
 {
@@ -799,12 +810,7 @@ static void build_bench(const char *path, uint64_t n)
 			int pid = 1000 + cpu, other = 2000 + cpu;
 			uint64_t ts = t;
 
-			sys_enter(&o, cpu, ts + 100, pid, (long)(i % 7));
-			fg_entry(&o, cpu, ts + 200, pid, K_KSYS_READ, 0);
-			fg_entry(&o, cpu, ts + 300, pid, K_VFS_READ, 1);
-			fg_exit(&o, cpu, ts + 900, pid, K_VFS_READ, 1, ts + 300);
-			fg_exit(&o, cpu, ts + 1000, pid, K_KSYS_READ, 0, ts + 200);
-			sys_exit(&o, cpu, ts + 1100 + (i % 13) * 50, pid, (long)(i % 7), 0);
+			bench_calls(&o, cpu, ts, pid, i);
 			sched_switch(&o, cpu, ts + 2000, pid, "bench", 1, other, "other");
 			sched_switch(&o, cpu, ts + 3000, other, "other", 0, pid, "bench");
 			i += 8;
@@ -850,12 +856,7 @@ static void build_names(const char *path, uint64_t n)
 				sched_switch(&o, 1, ts + 60, pid - 1, c0, 1, other, "other");
 				i += 2;
 			}
-			sys_enter(&o, cpu, ts + 100, pid, (long)(i % 7));
-			fg_entry(&o, cpu, ts + 200, pid, K_KSYS_READ, 0);
-			fg_entry(&o, cpu, ts + 300, pid, K_VFS_READ, 1);
-			fg_exit(&o, cpu, ts + 900, pid, K_VFS_READ, 1, ts + 300);
-			fg_exit(&o, cpu, ts + 1000, pid, K_KSYS_READ, 0, ts + 200);
-			sys_exit(&o, cpu, ts + 1100 + (i % 13) * 50, pid, (long)(i % 7), 0);
+			bench_calls(&o, cpu, ts, pid, i);
 			/* the name is given once an epoch: sys and call events carry none */
 			if (start) {
 				sched_switch(&o, cpu, ts + 2000, pid, comm, 1, other, "other");
