@@ -191,6 +191,80 @@ static int drops_init(struct rpt_ctx *ctx, void *priv)
 	return 0;
 }
 
+/* Display window width: the fixed one, or the smallest 1-2-5 step giving <= 20 windows. */
+static uint64_t display_width(const struct drops *d, uint64_t dur)
+{
+	static const uint64_t steps[] = { 1, 2, 5 };
+	uint64_t mag;
+	int k;
+
+	if (d->fixed)
+		return d->width;
+	for (mag = d->width; mag < (UINT64_MAX / 10); mag *= 10)
+		for (k = 0; k < 3; k++) {
+			uint64_t w = mag * steps[k];
+
+			if (dur / w + 1 <= MAX_WINDOWS_AUTO)
+				return w;
+		}
+	return mag;
+}
+
+/* The fine width a full read ends with: coarsened by ten until the last event fits. */
+static uint64_t final_width(const struct drops *d, uint64_t last)
+{
+	uint64_t w = d->width;
+
+	while (!d->fixed && last > d->base && (last - d->base) / w >= FINE_MAX)
+		w *= 10;
+	return w;
+}
+
+/*
+ * A window read that skips chunks (replay.c): the windows are based at the
+ * file's first event and their width follows its last one, as in a full
+ * read; the events needed are those of the display windows that overlap
+ * --from/--to (a window's counts are all of its events).
+ */
+static bool drops_window_read(struct rpt_ctx *ctx, void *priv, struct rpt_window_read *w)
+{
+	struct drops *d = priv;
+	struct drops probe = *d;
+	uint64_t base = w->file_first_ts, dw, i;
+
+	(void)ctx;
+	probe.base = base;
+	probe.width = final_width(&probe, w->file_last_ts);
+	if (d->fixed && (w->file_last_ts - base) / probe.width >= FIXED_MAX)
+		return false;	/* too many windows: the full read says so */
+	dw = display_width(&probe, w->file_last_ts - base);
+	if (w->from > base) {
+		i = (w->from - base) / dw;
+		w->from = base + i * dw;
+	}
+	if (w->to != UINT64_MAX && w->to >= base) {
+		i = (w->to - base) / dw + 1;
+		if (i > (UINT64_MAX - base) / dw)
+			w->to = UINT64_MAX;
+		else if (base + i * dw - 1 > w->to)
+			w->to = base + i * dw - 1;
+	}
+	return true;
+}
+
+/* The base, the width and the streams the skipped events would have given. */
+static void drops_window_begin(struct rpt_ctx *ctx, void *priv, const struct rpt_window_read *w)
+{
+	struct drops *d = priv;
+
+	(void)ctx;
+	d->base = w->file_first_ts;
+	d->based = true;
+	window_at(d, w->file_last_ts);	/* the width and the windows the last event gives */
+	for (int i = 0; i < w->nskipped; i++)
+		stream_get(d, w->skipped[i].buffer, w->skipped[i].cpu);
+}
+
 static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
 {
 	struct drops *d = priv;
@@ -671,25 +745,6 @@ static uint64_t pow2_up(uint64_t v)
 	while (p < v && p < (1ULL << 62))
 		p <<= 1;
 	return p;
-}
-
-/* Display window width: the fixed one, or the smallest 1-2-5 step giving <= 20 windows. */
-static uint64_t display_width(const struct drops *d, uint64_t dur)
-{
-	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t mag;
-	int k;
-
-	if (d->fixed)
-		return d->width;
-	for (mag = d->width; mag < (UINT64_MAX / 10); mag *= 10)
-		for (k = 0; k < 3; k++) {
-			uint64_t w = mag * steps[k];
-
-			if (dur / w + 1 <= MAX_WINDOWS_AUTO)
-				return w;
-		}
-	return mag;
 }
 
 
@@ -1630,6 +1685,8 @@ const struct rpt_analyzer rpt_drops_analyzer = {
 	.priv_size = sizeof(struct drops),
 	.init = drops_init,
 	.event_unfiltered = drops_event,
+	.window_read = drops_window_read,
+	.window_begin = drops_window_begin,
 	.finish = drops_finish,
 	.release = drops_release,
 };

@@ -335,10 +335,12 @@ static int init_analyzers(struct replay *rp)
  * fmt_reader_facts()): their events are counted, their loss markers and
  * the task names and tgids they assign are applied from the facts, and
  * the figures come out as a full read gives them.  Only when every
- * analyzer sees the selected events alone (none has event_unfiltered:
- * the others need the events before the window), every CPU stream is a
- * compressed one with facts and stamps in order, the skipped chunks pass
- * their checksums, and nothing else adjusts the stamps per CPU.  Else,
+ * analyzer sees the selected events alone, or says through window_read()
+ * which other stamps it needs (drops: its display windows around the
+ * window; overhead, which needs every event before it, cannot), every
+ * CPU stream is a compressed one with facts and stamps in order, the
+ * skipped chunks pass their checksums, and nothing else adjusts the
+ * stamps per CPU.  Else,
  * or with FLYTRAP_WINDOW_READ=full (tests compare the two), the whole
  * file is read.
  */
@@ -353,8 +355,10 @@ struct seek_plan {
 	struct seek_stream *s;
 	struct fmt_iter_range *rg;
 	uint64_t before, after;	/* events in the chunks skipped */
-	bool any_first, any_last;
-	uint64_t first_ts, last_ts;
+	bool any_first;
+	uint64_t first_ts, last_ts;	/* the file's first and last event */
+	struct rpt_window_read wr;	/* what the read covers, for the analyzers */
+	struct rpt_stream_id *skipped;	/* wr.skipped */
 };
 
 static inline int stream_rank(int buffer, int cpu)
@@ -373,25 +377,79 @@ static void plan_free(struct seek_plan *p)
 		return;
 	free(p->s);
 	free(p->rg);
+	free(p->skipped);
 	free(p);
 }
 
-/* The chunks of one stream that can hold [t0, t1]: chunks wholly outside are skipped. */
-static void plan_stream(const struct rpt_ctx *ctx, struct seek_stream *ss)
+/* The chunks of one stream that can hold [from, to]: chunks wholly outside are skipped. */
+static void plan_stream(const struct rpt_ctx *ctx, struct seek_stream *ss, uint64_t from,
+			uint64_t to)
 {
-	const struct rpt_opts *o = ctx->opts;
 	const struct fmt_cpu_facts *cf = ss->cf;
 	uint32_t k = 0, e;
 
-	while (k < cf->n && o->has_t0 &&
-	       (!cf->chunks[k].nev || fact_ts(ctx, ss, cf->chunks[k].last) < o->t0_ns))
+	while (k < cf->n && from &&
+	       (!cf->chunks[k].nev || fact_ts(ctx, ss, cf->chunks[k].last) < from))
 		k++;
 	e = k;
-	while (e < cf->n && (!o->has_t1 || !cf->chunks[e].nev ||
-			     fact_ts(ctx, ss, cf->chunks[e].first) <= o->t1_ns))
+	while (e < cf->n && (to == UINT64_MAX || !cf->chunks[e].nev ||
+			     fact_ts(ctx, ss, cf->chunks[e].first) <= to))
 		e++;
 	ss->first = k;
 	ss->end = e;
+}
+
+/* The file's first and last event: the extreme stamps of the streams (each in order). */
+static void plan_span(const struct rpt_ctx *ctx, struct seek_plan *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		const struct seek_stream *ss = &p->s[i];
+		const struct fmt_cpu_facts *cf = ss->cf;
+		uint32_t k;
+
+		uint32_t z;
+		uint64_t first, last;
+
+		for (k = 0; k < cf->n && !cf->chunks[k].nev; k++)
+			;
+		if (k == cf->n)
+			continue;
+		for (z = cf->n; !cf->chunks[z - 1].nev; z--)
+			;
+		first = fact_ts(ctx, ss, cf->chunks[k].first);
+		last = fact_ts(ctx, ss, cf->chunks[z - 1].last);
+		if (!p->any_first || first < p->first_ts)
+			p->first_ts = first;
+		if (!p->any_first || last > p->last_ts)
+			p->last_ts = last;
+		p->any_first = true;
+	}
+}
+
+/*
+ * The stamps to read: --from/--to, widened by the analyzers that see
+ * events outside them; false when one of those needs every event.
+ */
+static bool plan_reach(struct replay *rp, struct seek_plan *p)
+{
+	const struct rpt_opts *o = rp->ctx.opts;
+	struct rpt_window_read *w = &p->wr;
+	bool ok = true;
+
+	*w = (struct rpt_window_read){ p->first_ts, p->last_ts, o->has_t0 ? o->t0_ns : 0,
+				       o->has_t1 ? o->t1_ns : UINT64_MAX, 0, NULL };
+	for (int k = 0; k < rp->n && ok; k++) {
+		const struct rpt_analyzer *a = rp->an[k];
+
+		if (!a->event_unfiltered)
+			continue;
+		if (!a->window_read || !p->any_first)
+			return false;
+		rp->ctx.conf = a->conf;
+		ok = a->window_read(&rp->ctx, rp->privs[k], w);
+		rp->ctx.conf = NULL;
+	}
+	return ok;
 }
 
 static struct seek_plan *plan_window(struct replay *rp)
@@ -404,7 +462,7 @@ static struct seek_plan *plan_window(struct replay *rp)
 	uint64_t skipped = 0, nloss = 0;
 	int ns = 0;
 
-	if ((!o->has_t0 && !o->has_t1) || rp->any_unfiltered || (env && !strcmp(env, "full")))
+	if ((!o->has_t0 && !o->has_t1) || (env && !strcmp(env, "full")))
 		return NULL;
 	if (in->truncated_at || in->time_shift.present || fmt_reader_option(ctx->r, FMT_OPT_FT_SLICE, 0))
 		return NULL;
@@ -433,13 +491,20 @@ static struct seek_plan *plan_window(struct replay *rp)
 				plan_free(p);
 				return NULL;
 			}
-			plan_stream(ctx, ss);
-			p->rg[p->n] = (struct fmt_iter_range){ b, cd->cpu, ss->first, ss->end };
 			p->n++;
 		}
+	plan_span(ctx, p);
+	if (!plan_reach(rp, p) || !(p->skipped = calloc(p->n ? p->n : 1, sizeof(*p->skipped)))) {
+		plan_free(p);
+		return NULL;
+	}
 	for (int i = 0; i < p->n; i++) {
 		struct seek_stream *ss = &p->s[i];
 		const struct fmt_cpu_facts *cf = ss->cf;
+		uint64_t nev = 0;
+
+		plan_stream(ctx, ss, p->wr.from, p->wr.to);
+		p->rg[i] = (struct fmt_iter_range){ ss->buffer, ss->cpu, ss->first, ss->end };
 
 		skipped += ss->first + (cf->n - ss->end);
 		nloss += cf->nlosses;
@@ -458,8 +523,12 @@ static struct seek_plan *plan_window(struct replay *rp)
 				p->before += ch->nev;
 			else
 				p->after += ch->nev;
+			nev += ch->nev;
 		}
+		if (nev)
+			p->skipped[p->wr.nskipped++] = (struct rpt_stream_id){ ss->buffer, ss->cpu };
 	}
+	p->wr.skipped = p->skipped;
 	/* nothing to skip, or more markers than a replay keeps one by one: a full read */
 	if (!skipped || nloss >= RPT_MAX_LOSSES) {
 		plan_free(p);
@@ -525,7 +594,8 @@ static int plan_losses(struct replay *rp, const struct seek_stream *ss, uint32_t
  * Before the read: the skipped chunks before the window.  Their events
  * are counted, the file's first stamp taken, each stream's last stamp set
  * for the loss gap of its first marker read, and their names applied;
- * from here on names are kept in merge order (tasks.guard).
+ * from here on names are kept in merge order (tasks.guard).  Then the
+ * analyzers that see events outside the window learn what was skipped.
  */
 static int plan_begin(struct replay *rp)
 {
@@ -541,16 +611,6 @@ static int plan_begin(struct replay *rp)
 		struct stream_last *sl;
 		uint32_t k;
 
-		/* the file's first event: the earliest first stamp of any stream (all in order) */
-		for (k = 0; k < cf->n && !cf->chunks[k].nev; k++)
-			;
-		if (k < cf->n) {
-			uint64_t t = fact_ts(ctx, ss, cf->chunks[k].first);
-
-			if (!p->any_first || t < p->first_ts)
-				p->first_ts = t;
-			p->any_first = true;
-		}
 		for (k = ss->first; k > 0 && !cf->chunks[k - 1].nev; k--)
 			;
 		if (k > 0) {
@@ -565,6 +625,12 @@ static int plan_begin(struct replay *rp)
 	ctx->nevents_all = p->before;
 	if (p->any_first)
 		ctx->all_first_ts = p->first_ts;
+	for (int k = 0; k < rp->n && !err; k++)
+		if (rp->an[k]->event_unfiltered && rp->an[k]->window_begin) {
+			ctx->conf = rp->an[k]->conf;
+			rp->an[k]->window_begin(ctx, rp->privs[k], &p->wr);
+			ctx->conf = NULL;
+		}
 	return err;
 }
 

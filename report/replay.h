@@ -124,6 +124,17 @@ struct rpt_ctx {
 	const struct rpt_rec *rec;
 };
 
+/* What an analyzer learns of a window read that skips chunks, and what it widens. */
+struct rpt_window_read {
+	uint64_t file_first_ts, file_last_ts;	/* the file's first and last event */
+	uint64_t from, to;	/* the stamps read: --from/--to (0, UINT64_MAX without) or wider */
+	/* to window_begin(): the streams whose skipped chunks held events */
+	int nskipped;
+	const struct rpt_stream_id {
+		int buffer, cpu;
+	} *skipped;
+};
+
 struct rpt_analyzer {
 	const char *name;
 	size_t priv_size;		/* zeroed allocation passed as priv */
@@ -147,6 +158,19 @@ struct rpt_analyzer {
 	FILE *out;
 	/* RPT_KIND_BIT()s of the kinds whose ctx->rec this analyzer reads */
 	uint64_t kinds;
+	/*
+	 * For an analyzer with event_unfiltered(): lets a --from/--to read
+	 * skip the chunks wholly outside what it needs (replay.c, "a window
+	 * without the chunks around it").  window_read() gets the file's span
+	 * from the time index's facts and widens w->from/w->to to the stamps
+	 * whose events event_unfiltered() must see, changing nothing else;
+	 * false: it needs them all.  When the read does skip, window_begin()
+	 * follows before the first event, with the streams whose skipped
+	 * chunks held events, to set up what those events would have.
+	 * Without window_read(), such an analyzer gets every event.
+	 */
+	bool (*window_read)(struct rpt_ctx *ctx, void *priv, struct rpt_window_read *w);
+	void (*window_begin)(struct rpt_ctx *ctx, void *priv, const struct rpt_window_read *w);
 };
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */

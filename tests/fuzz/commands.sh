@@ -117,6 +117,7 @@ for m in mut/*; do
 	if [ -n "$w" ]; then
 		try "$m" "$FLYTRAP" callgraph --from "${w% *}" --to "${w#* }" "$m"
 		try "$m" "$FLYTRAP" export --from "${w% *}" --to "${w#* }" -o o.json "$m"
+		try "$m" "$FLYTRAP" drops --from "${w% *}" --to "${w#* }" "$m"
 	fi
 done
 ok "$runs command runs on $done_m of $(find mut -type f | wc -l) mutants of ${#inputs[@]} files: $bad crashed"

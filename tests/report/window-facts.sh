@@ -6,13 +6,14 @@
 #    per chunk, a file whose tasks change pids and names across chunks
 #    with losses (mkrpt names), a 300,000-event bench file, and the
 #    writer's test files in both byte orders, 4-byte longs, uncompressed;
-#  - callgraph and export with --from/--to print byte for byte what a full
-#    read prints (FLYTRAP_WINDOW_READ=full), over seven windows of each of
-#    those files, with --comm, --pid and --cpu filters and 1 and 3 threads;
-#    and the window did skip chunks (FLYTRAP_WINDOW_READ=say says so);
+#  - callgraph, export and drops with --from/--to print byte for byte what
+#    a full read prints (FLYTRAP_WINDOW_READ=full), over seven windows of
+#    each of those files, with --comm, --pid, --cpu and --window options and
+#    1 and 3 threads; and the windows did skip chunks (FLYTRAP_WINDOW_READ=
+#    say says so), drops reading only the display windows around its own;
 #  - a skipped chunk that fails its checksum is not skipped: the damage is
 #    reported as a full read reports it;
-#  - analyze (whose drops and overhead need every event) is unchanged.
+#  - analyze (whose overhead needs every event) is unchanged.
 . "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 cd "$TOP" || exit 1
 [ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
@@ -59,7 +60,7 @@ import json, sys
 d = json.load(sys.stdin)
 if d.get("events") and d.get("first_ts") is not None and d.get("clock") != "x86-tsc":
     print(d["first_ts"], d["last_ts"])'; }
-runs=0 differ=0 skipped=0
+runs=0 differ=0 skipped=0 dskipped=0
 compare() { # FILE FROM TO ARGS...
 	local f=$1 from=$2 to=$3 r1 r2
 	shift 3
@@ -85,14 +86,22 @@ print('%.9f %.9f' % ((a + (z - a) * p) / 1e9, (a + (z - a) * q) / 1e9))" "$a" "$
 			grep -q "chunks skipped"; then
 			skipped=$((skipped + 1))
 		fi
+		if FLYTRAP_WINDOW_READ=say "$FLYTRAP" drops --from "$from" --to "$to" "$f" 2>&1 >/dev/null |
+			grep -q "chunks skipped"; then
+			dskipped=$((dskipped + 1))
+		fi
 		compare "$f" "$from" "$to" callgraph
 		compare "$f" "$from" "$to" export
+		compare "$f" "$from" "$to" drops
 		case $(basename "$f") in names*|bench*|sample*|getpid*)
 			compare "$f" "$from" "$to" callgraph --json --threads 1
 			compare "$f" "$from" "$to" callgraph --comm 'w0-e1*' --threads 3
 			compare "$f" "$from" "$to" export --comm 'w1-*'
 			compare "$f" "$from" "$to" export --pid 1011,2000 --threads 1
 			compare "$f" "$from" "$to" export --cpu 1
+			compare "$f" "$from" "$to" drops --json --threads 1
+			compare "$f" "$from" "$to" drops --window 3ms --cpu 1
+			compare "$f" "$from" "$to" drops --window 1ns
 			compare "$f" "$from" "$to" analyze ;;
 		esac
 	done
@@ -102,10 +111,21 @@ done
 	fail "$differ of $runs windowed runs differ"
 [ $skipped -gt 30 ] && ok "$skipped of the callgraph windows skipped chunks" ||
 	fail "only $skipped windows skipped any chunk"
+[ $dskipped -gt 30 ] && ok "$dskipped of the drops windows skipped chunks" ||
+	fail "only $dskipped drops windows skipped any chunk"
 
 # a 1% window of the bench file reads a small part of it
 out=$(FLYTRAP_WINDOW_READ=say "$FLYTRAP" callgraph --from 100.04 --to 100.0415 "$TMP/w/bench.dat" 2>&1 >/dev/null)
 case $out in *"chunks skipped"*) ok "bench.dat, a 1% window: $out" ;; *) fail "bench.dat 1% window: '$out'" ;; esac
+# drops reads the 20ths of the file (its display windows) that the window overlaps
+out=$(FLYTRAP_WINDOW_READ=say "$FLYTRAP" drops --from 100.04 --to 100.0415 "$TMP/w/bench.dat" 2>&1 >/dev/null)
+case $out in
+*"chunks skipped"*)
+	read -r sk all <<<"$(sed 's/window read: \([0-9]*\) of \([0-9]*\).*/\1 \2/' <<<"$out")"
+	[ $((sk * 100)) -ge $((all * 80)) ] && ok "drops on bench.dat, a 1% window: $out" ||
+		fail "drops on a 1% window read more than two display windows: $out" ;;
+*) fail "drops, bench.dat 1% window: '$out'" ;;
+esac
 
 # damage in a chunk the window would skip: read, and reported as a full read reports it
 off=$("$FLYTRAP" info --json "$TMP/w/names-c1.dat" | python3 -c 'import json, sys
@@ -126,6 +146,7 @@ a, z = int(sys.argv[1]), int(sys.argv[2])
 print('%.9f %.9f' % ((a + (z - a) * 0.6) / 1e9, (a + (z - a) * 0.62) / 1e9))" "$a" "$z")
 compare "$TMP/w/damaged.dat" "$from" "$to" callgraph
 compare "$TMP/w/damaged.dat" "$from" "$to" export
+compare "$TMP/w/damaged.dat" "$from" "$to" drops
 "$FLYTRAP" callgraph --from "$from" --to "$to" "$TMP/w/damaged.dat" >/dev/null 2>"$TMP/dmg.err"
 rc=$?
 [ $rc != 0 ] && grep -qi "checksum\|damaged\|corrupt" "$TMP/dmg.err" &&
