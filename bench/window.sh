@@ -5,7 +5,7 @@
 #   bench/window.sh [N] [ROUNDS]      O=build by default; N events (5,000,000)
 #
 # On an N-event file from tests/tools/mkrpt names (tasks that change names
-# and pids, losses): callgraph and export over the whole file, over a 1%
+# and pids, losses): callgraph, export and drops over the whole file, over a 1%
 # window that skips the chunks around it, and over the same window read
 # whole (FLYTRAP_WINDOW_READ=full, the read before the facts); medians of
 # ROUNDS (5) alternating runs, wall and CPU, and each window's cost as a
@@ -43,7 +43,7 @@ med() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[
 w() { cut -d' ' -f1 "$work/$1" | med; }
 c() { cut -d' ' -f2 "$work/$1" | med; }
 
-for cmd in callgraph export; do
+for cmd in callgraph export drops; do
 	FLYTRAP_WINDOW_READ=full "$ft" $cmd --from "$from" --to "$to" "$f" >"$work/o.full" 2>&1 || true
 	"$ft" $cmd --from "$from" --to "$to" "$f" >"$work/o.skip" 2>&1 || true
 	cmp -s "$work/o.full" "$work/o.skip" ||
@@ -53,7 +53,7 @@ skip=$(FLYTRAP_WINDOW_READ=say "$ft" callgraph --from "$from" --to "$to" "$f" 2>
 	sed -n 's/^window read: //p')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$rounds"); do
-	for cmd in callgraph export; do
+	for cmd in callgraph export drops; do
 		run "$cmd.all" -- "$ft" $cmd "$f"
 		run "$cmd.win" -- "$ft" $cmd --from "$from" --to "$to" "$f"
 		run "$cmd.winfull" FLYTRAP_WINDOW_READ=full -- "$ft" $cmd --from "$from" --to "$to" "$f"
@@ -66,7 +66,7 @@ echo "$(basename "$f"): $n events, window $from .. $to (1% of the span): $skip"
 echo "$rounds alternating rounds, medians; load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "| command | wall s | CPU s | share of the whole file (wall / CPU) |"
 echo "|---|---:|---:|---:|"
-for cmd in callgraph export; do
+for cmd in callgraph export drops; do
 	echo "| $cmd, whole file | $(w $cmd.all) | $(c $cmd.all) | 100% |"
 	echo "| $cmd, 1% window, chunks skipped | $(w $cmd.win) | $(c $cmd.win) |" \
 		"$(pct "$(w $cmd.win)" "$(w $cmd.all)") / $(pct "$(c $cmd.win)" "$(c $cmd.all)") |"

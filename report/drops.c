@@ -87,6 +87,14 @@ static void window_sum(const struct drops *d, uint64_t from, uint64_t to, struct
 	}
 }
 
+/* The last stamp the windows cover: the file's last event, or --to before it. */
+static uint64_t span_end(const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+
+	return o->has_t1 && o->t1_ns < ctx->all_last_ts ? o->t1_ns : ctx->all_last_ts;
+}
+
 /*
  * Display windows of width dw that overlap [t0, t1], one per call: *w is
  * the next index to look at (start at 0), *ws gets the window's start and
@@ -95,7 +103,7 @@ static void window_sum(const struct drops *d, uint64_t from, uint64_t to, struct
 static bool window_next(const struct drops *d, const struct rpt_ctx *ctx, uint64_t dw, uint64_t t0,
 			uint64_t t1, size_t *w, uint64_t *ws, struct window *agg)
 {
-	uint64_t per = dw / d->width, nw = (ctx->all_last_ts - d->base) / dw + 1;
+	uint64_t per = dw / d->width, nw = (span_end(ctx) - d->base) / dw + 1;
 
 	for (; *w < nw; (*w)++) {
 		*ws = d->base + *w * dw;
@@ -210,57 +218,34 @@ static uint64_t display_width(const struct drops *d, uint64_t dur)
 	return mag;
 }
 
-/* The fine width a full read ends with: coarsened by ten until the last event fits. */
-static uint64_t final_width(const struct drops *d, uint64_t last)
+/*
+ * The windows start at --from, or at the file's first event when there is
+ * none or it comes first, and count the events of the window only: their
+ * width follows the window, not the file, and so does a windowed read's.
+ */
+static uint64_t window_base(const struct rpt_ctx *ctx, uint64_t first_ts)
 {
-	uint64_t w = d->width;
+	const struct rpt_opts *o = ctx->opts;
 
-	while (!d->fixed && last > d->base && (last - d->base) / w >= FINE_MAX)
-		w *= 10;
-	return w;
+	return o->has_t0 && o->t0_ns > first_ts ? o->t0_ns : first_ts;
 }
 
-/*
- * A window read that skips chunks (replay.c): the windows are based at the
- * file's first event and their width follows its last one, as in a full
- * read; the events needed are those of the display windows that overlap
- * --from/--to (a window's counts are all of its events).
- */
+/* A window read that skips chunks (replay.c) reads the window: all that drops counts. */
 static bool drops_window_read(struct rpt_ctx *ctx, void *priv, struct rpt_window_read *w)
 {
-	struct drops *d = priv;
-	struct drops probe = *d;
-	uint64_t base = w->file_first_ts, dw, i;
-
 	(void)ctx;
-	probe.base = base;
-	probe.width = final_width(&probe, w->file_last_ts);
-	if (d->fixed && (w->file_last_ts - base) / probe.width >= FIXED_MAX)
-		return false;	/* too many windows: the full read says so */
-	dw = display_width(&probe, w->file_last_ts - base);
-	if (w->from > base) {
-		i = (w->from - base) / dw;
-		w->from = base + i * dw;
-	}
-	if (w->to != UINT64_MAX && w->to >= base) {
-		i = (w->to - base) / dw + 1;
-		if (i > (UINT64_MAX - base) / dw)
-			w->to = UINT64_MAX;
-		else if (base + i * dw - 1 > w->to)
-			w->to = base + i * dw - 1;
-	}
+	(void)priv;
+	(void)w;
 	return true;
 }
 
-/* The base, the width and the streams the skipped events would have given. */
+/* The base of the windows and the streams that the skipped events would have given. */
 static void drops_window_begin(struct rpt_ctx *ctx, void *priv, const struct rpt_window_read *w)
 {
 	struct drops *d = priv;
 
-	(void)ctx;
-	d->base = w->file_first_ts;
+	d->base = window_base(ctx, w->file_first_ts);
 	d->based = true;
-	window_at(d, w->file_last_ts);	/* the width and the windows the last event gives */
 	for (int i = 0; i < w->nskipped; i++)
 		stream_get(d, w->skipped[i].buffer, w->skipped[i].cpu);
 }
@@ -279,17 +264,17 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 	if (!s)
 		return;
 	if (!d->based) {
-		d->base = ev->rec.ts;
+		d->base = window_base(ctx, ev->rec.ts);
 		d->based = true;
 	}
 	/*
-	 * The summary and the per-CPU table count the --from/--to window, like
-	 * the loss-marker list; the per-window table is cut at output.  Every
-	 * stream still appears (with 0 events) so the table lists every CPU.
+	 * The summary, the per-CPU table and the windows count the --from/--to
+	 * window, like the loss-marker list.  Every stream still appears (with
+	 * 0 events) so the table lists every CPU.
 	 */
 	if ((ctx->opts->has_t0 && ev->rec.ts < ctx->opts->t0_ns) ||
 	    (ctx->opts->has_t1 && ev->rec.ts > ctx->opts->t1_ns))
-		goto windows;
+		return;
 	if (!d->nsel++)
 		d->sel_first = ev->rec.ts;
 	d->sel_last = ev->rec.ts;
@@ -324,8 +309,6 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 		(*tc)++;
 	else
 		d->oom = true;
-
-windows:
 	w = window_at(d, ev->rec.ts);
 	if (!w)
 		return;
@@ -1097,7 +1080,7 @@ static int fill_windows_losses(struct rpt_drops_result *r, const struct drops *d
 	int j;
 
 	if (d->nwin && ctx->nevents_all)
-		r->window_ns = display_width(d, ctx->all_last_ts - d->base);
+		r->window_ns = display_width(d, span_end(ctx) - d->base);
 	while (r->window_ns && window_next(d, ctx, r->window_ns, r->t0, r->t1, &w, &ws, &agg)) {
 		struct rpt_drops_window *rw = push(&r->windows, &r->nwindows, sizeof(*rw));
 
@@ -1706,7 +1689,7 @@ static const char drops_usage[] =
 
 const char rpt_drops_options_help[] =
 	"  --window DURATION  width of the time windows (e.g. 100ms); default: at most\n"
-	"                     20 windows over the trace\n";
+	"                     20 windows over the trace or --from/--to\n";
 
 const struct ft_opt rpt_drops_opts[] = { { "window", 0, true, 1 }, { 0 } };
 

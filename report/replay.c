@@ -336,8 +336,8 @@ static int init_analyzers(struct replay *rp)
  * the task names and tgids they assign are applied from the facts, and
  * the figures come out as a full read gives them.  Only when every
  * analyzer sees the selected events alone, or says through window_read()
- * which other stamps it needs (drops: its display windows around the
- * window; overhead, which needs every event before it, cannot), every
+ * which other stamps it needs (drops: none; overhead, which needs every
+ * event before the window, cannot), every
  * CPU stream is a compressed one with facts and stamps in order, the
  * skipped chunks pass their checksums, and nothing else adjusts the
  * stamps per CPU.  Else,

@@ -30,6 +30,17 @@ assert d["total"]["loss_markers"] == 1 and d["total"]["lost_marked"] == 7, d["to
 assert sum(s["loss_markers"] for s in d["streams"]) == 1
 ' && ok "drops --json --from 20.3: events, markers and streams count the window" ||
 	fail "drops --json --from 20.3"
+# the per-window table divides the window, not the file: 20 ms windows from 20.1 s
+"$F" drops --json --from 20.1 --to 20.45 "$S/rpt-drops.dat" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+w = d["windows"]
+assert d["window_ns"] == 20000000 and len(w) == 18, (d["window_ns"], len(w))
+assert w[0]["start"] == 20100000000 and w[-1]["start"] <= 20450000000 < w[-1]["end"], w
+assert sum(x["events"] for x in w) == d["events"] == 5, d["events"]
+assert sum(x["loss_markers"] for x in w) == d["total"]["loss_markers"], w
+' && ok "drops --from 20.1 --to 20.45: 18 windows of 20 ms from 20.1 s count the window's 5 events" ||
+	fail "drops --json --from 20.1 --to 20.45: windows do not divide the window"
 out=$("$F" overhead --from 99999 "$S/sample.dat")
 echo "$out" | grep -q "the window is outside the file's span 1608.705592..1612.880176" &&
 	ok "overhead --from after the trace says the window is outside the span" ||
