@@ -67,6 +67,8 @@ struct drops {
 	bool fixed;
 	size_t nwin;
 	struct window *win;
+	struct window *wcur;		/* the window of [wlo, whi), last looked up */
+	uint64_t wlo, whi;
 	struct stream *last_s;		/* stream of the previous event */
 	bool oom, too_many, based;
 	/* events inside --from/--to (all of them without): the summary counts these */
@@ -142,9 +144,12 @@ static struct window *window_at(struct drops *d, uint64_t ts)
 
 	if (ts < d->base)
 		ts = d->base;
+	/* events come in stamp order: most fall in the window of the one before */
+	if (d->wcur && ts >= d->wlo && ts < d->whi)
+		return d->wcur;
 	idx = (ts - d->base) / d->width;
 	while (!d->fixed && idx >= FINE_MAX) {
-		/* coarsen: ten fine windows become one */
+		/* coarsen: ten fine windows become one (none yet: the window's first event is late) */
 		size_t k, n = (d->nwin + 9) / 10;
 
 		for (k = 0; k < n; k++) {
@@ -153,7 +158,8 @@ static struct window *window_at(struct drops *d, uint64_t ts)
 			window_sum(d, k * 10, k * 10 + 10, &w);
 			d->win[k] = w;
 		}
-		memset(d->win + n, 0, (d->nwin - n) * sizeof(*d->win));
+		if (d->win)
+			memset(d->win + n, 0, (d->nwin - n) * sizeof(*d->win));
 		d->nwin = n;
 		d->width *= 10;
 		idx = (ts - d->base) / d->width;
@@ -181,7 +187,10 @@ static struct window *window_at(struct drops *d, uint64_t ts)
 		d->win = nw;
 		d->nwin = nn;
 	}
-	return &d->win[idx];
+	d->wcur = &d->win[idx];
+	d->wlo = d->base + idx * d->width;
+	d->whi = d->wlo + d->width < d->wlo ? UINT64_MAX : d->wlo + d->width;
+	return d->wcur;
 }
 
 static int drops_init(struct rpt_ctx *ctx, void *priv)
