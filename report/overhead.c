@@ -66,9 +66,16 @@ struct ocpu {
 
 struct otask {
 	int pid;
+	/*
+	 * The state is what the task's last switch-in, last switch-out and
+	 * last sched_process_exit say, whatever came before them: a window
+	 * read that skips chunks feeds the analyzer only those (the facts'
+	 * state records) and gets the state a full read has.
+	 */
 	bool running, off_known;
-	int off_state; /* at switch-out: 0 runnable, 1 blocked, 2 exited (time off is no one's) */
-	bool exited;		/* sched_process_exit seen (or switched out dead) */
+	bool off_dead;		/* switched out X (EXIT_DEAD) or Z (EXIT_ZOMBIE) */
+	bool off_blocked;	/* switched out in a sleeping state (not TASK_RUNNING) */
+	bool exit_seen;		/* a sched_process_exit since its last switch-in */
 	uint64_t off_since;
 	uint64_t on_cpu, runnable, blocked, switches;
 	uint64_t sys_count[2], sys_time[2];	/* per source: tracepoints, BPF */
@@ -252,17 +259,29 @@ static void switch_out(struct overhead *o, int pid, int64_t state, uint64_t ts, 
 	tp->running = false;
 	tp->off_known = true;
 	tp->off_since = ts;
-	/*
-	 * TASK_RUNNING (0) at switch-out: preempted, still runnable;
-	 * X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20), or after its
-	 * sched_process_exit: gone, so the time after is not blocked
-	 */
-	if (tp->exited || (state & 0x30)) {
-		tp->off_state = 2;
-		tp->exited = true;
-	} else {
-		tp->off_state = (state & 0xff) == 0 ? 0 : 1;
-	}
+	/* X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20): gone; TASK_RUNNING (0): preempted */
+	tp->off_dead = (state & 0x30) != 0;
+	tp->off_blocked = (state & 0xff) != 0;
+}
+
+/* Gone (exited, or switched out dead): the time after its switch-out is no one's. */
+static bool task_gone(const struct otask *t)
+{
+	return t->exit_seen || (t->off_known && t->off_dead);
+}
+
+/* The time a task spent off-CPU, up to ts: runnable or blocked, nothing once gone. */
+static void off_account(struct overhead *o, struct otask *t, uint64_t ts)
+{
+	uint64_t off;
+
+	if (!t->off_known || task_gone(t))
+		return;
+	off = clip(o, t->off_since, ts);
+	if (t->off_blocked)
+		t->blocked += off;
+	else
+		t->runnable += off;
 }
 
 /* The task taking a CPU at ts: the time since its switch-out was runnable or blocked. */
@@ -272,16 +291,8 @@ static void switch_in(struct overhead *o, int pid, uint64_t ts)
 
 	if (!tn)
 		return;
-	if (tn->off_known) {
-		uint64_t off = clip(o, tn->off_since, ts);
-
-		if (tn->off_state == 0)
-			tn->runnable += off;
-		else if (tn->off_state == 1)
-			tn->blocked += off;
-	}
-	if (tn->off_state == 2)
-		tn->exited = false;	/* the pid was reused */
+	off_account(o, tn, ts);
+	tn->exit_seen = false;	/* running again (a pid reused after an exit, too) */
 	if (ts >= o->t0 && ts <= o->t1)
 		tn->switches++;
 	tn->running = true;
@@ -398,7 +409,7 @@ static void on_proc_exit(struct overhead *o, const struct rpt_ctx *ctx, struct o
 	struct otask *tk = task_get(o, ctx->rec->task.pid);
 
 	if (tk)
-		tk->exited = true;
+		tk->exit_seen = true;
 }
 
 static void on_sys_enter(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu *c,
@@ -1027,15 +1038,7 @@ static void close_open(struct overhead *o, const struct rpt_ctx *ctx)
 		}
 	}
 	while ((t = rpt_map_next(&o->tasks, &pos, NULL)))
-		if (t->off_known) {
-			uint64_t off = clip(o, t->off_since, ctx->all_last_ts);
-
-			if (t->off_state == 0)
-				t->runnable += off;
-			else if (t->off_state == 1)
-				t->blocked += off;
-			t->off_known = false;
-		}
+		off_account(o, t, ctx->all_last_ts);
 }
 
 static int fill_cpus(const struct overhead *o, const struct rpt_ctx *ctx,
@@ -1093,7 +1096,7 @@ static int fill_tasks(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_
 		}
 		rt->pid = t->pid;
 		rt->tgid = rpt_tgid(ctx, t->pid);
-		rt->exited = t->exited;
+		rt->exited = task_gone(t);
 		rt->on_cpu_ns = t->on_cpu;
 		rt->runnable_ns = t->runnable;
 		rt->blocked_ns = t->blocked;
