@@ -80,6 +80,8 @@ enum fmt_option_id {
 	FMT_OPT_FT_TIMEINDEX = 0x4624,
 	/* u64 offset of the FMT_SEC_FT_FACTS section (the writer, at close) */
 	FMT_OPT_FT_FACTS = 0x4625,
+	/* u64 offset of the FMT_SEC_FT_STATE section (the writer, at close) */
+	FMT_OPT_FT_STATE = 0x4626,
 
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,
@@ -113,6 +115,15 @@ enum fmt_option_id {
 	 * char name[16]}: per chunk, the last assignment of each.
 	 */
 	FMT_SEC_FT_FACTS = 0x4684,
+	/*
+	 * The state records of the time index's chunks (fmt_reader_state()):
+	 * u32 version (1), u32 n, n x {u64 data offset (as in the time
+	 * index), u32 cpu, u32 0, u32 chunks, u32 records, chunks x {u32
+	 * pages that hold an event, u32 records}, then the records of all
+	 * chunks in order, each {u64 raw stamp, u32 size, u32 0, the event's
+	 * payload as in its page, padded with zeros to 8 bytes}.
+	 */
+	FMT_SEC_FT_STATE = 0x4685,
 };
 
 /* One BPF ringbuf reservation failure count for a time window. */
@@ -570,6 +581,43 @@ const struct fmt_cpu_facts *fmt_reader_facts(struct fmt_reader *r, int buffer, i
 /* 1 the file has facts (for *cpus of its CPUs, when not NULL), 0 none, -EBADMSG malformed. */
 int fmt_reader_facts_status(struct fmt_reader *r, int *cpus);
 
+/*
+ * The time index's state records (FMT_SEC_FT_STATE): per chunk, copies of
+ * the events that leave the analyzers' scheduling, syscall and interrupt
+ * state as it is at the chunk's end, and those that close what was open
+ * when the chunk began (enum fmt_state_kind below: the first and last
+ * sched_switch, the last irq and softirq entry or exit; per task its first
+ * and last switch-out, switch-in and exit, its last syscall entry or exit),
+ * in the chunk's order, and how many of its pages hold an event.
+ * An analyzer whose state is a function of such last events gets the
+ * state a full read has from these alone.  Stamps are raw.
+ */
+struct fmt_state_rec {
+	uint64_t ts;			/* raw stamp */
+	uint32_t size;			/* payload bytes (8 or more) */
+	const void *data;		/* the payload as in its page, common fields first */
+};
+struct fmt_chunk_state {
+	uint32_t npages;		/* pages of the chunk that hold an event */
+	uint32_t nrec, rec_at;		/* its records: recs[rec_at .. rec_at + nrec) */
+};
+struct fmt_cpu_state {
+	int buffer, cpu;
+	uint32_t n;			/* chunks: those of fmt_reader_tindex() */
+	struct fmt_chunk_state *chunks;
+	struct fmt_state_rec *recs;
+	uint32_t nrecs;
+};
+/*
+ * The state records of one CPU of one buffer, or NULL: none stored, or an
+ * entry that does not match its time index entry (chunk counts, records
+ * that the chunks cannot hold or past the section, stamps out of order
+ * within a chunk).  Owned by r.
+ */
+const struct fmt_cpu_state *fmt_reader_state(struct fmt_reader *r, int buffer, int cpu);
+/* 1 the file has state records (for *cpus of its CPUs, when not NULL), 0 none, -EBADMSG malformed. */
+int fmt_reader_state_status(struct fmt_reader *r, int *cpus);
+
 /* ---- iteration --------------------------------------------------------- */
 
 struct fmt_event {
@@ -834,6 +882,35 @@ static inline void fmt_namesrc_apply(const struct fmt_namesrc *ns, const void *d
 			tgid(ctx, pid, (int)fmt_field_u64(&ns->tgid, data, size));
 	}
 }
+
+/*
+ * The events that set the analyzers' scheduling, syscall and interrupt
+ * state (format/names.c), and the keys under which a chunk keeps the last
+ * of them (FMT_SEC_FT_STATE): the rules of report/kinds.c for these kinds,
+ * with the same required fields.  A sched_switch is kept as its CPU's first
+ * and last switch and as the first and last switch-out of prev_pid and
+ * switch-in of next_pid; a sched_process_exit as the first and last exit of
+ * its pid field; a syscall entry or exit (raw_syscalls, syscalls:
+ * sys_enter_* / sys_exit_*) as the last syscall event of its common_pid;
+ * irq_handler_entry/exit and softirq_entry/exit as their CPU's last of
+ * each pair.  The last of each give the state at the chunk's end; the
+ * first, what ends there the times that were open at a window's end.
+ */
+enum fmt_state_kind {
+	FMT_ST_NONE = 0,
+	FMT_ST_SWITCH,
+	FMT_ST_EXIT,
+	FMT_ST_SYSCALL,
+	FMT_ST_IRQ,
+	FMT_ST_SOFTIRQ,
+};
+struct fmt_statesrc {
+	int kind;			/* enum fmt_state_kind */
+	struct fmt_field a, b;		/* SWITCH: prev_pid, next_pid; EXIT: pid; SYSCALL: common_pid */
+};
+void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss);
+/* Can a format of system sys (text: its "name: ..." text) set state?  Before parsing it. */
+bool fmt_statesrc_may(const char *sys, const char *text, size_t len);
 
 /* ======================================================================= */
 /*                    output files, written whole or not                   */

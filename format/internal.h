@@ -61,6 +61,7 @@ struct fmt_reader {
 	struct fmt_sums *sums;	/* checksums option, decoded on first use (sums.c) */
 	struct fmt_tindex *tindex; /* time index section, decoded on first use (tindex.c) */
 	struct fmt_facts *facts;   /* its facts section, likewise */
+	struct fmt_state *state;   /* its state records section, likewise */
 	/*
 	 * Called around the fork that screens formats (before: true, then
 	 * false): an iterator's worker threads pause so that none holds a lock
@@ -78,6 +79,7 @@ void fmt_meta_free_reader(struct fmt_reader *r);
 void fmt_sums_free(struct fmt_sums *t);
 struct fmt_tindex;
 struct fmt_facts;
+struct fmt_state;
 
 /*
  * Where fmt_rerr() writes in a thread that decodes for an iterator (its
@@ -144,5 +146,6 @@ int fmt_page_walk(const void *page, uint32_t page_size, bool be, bool long8,
 /* The time index (tindex.c); NULL-safe. */
 void fmt_tindex_free(struct fmt_tindex *t);
 void fmt_facts_free(struct fmt_facts *f);
+void fmt_state_free(struct fmt_state *s);
 
 #endif

@@ -9,6 +9,12 @@
  * and the writer keeps, per chunk, what they would learn from it (the
  * time index's facts), so a window can be read without what lies before
  * or after it.  Both use this one table, so the two cannot disagree.
+ *
+ * The second table says which events set the analyzers' scheduling,
+ * syscall and interrupt state (report/kinds.c's rules for those kinds):
+ * the writer keeps copies of the last of them per chunk (the index's
+ * state records, FMT_SEC_FT_STATE), and a window's replay hands those to
+ * the analyzers in place of the chunks it skips.
  */
 #include <string.h>
 
@@ -116,6 +122,88 @@ bool fmt_namesrc_may_name(const char *sys, const char *text, size_t len)
 	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++)
 		if (!strcmp(sys, rules[r].sys) && strlen(rules[r].name) == nl &&
 		    !memcmp(nm, rules[r].name, nl))
+			return true;
+	return false;
+}
+
+/*
+ * The events that set state (fmt_statesrc_resolve), as report/kinds.c
+ * tells them: system and name, and the fields that rule requires.
+ */
+struct state_rule {
+	const char *sys, *name;
+	bool prefix;			/* name is a prefix, with more after it */
+	int kind;
+	const char *need;		/* an integer field the rule requires, or NULL */
+};
+
+static const struct state_rule state_rules[] = {
+	{ "sched", "sched_switch", false, FMT_ST_SWITCH, NULL },
+	{ "sched", "sched_process_exit", false, FMT_ST_EXIT, "pid" },
+	{ "raw_syscalls", "sys_enter", false, FMT_ST_SYSCALL, "id" },
+	{ "raw_syscalls", "sys_exit", false, FMT_ST_SYSCALL, "id" },
+	{ "syscalls", "sys_enter_", true, FMT_ST_SYSCALL, NULL },
+	{ "syscalls", "sys_exit_", true, FMT_ST_SYSCALL, NULL },
+	{ "irq", "irq_handler_entry", false, FMT_ST_IRQ, "irq" },
+	{ "irq", "irq_handler_exit", false, FMT_ST_IRQ, "irq" },
+	{ "irq", "softirq_entry", false, FMT_ST_SOFTIRQ, "vec" },
+	{ "irq", "softirq_exit", false, FMT_ST_SOFTIRQ, "vec" },
+};
+
+static bool state_name(const struct state_rule *r, const char *nm, size_t nl)
+{
+	size_t rl = strlen(r->name);
+
+	return r->prefix ? nl > rl && !memcmp(nm, r->name, rl) : nl == rl && !memcmp(nm, r->name, rl);
+}
+
+void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss)
+{
+	struct fmt_field f;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->a.offset = ss->b.offset = -1;
+	if (!e || !e->system || !e->name)
+		return;
+	for (size_t i = 0; i < sizeof(state_rules) / sizeof(state_rules[0]); i++) {
+		const struct state_rule *r = &state_rules[i];
+
+		if (strcmp(e->system, r->sys) || !state_name(r, e->name, strlen(e->name)))
+			continue;
+		if (r->need && !int_field(e, r->need, &f))
+			return;
+		switch (r->kind) {
+		case FMT_ST_SWITCH:
+			if (!int_field(e, "prev_pid", &ss->a) || !int_field(e, "next_pid", &ss->b)) {
+				ss->a.offset = ss->b.offset = -1;
+				return;
+			}
+			break;
+		case FMT_ST_EXIT:
+			ss->a = f;
+			break;
+		case FMT_ST_SYSCALL:
+			/* keyed by the calling task; without common_pid, by -1 */
+			if (!int_field(e, "common_pid", &ss->a))
+				ss->a.offset = -1;
+			break;
+		}
+		ss->kind = r->kind;
+		return;
+	}
+}
+
+bool fmt_statesrc_may(const char *sys, const char *text, size_t len)
+{
+	/* the text is not terminated: the name runs to the first newline within len */
+	const char *nm = len > 6 && !memcmp(text, "name: ", 6) ? text + 6 : NULL;
+	const char *nlp = nm ? memchr(nm, '\n', len - 6) : NULL;
+
+	if (!nlp)
+		return false;
+	for (size_t i = 0; i < sizeof(state_rules) / sizeof(state_rules[0]); i++)
+		if (!strcmp(sys, state_rules[i].sys) &&
+		    state_name(&state_rules[i], nm, (size_t)(nlp - nm)))
 			return true;
 	return false;
 }

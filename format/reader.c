@@ -2180,6 +2180,7 @@ void fmt_reader_close(struct fmt_reader *r)
 	fmt_sums_free(r->sums);
 	fmt_tindex_free(r->tindex);
 	fmt_facts_free(r->facts);
+	fmt_state_free(r->state);
 	free(r->path);
 	if (r->fd >= 0)
 		close(r->fd);

@@ -394,3 +394,211 @@ const struct fmt_cpu_facts *fmt_reader_facts(struct fmt_reader *r, int buffer, i
 			return &f->cpus[i];
 	return NULL;
 }
+
+/* ---- the state records (FMT_SEC_FT_STATE) ------------------------------------- */
+
+#define SENTRY_HDR	24
+#define SCHUNK_REC	8
+#define SREC_HDR	16
+
+struct fmt_state {
+	int status;		/* 1 parsed, 0 absent, -EBADMSG malformed */
+	int n;
+	struct fmt_cpu_state *cpus;
+	void *data;		/* the section: the records point into it */
+};
+
+static void state_cpus_free(struct fmt_state *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->cpus[i].chunks);
+		free(s->cpus[i].recs);
+	}
+	s->n = 0;
+}
+
+void fmt_state_free(struct fmt_state *s)
+{
+	if (!s)
+		return;
+	state_cpus_free(s);
+	free(s->cpus);
+	free(s->data);
+	free(s);
+}
+
+/*
+ * The records of one entry from d[*pos]: each must lie in the section;
+ * *keep turns false when one cannot be a record of its chunk (ti NULL:
+ * the entry is read past only).
+ */
+static int state_recs(struct fmt_reader *r, const uint8_t *d, size_t size, size_t *pos,
+		      struct fmt_cpu_state *cs, const struct fmt_cpu_tindex *ti, bool *keep)
+{
+	bool be = r->info.big_endian;
+	uint32_t page_size = ti ? r->info.buffers[cs->buffer].page_size : 0;
+	size_t p = *pos;
+
+	for (uint32_t k = 0; k < cs->n; k++) {
+		struct fmt_chunk_state *ch = &cs->chunks[k];
+		uint64_t prev = 0;
+
+		/* a record is 8 bytes or more in its page, and one of the chunk's events */
+		if (ti && (ch->npages > ti->chunks[k].raw / page_size ||
+			   ch->nrec > ti->chunks[k].raw / 8))
+			*keep = false;
+		for (uint32_t i = 0; i < ch->nrec; i++) {
+			struct fmt_state_rec *sr = &cs->recs[ch->rec_at + i];
+			size_t padded;
+			uint32_t n;
+
+			if (size - p < SREC_HDR)
+				return -EBADMSG;
+			sr->ts = fmt_get64(be, d + p);
+			n = fmt_get32(be, d + p + 8);
+			p += SREC_HDR;
+			padded = (size_t)n + (8 - n % 8) % 8;
+			if (padded > size - p)
+				return -EBADMSG;
+			sr->size = n;
+			sr->data = d + p;
+			p += padded;
+			if (n < 8 || (ti && n > page_size) || (i && sr->ts < prev))
+				*keep = false;
+			prev = sr->ts;
+		}
+	}
+	*pos = p;
+	return 0;
+}
+
+/* One CPU's entry at d[*pos]: kept in *cs when it matches its time index entry. */
+static int state_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size_t *pos,
+		       struct fmt_cpu_state *cs, bool *keep)
+{
+	bool be = r->info.big_endian;
+	const struct fmt_cpu_data *cd;
+	const struct fmt_cpu_tindex *ti = NULL;
+	uint64_t data_off, sum = 0;
+	size_t p = *pos;
+	uint32_t n, nrec, k;
+	int buffer = -1, err;
+
+	*keep = false;
+	if (size - p < SENTRY_HDR)
+		return -EBADMSG;
+	data_off = fmt_get64(be, d + p);
+	n = fmt_get32(be, d + p + 16);
+	nrec = fmt_get32(be, d + p + 20);
+	p += SENTRY_HDR;
+	if (n > (size - p) / SCHUNK_REC || nrec > (size - p - (size_t)n * SCHUNK_REC) / SREC_HDR)
+		return -EBADMSG;
+	for (k = 0; k < n; k++)
+		sum += fmt_get32(be, d + p + (size_t)k * SCHUNK_REC + 4);
+	if (sum != nrec)
+		return -EBADMSG;
+	cd = find_cpu(&r->info, data_off, &buffer);
+	if (cd) {
+		ti = fmt_reader_tindex(r, buffer, cd->cpu);
+		cs->buffer = buffer;
+		cs->cpu = cd->cpu;
+	}
+	/* an entry for no CPU of this file, or not for its index's chunks: read past, left out */
+	if (ti && (ti->data_offset != data_off || ti->n != n))
+		ti = NULL;
+	cs->chunks = calloc(n ? n : 1, sizeof(*cs->chunks));
+	cs->recs = calloc(nrec ? nrec : 1, sizeof(*cs->recs));
+	if (!cs->chunks || !cs->recs)
+		return -ENOMEM;
+	cs->n = n;
+	cs->nrecs = nrec;
+	for (k = 0; k < n; k++, p += SCHUNK_REC) {
+		cs->chunks[k].npages = fmt_get32(be, d + p);
+		cs->chunks[k].nrec = fmt_get32(be, d + p + 4);
+		cs->chunks[k].rec_at = k ? cs->chunks[k - 1].rec_at + cs->chunks[k - 1].nrec : 0;
+	}
+	*keep = ti != NULL;
+	err = state_recs(r, d, size, &p, cs, ti, keep);
+	*pos = p;
+	return err;
+}
+
+static int state_parse(struct fmt_reader *r, struct fmt_state *s, const uint8_t *d, size_t size)
+{
+	bool be = r->info.big_endian;
+	size_t pos = 8;
+	uint32_t nent;
+
+	if (size < 8 || fmt_get32(be, d) != 1)
+		return -EBADMSG;
+	nent = fmt_get32(be, d + 4);
+	if (nent > (size - 8) / SENTRY_HDR)
+		return -EBADMSG;
+	s->cpus = calloc(nent ? nent : 1, sizeof(*s->cpus));
+	if (!s->cpus)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < nent; e++) {
+		struct fmt_cpu_state *cs = &s->cpus[s->n];
+		bool keep;
+		int err;
+
+		memset(cs, 0, sizeof(*cs));
+		err = state_entry(r, d, size, &pos, cs, &keep);
+		if (err || !keep) {
+			free(cs->chunks);
+			free(cs->recs);
+			memset(cs, 0, sizeof(*cs));
+			if (err)
+				return err;
+			continue;
+		}
+		for (int i = 0; i < s->n; i++)
+			if (s->cpus[i].buffer == cs->buffer && s->cpus[i].cpu == cs->cpu)
+				return -EBADMSG;
+		s->n++;
+	}
+	return 0;
+}
+
+static struct fmt_state *state(struct fmt_reader *r)
+{
+	struct fmt_state *s = r->state;
+	size_t len = 0;
+	int err;
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	/* state records describe the index's chunks: none without it */
+	err = fmt_reader_tindex_status(r, NULL) == 1 ?
+	      last_section(r, FMT_OPT_FT_STATE, FMT_SEC_FT_STATE, &s->data, &len) : -ENOENT;
+	if (err != -ENOENT) {
+		err = err ?: state_parse(r, s, s->data, len);
+		s->status = err ? -EBADMSG : 1;
+		if (err)
+			state_cpus_free(s);
+	}
+	r->state = s;
+	return s;
+}
+
+int fmt_reader_state_status(struct fmt_reader *r, int *cpus)
+{
+	struct fmt_state *s = state(r);
+
+	if (cpus)
+		*cpus = s ? s->n : 0;
+	return s ? s->status : -ENOMEM;
+}
+
+const struct fmt_cpu_state *fmt_reader_state(struct fmt_reader *r, int buffer, int cpu)
+{
+	struct fmt_state *s = state(r);
+
+	for (int i = 0; s && i < s->n; i++)
+		if (s->cpus[i].buffer == buffer && s->cpus[i].cpu == cpu)
+			return &s->cpus[i];
+	return NULL;
+}

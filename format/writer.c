@@ -75,6 +75,7 @@ struct wcpu {
 	struct wfact *facts;
 	uint32_t nfacts, facts_cap;
 	struct dynbuf floss, fname;	/* loss and name records, chunk after chunk */
+	struct dynbuf fstate;		/* state records (FMT_SEC_FT_STATE), chunk after chunk */
 	bool facts_bad;			/* a page the readers find damaged, or no memory */
 	bool fprev, funsorted;		/* an event seen (fprev_ts its stamp); stamps went back */
 	uint64_t fprev_ts;
@@ -87,6 +88,7 @@ struct wcpu {
 /* What one chunk holds (FMT_SEC_FT_FACTS): events, raw stamps, losses and names. */
 struct wfact {
 	uint32_t nev, nloss, nnames;
+	uint32_t npages, nstate;	/* pages with an event; state records */
 	uint64_t first, last;
 };
 
@@ -166,6 +168,12 @@ struct fmt_writer {
 	uint8_t *nsrc_of;		/* by event id: index + 1 into nsrc, 0 none */
 	struct fmt_namesrc *nsrc;
 	int nnsrc;
+	/* which event ids set state (format/names.c), built with nsrc_of */
+	uint16_t *ssrc_of;		/* by event id: index + 1 into ssrc, 0 none */
+	struct fmt_statesrc *ssrc;
+	int nssrc;
+	struct dynbuf state;	/* the state section's entries, built with the facts' */
+	uint32_t nstate_entries;
 	bool nsrc_built, facts_stale, facts_off;
 	bool facts_redo;		/* close: every CPU's facts from its spool */
 	struct dynbuf facts;	/* the facts section's entries, built with the index's */
@@ -1287,9 +1295,26 @@ static void nsrc_add(struct fmt_writer *w, const char *sys, const char *text, si
 	struct tep_event *ev = NULL;
 	struct fmt_namesrc ns, *n;
 
-	/* only the formats that can name tasks are parsed (the screening is the reader's) */
-	if (!fmt_namesrc_may_name(sys, text, len) || tep_parse_format(w->ntep, &ev, text, len, sys) || !ev ||
-	    ev->id < 0 || ev->id > 65535)
+	bool may_name = fmt_namesrc_may_name(sys, text, len);
+	struct fmt_statesrc ss;
+
+	/* only the formats that can name tasks or set state are parsed */
+	if ((!may_name && !fmt_statesrc_may(sys, text, len)) ||
+	    tep_parse_format(w->ntep, &ev, text, len, sys) || !ev || ev->id < 0 || ev->id > 65535)
+		return;
+	fmt_statesrc_resolve(ev, &ss);
+	if (ss.kind && !w->ssrc_of[ev->id] && w->nssrc < 65535) {
+		struct fmt_statesrc *sn = realloc(w->ssrc, (size_t)(w->nssrc + 1) * sizeof(*sn));
+
+		if (!sn) {
+			w->facts_off = true;
+			return;
+		}
+		w->ssrc = sn;
+		sn[w->nssrc++] = ss;
+		w->ssrc_of[ev->id] = (uint16_t)w->nssrc;
+	}
+	if (!may_name)
 		return;
 	fmt_namesrc_resolve(ev, &ns);
 	if (!fmt_namesrc_any(&ns) || w->nsrc_of[ev->id] || w->nnsrc >= 255)
@@ -1326,6 +1351,9 @@ static void nsrc_build(struct fmt_writer *w)
 	free(w->nsrc);
 	w->nsrc = NULL;
 	w->nnsrc = 0;
+	free(w->ssrc);
+	w->ssrc = NULL;
+	w->nssrc = 0;
 	if (w->ntep)
 		tep_free(w->ntep);
 	w->ntep = tep_alloc();
@@ -1333,9 +1361,13 @@ static void nsrc_build(struct fmt_writer *w)
 		w->nsrc_of = calloc(65536, 1);
 	else
 		memset(w->nsrc_of, 0, 65536);
+	if (!w->ssrc_of)
+		w->ssrc_of = calloc(65536, sizeof(*w->ssrc_of));
+	else
+		memset(w->ssrc_of, 0, 65536 * sizeof(*w->ssrc_of));
 	w->nsrc_built = true;
 	w->facts_stale = false;
-	if (!w->ntep || !w->nsrc_of) {
+	if (!w->ntep || !w->nsrc_of || !w->ssrc_of) {
 		w->facts_off = true;
 		return;
 	}
@@ -1371,6 +1403,33 @@ struct fwalk {
 	uint32_t nnames, cap;
 	uint32_t *slot, nslots;		/* nslots a power of two, over twice nnames */
 	bool nomem;
+	/*
+	 * The state records: every candidate in the chunk's order, the later
+	 * taking over its keys; the chunk keeps those some key still names.
+	 */
+	struct scand *cands;
+	uint32_t ncands, ccap;
+	struct skey *keys;
+	uint32_t nkeys, kcap;
+	uint32_t *kslot, nkslots;
+	uint32_t cpu_key[4];		/* first switch, last switch, irq, softirq: cand + 1 */
+	uint32_t page, page_seen;	/* the page being walked; the last one with an event, + 1 */
+};
+
+/* One event that may be a state record: where it is in the chunk's pages. */
+struct scand {
+	uint64_t ts;
+	const void *data;
+	uint32_t size;
+};
+
+/*
+ * A task's state key (what: 1 switch-out, 2 switch-in, 3 exit, 4 syscall)
+ * and its first and last candidates (a window's end needs the first).
+ */
+struct skey {
+	int32_t pid;
+	uint32_t what, first, cand;
 };
 
 static inline uint32_t fname_hash(int pid, uint32_t what, uint32_t mask)
@@ -1456,6 +1515,110 @@ static void fw_tgid(void *arg, int pid, int tgid)
 		n->tgid = tgid;
 }
 
+/* A candidate for the chunk's state records: its index + 1, 0 without memory. */
+static uint32_t scand_add(struct fwalk *fw, uint64_t ts, const void *data, uint32_t size)
+{
+	if (fw->ncands == fw->ccap) {
+		uint32_t cap = fw->ccap ? fw->ccap * 2 : 64;
+		struct scand *nc = realloc(fw->cands, (size_t)cap * sizeof(*nc));
+
+		if (!nc) {
+			fw->nomem = true;
+			return 0;
+		}
+		fw->cands = nc;
+		fw->ccap = cap;
+	}
+	fw->cands[fw->ncands] = (struct scand){ ts, data, size };
+	return ++fw->ncands;
+}
+
+static bool skey_rehash(struct fwalk *fw, uint32_t nslots)
+{
+	uint32_t *ns = calloc(nslots, sizeof(*ns));
+
+	if (!ns)
+		return false;
+	for (uint32_t i = 0; i < fw->nkeys; i++) {
+		uint32_t h = fname_hash(fw->keys[i].pid, fw->keys[i].what, nslots - 1);
+
+		while (ns[h])
+			h = (h + 1) & (nslots - 1);
+		ns[h] = i + 1;
+	}
+	free(fw->kslot);
+	fw->kslot = ns;
+	fw->nkslots = nslots;
+	return true;
+}
+
+/* Task key (pid, what) now names candidate cand (index + 1). */
+static void skey_set(struct fwalk *fw, int pid, uint32_t what, uint32_t cand)
+{
+	struct skey *k;
+	uint32_t h;
+
+	if (fw->nkeys * 2 + 2 > fw->nkslots && !skey_rehash(fw, fw->nkslots ? fw->nkslots * 2 : 256)) {
+		fw->nomem = true;
+		return;
+	}
+	for (h = fname_hash(pid, what, fw->nkslots - 1); fw->kslot[h];
+	     h = (h + 1) & (fw->nkslots - 1)) {
+		k = &fw->keys[fw->kslot[h] - 1];
+		if (k->pid == pid && k->what == what) {
+			k->cand = cand;
+			if (what == 4)
+				k->first = cand;	/* a syscall's state needs only the last */
+			return;
+		}
+	}
+	if (fw->nkeys == fw->kcap) {
+		uint32_t cap = fw->kcap ? fw->kcap * 2 : 64;
+		struct skey *nk = realloc(fw->keys, (size_t)cap * sizeof(*nk));
+
+		if (!nk) {
+			fw->nomem = true;
+			return;
+		}
+		fw->keys = nk;
+		fw->kcap = cap;
+	}
+	fw->kslot[h] = fw->nkeys + 1;
+	fw->keys[fw->nkeys++] = (struct skey){ pid, what, cand, cand };
+}
+
+/* An event that sets state: a candidate under the keys format/names.c gives it. */
+static void fw_state(struct fwalk *fw, const struct fmt_statesrc *ss, uint64_t ts,
+		     const void *data, uint32_t size)
+{
+	uint32_t cand = scand_add(fw, ts, data, size);
+
+	if (!cand)
+		return;
+	switch (ss->kind) {
+	case FMT_ST_SWITCH:
+		if (!fw->cpu_key[0])
+			fw->cpu_key[0] = cand;
+		fw->cpu_key[1] = cand;
+		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 1, cand);
+		skey_set(fw, (int)fmt_field_u64(&ss->b, data, (int)size), 2, cand);
+		break;
+	case FMT_ST_EXIT:
+		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 3, cand);
+		break;
+	case FMT_ST_SYSCALL:
+		skey_set(fw, ss->a.offset >= 0 ? (int)fmt_field_u64(&ss->a, data, (int)size) : -1, 4,
+			 cand);
+		break;
+	case FMT_ST_IRQ:
+		fw->cpu_key[2] = cand;
+		break;
+	case FMT_ST_SOFTIRQ:
+		fw->cpu_key[3] = cand;
+		break;
+	}
+}
+
 static int fw_event(void *arg, uint64_t ts, const void *data, uint32_t size, int64_t missed)
 {
 	struct fwalk *fw = arg;
@@ -1465,6 +1628,10 @@ static int fw_event(void *arg, uint64_t ts, const void *data, uint32_t size, int
 	if (!fw->f->nev++)
 		fw->f->first = ts;
 	fw->f->last = ts;
+	if (fw->page_seen != fw->page + 1) {
+		fw->page_seen = fw->page + 1;
+		fw->f->npages++;
+	}
 	if (c->fprev && ts < c->fprev_ts)
 		c->funsorted = true;
 	if (missed) {
@@ -1487,6 +1654,8 @@ static int fw_event(void *arg, uint64_t ts, const void *data, uint32_t size, int
 			fw->ts = ts;
 			fmt_namesrc_apply(&w->nsrc[k - 1], data, (int)size, fw_comm, fw_tgid, fw);
 		}
+		if ((k = w->ssrc_of[id]))
+			fw_state(fw, &w->ssrc[k - 1], ts, data, size);
 	}
 	return 0;
 }
@@ -1515,6 +1684,51 @@ static bool facts_begin(struct fmt_writer *w, struct wcpu *c, struct fwalk *fw)
 	return true;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The chunk's state records: the candidates a key still names, once each, in order. */
+static void facts_state(struct wcpu *c, struct fwalk *fw)
+{
+	uint32_t *keep = malloc(((size_t)fw->nkeys * 2 + 4) * sizeof(*keep)), n = 0;
+	static const uint8_t zero[8];
+	bool be = fw->w->be;
+	int err = 0;
+
+	if (!keep) {
+		fw->nomem = true;
+		return;
+	}
+	for (int i = 0; i < 4; i++)
+		if (fw->cpu_key[i])
+			keep[n++] = fw->cpu_key[i];
+	for (uint32_t i = 0; i < fw->nkeys; i++) {
+		keep[n++] = fw->keys[i].first;
+		keep[n++] = fw->keys[i].cand;
+	}
+	qsort(keep, n, sizeof(*keep), cmp_u32);
+	for (uint32_t i = 0; i < n && !err; i++) {
+		const struct scand *sc;
+
+		if (i && keep[i] == keep[i - 1])
+			continue;
+		sc = &fw->cands[keep[i] - 1];
+		err = db_add64(&c->fstate, be, sc->ts);
+		err = err ?: db_add32(&c->fstate, be, sc->size);
+		err = err ?: db_add32(&c->fstate, be, 0);
+		err = err ?: db_add(&c->fstate, sc->data, sc->size);
+		err = err ?: db_add(&c->fstate, zero, (8 - sc->size % 8) % 8);
+		fw->f->nstate++;
+	}
+	if (err)
+		fw->nomem = true;
+	free(keep);
+}
+
 /* The chunk's names, the last of each (pid, what), after its records. */
 static void facts_end(struct wcpu *c, struct fwalk *fw)
 {
@@ -1533,8 +1747,12 @@ static void facts_end(struct wcpu *c, struct fwalk *fw)
 			fw->nomem = true;
 		fw->f->nnames++;
 	}
+	facts_state(c, fw);
 	free(fw->names);
 	free(fw->slot);
+	free(fw->cands);
+	free(fw->keys);
+	free(fw->kslot);
 	if (fw->nomem)
 		c->facts_bad = true;
 }
@@ -1542,9 +1760,33 @@ static void facts_end(struct wcpu *c, struct fwalk *fw)
 static void facts_reset(struct wcpu *c)
 {
 	c->nfacts = 0;
-	c->floss.len = c->fname.len = 0;
+	c->floss.len = c->fname.len = c->fstate.len = 0;
 	c->facts_bad = c->fprev = c->funsorted = false;
 	c->fprev_ts = 0;
+}
+
+/* One CPU's entry of the state section (layout at FMT_SEC_FT_STATE), next to its facts. */
+static void state_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
+{
+	uint32_t nrec = 0, i;
+	int err;
+
+	for (i = 0; i < c->nfacts; i++)
+		nrec += c->facts[i].nstate;
+	err = db_add64(&w->state, w->be, data_off);
+	err = err ?: db_add32(&w->state, w->be, (uint32_t)c->cpu);
+	err = err ?: db_add32(&w->state, w->be, 0);
+	err = err ?: db_add32(&w->state, w->be, c->nfacts);
+	err = err ?: db_add32(&w->state, w->be, nrec);
+	for (i = 0; i < c->nfacts && !err; i++) {
+		err = db_add32(&w->state, w->be, c->facts[i].npages);
+		err = err ?: db_add32(&w->state, w->be, c->facts[i].nstate);
+	}
+	err = err ?: db_add(&w->state, c->fstate.data, c->fstate.len);
+	if (!err)
+		w->nstate_entries++;
+	else
+		w->state.len = 0, w->nstate_entries = 0;
 }
 
 /* One CPU's entry of the facts section, next to its time index entry. */
@@ -1582,6 +1824,8 @@ static void facts_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
 		w->nfact_entries++;
 	else
 		w->facts.len = 0, w->nfact_entries = 0, w->facts_off = true;
+	if (!err)
+		state_entry(w, c, data_off);
 }
 
 /*
@@ -1598,6 +1842,7 @@ static void tix_pages(struct fmt_writer *w, struct wcpu *c, const uint8_t *data,
 	for (uint32_t i = 0; i < npages; i++) {
 		uint64_t t;
 
+		fw.page = i;
 		if (fmt_page_walk(data + (size_t)i * w->page_size, w->page_size, w->be, w->long8,
 				  facts && !c->facts_bad ? fw_event : NULL, &fw, &t) && facts)
 			c->facts_bad = true;	/* the readers would stop here: no facts */
@@ -2395,6 +2640,29 @@ static int write_tindex(struct fmt_writer *w)
 	return err ?: queue_ptr_option(w, FMT_OPT_FT_TIMEINDEX, off);
 }
 
+/* The state section (layout at FMT_SEC_FT_STATE) and its option, beside complete facts. */
+static int write_state(struct fmt_writer *w)
+{
+	struct dynbuf d = { 0 };
+	uint64_t off;
+	int err;
+
+	if (w->facts_off || !w->nstate_entries || w->nstate_entries != w->nfact_entries ||
+	    w->nfact_entries != w->ntix_entries)
+		return 0;
+	err = db_add32(&d, w->be, 1);
+	err = err ?: db_add32(&d, w->be, w->nstate_entries);
+	err = err ?: db_add(&d, w->state.data, w->state.len);
+	if (err) {
+		db_free(&d);
+		return 0;	/* without it, an analyzer that needs state reads more */
+	}
+	err = write_section(w, FMT_SEC_FT_STATE, "time index state records", w->compress, d.data,
+			    d.len, &off);
+	db_free(&d);
+	return err ?: queue_ptr_option(w, FMT_OPT_FT_STATE, off);
+}
+
 /* The facts section (layout at FMT_SEC_FT_FACTS) and its option, when every CPU has its entry. */
 static int write_facts(struct fmt_writer *w)
 {
@@ -2552,6 +2820,7 @@ static void wbuf_free(struct fmt_wbuf *b, bool unlink_spools)
 		free(c->facts);
 		db_free(&c->floss);
 		db_free(&c->fname);
+		db_free(&c->fstate);
 		free(c);
 	}
 	free(b->cpus);
@@ -2589,8 +2858,11 @@ static void writer_free(struct fmt_writer *w)
 	db_free(&w->sums);
 	db_free(&w->tix);
 	db_free(&w->facts);
+	db_free(&w->state);
 	free(w->nsrc);
 	free(w->nsrc_of);
+	free(w->ssrc);
+	free(w->ssrc_of);
 	if (w->ntep)
 		tep_free(w->ntep);
 	free(w->spool_prefix);
@@ -2754,6 +3026,8 @@ static int finish_file(struct fmt_writer *w)
 	if ((err = write_tindex(w)))
 		return err;
 	if ((err = write_facts(w)))
+		return err;
+	if ((err = write_state(w)))
 		return err;
 	if ((err = queue_checksums(w)))
 		return err;
@@ -2995,7 +3269,7 @@ static bool known_section(uint16_t id)
 {
 	return id == FMT_OPT_DONE || id == FMT_OPT_BUFFER || id == FMT_OPT_STRINGS ||
 	       (id >= FMT_OPT_HEADER_INFO && id <= FMT_OPT_CMDLINES) ||
-	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_FACTS);
+	       (id >= FMT_SEC_FT_SYMTAB && id <= FMT_SEC_FT_STATE);
 }
 
 /* pointer options that recovery re-creates for sections found in the walk */
