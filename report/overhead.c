@@ -68,9 +68,13 @@ struct otask {
 	int pid;
 	/*
 	 * The state is what the task's last switch-in, last switch-out and
-	 * last sched_process_exit say, whatever came before them: a window
-	 * read that skips chunks feeds the analyzer only those (the facts'
-	 * state records) and gets the state a full read has.
+	 * last sched_process_exit say, whatever came before them, and a time
+	 * off-CPU open at a window's end ends at the task's next switch or
+	 * exit: a window read that skips chunks gets those from the chunks'
+	 * state records (the first and last of each), and the figures a full
+	 * read has.  A switch-out without a switch-in before it (a recording
+	 * limited to some pids) starts a new time off-CPU: when the task ran
+	 * in between is unknown.
 	 */
 	bool running, off_known;
 	bool off_dead;		/* switched out X (EXIT_DEAD) or Z (EXIT_ZOMBIE) */
@@ -243,6 +247,26 @@ static struct osys *sys_get(struct overhead *o, int src, long nr, const char *na
 	return s;
 }
 
+/* Gone (exited, or switched out dead): the time after its switch-out is no one's. */
+static bool task_gone(const struct otask *t)
+{
+	return t->exit_seen || (t->off_known && t->off_dead);
+}
+
+/* The time a task spent off-CPU, up to ts: runnable or blocked, nothing once gone. */
+static void off_account(struct overhead *o, struct otask *t, uint64_t ts)
+{
+	uint64_t off;
+
+	if (!t->off_known || task_gone(t))
+		return;
+	off = clip(o, t->off_since, ts);
+	if (t->off_blocked)
+		t->blocked += off;
+	else
+		t->runnable += off;
+}
+
 /*
  * The task leaving a CPU at ts after dt on it (counted when its CPU is
  * selected): from now on it waits runnable, blocked, or is gone.
@@ -262,26 +286,6 @@ static void switch_out(struct overhead *o, int pid, int64_t state, uint64_t ts, 
 	/* X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20): gone; TASK_RUNNING (0): preempted */
 	tp->off_dead = (state & 0x30) != 0;
 	tp->off_blocked = (state & 0xff) != 0;
-}
-
-/* Gone (exited, or switched out dead): the time after its switch-out is no one's. */
-static bool task_gone(const struct otask *t)
-{
-	return t->exit_seen || (t->off_known && t->off_dead);
-}
-
-/* The time a task spent off-CPU, up to ts: runnable or blocked, nothing once gone. */
-static void off_account(struct overhead *o, struct otask *t, uint64_t ts)
-{
-	uint64_t off;
-
-	if (!t->off_known || task_gone(t))
-		return;
-	off = clip(o, t->off_since, ts);
-	if (t->off_blocked)
-		t->blocked += off;
-	else
-		t->runnable += off;
 }
 
 /* The task taking a CPU at ts: the time since its switch-out was runnable or blocked. */
@@ -635,7 +639,8 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		t->kind = okind_of[ctx->ki->kind] ? okind_of[ctx->ki->kind] : OK_OTHER;
 		t->rkind = (unsigned char)ctx->ki->kind;
 	}
-	count_page(o, ev);
+	if (!ctx->from_facts)
+		count_page(o, ev);
 	if (!c->seen) {
 		c->seen = true;
 		c->first = ev->rec.ts;
@@ -646,6 +651,39 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 		count_cost(o, ctx, t, ev);
 	if (on_okind[t->kind])
 		on_okind[t->kind](o, ctx, c, ev, pid);
+}
+
+/*
+ * A window may skip the chunks outside it: the state at its start and the
+ * switches after it come from the chunks' state records (the state here is
+ * a function of those last events, see struct otask), the CPUs' first
+ * events and the pages from the facts.
+ */
+static bool ovh_window_read(struct rpt_ctx *ctx, void *priv, struct rpt_window_read *w)
+{
+	(void)ctx;
+	(void)priv;
+	w->state = true;
+	return true;
+}
+
+static void ovh_window_begin(struct rpt_ctx *ctx, void *priv, const struct rpt_window_read *w)
+{
+	struct overhead *o = priv;
+
+	(void)ctx;
+	for (int i = 0; i < w->nstreams; i++) {
+		const struct rpt_stream_span *sp = &w->streams[i];
+		struct ocpu *c = cpu_get(o, sp->cpu);
+
+		if (!c)
+			continue;
+		if (!c->seen || sp->first_ts < c->first) {
+			c->seen = true;
+			c->first = sp->first_ts;
+		}
+		o->pages += sp->pages_skipped;
+	}
 }
 
 /* ---- output ------------------------------------------------------------------ */
@@ -2048,6 +2086,8 @@ const struct rpt_analyzer rpt_overhead_analyzer = {
 	.init = ovh_init,
 	/* scheduling state needs every event; the filters are applied inside */
 	.event_unfiltered = ovh_event,
+	.window_read = ovh_window_read,
+	.window_begin = ovh_window_begin,
 	.finish = ovh_finish,
 	.release = ovh_release,
 	.kinds = OVH_KINDS,

@@ -35,8 +35,8 @@ struct replay_type {
 
 /*
  * Before the analyzers see ev: its kind (resolved once per id), the task
- * names it carries, and its typed record when a running analyzer reads
- * that kind (want: the union of their .kinds).
+ * names it carries (tasks NULL: none learned), and its typed record when
+ * a running analyzer reads that kind (want: the union of their .kinds).
  */
 static void replay_prepare(struct rpt_ctx *ctx, struct rpt_types *types, struct rpt_tasks *tasks,
 			   const struct fmt_event *ev, uint64_t want, struct rpt_rec *rec)
@@ -61,7 +61,8 @@ static void replay_prepare(struct rpt_ctx *ctx, struct rpt_types *types, struct 
 		rt->done = true;
 	}
 	ctx->ki = &rt->ki;
-	rpt_tasks_track(tasks, &rt->ns, ev);
+	if (tasks)
+		rpt_tasks_track(tasks, &rt->ns, ev);
 	if (want & RPT_KIND_BIT(rt->ki.kind)) {
 		rpt_rec_decode(&rt->ki, ev->rec.data, ev->rec.size, rec);
 		ctx->rec = rec;
@@ -347,7 +348,20 @@ static int init_analyzers(struct replay *rp)
 struct seek_stream {
 	int buffer, cpu;
 	const struct fmt_cpu_facts *cf;
+	const struct fmt_cpu_state *cs;	/* its state records, when an analyzer asks */
 	uint32_t first, end;	/* the chunks read */
+};
+
+/*
+ * A state record of a skipped chunk, in merge order: its stamp, its
+ * stream's rank, then its place in the stream (before the window or after).
+ */
+struct fed_rec {
+	uint64_t ts;
+	int rank, buffer, cpu;
+	uint32_t ord;
+	bool before;
+	const struct fmt_state_rec *sr;
 };
 
 struct seek_plan {
@@ -359,6 +373,10 @@ struct seek_plan {
 	uint64_t first_ts, last_ts;	/* the file's first and last event */
 	struct rpt_window_read wr;	/* what the read covers, for the analyzers */
 	struct rpt_stream_id *skipped;	/* wr.skipped */
+	struct rpt_stream_span *spans;	/* wr.streams */
+	bool *state_an;			/* by analyzer: it gets the state records */
+	struct fed_rec *fed;		/* the skipped chunks' state records, in merge order */
+	size_t nfed, fed_at;
 };
 
 static inline int stream_rank(int buffer, int cpu)
@@ -378,6 +396,9 @@ static void plan_free(struct seek_plan *p)
 	free(p->s);
 	free(p->rg);
 	free(p->skipped);
+	free(p->spans);
+	free(p->state_an);
+	free(p->fed);
 	free(p);
 }
 
@@ -436,8 +457,9 @@ static bool plan_reach(struct replay *rp, struct seek_plan *p)
 	struct rpt_window_read *w = &p->wr;
 	bool ok = true;
 
-	*w = (struct rpt_window_read){ p->first_ts, p->last_ts, o->has_t0 ? o->t0_ns : 0,
-				       o->has_t1 ? o->t1_ns : UINT64_MAX, 0, NULL };
+	*w = (struct rpt_window_read){ .file_first_ts = p->first_ts, .file_last_ts = p->last_ts,
+				       .from = o->has_t0 ? o->t0_ns : 0,
+				       .to = o->has_t1 ? o->t1_ns : UINT64_MAX };
 	for (int k = 0; k < rp->n && ok; k++) {
 		const struct rpt_analyzer *a = rp->an[k];
 
@@ -446,10 +468,97 @@ static bool plan_reach(struct replay *rp, struct seek_plan *p)
 		if (!a->window_read || !p->any_first)
 			return false;
 		rp->ctx.conf = a->conf;
+		w->state = false;
 		ok = a->window_read(&rp->ctx, rp->privs[k], w);
 		rp->ctx.conf = NULL;
+		p->state_an[k] = w->state;
 	}
+	w->state = false;
+	for (int k = 0; k < rp->n; k++)
+		w->state |= p->state_an[k];
 	return ok;
+}
+
+/*
+ * The state records of every stream, when an analyzer asks for them: each
+ * stream must have them for the chunks of its facts, no chunk more records
+ * than events.  false: the file cannot give them, read it whole.
+ */
+static bool plan_state(const struct rpt_ctx *ctx, struct seek_plan *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		struct seek_stream *ss = &p->s[i];
+		const struct fmt_cpu_state *cs = fmt_reader_state(ctx->r, ss->buffer, ss->cpu);
+
+		if (!cs || cs->n != ss->cf->n)
+			return false;
+		for (uint32_t k = 0; k < cs->n; k++)
+			if (cs->chunks[k].nrec > ss->cf->chunks[k].nev ||
+			    cs->chunks[k].npages > ss->cf->chunks[k].nev)
+				return false;
+		ss->cs = cs;
+	}
+	return true;
+}
+
+static int cmp_fed(const void *a, const void *b)
+{
+	const struct fed_rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* The skipped chunks' state records in merge order, and what each stream's skipped chunks held. */
+static int plan_feed(const struct rpt_ctx *ctx, struct seek_plan *p)
+{
+	size_t n = 0;
+
+	p->spans = calloc(p->n ? p->n : 1, sizeof(*p->spans));
+	if (!p->spans)
+		return -ENOMEM;
+	for (int i = 0; i < p->n; i++) {
+		const struct seek_stream *ss = &p->s[i];
+
+		for (uint32_t k = 0; k < ss->cs->n; k++)
+			if (k < ss->first || k >= ss->end)
+				n += ss->cs->chunks[k].nrec;
+	}
+	p->fed = calloc(n ? n : 1, sizeof(*p->fed));
+	if (!p->fed)
+		return -ENOMEM;
+	for (int i = 0; i < p->n; i++) {
+		const struct seek_stream *ss = &p->s[i];
+		const struct fmt_cpu_state *cs = ss->cs;
+		struct rpt_stream_span *sp = &p->spans[p->wr.nstreams];
+		uint32_t ord = 0, k;
+
+		for (k = 0; k < ss->cf->n && !ss->cf->chunks[k].nev; k++)
+			;
+		if (k == ss->cf->n)
+			continue;	/* no events: no CPU to tell of */
+		*sp = (struct rpt_stream_span){ ss->buffer, ss->cpu,
+						fact_ts(ctx, ss, ss->cf->chunks[k].first), 0 };
+		p->wr.nstreams++;
+		for (k = 0; k < cs->n; k++) {
+			const struct fmt_chunk_state *ch = &cs->chunks[k];
+
+			if (k >= ss->first && k < ss->end)
+				continue;
+			sp->pages_skipped += ch->npages;
+			for (uint32_t j = 0; j < ch->nrec; j++)
+				p->fed[p->nfed++] = (struct fed_rec){
+					fact_ts(ctx, ss, cs->recs[ch->rec_at + j].ts),
+					stream_rank(ss->buffer, ss->cpu), ss->buffer, ss->cpu, ord++,
+					k < ss->first, &cs->recs[ch->rec_at + j] };
+		}
+	}
+	p->wr.streams = p->spans;
+	qsort(p->fed, p->nfed, sizeof(*p->fed), cmp_fed);
+	return 0;
 }
 
 static struct seek_plan *plan_window(struct replay *rp)
@@ -473,7 +582,8 @@ static struct seek_plan *plan_window(struct replay *rp)
 			ns += in->buffers[b].cpus[c].size != 0;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->s = calloc(ns ? ns : 1, sizeof(*p->s))) ||
-	    !(p->rg = calloc(ns ? ns : 1, sizeof(*p->rg)))) {
+	    !(p->rg = calloc(ns ? ns : 1, sizeof(*p->rg))) ||
+	    !(p->state_an = calloc(rp->n ? (size_t)rp->n : 1, sizeof(*p->state_an)))) {
 		plan_free(p);
 		return NULL;
 	}
@@ -530,7 +640,8 @@ static struct seek_plan *plan_window(struct replay *rp)
 	}
 	p->wr.skipped = p->skipped;
 	/* nothing to skip, or more markers than a replay keeps one by one: a full read */
-	if (!skipped || nloss >= RPT_MAX_LOSSES) {
+	if (!skipped || nloss >= RPT_MAX_LOSSES ||
+	    (p->wr.state && (!plan_state(ctx, p) || plan_feed(ctx, p)))) {
 		plan_free(p);
 		return NULL;
 	}
@@ -803,15 +914,71 @@ static int replay_event(struct replay *rp, const struct fmt_event *ev)
 	return err;
 }
 
+/* Does state record f come before event ev in merge order? */
+static inline bool fed_first(const struct fed_rec *f, const struct fmt_event *ev)
+{
+	int rank;
+
+	if (f->ts != ev->rec.ts)
+		return f->ts < ev->rec.ts;
+	rank = stream_rank(ev->buffer, ev->rec.cpu);
+	if (f->rank != rank)
+		return f->rank < rank;
+	return f->before;	/* its own stream: a chunk before the window's or after */
+}
+
+/*
+ * The state records of the skipped chunks up to ev (NULL: all that are
+ * left), to the analyzers that asked for them: not counted, not selected,
+ * and no names learned (the facts' names are applied in merge order).
+ */
+static void feed_state(struct replay *rp, const struct fmt_event *until)
+{
+	struct seek_plan *p = rp->plan;
+	struct rpt_ctx *ctx = &rp->ctx;
+
+	for (; p->fed_at < p->nfed && (!until || fed_first(&p->fed[p->fed_at], until)); p->fed_at++) {
+		const struct fed_rec *f = &p->fed[p->fed_at];
+		const uint8_t *d = f->sr->data;
+		struct fmt_event ev = { 0 };
+
+		ev.rec.ts = f->ts;
+		ev.rec.cpu = f->cpu;
+		ev.rec.data = (void *)d;
+		ev.rec.size = (int)f->sr->size;
+		ev.rec.record_size = (int)f->sr->size;
+		ev.buffer = f->buffer;
+		ev.raw_ts = f->sr->ts;
+		ev.type = ctx->info->big_endian ? d[0] << 8 | d[1] : d[1] << 8 | d[0];
+		ev.event = fmt_reader_event(ctx->r, ev.type);
+		replay_prepare(ctx, &rp->types, NULL, &ev, rp->want, &rp->rec);
+		ctx->from_facts = true;
+		for (int k = 0; k < rp->n; k++)
+			if (p->state_an[k])
+				rp->an[k]->event_unfiltered(ctx, rp->privs[k], &ev);
+		ctx->from_facts = false;
+	}
+}
+
 /* Every event of the file, between a slice's prologue and epilogue records. */
 static int replay_events(struct replay *rp)
 {
 	const struct fmt_event *ev;
+	bool fed = rp->plan && rp->plan->nfed;
 	int err = 0, rc;
 
 	feed_slice_records(&rp->ctx, "prologue", &rp->types, &rp->tasks, rp->an, rp->n, rp->privs);
-	while (!err && (rc = fmt_iter_next(rp->it, &ev)) != 0)
-		err = rc < 0 ? stream_error(rp, rc) : replay_event(rp, ev);
+	while (!err && (rc = fmt_iter_next(rp->it, &ev)) != 0) {
+		if (rc < 0) {
+			err = stream_error(rp, rc);
+			continue;
+		}
+		if (fed && rp->plan->fed_at < rp->plan->nfed)
+			feed_state(rp, ev);
+		err = replay_event(rp, ev);
+	}
+	if (!err && fed)
+		feed_state(rp, NULL);
 	if (!err)
 		feed_slice_records(&rp->ctx, "epilogue", &rp->types, &rp->tasks, rp->an, rp->n,
 				   rp->privs);

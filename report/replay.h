@@ -122,17 +122,38 @@ struct rpt_ctx {
 	 */
 	const struct rpt_kind_info *ki;
 	const struct rpt_rec *rec;
+	/*
+	 * During event_unfiltered(): the event is not one read from the file
+	 * but a state record of a chunk a window skipped (window_read() asked
+	 * for them): it sets state, and is neither counted nor selected.
+	 */
+	bool from_facts;
 };
 
 /* What an analyzer learns of a window read that skips chunks, and what it widens. */
 struct rpt_window_read {
 	uint64_t file_first_ts, file_last_ts;	/* the file's first and last event */
 	uint64_t from, to;	/* the stamps read: --from/--to (0, UINT64_MAX without) or wider */
+	/*
+	 * Set by window_read() when the analyzer's state is a function of the
+	 * last events of each kind per CPU and task (format.h, enum
+	 * fmt_state_kind): event_unfiltered() then also gets the skipped
+	 * chunks' state records, in merge order among the events read, with
+	 * ctx->from_facts set.  A file without them is read whole.
+	 */
+	bool state;
 	/* to window_begin(): the streams whose skipped chunks held events */
 	int nskipped;
 	const struct rpt_stream_id {
 		int buffer, cpu;
 	} *skipped;
+	/* to window_begin(): every stream with events, and what its skipped chunks held */
+	int nstreams;
+	const struct rpt_stream_span {
+		int buffer, cpu;
+		uint64_t first_ts;	/* its first event (adjusted) */
+		uint64_t pages_skipped;	/* pages that hold an event in its skipped chunks (state) */
+	} *streams;
 };
 
 struct rpt_analyzer {
