@@ -452,10 +452,13 @@ static void print_tindex(struct info *inf)
 
 	if (!strcmp(st, "stored")) {
 		int fcpus = 0, fst = fmt_reader_facts_status(inf->r, &fcpus);
+		int scpus = 0, sst = fmt_reader_state_status(inf->r, &scpus);
 
-		printf("time index:  stored, %llu chunk%s%s\n", (unsigned long long)chunks,
+		printf("time index:  stored, %llu chunk%s%s%s\n", (unsigned long long)chunks,
 		       chunks == 1 ? "" : "s", fst == 1 && fcpus ? ", with their facts" :
-		       fst == -EBADMSG ? ", facts malformed" : "");
+		       fst == -EBADMSG ? ", facts malformed" : "",
+		       sst == 1 && scpus ? " and state records" :
+		       sst == -EBADMSG ? ", state records malformed" : "");
 	}
 	else
 		printf("time index:  %s (--from searches the pages)\n",
@@ -701,6 +704,10 @@ static void json_header(struct info *inf, const char *path, struct rpt_json *j)
 		/* what a window's reader knows of the chunks it skips (FMT_SEC_FT_FACTS) */
 		rpt_json_kstr(j, "facts", fst == 1 ? "stored" : fst == -EBADMSG ? "malformed" : "none");
 		rpt_json_ki64(j, "facts_cpus", fcpus);
+		/* and the state that analyzers such as overhead carry over them (FMT_SEC_FT_STATE) */
+		fst = fmt_reader_state_status(inf->r, &fcpus);
+		rpt_json_kstr(j, "state", fst == 1 ? "stored" : fst == -EBADMSG ? "malformed" : "none");
+		rpt_json_ki64(j, "state_cpus", fcpus);
 	}
 	rpt_json_obj_end(j);
 }
