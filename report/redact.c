@@ -109,7 +109,9 @@ static const char *const kaddr_names[] = { "ip", "parent_ip", "func", "caller_ip
 					   "function", "fmt", "str", NULL };
 static const char *const ptr_names[] = { "ptr", "call_site", "skbaddr", "skb", "addr", "page",
 					 NULL };
-static const char *const path_names[] = { "filename", "pathname", "path", "file", "fname", NULL };
+/* interp: the interpreter sched_prepare_exec names (the file itself when there is none) */
+static const char *const path_names[] = { "filename", "pathname", "path", "file", "fname", "interp",
+					  NULL };
 
 static int str_class(const char *name)
 {

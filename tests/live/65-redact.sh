@@ -30,12 +30,17 @@ head -c 32 /dev/urandom > key2
 # the command: the planted binary opens the planted file and names it in a print event
 cat > cmd.sh <<EOF
 m=$TRACEFS/instances/flytrap-\$PPID/trace_marker
+(cd "$D" && "./$task" -c true)
 exec "$D/$task" -c 'cat "$file" > /dev/null; [ -w "\$0" ] && echo "opened $file" > "\$0"; sleep 0.3' "\$m" "\$1"
 EOF
 bpf=(--bpf offcpu)
+# kernels from 6.10 also name the binary in sched_prepare_exec's interp and filename
+# (the relative path of the first exec in cmd.sh, which only those fields hold)
+pe=
+[ -e "$TRACEFS/events/sched/sched_prepare_exec" ] && pe="-e sched:sched_prepare_exec"
 rec() {
 	unshare -u sh -c "hostname '$host' && exec \"$FLYTRAP\" record -q -e sched:sched_switch \
-		-e sched:sched_process_exec -e sched:sched_process_fork -e sched:sched_wakeup $* \
+		-e sched:sched_process_exec -e sched:sched_process_fork -e sched:sched_wakeup $pe $* \
 		-o r.dat -- sh cmd.sh '$arg'" 2> rec.err
 }
 rec "${bpf[*]}" || { bpf=(); rec || { fail "record failed: $(cat rec.err)"; finish; }; }
