@@ -191,6 +191,62 @@ const struct fmt_cpu_tindex *fmt_reader_tindex(struct fmt_reader *r, int buffer,
 	return NULL;
 }
 
+/*
+ * The entries of a per-CPU section of the index (the facts, the state
+ * records): u32 version 1, u32 count, then entries of at least hdr bytes
+ * that entry() reads one by one into elements of esize bytes, each
+ * beginning with {int buffer, cpu}.  An entry it does not keep is
+ * released by drop(); a second entry for one CPU makes both doubtful.
+ */
+struct cpu_entry {
+	int buffer, cpu;
+};
+
+static int entries_parse(struct fmt_reader *r, const uint8_t *d, size_t size, size_t hdr,
+			 size_t esize, void **arr, int *n,
+			 int (*entry)(struct fmt_reader *r, const uint8_t *d, size_t size, size_t *pos,
+				      void *e, bool *keep),
+			 void (*drop)(void *e))
+{
+	bool be = r->info.big_endian;
+	size_t pos = 8;
+	uint32_t nent;
+	uint8_t *a;
+
+	if (size < 8 || fmt_get32(be, d) != 1)
+		return -EBADMSG;
+	nent = fmt_get32(be, d + 4);
+	if (nent > (size - 8) / hdr)
+		return -EBADMSG;
+	a = calloc(nent ? nent : 1, esize);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	for (uint32_t e = 0; e < nent; e++) {
+		struct cpu_entry *ce = (struct cpu_entry *)(a + (size_t)*n * esize);
+		bool keep;
+		int err;
+
+		memset(ce, 0, esize);
+		err = entry(r, d, size, &pos, ce, &keep);
+		if (err || !keep) {
+			drop(ce);
+			memset(ce, 0, esize);
+			if (err)
+				return err;
+			continue;
+		}
+		for (int i = 0; i < *n; i++) {
+			const struct cpu_entry *o = (const struct cpu_entry *)(a + (size_t)i * esize);
+
+			if (o->buffer == ce->buffer && o->cpu == ce->cpu)
+				return -EBADMSG;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
 /* ---- the facts (FMT_SEC_FT_FACTS) ------------------------------------------------ */
 
 #define FENTRY_HDR	24
@@ -204,23 +260,30 @@ struct fmt_facts {
 	struct fmt_cpu_facts *cpus;
 };
 
+static void facts_drop(void *e)
+{
+	struct fmt_cpu_facts *cf = e;
+
+	free(cf->chunks);
+	free(cf->losses);
+	free(cf->names);
+}
+
 void fmt_facts_free(struct fmt_facts *f)
 {
 	if (!f)
 		return;
-	for (int i = 0; i < f->n; i++) {
-		free(f->cpus[i].chunks);
-		free(f->cpus[i].losses);
-		free(f->cpus[i].names);
-	}
+	for (int i = 0; i < f->n; i++)
+		facts_drop(&f->cpus[i]);
 	free(f->cpus);
 	free(f);
 }
 
 /* One CPU's entry at d[*pos]: kept in *cf when it matches its time index entry. */
 static int facts_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size_t *pos,
-		       struct fmt_cpu_facts *cf, bool *keep)
+		       void *e, bool *keep)
 {
+	struct fmt_cpu_facts *cf = e;
 	bool be = r->info.big_endian;
 	const struct fmt_cpu_tindex *ti = NULL;
 	uint64_t data_off, nloss = 0, nnames = 0;
@@ -305,45 +368,6 @@ static int facts_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size
 	return 0;
 }
 
-static int facts_parse(struct fmt_reader *r, struct fmt_facts *f, const uint8_t *d, size_t size)
-{
-	bool be = r->info.big_endian;
-	size_t pos = 8;
-	uint32_t nent;
-
-	if (size < 8 || fmt_get32(be, d) != 1)
-		return -EBADMSG;
-	nent = fmt_get32(be, d + 4);
-	if (nent > (size - 8) / FENTRY_HDR)
-		return -EBADMSG;
-	f->cpus = calloc(nent ? nent : 1, sizeof(*f->cpus));
-	if (!f->cpus)
-		return -ENOMEM;
-	for (uint32_t e = 0; e < nent; e++) {
-		struct fmt_cpu_facts *cf = &f->cpus[f->n];
-		bool keep;
-		int err;
-
-		memset(cf, 0, sizeof(*cf));
-		err = facts_entry(r, d, size, &pos, cf, &keep);
-		if (err || !keep) {
-			free(cf->chunks);
-			free(cf->losses);
-			free(cf->names);
-			memset(cf, 0, sizeof(*cf));
-			if (err)
-				return err;
-			continue;
-		}
-		/* one entry per CPU: a second one for the same CPU makes both doubtful */
-		for (int i = 0; i < f->n; i++)
-			if (f->cpus[i].buffer == cf->buffer && f->cpus[i].cpu == cf->cpu)
-				return -EBADMSG;
-		f->n++;
-	}
-	return 0;
-}
-
 static struct fmt_facts *facts(struct fmt_reader *r)
 {
 	struct fmt_facts *f = r->facts;
@@ -360,14 +384,12 @@ static struct fmt_facts *facts(struct fmt_reader *r)
 	err = fmt_reader_tindex_status(r, NULL) == 1 ?
 	      last_section(r, FMT_OPT_FT_FACTS, FMT_SEC_FT_FACTS, &data, &len) : -ENOENT;
 	if (err != -ENOENT) {
-		err = err ?: facts_parse(r, f, data, len);
+		err = err ?: entries_parse(r, data, len, FENTRY_HDR, sizeof(*f->cpus),
+					   (void **)&f->cpus, &f->n, facts_entry, facts_drop);
 		f->status = err ? -EBADMSG : 1;
 		if (err) {
-			for (int i = 0; i < f->n; i++) {
-				free(f->cpus[i].chunks);
-				free(f->cpus[i].losses);
-				free(f->cpus[i].names);
-			}
+			for (int i = 0; i < f->n; i++)
+				facts_drop(&f->cpus[i]);
 			f->n = 0;
 		}
 		free(data);
@@ -408,12 +430,18 @@ struct fmt_state {
 	void *data;		/* the section: the records point into it */
 };
 
+static void state_drop(void *e)
+{
+	struct fmt_cpu_state *cs = e;
+
+	free(cs->chunks);
+	free(cs->recs);
+}
+
 static void state_cpus_free(struct fmt_state *s)
 {
-	for (int i = 0; i < s->n; i++) {
-		free(s->cpus[i].chunks);
-		free(s->cpus[i].recs);
-	}
+	for (int i = 0; i < s->n; i++)
+		state_drop(&s->cpus[i]);
 	s->n = 0;
 }
 
@@ -474,8 +502,9 @@ static int state_recs(struct fmt_reader *r, const uint8_t *d, size_t size, size_
 
 /* One CPU's entry at d[*pos]: kept in *cs when it matches its time index entry. */
 static int state_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size_t *pos,
-		       struct fmt_cpu_state *cs, bool *keep)
+		       void *e, bool *keep)
 {
+	struct fmt_cpu_state *cs = e;
 	bool be = r->info.big_endian;
 	const struct fmt_cpu_data *cd;
 	const struct fmt_cpu_tindex *ti = NULL;
@@ -523,43 +552,6 @@ static int state_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size
 	return err;
 }
 
-static int state_parse(struct fmt_reader *r, struct fmt_state *s, const uint8_t *d, size_t size)
-{
-	bool be = r->info.big_endian;
-	size_t pos = 8;
-	uint32_t nent;
-
-	if (size < 8 || fmt_get32(be, d) != 1)
-		return -EBADMSG;
-	nent = fmt_get32(be, d + 4);
-	if (nent > (size - 8) / SENTRY_HDR)
-		return -EBADMSG;
-	s->cpus = calloc(nent ? nent : 1, sizeof(*s->cpus));
-	if (!s->cpus)
-		return -ENOMEM;
-	for (uint32_t e = 0; e < nent; e++) {
-		struct fmt_cpu_state *cs = &s->cpus[s->n];
-		bool keep;
-		int err;
-
-		memset(cs, 0, sizeof(*cs));
-		err = state_entry(r, d, size, &pos, cs, &keep);
-		if (err || !keep) {
-			free(cs->chunks);
-			free(cs->recs);
-			memset(cs, 0, sizeof(*cs));
-			if (err)
-				return err;
-			continue;
-		}
-		for (int i = 0; i < s->n; i++)
-			if (s->cpus[i].buffer == cs->buffer && s->cpus[i].cpu == cs->cpu)
-				return -EBADMSG;
-		s->n++;
-	}
-	return 0;
-}
-
 static struct fmt_state *state(struct fmt_reader *r)
 {
 	struct fmt_state *s = r->state;
@@ -575,7 +567,8 @@ static struct fmt_state *state(struct fmt_reader *r)
 	err = fmt_reader_tindex_status(r, NULL) == 1 ?
 	      last_section(r, FMT_OPT_FT_STATE, FMT_SEC_FT_STATE, &s->data, &len) : -ENOENT;
 	if (err != -ENOENT) {
-		err = err ?: state_parse(r, s, s->data, len);
+		err = err ?: entries_parse(r, s->data, len, SENTRY_HDR, sizeof(*s->cpus),
+					   (void **)&s->cpus, &s->n, state_entry, state_drop);
 		s->status = err ? -EBADMSG : 1;
 		if (err)
 			state_cpus_free(s);

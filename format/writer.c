@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1437,23 +1438,39 @@ static inline uint32_t fname_hash(int pid, uint32_t what, uint32_t mask)
 	return (((uint32_t)pid * 2654435761u) ^ what) & mask;
 }
 
-static bool fname_rehash(struct fwalk *fw, uint32_t nslots)
+/*
+ * A table of nslots indexes + 1 into the n elements of arr (stride bytes
+ * each, an int32_t pid and a uint32_t what at the offsets given), for the
+ * chunk's names and its state keys alike.
+ */
+static bool pid_rehash(uint32_t **slot, uint32_t *cur, uint32_t nslots, const void *arr,
+		       size_t stride, size_t pid_at, size_t what_at, uint32_t n)
 {
 	uint32_t *ns = calloc(nslots, sizeof(*ns));
 
 	if (!ns)
 		return false;
-	for (uint32_t i = 0; i < fw->nnames; i++) {
-		uint32_t h = fname_hash(fw->names[i].pid, fw->names[i].what, nslots - 1);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = (const uint8_t *)arr + (size_t)i * stride;
+		int32_t pid;
+		uint32_t what, h;
 
-		while (ns[h])
-			h = (h + 1) & (nslots - 1);
+		memcpy(&pid, e + pid_at, sizeof(pid));
+		memcpy(&what, e + what_at, sizeof(what));
+		for (h = fname_hash(pid, what, nslots - 1); ns[h]; h = (h + 1) & (nslots - 1))
+			;
 		ns[h] = i + 1;
 	}
-	free(fw->slot);
-	fw->slot = ns;
-	fw->nslots = nslots;
+	free(*slot);
+	*slot = ns;
+	*cur = nslots;
 	return true;
+}
+
+static bool fname_rehash(struct fwalk *fw, uint32_t nslots)
+{
+	return pid_rehash(&fw->slot, &fw->nslots, nslots, fw->names, sizeof(*fw->names),
+			  offsetof(struct fname, pid), offsetof(struct fname, what), fw->nnames);
 }
 
 static struct fname *fname_new(struct fwalk *fw, int pid, uint32_t what)
@@ -1535,21 +1552,8 @@ static uint32_t scand_add(struct fwalk *fw, uint64_t ts, const void *data, uint3
 
 static bool skey_rehash(struct fwalk *fw, uint32_t nslots)
 {
-	uint32_t *ns = calloc(nslots, sizeof(*ns));
-
-	if (!ns)
-		return false;
-	for (uint32_t i = 0; i < fw->nkeys; i++) {
-		uint32_t h = fname_hash(fw->keys[i].pid, fw->keys[i].what, nslots - 1);
-
-		while (ns[h])
-			h = (h + 1) & (nslots - 1);
-		ns[h] = i + 1;
-	}
-	free(fw->kslot);
-	fw->kslot = ns;
-	fw->nkslots = nslots;
-	return true;
+	return pid_rehash(&fw->kslot, &fw->nkslots, nslots, fw->keys, sizeof(*fw->keys),
+			  offsetof(struct skey, pid), offsetof(struct skey, what), fw->nkeys);
 }
 
 /* Task key (pid, what) now names candidate cand (index + 1). */
