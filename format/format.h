@@ -594,7 +594,7 @@ int fmt_reader_facts_status(struct fmt_reader *r, int *cpus);
  */
 struct fmt_state_rec {
 	uint64_t ts;			/* raw stamp */
-	uint32_t size;			/* payload bytes (8 or more) */
+	uint32_t size;			/* payload bytes (2 or more: its common_type) */
 	const void *data;		/* the payload as in its page, common fields first */
 };
 struct fmt_chunk_state {

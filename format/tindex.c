@@ -239,8 +239,10 @@ static int entries_parse(struct fmt_reader *r, const uint8_t *d, size_t size, si
 		for (int i = 0; i < *n; i++) {
 			const struct cpu_entry *o = (const struct cpu_entry *)(a + (size_t)i * esize);
 
-			if (o->buffer == ce->buffer && o->cpu == ce->cpu)
+			if (o->buffer == ce->buffer && o->cpu == ce->cpu) {
+				drop(ce);	/* not counted in *n: its owner frees it here */
 				return -EBADMSG;
+			}
 		}
 		(*n)++;
 	}
@@ -491,7 +493,7 @@ static int state_recs(struct fmt_reader *r, const uint8_t *d, size_t size, size_
 			sr->size = n;
 			sr->data = d + p;
 			p += padded;
-			if (n < 8 || (ti && n > page_size) || (i && sr->ts < prev))
+			if (n < 2 || (ti && n > page_size) || (i && sr->ts < prev))
 				*keep = false;
 			prev = sr->ts;
 		}

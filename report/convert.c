@@ -327,7 +327,9 @@ static int read_kallsyms(const char *path, char **text, size_t *len)
 
 /*
  * Options flytrap rebuilds itself (they hold offsets into the old file, or,
- * the writer's checksums, digest and time index, describe the old bytes).
+ * the writer's checksums, digest, time index and its facts and state
+ * records, describe the old bytes: a writer that builds none of its own
+ * must not leave the old ones pointing into the new file).
  */
 static bool rebuilt_option(uint16_t id)
 {
@@ -335,6 +337,8 @@ static bool rebuilt_option(uint16_t id)
 	case FMT_OPT_FT_CHECKSUMS:
 	case FMT_OPT_FT_DIGEST:
 	case FMT_OPT_FT_TIMEINDEX:
+	case FMT_OPT_FT_FACTS:
+	case FMT_OPT_FT_STATE:
 	case FMT_OPT_DONE:
 	case FMT_OPT_BUFFER:
 	case FMT_OPT_STRINGS:

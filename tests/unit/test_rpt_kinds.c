@@ -6,7 +6,16 @@
  * the probe groups, a missing or impossible required field makes the event
  * "other", and the decoder reads nothing past a short record (run it under
  * SAN=1: the records are malloc'd to their exact size).
+ *
+ * The writer's second table (format/names.c, fmt_statesrc_resolve: which
+ * events the time index keeps as state records) must say what this one
+ * says of the same formats, or a window would start from other events than
+ * the analyzers act on: the state kind of every format here and of every
+ * format stored in the .dat files of tests/data and the fixtures is the
+ * one its kind maps to, with the same pid fields, and the writer's
+ * screening of format texts (fmt_statesrc_may) lets each of them through.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +152,42 @@ static const struct fmt_src formats[] = {
 	/* an off-CPU record with its duration only: no stacks, no tgid */
 	{ "flytrap", "name: offcpu\nID: 43\nformat:\n" COMMON
 	  "\tfield:u64 duration;\toffset:8;\tsize:8;\tsigned:0;\n" PRINT },
+	/* the state events without a field their rule needs, or in another system (44-57) */
+	{ "sched", "name: sched_process_exit\nID: 44\nformat:\n" COMMON
+	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n" PRINT },
+	{ "irq", "name: irq_handler_entry\nID: 45\nformat:\n" COMMON
+	  "\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "irq", "name: irq_handler_exit\nID: 46\nformat:\n" COMMON
+	  "\tfield:int ret;\toffset:8;\tsize:4;\tsigned:1;\n" PRINT },
+	/* vec as a __data_loc: not an integer the readers take */
+	{ "irq", "name: softirq_entry\nID: 47\nformat:\n" COMMON
+	  "\tfield:__data_loc char[] vec;\toffset:8;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "raw_syscalls", "name: sys_enter\nID: 48\nformat:\n" COMMON
+	  "\tfield:unsigned long args[6];\toffset:8;\tsize:48;\tsigned:0;\n" PRINT },
+	/* a raw exit with its id and no ret: still an exit (ret is not required) */
+	{ "raw_syscalls", "name: sys_exit\nID: 49\nformat:\n" COMMON
+	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n" PRINT },
+	{ "mysyscalls", "name: sys_enter_openat\nID: 50\nformat:\n" COMMON
+	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n" PRINT },
+	/* a pid of 3 bytes, a next_pid that is a string */
+	{ "sched", "name: sched_process_exit\nID: 51\nformat:\n" COMMON
+	  "\tfield:char pid[3];\toffset:8;\tsize:3;\tsigned:1;\n" PRINT },
+	{ "sched", "name: sched_switch\nID: 52\nformat:\n" COMMON
+	  "\tfield:pid_t prev_pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:char next_pid[16];\toffset:12;\tsize:16;\tsigned:0;\n" PRINT },
+	/* a named syscall exit of a format without common_pid: kept as nobody's (-1) */
+	{ "syscalls", "name: sys_exit_read\nID: 53\nformat:\n"
+	  "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+	  "\tfield:long ret;\toffset:8;\tsize:8;\tsigned:1;\n" PRINT },
+	{ "irq", "name: softirq_entry\nID: 54\nformat:\n" COMMON
+	  "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n" PRINT },
+	{ "irq", "name: irq_handler_exit\nID: 55\nformat:\n" COMMON
+	  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n" PRINT },
+	/* names that start like the rules' and are other events */
+	{ "sched", "name: sched_switch_x\nID: 56\nformat:\n" COMMON SWITCH_FIELDS PRINT },
+	{ "raw_syscalls", "name: sys_enter_openat\nID: 57\nformat:\n" COMMON
+	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n" PRINT },
 };
 
 static struct tep_handle *tep;
@@ -551,6 +596,220 @@ static void check_hist(void)
 	free(d);
 }
 
+/* ---- the state records' table against this one ------------------------------ */
+
+/* The state kind (format/format.h) the analyzers' kind k maps to. */
+static int state_of(enum rpt_kind k)
+{
+	switch (k) {
+	case RPT_K_SCHED_SWITCH:
+		return FMT_ST_SWITCH;
+	case RPT_K_PROCESS_EXIT:
+		return FMT_ST_EXIT;
+	case RPT_K_RAW_SYS_ENTER:
+	case RPT_K_RAW_SYS_EXIT:
+	case RPT_K_SYS_ENTER:
+	case RPT_K_SYS_EXIT:
+		return FMT_ST_SYSCALL;
+	case RPT_K_IRQ_ENTRY:
+	case RPT_K_IRQ_EXIT:
+		return FMT_ST_IRQ;
+	case RPT_K_SOFTIRQ_ENTRY:
+	case RPT_K_SOFTIRQ_EXIT:
+		return FMT_ST_SOFTIRQ;
+	default:
+		return FMT_ST_NONE;
+	}
+}
+
+struct agree {
+	int formats, mismatches, by_state[FMT_ST_SOFTIRQ + 1];
+};
+
+/*
+ * Both tables on format e (text: its stored format, for the screening, or
+ * NULL): the same kind, and the fields the state records are keyed by are
+ * the ones the analyzers read.  where names the format in a failure.
+ */
+static void agree_on(const struct tep_event *e, const char *sys, const char *text, size_t len,
+		     const char *where, struct agree *ag)
+{
+	struct rpt_kind_info ki;
+	struct fmt_statesrc ss;
+	int want, bad = 0;
+
+	rpt_kind_resolve(e, &ki);
+	fmt_statesrc_resolve(e, &ss);
+	want = state_of(ki.kind);
+	ag->formats++;
+	if (ss.kind >= FMT_ST_NONE && ss.kind <= FMT_ST_SOFTIRQ)
+		ag->by_state[ss.kind]++;
+	CHECK(ss.kind == want, "%s: %s:%s is %s to the analyzers, state kind %d (want %d)",
+	      where, e->system, e->name, rpt_kind_name(ki.kind), ss.kind, want);
+	bad |= ss.kind != want;
+	switch (ss.kind == want ? want : FMT_ST_NONE) {
+	case FMT_ST_SWITCH:
+		CHECK(ss.a.offset == ki.f[RPT_F_SW_PREV_PID].offset &&
+		      ss.b.offset == ki.f[RPT_F_SW_NEXT_PID].offset && ss.a.offset >= 0 &&
+		      ss.b.offset >= 0, "%s: %s:%s: prev_pid/next_pid at %d/%d, the analyzers' %d/%d",
+		      where, e->system, e->name, ss.a.offset, ss.b.offset,
+		      ki.f[RPT_F_SW_PREV_PID].offset, ki.f[RPT_F_SW_NEXT_PID].offset);
+		bad |= ss.a.offset != ki.f[RPT_F_SW_PREV_PID].offset ||
+		       ss.b.offset != ki.f[RPT_F_SW_NEXT_PID].offset;
+		break;
+	case FMT_ST_EXIT:
+		CHECK(ss.a.offset == ki.f[RPT_F_EXIT_PID].offset && ss.a.offset >= 0,
+		      "%s: %s:%s: pid at %d, the analyzers' %d", where, e->system, e->name,
+		      ss.a.offset, ki.f[RPT_F_EXIT_PID].offset);
+		bad |= ss.a.offset != ki.f[RPT_F_EXIT_PID].offset;
+		break;
+	case FMT_ST_SYSCALL:
+		/* keyed by the task the analyzers charge the call to */
+		CHECK(ss.a.offset == ki.common_pid.offset,
+		      "%s: %s:%s: common_pid at %d, the analyzers' %d", where, e->system,
+		      e->name, ss.a.offset, ki.common_pid.offset);
+		bad |= ss.a.offset != ki.common_pid.offset;
+		break;
+	}
+	if (text && ss.kind != FMT_ST_NONE) {
+		CHECK(fmt_statesrc_may(sys, text, len),
+		      "%s: the writer's screening drops %s:%s, a state event", where, sys, e->name);
+		bad |= !fmt_statesrc_may(sys, text, len);
+	}
+	ag->mismatches += bad;
+}
+
+static void check_state_synthetic(void)
+{
+	struct agree ag = { 0 };
+	struct fmt_statesrc ss;
+	char where[32];
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const char *t = formats[i].text;
+		int id = atoi(strstr(t, "\nID: ") + 5);
+
+		snprintf(where, sizeof(where), "format %zu", i);
+		agree_on(tep_find_event(tep, id), formats[i].sys, t, strlen(t), where, &ag);
+	}
+	/* the cases of the rules, one by one (the loop above checks that both tables agree) */
+	fmt_statesrc_resolve(tep_find_event(tep, 10), &ss);
+	CHECK(ss.kind == FMT_ST_SWITCH && ss.a.offset == 24 && ss.b.offset == 56,
+	      "sched_switch: kind %d, pids at %d %d", ss.kind, ss.a.offset, ss.b.offset);
+	for (int id = 11; id <= 12; id++) {
+		fmt_statesrc_resolve(tep_find_event(tep, id), &ss);
+		CHECK(ss.kind == FMT_ST_NONE && ss.a.offset == -1 && ss.b.offset == -1,
+		      "format ID %d: kind %d, fields %d %d", id, ss.kind, ss.a.offset, ss.b.offset);
+	}
+	fmt_statesrc_resolve(tep_find_event(tep, 35), &ss);
+	CHECK(ss.kind == FMT_ST_EXIT && ss.a.offset == 24, "sched_process_exit: %d", ss.kind);
+	fmt_statesrc_resolve(tep_find_event(tep, 16), &ss);
+	CHECK(ss.kind == FMT_ST_SYSCALL && ss.a.offset == 4, "sys_enter_openat: %d", ss.kind);
+	fmt_statesrc_resolve(tep_find_event(tep, 53), &ss);
+	CHECK(ss.kind == FMT_ST_SYSCALL && ss.a.offset == -1,
+	      "sys_exit_read without common_pid: kind %d, key field %d", ss.kind, ss.a.offset);
+	fmt_statesrc_resolve(tep_find_event(tep, 49), &ss);
+	CHECK(ss.kind == FMT_ST_SYSCALL, "raw sys_exit without ret: %d", ss.kind);
+	for (int id = 44; id <= 48; id++) {
+		fmt_statesrc_resolve(tep_find_event(tep, id), &ss);
+		CHECK(ss.kind == FMT_ST_NONE, "format ID %d without its field: kind %d", id, ss.kind);
+	}
+	for (int id = 50; id <= 52; id++) {
+		fmt_statesrc_resolve(tep_find_event(tep, id), &ss);
+		CHECK(ss.kind == FMT_ST_NONE, "format ID %d: kind %d", id, ss.kind);
+	}
+	fmt_statesrc_resolve(tep_find_event(tep, 54), &ss);
+	CHECK(ss.kind == FMT_ST_SOFTIRQ, "softirq_entry: %d", ss.kind);
+	fmt_statesrc_resolve(tep_find_event(tep, 55), &ss);
+	CHECK(ss.kind == FMT_ST_IRQ, "irq_handler_exit: %d", ss.kind);
+	for (int id = 56; id <= 57; id++) {
+		fmt_statesrc_resolve(tep_find_event(tep, id), &ss);
+		CHECK(ss.kind == FMT_ST_NONE, "format ID %d (a longer name): kind %d", id, ss.kind);
+	}
+	fmt_statesrc_resolve(NULL, &ss);
+	CHECK(ss.kind == FMT_ST_NONE && ss.a.offset == -1, "no format: kind %d", ss.kind);
+	/* the screening reads the name up to its newline, and no further than len */
+	CHECK(!fmt_statesrc_may("sched", "name: sched_switch", 18), "a name without its newline");
+	CHECK(!fmt_statesrc_may("sched", "name: sched_switch\n", 10), "a name cut by len");
+	CHECK(!fmt_statesrc_may("sched", "name: sched_switch_x\n", 21), "sched_switch_x");
+	CHECK(!fmt_statesrc_may("syscalls", "name: sys_enter_\n", 17), "sys_enter_ with no name");
+	CHECK(fmt_statesrc_may("syscalls", "name: sys_enter_read\nID", 23), "sys_enter_read");
+	CHECK(!fmt_statesrc_may("other", "name: sys_enter\n", 16), "sys_enter outside raw_syscalls");
+	printf("synthetic formats: %d, %d state kinds differ\n", ag.formats, ag.mismatches);
+}
+
+struct file_ctx {
+	struct fmt_reader *r;
+	const char *path;
+	struct agree *ag;
+};
+
+/* One stored format: the reader's parse of it (none when the reader refused it) and its text. */
+static int on_format(void *arg, const char *sys, const char *text, size_t len)
+{
+	struct file_ctx *fc = arg;
+	const char *p = memmem(text, len, "\nID: ", 5);
+	struct tep_event *e;
+	char where[512];
+
+	if (!p)
+		return 0;
+	e = fmt_reader_event(fc->r, atoi(p + 5));
+	if (!e || !e->system || strcmp(e->system, sys))
+		return 0;
+	snprintf(where, sizeof(where), "%s", fc->path);
+	agree_on(e, sys, text, len, where, fc->ag);
+	return 0;
+}
+
+static void check_state_dir(const char *dir, struct agree *ag, int *files)
+{
+	struct dirent **list;
+	int n;
+
+	n = scandir(dir, &list, NULL, alphasort);
+	if (n < 0) {
+		printf("  %s: not there, skipped\n", dir);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(list[i]->d_name);
+		struct file_ctx fc = { 0 };
+		char path[4096];
+
+		if (l > 4 && !strcmp(list[i]->d_name + l - 4, ".dat")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+			fc.path = path;
+			fc.ag = ag;
+			if (!fmt_reader_open(path, FMT_OPEN_NO_PLUGINS, &fc.r, NULL)) {
+				fmt_reader_formats(fc.r, on_format, &fc);
+				fmt_reader_close(fc.r);
+				(*files)++;
+			}
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+static void check_state_files(void)
+{
+	const char *fx = getenv("FIXTURES");
+	struct agree ag = { 0 };
+	int files = 0;
+
+	check_state_dir("tests/data", &ag, &files);
+	check_state_dir(fx && *fx ? fx : "../shared/fixtures", &ag, &files);
+	printf("stored formats: %d in %d files (switch %d, exit %d, syscall %d, irq %d, softirq %d),"
+	       " %d state kinds differ\n", ag.formats, files, ag.by_state[FMT_ST_SWITCH],
+	       ag.by_state[FMT_ST_EXIT], ag.by_state[FMT_ST_SYSCALL], ag.by_state[FMT_ST_IRQ],
+	       ag.by_state[FMT_ST_SOFTIRQ], ag.mismatches);
+	/* tests/data alone has every state kind (run from the top of the tree, as tests/run does) */
+	CHECK(files >= 8, "only %d files read: run from the top of the tree", files);
+	for (int k = FMT_ST_SWITCH; k <= FMT_ST_SOFTIRQ; k++)
+		CHECK(ag.by_state[k] > 0, "no stored format of state kind %d", k);
+}
+
 int main(void)
 {
 	tep = tep_alloc();
@@ -574,6 +833,8 @@ int main(void)
 	check_offcpu();
 	check_profile();
 	check_hist();
+	check_state_synthetic();
+	check_state_files();
 	tep_free(tep);
 	return check_summary();
 }
