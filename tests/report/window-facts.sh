@@ -281,4 +281,19 @@ rc=$?
 [ $rc != 0 ] && grep -qi "checksum\|damaged\|corrupt" "$TMP/dmg.err" &&
 	ok "a damaged chunk outside the window is still reported (exit $rc: $(head -1 "$TMP/dmg.err"))" ||
 	fail "damage outside the window: exit $rc, '$(head -2 "$TMP/dmg.err" | tr '\n' ' ')'"
+
+# a rewritten file whose writer keeps no facts (FLYTRAP_WRITER_FACTS=0) carries none of the
+# input's either: its old FT_FACTS and FT_STATE options would point into the new file
+nm=$TMP/w/names-c1.dat
+FLYTRAP_WRITER_FACTS=0 "$FLYTRAP" convert "$nm" -o "$TMP/nf-conv.dat" 2>/dev/null
+FLYTRAP_WRITER_FACTS=0 "$FLYTRAP" slice --to "$(span "$nm" | awk '{ printf "%.9f", $2 / 1e9 }')" \
+	"$nm" -o "$TMP/nf-slice.dat" >/dev/null 2>&1
+FLYTRAP_WRITER_FACTS=0 "$FLYTRAP" redact "$nm" -o "$TMP/nf-red.dat" >/dev/null 2>&1
+for f in nf-conv nf-slice nf-red; do
+	st=$("$FLYTRAP" info --json "$TMP/$f.dat" 2>/dev/null | python3 -c 'import json, sys
+t = json.load(sys.stdin)["time_index"]
+print(t.get("facts"), t.get("state"))')
+	[ "$st" = "none none" ] && ok "$f: no facts or state records of the input's (facts, state: $st)" ||
+		fail "$f: facts, state: '$st' (the input's options copied?)"
+done
 finish
