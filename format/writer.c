@@ -1395,6 +1395,23 @@ struct fname {
  * replacing the earlier in place; found through an open-addressed table
  * of indexes + 1 (a sort per chunk cost more than the walk itself).
  */
+/* An event a state key keeps: where it is in the chunk's pages (data NULL: none). */
+struct sref {
+	const void *data;
+	uint64_t ts;
+	uint32_t size;
+};
+
+/*
+ * A task's state key (what: 1 switch-out, 2 switch-in, 3 exit, 4 syscall)
+ * and its first and last events (a window's end needs the first).
+ */
+struct skey {
+	int32_t pid;
+	uint32_t what;
+	struct sref first, last;
+};
+
 struct fwalk {
 	struct fmt_writer *w;
 	struct wcpu *c;
@@ -1405,32 +1422,15 @@ struct fwalk {
 	uint32_t *slot, nslots;		/* nslots a power of two, over twice nnames */
 	bool nomem;
 	/*
-	 * The state records: every candidate in the chunk's order, the later
-	 * taking over its keys; the chunk keeps those some key still names.
+	 * The state records: each key names the events it keeps, the later
+	 * replacing the earlier; the chunk keeps every event some key names.
 	 */
-	struct scand *cands;
-	uint32_t ncands, ccap;
 	struct skey *keys;
 	uint32_t nkeys, kcap;
 	uint32_t *kslot, nkslots;
-	uint32_t cpu_key[4];		/* first switch, last switch, irq, softirq: cand + 1 */
+	uint32_t klast;			/* the key found last, + 1 (syscalls come in pairs) */
+	struct sref cpu_ref[4];		/* first switch, last switch, irq, softirq */
 	uint32_t page, page_seen;	/* the page being walked; the last one with an event, + 1 */
-};
-
-/* One event that may be a state record: where it is in the chunk's pages. */
-struct scand {
-	uint64_t ts;
-	const void *data;
-	uint32_t size;
-};
-
-/*
- * A task's state key (what: 1 switch-out, 2 switch-in, 3 exit, 4 syscall)
- * and its first and last candidates (a window's end needs the first).
- */
-struct skey {
-	int32_t pid;
-	uint32_t what, first, cand;
 };
 
 static inline uint32_t fname_hash(int pid, uint32_t what, uint32_t mask)
@@ -1532,36 +1532,25 @@ static void fw_tgid(void *arg, int pid, int tgid)
 		n->tgid = tgid;
 }
 
-/* A candidate for the chunk's state records: its index + 1, 0 without memory. */
-static uint32_t scand_add(struct fwalk *fw, uint64_t ts, const void *data, uint32_t size)
-{
-	if (fw->ncands == fw->ccap) {
-		uint32_t cap = fw->ccap ? fw->ccap * 2 : 64;
-		struct scand *nc = realloc(fw->cands, (size_t)cap * sizeof(*nc));
-
-		if (!nc) {
-			fw->nomem = true;
-			return 0;
-		}
-		fw->cands = nc;
-		fw->ccap = cap;
-	}
-	fw->cands[fw->ncands] = (struct scand){ ts, data, size };
-	return ++fw->ncands;
-}
-
 static bool skey_rehash(struct fwalk *fw, uint32_t nslots)
 {
 	return pid_rehash(&fw->kslot, &fw->nkslots, nslots, fw->keys, sizeof(*fw->keys),
 			  offsetof(struct skey, pid), offsetof(struct skey, what), fw->nkeys);
 }
 
-/* Task key (pid, what) now names candidate cand (index + 1). */
-static void skey_set(struct fwalk *fw, int pid, uint32_t what, uint32_t cand)
+/* Task key (pid, what) keeps ev, its last event so far (and its first when it is new). */
+static void skey_set(struct fwalk *fw, int pid, uint32_t what, const struct sref *ev)
 {
 	struct skey *k;
 	uint32_t h;
 
+	if (fw->klast) {
+		k = &fw->keys[fw->klast - 1];
+		if (k->pid == pid && k->what == what) {
+			k->last = *ev;
+			return;
+		}
+	}
 	if (fw->nkeys * 2 + 2 > fw->nkslots && !skey_rehash(fw, fw->nkslots ? fw->nkslots * 2 : 256)) {
 		fw->nomem = true;
 		return;
@@ -1570,9 +1559,8 @@ static void skey_set(struct fwalk *fw, int pid, uint32_t what, uint32_t cand)
 	     h = (h + 1) & (fw->nkslots - 1)) {
 		k = &fw->keys[fw->kslot[h] - 1];
 		if (k->pid == pid && k->what == what) {
-			k->cand = cand;
-			if (what == 4)
-				k->first = cand;	/* a syscall's state needs only the last */
+			k->last = *ev;
+			fw->klast = fw->kslot[h];
 			return;
 		}
 	}
@@ -1588,37 +1576,37 @@ static void skey_set(struct fwalk *fw, int pid, uint32_t what, uint32_t cand)
 		fw->kcap = cap;
 	}
 	fw->kslot[h] = fw->nkeys + 1;
-	fw->keys[fw->nkeys++] = (struct skey){ pid, what, cand, cand };
+	/* a syscall's state needs only the last: its first stays empty */
+	fw->keys[fw->nkeys++] = (struct skey){ pid, what, what == 4 ? (struct sref){ 0 } : *ev, *ev };
+	fw->klast = fw->nkeys;
 }
 
-/* An event that sets state: a candidate under the keys format/names.c gives it. */
+/* An event that sets state: kept under the keys format/names.c gives it. */
 static void fw_state(struct fwalk *fw, const struct fmt_statesrc *ss, uint64_t ts,
 		     const void *data, uint32_t size)
 {
-	uint32_t cand = scand_add(fw, ts, data, size);
+	const struct sref ev = { data, ts, size };
 
-	if (!cand)
-		return;
 	switch (ss->kind) {
 	case FMT_ST_SWITCH:
-		if (!fw->cpu_key[0])
-			fw->cpu_key[0] = cand;
-		fw->cpu_key[1] = cand;
-		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 1, cand);
-		skey_set(fw, (int)fmt_field_u64(&ss->b, data, (int)size), 2, cand);
+		if (!fw->cpu_ref[0].data)
+			fw->cpu_ref[0] = ev;
+		fw->cpu_ref[1] = ev;
+		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 1, &ev);
+		skey_set(fw, (int)fmt_field_u64(&ss->b, data, (int)size), 2, &ev);
 		break;
 	case FMT_ST_EXIT:
-		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 3, cand);
+		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 3, &ev);
 		break;
 	case FMT_ST_SYSCALL:
 		skey_set(fw, ss->a.offset >= 0 ? (int)fmt_field_u64(&ss->a, data, (int)size) : -1, 4,
-			 cand);
+			 &ev);
 		break;
 	case FMT_ST_IRQ:
-		fw->cpu_key[2] = cand;
+		fw->cpu_ref[2] = ev;
 		break;
 	case FMT_ST_SOFTIRQ:
-		fw->cpu_key[3] = cand;
+		fw->cpu_ref[3] = ev;
 		break;
 	}
 }
@@ -1688,17 +1676,20 @@ static bool facts_begin(struct fmt_writer *w, struct wcpu *c, struct fwalk *fw)
 	return true;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* the chunk's order: where the events are in its pages */
+static int cmp_sref(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct sref *x = *(const struct sref *const *)a, *y = *(const struct sref *const *)b;
+	uintptr_t p = (uintptr_t)x->data, q = (uintptr_t)y->data;
 
-	return x < y ? -1 : x > y;
+	return p < q ? -1 : p > q;
 }
 
-/* The chunk's state records: the candidates a key still names, once each, in order. */
+/* The chunk's state records: the events a key still names, once each, in order. */
 static void facts_state(struct wcpu *c, struct fwalk *fw)
 {
-	uint32_t *keep = malloc(((size_t)fw->nkeys * 2 + 4) * sizeof(*keep)), n = 0;
+	const struct sref **keep = malloc(((size_t)fw->nkeys * 2 + 4) * sizeof(*keep));
+	uint32_t n = 0;
 	static const uint8_t zero[8];
 	bool be = fw->w->be;
 	int err = 0;
@@ -1708,19 +1699,19 @@ static void facts_state(struct wcpu *c, struct fwalk *fw)
 		return;
 	}
 	for (int i = 0; i < 4; i++)
-		if (fw->cpu_key[i])
-			keep[n++] = fw->cpu_key[i];
+		if (fw->cpu_ref[i].data)
+			keep[n++] = &fw->cpu_ref[i];
 	for (uint32_t i = 0; i < fw->nkeys; i++) {
-		keep[n++] = fw->keys[i].first;
-		keep[n++] = fw->keys[i].cand;
+		if (fw->keys[i].first.data)
+			keep[n++] = &fw->keys[i].first;
+		keep[n++] = &fw->keys[i].last;
 	}
-	qsort(keep, n, sizeof(*keep), cmp_u32);
+	qsort(keep, n, sizeof(*keep), cmp_sref);
 	for (uint32_t i = 0; i < n && !err; i++) {
-		const struct scand *sc;
+		const struct sref *sc = keep[i];
 
-		if (i && keep[i] == keep[i - 1])
+		if (i && sc->data == keep[i - 1]->data)
 			continue;
-		sc = &fw->cands[keep[i] - 1];
 		err = db_add64(&c->fstate, be, sc->ts);
 		err = err ?: db_add32(&c->fstate, be, sc->size);
 		err = err ?: db_add32(&c->fstate, be, 0);
@@ -1754,7 +1745,6 @@ static void facts_end(struct wcpu *c, struct fwalk *fw)
 	facts_state(c, fw);
 	free(fw->names);
 	free(fw->slot);
-	free(fw->cands);
 	free(fw->keys);
 	free(fw->kslot);
 	if (fw->nomem)
