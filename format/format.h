@@ -586,8 +586,9 @@ int fmt_reader_facts_status(struct fmt_reader *r, int *cpus);
  * the events that leave the analyzers' scheduling, syscall and interrupt
  * state as it is at the chunk's end, and those that close what was open
  * when the chunk began (enum fmt_state_kind below: the first and last
- * sched_switch, the last irq and softirq entry or exit; per task its first
- * and last switch-out, switch-in and exit, its last syscall entry or exit),
+ * sched_switch, the last irq and softirq entry or exit, the first entry of
+ * each irq; per task its first and last switch-out, switch-in and exit,
+ * its last syscall entry or exit),
  * in the chunk's order, and how many of its pages hold an event.
  * An analyzer whose state is a function of such last events gets the
  * state a full read has from these alone.  Stamps are raw.
@@ -891,10 +892,13 @@ static inline void fmt_namesrc_apply(const struct fmt_namesrc *ns, const void *d
  * and last switch and as the first and last switch-out of prev_pid and
  * switch-in of next_pid; a sched_process_exit as the first and last exit of
  * its pid field; a syscall entry or exit (raw_syscalls, syscalls:
- * sys_enter_* / sys_exit_*) as the last syscall event of its common_pid;
- * irq_handler_entry/exit and softirq_entry/exit as their CPU's last of
- * each pair.  The last of each give the state at the chunk's end; the
- * first, what ends there the times that were open at a window's end.
+ * sys_enter_* / sys_exit_*) as the last syscall event of its task (the int
+ * at offset 4, common_pid, as the analyzers read it); irq_handler_entry/
+ * exit and softirq_entry/exit as their CPU's last of each pair, and an
+ * irq_handler_entry also as the first of its irq number (whose name the
+ * analyzers take from the first).  The last of each give the state at the
+ * chunk's end; the first, what ends there the times that were open at a
+ * window's end.
  */
 enum fmt_state_kind {
 	FMT_ST_NONE = 0,
@@ -906,7 +910,8 @@ enum fmt_state_kind {
 };
 struct fmt_statesrc {
 	int kind;			/* enum fmt_state_kind */
-	struct fmt_field a, b;		/* SWITCH: prev_pid, next_pid; EXIT: pid; SYSCALL: common_pid */
+	struct fmt_field a, b;		/* SWITCH: prev_pid, next_pid; EXIT: pid; IRQ entry: irq */
+	bool named;			/* an irq_handler_entry: kept as its irq's first too */
 };
 void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss);
 /* Can a format of system sys (text: its "name: ..." text) set state?  Before parsing it. */

@@ -182,10 +182,12 @@ void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss)
 		case FMT_ST_EXIT:
 			ss->a = f;
 			break;
-		case FMT_ST_SYSCALL:
-			/* keyed by the calling task; without common_pid, by -1 */
-			if (!int_field(e, "common_pid", &ss->a))
-				ss->a.offset = -1;
+		case FMT_ST_IRQ:
+			/* an entry names its irq: the first per irq number is kept */
+			if (!strcmp(e->name, "irq_handler_entry")) {
+				ss->a = f;
+				ss->named = true;
+			}
 			break;
 		}
 		ss->kind = r->kind;

@@ -1403,8 +1403,9 @@ struct sref {
 };
 
 /*
- * A task's state key (what: 1 switch-out, 2 switch-in, 3 exit, 4 syscall)
- * and its first and last events (a window's end needs the first).
+ * A task's state key (what: 1 switch-out, 2 switch-in, 3 exit, 4 syscall;
+ * 5 an irq number's entries, by that number) and its first and last
+ * events (a window's end needs the first; an irq's name comes from it).
  */
 struct skey {
 	int32_t pid;
@@ -1547,7 +1548,8 @@ static void skey_set(struct fwalk *fw, int pid, uint32_t what, const struct sref
 	if (fw->klast) {
 		k = &fw->keys[fw->klast - 1];
 		if (k->pid == pid && k->what == what) {
-			k->last = *ev;
+			if (what != 5)
+				k->last = *ev;
 			return;
 		}
 	}
@@ -1559,7 +1561,8 @@ static void skey_set(struct fwalk *fw, int pid, uint32_t what, const struct sref
 	     h = (h + 1) & (fw->nkslots - 1)) {
 		k = &fw->keys[fw->kslot[h] - 1];
 		if (k->pid == pid && k->what == what) {
-			k->last = *ev;
+			if (what != 5)
+				k->last = *ev;	/* an irq's name needs only its first */
 			fw->klast = fw->kslot[h];
 			return;
 		}
@@ -1599,11 +1602,14 @@ static void fw_state(struct fwalk *fw, const struct fmt_statesrc *ss, uint64_t t
 		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 3, &ev);
 		break;
 	case FMT_ST_SYSCALL:
-		skey_set(fw, ss->a.offset >= 0 ? (int)fmt_field_u64(&ss->a, data, (int)size) : -1, 4,
+		/* the task as the analyzers read it: the int at offset 4 (report/tasks.c) */
+		skey_set(fw, size >= 8 ? (int)get32(fw->w->be, (const uint8_t *)data + 4) : -1, 4,
 			 &ev);
 		break;
 	case FMT_ST_IRQ:
 		fw->cpu_ref[2] = ev;
+		if (ss->named)
+			skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 5, &ev);
 		break;
 	case FMT_ST_SOFTIRQ:
 		fw->cpu_ref[3] = ev;

@@ -647,7 +647,7 @@ static void ovh_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	}
 	c->last = ev->rec.ts;
 	pid = rpt_event_pid(ctx, ev);
-	if (rpt_event_selected(ctx, ev))
+	if (!ctx->from_facts && rpt_event_selected(ctx, ev))
 		count_cost(o, ctx, t, ev);
 	if (on_okind[t->kind])
 		on_okind[t->kind](o, ctx, c, ev, pid);

@@ -492,10 +492,18 @@ static bool plan_state(const struct rpt_ctx *ctx, struct seek_plan *p)
 
 		if (!cs || cs->n != ss->cf->n)
 			return false;
-		for (uint32_t k = 0; k < cs->n; k++)
-			if (cs->chunks[k].nrec > ss->cf->chunks[k].nev ||
-			    cs->chunks[k].npages > ss->cf->chunks[k].nev)
+		for (uint32_t k = 0; k < cs->n; k++) {
+			const struct fmt_chunk_state *ch = &cs->chunks[k];
+			const struct fmt_chunk_facts *cf = &ss->cf->chunks[k];
+
+			if (ch->nrec > cf->nev || ch->npages > cf->nev)
 				return false;
+			/* a record is one of its chunk's events: never inside a window that skips it */
+			for (uint32_t j = 0; j < ch->nrec; j++)
+				if (cs->recs[ch->rec_at + j].ts < cf->first ||
+				    cs->recs[ch->rec_at + j].ts > cf->last)
+					return false;
+		}
 		ss->cs = cs;
 	}
 	return true;
@@ -759,7 +767,11 @@ static int cmp_loss(const void *a, const void *b)
 	return x->prev_ts < y->prev_ts ? -1 : x->prev_ts > y->prev_ts;
 }
 
-/* After the read: the skipped chunks after the window, and the markers in merge order. */
+/*
+ * After the read: the skipped chunks after the window, the file's last
+ * stamp (the facts' largest, the one a full read ends on), and the markers
+ * in merge order.
+ */
 static int plan_end(struct replay *rp)
 {
 	struct seek_plan *p = rp->plan;
@@ -769,21 +781,15 @@ static int plan_end(struct replay *rp)
 	for (int i = 0; i < p->n && !err; i++) {
 		const struct seek_stream *ss = &p->s[i];
 		const struct fmt_cpu_facts *cf = ss->cf;
-		uint32_t k;
 
-		for (k = cf->n; k > ss->end && !cf->chunks[k - 1].nev; k--)
-			;
-		if (k > ss->end) {
-			uint64_t t = fact_ts(ctx, ss, cf->chunks[k - 1].last);
-
-			if (!ctx->nevents_all || t > ctx->all_last_ts)
-				ctx->all_last_ts = t;
-		}
 		plan_names(rp, ss, ss->end, cf->n);
 		err = plan_losses(rp, ss, ss->end, cf->n);
 	}
 	if (!ctx->nevents_all && p->after)
 		ctx->all_first_ts = p->first_ts;
+	/* the file's last event, as a full read ends on it (also when the window read nothing) */
+	if (p->any_first)
+		ctx->all_last_ts = p->last_ts;
 	ctx->nevents_all += p->after;
 	if (ctx->nlosses > 1)
 		qsort(ctx->losses, (size_t)ctx->nlosses, sizeof(*ctx->losses), cmp_loss);

@@ -6,9 +6,10 @@
 #    (tests/tools/facts_check, whose own rules say which events each chunk
 #    keeps): the shipped files and fixtures converted with one page per
 #    chunk, a file whose tasks change pids and names across chunks with
-#    losses (mkrpt names), a 300,000-event bench file, and the writer's
-#    test files in both byte orders, 4-byte longs, uncompressed (these have
-#    no state events: their chunks' records are checked empty); and
+#    losses (mkrpt names, also in a big-endian file), a 300,000-event bench
+#    file, and the writer's test files in both byte orders, 4-byte longs,
+#    uncompressed (these have no state events: their chunks' records are
+#    checked empty); and
 #    facts_check does see a state record's stamp or payload, or a chunk's
 #    count of pages, changed in the file, and fails a file with facts and
 #    no state records (unless told they are optional);
@@ -38,6 +39,13 @@ X=${FIXTURES:-$TOP/../shared/fixtures}
 mkdir -p "$TMP/w"
 "$MK" names "$TMP/w/names.dat" 200000 >/dev/null || fail "mkrpt names"
 "$MK" bench "$TMP/w/bench.dat" 300000 >/dev/null || fail "mkrpt bench"
+# the same tasks in a big-endian file, one page per chunk: its facts and state records too
+MKRPT_BIG_ENDIAN=1 "$MK" names "$TMP/names-be.dat" 40000 >/dev/null || fail "mkrpt names (big-endian)"
+"$FLYTRAP" convert --chunk 1 "$TMP/names-be.dat" -o "$TMP/w/names-be-c1.dat" 2>/dev/null ||
+	fail "convert --chunk 1 names-be.dat"
+"$FLYTRAP" info "$TMP/w/names-be-c1.dat" 2>/dev/null | grep -q 'big-endian' &&
+	"$FLYTRAP" info "$TMP/w/names-be-c1.dat" | grep -q 'and state records' ||
+	fail "names-be-c1.dat: not a big-endian file with state records"
 "$FLYTRAP" convert --chunk 1 "$TMP/w/names.dat" -o "$TMP/w/names-c1.dat" 2>/dev/null ||
 	fail "convert --chunk 1 names.dat"
 for f in tests/data/*.dat "$X"/*.dat; do
@@ -281,6 +289,18 @@ rc=$?
 [ $rc != 0 ] && grep -qi "checksum\|damaged\|corrupt" "$TMP/dmg.err" &&
 	ok "a damaged chunk outside the window is still reported (exit $rc: $(head -1 "$TMP/dmg.err"))" ||
 	fail "damage outside the window: exit $rc, '$(head -2 "$TMP/dmg.err" | tr '\n' ' ')'"
+
+# windows wholly after the file's last event and before its first: nothing read, and the
+# file's span they print (a note, the JSON's notes) is still a full read's
+read -r a z < <(span "$TMP/w/names-c1.dat")
+for w in "$(((z + 1000000000) / 1000000000)).5 $(((z + 1000000000) / 1000000000)).6" \
+	 "0.000001 $(awk -v a="$a" 'BEGIN { printf "%.9f", (a - 1000) / 1e9 }')"; do
+	read -r from to <<<"$w"
+	for cmd in overhead "overhead --json" callgraph drops "drops --json" export; do
+		# shellcheck disable=SC2086
+		compare "$TMP/w/names-c1.dat" "$from" "$to" $cmd
+	done
+done
 
 # a rewritten file whose writer keeps no facts (FLYTRAP_WRITER_FACTS=0) carries none of the
 # input's either: its old FT_FACTS and FT_STATE options would point into the new file

@@ -10,11 +10,13 @@
  * written here again rather than taken from format/names.c, so the writer
  * and this check cannot share a mistake: per chunk the first and last
  * sched:sched_switch, the last irq:irq_handler_entry/exit, the last
- * irq:softirq_entry/exit; per pid the first and the last sched_switch whose
- * prev_pid it is, the first and the last whose next_pid it is, its first
- * and last sched:sched_process_exit (the pid field), its last syscall entry
- * or exit (raw_syscalls:sys_enter/sys_exit, syscalls:sys_enter_NAME/
- * sys_exit_NAME, by common_pid, -1 without one).  Each kept event once, in
+ * irq:softirq_entry/exit, the first irq_handler_entry of each irq number;
+ * per pid the first and the last sched_switch whose prev_pid it is, the
+ * first and the last whose next_pid it is, its first and last
+ * sched:sched_process_exit (the pid field), its last syscall entry or exit
+ * (raw_syscalls:sys_enter/sys_exit, syscalls:sys_enter_NAME/sys_exit_NAME,
+ * by the int at offset 4 as the analyzers read a task, -1 in a record too
+ * short for it).  Each kept event once, in
  * the chunk's order, with its raw stamp and payload; and the count of the
  * chunk's pages that hold an event.
  *
@@ -131,11 +133,15 @@ static int compare(const struct fmt_cpu_facts *cf, uint32_t k, struct acc *a,
 
 enum { ST_NONE, ST_SWITCH, ST_EXIT, ST_SYSCALL, ST_IRQ, ST_SOFTIRQ };
 
+/* the file's integers are in the other byte order than this machine's */
+static bool g_swap;
+
 /* How one event type sets state, resolved on its first event. */
 struct stype {
 	bool done;
 	int kind;
-	struct fmt_field a, b;	/* switch: prev_pid, next_pid; exit: pid; syscall: common_pid */
+	struct fmt_field a, b;	/* switch: prev_pid, next_pid; exit: pid; irq entry: irq */
+	bool entry;		/* irq:irq_handler_entry */
 };
 
 /* A state event of the chunk being read: its keys, and a copy of its payload. */
@@ -143,13 +149,15 @@ struct cand {
 	uint64_t ts;
 	uint32_t size;
 	int kind, type, a, b;
+	bool entry;
 	unsigned char *data;
 	bool keep;
 };
 
 /*
  * What a pid's events are kept as: 0 switch-out, 1 switch-in, 2 exit (the
- * first and the last of each), 3 syscall (the last).
+ * first and the last of each), 3 syscall (the last); 4 an irq number's
+ * entries (the first).
  */
 struct key {
 	int cls, pid;
@@ -213,14 +221,13 @@ static void classify(const struct tep_event *e, struct stype *t)
 		   is_prefixed(e, "syscalls", "sys_exit_")) {
 		t->kind = ST_SYSCALL;
 	} else if (is(e, "irq", "irq_handler_entry") || is(e, "irq", "irq_handler_exit")) {
-		if (int_field(e, "irq", &f))
+		if (int_field(e, "irq", &t->a))
 			t->kind = ST_IRQ;
+		t->entry = is(e, "irq", "irq_handler_entry");
 	} else if (is(e, "irq", "softirq_entry") || is(e, "irq", "softirq_exit")) {
 		if (int_field(e, "vec", &f))
 			t->kind = ST_SOFTIRQ;
 	}
-	if (t->kind == ST_SYSCALL)
-		int_field(e, "common_pid", &t->a);
 	if (t->kind == ST_NONE)
 		t->a.offset = t->b.offset = -1;
 }
@@ -256,9 +263,10 @@ static void state_add(struct sacc *s, const struct fmt_event *ev, const struct s
 	c->type = ev->type;
 	c->a = (int)fmt_field_u64(&t->a, d, sz);
 	c->b = (int)fmt_field_u64(&t->b, d, sz);
-	/* a syscall of no task (no common_pid, or not in the record) is keyed -1 */
-	if (t->kind == ST_SYSCALL && (t->a.offset < 0 || t->a.offset + t->a.size > sz))
-		c->a = -1;
+	c->entry = t->kind == ST_IRQ && t->entry;
+	/* a syscall's task: the int at offset 4, -1 in a record too short for it */
+	if (t->kind == ST_SYSCALL)
+		c->a = sz < 8 ? -1 : (int)fmt_read_num((const uint8_t *)d + 4, 4, g_swap);
 	c->data = malloc((size_t)sz);
 	if (!c->data)
 		exit(3);
@@ -311,6 +319,8 @@ static uint32_t state_keep(struct sacc *s)
 			break;
 		case ST_IRQ:
 			irq = i;
+			if (c->entry)
+				key_add(s, 4, c->a, i);
 			break;
 		case ST_SOFTIRQ:
 			soft = i;
@@ -329,7 +339,7 @@ static uint32_t state_keep(struct sacc *s)
 	for (uint32_t j = 0; j < s->nk; j++) {
 		const struct key *x = &s->k[j], *nx = j + 1 < s->nk ? &s->k[j + 1] : NULL;
 
-		if (!j || x->cls != s->k[j - 1].cls || x->pid != s->k[j - 1].pid)
+		if ((!j || x->cls != s->k[j - 1].cls || x->pid != s->k[j - 1].pid) && x->cls != 4)
 			s->c[x->at].keep = true;
 		if (x->cls != 3 && (!nx || nx->cls != x->cls || nx->pid != x->pid))
 			s->c[x->at].keep = true;
@@ -624,6 +634,7 @@ int main(int argc, char **argv)
 		return st || sst ? 1 : 2;
 	}
 	in = fmt_reader_info(r);
+	g_swap = in->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	for (int b = 0; b < in->nbuffers && !bad; b++)
 		for (int c = 0; c < in->buffers[b].ncpus && !bad; c++) {
 			int cpu = in->buffers[b].cpus[c].cpu;

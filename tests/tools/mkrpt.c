@@ -219,11 +219,17 @@ static void die(struct out *o, const char *what, int err)
 	exit(1);
 }
 
+/* MKRPT_BIG_ENDIAN=1: a big-endian file, its records in that byte order too */
+static bool g_be;
+
 static void out_open(struct out *o, const char *path, int ncpu, const char *cmdlines,
 		     void (*extra)(struct out *o))
 {
 	/* MKRPT_COMPRESSION=none: plain pages, for byte-level damage tests */
 	struct fmt_writer_opts wo = { .compression = getenv("MKRPT_COMPRESSION") ?: "zstd" };
+
+	g_be = getenv("MKRPT_BIG_ENDIAN") && !strcmp(getenv("MKRPT_BIG_ENDIAN"), "1");
+	wo.big_endian = g_be;
 	char hp[512];
 	int err, hpl, c;
 
@@ -271,7 +277,7 @@ static void out_open(struct out *o, const char *path, int ncpu, const char *cmdl
 	if (err)
 		die(o, "buffer", err);
 	for (c = 0; c < ncpu; c++)
-		if (fmt_page_enc_init(&o->pe[c], 4096, 8, false))
+		if (fmt_page_enc_init(&o->pe[c], 4096, 8, g_be))
 			die(o, "page encoder", -ENOMEM);
 }
 
@@ -324,9 +330,15 @@ static void out_close(struct out *o, void (*extra)(struct out *o))
 
 /* ---- records ---------------------------------------------------------------------- */
 
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+/* integers in the file's byte order (g_be), whatever this machine's */
+static void put_n(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[g_be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+static void put16(uint8_t *p, uint16_t v) { put_n(p, v, 2); }
+static void put32(uint8_t *p, uint32_t v) { put_n(p, v, 4); }
+static void put64(uint8_t *p, uint64_t v) { put_n(p, v, 8); }
 
 static void common(uint8_t *p, int id, int pid)
 {

@@ -664,11 +664,21 @@ static void agree_on(const struct tep_event *e, const char *sys, const char *tex
 		bad |= ss.a.offset != ki.f[RPT_F_EXIT_PID].offset;
 		break;
 	case FMT_ST_SYSCALL:
-		/* keyed by the task the analyzers charge the call to */
-		CHECK(ss.a.offset == ki.common_pid.offset,
-		      "%s: %s:%s: common_pid at %d, the analyzers' %d", where, e->system,
-		      e->name, ss.a.offset, ki.common_pid.offset);
-		bad |= ss.a.offset != ki.common_pid.offset;
+		/*
+		 * keyed by the task the analyzers charge the call to: the int at
+		 * offset 4 (rpt_event_pid), no field of the format
+		 */
+		CHECK(ss.a.offset == -1, "%s: %s:%s: a syscall keyed by a field at %d", where,
+		      e->system, e->name, ss.a.offset);
+		bad |= ss.a.offset != -1;
+		break;
+	case FMT_ST_IRQ:
+		/* an entry is kept as its irq's first, by the irq field the analyzers read */
+		CHECK(ss.named == !strcmp(e->name, "irq_handler_entry") &&
+		      (!ss.named || ss.a.offset == ki.f[RPT_F_IRQ_NR].offset),
+		      "%s: %s:%s: named %d, irq at %d, the analyzers' %d", where, e->system, e->name,
+		      ss.named, ss.a.offset, ki.f[RPT_F_IRQ_NR].offset);
+		bad |= ss.named != !strcmp(e->name, "irq_handler_entry");
 		break;
 	}
 	if (text && ss.kind != FMT_ST_NONE) {
@@ -704,7 +714,7 @@ static void check_state_synthetic(void)
 	fmt_statesrc_resolve(tep_find_event(tep, 35), &ss);
 	CHECK(ss.kind == FMT_ST_EXIT && ss.a.offset == 24, "sched_process_exit: %d", ss.kind);
 	fmt_statesrc_resolve(tep_find_event(tep, 16), &ss);
-	CHECK(ss.kind == FMT_ST_SYSCALL && ss.a.offset == 4, "sys_enter_openat: %d", ss.kind);
+	CHECK(ss.kind == FMT_ST_SYSCALL && ss.a.offset == -1, "sys_enter_openat: %d", ss.kind);
 	fmt_statesrc_resolve(tep_find_event(tep, 53), &ss);
 	CHECK(ss.kind == FMT_ST_SYSCALL && ss.a.offset == -1,
 	      "sys_exit_read without common_pid: kind %d, key field %d", ss.kind, ss.a.offset);
