@@ -76,7 +76,7 @@ struct otask {
 	 * limited to some pids) starts a new time off-CPU: when the task ran
 	 * in between is unknown.
 	 */
-	bool running, off_known;
+	bool off_known;
 	bool off_dead;		/* switched out X (EXIT_DEAD) or Z (EXIT_ZOMBIE) */
 	bool off_blocked;	/* switched out in a sleeping state (not TASK_RUNNING) */
 	bool exit_seen;		/* a sched_process_exit since its last switch-in */
@@ -280,7 +280,6 @@ static void switch_out(struct overhead *o, int pid, int64_t state, uint64_t ts, 
 		return;
 	if (sel)
 		tp->on_cpu += dt;
-	tp->running = false;
 	tp->off_known = true;
 	tp->off_since = ts;
 	/* X (EXIT_DEAD, 0x10) or Z (EXIT_ZOMBIE, 0x20): gone; TASK_RUNNING (0): preempted */
@@ -299,7 +298,6 @@ static void switch_in(struct overhead *o, int pid, uint64_t ts)
 	tn->exit_seen = false;	/* running again (a pid reused after an exit, too) */
 	if (ts >= o->t0 && ts <= o->t1)
 		tn->switches++;
-	tn->running = true;
 	tn->off_known = false;
 }
 
