@@ -500,6 +500,14 @@ struct rec_flight {
 	size_t nwritten;
 	uint64_t bytes_dumped;
 	uint64_t last_dump_ms;
+
+	/*
+	 * --rotate SIZE: what a file holds besides its chunks (kallsyms, formats,
+	 * the process maps, the index).  Measured on an empty file at the first
+	 * tick, then on each file written, so that a file ends near SIZE.
+	 */
+	uint64_t fixed_bytes;
+	bool fixed_known, fixed_noted;
 	char status[160];
 };
 
@@ -838,6 +846,10 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 	tmp = NULL;
 	f->last_dump_ms = (mono_now() - t0) / 1000000;
 	f->bytes_dumped += stat(final, &sb) ? 0 : (uint64_t)sb.st_size;
+	if (!f->c->flight && !stat(final, &sb) && (uint64_t)sb.st_size > win.bytes) {
+		f->fixed_bytes = (uint64_t)sb.st_size - win.bytes;
+		f->fixed_known = true;
+	}
 	fprintf(stderr, "flytrap: wrote '%s': %.1f s of data, %.1f MB%s%s (%llu ms)\n", final,
 		win.to > win.from ? (double)(win.to - win.from) / 1e9 : 0.0,
 		stat(final, &sb) ? 0.0 : (double)sb.st_size / 1e6, reason ? "; trigger: " : "",
@@ -927,6 +939,58 @@ static int serve_pending(struct rec_flight *f)
 	return err;
 }
 
+/*
+ * The size of a file with no chunks in it, for --rotate SIZE: written once
+ * beside the output and removed.  On failure the rotation counts chunks only.
+ */
+static void measure_fixed(struct rec_flight *f)
+{
+	struct fmt_writer_opts wo = f->dump_wo;
+	struct fmt_writer *w = NULL;
+	char *dest = dump_dest(f), *tmp = NULL;
+	struct stat sb;
+	int err;
+
+	f->fixed_known = true;
+	wo.keep_temp = true;
+	wo.discard_spools_on_error = true;
+	if (!dest || fmt_writer_open(dest, &wo, &w))
+		goto out;
+	tmp = strdup(fmt_writer_temp(w));
+	err = tmp ? f->ops.meta(f->ops.ctx, w, 0, NULL) : -ENOMEM;
+	if (!err)
+		err = f->ops.meta(f->ops.ctx, w, 1, FMT_META_RECORDING_MODE "=rotate\n");
+	if (err) {
+		fmt_writer_abort(w);
+		goto out;
+	}
+	err = fmt_writer_close(w);
+	if (!err && !stat(tmp, &sb))
+		f->fixed_bytes = (uint64_t)sb.st_size;
+	ft_info("rotate: a file without data takes %llu bytes", (unsigned long long)f->fixed_bytes);
+out:
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	free(dest);
+}
+
+/* The chunk bytes at which the file being filled is written. */
+static uint64_t rotate_at(struct rec_flight *f)
+{
+	uint64_t want = f->c->rotate_bytes, floor = want / 8;
+
+	if (f->fixed_bytes + floor <= want)
+		return want - f->fixed_bytes;
+	if (!f->fixed_noted) {
+		f->fixed_noted = true;
+		ft_warn("--rotate %.1f MB: a file's fixed part (symbols, formats, maps) is %.1f MB "
+			"already; the files will be larger than asked", (double)want / 1e6,
+			(double)f->fixed_bytes / 1e6);
+	}
+	return floor;
+}
+
 static int rotate(struct rec_flight *f)
 {
 	int err = dump(f, 0, NULL, 0);
@@ -978,8 +1042,10 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 	if (f->st && !c->flight) {
 		uint64_t first, last, bytes;
 
+		if (c->rotate_bytes && !f->fixed_known)
+			measure_fixed(f);
 		store_span(f->st, &first, &last, &bytes);
-		if ((c->rotate_bytes && bytes >= c->rotate_bytes) ||
+		if ((c->rotate_bytes && bytes >= rotate_at(f)) ||
 		    (c->rotate_ns && now >= f->next_rotate)) {
 			err = rotate(f);
 			if (c->rotate_ns)
