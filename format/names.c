@@ -108,16 +108,42 @@ void fmt_namesrc_resolve(const struct tep_event *e, struct fmt_namesrc *ns)
 	ns->npairs = 0;
 }
 
+/*
+ * The event's name in a format text (not terminated), read as libtraceevent
+ * reads it: blanks around "name" and ":" allowed, the name runs to the next
+ * blank or newline.  False when the text does not start that way.
+ */
+static bool format_name(const char *text, size_t len, const char **nm, size_t *nl)
+{
+	const char *p = text, *end = text + len, *q;
+
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
+		p++;
+	if (end - p < 5 || memcmp(p, "name", 4))
+		return false;
+	for (p += 4; p < end && (*p == ' ' || *p == '\t'); p++)
+		;
+	if (p == end || *p++ != ':')
+		return false;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	for (q = p; q < end && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r'; q++)
+		;
+	if (q == p)
+		return false;
+	*nm = p;
+	*nl = (size_t)(q - p);
+	return true;
+}
+
 bool fmt_namesrc_may_name(const char *sys, const char *text, size_t len)
 {
-	/* the text is not terminated: the name runs to the first newline within len */
-	const char *nm = len > 6 && !memcmp(text, "name: ", 6) ? text + 6 : NULL;
-	const char *nlp = nm ? memchr(nm, '\n', len - 6) : NULL;
-	size_t nl = nlp ? (size_t)(nlp - nm) : 0;
+	const char *nm;
+	size_t nl;
 
 	if (!strcmp(sys, "flytrap") || memmem(text, len, " tgid;", 6))
 		return true;
-	if (!nlp)
+	if (!format_name(text, len, &nm, &nl))
 		return false;
 	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++)
 		if (!strcmp(sys, rules[r].sys) && strlen(rules[r].name) == nl &&
@@ -197,15 +223,13 @@ void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss)
 
 bool fmt_statesrc_may(const char *sys, const char *text, size_t len)
 {
-	/* the text is not terminated: the name runs to the first newline within len */
-	const char *nm = len > 6 && !memcmp(text, "name: ", 6) ? text + 6 : NULL;
-	const char *nlp = nm ? memchr(nm, '\n', len - 6) : NULL;
+	const char *nm;
+	size_t nl;
 
-	if (!nlp)
+	if (!format_name(text, len, &nm, &nl))
 		return false;
 	for (size_t i = 0; i < sizeof(state_rules) / sizeof(state_rules[0]); i++)
-		if (!strcmp(sys, state_rules[i].sys) &&
-		    state_name(&state_rules[i], nm, (size_t)(nlp - nm)))
+		if (!strcmp(sys, state_rules[i].sys) && state_name(&state_rules[i], nm, nl))
 			return true;
 	return false;
 }

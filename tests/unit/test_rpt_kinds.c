@@ -188,6 +188,13 @@ static const struct fmt_src formats[] = {
 	{ "sched", "name: sched_switch_x\nID: 56\nformat:\n" COMMON SWITCH_FIELDS PRINT },
 	{ "raw_syscalls", "name: sys_enter_openat\nID: 57\nformat:\n" COMMON
 	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n" PRINT },
+	/* spacing a kernel never writes, which libtraceevent reads all the same */
+	{ "raw_syscalls", "name:sys_exit\nID: 58\nformat:\n" COMMON
+	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	  "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" PRINT },
+	{ "irq", " name :\tirq_handler_exit \nID: 59\nformat:\n" COMMON
+	  "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	  "\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n" PRINT },
 };
 
 static struct tep_handle *tep;
@@ -738,8 +745,16 @@ static void check_state_synthetic(void)
 	}
 	fmt_statesrc_resolve(NULL, &ss);
 	CHECK(ss.kind == FMT_ST_NONE && ss.a.offset == -1, "no format: kind %d", ss.kind);
-	/* the screening reads the name up to its newline, and no further than len */
-	CHECK(!fmt_statesrc_may("sched", "name: sched_switch", 18), "a name without its newline");
+	/* the screening reads the name as libtraceevent does, and no further than len */
+	fmt_statesrc_resolve(tep_find_event(tep, 58), &ss);
+	CHECK(ss.kind == FMT_ST_SYSCALL, "name:sys_exit: kind %d", ss.kind);
+	fmt_statesrc_resolve(tep_find_event(tep, 59), &ss);
+	CHECK(ss.kind == FMT_ST_IRQ, "' name :\\tirq_handler_exit ': kind %d", ss.kind);
+	CHECK(fmt_namesrc_may_name("sched", "name:sched_wakeup\n", 18), "name:sched_wakeup");
+	CHECK(fmt_namesrc_may_name("sched", "\tname :  sched_switch \n", 24), "name : sched_switch");
+	CHECK(!fmt_namesrc_may_name("sched", "nam: sched_switch\n", 18), "nam:");
+	CHECK(!fmt_namesrc_may_name("sched", "name sched_switch\n", 18), "no colon");
+	CHECK(!fmt_statesrc_may("sched", "name: \nsched_switch\n", 20), "an empty name");
 	CHECK(!fmt_statesrc_may("sched", "name: sched_switch\n", 10), "a name cut by len");
 	CHECK(!fmt_statesrc_may("sched", "name: sched_switch_x\n", 21), "sched_switch_x");
 	CHECK(!fmt_statesrc_may("syscalls", "name: sys_enter_\n", 17), "sys_enter_ with no name");
