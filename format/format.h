@@ -907,10 +907,18 @@ enum fmt_state_kind {
 	FMT_ST_SYSCALL,
 	FMT_ST_IRQ,
 	FMT_ST_SOFTIRQ,
+	/*
+	 * Kept for slice, never handed to overhead: the first sched_wakeup or
+	 * sched_wakeup_new of each woken pid (a name trace-cmd's sched plugin
+	 * takes), and the CPU's first function-graph, ufunc or kfunc record
+	 * (a call that may be open at a cut).
+	 */
+	FMT_ST_WAKEUP,
+	FMT_ST_CALL,
 };
 struct fmt_statesrc {
 	int kind;			/* enum fmt_state_kind */
-	struct fmt_field a, b;		/* SWITCH: prev_pid, next_pid; EXIT: pid; IRQ entry: irq */
+	struct fmt_field a, b;		/* SWITCH: prev_pid, next_pid; EXIT, WAKEUP: pid; IRQ entry: irq */
 	bool named;			/* an irq_handler_entry: kept as its irq's first too */
 };
 void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss);

@@ -174,6 +174,15 @@ static const struct state_rule state_rules[] = {
 	{ "irq", "irq_handler_exit", false, FMT_ST_IRQ, "irq" },
 	{ "irq", "softirq_entry", false, FMT_ST_SOFTIRQ, "vec" },
 	{ "irq", "softirq_exit", false, FMT_ST_SOFTIRQ, "vec" },
+	{ "sched", "sched_wakeup", false, FMT_ST_WAKEUP, "pid" },
+	{ "sched", "sched_wakeup_new", false, FMT_ST_WAKEUP, "pid" },
+	/* any call record, with or without the fields the analyzers need: slice reads them all */
+	{ "ftrace", "funcgraph_entry", false, FMT_ST_CALL, NULL },
+	{ "ftrace", "funcgraph_exit", false, FMT_ST_CALL, NULL },
+	{ "flytrap", "ufunc_entry", false, FMT_ST_CALL, NULL },
+	{ "flytrap", "ufunc_exit", false, FMT_ST_CALL, NULL },
+	{ "flytrap", "kfunc_entry", false, FMT_ST_CALL, NULL },
+	{ "flytrap", "kfunc_exit", false, FMT_ST_CALL, NULL },
 };
 
 static bool state_name(const struct state_rule *r, const char *nm, size_t nl)
@@ -206,6 +215,7 @@ void fmt_statesrc_resolve(const struct tep_event *e, struct fmt_statesrc *ss)
 			}
 			break;
 		case FMT_ST_EXIT:
+		case FMT_ST_WAKEUP:
 			ss->a = f;
 			break;
 		case FMT_ST_IRQ:

@@ -1404,8 +1404,9 @@ struct sref {
 
 /*
  * A task's state key (what: 1 switch-out, 2 switch-in, 3 exit, 4 syscall;
- * 5 an irq number's entries, by that number) and its first and last
- * events (a window's end needs the first; an irq's name comes from it).
+ * 5 an irq number's entries, by that number; 6 the wakeups of a pid) and
+ * its first and last events (a window's end needs the first; an irq's
+ * name comes from it, a slice's first name for a task from a wakeup's).
  */
 struct skey {
 	int32_t pid;
@@ -1430,7 +1431,7 @@ struct fwalk {
 	uint32_t nkeys, kcap;
 	uint32_t *kslot, nkslots;
 	uint32_t klast;			/* the key found last, + 1 (syscalls come in pairs) */
-	struct sref cpu_ref[4];		/* first switch, last switch, irq, softirq */
+	struct sref cpu_ref[5];		/* first switch, last switch, irq, softirq, first call */
 	uint32_t page, page_seen;	/* the page being walked; the last one with an event, + 1 */
 };
 
@@ -1548,7 +1549,7 @@ static void skey_set(struct fwalk *fw, int pid, uint32_t what, const struct sref
 	if (fw->klast) {
 		k = &fw->keys[fw->klast - 1];
 		if (k->pid == pid && k->what == what) {
-			if (what != 5)
+			if (what < 5)
 				k->last = *ev;
 			return;
 		}
@@ -1561,8 +1562,8 @@ static void skey_set(struct fwalk *fw, int pid, uint32_t what, const struct sref
 	     h = (h + 1) & (fw->nkslots - 1)) {
 		k = &fw->keys[fw->kslot[h] - 1];
 		if (k->pid == pid && k->what == what) {
-			if (what != 5)
-				k->last = *ev;	/* an irq's name needs only its first */
+			if (what < 5)
+				k->last = *ev;	/* an irq's name, a wakeup's: only the first */
 			fw->klast = fw->kslot[h];
 			return;
 		}
@@ -1613,6 +1614,13 @@ static void fw_state(struct fwalk *fw, const struct fmt_statesrc *ss, uint64_t t
 		break;
 	case FMT_ST_SOFTIRQ:
 		fw->cpu_ref[3] = ev;
+		break;
+	case FMT_ST_WAKEUP:
+		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 6, &ev);
+		break;
+	case FMT_ST_CALL:
+		if (!fw->cpu_ref[4].data)
+			fw->cpu_ref[4] = ev;
 		break;
 	}
 }
@@ -1694,7 +1702,7 @@ static int cmp_sref(const void *a, const void *b)
 /* The chunk's state records: the events a key still names, once each, in order. */
 static void facts_state(struct wcpu *c, struct fwalk *fw)
 {
-	const struct sref **keep = malloc(((size_t)fw->nkeys * 2 + 4) * sizeof(*keep));
+	const struct sref **keep = malloc(((size_t)fw->nkeys * 2 + 5) * sizeof(*keep));
 	uint32_t n = 0;
 	static const uint8_t zero[8];
 	bool be = fw->w->be;
@@ -1704,7 +1712,7 @@ static void facts_state(struct wcpu *c, struct fwalk *fw)
 		fw->nomem = true;
 		return;
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (fw->cpu_ref[i].data)
 			keep[n++] = &fw->cpu_ref[i];
 	for (uint32_t i = 0; i < fw->nkeys; i++) {

@@ -377,6 +377,7 @@ struct seek_plan {
 	bool *state_an;			/* by analyzer: it gets the state records */
 	struct fed_rec *fed;		/* the skipped chunks' state records, in merge order */
 	size_t nfed, fed_at;
+	uint8_t *kind_of;		/* by event ID: its fmt_state_kind + 1, 0 not known yet */
 };
 
 static inline int stream_rank(int buffer, int cpu)
@@ -399,7 +400,27 @@ static void plan_free(struct seek_plan *p)
 	free(p->spans);
 	free(p->state_an);
 	free(p->fed);
+	free(p->kind_of);
 	free(p);
+}
+
+/*
+ * Does a state record set the analyzers' state?  The records slice keeps
+ * (wakeups, calls) are not fed: a full read's analyzers see those events
+ * only where it reads them.
+ */
+static bool fed_kind(const struct rpt_ctx *ctx, struct seek_plan *p, const struct fmt_state_rec *sr)
+{
+	const uint8_t *d = sr->data;
+	int type = ctx->info->big_endian ? d[0] << 8 | d[1] : d[1] << 8 | d[0];
+
+	if (!p->kind_of[type]) {
+		struct fmt_statesrc ss;
+
+		fmt_statesrc_resolve(fmt_reader_event(ctx->r, type), &ss);
+		p->kind_of[type] = (uint8_t)(ss.kind + 1);
+	}
+	return p->kind_of[type] - 1 != FMT_ST_NONE && p->kind_of[type] - 1 < FMT_ST_WAKEUP;
 }
 
 /* The chunks of one stream that can hold [from, to]: chunks wholly outside are skipped. */
@@ -526,7 +547,8 @@ static int plan_feed(const struct rpt_ctx *ctx, struct seek_plan *p)
 	size_t n = 0;
 
 	p->spans = calloc(p->n ? p->n : 1, sizeof(*p->spans));
-	if (!p->spans)
+	p->kind_of = calloc(65536, 1);
+	if (!p->spans || !p->kind_of)
 		return -ENOMEM;
 	for (int i = 0; i < p->n; i++) {
 		const struct seek_stream *ss = &p->s[i];
@@ -558,7 +580,8 @@ static int plan_feed(const struct rpt_ctx *ctx, struct seek_plan *p)
 				continue;
 			sp->pages_skipped += ch->npages;
 			for (uint32_t j = 0; j < ch->nrec; j++)
-				p->fed[p->nfed++] = (struct fed_rec){
+				if (fed_kind(ctx, p, &cs->recs[ch->rec_at + j]))
+					p->fed[p->nfed++] = (struct fed_rec){
 					fact_ts(ctx, ss, cs->recs[ch->rec_at + j].ts),
 					stream_rank(ss->buffer, ss->cpu), ss->buffer, ss->cpu, ord++,
 					k < ss->first, &cs->recs[ch->rec_at + j] };

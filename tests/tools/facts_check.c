@@ -16,7 +16,10 @@
  * sched:sched_process_exit (the pid field), its last syscall entry or exit
  * (raw_syscalls:sys_enter/sys_exit, syscalls:sys_enter_NAME/sys_exit_NAME,
  * by the int at offset 4 as the analyzers read a task, -1 in a record too
- * short for it).  Each kept event once, in
+ * short for it); for slice, the first sched:sched_wakeup or
+ * sched_wakeup_new of each pid (its pid field) and the chunk's first call
+ * record (ftrace:funcgraph_entry/exit, flytrap:ufunc_entry/exit,
+ * flytrap:kfunc_entry/exit, whatever their fields).  Each kept event once, in
  * the chunk's order, with its raw stamp and payload; and the count of the
  * chunk's pages that hold an event.
  *
@@ -131,7 +134,7 @@ static int compare(const struct fmt_cpu_facts *cf, uint32_t k, struct acc *a,
 
 /* ---- the state records ----------------------------------------------- */
 
-enum { ST_NONE, ST_SWITCH, ST_EXIT, ST_SYSCALL, ST_IRQ, ST_SOFTIRQ };
+enum { ST_NONE, ST_SWITCH, ST_EXIT, ST_SYSCALL, ST_IRQ, ST_SOFTIRQ, ST_WAKEUP, ST_CALL };
 
 /* the file's integers are in the other byte order than this machine's */
 static bool g_swap;
@@ -140,7 +143,7 @@ static bool g_swap;
 struct stype {
 	bool done;
 	int kind;
-	struct fmt_field a, b;	/* switch: prev_pid, next_pid; exit: pid; irq entry: irq */
+	struct fmt_field a, b;	/* switch: prev_pid, next_pid; exit, wakeup: pid; irq entry: irq */
 	bool entry;		/* irq:irq_handler_entry */
 };
 
@@ -157,7 +160,7 @@ struct cand {
 /*
  * What a pid's events are kept as: 0 switch-out, 1 switch-in, 2 exit (the
  * first and the last of each), 3 syscall (the last); 4 an irq number's
- * entries (the first).
+ * entries (the first); 5 wakeups (the first).
  */
 struct key {
 	int cls, pid;
@@ -227,6 +230,13 @@ static void classify(const struct tep_event *e, struct stype *t)
 	} else if (is(e, "irq", "softirq_entry") || is(e, "irq", "softirq_exit")) {
 		if (int_field(e, "vec", &f))
 			t->kind = ST_SOFTIRQ;
+	} else if (is(e, "sched", "sched_wakeup") || is(e, "sched", "sched_wakeup_new")) {
+		if (int_field(e, "pid", &t->a))
+			t->kind = ST_WAKEUP;
+	} else if (is(e, "ftrace", "funcgraph_entry") || is(e, "ftrace", "funcgraph_exit") ||
+		   is(e, "flytrap", "ufunc_entry") || is(e, "flytrap", "ufunc_exit") ||
+		   is(e, "flytrap", "kfunc_entry") || is(e, "flytrap", "kfunc_exit")) {
+		t->kind = ST_CALL;
 	}
 	if (t->kind == ST_NONE)
 		t->a.offset = t->b.offset = -1;
@@ -295,7 +305,7 @@ static int key_cmp(const void *x, const void *y)
 /* Mark the events the rules keep; returns how many. */
 static uint32_t state_keep(struct sacc *s)
 {
-	int64_t first = -1, last = -1, irq = -1, soft = -1;
+	int64_t first = -1, last = -1, irq = -1, soft = -1, call = -1;
 	uint32_t n = 0;
 
 	s->nk = 0;
@@ -325,8 +335,17 @@ static uint32_t state_keep(struct sacc *s)
 		case ST_SOFTIRQ:
 			soft = i;
 			break;
+		case ST_WAKEUP:
+			key_add(s, 5, c->a, i);
+			break;
+		case ST_CALL:
+			if (call < 0)
+				call = i;
+			break;
 		}
 	}
+	if (call >= 0)
+		s->c[call].keep = true;
 	if (first >= 0)
 		s->c[first].keep = s->c[last].keep = true;
 	if (irq >= 0)
@@ -339,7 +358,7 @@ static uint32_t state_keep(struct sacc *s)
 	for (uint32_t j = 0; j < s->nk; j++) {
 		const struct key *x = &s->k[j], *nx = j + 1 < s->nk ? &s->k[j + 1] : NULL;
 
-		if ((!j || x->cls != s->k[j - 1].cls || x->pid != s->k[j - 1].pid) && x->cls != 4)
+		if ((!j || x->cls != s->k[j - 1].cls || x->pid != s->k[j - 1].pid) && x->cls < 4)
 			s->c[x->at].keep = true;
 		if (x->cls != 3 && (!nx || nx->cls != x->cls || nx->pid != x->pid))
 			s->c[x->at].keep = true;

@@ -624,13 +624,22 @@ static int state_of(enum rpt_kind k)
 	case RPT_K_SOFTIRQ_ENTRY:
 	case RPT_K_SOFTIRQ_EXIT:
 		return FMT_ST_SOFTIRQ;
+	case RPT_K_SCHED_WAKEUP:	/* slice's: the names trace-cmd's sched plugin takes */
+		return FMT_ST_WAKEUP;
+	case RPT_K_FG_ENTRY:
+	case RPT_K_FG_EXIT:
+	case RPT_K_BPF_UFUNC_ENTRY:
+	case RPT_K_BPF_UFUNC_EXIT:
+	case RPT_K_BPF_KFUNC_ENTRY:
+	case RPT_K_BPF_KFUNC_EXIT:
+		return FMT_ST_CALL;
 	default:
 		return FMT_ST_NONE;
 	}
 }
 
 struct agree {
-	int formats, mismatches, by_state[FMT_ST_SOFTIRQ + 1];
+	int formats, mismatches, by_state[FMT_ST_CALL + 1];
 };
 
 /*
@@ -649,7 +658,15 @@ static void agree_on(const struct tep_event *e, const char *sys, const char *tex
 	fmt_statesrc_resolve(e, &ss);
 	want = state_of(ki.kind);
 	ag->formats++;
-	if (ss.kind >= FMT_ST_NONE && ss.kind <= FMT_ST_SOFTIRQ)
+	/* a call record is kept whatever its fields: slice falls back on any */
+	if (want == FMT_ST_NONE && e->system && e->name &&
+	    ((!strcmp(e->system, "ftrace") && (!strcmp(e->name, "funcgraph_entry") ||
+					       !strcmp(e->name, "funcgraph_exit"))) ||
+	     (!strcmp(e->system, "flytrap") &&
+	      (!strcmp(e->name, "ufunc_entry") || !strcmp(e->name, "ufunc_exit") ||
+	       !strcmp(e->name, "kfunc_entry") || !strcmp(e->name, "kfunc_exit")))))
+		want = FMT_ST_CALL;
+	if (ss.kind >= FMT_ST_NONE && ss.kind <= FMT_ST_CALL)
 		ag->by_state[ss.kind]++;
 	CHECK(ss.kind == want, "%s: %s:%s is %s to the analyzers, state kind %d (want %d)",
 	      where, e->system, e->name, rpt_kind_name(ki.kind), ss.kind, want);
@@ -669,6 +686,12 @@ static void agree_on(const struct tep_event *e, const char *sys, const char *tex
 		      "%s: %s:%s: pid at %d, the analyzers' %d", where, e->system, e->name,
 		      ss.a.offset, ki.f[RPT_F_EXIT_PID].offset);
 		bad |= ss.a.offset != ki.f[RPT_F_EXIT_PID].offset;
+		break;
+	case FMT_ST_WAKEUP:
+		CHECK(ss.a.offset == ki.f[RPT_F_WK_PID].offset && ss.a.offset >= 0,
+		      "%s: %s:%s: pid at %d, the analyzers' %d", where, e->system, e->name,
+		      ss.a.offset, ki.f[RPT_F_WK_PID].offset);
+		bad |= ss.a.offset != ki.f[RPT_F_WK_PID].offset;
 		break;
 	case FMT_ST_SYSCALL:
 		/*
@@ -825,13 +848,14 @@ static void check_state_files(void)
 
 	check_state_dir("tests/data", &ag, &files);
 	check_state_dir(fx && *fx ? fx : "../shared/fixtures", &ag, &files);
-	printf("stored formats: %d in %d files (switch %d, exit %d, syscall %d, irq %d, softirq %d),"
-	       " %d state kinds differ\n", ag.formats, files, ag.by_state[FMT_ST_SWITCH],
-	       ag.by_state[FMT_ST_EXIT], ag.by_state[FMT_ST_SYSCALL], ag.by_state[FMT_ST_IRQ],
-	       ag.by_state[FMT_ST_SOFTIRQ], ag.mismatches);
+	printf("stored formats: %d in %d files (switch %d, exit %d, syscall %d, irq %d, softirq %d,"
+	       " wakeup %d, call %d), %d state kinds differ\n", ag.formats, files,
+	       ag.by_state[FMT_ST_SWITCH], ag.by_state[FMT_ST_EXIT], ag.by_state[FMT_ST_SYSCALL],
+	       ag.by_state[FMT_ST_IRQ], ag.by_state[FMT_ST_SOFTIRQ], ag.by_state[FMT_ST_WAKEUP],
+	       ag.by_state[FMT_ST_CALL], ag.mismatches);
 	/* tests/data alone has every state kind (run from the top of the tree, as tests/run does) */
 	CHECK(files >= 8, "only %d files read: run from the top of the tree", files);
-	for (int k = FMT_ST_SWITCH; k <= FMT_ST_SOFTIRQ; k++)
+	for (int k = FMT_ST_SWITCH; k <= FMT_ST_CALL; k++)
 		CHECK(ag.by_state[k] > 0, "no stored format of state kind %d", k);
 }
 
