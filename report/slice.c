@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,15 @@ struct etype {
 struct learned {
 	int pid;
 	char comm[24];
+	uint64_t ts, seq;	/* where the name was seen: stamp, stream rank, order */
+	int rank;
+};
+
+/* A task's process, and where a record said so. */
+struct tgid_at {
+	int tgid;
+	int rank;
+	uint64_t ts;
 };
 
 struct frame {
@@ -125,10 +135,23 @@ struct slice {
 	int ncmdl;
 	struct learned *learned;
 	int nlearned, learned_cap;
+	struct rpt_map learned_ix;	/* pid -> index in learned + 1 */
+	uint64_t seq;
+
+	/*
+	 * --from with the time index: each stream starts at the chunk that
+	 * holds its last event before the cut, and what slice takes from the
+	 * chunks before (names, processes, the CPU's last switch) comes from
+	 * the index's facts and state records (seek_plan()).
+	 */
+	bool seek;
+	struct fmt_iter_range *rg;
+	int nrg;
+	uint64_t chunks_skipped, chunks_all;
 
 	int *pids;		/* tasks that appear (cmdlines kept) */
 	int npids, pidcap;
-	struct rpt_map tgids;	/* pid -> its process, from the records' tgid fields */
+	struct rpt_map tgids;	/* pid -> struct tgid_at, from the records' tgid fields */
 	int *procs;		/* processes of the tasks that appear (maps kept), sorted */
 	int nprocs;
 	struct rpt_slice_maps_stats maps;
@@ -256,8 +279,13 @@ static struct etype *etype(struct slice *s, const struct fmt_event *ev)
 	t->f_tgid.offset = -1;
 	if (!e)
 		return t;
-	if (fmt_field_resolve(e, "tgid", &t->f_tgid) || t->f_tgid.size != 4)
-		t->f_tgid.offset = -1;
+	{
+		/* the process of a task as the index's facts take it (format/names.c) */
+		struct fmt_namesrc ns;
+
+		fmt_namesrc_resolve(e, &ns);
+		t->f_tgid = ns.tgid;
+	}
 	classify(t, e);
 	for (struct tep_format_field *f = e->format.fields; f && t->npid < 4; f = f->next) {
 		size_t l = strlen(f->name);
@@ -305,21 +333,49 @@ static bool in_cmdlines(const struct slice *s, int pid)
 	       bsearch(&pid, s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int) != NULL;
 }
 
+static inline int stream_rank(int buffer, int cpu)
+{
+	return buffer << 16 | (cpu & 0xffff);	/* the merge's tie order: buffer, then CPU */
+}
+
+/* Is (ts, rank) before (ts0, rank0) in the merge's order? */
+static inline bool earlier(uint64_t ts, int rank, uint64_t ts0, int rank0)
+{
+	return ts != ts0 ? ts < ts0 : rank < rank0;
+}
+
+/*
+ * A name a record gives (at ts on the stream of rank).  The first name
+ * wins, as tep_register_comm() keeps it; records come in merge order but
+ * for the index's, which come first and give way to an earlier one.
+ */
 static void learn(struct slice *s, const struct fmt_field *c, const struct fmt_field *p,
-		  const struct fmt_event *ev)
+		  const void *data, int size, uint64_t ts, int rank)
 {
 	const char *comm;
-	int pid, len, i;
+	int pid, len, *ix;
+	bool created;
+	struct learned *l;
 
 	if (c->offset < 0 || p->offset < 0)
 		return;
-	pid = (int)fmt_field_u64(p, ev->rec.data, ev->rec.size);
-	comm = fmt_field_ptr(c, ev->rec.data, ev->rec.size, &len);
+	pid = (int)fmt_field_u64(p, data, size);
+	comm = fmt_field_ptr(c, data, size, &len);
 	if (!comm || in_cmdlines(s, pid))
 		return;
-	for (i = 0; i < s->nlearned; i++)
-		if (s->learned[i].pid == pid)
-			return;	/* the first name wins, as tep_register_comm() keeps it */
+	ix = rpt_map_get(&s->learned_ix, (uint64_t)(uint32_t)pid, &created);
+	if (!ix)
+		return;
+	if (!created) {
+		l = &s->learned[*ix - 1];
+		/* a full read meets the first name first (and keeps it with stamps out of order) */
+		if (!s->seek || !earlier(ts, rank, l->ts, l->rank))
+			return;
+		l->ts = ts;
+		l->rank = rank;
+		l->seq = s->seq++;
+		goto name;
+	}
 	if (s->nlearned == s->learned_cap) {
 		int cap = s->learned_cap ? s->learned_cap * 2 : 64;
 		struct learned *nl = realloc(s->learned, (size_t)cap * sizeof(*nl));
@@ -329,13 +385,29 @@ static void learn(struct slice *s, const struct fmt_field *c, const struct fmt_f
 		s->learned = nl;
 		s->learned_cap = cap;
 	}
-	s->learned[s->nlearned].pid = pid;
+	l = &s->learned[s->nlearned++];
+	*ix = s->nlearned;
+	*l = (struct learned){ .pid = pid, .ts = ts, .rank = rank, .seq = s->seq++ };
+name:
 	len = (int)strnlen(comm, (size_t)len);
-	if (len > (int)sizeof(s->learned[0].comm) - 1)
-		len = (int)sizeof(s->learned[0].comm) - 1;
-	memcpy(s->learned[s->nlearned].comm, comm, (size_t)len);
-	s->learned[s->nlearned].comm[len] = '\0';
-	s->nlearned++;
+	if (len > (int)sizeof(l->comm) - 1)
+		len = (int)sizeof(l->comm) - 1;
+	memcpy(l->comm, comm, (size_t)len);
+	l->comm[len] = '\0';
+}
+
+/* A task's process, from a record at (ts, rank): the last in merge order wins. */
+static void set_tgid(struct slice *s, int pid, int tgid, uint64_t ts, int rank)
+{
+	struct tgid_at *t;
+	bool created;
+
+	if (pid <= 0)
+		return;
+	t = rpt_map_get(&s->tgids, (uint64_t)pid, &created);
+	if (!t || (!created && s->seek && earlier(ts, rank, t->ts, t->rank)))
+		return;
+	*t = (struct tgid_at){ tgid, rank, ts };
 }
 
 static void load_cmdline_pids(struct slice *s)
@@ -593,6 +665,195 @@ static int keep_event(struct slice *s, const struct fmt_event *ev, const struct 
 	return 0;
 }
 
+/* ---- a cut without the chunks before it ------------------------------------------- */
+
+static int cmp_learned(const void *a, const void *b)
+{
+	const struct learned *x = a, *y = b;
+
+	if (x->ts != y->ts || x->rank != y->rank)
+		return earlier(x->ts, x->rank, y->ts, y->rank) ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A record of the index's state section as the iterator would hand it. */
+static void state_event(const struct slice *s, const struct fmt_state_rec *sr, int buffer,
+			int cpu, struct fmt_event *ev)
+{
+	const uint8_t *d = sr->data;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->rec.ts = fmt_reader_adjust_ts_cpu(s->r, sr->ts, buffer, cpu);
+	ev->rec.cpu = cpu;
+	ev->rec.data = (void *)d;
+	ev->rec.size = (int)sr->size;
+	ev->rec.record_size = (int)sr->size;
+	ev->buffer = buffer;
+	ev->raw_ts = sr->ts;
+	ev->type = s->in->big_endian ? d[0] << 8 | d[1] : d[1] << 8 | d[0];
+	ev->event = fmt_reader_event(s->r, ev->type);
+}
+
+/*
+ * Can the chunks before the cut be skipped?  Only with --from, when every
+ * CPU stream has the index's facts (stamps in order) and state records,
+ * the chunks skipped pass their checksums (damage is read and reported as
+ * a full read reports it), nothing shifts stamps per CPU, and no call
+ * record (function graph, ufunc, kfunc) lies in them: the calls open at
+ * the cut need every call before it, which the index does not keep.  Each
+ * stream then starts at the chunk with its last event before the cut (the
+ * task on the CPU there).  FLYTRAP_WINDOW_READ=full reads everything
+ * (tests compare).
+ */
+static bool no_seek(const char *env, const char *why)
+{
+	if (env && !strcmp(env, "say"))
+		fprintf(stderr, "slice: reads from the start: %s\n", why);
+	return false;
+}
+
+static bool seek_plan(struct slice *s)
+{
+	const struct fmt_info *in = s->in;
+	const char *env = getenv("FLYTRAP_WINDOW_READ");
+	int ns = 0;
+
+	if (!s->o.has_t0 || (env && !strcmp(env, "full")))
+		return false;
+	if (in->truncated_at || in->time_shift.present)
+		return no_seek(env, "a truncated file, or stamps shifted per CPU");
+	if (fmt_reader_facts_status(s->r, NULL) != 1)
+		return no_seek(env, "no facts in the time index");
+	for (int b = 0; b < in->nbuffers; b++)
+		for (int c = 0; c < in->buffers[b].ncpus; c++)
+			ns += in->buffers[b].cpus[c].size != 0;
+	free(s->rg);
+	s->rg = calloc(ns ? (size_t)ns : 1, sizeof(*s->rg));
+	s->nrg = 0;
+	s->chunks_skipped = s->chunks_all = 0;
+	if (!s->rg)
+		return false;
+	for (int b = 0; b < in->nbuffers; b++)
+		for (int c = 0; c < in->buffers[b].ncpus; c++) {
+			const struct fmt_cpu_data *cd = &in->buffers[b].cpus[c];
+			const struct fmt_cpu_facts *cf;
+			const struct fmt_cpu_state *cs;
+			uint32_t first = 0, start, end;
+
+			if (!cd->size)
+				continue;
+			cf = fmt_reader_facts(s->r, b, cd->cpu);
+			cs = fmt_reader_state(s->r, b, cd->cpu);
+			if (!cf || !cf->sorted || !cs || cs->n != cf->n || cd->cpu < 0 ||
+			    cd->cpu > s->maxcpu || cd->cpu > 0xffff)
+				return no_seek(env, "a CPU without facts and state records, or "
+					       "with stamps out of order");
+			while (first < cf->n && (!cf->chunks[first].nev ||
+						 fmt_reader_adjust_ts_cpu(s->r, cf->chunks[first].last, b,
+									  cd->cpu) < s->o.t0_ns))
+				first++;
+			for (start = first; start > 0 && !cf->chunks[start - 1].nev; start--)
+				;
+			if (start > 0)
+				start--;	/* its last event is the one before the cut */
+			/*
+			 * to the end: the read stops at the first event after the
+			 * window in merge order, or after the exits of the calls
+			 * open there, as a full read does
+			 */
+			end = cf->n;
+			if (fmt_reader_check_chunks(s->r, b, cd->cpu, 0, start))
+				return no_seek(env, "a chunk before the cut fails its checksum");
+			for (uint32_t k = 0; k < start; k++) {
+				const struct fmt_chunk_state *ch = &cs->chunks[k];
+
+				if (ch->nrec > cf->chunks[k].nev)
+					return no_seek(env, "more state records than events");
+				for (uint32_t j = 0; j < ch->nrec; j++) {
+					const struct fmt_state_rec *sr = &cs->recs[ch->rec_at + j];
+					const struct etype *ty;
+					struct fmt_event ev;
+
+					if (sr->ts < cf->chunks[k].first || sr->ts > cf->chunks[k].last)
+						return no_seek(env, "a state record outside its chunk");
+					state_event(s, sr, b, cd->cpu, &ev);
+					ty = etype(s, &ev);
+					if (ty && ty->kind >= FK_FG_ENTRY && ty->kind <= FK_KF_EXIT)
+						return no_seek(env, "call records before the cut");
+				}
+			}
+			s->rg[s->nrg++] = (struct fmt_iter_range){ b, cd->cpu, start, end };
+			s->chunks_skipped += start + (cf->n - end);
+			s->chunks_all += cf->n;
+		}
+	if (!s->chunks_skipped)
+		return false;
+	if (env && !strcmp(env, "say"))
+		fprintf(stderr, "slice: %" PRIu64 " of %" PRIu64 " chunks skipped\n",
+			s->chunks_skipped, s->chunks_all);
+	return true;
+}
+
+/*
+ * What the chunks skipped before the cut give, in place of reading them:
+ * their events counted as read, the processes their facts assign, and
+ * from their state records the names (each pid's first switch and wakeup
+ * are there) and each CPU's last switch.  The records read later give way
+ * to these only where a full read's merge order says so.
+ */
+static int seek_before(struct slice *s)
+{
+	for (int i = 0; i < s->nrg; i++) {
+		const struct fmt_iter_range *rg = &s->rg[i];
+		const struct fmt_cpu_facts *cf = fmt_reader_facts(s->r, rg->buffer, rg->cpu);
+		const struct fmt_cpu_state *cs = fmt_reader_state(s->r, rg->buffer, rg->cpu);
+		int rank = stream_rank(rg->buffer, rg->cpu), ix;
+		const struct fmt_state_rec *last_sw = NULL;
+
+		enc_index(s, rg->buffer, rg->cpu, &ix);
+		for (uint32_t k = 0; k < rg->first; k++) {
+			const struct fmt_chunk_facts *ch = &cf->chunks[k];
+			const struct fmt_chunk_state *cst = &cs->chunks[k];
+
+			s->read += ch->nev;
+			for (uint32_t j = 0; j < ch->nnames; j++) {
+				const struct fmt_fact_name *nm = &cf->names[ch->name_at + j];
+
+				if (nm->what == 2)
+					set_tgid(s, nm->pid, nm->tgid,
+						 fmt_reader_adjust_ts_cpu(s->r, nm->ts, rg->buffer, rg->cpu),
+						 rank);
+			}
+			for (uint32_t j = 0; j < cst->nrec; j++) {
+				const struct fmt_state_rec *sr = &cs->recs[cst->rec_at + j];
+				const struct etype *ty;
+				struct fmt_event ev;
+
+				state_event(s, sr, rg->buffer, rg->cpu, &ev);
+				ty = etype(s, &ev);
+				if (!ty || (ty->kind != FK_SWITCH && ty->kind != FK_WAKEUP))
+					continue;
+				learn(s, &ty->c1, &ty->p1, ev.rec.data, ev.rec.size, ev.rec.ts, rank);
+				learn(s, &ty->c2, &ty->p2, ev.rec.data, ev.rec.size, ev.rec.ts, rank);
+				if (ty->kind == FK_SWITCH)
+					last_sw = sr;
+			}
+		}
+		if (last_sw && rg->buffer == 0) {
+			struct rec_copy *c = &s->last_switch[ix];
+			struct fmt_event ev;
+			int n = 0, cap = 1, err;
+
+			state_event(s, last_sw, rg->buffer, rg->cpu, &ev);
+			free(c->payload);
+			c->payload = NULL;
+			if ((err = copy_rec(&c, &n, &cap, &ev)))
+				return err;
+		}
+	}
+	return 0;
+}
+
 static int run(struct slice *s)
 {
 	struct fmt_iter *it;
@@ -603,7 +864,24 @@ static int run(struct slice *s)
 	const struct fmt_event *ev;
 	int rc, err = 0, ix;
 
-	err = fmt_iter_new(s->r, &io, &it);
+	s->seek = seek_plan(s);
+	if (s->seek) {
+		io.ranges = s->rg;
+		io.nranges = s->nrg;
+		err = fmt_iter_new(s->r, &io, &it);
+		if (err == -ESPIPE) {
+			/* the file disagrees with its index: read it all */
+			s->seek = false;
+			io.ranges = NULL;
+			io.nranges = 0;
+		} else if (!err && (err = seek_before(s))) {
+			fmt_iter_free(it);
+			ft_error("cannot slice '%s': %s", s->in_path, strerror(-err));
+			return err;
+		}
+	}
+	if (!s->seek)
+		err = fmt_iter_new(s->r, &io, &it);
 	if (err)
 		return ft_error("'%s': %s", s->in_path, fmt_reader_error(s->r)), -ECANCELED;
 	while ((rc = fmt_iter_next(it, &ev)) != 0) {
@@ -619,12 +897,9 @@ static int run(struct slice *s)
 		s->read++;
 		ty = etype(s, ev);
 		pid = event_pid(ev);
-		if (ty && ty->f_tgid.offset >= 0 && pid > 0) {
-			int *tg = rpt_map_get(&s->tgids, (uint64_t)pid, NULL);
-
-			if (tg)
-				*tg = (int)fmt_field_u64(&ty->f_tgid, ev->rec.data, ev->rec.size);
-		}
+		if (ty && ty->f_tgid.offset >= 0 && pid > 0)
+			set_tgid(s, pid, (int)fmt_field_u64(&ty->f_tgid, ev->rec.data, ev->rec.size),
+				 ev->rec.ts, stream_rank(ev->buffer, ev->rec.cpu));
 		if (!s->started && (!s->o.has_t0 || ev->rec.ts >= s->o.t0_ns) &&
 		    (err = window_starts(s)))
 			break;
@@ -638,8 +913,10 @@ static int run(struct slice *s)
 		if (!s->started) {
 			s->cpu_task[ix] = pid;
 			if (ty && (ty->kind == FK_SWITCH || ty->kind == FK_WAKEUP)) {
-				learn(s, &ty->c1, &ty->p1, ev);
-				learn(s, &ty->c2, &ty->p2, ev);
+				int rank = stream_rank(ev->buffer, ev->rec.cpu);
+
+				learn(s, &ty->c1, &ty->p1, ev->rec.data, ev->rec.size, ev->rec.ts, rank);
+				learn(s, &ty->c2, &ty->p2, ev->rec.data, ev->rec.size, ev->rec.ts, rank);
 			}
 			if (ty && ty->kind == FK_SWITCH && ev->buffer == 0) {
 				struct rec_copy *c = &s->last_switch[ix];
@@ -765,11 +1042,11 @@ static int kept_procs(struct slice *s)
 	if (!s->procs)
 		return -ENOMEM;
 	for (int i = 0; i < s->npids; i++) {
-		const int *tg = rpt_map_find(&s->tgids, (uint64_t)s->pids[i]);
+		const struct tgid_at *tg = rpt_map_find(&s->tgids, (uint64_t)s->pids[i]);
 
 		s->procs[k++] = s->pids[i];
-		if (tg && *tg > 0 && *tg != s->pids[i])
-			s->procs[k++] = *tg;
+		if (tg && tg->tgid > 0 && tg->tgid != s->pids[i])
+			s->procs[k++] = tg->tgid;
 	}
 	if (k > 1)
 		qsort(s->procs, (size_t)k, sizeof(int), cmp_int);
@@ -828,6 +1105,9 @@ static int write_slice(struct slice *s)
 		err = -ENOMEM;
 		goto fail;
 	}
+	/* the names in the order a full read meets them (it does already) */
+	if (s->seek && s->nlearned > 1)
+		qsort(s->learned, (size_t)s->nlearned, sizeof(*s->learned), cmp_learned);
 	for (i = 0; i < s->nlearned; i++) {
 		char line[64], *nc;
 		int n;
@@ -1011,6 +1291,8 @@ static void slice_release(struct slice *s)
 	free(s->pids);
 	free(s->procs);
 	rpt_map_release(&s->tgids);
+	rpt_map_release(&s->learned_ix);
+	free(s->rg);
 	free(s->cmdl_pids);
 	free(s->learned);
 	free(s->events);
@@ -1026,7 +1308,8 @@ int cmd_slice(int argc, char **argv)
 	char *open_err = NULL;
 	int rc, err, nstreams;
 
-	rpt_map_init(&s.tgids, sizeof(int));
+	rpt_map_init(&s.tgids, sizeof(struct tgid_at));
+	rpt_map_init(&s.learned_ix, sizeof(int));
 	if ((rc = parse_args(&s, argc, argv)))
 		goto out;
 	if (stat(s.in_path, &si) == 0 && stat(s.out_path, &so) == 0 && si.st_dev == so.st_dev &&
