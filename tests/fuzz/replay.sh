@@ -263,15 +263,18 @@ write('cpus-swapped', es)
 print(n)
 PY
 }
-# state_windows DIR: the analyzers that start a window from the state records (overhead, and
-# analyze, which runs it) on each state mutant: no crash, no sanitizer report (leaks included);
-# and the mutants did reach them (FLYTRAP_WINDOW_READ=say: the window read skipped chunks)
+# state_windows DIR [CMD...]: the analyzers that start a window from the state records
+# (overhead, and analyze, which runs it; or the commands given, slice) on each state mutant: no
+# crash, no sanitizer report (leaks included); and the mutants did reach them
+# (FLYTRAP_WINDOW_READ=say: the window read skipped chunks)
 state_windows() {
-	local m cmd rc fed=0 n=0
-	for m in "$1"/*; do
+	local m cmd rc fed=0 n=0 dir=$1
+	shift
+	[ $# -gt 0 ] || set -- "overhead --from 100.003 --to 100.0031" \
+		"analyze --from 100.002 --to 100.005" "overhead --json --cpu 1 --from 100.0055 --to 100.0056"
+	for m in "$dir"/*; do
 		n=$((n + 1))
-		for cmd in "overhead --from 100.003 --to 100.0031" "analyze --from 100.002 --to 100.005" \
-			"overhead --json --cpu 1 --from 100.0055 --to 100.0056"; do
+		for cmd in "$@"; do
 			# shellcheck disable=SC2086
 			ASAN_OPTIONS=detect_leaks=1 FLYTRAP_WINDOW_READ=say timeout 60 "$TOP/$O/flytrap" \
 				$cmd "$m" >/dev/null 2>"$TMP/sw.err"
@@ -314,6 +317,18 @@ if [ -x "$mk" ] && "$mk" bench "$TMP/tix.dat" 3000 >/dev/null &&
 		else
 			fail "cannot build the state mutants"
 		fi
+	fi
+	# slice takes names and each CPU's last switch from the state records of the chunks before
+	# its cut: the state section of a file without call records (slice reads from the start
+	# when there are some), damaged
+	if MKRPT_NO_CALLS=1 "$mk" names "$TMP/nc.dat" 20000 >/dev/null &&
+		"$TOP/$O/flytrap" convert -c none --chunk 1 "$TMP/nc.dat" -o "$TMP/nc-none.dat" 2>/dev/null &&
+		state_mutants "$TMP/nc-none.dat" "$TMP/ncmut" >/dev/null; then
+		state_windows "$TMP/ncmut" "slice --from 100.003 --to 100.0031 -o $TMP/sl.dat" \
+			"slice --json --from 100.0055 --to 100.0056 -o $TMP/sl.dat" \
+			"slice --cpu 1 --from 100.005 --to 100.006 -o $TMP/sl.dat"
+	else
+		fail "cannot build the state mutants of a file without call records"
 	fi
 fi
 finish

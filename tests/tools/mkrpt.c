@@ -798,10 +798,27 @@ static void build_manyloss(const char *path, uint64_t n)
 	out_close(&o, NULL);
 }
 
-/* One task round of bench and names: a syscall around two nested kernel calls (6 events). */
+/*
+ * One task round of bench and names: a syscall around two nested kernel
+ * calls (6 events); MKRPT_NO_CALLS=1: three syscalls instead (6 events
+ * too), for a file without call records (a slice can skip what is before
+ * its cut then).
+ */
 static void bench_calls(struct out *o, int cpu, uint64_t ts, int pid, uint64_t i)
 {
+	static int no_calls = -1;
+
+	if (no_calls < 0)
+		no_calls = getenv("MKRPT_NO_CALLS") && !strcmp(getenv("MKRPT_NO_CALLS"), "1");
 	sys_enter(o, cpu, ts + 100, pid, (long)(i % 7));
+	if (no_calls) {
+		sys_exit(o, cpu, ts + 1000, pid, (long)(i % 7), 0);
+		sys_enter(o, cpu, ts + 1050, pid, 1);
+		sys_exit(o, cpu, ts + 1100 + (i % 13) * 50, pid, 1, 0);
+		sys_enter(o, cpu, ts + 1900, pid, 2);
+		sys_exit(o, cpu, ts + 1950, pid, 2, 0);
+		return;
+	}
 	fg_entry(o, cpu, ts + 200, pid, K_KSYS_READ, 0);
 	fg_entry(o, cpu, ts + 300, pid, K_VFS_READ, 1);
 	fg_exit(o, cpu, ts + 900, pid, K_VFS_READ, 1, ts + 300);
@@ -840,13 +857,40 @@ static void build_bench(const char *path, uint64_t n)
  * window then meets tasks named only before it, renamed after it, and
  * losses on both sides: what the time index's facts must stand in for.
  */
+/* names without calls: process 900's maps, whose thread 1000 says so once, at the start */
+static void names_meta(struct out *o)
+{
+	static const char maps[] = "== 900 wpool\n00400000-00500000 r-xp 00000000 08:01 77 /usr/bin/wpool\n";
+	uint64_t off;
+	int err = fmt_writer_section(o->w, FMT_SEC_FT_PROCMAPS, "flytrap procmaps", maps,
+				     strlen(maps), &off);
+
+	err = err ?: fmt_writer_option(o->w, FMT_OPT_FT_PROCMAPS, &off, sizeof(off));
+	if (err)
+		die(o, "names metadata", err);
+}
+
 static void build_names(const char *path, uint64_t n)
 {
 	struct out o;
 	uint64_t i = 0, t = 100 * S, round = 0;
+	bool no_calls = getenv("MKRPT_NO_CALLS") && !strcmp(getenv("MKRPT_NO_CALLS"), "1");
 	int cpu;
 
-	out_open(&o, path, 2, "1000 w0\n1001 w1\n2000 other0\n2001 other1\n", NULL);
+	out_open(&o, path, 2, "1000 w0\n1001 w1\n2000 other0\n2001 other1\n",
+		 no_calls ? names_meta : NULL);
+	if (no_calls) {
+		uint8_t r[40] = { 0 };
+
+		/* a BPF record: task 1000 is a thread of process 900 (a slice keeps 900's maps) */
+		bpf_hdr(r, ID_BPF_SYSCALL, 1000);
+		put32(r + 8, 900);
+		put32(r + 12, 39);
+		put64(r + 16, t - 20);
+		put64(r + 24, 10);
+		emit(&o, 0, t - 10, r, sizeof(r));
+		i++;
+	}
 	while (i < n) {
 		uint64_t epoch = round / 500;
 		bool start = round % 500 == 0;
