@@ -39,17 +39,7 @@ cmp -s "$work/full.dat" "$work/skip.dat" || { echo "bench/slice.sh: the slices d
 case $skip in *"chunks skipped"*) ;; *) echo "bench/slice.sh: nothing skipped: $skip" >&2; exit 1 ;; esac
 tc=$(command -v trace-cmd || true)
 
-run() {
-	local name=$1 envs=()
-	shift
-	while [ "$1" != -- ]; do envs+=("$1"); shift; done
-	shift
-	env "${envs[@]}" /usr/bin/time -f '%e %U %S' -o "$work/t" "$@" >/dev/null 2>&1 || true
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$work/t" >>"$work/$name"
-}
-med() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-w() { cut -d' ' -f1 "$work/$1" | med; }
-c() { cut -d' ' -f2 "$work/$1" | med; }
+. bench/_time.sh
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$rounds"); do
 	run skip -- "$ft" slice --from "$from" --to "$to" "$f" -o "$work/o1.dat"

@@ -34,18 +34,7 @@ read -r from to < <(python3 -c "import sys
 a, z = int(sys.argv[1]), int(sys.argv[2])
 print('%.9f %.9f' % ((a + (z - a) * 0.60) / 1e9, (a + (z - a) * 0.61) / 1e9))" "$a" "$z")
 
-# run NAME ENV... -- ARGS...: one timed run appended to $work/NAME
-run() {
-	local name=$1 envs=()
-	shift
-	while [ "$1" != -- ]; do envs+=("$1"); shift; done
-	shift
-	env "${envs[@]}" /usr/bin/time -f '%e %U %S' -o "$work/t" "$@" >/dev/null 2>&1 || true
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$work/t" >>"$work/$name"
-}
-med() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-w() { cut -d' ' -f1 "$work/$1" | med; }
-c() { cut -d' ' -f2 "$work/$1" | med; }
+. bench/_time.sh
 
 for cmd in $cmds; do
 	FLYTRAP_WINDOW_READ=full "$ft" $cmd --from "$from" --to "$to" "$f" >"$work/o.full" 2>&1 || true
