@@ -6,7 +6,7 @@
 # read writes (FLYTRAP_WINDOW_READ=full), with the same summary on stdout
 # (--json: events_read counts the skipped chunks' events) and stderr:
 #  - the shipped files and fixtures converted with one page per chunk,
-#    mkrpt names and bench files, each over six windows, with --pid, --comm, --cpu and -e on
+#    mkrpt names (also big-endian) and bench files, each over six windows, with --pid, --comm, --cpu and -e on
 #    some; a slice of a slice;
 #  - many of those runs did skip chunks (FLYTRAP_WINDOW_READ=say), and
 #    those of files with function-graph or ufunc/kfunc records before the
@@ -30,8 +30,12 @@ mkdir -p "$TMP/w"
 # other names, and CPU 1 names CPU 0's next task first: the first name a slice's cmdlines take
 # is not the last
 MKRPT_NO_CALLS=1 "$MK" names "$TMP/names-nc.dat" 60000 >/dev/null || fail "mkrpt names (no calls)"
+# and in a big-endian file: the state records' event ids and fields in that byte order
+MKRPT_BIG_ENDIAN=1 MKRPT_NO_CALLS=1 "$MK" names "$TMP/names-nc-be.dat" 20000 >/dev/null ||
+	fail "mkrpt names (no calls, big-endian)"
 "$MK" bench "$TMP/bench.dat" 100000 >/dev/null || fail "mkrpt bench"
-for f in "$TMP/names.dat" "$TMP/names-nc.dat" "$TMP/bench.dat" tests/data/*.dat "$X"/*.dat; do
+for f in "$TMP/names.dat" "$TMP/names-nc.dat" "$TMP/names-nc-be.dat" "$TMP/bench.dat" \
+	tests/data/*.dat "$X"/*.dat; do
 	[ -f "$f" ] || continue
 	"$FLYTRAP" convert --chunk 1 "$f" -o "$TMP/w/$(basename "$f")" 2>/dev/null
 done
