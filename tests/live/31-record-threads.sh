@@ -55,9 +55,13 @@ n_ft=$("$FLYTRAP" report t.dat 2>/dev/null | wc -l)
 n_tc=$(trace-cmd report -i t.dat 2>/dev/null | wc -l)
 [ "$n_ft" = "$n_tc" ] && ok "flytrap report and trace-cmd print $n_ft lines" || fail "flytrap $n_ft lines, trace-cmd $n_tc"
 
-# flight mode: a dump by SIGUSR1 while both capture threads run
+# flight mode: a dump by SIGUSR1 while both capture threads run; a storm pinned to each CPU
+# (left to the scheduler, a busy machine can run both threads on one CPU and leave the other
+# without an event of the recorded task)
+pinned=""
+for c in $(seq 0 $((ncpu - 1))); do pinned="$pinned taskset -c $c $STORM 50000 1 >/dev/null &"; done
 "$FLYTRAP" -v record -e raw_syscalls --capture-threads 2 --threads 2 --flight 60s --after 0 -o fl.dat -- \
-	sh -c "$STORM 100000 2 >/dev/null; kill -USR1 \$PPID; sleep 1; $STORM 20000 1 >/dev/null" 2>fl.err
+	sh -c "$pinned wait; kill -USR1 \$PPID; sleep 1; $STORM 20000 1 >/dev/null" 2>fl.err
 rc=$?
 dump=$(ls fl-*.dat 2>/dev/null | head -n 1)
 if [ $rc = 0 ] && [ -n "$dump" ] && "$FLYTRAP" verify "$dump" >fv.out 2>&1 && [ "$(tc_percpu "$dump" | wc -l)" = "$ncpu" ]; then
