@@ -366,7 +366,7 @@ static void learn(struct slice *s, const struct fmt_field *c, const struct fmt_f
 	ix = rpt_map_get(&s->learned_ix, (uint64_t)(uint32_t)pid, &created);
 	if (!ix)
 		return;
-	if (!created) {
+	if (!created && *ix) {	/* (0: its entry could not be made last time) */
 		l = &s->learned[*ix - 1];
 		/* a full read meets the first name first (and keeps it with stamps out of order) */
 		if (!s->seek || !earlier(ts, rank, l->ts, l->rank))
@@ -694,6 +694,14 @@ static void state_event(const struct slice *s, const struct fmt_state_rec *sr, i
 	ev->event = fmt_reader_event(s->r, ev->type);
 }
 
+/* FLYTRAP_WINDOW_READ=say: why a slice reads from the start */
+static bool no_seek(const char *env, const char *why)
+{
+	if (env && !strcmp(env, "say"))
+		fprintf(stderr, "slice: reads from the start: %s\n", why);
+	return false;
+}
+
 /*
  * Can the chunks before the cut be skipped?  Only with --from, when every
  * CPU stream has the index's facts (stamps in order) and state records,
@@ -705,13 +713,6 @@ static void state_event(const struct slice *s, const struct fmt_state_rec *sr, i
  * task on the CPU there).  FLYTRAP_WINDOW_READ=full reads everything
  * (tests compare).
  */
-static bool no_seek(const char *env, const char *why)
-{
-	if (env && !strcmp(env, "say"))
-		fprintf(stderr, "slice: reads from the start: %s\n", why);
-	return false;
-}
-
 static bool seek_plan(struct slice *s)
 {
 	const struct fmt_info *in = s->in;
@@ -738,7 +739,7 @@ static bool seek_plan(struct slice *s)
 			const struct fmt_cpu_data *cd = &in->buffers[b].cpus[c];
 			const struct fmt_cpu_facts *cf;
 			const struct fmt_cpu_state *cs;
-			uint32_t first = 0, start, end;
+			uint32_t first = 0, start;
 
 			if (!cd->size)
 				continue;
@@ -756,12 +757,6 @@ static bool seek_plan(struct slice *s)
 				;
 			if (start > 0)
 				start--;	/* its last event is the one before the cut */
-			/*
-			 * to the end: the read stops at the first event after the
-			 * window in merge order, or after the exits of the calls
-			 * open there, as a full read does
-			 */
-			end = cf->n;
 			if (fmt_reader_check_chunks(s->r, b, cd->cpu, 0, start))
 				return no_seek(env, "a chunk before the cut fails its checksum");
 			for (uint32_t k = 0; k < start; k++) {
@@ -782,8 +777,13 @@ static bool seek_plan(struct slice *s)
 						return no_seek(env, "call records before the cut");
 				}
 			}
-			s->rg[s->nrg++] = (struct fmt_iter_range){ b, cd->cpu, start, end };
-			s->chunks_skipped += start + (cf->n - end);
+			/*
+			 * to the end: the read stops at the first event after the
+			 * window in merge order, or after the exits of the calls
+			 * open there, as a full read does
+			 */
+			s->rg[s->nrg++] = (struct fmt_iter_range){ b, cd->cpu, start, cf->n };
+			s->chunks_skipped += start;
 			s->chunks_all += cf->n;
 		}
 	if (!s->chunks_skipped)
