@@ -118,13 +118,21 @@ enum fmt_option_id {
 	/*
 	 * The state records of the time index's chunks (fmt_reader_state()):
 	 * u32 version (1), u32 n, n x {u64 data offset (as in the time
-	 * index), u32 cpu, u32 0, u32 chunks, u32 records, chunks x {u32
+	 * index), u32 cpu, u32 flags (FMT_STATE_SLICE_KINDS), u32 chunks,
+	 * u32 records, chunks x {u32
 	 * pages that hold an event, u32 records}, then the records of all
 	 * chunks in order, each {u64 raw stamp, u32 size, u32 0, the event's
 	 * payload as in its page, padded with zeros to 8 bytes}.
 	 */
 	FMT_SEC_FT_STATE = 0x4685,
 };
+/*
+ * A state entry's flag: its chunks also keep each pid's first wakeup and
+ * the CPU's first call record (FMT_ST_WAKEUP, FMT_ST_CALL), which slice
+ * needs to skip what is before its cut.  Entries without it (files of
+ * writers before those kinds) serve overhead's windows only.
+ */
+#define FMT_STATE_SLICE_KINDS	1u
 
 /* One BPF ringbuf reservation failure count for a time window. */
 struct fmt_bpf_drop {
@@ -604,6 +612,7 @@ struct fmt_chunk_state {
 };
 struct fmt_cpu_state {
 	int buffer, cpu;
+	uint32_t flags;			/* FMT_STATE_SLICE_KINDS */
 	uint32_t n;			/* chunks: those of fmt_reader_tindex() */
 	struct fmt_chunk_state *chunks;
 	struct fmt_state_rec *recs;

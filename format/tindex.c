@@ -519,6 +519,7 @@ static int state_entry(struct fmt_reader *r, const uint8_t *d, size_t size, size
 	if (size - p < SENTRY_HDR)
 		return -EBADMSG;
 	data_off = fmt_get64(be, d + p);
+	cs->flags = fmt_get32(be, d + p + 12);
 	n = fmt_get32(be, d + p + 16);
 	nrec = fmt_get32(be, d + p + 20);
 	p += SENTRY_HDR;

@@ -1783,7 +1783,7 @@ static void state_entry(struct fmt_writer *w, struct wcpu *c, uint64_t data_off)
 		nrec += c->facts[i].nstate;
 	err = db_add64(&w->state, w->be, data_off);
 	err = err ?: db_add32(&w->state, w->be, (uint32_t)c->cpu);
-	err = err ?: db_add32(&w->state, w->be, 0);
+	err = err ?: db_add32(&w->state, w->be, FMT_STATE_SLICE_KINDS);
 	err = err ?: db_add32(&w->state, w->be, c->nfacts);
 	err = err ?: db_add32(&w->state, w->be, nrec);
 	for (i = 0; i < c->nfacts && !err; i++) {

@@ -98,14 +98,14 @@ def patch(name, *fields):
         struct.pack_into(fmt, m, at, v & (1 << 8 * struct.calcsize(fmt)) - 1)
     put(name, m)
 
-# the layout: u32 version, u32 n; per CPU {u64 data offset, u32 cpu, u32 0, u32 chunks, u32
+# the layout: u32 version, u32 n; per CPU {u64 data offset, u32 cpu, u32 flags, u32 chunks, u32
 # records}, chunks x {u32 pages, u32 records}, records x {u64 stamp, u32 size, u32 0, payload
 # padded to 8}
 ents = []
 p = body + 8
 for e in range(struct.unpack_from('<I', d, body + 4)[0]):
-    doff, cpu, _, nch, nrec = struct.unpack_from('<QIIII', d, p)
-    ent = {'at': p, 'doff': doff, 'cpu': cpu, 'tab': p + 24, 'recs': []}
+    doff, cpu, flags, nch, nrec = struct.unpack_from('<QIIII', d, p)
+    ent = {'at': p, 'doff': doff, 'cpu': cpu, 'flags': flags, 'tab': p + 24, 'recs': []}
     ent['chunks'] = [list(struct.unpack_from('<II', d, p + 24 + 8 * k)) for k in range(nch)]
     p += 24 + 8 * nch
     for r in range(nrec):
@@ -183,7 +183,8 @@ def write(name, ents):
     def body_of(es):
         b = bytearray(struct.pack('<II', 1, len(es)))
         for e in es:
-            b += struct.pack('<QIIII', e['doff'], e['cpu'], 0, len(e['chunks']), len(e['recs']))
+            b += struct.pack('<QIIII', e['doff'], e['cpu'], e['flags'], len(e['chunks']),
+                             len(e['recs']))
             for c in e['chunks']:
                 b += struct.pack('<II', *c)
             for r in e['recs']:
