@@ -141,7 +141,8 @@ bool fmt_namesrc_may_name(const char *sys, const char *text, size_t len)
 	const char *nm;
 	size_t nl;
 
-	if (!strcmp(sys, "flytrap") || memmem(text, len, " tgid;", 6))
+	if (!strcmp(sys, "flytrap") || memmem(text, len, " tgid;", 6) ||
+	    memmem(text, len, "\ttgid;", 6))
 		return true;
 	if (!format_name(text, len, &nm, &nl))
 		return false;

@@ -423,6 +423,29 @@ static bool fed_kind(const struct rpt_ctx *ctx, struct seek_plan *p, const struc
 	return p->kind_of[type] - 1 != FMT_ST_NONE && p->kind_of[type] - 1 < FMT_ST_WAKEUP;
 }
 
+bool rpt_facts_adjusted_sorted(struct fmt_reader *r, int buffer, int cpu,
+			       const struct fmt_cpu_facts *cf)
+{
+	const struct fmt_info *in = fmt_reader_info(r);
+	uint64_t prev = 0;
+
+	/* tsc_mul_shr() takes the multiplier as signed, and a shift past 31 wraps */
+	if (in->has_tsc2nsec && in->tsc_mult && (in->tsc_mult >= 1u << 31 || in->tsc_shift > 31))
+		return false;
+	for (uint32_t k = 0; k < cf->n; k++) {
+		uint64_t a, z;
+
+		if (!cf->chunks[k].nev)
+			continue;
+		a = fmt_reader_adjust_ts_cpu(r, cf->chunks[k].first, buffer, cpu);
+		z = fmt_reader_adjust_ts_cpu(r, cf->chunks[k].last, buffer, cpu);
+		if (a < prev || z < a)
+			return false;
+		prev = z;
+	}
+	return true;
+}
+
 /* The chunks of one stream that can hold [from, to]: chunks wholly outside are skipped. */
 static void plan_stream(const struct rpt_ctx *ctx, struct seek_stream *ss, uint64_t from,
 			uint64_t to)
@@ -628,7 +651,8 @@ static struct seek_plan *plan_window(struct replay *rp)
 			ss->buffer = b;
 			ss->cpu = cd->cpu;
 			ss->cf = fmt_reader_facts(ctx->r, b, cd->cpu);
-			if (!ss->cf || !ss->cf->sorted || cd->cpu < 0 || cd->cpu > 0xffff) {
+			if (!ss->cf || !ss->cf->sorted || cd->cpu < 0 || cd->cpu > 0xffff ||
+			    !rpt_facts_adjusted_sorted(ctx->r, b, cd->cpu, ss->cf)) {
 				plan_free(p);
 				return NULL;
 			}

@@ -39,6 +39,16 @@ struct rpt_opts {
 #define RPT_MAX_THREADS 256
 /* The cores this process may run on (its affinity), at least 1, at most RPT_MAX_THREADS. */
 int rpt_threads_default(void);
+
+/*
+ * Do a CPU's stamps stay in order once the file's options adjust them
+ * (TSC2NSEC, OFFSET, DATE)?  The facts say the raw stamps are; a negative
+ * offset that wraps, or a multiplier the conversion takes as negative,
+ * can still reorder them, and a window read that picks chunks by adjusted
+ * stamps then needs the whole file.
+ */
+bool rpt_facts_adjusted_sorted(struct fmt_reader *r, int buffer, int cpu,
+			       const struct fmt_cpu_facts *cf);
 /* Parse a --threads value into *out; -1 after the one-line usage error. */
 int rpt_threads_arg(const char *v, int *out);
 

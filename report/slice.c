@@ -61,6 +61,7 @@ struct etype {
 	struct fmt_field f_pid[4];	/* integer fields naming tasks (next_pid, …) */
 	struct fmt_field c1, p1, c2, p2;	/* comms the sched plugin registers */
 	struct fmt_field f_tgid;	/* the process of common_pid (BPF records, user_stack) */
+	struct fmt_field f_cpid;	/* common_pid, as the index's facts read it */
 };
 
 struct learned {
@@ -285,6 +286,7 @@ static struct etype *etype(struct slice *s, const struct fmt_event *ev)
 
 		fmt_namesrc_resolve(e, &ns);
 		t->f_tgid = ns.tgid;
+		t->f_cpid = ns.common_pid;
 	}
 	classify(t, e);
 	for (struct tep_format_field *f = e->format.fields; f && t->npid < 4; f = f->next) {
@@ -723,6 +725,8 @@ static bool seek_plan(struct slice *s)
 		return false;
 	if (in->truncated_at || in->time_shift.present)
 		return no_seek(env, "a truncated file, or stamps shifted per CPU");
+	if (in->nbuffers > 32767)
+		return no_seek(env, "more buffers than the merge's ranks hold");
 	if (fmt_reader_facts_status(s->r, NULL) != 1)
 		return no_seek(env, "no facts in the time index");
 	for (int b = 0; b < in->nbuffers; b++)
@@ -749,6 +753,11 @@ static bool seek_plan(struct slice *s)
 			    cd->cpu > s->maxcpu || cd->cpu > 0xffff)
 				return no_seek(env, "a CPU without facts and state records, or "
 					       "with stamps out of order");
+			if (!rpt_facts_adjusted_sorted(s->r, b, cd->cpu, cf))
+				return no_seek(env, "stamps out of order once adjusted (OFFSET, TSC2NSEC)");
+			/* a writer before them kept no wakeups or call records */
+			if (!(cs->flags & FMT_STATE_SLICE_KINDS))
+				return no_seek(env, "state records without wakeups and calls");
 			while (first < cf->n && (!cf->chunks[first].nev ||
 						 fmt_reader_adjust_ts_cpu(s->r, cf->chunks[first].last, b,
 									  cd->cpu) < s->o.t0_ns))
@@ -897,8 +906,9 @@ static int run(struct slice *s)
 		s->read++;
 		ty = etype(s, ev);
 		pid = event_pid(ev);
-		if (ty && ty->f_tgid.offset >= 0 && pid > 0)
-			set_tgid(s, pid, (int)fmt_field_u64(&ty->f_tgid, ev->rec.data, ev->rec.size),
+		if (ty && ty->f_tgid.offset >= 0)
+			set_tgid(s, (int)fmt_field_u64(&ty->f_cpid, ev->rec.data, ev->rec.size),
+				 (int)fmt_field_u64(&ty->f_tgid, ev->rec.data, ev->rec.size),
 				 ev->rec.ts, stream_rank(ev->buffer, ev->rec.cpu));
 		if (!s->started && (!s->o.has_t0 || ev->rec.ts >= s->o.t0_ns) &&
 		    (err = window_starts(s)))
