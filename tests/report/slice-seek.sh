@@ -10,7 +10,12 @@
 #    some; a slice of a slice;
 #  - many of those runs did skip chunks (FLYTRAP_WINDOW_READ=say), and
 #    those of files with function-graph or ufunc/kfunc records before the
-#    cut did not (the calls open at the cut need every call before it);
+#    cut did not (the calls open at the cut need every call before it), nor
+#    those of a file whose OFFSET takes stamps below zero (mkrpt wrap:
+#    adjusted, they are out of order; the analyzers' windows read it whole
+#    too) or whose state records come from a writer before the wakeup and
+#    call records (the entries' flag cleared); the shipped files as they
+#    are, too;
 #  - mkrpt names without call records, whose tasks take new names every
 #    epoch and whose next task is named on the other CPU first: the
 #    slice's cmdlines keep each task's first name in merge order, as a
@@ -39,6 +44,37 @@ for f in "$TMP/names.dat" "$TMP/names-nc.dat" "$TMP/names-nc-be.dat" "$TMP/bench
 	[ -f "$f" ] || continue
 	"$FLYTRAP" convert --chunk 1 "$f" -o "$TMP/w/$(basename "$f")" 2>/dev/null
 done
+# the shipped files as they are too (some were written before the state records had wakeups and
+# calls: those read from the start)
+for f in tests/data/*.dat; do cp "$f" "$TMP/w/raw-$(basename "$f")"; done
+# an OFFSET option that takes the first stamps below zero: adjusted, they are out of order
+"$MK" wrap "$TMP/wrap.dat" 2000 >/dev/null && "$FLYTRAP" convert --chunk 1 "$TMP/wrap.dat" \
+	-o "$TMP/w/wrap.dat" 2>/dev/null || fail "mkrpt wrap"
+# state records of a writer before the wakeup and call records: the entries' flag cleared
+# (an uncompressed copy, whose sections are stored as they are)
+"$FLYTRAP" convert -c none --chunk 1 "$TMP/names-nc.dat" -o "$TMP/nc-none.dat" 2>/dev/null ||
+	fail "convert -c none names-nc.dat"
+python3 - "$TMP/nc-none.dat" "$TMP/w/oldstate.dat" <<'PY' || fail "cannot clear the state flags"
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+# the FT_STATE option (0x4626) holds the section's offset; the section: u16 id, u16 flags, u32
+# description offset, u64 size, then u32 version, u32 n and the entries
+at = d.find(struct.pack('<HI', 0x4626, 8))
+sec = struct.unpack_from('<Q', d, at + 6)[0]
+assert struct.unpack_from('<H', d, sec)[0] == 0x4685
+flags = struct.unpack_from('<H', d, sec + 2)[0]
+assert flags & 1 == 0, 'a compressed section'
+p = sec + 16 + 8
+for e in range(struct.unpack_from('<I', d, sec + 16 + 4)[0]):
+    nch, nrec = struct.unpack_from('<II', d, p + 16)
+    assert struct.unpack_from('<I', d, p + 12)[0] == 1
+    struct.pack_into('<I', d, p + 12, 0)
+    q = p + 24 + 8 * nch
+    for r in range(nrec):
+        q += 16 + (struct.unpack_from('<I', d, q + 8)[0] + 7) // 8 * 8
+    p = q
+open(sys.argv[2], 'wb').write(bytes(d))
+PY
 
 span() { "$FLYTRAP" info --json "$1" 2>/dev/null | python3 -c '
 import json, sys
@@ -109,6 +145,31 @@ print(' '.join('%.9f' % ((a + (z - a) * p) / 1e9) for p in (0.3, 0.8, 0.5, 0.6))
 "$FLYTRAP" slice --from "$from" --to "$to" "$TMP/w/names-nc.dat" -o "$TMP/w2.dat" 2>/dev/null ||
 	fail "slice names-nc.dat"
 same "$TMP/w2.dat" "$from2" "$to2"
+
+# the two that must read from the start, and say why
+read -r a z < <(span "$TMP/w/oldstate.dat")
+read -r from to < <(python3 -c "import sys
+a, z = int(sys.argv[1]), int(sys.argv[2])
+print('%.9f %.9f' % ((a + (z - a) * 0.7) / 1e9, (a + (z - a) * 0.8) / 1e9))" "$a" "$z")
+for f in wrap oldstate; do
+	# (wrap.dat: after the stamps that went below zero)
+	if [ $f = wrap ]; then same "$TMP/w/$f.dat" 0.0003 0.0005; else same "$TMP/w/$f.dat" "$from" "$to"; fi
+	why=$(grep '^slice: reads from the start' "$TMP/skip.err")
+	case $f:$why in
+	wrap:*"out of order once adjusted"*|oldstate:*"without wakeups and calls"*)
+		ok "$f.dat: $why" ;;
+	*) fail "$f.dat: '$why'" ;;
+	esac
+done
+# and the analyzers' windows read the wrapped file whole too, printing what a full read prints
+for cmd in callgraph drops export; do
+	FLYTRAP_WINDOW_READ=full "$FLYTRAP" $cmd --from 0.0003 --to 0.0005 "$TMP/w/wrap.dat" \
+		>"$TMP/a.full" 2>&1
+	FLYTRAP_WINDOW_READ=say "$FLYTRAP" $cmd --from 0.0003 --to 0.0005 "$TMP/w/wrap.dat" \
+		>"$TMP/a.skip" 2>&1
+	cmp -s "$TMP/a.full" "$TMP/a.skip" && ok "$cmd of wrap.dat: the same, read whole" ||
+		fail "$cmd of wrap.dat: $(diff "$TMP/a.full" "$TMP/a.skip" | head -3 | tr '\n' ' ')"
+done
 
 [ $runs -gt 100 ] && [ $differ = 0 ] &&
 	ok "$runs slices are the same skipping chunks and reading everything" ||

@@ -15,6 +15,8 @@
  *   mkrpt manyloss OUT N  N pages on one CPU, each after a loss marker
  *   mkrpt bench  OUT N   N events (sched_switch, syscalls, function_graph)
  *                        on 2 CPUs, for the benchmarks
+ *   mkrpt wrap   OUT N   N events on one CPU whose first stamps an OFFSET option
+ *                        takes below zero (adjusted stamps out of order)
  *   mkrpt names  OUT N   the same with tasks that come, go and change names,
  *                        and losses (windows that skip chunks)
  *
@@ -927,6 +929,26 @@ static void build_names(const char *path, uint64_t n)
 	out_close(&o, NULL);
 }
 
+/* wrap: an OFFSET of -1.00005 s, so the first stamps of a file starting at 1 s go below zero */
+static void wrap_meta(struct out *o)
+{
+	int err = fmt_writer_option_str(o->w, FMT_OPT_OFFSET, "-1000050000");
+
+	if (err)
+		die(o, "offset option", err);
+}
+
+/* wrap: n syscall exits on one CPU, 1 us apart, from raw 1 s, with wrap_meta's OFFSET */
+static void build_wrap(const char *path, uint64_t n)
+{
+	struct out o;
+
+	out_open(&o, path, 1, "1000 w0\n", wrap_meta);
+	for (uint64_t i = 0; i < n; i++)
+		sys_exit(&o, 0, 1 * S + i * US, 1000, 0, 0);
+	out_close(&o, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -949,6 +971,8 @@ int main(int argc, char **argv)
 		build_bench(argv[2], strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "names") && argc == 4)
 		build_names(argv[2], strtoull(argv[3], NULL, 0));
+	else if (!strcmp(argv[1], "wrap") && argc == 4)
+		build_wrap(argv[2], strtoull(argv[3], NULL, 0));
 	else {
 		fprintf(stderr, "mkrpt: unknown kind '%s'\n", argv[1]);
 		return 2;
