@@ -605,6 +605,7 @@ struct fmt_state_rec {
 	uint64_t ts;			/* raw stamp */
 	uint32_t size;			/* payload bytes (2 or more: its common_type) */
 	const void *data;		/* the payload as in its page, common fields first */
+	int type;			/* its event id (common_type, the file's byte order) */
 };
 struct fmt_chunk_state {
 	uint32_t npages;		/* pages of the chunk that hold an event */

@@ -495,6 +495,8 @@ static int state_recs(struct fmt_reader *r, const uint8_t *d, size_t size, size_
 			p += padded;
 			if (n < 2 || (ti && n > page_size) || (i && sr->ts < prev))
 				*keep = false;
+			else
+				sr->type = (int)fmt_get16(be, d + p - padded);
 			prev = sr->ts;
 		}
 	}

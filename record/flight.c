@@ -845,14 +845,15 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 	free(tmp);
 	tmp = NULL;
 	f->last_dump_ms = (mono_now() - t0) / 1000000;
-	f->bytes_dumped += stat(final, &sb) ? 0 : (uint64_t)sb.st_size;
-	if (!f->c->flight && !stat(final, &sb) && (uint64_t)sb.st_size > win.bytes) {
+	if (stat(final, &sb))
+		sb.st_size = 0;
+	f->bytes_dumped += (uint64_t)sb.st_size;
+	/* what this file holds besides its chunks: the next rotation's figure */
+	if (!f->c->flight && (uint64_t)sb.st_size > win.bytes)
 		f->fixed_bytes = (uint64_t)sb.st_size - win.bytes;
-		f->fixed_known = true;
-	}
 	fprintf(stderr, "flytrap: wrote '%s': %.1f s of data, %.1f MB%s%s (%llu ms)\n", final,
 		win.to > win.from ? (double)(win.to - win.from) / 1e9 : 0.0,
-		stat(final, &sb) ? 0.0 : (double)sb.st_size / 1e6, reason ? "; trigger: " : "",
+		(double)sb.st_size / 1e6, reason ? "; trigger: " : "",
 		reason ? reason : "", (unsigned long long)f->last_dump_ms);
 	if (!f->c->flight) {
 		char **v = realloc(f->written, (f->nwritten + 1) * sizeof(*v));
@@ -1018,6 +1019,9 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 	sample_stats(f, now);
 	if (f->budget)
 		rec_budget_tick(f->budget, now);
+	/* before any file of a rotation by size is written */
+	if (f->st && !c->flight && c->rotate_bytes && !f->fixed_known)
+		measure_fixed(f);
 	if (rec_trigger_signal != f->seen_signal) {
 		f->seen_signal = rec_trigger_signal;
 		/* a rotation takes a trigger as "start the next file now" */
@@ -1042,8 +1046,6 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 	if (f->st && !c->flight) {
 		uint64_t first, last, bytes;
 
-		if (c->rotate_bytes && !f->fixed_known)
-			measure_fixed(f);
 		store_span(f->st, &first, &last, &bytes);
 		if ((c->rotate_bytes && bytes >= rotate_at(f)) ||
 		    (c->rotate_ns && now >= f->next_rotate)) {

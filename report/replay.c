@@ -380,10 +380,6 @@ struct seek_plan {
 	uint8_t *kind_of;		/* by event ID: its fmt_state_kind + 1, 0 not known yet */
 };
 
-static inline int stream_rank(int buffer, int cpu)
-{
-	return buffer << 16 | (cpu & 0xffff);	/* the merge's tie order: buffer, then CPU */
-}
 
 static uint64_t fact_ts(const struct rpt_ctx *ctx, const struct seek_stream *ss, uint64_t raw)
 {
@@ -411,8 +407,7 @@ static void plan_free(struct seek_plan *p)
  */
 static bool fed_kind(const struct rpt_ctx *ctx, struct seek_plan *p, const struct fmt_state_rec *sr)
 {
-	const uint8_t *d = sr->data;
-	int type = ctx->info->big_endian ? d[0] << 8 | d[1] : d[1] << 8 | d[0];
+	int type = sr->type;
 
 	if (!p->kind_of[type]) {
 		struct fmt_statesrc ss;
@@ -421,6 +416,25 @@ static bool fed_kind(const struct rpt_ctx *ctx, struct seek_plan *p, const struc
 		p->kind_of[type] = (uint8_t)(ss.kind + 1);
 	}
 	return p->kind_of[type] - 1 != FMT_ST_NONE && p->kind_of[type] - 1 < FMT_ST_WAKEUP;
+}
+
+bool rpt_state_fits(const struct fmt_cpu_facts *cf, const struct fmt_cpu_state *cs)
+{
+	if (!cs || cs->n != cf->n)
+		return false;
+	for (uint32_t k = 0; k < cs->n; k++) {
+		const struct fmt_chunk_state *ch = &cs->chunks[k];
+		const struct fmt_chunk_facts *fc = &cf->chunks[k];
+
+		if (ch->nrec > fc->nev || ch->npages > fc->nev)
+			return false;
+		/* a record is one of its chunk's events: never inside a window that skips it */
+		for (uint32_t j = 0; j < ch->nrec; j++)
+			if (cs->recs[ch->rec_at + j].ts < fc->first ||
+			    cs->recs[ch->rec_at + j].ts > fc->last)
+				return false;
+	}
+	return true;
 }
 
 bool rpt_facts_adjusted_sorted(struct fmt_reader *r, int buffer, int cpu,
@@ -534,20 +548,8 @@ static bool plan_state(const struct rpt_ctx *ctx, struct seek_plan *p)
 		struct seek_stream *ss = &p->s[i];
 		const struct fmt_cpu_state *cs = fmt_reader_state(ctx->r, ss->buffer, ss->cpu);
 
-		if (!cs || cs->n != ss->cf->n)
+		if (!rpt_state_fits(ss->cf, cs))
 			return false;
-		for (uint32_t k = 0; k < cs->n; k++) {
-			const struct fmt_chunk_state *ch = &cs->chunks[k];
-			const struct fmt_chunk_facts *cf = &ss->cf->chunks[k];
-
-			if (ch->nrec > cf->nev || ch->npages > cf->nev)
-				return false;
-			/* a record is one of its chunk's events: never inside a window that skips it */
-			for (uint32_t j = 0; j < ch->nrec; j++)
-				if (cs->recs[ch->rec_at + j].ts < cf->first ||
-				    cs->recs[ch->rec_at + j].ts > cf->last)
-					return false;
-		}
 		ss->cs = cs;
 	}
 	return true;
@@ -606,7 +608,7 @@ static int plan_feed(const struct rpt_ctx *ctx, struct seek_plan *p)
 				if (fed_kind(ctx, p, &cs->recs[ch->rec_at + j]))
 					p->fed[p->nfed++] = (struct fed_rec){
 					fact_ts(ctx, ss, cs->recs[ch->rec_at + j].ts),
-					stream_rank(ss->buffer, ss->cpu), ss->buffer, ss->cpu, ord++,
+					rpt_stream_rank(ss->buffer, ss->cpu), ss->buffer, ss->cpu, ord++,
 					k < ss->first, &cs->recs[ch->rec_at + j] };
 		}
 	}
@@ -724,7 +726,7 @@ static void plan_names(struct replay *rp, const struct seek_stream *ss, uint32_t
 			const struct fmt_fact_name *nm = &cf->names[ch->name_at + i];
 
 			rp->tasks.at_ts = fact_ts(&rp->ctx, ss, nm->ts);
-			rp->tasks.at_rank = stream_rank(ss->buffer, ss->cpu);
+			rp->tasks.at_rank = rpt_stream_rank(ss->buffer, ss->cpu);
 			if (nm->what == 1)
 				rpt_tasks_set_comm(&rp->tasks, nm->pid, nm->comm, nm->len);
 			else
@@ -956,7 +958,7 @@ static int replay_event(struct replay *rp, const struct fmt_event *ev)
 	if (rp->plan) {
 		/* where the names this event assigns fall among those of the skipped chunks */
 		rp->tasks.at_ts = ev->rec.ts;
-		rp->tasks.at_rank = stream_rank(ev->buffer, ev->rec.cpu);
+		rp->tasks.at_rank = rpt_stream_rank(ev->buffer, ev->rec.cpu);
 	}
 	ctx->all_last_ts = ev->rec.ts;
 	if (rp->prog.on && !(ctx->nevents_all & PROGRESS_EVERY))
@@ -974,7 +976,7 @@ static inline bool fed_first(const struct fed_rec *f, const struct fmt_event *ev
 
 	if (f->ts != ev->rec.ts)
 		return f->ts < ev->rec.ts;
-	rank = stream_rank(ev->buffer, ev->rec.cpu);
+	rank = rpt_stream_rank(ev->buffer, ev->rec.cpu);
 	if (f->rank != rank)
 		return f->rank < rank;
 	return f->before;	/* its own stream: a chunk before the window's or after */
@@ -1002,7 +1004,7 @@ static void feed_state(struct replay *rp, const struct fmt_event *until)
 		ev.rec.record_size = (int)f->sr->size;
 		ev.buffer = f->buffer;
 		ev.raw_ts = f->sr->ts;
-		ev.type = ctx->info->big_endian ? d[0] << 8 | d[1] : d[1] << 8 | d[0];
+		ev.type = f->sr->type;
 		ev.event = fmt_reader_event(ctx->r, ev.type);
 		replay_prepare(ctx, &rp->types, NULL, &ev, rp->want, &rp->rec);
 		ctx->from_facts = true;

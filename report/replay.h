@@ -49,6 +49,17 @@ int rpt_threads_default(void);
  */
 bool rpt_facts_adjusted_sorted(struct fmt_reader *r, int buffer, int cpu,
 			       const struct fmt_cpu_facts *cf);
+/*
+ * Can a CPU's state records stand in for its chunks?  One entry per chunk
+ * of its facts, no chunk with more records or pages with events than
+ * events, every record stamped within its chunk's first and last.
+ */
+bool rpt_state_fits(const struct fmt_cpu_facts *cf, const struct fmt_cpu_state *cs);
+/* A stream's place among equal stamps in the merge's order: buffer, then CPU. */
+static inline int rpt_stream_rank(int buffer, int cpu)
+{
+	return buffer << 16 | (cpu & 0xffff);
+}
 /* Parse a --threads value into *out; -1 after the one-line usage error. */
 int rpt_threads_arg(const char *v, int *out);
 

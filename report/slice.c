@@ -335,11 +335,6 @@ static bool in_cmdlines(const struct slice *s, int pid)
 	       bsearch(&pid, s->cmdl_pids, (size_t)s->ncmdl, sizeof(int), cmp_int) != NULL;
 }
 
-static inline int stream_rank(int buffer, int cpu)
-{
-	return buffer << 16 | (cpu & 0xffff);	/* the merge's tie order: buffer, then CPU */
-}
-
 /* Is (ts, rank) before (ts0, rank0) in the merge's order? */
 static inline bool earlier(uint64_t ts, int rank, uint64_t ts0, int rank0)
 {
@@ -692,7 +687,7 @@ static void state_event(const struct slice *s, const struct fmt_state_rec *sr, i
 	ev->rec.record_size = (int)sr->size;
 	ev->buffer = buffer;
 	ev->raw_ts = sr->ts;
-	ev->type = s->in->big_endian ? d[0] << 8 | d[1] : d[1] << 8 | d[0];
+	ev->type = sr->type;
 	ev->event = fmt_reader_event(s->r, ev->type);
 }
 
@@ -749,10 +744,10 @@ static bool seek_plan(struct slice *s)
 				continue;
 			cf = fmt_reader_facts(s->r, b, cd->cpu);
 			cs = fmt_reader_state(s->r, b, cd->cpu);
-			if (!cf || !cf->sorted || !cs || cs->n != cf->n || cd->cpu < 0 ||
+			if (!cf || !cf->sorted || !rpt_state_fits(cf, cs) || cd->cpu < 0 ||
 			    cd->cpu > s->maxcpu || cd->cpu > 0xffff)
-				return no_seek(env, "a CPU without facts and state records, or "
-					       "with stamps out of order");
+				return no_seek(env, "a CPU without facts and state records that fit "
+					       "them, or with stamps out of order");
 			if (!rpt_facts_adjusted_sorted(s->r, b, cd->cpu, cf))
 				return no_seek(env, "stamps out of order once adjusted (OFFSET, TSC2NSEC)");
 			/* a writer before them kept no wakeups or call records */
@@ -771,15 +766,11 @@ static bool seek_plan(struct slice *s)
 			for (uint32_t k = 0; k < start; k++) {
 				const struct fmt_chunk_state *ch = &cs->chunks[k];
 
-				if (ch->nrec > cf->chunks[k].nev)
-					return no_seek(env, "more state records than events");
 				for (uint32_t j = 0; j < ch->nrec; j++) {
 					const struct fmt_state_rec *sr = &cs->recs[ch->rec_at + j];
 					const struct etype *ty;
 					struct fmt_event ev;
 
-					if (sr->ts < cf->chunks[k].first || sr->ts > cf->chunks[k].last)
-						return no_seek(env, "a state record outside its chunk");
 					state_event(s, sr, b, cd->cpu, &ev);
 					ty = etype(s, &ev);
 					if (ty && ty->kind >= FK_FG_ENTRY && ty->kind <= FK_KF_EXIT)
@@ -816,7 +807,7 @@ static int seek_before(struct slice *s)
 		const struct fmt_iter_range *rg = &s->rg[i];
 		const struct fmt_cpu_facts *cf = fmt_reader_facts(s->r, rg->buffer, rg->cpu);
 		const struct fmt_cpu_state *cs = fmt_reader_state(s->r, rg->buffer, rg->cpu);
-		int rank = stream_rank(rg->buffer, rg->cpu), ix;
+		int rank = rpt_stream_rank(rg->buffer, rg->cpu), ix;
 		const struct fmt_state_rec *last_sw = NULL;
 
 		enc_index(s, rg->buffer, rg->cpu, &ix);
@@ -909,7 +900,7 @@ static int run(struct slice *s)
 		if (ty && ty->f_tgid.offset >= 0)
 			set_tgid(s, (int)fmt_field_u64(&ty->f_cpid, ev->rec.data, ev->rec.size),
 				 (int)fmt_field_u64(&ty->f_tgid, ev->rec.data, ev->rec.size),
-				 ev->rec.ts, stream_rank(ev->buffer, ev->rec.cpu));
+				 ev->rec.ts, rpt_stream_rank(ev->buffer, ev->rec.cpu));
 		if (!s->started && (!s->o.has_t0 || ev->rec.ts >= s->o.t0_ns) &&
 		    (err = window_starts(s)))
 			break;
@@ -923,7 +914,7 @@ static int run(struct slice *s)
 		if (!s->started) {
 			s->cpu_task[ix] = pid;
 			if (ty && (ty->kind == FK_SWITCH || ty->kind == FK_WAKEUP)) {
-				int rank = stream_rank(ev->buffer, ev->rec.cpu);
+				int rank = rpt_stream_rank(ev->buffer, ev->rec.cpu);
 
 				learn(s, &ty->c1, &ty->p1, ev->rec.data, ev->rec.size, ev->rec.ts, rank);
 				learn(s, &ty->c2, &ty->p2, ev->rec.data, ev->rec.size, ev->rec.ts, rank);

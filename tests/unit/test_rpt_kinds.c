@@ -682,17 +682,15 @@ static void agree_on(const struct tep_event *e, const char *sys, const char *tex
 		       ss.b.offset != ki.f[RPT_F_SW_NEXT_PID].offset;
 		break;
 	case FMT_ST_EXIT:
-		CHECK(ss.a.offset == ki.f[RPT_F_EXIT_PID].offset && ss.a.offset >= 0,
-		      "%s: %s:%s: pid at %d, the analyzers' %d", where, e->system, e->name,
-		      ss.a.offset, ki.f[RPT_F_EXIT_PID].offset);
-		bad |= ss.a.offset != ki.f[RPT_F_EXIT_PID].offset;
+	case FMT_ST_WAKEUP: {
+		/* keyed by the pid field the analyzers read */
+		int at = ki.f[want == FMT_ST_EXIT ? RPT_F_EXIT_PID : RPT_F_WK_PID].offset;
+
+		CHECK(ss.a.offset == at && ss.a.offset >= 0, "%s: %s:%s: pid at %d, the analyzers' %d",
+		      where, e->system, e->name, ss.a.offset, at);
+		bad |= ss.a.offset != at;
 		break;
-	case FMT_ST_WAKEUP:
-		CHECK(ss.a.offset == ki.f[RPT_F_WK_PID].offset && ss.a.offset >= 0,
-		      "%s: %s:%s: pid at %d, the analyzers' %d", where, e->system, e->name,
-		      ss.a.offset, ki.f[RPT_F_WK_PID].offset);
-		bad |= ss.a.offset != ki.f[RPT_F_WK_PID].offset;
-		break;
+	}
 	case FMT_ST_SYSCALL:
 		/*
 		 * keyed by the task the analyzers charge the call to: the int at
