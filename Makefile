@@ -105,7 +105,7 @@ LIBS = $(PKG_LIBS) -liberty -lm -lpthread
 
 # ---- sources -----------------------------------------------------------------
 FORMAT_SRC := $(filter-out format/fuzz_%.c,$(wildcard format/*.c))
-REPORT_SRC := $(wildcard report/*.c)
+REPORT_SRC := $(wildcard report/*/*.c)
 RECORD_SRC := $(wildcard record/*.c)
 MAIN_SRC := flytrap.c
 BPF_SRC := $(wildcard bpf/*.bpf.c)
@@ -139,12 +139,12 @@ $(O)/%.o: %.c $(O)/.flags | $(SKELS)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # Syscall names per architecture, generated from the kernel's UAPI headers
-# (linux-libc-dev and linux-libc-dev-*-cross; report/gen-syscalls.sh says how).
-$(O)/gen/syscalls.h: report/gen-syscalls.sh
+# (linux-libc-dev and linux-libc-dev-*-cross; report/syms/gen-syscalls.sh says how).
+$(O)/gen/syscalls.h: report/syms/gen-syscalls.sh
 	@mkdir -p $(dir $@)
 	$(call msg,GEN,$@)
-	$(Q)sh report/gen-syscalls.sh $@
-$(O)/report/sysnames.o: $(O)/gen/syscalls.h
+	$(Q)sh report/syms/gen-syscalls.sh $@
+$(O)/report/syms/sysnames.o: $(O)/gen/syscalls.h
 
 $(O)/flytrap: $(OBJ)
 	$(call msg,LINK,$@)
@@ -235,7 +235,7 @@ DEB_BUILD = build-essential pkg-config libtraceevent-dev libtraceevent1-plugin l
 	    libbpf-dev libzstd-dev zlib1g-dev libelf-dev libdw-dev libdebuginfod-dev libiberty-dev libsqlite3-dev \
 	    libedit-dev libssl-dev clang llvm bpftool $(DEB_SYSCALL_HEADERS)
 # the other architectures' kernel headers, for the syscall name tables
-# (report/gen-syscalls.sh); this machine's come with libc6-dev
+# (report/syms/gen-syscalls.sh); this machine's come with libc6-dev
 DEB_SYSCALL_HEADERS = linux-libc-dev linux-libc-dev-arm64-cross linux-libc-dev-armhf-cross \
 	    linux-libc-dev-riscv64-cross linux-libc-dev-ppc64el-cross linux-libc-dev-s390x-cross
 DEB_TEST = trace-cmd python3 time strace debuginfod g++ qemu-system-x86 busybox-static cpio chromium debootstrap clickhouse-server clickhouse-client

@@ -27,7 +27,7 @@
 #include "bpf.h"
 #include "flight.h"
 #include "flight_int.h"
-#include "../report/sysnames.h"
+#include "report/syms/sysnames.h"
 
 #define DEFAULT_FLIGHT_SIZE (1ULL << 30)
 

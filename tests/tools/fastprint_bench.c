@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "format.h"
-#include "report/fastprint.h"
+#include "report/listing/fastprint.h"
 
 enum mode { ITERATE, LIBTRACEEVENT, FASTPRINT };
 

@@ -14,7 +14,7 @@
  */
 #include <stdio.h>
 
-#include "report/convert.h"
+#include "report/share/convert.h"
 
 int main(int argc, char **argv)
 {

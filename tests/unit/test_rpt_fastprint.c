@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "format.h"
-#include "report/fastprint.h"
+#include "report/listing/fastprint.h"
 #include "check.h"
 
 

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "report/filter.h"
+#include "report/listing/filter.h"
 #include "check.h"
 
 struct tally {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "report/flamesvg.h"
+#include "report/out/flamesvg.h"
 
 struct frame {
 	char name[128];

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "flytrap.h"
-#include "report/replay.h"
-#include "report/symbols.h"
+#include "report/core/replay.h"
+#include "report/syms/symbols.h"
 #include "check.h"
 
 

@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "flytrap.h"
-#include "report/json.h"
+#include "report/out/json.h"
 
 static char *take(struct rpt_json *j)
 {

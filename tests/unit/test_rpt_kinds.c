@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "report/kinds.h"
+#include "report/core/kinds.h"
 #include "check.h"
 
 #define COMMON \

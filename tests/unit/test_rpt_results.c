@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "flytrap.h"
-#include "report/callgraph.h"
-#include "report/drops.h"
-#include "report/overhead.h"
-#include "report/replay.h"
+#include "report/analyzers/callgraph.h"
+#include "report/analyzers/drops.h"
+#include "report/analyzers/overhead.h"
+#include "report/core/replay.h"
 #include "check.h"
 
 #define US 1000ULL

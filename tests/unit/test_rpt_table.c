@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "report/json.h"
-#include "report/table.h"
+#include "report/out/json.h"
+#include "report/out/table.h"
 
 static const struct rpt_col cols[] = {
 	{ "prog", "name", -24, 0 },

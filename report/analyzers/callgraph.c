@@ -1,0 +1,2307 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap callgraph: call trees with count, total and self weight per node,
+ * merged or per task, from whatever the file has:
+ *
+ *  calls    (weight: ns)  kernel function_graph entry/exit records, uprobe
+ *                          entry/return events (any names: a return pairs
+ *                          with the entry of its function address), BPF
+ *                          ufunc entry/exit records; one stack per task,
+ *                          kernel calls nest under the user call that made
+ *                          them;
+ *  samples  (weight: 1)   ftrace kernel_stack/user_stack events (a
+ *                          user_stack right after a kernel_stack of the same
+ *                          task on that CPU makes one sample) and BPF
+ *                          profile records;
+ *  offcpu   (weight: ns)  BPF offcpu records, weighted by blocked time.
+ *
+ * Memory is bounded by the number of distinct call paths and tasks: each
+ * tree node is keyed by (parent, frame) and frames are interned names.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/analyzers/callgraph.h"
+#include "report/out/flamesvg.h"
+#include "flytrap.h"
+#include "format/ftmeta.h"
+#include "report/out/json.h"
+#include "report/core/replay.h"
+#include "report/share/rewrite.h"
+#include "report/syms/symbols.h"
+#include "report/syms/unwind.h"
+
+#define MAX_STACK 512		/* call nesting kept per task */
+#define MAX_FRAMES 256		/* frames per stack sample */
+#define TASK_FRAME 0x80000000u	/* frame ids with this bit are pids (per-task trees) */
+
+enum src { S_CALLS, S_SAMPLES, S_OFFCPU, S_NR };
+static const char *const src_names[S_NR] = { "calls", "samples", "offcpu" };
+static const char *const src_units[S_NR] = { "ns", "samples", "ns" };
+
+enum ckind {
+	CK_OTHER = 1,
+	CK_FG_ENTRY,		/* funcgraph_entry: func, depth */
+	CK_FG_EXIT,		/* funcgraph_exit: func, depth, calltime, rettime */
+	CK_UP_ENTRY,		/* uprobe entry: __probe_ip, name from the event */
+	CK_UP_RETURN,		/* uretprobe: __probe_func, the entry's __probe_ip */
+	CK_UF_ENTRY,		/* flytrap:ufunc_entry: func index, depth */
+	CK_UF_EXIT,		/* flytrap:ufunc_exit: func, depth, flags, duration */
+	CK_KF_ENTRY,		/* flytrap:kfunc_entry: the ufunc layout, names from bpf_kfunc= */
+	CK_KF_EXIT,
+	CK_KSTACK,		/* ftrace kernel_stack: size, caller[] */
+	CK_USTACK,		/* ftrace user_stack: tgid, caller[] */
+	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
+	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
+	CK_BPF_UCOPY,		/* flytrap:ucopy_more: the rest of a stack copy */
+};
+
+struct ctype {
+	int kind;
+	uint32_t frame; /* uprobe: interned event name (entry), conventional name (return) */
+};
+
+struct node {
+	uint32_t parent, frame, first_child, next_sibling;
+	uint64_t count, total, self;
+};
+
+struct tree {
+	struct node *nodes;
+	uint32_t n, cap;
+	struct rpt_map index;	/* parent << 32 | frame -> uint32_t node */
+};
+
+struct cframe {
+	uint32_t node, frame, depth;
+	bool kernel;
+	uint64_t start, child;
+	uint32_t match; /* what an exit pairs with by name: frame, or the uprobe's event name */
+	uint64_t addr;		/* uprobe entries: the probed address (0: none) */
+};
+
+struct ctask {
+	int n, cap;
+	struct cframe *st;
+	uint32_t base;		/* node under which this task's calls hang */
+	bool has_base;
+};
+
+struct pending_kstack {
+	bool has;
+	int pid;
+	int n;
+	uint64_t addr[MAX_FRAMES];
+};
+
+/* the parts of a stack copy that came in flytrap:ucopy_more events, before their record */
+#define UCOPY_MAX 16384
+struct ucopy_more {
+	int pid;
+	uint32_t start, len;	/* offset into the copy of buf[0], bytes in buf */
+	uint8_t buf[UCOPY_MAX];
+};
+
+struct ucache {
+	uint64_t addr;
+	int tgid;
+	uint32_t frame;
+	bool named;		/* a function's name, not "[binary]" or "[unknown]" */
+	int8_t exec;		/* rpt_syms_user_exec(): 1, 0, -1 unknown */
+};
+
+/* why a user stack was cut (design decision 11: one "[unwind: REASON]" frame) */
+enum cut { CUT_OUTSIDE, CUT_REPEAT, CUT_NR };
+static const char *const cut_reasons[CUT_NR] = { "outside executable mappings", "repeated frame" };
+static const char *const cut_keys[CUT_NR] = { "outside_mappings", "repeated_frame" };
+
+struct callgraph {
+	const struct rpt_callgraph_conf *conf;
+	struct rpt_types types;
+	struct tree trees[S_NR];
+	struct rpt_map tasks;		/* task key -> struct ctask (calls) */
+	/* interned frame names */
+	struct rpt_map names;		/* hash -> uint32_t id */
+	char **frames;
+	uint32_t nframes, fcap;
+	struct rpt_map kcache;		/* kernel addr -> uint32_t frame */
+	struct rpt_map ucache;		/* hash(tgid, addr) -> struct ucache */
+	struct rpt_map pcache; /* hash(tgid, probe addr) -> struct ucache (frame or NO_FRAME) */
+	struct rpt_syms *syms;
+	char **ufunc_names;		/* BPF ufunc index -> name */
+	int nufunc;
+	char **kfunc_names;		/* BPF kfunc index -> name */
+	int nkfunc;
+	int ncpu_pend;
+	struct pending_kstack *pend;
+	uint64_t unmatched, lost_frames, too_deep, calls_total;
+	uint64_t samples_empty;
+	/* user stacks, and those cut where the unwind broke */
+	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];
+	/* --user-stack cfi|dwarf (META bpf_user_stack=): the unwind from the stack copies */
+	int uw_mode;			/* 0 none (fp, or an older file), 1 cfi, 2 dwarf */
+	enum rpt_unwind_arch uw_arch;
+	struct rpt_unwind *uw;		/* made at the first copy */
+	struct ucopy_more *more;	/* per CPU: flytrap:ucopy_more parts before their record */
+	int nmore;
+	uint8_t *whole;			/* a copy joined from its parts */
+	bool uw_failed;			/* ... or could not be */
+	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
+	uint64_t uw_fponly[S_NR];	/* the IP's binary missing: the frame-pointer walk kept */
+	bool oom;
+};
+
+/* ---- frames ------------------------------------------------------------------- */
+
+static uint32_t intern(struct callgraph *g, const char *name)
+{
+	uint64_t h = rpt_hash_str(name);
+	bool created;
+	uint32_t *id;
+
+	/* a 64-bit FNV hash: a collision between two frame names is not a practical concern */
+	id = rpt_map_get(&g->names, h, &created);
+	if (!id) {
+		g->oom = true;
+		return 0;
+	}
+	if (!created)
+		return *id;
+	if (g->nframes == g->fcap) {
+		uint32_t nc = g->fcap ? g->fcap * 2 : 1024;
+		char **nf = realloc(g->frames, nc * sizeof(*nf));
+
+		if (!nf) {
+			g->oom = true;
+			return 0;
+		}
+		g->frames = nf;
+		g->fcap = nc;
+	}
+	if (!g->nframes)
+		g->frames[g->nframes++] = strdup("all");
+	g->frames[g->nframes] = strdup(name);
+	if (!g->frames[g->nframes]) {
+		g->oom = true;
+		return 0;
+	}
+	*id = g->nframes++;
+	return *id;
+}
+
+static uint32_t kframe(struct callgraph *g, uint64_t addr)
+{
+	bool created;
+	uint32_t *c = rpt_map_get(&g->kcache, addr, &created);
+	const char *nm;
+	char buf[40];
+
+	if (!c) {
+		g->oom = true;
+		return 0;
+	}
+	if (!created)
+		return *c;
+	nm = rpt_syms_kernel(g->syms, addr, NULL);
+	if (!nm) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		nm = buf;
+	}
+	*c = intern(g, nm);
+	return *c;
+}
+
+/* frame, whether it has a function's name, and whether addr is executable code of tgid */
+static struct ucache uframe(struct callgraph *g, int tgid, uint64_t addr)
+{
+	uint64_t key = addr * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)tgid;
+	bool created;
+	struct ucache *c = rpt_map_get(&g->ucache, key, &created), u;
+	const char *nm, *dso;
+	char buf[300];
+
+	if (c && !created && c->addr == addr && c->tgid == tgid)
+		return *c;
+	nm = rpt_syms_user(g->syms, tgid, addr, &dso, NULL);
+	u.named = nm != NULL;
+	if (!nm) {
+		/* unresolved user frames merge per binary, like perf's "[unknown]" */
+		if (dso)
+			snprintf(buf, sizeof(buf), "[%s]", dso);
+		else
+			snprintf(buf, sizeof(buf), "[unknown]");
+		nm = buf;
+	}
+	u.addr = addr;
+	u.tgid = tgid;
+	u.frame = intern(g, nm);
+	u.exec = (int8_t)rpt_syms_user_exec(g->syms, tgid, addr);
+	if (c && created)
+		*c = u;
+	return u;
+}
+
+/* ---- trees -------------------------------------------------------------------- */
+
+static int tree_init(struct tree *t)
+{
+	rpt_map_init(&t->index, sizeof(uint32_t));
+	t->nodes = calloc(64, sizeof(*t->nodes));
+	if (!t->nodes)
+		return -ENOMEM;
+	t->cap = 64;
+	t->n = 1;	/* node 0: the root */
+	t->nodes[0].parent = UINT32_MAX;
+	t->nodes[0].first_child = t->nodes[0].next_sibling = UINT32_MAX;
+	return 0;
+}
+
+static void tree_release(struct tree *t)
+{
+	free(t->nodes);
+	rpt_map_release(&t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint32_t child(struct callgraph *g, struct tree *t, uint32_t parent, uint32_t frame)
+{
+	bool created;
+	uint32_t *ix = rpt_map_get(&t->index, (uint64_t)parent << 32 | frame, &created);
+	struct node *nd;
+
+	if (!ix) {
+		g->oom = true;
+		return 0;
+	}
+	if (!created)
+		return *ix;
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap * 2;
+		struct node *nn = realloc(t->nodes, (size_t)nc * sizeof(*nn));
+
+		if (!nn) {
+			g->oom = true;
+			*ix = 0;
+			return 0;
+		}
+		t->nodes = nn;
+		t->cap = nc;
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->parent = parent;
+	nd->frame = frame;
+	nd->first_child = UINT32_MAX;
+	nd->next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = t->n;
+	*ix = t->n++;
+	return *ix;
+}
+
+/* the node under which a task's stacks go: the root, or its "comm-pid" frame */
+static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
+{
+	if (!g->conf->per_task)
+		return 0;
+	return child(g, t, 0, TASK_FRAME | ((uint32_t)pid & 0x7fffffff));
+}
+
+/* ---- classification ---------------------------------------------------------------- */
+
+/* What callgraph does with each kind of report/kinds.h (0: nothing, CK_OTHER); see CG_KINDS. */
+static const unsigned char ckind_of[RPT_K_NR] = {
+	[RPT_K_FG_ENTRY] = CK_FG_ENTRY,
+	[RPT_K_FG_EXIT] = CK_FG_EXIT,
+	[RPT_K_KSTACK] = CK_KSTACK,
+	[RPT_K_USTACK] = CK_USTACK,
+	[RPT_K_BPF_PROFILE] = CK_BPF_PROFILE,
+	[RPT_K_BPF_OFFCPU] = CK_BPF_OFFCPU,
+	[RPT_K_BPF_UCOPY] = CK_BPF_UCOPY,
+	[RPT_K_BPF_UFUNC_ENTRY] = CK_UF_ENTRY,
+	[RPT_K_BPF_UFUNC_EXIT] = CK_UF_EXIT,
+	[RPT_K_BPF_KFUNC_ENTRY] = CK_KF_ENTRY,
+	[RPT_K_BPF_KFUNC_EXIT] = CK_KF_EXIT,
+	[RPT_K_PROBE_ENTRY] = CK_UP_ENTRY,
+	[RPT_K_PROBE_RET] = CK_UP_RETURN,
+};
+
+#define CG_KINDS (RPT_KIND_BIT(RPT_K_FG_ENTRY) | RPT_KIND_BIT(RPT_K_FG_EXIT) | \
+		  RPT_KIND_BIT(RPT_K_KSTACK) | RPT_KIND_BIT(RPT_K_USTACK) | \
+		  RPT_KIND_BIT(RPT_K_BPF_PROFILE) | RPT_KIND_BIT(RPT_K_BPF_OFFCPU) | \
+		  RPT_KIND_BIT(RPT_K_BPF_UCOPY) | RPT_KIND_BIT(RPT_K_BPF_UFUNC_ENTRY) | \
+		  RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_ENTRY) | \
+		  RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | \
+		  RPT_KIND_BIT(RPT_K_PROBE_RET))
+
+/*
+ * What callgraph does with an event id, from its first record r (NULL:
+ * a kind callgraph does not read).  Whether a format has the fields that
+ * make a record worth drawing holds for every record of the id, so it is
+ * decided here once.  A uprobe's frame is the entry's name (for a return:
+ * the name rpt_probe_entry_name() pairs it with).
+ */
+static void classify(struct callgraph *g, struct ctype *t, const struct tep_event *e,
+		     const struct rpt_rec *r)
+{
+	char name[256];
+
+	t->kind = r && ckind_of[r->kind] ? ckind_of[r->kind] : CK_OTHER;
+	if (!e || t->kind == CK_OTHER)
+		return;
+	switch (r->kind) {
+	case RPT_K_BPF_PROFILE:
+	case RPT_K_BPF_OFFCPU:
+		/* an off-CPU record without its stacks has nothing to draw */
+		if (!r->smp.has_stacks)
+			t->kind = CK_OTHER;
+		break;
+	case RPT_K_BPF_UCOPY:
+		/* a part of a stack copy is a __data_loc array, or none */
+		if (!r->ucopy.has_copy)
+			t->kind = CK_OTHER;
+		break;
+	case RPT_K_PROBE_RET:
+		t->frame = intern(g, rpt_probe_entry_name(e->name, name, sizeof(name)));
+		break;
+	case RPT_K_PROBE_ENTRY:
+		t->frame = intern(g, e->name);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- calls ----------------------------------------------------------------------- */
+
+static uint64_t task_key(const struct fmt_event *ev, int pid)
+{
+	/* the idle tasks of all CPUs share pid 0 but not their call stacks */
+	if (pid == 0)
+		return 1ULL << 40 | (uint32_t)ev->rec.cpu;
+	return (uint32_t)pid;
+}
+
+static struct ctask *ctask_get(struct callgraph *g, const struct fmt_event *ev, int pid)
+{
+	struct ctask *t = rpt_map_get(&g->tasks, task_key(ev, pid), NULL);
+
+	if (!t) {
+		g->oom = true;
+		return NULL;
+	}
+	if (!t->has_base) {
+		t->base = task_base(g, &g->trees[S_CALLS], pid);
+		t->has_base = true;
+	}
+	return t;
+}
+
+static struct cframe *push(struct callgraph *g, struct ctask *t)
+{
+	if (t->n == t->cap) {
+		int nc = t->cap ? t->cap * 2 : 16;
+		struct cframe *ns;
+
+		if (nc > MAX_STACK) {
+			g->too_deep++;
+			return NULL;
+		}
+		ns = realloc(t->st, (size_t)nc * sizeof(*ns));
+		if (!ns) {
+			g->oom = true;
+			return NULL;
+		}
+		t->st = ns;
+		t->cap = nc;
+	}
+	return &t->st[t->n++];
+}
+
+static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel,
+			    uint32_t depth, uint64_t ts)
+{
+	struct tree *tr = &g->trees[S_CALLS];
+	uint32_t parent = t->n ? t->st[t->n - 1].node : t->base;
+	uint32_t nd = child(g, tr, parent, frame);
+	struct cframe *f = push(g, t);
+
+	if (!f)
+		return NULL;
+	f->node = nd;
+	f->frame = f->match = frame;
+	f->kernel = kernel;
+	f->depth = depth;
+	f->start = ts;
+	f->child = 0;
+	f->addr = 0;
+	return f;
+}
+
+/* the top frame returned after dur ns */
+static void complete(struct callgraph *g, struct ctask *t, uint64_t dur)
+{
+	struct tree *tr = &g->trees[S_CALLS];
+	struct cframe *f = &t->st[t->n - 1];
+	struct node *nd = &tr->nodes[f->node];
+
+	nd->count++;
+	nd->total += dur;
+	nd->self += dur > f->child ? dur - f->child : 0;
+	g->calls_total++;
+	t->n--;
+	if (t->n)
+		t->st[t->n - 1].child += dur;
+}
+
+/* the frame of BPF ufunc/kfunc index fi: its name from the metadata, else "ufunc#N" / "kfunc#N" */
+static uint32_t bpf_func_frame(struct callgraph *g, bool kfunc, uint32_t fi)
+{
+	char **names = kfunc ? g->kfunc_names : g->ufunc_names;
+	int n = kfunc ? g->nkfunc : g->nufunc;
+	char buf[32];
+
+	if (fi < (uint32_t)n && names[fi])
+		return intern(g, names[fi]);
+	snprintf(buf, sizeof(buf), "%s#%u", kfunc ? "kfunc" : "ufunc", fi);
+	return intern(g, buf);
+}
+
+/*
+ * The frame of a uprobe entry at ip: the function that starts there when
+ * the file's maps and symbols say so, else the event's own name (the one
+ * whoever set the probe chose).
+ */
+static uint32_t probe_frame(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+			    int pid, uint64_t ip)
+{
+	int tgid = rpt_tgid(ctx, pid);
+	uint64_t key, off = 1;
+	struct ucache *c;
+	const char *nm;
+	bool created;
+
+	if (!ip)
+		return ty->frame;
+	if (tgid <= 0)
+		tgid = pid;
+	key = ip * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)tgid;
+	c = rpt_map_get(&g->pcache, key, &created);
+	if (c && !created && c->addr == ip && c->tgid == tgid)
+		return c->frame ? c->frame : ty->frame;
+	nm = rpt_syms_user(g->syms, tgid, ip, NULL, &off);
+	if (c && created) {
+		c->addr = ip;
+		c->tgid = tgid;
+		c->frame = nm && !off ? intern(g, nm) : 0;	/* 0 ("all") never names a probe */
+		return c->frame ? c->frame : ty->frame;
+	}
+	return nm && !off ? intern(g, nm) : ty->frame;
+}
+
+/* a function_graph exit: the top kernel frame when it is the same call, else unmatched */
+static void fg_exit(struct callgraph *g, struct ctask *t, const struct rpt_rec *r, uint64_t ts)
+{
+	uint32_t depth = (uint32_t)r->fg.depth;
+	uint32_t fr = kframe(g, r->fg.func);
+	uint64_t ct = r->fg.calltime, rt = r->fg.rettime;
+	struct cframe *top;
+
+	while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth > depth) {
+		t->n--;
+		g->lost_frames++;
+	}
+	top = t->n ? &t->st[t->n - 1] : NULL;
+	if (!top || !top->kernel || top->depth != depth || top->frame != fr) {
+		g->unmatched++;
+		return;
+	}
+	/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
+	complete(g, t, r->fg.has_times && rt >= ct ? rt - ct : ts - top->start);
+}
+
+/* a uretprobe or BPF ufunc/kfunc exit: pairs with a user-side frame by address or name */
+static void user_exit(struct callgraph *g, struct ctask *t, const struct ctype *ty,
+		      const struct rpt_rec *r, uint64_t ts)
+{
+	bool bpf = ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT;
+	uint32_t fr = bpf ? bpf_func_frame(g, ty->kind == CK_KF_EXIT, (uint32_t)r->bfunc.func)
+			  : ty->frame;
+	uint64_t fn = bpf ? 0 : r->probe.ip, dur;	/* __probe_func */
+	int k = -1;
+
+	/* the kernel links a uretprobe to its entry by address, whatever the names */
+	if (fn)
+		for (k = t->n - 1; k >= 0; k--)
+			if (!t->st[k].kernel && t->st[k].addr == fn)
+				break;
+	if (k < 0)
+		for (k = t->n - 1; k >= 0; k--)
+			if (!t->st[k].kernel && t->st[k].match == fr)
+				break;
+	if (k < 0) {
+		g->unmatched++;
+		return;
+	}
+	/* frames above it never returned (longjmp, lost events) */
+	g->lost_frames += (uint64_t)(t->n - 1 - k);
+	t->n = k + 1;
+	dur = ts - t->st[k].start;
+	/* the BPF exit's own duration, when it has one, is exact */
+	if (bpf && r->bfunc.duration)
+		dur = r->bfunc.duration;
+	complete(g, t, dur);
+}
+
+static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+		     const struct fmt_event *ev, int pid)
+{
+	const struct rpt_rec *r = ctx->rec;
+	struct ctask *t = ctask_get(g, ev, pid);
+	uint64_t ts = ev->rec.ts;
+	struct cframe *f;
+
+	if (!t)
+		return;
+	switch (ty->kind) {
+	case CK_FG_ENTRY:
+		/* kernel frames at this depth or deeper never returned (lost exits) */
+		while (t->n && t->st[t->n - 1].kernel &&
+		       t->st[t->n - 1].depth >= (uint32_t)r->fg.depth) {
+			t->n--;
+			g->lost_frames++;
+		}
+		enter(g, t, kframe(g, r->fg.func), true, (uint32_t)r->fg.depth, ts);
+		break;
+	case CK_FG_EXIT:
+		fg_exit(g, t, r, ts);
+		break;
+	case CK_UP_ENTRY:
+		f = enter(g, t, probe_frame(g, ctx, ty, pid, r->probe.ip), false, 0, ts);
+		if (f) {
+			f->match = ty->frame;
+			f->addr = r->probe.ip;
+		}
+		break;
+	case CK_UF_ENTRY:
+	case CK_KF_ENTRY:
+		/*
+		 * kfunc frames are kernel functions, but they pair by name like
+		 * the user ones: kernel=false keeps the function_graph depth
+		 * logic (which drops kernel frames by depth) away from them.
+		 */
+		enter(g, t, bpf_func_frame(g, ty->kind == CK_KF_ENTRY, (uint32_t)r->bfunc.func),
+		      false, (uint32_t)r->bfunc.depth, ts);
+		break;
+	case CK_UP_RETURN:
+	case CK_UF_EXIT:
+	case CK_KF_EXIT:
+		user_exit(g, t, ty, r, ts);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- stacks ---------------------------------------------------------------------- */
+
+/* frames[] root first; add weight along the path */
+static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n,
+		     uint64_t w)
+{
+	struct tree *t = &g->trees[s];
+	uint32_t nd = 0;
+	int k;
+
+	t->nodes[0].count++;
+	t->nodes[0].total += w;
+	if (g->conf->per_task) {
+		nd = task_base(g, t, pid);
+		if (g->oom)
+			return;
+		t->nodes[nd].count++;
+		t->nodes[nd].total += w;
+	}
+	for (k = 0; k < n; k++) {
+		nd = child(g, t, nd, frames[k]);
+		if (g->oom)
+			return;
+		t->nodes[nd].count++;
+		t->nodes[nd].total += w;
+	}
+	t->nodes[nd].self += w;
+}
+
+/*
+ * The addresses of a stack record's array, at most max.  Stops at 0 and
+ * at the all-ones terminator (of the entry's width) user_stack uses.
+ */
+static int read_addrs(const struct rpt_arr *a, uint64_t *out, int max)
+{
+	uint64_t end = a->width == 4 ? UINT32_MAX : UINT64_MAX;
+	int n = 0;
+
+	while (n < a->n && n < max) {
+		uint64_t v = rpt_arr_at(a, n);
+
+		if (!v || v == end)
+			break;
+		out[n++] = v;
+	}
+	return n;
+}
+
+/*
+ * The off-CPU program runs from the sched_switch tracepoint, so the
+ * innermost kernel frames of its stacks are the tracing machinery itself,
+ * the same for every record: they say nothing about why the task blocked.
+ */
+static bool is_trace_frame(const char *name)
+{
+	static const char *const pfx[] = {
+		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_", "trace_call_bpf",
+		"perf_trace_", NULL
+	};
+	int k;
+
+	for (k = 0; pfx[k]; k++)
+		if (!strncmp(name, pfx[k], strlen(pfx[k])))
+			return true;
+	return false;
+}
+
+/*
+ * The user frames of ua[un] (innermost first) into uf[] up to where the
+ * unwind went wrong; returns how many are kept, *why the reason of a cut
+ * or -1.  A frame-pointer walk through code built without frame pointers
+ * reads garbage: addresses outside any executable mapping of the process
+ * (when the file lists them), or a loop that gives the same frames over
+ * and over.  The stack records hold return addresses only, no frame
+ * addresses, so a loop cannot be told from recursion by its (address,
+ * frame) pairs: the rule here is an address that repeats in one stack
+ * without resolving to a function.  Recursion in code with symbols (a
+ * named frame repeating) survives at any depth.
+ */
+static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un, uint32_t *uf,
+		       int *why)
+{
+	uint64_t unnamed[MAX_FRAMES];
+	int nu = 0, k, j;
+
+	*why = -1;
+	for (k = 0; k < un; k++) {
+		/*
+		 * callers' addresses are return addresses: the call is the byte
+		 * before (a call to a noreturn function ends its caller, and its
+		 * return address would name the next function)
+		 */
+		struct ucache u = uframe(g, tgid, k ? ua[k] - 1 : ua[k]);
+
+		if (u.exec == 0) {
+			*why = CUT_OUTSIDE;
+			break;
+		}
+		if (!u.named) {
+			for (j = 0; j < nu && unnamed[j] != ua[k]; j++)
+				;
+			if (j < nu) {
+				*why = CUT_REPEAT;
+				break;
+			}
+			unnamed[nu++] = ua[k];
+		}
+		uf[k] = u.frame;
+	}
+	return k;
+}
+
+/*
+ * Build frames root-first from user (innermost first) and kernel (innermost
+ * first) addresses; mark (NULL: none) is an "[unwind: REASON]" frame the
+ * unwind from the stack copy put below user frame mark_at - 1.
+ */
+static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
+			    int un, const uint64_t *ka, int kn, uint64_t w, int mark_at,
+			    const char *mark)
+{
+	uint32_t fr[2 * MAX_FRAMES + 2], uf[MAX_FRAMES];
+	int n = 0, k, why = -1;
+
+	if (s == S_OFFCPU)
+		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
+			ka++;
+			kn--;
+		}
+
+	if (un > MAX_FRAMES)
+		un = MAX_FRAMES;
+	if (un) {
+		g->stacks[s]++;
+		un = user_frames(g, tgid, ua, un, uf, &why);
+		if (why >= 0) {
+			/* below the cut is unknown: the marker is the root of what is kept */
+			g->cut[s][why]++;
+			char cm[64];
+
+			snprintf(cm, sizeof(cm), "[unwind: %s]", cut_reasons[why]);
+			fr[n++] = intern(g, cm);
+		}
+	}
+	for (k = un - 1; k >= 0; k--) {
+		if (mark && k == mark_at - 1) {
+			char m[256];
+
+			snprintf(m, sizeof(m), "[unwind: %s]", mark);
+			fr[n++] = intern(g, m);
+		}
+		fr[n++] = uf[k];
+	}
+	for (k = kn - 1; k >= 0; k--)
+		fr[n++] = kframe(g, ka[k]);
+	if (!n)
+		g->samples_empty++;
+	add_path(g, s, pid, fr, n, w);
+}
+
+static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
+		       int un, const uint64_t *ka, int kn, uint64_t w)
+{
+	emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, w, -1, NULL);
+}
+
+static void flush_pending(struct callgraph *g, int cpu)
+{
+	struct pending_kstack *p = &g->pend[cpu];
+
+	if (!p->has)
+		return;
+	emit_stack(g, S_SAMPLES, p->pid, p->pid, NULL, 0, p->addr, p->n, 1);
+	p->has = false;
+}
+
+static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
+{
+	if (cpu < 0 || cpu > 4095)
+		return NULL;
+	if (cpu >= g->ncpu_pend) {
+		int n = cpu + 1;
+		struct pending_kstack *np = realloc(g->pend, (size_t)n * sizeof(*np));
+
+		if (!np) {
+			g->oom = true;
+			return NULL;
+		}
+		memset(np + g->ncpu_pend, 0, (size_t)(n - g->ncpu_pend) * sizeof(*np));
+		g->pend = np;
+		g->ncpu_pend = n;
+	}
+	return &g->pend[cpu];
+}
+
+/* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
+
+/* a flytrap:ucopy_more part: kept for the record that follows it on this CPU */
+static void more_add(struct callgraph *g, int cpu, int pid, const struct rpt_rec *r)
+{
+	uint32_t off = r->ucopy.offset;
+	const uint8_t *p = r->ucopy.copy.p;
+	struct ucopy_more *m;
+	int len = r->ucopy.copy.len;
+
+	if (cpu < 0 || cpu > 4095 || !p || len <= 0)
+		return;
+	if (cpu >= g->nmore) {
+		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
+
+		if (!nm) {
+			g->oom = true;
+			return;
+		}
+		memset(nm + g->nmore, 0, (size_t)(cpu + 1 - g->nmore) * sizeof(*nm));
+		g->more = nm;
+		g->nmore = cpu + 1;
+	}
+	m = &g->more[cpu];
+	if (m->pid != pid || !m->len || off != m->start + m->len) {
+		m->pid = pid;
+		m->start = off;
+		m->len = 0;
+	}
+	if ((uint32_t)len > UCOPY_MAX - m->len)
+		return;
+	memcpy(m->buf + m->len, p, (size_t)len);
+	m->len += (uint32_t)len;
+}
+
+/*
+ * The whole stack copy of a record whose own part is cp[*cl]: with the
+ * parts that came before it on its CPU when they continue it (the result
+ * lives in g until the next call), else cp as it is.
+ */
+static const uint8_t *more_join(struct callgraph *g, int cpu, int pid, const uint8_t *cp, int *cl)
+{
+	struct ucopy_more *m = cpu >= 0 && cpu < g->nmore ? &g->more[cpu] : NULL;
+	int own = cp && *cl > 0 ? *cl : 0;
+
+	if (!m || !m->len || m->pid != pid || m->start != (uint32_t)own || own > UCOPY_MAX)
+		return cp;
+	if (!g->whole && !(g->whole = malloc(2 * UCOPY_MAX))) {
+		g->oom = true;
+		return cp;
+	}
+	if (own)
+		memcpy(g->whole, cp, (size_t)own);
+	memcpy(g->whole + own, m->buf, m->len);
+	*cl = own + (int)m->len;
+	m->len = 0;
+	return g->whole;
+}
+
+/* out[] = a[0..na-1] then b[0..nb-1], at most MAX_FRAMES; its length */
+static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t *b, int nb)
+{
+	if (na > MAX_FRAMES)
+		na = MAX_FRAMES;
+	if (nb > MAX_FRAMES - na)
+		nb = MAX_FRAMES - na;
+	memcpy(out, a, (size_t)na * sizeof(*out));
+	if (nb > 0)
+		memcpy(out + na, b, (size_t)nb * sizeof(*out));
+	return na + (nb > 0 ? nb : 0);
+}
+
+/*
+ * The user stack of a record that kept registers and a stack copy: the
+ * frames elfutils unwinds from them with the binaries' CFI and, in cfi
+ * mode, the frame-pointer walk ua[un] from where the two meet (the first
+ * return address past the IP that both hold).  An unwind that stops short
+ * leaves *mark (its reason) below frame *mark_at - 1: a dwarf unwind ends
+ * there, a cfi one goes on with the walk's callers.  Rewrites ua (room for
+ * MAX_FRAMES) and returns its length.
+ */
+static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r, int cpu,
+		       int pid, int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
+{
+	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
+	int rl = r->smp.uregs.len, cl = r->smp.ucopy.len, n, i = 0, j = 0, nr;
+	const uint8_t *rp = r->smp.uregs.p, *cp = r->smp.ucopy.p;
+	const char *why;
+
+	cp = more_join(g, cpu, pid, cp, &cl);
+	*mark_at = -1;
+	*mark = NULL;
+	if (!g->uw_mode || !rp || rl < 24)
+		return un;
+	nr = rl / 8 < 4 ? rl / 8 : 4;
+	memcpy(regs, rp, (size_t)nr * 8);
+	if (!regs[0] || !regs[1])
+		return un;	/* a kernel thread: no user registers */
+	if (!g->uw && !g->uw_failed) {
+		g->uw = rpt_unwind_new(g->syms, g->uw_arch);
+		g->uw_failed = !g->uw;
+	}
+	if (!g->uw)
+		return un;
+	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs,
+			    MAX_FRAMES, &why);
+	g->uw_stacks[s]++;
+	memcpy(fp, ua, (size_t)un * sizeof(*fp));
+	if (n <= 1 && why && !strncmp(why, "no binary", 9)) {
+		/*
+		 * the sampled code's own binary is not here (a deleted binary
+		 * named from a stored symbol table): the walk is all there is,
+		 * as without a copy
+		 */
+		g->uw_fponly[s]++;
+		return un;
+	}
+	if (n <= 0) {
+		/* nothing unwound: the walk as it was, the reason under its first frame */
+		g->uw_marked[s]++;
+		*mark_at = un ? 1 : -1;
+		*mark = why;
+		return un;
+	}
+	if (g->uw_mode == 1)
+		for (i = 1; i < n; i++) {
+			for (j = 1; j < un && fp[j] != pcs[i]; j++)
+				;
+			if (j < un)
+				break;
+		}
+	if (g->uw_mode == 1 && i < n) {
+		g->uw_spliced[s]++;
+		return join_frames(ua, pcs, i, fp + j, un - j);
+	}
+	if (!why) {
+		g->uw_complete[s]++;
+		return join_frames(ua, pcs, n, NULL, 0);
+	}
+	g->uw_marked[s]++;
+	*mark_at = n < MAX_FRAMES ? n : MAX_FRAMES;
+	*mark = why;
+	return join_frames(ua, pcs, n, fp + 1, g->uw_mode == 1 ? un - 1 : 0);
+}
+
+static void user_stack_mode(struct callgraph *g, const char *mode, const char *arch)
+{
+	g->uw_mode = !strcmp(mode, "cfi") ? 1 : !strcmp(mode, "dwarf") ? 2 : 0;
+	g->uw_arch = !strncmp(arch, "x86_64:", 7) ? RPT_UW_X86_64 :
+		     !strncmp(arch, "arm64:", 6) ? RPT_UW_ARM64 : RPT_UW_NONE;
+	if (g->uw_arch == RPT_UW_NONE)
+		g->uw_mode = 0;
+}
+
+/* META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) */
+static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
+{
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+
+	for (size_t n = 0; m && n < m->all.n; n++) {
+		const struct fmt_kv *kv = &m->all.kv[n];
+		char mode[16], arch[64];
+		unsigned bytes;
+
+		if (kv->val && *kv->val && strlen(kv->line) < 256 &&
+		    !strcmp(kv->key, FMT_META_BPF_USER_STACK) &&
+		    sscanf(kv->val, "%15s %u %63s", mode, &bytes, arch) == 3)
+			user_stack_mode(g, mode, arch);
+	}
+}
+
+/* ftrace kernel_stack/user_stack: a user_stack pairs with its task's kernel_stack before it */
+static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cpu, int pid)
+{
+	struct pending_kstack *p = pend_get(g, cpu);
+	uint64_t ua[MAX_FRAMES];
+	int un, tgid;
+
+	if (r->kind == RPT_K_KSTACK) {
+		if (!p)
+			return;
+		flush_pending(g, cpu);
+		p->n = read_addrs(&r->stk.caller, p->addr, MAX_FRAMES);
+		p->pid = pid;
+		p->has = true;
+		return;
+	}
+	tgid = r->stk.tgid > 0 ? r->stk.tgid : pid;
+	un = read_addrs(&r->stk.caller, ua, MAX_FRAMES);
+	if (p && p->has && p->pid == pid) {
+		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
+		p->has = false;
+	} else {
+		if (p)
+			flush_pending(g, cpu);
+		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, NULL, 0, 1);
+	}
+}
+
+static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+		     const struct fmt_event *ev, int pid)
+{
+	const struct rpt_rec *r = ctx->rec;
+	int cpu = ev->rec.cpu;
+	uint64_t ua[MAX_FRAMES], ka[MAX_FRAMES];
+	int un, kn, tgid;
+
+	switch (ty->kind) {
+	case CK_KSTACK:
+	case CK_USTACK:
+		on_ftrace_stack(g, r, cpu, pid);
+		break;
+	case CK_BPF_UCOPY:
+		more_add(g, cpu, pid, r);
+		break;
+	case CK_BPF_PROFILE:
+	case CK_BPF_OFFCPU: {
+		enum src s = ty->kind == CK_BPF_PROFILE ? S_SAMPLES : S_OFFCPU;
+		const char *mark = NULL;
+		int mark_at = -1;
+
+		tgid = r->smp.has_tgid ? r->smp.tgid : pid;
+		kn = read_addrs(&r->smp.kstack, ka, MAX_FRAMES);
+		un = read_addrs(&r->smp.ustack, ua, MAX_FRAMES);
+		if (r->smp.has_copy)
+			un = unwind_copy(g, s, r, cpu, pid, tgid, ua, un, &mark_at, &mark);
+		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn,
+				s == S_SAMPLES ? 1 : r->smp.duration, mark_at, mark);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+{
+	struct callgraph *g = priv;
+	struct ctype *ty = rpt_types_get(&g->types, ev->type);
+	int pid;
+
+	if (!ty)
+		return;
+	if (!ty->kind)
+		classify(g, ty, ev->event, ctx->rec);
+	if (ty->kind == CK_OTHER) {
+		if (ev->rec.cpu >= 0 && ev->rec.cpu < g->ncpu_pend && g->pend[ev->rec.cpu].has)
+			flush_pending(g, ev->rec.cpu);
+		return;
+	}
+	pid = rpt_event_pid(ctx, ev);
+	if (ty->kind >= CK_KSTACK)
+		on_stack(g, ctx, ty, ev, pid);
+	else
+		on_calls(g, ctx, ty, ev, pid);
+}
+
+/* ---- setup ------------------------------------------------------------------------ */
+
+/* name idx of a names table (grown on demand); false on ENOMEM */
+static bool set_func_name(char ***names, int *n, unsigned idx, const char *name)
+{
+	if ((int)idx >= *n) {
+		char **nn = realloc(*names, (idx + 1) * sizeof(*nn));
+
+		if (!nn)
+			return false;
+		memset(nn + *n, 0, (idx + 1 - (unsigned)*n) * sizeof(*nn));
+		*names = nn;
+		*n = (int)idx + 1;
+	}
+	if (!(*names)[idx])
+		(*names)[idx] = strdup(name);
+	return (*names)[idx] != NULL;
+}
+
+/*
+ * BPF ufunc and kfunc names from the META lines "bpf_ufunc=IDX BINARY NAME
+ * 0xADDR" and "bpf_kfunc=IDX [kernel.kallsyms|MODULE] NAME 0xADDR".
+ */
+static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
+{
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+
+	if (!m)
+		g->oom = true;
+	for (size_t n = 0; m && n < m->all.n; n++) {
+		const struct fmt_kv *kv = &m->all.kv[n];
+		bool uf = kv->val && !strcmp(kv->key, FMT_META_BPF_UFUNC);
+		bool kf = kv->val && !strcmp(kv->key, FMT_META_BPF_KFUNC);
+		char bin[512], name[256];
+		unsigned idx;
+
+		if ((uf || kf) && *kv->val && strlen(kv->line) < 1024 &&
+		    sscanf(kv->val, "%u %511s %255s", &idx, bin, name) == 3 && idx < 100000 &&
+		    !set_func_name(uf ? &g->ufunc_names : &g->kfunc_names,
+				   uf ? &g->nufunc : &g->nkfunc, idx, name))
+			g->oom = true;
+	}
+}
+
+static int cg_init(struct rpt_ctx *ctx, void *priv)
+{
+	struct callgraph *g = priv;
+	static const struct rpt_callgraph_conf defconf;
+	int k;
+
+	g->conf = ctx->conf ? ctx->conf : &defconf;
+	g->types.elem_size = sizeof(struct ctype);
+	rpt_map_init(&g->tasks, sizeof(struct ctask));
+	rpt_map_init(&g->names, sizeof(uint32_t));
+	rpt_map_init(&g->kcache, sizeof(uint32_t));
+	rpt_map_init(&g->ucache, sizeof(struct ucache));
+	rpt_map_init(&g->pcache, sizeof(struct ucache));
+	for (k = 0; k < S_NR; k++)
+		if (tree_init(&g->trees[k]))
+			return -ENOMEM;
+	g->syms = rpt_syms_new(ctx->r, g->conf->symfs, g->conf->debug_dirs,
+			       g->conf->no_debuginfod ? RPT_SYMS_NO_DEBUGINFOD : 0);
+	if (!g->syms)
+		return -ENOMEM;
+	intern(g, "all");
+	load_ufunc_names(g, ctx);
+	load_user_stack_meta(g, ctx);
+	return g->oom ? -ENOMEM : 0;
+}
+
+/* ---- result ------------------------------------------------------------------------ */
+
+void rpt_cg_result_release(struct rpt_cg_result *r)
+{
+	uint32_t k;
+
+	if (!r)
+		return;
+	for (k = 0; k < r->nnames; k++)
+		free(r->names[k]);
+	free(r->names);
+	free(r->nodes);
+	free(r->syms_missing);
+	free(r->path);
+	for (k = 0; k < r->nbinaries; k++) {
+		free(r->binaries[k].path);
+		free(r->binaries[k].build_id);
+		free(r->binaries[k].source);
+	}
+	free(r->binaries);
+	memset(r, 0, sizeof(*r));
+}
+
+/* append s (owned from now on, may be NULL on ENOMEM) to r's names; its index or NONE */
+static uint32_t result_name(struct rpt_cg_result *r, uint32_t *cap, char *s)
+{
+	if (!s)
+		return RPT_CG_NONE;
+	if (r->nnames == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 64;
+		char **nn = realloc(r->names, (size_t)nc * sizeof(*nn));
+
+		if (!nn) {
+			free(s);
+			return RPT_CG_NONE;
+		}
+		r->names = nn;
+		*cap = nc;
+	}
+	r->names[r->nnames] = s;
+	return r->nnames++;
+}
+
+static int max_depth_of(const struct tree *t)
+{
+	/* nodes are created after their parents, so one forward pass gives depths */
+	int *d = calloc(t->n ? t->n : 1, sizeof(int)), best = 0;
+	uint32_t k;
+
+	if (!d)
+		return -1;
+	for (k = 1; k < t->n; k++) {
+		d[k] = d[t->nodes[k].parent] + 1;
+		if (d[k] > best)
+			best = d[k];
+	}
+	free(d);
+	return best;
+}
+
+static uint64_t tree_total(const struct tree *t, enum src s)
+{
+	uint32_t c;
+	uint64_t sum = 0;
+
+	if (s != S_CALLS)
+		return t->nodes[0].total;
+	for (c = t->nodes[0].first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+		sum += t->nodes[c].total;
+	return sum;
+}
+
+/* the nodes of tree s, their frame names moved out of g (g is released next) */
+static int result_nodes(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
+			struct rpt_cg_result *r)
+{
+	const struct tree *t = &g->trees[s];
+	uint32_t k, cap = g->fcap, nframes = g->nframes, unknown = RPT_CG_NONE;
+
+	r->nodes = calloc(t->n ? t->n : 1, sizeof(*r->nodes));
+	if (!r->nodes)
+		return -ENOMEM;
+	r->names = g->frames;
+	r->nnames = nframes;
+	g->frames = NULL;
+	g->nframes = g->fcap = 0;
+	r->n = t->n;
+	for (k = 0; k < t->n; k++) {
+		const struct node *n = &t->nodes[k];
+		struct rpt_cg_node *o = &r->nodes[k];
+		char *tname = NULL;
+
+		o->parent = n->parent;
+		o->first_child = n->first_child;
+		o->next_sibling = n->next_sibling;
+		o->count = n->count;
+		o->total = n->total;
+		o->self = n->self;
+		o->pid = -1;
+		if (n->frame & TASK_FRAME) {
+			o->pid = (int)(n->frame & ~TASK_FRAME);
+			if (asprintf(&tname, "%s-%d", rpt_comm(ctx, o->pid), o->pid) < 0)
+				tname = NULL;
+			o->name = result_name(r, &cap, tname);
+		} else if (n->frame < nframes) {
+			o->name = n->frame;
+		} else {
+			if (unknown == RPT_CG_NONE)
+				unknown = result_name(r, &cap, strdup("?"));
+			o->name = unknown;
+		}
+		if (o->name == RPT_CG_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Each binary's symbol sources, copied into the result (the tables die with the replay) */
+static int copy_binaries(const struct rpt_syms *s, struct rpt_cg_result *r)
+{
+	struct rpt_syms_bin b;
+	int k, n = 0;
+
+	r->debuginfod = rpt_syms_debuginfod(s);
+	while (!rpt_syms_binary(s, n, &b))
+		n++;
+	if (!n)
+		return 0;
+	r->binaries = calloc((size_t)n, sizeof(*r->binaries));
+	if (!r->binaries)
+		return -ENOMEM;
+	for (k = 0; k < n && !rpt_syms_binary(s, k, &b); k++) {
+		struct rpt_cg_binary *o = &r->binaries[k];
+
+		r->nbinaries++;
+		o->path = strdup(b.path ? b.path : "");
+		o->build_id = b.buildid ? strdup(b.buildid) : NULL;
+		o->source = strdup(b.source ? b.source : "");
+		o->functions = b.nsyms;
+		o->debuginfod_timeout = b.timed_out;
+		if (!o->path || !o->source || (b.buildid && !o->build_id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
+			uint64_t open_calls, struct rpt_cg_result *r)
+{
+	static const int sources[S_NR] = { RPT_CG_CALLS, RPT_CG_SAMPLES, RPT_CG_OFFCPU };
+	const struct tree *t = &g->trees[s];
+	char miss[512];
+	int k;
+
+	memset(r, 0, sizeof(*r));
+	r->source = sources[s];
+	r->source_name = src_names[s];
+	r->unit = src_units[s];
+	r->empty = t->n <= 1;
+	r->per_task = g->conf->per_task;
+	r->events = ctx->nevents;
+	r->total = tree_total(t, s);
+	for (k = 0; k < S_NR; k++)
+		r->source_nodes[k] = g->trees[k].n - 1;
+	r->calls_completed = g->calls_total;
+	r->calls_open = open_calls;
+	r->unmatched_exits = g->unmatched;
+	r->lost_frames = g->lost_frames;
+	r->user_stacks = g->stacks[s];
+	for (k = 0; k < CUT_NR; k++)
+		r->cut[k] = g->cut[s][k];
+	r->unwind_mode = g->uw_mode == 1 ? "cfi" : g->uw_mode == 2 ? "dwarf" : "";
+	r->unwound = g->uw_stacks[s];
+	r->unwind_spliced = g->uw_spliced[s];
+	r->unwind_complete = g->uw_complete[s];
+	r->unwind_marked = g->uw_marked[s];
+	r->unwind_fp_only = g->uw_fponly[s];
+	r->depth = max_depth_of(t);
+	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
+	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
+	if (copy_binaries(g->syms, r))
+		return -ENOMEM;
+	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
+	r->partial = rpt_partial(ctx);
+	rpt_notes_fill(ctx, ctx->first_ts, ctx->last_ts, &r->notes);
+	if (r->depth < 0 || !r->syms_missing || !r->path)
+		return -ENOMEM;
+	return result_nodes(g, ctx, s, r);
+}
+
+/* true when node k's function also appears above it on its path */
+static bool recursive(const struct rpt_cg_result *r, uint32_t k)
+{
+	uint32_t p;
+
+	for (p = r->nodes[k].parent; p != RPT_CG_NONE && p != 0; p = r->nodes[p].parent)
+		if (r->nodes[p].pid < 0 && r->nodes[p].name == r->nodes[k].name)
+			return true;
+	return false;
+}
+
+int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, size_t *n)
+{
+	uint32_t *slot = NULL, k;
+	struct rpt_cg_func *f = NULL;
+	size_t nf = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!r->n)
+		return 0;
+	slot = malloc((size_t)(r->nnames ? r->nnames : 1) * sizeof(*slot));
+	f = calloc(r->n, sizeof(*f));
+	if (!slot || !f) {
+		free(slot);
+		free(f);
+		return -ENOMEM;
+	}
+	for (k = 0; k < r->nnames; k++)
+		slot[k] = RPT_CG_NONE;
+	for (k = 1; k < r->n; k++) {
+		const struct rpt_cg_node *nd = &r->nodes[k];
+		struct rpt_cg_func *e;
+
+		if (nd->pid >= 0 || nd->name >= r->nnames || (!nd->count && !nd->total))
+			continue;
+		if (slot[nd->name] == RPT_CG_NONE) {
+			slot[nd->name] = (uint32_t)nf;
+			f[nf++].name = nd->name;
+		}
+		e = &f[slot[nd->name]];
+		e->count += nd->count;
+		e->self += nd->self;
+		if (!recursive(r, k))
+			e->total += nd->total;
+	}
+	free(slot);
+	*out = f;
+	*n = nf;
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+static void node_name(const struct rpt_cg_result *r, uint32_t nd, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", r->names[r->nodes[nd].name]);
+}
+
+static int cmp_child(const void *a, const void *b, void *arg)
+{
+	const struct rpt_cg_node *nodes = arg;
+	const struct rpt_cg_node *x = &nodes[*(const uint32_t *)a];
+	const struct rpt_cg_node *y = &nodes[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* children of nd, heaviest first; caller frees; NULL when none (or ENOMEM: *n = -1) */
+static uint32_t *children(const struct rpt_cg_result *r, uint32_t nd, int *n)
+{
+	uint32_t c, *v;
+	int k = 0;
+
+	*n = 0;
+	for (c = r->nodes[nd].first_child; c != RPT_CG_NONE; c = r->nodes[c].next_sibling)
+		(*n)++;
+	if (!*n)
+		return NULL;
+	v = malloc((size_t)*n * sizeof(*v));
+	if (!v) {
+		*n = -1;
+		return NULL;
+	}
+	for (c = r->nodes[nd].first_child; c != RPT_CG_NONE; c = r->nodes[c].next_sibling)
+		v[k++] = c;
+	qsort_r(v, (size_t)*n, sizeof(*v), cmp_child, (void *)r->nodes);
+	return v;
+}
+
+struct out {
+	const struct rpt_cg_result *r;
+	FILE *f;
+	uint64_t total;
+	int max_depth;
+	double min_pct;
+	int err;
+	/* folded output: the path of names */
+	char **path;
+	int npath;
+	struct rpt_flame *flame;
+	bool base;		/* add to the flame graph's base (rpt_flame_add_base) */
+	uint64_t hidden;
+	/* folded stacks: each one's line ("a;b;c") and self weight, to stack_fn */
+	rpt_cg_stack_fn stack_fn;
+	void *stack_arg;
+	char *line;
+	size_t line_cap;
+};
+
+static const char *wfmt(char *buf, size_t len, const struct rpt_cg_result *r, uint64_t v)
+{
+	if (r->source == RPT_CG_SAMPLES)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		rpt_fmt_dur(buf, len, v);
+	return buf;
+}
+
+static bool visible(const struct out *o, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+
+	if (o->max_depth > 0 && depth > o->max_depth)
+		return false;
+	if (o->min_pct > 0 && o->total && 100.0 * (double)n->total / (double)o->total < o->min_pct)
+		return false;
+	return true;
+}
+
+/* nodes with data in the subtree of nd, nd included (what hiding nd hides) */
+static uint64_t subtree_nodes(const struct rpt_cg_result *r, uint32_t nd)
+{
+	uint64_t n = r->nodes[nd].count || r->nodes[nd].total ? 1 : 0;
+	uint32_t c;
+
+	for (c = r->nodes[nd].first_child; c != RPT_CG_NONE; c = r->nodes[c].next_sibling)
+		n += subtree_nodes(r, c);
+	return n;
+}
+
+/*
+ * Tree text within 80 columns: the figures take 40, the name column the
+ * rest.  Two columns per level up to level 5; deeper, the indentation stays
+ * at 8 and a "[17]" marker gives the level, so names keep about 26 columns;
+ * a name that still does not fit is cut with a visible '~'.
+ */
+#define TREE_WIDTH 79
+#define TREE_FIGS 40
+#define TREE_FLAT_LEVELS 5
+
+static void text_node(struct out *o, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+	char name[512], fit[512], mark[16], b1[32], b2[32];
+	uint32_t *ch;
+	int nch, k, ind;
+
+	if (o->err)
+		return;
+	if (nd) {
+		/* calls still open at the end made a node but carry nothing yet */
+		if (!n->count && !n->total)
+			return;
+		if (!visible(o, nd, depth)) {
+			o->hidden += subtree_nodes(o->r, nd);
+			return;
+		}
+		node_name(o->r, nd, name, sizeof(name));
+		mark[0] = 0;
+		if (depth <= TREE_FLAT_LEVELS) {
+			ind = 2 * (depth - 1);
+		} else {
+			ind = 2 * (TREE_FLAT_LEVELS - 1);
+			snprintf(mark, sizeof(mark), "[%d] ", depth);
+		}
+		rpt_fit(fit, sizeof(fit), name, TREE_WIDTH - TREE_FIGS - ind - (int)strlen(mark));
+		fprintf(o->f, "%6.1f%% %10s %10s %8" PRIu64 "  %*s%s%s\n",
+			o->total ? 100.0 * (double)n->total / (double)o->total : 0.0,
+			wfmt(b1, sizeof(b1), o->r, n->total), wfmt(b2, sizeof(b2), o->r, n->self),
+			n->count, ind, "", mark, fit);
+	}
+	ch = children(o->r, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		text_node(o, ch[k], depth + 1);
+	free(ch);
+}
+
+static void json_node(struct out *o, struct rpt_json *j, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+	char name[512];
+	uint32_t *ch;
+	int nch, k;
+
+	if (o->err)
+		return;
+	if (nd && !visible(o, nd, depth)) {
+		o->hidden += subtree_nodes(o->r, nd);
+		return;
+	}
+	if (nd)
+		node_name(o->r, nd, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "all");
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "name", name);
+	if (n->pid >= 0)
+		rpt_json_ki64(j, "pid", n->pid);
+	rpt_json_ku64(j, "count", n->count);
+	rpt_json_ku64(j, "total", n->total);
+	rpt_json_ku64(j, "self", n->self);
+	rpt_json_karr(j, "children");
+	ch = children(o->r, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		json_node(o, j, ch[k], depth + 1);
+	free(ch);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
+}
+
+/* The folded line of o->path[0..depth), handed to o->stack_fn with its weight. */
+static void stack_line(struct out *o, int depth, uint64_t self)
+{
+	size_t len = 0, need = 1;
+	int k, err;
+
+	for (k = 0; k < depth; k++)
+		need += strlen(o->path[k]) + 1;
+	if (need > o->line_cap) {
+		char *nl = realloc(o->line, need);
+
+		if (!nl) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->line = nl;
+		o->line_cap = need;
+	}
+	for (k = 0; k < depth; k++) {
+		size_t n = strlen(o->path[k]);
+
+		if (k)
+			o->line[len++] = ';';
+		memcpy(o->line + len, o->path[k], n);
+		len += n;
+	}
+	o->line[len] = 0;
+	err = o->stack_fn(o->stack_arg, o->line, len, self);
+	if (err && !o->err)
+		o->err = err;
+}
+
+/* folded lines / flame graph: every node with self weight, in heaviest-first order */
+static void folded_node(struct out *o, uint32_t nd, int depth)
+{
+	const struct rpt_cg_node *n = &o->r->nodes[nd];
+	uint32_t *ch;
+	int nch, k;
+
+	if (o->err)
+		return;
+	if (nd) {
+		char name[512], *c;
+
+		node_name(o->r, nd, name, sizeof(name));
+		for (c = name; *c; c++)
+			if (*c == ';' || *c == '\n' || *c == '\r')
+				*c = *c == ';' ? ':' : ' ';
+		o->path[depth - 1] = strdup(name);
+		if (!o->path[depth - 1]) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->npath = depth;
+		if (n->self) {
+			if (o->stack_fn)
+				stack_line(o, depth, n->self);
+			if (o->flame && (o->base ? rpt_flame_add_base : rpt_flame_add)(o->flame,
+					(const char *const *)o->path, depth, n->self))
+				o->err = -ENOMEM;
+		}
+	}
+	ch = children(o->r, nd, &nch);
+	if (nch < 0) {
+		o->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		folded_node(o, ch[k], depth + 1);
+	free(ch);
+	if (nd) {
+		free(o->path[depth - 1]);
+		o->path[depth - 1] = NULL;
+	}
+}
+
+/* the stacks of r, handed to fn (NULL: none) and/or added to flame (NULL: none) */
+static int fold(const struct rpt_cg_result *r, rpt_cg_stack_fn fn, void *arg,
+		struct rpt_flame *flame, bool base)
+{
+	struct out o;
+
+	memset(&o, 0, sizeof(o));
+	o.r = r;
+	o.stack_fn = fn;
+	o.stack_arg = arg;
+	o.flame = flame;
+	o.base = base;
+	o.path = calloc((size_t)r->depth + 1, sizeof(*o.path));
+	if (!o.path)
+		return -ENOMEM;
+	if (r->n)
+		folded_node(&o, 0, 0);
+	free(o.path);
+	free(o.line);
+	return o.err;
+}
+
+int rpt_cg_result_stacks(const struct rpt_cg_result *r, rpt_cg_stack_fn fn, void *arg)
+{
+	return fold(r, fn, arg, NULL, false);
+}
+
+int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl)
+{
+	return fold(r, NULL, NULL, fl, false);
+}
+
+int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl)
+{
+	return fold(r, NULL, NULL, fl, true);
+}
+
+static uint64_t cut_total(const struct rpt_cg_result *r)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < CUT_NR; k++)
+		n += r->cut[k];
+	return n;
+}
+
+/* ',"unwind":{"mode":"cfi"|"dwarf"|null,"stacks":N,"spliced":N,"complete":N,"marked":N}' */
+static void unwind_json(const struct rpt_cg_result *r, struct rpt_json *j)
+{
+	rpt_json_kobj(j, "unwind");
+	if (r->unwind_mode && *r->unwind_mode)
+		rpt_json_kstr(j, "mode", r->unwind_mode);
+	else
+		rpt_json_knull(j, "mode");
+	rpt_json_ku64(j, "stacks", r->unwound);
+	rpt_json_ku64(j, "spliced", r->unwind_spliced);
+	rpt_json_ku64(j, "complete", r->unwind_complete);
+	rpt_json_ku64(j, "marked", r->unwind_marked);
+	rpt_json_ku64(j, "fp_only", r->unwind_fp_only);
+	rpt_json_obj_end(j);
+}
+
+static void unwind_note(const struct rpt_cg_result *r, FILE *f)
+{
+	if (!r->unwound)
+		return;
+	fprintf(f, "  %" PRIu64 " user stacks unwound from their stack copies (%s): %" PRIu64
+		" met\n  the frame-pointer walk, %" PRIu64 " complete, %" PRIu64
+		" stopped short ([unwind: REASON])\n", r->unwound, r->unwind_mode,
+		r->unwind_spliced, r->unwind_complete, r->unwind_marked);
+	if (r->unwind_fp_only)
+		fprintf(f, "  %" PRIu64 " stacks sampled in a binary not on this machine: "
+			"frame-pointer walk\n", r->unwind_fp_only);
+}
+
+/* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
+static void cut_json(const struct rpt_cg_result *r, struct rpt_json *j)
+{
+	int k;
+
+	rpt_json_ku64(j, "user_stacks", r->user_stacks);
+	rpt_json_ku64(j, "stacks_cut", cut_total(r));
+	rpt_json_kobj(j, "cut");
+	for (k = 0; k < CUT_NR; k++)
+		rpt_json_ku64(j, cut_keys[k], r->cut[k]);
+	rpt_json_obj_end(j);
+	unwind_json(r, j);
+}
+
+/* "debuginfod":BOOL,"binaries":[{"path","build_id","symbols","functions"}...] */
+static void binaries_json(const struct rpt_cg_result *r, struct rpt_json *j)
+{
+	uint32_t k;
+
+	rpt_json_kbool(j, "debuginfod", r->debuginfod);
+	rpt_json_karr(j, "binaries");
+	for (k = 0; k < r->nbinaries; k++) {
+		const struct rpt_cg_binary *b = &r->binaries[k];
+
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "path", b->path);
+		rpt_json_kstr_or_null(j, "build_id", b->build_id);
+		rpt_json_kstr(j, "symbols", b->source);
+		rpt_json_ki64(j, "functions", b->functions);
+		if (b->debuginfod_timeout)
+			rpt_json_kbool(j, "debuginfod_timeout", true);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+}
+
+static void cut_note(const struct rpt_cg_result *r, FILE *f)
+{
+	uint64_t n = cut_total(r);
+	const char *sep = "";
+	int k;
+
+	if (!n)
+		return;
+	fprintf(f, "  %" PRIu64 " of %" PRIu64 " user stacks cut where the unwind broke, marked\n"
+		"  [unwind: REASON]:", n, r->user_stacks);
+	for (k = 0; k < CUT_NR; k++)
+		if (r->cut[k]) {
+			fprintf(f, "%s %" PRIu64 " %s", sep, r->cut[k], cut_reasons[k]);
+			sep = ",";
+		}
+	fputc('\n', f);
+}
+
+static void init_out(struct out *o, const struct rpt_cg_result *r,
+		     const struct rpt_callgraph_conf *c, FILE *f)
+{
+	memset(o, 0, sizeof(*o));
+	o->r = r;
+	o->f = f;
+	o->total = r->total;
+	o->max_depth = c->max_depth;
+	o->min_pct = c->min_percent;
+}
+
+int rpt_cg_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c,
+		struct rpt_json *j)
+{
+	char mp[32];
+	struct out o;
+
+	init_out(&o, r, c, NULL);
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", r->path);
+	rpt_json_kbool(j, "partial", r->partial);
+	if (r->empty && c->source == RPT_CG_AUTO) {
+		rpt_json_knull(j, "source");
+		rpt_json_knull(j, "unit");
+	} else {
+		rpt_json_kstr(j, "source", r->source_name);
+		rpt_json_kstr(j, "unit", r->unit);
+	}
+	rpt_json_ku64(j, "events", r->events);
+	rpt_json_kbool(j, "per_task", r->per_task);
+	rpt_json_ku64(j, "total", r->total);
+	rpt_json_ku64(j, "nodes", r->n - 1);
+	rpt_json_kobj(j, "sources");
+	rpt_json_ku64(j, "calls", r->source_nodes[S_CALLS]);
+	rpt_json_ku64(j, "samples", r->source_nodes[S_SAMPLES]);
+	rpt_json_ku64(j, "offcpu", r->source_nodes[S_OFFCPU]);
+	rpt_json_obj_end(j);
+	rpt_json_ku64(j, "calls_completed", r->calls_completed);
+	rpt_json_ku64(j, "calls_open", r->calls_open);
+	rpt_json_ku64(j, "unmatched_exits", r->unmatched_exits);
+	rpt_json_ku64(j, "lost_frames", r->lost_frames);
+	rpt_json_ki64(j, "max_depth", c->max_depth);
+	rpt_json_key(j, "min_percent");
+	snprintf(mp, sizeof(mp), "%g", c->min_percent);	/* as given: 0.5, not 0.500 */
+	rpt_json_value(j, mp, strlen(mp));
+	rpt_json_key(j, "loss");
+	rpt_loss_summary_json(&r->notes.loss, j);
+	cut_json(r, j);
+	binaries_json(r, j);
+	rpt_json_key(j, "tree");
+	json_node(&o, j, 0, 0);
+	rpt_json_ku64(j, "hidden", o.hidden);
+	rpt_json_obj_end(j);
+	return o.err;
+}
+
+static int print_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c, FILE *f)
+{
+	struct rpt_json j;
+	int err = rpt_json_init(&j, f, 0);
+
+	if (!err)
+		err = rpt_cg_json(r, c, &j);
+	RPT_JSON_LIT(&j, "\n");
+	if (err) {
+		rpt_json_done(&j);
+		return err;
+	}
+	err = rpt_json_done(&j);
+	return err == -ENOMEM ? err : 0; /* a failed write stays on the stream (rpt_out_failed) */
+}
+
+/* One folded line as flamegraph.pl reads it: the stack, a space, the weight. */
+static int folded_write(void *f, const char *stack, size_t len, uint64_t self)
+{
+	fwrite(stack, 1, len, f);
+	fprintf(f, " %" PRIu64 "\n", self);
+	return 0;
+}
+
+static int print_folded(const struct rpt_cg_result *r, FILE *f)
+{
+	int lm = r->notes.loss.markers, err;
+
+	/* folded lines have no room for a note: say it on stderr */
+	if (lm && f == stdout)
+		ft_warn("events were lost inside the traced span (%d loss marker%s): the stacks "
+			"are incomplete; see 'flytrap drops'", lm, lm == 1 ? "" : "s");
+	err = fold(r, folded_write, f, NULL, false);
+	return err ? err : ferror(f) ? -EIO : 0;
+}
+
+/* the text when there is no tree to show: why, and where the data is */
+static int print_nothing(const struct rpt_cg_result *r, const struct rpt_opts *op,
+			 const struct rpt_callgraph_conf *c, FILE *f)
+{
+	const struct rpt_notes *n = &r->notes;
+	char b1[32], b2[32];
+	int k;
+
+	if (!n->nevents) {
+		char filt[512];
+
+		rpt_fmt_filters(op, filt, sizeof(filt));
+		if (*filt)
+			fprintf(f, "  nothing to show: no events match the filters\n  (%s)\n",
+				filt);
+		else
+			fputs("  nothing to show: the file has no events\n", f);
+		rpt_notes_damage(n, f);
+		return ferror(f) ? -EIO : 0;
+	}
+	/* say what was looked for, not a 0-call tree of some source */
+	if (c->source == RPT_CG_AUTO)
+		fprintf(f, "  no call or stack data in the %" PRIu64 " selected events "
+			"(function_graph,\n"
+			"  uprobes, kernel_stack, user_stack or flytrap BPF profile/offcpu/ufunc/\n"
+			"  kfunc records), %s..%s\n",
+			n->nevents, rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
+	else
+		fprintf(f, "  no %s data in the %" PRIu64 " selected events, %s..%s\n",
+			r->source_name, n->nevents, rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
+	for (k = 0; k < S_NR; k++)
+		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
+			fprintf(f, "  (the file has %s data: --source %s)\n", src_names[k],
+				src_names[k]);
+	rpt_notes_loss(n, f);
+	rpt_notes_damage(n, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
+		const struct rpt_callgraph_conf *c, FILE *f)
+{
+	bool calls = r->source == RPT_CG_CALLS, samples = r->source == RPT_CG_SAMPLES;
+	const struct rpt_notes *n = &r->notes;
+	struct out o;
+	char b1[32], b2[32], b3[32];
+	int k;
+
+	rpt_print_title(f, "Call graph of", r->path);
+	if (!n->nevents || r->empty)
+		return print_nothing(r, op, c, f);
+	fprintf(f, "  %s (%s), %s..%s\n", r->source_name,
+		calls ? "time in calls" : samples ? "stack samples" : "blocked time",
+		rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
+		rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
+	if (calls)
+		fprintf(f, "  %" PRIu64 " calls, %s in top-level calls\n"
+			"  %" PRIu64 " still open at the end, %" PRIu64 " returns without a call\n",
+			r->calls_completed, rpt_fmt_dur(b3, sizeof(b3), r->total), r->calls_open,
+			r->unmatched_exits);
+	else
+		fprintf(f, "  %" PRIu64 " %s\n", samples ? r->total : r->nodes[0].count,
+			samples ? "samples" : "blocked periods");
+	for (k = 0; k < S_NR; k++)
+		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
+			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k],
+				src_names[k]);
+	cut_note(r, f);
+	unwind_note(r, f);
+	rpt_notes_clock(n, f);
+	rpt_notes_loss(n, f);
+	rpt_notes_damage(n, f);
+	fprintf(f, "\n %6s %10s %10s %8s  %s\n", "total", samples ? "samples" : "time",
+		"self", samples ? "hits" : "calls", "function");
+	init_out(&o, r, c, f);
+	text_node(&o, 0, 0);
+	if (o.hidden)
+		fprintf(f, "  (%" PRIu64 " nodes below --depth/--min-percent not shown)\n",
+			o.hidden);
+	if (r->nsyms_missing)
+		fprintf(f, "note: no symbols for %d binar%s (%s);\n"
+			"      try --symfs DIR or --debug-dir DIR\n",
+			r->nsyms_missing, r->nsyms_missing == 1 ? "y" : "ies", r->syms_missing);
+	return o.err ? o.err : ferror(f) ? -EIO : 0;
+}
+
+/* ---- finish ------------------------------------------------------------------------ */
+
+/* per-task trees: a task node's figures are the sums of its top-level calls; the root's too */
+static void sum_calls(struct callgraph *g)
+{
+	struct tree *tr = &g->trees[S_CALLS];
+	uint32_t tn, ch;
+
+	if (g->conf->per_task)
+		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX;
+		     tn = tr->nodes[tn].next_sibling) {
+			tr->nodes[tn].total = 0;
+			tr->nodes[tn].count = 0;
+			for (ch = tr->nodes[tn].first_child; ch != UINT32_MAX;
+			     ch = tr->nodes[ch].next_sibling) {
+				tr->nodes[tn].total += tr->nodes[ch].total;
+				tr->nodes[tn].count += tr->nodes[ch].count;
+			}
+		}
+	/* calls: the root holds the top-level calls (the tree keeps self times per call) */
+	tr->nodes[0].total = tree_total(tr, S_CALLS);
+	tr->nodes[0].count = 0;
+	for (ch = tr->nodes[0].first_child; ch != UINT32_MAX; ch = tr->nodes[ch].next_sibling)
+		tr->nodes[0].count += tr->nodes[ch].count;
+}
+
+static enum src chosen_source(const struct callgraph *g)
+{
+	int k;
+
+	switch (g->conf->source) {
+	case RPT_CG_CALLS: return S_CALLS;
+	case RPT_CG_SAMPLES: return S_SAMPLES;
+	case RPT_CG_OFFCPU: return S_OFFCPU;
+	default:
+		for (k = 0; k < S_NR; k++)
+			if (g->trees[k].n > 1)
+				return (enum src)k;
+		return S_CALLS;
+	}
+}
+
+static int cg_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct callgraph *g = priv;
+	const struct rpt_callgraph_conf *c = g->conf;
+	const struct rpt_opts *op = ctx->opts;
+	FILE *f = op->out ? op->out : stdout;
+	struct rpt_cg_result res;
+	uint64_t open_calls = 0;
+	size_t pos = 0;
+	struct ctask *t;
+	int k, err;
+
+	memset(&res, 0, sizeof(res));
+	for (k = 0; k < g->ncpu_pend; k++)
+		flush_pending(g, k);
+	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
+		open_calls += (uint64_t)t->n;
+	if (g->oom)
+		return -ENOMEM;
+	sum_calls(g);
+	err = build_result(g, ctx, chosen_source(g), open_calls, &res);
+	if (!err) {
+		if (c->flame_unit)
+			*c->flame_unit = res.unit;
+		if (c->had_data)
+			*c->had_data = !res.empty;
+		if (c->flame)
+			err = fold(&res, NULL, NULL, c->flame, false);
+	}
+	if (err) {
+		rpt_cg_result_release(&res);
+		return err;
+	}
+	if (c->result) {
+		*c->result = res;	/* the caller's now */
+		return 0;
+	}
+	if (op->json)
+		err = print_json(&res, c, f);
+	else if (c->output == RPT_CG_FOLDED)
+		err = print_folded(&res, f);
+	else
+		err = rpt_cg_text(&res, op, c, f);
+	rpt_cg_result_release(&res);
+	return err;
+}
+
+static void cg_release(void *priv)
+{
+	struct callgraph *g = priv;
+	size_t pos = 0;
+	struct ctask *t;
+	uint32_t k;
+	int i;
+
+	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
+		free(t->st);
+	rpt_map_release(&g->tasks);
+	for (i = 0; i < S_NR; i++)
+		tree_release(&g->trees[i]);
+	for (k = 0; k < g->nframes; k++)
+		free(g->frames[k]);
+	free(g->frames);
+	rpt_map_release(&g->names);
+	rpt_map_release(&g->kcache);
+	rpt_map_release(&g->ucache);
+	rpt_map_release(&g->pcache);
+	rpt_types_release(&g->types);
+	rpt_unwind_free(g->uw);
+	free(g->more);
+	free(g->whole);
+	rpt_syms_free(g->syms);
+	for (i = 0; i < g->nufunc; i++)
+		free(g->ufunc_names[i]);
+	free(g->ufunc_names);
+	for (i = 0; i < g->nkfunc; i++)
+		free(g->kfunc_names[i]);
+	free(g->kfunc_names);
+	free(g->pend);
+}
+
+const struct rpt_analyzer rpt_callgraph_analyzer = {
+	.name = "callgraph",
+	.priv_size = sizeof(struct callgraph),
+	.init = cg_init,
+	.event = cg_event,
+	.finish = cg_finish,
+	.release = cg_release,
+	.kinds = CG_KINDS,
+};
+
+/* ---- command ----------------------------------------------------------------------- */
+
+static const char cg_usage[] =
+	"usage: flytrap callgraph [options] [FILE]\n"
+	"\n"
+	"Call trees of FILE (default trace.dat) with count, total and self time per\n"
+	"node, from function_graph records, uprobe and BPF ufunc entry/return records\n"
+	"(calls), kernel_stack/user_stack events and BPF profile stacks (samples), or\n"
+	"BPF off-CPU stacks (offcpu).\n"
+	"\n"
+	"options:\n"
+	"  --folded           folded stacks (flamegraph.pl, speedscope), self weights\n";
+
+const char rpt_callgraph_options_help[] =
+	"  --source S         calls, samples or offcpu (default: the first present)\n"
+	"  --per-task         one tree per task (a \"comm-pid\" root frame)\n"
+	"  --depth N          tree text: show N levels\n"
+	"  --min-percent P    tree text: hide nodes below P% of the total\n"
+	"  --svg FILE         also write an SVG flame graph to FILE (not written when\n"
+	"                     no call or stack data matches)\n"
+	"  --symfs DIR        look for user binaries under DIR (by path and build-id)\n"
+	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n"
+	"  --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for debug files\n";
+
+const struct ft_opt rpt_callgraph_opts[] = {
+	{ "per-task", 0, false, RPT_CG_O_PER_TASK },
+	{ "folded", 0, false, RPT_CG_O_FOLDED },
+	{ "no-debuginfod", 0, false, RPT_CG_O_NO_DEBUGINFOD },
+	{ "source", 0, true, RPT_CG_O_SOURCE },
+	{ "depth", 0, true, RPT_CG_O_DEPTH },
+	{ "min-percent", 0, true, RPT_CG_O_MIN_PERCENT },
+	{ "svg", 0, true, RPT_CG_O_SVG },
+	{ "symfs", 0, true, RPT_CG_O_SYMFS },
+	{ "debug-dir", 0, true, RPT_CG_O_DEBUG_DIR },
+	{ 0 },
+};
+
+static int cg_source_opt(struct rpt_cg_args *A, const char *v)
+{
+	if (!strcmp(v, "calls"))
+		A->conf.source = RPT_CG_CALLS;
+	else if (!strcmp(v, "samples"))
+		A->conf.source = RPT_CG_SAMPLES;
+	else if (!strcmp(v, "offcpu"))
+		A->conf.source = RPT_CG_OFFCPU;
+	else
+		return ft_usage_error("--source needs calls, samples or offcpu, not '%s'", v);
+	return 0;
+}
+
+static int cg_number_opt(struct rpt_cg_args *A, int id, const char *v)
+{
+	uint64_t n;
+	char *end;
+	double p;
+
+	if (id == RPT_CG_O_DEPTH) {
+		if (ft_parse_u64(v, &n) || !n || n > 100000)
+			return ft_usage_error("--depth needs a positive number, not '%s'", v);
+		A->conf.max_depth = (int)n;
+		return 0;
+	}
+	p = strtod(v, &end);
+	if (!*v || *end || p < 0 || p > 100)
+		return ft_usage_error("--min-percent needs a number from 0 to 100, not '%s'", v);
+	A->conf.min_percent = p;
+	return 0;
+}
+
+static int cg_path_opt(struct rpt_cg_args *A, int id, const char *v)
+{
+	const char **nd;
+
+	if (!*v)
+		return ft_usage_error("--%s needs a %s", id == RPT_CG_O_SVG ? "svg" :
+				      id == RPT_CG_O_SYMFS ? "symfs" : "debug-dir",
+				      id == RPT_CG_O_SVG ? "file name" : "directory");
+	if (id == RPT_CG_O_SVG) {
+		A->svg = v;
+	} else if (id == RPT_CG_O_SYMFS) {
+		A->conf.symfs = v;
+	} else {
+		nd = realloc(A->dbg, (size_t)(A->ndbg + 2) * sizeof(*nd));
+		if (!nd)
+			return ft_error("out of memory");
+		A->dbg = nd;
+		nd[A->ndbg++] = v;
+		nd[A->ndbg] = NULL;
+		A->conf.debug_dirs = nd;
+	}
+	return 0;
+}
+
+int rpt_callgraph_option(void *arg, int table, const struct ft_opt *o, const char *v)
+{
+	struct rpt_cg_args *A = arg;
+
+	(void)table;
+	switch (o->id) {
+	case RPT_CG_O_PER_TASK: A->conf.per_task = true; return 0;
+	case RPT_CG_O_FOLDED: A->conf.output = RPT_CG_FOLDED; return 0;
+	case RPT_CG_O_NO_DEBUGINFOD: A->conf.no_debuginfod = true; return 0;
+	case RPT_CG_O_SOURCE: return cg_source_opt(A, v);
+	case RPT_CG_O_DEPTH:
+	case RPT_CG_O_MIN_PERCENT: return cg_number_opt(A, o->id, v);
+	default: return cg_path_opt(A, o->id, v);
+	}
+}
+
+/*
+ * Can path be written?  Checked before the replay so a bad --svg does not
+ * come after pages of text: an existing path must be a writable regular
+ * file, a new one needs a writable directory.  Nothing is created here (a
+ * failed run leaves no empty picture behind).
+ */
+static int svg_writable(const char *path)
+{
+	struct stat st;
+	char *dir, *sl;
+	int e = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		return access(path, W_OK) ? errno : 0;
+	}
+	if (errno != ENOENT)
+		return errno;
+	dir = strdup(path);
+	if (!dir)
+		return ENOMEM;
+	sl = strrchr(dir, '/');
+	if (!sl)
+		strcpy(dir, ".");
+	else if (sl == dir)
+		sl[1] = 0;
+	else
+		*sl = 0;
+	if (stat(dir, &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		e = errno;
+	free(dir);
+	return e;
+}
+
+int rpt_svg_dest_check(const char *path)
+{
+	const char *why = NULL;
+	int e;
+
+	if (fmt_outfile_check(path, &why) && why)
+		return ft_usage_error("cannot write '%s': %s", path, why);
+	e = svg_writable(path);
+	if (e)
+		return ft_error("cannot create '%s': %s", path, strerror(e));
+	return EXIT_OK;
+}
+
+int rpt_callgraph_setup(struct rpt_cg_args *A)
+{
+	A->conf.flame_unit = &A->unit;
+	A->conf.had_data = &A->had_data;
+	if (A->svg) {
+		int rc = rpt_svg_dest_check(A->svg);
+
+		if (rc != EXIT_OK)
+			return rc;
+		A->conf.flame = rpt_flame_new();
+		if (!A->conf.flame)
+			return ft_error("out of memory");
+	}
+	return EXIT_OK;
+}
+
+int rpt_callgraph_done(struct rpt_cg_args *A, int rc, const char *input)
+{
+	if (rc == EXIT_OK && A->svg && A->conf.flame && !A->had_data) {
+		/* an empty picture would pass for a result */
+		ft_warn("no call or stack data matched: '%s' not written", A->svg);
+	} else if (rc == EXIT_OK && A->svg && A->conf.flame) {
+		struct fmt_outfile of;
+		FILE *sf = rpt_text_out_begin(A->svg, &of);
+
+		if (!sf) {
+			rc = ft_error("cannot create '%s': %s", A->svg, strerror(errno));
+		} else {
+			const char *base = strrchr(input, '/');
+			char title[256];
+			int e, e2;
+
+			snprintf(title, sizeof(title), "flytrap callgraph: %s",
+				 base ? base + 1 : input);
+			e = rpt_flame_svg(A->conf.flame, sf, title, A->unit);
+			e2 = rpt_text_out_end(sf, &of, !e);
+			if (e || e2)
+				rc = ft_error("cannot write '%s': %s", A->svg,
+					      strerror(e ? -e : -e2));
+		}
+	}
+	rpt_flame_free(A->conf.flame);
+	A->conf.flame = NULL;
+	free(A->dbg);
+	A->dbg = NULL;
+	A->conf.debug_dirs = NULL;
+	return rc;
+}
+
+static int cg_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
+{
+	struct rpt_cg_args *A = arg;
+	struct rpt_analyzer an = rpt_callgraph_analyzer;
+	const struct rpt_analyzer *list[1] = { &an };
+	int rc = rpt_callgraph_setup(A);
+
+	an.conf = &A->conf;
+	if (rc == EXIT_OK)
+		rc = rpt_replay_status(rpt_replay(r, o, list, 1), r, o, "analyze");
+	return rpt_callgraph_done(A, rc, o->path);
+}
+
+int cmd_callgraph(int argc, char **argv)
+{
+	struct rpt_cg_args A;
+	char usage[sizeof(cg_usage) + sizeof(rpt_callgraph_options_help)];
+	struct rpt_command c = { .usage = usage, .opts = { rpt_callgraph_opts },
+				 .option = rpt_callgraph_option, .run = cg_run, .arg = &A };
+	int rc;
+
+	memset(&A, 0, sizeof(A));
+	snprintf(usage, sizeof(usage), "%s%s", cg_usage, rpt_callgraph_options_help);
+	rc = rpt_run_command(argc, argv, &c);
+	free(A.dbg);	/* when the run never started (usage errors) */
+	return rc;
+}

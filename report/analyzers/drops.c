@@ -1,0 +1,1730 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flytrap drops: every loss recorded in the file, per buffer, per CPU, per
+ * source and per time window, with the window of complete data each CPU
+ * has, what the loss affects, and what to change next time.
+ *
+ * Sources, all read from the file:
+ *  - page loss markers (commit flags of the sub-buffers, rec.missed_events):
+ *    they say *where* events went missing, with a count when the kernel had
+ *    room to store it;
+ *  - the kernel's per-CPU counters at the end (CPUSTAT, option 2) minus
+ *    those at the start (FMT_OPT_FT_CPUSTAT_START) when present: overrun,
+ *    commit overrun and dropped events, which are the authoritative totals
+ *    (a buffer in non-overwrite mode drops events without marking pages);
+ *  - BPF ring buffer reservation failures (FMT_OPT_FT_BPF_DROPS);
+ *  - the recorder's own backlog counters (FMT_OPT_FT_RECSTATS).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/analyzers/drops.h"
+#include "flytrap.h"
+#include "format/ftmeta.h"
+#include "report/out/json.h"
+#include "report/core/replay.h"
+#include "report/share/rewrite.h"
+#include "report/out/table.h"
+
+#define MAX_WINDOWS_AUTO 20
+#define FINE_MAX 20000		/* fine buckets kept before coarsening (auto windows) */
+#define FIXED_MAX (1 << 22)	/* --window: at most this many windows (160 MiB of counters) */
+
+struct kstat {
+	bool present;
+	uint64_t entries, overrun, commit_overrun, dropped, read, bytes;
+};
+
+struct stream {
+	int buffer, cpu;
+	uint64_t events, bytes, pages, last_page;
+	uint64_t first_ts, last_ts;
+	uint64_t markers, lost_marked, unknown_markers;
+	uint64_t first_loss_ts, last_loss_ts;	/* ts of the first record after a loss */
+	struct kstat end, start;
+	struct rpt_map types;			/* event type -> uint64_t count */
+	uint64_t *last_tc;			/* count of last_type (values never move) */
+	int last_type;
+};
+
+struct window {
+	uint64_t events, markers, lost_marked, unknown_markers, bpf;
+};
+
+struct bpfdrop {
+	uint32_t prog, cpu;
+	uint64_t count;
+};
+
+struct drops {
+	const struct rpt_drops_conf *conf;
+	struct rpt_map streams;		/* buffer << 32 | cpu -> struct stream */
+	/* windows: fixed width when --window is given, else coarsened by 10 */
+	uint64_t base, width;
+	bool fixed;
+	size_t nwin;
+	struct window *win;
+	struct window *wcur;		/* the window of [wlo, whi), last looked up */
+	uint64_t wlo, whi;
+	struct stream *last_s;		/* stream of the previous event */
+	bool oom, too_many, based;
+	/* events inside --from/--to (all of them without): the summary counts these */
+	uint64_t nsel, sel_first, sel_last;
+};
+
+/* Fine windows [from, to) of d added up into one display window. */
+static void window_sum(const struct drops *d, uint64_t from, uint64_t to, struct window *agg)
+{
+	uint64_t f;
+
+	for (f = from; f < to && f < d->nwin; f++) {
+		agg->events += d->win[f].events;
+		agg->markers += d->win[f].markers;
+		agg->lost_marked += d->win[f].lost_marked;
+		agg->unknown_markers += d->win[f].unknown_markers;
+		agg->bpf += d->win[f].bpf;
+	}
+}
+
+/* The last stamp the windows cover: the file's last event, or --to before it. */
+static uint64_t span_end(const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+
+	return o->has_t1 && o->t1_ns < ctx->all_last_ts ? o->t1_ns : ctx->all_last_ts;
+}
+
+/*
+ * Display windows of width dw that overlap [t0, t1], one per call: *w is
+ * the next index to look at (start at 0), *ws gets the window's start and
+ * agg its sums.  Returns false after the last one.
+ */
+static bool window_next(const struct drops *d, const struct rpt_ctx *ctx, uint64_t dw, uint64_t t0,
+			uint64_t t1, size_t *w, uint64_t *ws, struct window *agg)
+{
+	uint64_t per = dw / d->width, nw = (span_end(ctx) - d->base) / dw + 1;
+
+	for (; *w < nw; (*w)++) {
+		*ws = d->base + *w * dw;
+		if (*ws + dw <= t0 || *ws > t1)
+			continue;
+		memset(agg, 0, sizeof(*agg));
+		window_sum(d, *w * per, (*w + 1) * per, agg);
+		(*w)++;
+		return true;
+	}
+	return false;
+}
+
+static struct stream *stream_get(struct drops *d, int buffer, int cpu)
+{
+	bool created;
+	struct stream *s = rpt_map_get(&d->streams,
+				       (uint64_t)(uint32_t)buffer << 32 | (uint32_t)cpu, &created);
+
+	if (!s) {
+		d->oom = true;
+		return NULL;
+	}
+	if (created) {
+		s->buffer = buffer;
+		s->cpu = cpu;
+		s->last_page = UINT64_MAX;
+		rpt_map_init(&s->types, sizeof(uint64_t));
+	}
+	return s;
+}
+
+static struct window *window_at(struct drops *d, uint64_t ts)
+{
+	uint64_t idx;
+
+	if (ts < d->base)
+		ts = d->base;
+	/* events come in stamp order: most fall in the window of the one before */
+	if (d->wcur && ts >= d->wlo && ts < d->whi)
+		return d->wcur;
+	idx = (ts - d->base) / d->width;
+	while (!d->fixed && idx >= FINE_MAX) {
+		/* coarsen: ten fine windows become one (none yet: the window's first event is late) */
+		size_t k, n = (d->nwin + 9) / 10;
+
+		for (k = 0; k < n; k++) {
+			struct window w = { 0 };
+
+			window_sum(d, k * 10, k * 10 + 10, &w);
+			d->win[k] = w;
+		}
+		if (d->win)
+			memset(d->win + n, 0, (d->nwin - n) * sizeof(*d->win));
+		d->nwin = n;
+		d->width *= 10;
+		idx = (ts - d->base) / d->width;
+	}
+	if (d->fixed && idx >= FIXED_MAX) {
+		d->too_many = true;
+		return NULL;
+	}
+	if (idx >= d->nwin) {
+		size_t nn = d->nwin ? d->nwin : 16;
+		struct window *nw;
+
+		if (idx > (SIZE_MAX / sizeof(*nw)) / 2) {
+			d->oom = true;
+			return NULL;
+		}
+		while (nn <= idx)
+			nn *= 2;
+		nw = realloc(d->win, nn * sizeof(*nw));
+		if (!nw) {
+			d->oom = true;
+			return NULL;
+		}
+		memset(nw + d->nwin, 0, (nn - d->nwin) * sizeof(*nw));
+		d->win = nw;
+		d->nwin = nn;
+	}
+	d->wcur = &d->win[idx];
+	d->wlo = d->base + idx * d->width;
+	d->whi = d->wlo + d->width < d->wlo ? UINT64_MAX : d->wlo + d->width;
+	return d->wcur;
+}
+
+static int drops_init(struct rpt_ctx *ctx, void *priv)
+{
+	struct drops *d = priv;
+	static const struct rpt_drops_conf defconf;
+
+	d->conf = ctx->conf ? ctx->conf : &defconf;
+	rpt_map_init(&d->streams, sizeof(struct stream));
+	d->width = 1000;	/* 1 us fine buckets until the trace is long */
+	if (d->conf->window_ns) {
+		d->fixed = true;
+		d->width = d->conf->window_ns;
+	}
+	return 0;
+}
+
+/* Display window width: the fixed one, or the smallest 1-2-5 step giving <= 20 windows. */
+static uint64_t display_width(const struct drops *d, uint64_t dur)
+{
+	static const uint64_t steps[] = { 1, 2, 5 };
+	uint64_t mag;
+	int k;
+
+	if (d->fixed)
+		return d->width;
+	for (mag = d->width; mag < (UINT64_MAX / 10); mag *= 10)
+		for (k = 0; k < 3; k++) {
+			uint64_t w = mag * steps[k];
+
+			if (dur / w + 1 <= MAX_WINDOWS_AUTO)
+				return w;
+		}
+	return mag;
+}
+
+/*
+ * The windows start at --from, or at the file's first event when there is
+ * none or it comes first, and count the events of the window only: their
+ * width follows the window, not the file, and so does a windowed read's.
+ */
+static uint64_t window_base(const struct rpt_ctx *ctx, uint64_t first_ts)
+{
+	const struct rpt_opts *o = ctx->opts;
+
+	return o->has_t0 && o->t0_ns > first_ts ? o->t0_ns : first_ts;
+}
+
+/* A window read that skips chunks (replay.c) reads the window: all that drops counts. */
+static bool drops_window_read(struct rpt_ctx *ctx, void *priv, struct rpt_window_read *w)
+{
+	(void)ctx;
+	(void)priv;
+	(void)w;
+	return true;
+}
+
+/* The base of the windows and the streams that the skipped events would have given. */
+static void drops_window_begin(struct rpt_ctx *ctx, void *priv, const struct rpt_window_read *w)
+{
+	struct drops *d = priv;
+
+	d->base = window_base(ctx, w->file_first_ts);
+	d->based = true;
+	for (int i = 0; i < w->nskipped; i++)
+		stream_get(d, w->skipped[i].buffer, w->skipped[i].cpu);
+}
+
+static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
+{
+	struct drops *d = priv;
+	struct stream *s = d->last_s;
+	struct window *w;
+	uint64_t *tc;
+
+	if (!s || s->buffer != ev->buffer || s->cpu != ev->rec.cpu) {
+		s = stream_get(d, ev->buffer, ev->rec.cpu);
+		d->last_s = s;
+	}
+	if (!s)
+		return;
+	if (!d->based) {
+		d->base = window_base(ctx, ev->rec.ts);
+		d->based = true;
+	}
+	/*
+	 * The summary, the per-CPU table and the windows count the --from/--to
+	 * window, like the loss-marker list.  Every stream still appears (with
+	 * 0 events) so the table lists every CPU.
+	 */
+	if ((ctx->opts->has_t0 && ev->rec.ts < ctx->opts->t0_ns) ||
+	    (ctx->opts->has_t1 && ev->rec.ts > ctx->opts->t1_ns))
+		return;
+	if (!d->nsel++)
+		d->sel_first = ev->rec.ts;
+	d->sel_last = ev->rec.ts;
+	if (!s->events)
+		s->first_ts = ev->rec.ts;
+	s->events++;
+	s->bytes += (uint64_t)ev->rec.record_size;
+	s->last_ts = ev->rec.ts;
+	if (ev->page_offset != s->last_page) {
+		s->pages++;
+		s->last_page = ev->page_offset;
+	}
+	if (ev->rec.missed_events) {
+		s->markers++;
+		if (ev->rec.missed_events < 0)
+			s->unknown_markers++;
+		else
+			s->lost_marked += (uint64_t)ev->rec.missed_events;
+		if (!s->first_loss_ts)
+			s->first_loss_ts = ev->rec.ts;
+		s->last_loss_ts = ev->rec.ts;
+	}
+	/* the same type repeats often: one cached counter */
+	if (s->last_tc && s->last_type == ev->type) {
+		tc = s->last_tc;
+	} else {
+		tc = rpt_map_get(&s->types, (uint64_t)(uint32_t)ev->type, NULL);
+		s->last_tc = tc;
+		s->last_type = ev->type;
+	}
+	if (tc)
+		(*tc)++;
+	else
+		d->oom = true;
+	w = window_at(d, ev->rec.ts);
+	if (!w)
+		return;
+	w->events++;
+	if (ev->rec.missed_events) {
+		w->markers++;
+		if (ev->rec.missed_events < 0)
+			w->unknown_markers++;
+		else
+			w->lost_marked += (uint64_t)ev->rec.missed_events;
+	}
+}
+
+/* ---- kernel counters -------------------------------------------------------- */
+
+static int buffer_index(const struct fmt_info *info, const char *name)
+{
+	int k;
+
+	for (k = 0; k < info->nbuffers; k++)
+		if (!strcmp(info->buffers[k].name, name))
+			return k;
+	return -1;
+}
+
+/*
+ * Parse CPUSTAT text: "Buffer: NAME" lines switch the buffer, "CPU: N"
+ * starts a CPU, "key: value" lines follow (trace-cmd's layout, one option
+ * per CPU, or everything in one blob).
+ */
+static void parse_cpustat(struct drops *d, const struct fmt_info *info, const char *text,
+			  size_t len, int *buffer, int *cpu, bool start)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[256];
+		char *colon;
+		unsigned long long v;
+
+		if (ll >= sizeof(line))
+			ll = sizeof(line) - 1;
+		memcpy(line, p, ll);
+		line[ll] = 0;
+		p = nl ? nl + 1 : end;
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (!strcmp(line, "Buffer")) {
+			char *name = colon + 1;
+
+			while (*name == ' ')
+				name++;
+			*buffer = buffer_index(info, name);
+			*cpu = -1;
+			continue;
+		}
+		if (!strcmp(line, "CPU")) {
+			*cpu = atoi(colon + 1);
+			continue;
+		}
+		if (*cpu < 0 || *buffer < 0 || sscanf(colon + 1, " %llu", &v) != 1)
+			continue;
+		{
+			struct stream *s = stream_get(d, *buffer, *cpu);
+			struct kstat *k;
+
+			if (!s)
+				return;
+			k = start ? &s->start : &s->end;
+			k->present = true;
+			if (!strcmp(line, "entries"))
+				k->entries = v;
+			else if (!strcmp(line, "overrun"))
+				k->overrun = v;
+			else if (!strcmp(line, "commit overrun"))
+				k->commit_overrun = v;
+			else if (!strcmp(line, "dropped events"))
+				k->dropped = v;
+			else if (!strcmp(line, "read events"))
+				k->read = v;
+			else if (!strcmp(line, "bytes"))
+				k->bytes = v;
+		}
+	}
+}
+
+static void load_cpustats(struct drops *d, const struct rpt_ctx *ctx, uint16_t id, bool start)
+{
+	const struct fmt_option *o;
+	int n, buffer = 0, cpu = -1;
+
+	for (n = 0; (o = fmt_reader_option(ctx->r, id, n)); n++)
+		parse_cpustat(d, ctx->info, o->data, o->size, &buffer, &cpu, start);
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Kernel-counted losses of a stream over the recording: end minus start. */
+static uint64_t kernel_lost(const struct stream *s, uint64_t *ov, uint64_t *co, uint64_t *dr)
+{
+	*ov = sub0(s->end.overrun, s->start.overrun);
+	*co = sub0(s->end.commit_overrun, s->start.commit_overrun);
+	*dr = sub0(s->end.dropped, s->start.dropped);
+	return *ov + *co + *dr;
+}
+
+/* ---- BPF and recorder ----------------------------------------------------- */
+
+struct extra {
+	int nbpf;
+	struct bpfdrop *bpf;	/* aggregated per prog/cpu */
+	uint64_t bpf_total;
+	char **prog_names;
+	int nprogs;
+	int nrec;
+	char **rec_keys;
+	uint64_t *rec_vals;
+	uint64_t rec_total;
+	uint64_t max_fill;	/* max_buffer_fill_pct */
+	bool has_recstats;
+};
+
+static void extra_release(struct extra *x)
+{
+	int k;
+
+	free(x->bpf);
+	for (k = 0; k < x->nprogs; k++)
+		free(x->prog_names[k]);
+	free(x->prog_names);
+	for (k = 0; k < x->nrec; k++)
+		free(x->rec_keys[k]);
+	free(x->rec_keys);
+	free(x->rec_vals);
+}
+
+static uint64_t swap64_if(bool swap, uint64_t v)
+{
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static uint32_t swap32_if(bool swap, uint32_t v)
+{
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static int load_bpf(struct drops *d, const struct rpt_ctx *ctx, struct extra *x)
+{
+	const struct fmt_option *o;
+	bool swap = ctx->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	size_t pi;
+	int n;
+
+	if (!m)
+		return -ENOMEM;
+	for (pi = 0; pi < m->nbpf_progs; pi++) {
+		char **nn = realloc(x->prog_names, (size_t)(x->nprogs + 1) * sizeof(*nn));
+
+		if (!nn)
+			break;
+		x->prog_names = nn;
+		nn[x->nprogs] = strdup(m->bpf_prog_names[pi]);
+		if (nn[x->nprogs])
+			x->nprogs++;
+	}
+	for (n = 0; (o = fmt_reader_option(ctx->r, FMT_OPT_FT_BPF_DROPS, n)); n++) {
+		size_t k, cnt;
+
+		if (o->size % sizeof(struct fmt_bpf_drop)) {
+			ft_warn("BPF drops option of %u bytes is not a whole number of records; "
+				"ignoring the rest", o->size);
+		}
+		cnt = o->size / sizeof(struct fmt_bpf_drop);
+		for (k = 0; k < cnt; k++) {
+			struct fmt_bpf_drop rec;
+			struct window *w;
+			int j;
+
+			memcpy(&rec, (const char *)o->data + k * sizeof(rec), sizeof(rec));
+			rec.ts = swap64_if(swap, rec.ts);
+			rec.cpu = swap32_if(swap, rec.cpu);
+			rec.prog = swap32_if(swap, rec.prog);
+			rec.count = swap64_if(swap, rec.count);
+			if (!rec.count)
+				continue;
+			rec.ts = fmt_reader_adjust_ts(ctx->r, rec.ts);
+			if (ctx->opts->has_t0 && rec.ts < ctx->opts->t0_ns)
+				continue;
+			if (ctx->opts->has_t1 && rec.ts > ctx->opts->t1_ns)
+				continue;
+			if (!rpt_cpu_selected(ctx->opts, rec.cpu > 255 ? -1 : (int)rec.cpu))
+				continue;
+			for (j = 0; j < x->nbpf; j++)
+				if (x->bpf[j].prog == rec.prog && x->bpf[j].cpu == rec.cpu)
+					break;
+			if (j == x->nbpf) {
+				struct bpfdrop *nb =
+					realloc(x->bpf, (size_t)(x->nbpf + 1) * sizeof(*nb));
+
+				if (!nb)
+					return -ENOMEM;
+				x->bpf = nb;
+				nb[j].prog = rec.prog;
+				nb[j].cpu = rec.cpu;
+				nb[j].count = 0;
+				x->nbpf++;
+			}
+			x->bpf[j].count += rec.count;
+			x->bpf_total += rec.count;
+			if (d->nwin) {
+				w = window_at(d, rec.ts);
+				if (w)
+					w->bpf += rec.count;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * RECSTATS keys worth showing here.  "overrun", "dropped" and "bpf_drops"
+ * repeat the kernel and BPF counters counted above, so they are left out;
+ * max_buffer_fill_pct is how full the kernel buffer was when the recorder
+ * got to it (its backlog), the early sign of losses.
+ */
+static bool is_loss_key(const char *k)
+{
+	if (!strcmp(k, "overrun") || !strcmp(k, "dropped") || !strncmp(k, "bpf_", 4))
+		return false;
+	return strstr(k, "drop") || strstr(k, "lost") || strstr(k, "backlog") || strstr(k, "fill");
+}
+
+/* keys that count events the recorder itself lost (not gauges) */
+static bool is_recorder_loss(const char *k)
+{
+	return (strstr(k, "drop") || strstr(k, "lost")) && !strstr(k, "max") && !strstr(k, "pct");
+}
+
+static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
+{
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	size_t n;
+
+	if (!m)
+		return -ENOMEM;
+	x->has_recstats = m->rs.present;
+	for (n = 0; n < m->rs.all.n; n++) {
+		const struct fmt_kv *kv = &m->rs.all.kv[n];
+		unsigned long long v;
+		char **nk, *e2;
+		uint64_t *nv;
+
+		if (!kv->val || !*kv->key || !is_loss_key(kv->key))
+			continue;
+		v = strtoull(kv->val, &e2, 10);
+		if (e2 == kv->val || (*e2 && *e2 != ' '))
+			continue;
+		nk = realloc(x->rec_keys, (size_t)(x->nrec + 1) * sizeof(*nk));
+		if (!nk)
+			return -ENOMEM;
+		x->rec_keys = nk;
+		nv = realloc(x->rec_vals, (size_t)(x->nrec + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		x->rec_vals = nv;
+		if (!(nk[x->nrec] = strdup(kv->key)))
+			return -ENOMEM;
+		nv[x->nrec] = v;
+		x->nrec++;
+		if (is_recorder_loss(kv->key))
+			x->rec_total += v;
+		if (!strcmp(kv->key, FMT_RS_MAX_BUFFER_FILL_PCT))
+			x->max_fill = v;
+	}
+	return 0;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct stream *x = *(const struct stream *const *)a,
+			    *y = *(const struct stream *const *)b;
+
+	if (x->buffer != y->buffer)
+		return x->buffer - y->buffer;
+	return x->cpu - y->cpu;
+}
+
+static const char *type_name(const struct rpt_ctx *ctx, int id, char *buf, size_t len)
+{
+	struct tep_event *e = id >= 0 ? tep_find_event(ctx->tep, id) : NULL;
+
+	if (e)
+		snprintf(buf, len, "%s:%s", e->system, e->name);
+	else
+		snprintf(buf, len, "[unknown type %d]", id);
+	return buf;
+}
+
+/*
+ * Which analyses an event type feeds, by its kind (report/kinds.h): the
+ * figures a loss of these events makes partial.
+ */
+static const char *analysis_of(const struct rpt_ctx *ctx, int id)
+{
+	struct tep_event *e = id >= 0 ? tep_find_event(ctx->tep, id) : NULL;
+	struct rpt_kind_info ki;
+
+	if (!e)
+		return NULL;
+	rpt_kind_resolve(e, &ki);
+	switch (ki.kind) {
+	case RPT_K_SCHED_SWITCH: case RPT_K_SCHED_WAKEUP: case RPT_K_SCHED_WAKING:
+		return "overhead: CPU busy/idle and per-task on/off-CPU times";
+	case RPT_K_RAW_SYS_ENTER: case RPT_K_RAW_SYS_EXIT:
+	case RPT_K_SYS_ENTER: case RPT_K_SYS_EXIT:
+	case RPT_K_BPF_SYSCALL: case RPT_K_BPF_SYSHIST:
+		return "overhead: syscall counts and latencies";
+	case RPT_K_FG_ENTRY: case RPT_K_FG_EXIT:
+	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
+		return "callgraph: kernel call counts and times";
+	case RPT_K_KSTACK: case RPT_K_USTACK: case RPT_K_BPF_PROFILE: case RPT_K_BPF_OFFCPU:
+	case RPT_K_BPF_UCOPY:
+		return "callgraph: stack samples and off-CPU time";
+	case RPT_K_IRQ_ENTRY: case RPT_K_IRQ_EXIT:
+	case RPT_K_SOFTIRQ_ENTRY: case RPT_K_SOFTIRQ_EXIT:
+		return "overhead: IRQ and softirq time";
+	case RPT_K_PROBE_ENTRY: case RPT_K_PROBE_RET: case RPT_K_BPF_UFUNC_ENTRY:
+	case RPT_K_BPF_UFUNC_EXIT:
+		return "callgraph: user call counts and times";
+	default:
+		return NULL;
+	}
+}
+
+struct typecount {
+	int id;
+	uint64_t count;
+};
+
+static int cmp_tc(const void *a, const void *b)
+{
+	const struct typecount *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->id - y->id;
+}
+
+/* Event types of the lossy streams, merged, most frequent first. */
+static struct typecount *affected_types(struct stream **ss, int ns, int *n, uint64_t *bytes_unused)
+{
+	struct rpt_map m;
+	struct typecount *out = NULL;
+	size_t pos = 0;
+	uint64_t key, *v;
+	int k;
+
+	(void)bytes_unused;
+	rpt_map_init(&m, sizeof(uint64_t));
+	for (k = 0; k < ns; k++) {
+		struct stream *s = ss[k];
+		uint64_t kl, ov, co, dr;
+		size_t p2 = 0;
+
+		kl = kernel_lost(s, &ov, &co, &dr);
+		if (!s->markers && !kl)
+			continue;
+		while ((v = rpt_map_next(&s->types, &p2, &key))) {
+			uint64_t *t = rpt_map_get(&m, key, NULL);
+
+			if (t)
+				*t += *v;
+		}
+	}
+	*n = 0;
+	if (m.count) {
+		out = calloc(m.count, sizeof(*out));
+		while (out && (v = rpt_map_next(&m, &pos, &key))) {
+			out[*n].id = (int)(uint32_t)key;
+			out[*n].count = *v;
+			(*n)++;
+		}
+		if (out)
+			qsort(out, (size_t)*n, sizeof(*out), cmp_tc);
+	}
+	rpt_map_release(&m);
+	return out;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+static uint64_t pow2_up(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v && p < (1ULL << 62))
+		p <<= 1;
+	return p;
+}
+
+
+/* ---- result --------------------------------------------------------------- */
+
+static void count_list_release(struct rpt_drops_count *c, size_t n)
+{
+	size_t k;
+
+	for (k = 0; c && k < n; k++)
+		free(c[k].name);
+	free(c);
+}
+
+void rpt_drops_result_release(struct rpt_drops_result *r)
+{
+	size_t k;
+
+	for (k = 0; r->streams && k < r->nstreams; k++) {
+		free(r->streams[k].buffer);
+		count_list_release(r->streams[k].types, r->streams[k].ntypes);
+	}
+	free(r->streams);
+	for (k = 0; r->bpf && k < r->nbpf; k++)
+		free(r->bpf[k].name);
+	free(r->bpf);
+	count_list_release(r->recorder, r->nrecorder);
+	free(r->windows);
+	for (k = 0; r->losses && k < r->nlosses; k++)
+		free(r->losses[k].buffer);
+	free(r->losses);
+	count_list_release(r->types, r->ntypes);
+	for (k = 0; r->shed && k < r->nshed; k++) {
+		free(r->shed[k].event);
+		free(r->shed[k].why);
+	}
+	free(r->shed);
+	for (k = 0; k < r->nadvice; k++)
+		free(r->advice[k]);
+	free(r->flight_cpu_data_start);
+	free(r->trigger);
+	free(r->path);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Grow *v (n elements of size) by one zeroed element; NULL when out of memory.
+ * The capacity is n rounded up to a power of two, so the array is moved only
+ * when n reaches one: a file's 65536 loss markers cost 17 reallocations, not
+ * 65536 (each a copy under AddressSanitizer, whose realloc always moves).
+ */
+static void *push(void *vp, size_t *n, size_t size)
+{
+	void **v = vp;
+	char *p = *v;
+
+	if (!(*n & (*n - 1))) {
+		size_t cap = *n ? *n * 2 : 1;
+
+		if (cap > SIZE_MAX / size || !(p = realloc(*v, cap * size)))
+			return NULL;
+		*v = p;
+	}
+	memset(p + *n * size, 0, size);
+	return p + (*n)++ * size;
+}
+
+/*
+ * The always-on modes' lines (record --flight/--cpu-budget): "shed=FROM,TO,
+ * EVENT,WHY" loss windows, and a dump's per-CPU start of complete data
+ * (older data was let go by the flight recorder's window: retention, not loss).
+ */
+static int fill_flight(struct rpt_drops_result *r, const struct rpt_ctx *ctx)
+{
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	size_t n;
+
+	if (!m)
+		return -ENOMEM;
+	if (m->cpu_data_start && !(r->flight_cpu_data_start = strdup(m->cpu_data_start)))
+		return -ENOMEM;
+	if (m->trigger && !(r->trigger = strdup(m->trigger)))
+		return -ENOMEM;
+	for (n = 0; n < m->nshed; n++) {
+		struct rpt_drops_shed *sh = push(&r->shed, &r->nshed, sizeof(*sh));
+
+		if (!sh || !(sh->event = strdup(m->shed[n].event)) ||
+		    !(sh->why = strdup(m->shed[n].why)))
+			return -ENOMEM;
+		sh->from_ts = m->shed[n].from_ts;
+		sh->to_ts = m->shed[n].to_ts;
+	}
+	return 0;
+}
+
+/* The event types of the streams that lost events, and the analyses they feed. */
+static int fill_affected(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
+			 const struct typecount *tcs, int ntc)
+{
+	int k;
+	size_t j;
+
+	if (ntc > 0) {
+		r->types = calloc((size_t)ntc, sizeof(*r->types));
+		if (!r->types)
+			return -ENOMEM;
+	}
+	for (k = 0; k < ntc; k++) {
+		char tn[96];
+
+		r->types[k].name = strdup(type_name(ctx, tcs[k].id, tn, sizeof(tn)));
+		if (!r->types[k].name)
+			return -ENOMEM;
+		r->types[k].count = tcs[k].count;
+		r->ntypes++;
+	}
+	for (k = 0; k < ntc && r->nanalyses < RPT_DROPS_MAX_ANALYSES; k++) {
+		const char *a = analysis_of(ctx, tcs[k].id);
+
+		if (!a)
+			continue;
+		for (j = 0; j < r->nanalyses; j++)
+			if (!strcmp(r->analyses[j], a))
+				break;
+		if (j == r->nanalyses)
+			r->analyses[r->nanalyses++] = a;
+	}
+	return 0;
+}
+
+/* What the (buffer, CPU) stream s shows; 0 or -ENOMEM. */
+static int fill_stream(struct rpt_drops_stream *out, const struct stream *s,
+		       const struct rpt_ctx *ctx)
+{
+	size_t pos = 0;
+	uint64_t key, *v;
+
+	out->buffer = strdup(ctx->info->buffers[s->buffer].name);
+	if (!out->buffer)
+		return -ENOMEM;
+	out->buffer_index = s->buffer;
+	out->cpu = s->cpu;
+	out->events = s->events;
+	out->bytes = s->bytes;
+	out->pages = s->pages;
+	out->first_ts = s->first_ts;
+	out->last_ts = s->last_ts;
+	out->markers = s->markers;
+	out->lost_marked = s->lost_marked;
+	out->unknown_markers = s->unknown_markers;
+	out->kernel = s->end.present;
+	out->start_stats = s->start.present;
+	out->kernel_lost = kernel_lost(s, &out->overrun, &out->commit_overrun, &out->dropped);
+	out->entries_at_end = s->end.entries;
+	out->read = sub0(s->end.read, s->start.read);
+	out->lost = s->end.present && out->kernel_lost > s->lost_marked ?
+		    out->kernel_lost : s->lost_marked;
+	out->complete_from = s->markers ? s->last_loss_ts : s->first_ts;
+	out->complete_to = s->last_ts;
+	out->drops_unmarked = !s->markers && s->end.present && s->end.dropped > s->start.dropped;
+	while ((v = rpt_map_next(&s->types, &pos, &key))) {
+		struct rpt_drops_count *c = push(&out->types, &out->ntypes, sizeof(*c));
+		char tn[96];
+
+		if (!c || !(c->name = strdup(type_name(ctx, (int)(uint32_t)key, tn, sizeof(tn)))))
+			return -ENOMEM;
+		c->count = *v;
+	}
+	return 0;
+}
+
+/* The worst loss ratio lost / (lost + kept) of any stream, for the buffer-size advice. */
+struct worst {
+	uint64_t num, den;
+};
+
+/* The streams inside --cpu, their rows and the totals over them. */
+static int fill_streams(struct rpt_drops_result *r, struct drops *d, const struct rpt_ctx *ctx,
+			struct worst *w)
+{
+	struct stream **ss, *s;
+	size_t pos = 0, k, ns = 0;
+	bool missing_start = false;
+	int err = 0;
+
+	ss = calloc(d->streams.count ? d->streams.count : 1, sizeof(*ss));
+	r->streams = calloc(d->streams.count ? d->streams.count : 1, sizeof(*r->streams));
+	if (!ss || !r->streams) {
+		free(ss);
+		return -ENOMEM;
+	}
+	while ((s = rpt_map_next(&d->streams, &pos, NULL)))
+		if (rpt_cpu_selected(ctx->opts, s->cpu))
+			ss[ns++] = s;
+	qsort(ss, ns, sizeof(*ss), cmp_stream);
+	w->num = 0;
+	w->den = 1;
+	for (k = 0; k < ns && !err; k++) {
+		struct rpt_drops_stream *o = &r->streams[k];
+
+		err = fill_stream(o, ss[k], ctx);
+		r->nstreams++;
+		r->lost_marked += o->lost_marked;
+		r->unknown_markers += o->unknown_markers;
+		r->loss_markers += o->markers;
+		r->events += o->events;
+		if (o->kernel) {
+			r->kernel_counters = true;
+			r->kernel_lost += o->kernel_lost;
+			r->unread_at_end += o->entries_at_end;
+			r->kernel_start_stats |= o->start_stats;
+			missing_start |= !o->start_stats;
+		}
+		if (o->lost && o->lost * w->den > w->num * (o->lost + o->events)) {
+			w->num = o->lost;
+			w->den = o->lost + o->events;
+		}
+	}
+	r->kernel_start_missing = missing_start;
+	if (!err) {
+		int ntc = 0;
+		struct typecount *tcs = affected_types(ss, (int)ns, &ntc, NULL);
+
+		err = fill_affected(r, ctx, tcs, ntc);
+		free(tcs);
+	}
+	free(ss);
+	return err;
+}
+
+/* BPF reservation failures and the recorder's counters, moved out of x. */
+static int fill_extra(struct rpt_drops_result *r, struct extra *x)
+{
+	int k;
+
+	r->bpf_drops = x->bpf_total;
+	r->recorder_lost = x->rec_total;
+	r->has_recstats = x->has_recstats;
+	if (x->nbpf && !(r->bpf = calloc((size_t)x->nbpf, sizeof(*r->bpf))))
+		return -ENOMEM;
+	for (k = 0; k < x->nbpf; k++, r->nbpf++) {
+		r->bpf[k].prog = x->bpf[k].prog;
+		r->bpf[k].cpu = x->bpf[k].cpu;
+		r->bpf[k].count = x->bpf[k].count;
+		if (x->bpf[k].prog < (uint32_t)x->nprogs &&
+		    !(r->bpf[k].name = strdup(x->prog_names[x->bpf[k].prog])))
+			return -ENOMEM;
+	}
+	if (x->nrec && !(r->recorder = calloc((size_t)x->nrec, sizeof(*r->recorder))))
+		return -ENOMEM;
+	for (k = 0; k < x->nrec; k++, r->nrecorder++) {
+		r->recorder[k].name = x->rec_keys[k];
+		r->recorder[k].count = x->rec_vals[k];
+		x->rec_keys[k] = NULL;
+	}
+	return 0;
+}
+
+static void advise(struct rpt_drops_result *r, char *text, int *err)
+{
+	if (!text)
+		*err = -ENOMEM;
+	else if (r->nadvice < RPT_DROPS_MAX_ADVICE)
+		r->advice[r->nadvice++] = text;
+	else
+		free(text);
+}
+
+/* the ring buffer size and the heaviest event type, when a kernel buffer lost */
+static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
+			  const struct worst *w, int *err)
+{
+	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	uint64_t all = 0;
+	size_t j;
+
+	if (w->num) {
+		uint64_t kept = w->den - w->num;
+		uint64_t factor = pow2_up((w->den + kept - 1) / (kept ? kept : 1));
+		unsigned long long cur = m && m->buffer_kb.has ? m->buffer_kb.v : 0;
+		double pct = 100.0 * (double)w->num / (double)w->den;
+
+		if (factor < 2)
+			factor = 2;
+		if (cur)
+			advise(r, xasprintf("raise the per-CPU ring buffer from %llu KiB to at "
+					    "least %llu KiB (the worst CPU lost %.1f%% of its "
+					    "events)", cur, (unsigned long long)(cur * factor),
+					    pct), err);
+		else
+			advise(r, xasprintf("make the per-CPU ring buffer at least %llux larger "
+					    "(buffer_size_kb; the worst CPU lost %.1f%% of its "
+					    "events)", (unsigned long long)factor, pct), err);
+	}
+	if ((!w->num && !r->kernel_lost) || !r->ntypes)
+		return;
+	for (j = 0; j < r->ntypes; j++)
+		all += r->types[j].count;
+	if (all && r->types[0].count * 4 >= all)
+		advise(r, xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: "
+				    "filter it (an event filter on its fields, or --pid/--cpu) or "
+				    "aggregate it in the kernel (a BPF histogram instead of one "
+				    "record per event)", r->types[0].name,
+				    100.0 * (double)r->types[0].count / (double)all), err);
+}
+
+static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, const struct worst *w,
+		       uint64_t max_fill)
+{
+	const struct fmt_meta *m;
+	int err = 0;
+
+	advise_buffer(r, ctx, w, &err);
+	if (r->bpf_drops)
+		advise(r, xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring "
+				    "buffer or sample / aggregate in the BPF program",
+				    (unsigned long long)r->bpf_drops), &err);
+	if (r->recorder_lost)
+		advise(r, xasprintf("the recorder fell behind (%llu lost in its backlog): write to "
+				    "a faster disk, lower the compression level, or record fewer "
+				    "events", (unsigned long long)r->recorder_lost), &err);
+	if (!w->num && max_fill >= 75)
+		advise(r, xasprintf("nothing was lost, but a kernel buffer was %llu%% full when "
+				    "the recorder drained it: a larger buffer (buffer_size_kb) "
+				    "keeps a margin for bursts",
+				    (unsigned long long)max_fill), &err);
+	/* a flight dump ends while the recording goes on: what follows is not lost */
+	m = fmt_reader_meta(ctx->r);
+	if (m && m->trigger_ts.has)
+		r->unread_at_end = 0;
+	if (r->unread_at_end)
+		advise(r, xasprintf("%llu events were still in the kernel buffers at the end and "
+				    "are not in the file: stop the recording only after it has "
+				    "drained", (unsigned long long)r->unread_at_end), &err);
+	if (r->kernel_start_missing && r->kernel_counters && (r->kernel_lost || r->loss_markers))
+		advise(r, xasprintf("the file has no start-of-recording CPU stats, so the kernel "
+				    "counters include losses from before the recording (record "
+				    "with flytrap to get both)"), &err);
+	return err;
+}
+
+/* The display windows and the loss markers inside --from/--to and --cpu. */
+static int fill_windows_losses(struct rpt_drops_result *r, const struct drops *d,
+			       const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+	struct window agg;
+	uint64_t ws;
+	size_t w = 0;
+	int j;
+
+	if (d->nwin && ctx->nevents_all)
+		r->window_ns = display_width(d, span_end(ctx) - d->base);
+	while (r->window_ns && window_next(d, ctx, r->window_ns, r->t0, r->t1, &w, &ws, &agg)) {
+		struct rpt_drops_window *rw = push(&r->windows, &r->nwindows, sizeof(*rw));
+
+		if (!rw)
+			return -ENOMEM;
+		*rw = (struct rpt_drops_window){ ws, ws + r->window_ns, agg.events, agg.markers,
+						 agg.lost_marked, agg.unknown_markers, agg.bpf };
+	}
+	for (j = 0; j < ctx->nlosses; j++) {
+		const struct rpt_loss *l = &ctx->losses[j];
+		struct rpt_drops_loss *rl;
+
+		if (l->ts < r->t0 || l->ts > r->t1 || !rpt_cpu_selected(o, l->cpu))
+			continue;
+		rl = push(&r->losses, &r->nlosses, sizeof(*rl));
+		if (!rl || !(rl->buffer = strdup(ctx->info->buffers[l->buffer].name)))
+			return -ENOMEM;
+		rl->cpu = l->cpu;
+		rl->after_ts = l->prev_ts;
+		rl->ts = l->ts;
+		rl->count = l->count;
+		rl->markers = l->markers;
+	}
+	return 0;
+}
+
+/* The window of the report and the file's span. */
+static int fill_head(struct rpt_drops_result *r, const struct drops *d, const struct rpt_ctx *ctx)
+{
+	const struct rpt_opts *o = ctx->opts;
+
+	r->path = strdup(o->path ? o->path : "");
+	r->partial = rpt_partial(ctx);
+	r->has_t0 = o->has_t0;
+	r->has_t1 = o->has_t1;
+	r->windowed = o->has_t0 || o->has_t1;
+	r->t0 = o->has_t0 ? o->t0_ns : 0;
+	r->t1 = o->has_t1 ? o->t1_ns : UINT64_MAX;
+	r->nsel = d->nsel;
+	r->narrowed_by_task = o->npids || o->ncomms;
+	r->first_ts = r->windowed ? d->sel_first : ctx->all_first_ts;
+	r->last_ts = r->windowed ? d->sel_last : ctx->all_last_ts;
+	r->events_in_file = ctx->nevents_all;
+	r->file_first_ts = ctx->all_first_ts;
+	r->file_last_ts = ctx->all_last_ts;
+	rpt_notes_fill(ctx, r->first_ts, r->last_ts, &r->notes);
+	return r->path ? 0 : -ENOMEM;
+}
+
+static int drops_compute(struct drops *d, const struct rpt_ctx *ctx, struct rpt_drops_result *r)
+{
+	struct extra x;
+	struct worst w;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	memset(&x, 0, sizeof(x));
+	load_cpustats(d, ctx, FMT_OPT_CPUSTAT, false);
+	load_cpustats(d, ctx, FMT_OPT_FT_CPUSTAT_START, true);
+	err = load_bpf(d, ctx, &x) || load_recstats(ctx, &x) || d->oom ? -ENOMEM : 0;
+	if (!err)
+		err = fill_head(r, d, ctx);
+	if (!err)
+		err = fill_streams(r, d, ctx, &w);
+	if (!err)
+		err = fill_extra(r, &x);
+	if (!err)
+		err = fill_advice(r, ctx, &w, x.max_fill);
+	if (!err)
+		err = fill_flight(r, ctx);
+	if (!err)
+		err = fill_windows_losses(r, d, ctx);
+	/*
+	 * A --from/--to window narrows what carries a time (page markers, BPF
+	 * failures); the kernel counters and the recorder backlog cover the
+	 * whole recording, so they stay out of a window's total.
+	 */
+	if (r->windowed)
+		r->lost = r->lost_marked + r->bpf_drops;
+	else
+		r->lost = (r->kernel_counters && r->kernel_lost > r->lost_marked ? r->kernel_lost
+										: r->lost_marked) +
+			  r->bpf_drops + r->recorder_lost;
+	extra_release(&x);
+	if (err)
+		rpt_drops_result_release(r);
+	return err;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void json_counts(struct rpt_json *j, const char *key, const struct rpt_drops_count *c,
+			size_t n)
+{
+	size_t k;
+
+	rpt_json_kobj(j, key);
+	for (k = 0; k < n; k++) {
+		rpt_json_key(j, c[k].name);
+		rpt_json_u64(j, c[k].count);
+	}
+	rpt_json_obj_end(j);
+}
+
+static void json_totals(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	rpt_json_kobj(j, "total");
+	rpt_json_ku64(j, "lost", r->lost);
+	rpt_json_ku64(j, "lost_marked", r->lost_marked);
+	rpt_json_ku64(j, "loss_markers", r->loss_markers);
+	rpt_json_ku64(j, "unknown_markers", r->unknown_markers);
+	rpt_json_kbool(j, "kernel_counters", r->kernel_counters);
+	rpt_json_ku64(j, "kernel_lost", r->kernel_lost);
+	rpt_json_kbool(j, "kernel_start_stats", r->kernel_start_stats);
+	rpt_json_ku64(j, "unread_at_end", r->unread_at_end);
+	rpt_json_ku64(j, "bpf_drops", r->bpf_drops);
+	rpt_json_ku64(j, "recorder_lost", r->recorder_lost);
+	rpt_json_obj_end(j);
+}
+
+static void json_stream(const struct rpt_drops_stream *s, struct rpt_json *j)
+{
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "buffer", s->buffer);
+	rpt_json_ki64(j, "cpu", s->cpu);
+	rpt_json_ku64(j, "events", s->events);
+	rpt_json_ku64(j, "bytes", s->bytes);
+	rpt_json_ku64(j, "pages", s->pages);
+	rpt_json_ku64(j, "first_ts", s->first_ts);
+	rpt_json_ku64(j, "last_ts", s->last_ts);
+	rpt_json_ku64(j, "loss_markers", s->markers);
+	rpt_json_ku64(j, "lost_marked", s->lost_marked);
+	rpt_json_ku64(j, "unknown_markers", s->unknown_markers);
+	if (s->kernel) {
+		rpt_json_kobj(j, "kernel");
+		rpt_json_ku64(j, "overrun", s->overrun);
+		rpt_json_ku64(j, "commit_overrun", s->commit_overrun);
+		rpt_json_ku64(j, "dropped", s->dropped);
+		rpt_json_ku64(j, "lost", s->kernel_lost);
+		rpt_json_ku64(j, "entries_at_end", s->entries_at_end);
+		rpt_json_ku64(j, "read", s->read);
+		rpt_json_kbool(j, "start_stats", s->start_stats);
+		rpt_json_obj_end(j);
+	} else {
+		rpt_json_knull(j, "kernel");
+	}
+	rpt_json_ku64(j, "lost", s->lost);
+	rpt_json_ku64(j, "complete_from", s->complete_from);
+	rpt_json_ku64(j, "complete_to", s->complete_to);
+	json_counts(j, "types", s->types, s->ntypes);
+	rpt_json_obj_end(j);
+}
+
+/* The per-window table: text (windows with loss) and JSON (every window) */
+static const struct rpt_col window_cols[] = {
+	{ "start", "start", -16, 0 }, { NULL, "end", 0, 0 }, { "events", "events", 8, 1 },
+	{ NULL, "loss_markers", 0, 0 }, { "lost", "lost_marked", 7, 1 },
+	{ "no-count", "unknown_markers", 9, 1 }, { "bpf", "bpf_drops", 6, 1 },
+};
+#define NWINDOW_COLS (sizeof(window_cols) / sizeof(window_cols[0]))
+static const struct rpt_table window_table = { window_cols, NWINDOW_COLS, "  " };
+
+static void window_cells(struct rpt_cell *c, const struct rpt_drops_window *w, char *b1, size_t n)
+{
+	c[0] = rpt_cell_u64(w->start, rpt_fmt_ts(b1, n, w->start));
+	c[1] = rpt_cell_u64(w->end, NULL);
+	c[2] = rpt_cell_u64(w->events, NULL);
+	c[3] = rpt_cell_u64(w->markers, NULL);
+	c[4] = rpt_cell_u64(w->lost_marked, NULL);
+	c[5] = rpt_cell_u64(w->unknown_markers, NULL);
+	c[6] = rpt_cell_u64(w->bpf, NULL);
+}
+
+static void json_windows(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_ku64(j, "window_ns", r->window_ns);
+	rpt_json_karr(j, "windows");
+	for (k = 0; k < r->nwindows; k++) {
+		struct rpt_cell c[NWINDOW_COLS];
+		char b1[32];
+
+		window_cells(c, &r->windows[k], b1, sizeof(b1));
+		rpt_table_json_row(&window_table, j, c);
+	}
+	rpt_json_arr_end(j);
+	rpt_json_karr(j, "losses");
+	for (k = 0; k < r->nlosses; k++) {
+		const struct rpt_drops_loss *l = &r->losses[k];
+
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "buffer", l->buffer);
+		rpt_json_ki64(j, "cpu", l->cpu);
+		rpt_json_ku64(j, "after_ts", l->after_ts);
+		rpt_json_ku64(j, "ts", l->ts);
+		rpt_json_ki64(j, "count", l->count);
+		rpt_json_ku64(j, "markers", l->markers);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+}
+
+static void json_sources(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_karr(j, "streams");
+	for (k = 0; k < r->nstreams; k++)
+		json_stream(&r->streams[k], j);
+	rpt_json_arr_end(j);
+	rpt_json_karr(j, "bpf");
+	for (k = 0; k < r->nbpf; k++) {
+		rpt_json_obj(j);
+		rpt_json_ku64(j, "prog", r->bpf[k].prog);
+		rpt_json_kstr(j, "name", r->bpf[k].name);
+		rpt_json_ku64(j, "cpu", r->bpf[k].cpu);
+		rpt_json_ku64(j, "count", r->bpf[k].count);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+	json_counts(j, "recorder", r->recorder, r->nrecorder);
+}
+
+static void json_flight(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_karr(j, "shed");
+	for (k = 0; k < r->nshed; k++) {
+		rpt_json_obj(j);
+		rpt_json_kstr(j, "kind", "shed");
+		rpt_json_ku64(j, "from_ts", r->shed[k].from_ts);
+		rpt_json_ku64(j, "to_ts", r->shed[k].to_ts);
+		rpt_json_kstr(j, "event", r->shed[k].event);
+		rpt_json_kstr(j, "why", r->shed[k].why);
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+	rpt_json_kstr_or_null(j, "flight_cpu_data_start", r->flight_cpu_data_start);
+}
+
+void rpt_drops_json(const struct rpt_drops_result *r, struct rpt_json *j)
+{
+	size_t k;
+
+	rpt_json_obj(j);
+	rpt_json_kstr(j, "file", r->path);
+	rpt_json_kbool(j, "partial", r->partial);
+	rpt_json_ku64(j, "events", r->events);
+	rpt_json_ku64(j, "first_ts", r->first_ts);
+	rpt_json_ku64(j, "last_ts", r->last_ts);
+	rpt_json_kbool(j, "windowed", r->windowed);
+	rpt_json_ku64(j, "events_in_file", r->events_in_file);
+	rpt_json_ku64(j, "file_first_ts", r->file_first_ts);
+	rpt_json_ku64(j, "file_last_ts", r->file_last_ts);
+	json_totals(r, j);
+	json_sources(r, j);
+	json_windows(r, j);
+	json_counts(j, "affected_types", r->types, r->ntypes);
+	rpt_json_karr(j, "affected_analyses");
+	for (k = 0; k < r->nanalyses; k++)
+		rpt_json_str(j, r->analyses[k]);
+	rpt_json_arr_end(j);
+	json_flight(r, j);
+	rpt_json_karr(j, "advice");
+	for (k = 0; k < r->nadvice; k++)
+		rpt_json_str(j, r->advice[k]);
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
+}
+
+static int print_json(const struct rpt_drops_result *r, FILE *out)
+{
+	struct rpt_json j;
+	int err;
+
+	if (rpt_json_init(&j, out, 0))
+		return -ENOMEM;
+	rpt_drops_json(r, &j);
+	RPT_JSON_LIT(&j, "\n");
+	err = rpt_json_done(&j);
+	return err == -ENOMEM ? err : 0;	/* a failed write stays on the stream */
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static const char *buf_label(const char *bn)
+{
+	return *bn ? bn : "(top)";
+}
+
+static void text_flight(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32];
+	size_t k;
+
+	for (k = 0; k < r->nshed; k++) {
+		const struct rpt_drops_shed *sh = &r->shed[k];
+
+		fprintf(out, "  shed: %s off %s..%s (%s): its events there are not in the file\n",
+			sh->event, rpt_fmt_ts(b1, sizeof(b1), sh->from_ts),
+			sh->to_ts ? rpt_fmt_ts(b2, sizeof(b2), sh->to_ts) : "end", sh->why);
+	}
+	if (r->flight_cpu_data_start)
+		fprintf(out, "  flight window%s%s: complete data from (buffer/CPU:time) %s;\n"
+			"  anything older was let go by the recorder's window "
+			"(retention, not loss)\n",
+			r->trigger ? " of trigger " : "", r->trigger ? r->trigger : "",
+			r->flight_cpu_data_start);
+}
+
+static void text_span(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!r->windowed)
+		fprintf(out, "  %" PRIu64 " events read, %s..%s\n", r->events,
+			rpt_fmt_ts(b1, sizeof(b1), r->file_first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), r->file_last_ts));
+	else if (!r->nsel)
+		fprintf(out, "  0 events in the window %s..%s: it is outside the file's span\n"
+			"  %s..%s (%" PRIu64 " events read)\n",
+			r->has_t0 ? rpt_fmt_ts(b1, sizeof(b1), r->t0) : "start",
+			r->has_t1 ? rpt_fmt_ts(b2, sizeof(b2), r->t1) : "end",
+			rpt_fmt_ts(b3, sizeof(b3), r->file_first_ts),
+			rpt_fmt_ts(b4, sizeof(b4), r->file_last_ts), r->events_in_file);
+	else
+		fprintf(out, "  %" PRIu64 " events in the window, %s..%s\n"
+			"  (of %" PRIu64 " read, %s..%s)\n",
+			r->events, rpt_fmt_ts(b1, sizeof(b1), r->first_ts),
+			rpt_fmt_ts(b2, sizeof(b2), r->last_ts), r->events_in_file,
+			rpt_fmt_ts(b3, sizeof(b3), r->file_first_ts),
+			rpt_fmt_ts(b4, sizeof(b4), r->file_last_ts));
+}
+
+static void text_totals(const struct rpt_drops_result *r, FILE *out)
+{
+	uint64_t lost = r->kernel_counters && r->kernel_lost > r->lost_marked ? r->kernel_lost
+									     : r->lost_marked;
+
+	if (r->narrowed_by_task)
+		fputs("  (--pid and --comm do not narrow this report: a loss belongs to no task)\n",
+		      out);
+	if (r->windowed)
+		fputs("  (kernel counters and the recorder backlog cover the whole recording:\n"
+		      "  the window's total counts its page markers and BPF failures)\n", out);
+	fprintf(out, "  total lost:          %" PRIu64 "%s\n", r->lost,
+		r->unknown_markers && (!r->kernel_counters || r->windowed) ?
+		" (plus pages lost with no count)" : "");
+	fprintf(out, "  kernel ring buffer:  %" PRIu64 " (%s)\n", lost,
+		r->kernel_counters ?
+			(r->kernel_start_stats ? "kernel counters, end minus start" :
+						 "kernel counters at the end; no start stats") :
+			"page markers only: the file has no CPU stats");
+	fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, "
+		"%" PRIu64 " with no count\n", r->loss_markers, r->loss_markers == 1 ? "" : "s",
+		r->lost_marked, r->unknown_markers);
+	fprintf(out, "  BPF ring buffer:     %" PRIu64 "\n", r->bpf_drops);
+	fprintf(out, "  recorder backlog:    %" PRIu64 "%s\n", r->recorder_lost,
+		r->has_recstats ? "" : " (no recorder stats in the file)");
+	if (r->unread_at_end)
+		fprintf(out, "  unread at the end:   %" PRIu64 " (left in the kernel buffers)\n",
+			r->unread_at_end);
+}
+
+static const struct rpt_col stream_cols[] = {
+	{ "CPU", "cpu", 3, 0 }, { "events", "events", 10, 1 }, { "lost", "lost", 9, 1 },
+	{ "markers", "loss_markers", 8, 1 }, { "overrun", "overrun", 9, 1 },
+	{ "commit", "commit_overrun", 9, 1 }, { "dropped", "dropped", 9, 1 },
+};
+static const struct rpt_table stream_table = { stream_cols, 7, "  " };
+
+static const struct rpt_col bpf_cols[] = {
+	{ "prog", "name", -24, 0 }, { "CPU", "cpu", 4, 1 }, { "count", "count", 9, 1 },
+};
+static const struct rpt_table bpf_table = { bpf_cols, 3, "  " };
+
+static void text_streams(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32], nb[128];
+	int lastbuf = -1;
+	size_t k;
+
+	for (k = 0; k < r->nstreams; k++) {
+		const struct rpt_drops_stream *s = &r->streams[k];
+		const char *bn = s->buffer;
+
+		struct rpt_cell c[] = {
+			rpt_cell_i64(s->cpu, NULL), rpt_cell_u64(s->events, NULL),
+			rpt_cell_u64(!r->windowed ? s->lost : s->lost_marked, NULL),
+			rpt_cell_u64(s->markers, NULL),
+			s->kernel ? rpt_cell_u64(s->overrun, NULL) : rpt_cell_none(),
+			s->kernel ? rpt_cell_u64(s->commit_overrun, NULL) : rpt_cell_none(),
+			s->kernel ? rpt_cell_u64(s->dropped, NULL) : rpt_cell_none(),
+		};
+
+		if (s->buffer_index != lastbuf) {
+			fprintf(out, "\nbuffer %s%s%s\n", *bn ? "\"" : "", buf_label(bn),
+				*bn ? "\"" : "");
+			rpt_table_head(&stream_table, out);
+			lastbuf = s->buffer_index;
+		}
+		rpt_table_text_row(&stream_table, out, c);
+	}
+	fputs("\ncomplete data (from the first record after the last loss marker)\n", out);
+	for (k = 0; k < r->nstreams; k++) {
+		const struct rpt_drops_stream *s = &r->streams[k];
+
+		rpt_fit(nb, sizeof(nb), buf_label(s->buffer), 14);
+		if (!s->events)
+			fprintf(out, "  %-14s CPU %-3d no events\n", nb, s->cpu);
+		else
+			fprintf(out, "  %-14s CPU %-3d %s..%s%s\n", nb, s->cpu,
+				rpt_fmt_ts(b1, sizeof(b1), s->complete_from),
+				rpt_fmt_ts(b2, sizeof(b2), s->complete_to),
+				s->drops_unmarked ? " (drops not marked)" : "");
+	}
+}
+
+static void text_bpf_recorder(const struct rpt_drops_result *r, FILE *out)
+{
+	char nb[128];
+	size_t j;
+
+	if (r->nbpf) {
+		fputs("\nBPF ring buffer reservation failures\n", out);
+		rpt_table_head(&bpf_table, out);
+		for (j = 0; j < r->nbpf; j++) {
+			struct rpt_cell c[] = {
+				rpt_cell_str(rpt_fit(nb, sizeof(nb),
+						     r->bpf[j].name ? r->bpf[j].name : "?", 24)),
+				rpt_cell_u64(r->bpf[j].cpu, NULL),
+				rpt_cell_u64(r->bpf[j].count, NULL),
+			};
+
+			rpt_table_text_row(&bpf_table, out, c);
+		}
+	}
+	if (r->nrecorder) {
+		fputs("\nrecorder\n", out);
+		for (j = 0; j < r->nrecorder; j++)
+			fprintf(out, "  %-30s %12" PRIu64 "\n",
+				rpt_fit(nb, sizeof(nb), r->recorder[j].name, 30),
+				r->recorder[j].count);
+	}
+}
+
+static void text_losses(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b2[32], b3[32], nb[128];
+	size_t j;
+
+	if (!r->loss_markers)
+		return;
+	fputs("\nloss markers (events lost between the two times)\n", out);
+	for (j = 0; j < r->nlosses && j < 20; j++) {
+		const struct rpt_drops_loss *l = &r->losses[j];
+
+		if (l->count < 0)
+			snprintf(b3, sizeof(b3), "unknown");
+		else
+			snprintf(b3, sizeof(b3), "%" PRId64, l->count);
+		fprintf(out, "  %-14s CPU %-3d %s..%s  %s\n",
+			rpt_fit(nb, sizeof(nb), buf_label(l->buffer), 14), l->cpu,
+			rpt_fmt_ts(b1, sizeof(b1), l->after_ts ? l->after_ts : l->ts),
+			rpt_fmt_ts(b2, sizeof(b2), l->ts), b3);
+	}
+	if (r->nlosses > 20)
+		fprintf(out, "  ... %zu more (see --json)\n", r->nlosses - 20);
+}
+
+static void text_windows(const struct rpt_drops_result *r, FILE *out)
+{
+	char b1[32], b3[32];
+	int printed = 0, skipped = 0;
+	size_t k;
+
+	if (!r->window_ns || !(r->loss_markers || r->bpf_drops))
+		return;
+	fprintf(out, "\nper %s window (windows with loss)\n",
+		rpt_fmt_dur(b3, sizeof(b3), r->window_ns));
+	rpt_table_head(&window_table, out);
+	for (k = 0; k < r->nwindows; k++) {
+		const struct rpt_drops_window *w = &r->windows[k];
+		struct rpt_cell c[NWINDOW_COLS];
+
+		if (!w->markers && !w->bpf)
+			continue;
+		if (printed++ >= 40) {
+			skipped++;
+			continue;
+		}
+		window_cells(c, w, b1, sizeof(b1));
+		rpt_table_text_row(&window_table, out, c);
+	}
+	if (skipped)
+		fprintf(out, "  ... %d more windows with loss (see --json)\n", skipped);
+}
+
+static void text_affected(const struct rpt_drops_result *r, FILE *out)
+{
+	char nb[128];
+	size_t j;
+
+	if (r->ntypes) {
+		fputs("\naffected event types (recorded on CPUs that lost events)\n", out);
+		for (j = 0; j < r->ntypes && j < 10; j++)
+			fprintf(out, "  %-40s %12" PRIu64 "\n",
+				rpt_fit(nb, sizeof(nb), r->types[j].name, 40), r->types[j].count);
+		if (r->ntypes > 10)
+			fprintf(out, "  ... %zu more types\n", r->ntypes - 10);
+	}
+	if (r->nanalyses) {
+		fputs("\naffected analyses\n", out);
+		for (j = 0; j < r->nanalyses; j++)
+			fprintf(out, "  %s\n", r->analyses[j]);
+	}
+	fputs("\nadvice\n", out);
+	if (!r->nadvice)
+		fputs("  nothing was lost: no change needed\n", out);
+	for (j = 0; j < r->nadvice; j++)
+		rpt_print_bullet(out, 76, r->advice[j]);
+}
+
+void rpt_drops_text(const struct rpt_drops_result *r, FILE *out)
+{
+	rpt_print_title(out, "Lost events in", r->path);
+	text_flight(r, out);
+	text_span(r, out);
+	rpt_notes_clock(&r->notes, out);
+	rpt_notes_damage(&r->notes, out);
+	text_totals(r, out);
+	text_streams(r, out);
+	text_bpf_recorder(r, out);
+	text_losses(r, out);
+	text_windows(r, out);
+	text_affected(r, out);
+}
+
+static int drops_finish(struct rpt_ctx *ctx, void *priv)
+{
+	struct drops *d = priv;
+	const struct rpt_opts *o = ctx->opts;
+	FILE *out = o->out ? o->out : stdout;
+	struct rpt_drops_result res;
+	int err;
+
+	if (d->too_many) {
+		ft_error("--window %" PRIu64 " ns makes more than %d windows over this trace: use "
+			 "a larger one", d->width, FIXED_MAX);
+		return -ECANCELED;
+	}
+	err = drops_compute(d, ctx, &res);
+	if (err)
+		return err;
+	if (d->conf->result) {
+		*d->conf->result = res;	/* the caller's now */
+		return 0;
+	}
+	if (o->json)
+		err = print_json(&res, out);
+	else
+		rpt_drops_text(&res, out);
+	rpt_drops_result_release(&res);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
+}
+
+static void drops_release(void *priv)
+{
+	struct drops *d = priv;
+	size_t pos = 0;
+	struct stream *s;
+
+	while ((s = rpt_map_next(&d->streams, &pos, NULL)))
+		rpt_map_release(&s->types);
+	rpt_map_release(&d->streams);
+	free(d->win);
+}
+
+const struct rpt_analyzer rpt_drops_analyzer = {
+	.name = "drops",
+	.priv_size = sizeof(struct drops),
+	.init = drops_init,
+	.event_unfiltered = drops_event,
+	.window_read = drops_window_read,
+	.window_begin = drops_window_begin,
+	.finish = drops_finish,
+	.release = drops_release,
+};
+
+/* ---- command ------------------------------------------------------------------ */
+
+static const char drops_usage[] =
+	"usage: flytrap drops [options] [FILE]\n"
+	"\n"
+	"Every loss recorded in FILE (default trace.dat): kernel ring-buffer losses per\n"
+	"buffer and CPU (page markers and the kernel's own counters), BPF ring buffer\n"
+	"reservation failures, the recorder's backlog; per time window; the window of\n"
+	"complete data per CPU; what the loss affects and what to change.  --pid and\n"
+	"--comm do not narrow it (a loss belongs to no task).\n"
+	"\n"
+	"options:\n";
+
+const char rpt_drops_options_help[] =
+	"  --window DURATION  width of the time windows (e.g. 100ms); default: at most\n"
+	"                     20 windows over the trace or --from/--to\n";
+
+const struct ft_opt rpt_drops_opts[] = { { "window", 0, true, 1 }, { 0 } };
+
+int rpt_drops_option(void *arg, int table, const struct ft_opt *o, const char *v)
+{
+	struct rpt_drops_conf *c = arg;
+
+	(void)table;
+	(void)o;	/* --window, the one option */
+	if (ft_parse_duration_ns(v, &c->window_ns) || !c->window_ns)
+		return ft_usage_error("--window needs a positive duration such as 100ms, not '%s'",
+				      v);
+	return 0;
+}
+
+int cmd_drops(int argc, char **argv)
+{
+	struct rpt_drops_conf conf = { 0 };
+	struct rpt_analyzer an = rpt_drops_analyzer;
+	const struct rpt_analyzer *list[1] = { &an };
+	char usage[sizeof(drops_usage) + sizeof(rpt_drops_options_help)];
+	struct rpt_command c = { .usage = usage, .opts = { rpt_drops_opts },
+				 .option = rpt_drops_option, .an = list, .n = 1,
+				 .arg = &conf };
+
+	an.conf = &conf;
+	snprintf(usage, sizeof(usage), "%s%s", drops_usage, rpt_drops_options_help);
+	return rpt_run_command(argc, argv, &c);
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The analyzers' options: --from/--to (exact to the ns, ticks on a raw
+ * counter clock), --cpu, --pid, --comm, --threads and --json, parsed once
+ * for every command that replays a file (rpt_filter_opt).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <sched.h>
+#include <unistd.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flytrap.h"
+#include "report/out/json.h"
+#include "report/core/replay.h"
+
+#define FILTERS_HELP \
+	"  --from T, --to T   only events from / up to time T, as the analyzers print\n" \
+	"                     it: seconds (12.5), or clock ticks on a raw counter\n" \
+	"                     clock such as x86-tsc (as `report` prints them)\n" \
+	"  --cpu LIST         only these CPUs, e.g. 0,2-3\n" \
+	"  --pid N[,N...]     only these pids (thread or process id); repeatable\n" \
+	"  --comm GLOB        only tasks whose name matches GLOB; repeatable\n" \
+	"  --threads N        threads that read the file (default: the cores available;\n" \
+	"                     1 reads in one thread); the output is the same\n"
+
+const char rpt_opts_help[] =
+	"  --json             machine-readable output (fields: see the man page)\n"
+	FILTERS_HELP;
+const char rpt_opts_help_filters[] = FILTERS_HELP;
+
+int rpt_parse_pids(const char *arg, int **pids, int *npids)
+{
+	const char *q = arg;
+
+	if (!q || !*q)
+		return ft_usage_error("--pid needs a process id");
+	while (*q) {
+		char *end;
+		long pid;
+		int *np;
+
+		errno = 0;
+		pid = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
+		if (pid < 0 || errno || pid > INT32_MAX || (*end && *end != ','))
+			return ft_usage_error("--pid needs process ids such as 42 or 42,43, "
+					      "not '%s'", arg);
+		np = realloc(*pids, (size_t)(*npids + 1) * sizeof(int));
+		if (!np)
+			return ft_error("out of memory");
+		*pids = np;
+		(*pids)[(*npids)++] = (int)pid;
+		q = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int rpt_filter_opt(struct rpt_opts *o, enum rpt_filter_kind k, const char *v)
+{
+	static const char *const names[] = { "--from", "--to", "--cpu", "--pid", "--comm" };
+	uint64_t mask[4], t;
+	char **nc, *dup;
+	int c;
+
+	switch (k) {
+	case RPT_F_FROM:
+	case RPT_F_TO:
+		/*
+		 * Checked here (the usage error comes before the open), read once
+		 * the file is open: rpt_opts_resolve() knows whether the clock
+		 * counts ns (then seconds) or raw ticks (then an integer).
+		 */
+		if (!v || (ft_parse_ts(v, &t) && ft_parse_decimal(v, &t)))
+			return ft_usage_error("%s needs a time as report prints it, e.g. 12.5 or "
+					      "1464.221523 (seconds), or clock ticks, not '%s'",
+					      names[k], v ? v : "");
+		if (k == RPT_F_FROM) {
+			o->has_t0 = true;
+			o->t0_ns = t;
+			o->t0_arg = v;
+		} else {
+			o->has_t1 = true;
+			o->t1_ns = t;
+			o->t1_arg = v;
+		}
+		return 0;
+	case RPT_F_CPU:
+		/* repeated, the lists add up, as trace-cmd's --cpu does */
+		if (!v || ft_parse_cpulist(v, mask))
+			return ft_usage_error("--cpu needs a CPU list such as 0,2-3 (CPUs 0-255), "
+					      "not '%s'", v ? v : "");
+		for (c = 0; c < 4; c++)
+			o->cpu_mask[c] |= mask[c];
+		o->has_cpus = true;
+		return 0;
+	case RPT_F_PID:
+		return rpt_parse_pids(v, &o->pids, &o->npids) ? EXIT_USAGE : 0;
+	case RPT_F_COMM:
+		if (!v || !*v)
+			return ft_usage_error("--comm needs a task name or glob");
+		dup = strdup(v);
+		nc = dup ? realloc(o->comms, (o->ncomms + 1) * sizeof(*nc)) : NULL;
+		if (!nc) {
+			free(dup);
+			return ft_error("out of memory");
+		}
+		o->comms = nc;
+		o->comms[o->ncomms++] = dup;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+enum { RPT_O_JSON = 900, RPT_O_THREADS, RPT_O_FILTER };	/* + enum rpt_filter_kind */
+
+const struct ft_opt rpt_filter_opts[] = {
+	{ "from", 0, true, RPT_O_FILTER + RPT_F_FROM }, { "to", 0, true, RPT_O_FILTER + RPT_F_TO },
+	{ "cpu", 0, true, RPT_O_FILTER + RPT_F_CPU }, { "pid", 0, true, RPT_O_FILTER + RPT_F_PID },
+	{ "comm", 0, true, RPT_O_FILTER + RPT_F_COMM }, { "threads", 0, true, RPT_O_THREADS },
+	{ 0 },
+};
+
+const struct ft_opt rpt_json_opts[] = { { "json", 0, false, RPT_O_JSON }, { 0 } };
+
+int rpt_opts_option(struct rpt_opts *o, int id, const char *v)
+{
+	if (id == RPT_O_JSON) {
+		o->json = true;
+		return 0;
+	}
+	if (id == RPT_O_THREADS)
+		return rpt_threads_arg(v, &o->threads) ? EXIT_USAGE : 0;
+	if (id >= RPT_O_FILTER + RPT_F_FROM && id <= RPT_O_FILTER + RPT_F_COMM)
+		return rpt_filter_opt(o, (enum rpt_filter_kind)(id - RPT_O_FILTER), v);
+	return ft_usage_error("unknown option");
+}
+
+int rpt_threads_default(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	if (n < 1)
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > RPT_MAX_THREADS ? RPT_MAX_THREADS : n;
+}
+
+int rpt_threads_arg(const char *v, int *out)
+{
+	uint64_t n;
+
+	if (!v || ft_parse_u64(v, &n) || n < 1 || n > RPT_MAX_THREADS) {
+		ft_usage_error("--threads needs a thread count from 1 to %d", RPT_MAX_THREADS);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+/* --from/--to on a raw counter clock: an integer tick count */
+int rpt_time_arg(const char *name, const char *v, bool in_usecs, const char *clock, uint64_t *out)
+{
+	if (in_usecs)
+		return ft_parse_ts(v, out) ?
+			ft_usage_error("%s %s: give a time in seconds as the analyzers print it, "
+				       "e.g. 12.5", name, v) : 0;
+	return ft_parse_decimal(v, out) ?
+		ft_usage_error("%s %s: this file's clock (%s) is a raw counter, give clock ticks "
+			       "as the analyzers and 'report' print them (an integer)", name, v,
+			       clock && *clock ? clock : "raw") : 0;
+}
+
+const char *rpt_fmt_cpus(char *buf, size_t len, const uint64_t mask[4])
+{
+	size_t n = 0;
+	int c = 0, e;
+
+	buf[0] = 0;
+	while (c < 256) {
+		if (!(mask[c / 64] & (1ULL << (c % 64)))) {
+			c++;
+			continue;
+		}
+		for (e = c; e + 1 < 256 && (mask[(e + 1) / 64] & (1ULL << ((e + 1) % 64))); e++)
+			;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d",
+					      n ? "," : "", c, e);
+		c = e + 1;
+	}
+	return buf;
+}
+
+void rpt_warn_cpus(const struct fmt_info *info, const uint64_t cpu_mask[4], const char *path)
+{
+	uint64_t have[4] = { 0 }, missing[4];
+	bool any_missing = false;
+	int b, k, c;
+
+	for (b = 0; b < info->nbuffers; b++)
+		for (k = 0; k < info->buffers[b].ncpus; k++) {
+			c = info->buffers[b].cpus[k].cpu;
+			if (c >= 0 && c < 256 && info->buffers[b].cpus[k].size)
+				have[c / 64] |= 1ULL << (c % 64);
+		}
+	for (k = 0; k < 4; k++) {
+		missing[k] = cpu_mask[k] & ~have[k];
+		any_missing |= missing[k] != 0;
+	}
+	if (any_missing) {
+		char m[256], h[256];
+		bool beyond = info->cpus > 0;	/* every missing CPU past the recorded ones */
+
+		for (c = 0; c < 256 && beyond; c++)
+			if ((missing[c / 64] & (1ULL << (c % 64))) && c < info->cpus)
+				beyond = false;
+		rpt_fmt_cpus(m, sizeof(m), missing);
+		rpt_fmt_cpus(h, sizeof(h), have);
+		if (beyond && info->cpus == 1)
+			ft_warn("--cpu %s: '%s' was recorded on CPU 0 only", m, path);
+		else if (beyond)
+			ft_warn("--cpu %s: '%s' was recorded on CPUs 0-%d (events on %s)",
+				m, path, info->cpus - 1, *h ? h : "none");
+		else
+			ft_warn("--cpu %s: '%s' has no events on %s (events on CPUs %s)", m, path,
+				strchr(m, ',') || strchr(m, '-') ? "these CPUs" : "that CPU",
+				*h ? h : "none");
+	}
+}
+
+int rpt_opts_resolve(struct rpt_opts *o, struct fmt_reader *r)
+{
+	const struct fmt_info *info = fmt_reader_info(r);
+
+	rpt_set_raw_clock(!info->clock_in_usecs);
+	if (o->t0_arg &&
+	    rpt_time_arg("--from", o->t0_arg, !rpt_raw_clock(), info->clock, &o->t0_ns))
+		return EXIT_USAGE;
+	if (o->t1_arg && rpt_time_arg("--to", o->t1_arg, !rpt_raw_clock(), info->clock, &o->t1_ns))
+		return EXIT_USAGE;
+	if (o->has_t0 && o->has_t1 && o->t1_ns < o->t0_ns)
+		return ft_usage_error("--to is before --from");
+	if (o->has_cpus)
+		rpt_warn_cpus(info, o->cpu_mask, o->path);
+	return 0;
+}
+
+void rpt_opts_release(struct rpt_opts *o)
+{
+	int k;
+
+	free(o->pids);
+	for (k = 0; k < o->ncomms; k++)
+		free(o->comms[k]);
+	free(o->comms);
+	o->pids = NULL;
+	o->comms = NULL;
+	o->npids = o->ncomms = 0;
+}
+
+bool rpt_glob(const char *pat, const char *s)
+{
+	return fnmatch(pat, s, 0) == 0;
+}
+
