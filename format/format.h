@@ -897,7 +897,7 @@ static inline void fmt_namesrc_apply(const struct fmt_namesrc *ns, const void *d
 /*
  * The events that set the analyzers' scheduling, syscall and interrupt
  * state (format/names.c), and the keys under which a chunk keeps the last
- * of them (FMT_SEC_FT_STATE): the rules of report/kinds.c for these kinds,
+ * of them (FMT_SEC_FT_STATE): the rules of report/core/kinds.c for these kinds,
  * with the same required fields.  A sched_switch is kept as its CPU's first
  * and last switch and as the first and last switch-out of prev_pid and
  * switch-in of next_pid; a sched_process_exit as the first and last exit of

@@ -5,13 +5,13 @@
  * task_newtask and task_rename their task, a flytrap BPF record its own
  * task; any event with a tgid field gives its task's process.
  *
- * The analyzers (report/tasks.c) learn names from these while they read,
+ * The analyzers (report/core/tasks.c) learn names from these while they read,
  * and the writer keeps, per chunk, what they would learn from it (the
  * time index's facts), so a window can be read without what lies before
  * or after it.  Both use this one table, so the two cannot disagree.
  *
  * The second table says which events set the analyzers' scheduling,
- * syscall and interrupt state (report/kinds.c's rules for those kinds):
+ * syscall and interrupt state (report/core/kinds.c's rules for those kinds):
  * the writer keeps copies of the last of them per chunk (the index's
  * state records, FMT_SEC_FT_STATE), and a window's replay hands those to
  * the analyzers in place of the chunks it skips.
@@ -154,7 +154,7 @@ bool fmt_namesrc_may_name(const char *sys, const char *text, size_t len)
 }
 
 /*
- * The events that set state (fmt_statesrc_resolve), as report/kinds.c
+ * The events that set state (fmt_statesrc_resolve), as report/core/kinds.c
  * tells them: system and name, and the fields that rule requires.
  */
 struct state_rule {

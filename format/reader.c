@@ -1921,7 +1921,7 @@ static int setup_tep(struct fmt_reader *r)
 	else
 		r->old_format = true;
 #ifndef FT_STATIC
-	/* a static build has none: report/fastprint.c formats their events */
+	/* a static build has none: report/listing/fastprint.c formats their events */
 	if (!(r->flags & FMT_OPEN_NO_PLUGINS))
 		r->plugins = tep_load_plugins(r->tep);
 #endif

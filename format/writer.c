@@ -1603,7 +1603,7 @@ static void fw_state(struct fwalk *fw, const struct fmt_statesrc *ss, uint64_t t
 		skey_set(fw, (int)fmt_field_u64(&ss->a, data, (int)size), 3, &ev);
 		break;
 	case FMT_ST_SYSCALL:
-		/* the task as the analyzers read it: the int at offset 4 (report/tasks.c) */
+		/* the task as the analyzers read it: the int at offset 4 (report/core/tasks.c) */
 		skey_set(fw, size >= 8 ? (int)get32(fw->w->be, (const uint8_t *)data + 4) : -1, 4,
 			 &ev);
 		break;

@@ -312,7 +312,7 @@ static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 
 /* ---- classification ---------------------------------------------------------------- */
 
-/* What callgraph does with each kind of report/kinds.h (0: nothing, CK_OTHER); see CG_KINDS. */
+/* What callgraph does with each kind of report/core/kinds.h (0: nothing, CK_OTHER); see CG_KINDS. */
 static const unsigned char ckind_of[RPT_K_NR] = {
 	[RPT_K_FG_ENTRY] = CK_FG_ENTRY,
 	[RPT_K_FG_EXIT] = CK_FG_EXIT,

@@ -3,7 +3,7 @@
  * flytrap diff A B: what changed between two recordings.  Each file is
  * replayed once with the overhead analyzer (and the call graph analyzer
  * when call graphs are compared) handing back its result structure
- * (report/overhead.h, report/callgraph.h); nothing printed is parsed.
+ * (report/analyzers/overhead.h, report/analyzers/callgraph.h); nothing printed is parsed.
  * Rows are paired by name, never by pid or address, which differ between
  * recordings: syscalls by name, tasks by comm, event types by
  * "system:event", functions by name, call paths by the names from the

@@ -627,7 +627,7 @@ static const char *type_name(const struct rpt_ctx *ctx, int id, char *buf, size_
 }
 
 /*
- * Which analyses an event type feeds, by its kind (report/kinds.h): the
+ * Which analyses an event type feeds, by its kind (report/core/kinds.h): the
  * figures a loss of these events makes partial.
  */
 static const char *analysis_of(const struct rpt_ctx *ctx, int id)

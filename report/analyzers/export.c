@@ -607,7 +607,7 @@ static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 
 /* ---- event types ----------------------------------------------------------- */
 
-/* What export does with each kind of report/kinds.h (0: nothing, K_OTHER). */
+/* What export does with each kind of report/core/kinds.h (0: nothing, K_OTHER). */
 static const uint8_t kind_of[RPT_K_NR] = {
 	[RPT_K_SCHED_SWITCH] = K_SCHED_SWITCH,
 	[RPT_K_SCHED_WAKEUP] = K_WAKEUP,

@@ -61,7 +61,7 @@ struct exp_html_input {
 	struct rpt_flame *calls;	/* from the callgraph analyzer, may be empty */
 	const char *calls_unit;
 	bool calls_from_analyzer;	/* else built by export from the slices it wrote */
-	/* the analyzers' results (report/overhead.h, drops.h); NULL: not available (why_*) */
+	/* the analyzers' results (report/analyzers/overhead.h, drops.h); NULL: not available (why_*) */
 	const struct rpt_overhead_result *overhead;
 	const struct rpt_drops_result *drops;
 	const char *why_overhead, *why_drops;

@@ -147,7 +147,7 @@ static int ovh_init(struct rpt_ctx *ctx, void *priv)
 	return 0;
 }
 
-/* What overhead does with each kind of report/kinds.h (0: nothing, OK_OTHER). */
+/* What overhead does with each kind of report/core/kinds.h (0: nothing, OK_OTHER). */
 static const unsigned char okind_of[RPT_K_NR] = {
 	[RPT_K_SCHED_SWITCH] = OK_SWITCH,
 	[RPT_K_PROCESS_EXIT] = OK_PROC_EXIT,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What an event is: one table (report/kinds.c) says which event formats
+ * What an event is: one table (report/core/kinds.c) says which event formats
  * are a sched_switch, a syscall entry, a function_graph exit, a uprobe...,
  * and which fields each kind carries.  The replay resolves every event id
  * against it once (rpt_kind_resolve) and, for the kinds some running

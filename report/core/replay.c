@@ -26,7 +26,7 @@
 static char first_damage[512];
 static int out_errno;
 
-/* Per event id: its kind and fields (report/kinds.h), resolved the first time it is seen. */
+/* Per event id: its kind and fields (report/core/kinds.h), resolved the first time it is seen. */
 struct replay_type {
 	bool done;
 	struct rpt_kind_info ki;
@@ -185,7 +185,7 @@ static void progress_end(struct progress *p)
 }
 
 /*
- * A slice (report/slice.c) carries the records that make the state at its
+ * A slice (report/share/slice.c) carries the records that make the state at its
  * cuts: entries of calls open at its start and the last sched_switch of
  * each CPU ("prologue="), exits of calls open at its end ("epilogue=").
  * They are handed to the analyzers before and after the slice's own events

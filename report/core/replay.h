@@ -3,7 +3,7 @@
  * One replay pass, many analyzers (design decision 7).
  *
  * Each analyzer is one file in report/ that fills a struct rpt_analyzer and
- * is listed in the table in report/replay.c.  rpt_replay() opens nothing
+ * is listed in the table in report/core/replay.c.  rpt_replay() opens nothing
  * itself: the command opens the file, parses the common options into a
  * struct rpt_opts, then runs one or more analyzers over one iteration of
  * the reader's timestamp-ordered events.
@@ -137,7 +137,7 @@ struct rpt_ctx {
 	const void *conf;		/* during init(): that analyzer's conf (may be NULL) */
 	/*
 	 * During event() and event_unfiltered(): the current event's kind and
-	 * field offsets (report/kinds.h, resolved once per event id), and its
+	 * field offsets (report/core/kinds.h, resolved once per event id), and its
 	 * typed record when some running analyzer listed that kind in its
 	 * .kinds (NULL otherwise: records nobody reads are not decoded).
 	 */
@@ -231,7 +231,7 @@ bool rpt_task_selected(const struct rpt_ctx *ctx, int pid);
 int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	       const struct rpt_analyzer *const *an, int n);
 
-/* ---- analyzers (report/callgraph.c, overhead.c, drops.c) -------------- */
+/* ---- analyzers (report/analyzers/callgraph.c, overhead.c, drops.c) -------------- */
 
 enum rpt_cg_source {
 	RPT_CG_AUTO = 0,	/* the first kind present: calls, then samples, then off-CPU */
@@ -257,7 +257,7 @@ struct rpt_callgraph_conf {
 	bool *had_data;			/* receives whether the shown tree has any node */
 	/*
 	 * When set, finish() moves its result structure here (the caller
-	 * releases it with rpt_cg_result_release(), report/callgraph.h) and
+	 * releases it with rpt_cg_result_release(), report/analyzers/callgraph.h) and
 	 * prints nothing.
 	 */
 	struct rpt_cg_result *result;
@@ -267,14 +267,14 @@ struct rpt_overhead_conf {
 	int top;		/* rows per table in text, 0 = 20 */
 	/* 0: BPF records when present, else tracepoints; 1: tracepoints; 2: BPF */
 	int syscall_source;
-	/* When set, finish() moves its result here (report/overhead.h) and prints nothing. */
+	/* When set, finish() moves its result here (report/analyzers/overhead.h) and prints nothing. */
 	struct rpt_overhead_result *result;
 };
 
 struct rpt_drops_result;
 struct rpt_drops_conf {
 	uint64_t window_ns;	/* 0: automatic (about 20 windows over the trace) */
-	/* When set, finish() moves its result here (report/drops.h) and prints nothing. */
+	/* When set, finish() moves its result here (report/analyzers/drops.h) and prints nothing. */
 	struct rpt_drops_result *result;
 };
 

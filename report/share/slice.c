@@ -222,7 +222,7 @@ static bool event_wanted(const struct slice *s, const struct tep_event *e)
 }
 
 /*
- * What the slice keeps state for, by the one kind table (report/kinds.c):
+ * What the slice keeps state for, by the one kind table (report/core/kinds.c):
  * calls (function_graph, flytrap's ufunc/kfunc records), whose edges the
  * window must not cut, and the task names the sched plugin prints.
  */

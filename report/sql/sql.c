@@ -212,7 +212,7 @@ uint64_t sq_data_bytes(const struct sq_engine *en)
 	return n;
 }
 
-/* What sql does with each kind of report/kinds.h (0: K_OTHER). */
+/* What sql does with each kind of report/core/kinds.h (0: K_OTHER). */
 static const unsigned char ekind_of[RPT_K_NR] = {
 	[RPT_K_SCHED_SWITCH] = K_SWITCH,
 	[RPT_K_SCHED_WAKEUP] = K_WAKEUP,

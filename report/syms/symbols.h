@@ -78,7 +78,7 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
  */
 int rpt_syms_user_exec(struct rpt_syms *s, int tgid, uint64_t addr);
 
-/* One executable file mapping of a process, for the unwinder (report/unwind.c). */
+/* One executable file mapping of a process, for the unwinder (report/syms/unwind.c). */
 struct rpt_syms_umap {
 	uint64_t start, end;	/* the mapping */
 	uint64_t bias;		/* run-time address - the binary's own address */

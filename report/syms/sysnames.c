@@ -3,7 +3,7 @@
  * Syscall numbers to names for the architectures a trace.dat says it came
  * from (uname option).  Raw syscall events and BPF records carry only the
  * number.  The tables (syscalls.h in the build directory) are generated at
- * build time by report/gen-syscalls.sh from the kernel's UAPI headers of
+ * build time by report/syms/gen-syscalls.sh from the kernel's UAPI headers of
  * each architecture (Debian's linux-libc-dev and linux-libc-dev-*-cross);
  * numbers are ABI, so they do not change, only grow, and a number past a
  * table prints as syscall_N.

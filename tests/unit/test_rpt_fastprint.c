@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Differential test of the compiled event formatters (report/fastprint.c)
+ * Differential test of the compiled event formatters (report/listing/fastprint.c)
  * against libtraceevent itself: for every record the fast path accepts, its
  * text must be byte for byte what tep_print_event(..., "%s", TEP_PRINT_INFO)
  * prints.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Differential test of report -F's filter evaluator (report/filter.c)
+ * Differential test of report -F's filter evaluator (report/listing/filter.c)
  * against libtraceevent's tep_filter_match(): for every record and every
  * filter, rpt_filter_hit() must say what tep_filter_match() says (MATCH or
  * NO_FILTER: shown; anything else: not).

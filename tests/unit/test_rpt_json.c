@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report/json.c, the one JSON writer: commas and nesting come out right
+ * report/out/json.c, the one JSON writer: commas and nesting come out right
  * whatever the order of calls, strings follow flytrap's one escaping rule
  * (the same bytes as ft_json_strn), a stream gets exactly the in-memory
  * text, and misuse (unclosed or extra closes, too deep) is reported.

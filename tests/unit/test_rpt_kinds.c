@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The one kind table (report/kinds.c): every kind is matched in its own
+ * The one kind table (report/core/kinds.c): every kind is matched in its own
  * system and not in another, probes are found by their fields in any group
  * and by their names (foo / foo_ret, foo / foo__return, p_foo / r_foo) in
  * the probe groups, a missing or impossible required field makes the event

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report/table.c: one column list gives the text header, the rows at the
+ * report/out/table.c: one column list gives the text header, the rows at the
  * same widths (right or left aligned, "-" for a value that is not there)
  * and JSON objects with the columns' keys (null for the missing value,
  * numbers as numbers even when the text shows them otherwise).
