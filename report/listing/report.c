@@ -28,6 +28,7 @@
 #include "report/out/json.h"
 #include "report/listing/fastprint.h"
 #include "report/listing/filter.h"
+#include "report/listing/wakeup.h"
 #include "format.h"
 #include "report/core/replay.h"
 #include "report/share/rewrite.h"
@@ -164,13 +165,7 @@ struct report {
 
 	/* -w */
 	bool wakeup;
-	int wk_id, wk_new_id, sw_id;
-	struct tep_format_field *wk_pid, *wk_success, *wk_new_pid, *wk_new_success;
-	struct tep_format_field *sw_next_pid, *sw_next_prio;
-	struct wk_entry { int pid; uint64_t start; bool used; } *wk_tab;
-	size_t wk_cap, wk_n;
-	uint64_t wk_total, wk_count, wk_max, wk_max_t, wk_min, wk_min_t;
-	uint64_t wk_rt_total, wk_rt_count, wk_rt_max, wk_rt_max_t, wk_rt_min, wk_rt_min_t;
+	struct rpt_wakeup wk;
 };
 
 /* ---- trace-cmd's function_graph printer ------------------------------------ */
@@ -821,187 +816,6 @@ static int set_event_flags(struct rinput *in, char **list, int n, int flag, cons
 	return 0;
 }
 
-/* ---- -w: wakeup latency, as trace-cmd's show_wakeup ------------------------------ */
-
-static void init_wakeup(struct report *rp, struct rinput *in)
-{
-	struct tep_event *e;
-
-	if (!rp->wakeup)
-		return;
-	rp->wk_min = rp->wk_rt_min = ~0ULL;
-	rp->wk_new_id = -1;
-	if (fmt_reader_load_formats(in->r) < 0)
-		goto fail;
-	e = tep_find_event_by_name(in->tep, "sched", "sched_wakeup");
-	if (!e || !(rp->wk_pid = tep_find_field(e, "pid")))
-		goto fail;
-	rp->wk_id = e->id;
-	rp->wk_success = tep_find_field(e, "success");
-	e = tep_find_event_by_name(in->tep, "sched", "sched_switch");
-	if (!e || !(rp->sw_next_pid = tep_find_field(e, "next_pid")) ||
-	    !(rp->sw_next_prio = tep_find_field(e, "next_prio")))
-		goto fail;
-	rp->sw_id = e->id;
-	e = tep_find_event_by_name(in->tep, "sched", "sched_wakeup_new");
-	if (e) {
-		if (!(rp->wk_new_pid = tep_find_field(e, "pid")))
-			goto fail;
-		rp->wk_new_id = e->id;
-		rp->wk_new_success = tep_find_field(e, "success");
-	}
-	return;
-fail:
-	rp->wakeup = false;	/* trace-cmd shows nothing then, silently */
-}
-
-/* open addressing on the pid; a second wakeup of a pid moves its start */
-static struct wk_entry *wk_slot(struct report *rp, int pid, bool add)
-{
-	size_t i, mask;
-
-	if (add && (rp->wk_n + 1) * 2 > rp->wk_cap) {
-		size_t cap = rp->wk_cap ? rp->wk_cap * 2 : 1024, k;
-		struct wk_entry *t = calloc(cap, sizeof(*t)), *old = rp->wk_tab;
-
-		if (!t)
-			return NULL;
-		for (k = 0; k < rp->wk_cap; k++) {
-			if (!old[k].used)
-				continue;
-			for (i = (unsigned)old[k].pid * 2654435761U & (cap - 1); t[i].used;
-			     i = (i + 1) & (cap - 1))
-				;
-			t[i] = old[k];
-		}
-		free(old);
-		rp->wk_tab = t;
-		rp->wk_cap = cap;
-	}
-	if (!rp->wk_cap)
-		return NULL;
-	mask = rp->wk_cap - 1;
-	for (i = (unsigned)pid * 2654435761U & mask; rp->wk_tab[i].used; i = (i + 1) & mask)
-		if (rp->wk_tab[i].pid == pid)
-			return &rp->wk_tab[i];
-	if (!add)
-		return NULL;
-	rp->wk_tab[i].used = true;
-	rp->wk_tab[i].pid = pid;
-	rp->wk_n++;
-	return &rp->wk_tab[i];
-}
-
-/* remove by re-inserting the rest of the cluster (keeps probing correct) */
-static void wk_remove(struct report *rp, struct wk_entry *e)
-{
-	size_t mask = rp->wk_cap - 1, i = (size_t)(e - rp->wk_tab), j;
-
-	e->used = false;
-	rp->wk_n--;
-	for (j = (i + 1) & mask; rp->wk_tab[j].used; j = (j + 1) & mask) {
-		struct wk_entry t = rp->wk_tab[j];
-
-		rp->wk_tab[j].used = false;
-		rp->wk_n--;
-		e = wk_slot(rp, t.pid, true);
-		if (e)
-			e->start = t.start;
-	}
-}
-
-static void wakeup_record(struct report *rp, struct rinput *in, const struct fmt_event *ev,
-			  char *out, size_t outsz)
-{
-	const void *data = ev->rec.data;
-	unsigned long long val;
-
-	out[0] = 0;
-	if (ev->type == rp->wk_id || (rp->wk_new_id >= 0 && ev->type == rp->wk_new_id)) {
-		bool nw = ev->type != rp->wk_id;
-		struct wk_entry *e;
-
-		if (!tep_read_number_field(nw ? rp->wk_new_success : rp->wk_success, data, &val) &&
-		    !val)
-			return;
-		if (tep_read_number_field(nw ? rp->wk_new_pid : rp->wk_pid, data, &val))
-			return;
-		e = wk_slot(rp, (int)val, true);
-		if (e)
-			e->start = ev->rec.ts;
-	} else if (ev->type == rp->sw_id) {
-		struct wk_entry *e;
-		bool rt = true;
-		uint64_t cal;
-
-		if (tep_read_number_field(rp->sw_next_prio, data, &val))
-			return;
-		if (val > 99)
-			rt = false;
-		if (tep_read_number_field(rp->sw_next_pid, data, &val))
-			return;
-		e = wk_slot(rp, (int)val, false);
-		if (!e)
-			return;
-		cal = ev->rec.ts - e->start;
-		if (cal > rp->wk_max) {
-			rp->wk_max = cal;
-			rp->wk_max_t = ev->rec.ts;
-		}
-		if (cal < rp->wk_min) {
-			rp->wk_min = cal;
-			rp->wk_min_t = ev->rec.ts;
-		}
-		if (rt) {
-			if (cal > rp->wk_rt_max) {
-				rp->wk_rt_max = cal;
-				rp->wk_rt_max_t = ev->rec.ts;
-			}
-			if (cal < rp->wk_rt_min) {
-				rp->wk_rt_min = cal;
-				rp->wk_rt_min_t = ev->rec.ts;
-			}
-			rp->wk_rt_total += cal;
-			rp->wk_rt_count++;
-		}
-		snprintf(out, outsz, " Latency: %llu.%03llu usecs",
-			 (unsigned long long)(cal / 1000), (unsigned long long)(cal % 1000));
-		rp->wk_total += cal;
-		rp->wk_count++;
-		wk_remove(rp, e);
-	}
-	(void)in;
-}
-
-static void wakeup_timings(uint64_t total, uint64_t count, uint64_t lmax, uint64_t tmax,
-			   uint64_t lmin, uint64_t tmin)
-{
-	unsigned long long t = total / count;
-
-	printf("\nAverage wakeup latency: %llu.%03llu usecs\n", t / 1000, t % 1000);
-	printf("Maximum Latency: %llu.%03llu usecs at ", (unsigned long long)(lmax / 1000),
-	       (unsigned long long)(lmax % 1000));
-	printf("timestamp: %llu.%06llu\n", (unsigned long long)(tmax / 1000000000),
-	       (unsigned long long)(((tmax + 500) % 1000000000) / 1000));
-	printf("Minimum Latency: %llu.%03llu usecs at ", (unsigned long long)(lmin / 1000),
-	       (unsigned long long)(lmin % 1000));
-	printf("timestamp: %llu.%06llu\n\n", (unsigned long long)(tmin / 1000000000),
-	       (unsigned long long)(((tmin + 500) % 1000000000) / 1000));
-}
-
-static void finish_wakeup(struct report *rp)
-{
-	if (!rp->wakeup || !rp->wk_count)
-		return;
-	wakeup_timings(rp->wk_total, rp->wk_count, rp->wk_max, rp->wk_max_t, rp->wk_min,
-		       rp->wk_min_t);
-	if (rp->wk_rt_count) {
-		printf("RT task timings:\n");
-		wakeup_timings(rp->wk_rt_total, rp->wk_rt_count, rp->wk_rt_max, rp->wk_rt_max_t,
-			       rp->wk_rt_min, rp->wk_rt_min_t);
-	}
-}
-
 /* ---- text output ------------------------------------------------------------------- */
 
 /*
@@ -1546,7 +1360,7 @@ static void print_event(struct report *rp, struct rinput *in, struct trace_seq *
 	if (o->len > start && o->buf[o->len - 1] == '\n')
 		o->len--;
 	if (rp->wakeup) {
-		wakeup_record(rp, in, ev, lat, sizeof(lat));
+		rpt_wakeup_event(&rp->wk, ev, lat, sizeof(lat));
 		out_put(o, lat, strlen(lat));
 	}
 	out_put(o, "\n", 1);
@@ -2907,7 +2721,8 @@ static int start_inputs(struct report *rp, const struct info_opts *io, struct fm
 			print_header_facts(in, io);
 			continue;
 		}
-		init_wakeup(rp, in);
+		if (rp->wakeup && !rpt_wakeup_init(&rp->wk, in->r, in->tep))
+			rp->wakeup = false;	/* trace-cmd shows nothing then, silently */
 		err = fmt_iter_new(in->r, &opts[i], &in->it);
 		if (err)
 			return ft_error("'%s': %s", in->path, fmt_reader_error(in->r)[0] ?
@@ -2922,7 +2737,8 @@ static int finish_listing(struct report *rp, uint64_t nprinted, int rc)
 {
 	if (rp->out.err && rp->out.err != EPIPE)
 		rc = ft_error("cannot write to standard output: %s", strerror(rp->out.err));
-	finish_wakeup(rp);
+	if (rp->wakeup)
+		rpt_wakeup_print(&rp->wk, stdout);
 	ft_info("%llu events printed", (unsigned long long)nprinted);
 	for (int i = 0; i < rp->nin; i++) {
 		struct rinput *in = &rp->in[i];
@@ -2949,7 +2765,7 @@ static void free_report(struct report *rp, struct report_args *a)
 	rpt_opts_release(&rp->sel);
 	free(rp->raw_events);
 	free(rp->nohandler_events);
-	free(rp->wk_tab);
+	rpt_wakeup_release(&rp->wk);
 	free(rp->out.buf);
 }
 
