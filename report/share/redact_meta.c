@@ -176,7 +176,11 @@ static void procmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t 
 		return;
 	}
 	fprintf(f, "%.*s %.*s ", (int)w0, a, (int)w1, b);
-	if (*left) {
+	/*
+	 * a library is a path or a kernel name ([vdso]); anything else is
+	 * the next process's line, its task name, whatever its count said
+	 */
+	if (*left && (rest[0] == '/' || rest[0] == '[')) {
 		(*left)--;
 		/* the kernel's names of mappings ([heap], anon_inode:x) are kept */
 		rpt_red_put(c, f, RED_C_PATH, rest[0] == '/' ? -1 : RED_KEEP, rest,
