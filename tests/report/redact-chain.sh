@@ -155,4 +155,12 @@ read -r in out <<< "$(ksyms $S -o "$TMP/k.dat" --policy "$TMP/kk" --key "$TMP/ke
 	ok "kernel-addresses keep: $out of $in symbols, callgraph = that of the default's" ||
 	fail "kernel-addresses keep: $in/$out $(norm "$TMP/k.dat" | diff - "$TMP/c1.txt" | head -3)"
 [ -z "$(ls -A "$TMP" "$TMP/set" | grep '^\.')" ] || fail "a temporary file was left behind"
+
+# the man page's example as a reader sees it (an unescaped \n rendered "keep0omm")
+if command -v groff > /dev/null; then
+	groff -man -Tutf8 docs/man/flytrap-redact.1 2> /dev/null | sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g' > "$TMP/man.txt"
+	grep -qF "keep\ncomm kworker* keep\n'" "$TMP/man.txt" && grep -q -- "--keep-kallsyms" "$TMP/man.txt" &&
+		ok "flytrap-redact(1) renders its example and names --keep-kallsyms" ||
+		fail "flytrap-redact(1): $(grep 'keep-system' "$TMP/man.txt" | head -1)"
+fi
 finish
