@@ -908,9 +908,9 @@ static int corpus_format(void *arg, const char *system, const char *text, size_t
 }
 
 /*
- * The kernel's own texts in the output (and flytrap's name), and the
- * names of the stored symbol tables: a value found there is no leak of
- * the recording, and is checked in decoded fields only.
+ * The kernel's own texts in the output (and flytrap's name), the names of
+ * the stored symbol tables and the metadata's keys: a value found there
+ * is no leak of the recording, and is checked in decoded fields only.
  */
 static void mark_public(struct red *d, struct fmt_reader *r)
 {
@@ -936,7 +936,7 @@ static void mark_public(struct red *d, struct fmt_reader *r)
 		fwrite(v->data, 1, v->size, f);
 	for (int b = 0; b < in->nbuffers; b++)
 		fprintf(f, "\n%s\n", in->buffers[b].name);
-	rpt_red_public_symbols(r, f);
+	rpt_red_public_words(r, f);
 	if (d->c.kept)
 		fwrite(d->c.kept, 1, d->c.kept_len, f);
 	if (!fclose(f))

@@ -197,8 +197,11 @@ bool rpt_red_skip_option(void *arg, const struct fmt_option *o);
 int rpt_red_write_meta(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w,
 		       const char **what);
 int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w);
-/* The symbol names of r's stored symbol tables (record --symbols) onto f. */
-void rpt_red_public_symbols(struct fmt_reader *r, FILE *f);
+/*
+ * Words of r that are no user data, onto f: the symbol names of its
+ * stored symbol tables (record --symbols) and the keys of its metadata.
+ */
+void rpt_red_public_words(struct fmt_reader *r, FILE *f);
 /* The printk formats with their addresses as the policy wants (malloc'd), or NULL. */
 char *rpt_red_printk(struct rpt_red_ctx *c, const char *text, size_t len, size_t *olen);
 /*

@@ -517,7 +517,20 @@ static void symtab_names(const uint8_t *d, size_t len, FILE *f)
 	}
 }
 
-void rpt_red_public_symbols(struct fmt_reader *r, FILE *f)
+/* The keys of a key=value text: flytrap's own words (a task may be named "hostname"). */
+static void meta_keys(const char *s, size_t n, FILE *f)
+{
+	for (const char *p = s, *end = s + n; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(le - p));
+
+		if (eq)
+			fprintf(f, "%.*s\n", (int)(eq - p), p);
+		p = le + 1;
+	}
+}
+
+void rpt_red_public_words(struct fmt_reader *r, FILE *f)
 {
 	const struct fmt_info *in = fmt_reader_info(r);
 
@@ -525,6 +538,10 @@ void rpt_red_public_symbols(struct fmt_reader *r, FILE *f)
 		const struct fmt_option *o = &in->options[i];
 		void *data = NULL;
 		size_t len = 0;
+
+		if (o->id == FMT_OPT_FT_META || o->id == FMT_OPT_FT_RECSTATS ||
+		    o->id == FMT_OPT_FT_SLICE || o->id == FMT_OPT_FT_MERGE)
+			meta_keys(o->data, o->size, f);
 
 		if (o->id != FMT_OPT_FT_SYMTAB || o->size != 8 ||
 		    fmt_reader_section(r, get_u64(o->data, in->big_endian), FMT_SEC_FT_SYMTAB,

@@ -104,6 +104,23 @@ for p in keep fkeep; do
 	rm -f "$TMP/st.dat" "$TMP/stp.dat"
 done
 
+# ---- a task named like a metadata key ("hostname" sets the host in a namespace) ----
+"$F" convert -c none $S -o "$TMP/sp.dat" > /dev/null || fail "convert $S"
+python3 - "$TMP/sp.dat" "$TMP/hn.dat" <<'EOF' || fail "cannot rename the task"
+import re, sys
+d = open(sys.argv[1], 'rb').read()
+assert d.count(b'fastprint_bench') > 10
+d = bytearray(d.replace(b'fastprint_bench', b'hostname' + b'\0' * 7))
+for oid in (b'\x20\x46', b'\x21\x46'):   # CHECKSUMS, DIGEST
+    for m in re.finditer(re.escape(oid) + b'....\x01\x00\x00\x00', bytes(d), re.S):
+        d[m.start() + 1] = 0x47
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$F" redact "$TMP/hn.dat" -o "$TMP/hnr.dat" > /dev/null 2> "$TMP/e" && trace-cmd report -i "$TMP/hnr.dat" 2> /dev/null |
+	grep -c ' hostname-' | grep -qx 0 && ok "a task named 'hostname' is a token; the metadata's key stays" ||
+	fail "a task named hostname: $(cat "$TMP/e")"
+rm -f "$TMP/sp.dat" "$TMP/hn.dat" "$TMP/hnr.dat"
+
 # ---- other keys: merge refuses, diff says why; one call, one key (item 4) --------------
 "$F" slice $S --to 1610.0 -o "$TMP/s1.dat" > /dev/null && "$F" slice $S --from 1610.000001 -o "$TMP/s2.dat" > /dev/null ||
 	fail "slice $S in two"
