@@ -989,6 +989,7 @@ static void print_summary(const struct red *d)
 		rpt_json_ku64(&j, "events", d->events);
 		rpt_json_kstr(&j, "policy_sha256", d->pol.sha256);
 		rpt_json_kstr(&j, "key", rpt_red_key_given(d->c.t) ? "given" : "random");
+		rpt_json_kstr(&j, "key_id", d->key_id);
 		rpt_json_ku64(&j, "distinct_values", nv);
 		rpt_json_ku64(&j, "distinct_pointers", np);
 		rpt_json_kobj(&j, "replaced");
@@ -1041,8 +1042,9 @@ static void print_summary(const struct red *d)
 			printf("%s %.16s", k ? "," : "", rpt_red_public_name(d->c.t, k));
 		printf("%s\n", d->npublic > 4 ? ", …" : "");
 	}
-	printf("  distinct values %zu, pointers %zu; policy %.12s…; key %s\n", nv, np,
-	       d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random, not kept");
+	printf("  distinct values %zu, pointers %zu; policy %.12s…; key %s (id %s)\n", nv, np,
+	       d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random, not kept",
+	       d->key_id);
 }
 
 /* What the command line says; the same for every input of one call. */
