@@ -120,6 +120,8 @@ int BPF_PROG(ft_exit_maps, struct task_struct *p)
 		r->start = start;
 		r->end = BPF_CORE_READ(vma, vm_end);
 		r->flags = flags & 0xf;
+		/* the scratch record keeps the last walk's bytes after the NUL */
+		__builtin_memset(r->comm, 0, sizeof(r->comm));
 		bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
 		if (!f) {
 			r->pgoff = 0;

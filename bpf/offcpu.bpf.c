@@ -109,7 +109,8 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			st->state = prev_state;
 			st->waker_tid = 0;
 			st->waker_tgid = 0;
-			st->waker_comm[0] = 0;
+			/* all of it: the record copies the 16 bytes, not the name */
+			__builtin_memset(st->waker_comm, 0, sizeof(st->waker_comm));
 			/* prev is current here, so the helpers see its stacks */
 			n = bpf_get_stack(ctx, st->kstack, sizeof(st->kstack), 0);
 			st->kdepth = n > 0 ? (__u64)n / 8 : 0;
@@ -156,6 +157,11 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	r->ev.duration = now - st->ts;
 	r->ev.waker_tid = st->waker_tid;
 	r->ev.waker_tgid = st->waker_tgid;
+	/*
+	 * the _str helper stops at the NUL and a reserved record is not
+	 * cleared: what follows the name would be an earlier record's bytes
+	 */
+	__builtin_memset(r->ev.comm, 0, sizeof(r->ev.comm));
 	bpf_probe_read_kernel_str(r->ev.comm, sizeof(r->ev.comm), next->comm);
 	__builtin_memcpy(r->ev.waker_comm, st->waker_comm, sizeof(r->ev.waker_comm));
 	r->kdepth = st->kdepth;

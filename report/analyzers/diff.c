@@ -78,6 +78,8 @@ struct side {
 	bool partial;		/* damaged or cut: the figures cover the readable events */
 	double basis;		/* seconds of the span, or occurrences of --per EVENT */
 	char span[96];		/* "1.000000..1.199950 (199.950 ms)" */
+	bool redacted;		/* by flytrap redact, with the key of key_id ("" unknown) */
+	char key_id[17];
 };
 
 struct diff_args {
@@ -279,6 +281,36 @@ static void fmt_span(struct side *s)
 			 rpt_fmt_ts(b2, sizeof(b2), t1), rpt_fmt_dur(b3, sizeof(b3), t1 - t0));
 }
 
+/* What redact wrote in the file's metadata: whether, and the key's id. */
+static void note_redaction(struct side *s, struct fmt_reader *r)
+{
+	const struct fmt_meta *m = fmt_reader_meta(r);
+	const char *id = m ? fmt_kv_get(&m->all, "redact_key_id") : NULL;
+
+	s->redacted = m && fmt_kv_get(&m->all, "redacted_by");
+	snprintf(s->key_id, sizeof(s->key_id), "%s", id ? id : "");
+}
+
+/*
+ * Files whose tokens cannot match (other keys, or one redacted only): every
+ * task shows as appeared and vanished, and one line says why.
+ */
+static void warn_redaction(const struct diff *d)
+{
+	const struct side *a = &d->s[0], *b = &d->s[1];
+	static const char redo[] = "redact the originals together ('flytrap redact --key FILE "
+				   "IN... -o DIR') or each with the same --key FILE";
+
+	if (a->redacted != b->redacted)
+		ft_warn("'%s' is redacted and '%s' is not: no task or path has the same name in "
+			"both; %s", a->redacted ? a->path : b->path,
+			a->redacted ? b->path : a->path, redo);
+	else if (a->redacted && a->key_id[0] && b->key_id[0] && strcmp(a->key_id, b->key_id))
+		ft_warn("'%s' and '%s' were redacted with other keys (key id %s, %s): no task or "
+			"path has the same token in both; %s", a->path, b->path, a->key_id,
+			b->key_id, redo);
+}
+
 /* replay one file with the analyzers diff needs; an exit code */
 static int analyze_one(struct diff *d, int side)
 {
@@ -304,6 +336,7 @@ static int analyze_one(struct diff *d, int side)
 		free(msg);
 		return EXIT_FAIL;
 	}
+	note_redaction(s, r);
 	rc = rpt_opts_resolve(&o, r);
 	if (rc == EXIT_OK) {
 		rc = rpt_replay(r, &o, list, d->A->sel_cg ? 2 : 1);
@@ -941,6 +974,8 @@ int cmd_diff(int argc, char **argv)
 	d.s[0].path = A.files[0];
 	d.s[1].path = A.files[1];
 	rc = compare(&d);
+	if (rc == EXIT_OK)
+		warn_redaction(&d);
 	if (rc == EXIT_OK) {
 		if (!A.opts.json)
 			print_text(&d, stdout);

@@ -35,6 +35,7 @@
 #include "format.h"
 #include "ftmeta.h"
 #include "report/share/convert.h"
+#include "report/share/redact.h"
 #include "report/share/rewrite.h"
 
 static const char usage_text[] =
@@ -509,6 +510,14 @@ static int check_inputs(struct merge *m)
 					      "alone, list them with 'flytrap report -i A -i B', "
 					      "or merge them)",
 					      m->s[0].path, m->s[i].path);
+	/* tokens of other keys differ: the host in the uname first */
+	for (int i = 1; i < m->n; i++) {
+		char kwhy[256];
+
+		if (rpt_red_keys_differ(m->s[i].r, m->s[0].r, kwhy, sizeof(kwhy)))
+			return ft_error("cannot merge '%s' with '%s': %s", m->s[i].path,
+					m->s[0].path, kwhy);
+	}
 	for (int i = 1; i < m->n; i++) {
 		const struct fmt_info *b = m->s[i].in;
 		const char *why = NULL;

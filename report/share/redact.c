@@ -31,16 +31,20 @@
 
 static const char usage_text[] =
 	"usage: flytrap redact [options] IN -o OUT\n"
+	"       flytrap redact [options] IN... -o DIR\n"
 	"\n"
 	"Write a copy of IN with task names, file paths, the host name, command lines\n"
 	"and print events' text replaced by keyed tokens (one name, one token), kernel\n"
 	"addresses made relative to _text, pointers hashed and user stacks dropped.\n"
 	"The output is checked for every value replaced before it is kept.\n"
 	"\n"
-	"  -o, --output FILE   where to write (required; never the input)\n"
+	"  -o, --output FILE   where to write (required; never the input); with several\n"
+	"                      inputs a directory, each written under its own name\n"
 	"      --policy FILE   rules on top of the default policy (see flytrap-redact(1))\n"
 	"      --key FILE      the HMAC key (16 bytes or more): one key, the same\n"
 	"                      tokens; without it, a random key that is not kept\n"
+	"                      (one for all the inputs of one call: they still merge)\n"
+	"      --keep-kallsyms every kernel symbol, not only those the events use\n"
 	"      --show-policy   print the effective policy and exit\n"
 	"      --json          a JSON summary on standard output\n"
 	"  -v                  more messages\n"
@@ -80,8 +84,8 @@ struct red {
 	struct rpt_red_ctx c;
 	struct fmt_reader *r;
 	const struct fmt_info *in;
-	const char *in_path, *out_path, *policy_path, *key_path;
-	bool json, show_policy;
+	const char *in_path, *out_path;
+	bool json;
 	struct rtype *types;	/* by event ID */
 	uint8_t *buf, *old, *strs;	/* the record being built, a copy, new strings */
 	size_t bufcap, strcap, strused;
@@ -92,6 +96,7 @@ struct red {
 	struct fmt_wbuf **wb;
 	uint64_t events, events_out;
 	size_t npublic;		/* values also in the kernel's texts: decoded check only */
+	char key_id[17];	/* the key's fingerprint (and those of earlier redactions) */
 	char *left;		/* what the check found */
 };
 
@@ -132,6 +137,16 @@ static bool is_pointer(const struct tep_format_field *f)
 	       (l > 4 && (!strcmp(f->name + l - 4, "addr") || !strcmp(f->name + l - 4, "_ptr")));
 }
 
+/*
+ * Kernel addresses kept, and every kernel symbol with them: nothing to
+ * change or to note.  Kept without --keep-kallsyms, they are still noted
+ * so that the kallsyms keep only the symbols they use.
+ */
+static bool kaddr_untouched(const struct red *d)
+{
+	return d->c.kaddr == RED_KEEP && d->c.keep_kallsyms;
+}
+
 /* The op for one field, or -1 to leave it as it is. */
 static int field_op(struct red *d, const struct tep_event *e, const struct tep_format_field *f,
 		    struct fop *o)
@@ -151,6 +166,11 @@ static int field_op(struct red *d, const struct tep_event *e, const struct tep_f
 	o->cls = CLS_AUTO;
 	o->tail = arr && !dyn && f->size == 0;
 	o->name = f->name;
+	if (fa == RED_KEEP && str && !dyn && !o->tail && str_class(f->name) == RED_C_COMM) {
+		/* a comm kept as it is still loses what follows its NUL (do_str) */
+		o->cls = RED_C_COMM;
+		return OP_STR;
+	}
 	if (fa == RED_KEEP)
 		return -1;
 	if (fa == RED_DROP)
@@ -175,14 +195,14 @@ static int field_op(struct red *d, const struct tep_event *e, const struct tep_f
 	if (arr && (!strcmp(f->name, "kstack") || (ftrace && !strcmp(e->name, "kernel_stack") &&
 						  !strcmp(f->name, "caller")))) {
 		o->elem = !strcmp(f->name, "kstack") ? 8 : klong;
-		return d->c.kaddr == RED_KEEP ? -1 : OP_KADDR_ARR;
+		return kaddr_untouched(d) ? -1 : OP_KADDR_ARR;
 	}
 	if (arr || (f->size != 8 && f->size != klong))
 		return -1;
 	if (fa == RED_HASH)
 		return OP_PTR;
 	if (name_in(f->name, kaddr_names) && strcmp(f->name, "call_site"))
-		return d->c.kaddr == RED_KEEP ? -1 : OP_KADDR;
+		return kaddr_untouched(d) ? -1 : OP_KADDR;
 	if (is_pointer(f))
 		return d->pol.pointers == RED_KEEP ? -1 : OP_PTR;
 	return -1;
@@ -267,13 +287,27 @@ static void note_used(struct rpt_red_ctx *c, uint64_t v)
 	}
 }
 
+/*
+ * Kernel text lies within 4 GiB of its base (modules and BPF programs
+ * included): a file redacted before holds offsets below that.
+ */
+#define REL_SPAN (1ULL << 32)
+
+bool rpt_red_ctx_is_kaddr(const struct rpt_red_ctx *c, uint64_t v, int kernel_long)
+{
+	if (c->rel_input)
+		return v && v < REL_SPAN;
+	return rpt_red_is_kaddr(v, kernel_long);
+}
+
 uint64_t rpt_red_kaddr(struct rpt_red_ctx *c, uint64_t v)
 {
 	c->n.kaddr++;
 	if (c->kaddr == RED_DROP)
 		return 0;
 	note_used(c, v);
-	return v - c->text_base;
+	/* an offset of a file redacted before is one already (text_base 0) */
+	return c->kaddr == RED_KEEP ? v : v - c->text_base;
 }
 
 static void put_uint(const struct fmt_field *f, uint8_t *p, int size, uint64_t v)
@@ -325,6 +359,12 @@ static int do_str(struct red *d, const struct fop *o, uint8_t *rec, uint32_t len
 	if (!p || flen <= 0)
 		return 0;
 	n = strnlen((const char *)p, (size_t)flen);
+	/*
+	 * what follows the NUL of a comm array is what the buffer held
+	 * before: often another task's name (BPF records of older recorders)
+	 */
+	if (cls == RED_C_COMM && !o->f.is_dynamic && !o->tail && n < (size_t)flen)
+		memset(p + n, 0, (size_t)flen - n);
 	nl = n && p[n - 1] == '\n';
 	if (n - nl == 0)
 		return 0;
@@ -391,7 +431,7 @@ static void do_addrs(struct red *d, const struct fop *o, uint8_t *rec, uint32_t 
 			if (v)
 				d->c.n.ustack++;
 			put_uint(&o->f, p + i, o->elem, 0);
-		} else if (rpt_red_is_kaddr(v, o->elem)) {
+		} else if (rpt_red_ctx_is_kaddr(&d->c, v, o->elem)) {
 			put_uint(&o->f, p + i, o->elem, rpt_red_kaddr(&d->c, v));
 		}
 	}
@@ -503,7 +543,7 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 			if (o->f.offset + o->f.size > (int)len)
 				break;
 			v = get_uint(&o->f, d->buf + o->f.offset, o->f.size);
-			if (o->op == OP_KADDR && rpt_red_is_kaddr(v, o->f.size))
+			if (o->op == OP_KADDR && rpt_red_ctx_is_kaddr(&d->c, v, o->f.size))
 				v = rpt_red_kaddr(&d->c, v);
 			else if (o->op == OP_PTR && v) {
 				bool drop = d->pol.pointers == RED_DROP && o->action != RED_HASH;
@@ -592,18 +632,23 @@ static int run(struct red *d)
 
 static int redact_option(struct red *d, struct fmt_writer *w)
 {
-	char text[512];
+	char text[640];
 	size_t np = 0;
 	size_t ns = rpt_red_count(d->c.t, &np);
+	bool rel = d->c.kaddr == RED_RELATIVE || (d->c.kaddr == RED_KEEP && d->c.rel_input);
 
+	/*
+	 * redact_key_id tells merge and diff whether two files' tokens can
+	 * match: one key (and the same keys before it), one id
+	 */
 	snprintf(text, sizeof(text),
 		 "redacted_by=flytrap %s\nredact_policy_sha256=%s\nredact_key=%s\n"
-		 "redact_values=%zu\nredact_pointers=%zu\nredact_kernel_addresses=%s%s%s\n",
+		 "redact_key_id=%s\nredact_values=%zu\nredact_pointers=%zu\n"
+		 "redact_kernel_addresses=%s%s%s\n",
 		 FLYTRAP_VERSION, d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random",
-		 ns, np, d->c.kaddr == RED_RELATIVE ? "relative to " :
-		 d->c.kaddr == RED_DROP ? "dropped" : "kept",
-		 d->c.kaddr == RED_RELATIVE ? d->c.base_name : "",
-		 d->c.kaddr == RED_RELATIVE && d->c.base_name[0] != '_' ? " (2 MiB below)" : "");
+		 d->key_id, ns, np, rel ? "relative to " :
+		 d->c.kaddr == RED_DROP ? "dropped" : "kept", rel ? d->c.base_name : "",
+		 rel && d->c.base_name[0] != '_' ? " (2 MiB below)" : "");
 	return fmt_writer_option_str(w, FMT_OPT_FT_META, text);
 }
 
@@ -752,7 +797,28 @@ fail:
 
 /* ---- the check -------------------------------------------------------------------- */
 
-/* Every string field of every event of the output, and the pointers hashed. */
+static bool stale_tail(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return true;
+	return false;
+}
+
+static char *stale_found(const struct fmt_event *ev, const char *field)
+{
+	char *found = NULL;
+
+	if (asprintf(&found, "bytes after the NUL of %s:%s field %s", ev->event->system,
+		     ev->event->name, field) < 0)
+		found = strdup("bytes after the NUL of a comm");
+	return found;
+}
+
+/*
+ * Every string field of every event of the output, and nothing after the
+ * NUL of a comm array (names under six bytes escape the raw search).
+ */
 static char *check_events(struct red *d, struct fmt_reader *r)
 {
 	struct fmt_iter *it;
@@ -786,6 +852,13 @@ static char *check_events(struct red *d, struct fmt_reader *r)
 			}
 			if (p && len > 0) {
 				size_t n = strnlen(p, (size_t)len);
+
+				if (!ff.is_dynamic && ff.size > 0 &&
+				    str_class(f->name) == RED_C_COMM && n < (size_t)len &&
+				    stale_tail(p + n, (size_t)len - n)) {
+					found = stale_found(ev, f->name);
+					break;
+				}
 
 				if (n && p[n - 1] == '\n')
 					n--;
@@ -835,8 +908,9 @@ static int corpus_format(void *arg, const char *system, const char *text, size_t
 }
 
 /*
- * The kernel's own texts in the output (and flytrap's name): a value found
- * there is no leak of the recording, and is checked in decoded fields only.
+ * The kernel's own texts in the output (and flytrap's name), the names of
+ * the stored symbol tables and the metadata's keys: a value found there
+ * is no leak of the recording, and is checked in decoded fields only.
  */
 static void mark_public(struct red *d, struct fmt_reader *r)
 {
@@ -862,6 +936,9 @@ static void mark_public(struct red *d, struct fmt_reader *r)
 		fwrite(v->data, 1, v->size, f);
 	for (int b = 0; b < in->nbuffers; b++)
 		fprintf(f, "\n%s\n", in->buffers[b].name);
+	rpt_red_public_words(r, f);
+	if (d->c.kept)
+		fwrite(d->c.kept, 1, d->c.kept_len, f);
 	if (!fclose(f))
 		d->npublic = rpt_red_mark_public(d->c.t, text, len, 6);
 	free(text);
@@ -912,6 +989,7 @@ static void print_summary(const struct red *d)
 		rpt_json_ku64(&j, "events", d->events);
 		rpt_json_kstr(&j, "policy_sha256", d->pol.sha256);
 		rpt_json_kstr(&j, "key", rpt_red_key_given(d->c.t) ? "given" : "random");
+		rpt_json_kstr(&j, "key_id", d->key_id);
 		rpt_json_ku64(&j, "distinct_values", nv);
 		rpt_json_ku64(&j, "distinct_pointers", np);
 		rpt_json_kobj(&j, "replaced");
@@ -964,64 +1042,116 @@ static void print_summary(const struct red *d)
 			printf("%s %.16s", k ? "," : "", rpt_red_public_name(d->c.t, k));
 		printf("%s\n", d->npublic > 4 ? ", …" : "");
 	}
-	printf("  distinct values %zu, pointers %zu; policy %.12s…; key %s\n", nv, np,
-	       d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random, not kept");
+	printf("  distinct values %zu, pointers %zu; policy %.12s…; key %s (id %s)\n", nv, np,
+	       d->pol.sha256, rpt_red_key_given(d->c.t) ? "given" : "random, not kept",
+	       d->key_id);
 }
 
-static int parse_args(struct red *d, int argc, char **argv)
+/* What the command line says; the same for every input of one call. */
+struct red_args {
+	const char **ins;
+	int nin;
+	const char *out, *policy_path, *key_path;
+	bool json, show_policy, keep_kallsyms, out_dir;
+};
+
+/* The output of input k: OUT itself, or DIR/BASENAME for several inputs (malloc'd). */
+static char *out_name(const struct red_args *A, int k)
+{
+	const char *base = strrchr(A->ins[k], '/');
+	char *o = NULL;
+
+	if (!A->out_dir)
+		return strdup(A->out);
+	base = base ? base + 1 : A->ins[k];
+	return asprintf(&o, "%s/%s", A->out, base) < 0 ? NULL : o;
+}
+
+/* Each output writable, none an input, no two the same. */
+static int check_outputs(const struct red_args *A)
+{
+	for (int k = 0; k < A->nin; k++) {
+		char *o = out_name(A, k);
+		const char *why = NULL;
+		struct stat si, so;
+		int rc = 0;
+
+		if (!o)
+			return ft_error("out of memory");
+		if (fmt_outfile_check(o, &why) && why)
+			rc = ft_usage_error("cannot write '%s': %s", o, why);
+		for (int i = 0; !rc && i < A->nin; i++)
+			if (stat(A->ins[i], &si) == 0 && stat(o, &so) == 0 &&
+			    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+				rc = ft_usage_error("the output '%s' is an input", o);
+		for (int i = 0; !rc && i < k; i++) {
+			const char *bi = strrchr(A->ins[i], '/'), *bk = strrchr(A->ins[k], '/');
+
+			if (!strcmp(bi ? bi + 1 : A->ins[i], bk ? bk + 1 : A->ins[k]))
+				rc = ft_usage_error("'%s' and '%s' would both be written to '%s'",
+						    A->ins[i], A->ins[k], o);
+		}
+		free(o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_args(struct red_args *A, int argc, char **argv)
 {
 	static const struct ft_opt opts[] = {
 		{ "output", 'o', true, 'o' }, { "policy", 0, true, 'P' }, { "key", 0, true, 'K' },
 		{ "show-policy", 0, false, 'S' }, { "json", 0, false, 'j' },
-		{ NULL, 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
+		{ "keep-kallsyms", 0, false, 'k' }, { NULL, 'v', false, 'v' },
+		{ "help", 'h', false, 'h' }, { 0 },
 	};
 	struct ft_optparse p;
+	struct stat st;
 	int c;
 
+	A->ins = calloc((size_t)argc + 1, sizeof(*A->ins));
+	if (!A->ins)
+		return ft_error("out of memory");
 	ft_opt_init(&p, argc, argv, opts);
 	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {
-		case 'o': d->out_path = p.value; break;
-		case 'P': d->policy_path = p.value; break;
-		case 'K': d->key_path = p.value; break;
-		case 'S': d->show_policy = true; break;
-		case 'j': d->json = true; break;
+		case 'o': A->out = p.value; break;
+		case 'P': A->policy_path = p.value; break;
+		case 'K': A->key_path = p.value; break;
+		case 'S': A->show_policy = true; break;
+		case 'j': A->json = true; break;
+		case 'k': A->keep_kallsyms = true; break;
 		case 'v': ft_verbose++; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(ft_finish_stdout(EXIT_OK));
 		case FT_OPT_OPERAND:
-			if (d->in_path)
-				return ft_usage_error("more than one input file given");
-			d->in_path = p.value;
+			A->ins[A->nin++] = p.value;
 			break;
 		default:
 			return EXIT_USAGE;	/* the parser said why */
 		}
 	}
-	if (d->show_policy)
+	if (A->show_policy)
 		return 0;
-	if (!d->in_path)
+	if (!A->nin)
 		return ft_usage_error("no input file given");
-	if (!d->out_path || !*d->out_path)
+	if (!A->out || !*A->out)
 		return ft_usage_error("no output file given (-o OUT)");
-	{
-		const char *why = NULL;
-		struct stat si, so;
-
-		if (fmt_outfile_check(d->out_path, &why) && why)
-			return ft_usage_error("cannot write '%s': %s", d->out_path, why);
-		if (stat(d->in_path, &si) == 0 && stat(d->out_path, &so) == 0 &&
-		    si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-			return ft_usage_error("the output '%s' is the input", d->out_path);
-	}
-	return 0;
+	A->out_dir = A->nin > 1;
+	if (A->out_dir && (stat(A->out, &st) || !S_ISDIR(st.st_mode)))
+		return ft_usage_error("%d input files: -o names a directory to write them to "
+				      "('%s' is none)", A->nin, A->out);
+	return check_outputs(A);
 }
 
 /* Buffers, CPUs and the kernel-address mode the file allows. */
 static int prepare(struct red *d)
 {
 	const struct fmt_info *in = d->in;
+	const char *ks = in->kallsyms.data ? in->kallsyms.data : "", *mode;
+	const struct fmt_meta *meta;
 
 	if (in->latency.present)
 		return ft_error("cannot redact '%s': a latency-format (text) file has no events",
@@ -1036,13 +1166,23 @@ static int prepare(struct red *d)
 				d->maxcpu = in->buffers[b].cpus[c].cpu;
 	}
 	d->c.kaddr = d->pol.kaddr;
-	if (d->c.kaddr == RED_RELATIVE &&
-	    !rpt_red_text_base(in->kallsyms.data ? in->kallsyms.data : "", in->kallsyms.len,
-			       &d->c.text_base, d->c.base_name, sizeof(d->c.base_name))) {
+	meta = fmt_reader_meta(d->r);
+	mode = meta ? fmt_kv_get(&meta->all, "redact_kernel_addresses") : NULL;
+	/*
+	 * a file redacted before holds offsets from its base already: they
+	 * stay, and name the same symbols (base 0)
+	 */
+	d->c.rel_input = rpt_red_relative_input(mode, ks, in->kallsyms.len, d->c.base_name,
+						sizeof(d->c.base_name));
+	if (!d->c.rel_input && d->c.kaddr != RED_DROP &&
+	    !rpt_red_text_base(ks, in->kallsyms.len, &d->c.text_base, d->c.base_name,
+			       sizeof(d->c.base_name)) && d->c.kaddr == RED_RELATIVE) {
 		/* nothing to be relative to: an address would tell the KASLR offset */
 		ft_warn("'%s' has no kernel text symbol: kernel addresses are dropped", d->in_path);
 		d->c.kaddr = RED_DROP;
 	}
+	rpt_red_key_id(d->c.t, meta ? fmt_kv_get(&meta->all, "redact_key_id") : NULL, d->key_id,
+		       sizeof(d->key_id));
 	d->types = calloc(65536, sizeof(*d->types));
 	d->strcap = 1 << 16;
 	d->strs = malloc(d->strcap);
@@ -1070,34 +1210,37 @@ static void red_release(struct red *d)
 	free(d->slots);
 	free(d->left);
 	free(d->c.used);
+	free(d->c.kept);
 	rpt_red_tokens_free(d->c.t);
 	rpt_red_policy_release(&d->pol);
 	fmt_reader_close(d->r);
 }
 
-int cmd_redact(int argc, char **argv)
+/* One input into its output with the key of t0; an exit code. */
+static int redact_one(const struct red_args *A, int k, const struct rpt_red_tokens *t0)
 {
 	struct red d = { 0 };
-	char *open_err = NULL, *tmp = NULL;
-	int rc, err;
+	char *open_err = NULL, *tmp = NULL, *out = out_name(A, k);
+	int rc = 0, err;
 
-	if ((rc = parse_args(&d, argc, argv)))
-		return rc;
-	if ((rc = rpt_red_policy_load(&d.pol, d.policy_path))) {
-		rc = EXIT_USAGE;
+	d.in_path = A->ins[k];
+	d.out_path = out;
+	d.json = A->json;
+	if (!out) {
+		rc = ft_error("out of memory");
 		goto out;
 	}
-	if (d.show_policy) {
-		fputs(d.pol.text, stdout);
+	if ((rc = rpt_red_policy_load(&d.pol, A->policy_path))) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	d.c.p = &d.pol;
 	d.c.rec = rec_cb;
 	d.c.rec_arg = &d;
-	d.c.t = rpt_red_tokens_new(d.key_path);
+	d.c.keep_kallsyms = A->keep_kallsyms;
+	d.c.t = rpt_red_tokens_new_like(t0);
 	if (!d.c.t) {
-		rc = errno == EINVAL ? EXIT_USAGE :
-		     ft_error("cannot make a key: %s", strerror(errno));
+		rc = ft_error("cannot make a key: %s", strerror(errno));
 		goto out;
 	}
 	err = fmt_reader_open(d.in_path, FMT_OPEN_LAZY_FORMATS, &d.r, &open_err);
@@ -1128,5 +1271,49 @@ int cmd_redact(int argc, char **argv)
 	print_summary(&d);
 out:
 	red_release(&d);
+	free(out);
+	return rc;
+}
+
+int cmd_redact(int argc, char **argv)
+{
+	struct red_args A = { 0 };
+	struct rpt_red_policy pol;
+	struct rpt_red_tokens *t0 = NULL;
+	int rc, k;
+
+	if ((rc = parse_args(&A, argc, argv)))
+		goto out;
+	/* a wrong policy file is said once, before any input is read */
+	if (rpt_red_policy_load(&pol, A.policy_path)) {
+		rpt_red_policy_release(&pol);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (A.show_policy)
+		fputs(pol.text, stdout);
+	rpt_red_policy_release(&pol);
+	if (A.show_policy)
+		goto out;
+	/* one key for every input: a rotation's segments redacted together still merge */
+	t0 = rpt_red_tokens_new(A.key_path);
+	if (!t0) {
+		rc = errno == EINVAL ? EXIT_USAGE :
+		     ft_error("cannot make a key: %s", strerror(errno));
+		goto out;
+	}
+	for (k = 0; k < A.nin; k++) {
+		int r1 = redact_one(&A, k, t0);
+
+		if (r1 == EXIT_USAGE) {
+			rc = r1;
+			break;
+		}
+		if (r1 && !rc)
+			rc = r1;
+	}
+out:
+	rpt_red_tokens_free(t0);
+	free(A.ins);
 	return ft_finish_stdout(rc);
 }

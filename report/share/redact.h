@@ -103,6 +103,19 @@ bool rpt_red_pointer_replaced(const struct rpt_red_tokens *t, uint64_t v);
 /* Number of distinct strings replaced, and of pointers. */
 size_t rpt_red_count(const struct rpt_red_tokens *t, size_t *pointers);
 bool rpt_red_key_given(const struct rpt_red_tokens *t);
+/*
+ * The key's fingerprint (16 hex digits, in out of cap >= 17 bytes): the
+ * same for one key, another for another, and no help in finding the key.
+ * prev (may be NULL): the id of the input's own redaction, so that a file
+ * redacted twice matches only one redacted with the same keys in turn.
+ * merge and diff read it to tell why two files' tokens differ.
+ */
+void rpt_red_key_id(const struct rpt_red_tokens *t, const char *prev, char *out, size_t cap);
+/*
+ * Tokens under the key of like (given or random) and no value replaced
+ * yet: the files of one call share one key.  NULL with errno set.
+ */
+struct rpt_red_tokens *rpt_red_tokens_new_like(const struct rpt_red_tokens *like);
 
 /*
  * Mark the replaced strings of min_len bytes or more that occur in text
@@ -141,6 +154,10 @@ struct rpt_red_ctx {
 	char base_name[64];		/* the symbol at text_base: _text, or another */
 	bool big_endian;
 	struct rpt_red_count n;
+	bool rel_input;			/* the input's addresses are offsets already (redacted) */
+	bool keep_kallsyms;		/* --keep-kallsyms: every symbol, not those used */
+	char *kept;			/* paths kept ([vdso], memfd:x), '\n' after each */
+	size_t kept_len, kept_cap;
 	uint64_t *used;			/* kernel addresses met (originals), open addressing */
 	size_t nused, usedcap;
 	/* rewrite one record (a slice's prologue): 0 with *out (owned by the callee) */
@@ -150,7 +167,15 @@ struct rpt_red_ctx {
 
 /* Is v a kernel address (the upper half) of a kernel with longs of this size? */
 bool rpt_red_is_kaddr(uint64_t v, int kernel_long);
-/* v as the policy wants a kernel address: relative to _text, 0, or itself. */
+/*
+ * Is v a kernel address of this run's input: the upper half, or in a file
+ * redacted before (rel_input) an offset from its base.
+ */
+bool rpt_red_ctx_is_kaddr(const struct rpt_red_ctx *c, uint64_t v, int kernel_long);
+/*
+ * v as the policy wants a kernel address: relative to _text, 0, or itself
+ * (an offset already stays one).  Remembers it to keep its symbol.
+ */
 uint64_t rpt_red_kaddr(struct rpt_red_ctx *c, uint64_t v);
 
 /*
@@ -172,6 +197,11 @@ bool rpt_red_skip_option(void *arg, const struct fmt_option *o);
 int rpt_red_write_meta(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w,
 		       const char **what);
 int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w);
+/*
+ * Words of r that are no user data, onto f: the symbol names of its
+ * stored symbol tables (record --symbols) and the keys of its metadata.
+ */
+void rpt_red_public_words(struct fmt_reader *r, FILE *f);
 /* The printk formats with their addresses as the policy wants (malloc'd), or NULL. */
 char *rpt_red_printk(struct rpt_red_ctx *c, const char *text, size_t len, size_t *olen);
 /*
@@ -179,6 +209,14 @@ char *rpt_red_printk(struct rpt_red_ctx *c, const char *text, size_t len, size_t
  * _stext, or the lowest text symbol (its name in name).  True when found.
  */
 bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name, size_t cap);
+/*
+ * Whether a file's kernel addresses are offsets already (a redacted file):
+ * its metadata says "redact_kernel_addresses=relative to NAME" (meta, may
+ * be NULL), or its kallsyms hold _text or _stext at 0 and no address of
+ * the upper half.  The base's name in name.
+ */
+bool rpt_red_relative_input(const char *meta, const char *text, size_t len, char *name,
+			    size_t cap);
 
 /*
  * Decoded check of the output's metadata: a replaced value left in a
@@ -186,5 +224,12 @@ bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name,
  * "'VALUE' in PLACE".
  */
 char *rpt_red_check_meta(struct rpt_red_ctx *c, struct fmt_reader *r);
+
+/*
+ * Whether a and b were redacted with other keys, or one of them only:
+ * then their tokens cannot match, and why (one line, with how to redo
+ * it) is in why.  Files redacted before key ids were recorded: false.
+ */
+bool rpt_red_keys_differ(struct fmt_reader *a, struct fmt_reader *b, char *why, size_t cap);
 
 #endif

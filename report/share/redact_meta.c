@@ -18,6 +18,26 @@
 #include "ftmeta.h"
 #include "report/share/redact.h"
 
+/*
+ * A path kept as it is: a task named after it (a program run from a
+ * memfd is "memfd:NAME") has a token elsewhere, and this is no leak of it.
+ */
+static void note_kept(struct rpt_red_ctx *c, const char *v, size_t n)
+{
+	if (c->kept_len + n + 1 > c->kept_cap) {
+		size_t cap = (c->kept_len + n + 1) * 2 + 4096;
+		char *nk = realloc(c->kept, cap);
+
+		if (!nk)
+			return;	/* the check is stricter without it, never weaker */
+		c->kept = nk;
+		c->kept_cap = cap;
+	}
+	memcpy(c->kept + c->kept_len, v, n);
+	c->kept[c->kept_len + n] = '\n';
+	c->kept_len += n + 1;
+}
+
 bool rpt_red_put(struct rpt_red_ctx *c, FILE *f, enum rpt_red_class cls, int action,
 		 const char *v, size_t n)
 {
@@ -30,6 +50,8 @@ bool rpt_red_put(struct rpt_red_ctx *c, FILE *f, enum rpt_red_class cls, int act
 		action = (int)rpt_red_value_action(c->p, cls, z);
 	free(z);
 	if (action == RED_KEEP || !n) {
+		if (cls == RED_C_PATH && n)
+			note_kept(c, v, n);
 		fwrite(v, 1, n, f);
 		return false;
 	}
@@ -154,10 +176,15 @@ static void procmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t 
 		return;
 	}
 	fprintf(f, "%.*s %.*s ", (int)w0, a, (int)w1, b);
-	if (*left) {
+	/*
+	 * a library is a path or a kernel name ([vdso]); anything else is
+	 * the next process's line, its task name, whatever its count said
+	 */
+	if (*left && (rest[0] == '/' || rest[0] == '[')) {
 		(*left)--;
-		rpt_red_put(c, f, rest[0] == '/' ? RED_C_PATH : RED_C_TEXT,
-			    rest[0] == '/' ? -1 : RED_KEEP, rest, (size_t)(s + n - rest));
+		/* the kernel's names of mappings ([heap], anon_inode:x) are kept */
+		rpt_red_put(c, f, RED_C_PATH, rest[0] == '/' ? -1 : RED_KEEP, rest,
+			    (size_t)(s + n - rest));
 	} else {
 		*left = strtoul(b, NULL, 16);
 		if (*left > 1000000)
@@ -198,8 +225,8 @@ static void ftmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n,
 		return;
 	}
 	fwrite(s, 1, (size_t)(path - s), f);
-	rpt_red_put(c, f, path[0] == '/' ? RED_C_PATH : RED_C_TEXT, path[0] == '/' ? -1 : RED_KEEP,
-		    path, (size_t)(s + n - path));
+	rpt_red_put(c, f, RED_C_PATH, path[0] == '/' ? -1 : RED_KEEP, path,
+		    (size_t)(s + n - path));
 	fputc('\n', f);
 }
 
@@ -306,7 +333,7 @@ static bool special_value(struct rpt_red_ctx *c, FILE *f, const char *key, size_
 		uint64_t a = strtoull(w, NULL, 16);
 
 		fwrite(v, 1, (size_t)(w - v), f);
-		if (rpt_red_is_kaddr(a, 8) && c->kaddr != RED_KEEP)
+		if (rpt_red_ctx_is_kaddr(c, a, 8))
 			a = rpt_red_kaddr(c, a);
 		fprintf(f, "0x%llx", (unsigned long long)a);
 		return true;
@@ -344,6 +371,12 @@ static void meta_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n, v
 	kl = (size_t)(eq - s);
 	memcpy(key, s, kl);
 	key[kl] = '\0';
+	/*
+	 * a file redacted before: this run writes its own lines (the first
+	 * line of a key is the one readers take)
+	 */
+	if (!strncmp(key, "redact", 6))
+		return;
 	v = eq + 1;
 	vl = (size_t)(s + n - v);
 	a = rpt_red_meta_action(c->p, key);
@@ -438,6 +471,87 @@ static void *symtab_redact(struct rpt_red_ctx *c, const uint8_t *d, size_t len, 
 	return out;
 }
 
+static uint64_t get_u64(const void *p, bool big_endian)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+
+	for (int k = 0; k < 8; k++)
+		v |= (uint64_t)b[big_endian ? 7 - k : k] << (8 * k);
+	return v;
+}
+
+/*
+ * The symbol names of a stored symbol table (each binary's string table)
+ * onto f.  A task named after a function of a binary (timeout, python3)
+ * is that function where it occurs as one: the names are kept as they are.
+ */
+static void symtab_names(const uint8_t *d, size_t len, FILE *f)
+{
+	size_t off = 16;
+	uint32_t nbin;
+
+	if (len < 16 || memcmp(d, "FTSYMS1", 8))
+		return;
+	memcpy(&nbin, d + 8, 4);
+	for (uint32_t k = 0; k < nbin && off + 24 <= len; k++) {
+		uint32_t rs, nloads, nsyms, strsz;
+		uint16_t pl;
+		size_t loads_off, str_off;
+
+		memcpy(&rs, d + off, 4);
+		memcpy(&pl, d + off + 4, 2);
+		memcpy(&nloads, d + off + 8, 4);
+		memcpy(&nsyms, d + off + 12, 4);
+		memcpy(&strsz, d + off + 16, 4);
+		if (rs < 24 || rs > len - off || (size_t)pl + d[off + 6] > rs - 24)
+			return;
+		loads_off = (off + 24 + pl + d[off + 6] + 7) & ~(size_t)7;
+		str_off = loads_off + (size_t)nloads * 32 + (size_t)nsyms * 24;
+		if (nloads <= rs / 32 && nsyms <= rs / 24 && str_off <= off + rs &&
+		    strsz <= off + rs - str_off) {
+			fwrite(d + str_off, 1, strsz, f);
+			fputc('\0', f);
+		}
+		off += rs;
+	}
+}
+
+/* The keys of a key=value text: flytrap's own words (a task may be named "hostname"). */
+static void meta_keys(const char *s, size_t n, FILE *f)
+{
+	for (const char *p = s, *end = s + n; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(le - p));
+
+		if (eq)
+			fprintf(f, "%.*s\n", (int)(eq - p), p);
+		p = le + 1;
+	}
+}
+
+void rpt_red_public_words(struct fmt_reader *r, FILE *f)
+{
+	const struct fmt_info *in = fmt_reader_info(r);
+
+	for (int i = 0; i < in->noptions; i++) {
+		const struct fmt_option *o = &in->options[i];
+		void *data = NULL;
+		size_t len = 0;
+
+		if (o->id == FMT_OPT_FT_META || o->id == FMT_OPT_FT_RECSTATS ||
+		    o->id == FMT_OPT_FT_SLICE || o->id == FMT_OPT_FT_MERGE)
+			meta_keys(o->data, o->size, f);
+
+		if (o->id != FMT_OPT_FT_SYMTAB || o->size != 8 ||
+		    fmt_reader_section(r, get_u64(o->data, in->big_endian), FMT_SEC_FT_SYMTAB,
+				       &data, &len))
+			continue;
+		symtab_names(data, len, f);
+		free(data);
+	}
+}
+
 /* ---- the options ------------------------------------------------------------------ */
 
 bool rpt_red_skip_option(void *arg, const struct fmt_option *o)
@@ -459,16 +573,6 @@ bool rpt_red_skip_option(void *arg, const struct fmt_option *o)
 	default:
 		return false;
 	}
-}
-
-static uint64_t get_u64(const void *p, bool big_endian)
-{
-	const uint8_t *b = p;
-	uint64_t v = 0;
-
-	for (int k = 0; k < 8; k++)
-		v |= (uint64_t)b[big_endian ? 7 - k : k] << (8 * k);
-	return v;
 }
 
 /* A section an option points at, redacted, written anew, and the option queued. */
@@ -666,6 +770,43 @@ bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name,
 	return named[0] || named[1] || low;
 }
 
+bool rpt_red_relative_input(const char *meta, const char *text, size_t len, char *name,
+			    size_t cap)
+{
+	static const char rel[] = "relative to ";
+	const size_t rl = sizeof(rel) - 1;
+	size_t n = 0;
+	struct ksym *v;
+	bool at0 = false, high = false, nonzero = false;
+
+	if (meta && !strncmp(meta, rel, rl) && meta[rl] && meta[rl] != ' ') {
+		snprintf(name, cap, "%.*s", (int)strcspn(meta + rl, " \n"), meta + rl);
+		return true;
+	}
+	/* a redacted file whose metadata was lost: its base at 0, nothing in the upper half */
+	v = parse_ksyms(text, len, &n);
+	for (size_t i = 0; v && i < n; i++) {
+		const char *r = v[i].rest;
+
+		high |= v[i].addr >= (1ULL << 32);
+		/* kallsyms read without the right to see them are all 0: no base */
+		nonzero |= v[i].addr != 0;
+		if (!at0 && !v[i].addr && v[i].len > 3 && (r[1] == 'T' || r[1] == 't')) {
+			size_t wl = 0;
+
+			while (3 + wl < v[i].len && !isspace((unsigned char)r[3 + wl]))
+				wl++;
+			if ((wl == 5 && !memcmp(r + 3, "_text", 5)) ||
+			    (wl == 6 && !memcmp(r + 3, "_stext", 6))) {
+				at0 = true;
+				snprintf(name, cap, "%.*s", (int)wl, r + 3);
+			}
+		}
+	}
+	free(v);
+	return at0 && !high && nonzero;
+}
+
 /* The symbol holding each address met, and the one after it (where it ends). */
 static void mark_used(struct rpt_red_ctx *c, struct ksym *v, size_t n)
 {
@@ -704,7 +845,8 @@ int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct f
 	FILE *f;
 	int err;
 
-	if (c->kaddr == RED_KEEP)
+	/* kept whole: asked for, or no base to tell real addresses (all 0) from none */
+	if (c->kaddr == RED_KEEP && (c->keep_kallsyms || !c->base_name[0]))
 		return fmt_writer_kallsyms(w, text, in->kallsyms.len);
 	v = parse_ksyms(text, in->kallsyms.len, &n);
 	if (!v)
@@ -724,10 +866,11 @@ int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct f
 	for (size_t i = 0; i < n; i++) {
 		bool base = v[i].addr == c->text_base && v[i].len > 3 &&
 			    !strncmp(v[i].rest + 3, c->base_name, strlen(c->base_name));
+		uint64_t sub = c->kaddr == RED_RELATIVE ? c->text_base : 0;
 
-		if (!v[i].keep && !base)
+		if (!v[i].keep && !base && !c->keep_kallsyms)
 			continue;
-		fprintf(f, "%016llx%.*s\n", (unsigned long long)(v[i].addr - c->text_base),
+		fprintf(f, "%016llx%.*s\n", (unsigned long long)(v[i].addr - sub),
 			(int)v[i].len, v[i].rest);
 		c->n.ksyms_out++;
 	}
@@ -832,4 +975,35 @@ char *rpt_red_check_meta(struct rpt_red_ctx *c, struct fmt_reader *r)
 		}
 	}
 	return found;
+}
+
+/* ---- files redacted with other keys ----------------------------------------------- */
+
+static const char *meta_value(struct fmt_reader *r, const char *key)
+{
+	const struct fmt_meta *m = fmt_reader_meta(r);
+
+	return m ? fmt_kv_get(&m->all, key) : NULL;
+}
+
+bool rpt_red_keys_differ(struct fmt_reader *a, struct fmt_reader *b, char *why, size_t cap)
+{
+	const char *ra = meta_value(a, "redacted_by"), *rb = meta_value(b, "redacted_by");
+	const char *ka = meta_value(a, "redact_key_id"), *kb = meta_value(b, "redact_key_id");
+	static const char redo[] = "redact the originals together ('flytrap redact --key FILE "
+				   "IN... -o DIR') or each with the same --key FILE";
+
+	if (!ra && !rb)
+		return false;
+	if (!ra || !rb) {
+		snprintf(why, cap, "%s redacted and the other is not: no name has the same "
+			 "token in both; %s", ra ? "it is" : "it is not", redo);
+		return true;
+	}
+	/* a redact before key ids: nothing tells (the names' tokens may still match) */
+	if (!ka || !kb || !strcmp(ka, kb))
+		return false;
+	snprintf(why, cap, "redacted with another key (key id %.16s, not %.16s): no name has the "
+		 "same token in both; %s", ka, kb, redo);
+	return true;
 }

@@ -36,6 +36,14 @@ static const char default_policy[] =
 	"comm <idle> keep\n"
 	"comm <...> keep\n"
 	"path * hash\n"
+	/*
+	 * the kernel's names of mappings without a file, and memfd's: what
+	 * the maps, build-ids and symbol tables call them is no user data
+	 */
+	"path [[]* keep\n"
+	"path //anon keep\n"
+	"path memfd:* keep\n"
+	"path /memfd:* keep\n"
 	"field ftrace:print.buf hash\n"
 	"field ftrace:bprint.buf drop\n"
 	/* names of devices, drivers and interfaces: they can say which hardware ran */
@@ -600,6 +608,34 @@ size_t rpt_red_count(const struct rpt_red_tokens *t, size_t *pointers)
 bool rpt_red_key_given(const struct rpt_red_tokens *t)
 {
 	return t->given;
+}
+
+void rpt_red_key_id(const struct rpt_red_tokens *t, const char *prev, char *out, size_t cap)
+{
+	unsigned char what[64], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	int wl = snprintf((char *)what, sizeof(what), "flytrap redact key id %.16s",
+			  prev ? prev : "");
+	size_t o = 0;
+
+	/* a keyed digest of a fixed text: it tells keys apart and gives none of them away */
+	HMAC(EVP_sha256(), t->key, t->key_len, what, (size_t)wl, md, &mdlen);
+	for (unsigned int i = 0; i < 8 && i < mdlen && o + 3 <= cap; i++, o += 2)
+		snprintf(out + o, cap - o, "%02x", md[i]);
+	if (cap)
+		out[o < cap ? o : cap - 1] = '\0';
+}
+
+struct rpt_red_tokens *rpt_red_tokens_new_like(const struct rpt_red_tokens *like)
+{
+	struct rpt_red_tokens *t = rpt_red_tokens_new(NULL);
+
+	if (!t)
+		return NULL;
+	memcpy(t->key, like->key, sizeof(t->key));
+	t->key_len = like->key_len;
+	t->given = like->given;
+	return t;
 }
 
 /* ---- the raw search -------------------------------------------------------------- */

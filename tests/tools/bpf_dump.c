@@ -5,7 +5,8 @@
  * access to the traced binaries), so it also shows that the file alone is
  * enough:
  *
- *   ev NAME TS CPU PID k=v ...	every flytrap:* event (integer fields), user
+ *   ev NAME TS CPU PID k=v ...	every flytrap:* event (integer fields, strings and
+ *				NAME_stale=1 for bytes after a string's NUL), user
  *				stacks symbolized from the file as
  *				usyms=f1;f2;... (innermost first)
  *   ft NAME TS CPU PID		every other event (to check interleaving)
@@ -336,9 +337,18 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (f->flags & TEP_FIELD_IS_ARRAY) {
-				if (f->flags & TEP_FIELD_IS_STRING)
-					printf(" %s=%.*s", f->name, (int)strnlen((const char *)ev->rec.data + f->offset,
-						f->size), (const char *)ev->rec.data + f->offset);
+				const char *sp = (const char *)ev->rec.data + f->offset;
+				int sn;
+
+				if (!(f->flags & TEP_FIELD_IS_STRING) || f->offset + f->size > ev->rec.size)
+					continue;
+				sn = (int)strnlen(sp, (size_t)f->size);
+				printf(" %s=%.*s", f->name, sn, sp);
+				/* bytes after the NUL: what the record's memory held before (a leak) */
+				while (sn < f->size && !sp[sn])
+					sn++;
+				if (sn < f->size)
+					printf(" %s_stale=1", f->name);
 				continue;
 			}
 			printf(" %s=%" PRId64, f->name, (int64_t)fmt_field_u64(&ff, ev->rec.data, ev->rec.size));
