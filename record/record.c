@@ -132,6 +132,7 @@ struct comm_set {
 #define MAX_COMMS 200000
 
 struct session {
+	struct rec_output_lock lock;	/* state.h: one recorder per -o */
 	struct opts *o;
 	struct rec_instance ri;
 	struct rec_instance top;	/* top-level buffer, for a tracer that runs only there */
@@ -2431,6 +2432,7 @@ int cmd_record(int argc, char **argv)
 	s.child = -1;
 	s.child_go = -1;
 	s.child_err = -1;
+	s.lock.fd = -1;
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out_args;
@@ -2475,7 +2477,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	/* before any kernel change: reset and recover rely on the state directory */
-	if (rec_state_prepare(true))
+	if (rec_state_prepare(true) || rec_output_lock(o.output, &s.lock))
 		goto out;
 	if (rec_instance_create(&s.ri, "mono"))
 		goto out;
@@ -2775,6 +2777,7 @@ out:
 	if (s.note)
 		rec_note_remove();
 	rec_flight_free(s.fl);
+	rec_output_unlock(&s.lock);
 	if (signals)
 		rec_signals_restore(&old_mask);
 	for (i = 0; i < s.ntraced; i++)

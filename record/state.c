@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -493,4 +495,117 @@ bool rec_pid_is_recorder(pid_t pid)
 		yes = !strncmp(base, "flytrap", 7);
 	}
 	return yes;
+}
+
+/* ---- one recorder per output ------------------------------------------------------------ */
+
+/*
+ * The lock file of an output: named after a hash of its absolute name, so
+ * that "t.dat", "./t.dat" and "/dir/t.dat" meet in one file, and only root
+ * (who owns the state directory) can plant one.
+ */
+static char *lock_name(const char *abs)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	char name[64];
+	const char *p;
+
+	for (p = abs; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	snprintf(name, sizeof(name), REC_LOCK_PREFIX "%016llx", (unsigned long long)h);
+	return rec_state_path(name);
+}
+
+/* The pid a lock file names ("pid=N" on its first line), 0 if none. */
+static pid_t lock_holder(int fd)
+{
+	char buf[128];
+	ssize_t r = pread(fd, buf, sizeof(buf) - 1, 0);
+	long v;
+
+	if (r <= 4)
+		return 0;
+	buf[r] = '\0';
+	if (strncmp(buf, "pid=", 4))
+		return 0;
+	v = strtol(buf + 4, NULL, 10);
+	return v > 0 && v <= 0x3fffffff ? (pid_t)v : 0;
+}
+
+int rec_output_lock(const char *output, struct rec_output_lock *l)
+{
+	char *abs = rec_abs_path(output), *path = NULL, text[64];
+	int fd = -1, err = 0, tries;
+	struct stat a, b;
+
+	l->fd = -1;
+	l->path = NULL;
+	/* a directory that does not exist: creating the output says so later */
+	if (!abs)
+		return 0;
+	path = lock_name(abs);
+	if (!path) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (tries = 0; tries < 100; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			err = -errno;
+			ft_error("cannot create the lock '%s' for '%s': %s", path, abs, strerror(-err));
+			goto out;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			pid_t pid = errno == EWOULDBLOCK ? lock_holder(fd) : 0;
+
+			err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			if (err == -EBUSY && pid)
+				ft_error("'%s' is being recorded by flytrap pid %d: give another -o, "
+					 "or stop that recorder first", abs, (int)pid);
+			else if (err == -EBUSY)
+				ft_error("'%s' is being recorded by another flytrap recorder", abs);
+			else
+				ft_error("cannot lock '%s': %s", path, strerror(-err));
+			goto out;
+		}
+		/* the holder before us removes the file while it holds it: ours may be gone */
+		if (!fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		err = -EAGAIN;
+		ft_error("cannot lock '%s': it keeps changing", path);
+		goto out;
+	}
+	snprintf(text, sizeof(text), "pid=%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) != (ssize_t)strlen(text) ||
+	    pwrite(fd, abs, strlen(abs), (off_t)strlen(text)) < 0) {
+		err = -errno;
+		ft_error("cannot write the lock '%s': %s", path, strerror(-err));
+		goto out;
+	}
+	l->fd = fd;
+	l->path = path;
+	fd = -1;
+	path = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(abs);
+	return err;
+}
+
+void rec_output_unlock(struct rec_output_lock *l)
+{
+	if (l->fd >= 0) {
+		/* removed while held: whoever opened it meanwhile sees another inode and retries */
+		unlink(l->path);
+		close(l->fd);
+	}
+	free(l->path);
+	l->fd = -1;
+	l->path = NULL;
 }

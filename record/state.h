@@ -97,4 +97,25 @@ void rec_notes_free(struct rec_note *v, int n);
 /* true while the note's recorder is running (same pid, same start time). */
 bool rec_note_alive(const struct rec_note *n);
 
+/*
+ * One recorder per output: an exclusive flock(2) on "lock-<hash of the
+ * absolute output name>" in the state directory, held for the recording's
+ * life (the kernel lets go of it when the recorder dies, SIGKILL included).
+ * The file says "pid=N" and the output, for the message of whoever finds
+ * it held.
+ */
+#define REC_LOCK_PREFIX "lock-"
+struct rec_output_lock {
+	int fd;				/* -1: not held */
+	char *path;
+};
+/*
+ * Take the lock of output.  0 when held (or when the output's directory
+ * does not exist: l->fd stays -1 and creating the file fails later);
+ * -EBUSY when another recorder holds it, -errno otherwise; both printed.
+ */
+int rec_output_lock(const char *output, struct rec_output_lock *l);
+/* Let go of it and remove its file; a lock not held is fine. */
+void rec_output_unlock(struct rec_output_lock *l);
+
 #endif
