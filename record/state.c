@@ -188,6 +188,8 @@ int rec_note_write(const struct rec_note *n)
 			fprintf(f, "spool=%s\n", n->spools[i]);
 	if (n->store && one_line(n->store))
 		fprintf(f, "store=%s\n", n->store);
+	if (n->requests)
+		fprintf(f, "requests=1\n");
 	if (ferror(f) | fclose(f)) {
 		err = -(errno ? errno : EIO);
 		ft_error("cannot write '%s': %s", tmp, strerror(-err));
@@ -319,6 +321,8 @@ int rec_note_read(pid_t pid, struct rec_note *n)
 			n->gid = (gid_t)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "reset"))
 			n->reset = true;
+		else if (!strcmp(line, "requests"))
+			n->requests = true;
 		else if (!strcmp(line, "spool")) {
 			char **sv = realloc(n->spools, (size_t)(n->nspools + 1) * sizeof(*sv));
 			int k;
@@ -608,4 +612,164 @@ void rec_output_unlock(struct rec_output_lock *l)
 	free(l->path);
 	l->fd = -1;
 	l->path = NULL;
+}
+
+/* ---- trigger requests --------------------------------------------------------------------- */
+
+static char *trig_name(pid_t recorder, pid_t from, const char *suffix)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), REC_TRIG_PREFIX "%d-%d%s", (int)recorder, (int)from, suffix);
+	return rec_state_path(name);
+}
+
+/* Write path whole (a temporary name, then rename): a reader never sees half of it. */
+static int write_whole(const char *path, const char *text)
+{
+	char *tmp = NULL;
+	int fd, err = 0;
+	size_t len = strlen(text);
+
+	if (asprintf(&tmp, "%s.new", path) < 0)
+		return -ENOMEM;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (write(fd, text, len) != (ssize_t)len)
+		err = -(errno ? errno : EIO);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	return err;
+}
+
+int rec_trig_request(pid_t recorder, uint64_t mono_ns)
+{
+	char *path = trig_name(recorder, getpid(), ""), *reply = trig_name(recorder, getpid(), ".reply");
+	char text[64];
+	int err;
+
+	if (!path || !reply) {
+		err = -ENOMEM;
+		goto out;
+	}
+	unlink(reply);	/* of an earlier process with our pid */
+	snprintf(text, sizeof(text), "ts=%llu\n", (unsigned long long)mono_ns);
+	err = write_whole(path, text);
+out:
+	free(path);
+	free(reply);
+	return err;
+}
+
+void rec_trig_withdraw(pid_t recorder)
+{
+	char *path = trig_name(recorder, getpid(), "");
+
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+int rec_trig_wait_reply(pid_t recorder, char *buf, size_t len, int timeout_ms)
+{
+	char *path = trig_name(recorder, getpid(), ".reply"), *text = NULL;
+	int waited = 0, err = -ETIMEDOUT;
+
+	if (!path)
+		return -ENOMEM;
+	for (;;) {
+		text = rec_read_file(path, NULL);
+		if (text) {
+			snprintf(buf, len, "%s", text);
+			free(text);
+			unlink(path);
+			err = 0;
+			break;
+		}
+		if (waited >= timeout_ms || (kill(recorder, 0) < 0 && errno == ESRCH))
+			break;
+		usleep(20000);
+		waited += 20;
+	}
+	free(path);
+	return err;
+}
+
+int rec_trig_take(pid_t self, struct rec_trig_req *v, int max)
+{
+	char prefix[64];
+	DIR *d = opendir(rec_state_dir());
+	struct dirent *de;
+	size_t pl;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	snprintf(prefix, sizeof(prefix), REC_TRIG_PREFIX "%d-", (int)self);
+	pl = strlen(prefix);
+	while (n < max && (de = readdir(d))) {
+		char *end, *path, *text;
+		long from;
+
+		if (strncmp(de->d_name, prefix, pl) || de->d_name[pl] < '1' || de->d_name[pl] > '9')
+			continue;
+		from = strtol(de->d_name + pl, &end, 10);
+		if (*end || from <= 0 || from > 0x3fffffff)
+			continue;	/* a reply, or a request still being written */
+		path = rec_state_path(de->d_name);
+		text = path ? rec_read_file(path, NULL) : NULL;
+		v[n].from = (pid_t)from;
+		v[n].ts = text && !strncmp(text, "ts=", 3) ? strtoull(text + 3, NULL, 10) : 0;
+		/* taken once: whoever removes it answers it */
+		if (path && !unlink(path))
+			n++;
+		free(text);
+		free(path);
+	}
+	closedir(d);
+	return n;
+}
+
+int rec_trig_reply(pid_t self, pid_t from, const char *text)
+{
+	char *path = trig_name(self, from, ".reply");
+	int err;
+
+	if (!path)
+		return -ENOMEM;
+	err = write_whole(path, text);
+	free(path);
+	return err;
+}
+
+void rec_trig_cleanup(pid_t self)
+{
+	char prefix[64];
+	DIR *d = opendir(rec_state_dir());
+	struct dirent *de;
+
+	if (!d)
+		return;
+	snprintf(prefix, sizeof(prefix), REC_TRIG_PREFIX "%d-", (int)self);
+	while ((de = readdir(d))) {
+		char *path;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		path = rec_state_path(de->d_name);
+		if (path)
+			unlink(path);
+		free(path);
+	}
+	closedir(d);
 }

@@ -21,6 +21,7 @@
 #define FLYTRAP_RECORD_STATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define REC_NOTE_PREFIX "record-"
@@ -63,6 +64,7 @@ struct rec_note {
 	gid_t gid;
 	bool chown;			/* uid/gid given (run through sudo) */
 	bool reset;			/* reset has saved its kernel data already */
+	bool requests;			/* takes trigger requests (SIGUSR2), see below */
 };
 
 /* Start time of a process (field 22 of /proc/PID/stat), 0 if unknown. */
@@ -117,5 +119,31 @@ struct rec_output_lock {
 int rec_output_lock(const char *output, struct rec_output_lock *l);
 /* Let go of it and remove its file; a lock not held is fine. */
 void rec_output_unlock(struct rec_output_lock *l);
+
+/*
+ * Trigger requests.  `flytrap trigger` writes "trigger-<recorder>-<its pid>"
+ * (the time on the mono clock) and sends SIGUSR2; the recorder takes every
+ * request it finds (signals of one kind merge while blocked, files do not),
+ * decides, and answers in "trigger-<recorder>-<pid>.reply", one line that
+ * `flytrap trigger` prints.  A recorder that handles requests says so in its
+ * run note ("requests=1"); one without gets the old SIGUSR1.
+ */
+#define REC_TRIG_PREFIX "trigger-"
+struct rec_trig_req {
+	pid_t from;			/* the pid of the `flytrap trigger` that asked */
+	uint64_t ts;			/* when, on the mono clock (0: unknown) */
+};
+/* Leave a request for recorder (before the signal): 0 or -errno. */
+int rec_trig_request(pid_t recorder, uint64_t mono_ns);
+/* Take back a request the recorder never got (the signal failed). */
+void rec_trig_withdraw(pid_t recorder);
+/* Wait up to timeout_ms for the answer (buf: its text): 0, -ETIMEDOUT or -errno. */
+int rec_trig_wait_reply(pid_t recorder, char *buf, size_t len, int timeout_ms);
+/* The recorder: take (remove) up to max requests addressed to self; count or -errno. */
+int rec_trig_take(pid_t self, struct rec_trig_req *v, int max);
+/* The recorder: answer the request of from. */
+int rec_trig_reply(pid_t self, pid_t from, const char *text);
+/* The recorder, at its end: remove requests and answers left for it. */
+void rec_trig_cleanup(pid_t self);
 
 #endif
