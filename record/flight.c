@@ -720,6 +720,22 @@ static char *numbered_name(const struct rec_flight *f, unsigned n)
 	return p;
 }
 
+/*
+ * A test hook: FLYTRAP_TEST_FAIL_SEGMENTS=A-B makes rotation files A to B
+ * fail as a full disk would, after their first sections, so that a test
+ * can see a gap followed by files that are written (a real full disk takes
+ * the store with it).
+ */
+static bool test_fail_segment(unsigned segment)
+{
+	const char *e = getenv("FLYTRAP_TEST_FAIL_SEGMENTS");
+	unsigned a, b;
+
+	if (!e || sscanf(e, "%u-%u", &a, &b) != 2)
+		return false;
+	return segment >= a && segment <= b;
+}
+
 /* Events the recorder has read so far: the kernel's "read events" of every CPU, BPF records. */
 static uint64_t events_read(struct rec_flight *f)
 {
@@ -902,6 +918,14 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 			 f->gap_events);
 	err = f->ops.meta(f->ops.ctx, w, 0, NULL);
 	ft_info("dump: start metadata at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
+	if (!err && !f->c->flight && test_fail_segment(f->segment)) {
+		err = -ENOSPC;
+		snprintf(why, sizeof(why), "cannot write '%s': %s (FLYTRAP_TEST_FAIL_SEGMENTS)", name,
+			 strerror(ENOSPC));
+		f->dumping = false;
+		f->recstats[0] = '\0';
+		goto out;
+	}
 	if (!err)
 		err = store_write(f->st, w, from_ts, &win);
 	ft_info("dump: chunks copied at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
@@ -1288,7 +1312,7 @@ int rec_flight_finish(struct rec_flight *f)
 	if (f->st && !f->c->flight) {
 		f->ops.drain(f->ops.ctx);
 		store_span(f->st, &first, &last, &bytes);
-		if (bytes || f->st->err)
+		if (bytes)
 			return rotate(f);
 	}
 	return 0;
