@@ -92,8 +92,12 @@ ls -A "$TMP" | grep -q '^\.g' && fail "gap: hidden files left: $(ls -A "$TMP" | 
 
 # 3. a file size limit: EFBIG, not SIGXFSZ
 ( ulimit -f 900; exec "$FLYTRAP" record -e sched -e raw_syscalls -d 3 --rotate 1M -o "$MNT/u.dat" \
-	-- "$STORM" 300000 1 ) >/dev/null 2>ulim.err
+	-- "$STORM" 300000 1 ) >/dev/null 2>ulim.err &
+rec=$!
+wait $rec
 rc=$?
+[ ! -e "$TRACEFS/instances/flytrap-$rec" ] && ok "ulimit -f: instance removed" ||
+	{ fail "ulimit -f: instance flytrap-$rec left"; "$FLYTRAP" reset >/dev/null 2>&1; }
 [ $rc = 1 ] && ok "ulimit -f: exit 1" || { fail "ulimit -f: exit $rc (153: killed by SIGXFSZ)"; cat ulim.err; }
 grep -q "File too large" ulim.err && ok "ulimit -f: said File too large" || { fail "ulimit -f: message"; cat ulim.err; }
 ls -A "$MNT" | grep -q . && { fail "ulimit -f: files left: $(ls -A "$MNT" | tr '\n' ' ')"; rm -f "$MNT"/* "$MNT"/.[!.]*; } ||
