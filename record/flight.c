@@ -912,6 +912,8 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		err = -ENOMEM;
 		goto out;
 	}
+	if (rec_scratch_set(tmp))
+		ft_info("cannot note '%s' for reset", tmp);
 	f->dumping = true;
 	if (f->gap_files)
 		snprintf(f->recstats, sizeof(f->recstats), FMT_RS_ROTATION_LOST_EVENTS "=%" PRIu64 "\n",
@@ -1001,6 +1003,7 @@ out:
 		fmt_writer_abort(w);
 	if (tmp)
 		unlink(tmp);
+	rec_scratch_set(NULL);
 	free(tmp);
 	free(final);
 	free(meta);
@@ -1183,6 +1186,8 @@ static void measure_fixed(struct rec_flight *f)
 	if (!dest || fmt_writer_open(dest, &wo, &w))
 		goto out;
 	tmp = strdup(fmt_writer_temp(w));
+	if (tmp)
+		rec_scratch_set(tmp);
 	err = tmp ? f->ops.meta(f->ops.ctx, w, 0, NULL) : -ENOMEM;
 	if (!err)
 		err = f->ops.meta(f->ops.ctx, w, 1, FMT_META_RECORDING_MODE "=rotate\n");
@@ -1197,6 +1202,7 @@ static void measure_fixed(struct rec_flight *f)
 out:
 	if (tmp)
 		unlink(tmp);
+	rec_scratch_set(NULL);
 	free(tmp);
 	free(dest);
 }

@@ -348,8 +348,18 @@ static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 
 		if (rec_note_alive(&v[i]))
 			continue;
-		if (v[i].store)
+		if (v[i].store) {
+			char *gone = NULL;
+
 			reset_store(&v[i], dry, done);
+			/* the dump or rotation file it was writing when killed: never finished */
+			if (!dry && !rec_scratch_remove(v[i].pid, &gone) && gone) {
+				printf("removed '%s', the unfinished file killed recorder %d was writing\n",
+				       gone, (int)v[i].pid);
+				(*done)++;
+			}
+			free(gone);
+		}
 		if (file && !access(file, F_OK)) {
 			if (v[i].reset)
 				continue;	/* said by an earlier reset */

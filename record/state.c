@@ -773,3 +773,66 @@ void rec_trig_cleanup(pid_t self)
 	}
 	closedir(d);
 }
+
+/* ---- the file a dump is being written to ------------------------------------------------ */
+
+static char *scratch_name(pid_t pid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), REC_SCRATCH_PREFIX "%d", (int)pid);
+	return rec_state_path(name);
+}
+
+int rec_scratch_set(const char *path)
+{
+	char *note = scratch_name(getpid()), *abs = NULL, *text = NULL;
+	int err = 0;
+
+	if (!note)
+		return -ENOMEM;
+	if (!path) {
+		if (unlink(note) < 0 && errno != ENOENT)
+			err = -errno;
+		goto out;
+	}
+	abs = rec_abs_path(path);
+	if (!abs || !one_line(abs) || asprintf(&text, "%s\n", abs) < 0) {
+		text = NULL;
+		err = -EINVAL;
+		goto out;
+	}
+	err = write_whole(note, text);
+out:
+	free(text);
+	free(abs);
+	free(note);
+	return err;
+}
+
+int rec_scratch_remove(pid_t pid, char **removed)
+{
+	char *note = scratch_name(pid), *text;
+	struct stat st;
+	int err = 0;
+
+	*removed = NULL;
+	if (!note)
+		return -ENOMEM;
+	text = rec_read_file(note, NULL);
+	if (text) {
+		text[strcspn(text, "\n")] = '\0';
+		/* only a regular file: the note is root's, the directory it names may not be */
+		if (text[0] == '/' && !lstat(text, &st) && S_ISREG(st.st_mode)) {
+			if (unlink(text) < 0)
+				err = -errno;
+			else
+				*removed = text;
+		}
+		if (!*removed)
+			free(text);
+	}
+	unlink(note);
+	free(note);
+	return err;
+}

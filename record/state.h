@@ -146,4 +146,19 @@ int rec_trig_reply(pid_t self, pid_t from, const char *text);
 /* The recorder, at its end: remove requests and answers left for it. */
 void rec_trig_cleanup(pid_t self);
 
+/*
+ * The file a dump or rotation file is being written to (its hidden
+ * temporary name), in "scratch-<pid>": a SIGKILL in the middle leaves it,
+ * and reset removes it.  One file rewritten whole, not note lines: a
+ * rotation writes a file every few seconds for days.
+ */
+#define REC_SCRATCH_PREFIX "scratch-"
+/* Note path as this recorder's file in progress; NULL: none any more.  0 or -errno. */
+int rec_scratch_set(const char *path);
+/*
+ * Remove the file in progress of dead recorder pid, and its note; *removed
+ * gets its name (malloc'd) when there was one.  0 or -errno.
+ */
+int rec_scratch_remove(pid_t pid, char **removed);
+
 #endif
