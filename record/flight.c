@@ -464,6 +464,8 @@ struct dumped {
 	char *path;
 };
 
+static void scratch_spool(void *arg, const char *path);
+
 struct rec_flight {
 	const struct rec_flight_conf *c;
 	struct rec_flight_ops ops;
@@ -581,6 +583,8 @@ struct rec_flight *rec_flight_new(const struct rec_flight_conf *c, const char *o
 	f->dump_wo = *wo;
 	f->dump_wo.chunk_sink = NULL;
 	f->dump_wo.page_observer = NULL;
+	f->dump_wo.on_spool = scratch_spool;
+	f->dump_wo.on_spool_arg = NULL;
 	if (c->cpu_budget_pct > 0) {
 		f->budget = rec_budget_new(c->cpu_budget_pct, ri);
 		if (!f->budget || rec_budget_start(f->budget)) {
@@ -759,6 +763,42 @@ static uint64_t events_read(struct rec_flight *f)
 	return total;
 }
 
+/*
+ * The files of the dump being written, for `flytrap reset` after a SIGKILL
+ * (state.h, scratch-PID): its temporary file, then each spool the writer
+ * makes (told from a compression thread, hence the lock).
+ */
+static pthread_mutex_t scratch_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *scratch[16];
+static int nscratch;
+
+static void scratch_reset(const char *tmp)
+{
+	int i;
+
+	pthread_mutex_lock(&scratch_mu);
+	for (i = 0; i < nscratch; i++)
+		free(scratch[i]);
+	nscratch = 0;
+	if (tmp && (scratch[0] = strdup(tmp)))
+		nscratch = 1;
+	if (rec_scratch_set((const char *const *)scratch, nscratch))
+		ft_info("cannot note '%s' for reset", tmp ? tmp : "");
+	pthread_mutex_unlock(&scratch_mu);
+}
+
+static void scratch_spool(void *arg, const char *path)
+{
+	(void)arg;
+	pthread_mutex_lock(&scratch_mu);
+	if (nscratch && nscratch < (int)(sizeof(scratch) / sizeof(scratch[0])) &&
+	    (scratch[nscratch] = strdup(path))) {
+		nscratch++;
+		rec_scratch_set((const char *const *)scratch, nscratch);
+	}
+	pthread_mutex_unlock(&scratch_mu);
+}
+
 /* Give the finished temporary file the next free number; never replaces. */
 static int dump_place(struct rec_flight *f, const char *tmp, char **final)
 {
@@ -912,8 +952,7 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		err = -ENOMEM;
 		goto out;
 	}
-	if (rec_scratch_set(tmp))
-		ft_info("cannot note '%s' for reset", tmp);
+	scratch_reset(tmp);
 	f->dumping = true;
 	if (f->gap_files)
 		snprintf(f->recstats, sizeof(f->recstats), FMT_RS_ROTATION_LOST_EVENTS "=%" PRIu64 "\n",
@@ -1003,7 +1042,7 @@ out:
 		fmt_writer_abort(w);
 	if (tmp)
 		unlink(tmp);
-	rec_scratch_set(NULL);
+	scratch_reset(NULL);
 	free(tmp);
 	free(final);
 	free(meta);
@@ -1187,7 +1226,7 @@ static void measure_fixed(struct rec_flight *f)
 		goto out;
 	tmp = strdup(fmt_writer_temp(w));
 	if (tmp)
-		rec_scratch_set(tmp);
+		scratch_reset(tmp);
 	err = tmp ? f->ops.meta(f->ops.ctx, w, 0, NULL) : -ENOMEM;
 	if (!err)
 		err = f->ops.meta(f->ops.ctx, w, 1, FMT_META_RECORDING_MODE "=rotate\n");
@@ -1202,7 +1241,7 @@ static void measure_fixed(struct rec_flight *f)
 out:
 	if (tmp)
 		unlink(tmp);
-	rec_scratch_set(NULL);
+	scratch_reset(NULL);
 	free(tmp);
 	free(dest);
 }

@@ -784,35 +784,46 @@ static char *scratch_name(pid_t pid)
 	return rec_state_path(name);
 }
 
-int rec_scratch_set(const char *path)
+int rec_scratch_set(const char *const *paths, int n)
 {
-	char *note = scratch_name(getpid()), *abs = NULL, *text = NULL;
-	int err = 0;
+	char *note = scratch_name(getpid()), *text = NULL;
+	size_t len = 0;
+	FILE *m = NULL;
+	int err = 0, i;
 
 	if (!note)
 		return -ENOMEM;
-	if (!path) {
+	if (!n) {
 		if (unlink(note) < 0 && errno != ENOENT)
 			err = -errno;
 		goto out;
 	}
-	abs = rec_abs_path(path);
-	if (!abs || !one_line(abs) || asprintf(&text, "%s\n", abs) < 0) {
-		text = NULL;
-		err = -EINVAL;
+	m = open_memstream(&text, &len);
+	if (!m) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char *abs = rec_abs_path(paths[i]);
+
+		if (abs && one_line(abs))
+			fprintf(m, "%s\n", abs);
+		free(abs);
+	}
+	if (fclose(m)) {
+		err = -ENOMEM;
 		goto out;
 	}
 	err = write_whole(note, text);
 out:
 	free(text);
-	free(abs);
 	free(note);
 	return err;
 }
 
 int rec_scratch_remove(pid_t pid, char **removed)
 {
-	char *note = scratch_name(pid), *text;
+	char *note = scratch_name(pid), *text, *line, *save = NULL;
 	struct stat st;
 	int err = 0;
 
@@ -820,18 +831,17 @@ int rec_scratch_remove(pid_t pid, char **removed)
 	if (!note)
 		return -ENOMEM;
 	text = rec_read_file(note, NULL);
-	if (text) {
-		text[strcspn(text, "\n")] = '\0';
-		/* only a regular file: the note is root's, the directory it names may not be */
-		if (text[0] == '/' && !lstat(text, &st) && S_ISREG(st.st_mode)) {
-			if (unlink(text) < 0)
-				err = -errno;
-			else
-				*removed = text;
-		}
-		if (!*removed)
-			free(text);
+	/* the temporary file first, then its spools */
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		/* only regular files: the note is root's, the directory it names may not be */
+		if (line[0] != '/' || lstat(line, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (unlink(line) < 0)
+			err = -errno;
+		else if (!*removed)
+			*removed = strdup(line);
 	}
+	free(text);
 	unlink(note);
 	free(note);
 	return err;

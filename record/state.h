@@ -153,11 +153,14 @@ void rec_trig_cleanup(pid_t self);
  * rotation writes a file every few seconds for days.
  */
 #define REC_SCRATCH_PREFIX "scratch-"
-/* Note path as this recorder's file in progress; NULL: none any more.  0 or -errno. */
-int rec_scratch_set(const char *path);
 /*
- * Remove the file in progress of dead recorder pid, and its note; *removed
- * gets its name (malloc'd) when there was one.  0 or -errno.
+ * Note paths (the temporary file, then its spools) as this recorder's file
+ * in progress; n = 0: none any more.  0 or -errno.
+ */
+int rec_scratch_set(const char *const *paths, int n);
+/*
+ * Remove the file in progress of dead recorder pid, its spools and the note;
+ * *removed gets the file's name (malloc'd) when there was one.  0 or -errno.
  */
 int rec_scratch_remove(pid_t pid, char **removed);
 
