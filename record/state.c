@@ -560,9 +560,21 @@ int rec_output_lock(const char *output, struct rec_output_lock *l)
 			goto out;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-			pid_t pid = errno == EWOULDBLOCK ? lock_holder(fd) : 0;
+			pid_t pid = 0;
+			int k;
 
 			err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			/*
+			 * The holder writes its pid right after it took the lock: give
+			 * it a moment (a file left by a killed holder names a dead pid).
+			 */
+			for (k = 0; err == -EBUSY && k < 100; k++) {
+				pid = lock_holder(fd);
+				if (pid && rec_pid_is_recorder(pid))
+					break;
+				pid = 0;
+				usleep(10000);
+			}
 			if (err == -EBUSY && pid)
 				ft_error("'%s' is being recorded by flytrap pid %d: give another -o, "
 					 "or stop that recorder first", abs, (int)pid);
@@ -584,8 +596,10 @@ int rec_output_lock(const char *output, struct rec_output_lock *l)
 		goto out;
 	}
 	snprintf(text, sizeof(text), "pid=%d\n", (int)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) != (ssize_t)strlen(text) ||
-	    pwrite(fd, abs, strlen(abs), (off_t)strlen(text)) < 0) {
+	/* the pid first, then the cut: whoever reads it meanwhile sees "pid=" or nothing */
+	if (pwrite(fd, text, strlen(text), 0) != (ssize_t)strlen(text) ||
+	    pwrite(fd, abs, strlen(abs), (off_t)strlen(text)) < 0 ||
+	    ftruncate(fd, (off_t)(strlen(text) + strlen(abs))) < 0) {
 		err = -errno;
 		ft_error("cannot write the lock '%s': %s", path, strerror(-err));
 		goto out;
