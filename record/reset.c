@@ -478,6 +478,8 @@ int cmd_reset(int argc, char **argv)
 	if (r && !err)
 		err = r;
 	reset_notes(notes, nnotes, dry, &done);
+	/* the output locks of killed recorders: harmless, removed without a word */
+	rec_output_locks_sweep(dry);
 	rec_notes_free(notes, nnotes);
 	if (!done && !err && all_rc < 0)
 		fprintf(stderr, "flytrap: nothing to reset\n");

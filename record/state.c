@@ -860,3 +860,32 @@ int rec_scratch_remove(pid_t pid, char **removed)
 	free(note);
 	return err;
 }
+
+int rec_output_locks_sweep(bool dry)
+{
+	DIR *d = opendir(rec_state_dir());
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *path;
+		int fd;
+
+		if (strncmp(de->d_name, REC_LOCK_PREFIX, strlen(REC_LOCK_PREFIX)))
+			continue;
+		path = rec_state_path(de->d_name);
+		fd = path ? open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC) : -1;
+		/* held: a live recorder's; free: a killed one's, removed while we hold it */
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
+			if (dry || !unlink(path))
+				n++;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(path);
+	}
+	closedir(d);
+	return n;
+}

@@ -119,6 +119,8 @@ struct rec_output_lock {
 int rec_output_lock(const char *output, struct rec_output_lock *l);
 /* Let go of it and remove its file; a lock not held is fine. */
 void rec_output_unlock(struct rec_output_lock *l);
+/* Remove the lock files no recorder holds (killed ones'); how many (dry: would). */
+int rec_output_locks_sweep(bool dry);
 
 /*
  * Trigger requests.  `flytrap trigger` writes "trigger-<recorder>-<its pid>"

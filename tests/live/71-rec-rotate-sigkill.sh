@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SIGKILL of a rotating recorder in the middle of writing a file (issue 31,
 # item 5): the file it was writing is noted in the state directory
-# (scratch-PID), and `flytrap reset` removes it with the store and says so,
+# (scratch-PID), and `flytrap reset` removes it with the store and says so
+# (and the output lock the killed recorder left),
 # where a hidden .r-NNNN.dat.XXXXXXXXXXXX used to stay for good.  The files
 # written before the kill stay whole.  Looped: the kill must land in a write.
 . "$(dirname "$0")/../lib.sh"
@@ -33,6 +34,8 @@ for round in 1 2 3 4 5; do
 	"$FLYTRAP" reset >"$d/reset.out" 2>&1 || { fail "round $round: reset failed"; cat "$d/reset.out"; }
 	[ ! -e "$TRACEFS/instances/flytrap-$rec" ] || fail "round $round: instance left"
 	[ ! -e "/run/flytrap/scratch-$rec" ] || fail "round $round: scratch note left"
+	grep -lsx "pid=$rec" /run/flytrap/lock-* >/dev/null 2>&1 &&
+		fail "round $round: the killed recorder's output lock is left" || true
 	left=$(ls -A "$d" | grep '^\.' || true)
 	[ -z "$left" ] && ok "round $round: no hidden file left after reset" ||
 		fail "round $round: left after reset: $left"
