@@ -494,7 +494,8 @@ struct rec_flight {
 	bool rotate_asked;		/* rotation: a trigger asks for the next file */
 
 	/* kernel statistics sampled once a second, for the window's start */
-	struct { uint64_t t; char **texts; } samples[STATS_SAMPLES];
+	/* n: the CPUs of each; the instance has none left when f is freed */
+	struct { uint64_t t; char **texts; int n; } samples[STATS_SAMPLES];
 	int nsamples;
 	uint64_t next_sample;
 	char **start_texts;		/* of the dump being written */
@@ -668,7 +669,7 @@ static void sample_stats(struct rec_flight *f, uint64_t now)
 
 		for (k = 0; k < STATS_SAMPLES; k++) {
 			if (k % 2 && k != STATS_SAMPLES - 1) {
-				free_texts(f->samples[k].texts, f->ri->ncpus);
+				free_texts(f->samples[k].texts, f->samples[k].n);
 				continue;
 			}
 			f->samples[j++] = f->samples[k];
@@ -676,6 +677,7 @@ static void sample_stats(struct rec_flight *f, uint64_t now)
 		f->nsamples = j;
 	}
 	f->samples[f->nsamples].t = now;
+	f->samples[f->nsamples].n = f->ri->ncpus;
 	f->samples[f->nsamples++].texts = t;
 }
 
@@ -1475,7 +1477,7 @@ void rec_flight_free(struct rec_flight *f)
 	rec_budget_free(f->budget);
 	store_free(f->st);
 	for (i = 0; i < f->nsamples; i++)
-		free_texts(f->samples[i].texts, f->ri->ncpus);
+		free_texts(f->samples[i].texts, f->samples[i].n);
 	for (i = 0; i < (int)f->nwritten; i++)
 		free(f->written[i]);
 	free(f->written);
