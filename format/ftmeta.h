@@ -29,6 +29,8 @@
 #define FMT_META_RECORDING_MODE		"recording_mode"	/* flight, rotate, stop */
 #define FMT_META_TRACE_ID		"trace_id"
 #define FMT_META_ROTATION_SEGMENT	"rotation_segment"
+/* rotation files before this one that could not be written: "FIRST-LAST" segments */
+#define FMT_META_ROTATION_LOST_SEGMENTS	"rotation_lost_segments"
 #define FMT_META_FLIGHT_LIMIT_BYTES	"flight_limit_bytes"
 #define FMT_META_FLIGHT_LIMIT_NS	"flight_limit_ns"
 #define FMT_META_FLIGHT_AFTER_NS	"flight_after_ns"
@@ -37,6 +39,8 @@
 #define FMT_META_TRIGGER_TS		"trigger_ts"
 #define FMT_META_WINDOW_START_NS	"window_start_ns"
 #define FMT_META_WINDOW_END_NS		"window_end_ns"
+/* a flight dump: the window asked for, and why the data may reach further */
+#define FMT_META_WINDOW_NOTE		"window_note"
 /* BUFFER/CPU:TS[:whole],...: where each CPU's complete data starts */
 #define FMT_META_CPU_DATA_START		"cpu_data_start"
 /* FROM,TO,SYSTEM:EVENT,WHY: an event switched off by the CPU budget */
@@ -72,6 +76,8 @@
 #define FMT_RS_BPF_DROPS		"bpf_drops"
 #define FMT_RS_BPF_BYTES		"bpf_bytes"
 #define FMT_RS_BPF_PAGES		"bpf_pages"
+/* events of the rotation files before this one that could not be written */
+#define FMT_RS_ROTATION_LOST_EVENTS	"rotation_lost_events"
 /* "cpuN=pages:P bytes_read:B max_drain:D splice:S", one per CPU */
 #define FMT_RS_CPU_PREFIX		"cpu"
 

@@ -37,6 +37,7 @@
 #include "bpf.h"
 #include "flight.h"
 #include "flight_int.h"
+#include "state.h"
 
 #define SEG_MIN (1ULL << 20)
 #define SEG_MAX (64ULL << 20)
@@ -463,6 +464,8 @@ struct dumped {
 	char *path;
 };
 
+static void scratch_spool(void *arg, const char *path);
+
 struct rec_flight {
 	const struct rec_flight_conf *c;
 	struct rec_flight_ops ops;
@@ -485,10 +488,14 @@ struct rec_flight {
 	uint64_t last_dump_trig;
 	unsigned ndumps, suppressed, failed;
 	bool max_noted;
-	sig_atomic_t seen_signal;
+	sig_atomic_t seen_signal, seen_request;
+	/* every trigger, by what became of it (the summary's one line) */
+	unsigned ntrig, trig_started, trig_joined, trig_gap, trig_max;
+	bool rotate_asked;		/* rotation: a trigger asks for the next file */
 
 	/* kernel statistics sampled once a second, for the window's start */
-	struct { uint64_t t; char **texts; } samples[STATS_SAMPLES];
+	/* n: the CPUs of each; the instance has none left when f is freed */
+	struct { uint64_t t; char **texts; int n; } samples[STATS_SAMPLES];
 	int nsamples;
 	uint64_t next_sample;
 	char **start_texts;		/* of the dump being written */
@@ -508,6 +515,19 @@ struct rec_flight {
 	 */
 	uint64_t fixed_bytes;
 	bool fixed_known, fixed_noted;
+
+	/*
+	 * Rotation files that could not be written: the events read since the
+	 * last file (kernel "read events" plus BPF records, sampled at each
+	 * file's drain), the ones lost since the last file written (carried
+	 * into that next file's loss records), and the totals for the summary.
+	 */
+	uint64_t events_mark;
+	uint64_t gap_events;
+	unsigned gap_files, gap_first_segment;
+	uint64_t lost_events;
+	bool dumping;			/* a dump's metadata is being written */
+	char recstats[128];
 	char status[160];
 };
 
@@ -564,6 +584,8 @@ struct rec_flight *rec_flight_new(const struct rec_flight_conf *c, const char *o
 	f->dump_wo = *wo;
 	f->dump_wo.chunk_sink = NULL;
 	f->dump_wo.page_observer = NULL;
+	f->dump_wo.on_spool = scratch_spool;
+	f->dump_wo.on_spool_arg = NULL;
 	if (c->cpu_budget_pct > 0) {
 		f->budget = rec_budget_new(c->cpu_budget_pct, ri);
 		if (!f->budget || rec_budget_start(f->budget)) {
@@ -647,7 +669,7 @@ static void sample_stats(struct rec_flight *f, uint64_t now)
 
 		for (k = 0; k < STATS_SAMPLES; k++) {
 			if (k % 2 && k != STATS_SAMPLES - 1) {
-				free_texts(f->samples[k].texts, f->ri->ncpus);
+				free_texts(f->samples[k].texts, f->samples[k].n);
 				continue;
 			}
 			f->samples[j++] = f->samples[k];
@@ -655,6 +677,7 @@ static void sample_stats(struct rec_flight *f, uint64_t now)
 		f->nsamples = j;
 	}
 	f->samples[f->nsamples].t = now;
+	f->samples[f->nsamples].n = f->ri->ncpus;
 	f->samples[f->nsamples++].texts = t;
 }
 
@@ -678,6 +701,104 @@ static char *dump_dest(const struct rec_flight *f)
 	if (asprintf(&p, "%s/%s%s", f->name.dir, f->name.stem, f->name.ext) < 0)
 		return NULL;
 	return p;
+}
+
+/* The number the next dump gets when no one takes it first (dump_place). */
+static unsigned next_number(const struct rec_flight *f)
+{
+	unsigned n = highest_number(&f->name);
+
+	return (n < f->last_number ? f->last_number : n) + 1;
+}
+
+/*
+ * The name the next dump will most likely have: the writer writes its
+ * temporary file beside it and names it in its errors, so that a failure
+ * names the file that failed, not -o.
+ */
+static char *numbered_name(const struct rec_flight *f, unsigned n)
+{
+	char *p;
+
+	if (asprintf(&p, "%s%s%s-%04u%s", f->name.bare ? "" : f->name.dir, f->name.bare ? "" : "/",
+		     f->name.stem, n, f->name.ext) < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * A test hook: FLYTRAP_TEST_FAIL_SEGMENTS=A-B makes rotation files A to B
+ * fail as a full disk would, after their first sections, so that a test
+ * can see a gap followed by files that are written (a real full disk takes
+ * the store with it).
+ */
+static bool test_fail_segment(unsigned segment)
+{
+	const char *e = getenv("FLYTRAP_TEST_FAIL_SEGMENTS");
+	unsigned a, b;
+
+	if (!e || sscanf(e, "%u-%u", &a, &b) != 2)
+		return false;
+	return segment >= a && segment <= b;
+}
+
+/* Events the recorder has read so far: the kernel's "read events" of every CPU, BPF records. */
+static uint64_t events_read(struct rec_flight *f)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < f->ri->ncpus; i++) {
+		char *t = rec_cpu_stats(f->ri, f->ri->cpus[i].cpu), *p;
+
+		p = t ? strstr(t, "read events:") : NULL;
+		if (p)
+			total += strtoull(p + strlen("read events:"), NULL, 10);
+		free(t);
+	}
+	if (f->bpf) {
+		struct rec_bpf_stats bs;
+
+		rec_bpf_get_stats(f->bpf, &bs);
+		total += bs.written;
+	}
+	return total;
+}
+
+/*
+ * The files of the dump being written, for `flytrap reset` after a SIGKILL
+ * (state.h, scratch-PID): its temporary file, then each spool the writer
+ * makes (told from a compression thread, hence the lock).
+ */
+static pthread_mutex_t scratch_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *scratch[16];
+static int nscratch;
+
+static void scratch_reset(const char *tmp)
+{
+	int i;
+
+	pthread_mutex_lock(&scratch_mu);
+	for (i = 0; i < nscratch; i++)
+		free(scratch[i]);
+	nscratch = 0;
+	if (tmp && (scratch[0] = strdup(tmp)))
+		nscratch = 1;
+	if (rec_scratch_set((const char *const *)scratch, nscratch))
+		ft_info("cannot note '%s' for reset", tmp ? tmp : "");
+	pthread_mutex_unlock(&scratch_mu);
+}
+
+static void scratch_spool(void *arg, const char *path)
+{
+	(void)arg;
+	pthread_mutex_lock(&scratch_mu);
+	if (nscratch && nscratch < (int)(sizeof(scratch) / sizeof(scratch[0])) &&
+	    (scratch[nscratch] = strdup(path))) {
+		nscratch++;
+		rec_scratch_set((const char *const *)scratch, nscratch);
+	}
+	pthread_mutex_unlock(&scratch_mu);
 }
 
 /* Give the finished temporary file the next free number; never replaces. */
@@ -738,6 +859,9 @@ static char *dump_meta_text(struct rec_flight *f, const struct window *win, cons
 	fprintf(m, FMT_META_TRACE_ID "=%s\n", f->trace_id);
 	if (!f->c->flight)
 		fprintf(m, FMT_META_ROTATION_SEGMENT "=%u\n", f->segment);
+	if (!f->c->flight && f->gap_files)
+		fprintf(m, FMT_META_ROTATION_LOST_SEGMENTS "=%u-%u\n", f->gap_first_segment,
+			f->gap_first_segment + f->gap_files - 1);
 	if (f->c->flight) {
 		fprintf(m, FMT_META_FLIGHT_LIMIT_BYTES "=%" PRIu64 "\n", f->c->limit_bytes);
 		if (f->c->limit_ns)
@@ -749,6 +873,12 @@ static char *dump_meta_text(struct rec_flight *f, const struct window *win, cons
 		fprintf(m, FMT_META_TRIGGER "=%s\n", reason);
 		fprintf(m, FMT_META_TRIGGER_TS "=%" PRIu64 "\n", trig_ts);
 	}
+	if (f->c->flight && reason)
+		/* why a dump of --flight 5s holds more than 5 s: said where the data is */
+		fprintf(m, FMT_META_WINDOW_NOTE "=%.1f s before the trigger (--flight) and %.1f s "
+			"after it (--after) were asked; whole chunks of pages are kept, so a CPU's "
+			"data may start before the window\n", (double)f->c->limit_ns / 1e9,
+			(double)f->c->after_ns / 1e9);
 	fprintf(m, FMT_META_WINDOW_START_NS "=%" PRIu64 "\n", from_ts ? from_ts : win->from);
 	fprintf(m, FMT_META_WINDOW_END_NS "=%" PRIu64 "\n", win->to);
 	fprintf(m, FMT_META_CPU_DATA_START "=");
@@ -777,14 +907,30 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 	struct fmt_writer_opts wo = { 0 };
 	struct fmt_writer *w = NULL;
 	struct window win = { 0 };
-	char *tmp = NULL, *final = NULL, *meta = NULL;
-	uint64_t t0 = mono_now();
+	char *tmp = NULL, *final = NULL, *meta = NULL, *name = NULL, why[768] = "";
+	uint64_t t0 = mono_now(), events = 0;
+	unsigned number = next_number(f);
 	int err, i;
 	struct stat sb;
 
-	err = f->ops.drain(f->ops.ctx);
-	if (err)
+	name = numbered_name(f, number);
+	if (!name) {
+		err = -ENOMEM;
 		goto out;
+	}
+	err = f->ops.drain(f->ops.ctx);
+	if (!f->c->flight) {
+		/* a rotation file holds what was read since the last one: its events */
+		uint64_t now_read = events_read(f);
+
+		events = now_read > f->events_mark ? now_read - f->events_mark : 0;
+		f->events_mark = now_read;
+	}
+	if (err) {
+		snprintf(why, sizeof(why), "cannot write '%s': cannot take the kernel's data: %s",
+			 name, strerror(-err));
+		goto out;
+	}
 	ft_info("dump: drained in %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
 	/* the statistics sampled last before the window: the window's own counts */
 	f->start_texts = NULL;
@@ -793,32 +939,36 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 			f->start_texts = f->samples[i].texts;
 	if (!from_ts)
 		f->start_texts = NULL;
-	final = dump_dest(f);
-	if (!final) {
-		err = -ENOMEM;
-		ft_error("out of memory");
-		goto out;
-	}
 	/* written whole under a temporary name; dump_place() gives it its number */
 	wo = f->dump_wo;
 	wo.keep_temp = true;
 	wo.discard_spools_on_error = true;	/* a failed dump is dropped, not recovered */
-	err = fmt_writer_open(final, &wo, &w);
+	err = fmt_writer_open(name, &wo, &w);
 	if (err) {
-		ft_error("cannot create a dump beside '%s': %s", final, strerror(-err));
+		snprintf(why, sizeof(why), "cannot create '%s': %s", name, strerror(-err));
 		w = NULL;
 		goto out;
 	}
-	free(final);
-	final = NULL;
 	tmp = strdup(fmt_writer_temp(w));
 	if (!tmp) {
 		err = -ENOMEM;
-		ft_error("out of memory");
 		goto out;
 	}
+	scratch_reset(tmp);
+	f->dumping = true;
+	if (f->gap_files)
+		snprintf(f->recstats, sizeof(f->recstats), FMT_RS_ROTATION_LOST_EVENTS "=%" PRIu64 "\n",
+			 f->gap_events);
 	err = f->ops.meta(f->ops.ctx, w, 0, NULL);
 	ft_info("dump: start metadata at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
+	if (!err && !f->c->flight && test_fail_segment(f->segment)) {
+		err = -ENOSPC;
+		snprintf(why, sizeof(why), "cannot write '%s': %s (FLYTRAP_TEST_FAIL_SEGMENTS)", name,
+			 strerror(ENOSPC));
+		f->dumping = false;
+		f->recstats[0] = '\0';
+		goto out;
+	}
 	if (!err)
 		err = store_write(f->st, w, from_ts, &win);
 	ft_info("dump: chunks copied at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
@@ -826,24 +976,34 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		meta = dump_meta_text(f, &win, reason, trig_ts, from_ts);
 		err = meta ? f->ops.meta(f->ops.ctx, w, 1, meta) : -ENOMEM;
 	}
+	f->dumping = false;
+	f->recstats[0] = '\0';
 	if (err) {
-		ft_error("cannot write the dump '%s': %s (%s)", tmp, strerror(-err), fmt_writer_error(w));
+		const char *detail = fmt_writer_error(w);
+
+		/* the writer's own words name the file (opened under its name) and the offset */
+		if (detail && *detail)
+			snprintf(why, sizeof(why), "%s", detail);
+		else
+			snprintf(why, sizeof(why), "cannot write '%s': %s", name, strerror(-err));
 		goto out;
 	}
 	ft_info("dump: end metadata at %llu ms", (unsigned long long)((mono_now() - t0) / 1000000));
 	err = fmt_writer_close(w);
 	w = NULL;
 	if (err) {
-		ft_error("cannot finish the dump '%s': %s", tmp, strerror(-err));
+		snprintf(why, sizeof(why), "cannot finish '%s': %s", name, strerror(-err));
 		goto out;
 	}
 	err = dump_place(f, tmp, &final);
 	if (err) {
-		ft_error("cannot name the dump after '%s': %s", tmp, strerror(-err));
+		snprintf(why, sizeof(why), "cannot rename '%s' to '%s': %s", tmp, name, strerror(-err));
 		goto out;
 	}
 	free(tmp);
 	tmp = NULL;
+	f->gap_files = 0;
+	f->gap_events = 0;
 	f->last_dump_ms = (mono_now() - t0) / 1000000;
 	if (stat(final, &sb))
 		sb.st_size = 0;
@@ -851,10 +1011,17 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 	/* what this file holds besides its chunks: the next rotation's figure */
 	if (!f->c->flight && (uint64_t)sb.st_size > win.bytes)
 		f->fixed_bytes = (uint64_t)sb.st_size - win.bytes;
-	fprintf(stderr, "flytrap: wrote '%s': %.1f s of data, %.1f MB%s%s (%llu ms)\n", final,
-		win.to > win.from ? (double)(win.to - win.from) / 1e9 : 0.0,
-		(double)sb.st_size / 1e6, reason ? "; trigger: " : "",
-		reason ? reason : "", (unsigned long long)f->last_dump_ms);
+	{
+		char asked[96] = "";
+
+		if (f->c->flight && f->c->limit_ns && reason)
+			snprintf(asked, sizeof(asked), " (%.1f s before the trigger, %.1f s after it)",
+				 (double)f->c->limit_ns / 1e9, (double)f->c->after_ns / 1e9);
+		fprintf(stderr, "flytrap: wrote '%s': %.1f s of data%s, %.1f MB%s%s (%llu ms)\n", final,
+			win.to > win.from ? (double)(win.to - win.from) / 1e9 : 0.0, asked,
+			(double)sb.st_size / 1e6, reason ? "; trigger: " : "",
+			reason ? reason : "", (unsigned long long)f->last_dump_ms);
+	}
 	if (!f->c->flight) {
 		char **v = realloc(f->written, (f->nwritten + 1) * sizeof(*v));
 
@@ -877,36 +1044,99 @@ out:
 		fmt_writer_abort(w);
 	if (tmp)
 		unlink(tmp);
+	scratch_reset(NULL);
 	free(tmp);
 	free(final);
 	free(meta);
 	free(win.starts);
 	f->start_texts = NULL;
-	if (err)
+	f->dumping = false;
+	f->recstats[0] = '\0';
+	if (err) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "cannot write '%s': %s", name ? name : "?",
+				 strerror(-err));
 		f->failed++;
+		if (f->c->flight)
+			ft_error("%s; the dump for trigger '%s' is lost", why, reason ? reason : "?");
+		else {
+			/*
+			 * The chunks go (rotate() clears the store) and the file's
+			 * number stays unused: the gap shows in the names, and the
+			 * next file says what it lost (rotation_lost_events).
+			 */
+			if (!f->gap_files)
+				f->gap_first_segment = f->segment;
+			f->gap_files++;
+			f->gap_events += events;
+			f->lost_events += events;
+			if (number > f->last_number)
+				f->last_number = number;
+			ft_error("%s; rotation file %u is lost: about %" PRIu64 " events, counted in "
+				 "the next file", why, f->segment, events);
+		}
+	}
+	free(name);
 	return err;
 }
 
 /* ---- triggers and timers ---------------------------------------------------------------- */
 
-static void take_trigger(struct rec_flight *f, uint64_t now, uint64_t ts, const char *what)
+/*
+ * One trigger: a dump (or the stop, or the next rotation file) starts,
+ * joins the one pending, or is ignored.  Counted either way; reply (may be
+ * NULL) gets the line `flytrap trigger` prints.
+ */
+static void take_trigger(struct rec_flight *f, uint64_t now, uint64_t ts, const char *what,
+			 char *reply, size_t len)
 {
 	const struct rec_flight_conf *c = f->c;
+	char dummy[8];
 
-	if (f->pending)
-		return;		/* one dump covers triggers that fire while it waits */
+	if (!reply) {
+		reply = dummy;
+		len = sizeof(dummy);
+	}
+	f->ntrig++;
+	if (f->st && !c->flight) {
+		/* a rotation takes a trigger as "start the next file now" */
+		if (f->rotate_asked) {
+			f->trig_joined++;
+			snprintf(reply, len, "joined: the next rotation file starts now for an earlier "
+				 "trigger");
+		} else {
+			f->rotate_asked = true;
+			f->trig_started++;
+			snprintf(reply, len, "the next rotation file starts now");
+		}
+		return;
+	}
+	if (f->pending) {
+		/* one dump covers the triggers that fire while it waits for --after */
+		f->trig_joined++;
+		snprintf(reply, len, "joined the %s in progress (trigger '%s', %.1f s ago)",
+			 c->flight ? "dump" : "stop", f->trig_what,
+			 now > f->last_dump_trig ? (double)(now - f->last_dump_trig) / 1e9 : 0.0);
+		return;
+	}
 	if (c->max_dumps && f->ndumps >= c->max_dumps) {
 		f->suppressed++;
+		f->trig_max++;
 		if (!f->max_noted)
 			ft_warn("trigger '%s' ignored: --max-dumps %u reached", what, c->max_dumps);
 		f->max_noted = true;
+		snprintf(reply, len, "ignored: --max-dumps %u reached", c->max_dumps);
 		return;
 	}
 	if (c->min_gap_ns && f->last_dump_trig && now - f->last_dump_trig < c->min_gap_ns) {
 		f->suppressed++;
+		f->trig_gap++;
 		ft_info("trigger '%s' ignored: within --min-gap of the previous one", what);
+		snprintf(reply, len, "ignored: %.1f s after the last dump's trigger, within --min-gap "
+			 "%.1f s", (double)(now - f->last_dump_trig) / 1e9, (double)c->min_gap_ns / 1e9);
 		return;
 	}
+	f->trig_started++;
 	f->pending = true;
 	f->trig_ts = ts ? ts : now;
 	f->due = now + c->after_ns;
@@ -917,9 +1147,48 @@ static void take_trigger(struct rec_flight *f, uint64_t now, uint64_t ts, const 
 		f->st->hold_ts = f->trig_ts;
 		pthread_mutex_unlock(&f->st->mu);
 	}
+	if (c->flight)
+		snprintf(reply, len, "a dump of the window is written in %.1f s (--after)",
+			 (double)c->after_ns / 1e9);
+	else
+		snprintf(reply, len, "the recording stops in %.1f s (--after)",
+			 (double)c->after_ns / 1e9);
 	if (!ft_progress_enabled() || ft_verbose)
 		fprintf(stderr, "flytrap: trigger: %s%s\n", what,
 			c->flight ? "; writing the window after --after" : "; stopping after --after");
+}
+
+/*
+ * Triggers that arrived since the last pass: each SIGUSR1 the handler
+ * counted, and each request `flytrap trigger` left (it sends SIGUSR2; two
+ * signals of one kind merge while blocked, the requests do not).
+ */
+static void take_signals(struct rec_flight *f, uint64_t now)
+{
+	sig_atomic_t sig = rec_trigger_signal, req = rec_request_signal;
+	unsigned n = (unsigned)(sig - f->seen_signal), k;
+	char reply[320];
+
+	f->seen_signal = sig;
+	for (k = 0; k < n; k++)
+		take_trigger(f, now, 0, "signal (SIGUSR1)", NULL, 0);
+	if (req != f->seen_request) {
+		struct rec_trig_req v[32];
+		int got, i;
+
+		f->seen_request = req;
+		do {
+			got = rec_trig_take(getpid(), v, 32);
+			for (i = 0; i < got; i++) {
+				char what[64];
+
+				snprintf(what, sizeof(what), "flytrap trigger (pid %d)", (int)v[i].from);
+				take_trigger(f, now, v[i].ts, what, reply, sizeof(reply));
+				if (rec_trig_reply(getpid(), v[i].from, reply))
+					ft_info("cannot answer the trigger of pid %d", (int)v[i].from);
+			}
+		} while (got == 32);
+	}
 }
 
 static int serve_pending(struct rec_flight *f)
@@ -958,6 +1227,8 @@ static void measure_fixed(struct rec_flight *f)
 	if (!dest || fmt_writer_open(dest, &wo, &w))
 		goto out;
 	tmp = strdup(fmt_writer_temp(w));
+	if (tmp)
+		scratch_reset(tmp);
 	err = tmp ? f->ops.meta(f->ops.ctx, w, 0, NULL) : -ENOMEM;
 	if (!err)
 		err = f->ops.meta(f->ops.ctx, w, 1, FMT_META_RECORDING_MODE "=rotate\n");
@@ -972,6 +1243,7 @@ static void measure_fixed(struct rec_flight *f)
 out:
 	if (tmp)
 		unlink(tmp);
+	scratch_reset(NULL);
 	free(tmp);
 	free(dest);
 }
@@ -1022,16 +1294,14 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 	/* before any file of a rotation by size is written */
 	if (f->st && !c->flight && c->rotate_bytes && !f->fixed_known)
 		measure_fixed(f);
-	if (rec_trigger_signal != f->seen_signal) {
-		f->seen_signal = rec_trigger_signal;
-		/* a rotation takes a trigger as "start the next file now" */
-		if (f->st && !c->flight)
-			err = rotate(f);
-		else
-			take_trigger(f, now, 0, "signal (SIGUSR1)");
+	if (rec_trigger_signal != f->seen_signal || rec_request_signal != f->seen_request)
+		take_signals(f, now);
+	if (f->rotate_asked) {
+		f->rotate_asked = false;
+		err = rotate(f);
 	}
 	if (f->trig && rec_trig_poll(f->trig, what, sizeof(what), &ts) > 0)
-		take_trigger(f, now, ts, what);
+		take_trigger(f, now, ts, what, NULL, 0);
 	if (f->pending && now >= f->due) {
 		if (!f->st) {
 			static char buf[300];
@@ -1077,8 +1347,15 @@ int rec_flight_finish(struct rec_flight *f)
 
 	if (!f)
 		return 0;
-	if (f->pending && f->st)
-		return serve_pending(f);
+	/*
+	 * Tried even after a write error: the store may still hold the window,
+	 * and a dump that cannot be made is said and counted (rec_flight_failed),
+	 * never dropped without a word.
+	 */
+	if (f->pending && f->st) {
+		serve_pending(f);
+		return 0;
+	}
 	if (f->st && !f->c->flight) {
 		f->ops.drain(f->ops.ctx);
 		store_span(f->st, &first, &last, &bytes);
@@ -1124,6 +1401,21 @@ const char *rec_flight_status(struct rec_flight *f)
 	return f->status;
 }
 
+unsigned rec_flight_failed(const struct rec_flight *f)
+{
+	return f ? f->failed : 0;
+}
+
+bool rec_flight_dumping(const struct rec_flight *f)
+{
+	return f && f->dumping;
+}
+
+const char *rec_flight_recstats(const struct rec_flight *f)
+{
+	return f && f->dumping ? f->recstats : "";
+}
+
 void rec_flight_summary(struct rec_flight *f)
 {
 	uint64_t first = 0, last = 0, bytes = 0;
@@ -1134,15 +1426,31 @@ void rec_flight_summary(struct rec_flight *f)
 		store_span(f->st, &first, &last, &bytes);
 	if (f->c->flight)
 		fprintf(stderr, "flytrap: flight recorder: held %.1f s in %.1f MB at the end (limit %.1f MB%s), "
-			"%u dump%s written, %u trigger%s ignored, %u failed\n",
+			"%u dump%s written, %u failed\n",
 			first < last ? (double)(last - first) / 1e9 : 0.0, (double)bytes / 1e6,
 			(double)f->c->limit_bytes / 1e6, f->c->limit_ns ? " and a time limit" : "",
-			f->ndumps, f->ndumps == 1 ? "" : "s", f->suppressed, f->suppressed == 1 ? "" : "s",
-			f->failed);
-	else if (f->st)
+			f->ndumps, f->ndumps == 1 ? "" : "s", f->failed);
+	else if (f->st && !f->failed)
 		fprintf(stderr, "flytrap: rotation: %u file%s written (%.1f MB), %zu kept\n", f->ndumps,
 			f->ndumps == 1 ? "" : "s", (double)f->bytes_dumped / 1e6,
 			f->c->keep ? f->nwritten : (size_t)f->ndumps);
+	else if (f->st)
+		fprintf(stderr, "flytrap: rotation: %u file%s written (%.1f MB), %zu kept, %u could not "
+			"be written (about %" PRIu64 " events lost%s)\n", f->ndumps,
+			f->ndumps == 1 ? "" : "s", (double)f->bytes_dumped / 1e6,
+			f->c->keep ? f->nwritten : (size_t)f->ndumps, f->failed, f->lost_events,
+			f->gap_files ? ", the last ones counted in no file" : ", counted in the next files");
+	/* every trigger accounted for: N = D + J + I (+ --max-dumps) */
+	if (f->ntrig || f->c->flight) {
+		fprintf(stderr, "flytrap: %u trigger%s: %u %s%s, %u joined a %s in progress, %u ignored "
+			"(--min-gap)", f->ntrig, f->ntrig == 1 ? "" : "s", f->trig_started,
+			!f->c->flight && f->st ? "new file" : f->c->flight ? "dump" : "stop",
+			f->trig_started == 1 ? "" : "s",
+			f->trig_joined, f->c->flight ? "dump" : !f->st ? "stop" : "new file", f->trig_gap);
+		if (f->trig_max)
+			fprintf(stderr, ", %u ignored (--max-dumps)", f->trig_max);
+		fputc('\n', stderr);
+	}
 	if (f->budget)
 		rec_budget_summary(f->budget);
 }
@@ -1169,7 +1477,7 @@ void rec_flight_free(struct rec_flight *f)
 	rec_budget_free(f->budget);
 	store_free(f->st);
 	for (i = 0; i < f->nsamples; i++)
-		free_texts(f->samples[i].texts, f->ri->ncpus);
+		free_texts(f->samples[i].texts, f->samples[i].n);
 	for (i = 0; i < (int)f->nwritten; i++)
 		free(f->written[i]);
 	free(f->written);

@@ -127,11 +127,24 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now_ns, bool *stop, const cha
 /* Longest the loop may wait before the next tick is due (ns). */
 uint64_t rec_flight_wait_ns(const struct rec_flight *f, uint64_t now_ns, uint64_t wait_ns);
 
-/* The recording ends: a pending trigger is written now, rotation writes the rest. */
+/*
+ * The recording ends: a pending trigger is written now, rotation writes the
+ * rest.  A file that cannot be written is reported and counted in
+ * rec_flight_failed(); the return is 0 or a store failure.
+ */
 int rec_flight_finish(struct rec_flight *f);
 
 /* Text for the status line ("window 12.0s/48 MB, 2 dumps"); static buffer. */
 const char *rec_flight_status(struct rec_flight *f);
+/*
+ * Dumps and rotation files that could not be written (each reported when
+ * it failed): the recording lost them, and ends in exit status 1.
+ */
+unsigned rec_flight_failed(const struct rec_flight *f);
+/* true while a dump's metadata is written (its errors are the dump's to report). */
+bool rec_flight_dumping(const struct rec_flight *f);
+/* RECSTATS lines of the file being written ("" when none): what the files before it lost. */
+const char *rec_flight_recstats(const struct rec_flight *f);
 /* The end summary lines (stderr). */
 void rec_flight_summary(struct rec_flight *f);
 /* FT_META lines of a normal recording ended by a stop trigger (malloc'd or NULL). */
@@ -153,5 +166,7 @@ const char *rec_flight_store_prefix(const struct rec_flight *f);
 
 /* Counted by the SIGUSR1 handler (instance.c). */
 extern volatile sig_atomic_t rec_trigger_signal;
+/* Counted by the SIGUSR2 handler: `flytrap trigger` left a request (state.h). */
+extern volatile sig_atomic_t rec_request_signal;
 
 #endif

@@ -25,12 +25,20 @@
 
 volatile sig_atomic_t rec_stop_signal;
 volatile sig_atomic_t rec_trigger_signal;
+volatile sig_atomic_t rec_request_signal;
 
 /* SIGUSR1: a trigger (flight dump, or the end of a normal recording after --after). */
 static void on_trigger(int sig)
 {
 	(void)sig;
 	rec_trigger_signal++;
+}
+
+/* SIGUSR2: `flytrap trigger` left a request in the state directory. */
+static void on_request(int sig)
+{
+	(void)sig;
+	rec_request_signal++;
 }
 
 static void on_stop(int sig)
@@ -59,6 +67,7 @@ int rec_signals_install(sigset_t *old)
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		sigaddset(&block, wake_signals[i]);
 	sigaddset(&block, SIGUSR1);
+	sigaddset(&block, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &block, old))
 		return -errno;
 
@@ -81,6 +90,16 @@ int rec_signals_install(sigset_t *old)
 		sigaction(wake_signals[i], &sa, NULL);
 	sa.sa_handler = on_trigger;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_request;
+	sigaction(SIGUSR2, &sa, NULL);
+	/*
+	 * Past a file size limit (ulimit -f) a write fails with EFBIG and is
+	 * reported like a full disk; the default action would kill us with the
+	 * instance still recording.  A handler, not SIG_IGN: exec resets it, so
+	 * the command keeps the default.
+	 */
+	sa.sa_handler = on_wake;
+	sigaction(SIGXFSZ, &sa, NULL);
 	return 0;
 }
 
@@ -96,8 +115,10 @@ void rec_signals_restore(const sigset_t *old)
 	}
 	for (i = 0; i < sizeof(wake_signals) / sizeof(wake_signals[0]); i++)
 		signal(wake_signals[i], SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);
 	/* a trigger racing with the end must not kill a finished recorder */
 	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 

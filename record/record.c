@@ -132,6 +132,7 @@ struct comm_set {
 #define MAX_COMMS 200000
 
 struct session {
+	struct rec_output_lock lock;	/* state.h: one recorder per -o */
 	struct opts *o;
 	struct rec_instance ri;
 	struct rec_instance top;	/* top-level buffer, for a tracer that runs only there */
@@ -933,6 +934,10 @@ static int writer_fail(struct session *s, int err, const char *what)
 {
 	const char *detail = s->w ? fmt_writer_error(s->w) : "";
 
+	/* a dump's or rotation file's metadata: flight.c names that file when it fails */
+	if (rec_flight_dumping(s->fl))
+		return err;
+
 	if (detail && *detail)
 		ft_error("cannot write %s to '%s': %s (%s)", what, s->o->output, strerror(-err), detail);
 	else
@@ -1365,6 +1370,7 @@ static int add_recstats(struct session *s, uint64_t duration_ns)
 			(unsigned long long)bs.records, (unsigned long long)bs.drops,
 			(unsigned long long)bs.bytes, (unsigned long long)bs.pages);
 	}
+	fputs(rec_flight_recstats(s->fl), m);
 	for (i = 0; i < s->ri.ncpus; i++) {
 		const struct rec_cpu *c = &s->ri.cpus[i];
 
@@ -2394,6 +2400,7 @@ static int note_write(struct session *s)
 		return err;
 	}
 	n.chown = fmt_outfile_owner(&n.uid, &n.gid);
+	n.requests = true;
 	err = rec_note_write(&n);
 	free(n.output);
 	free(n.temp);
@@ -2431,6 +2438,7 @@ int cmd_record(int argc, char **argv)
 	s.child = -1;
 	s.child_go = -1;
 	s.child_err = -1;
+	s.lock.fd = -1;
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out_args;
@@ -2457,6 +2465,7 @@ int cmd_record(int argc, char **argv)
 	sigdelset(&wait_mask, SIGCHLD);
 	sigdelset(&wait_mask, SIGALRM);
 	sigdelset(&wait_mask, SIGUSR1);
+	sigdelset(&wait_mask, SIGUSR2);
 
 	{
 		const char *td = tracefs_tracing_dir();
@@ -2475,7 +2484,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	/* before any kernel change: reset and recover rely on the state directory */
-	if (rec_state_prepare(true))
+	if (rec_state_prepare(true) || rec_output_lock(o.output, &s.lock))
 		goto out;
 	if (rec_instance_create(&s.ri, "mono"))
 		goto out;
@@ -2699,7 +2708,7 @@ int cmd_record(int argc, char **argv)
 
 	if (s.stores) {
 		/* the last dump or rotation file; the live writer held nothing of its own */
-		if (!s.write_err && rec_flight_finish(s.fl))
+		if (rec_flight_finish(s.fl))
 			loop_err = -EIO;
 		fmt_writer_abort(s.w);
 		s.w = NULL;
@@ -2752,7 +2761,8 @@ int cmd_record(int argc, char **argv)
 		if (s.child > 0 && !s.child_done)
 			fprintf(stderr, "flytrap: '%s' (pid %d) is still running\n", o.cmd[0], (int)s.child);
 	}
-	rc = EXIT_OK;
+	/* a dump or rotation file that could not be written (said when it failed) */
+	rc = rec_flight_failed(s.fl) ? EXIT_FAIL : EXIT_OK;
 out:
 	if (s.child_go >= 0) {
 		/* closing the go pipe makes a waiting child exit without running */
@@ -2774,7 +2784,9 @@ out:
 		fmt_writer_abort(s.w);
 	if (s.note)
 		rec_note_remove();
+	rec_trig_cleanup(getpid());
 	rec_flight_free(s.fl);
+	rec_output_unlock(&s.lock);
 	if (signals)
 		rec_signals_restore(&old_mask);
 	for (i = 0; i < s.ntraced; i++)

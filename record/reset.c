@@ -348,8 +348,18 @@ static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 
 		if (rec_note_alive(&v[i]))
 			continue;
-		if (v[i].store)
+		if (v[i].store) {
+			char *gone = NULL;
+
 			reset_store(&v[i], dry, done);
+			/* the dump or rotation file it was writing when killed: never finished */
+			if (!dry && !rec_scratch_remove(v[i].pid, &gone) && gone) {
+				printf("removed '%s', the unfinished file killed recorder %d was writing\n",
+				       gone, (int)v[i].pid);
+				(*done)++;
+			}
+			free(gone);
+		}
 		if (file && !access(file, F_OK)) {
 			if (v[i].reset)
 				continue;	/* said by an earlier reset */
@@ -468,6 +478,8 @@ int cmd_reset(int argc, char **argv)
 	if (r && !err)
 		err = r;
 	reset_notes(notes, nnotes, dry, &done);
+	/* the output locks of killed recorders: harmless, removed without a word */
+	rec_output_locks_sweep(dry);
 	rec_notes_free(notes, nnotes);
 	if (!done && !err && all_rc < 0)
 		fprintf(stderr, "flytrap: nothing to reset\n");

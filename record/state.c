@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,6 +188,8 @@ int rec_note_write(const struct rec_note *n)
 			fprintf(f, "spool=%s\n", n->spools[i]);
 	if (n->store && one_line(n->store))
 		fprintf(f, "store=%s\n", n->store);
+	if (n->requests)
+		fprintf(f, "requests=1\n");
 	if (ferror(f) | fclose(f)) {
 		err = -(errno ? errno : EIO);
 		ft_error("cannot write '%s': %s", tmp, strerror(-err));
@@ -317,6 +321,8 @@ int rec_note_read(pid_t pid, struct rec_note *n)
 			n->gid = (gid_t)strtoul(v, NULL, 10);
 		else if (!strcmp(line, "reset"))
 			n->reset = true;
+		else if (!strcmp(line, "requests"))
+			n->requests = true;
 		else if (!strcmp(line, "spool")) {
 			char **sv = realloc(n->spools, (size_t)(n->nspools + 1) * sizeof(*sv));
 			int k;
@@ -493,4 +499,393 @@ bool rec_pid_is_recorder(pid_t pid)
 		yes = !strncmp(base, "flytrap", 7);
 	}
 	return yes;
+}
+
+/* ---- one recorder per output ------------------------------------------------------------ */
+
+/*
+ * The lock file of an output: named after a hash of its absolute name, so
+ * that "t.dat", "./t.dat" and "/dir/t.dat" meet in one file, and only root
+ * (who owns the state directory) can plant one.
+ */
+static char *lock_name(const char *abs)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	char name[64];
+	const char *p;
+
+	for (p = abs; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	snprintf(name, sizeof(name), REC_LOCK_PREFIX "%016llx", (unsigned long long)h);
+	return rec_state_path(name);
+}
+
+/* The pid a lock file names ("pid=N" on its first line), 0 if none. */
+static pid_t lock_holder(int fd)
+{
+	char buf[128];
+	ssize_t r = pread(fd, buf, sizeof(buf) - 1, 0);
+	long v;
+
+	if (r <= 4)
+		return 0;
+	buf[r] = '\0';
+	if (strncmp(buf, "pid=", 4))
+		return 0;
+	v = strtol(buf + 4, NULL, 10);
+	return v > 0 && v <= 0x3fffffff ? (pid_t)v : 0;
+}
+
+int rec_output_lock(const char *output, struct rec_output_lock *l)
+{
+	char *abs = rec_abs_path(output), *path = NULL, text[64];
+	int fd = -1, err = 0, tries;
+	struct stat a, b;
+
+	l->fd = -1;
+	l->path = NULL;
+	/* a directory that does not exist: creating the output says so later */
+	if (!abs)
+		return 0;
+	path = lock_name(abs);
+	if (!path) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (tries = 0; tries < 100; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			err = -errno;
+			ft_error("cannot create the lock '%s' for '%s': %s", path, abs, strerror(-err));
+			goto out;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			pid_t pid = 0;
+			int k;
+
+			err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			/*
+			 * The holder writes its pid right after it took the lock: give
+			 * it a moment (a file left by a killed holder names a dead pid).
+			 */
+			for (k = 0; err == -EBUSY && k < 100; k++) {
+				pid = lock_holder(fd);
+				if (pid && rec_pid_is_recorder(pid))
+					break;
+				pid = 0;
+				usleep(10000);
+			}
+			if (err == -EBUSY && pid)
+				ft_error("'%s' is being recorded by flytrap pid %d: give another -o, "
+					 "or stop that recorder first", abs, (int)pid);
+			else if (err == -EBUSY)
+				ft_error("'%s' is being recorded by another flytrap recorder", abs);
+			else
+				ft_error("cannot lock '%s': %s", path, strerror(-err));
+			goto out;
+		}
+		/* the holder before us removes the file while it holds it: ours may be gone */
+		if (!fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		err = -EAGAIN;
+		ft_error("cannot lock '%s': it keeps changing", path);
+		goto out;
+	}
+	snprintf(text, sizeof(text), "pid=%d\n", (int)getpid());
+	/* the pid first, then the cut: whoever reads it meanwhile sees "pid=" or nothing */
+	if (pwrite(fd, text, strlen(text), 0) != (ssize_t)strlen(text) ||
+	    pwrite(fd, abs, strlen(abs), (off_t)strlen(text)) < 0 ||
+	    ftruncate(fd, (off_t)(strlen(text) + strlen(abs))) < 0) {
+		err = -errno;
+		ft_error("cannot write the lock '%s': %s", path, strerror(-err));
+		goto out;
+	}
+	l->fd = fd;
+	l->path = path;
+	fd = -1;
+	path = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(abs);
+	return err;
+}
+
+void rec_output_unlock(struct rec_output_lock *l)
+{
+	if (l->fd >= 0) {
+		/* removed while held: whoever opened it meanwhile sees another inode and retries */
+		unlink(l->path);
+		close(l->fd);
+	}
+	free(l->path);
+	l->fd = -1;
+	l->path = NULL;
+}
+
+/* ---- trigger requests --------------------------------------------------------------------- */
+
+static char *trig_name(pid_t recorder, pid_t from, const char *suffix)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), REC_TRIG_PREFIX "%d-%d%s", (int)recorder, (int)from, suffix);
+	return rec_state_path(name);
+}
+
+/* Write path whole (a temporary name, then rename): a reader never sees half of it. */
+static int write_whole(const char *path, const char *text)
+{
+	char *tmp = NULL;
+	int fd, err = 0;
+	size_t len = strlen(text);
+
+	if (asprintf(&tmp, "%s.new", path) < 0)
+		return -ENOMEM;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (write(fd, text, len) != (ssize_t)len)
+		err = -(errno ? errno : EIO);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	return err;
+}
+
+int rec_trig_request(pid_t recorder, uint64_t mono_ns)
+{
+	char *path = trig_name(recorder, getpid(), ""), *reply = trig_name(recorder, getpid(), ".reply");
+	char text[64];
+	int err;
+
+	if (!path || !reply) {
+		err = -ENOMEM;
+		goto out;
+	}
+	unlink(reply);	/* of an earlier process with our pid */
+	snprintf(text, sizeof(text), "ts=%llu\n", (unsigned long long)mono_ns);
+	err = write_whole(path, text);
+out:
+	free(path);
+	free(reply);
+	return err;
+}
+
+void rec_trig_withdraw(pid_t recorder)
+{
+	char *path = trig_name(recorder, getpid(), "");
+
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+int rec_trig_wait_reply(pid_t recorder, char *buf, size_t len, int timeout_ms)
+{
+	char *path = trig_name(recorder, getpid(), ".reply"), *text = NULL;
+	int waited = 0, err = -ETIMEDOUT;
+
+	if (!path)
+		return -ENOMEM;
+	for (;;) {
+		text = rec_read_file(path, NULL);
+		if (text) {
+			snprintf(buf, len, "%s", text);
+			free(text);
+			unlink(path);
+			err = 0;
+			break;
+		}
+		if (waited >= timeout_ms || (kill(recorder, 0) < 0 && errno == ESRCH))
+			break;
+		usleep(20000);
+		waited += 20;
+	}
+	free(path);
+	return err;
+}
+
+int rec_trig_take(pid_t self, struct rec_trig_req *v, int max)
+{
+	char prefix[64];
+	DIR *d = opendir(rec_state_dir());
+	struct dirent *de;
+	size_t pl;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	snprintf(prefix, sizeof(prefix), REC_TRIG_PREFIX "%d-", (int)self);
+	pl = strlen(prefix);
+	while (n < max && (de = readdir(d))) {
+		char *end, *path, *text;
+		long from;
+
+		if (strncmp(de->d_name, prefix, pl) || de->d_name[pl] < '1' || de->d_name[pl] > '9')
+			continue;
+		from = strtol(de->d_name + pl, &end, 10);
+		if (*end || from <= 0 || from > 0x3fffffff)
+			continue;	/* a reply, or a request still being written */
+		path = rec_state_path(de->d_name);
+		text = path ? rec_read_file(path, NULL) : NULL;
+		v[n].from = (pid_t)from;
+		v[n].ts = text && !strncmp(text, "ts=", 3) ? strtoull(text + 3, NULL, 10) : 0;
+		/* taken once: whoever removes it answers it */
+		if (path && !unlink(path))
+			n++;
+		free(text);
+		free(path);
+	}
+	closedir(d);
+	return n;
+}
+
+int rec_trig_reply(pid_t self, pid_t from, const char *text)
+{
+	char *path = trig_name(self, from, ".reply");
+	int err;
+
+	if (!path)
+		return -ENOMEM;
+	err = write_whole(path, text);
+	free(path);
+	return err;
+}
+
+void rec_trig_cleanup(pid_t self)
+{
+	char prefix[64];
+	DIR *d = opendir(rec_state_dir());
+	struct dirent *de;
+
+	if (!d)
+		return;
+	snprintf(prefix, sizeof(prefix), REC_TRIG_PREFIX "%d-", (int)self);
+	while ((de = readdir(d))) {
+		char *path;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		path = rec_state_path(de->d_name);
+		if (path)
+			unlink(path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* ---- the file a dump is being written to ------------------------------------------------ */
+
+static char *scratch_name(pid_t pid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), REC_SCRATCH_PREFIX "%d", (int)pid);
+	return rec_state_path(name);
+}
+
+int rec_scratch_set(const char *const *paths, int n)
+{
+	char *note = scratch_name(getpid()), *text = NULL;
+	size_t len = 0;
+	FILE *m = NULL;
+	int err = 0, i;
+
+	if (!note)
+		return -ENOMEM;
+	if (!n) {
+		if (unlink(note) < 0 && errno != ENOENT)
+			err = -errno;
+		goto out;
+	}
+	m = open_memstream(&text, &len);
+	if (!m) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char *abs = rec_abs_path(paths[i]);
+
+		if (abs && one_line(abs))
+			fprintf(m, "%s\n", abs);
+		free(abs);
+	}
+	if (fclose(m)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = write_whole(note, text);
+out:
+	free(text);
+	free(note);
+	return err;
+}
+
+int rec_scratch_remove(pid_t pid, char **removed)
+{
+	char *note = scratch_name(pid), *text, *line, *save = NULL;
+	struct stat st;
+	int err = 0;
+
+	*removed = NULL;
+	if (!note)
+		return -ENOMEM;
+	text = rec_read_file(note, NULL);
+	/* the temporary file first, then its spools */
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		/* only regular files: the note is root's, the directory it names may not be */
+		if (line[0] != '/' || lstat(line, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (unlink(line) < 0)
+			err = -errno;
+		else if (!*removed)
+			*removed = strdup(line);
+	}
+	free(text);
+	unlink(note);
+	free(note);
+	return err;
+}
+
+int rec_output_locks_sweep(bool dry)
+{
+	DIR *d = opendir(rec_state_dir());
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *path;
+		int fd;
+
+		if (strncmp(de->d_name, REC_LOCK_PREFIX, strlen(REC_LOCK_PREFIX)))
+			continue;
+		path = rec_state_path(de->d_name);
+		fd = path ? open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC) : -1;
+		/* held: a live recorder's; free: a killed one's, removed while we hold it */
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB)) {
+			if (dry || !unlink(path))
+				n++;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(path);
+	}
+	closedir(d);
+	return n;
 }

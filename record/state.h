@@ -21,6 +21,7 @@
 #define FLYTRAP_RECORD_STATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define REC_NOTE_PREFIX "record-"
@@ -63,6 +64,7 @@ struct rec_note {
 	gid_t gid;
 	bool chown;			/* uid/gid given (run through sudo) */
 	bool reset;			/* reset has saved its kernel data already */
+	bool requests;			/* takes trigger requests (SIGUSR2), see below */
 };
 
 /* Start time of a process (field 22 of /proc/PID/stat), 0 if unknown. */
@@ -96,5 +98,72 @@ void rec_notes_free(struct rec_note *v, int n);
 
 /* true while the note's recorder is running (same pid, same start time). */
 bool rec_note_alive(const struct rec_note *n);
+
+/*
+ * One recorder per output: an exclusive flock(2) on "lock-<hash of the
+ * absolute output name>" in the state directory, held for the recording's
+ * life (the kernel lets go of it when the recorder dies, SIGKILL included).
+ * The file says "pid=N" and the output, for the message of whoever finds
+ * it held.
+ */
+#define REC_LOCK_PREFIX "lock-"
+struct rec_output_lock {
+	int fd;				/* -1: not held */
+	char *path;
+};
+/*
+ * Take the lock of output.  0 when held (or when the output's directory
+ * does not exist: l->fd stays -1 and creating the file fails later);
+ * -EBUSY when another recorder holds it, -errno otherwise; both printed.
+ */
+int rec_output_lock(const char *output, struct rec_output_lock *l);
+/* Let go of it and remove its file; a lock not held is fine. */
+void rec_output_unlock(struct rec_output_lock *l);
+/* Remove the lock files no recorder holds (killed ones'); how many (dry: would). */
+int rec_output_locks_sweep(bool dry);
+
+/*
+ * Trigger requests.  `flytrap trigger` writes "trigger-<recorder>-<its pid>"
+ * (the time on the mono clock) and sends SIGUSR2; the recorder takes every
+ * request it finds (signals of one kind merge while blocked, files do not),
+ * decides, and answers in "trigger-<recorder>-<pid>.reply", one line that
+ * `flytrap trigger` prints.  A recorder that handles requests says so in its
+ * run note ("requests=1"); one without gets the old SIGUSR1.
+ */
+#define REC_TRIG_PREFIX "trigger-"
+struct rec_trig_req {
+	pid_t from;			/* the pid of the `flytrap trigger` that asked */
+	uint64_t ts;			/* when, on the mono clock (0: unknown) */
+};
+/* Leave a request for recorder (before the signal): 0 or -errno. */
+int rec_trig_request(pid_t recorder, uint64_t mono_ns);
+/* Take back a request the recorder never got (the signal failed). */
+void rec_trig_withdraw(pid_t recorder);
+/* Wait up to timeout_ms for the answer (buf: its text): 0, -ETIMEDOUT or -errno. */
+int rec_trig_wait_reply(pid_t recorder, char *buf, size_t len, int timeout_ms);
+/* The recorder: take (remove) up to max requests addressed to self; count or -errno. */
+int rec_trig_take(pid_t self, struct rec_trig_req *v, int max);
+/* The recorder: answer the request of from. */
+int rec_trig_reply(pid_t self, pid_t from, const char *text);
+/* The recorder, at its end: remove requests and answers left for it. */
+void rec_trig_cleanup(pid_t self);
+
+/*
+ * The file a dump or rotation file is being written to (its hidden
+ * temporary name), in "scratch-<pid>": a SIGKILL in the middle leaves it,
+ * and reset removes it.  One file rewritten whole, not note lines: a
+ * rotation writes a file every few seconds for days.
+ */
+#define REC_SCRATCH_PREFIX "scratch-"
+/*
+ * Note paths (the temporary file, then its spools) as this recorder's file
+ * in progress; n = 0: none any more.  0 or -errno.
+ */
+int rec_scratch_set(const char *const *paths, int n);
+/*
+ * Remove the file in progress of dead recorder pid, its spools and the note;
+ * *removed gets the file's name (malloc'd) when there was one.  0 or -errno.
+ */
+int rec_scratch_remove(pid_t pid, char **removed);
 
 #endif

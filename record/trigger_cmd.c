@@ -9,6 +9,11 @@
  * SIGUSR1 kills a process that does not expect it, so the pid is checked
  * to be a flytrap recorder right before the signal, through a pidfd: a pid
  * reused after the check cannot receive it.
+ *
+ * A recorder whose note says "requests" gets a request file and SIGUSR2
+ * instead (state.h): two SIGUSR1 sent while it is busy merge into one, a
+ * request does not, and the recorder answers what became of it, which is
+ * printed here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "flytrap.h"
@@ -24,11 +30,14 @@
 #include "state.h"
 
 #define MAX_RECORDERS 256
+/* the recorder answers at its next pass; one busy writing a dump takes longer */
+#define REPLY_WAIT_MS 10000
 
 struct recorder {
 	pid_t pid;
 	unsigned long long start;	/* process start time, as its note says */
 	char *output;
+	bool requests;			/* takes requests (SIGUSR2) */
 };
 
 static void usage(FILE *f)
@@ -61,13 +70,14 @@ static int list_recorders(struct recorder *v, int max)
 		v[k].pid = notes[i].pid;
 		v[k].start = notes[i].start;
 		v[k].output = notes[i].output ? strdup(notes[i].output) : NULL;
+		v[k].requests = notes[i].requests;
 		k++;
 	}
 	rec_notes_free(notes, n);
 	return k;
 }
 
-static int send_trigger(pid_t pid, unsigned long long start)
+static int send_trigger(pid_t pid, unsigned long long start, int sig)
 {
 	int fd = (int)syscall(SYS_pidfd_open, pid, 0), err = 0;
 
@@ -76,7 +86,7 @@ static int send_trigger(pid_t pid, unsigned long long start)
 	/* checked after the pidfd exists: the pidfd then names this very process */
 	if (!rec_pid_is_recorder(pid) || rec_proc_start(pid) != start)
 		err = -ESRCH;
-	else if (fd >= 0 ? syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0) : kill(pid, SIGUSR1))
+	else if (fd >= 0 ? syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) : kill(pid, sig))
 		err = -errno;
 	if (fd >= 0)
 		close(fd);
@@ -167,16 +177,42 @@ int cmd_trigger(int argc, char **argv)
 	}
 	for (i = 0; i < n && v[i].pid != pid; i++)
 		;
-	err = send_trigger(pid, v[i].start);
+	if (v[i].requests) {
+		struct timespec now;
+
+		/* the time of the trigger is now, not when the recorder gets to it */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		err = rec_trig_request(pid, (uint64_t)now.tv_sec * 1000000000ULL +
+					    (uint64_t)now.tv_nsec);
+		if (err) {
+			ft_error("cannot leave a trigger for recorder %d in '%s': %s", (int)pid,
+				 rec_state_dir(), strerror(-err));
+			goto out;
+		}
+	}
+	err = send_trigger(pid, v[i].start, v[i].requests ? SIGUSR2 : SIGUSR1);
 	if (err) {
+		if (v[i].requests)
+			rec_trig_withdraw(pid);
 		ft_error("cannot signal recorder %d: %s", (int)pid,
 			 err == -ESRCH ? "it is no longer running" : strerror(-err));
 		goto out;
 	}
-	for (i = 0; i < n && v[i].pid != pid; i++)
-		;
 	fprintf(stderr, "flytrap: triggered recorder %d (writing '%s')\n", (int)pid,
-		i < n && v[i].output ? v[i].output : "?");
+		v[i].output ? v[i].output : "?");
+	if (v[i].requests) {
+		char reply[512];
+
+		err = rec_trig_wait_reply(pid, reply, sizeof(reply), REPLY_WAIT_MS);
+		if (!err) {
+			reply[strcspn(reply, "\n")] = '\0';
+			fprintf(stderr, "flytrap: recorder %d: %s\n", (int)pid, reply);
+		} else {
+			/* the request stays: it is taken later, and the summary counts it */
+			fprintf(stderr, "flytrap: recorder %d did not say what became of the trigger%s\n",
+				(int)pid, kill(pid, 0) && errno == ESRCH ? ": it ended" : " in time");
+		}
+	}
 	rc = EXIT_OK;
 out:
 	for (i = 0; i < n; i++)
