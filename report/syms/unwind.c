@@ -48,7 +48,7 @@ struct rpt_unwind {
 	uint64_t sp;
 	bool copy_short;	/* a read just past the copy: it was too small */
 	bool read_failed;	/* any read failed (the walk may then end as if complete) */
-	uint64_t *pcs;
+	uint64_t *pcs, *sps;
 	int n, max;
 	Dwarf_Addr last_pc;
 	bool last_act;
@@ -220,6 +220,14 @@ static int uw_frame(Dwfl_Frame *f, void *arg)
 		return DWARF_CB_ABORT;
 	if (!pc || u->n >= u->max)
 		return DWARF_CB_ABORT;
+	if (u->sps) {
+		/* DWARF numbers of the stack pointer: rsp 7, sp 31 */
+		Dwarf_Word sp;
+
+		if (dwfl_frame_reg(f, u->arch == RPT_UW_ARM64 ? 31 : 7, &sp))
+			sp = 0;
+		u->sps[u->n] = sp;
+	}
 	u->pcs[u->n++] = pc;
 	u->last_pc = pc;
 	u->last_act = act;
@@ -264,7 +272,8 @@ static const char *stop_reason(struct rpt_unwind *u, struct uw_proc *p)
 }
 
 int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nregs,
-		    const uint8_t *copy, size_t clen, uint64_t *pcs, int max, const char **why)
+		    const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max,
+		    const char **why)
 {
 	struct uw_proc *p;
 	int rc;
@@ -284,6 +293,7 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->sp = regs[1];
 	u->copy_short = u->read_failed = false;
 	u->pcs = pcs;
+	u->sps = sps;
 	u->n = 0;
 	u->max = max;
 	u->last_pc = regs[0];
