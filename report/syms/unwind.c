@@ -106,6 +106,15 @@ static bool uw_memory_read(Dwfl *d, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	}
 	if (read_file_word(d, addr, result))
 		return true;
+	/*
+	 * Below the sampled SP is the dead part of the stack (the copy starts at
+	 * SP): the CFI of a function sampled in its epilogue still names slots
+	 * there for registers it has popped.  Their values do not matter to
+	 * the walk; what matters is that a read above it, a caller's return
+	 * address, failed.
+	 */
+	if (addr < u->sp && u->sp - addr <= 256)
+		return false;
 	u->read_failed = true;
 	if (addr >= u->sp && addr - u->sp < u->clen + STACK_NEAR)
 		u->copy_short = true;
