@@ -919,7 +919,12 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r,
 			    MAX_FRAMES, &why);
 	g->uw_stacks[s]++;
 	memcpy(fp, ua, (size_t)un * sizeof(*fp));
-	if (n <= 1 && why && !strncmp(why, "no binary", 9)) {
+	/*
+	 * "no binary mapped there" is not this: an IP outside every mapping of
+	 * the file's maps (a sample inside execve, the registers still the old
+	 * image's) is marked as such, not counted as a binary this machine lacks
+	 */
+	if (n <= 1 && why && !strncmp(why, "no binary for ", 14)) {
 		/*
 		 * the sampled code's own binary is not here (a deleted binary
 		 * named from a stored symbol table): the walk is all there is,
@@ -1750,6 +1755,22 @@ static void binaries_json(const struct rpt_cg_result *r, struct rpt_json *j)
 	rpt_json_arr_end(j);
 }
 
+/* when most user stacks stopped short: the record option that would have unwound them */
+static void fix_note(const struct rpt_cg_result *r, FILE *f)
+{
+	uint64_t bad = cut_total(r) + r->unwind_marked;
+	const char *m = r->unwind_mode && *r->unwind_mode ? r->unwind_mode : "fp";
+
+	if (!r->user_stacks || bad * 2 <= r->user_stacks)
+		return;
+	if (strcmp(m, "dwarf"))
+		fprintf(f, "  most user stacks stopped short: record with --user-stack dwarf (the default;\n"
+			"  this file has %s) to unwind code built without frame pointers\n", m);
+	else
+		fprintf(f, "  most user stacks stopped short: where the mark says \"stack copy too small\",\n"
+			"  record with a larger copy (--user-stack dwarf:16384)\n");
+}
+
 static void cut_note(const struct rpt_cg_result *r, FILE *f)
 {
 	uint64_t n = cut_total(r);
@@ -1931,6 +1952,7 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 				src_names[k]);
 	cut_note(r, f);
 	unwind_note(r, f);
+	fix_note(r, f);
 	rpt_notes_clock(n, f);
 	rpt_notes_loss(n, f);
 	rpt_notes_damage(n, f);
