@@ -47,7 +47,7 @@ for w in xz gzip sort python3; do
 	perf script -i $w.data --comm $w -F ip,sym,dso > $w.perf 2> /dev/null ||
 		fail "$w: perf script"
 	if python3 "$TOP/tests/live/_stackcmp.py" $w.fold $w.perf 10 > $w.cmp; then
-		ok "$w: $(grep ' main:' $w.cmp)"
+		ok "$w: $(grep -E ' main:|^note' $w.cmp | tr '\n' ' ')"
 	else
 		fail "$w: $(tr '\n' ';' < $w.cmp)"
 	fi
