@@ -280,6 +280,24 @@ static const char *stop_reason(struct rpt_unwind *u, struct uw_proc *p)
 	return u->why;
 }
 
+/*
+ * Whether the walk's last frame is its binary's entry point (the dynamic
+ * loader's _start calls _dl_start first thing and has no CFI for the
+ * return address after it): the outermost frame of a process starting up,
+ * so the walk is complete, not stopped short.
+ */
+static bool at_entry(struct rpt_unwind *u, struct uw_proc *p)
+{
+	Dwarf_Addr pc = u->last_pc - (u->last_act ? 0 : 1), bias;
+	Dwfl_Module *mod = dwfl_addrmodule(p->d, pc);
+	Elf *e = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	GElf_Ehdr eh;
+
+	if (!e || !gelf_getehdr(e, &eh) || !eh.e_entry || pc < eh.e_entry + bias)
+		return false;
+	return pc - (eh.e_entry + bias) < 64;
+}
+
 int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nregs,
 		    const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max,
 		    const char **why)
@@ -311,7 +329,7 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->nstacks++;
 	u->nframes += (uint64_t)u->n;
 	/* libdwfl ends a walk whose return address could not be read as if it were complete */
-	if (rc == 0 && !u->read_failed)
+	if ((rc == 0 && !u->read_failed) || (u->n > 1 && !u->copy_short && at_entry(u, p)))
 		*why = NULL;
 	else if (u->n >= max)
 		*why = "too many frames";
