@@ -329,7 +329,7 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->nstacks++;
 	u->nframes += (uint64_t)u->n;
 	/* libdwfl ends a walk whose return address could not be read as if it were complete */
-	if ((rc == 0 && !u->read_failed) || (u->n > 1 && !u->copy_short && at_entry(u, p)))
+	if ((rc == 0 && !u->read_failed) || (u->n && !u->copy_short && at_entry(u, p)))
 		*why = NULL;
 	else if (u->n >= max)
 		*why = "too many frames";
