@@ -17,10 +17,81 @@
 # `perf script` (perf's libdw unwind) -- CPU seconds, best of 3.
 #
 #   bench/ustack.sh [HZ] [WORK]      (root; default 997 Hz, 60 units of work)
+#
+# Issue 35, the binaries people run: `bench/ustack.sh distro [HZ...]` runs
+# Debian's xz -9 -T1, gzip -9, sort --parallel=1 and a pure-Python loop
+# (/usr/bin/python3) untraced, under `flytrap record --bpf profile=HZ` with
+# the default user stacks (dwarf, 8192 bytes), with --user-stack cfi (512
+# bytes) and fp, and under `perf record -F HZ --call-graph dwarf`, one
+# after the other on the same input; per run: the workload's wall and CPU
+# seconds (slowdown against the untraced run), samples, the share reaching
+# __libc_start_main, and file bytes per sample.  Default HZ: 99 999.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
 F=$PWD/$O/flytrap
+if [ "${1:-}" = distro ]; then
+	shift
+	[ "$(id -u)" = 0 ] || { echo "bench/ustack.sh: needs root" >&2; exit 1; }
+	[ -x "$F" ] || { echo "bench/ustack.sh: build first (make)" >&2; exit 1; }
+	command -v perf > /dev/null || { echo "bench/ustack.sh: no perf" >&2; exit 1; }
+	T=$(mktemp -d /tmp/flytrap-ustack.XXXXXX)
+	trap 'rm -rf "$T"' EXIT
+	cp "$F" "$T/flytrap" && F=$T/flytrap
+	head -c 24000000 /dev/urandom | base64 > "$T/big.txt"
+	head -c 2500000 "$T/big.txt" > "$T/small.txt"
+	printf 'def work(n):\n    s = 0\n    for i in range(n):\n        s += i * i\n    return s\nfor k in range(120):\n    work(200000)\n' > "$T/loop.py"
+	tm() {	# OUT command... -> "wall cpu" of the command (its children included)
+		local out=$1
+		shift
+		/usr/bin/time -f '%e %U %S' -o "$T/tm" "$@" > /dev/null 2>> "$T/err" || return 1
+		awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$T/tm" > "$out"
+	}
+	mainpct() {	# folded -> "samples share%"
+		awk '{ t += $NF; if ($0 ~ /__libc_start_main/) m += $NF }
+			END { printf "%d %.1f", t, t ? 100 * m / t : 0 }' "$1"
+	}
+	printf '| workload | Hz | mode | wall s | CPU s | samples | reach main | bytes / sample |\n'
+	printf '|---|---:|---|---:|---:|---:|---:|---:|\n'
+	for w in xz gzip sort python3; do
+		case $w in
+		xz) cmd=(/usr/bin/xz -9 -T1 -c "$T/small.txt") ;;
+		gzip) cmd=(/usr/bin/gzip -9 -c "$T/big.txt") ;;
+		sort) cmd=(/usr/bin/sort --parallel=1 "$T/big.txt" "$T/big.txt") ;;
+		python3) cmd=(/usr/bin/python3 "$T/loop.py") ;;
+		esac
+		tm "$T/base" "${cmd[@]}" || continue
+		read -r bw bc < "$T/base"
+		printf '| %s | - | untraced | %s | %s | - | - | - |\n' "$w" "$bw" "$bc"
+		for hz in ${@:-99 999}; do
+			for mode in dwarf cfi fp perf; do
+				rm -f "$T/x.dat" "$T/p.data"
+				if [ $mode = perf ]; then
+					perf record -q -F "$hz" --call-graph dwarf -o "$T/p.data" -- \
+						/usr/bin/time -f '%e %U %S' -o "$T/tm" "${cmd[@]}" > /dev/null 2>> "$T/err" || continue
+					perf script -i "$T/p.data" --comm $w -F ip,sym,dso 2> /dev/null | awk '
+						NF == 0 { if (s) { t++; m += hit }; s = 0; hit = 0; next }
+						{ s = 1 } /__libc_start_(main|call_main)/ { hit = 1 }
+						END { if (s) { t++; m += hit }; printf "%d %.1f", t, t ? 100 * m / t : 0 }' > "$T/mp"
+					bytes=$(stat -c %s "$T/p.data")
+				else
+					"$F" record -q --bpf "profile=$hz" --user-stack $mode -o "$T/x.dat" -- \
+						/usr/bin/time -f '%e %U %S' -o "$T/tm" "${cmd[@]}" > /dev/null 2>> "$T/err" || continue
+					"$F" callgraph --folded --comm $w "$T/x.dat" > "$T/x.fold" 2>> "$T/err"
+					mainpct "$T/x.fold" > "$T/mp"
+					bytes=$(stat -c %s "$T/x.dat")
+				fi
+				read -r n mp < "$T/mp"
+				awk -v w=$w -v hz="$hz" -v m=$mode -v n="$n" -v mp="$mp" -v by="$bytes" \
+					-v bw="$bw" -v bc="$bc" '{ wall = $1; cpu = $2 + $3
+					printf "| %s | %s | %s | %.2f (%+.0f%%) | %.2f (%+.0f%%) | %d | %.1f%% | %.0f |\n",
+						w, hz, m, wall, (bw > 0 ? 100 * (wall - bw) / bw : 0), cpu,
+						(bc > 0 ? 100 * (cpu - bc) / bc : 0), n, mp, (n ? by / n : 0) }' "$T/tm"
+			done
+		done
+	done
+	exit 0
+fi
 HZ=${1:-997}
 WORK=${2:-60}
 [ "$(id -u)" = 0 ] || { echo "bench/ustack.sh: needs root" >&2; exit 1; }

@@ -232,7 +232,7 @@ static void usage(FILE *f)
 "                          profile[=HZ], ufunc=BIN:GLOB, kfunc=FUNC[+FUNC],\n"
 "                          ringbuf=SIZE (comma-separated)\n"
 "      --user-stack MODE   user stacks of offcpu/profile: fp, cfi[:BYTES]\n"
-"                          (default, 512) or dwarf[:BYTES] (8192)\n"
+"                          (512) or dwarf[:BYTES] (default, 8192)\n"
 "      --symbols           with --bpf: store the ELF symbol tables of traced\n"
 "                          binaries, so stacks resolve on a machine without them\n"
 "\n"
@@ -523,7 +523,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return ft_usage_error("--level makes no sense with --compression none");
 	if (o->bpf) {
 		uint32_t ub = o->user_stack_bytes ? o->user_stack_bytes :
-			      o->user_stack == REC_USTACK_FP ? 0 : REC_USTACK_DEF_CFI;
+			      o->user_stack == REC_USTACK_FP ? 0 :
+			      o->user_stack == REC_USTACK_CFI ? REC_USTACK_DEF_CFI : REC_USTACK_DEF_DWARF;
 		char *err = NULL;
 
 		if (rec_bpf_check_user_stack(o->bpf, 0, ub, &err)) {

@@ -679,14 +679,16 @@ static bool is_trace_frame(const char *name)
  * or -1.  A frame-pointer walk through code built without frame pointers
  * reads garbage: addresses outside any executable mapping of the process
  * (when the file lists them), or a loop that gives the same frames over
- * and over.  The stack records hold return addresses only, no frame
- * addresses, so a loop cannot be told from recursion by its (address,
- * frame) pairs: the rule here is an address that repeats in one stack
- * without resolving to a function.  Recursion in code with symbols (a
- * named frame repeating) survives at any depth.
+ * and over.  A frame the unwind from the stack copy found has its stack
+ * pointer in usp[k] (usp NULL or usp[k] 0: not known): the same address at
+ * the same stack pointer twice is a loop, the same address deeper in the
+ * stack is recursion and is kept, named or not.  The frame-pointer walk's
+ * records hold return addresses only, so for those the rule is an address
+ * that repeats in one stack without resolving to a function; recursion in
+ * code with symbols (a named frame repeating) survives at any depth.
  */
-static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un, uint32_t *uf,
-		       int *why)
+static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, const uint64_t *usp,
+		       int un, uint32_t *uf, int *why)
 {
 	uint64_t unnamed[MAX_FRAMES];
 	int nu = 0, k, j;
@@ -704,7 +706,14 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un
 			*why = CUT_OUTSIDE;
 			break;
 		}
-		if (!u.named) {
+		if (usp && usp[k]) {
+			for (j = 0; j < k && (ua[j] != ua[k] || usp[j] != usp[k]); j++)
+				;
+			if (j < k) {
+				*why = CUT_REPEAT;
+				break;
+			}
+		} else if (!u.named) {
 			for (j = 0; j < nu && unnamed[j] != ua[k]; j++)
 				;
 			if (j < nu) {
@@ -724,8 +733,8 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, int un
  * unwind from the stack copy put below user frame mark_at - 1.
  */
 static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
-			    int un, const uint64_t *ka, int kn, uint64_t w, int mark_at,
-			    const char *mark)
+			    const uint64_t *usp, int un, const uint64_t *ka, int kn, uint64_t w,
+			    int mark_at, const char *mark)
 {
 	uint32_t fr[2 * MAX_FRAMES + 2], uf[MAX_FRAMES];
 	int n = 0, k, why = -1;
@@ -740,7 +749,7 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 		un = MAX_FRAMES;
 	if (un) {
 		g->stacks[s]++;
-		un = user_frames(g, tgid, ua, un, uf, &why);
+		un = user_frames(g, tgid, ua, usp, un, uf, &why);
 		if (why >= 0) {
 			/* below the cut is unknown: the marker is the root of what is kept */
 			g->cut[s][why]++;
@@ -769,7 +778,7 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 static void emit_stack(struct callgraph *g, enum src s, int pid, int tgid, const uint64_t *ua,
 		       int un, const uint64_t *ka, int kn, uint64_t w)
 {
-	emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn, w, -1, NULL);
+	emit_stack_mark(g, s, pid, tgid, ua, NULL, un, ka, kn, w, -1, NULL);
 }
 
 static void flush_pending(struct callgraph *g, int cpu)
@@ -883,9 +892,10 @@ static int join_frames(uint64_t *out, const uint64_t *a, int na, const uint64_t 
  * MAX_FRAMES) and returns its length.
  */
 static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r, int cpu,
-		       int pid, int tgid, uint64_t *ua, int un, int *mark_at, const char **mark)
+		       int pid, int tgid, uint64_t *ua, uint64_t *usp, int un, int *mark_at,
+		       const char **mark)
 {
-	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], fp[MAX_FRAMES];
+	uint64_t regs[4] = { 0 }, pcs[MAX_FRAMES], sps[MAX_FRAMES], fp[MAX_FRAMES];
 	int rl = r->smp.uregs.len, cl = r->smp.ucopy.len, n, i = 0, j = 0, nr;
 	const uint8_t *rp = r->smp.uregs.p, *cp = r->smp.ucopy.p;
 	const char *why;
@@ -905,11 +915,16 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r,
 	}
 	if (!g->uw)
 		return un;
-	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs,
+	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs, sps,
 			    MAX_FRAMES, &why);
 	g->uw_stacks[s]++;
 	memcpy(fp, ua, (size_t)un * sizeof(*fp));
-	if (n <= 1 && why && !strncmp(why, "no binary", 9)) {
+	/*
+	 * "no binary mapped there" is not this: an IP outside every mapping of
+	 * the file's maps (a sample inside execve, the registers still the old
+	 * image's) is marked as such, not counted as a binary this machine lacks
+	 */
+	if (n <= 1 && why && !strncmp(why, "no binary for ", 14)) {
 		/*
 		 * the sampled code's own binary is not here (a deleted binary
 		 * named from a stored symbol table): the walk is all there is,
@@ -925,6 +940,8 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r,
 		*mark = why;
 		return un;
 	}
+	/* the unwound frames' stack pointers, for user_frames(); the walk's frames have none */
+	memcpy(usp, sps, (size_t)(n < MAX_FRAMES ? n : MAX_FRAMES) * sizeof(*usp));
 	if (g->uw_mode == 1)
 		for (i = 1; i < n; i++) {
 			for (j = 1; j < un && fp[j] != pcs[i]; j++)
@@ -1005,7 +1022,7 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 {
 	const struct rpt_rec *r = ctx->rec;
 	int cpu = ev->rec.cpu;
-	uint64_t ua[MAX_FRAMES], ka[MAX_FRAMES];
+	uint64_t ua[MAX_FRAMES], usp[MAX_FRAMES], ka[MAX_FRAMES];
 	int un, kn, tgid;
 
 	switch (ty->kind) {
@@ -1025,9 +1042,10 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		tgid = r->smp.has_tgid ? r->smp.tgid : pid;
 		kn = read_addrs(&r->smp.kstack, ka, MAX_FRAMES);
 		un = read_addrs(&r->smp.ustack, ua, MAX_FRAMES);
+		memset(usp, 0, sizeof(usp));
 		if (r->smp.has_copy)
-			un = unwind_copy(g, s, r, cpu, pid, tgid, ua, un, &mark_at, &mark);
-		emit_stack_mark(g, s, pid, tgid, ua, un, ka, kn,
+			un = unwind_copy(g, s, r, cpu, pid, tgid, ua, usp, un, &mark_at, &mark);
+		emit_stack_mark(g, s, pid, tgid, ua, usp, un, ka, kn,
 				s == S_SAMPLES ? 1 : r->smp.duration, mark_at, mark);
 		break;
 	}
@@ -1737,6 +1755,22 @@ static void binaries_json(const struct rpt_cg_result *r, struct rpt_json *j)
 	rpt_json_arr_end(j);
 }
 
+/* when most user stacks stopped short: the record option that would have unwound them */
+static void fix_note(const struct rpt_cg_result *r, FILE *f)
+{
+	uint64_t bad = cut_total(r) + r->unwind_marked;
+	const char *m = r->unwind_mode && *r->unwind_mode ? r->unwind_mode : "fp";
+
+	if (!r->user_stacks || bad * 2 <= r->user_stacks)
+		return;
+	if (strcmp(m, "dwarf"))
+		fprintf(f, "  most user stacks stopped short: record with --user-stack dwarf (the default;\n"
+			"  this file has %s) to unwind code built without frame pointers\n", m);
+	else
+		fprintf(f, "  most user stacks stopped short: where the mark says \"stack copy too small\",\n"
+			"  record with a larger copy (--user-stack dwarf:16384)\n");
+}
+
 static void cut_note(const struct rpt_cg_result *r, FILE *f)
 {
 	uint64_t n = cut_total(r);
@@ -1918,6 +1952,7 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 				src_names[k]);
 	cut_note(r, f);
 	unwind_note(r, f);
+	fix_note(r, f);
 	rpt_notes_clock(n, f);
 	rpt_notes_loss(n, f);
 	rpt_notes_damage(n, f);

@@ -57,6 +57,7 @@ struct ubin {
 	char *buildid;		/* hex, or NULL */
 	char *file;		/* the ELF file read (the binary or its debug file), or NULL */
 	bool tried, ok;
+	bool disk_tried;	/* a stored table's binary looked for on this machine */
 	bool timed_out;		/* debuginfod gave up at the deadline */
 	enum bin_source src;
 	int etype;
@@ -1075,6 +1076,42 @@ static bool try_file(struct rpt_syms *s, struct ubin *b, const char *file, const
 }
 
 /*
+ * A binary named by a stored table (record --symbols) may still be on this
+ * machine, the same build (its build-id recorded): the stored names stay,
+ * but the file is what the unwinder reads the CFI and code from, so that
+ * --symbols does not switch unwinding off where the binary is.
+ */
+static void stored_find_file(struct rpt_syms *s, struct ubin *b)
+{
+	struct ubin t;
+	char file[PATH_MAX];
+	const char *base = strrchr(b->path, '/');
+	int k;
+
+	b->disk_tried = true;
+	if (b->file || !b->buildid)
+		return;
+	for (k = 0; k < 3; k++) {
+		if (k < 2 && !s->symfs)
+			continue;
+		if (k == 0)
+			snprintf(file, sizeof(file), "%s%s", s->symfs, b->path);
+		else if (k == 1)
+			snprintf(file, sizeof(file), "%s/%s", s->symfs, base ? base + 1 : b->path);
+		else
+			snprintf(file, sizeof(file), "%s", b->path);
+		memset(&t, 0, sizeof(t));
+		t.path = b->path;
+		t.buildid = b->buildid;
+		if (!try_file(s, &t, file, b->buildid, false))
+			continue;
+		bin_clear(&t);
+		b->file = t.file;
+		return;
+	}
+}
+
+/*
  * The binary itself, under --symfs or at its path (the same build when a
  * build-id was recorded), else, for a binary not on this machine, its
  * debug file found by build-id (the same build by construction; its loads
@@ -1086,8 +1123,11 @@ static void bin_load(struct rpt_syms *s, struct ubin *b)
 	char file[PATH_MAX];
 	int k;
 
-	if (b->tried)
+	if (b->tried) {
+		if (b->src == SRC_RECORDED && !b->disk_tried)
+			stored_find_file(s, b);
 		return;
+	}
 	b->tried = true;
 	if (s->symfs) {
 		const char *base = strrchr(b->path, '/');

@@ -48,7 +48,7 @@ struct rpt_unwind {
 	uint64_t sp;
 	bool copy_short;	/* a read just past the copy: it was too small */
 	bool read_failed;	/* any read failed (the walk may then end as if complete) */
-	uint64_t *pcs;
+	uint64_t *pcs, *sps;
 	int n, max;
 	Dwarf_Addr last_pc;
 	bool last_act;
@@ -106,6 +106,15 @@ static bool uw_memory_read(Dwfl *d, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	}
 	if (read_file_word(d, addr, result))
 		return true;
+	/*
+	 * Below the sampled SP is the dead part of the stack (the copy starts at
+	 * SP): the CFI of a function sampled in its epilogue still names slots
+	 * there for registers it has popped.  Their values do not matter to
+	 * the walk; what matters is that a read above it, a caller's return
+	 * address, failed.
+	 */
+	if (addr < u->sp && u->sp - addr <= 256)
+		return false;
 	u->read_failed = true;
 	if (addr >= u->sp && addr - u->sp < u->clen + STACK_NEAR)
 		u->copy_short = true;
@@ -220,6 +229,14 @@ static int uw_frame(Dwfl_Frame *f, void *arg)
 		return DWARF_CB_ABORT;
 	if (!pc || u->n >= u->max)
 		return DWARF_CB_ABORT;
+	if (u->sps) {
+		/* DWARF numbers of the stack pointer: rsp 7, sp 31 */
+		Dwarf_Word sp;
+
+		if (dwfl_frame_reg(f, u->arch == RPT_UW_ARM64 ? 31 : 7, &sp))
+			sp = 0;
+		u->sps[u->n] = sp;
+	}
 	u->pcs[u->n++] = pc;
 	u->last_pc = pc;
 	u->last_act = act;
@@ -263,8 +280,27 @@ static const char *stop_reason(struct rpt_unwind *u, struct uw_proc *p)
 	return u->why;
 }
 
+/*
+ * Whether the walk's last frame is its binary's entry point (the dynamic
+ * loader's _start calls _dl_start first thing and has no CFI for the
+ * return address after it): the outermost frame of a process starting up,
+ * so the walk is complete, not stopped short.
+ */
+static bool at_entry(struct rpt_unwind *u, struct uw_proc *p)
+{
+	Dwarf_Addr pc = u->last_pc - (u->last_act ? 0 : 1), bias;
+	Dwfl_Module *mod = dwfl_addrmodule(p->d, pc);
+	Elf *e = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	GElf_Ehdr eh;
+
+	if (!e || !gelf_getehdr(e, &eh) || !eh.e_entry || pc < eh.e_entry + bias)
+		return false;
+	return pc - (eh.e_entry + bias) < 64;
+}
+
 int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nregs,
-		    const uint8_t *copy, size_t clen, uint64_t *pcs, int max, const char **why)
+		    const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max,
+		    const char **why)
 {
 	struct uw_proc *p;
 	int rc;
@@ -284,6 +320,7 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->sp = regs[1];
 	u->copy_short = u->read_failed = false;
 	u->pcs = pcs;
+	u->sps = sps;
 	u->n = 0;
 	u->max = max;
 	u->last_pc = regs[0];
@@ -292,7 +329,7 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->nstacks++;
 	u->nframes += (uint64_t)u->n;
 	/* libdwfl ends a walk whose return address could not be read as if it were complete */
-	if (rc == 0 && !u->read_failed)
+	if ((rc == 0 && !u->read_failed) || (u->n && !u->copy_short && at_entry(u, p)))
 		*why = NULL;
 	else if (u->n >= max)
 		*why = "too many frames";

@@ -31,13 +31,17 @@ void rpt_unwind_free(struct rpt_unwind *u);
 /*
  * Unwind one stack of process tgid: regs[nregs] as recorded, copy[clen]
  * the stack from regs' SP up.  pcs[] gets the frames innermost first (the
- * IP, then return addresses), at most max.  Returns how many, with *why
+ * IP, then return addresses), at most max; sps[] (NULL: not wanted) the
+ * stack pointer of each frame (the recorded SP, then each caller's, which is
+ * its callee's CFA; 0 where unknown): a frame is its (pc, sp) pair, so a
+ * recursion is told from an unwind going round in circles.  Returns how many, with *why
  * set to NULL when the walk reached the outermost frame, else to why it
  * stopped ("no CFI for libfoo.so", "stack copy too small", ...; a string
  * owned by u, valid until the next call).
  */
 int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nregs,
-		    const uint8_t *copy, size_t clen, uint64_t *pcs, int max, const char **why);
+		    const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max,
+		    const char **why);
 
 /* Stacks walked and frames found (for --json / the cost table). */
 void rpt_unwind_counts(const struct rpt_unwind *u, uint64_t *stacks, uint64_t *frames);

@@ -5,7 +5,7 @@
 # blocked time passes through is named as perf names it
 # (clock_nanosleep@GLIBC_2.2.5 from .dynsym or libc6-dbg's symtab, not
 # "[libc.so.6]"), under main, and --json says which source named libc.
-# The default --user-stack cfi unwinds the libc wrapper the frame-pointer
+# The default --user-stack dwarf unwinds the libc wrapper the frame-pointer
 # walk skips: wait_long has about 70% and wait_short about 30% of the
 # blocked time (within 3 points), each under main.  With --user-stack fp
 # the callers are lost again (the walk as it always was).  The binary
@@ -47,7 +47,7 @@ near "${long:-0}" 70 && ok "wait_long under main: ${long}% of the blocked time (
 near "${short:-0}" 30 && ok "wait_short under main: ${short}% (30 +-3)" || fail "wait_short: ${short:-none}%"
 grep -q ';main;wait_long;[^;]*;*clock_nanosleep@' o.fold && ok "libc frame named under wait_long" 	|| fail "no named libc frame under wait_long: $(grep -m1 wait_long o.fold | cut -c1-160)"
 uw=$(python3 -c 'import json,sys; u=json.load(open(sys.argv[1]))["unwind"]; print(u["mode"], u["stacks"] > 0)' o.json)
-[ "$uw" = "cfi True" ] && ok "JSON: stacks unwound from their copies (cfi)" || fail "JSON unwind: $uw"
+[ "$uw" = "dwarf True" ] && ok "JSON: stacks unwound from their copies (dwarf, the default)" || fail "JSON unwind: $uw"
 
 "$FLYTRAP" record -q --bpf offcpu --user-stack fp -o f.dat -- ./w > w.out 2> rec.err || fail "record --user-stack fp: $(cat rec.err)"
 "$FLYTRAP" callgraph --source offcpu --folded f.dat > f.fold 2> e || fail "callgraph fp: $(cat e)"

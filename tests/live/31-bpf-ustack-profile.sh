@@ -5,7 +5,7 @@
 #  1. a hot libc leaf: strlen of a 64 KiB string, called 3 times by
 #     scan_three() for every call by scan_one() (-O1 -fno-omit-frame-pointer;
 #     strlen keeps no frame pointer, so the walk alone skips its caller).
-#     With the default --user-stack cfi the samples in libc split 75/25
+#     With the default --user-stack (dwarf) the samples in libc split 75/25
 #     between the two callers, within 3 points.
 #  2. a -O2 program without frame pointers (Debian's default), main ->
 #     chain_a1 -> leaf and main -> chain_b1 -> chain_b2 -> leaf, main with a
