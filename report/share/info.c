@@ -12,6 +12,7 @@
 
 #include "flytrap.h"
 #include "report/out/json.h"
+#include "report/core/replay.h"
 #include "format.h"
 
 struct type_stat {
@@ -34,6 +35,7 @@ struct info {
 	uint64_t nevents, bytes, first_ts, last_ts;
 	int stream_errors;
 	char *first_error;
+	struct rpt_loss_fig fig;	/* the one loss figure (drops prints the same) */
 };
 
 static struct cpu_stat *cpu_slot(struct info *inf, int buffer, int cpu)
@@ -549,25 +551,47 @@ static void text_events(struct info *inf)
 	       human(inf->bytes, b1, sizeof(b1)));
 }
 
-/* The pages with a loss flag: the total, then one line per CPU that has some */
+/* The scan's page marks and the file's counters as the one loss figure */
+static int fill_fig(struct info *inf)
+{
+	struct rpt_loss_marks *m = calloc(inf->ncpus ? (size_t)inf->ncpus : 1, sizeof(*m));
+	int i, err;
+
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < inf->ncpus; i++)
+		m[i] = (struct rpt_loss_marks){ inf->cpus[i].buffer, inf->cpus[i].cpu,
+						inf->cpus[i].lost_known };
+	err = rpt_loss_fig_fill(inf->r, inf->in, m, (size_t)inf->ncpus, true, 0, UINT64_MAX,
+				NULL, &inf->fig);
+	free(m);
+	return err;
+}
+
+/*
+ * The one loss figure by source, then the pages with a loss flag, one line
+ * per CPU that has some
+ */
 static void text_losses(struct info *inf)
 {
 	const struct fmt_info *in = inf->in;
-	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
+	uint64_t lost_pages = 0, lost_unknown = 0;
+	char fb[160];
 	int i;
 
 	for (i = 0; i < inf->ncpus; i++) {
 		lost_pages += inf->cpus[i].lost_pages;
-		lost_known += inf->cpus[i].lost_known;
 		lost_unknown += inf->cpus[i].lost_unknown_pages;
 	}
-	if (!lost_pages) {
+	if (!lost_pages && !inf->fig.total) {
 		printf("lost:        no page carries a loss flag\n");
 		return;
 	}
-	printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
-	       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages,
-	       lost_pages == 1 ? "" : "s", lost_unknown ? " (some counts unknown)" : "");
+	printf("lost:        %s%s\n", rpt_loss_fig_text(&inf->fig, fb, sizeof(fb)),
+	       lost_unknown ? " (some counts unknown)" : "");
+	if (lost_pages)
+		printf("             marked on %llu page%s:\n", (unsigned long long)lost_pages,
+		       lost_pages == 1 ? "" : "s");
 	for (i = 0; i < inf->ncpus; i++) {
 		struct cpu_stat *c = &inf->cpus[i];
 
@@ -881,6 +905,8 @@ static int print_json(struct info *inf, const char *path)
 	rpt_json_ki64(&j, "bad_formats", in->nbad_formats);
 	rpt_json_ku64(&j, "truncated_at", in->truncated_at);
 	rpt_json_ki64(&j, "stream_errors", inf->stream_errors);
+	rpt_json_key(&j, "lost");
+	rpt_loss_fig_json(&inf->fig, &j);
 	rpt_json_key(&j, "flytrap");
 	json_kv_list(&j, m && m->present, m ? &m->all : NULL);
 	rpt_json_key(&j, "recorder");
@@ -957,6 +983,10 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	err = scan(&inf);
+	if (!err && fill_fig(&inf)) {
+		rc = ft_error("out of memory");
+		goto out;
+	}
 	if (err) {
 		rc = ft_error("'%s': %s", path, fmt_reader_error(inf.r));
 		goto out;
