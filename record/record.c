@@ -2208,6 +2208,8 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 			human(bs.bytes, b1, sizeof(b1)), (unsigned long long)bs.drops);
 		bpf_records = bs.records;
 		bpf_written = bs.written;
+		/* the closing line's loss is the one figure of drops and info: both rings' */
+		lost += bs.drops;
 	}
 	{
 		uint64_t cpu_us = tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime) +
