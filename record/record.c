@@ -1281,7 +1281,8 @@ static int add_cmdlines(struct session *s)
 		free(buf);
 		return -ENOMEM;
 	}
-	err = fmt_writer_cmdlines(s->w, buf, blen);
+	/* with, at close, the last name each task's events carried: 128 saved names are few */
+	err = fmt_writer_cmdlines_events(s->w, buf, blen);
 	free(buf);
 	return err;
 }
