@@ -123,13 +123,16 @@ static const char *human(uint64_t b, char *buf, size_t n)
 	return buf;
 }
 
+/* rounded to the microsecond as the listing prints the same event: --to copied from here keeps it */
 static void ts_text(const struct fmt_info *in, uint64_t ts, char *buf, size_t n)
 {
-	if (in->clock_in_usecs)
+	if (in->clock_in_usecs) {
+		ts = ts > UINT64_MAX - 500 ? ts : ts + 500;
 		snprintf(buf, n, "%llu.%06llu", (unsigned long long)(ts / 1000000000ULL),
 			 (unsigned long long)(ts % 1000000000ULL / 1000));
-	else
+	} else {
 		snprintf(buf, n, "%llu", (unsigned long long)ts);
+	}
 }
 
 static int cmp_types(const void *a, const void *b, void *arg)
@@ -249,6 +252,28 @@ static void cpustat_json(struct info *inf, struct rpt_json *j)
 	}
 }
 
+/*
+ * The recorder's bytes_read and bytes_written count the kernel's pages; the
+ * BPF buffer's pages (RECSTATS bpf_pages) and what they take in the file
+ * are added, so that a BPF-only recording does not read "0 B".
+ */
+static void bpf_bytes(const struct info *inf, const struct fmt_recstats *rs, uint64_t *rd,
+		      uint64_t *wr)
+{
+	const struct fmt_info *in = inf->in;
+
+	for (int b = 0; b < in->nbuffers; b++) {
+		const struct fmt_buffer *buf = &in->buffers[b];
+
+		if (!rpt_bpf_buffer(inf->r, buf->name))
+			continue;
+		if (rs->bpf_pages.has && rs->bpf_pages.v < UINT64_MAX / (buf->page_size + 1))
+			*rd += rs->bpf_pages.v * buf->page_size;
+		for (int i = 0; i < buf->ncpus; i++)
+			*wr += buf->cpus[i].size;
+	}
+}
+
 static void print_recorder(struct info *inf)
 {
 	const struct fmt_meta *m = fmt_reader_meta(inf->r);
@@ -282,12 +307,14 @@ static void print_recorder(struct info *inf)
 			printf(" in %.2f s", d / 1e9);
 		printf("\n");
 	}
-	if (rs->bytes_read.has && rs->bytes_written.has)
+	if (rs->bytes_read.has && rs->bytes_written.has) {
+		uint64_t rd = rs->bytes_read.v, wr = rs->bytes_written.v;
+
+		bpf_bytes(inf, rs, &rd, &wr);
 		printf("             read %s of pages, wrote %s (%.1fx compression)\n",
-		       human(rs->bytes_read.v, h1, sizeof(h1)),
-		       human(rs->bytes_written.v, h2, sizeof(h2)),
-		       rs->bytes_written.v ? (double)rs->bytes_read.v / (double)rs->bytes_written.v
-					   : 0.0);
+		       human(rd, h1, sizeof(h1)), human(wr, h2, sizeof(h2)),
+		       wr ? (double)rd / (double)wr : 0.0);
+	}
 	if (rs->wakeups.has && rs->max_buffer_fill_pct.has)
 		printf("             %llu wakeups, kernel buffers at most %llu%% full\n",
 		       (unsigned long long)rs->wakeups.v,

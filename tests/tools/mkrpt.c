@@ -824,6 +824,7 @@ static void bpfloss_end(struct out *o)
 	if (!no || strcmp(no, "1"))
 		err = err ?: fmt_writer_option(o->w, FMT_OPT_FT_BPF_DROPS, d, sizeof(d));
 	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_FT_RECSTATS,
+					   "cpu_user_us=1000\ncpu_sys_us=2000\n"
 					   "bytes_read=8192\nbytes_written=2048\nbpf_records=6\n"
 					   "bpf_drops=9\nbpf_bytes=240\nbpf_pages=3\n");
 	if (err)
