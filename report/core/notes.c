@@ -434,18 +434,17 @@ const char *rpt_loss_fig_text(const struct rpt_loss_fig *f, char *buf, size_t le
 		{ "recorder backlog", f->recorder },
 	};
 	size_t k, o;
-	int nz = 0;
+	const char *sep = " (";
 
 	o = (size_t)snprintf(buf, len, "%" PRIu64 " event%s", f->total, f->total == 1 ? "" : "s");
-	for (k = 0; k < sizeof(part) / sizeof(part[0]); k++)
-		nz += part[k].v != 0;
-	for (k = 0; nz && k < sizeof(part) / sizeof(part[0]) && o < len; k++)
-		if (part[k].v)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s %" PRIu64,
-					      o && buf[o - 1] != ' ' && buf[o - 1] != '(' ?
-					      (strchr(buf, '(') ? ", " : " (") : "",
-					      part[k].what, part[k].v);
-	if (nz && o < len)
+	for (k = 0; k < sizeof(part) / sizeof(part[0]) && o < len; k++) {
+		if (!part[k].v)
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s %" PRIu64, sep, part[k].what,
+				      part[k].v);
+		sep = ", ";
+	}
+	if (*sep == ',' && o < len)
 		snprintf(buf + o, len - o, ")");
 	return buf;
 }

@@ -123,7 +123,7 @@ static const char *human(uint64_t b, char *buf, size_t n)
 	return buf;
 }
 
-/* rounded to the microsecond as the listing prints the same event: --to copied from here keeps it */
+/* rounded to the microsecond as the listing prints the event: --to copied from here keeps it */
 static void ts_text(const struct fmt_info *in, uint64_t ts, char *buf, size_t n)
 {
 	if (in->clock_in_usecs) {
