@@ -1078,6 +1078,16 @@ int fmt_writer_event_format(struct fmt_writer *w, const char *system, const char
 int fmt_writer_kallsyms(struct fmt_writer *w, const char *text, size_t len);
 int fmt_writer_printk(struct fmt_writer *w, const char *text, size_t len);
 int fmt_writer_cmdlines(struct fmt_writer *w, const char *text, size_t len);
+/*
+ * The cmdlines text as fmt_writer_cmdlines(), written when the file is
+ * closed with the names the recorded events carried (format/names.c: a
+ * sched_switch's two tasks, a fork's child, a BPF record's task...): each
+ * pid gets the last name its events gave it, in place of text's line, and
+ * the pids the text lacks are added.  The kernel's saved_cmdlines keeps 128
+ * names; with these, trace-cmd names every task that ran.  A later call
+ * replaces the text.  0 or -ENOMEM.
+ */
+int fmt_writer_cmdlines_events(struct fmt_writer *w, const char *text, size_t len);
 
 /*
  * Queue an option (any ID, including flytrap's own); it is written in the

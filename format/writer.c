@@ -179,6 +179,10 @@ struct fmt_writer {
 	bool facts_redo;		/* close: every CPU's facts from its spool */
 	struct dynbuf facts;	/* the facts section's entries, built with the index's */
 	uint32_t nfact_entries;
+	/* fmt_writer_cmdlines_events(): the text, written at close with the events' names */
+	char *cmdlines_text;
+	size_t cmdlines_len;
+	bool cmdlines_pending;
 	bool long8;		/* the pages' commit field is 8 bytes (header_page, else long size) */
 
 	struct dynbuf ftrace;
@@ -920,6 +924,142 @@ int fmt_writer_printk(struct fmt_writer *w, const char *text, size_t len)
 int fmt_writer_cmdlines(struct fmt_writer *w, const char *text, size_t len)
 {
 	return write_blob(w, FMT_OPT_CMDLINES, 8, text, len);
+}
+
+int fmt_writer_cmdlines_events(struct fmt_writer *w, const char *text, size_t len)
+{
+	char *t;
+	int err;
+
+	if ((err = check_ok(w)))
+		return err;
+	if (!(t = malloc(len + 1)))
+		return werr(w, -ENOMEM, "cannot keep the cmdlines");
+	memcpy(t, text, len);
+	t[len] = 0;
+	free(w->cmdlines_text);
+	w->cmdlines_text = t;
+	w->cmdlines_len = len;
+	w->cmdlines_pending = true;
+	return 0;
+}
+
+/* A task name the facts hold: the last one its pid had, by time. */
+struct lname {
+	uint64_t ts;
+	int32_t pid;
+	uint32_t len;
+	char comm[16];
+};
+
+static int cmp_lname_pid(const void *a, const void *b)
+{
+	const struct lname *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_lname(const void *a, const void *b)
+{
+	const struct lname *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Every (pid, name) record of the CPUs' facts (40 bytes each, layout in facts_end). */
+static int learned_names(struct fmt_writer *w, struct lname **out, size_t *n)
+{
+	size_t cap = 0;
+	int i, j;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < w->nbufs; i++)
+		for (j = 0; j < w->bufs[i]->cpus_len; j++) {
+			const struct wcpu *c = w->bufs[i]->cpus[j];
+			size_t k;
+
+			if (!c || c->facts_bad)
+				continue;
+			for (k = 0; k + 40 <= c->fname.len; k += 40) {
+				const uint8_t *r = c->fname.data + k;
+				struct lname *l;
+
+				if (get32(w->be, r + 12) != 1 || (int32_t)get32(w->be, r + 8) <= 0)
+					continue;
+				if (*n == cap) {
+					size_t nc = cap ? cap * 2 : 1024;
+
+					if (!(l = realloc(*out, nc * sizeof(*l))))
+						return -ENOMEM;
+					*out = l;
+					cap = nc;
+				}
+				l = &(*out)[(*n)++];
+				l->ts = get64(w->be, r);
+				l->pid = (int32_t)get32(w->be, r + 8);
+				l->len = get32(w->be, r + 20);
+				if (l->len > 15)
+					l->len = 15;
+				memcpy(l->comm, r + 24, 16);
+				l->comm[l->len] = 0;
+			}
+		}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_lname);
+	return 0;
+}
+
+static bool lname_has(const struct lname *v, size_t n, int pid)
+{
+	struct lname key = { .pid = pid };
+
+	return n && bsearch(&key, v, n, sizeof(*v), cmp_lname_pid);
+}
+
+/*
+ * The cmdlines fmt_writer_cmdlines_events() kept, each pid's line replaced
+ * by the last name the events gave it, and the pids they named that it
+ * lacks added: trace-cmd and the readers then name every task that ran,
+ * where the kernel's saved_cmdlines keeps 128.
+ */
+static int write_cmdlines_events(struct fmt_writer *w)
+{
+	struct lname *v = NULL;
+	size_t n = 0, k, blen = 0;
+	char *buf = NULL, *line, *save = NULL;
+	FILE *m;
+	int err;
+
+	w->cmdlines_pending = false;
+	if ((err = learned_names(w, &v, &n)) || !(m = open_memstream(&buf, &blen))) {
+		free(v);
+		return werr(w, -ENOMEM, "cannot build the cmdlines");
+	}
+	for (line = strtok_r(w->cmdlines_text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!lname_has(v, n, atoi(line)))
+			fprintf(m, "%s\n", line);
+	for (k = 0; k < n; k++) {
+		char *c;
+
+		if (k + 1 < n && v[k + 1].pid == v[k].pid)
+			continue;	/* the last of a pid is its newest name */
+		for (c = v[k].comm; *c; c++)
+			if (*c == '\n' || *c == '\r')
+				*c = '?';	/* a name is one line of the text */
+		fprintf(m, "%d %s\n", (int)v[k].pid, v[k].comm);
+	}
+	free(v);
+	if (fclose(m)) {
+		free(buf);
+		return werr(w, -ENOMEM, "cannot build the cmdlines");
+	}
+	err = write_blob(w, FMT_OPT_CMDLINES, 8, buf, blen);
+	free(buf);
+	return err;
 }
 
 int fmt_writer_ftrace_format(struct fmt_writer *w, const char *text, size_t len)
@@ -2867,6 +3007,7 @@ static void writer_free(struct fmt_writer *w)
 	db_free(&w->tix);
 	db_free(&w->facts);
 	db_free(&w->state);
+	free(w->cmdlines_text);
 	free(w->nsrc);
 	free(w->nsrc_of);
 	free(w->ssrc);
@@ -3028,6 +3169,9 @@ static int finish_file(struct fmt_writer *w)
 	for (i = 0; i < w->nbufs; i++)
 		if (w->bufs[i] != top && (err = write_buffer(w, w->bufs[i])))
 			return err;
+	/* the CPUs' facts are whole once their buffers are written */
+	if (w->cmdlines_pending && (err = write_cmdlines_events(w)))
+		return err;
 	/* KernelShark walks tep_get_cpus() CPUs, which only CPUCOUNT sets */
 	if (!w->have_cpucount && (err = fmt_writer_cpucount(w, (uint32_t)(maxcpu + 1))))
 		return err;

@@ -343,6 +343,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return frc;
 			break;
 		case 'e':
+			if (!*arg || strspn(arg, " \t") == strlen(arg))
+				return ft_usage_error("-e '%s': empty event name (example: "
+						      "-e sched:sched_switch)", arg);
 			if (strv_add(&o->events, arg) || strv_add(&o->filters, NULL))
 				return ft_error("out of memory");
 			break;
@@ -434,11 +437,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->pids[o->npids++] = (pid_t)v;
 			break;
 		}
-		case OPT_CPUS:
+		case OPT_CPUS: {
+			long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
 			if (ft_parse_cpulist(arg, o->cpu_mask))
 				return ft_usage_error("bad CPU list '%s' (example: 0,2-3)", arg);
+			/* a CPU this machine does not have is a typo, not a kernel's refusal */
+			for (int k = ncpu > 0 ? (int)ncpu : 256; k < 256; k++)
+				if (o->cpu_mask[k / 64] & (1ULL << (k % 64)))
+					return ft_usage_error("--cpus '%s': there is no CPU %d "
+							      "(this machine has CPUs 0-%ld)", arg, k,
+							      ncpu - 1);
 			o->have_cpus = true;
 			break;
+		}
 		case 'b':
 			if (ft_parse_u64(arg, &v) || v < 4 || v > (1ULL << 24))
 				return ft_usage_error("bad buffer size '%s' (KiB per CPU, 4 or more)", arg);
@@ -1287,7 +1299,8 @@ static int add_cmdlines(struct session *s)
 		free(buf);
 		return -ENOMEM;
 	}
-	err = fmt_writer_cmdlines(s->w, buf, blen);
+	/* with, at close, the last name each task's events carried: 128 saved names are few */
+	err = fmt_writer_cmdlines_events(s->w, buf, blen);
 	free(buf);
 	return err;
 }
@@ -1558,6 +1571,26 @@ static int setup_bpf(struct session *s)
 		free(err);
 	}
 	return 0;
+}
+
+/*
+ * Whether a user other than root holds what recording needs: CAP_PERFMON
+ * (38) and CAP_BPF (39), or CAP_SYS_ADMIN (21) that kernels before 5.8 asked
+ * for, in the effective set.
+ */
+static bool can_trace(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long eff = 0;
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &eff) == 1;
+	fclose(f);
+	return (eff & (1ULL << 21)) || ((eff & (1ULL << 38)) && (eff & (1ULL << 39)));
 }
 
 static int setup_events(struct session *s)
@@ -2215,6 +2248,8 @@ static void summary(struct session *s, uint64_t file_size, uint64_t dur_ns)
 			human(bs.bytes, b1, sizeof(b1)), (unsigned long long)bs.drops);
 		bpf_records = bs.records;
 		bpf_written = bs.written;
+		/* the closing line's loss is the one figure of drops and info: both rings' */
+		lost += bs.drops;
 	}
 	{
 		uint64_t cpu_us = tv_us(&s->ru_end.ru_utime) - tv_us(&s->ru_start.ru_utime) +
@@ -2450,8 +2485,11 @@ int cmd_record(int argc, char **argv)
 	s.cmdline = join_args(argc, argv);
 	s.start_epoch_ns = now_ns(CLOCK_REALTIME);
 
-	if (geteuid() != 0)
-		ft_warn("not running as root: the kernel will probably refuse");
+	if (geteuid() != 0 && !can_trace()) {
+		ft_error("recording needs root (or the capabilities CAP_PERFMON and CAP_BPF, and "
+			 "write access to tracefs): run it with sudo");
+		goto out_args;
+	}
 
 	/* from here on a signal only sets a flag: every path below cleans up */
 	if (rec_signals_install(&old_mask)) {
@@ -2493,8 +2531,13 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (o.have_cpus && set_cpumask(&s))
 		goto out;
-	if (setup_events(&s))
+	err = setup_events(&s);
+	if (err) {
+		/* an event, a filter or a probed function the kernel does not know: the user's typo */
+		if (err == -ENOENT || err == -EINVAL)
+			rc = EXIT_USAGE;
 		goto out;
+	}
 	if (setup_tracer(&s))
 		goto out;
 	if (o.cmd) {

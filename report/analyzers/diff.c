@@ -645,10 +645,14 @@ static void print_head(const struct diff *d, FILE *f)
 	fputs("Diff of\n", f);
 	for (k = 0; k < 2; k++) {
 		const struct side *s = &d->s[k];
-		char path[80];
+		char path[80], lb[160];
 
 		fprintf(f, "  %c: %s\n", 'A' + k, rpt_fit(path, sizeof(path), s->path, 74));
 		fprintf(f, "     %s, %" PRIu64 " events\n", s->span, s->ovh.events);
+		/* the one loss figure, as drops gives it: figures on lossy files differ by it */
+		if (s->ovh.notes.fig.total)
+			fprintf(f, "     lost: %s\n",
+				rpt_loss_fig_text(&s->ovh.notes.fig, lb, sizeof(lb)));
 		src[k] = s->has_cg ? s->cg.source_name : "none";
 	}
 	if (d->A->per)
@@ -770,6 +774,8 @@ static void json_side(const struct side *s, struct rpt_json *j)
 	rpt_json_ku64(j, "last_ts", s->ovh.last_ts);
 	rpt_json_ku64(j, "duration_ns", s->ovh.last_ts - s->ovh.first_ts);
 	rpt_json_ku64(j, "events", s->ovh.events);
+	rpt_json_key(j, "lost");
+	rpt_loss_fig_json(&s->ovh.notes.fig, j);
 	rpt_json_kbool(j, "partial", s->partial);
 	rpt_json_kbool(j, "raw_clock", s->raw_clock);
 	rpt_json_key(j, "basis");

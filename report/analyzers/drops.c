@@ -12,7 +12,10 @@
  *    those at the start (FMT_OPT_FT_CPUSTAT_START) when present: overrun,
  *    commit overrun and dropped events, which are the authoritative totals
  *    (a buffer in non-overwrite mode drops events without marking pages);
- *  - BPF ring buffer reservation failures (FMT_OPT_FT_BPF_DROPS);
+ *  - BPF ring buffer reservation failures (FMT_OPT_FT_BPF_DROPS); the
+ *    recorder marks the BPF buffer's pages too (trace-cmd shows the gap),
+ *    and those marks are the same loss: they are the BPF figure's, never the
+ *    kernel's, and count only in a file without the failure records;
  *  - the recorder's own backlog counters (FMT_OPT_FT_RECSTATS).
  */
 #include <errno.h>
@@ -70,6 +73,8 @@ struct drops {
 	struct window *wcur;		/* the window of [wlo, whi), last looked up */
 	uint64_t wlo, whi;
 	struct stream *last_s;		/* stream of the previous event */
+	int bpf_buffer;			/* the buffer of the BPF records, -1: none */
+	bool bpf_records;		/* the file has FMT_OPT_FT_BPF_DROPS records */
 	bool oom, too_many, based;
 	/* events inside --from/--to (all of them without): the summary counts these */
 	uint64_t nsel, sel_first, sel_last;
@@ -200,6 +205,11 @@ static int drops_init(struct rpt_ctx *ctx, void *priv)
 
 	d->conf = ctx->conf ? ctx->conf : &defconf;
 	rpt_map_init(&d->streams, sizeof(struct stream));
+	d->bpf_buffer = -1;
+	for (int k = 0; ctx->info && k < ctx->info->nbuffers; k++)
+		if (rpt_bpf_buffer(ctx->r, ctx->info->buffers[k].name))
+			d->bpf_buffer = k;
+	d->bpf_records = ctx->r && fmt_reader_option(ctx->r, FMT_OPT_FT_BPF_DROPS, 0);
 	d->width = 1000;	/* 1 us fine buckets until the trace is long */
 	if (d->conf->window_ns) {
 		d->fixed = true;
@@ -322,7 +332,11 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 	if (!w)
 		return;
 	w->events++;
-	if (ev->rec.missed_events) {
+	if (ev->rec.missed_events && ev->buffer == d->bpf_buffer) {
+		/* the BPF failures' window figure: their records, else these marks */
+		if (!d->bpf_records && ev->rec.missed_events > 0)
+			w->bpf += (uint64_t)ev->rec.missed_events;
+	} else if (ev->rec.missed_events) {
 		w->markers++;
 		if (ev->rec.missed_events < 0)
 			w->unknown_markers++;
@@ -558,12 +572,6 @@ static bool is_loss_key(const char *k)
 	return strstr(k, "drop") || strstr(k, "lost") || strstr(k, "backlog") || strstr(k, "fill");
 }
 
-/* keys that count events the recorder itself lost (not gauges) */
-static bool is_recorder_loss(const char *k)
-{
-	return (strstr(k, "drop") || strstr(k, "lost")) && !strstr(k, "max") && !strstr(k, "pct");
-}
-
 static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
 {
 	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
@@ -595,7 +603,7 @@ static int load_recstats(const struct rpt_ctx *ctx, struct extra *x)
 			return -ENOMEM;
 		nv[x->nrec] = v;
 		x->nrec++;
-		if (is_recorder_loss(kv->key))
+		if (rpt_recorder_loss_key(kv->key))
 			x->rec_total += v;
 		if (!strcmp(kv->key, FMT_RS_MAX_BUFFER_FILL_PCT))
 			x->max_fill = v;
@@ -878,6 +886,7 @@ static int fill_stream(struct rpt_drops_stream *out, const struct stream *s,
 	if (!out->buffer)
 		return -ENOMEM;
 	out->buffer_index = s->buffer;
+	out->bpf = rpt_bpf_buffer(ctx->r, out->buffer);
 	out->cpu = s->cpu;
 	out->events = s->events;
 	out->bytes = s->bytes;
@@ -939,10 +948,16 @@ static int fill_streams(struct rpt_drops_result *r, struct drops *d, const struc
 
 		err = fill_stream(o, ss[k], ctx);
 		r->nstreams++;
+		r->events += o->events;
+		if (o->bpf) {
+			/* the BPF figure's marks: not the kernel's, not the worst buffer's */
+			r->bpf_lost_marked += o->lost_marked;
+			r->bpf_loss_markers += o->markers;
+			continue;
+		}
 		r->lost_marked += o->lost_marked;
 		r->unknown_markers += o->unknown_markers;
 		r->loss_markers += o->markers;
-		r->events += o->events;
 		if (o->kernel) {
 			r->kernel_counters = true;
 			r->kernel_lost += o->kernel_lost;
@@ -1139,6 +1154,31 @@ static int fill_head(struct rpt_drops_result *r, const struct drops *d, const st
 	return r->path ? 0 : -ENOMEM;
 }
 
+/*
+ * The one loss figure (rpt_loss_fig_fill) over the streams' marks: a
+ * --from/--to window narrows what carries a time (page markers, BPF
+ * failures); the kernel counters and the recorder backlog cover the whole
+ * recording, so they stay out of a window's total.
+ */
+static int fill_total(struct rpt_drops_result *r, const struct rpt_ctx *ctx)
+{
+	struct rpt_loss_marks *m = calloc(r->nstreams ? r->nstreams : 1, sizeof(*m));
+	size_t k;
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	for (k = 0; k < r->nstreams; k++)
+		m[k] = (struct rpt_loss_marks){ r->streams[k].buffer_index, r->streams[k].cpu,
+						 r->streams[k].lost_marked };
+	err = rpt_loss_fig_fill(ctx->r, ctx->info, m, r->nstreams, !r->windowed, r->t0, r->t1,
+				ctx->opts, &r->fig);
+	free(m);
+	r->bpf_drops = r->fig.bpf;
+	r->lost = r->fig.total;
+	return err;
+}
+
 static int drops_compute(struct drops *d, const struct rpt_ctx *ctx, struct rpt_drops_result *r)
 {
 	struct extra x;
@@ -1157,22 +1197,13 @@ static int drops_compute(struct drops *d, const struct rpt_ctx *ctx, struct rpt_
 	if (!err)
 		err = fill_extra(r, &x);
 	if (!err)
+		err = fill_total(r, ctx);
+	if (!err)
 		err = fill_advice(r, ctx, &w, x.max_fill);
 	if (!err)
 		err = fill_flight(r, ctx);
 	if (!err)
 		err = fill_windows_losses(r, d, ctx);
-	/*
-	 * A --from/--to window narrows what carries a time (page markers, BPF
-	 * failures); the kernel counters and the recorder backlog cover the
-	 * whole recording, so they stay out of a window's total.
-	 */
-	if (r->windowed)
-		r->lost = r->lost_marked + r->bpf_drops;
-	else
-		r->lost = (r->kernel_counters && r->kernel_lost > r->lost_marked ? r->kernel_lost
-										: r->lost_marked) +
-			  r->bpf_drops + r->recorder_lost;
 	extra_release(&x);
 	if (err)
 		rpt_drops_result_release(r);
@@ -1206,6 +1237,8 @@ static void json_totals(const struct rpt_drops_result *r, struct rpt_json *j)
 	rpt_json_kbool(j, "kernel_start_stats", r->kernel_start_stats);
 	rpt_json_ku64(j, "unread_at_end", r->unread_at_end);
 	rpt_json_ku64(j, "bpf_drops", r->bpf_drops);
+	rpt_json_ku64(j, "bpf_lost_marked", r->bpf_lost_marked);
+	rpt_json_ku64(j, "bpf_loss_markers", r->bpf_loss_markers);
 	rpt_json_ku64(j, "recorder_lost", r->recorder_lost);
 	rpt_json_obj_end(j);
 }
@@ -1448,7 +1481,12 @@ static void text_totals(const struct rpt_drops_result *r, FILE *out)
 	fprintf(out, "  page loss markers:   %" PRIu64 " marker%s, %" PRIu64 " events counted, "
 		"%" PRIu64 " with no count\n", r->loss_markers, r->loss_markers == 1 ? "" : "s",
 		r->lost_marked, r->unknown_markers);
-	fprintf(out, "  BPF ring buffer:     %" PRIu64 "\n", r->bpf_drops);
+	fprintf(out, "  BPF ring buffer:     %" PRIu64, r->bpf_drops);
+	if (r->bpf_loss_markers)
+		fprintf(out, " (its pages carry %" PRIu64 " marker%s for %s)", r->bpf_loss_markers,
+			r->bpf_loss_markers == 1 ? "" : "s",
+			r->fig.has_bpf_records ? "the same loss" : "them");
+	fputc('\n', out);
 	fprintf(out, "  recorder backlog:    %" PRIu64 "%s\n", r->recorder_lost,
 		r->has_recstats ? "" : " (no recorder stats in the file)");
 	if (r->unread_at_end)

@@ -28,6 +28,7 @@ struct rpt_drops_stream {
 	char *buffer;			/* "" for the top instance */
 	int buffer_index;
 	int cpu;
+	bool bpf;			/* the buffer of the BPF records: its marks are BPF loss */
 	uint64_t events, bytes, pages, first_ts, last_ts;
 	uint64_t markers, lost_marked, unknown_markers;
 	bool kernel;		/* the kernel's end-of-recording CPU stats are in the file */
@@ -77,9 +78,15 @@ struct rpt_drops_result {
 	bool narrowed_by_task;		/* --pid or --comm given (they do not narrow losses) */
 	uint64_t events, first_ts, last_ts;
 	uint64_t events_in_file, file_first_ts, file_last_ts;
-	/* totals */
+	/*
+	 * totals: lost is the one loss figure (fig.total); the marks and the
+	 * kernel's counters are those of the kernel's buffers, the BPF
+	 * buffer's marks apart (they count the BPF failures again)
+	 */
 	uint64_t lost, lost_marked, loss_markers, unknown_markers, kernel_lost, unread_at_end;
 	uint64_t bpf_drops, recorder_lost;
+	uint64_t bpf_lost_marked, bpf_loss_markers;
+	struct rpt_loss_fig fig;
 	bool kernel_counters, kernel_start_stats, has_recstats;
 	bool kernel_start_missing;	/* a stream has end stats but none of the start */
 	size_t nstreams, nbpf, nrecorder, nwindows, nlosses, ntypes, nanalyses, nshed, nadvice;

@@ -1484,6 +1484,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 	for (k = 0; k < ctx->nlosses; k++) {
 		const struct rpt_loss *l = &ctx->losses[k];
 		const char *bname = "";
+		bool bpfb;
 
 		if ((o->has_t0 && l->ts < o->t0_ns) ||
 		    (o->has_t1 && (l->prev_ts ? l->prev_ts : l->ts) > o->t1_ns))
@@ -1493,7 +1494,14 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 		if (info && l->buffer >= 0 && l->buffer < info->nbuffers)
 			bname = info->buffers[l->buffer].name;
 		loss_marker(x, l, *bname ? bname : "top");
-		if (x->hd) {
+		/* the BPF buffer's marks repeat the failure records read below: count once */
+		bpfb = rpt_bpf_buffer(ctx->r, bname);
+		if (x->hd && bpfb && !fmt_reader_option(ctx->r, FMT_OPT_FT_BPF_DROPS, 0)) {
+			exp_tl_loss(&x->hd->tl, l->ts, l->count, true);
+			x->hd->nlosses++;
+			if (l->count > 0)
+				x->hd->lost_events += (uint64_t)l->count;
+		} else if (x->hd && !bpfb) {
 			exp_tl_loss(&x->hd->tl, l->ts, l->count, false);
 			x->hd->nlosses++;
 			if (l->count > 0)

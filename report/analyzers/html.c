@@ -413,7 +413,11 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 			 span / UINT64_C(1000000000), span % UINT64_C(1000000000) / 1000);
 		meta_line(f, "time", buf);
 	}
-	if (d->nlosses) {
+	if (in->drops && in->drops->lost) {
+		/* the one loss figure, as drops and info give it */
+		rpt_loss_fig_text(&in->drops->fig, buf, sizeof(buf));
+		meta_line(f, "LOSSES", buf);
+	} else if (d->nlosses) {
 		snprintf(buf, sizeof(buf), "%d markers, %" PRIu64 " events counted", d->nlosses,
 			 d->lost_events);
 		meta_line(f, "LOSSES", buf);

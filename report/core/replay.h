@@ -332,6 +332,26 @@ int rpt_event_pid(const struct rpt_ctx *ctx, const struct fmt_event *ev);
 /* tgid of pid when some event carried it, else -1. */
 int rpt_tgid(const struct rpt_ctx *ctx, int pid);
 
+/*
+ * The one loss figure of a file (issue 31): each lost event counted once,
+ * under the source that lost it, the same in record's closing line, info,
+ * drops, sql, the HTML report and diff.
+ *  - kernel: the kernel's ring buffers, per CPU the larger of its page marks
+ *    and its counters (end minus start; a whole-file figure only, since the
+ *    counters carry no time);
+ *  - bpf: the BPF ring buffer's reservation failures, from the recorder's
+ *    records of them (FMT_OPT_FT_BPF_DROPS).  The recorder also marks the
+ *    BPF buffer's pages so that trace-cmd shows the gap; those marks stand
+ *    for the same events and count only in a file without the records;
+ *  - recorder: its own backlog (RECSTATS), whole file only.
+ */
+struct rpt_loss_fig {
+	uint64_t kernel, bpf, recorder, total;
+	uint64_t kernel_marked, bpf_marked;	/* events the pages' loss marks count */
+	uint64_t bpf_records;			/* the failures the recorder's records count */
+	bool has_bpf_records;			/* the file has such records (maybe none in range) */
+	bool kernel_counters;			/* some CPU's counters are in the file */
+};
 /* Page losses inside [t0, t1] on the selected CPUs (struct rpt_notes, rpt_loss_summary_json). */
 struct rpt_loss_summary {
 	int markers;
@@ -353,8 +373,42 @@ struct rpt_notes {
 	uint64_t nevents, nevents_all, file_first_ts, file_last_ts;
 	uint64_t sel_first_ts, sel_last_ts;	/* the selected events' span */
 	struct rpt_loss_summary loss;	/* the losses inside [t0, t1] */
+	struct rpt_loss_fig fig;	/* the one loss figure of [t0, t1] */
 };
 void rpt_notes_fill(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_notes *n);
+
+/* One (buffer, CPU) stream's page marks, the input of rpt_loss_fig_fill. */
+struct rpt_loss_marks {
+	int buffer, cpu;
+	uint64_t marked;
+};
+/*
+ * True when the buffer named name holds the recorder's BPF records (META
+ * "bpf_buffer=", "flytrap-bpf" in a file of flytrap that does not say).
+ */
+bool rpt_bpf_buffer(struct fmt_reader *r, const char *name);
+/*
+ * Fills f from the n streams' marks (those inside the window and the CPU
+ * selection: the caller counted them) and the file's records and counters.
+ * whole: the figure covers the whole recording, so the counters without a
+ * time count; else the BPF records count inside [t0, t1] only.  o selects
+ * the CPUs (NULL: all).  0 or -ENOMEM.
+ */
+int rpt_loss_fig_fill(struct fmt_reader *r, const struct fmt_info *in,
+		      const struct rpt_loss_marks *m, size_t n, bool whole, uint64_t t0,
+		      uint64_t t1, const struct rpt_opts *o, struct rpt_loss_fig *f);
+/* The same from the replay's loss markers; whole when [t0, t1] covers the file. */
+int rpt_loss_fig_ctx(const struct rpt_ctx *ctx, uint64_t t0, uint64_t t1, struct rpt_loss_fig *f);
+/* "1234 events (kernel ring buffer 34, BPF ring buffer 1200)": the figure, its non-zero parts. */
+const char *rpt_loss_fig_text(const struct rpt_loss_fig *f, char *buf, size_t len);
+/*
+ * True for a RECSTATS key that counts events the recorder itself lost (its
+ * backlog), not a gauge nor a copy of the kernel's or the BPF counters.
+ */
+bool rpt_recorder_loss_key(const char *key);
+struct rpt_json;
+/* The figure as a JSON object (the value; the caller writes the key). */
+void rpt_loss_fig_json(const struct rpt_loss_fig *f, struct rpt_json *j);
 void rpt_notes_clock(const struct rpt_notes *n, FILE *out);
 void rpt_notes_damage(const struct rpt_notes *n, FILE *out);
 int rpt_notes_loss(const struct rpt_notes *n, FILE *out);

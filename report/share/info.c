@@ -12,6 +12,7 @@
 
 #include "flytrap.h"
 #include "report/out/json.h"
+#include "report/core/replay.h"
 #include "format.h"
 
 struct type_stat {
@@ -34,6 +35,7 @@ struct info {
 	uint64_t nevents, bytes, first_ts, last_ts;
 	int stream_errors;
 	char *first_error;
+	struct rpt_loss_fig fig;	/* the one loss figure (drops prints the same) */
 };
 
 static struct cpu_stat *cpu_slot(struct info *inf, int buffer, int cpu)
@@ -121,13 +123,16 @@ static const char *human(uint64_t b, char *buf, size_t n)
 	return buf;
 }
 
+/* rounded to the microsecond as the listing prints the event: --to copied from here keeps it */
 static void ts_text(const struct fmt_info *in, uint64_t ts, char *buf, size_t n)
 {
-	if (in->clock_in_usecs)
+	if (in->clock_in_usecs) {
+		ts = ts > UINT64_MAX - 500 ? ts : ts + 500;
 		snprintf(buf, n, "%llu.%06llu", (unsigned long long)(ts / 1000000000ULL),
 			 (unsigned long long)(ts % 1000000000ULL / 1000));
-	else
+	} else {
 		snprintf(buf, n, "%llu", (unsigned long long)ts);
+	}
 }
 
 static int cmp_types(const void *a, const void *b, void *arg)
@@ -247,6 +252,28 @@ static void cpustat_json(struct info *inf, struct rpt_json *j)
 	}
 }
 
+/*
+ * The recorder's bytes_read and bytes_written count the kernel's pages; the
+ * BPF buffer's pages (RECSTATS bpf_pages) and what they take in the file
+ * are added, so that a BPF-only recording does not read "0 B".
+ */
+static void bpf_bytes(const struct info *inf, const struct fmt_recstats *rs, uint64_t *rd,
+		      uint64_t *wr)
+{
+	const struct fmt_info *in = inf->in;
+
+	for (int b = 0; b < in->nbuffers; b++) {
+		const struct fmt_buffer *buf = &in->buffers[b];
+
+		if (!rpt_bpf_buffer(inf->r, buf->name))
+			continue;
+		if (rs->bpf_pages.has && rs->bpf_pages.v < UINT64_MAX / (buf->page_size + 1))
+			*rd += rs->bpf_pages.v * buf->page_size;
+		for (int i = 0; i < buf->ncpus; i++)
+			*wr += buf->cpus[i].size;
+	}
+}
+
 static void print_recorder(struct info *inf)
 {
 	const struct fmt_meta *m = fmt_reader_meta(inf->r);
@@ -280,12 +307,14 @@ static void print_recorder(struct info *inf)
 			printf(" in %.2f s", d / 1e9);
 		printf("\n");
 	}
-	if (rs->bytes_read.has && rs->bytes_written.has)
+	if (rs->bytes_read.has && rs->bytes_written.has) {
+		uint64_t rd = rs->bytes_read.v, wr = rs->bytes_written.v;
+
+		bpf_bytes(inf, rs, &rd, &wr);
 		printf("             read %s of pages, wrote %s (%.1fx compression)\n",
-		       human(rs->bytes_read.v, h1, sizeof(h1)),
-		       human(rs->bytes_written.v, h2, sizeof(h2)),
-		       rs->bytes_written.v ? (double)rs->bytes_read.v / (double)rs->bytes_written.v
-					   : 0.0);
+		       human(rd, h1, sizeof(h1)), human(wr, h2, sizeof(h2)),
+		       wr ? (double)rd / (double)wr : 0.0);
+	}
 	if (rs->wakeups.has && rs->max_buffer_fill_pct.has)
 		printf("             %llu wakeups, kernel buffers at most %llu%% full\n",
 		       (unsigned long long)rs->wakeups.v,
@@ -549,25 +578,47 @@ static void text_events(struct info *inf)
 	       human(inf->bytes, b1, sizeof(b1)));
 }
 
-/* The pages with a loss flag: the total, then one line per CPU that has some */
+/* The scan's page marks and the file's counters as the one loss figure */
+static int fill_fig(struct info *inf)
+{
+	struct rpt_loss_marks *m = calloc(inf->ncpus ? (size_t)inf->ncpus : 1, sizeof(*m));
+	int i, err;
+
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < inf->ncpus; i++)
+		m[i] = (struct rpt_loss_marks){ inf->cpus[i].buffer, inf->cpus[i].cpu,
+						inf->cpus[i].lost_known };
+	err = rpt_loss_fig_fill(inf->r, inf->in, m, (size_t)inf->ncpus, true, 0, UINT64_MAX,
+				NULL, &inf->fig);
+	free(m);
+	return err;
+}
+
+/*
+ * The one loss figure by source, then the pages with a loss flag, one line
+ * per CPU that has some
+ */
 static void text_losses(struct info *inf)
 {
 	const struct fmt_info *in = inf->in;
-	uint64_t lost_pages = 0, lost_known = 0, lost_unknown = 0;
+	uint64_t lost_pages = 0, lost_unknown = 0;
+	char fb[160];
 	int i;
 
 	for (i = 0; i < inf->ncpus; i++) {
 		lost_pages += inf->cpus[i].lost_pages;
-		lost_known += inf->cpus[i].lost_known;
 		lost_unknown += inf->cpus[i].lost_unknown_pages;
 	}
-	if (!lost_pages) {
+	if (!lost_pages && !inf->fig.total) {
 		printf("lost:        no page carries a loss flag\n");
 		return;
 	}
-	printf("lost:        %llu event%s on %llu page%s%s\n", (unsigned long long)lost_known,
-	       lost_known == 1 ? "" : "s", (unsigned long long)lost_pages,
-	       lost_pages == 1 ? "" : "s", lost_unknown ? " (some counts unknown)" : "");
+	printf("lost:        %s%s\n", rpt_loss_fig_text(&inf->fig, fb, sizeof(fb)),
+	       lost_unknown ? " (some counts unknown)" : "");
+	if (lost_pages)
+		printf("             marked on %llu page%s:\n", (unsigned long long)lost_pages,
+		       lost_pages == 1 ? "" : "s");
 	for (i = 0; i < inf->ncpus; i++) {
 		struct cpu_stat *c = &inf->cpus[i];
 
@@ -881,6 +932,8 @@ static int print_json(struct info *inf, const char *path)
 	rpt_json_ki64(&j, "bad_formats", in->nbad_formats);
 	rpt_json_ku64(&j, "truncated_at", in->truncated_at);
 	rpt_json_ki64(&j, "stream_errors", inf->stream_errors);
+	rpt_json_key(&j, "lost");
+	rpt_loss_fig_json(&inf->fig, &j);
 	rpt_json_key(&j, "flytrap");
 	json_kv_list(&j, m && m->present, m ? &m->all : NULL);
 	rpt_json_key(&j, "recorder");
@@ -957,6 +1010,10 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	err = scan(&inf);
+	if (!err && fill_fig(&inf)) {
+		rc = ft_error("out of memory");
+		goto out;
+	}
 	if (err) {
 		rc = ft_error("'%s': %s", path, fmt_reader_error(inf.r));
 		goto out;

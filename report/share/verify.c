@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flytrap.h"
@@ -436,6 +437,17 @@ int cmd_verify(int argc, char **argv)
 	fd = open(v.path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ft_error("cannot open '%s': %s", v.path, strerror(errno));
+	{
+		struct stat st;
+
+		/* nothing to verify: an error on stderr, not a damage report on stdout */
+		if (!fstat(fd, &st) && !S_ISREG(st.st_mode)) {
+			close(fd);
+			return ft_error("cannot verify '%s': not a regular file (%s); give a "
+					"trace.dat file", v.path,
+					S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+		}
+	}
 	err = fmt_reader_open(v.path, FMT_OPEN_NO_PLUGINS | FMT_OPEN_LAZY_FORMATS, &v.r, &open_err);
 	if (err) {
 		/* the reader names the offset where the file stopped making sense */

@@ -65,23 +65,25 @@ static const char *const summary_sql[] = {
 
 struct loadopts {
 	const char *url, *cluster, *db, *host;
-	bool schema;
+	bool schema, create;
 	size_t batch;		/* bytes per insert */
 	char **files;
 	int nfiles;
 };
 
 static const char usage[] =
-	"usage: flytrap load --clickhouse URL [--database DB] [--host NAME] FILE...\n"
+	"usage: flytrap load --clickhouse URL [--database DB] [--host NAME] [--create] FILE...\n"
 	"       flytrap load --schema [--cluster NAME] [--database DB]\n"
 	"Load the tables of `flytrap sql` into ClickHouse (HTTP interface, RowBinary\n"
 	"inserts) with host, trace_id and file columns, plus per-file summaries\n"
 	"(folded_stacks, latency_hist, recorder_cost).  A file already in\n"
 	"loaded_files (same trace id and checksum) is skipped.  The tables must exist:\n"
-	"create them with the DDL of --schema.\n"
+	"create them with the DDL of --schema (flytrap load --schema | clickhouse-client\n"
+	"--multiquery), or with --create.\n"
 	"  --clickhouse URL  http://[USER[:PASSWORD]@]HOST[:PORT]/ (default port 8123)\n"
 	"  --database DB     database (default flytrap)\n"
 	"  --host NAME       host column (default: the file's META host, else its uname node)\n"
+	"  --create          create the database and tables first (CREATE ... IF NOT EXISTS)\n"
 	"  --schema          print the CREATE statements and exit\n"
 	"  --cluster NAME    with --schema: *_local MergeTree tables plus Distributed tables\n"
 	"                    over the remote_servers cluster NAME (run the DDL on every server)\n"
@@ -447,6 +449,58 @@ static void rb_col(struct rb *b, const struct sq_col *c, sqlite3_stmt *st, int k
 	}
 }
 
+/* ---- the tables ------------------------------------------------------------------ */
+
+/* --create: the statements of --schema, one request each (HTTP takes one at a time) */
+static int create_tables(const struct ch *c)
+{
+	char *ddl = NULL, *st, *end;
+	size_t len = 0;
+	FILE *m = open_memstream(&ddl, &len);
+	int rc = 0;
+
+	if (!m)
+		return ft_error("out of memory");
+	print_schema(m, c->db, NULL);
+	if (fclose(m)) {
+		free(ddl);
+		return ft_error("out of memory");
+	}
+	for (st = ddl; !rc && st && *st; st = end) {
+		end = strstr(st, ";\n");
+		if (end)
+			*end++ = 0;
+		while (!strncmp(st, "--", 2) || *st == '\n')
+			st = *st == '\n' ? st + 1 : strchrnul(st, '\n');
+		if (*st)
+			rc = ch_exec(c, st, NULL);
+	}
+	free(ddl);
+	return rc;
+}
+
+/*
+ * Before the first file: the tables must be there (loaded_files is created
+ * with the others), else one line saying how to create them, not the
+ * server's complaint about the first insert.
+ */
+static int check_tables(const struct ch *c)
+{
+	char q[256], *resp = NULL;
+	int rc;
+
+	snprintf(q, sizeof(q), "EXISTS TABLE %s.loaded_files", c->db);
+	rc = ch_exec(c, q, &resp);
+	if (!rc && resp && atoi(resp) != 1)
+		rc = ft_error("ClickHouse %s:%s has no flytrap tables in database '%s': create them "
+			      "with 'flytrap load --schema%s%s | clickhouse-client --multiquery', "
+			      "or load with --create", c->host, c->port, c->db,
+			      strcmp(c->db, "flytrap") ? " --database " : "",
+			      strcmp(c->db, "flytrap") ? c->db : "");
+	free(resp);
+	return rc;
+}
+
 /* ---- loading one file ----------------------------------------------------------------------- */
 
 struct filekey {
@@ -720,6 +774,7 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		{ "help", 'h', false, 'h' }, { "schema", 0, false, 'S' },
 		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' },
 		{ "host", 0, true, 'H' }, { "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' },
+		{ "create", 0, false, 'C' },
 		{ 0 },
 	};
 	struct ft_optparse p;
@@ -742,6 +797,10 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		}
 		if (id == 'S') {
 			o->schema = true;
+			continue;
+		}
+		if (id == 'C') {
+			o->create = true;
 			continue;
 		}
 		if (!*v)
@@ -770,8 +829,8 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		      (o->cluster[i] >= '0' && o->cluster[i] <= '9')))
 			return ft_usage_error("--cluster: '%s' is not a plain name", o->cluster);
 	if (o->schema) {
-		if (o->nfiles || o->url)
-			return ft_usage_error("--schema prints the DDL only: no URL or file");
+		if (o->nfiles || o->url || o->create)
+			return ft_usage_error("--schema prints the DDL only: no URL, file or --create");
 		return 0;
 	}
 	if (o->cluster)
@@ -810,6 +869,11 @@ int cmd_load(int argc, char **argv)
 		return ft_usage_error("--clickhouse: '%s' is not http://HOST[:PORT]/", o.url);
 	}
 	c.db = o.db;
+	rc = o.create ? create_tables(&c) : check_tables(&c);
+	if (rc) {
+		free(o.files);
+		return rc;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < o.nfiles; i++)
 		if (load_file(&c, &o, o.files[i], &rows))

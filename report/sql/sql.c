@@ -1320,8 +1320,10 @@ static int fill_bpf_drops(struct cursor *c)
 			memcpy(&d, (const char *)o->data + (size_t)k * sizeof(d), sizeof(d));
 			snprintf(src, sizeof(src), "bpf:%s",
 				 d.prog < (uint32_t)nn ? names[d.prog] : "?");
-			vi(&r[0], (int64_t)d.ts);
-			vs(&r[2], "flytrap-bpf");
+			/* on the events' time line, in the buffer the file names */
+			vi(&r[0], (int64_t)fmt_reader_adjust_ts(sf->r, d.ts));
+			vs(&r[2], fmt_kv_get(&m->all, "bpf_buffer") ? fmt_kv_get(&m->all, "bpf_buffer")
+								      : "flytrap-bpf");
 			vi(&r[3], d.cpu);
 			vs(&r[4], src);
 			vi(&r[5], (int64_t)d.count);
@@ -1776,6 +1778,7 @@ static int drops_feed(struct cursor *c, struct sfile *sf, const struct fmt_event
 		       (uint32_t)(ev->rec.cpu & 0xffff);
 	uint64_t *last;
 	struct val *r;
+	bool bpf;
 
 	if (!c->st.map_init) {
 		rpt_map_init(&c->st.map, sizeof(uint64_t));
@@ -1783,7 +1786,13 @@ static int drops_feed(struct cursor *c, struct sfile *sf, const struct fmt_event
 	}
 	if (!(last = rpt_map_get(&c->st.map, key, NULL)))
 		return -ENOMEM;
-	if (ev->page_missed) {
+	/*
+	 * The recorder marks the BPF buffer's pages for its reservation
+	 * failures, which fill_bpf_drops() lists from its records: one row per
+	 * loss, so those marks are rows only in a file without the records.
+	 */
+	bpf = ev->page_missed && rpt_bpf_buffer(sf->r, sf->info->buffers[ev->buffer].name);
+	if (ev->page_missed && !(bpf && fmt_reader_option(sf->r, FMT_OPT_FT_BPF_DROPS, 0))) {
 		if (!(r = rowq_add(&c->q)))
 			return -ENOMEM;
 		vi(&r[0], (int64_t)ev->rec.ts);
@@ -1791,7 +1800,7 @@ static int drops_feed(struct cursor *c, struct sfile *sf, const struct fmt_event
 			vi(&r[1], (int64_t)*last);
 		vs(&r[2], sf->info->buffers[ev->buffer].name);
 		vi(&r[3], ev->rec.cpu);
-		vs(&r[4], "ftrace");
+		vs(&r[4], bpf ? "bpf" : "ftrace");
 		if (ev->page_missed > 0)
 			vi(&r[5], ev->page_missed);
 	}

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
+#include <strings.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef HAVE_LIBEDIT
 #include <editline/readline.h>
@@ -673,6 +676,30 @@ out:
 	return rc;
 }
 
+/*
+ * An operand that is no file and reads like SQL (a query where a file
+ * goes, the order of sqlite3 and psql): said as such, not as a file that
+ * cannot be opened.
+ */
+static bool looks_like_query(const char *arg)
+{
+	static const char *const words[] = { "select", "with", "pragma", "explain", "values",
+					     "create", "insert", "update", "delete", "drop" };
+	struct stat st;
+	size_t k, n;
+
+	if (!stat(arg, &st))
+		return false;
+	while (isspace((unsigned char)*arg))
+		arg++;
+	for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		n = strlen(words[k]);
+		if (!strncasecmp(arg, words[k], n) && (!arg[n] || isspace((unsigned char)arg[n])))
+			return true;
+	}
+	return strchr(arg, ';') != NULL;
+}
+
 static int parse(int argc, char **argv, struct sqlopts *o)
 {
 	static const struct ft_opt opts[] = {
@@ -709,6 +736,11 @@ static int parse(int argc, char **argv, struct sqlopts *o)
 	}
 	if (!o->nfiles)
 		return ft_usage_error("no trace file given");
+	for (int i = 0; i < o->nfiles; i++)
+		if (looks_like_query(o->files[i]))
+			return ft_usage_error("'%.40s%s' is a query, not a file: give it with -c "
+					      "(flytrap sql -c 'QUERY' FILE...) or on stdin",
+					      o->files[i], strlen(o->files[i]) > 40 ? "..." : "");
 	return 0;
 }
 

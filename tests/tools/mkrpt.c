@@ -785,6 +785,79 @@ static void build_bpf(const char *path)
 	out_close(&o, NULL);
 }
 
+/*
+ * bpfloss: what the recorder writes when its BPF ring buffer overflows
+ * (issue 31).  The top buffer: sched_switch on CPUs 0 and 1, no loss, the
+ * kernel's counters at 0.  The BPF buffer "flytrap-bpf": flytrap:syscall
+ * records of pid 500, and on CPU 1 a page after 9 lost records (the mark the
+ * recorder sets so that trace-cmd shows the gap) for the 9 reservation
+ * failures it also stores as a record (FMT_OPT_FT_BPF_DROPS: CPU 1,
+ * syscalls, 60.150) unless MKRPT_NO_BPF_RECORDS=1.  One loss: 9 events.
+ */
+static void bpfloss_start(struct out *o)
+{
+	static const char start[] =
+		"CPU: 0\nentries: 0\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n"
+		"read events: 0\nCPU: 1\nentries: 0\noverrun: 0\ncommit overrun: 0\n"
+		"dropped events: 0\nread events: 0\n";
+	int err = fmt_writer_option_str(o->w, FMT_OPT_FT_CPUSTAT_START, start);
+
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_FT_META,
+					   FMT_META_RECORDER "=mkrpt\n" FMT_META_BUFFER_KB "=4\n"
+					   FMT_META_BPF_PROGS "=syscalls,offcpu,profile,ufunc\n"
+					   "bpf_buffer=flytrap-bpf\n");
+	if (err)
+		die(o, "start options", err);
+}
+
+static void bpfloss_end(struct out *o)
+{
+	struct fmt_bpf_drop d[1] = {
+		{ .ts = 60 * S + 150 * MS, .cpu = 1, .prog = 0, .count = 9 },
+	};
+	static const char end[] = "entries: 0\noverrun: 0\ncommit overrun: 0\n"
+				  "dropped events: 0\nread events: 2\n";
+	const char *no = getenv("MKRPT_NO_BPF_RECORDS");
+	int err = fmt_writer_cpustat(o->w, "", 0, end);
+
+	err = err ?: fmt_writer_cpustat(o->w, "", 1, end);
+	if (!no || strcmp(no, "1"))
+		err = err ?: fmt_writer_option(o->w, FMT_OPT_FT_BPF_DROPS, d, sizeof(d));
+	err = err ?: fmt_writer_option_str(o->w, FMT_OPT_FT_RECSTATS,
+					   "cpu_user_us=1000\ncpu_sys_us=2000\n"
+					   "bytes_read=8192\nbytes_written=2048\nbpf_records=6\n"
+					   "bpf_drops=9\nbpf_bytes=240\nbpf_pages=3\n");
+	if (err)
+		die(o, "end options", err);
+}
+
+static void build_bpfloss(const char *path)
+{
+	struct out o;
+	uint64_t t = 60 * S;
+	int c, err;
+
+	out_open(&o, path, 2, "500 app\n", bpfloss_start);
+	sched_switch(&o, 0, t, 0, "swapper/0", 0, 500, "app");
+	sched_switch(&o, 1, t + 100 * MS, 0, "swapper/1", 0, 500, "app");
+	sched_switch(&o, 0, t + 300 * MS, 500, "app", 1, 0, "swapper/0");
+	sched_switch(&o, 1, t + 300 * MS, 500, "app", 1, 0, "swapper/1");
+	/* the top buffer's pages out, then the same encoders write the BPF buffer */
+	for (c = 0; c < o.ncpu; c++)
+		flush_page(&o, c);
+	err = fmt_wbuf_new(o.w, "flytrap-bpf", "mono", &o.b);
+	if (err)
+		die(&o, "BPF buffer", err);
+	bpf_syscall(&o, 0, t + 10 * MS, 500, 0, 1 * MS, 100);
+	bpf_syscall(&o, 1, t + 110 * MS, 500, 0, 1 * MS, 100);
+	bpf_syscall(&o, 0, t + 120 * MS, 500, 1, 1 * MS, 1);
+	new_page_after_loss(&o, 1, 9);
+	bpf_syscall(&o, 1, t + 200 * MS, 500, 0, 1 * MS, 100);
+	bpf_syscall(&o, 1, t + 210 * MS, 500, 1, 1 * MS, 1);
+	bpf_syscall(&o, 0, t + 220 * MS, 500, 0, 1 * MS, 100);
+	out_close(&o, bpfloss_end);
+}
+
 /* manyloss: n pages on CPU 0, one event each, every page after a loss of 2 (one of them unknown) */
 static void build_manyloss(const char *path, uint64_t n)
 {
@@ -965,6 +1038,8 @@ int main(int argc, char **argv)
 		build_bpf(argv[2]);
 	else if (!strcmp(argv[1], "stacks"))
 		build_stacks(argv[2]);
+	else if (!strcmp(argv[1], "bpfloss"))
+		build_bpfloss(argv[2]);
 	else if (!strcmp(argv[1], "manyloss") && argc == 4)
 		build_manyloss(argv[2], strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "bench") && argc == 4)
