@@ -12,6 +12,12 @@
                                  the drops figures (drops does not narrow by --pid, --comm)
   matrix.py cmp A B              exit 0 when two figure files agree, else one line naming the
                                  first figure that differs and both values
+  matrix.py cell READER OUT EXP MODE [REF [INFO SQL]]
+                                 one cell in one process: READER's JSON in OUT counts EXP
+                                 events (where it counts them), its figures are REF's (the
+                                 source's JSON, MODE as figs takes it); drops: the losses of
+                                 OUT agree with those of info --json (INFO) and sql (SQL, CSV:
+                                 events, ring-buffer losses, BPF drops)
   matrix.py diffzero FILE        exit 0 when a `flytrap diff --json` says nothing changed in
                                  the syscalls and event types (every row in both, deltas 0)
   matrix.py field FILE PATH      one value of a JSON file (PATH: keys joined by dots)
@@ -39,7 +45,7 @@ def fig_overhead(j):
     # names, which no redaction touches
     tasks = {}
     keys = ['switches', 'syscalls', 'syscall_ns', 'exited']
-    if MODE != 'counts':
+    if MODE == 'all':
         keys += ['on_cpu_ns', 'runnable_ns', 'blocked_ns']
     for t in j.get('tasks', []):
         if MODE != 'all' and not (t.get('switches') or t.get('syscalls')):
@@ -51,9 +57,11 @@ def fig_overhead(j):
         'tasks': tasks,
         'syscalls': {s.get('name'): pick(s, 'count', 'errors', 'total_ns', 'p50_ns', 'p99_ns',
                                          'max_ns') for s in j.get('syscalls', [])},
-        'irqs': {str(s.get('name')): pick(s, 'count', 'total_ns') for s in j.get('irqs', [])},
+        # interrupts belong to no task: --pid and --comm select none of them in a slice
+        'irqs': {str(s.get('name')): pick(s, 'count', 'total_ns') for s in j.get('irqs', [])
+                 if MODE != 'tasks'},
         'softirqs': {str(s.get('name')): pick(s, 'count', 'total_ns')
-                     for s in j.get('softirqs', [])},
+                     for s in j.get('softirqs', []) if MODE != 'tasks'},
         'event_types': {e.get('event'): e.get('count') for e in j.get('event_types', [])},
     }
 
@@ -147,6 +155,33 @@ def diffzero(j):
     return None
 
 
+EVENTS = {'info': 'events', 'analyze': 'overhead.events', 'overhead': 'events',
+          'drops': 'events'}
+
+
+def cell(reader, out, exp, ref=None, info=None, sql=None):
+    j = load(out)
+    if reader in EVENTS:
+        n = get(j, EVENTS[reader])
+        if str(n) != exp:
+            return '%s --json says %s events, %s expected' % (reader, n, exp)
+    if ref:
+        d = first_diff(FIGS[reader](load(ref)), FIGS[reader](j))
+        if d:
+            n = count_differences(FIGS[reader](load(ref)), FIGS[reader](j))
+            return 'figures differ from the source: %s%s' % (
+                d, ' (and %d other figures)' % (n - 1) if n > 1 else '')
+    if info:
+        a = sum(c.get('lost_events', 0) for c in load(info).get('per_cpu', []))
+        with open(sql, encoding='utf-8') as f:
+            row = f.read().splitlines()[-1].split(',')
+        b, f_ = get(j, 'total.lost_marked'), get(j, 'total.bpf_drops')
+        if not (str(a) == str(b) == row[1] and str(f_) == row[2]):
+            return ('losses disagree: marked ring-buffer losses: info %s, drops %s, sql %s; '
+                    'BPF drops: drops %s, sql %s' % (a, b, row[1], f_, row[2]))
+    return None
+
+
 def table(path, md):
     rows, readers, res = [], [], {}
     with open(path, encoding='utf-8', errors='replace') as f:
@@ -211,6 +246,12 @@ def main(argv):
             if d:
                 n = count_differences(load(argv[2]), load(argv[3]))
                 print(d + (' (and %d other figures)' % (n - 1) if n > 1 else ''))
+                return 1
+        elif cmd == 'cell':
+            MODE = argv[5]
+            d = cell(argv[2], argv[3], argv[4], *[a or None for a in argv[6:9]])
+            if d:
+                print(d)
                 return 1
         elif cmd == 'diffzero':
             d = diffzero(load(argv[2]))

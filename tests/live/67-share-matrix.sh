@@ -166,7 +166,8 @@ for i in $(seq 100); do grep -q '^flytrap: recording' kill.err 2> /dev/null && b
 sleep 1.5
 KIDS=$(pgrep -P $RP)
 kill -9 $RP
-wait $RP 2> /dev/null
+# (braces: bash's "Killed" notice goes to the redirection too)
+{ wait $RP; } 2> /dev/null
 # shellcheck disable=SC2086
 [ -n "$KIDS" ] && kill -9 $KIDS 2> /dev/null
 KIDS=
