@@ -58,9 +58,10 @@ def fig_overhead(j):
         'syscalls': {s.get('name'): pick(s, 'count', 'errors', 'total_ns', 'p50_ns', 'p99_ns',
                                          'max_ns') for s in j.get('syscalls', [])},
         # interrupts belong to no task: --pid and --comm select none of them in a slice
-        'irqs': {str(s.get('name')): pick(s, 'count', 'total_ns') for s in j.get('irqs', [])
-                 if MODE != 'tasks'},
-        'softirqs': {str(s.get('name')): pick(s, 'count', 'total_ns')
+        # by number: redact takes a device's name (an IRQ's action) for a text of its own
+        'irqs': {'irq %s' % s.get('irq'): pick(s, 'count', 'total_ns')
+                 for s in j.get('irqs', []) if MODE != 'tasks'},
+        'softirqs': {'vec %s' % s.get('vec'): pick(s, 'count', 'total_ns')
                      for s in j.get('softirqs', []) if MODE != 'tasks'},
         'event_types': {e.get('event'): e.get('count') for e in j.get('event_types', [])},
     }
