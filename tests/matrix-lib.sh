@@ -11,7 +11,7 @@
 #   mx_writer NAME FILE EXPECT [PARENT [REL [FILTER...]]]
 #     EXPECT   the event count the file must have: a number, "parent" (the parent's, or the
 #              parent's with FILTER applied: `flytrap report FILTER PARENT`), or "self" (what
-#              stock trace-cmd counts in FILE, for a recording with nothing to compare to)
+#              stock trace-cmd, else flytrap report, counts in FILE: a recording)
 #     PARENT   the writer it was made from (by NAME), whose figures it keeps
 #     REL      same: every count and duration kept (convert, redact, merge of redacted
 #              files); window: the counts of FILTER's time window kept (slice --from --to:
@@ -22,7 +22,8 @@
 #   mx_writer_fail NAME MESSAGE  the writer itself failed: every cell of its row fails
 #   mx_writer_skip NAME REASON   a prerequisite is missing: every cell of its row is a SKIP
 # then mx_run runs every cell and mx_finish prints the table and the failures, and exits.
-# MATRIX_TABLE=1 prints the table only (markdown, for docs/sharing.md).
+# MATRIX_TABLE=1 prints the table only (markdown, for docs/sharing.md); MATRIX_RESULTS=FILE
+# keeps the cells' results in FILE.
 MX=$TMP/mx
 mkdir -p "$MX"
 MXPY=$TOP/tests/matrix.py
@@ -41,6 +42,18 @@ mx_field() { python3 "$MXPY" field "$1" "$2"; }
 # events of a listing (trace-cmd report or flytrap report): one line "comm-pid [cpu]" each;
 # a stack event's further lines ("=> func") are not counted
 mx_count_lines() { grep -cE -- '-[0-9]+ +\[[0-9]+\] ' "$1"; }
+
+# mx_listing FILE [OPTION...]: the events of FILE as stock trace-cmd lists them, or flytrap
+# report where trace-cmd is not installed
+mx_listing() {
+	local f=$1
+	shift
+	if command -v trace-cmd > /dev/null; then
+		trace-cmd report "$@" -i "$f" 2> /dev/null
+	else
+		"$FLYTRAP" report "$@" "$f" 2> /dev/null
+	fi
+}
 
 mx_writer() {
 	local name=$1 file=$2 exp=$3 parent=${4:-} rel=${5:-same}
@@ -62,11 +75,7 @@ mx_writer() {
 			exp=$(mx_count_lines "$MX/count.txt")
 		fi ;;
 	self)
-		if command -v trace-cmd > /dev/null; then
-			trace-cmd report -i "$file" > "$MX/count.txt" 2> /dev/null
-		else
-			"$FLYTRAP" report "$file" > "$MX/count.txt" 2>&1
-		fi
+		mx_listing "$file" > "$MX/count.txt"
 		exp=$(mx_count_lines "$MX/count.txt") ;;
 	esac
 	W_EXP[$name]=$exp
@@ -270,6 +279,8 @@ mx_run() {
 # the table, the failures, the exit (77 when every cell is a SKIP)
 mx_finish() {
 	local nf np
+	# MATRIX_RESULTS=FILE keeps the cells (`tests/matrix.py table FILE md` prints the table)
+	[ -n "${MATRIX_RESULTS:-}" ] && cp "$MX_RESULTS" "$MATRIX_RESULTS"
 	if [ "$MX_QUIET" = 1 ]; then
 		python3 "$MXPY" table "$MX_RESULTS" md
 	else

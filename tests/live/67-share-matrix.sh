@@ -43,12 +43,15 @@ exec "$P/$task" \$((\$2 * 4000)) 1 4000
 EOF
 chmod a+r cmd.sh
 secrets=("$task" "$P" "$file" "$host" "$arg")
+# the planted host name, set without a task named 'hostname' (a task's name is a value redact
+# replaces, and the word is also a key of flytrap's metadata)
+SETHOST='echo "$1" > /proc/sys/kernel/hostname && shift && exec "$@"'
 # rec NAME SECS [record options]: records the workload for about SECS s under the planted
 # host name, into NAME.dat (its messages in NAME.err)
 rec() {
 	local name=$1 secs=$2
 	shift 2
-	unshare -u sh -c 'hostname "$1" && shift && exec "$@"' _ "$host" \
+	unshare -u sh -c "$SETHOST" _ "$host" \
 		"$F" record -q "$@" -o "$name.dat" -- sh cmd.sh "$arg" "$secs" > /dev/null 2> "$name.err"
 }
 # the first line naming an error, else the last one
@@ -98,7 +101,7 @@ else
 fi
 
 # ---- a flight recorder's dumps: two triggers whose windows overlap -----------------------
-unshare -u sh -c 'hostname "$1" && shift && exec "$@"' _ "$host" "$F" record -q --flight 30s \
+unshare -u sh -c "$SETHOST" _ "$host" "$F" record -q --flight 30s \
 	--after 0.2s -e sched -e raw_syscalls -o fl.dat -- sh cmd.sh "$arg" 3 > /dev/null 2> fl.err &
 RP=$!
 sleep 1.2
@@ -113,7 +116,7 @@ if [ $rc = 0 ] && [ ${#dumps[@]} = 2 ]; then
 	mx_writer flight-dump "$TMP/${dumps[0]}" self
 	# the union of the two dumps' events, each once (ns stamps)
 	for f in "${dumps[@]}"; do
-		trace-cmd report -t -i "$f" 2> /dev/null | grep -E -- '-[0-9]+ +\[[0-9]+\] ' > "$f.txt"
+		mx_listing "$f" -t | grep -E -- '-[0-9]+ +\[[0-9]+\] ' > "$f.txt"
 	done
 	n=$(sort -u "${dumps[0]}.txt" "${dumps[1]}.txt" | wc -l)
 	"$F" merge "${dumps[@]}" -o merge-dumps.dat > merge-dumps.log 2>&1 &&
@@ -130,7 +133,7 @@ if rec rot 3 --rotate 1s -e sched -e raw_syscalls; then
 		mx_writer rotation-segment "$TMP/${segs[1]}" self
 		sum=0
 		for f in "${segs[@]}"; do
-			trace-cmd report -i "$f" > seg.txt 2> /dev/null
+			mx_listing "$f" > seg.txt
 			sum=$((sum + $(mx_count_lines seg.txt)))
 		done
 		if "$F" merge "${segs[@]}" -o merge-segments.dat > merge-segments.log 2>&1; then
@@ -159,7 +162,7 @@ fi
 # ---- recover after a SIGKILL: what the recorder had spooled (the kernel's unread pages stay
 # in its instance: `flytrap reset` would save them, but it acts on every dead recorder of the
 # machine, other tests' too; this test removes its own instance instead)
-unshare -u sh -c 'hostname "$1" && shift && exec "$@"' _ "$host" "$F" record -e sched \
+unshare -u sh -c "$SETHOST" _ "$host" "$F" record -e sched \
 	-e raw_syscalls -o kill.dat -- sh cmd.sh "$arg" 30 > /dev/null 2> kill.err &
 RP=$!
 for i in $(seq 100); do grep -q '^flytrap: recording' kill.err 2> /dev/null && break; sleep 0.1; done
