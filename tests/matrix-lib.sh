@@ -23,7 +23,7 @@
 #   mx_writer_skip NAME REASON   a prerequisite is missing: every cell of its row is a SKIP
 # then mx_run runs every cell and mx_finish prints the table and the failures, and exits.
 # MATRIX_TABLE=1 prints the table only (markdown, for docs/sharing.md); MATRIX_RESULTS=FILE
-# keeps the cells' results in FILE.
+# adds the cells' results to FILE.
 MX=$TMP/mx
 mkdir -p "$MX"
 MXPY=$TOP/tests/matrix.py
@@ -33,7 +33,7 @@ MX_RESULTS=$MX/results
 MX_READERS=(info report sql analyze callgraph overhead drops export html diff verify trace-cmd
 	trace-cmd2 secrets)
 MX_WRITERS=()
-declare -A W_FILE W_EXP W_PARENT W_REL W_FILTER W_STATE W_SECRETS W_NOTE
+declare -A W_FILE W_EXP W_PARENT W_REL W_FILTER W_STATE W_SECRETS W_NOTE W_HIDE
 MX_TC2=${FLYTRAP_TRACE_CMD2:-}
 MX_QUIET=${MATRIX_TABLE:-0}
 
@@ -81,6 +81,9 @@ mx_writer() {
 	W_EXP[$name]=$exp
 	mx_say "writer $name: $file, $exp events expected${parent:+, from $parent ($rel${*:+ $*})}"
 }
+# mx_source NAME: NAME (declared) is only the source of this part's writers: no row of its own
+# (another part of the matrix reads it)
+mx_source() { W_HIDE[$1]=1; }
 mx_writer_fail() {
 	MX_WRITERS+=("$1")
 	W_STATE[$1]="fail:$2" W_FILE[$1]= W_PARENT[$1]= W_SECRETS[$1]=
@@ -246,6 +249,7 @@ mx_record() {
 mx_run() {
 	local r d rc st
 	for W in "${MX_WRITERS[@]}"; do
+		[ -n "${W_HIDE[$W]:-}" ] && continue
 		st=${W_STATE[$W]}
 		W_EXPN=${W_EXP[$W]:-}
 		case ${W_REL[$W]:-} in
@@ -279,8 +283,9 @@ mx_run() {
 # the table, the failures, the exit (77 when every cell is a SKIP)
 mx_finish() {
 	local nf np
-	# MATRIX_RESULTS=FILE keeps the cells (`tests/matrix.py table FILE md` prints the table)
-	[ -n "${MATRIX_RESULTS:-}" ] && cp "$MX_RESULTS" "$MATRIX_RESULTS"
+	# MATRIX_RESULTS=FILE collects the cells of every part (`tests/matrix.py table FILE md`
+	# prints their table)
+	[ -n "${MATRIX_RESULTS:-}" ] && cat "$MX_RESULTS" >> "$MATRIX_RESULTS"
 	if [ "$MX_QUIET" = 1 ]; then
 		python3 "$MXPY" table "$MX_RESULTS" md
 	else
