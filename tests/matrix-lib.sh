@@ -21,7 +21,8 @@
 #   mx_secrets NAME STRING...   bytes that must not be in NAME's file nor in what readers print
 #   mx_writer_fail NAME MESSAGE  the writer itself failed: every cell of its row fails
 #   mx_writer_skip NAME REASON   a prerequisite is missing: every cell of its row is a SKIP
-# then mx_run runs every cell and mx_finish prints the table and the failures, and exits.
+# then mx_run runs every cell and mx_finish prints the table and the failures, and exits (1
+# also when a check outside the table called lib.sh's fail).
 # MATRIX_TABLE=1 prints the table only (markdown, for docs/sharing.md); MATRIX_RESULTS=FILE
 # adds the cells' results to FILE.
 MX=$TMP/mx
@@ -294,7 +295,8 @@ mx_finish() {
 		echo
 		awk -F'\t' '$3 == "FAIL" { printf "FAIL: writer %s, reader %s: %s\n", $1, $2, $4 }' "$MX_RESULTS"
 	fi
-	nf=$(awk -F'\t' '$3 == "FAIL"' "$MX_RESULTS" | wc -l)
+	# and the checks outside the table (lib.sh's fail: a writer that must refuse)
+	nf=$(($(awk -F'\t' '$3 == "FAIL"' "$MX_RESULTS" | wc -l) + fails))
 	np=$(awk -F'\t' '$3 == "PASS"' "$MX_RESULTS" | wc -l)
 	if [ "$nf" -gt 0 ]; then
 		[ "$MX_QUIET" = 1 ] || echo "$nf cell(s) failed, $np passed"

@@ -22,5 +22,17 @@ if mk gen-names "$MK" names "$D/names.dat" 20000; then
 		mx_writer names.slice "$D/names.slice.dat" parent gen-names window --from "$n1" --to "$n2"
 fi
 
+# a slice that selects nothing is no file to share: exit 1, no output (outside the table: no
+# reader has a file to read)
+"$F" slice "$S" --comm 'no-such-task-*' -o "$D/nothing.dat" > "$D/nothing.log" 2>&1
+rc=$?
+if [ $rc = 1 ] && [ ! -e "$D/nothing.dat" ]; then
+	mx_say "ok: slice --comm selecting no event: exit 1, no file"
+else
+	fail "slice selecting no event (--comm 'no-such-task-*'): exit 1 and no file expected, exit $rc\
+$([ -e "$D/nothing.dat" ] && echo " and a file of $("$F" info --json "$D/nothing.dat" 2> /dev/null |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["events"])' 2>&1) events")"
+fi
+
 mx_run
 mx_finish
