@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The interoperability matrix, offline: what its three parts share (sourced; the runner skips
+# The interoperability matrix, offline: what its four parts share (sourced; the runner skips
 # names starting with "_").  The parts: matrix-slice.sh (the recording, convert, slices),
-# matrix-redact.sh (redact and its chains), matrix-merge.sh (merges, losses).  Their writers
+# matrix-redact.sh (redact), matrix-chain.sh (redact after slice, slice after redact, redact
+# of a redacted file), matrix-merge.sh (merges, losses): four, so that each stays within the
+# runner's time limit under the sanitizers on a busy machine.  Their writers
 # are made from the shipped BPF recording (sample.dat), a generated file whose tasks come, go
 # and change names (mkrpt names) and one with every kind of loss (rpt-drops.dat); each file
 # is read by every reader of tests/matrix-lib.sh.  They run under the sanitizer build too.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The interoperability matrix, offline, part 3 (tests/report/_matrix.sh): merge of two
+# The interoperability matrix, offline, part 4 (tests/report/_matrix.sh): merge of two
 # halves of the shipped BPF recording (two recordings of one kernel), the same halves redacted
 # one by one and merged, a slice of the merge; a file with every kind of loss and its
 # redaction (losses told alike by info, drops and sql).
