@@ -196,6 +196,10 @@ def table(path, md):
             if r not in readers:
                 readers.append(r)
             res[(w, r)] = st
+    # the readers in the order of tests/matrix-lib.sh, whatever order the cells came in
+    order = ['info', 'report', 'sql', 'analyze', 'callgraph', 'overhead', 'drops', 'export',
+             'html', 'diff', 'verify', 'trace-cmd', 'trace-cmd2', 'secrets']
+    readers.sort(key=lambda r: order.index(r) if r in order else len(order))
     mark = {'PASS': 'ok', 'FAIL': 'FAIL', 'SKIP': 'skip', 'NA': '-'}
     head = ['writer \\ reader'] + readers + ['pass/fail/skip']
     body = []
