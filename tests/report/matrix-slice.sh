@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The interoperability matrix, offline, part 1 (tests/report/_matrix.sh): the shipped BPF
-# recording, its convert -c none, its slices by window, --comm and --pid, and a generated
-# file whose tasks come, go and change names with its slice; each read by every reader.
+# recording, its convert -c none, its slices by window, --comm and --pid; each read by every
+# reader.  (The generated file of changing names and its slice: matrix-redact.sh.)
 . "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/report/_matrix.sh"
 
 mk convert "$F" convert -c none "$S" -o "$D/convert.dat" &&
@@ -13,14 +13,6 @@ mk slice-comm "$F" slice "$S" --comm ls -o "$D/slice-comm.dat" &&
 	mx_writer slice-comm "$D/slice-comm.dat" parent record-bpf tasks --comm ls
 mk slice-pid "$F" slice "$S" --pid 12525 -o "$D/slice-pid.dat" &&
 	mx_writer slice-pid "$D/slice-pid.dat" parent record-bpf tasks --pid 12525
-
-# a generated file whose tasks come, go and change names, with losses
-if mk gen-names "$MK" names "$D/names.dat" 20000; then
-	mx_writer gen-names "$D/names.dat" self
-	read -r n1 n2 < <(thirds "$D/names.dat")
-	mk names.slice "$F" slice "$D/names.dat" --from "$n1" --to "$n2" -o "$D/names.slice.dat" &&
-		mx_writer names.slice "$D/names.slice.dat" parent gen-names window --from "$n1" --to "$n2"
-fi
 
 # a slice that selects nothing is no file to share: exit 1, no output (outside the table: no
 # reader has a file to read)
