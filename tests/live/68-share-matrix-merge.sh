@@ -21,9 +21,11 @@ RP=
 mapfile -t dumps < <(ls fl-*.dat 2> /dev/null)
 if [ $rc = 0 ] && [ ${#dumps[@]} = 2 ]; then
 	mx_writer flight-dump "$TMP/${dumps[0]}" self
-	# the union of the two dumps' events, each once (ns stamps)
+	# the union of the two dumps' events, each once (ns stamps); a task's name at the head of
+	# a line comes from its dump's cmdlines, which may differ: the pid stands for it
 	for f in "${dumps[@]}"; do
-		mx_listing "$f" -t | grep -E -- '-[0-9]+ +\[[0-9]+\] ' > "$f.txt"
+		mx_listing "$f" -t | grep -E -- '-[0-9]+ +\[[0-9]+\] ' |
+			sed -E 's/^ *.*-([0-9]+) +\[/\1 [/' > "$f.txt"
 	done
 	n=$(sort -u "${dumps[0]}.txt" "${dumps[1]}.txt" | wc -l)
 	"$F" merge "${dumps[@]}" -o merge-dumps.dat > merge-dumps.log 2>&1 &&
