@@ -1922,6 +1922,49 @@ static int print_nothing(const struct rpt_cg_result *r, const struct rpt_opts *o
 	return ferror(f) ? -EIO : 0;
 }
 
+/* Paths in the ", "-separated list that are redaction tokens ("/~1a2b..."). */
+static int redacted_paths(const char *list)
+{
+	int n = 0;
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		const char *slash = memrchr(p, '/', l);
+
+		n += slash && slash + 1 < p + l && slash[1] == '~';
+		p += l;
+		p += strspn(p, ", ");
+	}
+	return n;
+}
+
+/*
+ * Binaries without symbols, and what would name them: a redacted path
+ * names nothing a teammate can look up (the symbol tables that record
+ * --symbols stores travel in the file and through redact), another one a
+ * copy of the binary or its debug file.
+ */
+static void syms_note(const struct rpt_cg_result *r, FILE *f)
+{
+	int red = redacted_paths(r->syms_missing), n = r->nsyms_missing;
+
+	if (!n)
+		return;
+	fprintf(f, "note: no symbols for %d binar%s (%s);\n", n, n == 1 ? "y" : "ies",
+		r->syms_missing);
+	if (red == n)
+		fprintf(f, "      the path%s redacted: no --symfs finds %s;\n", n == 1 ? " was" : "s were",
+			n == 1 ? "it" : "them");
+	else if (red)
+		fprintf(f, "      %d of them redacted: no --symfs finds %s;\n", red,
+			red == 1 ? "it" : "them");
+	if (red)
+		fprintf(f, "      record with --bpf ... --symbols and the file carries the symbol\n"
+			"      tables (redact keeps them)\n");
+	if (red < n)
+		fprintf(f, "      %stry --symfs DIR or --debug-dir DIR\n", red ? "for the others " : "");
+}
+
 int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 		const struct rpt_callgraph_conf *c, FILE *f)
 {
@@ -1963,10 +2006,7 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 	if (o.hidden)
 		fprintf(f, "  (%" PRIu64 " nodes below --depth/--min-percent not shown)\n",
 			o.hidden);
-	if (r->nsyms_missing)
-		fprintf(f, "note: no symbols for %d binar%s (%s);\n"
-			"      try --symfs DIR or --debug-dir DIR\n",
-			r->nsyms_missing, r->nsyms_missing == 1 ? "y" : "ies", r->syms_missing);
+	syms_note(r, f);
 	return o.err ? o.err : ferror(f) ? -EIO : 0;
 }
 

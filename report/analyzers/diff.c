@@ -498,13 +498,16 @@ static const char *fmt_rate(const struct diff *d, char *buf, size_t len, enum mk
 	return buf;
 }
 
-/* key in at most width columns: a path keeps its end ("~" before it), other names their start */
+/*
+ * key in at most width columns: a call path keeps its end ("..." before it:
+ * a leading "~" reads as a redaction token), other names their start
+ */
 static const char *fit_key(char *buf, size_t len, int t, const char *key, int width)
 {
 	size_t l = strlen(key);
 
-	if (t == T_PATH && width > 1 && l > (size_t)width) {
-		snprintf(buf, len, "~%s", key + l - (size_t)(width - 1));
+	if (t == T_PATH && width > 3 && l > (size_t)width) {
+		snprintf(buf, len, "...%s", key + l - (size_t)(width - 3));
 		return buf;
 	}
 	return rpt_fit(buf, len, key, width);

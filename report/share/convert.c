@@ -302,6 +302,237 @@ static char *trim_kallsyms(const char *text, size_t len, const struct names *nm,
 	return out;
 }
 
+/* ---- the kernel symbols a rewritten file needs (slice, redact) ---------------------- */
+
+/* The fields of one event that may hold kernel text addresses. */
+struct kfield {
+	struct fmt_field f;
+	int elem;		/* bytes per value */
+	bool to_end;		/* the last field, an array: values run to the record's end */
+};
+
+struct kfields {
+	int n;
+	struct kfield v[];
+};
+
+struct rpt_ksyms_keep {
+	const char *text;
+	size_t len;
+	struct ksym *s;		/* by address */
+	size_t n;
+	uint8_t *keep;		/* KEEP_LINE, KEEP_HOLDS */
+	uint64_t lo, hi;	/* the addresses a value must lie between to be one */
+	struct kfields **by_id;	/* per event ID, made at its first record (65536) */
+};
+
+#define KEEP_LINE 1		/* the line is written */
+#define KEEP_HOLDS 2		/* an address lies in it: the symbol after it is written too */
+
+/* Functions (and weak ones): what stacks and %pS fields point into. */
+static bool is_text(const struct ksym *y)
+{
+	const char *t = y->line + strcspn(y->line, " ");
+
+	while (*t == ' ')
+		t++;
+	return *t == 'T' || *t == 't' || *t == 'W' || *t == 'w';
+}
+
+struct rpt_ksyms_keep *rpt_ksyms_keep_new(const char *text, size_t len)
+{
+	struct rpt_ksyms_keep *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->text = text ? text : "";
+	k->len = text ? len : 0;
+	k->s = parse_kallsyms(k->text, k->len, &k->n);
+	k->keep = calloc(k->n + 1, 1);
+	k->by_id = calloc(65536, sizeof(*k->by_id));
+	if (!k->s || !k->keep || !k->by_id) {
+		rpt_ksyms_keep_free(k);
+		errno = ENOMEM;
+		return NULL;
+	}
+	qsort(k->s, k->n, sizeof(*k->s), cmp_ksym);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct ksym *y = &k->s[i];
+
+		/* _text and _stext: merge tells kernels apart by them, redact counts from them */
+		if ((y->nlen == 5 && !memcmp(y->name, "_text", 5)) ||
+		    (y->nlen == 6 && !memcmp(y->name, "_stext", 6)))
+			k->keep[i] = KEEP_LINE;
+		if (!y->addr || !is_text(y))
+			continue;
+		if (!k->lo || y->addr < k->lo)
+			k->lo = y->addr;
+		if (y->addr > k->hi)
+			k->hi = y->addr;
+	}
+	/* past the last function, a module's text may still run on a little */
+	k->hi = k->hi > UINT64_MAX - (1u << 20) ? UINT64_MAX : k->hi + (1u << 20);
+	return k;
+}
+
+void rpt_ksyms_keep_addr(struct rpt_ksyms_keep *k, uint64_t a)
+{
+	size_t lo = 0, hi, i;
+
+	if (!k || !k->lo || a < k->lo || a > k->hi)
+		return;
+	hi = k->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (k->s[m].addr <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	/* the function holding a */
+	for (i = lo; i > 0 && k->s[i - 1].addr == k->s[lo - 1].addr; i--)
+		;
+	if (k->keep[i] & KEEP_HOLDS)
+		return;
+	for (size_t j = i; j < lo; j++)
+		if (is_text(&k->s[j]))
+			k->keep[i] |= KEEP_HOLDS;
+	if (!(k->keep[i] & KEEP_HOLDS))
+		return;
+	/*
+	 * every name at that address (__do_softirq, __softirqentry_text_start):
+	 * libtraceevent's search picks among them by the table's size, so the
+	 * name printed may be another alias of the same address than before
+	 */
+	for (size_t j = i; j < lo; j++)
+		k->keep[j] |= KEEP_LINE;
+	/*
+	 * and the symbol after it, where it ends; and the function after it,
+	 * for readers that skip absolute ('A') symbols (libtraceevent does)
+	 */
+	for (size_t j = lo, any = 0; j < k->n; j++) {
+		if (k->s[j].addr <= k->s[i].addr)
+			continue;
+		if (!any++)
+			k->keep[j] |= KEEP_LINE;
+		if (is_text(&k->s[j])) {
+			k->keep[j] |= KEEP_LINE;
+			break;
+		}
+	}
+}
+
+/* Integer fields and arrays of the kernel's long size; strings and chars are no addresses. */
+static struct kfields *kfields_of(const struct tep_event *e)
+{
+	const struct tep_format_field *f, *last = NULL;
+	int n = 0, long_size = e->tep ? tep_get_long_size(e->tep) : 8;
+	struct kfields *kf;
+
+	for (f = e->format.fields; f; f = f->next)
+		n++;
+	kf = calloc(1, sizeof(*kf) + (size_t)n * sizeof(kf->v[0]));
+	if (!kf)
+		return NULL;
+	for (f = e->format.fields; f; f = f->next)
+		if (!last || f->offset > last->offset)
+			last = f;
+	for (f = e->format.fields; f; f = f->next) {
+		bool array = f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC);
+		int elem = array ? (int)f->elementsize : f->size;
+		struct kfield *v = &kf->v[kf->n];
+
+		if (f->flags & TEP_FIELD_IS_STRING || (f->type && strstr(f->type, "char")))
+			continue;
+		if ((f->flags & TEP_FIELD_IS_DYNAMIC) && elem <= 0)
+			elem = long_size;	/* "__data_loc unsigned long[]": no size given */
+		if (elem != long_size || fmt_field_resolve(e, f->name, &v->f))
+			continue;
+		v->elem = elem;
+		/* ftrace's kernel_stack declares caller[8] and holds as many as were taken */
+		v->to_end = f == last && (f->flags & TEP_FIELD_IS_ARRAY) &&
+			    !(f->flags & TEP_FIELD_IS_DYNAMIC);
+		kf->n++;
+	}
+	return kf;
+}
+
+void rpt_ksyms_keep_record(struct rpt_ksyms_keep *k, const struct tep_event *e,
+			   const void *data, int size)
+{
+	struct kfields *kf;
+	bool swap;
+
+	if (!k || !e || e->id < 0 || e->id > 65535 || !data || size <= 0 || !k->lo)
+		return;
+	kf = k->by_id[e->id];
+	if (!kf && !(kf = k->by_id[e->id] = kfields_of(e)))
+		return;
+	for (int i = 0; i < kf->n; i++) {
+		const struct kfield *v = &kf->v[i];
+		const uint8_t *p;
+		int len = 0;
+
+		swap = v->f.big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+		if (v->to_end && v->f.offset >= 0 && v->f.offset < size) {
+			p = (const uint8_t *)data + v->f.offset;
+			len = size - v->f.offset;
+		} else {
+			p = fmt_field_ptr(&v->f, data, size, &len);
+		}
+		for (int o = 0; p && o + v->elem <= len; o += v->elem)
+			rpt_ksyms_keep_addr(k, fmt_read_num(p + o, v->elem, swap));
+	}
+}
+
+char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, size_t *out_len, size_t *nkept)
+{
+	size_t o = 0, kept = 0;
+	char *out;
+
+	*out_len = 0;
+	if (nkept)
+		*nkept = 0;
+	if (!k)
+		return NULL;
+	out = malloc(k->len + 2);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < k->n; i++) {
+		/* kallsyms read without the right to see them (every address 0) stay whole */
+		if (!k->keep[i] && k->lo)
+			continue;
+		memcpy(out + o, k->s[i].line, k->s[i].len);
+		o += k->s[i].len;
+		if (k->s[i].line[k->s[i].len - 1] != '\n')
+			out[o++] = '\n';
+		kept++;
+	}
+	out[o] = '\0';
+	*out_len = o;
+	if (nkept)
+		*nkept = kept;
+	return out;
+}
+
+size_t rpt_ksyms_keep_total(const struct rpt_ksyms_keep *k)
+{
+	return k ? k->n : 0;
+}
+
+void rpt_ksyms_keep_free(struct rpt_ksyms_keep *k)
+{
+	if (!k)
+		return;
+	for (int i = 0; k->by_id && i < 65536; i++)
+		free(k->by_id[i]);
+	free(k->by_id);
+	free(k->keep);
+	free(k->s);
+	free(k);
+}
+
 /* A whole kallsyms file, checked to hold at least one symbol line. */
 static int read_kallsyms(const char *path, char **text, size_t *len)
 {

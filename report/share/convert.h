@@ -7,6 +7,8 @@
 #define FLYTRAP_CONVERT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct rpt_convert_opts {
 	const char *compression;	/* "zstd" (default when NULL) or "none" */
@@ -36,5 +38,36 @@ struct fmt_option;
 int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
 		     bool (*skip)(void *arg, const struct fmt_option *o), void *arg,
 		     bool *have_cpucount);
+
+/*
+ * The kernel symbols a rewritten file needs (slice, redact; the whole
+ * kallsyms is about 1 MB): the functions holding the addresses its records
+ * carry, each with the symbol after it (where it ends), plus _text and
+ * _stext (merge tells kernels apart by them; redact counts from them).
+ *
+ *   k = rpt_ksyms_keep_new(text, len)   the file's kallsyms text (kept by
+ *                                        pointer: it must outlive k); NULL
+ *                                        with errno ENOMEM
+ *   rpt_ksyms_keep_record(k, ev, data, size)   a record kept: its integer
+ *                                        fields and arrays of the kernel's
+ *                                        long size (stacks, ip, func, %pS)
+ *   rpt_ksyms_keep_addr(k, addr)         one address
+ *   text = rpt_ksyms_keep_text(k, &len, &nkept)   the lines kept, in
+ *                                        address order, malloc'd (NULL:
+ *                                        ENOMEM); kallsyms whose addresses
+ *                                        are all 0 come out whole
+ *   rpt_ksyms_keep_free(k)               (NULL is fine)
+ */
+struct tep_event;
+struct rpt_ksyms_keep;
+
+struct rpt_ksyms_keep *rpt_ksyms_keep_new(const char *text, size_t len);
+void rpt_ksyms_keep_addr(struct rpt_ksyms_keep *k, uint64_t addr);
+void rpt_ksyms_keep_record(struct rpt_ksyms_keep *k, const struct tep_event *ev,
+			   const void *data, int size);
+char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, size_t *len, size_t *nkept);
+/* Symbol lines in the text given to rpt_ksyms_keep_new. */
+size_t rpt_ksyms_keep_total(const struct rpt_ksyms_keep *k);
+void rpt_ksyms_keep_free(struct rpt_ksyms_keep *k);
 
 #endif

@@ -245,8 +245,9 @@ static char *lines_union(const struct fmt_blob *const *t, int n, size_t *out_len
 		copy[o++] = '\n';
 	}
 	copy[o] = '\0';
-	for (p = copy; *p; p++)
-		nlines += *p == '\n';
+	/* by length: a NUL byte inside a damaged text must not end it early */
+	for (size_t i = 0; i < o; i++)
+		nlines += copy[i] == '\n';
 	v = malloc((nlines + 1) * sizeof(*v));
 	out = malloc(total + 1);
 	if (!v || !out) {
@@ -255,8 +256,9 @@ static char *lines_union(const struct fmt_blob *const *t, int n, size_t *out_len
 		free(copy);
 		return NULL;
 	}
-	for (p = copy; *p;) {
-		char *nl = strchr(p, '\n');
+	/* every text ends with the '\n' added above; a line holding a NUL ends there */
+	for (p = copy; p < copy + o;) {
+		char *nl = memchr(p, '\n', (size_t)(copy + o - p));
 
 		*nl = '\0';
 		if (*p)
@@ -744,7 +746,7 @@ static int copy_events(struct merge *m, struct src *s)
 {
 	struct fmt_iter *it;
 	const struct fmt_event *ev;
-	int rc, err = 0;
+	int rc, err = 0, damaged = 0;
 
 	err = fmt_iter_new(s->r, NULL, &it);
 	if (err)
@@ -756,9 +758,10 @@ static int copy_events(struct merge *m, struct src *s)
 		bool dup = false;
 
 		if (rc < 0) {
+			/* kept apart from err, which the next event resets: the exit says it */
 			ft_error("'%s': %s", s->path, fmt_reader_error(s->r));
-			err = -ECANCELED;
-			continue; /* the other CPUs' events still go in; the exit says it failed */
+			damaged = -ECANCELED;
+			continue; /* the other CPUs' damage is said too */
 		}
 		ix = s->out_buf[ev->buffer] * (m->maxcpu + 1) + ev->rec.cpu;
 		if (s->shift < 0 && (uint64_t)-s->shift > ev->raw_ts) {
@@ -799,7 +802,7 @@ static int copy_events(struct merge *m, struct src *s)
 	fmt_iter_free(it);
 	if (err && err != -ECANCELED)
 		ft_error("cannot merge '%s': %s", s->path, strerror(-err));
-	return err;
+	return err ? err : damaged;
 }
 
 /* ---- metadata ------------------------------------------------------------------------ */

@@ -29,6 +29,7 @@
 #include "format.h"
 #include "report/core/kinds.h"
 #include "report/core/replay.h"
+#include "report/share/convert.h"
 #include "report/share/rewrite.h"
 #include "report/share/slice_maps.h"
 
@@ -46,6 +47,8 @@ static const char usage_text[] =
 	"      --pid N[,N..]   only events of these tasks (common_pid)\n"
 	"      --comm GLOB     only events of tasks named so\n"
 	"  -e, --event EV      only these events (sched_switch, sched:*, …; repeat)\n"
+	"      --keep-kallsyms keep every kernel symbol (default: those the kept\n"
+	"                      events and stacks point into)\n"
 	"      --json          a JSON summary on standard output\n"
 	"  -v                  more messages\n"
 	"  -h, --help          this help\n";
@@ -157,6 +160,10 @@ struct slice {
 	int nprocs;
 	struct rpt_slice_maps_stats maps;
 	uint64_t kept, read, losses;
+
+	bool keep_kallsyms;		/* --keep-kallsyms: all of them */
+	struct rpt_ksyms_keep *ksyms;	/* else those the kept records point into */
+	size_t ksyms_kept, ksyms_all;
 };
 
 static void enc_index(const struct slice *s, int buffer, int cpu, int *ix)
@@ -655,6 +662,7 @@ static int keep_event(struct slice *s, const struct fmt_event *ev, const struct 
 			  loss);
 	if (err)
 		return err;
+	rpt_ksyms_keep_record(s->ksyms, ev->event, ev->rec.data, ev->rec.size);
 	s->kept++;
 	note_pid(s, pid);
 	for (int k = 0; ty && k < ty->npid; k++)
@@ -862,7 +870,7 @@ static int run(struct slice *s)
 		.no_peek = true,
 	};
 	const struct fmt_event *ev;
-	int rc, err = 0, ix;
+	int rc, err = 0, damaged = 0, ix;
 
 	s->seek = seek_plan(s);
 	if (s->seek) {
@@ -890,9 +898,13 @@ static int run(struct slice *s)
 		bool in_window, selected;
 
 		if (rc < 0) {
+			/*
+			 * apart from err, which the steps below reset: a slice
+			 * of a damaged file is not written, and the exit says so
+			 */
 			ft_error("'%s': %s", s->in_path, fmt_reader_error(s->r));
-			err = -ECANCELED;
-			continue;	/* keep what the other CPUs hold; the exit says it failed */
+			damaged = -ECANCELED;
+			continue;	/* the other CPUs' damage is said too */
 		}
 		s->read++;
 		ty = etype(s, ev);
@@ -952,7 +964,7 @@ static int run(struct slice *s)
 	fmt_iter_free(it);
 	if (err && err != -ECANCELED)
 		ft_error("cannot slice '%s': %s", s->in_path, strerror(-err));
-	return err;
+	return err ? err : damaged;
 }
 
 /* ---- metadata -------------------------------------------------------------------- */
@@ -976,6 +988,35 @@ static int add_recs(FILE *f, const char *key, const struct rec_copy *v, int n)
 		fputc('\n', f);
 	}
 	return 0;
+}
+
+/* The kernel symbols of the kept records, the state records at the cuts included. */
+static int write_kallsyms(struct slice *s, struct fmt_writer *w)
+{
+	const struct rec_copy *v[2] = { s->pro, s->epi };
+	int nv[2] = { s->npro, s->nepi }, err;
+	bool swap = s->in->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	char *text;
+	size_t len;
+
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < nv[k]; i++) {
+			const struct rec_copy *c = &v[k][i];
+
+			if (c->len >= 2)
+				rpt_ksyms_keep_record(s->ksyms,
+						      fmt_reader_event(s->r,
+								       (int)fmt_read_num(c->payload,
+											 2, swap)),
+						      c->payload, (int)c->len);
+		}
+	text = rpt_ksyms_keep_text(s->ksyms, &len, &s->ksyms_kept);
+	if (!text)
+		return -ENOMEM;
+	s->ksyms_all = rpt_ksyms_keep_total(s->ksyms);
+	err = fmt_writer_kallsyms(w, text, len);
+	free(text);
+	return err;
 }
 
 static int slice_option(struct slice *s, struct fmt_writer *w)
@@ -1075,8 +1116,16 @@ static int write_slice(struct slice *s)
 		err = -ENOMEM;
 		goto fail;
 	}
-	/* the cmdlines are known only after the pass */
+	/* the cmdlines and the kernel symbols needed are known only after the pass */
 	mc.no_cmdlines = true;
+	if (!s->keep_kallsyms) {
+		mc.no_kallsyms = true;
+		s->ksyms = rpt_ksyms_keep_new(s->in->kallsyms.data, s->in->kallsyms.len);
+		if (!s->ksyms) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
 	err = rpt_copy_meta(s->r, w, &mc, &what);
 	if (err)
 		goto fail;
@@ -1090,6 +1139,16 @@ static int write_slice(struct slice *s)
 	if (err)
 		goto fail;
 	err = run(s);
+	if (!err && !s->kept) {
+		/* as grep does: nothing selected is a failure, said once, and no file */
+		if (s->read && s->filters)
+			ft_error("'%s': no event passes the filters (%s); '%s' not written",
+				 s->in_path, s->filters, s->out_path);
+		else
+			ft_error("'%s' holds no event; '%s' not written", s->in_path,
+				 s->out_path);
+		err = -ECANCELED;
+	}
 	if (err) {
 		fmt_writer_abort(w);
 		return err;
@@ -1127,6 +1186,10 @@ static int write_slice(struct slice *s)
 	}
 	what = "cmdlines";
 	err = fmt_writer_cmdlines(w, cmdl, mc.cmdlines_len);
+	if (!err && s->ksyms) {
+		what = "kallsyms";
+		err = write_kallsyms(s, w);
+	}
 	if (!err) {
 		what = "process maps";
 		err = kept_procs(s);
@@ -1166,6 +1229,10 @@ static void print_summary(const struct slice *s)
 		rpt_json_ki64(&j, "tasks", s->npids);
 		rpt_json_ki64(&j, "open_frames_at_start", s->npro);
 		rpt_json_ki64(&j, "exits_after_end", s->nepi);
+		if (s->ksyms) {
+			rpt_json_ku64(&j, "kallsyms_kept", s->ksyms_kept);
+			rpt_json_ku64(&j, "kallsyms_in", s->ksyms_all);
+		}
 		rpt_json_obj_end(&j);
 		RPT_JSON_LIT(&j, "\n");
 		rpt_json_done(&j);	/* a failed write stays on stdout (ft_finish_stdout) */
@@ -1192,7 +1259,7 @@ static int add_filter_text(struct slice *s, const char *a, const char *b)
 
 static const struct ft_opt slice_opts[] = {
 	{ "help", 'h', false, 'h' }, { NULL, 'v', false, 'v' }, { "output", 'o', true, 'o' },
-	{ "event", 'e', true, 'e' }, { 0 },
+	{ "event", 'e', true, 'e' }, { "keep-kallsyms", 0, false, 'K' }, { 0 },
 };
 
 /* -o and -e (the slice's own), -h, -v: 0, or the exit code after the message */
@@ -1210,6 +1277,9 @@ static int own_option(struct slice *s, const struct ft_opt *o, const char *v)
 		return 0;
 	case 'o':
 		s->out_path = v;
+		return 0;
+	case 'K':
+		s->keep_kallsyms = true;
 		return 0;
 	}
 	if (!*v)
@@ -1298,6 +1368,7 @@ static void slice_release(struct slice *s)
 	free(s->learned);
 	free(s->events);
 	free(s->filters);
+	rpt_ksyms_keep_free(s->ksyms);
 	rpt_opts_release(&s->o);
 	fmt_reader_close(s->r);
 }

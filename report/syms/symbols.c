@@ -382,6 +382,18 @@ static int proc_add_xrange(struct uproc *p, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/*
+ * Does [start, end) touch an executable mapping of p?  Yes when p's
+ * mappings came without permissions (trace-cmd's PROCMAPS alone).
+ */
+static bool touches_exec(const struct uproc *p, uint64_t start, uint64_t end)
+{
+	for (int k = 0; k < p->nx; k++)
+		if (p->x[k].start < end && start < p->x[k].end)
+			return true;
+	return !p->nx;
+}
+
 static int cmp_xrange(const void *a, const void *b)
 {
 	const struct xrange *x = a, *y = b;
@@ -474,8 +486,12 @@ int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len)
 		}
 		n = 0;
 		if (sscanf(line, "%llx %llx %n", &a, &b, &n) == 2 && n > 0 && line[n] == '/') {
-			/* trace-cmd: "START END PATH" (no file offset) */
-			if (cur)
+			/*
+			 * trace-cmd: "START END PATH" (no file offset), data files
+			 * too (LC_CTYPE, gconv-modules.cache): where flytrap's maps
+			 * said which mappings execute, the others name no binary
+			 */
+			if (cur && touches_exec(cur, a, b))
 				err = proc_add_map(s, cur, a, b, 0, false, line + n,
 						   strlen(line + n));
 			continue;

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The commands that read files to write or compare them (slice, merge with
+# the mutant as either input, redact, convert, diff on either side, verify,
+# sql) on damaged files, made as commands.sh makes them (cuts, flipped bytes
+# in the metadata, flipped bytes anywhere, of the shipped files and a few
+# fixtures, uncompressed first).  Each command may refuse a mutant (exit 1,
+# or 2 where merge and diff find the two files do not go together);
+# a crash, a sanitizer report, a hang, another exit status, or a hidden
+# temporary file (.NAME.XXXX) left beside the output fails the test, with the
+# seed, the command and the mutant named so that it reproduces.  (load
+# connects to its ClickHouse server before it reads a file: not here.)
+#
+#   FUZZ_MUTANTS=N  mutants per input (default 8: 120 or more in all)
+#   FUZZ_SEED=N (default 20261202)
+. "$TOP/tests/lib.sh"
+[ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
+cd "$TMP" || exit 1
+# the sanitizers' own exit codes, told apart from a command's refusal
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}:exitcode=111
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=112
+nmut=${FUZZ_MUTANTS:-8}
+seed=${FUZZ_SEED:-20261202}
+
+inputs=()
+for f in "$TOP"/tests/data/*.dat; do
+	[ "$(stat -c %s "$f")" -lt 200000 ] && inputs+=("$f")
+done
+for f in TGVM+tutorial3LabSisop__trace.dat wsdias+LabSisOp__trace.dat \
+	 ARM-software+lisa__external_trappy_tests_trace_idle.dat hebel23+driver__trace.dat; do
+	[ -f "$FIXTURES/$f" ] && inputs+=("$FIXTURES/$f")
+done
+[ ${#inputs[@]} -gt 0 ] || skip "no input files"
+
+mkdir -p plain mut
+for f in "${inputs[@]}"; do
+	b=$(basename "$f" .dat)
+	"$FLYTRAP" convert -c none "$f" -o "plain/$b.dat" 2>/dev/null || cp "$f" "plain/$b.dat"
+done
+# two compressed copies with one page per chunk: windows that skip chunks (the index's facts)
+n2=0
+for f in "${inputs[@]}"; do
+	[ $n2 -lt 2 ] && [ "$(stat -c %s "$f")" -gt 20000 ] || continue
+	"$FLYTRAP" convert --chunk 1 "$f" -o "plain/$(basename "$f" .dat)-c1.dat" 2>/dev/null && n2=$((n2 + 1))
+done
+python3 - plain mut "$nmut" "$seed" <<'PY'
+import os, random, sys
+src, out, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(seed)
+for name in sorted(os.listdir(src)):
+    d = open(os.path.join(src, name), 'rb').read()
+    for k in range(n):
+        m = bytearray(d)
+        kind = (k + sum(map(ord, name))) % 4
+        if kind == 0:      # a cut
+            m = m[:rng.randrange(1, len(m))]
+        elif kind == 1:    # flips in the headers, formats and first options
+            for _ in range(rng.randrange(1, 12)):
+                m[rng.randrange(0, min(len(m), 65536))] ^= 1 << rng.randrange(8)
+        elif kind == 2:    # flips in the last 64 KiB: the options after the data
+            lo = max(0, len(m) - 65536)
+            for _ in range(rng.randrange(1, 12)):
+                m[rng.randrange(lo, len(m))] ^= 1 << rng.randrange(8)
+        else:              # bytes anywhere
+            for _ in range(rng.randrange(1, 40)):
+                m[rng.randrange(0, len(m))] = rng.randrange(256)
+        open(os.path.join(out, '%s.m%02d' % (name[:-4], k)), 'wb').write(bytes(m))
+PY
+head -c 32 /dev/urandom > key
+
+# one command on one mutant: a crash (signal, sanitizer, hang) is a failure,
+# and so is an exit above 2 (merge and diff refuse inputs that do not go
+# together with 2), an output left by a refusal, and a hidden temporary
+# file left beside the output
+runs=0 bad=0
+try() {
+	local m=$1 left; shift
+	rm -f o.dat o.json
+	timeout 60 "$@" > /dev/null 2> err.txt
+	local rc=$?
+	runs=$((runs + 1))
+	left=$(find . -maxdepth 1 -name '.o.dat.*' | head -n 1)
+	if [ -n "$left" ]; then
+		rm -f ./.o.dat.*
+		fail "exit $rc left $left: ${*/#$FLYTRAP/flytrap} (mutant $(basename "$m"), seed $seed)"
+	fi
+	# (convert keeps what it could read of a damaged input, and says so)
+	if [ $rc -ne 0 ] && [ -e o.dat ] && [ "$2" != convert ]; then
+		fail "exit $rc but o.dat was left: ${*/#$FLYTRAP/flytrap} ($(basename "$m"))"
+	fi
+	if [ $rc -gt 2 ]; then
+		bad=$((bad + 1))
+		fail "exit $rc: ${*/#$FLYTRAP/flytrap} (mutant $(basename "$m"), seed $seed): $(grep -m1 -E 'ERROR|runtime error|SUMMARY|error' err.txt)"
+	fi
+}
+# a budget below the runner's per-test limit: a slow (sanitizer) build runs fewer mutants
+budget=${FUZZ_SECONDS:-540} done_m=0
+for m in mut/*; do
+	[ $SECONDS -lt $budget ] || { echo "note: time budget of ${budget}s reached after $done_m mutants"; break; }
+	done_m=$((done_m + 1))
+	orig="plain/$(basename "${m%.m*}").dat"
+	try "$m" "$FLYTRAP" slice --cpu 0 "$m" -o o.dat
+	try "$m" "$FLYTRAP" merge "$m" "$orig" -o o.dat
+	try "$m" "$FLYTRAP" merge "$orig" "$m" -o o.dat
+	try "$m" "$FLYTRAP" redact --key key "$m" -o o.dat
+	try "$m" "$FLYTRAP" convert "$m" -o o.dat
+	try "$m" "$FLYTRAP" diff "$orig" "$m"
+	try "$m" "$FLYTRAP" diff "$m" "$orig"
+	try "$m" "$FLYTRAP" verify "$m"
+	try "$m" "$FLYTRAP" sql -c "select count(*) from ftrace_event; select * from meta" "$m"
+done
+ok "$runs command runs on $done_m of $(find mut -type f | wc -l) mutants of ${#inputs[@]} files in ${SECONDS}s: $bad crashed"
+[ "$done_m" -ge 120 ] || echo "note: fewer than 120 mutants ($done_m): raise FUZZ_SECONDS"
+finish
