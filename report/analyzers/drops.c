@@ -276,6 +276,8 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 	struct window *w;
 	uint64_t *tc;
 
+	if (ctx->from_facts)
+		return;		/* a slice's state at its cuts: no event of the file */
 	if (!s || s->buffer != ev->buffer || s->cpu != ev->rec.cpu) {
 		s = stream_get(d, ev->buffer, ev->rec.cpu);
 		d->last_s = s;

@@ -1354,7 +1354,12 @@ static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *e
 	struct etype *et = rpt_types_get(&x->types, ev->type);
 	int32_t tid;
 
-	if (!note_event(x, ctx, ev) || !et)
+	/*
+	 * A slice's state at its cuts (the CPU's last switch, calls open
+	 * there) lies outside its window: the export of a window of the whole
+	 * file does not see those events either, and the two must agree.
+	 */
+	if (ctx->from_facts || !note_event(x, ctx, ev) || !et)
 		return;
 	if (et->kind == K_UNRESOLVED)
 		resolve(et, ev->event, ctx->ki);

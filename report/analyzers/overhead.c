@@ -287,8 +287,11 @@ static void switch_out(struct overhead *o, int pid, int64_t state, uint64_t ts, 
 	tp->off_blocked = (state & 0xff) != 0;
 }
 
-/* The task taking a CPU at ts: the time since its switch-out was runnable or blocked. */
-static void switch_in(struct overhead *o, int pid, uint64_t ts)
+/*
+ * The task taking a CPU at ts: the time since its switch-out was runnable or blocked.
+ * counted: an event of the file (not a state record) inside the window.
+ */
+static void switch_in(struct overhead *o, int pid, uint64_t ts, bool counted)
 {
 	struct otask *tn = task_get(o, pid);
 
@@ -296,7 +299,7 @@ static void switch_in(struct overhead *o, int pid, uint64_t ts)
 		return;
 	off_account(o, tn, ts);
 	tn->exit_seen = false;	/* running again (a pid reused after an exit, too) */
-	if (ts >= o->t0 && ts <= o->t1)
+	if (counted)
 		tn->switches++;
 	tn->off_known = false;
 }
@@ -313,6 +316,8 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 	uint64_t since = c->known ? c->since : c->first;
 	uint64_t dt = clip(o, since, ts);
 	bool sel = rpt_cpu_selected(ctx->opts, ev->rec.cpu);
+	/* a state record (a skipped chunk's, a slice's at its cut) is no switch of the window */
+	bool counted = !ctx->from_facts && ts >= o->t0 && ts <= o->t1;
 
 	/* before the first switch, the CPU ran prev since its first event */
 	if (sel) {
@@ -320,13 +325,13 @@ static void on_switch(struct overhead *o, const struct rpt_ctx *ctx, struct ocpu
 			c->idle += dt;
 		else
 			c->busy += dt;
-		if (ts >= o->t0 && ts <= o->t1)
+		if (counted)
 			c->switches++;
 	}
 	if (prev != 0)
 		switch_out(o, prev, state, ts, dt, sel);
 	if (next != 0)
-		switch_in(o, next, ts);
+		switch_in(o, next, ts, counted);
 	c->known = true;
 	c->curr = next;
 	c->since = ts;
@@ -1121,9 +1126,14 @@ static int fill_tasks(struct overhead *o, const struct rpt_ctx *ctx, struct rpt_
 
 		if (t->pid == 0 || !rpt_task_selected(ctx, t->pid))
 			continue;
-		/* with --cpu: the tasks that ran there (off-CPU time is not per CPU) */
+		/*
+		 * with --cpu: the tasks that ran there (off-CPU time is not per CPU);
+		 * a switch-in counts too: a slice does not know since when a task it
+		 * sees taking a CPU had waited, the whole file does (its time blocked)
+		 */
 		if (!(op->has_cpus ? t->on_cpu || t->sys_count[ssrc]
-				   : t->on_cpu || t->runnable || t->blocked || t->sys_count[ssrc]))
+				   : t->on_cpu || t->runnable || t->blocked || t->sys_count[ssrc] ||
+				     t->switches))
 			continue;
 		rt->comm = strdup(rpt_comm(ctx, t->pid));
 		if (!rt->comm) {

@@ -189,8 +189,8 @@ static void progress_end(struct progress *p)
  * cuts: entries of calls open at its start and the last sched_switch of
  * each CPU ("prologue="), exits of calls open at its end ("epilogue=").
  * They are handed to the analyzers before and after the slice's own events
- * (not counted as events, not printed by report), so that a call cut by
- * the window keeps its true duration.  Lines: "KEY=BUFFER CPU RAW_TS HEX".
+ * with ctx->from_facts set (state: not counted as events, not printed by
+ * report), so that a call cut by the window keeps its true duration.  Lines: "KEY=BUFFER CPU RAW_TS HEX".
  */
 static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_types *types,
 			       struct rpt_tasks *tasks, const struct rpt_analyzer *const *an, int n,
@@ -239,6 +239,8 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 								  buf[1] << 8 | buf[0];
 				ev.event = fmt_reader_event(ctx->r, ev.type);
 				replay_prepare(ctx, types, tasks, &ev, want, &rec);
+				/* state, not events of the slice: set, never counted */
+				ctx->from_facts = true;
 				for (int k = 0; k < n; k++)
 					if (an[k]->event_unfiltered)
 						an[k]->event_unfiltered(ctx, privs[k], &ev);
@@ -246,6 +248,7 @@ static void feed_slice_records(struct rpt_ctx *ctx, const char *key, struct rpt_
 					for (int k = 0; k < n; k++)
 						if (an[k]->event)
 							an[k]->event(ctx, privs[k], &ev);
+				ctx->from_facts = false;
 			}
 		}
 		p = nl ? nl + 1 : end;

@@ -144,9 +144,11 @@ struct rpt_ctx {
 	const struct rpt_kind_info *ki;
 	const struct rpt_rec *rec;
 	/*
-	 * During event_unfiltered(): the event is not one read from the file
-	 * but a state record of a chunk a window skipped (window_read() asked
-	 * for them): it sets state, and is neither counted nor selected.
+	 * The event is not one read from the file but a state record: of a
+	 * chunk a window skipped (window_read() asked for them; during
+	 * event_unfiltered() only), or a slice's prologue or epilogue (the
+	 * state at its cuts; event() gets them too, for the calls open
+	 * there).  It sets state, and is never counted.
 	 */
 	bool from_facts;
 };

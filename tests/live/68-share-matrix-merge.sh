@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The interoperability matrix, live, part 2 (tests/live/_matrix.sh): a flight recorder's
 # first dump of two, the two dumps merged (their union, nothing twice), a rotation's middle
-# segment, every segment merged (their sum), and every segment redacted one by one (each with
-# its own random key) then merged, whose figures must be those of the plain merge; each read
+# segment, every segment merged (their sum), and the segments redacted as one set (one call,
+# one key) then merged, whose figures must be those of the plain merge; each read
 # by every reader of tests/matrix-lib.sh, under the planted secrets of part 1.
 . "$(dirname "$0")/_matrix.sh"
 
@@ -35,7 +35,7 @@ else
 	mx_writer_fail merge-dumps "no dumps"
 fi
 
-# ---- rotation: the middle segment, the segments merged, and redacted one by one then merged
+# ---- rotation: the middle segment, the segments merged, and redacted as one set then merged
 if rec rot 3 --rotate 1s -e sched -e raw_syscalls; then
 	mapfile -t segs < <(ls rot-*.dat 2> /dev/null)
 	if [ ${#segs[@]} -ge 3 ]; then
@@ -50,11 +50,10 @@ if rec rot 3 --rotate 1s -e sched -e raw_syscalls; then
 		else
 			mx_writer_fail merge-segments "$(why merge-segments.log)"
 		fi
+		# the segments redacted as one set (one call, one random key), then merged
 		mkdir -p red
 		: > merge-redacted.log
-		for f in "${segs[@]}"; do
-			"$F" redact "$f" -o "red/$f" >> merge-redacted.log 2>&1 || break
-		done
+		"$F" redact "${segs[@]}" -o red >> merge-redacted.log 2>&1
 		if [ -e "red/${segs[-1]}" ] && "$F" merge red/*.dat -o merge-redacted.dat >> merge-redacted.log 2>&1; then
 			mx_writer merge-redacted-segments "$TMP/merge-redacted.dat" parent merge-segments same
 		else
