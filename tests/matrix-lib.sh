@@ -241,9 +241,23 @@ mx_leak() {
 	return 0
 }
 
+# Cells that fail for a reason found and not yet fixed, "WRITER READER" per line; each is
+# listed in docs/sharing.md ("What fails today") with its finding.  Such a cell reads
+# "known" in the table and does not fail the run; once it passes it fails the run, so that
+# the line is removed and the cell guards the fix.
+MX_KNOWN=''
+mx_known() { grep -qxF "$1 $2" <<< "$MX_KNOWN"; }
+
 mx_record() {
+	if mx_known "$1" "$2"; then
+		case $3 in
+		FAIL) set -- "$1" "$2" KNOWN "$4" ;;
+		PASS) set -- "$1" "$2" FAIL "a known failure passes now: remove it from MX_KNOWN" ;;
+		esac
+	fi
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$MX_RESULTS"
 	case $3 in
+	KNOWN) mx_say "known: $1 x $2: $4" ;;
 	PASS) mx_say "ok: $1 x $2" ;;
 	FAIL) mx_say "FAIL: $1 x $2: $4" ;;
 	SKIP) mx_say "skip: $1 x $2: $4" ;;

@@ -212,7 +212,7 @@ def table(path, md):
     order = ['info', 'report', 'sql', 'analyze', 'callgraph', 'overhead', 'drops', 'export',
              'html', 'diff', 'verify', 'trace-cmd', 'trace-cmd2', 'secrets']
     readers.sort(key=lambda r: order.index(r) if r in order else len(order))
-    mark = {'PASS': 'ok', 'FAIL': 'FAIL', 'SKIP': 'skip', 'NA': '-'}
+    mark = {'PASS': 'ok', 'FAIL': 'FAIL', 'SKIP': 'skip', 'NA': '-', 'KNOWN': 'known'}
     head = ['writer \\ reader'] + readers + ['pass/fail/skip']
     body = []
     totals = {r: [0, 0, 0] for r in readers}
