@@ -49,29 +49,7 @@ if d.get("events") and d.get("first_ts") is not None:
     a, z = d["first_ts"], d["last_ts"]
     print("%.9f %.9f" % ((a + (z - a) * 0.4) / 1e9, (a + (z - a) * 0.6) / 1e9))' > "span/$(basename "$f" .dat)" 2>/dev/null
 done
-python3 - plain mut "$nmut" "$seed" <<'PY'
-import os, random, sys
-src, out, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rng = random.Random(seed)
-for name in sorted(os.listdir(src)):
-    d = open(os.path.join(src, name), 'rb').read()
-    for k in range(n):
-        m = bytearray(d)
-        kind = (k + sum(map(ord, name))) % 4
-        if kind == 0:      # a cut
-            m = m[:rng.randrange(1, len(m))]
-        elif kind == 1:    # flips in the headers, formats and first options
-            for _ in range(rng.randrange(1, 12)):
-                m[rng.randrange(0, min(len(m), 65536))] ^= 1 << rng.randrange(8)
-        elif kind == 2:    # flips in the last 64 KiB: the options after the data
-            lo = max(0, len(m) - 65536)
-            for _ in range(rng.randrange(1, 12)):
-                m[rng.randrange(lo, len(m))] ^= 1 << rng.randrange(8)
-        else:              # bytes anywhere
-            for _ in range(rng.randrange(1, 40)):
-                m[rng.randrange(0, len(m))] = rng.randrange(256)
-        open(os.path.join(out, '%s.m%02d' % (name[:-4], k)), 'wb').write(bytes(m))
-PY
+python3 "$TOP/tests/fuzz/mutate.py" plain mut "$nmut" "$seed"
 head -c 32 /dev/urandom > key
 
 # one command on one mutant: a crash (signal, sanitizer, hang) is a failure
