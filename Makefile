@@ -225,7 +225,7 @@ check: all
 	$(Q)O=$(O) ./tests/run
 
 check-offline: all
-	$(Q)O=$(O) FLYTRAP_OFFLINE=1 ./tests/run
+	$(Q)O=$(O) FLYTRAP_OFFLINE=1 FLYTRAP_TEST_LIGHT=$(if $(filter 1,$(SAN)),1,$${FLYTRAP_TEST_LIGHT:-0}) ./tests/run
 
 # ---- the README's two commands -----------------------------------------------------
 # Debian/Ubuntu packages: building (all the demo needs), then what the tests use.

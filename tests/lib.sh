@@ -37,6 +37,10 @@ busy_stop() {
 
 fails=0
 skip() { echo "SKIP: $*"; exit 77; }
+# light: true in the sanitizer run (FLYTRAP_TEST_LIGHT=1, set by check-offline with SAN=1), where
+# every process costs some 3x: tests that repeat one check over many files or windows do fewer
+# rounds there, each code path still once.
+light() { [ "${FLYTRAP_TEST_LIGHT:-0}" = 1 ]; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 # end of a test script: exit non-zero if any check failed

@@ -122,6 +122,14 @@ for f in "$TMP"/w/*.dat; do
 	wi=0
 	while read -r from to <&3; do
 		wi=$((wi + 1))
+		# light: windows 1 to 4 (each with its option) of the mkrpt files, 1 and 3 of the
+		# others, and of the shipped files as they are (raw-*) two only
+		if light; then
+			case ${f##*/}:$wi in
+			names*:[1-4]|bench*:[1-4]|raw-rpt-sched*:[13]|raw-sample*:[13]) ;;
+			raw-*|*:[2456]) continue ;;
+			esac
+		fi
 		same "$f" "$from" "$to"
 		# function_graph records from its start to its end
 		case ${f##*/} in lab-function-graph*) calls_skipped=$((calls_skipped + said)) ;; esac
@@ -174,7 +182,9 @@ done
 [ $runs -gt 100 ] && [ $differ = 0 ] &&
 	ok "$runs slices are the same skipping chunks and reading everything" ||
 	fail "$differ of $runs slices differ"
-[ $skipped -gt 40 ] && ok "$skipped of the slices skipped chunks" ||
+min=40
+light && min=15
+[ $skipped -gt $min ] && ok "$skipped of the slices skipped chunks" ||
 	fail "only $skipped slices skipped any chunk"
 [ $calls_skipped = 0 ] && ok "no slice of a file with call records skipped chunks" ||
 	fail "$calls_skipped slices of files with call records skipped chunks"
