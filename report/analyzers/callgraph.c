@@ -37,7 +37,12 @@
 
 #define MAX_STACK 512		/* call nesting kept per task */
 #define MAX_FRAMES 256		/* frames per stack sample */
-#define TASK_FRAME 0x80000000u	/* frame ids with this bit are pids (per-task trees) */
+/*
+ * Frame ids with TASK_FRAME are the group frames --group puts on top: a pid
+ * ("comm-pid"), or with COMM_FRAME too an interned task name.
+ */
+#define TASK_FRAME 0x80000000u
+#define COMM_FRAME 0x40000000u
 
 enum src { S_CALLS, S_SAMPLES, S_OFFCPU, S_NR };
 static const char *const src_names[S_NR] = { "calls", "samples", "offcpu" };
@@ -132,6 +137,7 @@ struct callgraph {
 	struct rpt_map ucache;		/* hash(tgid, addr) -> struct ucache */
 	struct rpt_map pcache; /* hash(tgid, probe addr) -> struct ucache (frame or NO_FRAME) */
 	struct rpt_syms *syms;
+	const struct rpt_ctx *ctx;	/* the event's (cg_event): task names for --group */
 	char **ufunc_names;		/* BPF ufunc index -> name */
 	int nufunc;
 	char **kfunc_names;		/* BPF kfunc index -> name */
@@ -302,12 +308,28 @@ static uint32_t child(struct callgraph *g, struct tree *t, uint32_t parent, uint
 	return *ix;
 }
 
-/* the node under which a task's stacks go: the root, or its "comm-pid" frame */
+/*
+ * The node under which a task's stacks go: the root, or its group frame (its
+ * name as it is now, or "comm-pid" of its process or thread).
+ */
 static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 {
-	if (!g->conf->per_task)
+	uint32_t id;
+
+	switch (g->conf->group) {
+	case RPT_CG_GROUP_COMM:
+		id = intern(g, rpt_comm(g->ctx, pid));
+		if (g->oom || id >= COMM_FRAME)
+			return 0;
+		return child(g, t, 0, TASK_FRAME | COMM_FRAME | id);
+	case RPT_CG_GROUP_PROCESS:
+		pid = rpt_tgid(g->ctx, pid);
+		/* fall through */
+	case RPT_CG_GROUP_THREAD:
+		return child(g, t, 0, TASK_FRAME | ((uint32_t)pid & (COMM_FRAME - 1)));
+	default:
 		return 0;
-	return child(g, t, 0, TASK_FRAME | ((uint32_t)pid & 0x7fffffff));
+	}
 }
 
 /* ---- classification ---------------------------------------------------------------- */
@@ -618,7 +640,7 @@ static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *f
 
 	t->nodes[0].count++;
 	t->nodes[0].total += w;
-	if (g->conf->per_task) {
+	if (g->conf->group) {
 		nd = task_base(g, t, pid);
 		if (g->oom)
 			return;
@@ -1062,6 +1084,7 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 
 	if (!ty)
 		return;
+	g->ctx = ctx;
 	if (!ty->kind)
 		classify(g, ty, ev->event, ctx->rec);
 	if (ty->kind == CK_OTHER) {
@@ -1245,7 +1268,10 @@ static int result_nodes(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 		o->total = n->total;
 		o->self = n->self;
 		o->pid = -1;
-		if (n->frame & TASK_FRAME) {
+		o->group = (n->frame & TASK_FRAME) != 0;
+		if ((n->frame & (TASK_FRAME | COMM_FRAME)) == (TASK_FRAME | COMM_FRAME)) {
+			o->name = n->frame & (COMM_FRAME - 1);
+		} else if (n->frame & TASK_FRAME) {
 			o->pid = (int)(n->frame & ~TASK_FRAME);
 			if (asprintf(&tname, "%s-%d", rpt_comm(ctx, o->pid), o->pid) < 0)
 				tname = NULL;
@@ -1305,7 +1331,8 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->source_name = src_names[s];
 	r->unit = src_units[s];
 	r->empty = t->n <= 1;
-	r->per_task = g->conf->per_task;
+	r->per_task = g->conf->group == RPT_CG_GROUP_THREAD;
+	r->group = rpt_cg_group_names[g->conf->group];
 	r->events = ctx->nevents;
 	r->total = tree_total(t, s);
 	for (k = 0; k < S_NR; k++)
@@ -1342,7 +1369,7 @@ static bool recursive(const struct rpt_cg_result *r, uint32_t k)
 	uint32_t p;
 
 	for (p = r->nodes[k].parent; p != RPT_CG_NONE && p != 0; p = r->nodes[p].parent)
-		if (r->nodes[p].pid < 0 && r->nodes[p].name == r->nodes[k].name)
+		if (!r->nodes[p].group && r->nodes[p].name == r->nodes[k].name)
 			return true;
 	return false;
 }
@@ -1370,7 +1397,7 @@ int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, si
 		const struct rpt_cg_node *nd = &r->nodes[k];
 		struct rpt_cg_func *e;
 
-		if (nd->pid >= 0 || nd->name >= r->nnames || (!nd->count && !nd->total))
+		if (nd->group || nd->name >= r->nnames || (!nd->count && !nd->total))
 			continue;
 		if (slot[nd->name] == RPT_CG_NONE) {
 			slot[nd->name] = (uint32_t)nf;
@@ -1551,6 +1578,8 @@ static void json_node(struct out *o, struct rpt_json *j, uint32_t nd, int depth)
 	rpt_json_kstr(j, "name", name);
 	if (n->pid >= 0)
 		rpt_json_ki64(j, "pid", n->pid);
+	else if (n->group)
+		rpt_json_kbool(j, "comm", true);	/* --group comm: a task name */
 	rpt_json_ku64(j, "count", n->count);
 	rpt_json_ku64(j, "total", n->total);
 	rpt_json_ku64(j, "self", n->self);
@@ -1819,6 +1848,7 @@ int rpt_cg_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *
 	}
 	rpt_json_ku64(j, "events", r->events);
 	rpt_json_kbool(j, "per_task", r->per_task);
+	rpt_json_kstr(j, "group", r->group ? r->group : "none");
 	rpt_json_ku64(j, "total", r->total);
 	rpt_json_ku64(j, "nodes", r->n - 1);
 	rpt_json_kobj(j, "sources");
@@ -2012,13 +2042,13 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 
 /* ---- finish ------------------------------------------------------------------------ */
 
-/* per-task trees: a task node's figures are the sums of its top-level calls; the root's too */
+/* grouped trees: a group node's figures are the sums of its top-level calls; the root's too */
 static void sum_calls(struct callgraph *g)
 {
 	struct tree *tr = &g->trees[S_CALLS];
 	uint32_t tn, ch;
 
-	if (g->conf->per_task)
+	if (g->conf->group)
 		for (tn = tr->nodes[0].first_child; tn != UINT32_MAX;
 		     tn = tr->nodes[tn].next_sibling) {
 			tr->nodes[tn].total = 0;
@@ -2158,7 +2188,9 @@ static const char cg_usage[] =
 
 const char rpt_callgraph_options_help[] =
 	"  --source S         calls, samples or offcpu (default: the first present)\n"
-	"  --per-task         one tree per task (a \"comm-pid\" root frame)\n"
+	"  --group G          a root frame per comm (task name), process (comm-tgid),\n"
+	"                     thread (comm-tid) or none (default)\n"
+	"  --per-task         one tree per thread (--group thread)\n"
 	"  --depth N          tree text: show N levels\n"
 	"  --min-percent P    tree text: hide nodes below P% of the total\n"
 	"  --svg FILE         also write an SVG flame graph to FILE (not written when\n"
@@ -2169,6 +2201,7 @@ const char rpt_callgraph_options_help[] =
 
 const struct ft_opt rpt_callgraph_opts[] = {
 	{ "per-task", 0, false, RPT_CG_O_PER_TASK },
+	{ "group", 0, true, RPT_CG_O_GROUP },
 	{ "folded", 0, false, RPT_CG_O_FOLDED },
 	{ "no-debuginfod", 0, false, RPT_CG_O_NO_DEBUGINFOD },
 	{ "source", 0, true, RPT_CG_O_SOURCE },
@@ -2179,6 +2212,20 @@ const struct ft_opt rpt_callgraph_opts[] = {
 	{ "debug-dir", 0, true, RPT_CG_O_DEBUG_DIR },
 	{ 0 },
 };
+
+const char *const rpt_cg_group_names[] = { "none", "comm", "process", "thread" };
+
+int rpt_cg_group_opt(enum rpt_cg_group *g, const char *v)
+{
+	int k;
+
+	for (k = 0; k <= RPT_CG_GROUP_THREAD; k++)
+		if (!strcmp(v, rpt_cg_group_names[k])) {
+			*g = (enum rpt_cg_group)k;
+			return 0;
+		}
+	return ft_usage_error("--group needs comm, process, thread or none, not '%s'", v);
+}
 
 static int cg_source_opt(struct rpt_cg_args *A, const char *v)
 {
@@ -2242,7 +2289,8 @@ int rpt_callgraph_option(void *arg, int table, const struct ft_opt *o, const cha
 
 	(void)table;
 	switch (o->id) {
-	case RPT_CG_O_PER_TASK: A->conf.per_task = true; return 0;
+	case RPT_CG_O_PER_TASK: A->conf.group = RPT_CG_GROUP_THREAD; return 0;
+	case RPT_CG_O_GROUP: return rpt_cg_group_opt(&A->conf.group, v);
 	case RPT_CG_O_FOLDED: A->conf.output = RPT_CG_FOLDED; return 0;
 	case RPT_CG_O_NO_DEBUGINFOD: A->conf.no_debuginfod = true; return 0;
 	case RPT_CG_O_SOURCE: return cg_source_opt(A, v);

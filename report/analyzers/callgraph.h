@@ -23,7 +23,8 @@ struct rpt_syms;
 struct rpt_cg_node {
 	uint32_t parent, first_child, next_sibling;	/* RPT_CG_NONE when absent */
 	uint32_t name;		/* index into rpt_cg_result.names */
-	int pid;		/* a "comm-pid" task frame (--per-task): its pid; -1 otherwise */
+	int pid;		/* a "comm-pid" task frame (--group process|thread): its pid; -1 otherwise */
+	bool group;		/* a frame --group put on top (a task name, or comm-pid) */
 	uint64_t count, total, self;	/* calls (or hits), weight with and without callees */
 };
 
@@ -46,7 +47,8 @@ struct rpt_cg_result {
 	const char *source_name;	/* "calls", "samples", "offcpu" (static) */
 	const char *unit;		/* "ns" or "samples" (static) */
 	bool empty;		/* the tree shown has no node */
-	bool per_task;
+	bool per_task;		/* grouped by thread (--per-task, --group thread) */
+	const char *group;	/* "none", "comm", "process" or "thread" (static) */
 	uint64_t events;	/* selected events */
 	uint64_t total;		/* weight of the whole tree */
 	uint32_t source_nodes[3];	/* nodes of the calls, samples and offcpu trees */
@@ -98,6 +100,10 @@ struct rpt_cg_func {
  * The functions of r in name order of first appearance (node order):
  * *out malloc'd (the caller frees it), *n entries.  0 or -ENOMEM.
  */
+/* --group's names, by enum rpt_cg_group; the option's parser (exit 2 on a wrong name) */
+extern const char *const rpt_cg_group_names[];
+int rpt_cg_group_opt(enum rpt_cg_group *g, const char *v);
+
 int rpt_cg_functions(const struct rpt_cg_result *r, struct rpt_cg_func **out, size_t *n);
 
 /*

@@ -1765,7 +1765,8 @@ static const struct rpt_analyzer exp_analyzer = {
 #pragma weak rpt_drops_result_release
 #pragma weak rpt_cg_result_release
 
-static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath)
+static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath,
+		    enum rpt_cg_group group)
 {
 	struct exp_html_data hd = { 0 };
 	struct rpt_callgraph_conf cgc = { 0 };
@@ -1800,7 +1801,7 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	if (&rpt_callgraph_analyzer) {
 		cg = rpt_callgraph_analyzer;
 		/* its stacks go into the flame graph; its result is taken, so it prints nothing */
-		cgc.per_task = true;
+		cgc.group = group;
 		cgc.flame = calls;
 		cgc.flame_unit = &unit;
 		cgc.result = &cgres;
@@ -1892,18 +1893,24 @@ static const char usage_text[] =
 "  --html             the HTML report instead of JSON\n"
 "  --json             the Chrome trace-event JSON (the default; the other\n"
 "                     analyzers' --json has no other meaning here)\n"
-"  --instants         also every other event, as an instant marker on its task\n";
+"  --instants         also every other event, as an instant marker on its task\n"
+"  --group G          --html: the flame graph's towers per comm (task name,\n"
+"                     the default), process (comm-tgid), thread (comm-tid)\n"
+"                     or none\n";
 
 struct exp_args {
 	const char *outpath;
 	bool html, json;
+	bool group_set;
+	enum rpt_cg_group group;	/* the HTML flame graph's top frames */
 };
 
-enum { EXP_O_HTML = 1, EXP_O_JSON, EXP_O_INSTANTS, EXP_O_OUTPUT };
+enum { EXP_O_HTML = 1, EXP_O_JSON, EXP_O_INSTANTS, EXP_O_OUTPUT, EXP_O_GROUP };
 
 static const struct ft_opt exp_opts[] = {
 	{ "html", 0, false, EXP_O_HTML }, { "json", 0, false, EXP_O_JSON },
-	{ "instants", 0, false, EXP_O_INSTANTS }, { "output", 'o', true, EXP_O_OUTPUT }, { 0 },
+	{ "instants", 0, false, EXP_O_INSTANTS }, { "output", 'o', true, EXP_O_OUTPUT },
+	{ "group", 0, true, EXP_O_GROUP }, { 0 },
 };
 
 static int exp_option(void *arg, int table, const struct ft_opt *o, const char *v)
@@ -1921,6 +1928,9 @@ static int exp_option(void *arg, int table, const struct ft_opt *o, const char *
 	case EXP_O_INSTANTS:
 		exp_conf.instants = true;
 		return 0;
+	case EXP_O_GROUP:
+		A->group_set = true;
+		return rpt_cg_group_opt(&A->group, v);
 	default:
 		if (!*v)
 			return ft_usage_error("'--output' needs a file name");
@@ -1950,8 +1960,10 @@ static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
 	/* big blocks: the JSON writer hands over 256 KiB at a time anyway */
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 
+	if (A->group_set && !A->html)
+		return ft_usage_error("--group is for the flame graph of --html");
 	if (A->html) {
-		ret = run_html(r, o, out, A->outpath);
+		ret = run_html(r, o, out, A->outpath, A->group_set ? A->group : RPT_CG_GROUP_COMM);
 	} else {
 		exp_conf.out = out;
 		rc = rpt_replay(r, o, list, 1);

@@ -247,7 +247,14 @@ enum rpt_cg_output { RPT_CG_TREE = 0, RPT_CG_FOLDED };
 struct rpt_callgraph_conf {
 	enum rpt_cg_source source;
 	enum rpt_cg_output output;
-	bool per_task;		/* a "comm-pid" frame at the top of every stack */
+	/*
+	 * A frame at the top of every stack that groups it: none, the task's
+	 * name ("ls": every ls process in one tower, as stackcollapse-perf
+	 * does), its process ("comm-tgid") or its thread ("comm-tid",
+	 * --per-task).  The HTML report's flame graph groups by name.
+	 */
+	enum rpt_cg_group { RPT_CG_GROUP_NONE = 0, RPT_CG_GROUP_COMM, RPT_CG_GROUP_PROCESS,
+			    RPT_CG_GROUP_THREAD } group;
 	int max_depth;		/* tree text: 0 = unlimited */
 	double min_percent;	/* tree text: hide nodes below this share of the total */
 	const char *symfs;	/* extra root for user binaries / debug files, may be NULL */
@@ -303,7 +310,7 @@ extern const char rpt_overhead_options_help[];
 extern const char rpt_drops_options_help[];
 extern const struct ft_opt rpt_callgraph_opts[], rpt_overhead_opts[], rpt_drops_opts[];
 enum {
-	RPT_CG_O_PER_TASK = 1, RPT_CG_O_FOLDED, RPT_CG_O_NO_DEBUGINFOD, RPT_CG_O_SOURCE,
+	RPT_CG_O_PER_TASK = 1, RPT_CG_O_GROUP, RPT_CG_O_FOLDED, RPT_CG_O_NO_DEBUGINFOD, RPT_CG_O_SOURCE,
 	RPT_CG_O_DEPTH, RPT_CG_O_MIN_PERCENT, RPT_CG_O_SVG, RPT_CG_O_SYMFS, RPT_CG_O_DEBUG_DIR,
 };
 /*
