@@ -162,6 +162,21 @@ void rec_flight_free(struct rec_flight *f);
  */
 const char *rec_flight_store_prefix(const struct rec_flight *f);
 
+/*
+ * After a SIGKILL of a rotating recorder (`flytrap reset`, `flytrap
+ * recover`): move the chunks of the store PREFIX<number> into spool files
+ * of base, the recorder's hidden file with the recording's metadata (the
+ * run note's temp), so that fmt_writer_recover_spools() makes a file of
+ * them.  spools are the spools base has already; on_spool is told each new
+ * one.  The segments are removed once their chunks are spooled.  Returns
+ * the chunks moved (0: no store left) or -errno with *msg (malloc'd, may
+ * be NULL).
+ */
+int rec_flight_store_save(const char *prefix, const char *base, const char *const *spools,
+			  int nspools, void (*on_spool)(void *, const char *), void *arg, char **msg);
+/* Place tmp as the next free "<stem>-NNNN<ext>" of output (never replacing); 0 or -errno. */
+int rec_flight_place(const char *output, const char *tmp, char **final);
+
 /* ---- signals --------------------------------------------------------------- */
 
 /* Counted by the SIGUSR1 handler (instance.c). */

@@ -2413,15 +2413,20 @@ static int fl_meta(void *ctx, struct fmt_writer *w, int phase, const char *extra
 static int note_write(struct session *s)
 {
 	struct rec_note n = { 0 };
+	bool keeps = !(s->stores && s->o->fl.flight);
 	int err;
 
 	n.pid = getpid();
 	n.start = rec_proc_start(n.pid);
 	n.instance = s->ri.name;
 	n.output = rec_abs_path(s->o->output);
-	/* a flight recorder's live writer keeps no file: its dumps are whole at once */
-	n.temp = s->stores ? NULL : rec_abs_path(fmt_writer_temp(s->w));
-	if (!n.output || (!s->stores && !n.temp)) {
+	/*
+	 * A flight recorder's live writer keeps no file: its dumps are whole at
+	 * once.  A rotation's keeps its metadata for reset and recover to make
+	 * the file being filled when a SIGKILL comes (rec_flight_store_save).
+	 */
+	n.temp = keeps ? rec_abs_path(fmt_writer_temp(s->w)) : NULL;
+	if (!n.output || (keeps && !n.temp)) {
 		err = -errno;
 		ft_error("cannot resolve the directory of '%s': %s", s->o->output, strerror(errno));
 		free(n.output);
@@ -2590,8 +2595,12 @@ int cmd_record(int argc, char **argv)
 			wo.on_spool = note_spool;
 		err = fmt_writer_open(live ? live : o.output, &wo, &s.w);
 		if (live) {
-			/* the live writer's file only holds metadata that dumps write again */
-			if (!err)
+			/*
+			 * The live writer's file only holds metadata that dumps write
+			 * again; a rotation keeps it (hidden, removed at the end) for
+			 * recover to finish the file a SIGKILL interrupts.
+			 */
+			if (!err && o.fl.flight)
 				unlink(fmt_writer_temp(s.w));
 			free(live);
 		}
