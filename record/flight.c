@@ -1262,7 +1262,9 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		snprintf(why, sizeof(why), "cannot finish '%s': %s", name, strerror(-err));
 		goto out;
 	}
-	err = dump_place(f, tmp, &final);
+	err = fmt_test_fault("rename", name);
+	if (!err)
+		err = dump_place(f, tmp, &final);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot rename '%s' to '%s': %s", tmp, name, strerror(-err));
 		goto out;

@@ -2740,7 +2740,8 @@ int cmd_record(int argc, char **argv)
 
 	if (s.write_err) {
 		if (s.write_err == -ENOSPC || s.write_err == -EDQUOT)
-			ft_error("the disk holding '%s' is full: recording stopped", o.output);
+			ft_error("the disk holding '%s' is full (%s): recording stopped; free some "
+				 "space and run 'flytrap recover' on it", o.output, strerror(-s.write_err));
 		else
 			writer_fail(&s, s.write_err, "trace data");
 	}
@@ -2798,8 +2799,11 @@ int cmd_record(int argc, char **argv)
 
 		s.w = NULL;
 		if (cerr) {
-			ft_error("cannot finish '%s': %s%s", o.output, strerror(-cerr),
-				 cerr == -ENOSPC ? "; free some space and run 'flytrap recover' on it" : "");
+			/* a write error said once: the close only meets it again */
+			if (cerr != s.write_err)
+				ft_error("cannot finish '%s': %s%s", o.output, strerror(-cerr),
+					 cerr == -ENOSPC ? "; free some space and run 'flytrap recover' "
+					 "on it" : "");
 			/* its temporary file and spools stay: recover finds them through the note */
 			s.note = false;
 			goto out;
