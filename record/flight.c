@@ -38,6 +38,7 @@
 #include "bpf.h"
 #include "flight.h"
 #include "flight_int.h"
+#include "onfile.h"
 #include "state.h"
 
 #define SEG_MIN (1ULL << 20)
@@ -769,6 +770,7 @@ struct rec_flight {
 
 	struct rec_trig_state *trig;	/* trigger.c */
 	struct rec_budget *budget;	/* budget.c */
+	struct rec_onfile *onfile;	/* onfile.c: --on-file */
 
 	char **written;			/* rotation: files of this run, oldest first */
 	size_t nwritten;
@@ -853,6 +855,10 @@ struct rec_flight *rec_flight_new(const struct rec_flight_conf *c, const char *o
 	f->dump_wo.page_observer = NULL;
 	f->dump_wo.on_spool = scratch_spool;
 	f->dump_wo.on_spool_arg = NULL;
+	if (c->on_file && !(f->onfile = rec_onfile_new(c->on_file, c->on_file_timeout_ns))) {
+		ft_error("out of memory");
+		goto fail;
+	}
 	if (c->cpu_budget_pct > 0) {
 		f->budget = rec_budget_new(c->cpu_budget_pct, ri);
 		if (!f->budget || rec_budget_start(f->budget)) {
@@ -1158,6 +1164,13 @@ static char *dump_meta_text(struct rec_flight *f, const struct window *win, cons
 		fputs(shed, m);
 		free(shed);
 	}
+	/* --on-file runs that ended since the last file */
+	rec_onfile_poll(f->onfile);
+	shed = rec_onfile_meta(f->onfile);
+	if (shed) {
+		fputs(shed, m);
+		free(shed);
+	}
 	if (fclose(m)) {
 		free(t);
 		return NULL;
@@ -1291,6 +1304,7 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 			(double)sb.st_size / 1e6, reason ? "; trigger: " : "",
 			reason ? reason : "", (unsigned long long)f->last_dump_ms);
 	}
+	rec_onfile_add(f->onfile, final);
 	if (!f->c->flight) {
 		char **v = realloc(f->written, (f->nwritten + 1) * sizeof(*v));
 
@@ -1553,6 +1567,7 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 	int err = 0;
 
 	*stop = false;
+	rec_onfile_poll(f->onfile);
 	if (f->st && f->st->err) {
 		ft_error("cannot keep the recording's chunks: %s", strerror(-f->st->err));
 		return f->st->err;
@@ -1736,12 +1751,19 @@ struct rec_budget *rec_flight_budget(struct rec_flight *f)
 	return f ? f->budget : NULL;
 }
 
+void rec_flight_file_done(struct rec_flight *f, const char *path)
+{
+	if (f)
+		rec_onfile_add(f->onfile, path);
+}
+
 void rec_flight_free(struct rec_flight *f)
 {
 	int i;
 
 	if (!f)
 		return;
+	rec_onfile_free(f->onfile);
 	rec_trig_state_free(f->trig);
 	rec_budget_free(f->budget);
 	store_free(f->st);

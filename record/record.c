@@ -266,6 +266,10 @@ static void usage(FILE *f)
 "      --rotate SIZE|TIME  write a sequence of files trace-NNNN.dat\n"
 "      --keep N            with --rotate: delete the oldest beyond N\n"
 "      --cpu-budget PCT    shed the costliest events above PCT%% of one CPU\n"
+"      --on-file CMD       run the shell command CMD with each completed file\n"
+"                          (dump, rotation file, -o) as its last argument,\n"
+"                          one at a time, never waited for while recording\n"
+"      --on-file-timeout TIME  kill CMD after TIME (default 60s)\n"
 "\n"
 "  -q, --quiet             no status line and no summary\n"
 "  -v, --verbose           more messages\n"
@@ -315,6 +319,8 @@ static const struct ft_opt opts[] = {
 	{ "rotate", 0, true, OPT_FLIGHT_MODE },
 	{ "keep", 0, true, OPT_FLIGHT_MODE },
 	{ "cpu-budget", 0, true, OPT_FLIGHT_MODE },
+	{ "on-file", 0, true, OPT_FLIGHT_MODE },
+	{ "on-file-timeout", 0, true, OPT_FLIGHT_MODE },
 	{ "verbose", 'v', false, 'v' },
 	{ "help", 'h', false, 'h' },
 	{ NULL, 'g', true, 'g' },
@@ -2811,6 +2817,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (s.write_err || err || loop_err)
 		goto out;
+	if (!s.stores)
+		rec_flight_file_done(s.fl, o.output);	/* --on-file: the final file */
 	if (!o.quiet) {
 		summary(&s, stat(o.output, &st) ? 0 : (uint64_t)st.st_size, dur);
 		if (s.stop_reason)
