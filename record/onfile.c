@@ -64,32 +64,34 @@ struct rec_onfile *rec_onfile_new(const char *cmd, uint64_t timeout_ns)
 	return of;
 }
 
-/* The child: the recorder's signal mask, priority and real-time class are not CMD's. */
-static void child_exec(const char *cmd, const char *path)
+/*
+ * The child: the recorder's signal mask, priority and real-time class are
+ * not CMD's.  The recorder has threads, one of which may hold malloc's lock
+ * at the fork: only async-signal-safe calls here, on what the parent built.
+ */
+static void child_exec(char *const argv[])
 {
 	struct sched_param sp = { 0 };
+	struct sigaction sa;
 	sigset_t none;
-	char *line;
 	int fd, sig;
 
 	setpgid(0, 0);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+			sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 	setpriority(PRIO_PROCESS, 0, 10);
 	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0) {
+	if (fd > 0) {
 		dup2(fd, 0);
-		if (fd > 0)
-			close(fd);
+		close(fd);
 	}
-	/* CMD is a shell command; the file is its last argument ("$1"), never parsed */
-	if (asprintf(&line, "%s \"$1\"", cmd) < 0)
-		_exit(127);
-	execl("/bin/sh", "sh", "-c", line, "flytrap-on-file", path, (char *)NULL);
+	execv("/bin/sh", argv);
 	_exit(127);
 }
 
@@ -98,14 +100,20 @@ static void start_next(struct rec_onfile *of)
 	pid_t pid;
 
 	while (!of->pid && of->nqueue) {
-		char *path = of->queue[0];
+		char *path = of->queue[0], *line = NULL;
+		/* CMD is a shell command; the file is its last argument ("$1"), never parsed */
+		char *argv[] = { "sh", "-c", NULL, "flytrap-on-file", path, NULL };
 
 		memmove(of->queue, of->queue + 1, (size_t)(of->nqueue - 1) * sizeof(*of->queue));
 		of->nqueue--;
+		if (asprintf(&line, "%s \"$1\"", of->cmd) < 0)
+			line = NULL;
+		argv[2] = line;
 		fflush(stderr);
-		pid = fork();
+		pid = line ? fork() : (errno = ENOMEM, -1);
 		if (pid == 0)
-			child_exec(of->cmd, path);
+			child_exec(argv);
+		free(line);
 		if (pid < 0) {
 			ft_warn("--on-file: cannot run '%s' for '%s': %s", of->cmd, path, strerror(errno));
 			of->runs++;
