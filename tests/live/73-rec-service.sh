@@ -31,6 +31,7 @@ cleanup() {
 		rm -f "/run/flytrap/record-$p" "/run/flytrap/scratch-$p"
 		grep -lsx "pid=$p" /run/flytrap/lock-* 2>/dev/null | xargs -r rm -f
 	done
+	[ -n "${CG:-}" ] && [ -d "$CG" ] && rmdir "$CG" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -48,8 +49,9 @@ fi
 # the package made by `make deb` (when built) ships the unit and its configuration as a conffile
 deb=$(ls -t "$TOP/$O"/flytrap_*.deb 2>/dev/null | head -n 1)
 if [ -n "$deb" ] && [ "$deb" -nt "$UNIT" ]; then
-	dpkg-deb -c "$deb" | grep -q ' ./lib/systemd/system/flytrap-flight.service$' &&
-		dpkg-deb -c "$deb" | grep -q ' ./etc/flytrap/flight.conf$' &&
+	dpkg-deb -c "$deb" >"$TMP/deb.list"
+	grep -q ' ./lib/systemd/system/flytrap-flight.service$' "$TMP/deb.list" &&
+		grep -q ' ./etc/flytrap/flight.conf$' "$TMP/deb.list" &&
 		dpkg-deb -I "$deb" conffiles | grep -qx /etc/flytrap/flight.conf &&
 		ok "$(basename "$deb") ships the unit and /etc/flytrap/flight.conf (a conffile)" ||
 		fail "$(basename "$deb") lacks the unit or its configuration"
@@ -136,6 +138,16 @@ pids+=($MAINPID)
 for i in $(seq 100); do [ -d "$TRACEFS/instances/flytrap-$MAINPID" ] && break; sleep 0.1; done
 [ -d "$TRACEFS/instances/flytrap-$MAINPID" ] && ok "ExecStart records in its sandbox" ||
 	{ fail "ExecStart did not start"; cat "$TMP/rec.err"; }
+# systemd runs it in the unit's cgroup: `flytrap status` names the service
+CG=/sys/fs/cgroup/systemd/flytrap-flight-test$$.service
+if [ -d /sys/fs/cgroup/systemd ] && mkdir "$CG" 2>/dev/null && echo $MAINPID >"$CG/cgroup.procs"; then
+	"$FLYTRAP" status >"$TMP/status.out" 2>&1
+	grep -q "flytrap recorder $MAINPID as flytrap-flight-test$$.service: running" "$TMP/status.out" &&
+		ok "flytrap status shows the recorder as its service" ||
+		{ fail "flytrap status does not name the service"; grep -i recorder "$TMP/status.out"; }
+elif [ -d /sys/fs/cgroup/unified ] || [ -f /sys/fs/cgroup/cgroup.procs ]; then
+	echo "note: no name=systemd cgroup hierarchy to put the recorder in: status not checked"
+fi
 sleep 1
 reload=("${EXECRELOAD[@]/\$MAINPID/$MAINPID}")
 "${reload[@]}" >"$TMP/reload.out" 2>&1 && ok "ExecReload triggers: $(head -1 "$TMP/reload.out")" ||
