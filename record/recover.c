@@ -29,6 +29,9 @@ static void usage(FILE *f)
 "and spool files are found through the recorder's run note in /run/flytrap,\n"
 "and the finished file is renamed to FILE.  Without a note (after a reboot)\n"
 "FILE is rewritten in place, with only the spool files of FILE's owner.\n"
+"A killed --rotate recording: FILE is its -o name; the file it was filling\n"
+"is written as the next FILE-NNNN (run 'flytrap reset' first: it adds what\n"
+"the kernel still held).\n"
 "\n"
 "  -v, --verbose   more messages\n"
 "  -h, --help      this text\n");
@@ -116,18 +119,17 @@ static int recover_in_place(const char *file)
 }
 
 /*
- * A flight (or rotating) recorder keeps its recent chunks in a store of
- * segment files: raw chunks back to back, whose buffer, CPU and order were
- * only in the recorder's memory, as were the metadata a file needs
- * (formats, kallsyms, options).  Nothing can make a trace.dat of them, and
- * its dumps are complete files already.  The note stays, so that reset
- * still finds the store (which can hold the whole --flight limit of disk).
+ * A flight recorder keeps its recent chunks in a store of segment files,
+ * and no file of its metadata (formats, kallsyms, options): its window was
+ * never going to be a file without a trigger, and its dumps are complete
+ * files already.  The note stays, so that reset still finds the store
+ * (which can hold the whole --flight limit of disk).
  */
 static int refuse_store(const struct rec_note *n)
 {
-	return ft_error("cannot recover '%s': killed recorder %d was a flight or rotating recorder, "
-			"whose store ('%s*') holds chunks without their CPUs and metadata; its dumps "
-			"are complete files; run 'flytrap reset' to remove the store", n->output,
+	return ft_error("cannot recover '%s': killed recorder %d was a flight recorder, whose "
+			"store ('%s*') holds a window no trigger asked for; its dumps are complete "
+			"files; run 'flytrap reset' to remove the store", n->output,
 			(int)n->pid, n->store);
 }
 
