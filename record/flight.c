@@ -229,7 +229,8 @@ static int seg_names(struct store *st, struct segment *g)
 
 	while (!err && g->names < st->nbufs) {
 		const char *name = st->bufnames[g->names];
-		struct srec h = { SREC_NAME, (uint32_t)strlen(name) + 1, (uint16_t)g->names, 0, 0, 0, 0 };
+		struct srec h = { SREC_NAME, (uint32_t)strlen(name) + 1, (uint16_t)g->names,
+				  0, 0, 0, 0 };
 		struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)name, h.len } };
 
 		err = seg_append(st, g, iov, 2);
@@ -483,7 +484,8 @@ static int segfile_save(const char *path, struct fmt_writer *w, char **msg)
 
 		if (read_at(fd, &h, sizeof(h), off))
 			break;
-		if ((h.magic != SREC_CHUNK && h.magic != SREC_NAME) || h.len > size - off - sizeof(h))
+		if ((h.magic != SREC_CHUNK && h.magic != SREC_NAME) ||
+		    h.len > size - off - sizeof(h))
 			break;
 		off += sizeof(h);
 		if (h.magic == SREC_NAME) {
@@ -535,7 +537,8 @@ static int segfile_save(const char *path, struct fmt_writer *w, char **msg)
 }
 
 int rec_flight_store_save(const char *prefix, const char *base, const char *const *spools,
-			  int nspools, void (*on_spool)(void *, const char *), void *arg, char **msg)
+			  int nspools, void (*on_spool)(void *, const char *), void *arg,
+			  char **msg)
 {
 	struct fmt_writer_opts wo = { 0 };
 	struct fmt_writer *w = NULL;
@@ -545,7 +548,8 @@ int rec_flight_store_save(const char *prefix, const char *base, const char *cons
 	*msg = NULL;
 	n = segfiles_list(prefix, &v);
 	if (n <= 0) {
-		if (n < 0 && asprintf(msg, "cannot list the store '%s*': %s", prefix, strerror(-n)) < 0)
+		if (n < 0 && asprintf(msg, "cannot list the store '%s*': %s", prefix,
+				      strerror(-n)) < 0)
 			*msg = NULL;
 		return n;
 	}

@@ -182,7 +182,8 @@ const char *rec_flight_store_prefix(const struct rec_flight *f);
  * be NULL).
  */
 int rec_flight_store_save(const char *prefix, const char *base, const char *const *spools,
-			  int nspools, void (*on_spool)(void *, const char *), void *arg, char **msg);
+			  int nspools, void (*on_spool)(void *, const char *), void *arg,
+			  char **msg);
 /* Place tmp as the next free "<stem>-NNNN<ext>" of output (never replacing); 0 or -errno. */
 int rec_flight_place(const char *output, const char *tmp, char **final);
 

@@ -115,10 +115,14 @@ static void start_next(struct rec_onfile *of)
 			child_exec(argv);
 		free(line);
 		if (pid < 0) {
-			ft_warn("--on-file: cannot run '%s' for '%s': %s", of->cmd, path, strerror(errno));
+			int e = errno;
+
+			ft_warn("--on-file: cannot run '%s' for '%s': %s", of->cmd, path,
+				strerror(e));
 			of->runs++;
 			of->failed++;
-			snprintf(of->last, sizeof(of->last), "%s: cannot run: %s", path, strerror(errno));
+			snprintf(of->last, sizeof(of->last), "%s: cannot run: %s", path,
+				 strerror(e));
 			free(path);
 			continue;
 		}
@@ -138,8 +142,8 @@ void rec_onfile_add(struct rec_onfile *of, const char *path)
 		return;
 	if (of->nqueue == ONFILE_QUEUE) {
 		/* a CMD slower than the files come: the oldest waiting one is skipped */
-		ft_warn("--on-file: '%s' skipped: %d files wait for '%s'", of->queue[0], ONFILE_QUEUE,
-			of->cmd);
+		ft_warn("--on-file: '%s' skipped: %d files wait for '%s'", of->queue[0],
+			ONFILE_QUEUE, of->cmd);
 		of->skipped++;
 		free(of->queue[0]);
 		memmove(of->queue, of->queue + 1, (ONFILE_QUEUE - 1) * sizeof(*of->queue));
@@ -256,7 +260,8 @@ void rec_onfile_free(struct rec_onfile *of)
 	of->all_timed_out += of->timed_out;
 	of->all_skipped += of->skipped;
 	if (of->all_runs + of->all_skipped)
-		fprintf(stderr, "flytrap: --on-file: %u run%s, %u failed, %u timed out, %u skipped\n",
+		fprintf(stderr,
+			"flytrap: --on-file: %u run%s, %u failed, %u timed out, %u skipped\n",
 			of->all_runs, of->all_runs == 1 ? "" : "s", of->all_failed,
 			of->all_timed_out, of->all_skipped);
 	while (of->nqueue)

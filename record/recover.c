@@ -156,8 +156,8 @@ static int recover_rotation(const struct rec_note *n)
 	err = rec_flight_store_save(n->store, n->temp, (const char *const *)n->spools, n->nspools,
 				    noted_spool, &pid, &msg);
 	if (err < 0) {
-		ft_error("cannot recover '%s': cannot read the store '%s*': %s", n->output, n->store,
-			 msg ? msg : strerror(-err));
+		ft_error("cannot recover '%s': cannot read the store '%s*': %s", n->output,
+			 n->store, msg ? msg : strerror(-err));
 		free(msg);
 		return EXIT_FAIL;
 	}
@@ -184,13 +184,14 @@ static int recover_rotation(const struct rec_note *n)
 		ft_warn("cannot give '%s' to uid %u: %s", final, (unsigned)n->uid, strerror(errno));
 	/* the rotation file it was writing when killed, if reset did not remove it */
 	if (!rec_scratch_remove(pid, &gone) && gone)
-		fprintf(stderr, "flytrap: removed '%s', the unfinished file recorder %d was writing\n",
+		fprintf(stderr,
+			"flytrap: removed '%s', the unfinished file recorder %d was writing\n",
 			gone, (int)pid);
 	free(gone);
 	rec_note_remove_pid(pid);
 	if (!stat(final, &st))
-		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes): the rotation file recorder %d "
-			"was filling\n", final, (unsigned long long)st.st_size, (int)pid);
+		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes): the rotation file "
+			"recorder %d was filling\n", final, (unsigned long long)st.st_size, (int)pid);
 	free(final);
 	return EXIT_OK;
 }

@@ -211,7 +211,8 @@ static void save_store(const struct rec_note *n, bool dry)
 	if (!n->store || !n->temp || n->reset || access(n->temp, F_OK))
 		return;
 	if (dry) {
-		printf("would save the store of killed recorder %d for '%s'\n", (int)pid, n->output);
+		printf("would save the store of killed recorder %d for '%s'\n", (int)pid,
+		       n->output);
 		return;
 	}
 	r = rec_flight_store_save(n->store, n->temp, (const char *const *)n->spools, n->nspools,
