@@ -962,6 +962,12 @@ int fmt_outfile_check(const char *dest, const char **why);
 /* Create the temporary file for dest; 0 or -errno (fmt_outfile_check's too). */
 int fmt_outfile_open(struct fmt_outfile *o, const char *dest);
 /*
+ * Tests only (outfile.c says how): the error FLYTRAP_TEST_WRITE_FAULT
+ * injects into a write of kind ("header", "data", "index", "fsync",
+ * "rename") of the file that becomes dest, or 0.
+ */
+int fmt_test_fault(const char *kind, const char *dest);
+/*
  * fsync, give the owner set with fmt_outfile_set_owner(), mode 0600, and
  * rename over dest.  0 (o released) or -errno: then the file is closed and
  * still under o->temp, for the caller to fmt_outfile_abort() or _release().

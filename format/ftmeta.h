@@ -31,6 +31,16 @@
 #define FMT_META_ROTATION_SEGMENT	"rotation_segment"
 /* rotation files before this one that could not be written: "FIRST-LAST" segments */
 #define FMT_META_ROTATION_LOST_SEGMENTS	"rotation_lost_segments"
+/*
+ * record --on-file CMD: its runs that ended since the file before this one
+ * (those that failed, were killed at the timeout, or were skipped), and the
+ * last one's "FILE: exit N"
+ */
+#define FMT_META_ON_FILE_RUNS		"on_file_runs"
+#define FMT_META_ON_FILE_FAILED		"on_file_failed"
+#define FMT_META_ON_FILE_TIMED_OUT	"on_file_timed_out"
+#define FMT_META_ON_FILE_SKIPPED	"on_file_skipped"
+#define FMT_META_ON_FILE_LAST		"on_file_last"
 #define FMT_META_FLIGHT_LIMIT_BYTES	"flight_limit_bytes"
 #define FMT_META_FLIGHT_LIMIT_NS	"flight_limit_ns"
 #define FMT_META_FLIGHT_AFTER_NS	"flight_after_ns"

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,59 @@
 static bool owner_set;
 static uid_t owner_uid;
 static gid_t owner_gid;
+
+/*
+ * Test hook, for tests/live/72-rec-write-faults.sh (never in a man page):
+ * FLYTRAP_TEST_WRITE_FAULT=KIND:ERR[@NAME] makes every write of one kind
+ * fail with ERR (ENOSPC or EIO), as a full or failing disk would, in the
+ * file whose name ends in NAME (a rotation's "t-0002.dat"), or in every
+ * file without one.  KIND: "header" (the file header and the metadata
+ * sections), "data" (a CPU's data: its spool and its BUFFER section),
+ * "index" (what close writes after the data: time index, facts,
+ * checksums, options, strings), "fsync", "rename".  Read once.
+ */
+static struct {
+	char kind[16];
+	char name[256];
+	int err;
+} fault;
+static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+
+static void fault_read(void)
+{
+	const char *e = getenv("FLYTRAP_TEST_WRITE_FAULT"), *colon, *at;
+	size_t kl;
+
+	if (!e || !(colon = strchr(e, ':')))
+		return;
+	kl = (size_t)(colon - e);
+	at = strchr(colon, '@');
+	if (!kl || kl >= sizeof(fault.kind) || (at && strlen(at + 1) >= sizeof(fault.name)))
+		return;
+	if (!strncmp(colon + 1, "ENOSPC", 6) && (colon[7] == '@' || !colon[7]))
+		fault.err = -ENOSPC;
+	else if (!strncmp(colon + 1, "EIO", 3) && (colon[4] == '@' || !colon[4]))
+		fault.err = -EIO;
+	else
+		return;
+	memcpy(fault.kind, e, kl);
+	if (at)
+		strcpy(fault.name, at + 1);
+}
+
+int fmt_test_fault(const char *kind, const char *dest)
+{
+	size_t dl, nl;
+
+	pthread_once(&fault_once, fault_read);
+	if (!fault.err || strcmp(kind, fault.kind))
+		return 0;
+	nl = strlen(fault.name);
+	dl = dest ? strlen(dest) : 0;
+	if (nl && (dl < nl || strcmp(dest + dl - nl, fault.name)))
+		return 0;
+	return fault.err;
+}
 
 void fmt_outfile_set_owner(uid_t uid, gid_t gid)
 {
@@ -163,14 +217,17 @@ static int sync_dir(const char *path)
 }
 
 /* On disk, mode 0600, the owner given: what every finished output gets. */
-static int finish_fd(int fd, bool chown_it, uid_t uid, gid_t gid)
+static int finish_fd(int fd, const char *dest, bool chown_it, uid_t uid, gid_t gid)
 {
 	struct stat st;
+	int err;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	if ((err = fmt_test_fault("fsync", dest)))
+		return err;
 	if (fsync(fd) < 0 && errno != EINVAL)
 		return -errno;
 	if (chown_it && (st.st_uid != uid || st.st_gid != gid) && fchown(fd, uid, gid) < 0)
@@ -187,7 +244,7 @@ int fmt_outfile_seal(struct fmt_outfile *o)
 	gid_t gid = 0;
 	bool ch = fmt_outfile_owner(&uid, &gid);
 
-	return o->fd < 0 ? -EBADF : finish_fd(o->fd, ch, uid, gid);
+	return o->fd < 0 ? -EBADF : finish_fd(o->fd, o->dest, ch, uid, gid);
 }
 
 int fmt_outfile_commit(struct fmt_outfile *o)
@@ -197,6 +254,8 @@ int fmt_outfile_commit(struct fmt_outfile *o)
 	if (!err && close(o->fd) < 0)
 		err = -errno;
 	o->fd = -1;
+	if (!err)
+		err = fmt_test_fault("rename", o->dest);
 	if (!err && rename(o->temp, o->dest) < 0)
 		err = -errno;
 	if (err)
@@ -241,8 +300,10 @@ int fmt_outfile_place(const char *temp, const char *dest, bool chown_it, uid_t u
 	else if (st.st_uid != geteuid() && !(chown_it && st.st_uid == uid))
 		err = -EPERM;
 	if (!err)
-		err = finish_fd(fd, chown_it, uid, gid);
+		err = finish_fd(fd, dest, chown_it, uid, gid);
 	close(fd);
+	if (!err)
+		err = fmt_test_fault("rename", dest);
 	if (!err && rename(temp, dest) < 0)
 		err = -errno;
 	return err ?: sync_dir(dest);

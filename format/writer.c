@@ -197,6 +197,7 @@ struct fmt_writer {
 	int err;		/* sticky: the first write error */
 	bool recovering;
 	bool discard_spools;	/* even when close fails */
+	const char *fault_kind;	/* what is being written, for fmt_test_fault() (tests) */
 	int (*sink)(void *ctx, const struct fmt_chunk *c);
 	void *sink_ctx;
 	int (*observer)(void *ctx, const struct fmt_chunk *c);
@@ -389,6 +390,15 @@ static int out_writev_raw(struct fmt_writer *w, uint64_t off, struct iovec *iov,
 
 	if (w->err)
 		return w->err;
+	if (!w->recovering) {
+		int f = fmt_test_fault(w->fault_kind ? w->fault_kind : "header", w->path);
+
+		if (f) {
+			w->err = werr(w, f, "cannot write '%s' at offset %llu", w->path,
+				      (unsigned long long)pos);
+			return w->err;
+		}
+	}
 	while (n > 0) {
 		ssize_t r = pwritev(w->fd, iov, n, (off_t)pos);
 
@@ -2066,7 +2076,7 @@ static int chunk_store(struct fmt_writer *w, struct fmt_wbuf *b, struct wcpu *c,
 			snprintf(eb, ebl, "cannot keep a chunk of CPU %d: %s", c->cpu, strerror(-err));
 			return err;
 		}
-	} else if ((err = fd_write_all(c->fd, p, n))) {
+	} else if ((err = fmt_test_fault("data", w->path)) || (err = fd_write_all(c->fd, p, n))) {
 		snprintf(eb, ebl, "cannot write spool file '%s': %s", c->path, strerror(-err));
 		return err;
 	}
@@ -2494,7 +2504,8 @@ int fmt_wbuf_add_chunk(struct fmt_wbuf *b, int cpu, const void *data, size_t len
 		return werr(w, -EINVAL, "CPU %d has pages waiting for a chunk", cpu);
 	if (c->fd < 0 && (err = spool_open(b, c)))
 		return err;
-	err = fd_write_all(c->fd, data, len);
+	err = w->recovering ? 0 : fmt_test_fault("data", w->path);
+	err = err ?: fd_write_all(c->fd, data, len);
 	if (err) {
 		w->err = werr(w, err, "cannot write spool file '%s'", c->path);
 		return err;
@@ -2884,6 +2895,7 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 			pos = cpu_data_start(w, pos) + b->cpus[i]->spooled;
 		}
 	}
+	w->fault_kind = "data";
 	snprintf(desc, sizeof(desc), "buffer flyrecord %s", b->name);
 	put16(w->be, hdr, FMT_OPT_BUFFER);
 	put16(w->be, hdr + 2, w->compress ? SEC_FL_COMPRESS : 0);
@@ -2942,6 +2954,7 @@ static int write_buffer(struct fmt_writer *w, struct fmt_wbuf *b)
 nomem:
 	err = werr(w, err, "cannot build the buffer option");
 out:
+	w->fault_kind = NULL;
 	db_free(&opt);
 	return err;
 }
@@ -3169,6 +3182,7 @@ static int finish_file(struct fmt_writer *w)
 	for (i = 0; i < w->nbufs; i++)
 		if (w->bufs[i] != top && (err = write_buffer(w, w->bufs[i])))
 			return err;
+	w->fault_kind = "index";	/* all that follows the data */
 	/* the CPUs' facts are whole once their buffers are written */
 	if (w->cmdlines_pending && (err = write_cmdlines_events(w)))
 		return err;

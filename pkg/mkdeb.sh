@@ -19,6 +19,29 @@ for m in docs/man/*.1; do
 	gzip -9n <"$m" >"$root/usr/share/man/man1/$(basename "$m").gz"
 done
 install -m 0644 pkg/flytrap.bash-completion "$root/usr/share/bash-completion/completions/flytrap"
+install -D -m 0644 pkg/systemd/flytrap-flight.service "$root/lib/systemd/system/flytrap-flight.service"
+install -D -m 0644 pkg/systemd/flytrap-flight.conf "$root/etc/flytrap/flight.conf"
+echo /etc/flytrap/flight.conf >"$root/DEBIAN/conffiles"
+# systemd learns of the unit (and forgets it) where it runs; a stopped service stays stopped
+for s in postinst postrm; do
+	cat >"$root/DEBIAN/$s" <<'EOT'
+#!/bin/sh
+set -e
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+	systemctl daemon-reload || true
+fi
+EOT
+	chmod 0755 "$root/DEBIAN/$s"
+done
+cat >"$root/DEBIAN/prerm" <<'EOT'
+#!/bin/sh
+set -e
+# a removed package's recorder stops first (SIGTERM: tracefs left as found)
+if [ "$1" = remove ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+	systemctl stop flytrap-flight.service || true
+fi
+EOT
+chmod 0755 "$root/DEBIAN/prerm"
 cat >"$root/usr/share/doc/flytrap/copyright" <<EOT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: flytrap

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@
 #include "bpf.h"
 #include "flight.h"
 #include "flight_int.h"
+#include "onfile.h"
 #include "state.h"
 
 #define SEG_MIN (1ULL << 20)
@@ -57,6 +59,7 @@ struct segment {
 	int fd;
 	char *path;
 	uint64_t bytes;
+	int names;			/* buffer names written into it (self-describing) */
 	uint64_t ts_max;
 	uint64_t t_open;		/* mono ns when created */
 	struct fchunk *v;
@@ -81,6 +84,27 @@ struct store {
 };
 
 #define REC_MAX_CPUS_STORE 4096
+
+/*
+ * A segment describes itself, so that `flytrap reset` and `flytrap
+ * recover` can make a file of it after a SIGKILL (rec_flight_store_save):
+ * each chunk follows a record header saying its buffer, CPU and times, and
+ * each buffer's name is written into a segment before its first chunk
+ * there.  Host byte order: the store never leaves the machine that wrote
+ * it.  A torn record (the kill in the middle of a write) ends a segment.
+ */
+#define SREC_CHUNK 0x4b484346u		/* "FCHK" */
+#define SREC_NAME 0x454d4e46u		/* "FNME" */
+#define SREC_MAX_NAME 256
+#define SREC_MAX_CHUNK (256U << 20)
+
+struct srec {
+	uint32_t magic;
+	uint32_t len;			/* bytes after this header */
+	uint16_t buf, cpu;
+	uint32_t pad;
+	uint64_t ts_first, ts_last;
+};
 
 static uint64_t mono_now(void)
 {
@@ -173,18 +197,61 @@ static int buf_index(struct store *st, const char *name)
 	return st->nbufs++;
 }
 
+/* Write all of iov at the segment's end; the segment grows by what was written. */
+static int seg_append(struct store *st, struct segment *g, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t r = pwritev(g->fd, iov, n, (off_t)g->bytes);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		g->bytes += (uint64_t)r;
+		st->bytes += (uint64_t)r;
+		while (n > 0 && (size_t)r >= iov->iov_len) {
+			r -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + r;
+			iov->iov_len -= (size_t)r;
+		}
+	}
+	return 0;
+}
+
+/* The buffer names a segment does not hold yet, before its next chunk. */
+static int seg_names(struct store *st, struct segment *g)
+{
+	int err = 0;
+
+	while (!err && g->names < st->nbufs) {
+		const char *name = st->bufnames[g->names];
+		struct srec h = { SREC_NAME, (uint32_t)strlen(name) + 1, (uint16_t)g->names,
+				  0, 0, 0, 0 };
+		struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)name, h.len } };
+
+		err = seg_append(st, g, iov, 2);
+		if (!err)
+			g->names++;
+	}
+	return err;
+}
+
 /* The writer's chunk sink (a compression thread; several may call at once). */
 static int store_sink(void *ctx, const struct fmt_chunk *c)
 {
 	struct store *st = ctx;
 	struct segment *g;
 	struct fchunk *fc;
-	const uint8_t *p = c->data;
-	size_t left = c->len;
+	struct srec h = { SREC_CHUNK, 0, 0, 0, 0, 0, 0 };
+	struct iovec iov[2];
 	uint64_t now = mono_now();
 	int bi, err = 0;
 
-	if (c->cpu < 0 || c->cpu >= REC_MAX_CPUS_STORE || c->len > UINT32_MAX)
+	if (c->cpu < 0 || c->cpu >= REC_MAX_CPUS_STORE || c->len > SREC_MAX_CHUNK)
 		return -EINVAL;
 	pthread_mutex_lock(&st->mu);
 	if (st->err) {
@@ -214,28 +281,26 @@ static int store_sink(void *ctx, const struct fmt_chunk *c)
 		g->v = v;
 		g->cap = cap;
 	}
-	while (left) {
-		ssize_t r = pwrite(g->fd, p, left, (off_t)(g->bytes + (c->len - left)));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			err = r < 0 ? -errno : -EIO;
-			goto out;
-		}
-		p += r;
-		left -= (size_t)r;
-	}
-	fc = &g->v[g->n++];
-	fc->off = g->bytes;
+	if ((err = seg_names(st, g)))
+		goto out;
+	fc = &g->v[g->n];
+	fc->off = g->bytes + sizeof(h);
 	fc->len = (uint32_t)c->len;
 	fc->buf = (uint16_t)bi;
 	fc->cpu = (uint16_t)c->cpu;
 	fc->ts_first = c->ts_first;
 	fc->ts_last = c->ts_last > c->ts_first ? c->ts_last : c->ts_first;
+	h.len = fc->len;
+	h.buf = fc->buf;
+	h.cpu = fc->cpu;
+	h.ts_first = fc->ts_first;
+	h.ts_last = fc->ts_last;
+	iov[0] = (struct iovec){ &h, sizeof(h) };
+	iov[1] = (struct iovec){ (void *)c->data, c->len };
+	if ((err = seg_append(st, g, iov, 2)))
+		goto out;
+	g->n++;
 	fc->seq = st->next_seq[bi * REC_MAX_CPUS_STORE + c->cpu]++;
-	g->bytes += c->len;
-	st->bytes += c->len;
 	if (fc->ts_last > g->ts_max)
 		g->ts_max = fc->ts_last;
 	if (fc->ts_last > st->newest_ts)
@@ -308,6 +373,213 @@ static void store_span(struct store *st, uint64_t *first, uint64_t *last, uint64
 	*last = st->newest_ts;
 	*bytes = st->bytes;
 	pthread_mutex_unlock(&st->mu);
+}
+
+/* ---- the store after a SIGKILL ----------------------------------------------------- */
+
+struct segfile {
+	unsigned long num;
+	char *path;
+};
+
+static int cmp_segfile(const void *a, const void *b)
+{
+	const struct segfile *x = a, *y = b;
+
+	return x->num < y->num ? -1 : x->num > y->num;
+}
+
+/* The segment files PREFIX<number> that exist, oldest first; count or -errno. */
+static int segfiles_list(const char *prefix, struct segfile **out)
+{
+	const char *slash = strrchr(prefix, '/');
+	struct segfile *v = NULL;
+	char *dir;
+	size_t plen;
+	int n = 0, err = 0;
+	struct dirent *e;
+	DIR *d;
+
+	*out = NULL;
+	if (!slash || !slash[1])
+		return -EINVAL;
+	dir = strndup(prefix, (size_t)(slash - prefix) + (slash == prefix));
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d) {
+		err = errno == ENOENT ? 0 : -errno;
+		free(dir);
+		return err;
+	}
+	plen = strlen(slash + 1);
+	while (!err && (e = readdir(d))) {
+		const char *num = e->d_name + plen;
+		struct segfile *nv;
+
+		if (strncmp(e->d_name, slash + 1, plen) || !*num || strlen(num) > 9 ||
+		    strspn(num, "0123456789") != strlen(num))
+			continue;
+		nv = realloc(v, (size_t)(n + 1) * sizeof(*v));
+		if (!nv) {
+			err = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n].num = strtoul(num, NULL, 10);
+		if (asprintf(&v[n].path, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	free(dir);
+	if (err) {
+		while (n--)
+			free(v[n].path);
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), cmp_segfile);
+	*out = v;
+	return n;
+}
+
+static int read_at(int fd, void *p, size_t n, uint64_t off)
+{
+	ssize_t r = pread(fd, p, n, (off_t)off);
+
+	return r == (ssize_t)n ? 0 : r < 0 ? -errno : -EBADMSG;
+}
+
+/*
+ * One segment's chunks into w, in the order written; a record that does
+ * not hold together (torn by the kill, or not ours) ends the segment.
+ * Returns the chunks taken, or -errno for a failure to write them.
+ */
+static int segfile_save(const char *path, struct fmt_writer *w, char **msg)
+{
+	char *names[MAX_BUFS] = { 0 };
+	uint8_t *data = NULL;
+	uint64_t off = 0, size;
+	struct stat sb;
+	int fd, chunks = 0, err = 0, i;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
+		err = fd < 0 ? -errno : -EPERM;
+		if (asprintf(msg, "cannot read store file '%s': %s", path,
+			     fd < 0 ? strerror(-err) : "not a regular file of ours") < 0)
+			*msg = NULL;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	size = (uint64_t)sb.st_size;
+	while (off + sizeof(struct srec) <= size) {
+		struct srec h;
+		struct fmt_wbuf *b;
+
+		if (read_at(fd, &h, sizeof(h), off))
+			break;
+		if ((h.magic != SREC_CHUNK && h.magic != SREC_NAME) ||
+		    h.len > size - off - sizeof(h))
+			break;
+		off += sizeof(h);
+		if (h.magic == SREC_NAME) {
+			char *name;
+
+			if (h.buf >= MAX_BUFS || !h.len || h.len > SREC_MAX_NAME || names[h.buf])
+				break;
+			name = malloc(h.len);
+			if (!name || read_at(fd, name, h.len, off) || name[h.len - 1] ||
+			    strlen(name) + 1 != h.len) {
+				free(name);
+				break;
+			}
+			names[h.buf] = name;
+			off += h.len;
+			continue;
+		}
+		if (h.buf >= MAX_BUFS || !names[h.buf] || h.cpu >= REC_MAX_CPUS_STORE || !h.len ||
+		    h.len > SREC_MAX_CHUNK)
+			break;
+		free(data);
+		data = malloc(h.len);
+		if (!data) {
+			err = -ENOMEM;
+			break;
+		}
+		if (read_at(fd, data, h.len, off))
+			break;
+		off += h.len;
+		err = fmt_wbuf_get(w, names[h.buf], "mono", &b);
+		if (!err)
+			err = fmt_wbuf_add_chunk(b, h.cpu, data, h.len);
+		if (err == -EBADMSG) {
+			err = 0;	/* not a chunk of this file: the segment ends here */
+			break;
+		}
+		if (err) {
+			if (asprintf(msg, "%s", fmt_writer_error(w)) < 0)
+				*msg = NULL;
+			break;
+		}
+		chunks++;
+	}
+	free(data);
+	for (i = 0; i < MAX_BUFS; i++)
+		free(names[i]);
+	close(fd);
+	return err ? err : chunks;
+}
+
+int rec_flight_store_save(const char *prefix, const char *base, const char *const *spools,
+			  int nspools, void (*on_spool)(void *, const char *), void *arg,
+			  char **msg)
+{
+	struct fmt_writer_opts wo = { 0 };
+	struct fmt_writer *w = NULL;
+	struct segfile *v = NULL;
+	int n, i, r, err = 0, chunks = 0;
+
+	*msg = NULL;
+	n = segfiles_list(prefix, &v);
+	if (n <= 0) {
+		if (n < 0 && asprintf(msg, "cannot list the store '%s*': %s", prefix,
+				      strerror(-n)) < 0)
+			*msg = NULL;
+		return n;
+	}
+	wo.on_spool = on_spool;
+	wo.on_spool_arg = arg;
+	err = fmt_writer_resume(base, spools, nspools, &wo, &w, msg);
+	for (i = 0; !err && i < n; i++) {
+		r = segfile_save(v[i].path, w, msg);
+		if (r < 0)
+			err = r;
+		else
+			chunks += r;
+	}
+	if (w) {
+		r = fmt_writer_suspend(w);
+		if (r && !err) {
+			err = r;
+			if (asprintf(msg, "cannot write the spool files of '%s': %s", base,
+				     strerror(-r)) < 0)
+				*msg = NULL;
+		}
+	}
+	/* its chunks are in the spools now: the store goes (a second save finds nothing) */
+	for (i = 0; i < n; i++) {
+		if (!err)
+			unlink(v[i].path);
+		free(v[i].path);
+	}
+	free(v);
+	return err ? err : chunks;
 }
 
 /* ---- dumps --------------------------------------------------------------------- */
@@ -502,6 +774,7 @@ struct rec_flight {
 
 	struct rec_trig_state *trig;	/* trigger.c */
 	struct rec_budget *budget;	/* budget.c */
+	struct rec_onfile *onfile;	/* onfile.c: --on-file */
 
 	char **written;			/* rotation: files of this run, oldest first */
 	size_t nwritten;
@@ -586,6 +859,10 @@ struct rec_flight *rec_flight_new(const struct rec_flight_conf *c, const char *o
 	f->dump_wo.page_observer = NULL;
 	f->dump_wo.on_spool = scratch_spool;
 	f->dump_wo.on_spool_arg = NULL;
+	if (c->on_file && !(f->onfile = rec_onfile_new(c->on_file, c->on_file_timeout_ns))) {
+		ft_error("out of memory");
+		goto fail;
+	}
 	if (c->cpu_budget_pct > 0) {
 		f->budget = rec_budget_new(c->cpu_budget_pct, ri);
 		if (!f->budget || rec_budget_start(f->budget)) {
@@ -891,6 +1168,13 @@ static char *dump_meta_text(struct rec_flight *f, const struct window *win, cons
 		fputs(shed, m);
 		free(shed);
 	}
+	/* --on-file runs that ended since the last file */
+	rec_onfile_poll(f->onfile);
+	shed = rec_onfile_meta(f->onfile);
+	if (shed) {
+		fputs(shed, m);
+		free(shed);
+	}
 	if (fclose(m)) {
 		free(t);
 		return NULL;
@@ -995,7 +1279,9 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 		snprintf(why, sizeof(why), "cannot finish '%s': %s", name, strerror(-err));
 		goto out;
 	}
-	err = dump_place(f, tmp, &final);
+	err = fmt_test_fault("rename", name);
+	if (!err)
+		err = dump_place(f, tmp, &final);
 	if (err) {
 		snprintf(why, sizeof(why), "cannot rename '%s' to '%s': %s", tmp, name, strerror(-err));
 		goto out;
@@ -1022,6 +1308,7 @@ static int dump(struct rec_flight *f, uint64_t from_ts, const char *reason, uint
 			(double)sb.st_size / 1e6, reason ? "; trigger: " : "",
 			reason ? reason : "", (unsigned long long)f->last_dump_ms);
 	}
+	rec_onfile_add(f->onfile, final);
 	if (!f->c->flight) {
 		char **v = realloc(f->written, (f->nwritten + 1) * sizeof(*v));
 
@@ -1284,6 +1571,7 @@ int rec_flight_tick(struct rec_flight *f, uint64_t now, bool *stop, const char *
 	int err = 0;
 
 	*stop = false;
+	rec_onfile_poll(f->onfile);
 	if (f->st && f->st->err) {
 		ft_error("cannot keep the recording's chunks: %s", strerror(-f->st->err));
 		return f->st->err;
@@ -1467,12 +1755,19 @@ struct rec_budget *rec_flight_budget(struct rec_flight *f)
 	return f ? f->budget : NULL;
 }
 
+void rec_flight_file_done(struct rec_flight *f, const char *path)
+{
+	if (f)
+		rec_onfile_add(f->onfile, path);
+}
+
 void rec_flight_free(struct rec_flight *f)
 {
 	int i;
 
 	if (!f)
 		return;
+	rec_onfile_free(f->onfile);
 	rec_trig_state_free(f->trig);
 	rec_budget_free(f->budget);
 	store_free(f->st);
@@ -1483,4 +1778,21 @@ void rec_flight_free(struct rec_flight *f)
 	free(f->written);
 	name_release(&f->name);
 	free(f);
+}
+
+/* Place tmp as the next free "<stem>-NNNN<ext>" of output, never replacing; 0 or -errno. */
+int rec_flight_place(const char *output, const char *tmp, char **final)
+{
+	struct rec_flight f;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	*final = NULL;
+	if (name_split(output, &f.name)) {
+		name_release(&f.name);
+		return -ENOMEM;
+	}
+	err = dump_place(&f, tmp, final);
+	name_release(&f.name);
+	return err;
 }

@@ -55,11 +55,14 @@ struct rec_flight_conf {
 	struct rec_trig_spec trig[REC_MAX_TRIGGERS];
 	int ntrig;
 	bool have_after, have_max_dumps, have_min_gap, have_keep;
+	const char *on_file;		/* --on-file CMD (onfile.h), NULL = none */
+	uint64_t on_file_timeout_ns;	/* --on-file-timeout; 0 = the default */
 };
 
 /*
  * Handle one of the options --flight, --trigger, --after, --max-dumps,
- * --min-gap, --rotate, --keep, --cpu-budget (name without the dashes).
+ * --min-gap, --rotate, --keep, --cpu-budget, --on-file, --on-file-timeout
+ * (name without the dashes).
  * Returns -1 when accepted, else the exit code of the usage error printed.
  */
 int rec_flight_option(struct rec_flight_conf *c, const char *name, const char *arg);
@@ -154,13 +157,35 @@ const char *rec_flight_start_stats(const struct rec_flight *f, int cpu);
 /* Shed windows as FT_META lines for the file being written (malloc'd or NULL). */
 char *rec_flight_shed_meta(struct rec_flight *f, uint64_t from_ns, uint64_t to_ns);
 
-/* Remove the store and the trigger instance; frees f (NULL is fine). */
+/* The final -o file of a recording is complete under its name (--on-file runs on it). */
+void rec_flight_file_done(struct rec_flight *f, const char *path);
+
+/*
+ * Remove the store and the trigger instance; frees f (NULL is fine).  The
+ * --on-file runs still waiting run first, each bounded by its timeout.
+ */
 void rec_flight_free(struct rec_flight *f);
 /*
  * The name prefix of the store's segment files (each is PREFIX<number>) for
  * the run note, or NULL when the mode keeps no store.
  */
 const char *rec_flight_store_prefix(const struct rec_flight *f);
+
+/*
+ * After a SIGKILL of a rotating recorder (`flytrap reset`, `flytrap
+ * recover`): move the chunks of the store PREFIX<number> into spool files
+ * of base, the recorder's hidden file with the recording's metadata (the
+ * run note's temp), so that fmt_writer_recover_spools() makes a file of
+ * them.  spools are the spools base has already; on_spool is told each new
+ * one.  The segments are removed once their chunks are spooled.  Returns
+ * the chunks moved (0: no store left) or -errno with *msg (malloc'd, may
+ * be NULL).
+ */
+int rec_flight_store_save(const char *prefix, const char *base, const char *const *spools,
+			  int nspools, void (*on_spool)(void *, const char *), void *arg,
+			  char **msg);
+/* Place tmp as the next free "<stem>-NNNN<ext>" of output (never replacing); 0 or -errno. */
+int rec_flight_place(const char *output, const char *tmp, char **final);
 
 /* ---- signals --------------------------------------------------------------- */
 

@@ -266,6 +266,10 @@ static void usage(FILE *f)
 "      --rotate SIZE|TIME  write a sequence of files trace-NNNN.dat\n"
 "      --keep N            with --rotate: delete the oldest beyond N\n"
 "      --cpu-budget PCT    shed the costliest events above PCT%% of one CPU\n"
+"      --on-file CMD       run the shell command CMD with each completed file\n"
+"                          (dump, rotation file, -o) as its last argument,\n"
+"                          one at a time, never waited for while recording\n"
+"      --on-file-timeout TIME  kill CMD after TIME (default 60s)\n"
 "\n"
 "  -q, --quiet             no status line and no summary\n"
 "  -v, --verbose           more messages\n"
@@ -315,6 +319,8 @@ static const struct ft_opt opts[] = {
 	{ "rotate", 0, true, OPT_FLIGHT_MODE },
 	{ "keep", 0, true, OPT_FLIGHT_MODE },
 	{ "cpu-budget", 0, true, OPT_FLIGHT_MODE },
+	{ "on-file", 0, true, OPT_FLIGHT_MODE },
+	{ "on-file-timeout", 0, true, OPT_FLIGHT_MODE },
 	{ "verbose", 'v', false, 'v' },
 	{ "help", 'h', false, 'h' },
 	{ NULL, 'g', true, 'g' },
@@ -2413,15 +2419,20 @@ static int fl_meta(void *ctx, struct fmt_writer *w, int phase, const char *extra
 static int note_write(struct session *s)
 {
 	struct rec_note n = { 0 };
+	bool keeps = !(s->stores && s->o->fl.flight);
 	int err;
 
 	n.pid = getpid();
 	n.start = rec_proc_start(n.pid);
 	n.instance = s->ri.name;
 	n.output = rec_abs_path(s->o->output);
-	/* a flight recorder's live writer keeps no file: its dumps are whole at once */
-	n.temp = s->stores ? NULL : rec_abs_path(fmt_writer_temp(s->w));
-	if (!n.output || (!s->stores && !n.temp)) {
+	/*
+	 * A flight recorder's live writer keeps no file: its dumps are whole at
+	 * once.  A rotation's keeps its metadata for reset and recover to make
+	 * the file being filled when a SIGKILL comes (rec_flight_store_save).
+	 */
+	n.temp = keeps ? rec_abs_path(fmt_writer_temp(s->w)) : NULL;
+	if (!n.output || (keeps && !n.temp)) {
 		err = -errno;
 		ft_error("cannot resolve the directory of '%s': %s", s->o->output, strerror(errno));
 		free(n.output);
@@ -2590,8 +2601,12 @@ int cmd_record(int argc, char **argv)
 			wo.on_spool = note_spool;
 		err = fmt_writer_open(live ? live : o.output, &wo, &s.w);
 		if (live) {
-			/* the live writer's file only holds metadata that dumps write again */
-			if (!err)
+			/*
+			 * The live writer's file only holds metadata that dumps write
+			 * again; a rotation keeps it (hidden, removed at the end) for
+			 * recover to finish the file a SIGKILL interrupts.
+			 */
+			if (!err && o.fl.flight)
 				unlink(fmt_writer_temp(s.w));
 			free(live);
 		}
@@ -2731,7 +2746,8 @@ int cmd_record(int argc, char **argv)
 
 	if (s.write_err) {
 		if (s.write_err == -ENOSPC || s.write_err == -EDQUOT)
-			ft_error("the disk holding '%s' is full: recording stopped", o.output);
+			ft_error("the disk holding '%s' is full (%s): recording stopped; free some "
+				 "space and run 'flytrap recover' on it", o.output, strerror(-s.write_err));
 		else
 			writer_fail(&s, s.write_err, "trace data");
 	}
@@ -2789,8 +2805,11 @@ int cmd_record(int argc, char **argv)
 
 		s.w = NULL;
 		if (cerr) {
-			ft_error("cannot finish '%s': %s%s", o.output, strerror(-cerr),
-				 cerr == -ENOSPC ? "; free some space and run 'flytrap recover' on it" : "");
+			/* a write error said once: the close only meets it again */
+			if (cerr != s.write_err)
+				ft_error("cannot finish '%s': %s%s", o.output, strerror(-cerr),
+					 cerr == -ENOSPC ? "; free some space and run 'flytrap recover' "
+					 "on it" : "");
 			/* its temporary file and spools stay: recover finds them through the note */
 			s.note = false;
 			goto out;
@@ -2798,6 +2817,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (s.write_err || err || loop_err)
 		goto out;
+	if (!s.stores)
+		rec_flight_file_done(s.fl, o.output);	/* --on-file: the final file */
 	if (!o.quiet) {
 		summary(&s, stat(o.output, &st) ? 0 : (uint64_t)st.st_size, dur);
 		if (s.stop_reason)

@@ -14,6 +14,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "record/flight.h"
 #include "record/state.h"
 
 static void usage(FILE *f)
@@ -28,6 +29,9 @@ static void usage(FILE *f)
 "and spool files are found through the recorder's run note in /run/flytrap,\n"
 "and the finished file is renamed to FILE.  Without a note (after a reboot)\n"
 "FILE is rewritten in place, with only the spool files of FILE's owner.\n"
+"A killed --rotate recording: FILE is its -o name; the file it was filling\n"
+"is written as the next FILE-NNNN (run 'flytrap reset' first: it adds what\n"
+"the kernel still held).\n"
 "\n"
 "  -v, --verbose   more messages\n"
 "  -h, --help      this text\n");
@@ -115,19 +119,81 @@ static int recover_in_place(const char *file)
 }
 
 /*
- * A flight (or rotating) recorder keeps its recent chunks in a store of
- * segment files: raw chunks back to back, whose buffer, CPU and order were
- * only in the recorder's memory, as were the metadata a file needs
- * (formats, kallsyms, options).  Nothing can make a trace.dat of them, and
- * its dumps are complete files already.  The note stays, so that reset
- * still finds the store (which can hold the whole --flight limit of disk).
+ * A flight recorder keeps its recent chunks in a store of segment files,
+ * and no file of its metadata (formats, kallsyms, options): its window was
+ * never going to be a file without a trigger, and its dumps are complete
+ * files already.  The note stays, so that reset still finds the store
+ * (which can hold the whole --flight limit of disk).
  */
 static int refuse_store(const struct rec_note *n)
 {
-	return ft_error("cannot recover '%s': killed recorder %d was a flight or rotating recorder, "
-			"whose store ('%s*') holds chunks without their CPUs and metadata; its dumps "
-			"are complete files; run 'flytrap reset' to remove the store", n->output,
+	return ft_error("cannot recover '%s': killed recorder %d was a flight recorder, whose "
+			"store ('%s*') holds a window no trigger asked for; its dumps are complete "
+			"files; run 'flytrap reset' to remove the store", n->output,
 			(int)n->pid, n->store);
+}
+
+static void noted_spool(void *arg, const char *path)
+{
+	if (rec_note_add_spool(*(const pid_t *)arg, path))
+		ft_warn("cannot note spool file '%s'", path);
+}
+
+/*
+ * A killed rotation: its kept metadata file (the note's temp) with the
+ * chunks of its store (moved into spools by reset, or here when reset was
+ * not run) and the kernel's pages reset saved, finished as the next
+ * rotation file: the one the kill interrupted.
+ */
+static int recover_rotation(const struct rec_note *n)
+{
+	struct rec_note fresh;
+	pid_t pid = n->pid;
+	char *msg = NULL, *final = NULL, *gone = NULL;
+	struct stat st;
+	int err;
+
+	err = rec_flight_store_save(n->store, n->temp, (const char *const *)n->spools, n->nspools,
+				    noted_spool, &pid, &msg);
+	if (err < 0) {
+		ft_error("cannot recover '%s': cannot read the store '%s*': %s", n->output,
+			 n->store, msg ? msg : strerror(-err));
+		free(msg);
+		return EXIT_FAIL;
+	}
+	free(msg);
+	msg = NULL;
+	if (rec_note_read(pid, &fresh))
+		return ft_error("cannot recover '%s': the note of recorder %d went away", n->output,
+				(int)pid);
+	err = fmt_writer_recover_spools(fresh.temp, (const char *const *)fresh.spools,
+					fresh.nspools, &msg);
+	rec_note_free(&fresh);
+	if (err < 0) {
+		ft_error("cannot recover '%s' (from '%s'): %s", n->output, n->temp,
+			 msg ? msg : strerror(-err));
+		free(msg);
+		return EXIT_FAIL;
+	}
+	free(msg);
+	err = rec_flight_place(n->output, n->temp, &final);
+	if (err)
+		return ft_error("cannot rename '%s' beside '%s': %s", n->temp, n->output,
+				strerror(-err));
+	if (n->chown && chown(final, n->uid, n->gid))
+		ft_warn("cannot give '%s' to uid %u: %s", final, (unsigned)n->uid, strerror(errno));
+	/* the rotation file it was writing when killed, if reset did not remove it */
+	if (!rec_scratch_remove(pid, &gone) && gone)
+		fprintf(stderr,
+			"flytrap: removed '%s', the unfinished file recorder %d was writing\n",
+			gone, (int)pid);
+	free(gone);
+	rec_note_remove_pid(pid);
+	if (!stat(final, &st))
+		fprintf(stderr, "flytrap: recovered '%s' (%llu bytes): the rotation file "
+			"recorder %d was filling\n", final, (unsigned long long)st.st_size, (int)pid);
+	free(final);
+	return EXIT_OK;
 }
 
 static const struct ft_opt opts[] = {
@@ -169,6 +235,8 @@ int cmd_recover(int argc, char **argv)
 			rc = ft_error("recorder %d is still writing '%s'", (int)n.pid, n.output);
 		} else if (n.store && !n.temp) {
 			rc = refuse_store(&n);
+		} else if (n.store && !access(n.temp, F_OK)) {
+			rc = recover_rotation(&n);
 		} else if (n.temp && !access(n.temp, F_OK)) {
 			rc = recover_noted(&n);
 		} else {

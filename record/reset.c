@@ -19,6 +19,7 @@
 
 #include "flytrap.h"
 #include "format.h"
+#include "flight.h"
 #include "record.h"
 #include "state.h"
 #include "status.h"
@@ -195,6 +196,36 @@ out:
 	return err;
 }
 
+/*
+ * A killed rotation's store: the chunks of the file it was filling go into
+ * spools of its kept metadata file (the note's temp) before the kernel's
+ * pages do, so that each CPU's data stays in order and `flytrap recover`
+ * writes that file.  The note is read again after, for its new spools.
+ */
+static void save_store(const struct rec_note *n, bool dry)
+{
+	pid_t pid = n->pid;
+	char *msg = NULL;
+	int r;
+
+	if (!n->store || !n->temp || n->reset || access(n->temp, F_OK))
+		return;
+	if (dry) {
+		printf("would save the store of killed recorder %d for '%s'\n", (int)pid,
+		       n->output);
+		return;
+	}
+	r = rec_flight_store_save(n->store, n->temp, (const char *const *)n->spools, n->nspools,
+				  noted_spool, &pid, &msg);
+	if (r < 0)
+		ft_error("cannot save the store '%s*' of '%s': %s", n->store, n->output,
+			 msg ? msg : strerror(-r));
+	else if (r > 0)
+		printf("saved %d chunk%s of killed recorder %d's store for '%s'\n", r,
+		       r == 1 ? "" : "s", (int)pid, n->output);
+	free(msg);
+}
+
 static int reset_instances(const char *top, const struct rec_note *notes, int nnotes, bool dry,
 			   int *done)
 {
@@ -222,10 +253,22 @@ static int reset_instances(const char *top, const struct rec_note *notes, int nn
 			ft_info("instance %s belongs to running recorder %d: kept", de->d_name, (int)pid);
 			continue;
 		}
-		for (i = 0; i < nnotes; i++)
-			if (notes[i].pid == pid && notes[i].instance &&
-			    !strcmp(notes[i].instance, de->d_name) && !rec_note_alive(&notes[i]))
+		for (i = 0; i < nnotes; i++) {
+			struct rec_note fresh;
+
+			if (notes[i].pid != pid || !notes[i].instance ||
+			    strcmp(notes[i].instance, de->d_name) || rec_note_alive(&notes[i]))
+				continue;
+			if (!notes[i].store) {
 				save_instance(&notes[i], dry);
+				continue;
+			}
+			save_store(&notes[i], dry);
+			if (!rec_note_read(pid, &fresh)) {
+				save_instance(&fresh, dry);
+				rec_note_free(&fresh);
+			}
+		}
 		r = remove_instance(top, de->d_name, dry, done);
 		if (r && !err)
 			err = r;
@@ -351,7 +394,10 @@ static void reset_notes(const struct rec_note *v, int n, bool dry, int *done)
 		if (v[i].store) {
 			char *gone = NULL;
 
-			reset_store(&v[i], dry, done);
+			/* a rotation's store goes into its kept file, for recover (else it goes) */
+			save_store(&v[i], dry);
+			if (!v[i].temp || access(v[i].temp, F_OK))
+				reset_store(&v[i], dry, done);
 			/* the dump or rotation file it was writing when killed: never finished */
 			if (!dry && !rec_scratch_remove(v[i].pid, &gone) && gone) {
 				printf("removed '%s', the unfinished file killed recorder %d was writing\n",

@@ -1594,6 +1594,33 @@ static void print_perf(const struct st_status *s)
 	}
 }
 
+/*
+ * The systemd unit a process runs in ("flytrap-flight.service"), from its
+ * cgroup: 0 when it is one, -1 otherwise.
+ */
+static int service_of(pid_t pid, char *out, size_t len)
+{
+	char path[64], buf[512], *slash;
+	size_t n;
+	FILE *f;
+	int err = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	while (f && err && fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		slash = strrchr(buf, '/');
+		n = slash ? strlen(slash + 1) : 0;
+		if (n > 8 && n < len && !strcmp(slash + 1 + n - 8, ".service")) {
+			memcpy(out, slash + 1, n + 1);
+			err = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return err;
+}
+
 static void print_owners(const struct st_status *s)
 {
 	time_t now = time(NULL);
@@ -1609,10 +1636,16 @@ static void print_owners(const struct st_status *s)
 			line(0, "owners");
 		if (r->since)
 			fmt_age(age, sizeof(age), difftime(now, r->since));
-		if (r->alive)
-			line(2, "flytrap recorder %d: running%s%s%s%s%s", (int)r->pid,
+		if (r->alive) {
+			char unit[256], as[300] = "";
+
+			/* a recorder systemd runs is that service (pkg/systemd) */
+			if (!service_of(r->pid, unit, sizeof(unit)))
+				snprintf(as, sizeof(as), " as %s", unit);
+			line(2, "flytrap recorder %d%s: running%s%s%s%s%s", (int)r->pid, as,
 			     age[0] ? " for " : "", age, r->output ? ", writing '" : "",
 			     r->output ? r->output : "", r->output ? "'" : "");
+		}
 		else
 			line(2, "flytrap recorder %d: dead%s%s%s", (int)r->pid,
 			     r->output ? ", was writing '" : "", r->output ? r->output : "",

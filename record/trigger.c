@@ -175,6 +175,13 @@ int rec_flight_option(struct rec_flight_conf *c, const char *name, const char *a
 		if (end == arg || (*end && strcmp(end, "%")) || !(d > 0) || d > 10000)
 			return ft_usage_error("bad --cpu-budget '%s' (percent of one CPU, e.g. 5)", arg);
 		c->cpu_budget_pct = d;
+	} else if (!strcmp(name, "on-file")) {
+		if (!*arg)
+			return ft_usage_error("--on-file: empty command");
+		c->on_file = arg;
+	} else if (!strcmp(name, "on-file-timeout")) {
+		if (ft_parse_duration_ns(arg, &c->on_file_timeout_ns) || !c->on_file_timeout_ns)
+			return ft_usage_error("bad --on-file-timeout '%s' (examples: 60s, 5m)", arg);
 	} else {
 		return ft_usage_error("unknown option '--%s'", name);
 	}

@@ -102,7 +102,7 @@ grep -q "^would remove $nseg store files\? " fl.dry && [ "$(ls -A | grep -c "^\.
 # recover cannot make a file of a store (chunks without their CPUs and metadata): it says so
 # and leaves the note, so that reset still finds the store
 "$FLYTRAP" recover fl.dat > fl.rec 2>&1; rc=$?
-[ $rc = 1 ] && [ "$(wc -l < fl.rec)" = 1 ] && grep -q "flight or rotating recorder.*flytrap reset" fl.rec &&
+[ $rc = 1 ] && [ "$(wc -l < fl.rec)" = 1 ] && grep -q "flight.*recorder.*flytrap reset" fl.rec &&
 	[ -e "/run/flytrap/record-$rec" ] && [ "$(ls -A | grep -c "^\.fl\.dat\.flight-$rec-")" = "$nseg" ] &&
 	ok "flight: recover refuses the store in one line naming reset, and keeps the note" ||
 	{ fail "flight: recover of a store (exit $rc)"; cat fl.rec; }
