@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -127,6 +128,153 @@ static int check_btf(const uint8_t *b, uint32_t len, uint32_t *ntypes, const cha
 	return 0;
 }
 
+/*
+ * A JSON value (RFC 8259, no white space: the recorder writes none) from
+ * *p; advances *p past it.  Depth bounded: files come from others.
+ */
+static bool json_value(const char **p, const char *end, int depth);
+
+static bool json_string(const char **p, const char *end)
+{
+	const char *q = *p + 1;
+
+	while (q < end && *q != '"') {
+		if ((unsigned char)*q < 0x20)
+			return false;
+		if (*q == '\\') {
+			if (++q >= end)
+				return false;
+			if (*q == 'u') {
+				int i;
+
+				for (i = 1; i <= 4; i++)
+					if (q + i >= end || !strchr("0123456789abcdefABCDEF", q[i]) || !q[i])
+						return false;
+				q += 4;
+			} else if (!strchr("\"\\/bfnrt", *q) || !*q) {
+				return false;
+			}
+		}
+		q++;
+	}
+	if (q >= end)
+		return false;
+	*p = q + 1;
+	return true;
+}
+
+static bool json_number(const char **p, const char *end)
+{
+	const char *q = *p;
+	bool digits = false;
+
+	if (q < end && *q == '-')
+		q++;
+	while (q < end && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' ||
+			   *q == '+' || *q == '-')) {
+		digits |= *q >= '0' && *q <= '9';
+		q++;
+	}
+	*p = q;
+	return digits;
+}
+
+static bool json_word(const char **p, const char *end, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, w, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+static bool json_value(const char **p, const char *end, int depth)
+{
+	char close;
+
+	if (*p >= end || depth > 64)
+		return false;
+	switch (**p) {
+	case '"':
+		return json_string(p, end);
+	case 't':
+		return json_word(p, end, "true");
+	case 'f':
+		return json_word(p, end, "false");
+	case 'n':
+		return json_word(p, end, "null");
+	case '[':
+	case '{':
+		close = **p == '[' ? ']' : '}';
+		(*p)++;
+		if (*p < end && **p == close) {
+			(*p)++;
+			return true;
+		}
+		for (;;) {
+			if (close == '}' && (*p >= end || **p != '"' || !json_string(p, end) ||
+					     *p >= end || *(*p)++ != ':'))
+				return false;
+			if (!json_value(p, end, depth + 1) || *p >= end)
+				return false;
+			if (**p == close) {
+				(*p)++;
+				return true;
+			}
+			if (*(*p)++ != ',')
+				return false;
+		}
+	default:
+		return json_number(p, end);
+	}
+}
+
+bool fmt_json_valid(const char *s, size_t n)
+{
+	const char *p = s;
+
+	return json_value(&p, s + n, 0) && p == s + n;
+}
+
+int fmt_bpfmap_int(const char *s, size_t n, int64_t *v)
+{
+	char buf[32], *e;
+	const char *p = s;
+	size_t l;
+
+	/* a per-CPU integer: {"sum":N,"cpus":[...]} */
+	if (n > 7 && !memcmp(s, "{\"sum\":", 7)) {
+		p = s + 7;
+		n -= 7;
+		l = strspn(p, "-0123456789");
+		if (l > n)
+			l = n;
+		if (l == n || p[l] != ',')
+			return 0;
+		n = l;
+	}
+	if (!n || n >= sizeof(buf) || strspn(p, "-0123456789") < n)
+		return 0;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	errno = 0;
+	if (buf[0] == '-') {
+		long long x = strtoll(buf, &e, 10);
+
+		if (errno || *e)
+			return 0;
+		*v = x;
+	} else {
+		unsigned long long x = strtoull(buf, &e, 10);
+
+		if (errno || *e)
+			return 0;
+		*v = (int64_t)x;	/* u64 above INT64_MAX wrap, as SQLite's integers do */
+	}
+	return 1;
+}
+
 static bool has_nul(const char *p, size_t n)
 {
 	return memchr(p, 0, n) != NULL;
@@ -237,6 +385,10 @@ int fmt_bpfmap_parse(const void *data, size_t len, bool swap, struct fmt_bpfmap 
 		tab = memchr(line, '\t', nl - line);
 		if (!tab || tab == line || tab + 1 == nl || memchr(tab + 1, '\t', nl - tab - 1))
 			goto out;
+		w = "map entry that is not JSON";
+		if (!fmt_json_valid(line, tab - line) || !fmt_json_valid(tab + 1, nl - tab - 1))
+			goto out;
+		w = "map entry without exactly one tab or line end";
 		pos += nl - line + 1;
 		lines++;
 	}

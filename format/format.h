@@ -209,6 +209,10 @@ int fmt_bpfmap_parse(const void *data, size_t len, bool swap, struct fmt_bpfmap 
  */
 int fmt_bpfmap_next(const struct fmt_bpfmap *m, size_t *pos, const char **key, size_t *klen,
 		    const char **val, size_t *vlen);
+/* Whether s is one JSON value without white space (what the recorder writes). */
+bool fmt_json_valid(const char *s, size_t n);
+/* An entry's JSON as an integer (a plain one, or a per-CPU value's "sum"): 1 with *v, else 0. */
+int fmt_bpfmap_int(const char *s, size_t n, int64_t *v);
 
 /* ======================================================================= */
 /*                                 reader                                  */
