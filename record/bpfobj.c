@@ -1299,6 +1299,8 @@ static const struct rec_bpf_ext hooks = {
 static int open_obj(struct bpfobj *bo, struct uobj *o, const char *path, char **err)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	struct jbuf said = { 0 };
+	libbpf_print_fn_t old;
 	char real[PATH_MAX];
 	int ret, k;
 
@@ -1318,14 +1320,24 @@ static int open_obj(struct bpfobj *bo, struct uobj *o, const char *path, char **
 		return ret;
 	}
 	oo.object_name = o->name;
+	/* libbpf's own words go into the message, not on stderr beside it */
+	capture = &said;
+	capture_verbose = bo->o.verbose;
+	old = libbpf_set_print(capture_print);
 	o->obj = bpf_object__open_file(path, &oo);
-	if (!o->obj) {
-		ret = -errno;
+	ret = o->obj ? 0 : -errno;
+	libbpf_set_print(old);
+	capture = NULL;
+	if (ret) {
+		char why[128];
+
+		libbpf_strerror(ret, why, sizeof(why));
 		*err = xasprintf("--bpf-object '%s': not a BPF object libbpf can open: %s", path,
-				 strerror(errno));
-		return ret == -ENOENT ? -ENOENT : -EINVAL;
+				 why);
+		ret = ret == -ENOENT ? -ENOENT : -EINVAL;
 	}
-	return 0;
+	jb_release(&said);
+	return ret;
 }
 
 static int count_event_maps(struct bpf_object *obj, int *rings)
