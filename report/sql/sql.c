@@ -1316,6 +1316,14 @@ static int fill_bpf_map(struct cursor *c, const char **why)
 		bool swap = sf->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 		const struct fmt_option *o;
 
+		/* the objects too: their BTF types these rows */
+		for (k = 0; (o = fmt_reader_option(sf->r, FMT_OPT_FT_BPFOBJ, k)); k++) {
+			struct fmt_bpfobj ob;
+			int err = fmt_bpfobj_parse(o->data, o->size, swap, &ob, why);
+
+			if (err)
+				return err;
+		}
 		for (k = 0; (o = fmt_reader_option(sf->r, FMT_OPT_FT_BPFMAP, k)); k++) {
 			struct fmt_bpfmap m;
 			const char *key, *val;
