@@ -48,9 +48,12 @@ put('map-count', m + 20, struct.pack('<I', ne + 1))
 put('map-name', m + 16, struct.pack('<I', 0x7fffffff))
 PY
 
+# FLYTRAP_TEST_LIGHT=1 (the sanitizer run): info --json and the listing on the first file only
+first=1
 check() {	# NAME WHAT
-	local f=$1.dat what=$2 rc
-	for cmd in "info" "info --json" "report --bpf-maps" "sql -c 'select count(*) from bpf_map'"; do
+	local f=$1.dat what=$2 rc cmds=("info" "report --bpf-maps" "sql -c 'select count(*) from bpf_map'")
+	[ "${FLYTRAP_TEST_LIGHT:-0}" = 1 ] && [ $first = 0 ] || cmds+=("info --json")
+	for cmd in "${cmds[@]}"; do
 		eval "\"\$FLYTRAP\" $cmd \"\$f\"" >out.txt 2>err.txt
 		rc=$?
 		# nothing on stdout: a damaged file prints nothing that looks complete
@@ -61,8 +64,11 @@ check() {	# NAME WHAT
 			fail "$1: $cmd: exit $rc, stdout $(wc -c <out.txt) bytes: $(head -2 err.txt)"
 		fi
 	done
-	"$FLYTRAP" report "$f" >/dev/null 2>err.txt && ok "$1: the event listing still reads" ||
-		fail "$1: report: $(head -2 err.txt)"
+	if [ "${FLYTRAP_TEST_LIGHT:-0}" != 1 ] || [ $first = 1 ]; then
+		"$FLYTRAP" report "$f" >/dev/null 2>err.txt && ok "$1: the event listing still reads" ||
+			fail "$1: report: $(head -2 err.txt)"
+	fi
+	first=0
 }
 check btf-magic "BTF magic wrong"
 check btf-bounds "BTF sections outside the data"
