@@ -128,6 +128,18 @@ rc=$?
 "$FT" report --bpf-maps int.dat | grep -q "^wbytes/bytes at .* (end)" && ok "SIGINT: the maps were read at the end" ||
 	fail "SIGINT: no end snapshot"
 
+# ---- SIGKILL: the links were the recorder's file descriptors ------------------------
+"$FT" record -q -o kill.dat --bpf-object wbytes.bpf.o >kill.out 2>kill.err &
+kp=$!
+for _ in $(seq 100); do [ -n "$(ours)" ] && break; sleep 0.1; done
+kill -KILL $kp
+wait $kp 2>/dev/null
+for _ in $(seq 50); do [ -z "$(ours)" ] && break; sleep 0.1; done
+[ -z "$(ours)" ] && ok "nothing loaded after SIGKILL" || fail "left loaded after SIGKILL: $(ours)"
+# only what this test started: the killed recorder's instance (62-rec-sigkill tests reset)
+for _ in $(seq 50); do rmdir "$TRACEFS/instances/flytrap-$kp" 2>/dev/null && break; sleep 0.1; done
+[ -e "$TRACEFS/instances/flytrap-$kp" ] && fail "cannot remove flytrap-$kp"
+
 # ---- the verifier says no -----------------------------------------------------------
 "$FT" record -q -o bad.dat --bpf-object refused.bpf.o -e sched:sched_switch -d 5 >bad.out 2>bad.err &
 bp=$!
