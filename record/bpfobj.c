@@ -422,8 +422,11 @@ static bool insn_line(const char *l, size_t n)
  * instruction and "processed N insns"), the last LOG_TAIL_LINES lines up to
  * there, and the whole log in a file whose name goes in the message.
  */
-static char *verifier_message(const char *path, const char *libbpf_out, int ret)
+static const char *attach_hint(const char *sec);
+
+static char *verifier_message(const struct uobj *o, const char *libbpf_out, int ret)
 {
+	const char *path = o->path;
 	const char *b = strstr(libbpf_out, "-- BEGIN PROG LOAD LOG --");
 	const char *e = b ? strstr(b, "-- END PROG LOAD LOG --") : NULL;
 	const char *log, *p, *stop, *lines[4096], *prog = strstr(libbpf_out, "prog '");
@@ -437,8 +440,14 @@ static char *verifier_message(const char *path, const char *libbpf_out, int ret)
 	if (prog)
 		sscanf(prog, "prog '%127[^']'", progname);
 	if (!b || !e) {
-		/* not the verifier: the last thing libbpf said is the best reason there is */
+		/* not the verifier: the kernel's errno for the program, else libbpf's last word */
 		const char *lastl = libbpf_out, *q;
+		struct bpf_program *bp = prog ? bpf_object__find_program_by_name(o->obj, progname) : NULL;
+
+		if (bp && strstr(libbpf_out, "BPF program load failed"))
+			return xasprintf("--bpf-object '%s': the kernel refused to load program '%s' (section %s): %s%s",
+					 path, progname, bpf_program__section_name(bp), strerror(-ret),
+					 attach_hint(bpf_program__section_name(bp)));
 
 		for (q = libbpf_out; *q; q++)
 			if (q[0] == '\n' && q[1])
@@ -515,7 +524,7 @@ static int load_obj(struct uobj *o, int verbose, char **err)
 		if (out.oom)
 			*err = xasprintf("--bpf-object '%s': cannot load: %s", o->path, strerror(-ret));
 		else
-			*err = verifier_message(o->path, out.p ? out.p : "", ret);
+			*err = verifier_message(o, out.p ? out.p : "", ret);
 	}
 	jb_release(&out);
 	/* refused, whatever errno the kernel gave: not a usage error (-EINVAL) */
@@ -622,17 +631,29 @@ static int attach_prog(struct bpfobj *bo, struct uobj *o, struct bpf_program *p,
 		ret = l ? 0 : -errno;
 		free(bin);
 	} else {
+		struct jbuf said = { 0 };
+		libbpf_print_fn_t old;
+
+		/* libbpf's words about a refused attach: the message below says it in one line */
+		capture = &said;
+		capture_verbose = bo->o.verbose;
+		old = libbpf_set_print(capture_print);
 		l = bpf_program__attach(p);
 		ret = l ? 0 : -errno;
+		libbpf_set_print(old);
+		capture = NULL;
+		jb_release(&said);
 	}
 	if (ret) {
-		if (ret == -EOPNOTSUPP && !target && (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe")))
+		if (ret == -EOPNOTSUPP && !target && (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe"))) {
 			*err = xasprintf("--bpf-object '%s': program '%s' (section %s) needs a target: --bpf-attach %s=BINARY:FUNCTION",
 					 o->path, name, sec, name);
-		else
-			*err = xasprintf("--bpf-object '%s': cannot attach program '%s' (section %s): %s%s",
-					 o->path, name, sec, strerror(-ret), attach_hint(sec));
-		return -EINVAL;
+			return -EINVAL;
+		}
+		*err = xasprintf("--bpf-object '%s': cannot attach program '%s' (section %s): %s%s",
+				 o->path, name, sec, strerror(-ret), attach_hint(sec));
+		/* the kernel's refusal, not the user's typo: a failure, not a usage error */
+		return -ENOEXEC;
 	}
 	return add_link(o, l);
 }
