@@ -1627,6 +1627,7 @@ static const char usage_text[] =
 	"      --ts2secs HZ   the clock counts HZ ticks a second\n"
 	"      --ts-diff, --raw-ts, --align-ts, --ts-check, --nodate\n"
 	"      --stat, --uname, --version (of the program that wrote the file)\n"
+	"      --bpf-maps         the maps of record --bpf-object (like bpftool map dump)\n"
 	"      --cpus, --first-event, --last-event, --check-events\n"
 	"  -f, -E             functions (kallsyms), event types stored in the file\n"
 	"      --endian       byte orders: what trace-cmd report -e prints (here -e\n"
