@@ -158,4 +158,17 @@ rm -f "$log"
 [ -e bad.dat ] && fail "a refused recording left bad.dat"
 [ -z "$(ours)" ] && ok "nothing left loaded (ftt_fine neither)" || fail "left loaded: $(ours)"
 [ -e "$TRACEFS/instances/flytrap-$bp" ] && fail "the refused recording left its tracefs instance"
-[ "$fails" = 0 ]
+
+# ---- the static binary (make static) loads user objects too -------------------------
+ST=$TOP/$O/flytrap-static
+if [ -z "${FLYTRAP_BIN:-}" ] && [ -x "$ST" ]; then
+	"$ST" record -q -o st.dat --bpf-object wbytes.bpf.o --bpf-set target_comm=dd \
+		-- dd if=/dev/zero of=/dev/null bs=4096 count=256 status=none 2>st.err ||
+		fail "static: record: $(head -3 st.err)"
+	[ "$("$ST" sql -c "select value_int from bpf_map where map = 'wbytes/bytes' and why = 'end'" --csv st.dat | tail -1)" = 1048576 ] &&
+		ok "$ST loads the object: dd's 1048576 bytes" || fail "static: bpf_map"
+	[ -z "$(ours)" ] || fail "static: left loaded: $(ours)"
+else
+	echo "note: no $ST (make static), not checked here (FLYTRAP_BIN=... runs this whole test with it)"
+fi
+finish
