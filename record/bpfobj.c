@@ -874,7 +874,9 @@ static int put_record(struct uev *u, int cpu, const void *data, size_t size)
 	uint16_t type;
 	uint8_t *p;
 	uint32_t len, keep = size;
-	bool typed = u->fmt && size == u->rec_size;
+	/* a perf buffer pads its samples to 8 bytes (with a u32 size before them) */
+	bool typed = u->fmt && (size == u->rec_size ||
+				(u->pb && size > u->rec_size && size - u->rec_size < 8));
 
 	if (typed) {
 		if (u->ts_off >= 0) {
@@ -889,6 +891,7 @@ static int put_record(struct uev *u, int cpu, const void *data, size_t size)
 			pid = rd_u32((const uint8_t *)data + u->pid_off);
 		if (u->cpu_off >= 0 && cpu < 0)
 			cpu = rd_u32((const uint8_t *)data + u->cpu_off);
+		size = u->rec_size;
 		len = COMMON_LEN + size;
 		type = u->id;
 	} else {
