@@ -170,6 +170,7 @@ struct fmt_bpfmap_hdr {
 };
 #define FMT_BPFMAP_TRUNCATED	1u	/* the size or time bound stopped the read */
 #define FMT_BPFMAP_PERCPU	2u	/* values are {"sum":..,"cpus":[..]} or {"cpus":[..]} */
+#define FMT_BPFMAP_STACKS	4u	/* a stack trace map: values are ["0xADDR",...], innermost first */
 #define FMT_BPFMAP_WHY(f)	(((f) >> 8) & 0xff)	/* 0 end, 1 --bpf-snapshot, 2 dump */
 
 /* A decoded object option; pointers into the option's data. */

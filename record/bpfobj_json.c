@@ -421,10 +421,12 @@ int rec_snap_read(struct bpf_map *map, const struct btf *btf, int ncpus, struct 
 		r.percpu = true;
 		s->flags |= FMT_BPFMAP_PERCPU;
 		break;
+	case BPF_MAP_TYPE_STACK_TRACE:
+		s->flags |= FMT_BPFMAP_STACKS;
+		break;
 	case BPF_MAP_TYPE_HASH:
 	case BPF_MAP_TYPE_ARRAY:
 	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_STACK_TRACE:
 		break;
 	default:
 		return -EOPNOTSUPP;

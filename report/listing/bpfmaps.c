@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "format.h"
 #include "report/listing/bpfmaps.h"
+#include "report/syms/symbols.h"
 
 static const char *why_name(uint32_t flags)
 {
@@ -22,15 +25,45 @@ static const char *why_name(uint32_t flags)
 	return "other";
 }
 
-static void entries(const struct fmt_bpfmap *m, bool json, FILE *out)
+/*
+ * A stack trace map's value, ["0xADDR",...]: each kernel address with its
+ * function from the file's kallsyms, one frame a line (user addresses have
+ * no process in a stack map to resolve them in: printed bare).
+ */
+static void frames(struct rpt_syms *sy, const char *v, size_t vl, FILE *out)
+{
+	const char *p = v, *end = v + vl;
+	int i = 0;
+
+	while (p < end && (p = memchr(p, '"', end - p)) && p + 1 < end) {
+		char *e;
+		uint64_t a = strtoull(p + 1, &e, 16), off = 0;
+		const char *fn = sy ? rpt_syms_kernel(sy, a, &off) : NULL;
+
+		if (e == p + 1 || e >= end || *e != '"')
+			break;
+		if (fn)
+			fprintf(out, "      #%d 0x%" PRIx64 " %s+0x%" PRIx64 "\n", i++, a, fn, off);
+		else
+			fprintf(out, "      #%d 0x%" PRIx64 "\n", i++, a);
+		p = e + 1;
+	}
+}
+
+static void entries(const struct fmt_bpfmap *m, bool json, struct rpt_syms *sy, FILE *out)
 {
 	const char *k, *v;
 	size_t pos = 0, kl, vl, n = 0;
 
 	fputs("[", out);
-	while (fmt_bpfmap_next(m, &pos, &k, &kl, &v, &vl))
+	while (fmt_bpfmap_next(m, &pos, &k, &kl, &v, &vl)) {
 		fprintf(out, "%s%s{\"key\":%.*s,\"value\":%.*s}", n++ ? "," : "",
 			json ? "" : "\n  ", (int)kl, k, (int)vl, v);
+		if (!json && (m->flags & FMT_BPFMAP_STACKS)) {
+			fputs("\n", out);
+			frames(sy, v, vl, out);
+		}
+	}
 	fputs(json || !n ? "]" : "\n]\n", out);
 	if (!json && !n)
 		fputs("\n", out);
@@ -42,6 +75,7 @@ int rpt_bpfmaps_print(struct fmt_reader *r, bool json, FILE *out, const char **w
 	bool swap = in->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	const struct fmt_option *o;
 	struct fmt_bpfmap m;
+	struct rpt_syms *sy = NULL;
 	int k, err;
 
 	/* check all first: a damaged file prints nothing that looks complete */
@@ -79,7 +113,7 @@ int rpt_bpfmaps_print(struct fmt_reader *r, bool json, FILE *out, const char **w
 				"\"percpu\":%s,\"entries\":", ts, why_name(m.flags),
 				m.flags & FMT_BPFMAP_TRUNCATED ? "true" : "false",
 				m.flags & FMT_BPFMAP_PERCPU ? "true" : "false");
-			entries(&m, true, out);
+			entries(&m, true, NULL, out);
 			fputs("}", out);
 		} else {
 			fprintf(out, "%s%.*s at %" PRIu64 ".%06" PRIu64 " (%s): %u entr%s%s\n",
@@ -87,10 +121,13 @@ int rpt_bpfmaps_print(struct fmt_reader *r, bool json, FILE *out, const char **w
 				ts % 1000000000 / 1000, why_name(m.flags), m.nentries,
 				m.nentries == 1 ? "y" : "ies",
 				m.flags & FMT_BPFMAP_TRUNCATED ? " (truncated: the size or time bound of the read)" : "");
-			entries(&m, false, out);
+			if ((m.flags & FMT_BPFMAP_STACKS) && !sy)
+				sy = rpt_syms_new(r, NULL, NULL, RPT_SYMS_NO_DEBUGINFOD);
+			entries(&m, false, sy, out);
 		}
 	}
 	if (json)
 		fputs("]\n", out);
+	rpt_syms_free(sy);
 	return 0;
 }

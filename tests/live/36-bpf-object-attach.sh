@@ -5,7 +5,8 @@
 # though perf pads them) and a uprobe program whose bare section gets its
 # target from --bpf-attach: uprobe_target 50 calls ut_leaf 100 times, so
 # its pid counts exactly 100.  Without --bpf-attach the uprobe program is a
-# usage error naming the option.  Nothing stays loaded.
+# usage error naming the option.  A STACK_TRACE map's stacks come out of
+# report --bpf-maps with their kernel functions.  Nothing stays loaded.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_tracefs
@@ -43,4 +44,14 @@ s=$(grep -c ' attach_samples: *pid=[0-9]* cpu=[0-9]* ip=[0-9]* comm=' tc.out)
 grep -q 'attach_samples_raw' tc.out && fail "perf buffer samples stored raw"
 "$FLYTRAP" info a.dat | grep -q "events of samples attach_samples samples_event records=$s raw=0" &&
 	ok "info: the perf buffer's records" || fail "info: $("$FLYTRAP" info a.dat | grep 'events of')"
+
+# a stack trace map: its stacks printed with the kernel functions of the file's kallsyms
+clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/stacks.bpf.c" -o stacks.bpf.o ||
+	{ fail "clang cannot build stacks.bpf.c"; exit 1; }
+"$FLYTRAP" record -q -o s.dat --bpf-object stacks.bpf.o -d 1 >s.out 2>s.err || fail "record stacks: $(head -3 s.err)"
+"$FLYTRAP" report --bpf-maps s.dat >s.txt 2>&1 || fail "report --bpf-maps: $(head -3 s.txt)"
+grep -q '^      #[0-9]* 0xffff[0-9a-f]* __schedule+0x[0-9a-f]*$' s.txt &&
+	ok "stack trace map: frames symbolized ($(grep -c '__schedule+' s.txt) stacks through __schedule)" ||
+	fail "stack trace map: $(sed -n '/stacks at/,+4p' s.txt)"
+[ -z "$(ours)" ] || fail "left loaded: $(ours)"
 finish
