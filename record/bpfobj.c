@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -62,6 +63,8 @@ struct uev {
 	char *fmt, *raw_fmt;		/* tracefs-style formats (fmt NULL: raw only) */
 	int slot;			/* loss slot in bpf_progs= */
 	const volatile uint64_t *drops_var;	/* MAP_drops in the object's .bss/.data, if any */
+	void *drops_mem;			/* its mapping */
+	size_t drops_len;
 	uint64_t drops_prev;
 	struct perf_buffer *pb;
 	uint64_t records, raw, truncated, lost;
@@ -818,8 +821,14 @@ static int find_struct(const struct bpfobj *bo, const struct btf *btf, const cha
 	return 0;
 }
 
-/* MAP_drops, a u64 in the object's .bss or .data that the program counts failed reservations in. */
-static const volatile uint64_t *drops_var(struct bpf_object *obj, const char *map)
+/*
+ * MAP_drops, a u64 in the object's .bss or .data that the program counts
+ * failed reservations in, read through a mapping of the kernel's map (the
+ * data libbpf keeps is only the initial image: a skeleton would remap it,
+ * a plain bpf_object does not).  *mem and *memlen: the mapping to unmap.
+ */
+static const volatile uint64_t *drops_var(struct bpf_object *obj, const char *map, void **mem,
+					  size_t *memlen)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	char want[128];
@@ -832,16 +841,19 @@ static const volatile uint64_t *drops_var(struct bpf_object *obj, const char *ma
 		const char *mn = bpf_map__name(m), *sec = mn ? strrchr(mn, '.') : NULL;
 		const struct btf_type *ds;
 		const struct btf_var_secinfo *vs;
-		size_t size;
+		size_t size, len, page = sysconf(_SC_PAGESIZE);
 		const uint8_t *data;
 		int id, i;
 
-		if (!sec || (strcmp(sec, ".bss") && strcmp(sec, ".data")))
+		if (!sec || (strcmp(sec, ".bss") && strcmp(sec, ".data")) ||
+		    !(bpf_map__map_flags(m) & BPF_F_MMAPABLE))
 			continue;
 		id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
 		ds = id > 0 ? btf__type_by_id(btf, id) : NULL;
-		data = bpf_map__initial_value(m, &size);	/* after load: the map's mmap */
-		if (!ds || !data)
+		size = bpf_map__value_size(m);
+		len = (size + page - 1) / page * page;
+		data = ds ? mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0) : MAP_FAILED;
+		if (data == MAP_FAILED)
 			continue;
 		vs = btf_var_secinfos(ds);
 		for (i = 0; i < btf_vlen(ds); i++, vs++) {
@@ -849,9 +861,13 @@ static const volatile uint64_t *drops_var(struct bpf_object *obj, const char *ma
 
 			if (var && vs->size == 8 && vs->offset % 8 == 0 &&
 			    (uint64_t)vs->offset + 8 <= size &&
-			    !strcmp(btf__name_by_offset(btf, var->name_off) ?: "", want))
+			    !strcmp(btf__name_by_offset(btf, var->name_off) ?: "", want)) {
+				*mem = (void *)data;
+				*memlen = len;
 				return (const volatile uint64_t *)(data + vs->offset);
+			}
 		}
+		munmap((void *)data, len);
 	}
 	return NULL;
 }
@@ -981,7 +997,7 @@ static int setup_event(struct bpfobj *bo, struct uobj *o, struct bpf_map *m, int
 		return u->slot < 0 ? u->slot : -ENOMEM;
 	bo->nev++;
 	if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF) {
-		u->drops_var = drops_var(o->obj, bpf_map__name(m));
+		u->drops_var = drops_var(o->obj, bpf_map__name(m), &u->drops_mem, &u->drops_len);
 		if (u->drops_var)
 			u->drops_prev = *u->drops_var;
 		ret = rec_bpf_ext_ringbuf(bo->b, bpf_map__fd(m), on_ring, u);
@@ -1292,6 +1308,8 @@ static void hook_close(void *ctx)
 	detach(bo);
 	for (i = 0; i < bo->nev; i++) {
 		perf_buffer__free(bo->ev[i].pb);
+		if (bo->ev[i].drops_mem)
+			munmap(bo->ev[i].drops_mem, bo->ev[i].drops_len);
 		free(bo->ev[i].fmt);
 		free(bo->ev[i].raw_fmt);
 	}

@@ -6,7 +6,9 @@
 # target from --bpf-attach: uprobe_target 50 calls ut_leaf 100 times, so
 # its pid counts exactly 100.  Without --bpf-attach the uprobe program is a
 # usage error naming the option.  A STACK_TRACE map's stacks come out of
-# report --bpf-maps with their kernel functions.  Nothing stays loaded.
+# report --bpf-maps with their kernel functions.  A 4 KiB ring overflowed
+# on purpose: the records plus the losses the program counted (MAP_drops)
+# are what it tried, and drops counts them.  Nothing stays loaded.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_tracefs
@@ -53,5 +55,19 @@ clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/stacks.bpf.c" 
 grep -q '^      #[0-9]* 0xffff[0-9a-f]* __schedule+0x[0-9a-f]*$' s.txt &&
 	ok "stack trace map: frames symbolized ($(grep -c '__schedule+' s.txt) stacks through __schedule)" ||
 	fail "stack trace map: $(sed -n '/stacks at/,+4p' s.txt)"
+[ -z "$(ours)" ] || fail "left loaded: $(ours)"
+
+# losses of a ring buffer: records + the program's MAP_drops = what it tried, in the one figure
+clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/overflow.bpf.c" -o overflow.bpf.o ||
+	{ fail "clang cannot build overflow.bpf.c"; exit 1; }
+"$FLYTRAP" record -q -o o.dat --bpf-object overflow.bpf.o --bpf-set target_comm=dd \
+	-- dd if=/dev/zero of=/dev/null bs=512 count=50 status=none 2>o.err || fail "record overflow: $(head -3 o.err)"
+recs=$("$FLYTRAP" report o.dat 2>/dev/null | grep -c ' overflow_events: ')
+lost=$("$FLYTRAP" sql -c "select sum(count) from drops where source = 'bpf:overflow/events'" --csv o.dat | tail -1)
+[ "$lost" -gt 0 ] && [ $((recs + lost)) = $((50 * 201)) ] &&
+	ok "ring buffer losses: $recs records + $lost counted lost = 50 x 201" ||
+	fail "ring buffer losses: $recs records, $lost lost (want a sum of $((50 * 201)))"
+"$FLYTRAP" drops o.dat | grep -q "^  BPF ring buffer: *$lost" && ok "drops: the one loss figure counts them" ||
+	fail "drops: $("$FLYTRAP" drops o.dat | grep -i 'bpf ring')"
 [ -z "$(ours)" ] || fail "left loaded: $(ours)"
 finish
