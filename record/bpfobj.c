@@ -59,10 +59,12 @@ struct uev {
 	char strct[64];			/* BTF struct of the records ("" = none found) */
 	int id, raw_id;
 	uint32_t rec_size;		/* size of the struct (typed records) */
-	int ts_off, pid_off, cpu_off;	/* record offsets of the conventional fields, -1 none */
+	/* record offsets of the conventional fields (ts, pid, cpu), -1 none */
+	int ts_off, pid_off, cpu_off;
 	char *fmt, *raw_fmt;		/* tracefs-style formats (fmt NULL: raw only) */
 	int slot;			/* loss slot in bpf_progs= */
-	const volatile uint64_t *drops_var;	/* MAP_drops in the object's .bss/.data, if any */
+	/* MAP_drops in the object's .bss/.data, if any */
+	const volatile uint64_t *drops_var;
 	void *drops_mem;			/* its mapping */
 	size_t drops_len;
 	uint64_t drops_prev;
@@ -89,7 +91,8 @@ struct bpfobj {
 	int nobjs;
 	struct uev *ev;
 	int nev;
-	struct rec_snap *snaps;		/* periodic snapshots, written at the end and at dumps */
+	/* periodic snapshots, written at the end and at dumps */
+	struct rec_snap *snaps;
 	size_t nsnaps;
 	uint64_t snap_mem, snaps_skipped;
 	uint64_t next_snap, next_drops;
@@ -445,11 +448,13 @@ static char *verifier_message(const struct uobj *o, const char *libbpf_out, int 
 	if (!b || !e) {
 		/* not the verifier: the kernel's errno for the program, else libbpf's last word */
 		const char *lastl = libbpf_out, *q;
-		struct bpf_program *bp = prog ? bpf_object__find_program_by_name(o->obj, progname) : NULL;
+		struct bpf_program *bp = prog ? bpf_object__find_program_by_name(o->obj, progname)
+					       : NULL;
 
 		if (bp && strstr(libbpf_out, "BPF program load failed"))
 			return xasprintf("--bpf-object '%s': the kernel refused to load program '%s' (section %s): %s%s",
-					 path, progname, bpf_program__section_name(bp), strerror(-ret),
+					 path, progname, bpf_program__section_name(bp),
+					 strerror(-ret),
 					 attach_hint(bpf_program__section_name(bp)));
 
 		for (q = libbpf_out; *q; q++)
@@ -753,7 +758,8 @@ static char *typed_format(const struct btf *btf, uint32_t sid, struct uev *u)
 			} else if (rec_btf_is_int(btf, a->type, &esign) &&
 				   (es == 1 || es == 2 || es == 4 || es == 8)) {
 				jb_printf(&f, "\tfield:%s %s[%u];\toffset:%d;\tsize:%d;\tsigned:%d;\n",
-					  int_type(es, esign), name, a->nelems, off, (int)size, esign);
+					  int_type(es, esign), name, a->nelems, off, (int)size,
+					  esign);
 				jb_printf(&pf, "%s%s=%%s", pf.len ? " " : "", name);
 				jb_printf(&pa, ", __print_array(REC->%s, %u, %d)", name, a->nelems,
 					  (int)es);
@@ -803,7 +809,8 @@ static int find_struct(const struct bpfobj *bo, const struct btf *btf, const cha
 
 		if (!strncmp(r, map, n) && r[n] == '=') {
 			snprintf(out, len, "%.*s", (int)(len - 1), r + n + 1);
-			id = btf ? btf__find_by_name_kind(btf, r + n + 1, BTF_KIND_STRUCT) : -ENOENT;
+			id = btf ? btf__find_by_name_kind(btf, r + n + 1, BTF_KIND_STRUCT)
+				  : -ENOENT;
 			return id > 0 ? id : -ENOENT;
 		}
 	}
@@ -899,7 +906,7 @@ static int put_record(struct uev *u, int cpu, const void *data, size_t size)
 			uint64_t t;
 
 			memcpy(&t, (const uint8_t *)data + u->ts_off, 8);
-			/* bpf_ktime_get_ns() is the buffer's mono clock; anything else is not a time */
+			/* bpf_ktime_get_ns() is the buffer's mono clock; anything else is no time */
 			if (t && t <= now && now - t < 60000000000ull)
 				ts = t;
 		}
@@ -1056,8 +1063,9 @@ static int snap_all(struct bpfobj *bo, unsigned why, struct rec_snap **v, size_t
 				continue;
 			s.name = xasprintf("%s/%s", o->name, bpf_map__name(m));
 			s.flags = why << 8;
-			ret = s.name ? rec_snap_read(m, bpf_object__btf(o->obj), rec_bpf_ncpus(bo->b), &s) :
-				       -ENOMEM;
+			ret = s.name ? rec_snap_read(m, bpf_object__btf(o->obj),
+						     rec_bpf_ncpus(bo->b), &s)
+				     : -ENOMEM;
 			if (!ret && s.text.oom)
 				ret = -ENOMEM;
 			nv = ret ? NULL : realloc(*v, (*n + 1) * sizeof(**v));
@@ -1132,7 +1140,8 @@ static int write_obj(struct bpfobj *bo, struct uobj *o, struct fmt_writer *w)
 		jb_printf(&t, "map=%.100s %s %u %u %u %u %u\n", bpf_map__name(m),
 			  map_type_name(bpf_map__type(m)), bpf_map__key_size(m),
 			  bpf_map__value_size(m), bpf_map__max_entries(m),
-			  btf ? bpf_map__btf_key_type_id(m) : 0, btf ? bpf_map__btf_value_type_id(m) : 0);
+			  btf ? bpf_map__btf_key_type_id(m) : 0,
+			  btf ? bpf_map__btf_value_type_id(m) : 0);
 	}
 	for (i = 0; i < bo->nev; i++) {
 		struct uev *u = &bo->ev[i];
@@ -1269,7 +1278,8 @@ static int hook_formats(void *ctx, struct fmt_writer *w)
 		if (u->fmt)
 			ret = fmt_writer_event_format(w, REC_BPF_SYSTEM, u->fmt, strlen(u->fmt));
 		if (!ret)
-			ret = fmt_writer_event_format(w, REC_BPF_SYSTEM, u->raw_fmt, strlen(u->raw_fmt));
+			ret = fmt_writer_event_format(w, REC_BPF_SYSTEM, u->raw_fmt,
+						      strlen(u->raw_fmt));
 	}
 	return ret ? rec_bpf_ext_error(bo->b, ret, "cannot store the format of a --bpf-object event") : 0;
 }

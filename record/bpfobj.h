@@ -27,8 +27,8 @@ struct rec_bpfobj_opts {
 	int nattach;
 	const char *const *records;	/* --bpf-record MAP=STRUCT (ring buffer record layout) */
 	int nrecords;
-	unsigned perf_hz;		/* --bpf-perf-hz: perf_event programs' cpu-clock (0 = 99) */
-	uint64_t snapshot_ns;		/* --bpf-snapshot: maps every this often (0 = end, dumps) */
+	unsigned perf_hz;		/* --bpf-perf-hz: perf_event cpu-clock Hz (0 = 99) */
+	uint64_t snapshot_ns;		/* --bpf-snapshot: maps this often (0: end, dumps) */
 	int verbose;
 };
 

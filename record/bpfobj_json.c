@@ -98,8 +98,9 @@ static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
 	const struct btf_type *t = btf__type_by_id(btf, *id);
 	int n = 0;
 
-	while (t && n++ < MAX_DEPTH && (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t) ||
-					btf_is_restrict(t) || btf_is_type_tag(t))) {
+	while (t && n++ < MAX_DEPTH &&
+	       (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t) || btf_is_restrict(t) ||
+		btf_is_type_tag(t))) {
 		*id = t->type;
 		t = btf__type_by_id(btf, *id);
 	}
@@ -132,7 +133,8 @@ static void json_int(struct jbuf *j, uint64_t v, size_t size, bool sign, bool is
 	if (is_bool) {
 		jb_printf(j, "%s", v ? "true" : "false");
 	} else if (sign) {
-		int64_t s = size < 8 ? (int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size) : (int64_t)v;
+		int sh = 64 - 8 * (int)size;
+		int64_t s = size < 8 ? (int64_t)(v << sh) >> sh : (int64_t)v;
 
 		jb_printf(j, "%lld", (long long)s);
 	} else {
@@ -231,8 +233,9 @@ static void json_enum(const struct btf *btf, const struct btf_type *t, const uin
 			ev = btf_enum64_value(&btf_enum64(t)[i]);
 		if (t->size < 8)
 			ev &= (1ull << (8 * t->size)) - 1;
-		if (ev == v && (name = btf__name_by_offset(btf, (btf_is_enum(t) ? btf_enum(t)[i].name_off :
-								  btf_enum64(t)[i].name_off)))) {
+		name = btf__name_by_offset(btf, btf_is_enum(t) ? btf_enum(t)[i].name_off
+							 : btf_enum64(t)[i].name_off);
+		if (ev == v && name) {
 			json_str(j, name, strlen(name));
 			return;
 		}
@@ -260,7 +263,8 @@ static void json_type(const struct btf *btf, uint32_t id, const uint8_t *d, size
 		if (t->size > 8 || btf_int_offset(t))
 			hex_bytes(j, d, t->size);
 		else
-			json_int(j, load_uint(d, t->size), t->size, btf_int_encoding(t) & BTF_INT_SIGNED,
+			json_int(j, load_uint(d, t->size), t->size,
+				 btf_int_encoding(t) & BTF_INT_SIGNED,
 				 btf_int_encoding(t) & BTF_INT_BOOL);
 	} else if (btf_is_any_enum(t) && t->size <= 8) {
 		json_enum(btf, t, d, j);
@@ -372,8 +376,8 @@ static int read_batched(struct reader *r, uint8_t *keys, uint8_t *vals, size_t v
 	for (;;) {
 		__u32 count = 256, i;
 
-		ret = bpf_map_lookup_batch(bpf_map__fd(r->map), first ? NULL : &in, &out, keys, vals,
-					   &count, NULL);
+		ret = bpf_map_lookup_batch(bpf_map__fd(r->map), first ? NULL : &in, &out, keys,
+					   vals, &count, NULL);
 		if (ret < 0)
 			ret = -errno;
 		if (ret && ret != -ENOENT)
@@ -447,7 +451,8 @@ int rec_snap_read(struct bpf_map *map, const struct btf *btf, int ncpus, struct 
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = r.type == BPF_MAP_TYPE_STACK_TRACE ? -EOPNOTSUPP : read_batched(&r, keys, vals, vstride);
+	ret = r.type == BPF_MAP_TYPE_STACK_TRACE ? -EOPNOTSUPP
+						   : read_batched(&r, keys, vals, vstride);
 	if (ret && ret != -ENOMEM && s->nentries == 0) {
 		/* no batch lookup for this map type or kernel: one key at a time */
 		ret = read_iter(&r, k1, k2, vals);
