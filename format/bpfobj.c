@@ -237,6 +237,16 @@ bool fmt_json_valid(const char *s, size_t n)
 	return json_value(&p, s + n, 0) && p == s + n;
 }
 
+/* Leading bytes of p[0..n) that are '-' or digits (the text need not end in a NUL). */
+static size_t num_len(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (p[i] == '-' || (p[i] >= '0' && p[i] <= '9')))
+		i++;
+	return i;
+}
+
 int fmt_bpfmap_int(const char *s, size_t n, int64_t *v)
 {
 	char buf[32], *e;
@@ -247,14 +257,12 @@ int fmt_bpfmap_int(const char *s, size_t n, int64_t *v)
 	if (n > 7 && !memcmp(s, "{\"sum\":", 7)) {
 		p = s + 7;
 		n -= 7;
-		l = strspn(p, "-0123456789");
-		if (l > n)
-			l = n;
+		l = num_len(p, n);
 		if (l == n || p[l] != ',')
 			return 0;
 		n = l;
 	}
-	if (!n || n >= sizeof(buf) || strspn(p, "-0123456789") < n)
+	if (!n || n >= sizeof(buf) || num_len(p, n) < n)
 		return 0;
 	memcpy(buf, p, n);
 	buf[n] = 0;
