@@ -82,6 +82,9 @@ enum fmt_option_id {
 	FMT_OPT_FT_FACTS = 0x4625,
 	/* u64 offset of the FMT_SEC_FT_STATE section (the writer, at close) */
 	FMT_OPT_FT_STATE = 0x4626,
+	/* record --bpf-object: one per object, one per map snapshot (struct fmt_bpfobj_hdr, _map_hdr) */
+	FMT_OPT_FT_BPFOBJ = 0x4630,
+	FMT_OPT_FT_BPFMAP = 0x4631,
 
 	FMT_SEC_FT_SYMTAB = 0x4680,	/* ELF symbol tables, see docs/file-format.md */
 	FMT_SEC_FT_PROCMAPS = 0x4681,
@@ -141,6 +144,76 @@ struct fmt_bpf_drop {
 	uint32_t prog;		/* index into the program names in the META option "bpf_progs=" */
 	uint64_t count;		/* failures in this window */
 };
+
+/*
+ * record --bpf-object (docs/file-format.md, "User BPF objects"): an object
+ * option is this header, text_len bytes of "key=value" lines (name, path,
+ * sha256, prog=, map=, event=) and btf_len bytes of the object's raw BTF;
+ * a map option is its header, name_len bytes of "OBJECT/MAP" and text_len
+ * bytes of nentries lines "KEY<TAB>VALUE\n" (both JSON, typed from BTF).
+ * Integers in the file's byte order.
+ */
+#define FMT_BPFOBJ_MAGIC "FTBPFO1"
+#define FMT_BPFMAP_MAGIC "FTBPFM1"
+struct fmt_bpfobj_hdr {
+	char magic[8];
+	uint32_t text_len;
+	uint32_t btf_len;
+};
+struct fmt_bpfmap_hdr {
+	char magic[8];
+	uint64_t ts;		/* when it was read, trace clock ns */
+	uint32_t name_len;
+	uint32_t nentries;
+	uint32_t text_len;
+	uint32_t flags;		/* FMT_BPFMAP_* */
+};
+#define FMT_BPFMAP_TRUNCATED	1u	/* the size or time bound stopped the read */
+#define FMT_BPFMAP_PERCPU	2u	/* values are {"sum":..,"cpus":[..]} or {"cpus":[..]} */
+#define FMT_BPFMAP_STACKS	4u	/* a stack trace map: values are ["0xADDR",...], innermost first */
+#define FMT_BPFMAP_WHY(f)	(((f) >> 8) & 0xff)	/* 0 end, 1 --bpf-snapshot, 2 dump */
+
+/* A decoded object option; pointers into the option's data. */
+struct fmt_bpfobj {
+	const char *text;
+	size_t text_len;
+	const uint8_t *btf;
+	uint32_t btf_len;
+	uint32_t btf_types;	/* types in the BTF */
+};
+/*
+ * Check and decode an object option (swap: the file's byte order is not
+ * the host's).  BTF is checked: header, bounds of its sections, every
+ * type's length, string offsets.  Returns 0, or -EBADMSG with why (if not
+ * NULL) set to a static description.
+ */
+int fmt_bpfobj_parse(const void *data, size_t len, bool swap, struct fmt_bpfobj *o,
+		     const char **why);
+/* The value of key in an object's text (first line "key=..."), length in *vlen; NULL if none. */
+const char *fmt_bpfobj_get(const struct fmt_bpfobj *o, const char *key, size_t from, size_t *vlen,
+			   size_t *next);
+
+struct fmt_bpfmap {
+	uint64_t ts;
+	const char *name;
+	size_t name_len;
+	uint32_t nentries, flags;
+	const char *text;
+	size_t text_len;
+};
+/* Check and decode a map option: nentries lines of exactly one tab each.  0 or -EBADMSG. */
+int fmt_bpfmap_parse(const void *data, size_t len, bool swap, struct fmt_bpfmap *m,
+		     const char **why);
+/*
+ * The entry at *pos (start at 0) of a parsed snapshot; advances *pos.
+ * Returns 1, or 0 at the end.
+ */
+int fmt_bpfmap_next(const struct fmt_bpfmap *m, size_t *pos, const char **key, size_t *klen,
+		    const char **val, size_t *vlen);
+/* Whether s is one JSON value without white space (what the recorder writes). */
+bool fmt_json_valid(const char *s, size_t n);
+/* An entry's JSON as an integer (a plain one, or a per-CPU value's "sum"): 1 with *v, else 0. */
+int fmt_bpfmap_int(const char *s, size_t n, int64_t *v);
 
 /* ======================================================================= */
 /*                                 reader                                  */

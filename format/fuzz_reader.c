@@ -109,6 +109,25 @@ static void run(const char *path)
 			if (!fmt_reader_section(r, off, FMT_SEC_FT_SYMTAB, &d, &len))
 				free(d);
 		}
+		/* record --bpf-object: objects (with their BTF) and map snapshots */
+		if (in->options[i].id == FMT_OPT_FT_BPFOBJ) {
+			struct fmt_bpfobj ob;
+			size_t vl, pos = 0;
+
+			if (!fmt_bpfobj_parse(in->options[i].data, in->options[i].size, false, &ob, NULL))
+				while (fmt_bpfobj_get(&ob, "prog", pos, &vl, &pos))
+					sink += vl;
+		}
+		if (in->options[i].id == FMT_OPT_FT_BPFMAP) {
+			struct fmt_bpfmap m;
+			const char *k, *v;
+			size_t kl, vl, pos = 0;
+			int64_t x;
+
+			if (!fmt_bpfmap_parse(in->options[i].data, in->options[i].size, false, &m, NULL))
+				while (fmt_bpfmap_next(&m, &pos, &k, &kl, &v, &vl))
+					sink += fmt_bpfmap_int(v, vl, &x) ? (uint64_t)x : kl;
+		}
 	}
 	trace_seq_init(&s);
 	if (!fmt_iter_new(r, NULL, &it)) {

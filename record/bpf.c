@@ -188,6 +188,12 @@ struct rec_bpf {
 	struct rec_bpf_stats st;
 	uint32_t ucopy_len;	/* --user-stack: stack copy bytes (0: fp, no registers either) */
 	uint64_t ucopy_bytes;	/* stack copy bytes received */
+	/* --bpf-object (record/bpfobj.c): its hooks, event IDs and loss slots */
+	struct rec_bpf_ext ext;
+	void *ext_ctx;
+	int ext_next_id;
+	char **ext_slots;
+	int n_ext_slots;
 	char err[512];
 };
 
@@ -1229,7 +1235,8 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	b->o.spec = NULL;
 	b->o.pids = NULL;
 	b->o.tracefs = NULL;
-	ret = spec_parse(opts->spec, &b->sp, b->err, sizeof(b->err));
+	/* no list: only the shared machinery, for --bpf-object alone */
+	ret = opts->spec && *opts->spec ? spec_parse(opts->spec, &b->sp, b->err, sizeof(b->err)) : 0;
 	if (ret)
 		goto fail;
 	if (!b->sp.have_hz)
@@ -1266,6 +1273,7 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	}
 	for (i = 1; i < FT_K_MAX; i++)
 		b->ids[i] = maxid + i;
+	b->ext_next_id = maxid + FT_K_MAX;
 
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0) {
@@ -1357,7 +1365,8 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 		goto fail;
 	if (b->sp.want[FT_SLOT_KFUNC] && (ret = open_kfunc(b, opts->tracefs)))
 		goto fail;
-	open_exitmaps(b);
+	if (opts->spec && *opts->spec)
+		open_exitmaps(b);
 	b->next_sample = now_mono() + b->o.drop_interval_ns;
 	return b;
 
@@ -1376,6 +1385,8 @@ void rec_bpf_close(struct rec_bpf *b)
 
 	if (!b)
 		return;
+	if (b->ext.close)
+		b->ext.close(b->ext_ctx);
 	detach_all(b);
 	free(b->links);
 	flytrap_syscalls__destroy(b->sk_sys);
@@ -1413,6 +1424,9 @@ void rec_bpf_close(struct rec_bpf *b)
 	free(b->prev);
 	free(b->vals);
 	free(b->drops);
+	for (i = 0; i < b->n_ext_slots; i++)
+		free(b->ext_slots[i]);
+	free(b->ext_slots);
 	rec_syms_free(b->syms);
 	spec_release(&b->sp);
 	free(b);
@@ -1659,6 +1673,8 @@ int rec_bpf_add_formats(struct rec_bpf *b, struct fmt_writer *w)
 		ret = put_call_formats(b, w, FT_K_UENTRY, FT_K_UEXIT, b->nfns, ufunc_name, false);
 	if (!ret && b->sp.want[FT_SLOT_KFUNC])
 		ret = put_call_formats(b, w, FT_K_KENTRY, FT_K_KEXIT, b->nkfns, kfunc_name, true);
+	if (!ret && b->ext.formats)
+		ret = b->ext.formats(b->ext_ctx, w);
 	return ret;
 }
 
@@ -2109,6 +2125,12 @@ int rec_bpf_poll(struct rec_bpf *b, int timeout_ms)
 	}
 	if (n < 0)
 		return set_err(b, n, "cannot read the BPF ring buffer: %s", strerror(-n));
+	if (b->ext.poll) {
+		ret = b->ext.poll(b->ext_ctx, false);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
 	now = now_mono();
 	if (now >= b->next_sample && (ret = sample_counters(b)))
 		return ret;
@@ -2155,7 +2177,8 @@ static int emit_hists(struct rec_bpf *b, uint64_t ts)
 
 static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 {
-	size_t cap = 4096 + (size_t)b->nfns * 300 + (size_t)b->nkfns * 600, len = 0;
+	size_t cap = 4096 + (size_t)b->nfns * 300 + (size_t)b->nkfns * 600 +
+		     (size_t)b->n_ext_slots * 140, len = 0;
 	char *t = malloc(cap);
 	uint64_t procs, gone, bins;
 	int s, i, ret;
@@ -2167,7 +2190,10 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	for (s = 0; s < FT_SLOT_NR; s++)
 		P("%s,", slot_names[s]);
 	for (s = 0; s < FT_SLOT_NR; s++)
-		P("%s/mapfull%s", slot_names[s], s + 1 < FT_SLOT_NR ? "," : "\n");
+		P("%s/mapfull%s", slot_names[s], s + 1 < FT_SLOT_NR ? "," : "");
+	for (i = 0; i < b->n_ext_slots; i++)
+		P(",%s", b->ext_slots[i]);
+	P("\n");
 	P(FMT_META_BPF_ENABLED "=");
 	for (s = 0, i = 0; s < FT_SLOT_NR; s++)
 		if (b->sp.want[s])
@@ -2235,6 +2261,8 @@ int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 	b->finished = true;
 	if (!b->wb)
 		return set_err(b, -EINVAL, "rec_bpf_finish without rec_bpf_start");
+	if (b->ext.stop && (ret = b->ext.stop(b->ext_ctx)))
+		return ret;
 	detach_all(b);
 	/* every record committed before the detach is in the ring buffer now */
 	b->poll_now = now_mono();
@@ -2243,6 +2271,8 @@ int rec_bpf_finish(struct rec_bpf *b, struct fmt_writer *w)
 		return b->cb_err;
 	if (ret < 0)
 		return set_err(b, ret, "cannot read the BPF ring buffer: %s", strerror(-ret));
+	if (b->ext.poll && (ret = b->ext.poll(b->ext_ctx, true)) < 0)
+		return ret;
 	ret = sample_counters(b);
 	if (!ret && b->sp.want[FT_SLOT_SYSCALLS] && b->sp.agg)
 		ret = emit_hists(b, now_mono());
@@ -2306,9 +2336,90 @@ int rec_bpf_write_options(struct rec_bpf *b, struct fmt_writer *w)
 	ret = write_meta(b, w);
 	if (ret)
 		return ret;
+	if (b->ext.options && (ret = b->ext.options(b->ext_ctx, w, b->finished)))
+		return ret;
 	rec_syms_refresh(b->syms);
 	ret = rec_syms_write(b->syms, w, b->pids, b->o.npids, msg, sizeof(msg));
 	if (ret)
 		return set_err(b, ret, "%s", msg);
 	return 0;
+}
+
+/* ---- --bpf-object: the hooks of record/bpfobj.c ---------------------------- */
+
+void rec_bpf_set_ext(struct rec_bpf *b, const struct rec_bpf_ext *ops, void *ctx)
+{
+	b->ext = *ops;
+	b->ext_ctx = ctx;
+}
+
+int rec_bpf_ext_id(struct rec_bpf *b)
+{
+	if (b->ext_next_id >= 65535)
+		return set_err(b, -EOVERFLOW, "no event ID left for another BPF record type");
+	return b->ext_next_id++;
+}
+
+int rec_bpf_ext_slot(struct rec_bpf *b, const char *name)
+{
+	char **v = realloc(b->ext_slots, (b->n_ext_slots + 1) * sizeof(*v));
+
+	if (!v)
+		return set_err(b, -ENOMEM, "out of memory");
+	b->ext_slots = v;
+	v[b->n_ext_slots] = strdup(name);
+	if (!v[b->n_ext_slots])
+		return set_err(b, -ENOMEM, "out of memory");
+	/* after the built-in programs' ring buffer and map-full slots (write_meta) */
+	return 2 * FT_SLOT_NR + b->n_ext_slots++;
+}
+
+int rec_bpf_ext_drop(struct rec_bpf *b, uint64_t ts, int cpu, int slot, uint64_t n)
+{
+	if (cpu < 0 || cpu >= b->ncpus)
+		cpu = 0;
+	if (add_drop(b, ts, cpu, slot, n))
+		return set_err(b, -ENOMEM, "out of memory");
+	b->cpus[cpu].missed += n;
+	return 0;
+}
+
+int rec_bpf_ext_ringbuf(struct rec_bpf *b, int map_fd, int (*cb)(void *ctx, void *data, size_t size),
+			void *ctx)
+{
+	int ret = ring_buffer__add(b->rb, map_fd, cb, ctx);
+
+	return ret ? set_err(b, ret, "cannot map a BPF ring buffer: %s", strerror(-ret)) : 0;
+}
+
+int rec_bpf_ext_queue(struct rec_bpf *b, int cpu, uint64_t ts, void *payload, uint32_t len,
+		      uint32_t raw_size)
+{
+	int ret;
+
+	if (cpu < 0 || cpu >= b->ncpus)
+		cpu = 0;
+	b->st.records++;
+	b->st.bytes += raw_size;
+	ret = queue(b, cpu, ts, payload, len);
+	if (ret) {
+		free(payload);
+		return set_err(b, ret, "out of memory");
+	}
+	return 0;
+}
+
+int rec_bpf_ext_error(struct rec_bpf *b, int ret, const char *msg)
+{
+	return set_err(b, ret, "%s", msg);
+}
+
+int rec_bpf_ncpus(const struct rec_bpf *b)
+{
+	return b->ncpus;
+}
+
+uint32_t rec_bpf_page_size(const struct rec_bpf *b)
+{
+	return b->page_size;
 }

@@ -55,7 +55,7 @@ struct rec_bpf_opts {
 	 * and settings:
 	 *   ringbuf=SIZE	ring buffer bytes (4K..1024M, K/M suffix), same as ringbuf_bytes
 	 *   symbols		same as opts.symbols
-	 * Not NULL.
+	 * NULL or "": none of these (the machinery alone, for --bpf-object).
 	 */
 	const char *spec;
 	bool agg;			/* same as syscalls=agg (--bpf-agg) */
@@ -215,5 +215,44 @@ int rec_bpf_flush_pages(struct rec_bpf *b);
  * symbols), into another writer (a dump), without stopping anything.
  */
 int rec_bpf_write_options(struct rec_bpf *b, struct fmt_writer *w);
+
+/*
+ * --bpf-object (record/bpfobj.c) rides on this machinery: its records go
+ * to the same buffer through the same reorder queues, its losses to the
+ * same FMT_OPT_FT_BPF_DROPS, its loss slots after the built-in ones in
+ * "bpf_progs=".  The hooks are called: poll from rec_bpf_poll() (final:
+ * from rec_bpf_finish(), after stop) and returns records read or -errno;
+ * stop first in rec_bpf_finish() (detach, last map snapshot); formats at
+ * the end of rec_bpf_add_formats(); options from rec_bpf_write_options()
+ * (final false: a dump); close first in rec_bpf_close().  Every hook
+ * returning an error has set it with rec_bpf_ext_error().
+ */
+struct rec_bpf_ext {
+	int (*poll)(void *ctx, bool final);
+	int (*stop)(void *ctx);
+	int (*formats)(void *ctx, struct fmt_writer *w);
+	int (*options)(void *ctx, struct fmt_writer *w, bool final);
+	void (*close)(void *ctx);
+};
+void rec_bpf_set_ext(struct rec_bpf *b, const struct rec_bpf_ext *ops, void *ctx);
+/* A new event ID above the built-in ones, or -EOVERFLOW. */
+int rec_bpf_ext_id(struct rec_bpf *b);
+/* A loss slot named name ("OBJ/MAP") in "bpf_progs=": its index, or -errno. */
+int rec_bpf_ext_slot(struct rec_bpf *b, const char *name);
+/* n records of slot lost in the window ending at ts (mono ns) on cpu.  0 or -errno. */
+int rec_bpf_ext_drop(struct rec_bpf *b, uint64_t ts, int cpu, int slot, uint64_t n);
+/* Drain another BPF ring buffer map with the shared one (same epoll fd).  0 or -errno. */
+int rec_bpf_ext_ringbuf(struct rec_bpf *b, int map_fd, int (*cb)(void *ctx, void *data, size_t size),
+			void *ctx);
+/*
+ * Queue an encoded event (common fields first) of cpu at ts; takes the
+ * malloc'd payload (freed on error too).  raw_size: ring bytes it came from.
+ */
+int rec_bpf_ext_queue(struct rec_bpf *b, int cpu, uint64_t ts, void *payload, uint32_t len,
+		      uint32_t raw_size);
+/* Set rec_bpf_error()'s text; returns ret. */
+int rec_bpf_ext_error(struct rec_bpf *b, int ret, const char *msg);
+int rec_bpf_ncpus(const struct rec_bpf *b);
+uint32_t rec_bpf_page_size(const struct rec_bpf *b);
 
 #endif

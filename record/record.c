@@ -42,6 +42,7 @@
 #include "record.h"
 #include "state.h"
 #include "bpf.h"
+#include "record/bpfobj.h"
 #include "tracer.h"
 #include "flight.h"
 
@@ -107,6 +108,9 @@ struct opts {
 	const char *bpf;
 	int user_stack;			/* --user-stack: enum rec_ustack */
 	uint32_t user_stack_bytes;
+	struct strv bpf_objects, bpf_sets, bpf_attach, bpf_records;	/* bpfobj.h */
+	unsigned bpf_perf_hz;
+	uint64_t bpf_snapshot_ns;
 	struct rec_flight_conf fl;	/* flight.h: --flight, --trigger, --rotate, --cpu-budget */
 	char **cmd;			/* command to run, NULL-terminated */
 	const char *user;		/* --user: the command runs as this user */
@@ -235,6 +239,14 @@ static void usage(FILE *f)
 "                          (512) or dwarf[:BYTES] (default, 8192)\n"
 "      --symbols           with --bpf: store the ELF symbol tables of traced\n"
 "                          binaries, so stacks resolve on a machine without them\n"
+"      --bpf-object FILE   your own BPF object (CO-RE .bpf.o): programs attached\n"
+"                          by section, ring/perf buffers as events, maps stored;\n"
+"                          repeatable (docs/bpf.md, \"Your own program\")\n"
+"      --bpf-set [OBJ:]NAME=VALUE  set a .rodata/.data variable; repeatable\n"
+"      --bpf-attach PROG=BIN:FUNC  target of a uprobe program with a bare section\n"
+"      --bpf-record MAP=STRUCT     BTF struct of a ring buffer's records\n"
+"      --bpf-perf-hz HZ    cpu-clock frequency of perf_event programs (99)\n"
+"      --bpf-snapshot DUR  also read the objects' maps every DUR\n"
 "\n"
 "what and where:\n"
 "  -P, --pid PID           only this process, its threads and new children;\n"
@@ -284,6 +296,9 @@ enum {
 	OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_BPF, OPT_REALTIME, OPT_SYMBOLS, OPT_USER, OPT_USER_STACK,
 	OPT_FLIGHT_MODE,	/* every option of flight.h: rec_flight_option() */
 };
+/* --bpf-object and its companions (record/bpfobj.h) */
+enum { OPT_BPF_OBJECT = 340, OPT_BPF_SET, OPT_BPF_ATTACH, OPT_BPF_RECORD, OPT_BPF_PERF_HZ,
+       OPT_BPF_SNAPSHOT };
 enum { OPT_THREADS = 320, OPT_CAPTURE_THREADS };
 
 static const struct ft_opt opts[] = {
@@ -296,6 +311,12 @@ static const struct ft_opt opts[] = {
 	{ "func-stack", 0, false, OPT_FUNC_STACK },
 	{ "kprobe", 0, true, OPT_KPROBE },
 	{ "bpf", 0, true, OPT_BPF },
+	{ "bpf-object", 0, true, OPT_BPF_OBJECT },
+	{ "bpf-set", 0, true, OPT_BPF_SET },
+	{ "bpf-attach", 0, true, OPT_BPF_ATTACH },
+	{ "bpf-record", 0, true, OPT_BPF_RECORD },
+	{ "bpf-perf-hz", 0, true, OPT_BPF_PERF_HZ },
+	{ "bpf-snapshot", 0, true, OPT_BPF_SNAPSHOT },
 	{ "symbols", 0, false, OPT_SYMBOLS },
 	{ "user-stack", 0, true, OPT_USER_STACK },
 	{ "pid", 'P', true, 'P' },
@@ -328,6 +349,39 @@ static const struct ft_opt opts[] = {
 	{ NULL, 'n', true, 'n' },
 	{ 0 },
 };
+
+/* One --bpf-object option (record/bpfobj.h).  Returns -1 to go on, or an exit code. */
+static int parse_bpfobj_opt(struct opts *o, int c, const char *arg)
+{
+	static const char *const names[] = { "bpf-object", "bpf-set", "bpf-attach", "bpf-record" };
+	int (*const check[])(const char *, char **) = {
+		rec_bpfobj_check_object, rec_bpfobj_check_set, rec_bpfobj_check_attach,
+		rec_bpfobj_check_record,
+	};
+	struct strv *v[] = { &o->bpf_objects, &o->bpf_sets, &o->bpf_attach, &o->bpf_records };
+	uint64_t x;
+	char *err = NULL;
+	int i = c - OPT_BPF_OBJECT, rc;
+
+	if (c == OPT_BPF_PERF_HZ) {
+		if (ft_parse_u64(arg, &x) || x < 1 || x > 100000)
+			return ft_usage_error("--bpf-perf-hz '%s': a frequency of 1..100000 Hz", arg);
+		o->bpf_perf_hz = x;
+		return -1;
+	}
+	if (c == OPT_BPF_SNAPSHOT) {
+		if (ft_parse_duration_ns(arg, &o->bpf_snapshot_ns) || o->bpf_snapshot_ns < 10000000)
+			return ft_usage_error("--bpf-snapshot '%s': a duration of at least 10ms (e.g. 1s)",
+					      arg);
+		return -1;
+	}
+	if (check[i](arg, &err)) {
+		rc = ft_usage_error("--%s '%s': %s", names[i], arg, err ? err : "bad value");
+		free(err);
+		return rc;
+	}
+	return strv_add(v[i], arg) ? ft_error("out of memory") : -1;
+}
 
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -424,6 +478,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_SYMBOLS:
 			o->symbols = true;
 			break;
+		case OPT_BPF_OBJECT:
+		case OPT_BPF_SET:
+		case OPT_BPF_ATTACH:
+		case OPT_BPF_RECORD:
+		case OPT_BPF_PERF_HZ:
+		case OPT_BPF_SNAPSHOT: {
+			int rc = parse_bpfobj_opt(o, c, arg);
+
+			if (rc >= 0)
+				return rc;
+			break;
+		}
 		case OPT_USER_STACK: {
 			char *err = NULL;
 
@@ -552,6 +618,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return rc;
 		}
 	}
+	if (!o->bpf_objects.n && (o->bpf_sets.n || o->bpf_attach.n || o->bpf_records.n ||
+				  o->bpf_perf_hz || o->bpf_snapshot_ns))
+		return ft_usage_error("--bpf-set, --bpf-attach, --bpf-record, --bpf-perf-hz and --bpf-snapshot need --bpf-object");
 	return rec_flight_check(&o->fl, o->max_size, o->bpf);
 }
 
@@ -1528,6 +1597,46 @@ static int setup_tracer(struct session *s)
 	return 0;
 }
 
+/*
+ * --bpf-object: on the built-in programs' machinery (the machinery alone
+ * when there are none).  Unlike the built-in programs, the user's object
+ * is what was asked for: if it cannot run, nothing is recorded.  Returns
+ * 0, or an exit code (usage for the user's mistakes).
+ */
+static int setup_bpfobj(struct session *s, struct rec_bpf_opts *bo)
+{
+	struct rec_bpfobj_opts uo = {
+		.paths = s->o->bpf_objects.v, .npaths = s->o->bpf_objects.n,
+		.sets = s->o->bpf_sets.v, .nsets = s->o->bpf_sets.n,
+		.attach = s->o->bpf_attach.v, .nattach = s->o->bpf_attach.n,
+		.records = s->o->bpf_records.v, .nrecords = s->o->bpf_records.n,
+		.perf_hz = s->o->bpf_perf_hz, .snapshot_ns = s->o->bpf_snapshot_ns,
+		.verbose = ft_verbose,
+	};
+	char *err = NULL;
+	int ret;
+
+	if (!s->bpf) {
+		bo->spec = NULL;
+		s->bpf = rec_bpf_open(bo, &err);
+		if (!s->bpf) {
+			ret = ft_error("--bpf-object: %s", err ? err : strerror(errno));
+			free(err);
+			return ret;
+		}
+	}
+	ret = rec_bpfobj_attach(s->bpf, &uo, &err);
+	if (ret) {
+		/* the object's links and programs go with it: nothing stays attached */
+		rec_bpf_close(s->bpf);
+		s->bpf = NULL;
+		fprintf(stderr, "flytrap: error: %s\n", err ? err : strerror(-ret));
+		free(err);
+		return ret == -EINVAL || ret == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+	}
+	return 0;
+}
+
 static int setup_bpf(struct session *s)
 {
 	struct rec_bpf_opts bo = { 0 };
@@ -1536,7 +1645,7 @@ static int setup_bpf(struct session *s)
 	char *err = NULL;
 	int i;
 
-	if (!s->o->bpf)
+	if (!s->o->bpf && !s->o->bpf_objects.n)
 		return 0;
 	bo.spec = s->o->bpf;
 	bo.tracefs = s->ri.tracing_dir;
@@ -1571,12 +1680,13 @@ static int setup_bpf(struct session *s)
 		}
 	}
 	bo.trig_nrs = trig_nrs;
-	s->bpf = rec_bpf_open(&bo, &err);
-	if (!s->bpf) {
+	s->bpf = bo.spec ? rec_bpf_open(&bo, &err) : NULL;
+	if (!s->bpf && bo.spec) {
 		ft_warn("BPF programs not loaded: %s; recording without them", err ? err : strerror(errno));
 		free(err);
+		err = NULL;
 	}
-	return 0;
+	return s->o->bpf_objects.n ? setup_bpfobj(s, &bo) : 0;
 }
 
 /*
@@ -2561,8 +2671,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (setup_pids(&s))
 		goto out;
-	if (setup_bpf(&s))
+	err = setup_bpf(&s);
+	if (err) {
+		rc = err;
 		goto out;
+	}
 	if (rec_stop_signal)
 		goto out;
 	if (!s.ri.nevents && !s.tracer_on && !s.bpf) {
@@ -2860,6 +2973,10 @@ out:
 	free(s.cmdline);
 out_args:
 	free(o.events.v);
+	free(o.bpf_objects.v);
+	free(o.bpf_sets.v);
+	free(o.bpf_attach.v);
+	free(o.bpf_records.v);
 	free(o.filters.v);
 	free(o.uprobes.v);
 	free(o.graph.v);

@@ -330,6 +330,56 @@ static int reset_uprobes(const char *top, bool dry, int *done)
 }
 
 /*
+ * record --bpf-object attaches the user's kprobe and uprobe programs with
+ * libbpf, which on kernels without the kprobe/uprobe perf PMUs creates
+ * tracefs events "libbpf_<pid>_..." that only the link's destruction
+ * removes: a killed recorder leaves them.  Those of a recorder a run note
+ * names (and that is gone) are ours; nobody else's are touched.
+ */
+static int reset_libbpf_probes(const char *top, const char *file, const struct rec_note *notes,
+			       int nnotes, bool dry, int *done)
+{
+	char path[4096], *text, *line, *save = NULL;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", top, file);
+	text = rec_read_file(path, NULL);
+	if (!text)
+		return errno == ENOENT ? 0 : -errno;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char group[128], event[256], cmd[512];
+		unsigned pid;
+		bool ours = false;
+		int r, i;
+
+		if (sscanf(line, "%*c:%127[^/]/%255s", group, event) != 2 ||
+		    sscanf(event, "libbpf_%u_", &pid) != 1)
+			continue;
+		for (i = 0; i < nnotes; i++)
+			ours |= notes[i].pid == (pid_t)pid;
+		if (!ours || rec_pid_is_recorder(pid))
+			continue;
+		if (dry) {
+			printf("would remove %s %s/%s\n", file, group, event);
+			(*done)++;
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
+		r = write_str(path, cmd, true);
+		if (r && r != -ENOENT) {
+			ft_error("cannot remove %s/%s from %s: %s", group, event, file, strerror(-r));
+			if (!err)
+				err = r;
+			continue;
+		}
+		printf("removed %s/%s (%s)\n", group, event, file);
+		(*done)++;
+	}
+	free(text);
+	return err;
+}
+
+/*
  * Run notes of killed recorders (state.h) name the file they were
  * writing: tell the user to recover it (once).  The note stays for
  * `flytrap recover`, which finds the spool files through it; a note whose
@@ -521,6 +571,12 @@ int cmd_reset(int argc, char **argv)
 			done += r;
 	}
 	r = reset_uprobes(top, dry, &done);
+	if (r && !err)
+		err = r;
+	r = reset_libbpf_probes(top, "kprobe_events", notes, nnotes, dry, &done);
+	if (r && !err)
+		err = r;
+	r = reset_libbpf_probes(top, "uprobe_events", notes, nnotes, dry, &done);
 	if (r && !err)
 		err = r;
 	reset_notes(notes, nnotes, dry, &done);

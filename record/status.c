@@ -22,6 +22,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <tracefs/tracefs.h>
 
@@ -592,6 +593,55 @@ static int prog_stats(uint32_t id, uint64_t *cnt, uint64_t *ns)
 	return err;
 }
 
+/*
+ * A program's maps, their types and sizes (entries x key+value bytes), in
+ * one line: what a user's own program (record --bpf-object) holds, and the
+ * built-in ones alike.  NULL when it has none or they cannot be read.
+ */
+static char *prog_maps(int fd, uint32_t nmaps)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info), ids[16], i, n;
+	char *out = NULL;
+	size_t ol = 0;
+	FILE *f;
+
+	if (!nmaps)
+		return NULL;
+	memset(&info, 0, sizeof(info));
+	n = nmaps < 16 ? nmaps : 16;
+	info.nr_map_ids = n;
+	info.map_ids = (uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return NULL;
+	f = open_memstream(&out, &ol);
+	if (!f)
+		return NULL;
+	for (i = 0; i < n && i < info.nr_map_ids; i++) {
+		struct bpf_map_info mi;
+		uint32_t ml = sizeof(mi);
+		int mfd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (mfd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &ml))
+			fprintf(f, "%s%.16s %s %ux(%u+%u) B", ftell(f) ? "\n" : "",
+				mi.name[0] ? mi.name : "(no name)",
+				libbpf_bpf_map_type_str(mi.type) ?: "?", mi.max_entries, mi.key_size,
+				mi.value_size);
+		close(mfd);
+	}
+	if (nmaps > n)
+		fprintf(f, "\n%u more", nmaps - n);
+	fclose(f);
+	if (out && !*out) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
 static void collect_progs(struct st_status *s)
 {
 	uint32_t id = 0;
@@ -600,7 +650,7 @@ static void collect_progs(struct st_status *s)
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
 		const char *tn;
-		char *target;
+		char *target, *maps;
 		struct st_prog *p;
 		int fd, i;
 
@@ -621,6 +671,7 @@ static void collect_progs(struct st_status *s)
 			close(fd);
 			continue;
 		}
+		maps = prog_maps(fd, info.nr_map_ids);
 		close(fd);
 		/*
 		 * These headers' prog info has no attach type: a BTF program's
@@ -631,16 +682,19 @@ static void collect_progs(struct st_status *s)
 			btf_target(info.attach_btf_obj_id, info.attach_btf_id) : NULL;
 		if (target && !strncmp(target, "bpf_iter_", 9)) {
 			free(target);
+			free(maps);
 			continue;
 		}
 		tn = prog_type_name(info.type, target && !strncmp(target, "btf_trace_", 10) ?
 				    BPF_TRACE_RAW_TP : 0);
 		if (!tn) {
 			free(target);
+			free(maps);
 			continue;
 		}
 		p = PUSH(s->progs, s->nprogs);
 		memset(p, 0, sizeof(*p));
+		p->maps = maps;
 		p->id = info.id;
 		p->type = info.type;
 		snprintf(p->type_name, sizeof(p->type_name), "%s", tn);
@@ -1306,6 +1360,7 @@ void st_release(struct st_status *s)
 		strv_free(s->progs[i].attach, s->progs[i].nattach);
 		strv_free(s->progs[i].pins, s->progs[i].npins);
 		free(s->progs[i].btf_target);
+		free(s->progs[i].maps);
 		free(s->progs[i].links);
 		free(s->progs[i].holders.v);
 	}
@@ -1565,6 +1620,8 @@ static void print_bpf(const struct st_status *s)
 			line(4, "%s", p->pinned ? "pinned in a BPF filesystem, no process holds it" :
 			     "no process holds it");
 		}
+		for (const char *m = p->maps; m && *m; m += strcspn(m, "\n") + (m[strcspn(m, "\n")] != 0))
+			line(4, "map %.*s", (int)strcspn(m, "\n"), m);
 		if (p->measured && s->interval_s > 0) {
 			uint64_t dc = p->cnt1 - p->cnt0, dn = p->ns1 - p->ns0;
 
@@ -1852,6 +1909,11 @@ static void json_progs(FILE *f, const struct st_status *s)
 		fprintf(f, ",\"pinned\":%s,\"syscall_path\":%s,\"age_s\":", p->pinned ? "true" : "false",
 			p->syscall_path ? "true" : "false");
 		json_long(f, up >= 0 && p->load_time_ns ? (long)(up - p->load_time_ns / 1e9) : -1);
+		fputs(",\"maps\":", f);
+		if (p->maps)
+			ft_json_str(f, p->maps);
+		else
+			fputs("null", f);
 		if (p->measured)
 			fprintf(f, ",\"runs\":%llu,\"run_ns\":%llu",
 				(unsigned long long)(p->cnt1 - p->cnt0),

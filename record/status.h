@@ -77,6 +77,7 @@ struct st_prog {
 	bool pinned;		/* found in a BPF filesystem (prog or link) */
 	char **pins;		/* those pin paths */
 	char *btf_target;	/* BTF name of what a tracing program hooks */
+	char *maps;		/* its maps, one a line ("bytes hash 1024x(4+8) B"), or NULL */
 	int npins;
 	uint64_t load_time_ns;	/* since boot */
 	uint64_t cnt0, ns0, cnt1, ns1;	/* statistics before and after the interval */

@@ -26,6 +26,7 @@
 
 #include "flytrap.h"
 #include "report/out/json.h"
+#include "report/listing/bpfmaps.h"
 #include "report/listing/fastprint.h"
 #include "report/listing/filter.h"
 #include "report/listing/wakeup.h"
@@ -1626,6 +1627,7 @@ static const char usage_text[] =
 	"      --ts2secs HZ   the clock counts HZ ticks a second\n"
 	"      --ts-diff, --raw-ts, --align-ts, --ts-check, --nodate\n"
 	"      --stat, --uname, --version (of the program that wrote the file)\n"
+	"      --bpf-maps         the maps of record --bpf-object (like bpftool map dump)\n"
 	"      --cpus, --first-event, --last-event, --check-events\n"
 	"  -f, -E             functions (kallsyms), event types stored in the file\n"
 	"      --endian       byte orders: what trace-cmd report -e prints (here -e\n"
@@ -1911,6 +1913,7 @@ static int check_events(struct rinput *in)
 struct info_opts {
 	bool page_size, endian, check, funcs, printk, event_list, cpus, first, last;
 	bool stat, uname, version;
+	bool bpf_maps;		/* --bpf-maps: report/listing/bpfmaps.c */
 };
 
 static int info_before_listing(struct report *rp, const struct info_opts *io,
@@ -1944,6 +1947,16 @@ static int info_before_listing(struct report *rp, const struct info_opts *io,
 		}
 		if (io->event_list)
 			return print_event_list(in);
+		if (io->bpf_maps) {
+			const char *why = NULL;
+
+			if (rpt_bpfmaps_print(in->r, rp->json, stdout, &why))
+				return ft_error("'%s': damaged --bpf-object data: %s", in->path,
+						why ? why : "unreadable");
+			if (i + 1 == rp->nin)
+				return EXIT_OK;
+			continue;
+		}
 		if (io->cpus && (rc = print_cpus(rp, in, io->first, io->last, &opts[i])))
 			return rc;
 	}
@@ -2280,7 +2293,7 @@ static uint64_t list_events(struct report *rp, int *rc)
 
 enum {
 	OPT_CPU = 256, OPT_COMM, OPT_FROM, OPT_TO, OPT_JSON, OPT_TS_OFFSET, OPT_TS2SECS,
-	OPT_TS_DIFF, OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_UNAME,
+	OPT_TS_DIFF, OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_BPF_MAPS, OPT_UNAME,
 	OPT_VERSION, OPT_CPUS, OPT_FIRST, OPT_LAST, OPT_CHECK, OPT_ENDIAN, OPT_PRINTK, OPT_PROFILE,
 	OPT_BYCOMM, OPT_THREADS,
 };
@@ -2512,6 +2525,7 @@ static int opt_info(struct info_opts *io, int c)
 	case 'E': io->event_list = true; return 0;
 	case 'p': io->page_size = true; return 0;
 	case OPT_STAT: io->stat = true; return 0;
+	case OPT_BPF_MAPS: io->bpf_maps = true; return 0;
 	case OPT_UNAME: io->uname = true; return 0;
 	case OPT_VERSION: io->version = true; return 0;
 	case OPT_CPUS: io->cpus = true; return 0;
@@ -2545,7 +2559,7 @@ static const struct ft_opt report_opts[] = {
 	{ "threads", 0, true, OPT_THREADS }, { "last-event", 0, false, OPT_LAST },
 	{ "check-events", 0, false, OPT_CHECK }, { "endian", 0, false, OPT_ENDIAN },
 	{ "printk", 0, false, OPT_PRINTK }, { "profile", 0, false, OPT_PROFILE },
-	{ "by-comm", 0, false, OPT_BYCOMM }, { 0 },
+	{ "by-comm", 0, false, OPT_BYCOMM }, { "bpf-maps", 0, false, OPT_BPF_MAPS }, { 0 },
 };
 
 /* The options, in order (-F and --ts-offset belong to the -i before them) */

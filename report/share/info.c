@@ -681,6 +681,111 @@ static void text_cpustats(struct info *inf)
 }
 
 /* the recorder's two META options (start, end) read as one list */
+/* ---- record --bpf-object: the objects the file was recorded with -------------------- */
+
+static bool info_swap(const struct info *inf)
+{
+	return inf->in->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+}
+
+/* Every object and map option readable?  0, or -EBADMSG with *why. */
+static int objects_check(struct info *inf, const char **why)
+{
+	const struct fmt_option *o;
+	struct fmt_bpfobj ob;
+	struct fmt_bpfmap m;
+	int k, err = 0;
+
+	for (k = 0; !err && (o = fmt_reader_option(inf->r, FMT_OPT_FT_BPFOBJ, k)); k++)
+		err = fmt_bpfobj_parse(o->data, o->size, info_swap(inf), &ob, why);
+	for (k = 0; !err && (o = fmt_reader_option(inf->r, FMT_OPT_FT_BPFMAP, k)); k++)
+		err = fmt_bpfmap_parse(o->data, o->size, info_swap(inf), &m, why);
+	return err;
+}
+
+/* "prog=", "map=", "event=" values of an object, each through fn */
+static void object_lines(const struct fmt_bpfobj *ob, const char *key,
+			 void (*fn)(void *arg, const char *v, size_t n), void *arg)
+{
+	size_t pos = 0, vl;
+	const char *v;
+
+	while ((v = fmt_bpfobj_get(ob, key, pos, &vl, &pos)))
+		fn(arg, v, vl);
+}
+
+static void text_line(void *arg, const char *v, size_t n)
+{
+	printf("    %s %.*s\n", (const char *)arg, (int)n, v);
+}
+
+static void text_objects(struct info *inf)
+{
+	const struct fmt_option *o;
+	struct fmt_bpfobj ob;
+	int k;
+
+	for (k = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_BPFOBJ, k)); k++) {
+		const char *name, *sha, *path;
+		size_t nl = 0, sl = 0, pl = 0;
+
+		if (fmt_bpfobj_parse(o->data, o->size, info_swap(inf), &ob, NULL))
+			continue;
+		if (!k)
+			printf("\nBPF objects (record --bpf-object):\n");
+		name = fmt_bpfobj_get(&ob, "name", 0, &nl, NULL);
+		sha = fmt_bpfobj_get(&ob, "sha256", 0, &sl, NULL);
+		path = fmt_bpfobj_get(&ob, "path", 0, &pl, NULL);
+		printf("  %.*s  sha256 %.*s  %.*s  (BTF: %u types)\n", (int)nl, name ? name : "",
+		       (int)sl, sha ? sha : "?", (int)pl, path ? path : "", ob.btf_types);
+		object_lines(&ob, "prog", text_line, "program");
+		object_lines(&ob, "map", text_line, "map");
+		object_lines(&ob, "event", text_line, "events of");
+		object_lines(&ob, "set", text_line, "set");
+	}
+}
+
+static void json_line(void *arg, const char *v, size_t n)
+{
+	rpt_json_strn(arg, v, n);
+}
+
+static void json_objects(struct info *inf, struct rpt_json *j)
+{
+	static const char *const keys[] = { "prog", "map", "event", "set" };
+	static const char *const arrs[] = { "programs", "maps", "events", "sets" };
+	const struct fmt_option *o;
+	struct fmt_bpfobj ob;
+	int k, i;
+
+	rpt_json_karr(j, "bpf_objects");
+	for (k = 0; (o = fmt_reader_option(inf->r, FMT_OPT_FT_BPFOBJ, k)); k++) {
+		static const char *const one[] = { "name", "path", "sha256", "size" };
+		const char *v;
+		size_t vl;
+
+		if (fmt_bpfobj_parse(o->data, o->size, info_swap(inf), &ob, NULL))
+			continue;
+		rpt_json_obj(j);
+		for (i = 0; i < 4; i++) {
+			rpt_json_key(j, one[i]);
+			v = fmt_bpfobj_get(&ob, one[i], 0, &vl, NULL);
+			if (v)
+				rpt_json_strn(j, v, vl);
+			else
+				rpt_json_null(j);
+		}
+		rpt_json_ku64(j, "btf_types", ob.btf_types);
+		for (i = 0; i < 4; i++) {
+			rpt_json_karr(j, arrs[i]);
+			object_lines(&ob, keys[i], json_line, j);
+			rpt_json_arr_end(j);
+		}
+		rpt_json_obj_end(j);
+	}
+	rpt_json_arr_end(j);
+}
+
 static void text_metadata(const struct fmt_meta *m)
 {
 	if (m && m->present)
@@ -704,6 +809,7 @@ static void print_text(struct info *inf, const char *path)
 	text_cpustats(inf);
 	share_kv_text(inf, FMT_OPT_FT_SLICE, "this file is a slice (flytrap slice):");
 	share_kv_text(inf, FMT_OPT_FT_MERGE, "this file is a merge (flytrap merge):");
+	text_objects(inf);
 	text_metadata(fmt_reader_meta(inf->r));
 }
 
@@ -942,6 +1048,7 @@ static int print_json(struct info *inf, const char *path)
 	share_kv_json(inf, FMT_OPT_FT_SLICE, &j);
 	rpt_json_key(&j, "merge");
 	share_kv_json(inf, FMT_OPT_FT_MERGE, &j);
+	json_objects(inf, &j);
 	rpt_json_obj_end(&j);
 	RPT_JSON_LIT(&j, "\n");
 	/* a failed write stays on stdout (ft_finish_stdout says it) */
@@ -971,6 +1078,7 @@ int cmd_info(int argc, char **argv)
 	const char *path = NULL;
 	char *err_text = NULL;
 	bool json = false;
+	const char *why = NULL;
 	int c, err, rc = EXIT_OK;
 
 	ft_opt_init(&p, argc, argv, opts);
@@ -1016,6 +1124,10 @@ int cmd_info(int argc, char **argv)
 	}
 	if (err) {
 		rc = ft_error("'%s': %s", path, fmt_reader_error(inf.r));
+		goto out;
+	}
+	if (objects_check(&inf, &why)) {
+		rc = ft_error("'%s': damaged --bpf-object data: %s", path, why ? why : "unreadable");
 		goto out;
 	}
 	if (!json)

@@ -103,12 +103,19 @@ static const struct sq_col c_bpf_func[] = {
 	C("func", 'i'), C("name", 't'), C("depth", 'i'), C("flags", 'i'), C("start", 'i'),
 	C("dur", 'i'), C("ret", 'i'),
 };
+/* record --bpf-object's map snapshots: key and value as JSON, integers typed where they are */
+static const struct sq_col c_bpf_map[] = {
+	C("ts", 'i'), C("map", 't'), C("key", 't'), C("value", 't'), N("key_int", 'i'),
+	N("value_int", 'i'), C("why", 't'), C("file", 't'),
+};
+
 #undef C
 #undef N
 
 enum tkind {
 	T_EVENT, T_ARGS, T_THREAD, T_PROCESS, T_CPU, T_SCHED, T_TSTATE, T_SLICE, T_COUNTER, T_DROPS,
 	T_META, T_BPF_SYSCALL, T_BPF_SYSHIST, T_BPF_OFFCPU, T_BPF_PROFILE, T_BPF_FUNC,
+	T_BPF_MAP,
 };
 
 #define T(n, c, o) { n, c, (int)(sizeof(c) / sizeof(c[0])), o }
@@ -130,6 +137,7 @@ const struct sq_table sq_tables[] = {
 	T("bpf_offcpu", c_bpf_offcpu, "ts, utid"),
 	T("bpf_profile", c_bpf_profile, "ts, utid"),
 	T("bpf_func", c_bpf_func, "ts, utid"),
+	T("bpf_map", c_bpf_map, "ts, map"),
 };
 #undef T
 const int sq_ntables = (int)(sizeof(sq_tables) / sizeof(sq_tables[0]));
@@ -1294,6 +1302,62 @@ static int fill_meta(struct cursor *c)
 	return 0;
 }
 
+/*
+ * bpf_map: one row per entry of every snapshot (FMT_OPT_FT_BPFMAP), in
+ * file order.  -EBADMSG for a damaged option, *why saying what.
+ */
+static int fill_bpf_map(struct cursor *c, const char **why)
+{
+	static const char *const whys[] = { "end", "snapshot", "dump" };
+	int i, k;
+
+	for (i = 0; i < c->en->n; i++) {
+		const struct sfile *sf = &c->en->f[i];
+		bool swap = sf->info->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+		const struct fmt_option *o;
+
+		/* the objects too: their BTF types these rows */
+		for (k = 0; (o = fmt_reader_option(sf->r, FMT_OPT_FT_BPFOBJ, k)); k++) {
+			struct fmt_bpfobj ob;
+			int err = fmt_bpfobj_parse(o->data, o->size, swap, &ob, why);
+
+			if (err)
+				return err;
+		}
+		for (k = 0; (o = fmt_reader_option(sf->r, FMT_OPT_FT_BPFMAP, k)); k++) {
+			struct fmt_bpfmap m;
+			const char *key, *val;
+			size_t pos = 0, kl, vl;
+			int err = fmt_bpfmap_parse(o->data, o->size, swap, &m, why);
+
+			if (err)
+				return err;
+			while (fmt_bpfmap_next(&m, &pos, &key, &kl, &val, &vl)) {
+				struct val *r = rowq_add(&c->q);
+				unsigned w = FMT_BPFMAP_WHY(m.flags);
+				int64_t x;
+
+				if (!r)
+					return -ENOMEM;
+				vi(&r[0], (int64_t)fmt_reader_adjust_ts(sf->r, m.ts));
+				r[1].t = r[2].t = r[3].t = 't';
+				r[1].s = strndup(m.name, m.name_len);
+				r[2].s = strndup(key, kl);
+				r[3].s = strndup(val, vl);
+				if (fmt_bpfmap_int(key, kl, &x))
+					vi(&r[4], x);
+				if (fmt_bpfmap_int(val, vl, &x))
+					vi(&r[5], x);
+				vs(&r[6], w < 3 ? whys[w] : "other");
+				vs(&r[7], sf->path);
+				if (!r[1].s || !r[2].s || !r[3].s || !r[6].s || !r[7].s)
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
 /* BPF reservation failures (option) as drops rows; program names from META bpf_progs= */
 static int fill_bpf_drops(struct cursor *c)
 {
@@ -2303,6 +2367,18 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int ar
 	case T_PROCESS: rc = fill_processes(c); break;
 	case T_CPU: rc = fill_cpus(c); break;
 	case T_META: rc = fill_meta(c); break;
+	case T_BPF_MAP: {
+		const char *why = NULL;
+
+		rc = fill_bpf_map(c, &why);
+		if (rc == -EBADMSG) {
+			sqlite3_free(cur->pVtab->zErrMsg);
+			cur->pVtab->zErrMsg = sqlite3_mprintf("bpf_map: damaged --bpf-object data: %s",
+							      why ? why : "unreadable");
+			return SQLITE_CORRUPT;
+		}
+		break;
+	}
 	default: c->scanning = true; break;
 	}
 	if (rc)

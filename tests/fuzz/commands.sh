@@ -27,6 +27,8 @@ for f in TGVM+tutorial3LabSisop__trace.dat wsdias+LabSisOp__trace.dat \
 	 ARM-software+lisa__external_trappy_tests_trace_idle.dat hebel23+driver__trace.dat; do
 	[ -f "$FIXTURES/$f" ] && inputs+=("$FIXTURES/$f")
 done
+# a file with record --bpf-object's objects (BTF) and map snapshots (tests/data/bpfobj/)
+inputs+=("$TOP/tests/data/bpfobj/user-objects.dat")
 [ ${#inputs[@]} -gt 0 ] || skip "no input files"
 
 mkdir -p plain mut
@@ -89,7 +91,8 @@ for m in mut/*; do
 	try "$m" "$FLYTRAP" slice --cpu 0 "$m" -o o.dat
 	try "$m" "$FLYTRAP" redact --key key "$m" -o o.dat
 	try "$m" "$FLYTRAP" convert "$m" -o o.dat
-	try "$m" "$FLYTRAP" sql -c "select count(*) from ftrace_event; select * from meta; select count(*) from drops" "$m"
+	try "$m" "$FLYTRAP" sql -c "select count(*) from ftrace_event; select * from meta; select count(*) from drops; select count(*) from bpf_map" "$m"
+	try "$m" "$FLYTRAP" report --bpf-maps "$m"
 	try "$m" "$FLYTRAP" diff "${m%.m*}.m00" "$m"
 	w=$(cat "span/$(basename "${m%.m*}")" 2>/dev/null)
 	if [ -n "$w" ]; then
