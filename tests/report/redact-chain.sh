@@ -79,6 +79,25 @@ for f in "$TMP/r.dat" "$TMP/rr.dat"; do
 done
 ok "info, report, callgraph, overhead, drops, verify, sql read both copies; counts and durations unchanged"
 
+# ---- callgraph picks its source by the records, not by the frames redact left them --------
+# (pid 12662's 4 samples all ran in user space: redacted, they keep no frame; the automatic
+# choice went to the off-CPU tree, and the matrix's redact x callgraph cell failed by chance)
+src() {
+	"$F" "$@" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+c = j.get("callgraph", j)
+print(c["source"], c["total"])'
+}
+for c in callgraph analyze; do
+	a=$(src $c --json --pid 12662 $S); b=$(src $c --json --pid 12662 "$TMP/r.dat")
+	[ "$a" = "samples 4" ] && [ "$a" = "$b" ] &&
+		ok "$c of user-space samples, redacted: source and total kept ($b)" ||
+		fail "$c --pid 12662: '$a' in the original, '$b' redacted"
+done
+"$F" callgraph --pid 12662 "$TMP/r.dat" | grep -q "4 of them without a frame" ||
+	fail "callgraph does not say the redacted samples have no frame"
+
 # ---- a kept comm loses the bytes after its NUL (item 2) ------------------------------
 "$F" convert -c none tests/data/rpt-bpf.dat -o "$TMP/bp.dat" > /dev/null || fail "convert"
 python3 - "$TMP/bp.dat" "$TMP/stale.dat" <<'EOF' || fail "cannot plant the stale bytes"
