@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "report/share/convert.h"
+#include "report/share/rewrite.h"
 #include "flytrap.h"
 #include "format.h"
 
@@ -802,7 +803,7 @@ static int open_output(struct conv *cv, const struct fmt_info *in, const char *o
 	wo.page_size = in->page_size;
 	wo.pages_per_chunk = o->chunk;
 	wo.discard_spools_on_error = true;
-	err = fmt_writer_open(out_path, &wo, &cv->w);
+	err = rpt_writer_open(out_path, &wo, &cv->w);
 	return err ? ft_error("cannot create '%s': %s", out_path, strerror(-err)) : 0;
 }
 
@@ -830,10 +831,10 @@ static int convert_into(struct conv *cv, const struct fmt_info *in, const char *
 		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
 			      fmt_writer_error(cv->w)[0] ? fmt_writer_error(cv->w) :
 							   strerror(-err));
-		fmt_writer_abort(cv->w); /* removes its temporary file; out_path is untouched */
+		rpt_writer_abort(cv->w); /* removes its temporary file; out_path is untouched */
 		return rc;
 	}
-	err = fmt_writer_close(cv->w);
+	err = rpt_writer_close(cv->w);
 	if (err)	/* the writer is freed by close: its message went with it */
 		return ft_error("cannot write '%s': %s", out_path, strerror(-err));
 	if (in->truncated_at) {

@@ -724,7 +724,7 @@ static int write_out(struct red *d, char **tmp)
 
 	rpt_writer_opts_like(d->in, &wo);
 	wo.keep_temp = true;
-	err = fmt_writer_open(d->out_path, &wo, &w);
+	err = rpt_writer_open(d->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", d->out_path, strerror(-err)), -ECANCELED;
 	*tmp = strdup(fmt_writer_temp(w));
@@ -755,7 +755,7 @@ static int write_out(struct red *d, char **tmp)
 	err = run(d);
 	if (err) {
 		free(printk);
-		fmt_writer_abort(w);
+		rpt_writer_abort(w);
 		free(*tmp);
 		*tmp = NULL;
 		return -ECANCELED;
@@ -777,7 +777,7 @@ static int write_out(struct red *d, char **tmp)
 	if (err)
 		goto fail;
 	free(printk);
-	err = fmt_writer_close(w);
+	err = rpt_writer_close(w);
 	if (err) {
 		/* the writer removed its temporary file (discard_spools_on_error) */
 		free(*tmp);
@@ -789,7 +789,7 @@ fail:
 	free(printk);
 	ft_error("cannot write '%s' (%s): %s", d->out_path, what,
 		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
-	fmt_writer_abort(w);
+	rpt_writer_abort(w);
 	free(*tmp);
 	*tmp = NULL;
 	return -ECANCELED;
@@ -884,6 +884,8 @@ static char *check_raw(struct red *d, const char *tmp)
 	/* named after the output's own temporary file; convert writes it whole or not at all */
 	if (asprintf(&plain, "%s.plain", tmp) < 0)
 		return strdup("an uncompressed copy (cannot create it)");
+	/* a signal between its rename into place and its removal must not leave it */
+	rpt_clean_add(plain);
 	if (rpt_convert(tmp, plain, &co) != EXIT_OK) {
 		rpt_out_abort(plain);
 		return strdup("an uncompressed copy (cannot write it)");

@@ -1107,7 +1107,7 @@ static int write_slice(struct slice *s)
 
 	/* the writer's own temporary file beside OUT, renamed over it at close */
 	rpt_writer_opts_like(s->in, &wo);
-	err = fmt_writer_open(s->out_path, &wo, &w);
+	err = rpt_writer_open(s->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", s->out_path, strerror(-err)), -ECANCELED;
 	s->enc = calloc((size_t)nstreams, sizeof(*s->enc));
@@ -1150,7 +1150,7 @@ static int write_slice(struct slice *s)
 		err = -ECANCELED;
 	}
 	if (err) {
-		fmt_writer_abort(w);
+		rpt_writer_abort(w);
 		return err;
 	}
 	for (i = 0; i < nstreams && !err; i++)
