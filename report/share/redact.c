@@ -256,37 +256,6 @@ bool rpt_red_is_kaddr(uint64_t v, int kernel_long)
 				: v >= 0xffff800000000000ULL;
 }
 
-static void note_used(struct rpt_red_ctx *c, uint64_t v)
-{
-	size_t i;
-
-	if ((c->nused + 1) * 2 > c->usedcap) {
-		size_t nc = c->usedcap ? c->usedcap * 2 : 4096;
-		uint64_t *nv = calloc(nc, sizeof(*nv));
-
-		if (!nv)
-			return;
-		for (size_t k = 0; k < c->usedcap; k++) {
-			if (!c->used[k])
-				continue;
-			for (i = (c->used[k] * 0x9E3779B97F4A7C15ULL >> 20) & (nc - 1); nv[i];
-			     i = (i + 1) & (nc - 1))
-				;
-			nv[i] = c->used[k];
-		}
-		free(c->used);
-		c->used = nv;
-		c->usedcap = nc;
-	}
-	for (i = (v * 0x9E3779B97F4A7C15ULL >> 20) & (c->usedcap - 1);
-	     c->used[i] && c->used[i] != v; i = (i + 1) & (c->usedcap - 1))
-		;
-	if (!c->used[i]) {
-		c->used[i] = v;
-		c->nused++;
-	}
-}
-
 /*
  * Kernel text lies within 4 GiB of its base (modules and BPF programs
  * included): a file redacted before holds offsets below that.
@@ -305,7 +274,7 @@ uint64_t rpt_red_kaddr(struct rpt_red_ctx *c, uint64_t v)
 	c->n.kaddr++;
 	if (c->kaddr == RED_DROP)
 		return 0;
-	note_used(c, v);
+	rpt_ksyms_keep_addr(c->ksyms, v);
 	/* an offset of a file redacted before is one already (text_base 0) */
 	return c->kaddr == RED_KEEP ? v : v - c->text_base;
 }
@@ -1188,7 +1157,9 @@ static int prepare(struct red *d)
 	d->types = calloc(65536, sizeof(*d->types));
 	d->strcap = 1 << 16;
 	d->strs = malloc(d->strcap);
-	if (!d->types || !d->strs)
+	/* the kallsyms are kept by pointer: the reader outlives the context */
+	d->c.ksyms = rpt_ksyms_keep_new(ks, in->kallsyms.len);
+	if (!d->types || !d->strs || !d->c.ksyms)
 		return ft_error("out of memory");
 	return 0;
 }
@@ -1211,7 +1182,7 @@ static void red_release(struct red *d)
 	free(d->strs);
 	free(d->slots);
 	free(d->left);
-	free(d->c.used);
+	rpt_ksyms_keep_free(d->c.ksyms);
 	free(d->c.kept);
 	rpt_red_tokens_free(d->c.t);
 	rpt_red_policy_release(&d->pol);

@@ -1010,7 +1010,7 @@ static int write_kallsyms(struct slice *s, struct fmt_writer *w)
 											 2, swap)),
 						      c->payload, (int)c->len);
 		}
-	text = rpt_ksyms_keep_text(s->ksyms, &len, &s->ksyms_kept);
+	text = rpt_ksyms_keep_text(s->ksyms, 0, &len, &s->ksyms_kept);
 	if (!text)
 		return -ENOMEM;
 	s->ksyms_all = rpt_ksyms_keep_total(s->ksyms);
