@@ -190,6 +190,13 @@ read -r in out <<< "$(ksyms $S -o "$TMP/k.dat" --policy "$TMP/kk" --key "$TMP/ke
 [ "$out" -gt 0 ] && [ "$out" -lt "$in" ] && norm "$TMP/k.dat" | cmp -s - "$TMP/c1.txt" &&
 	ok "kernel-addresses keep: $out of $in symbols, callgraph = that of the default's" ||
 	fail "kernel-addresses keep: $in/$out $(norm "$TMP/k.dat" | diff - "$TMP/c1.txt" | head -3)"
+# slice's choice of symbols (the function after one that ends at an absolute symbol, which
+# libtraceevent skips): redacted, rpt-stacks.dat still names do_idle (not '=> 200808')
+"$F" redact tests/data/rpt-stacks.dat -o "$TMP/st.dat" --key "$TMP/key" > /dev/null 2>&1
+a=$("$F" report tests/data/rpt-stacks.dat 2> /dev/null | grep -c '=> do_idle')
+b=$("$F" report "$TMP/st.dat" 2> /dev/null | grep -c '=> do_idle')
+[ "$a" -gt 0 ] && [ "$a" = "$b" ] && ok "redacted rpt-stacks.dat names do_idle as the original does ($b)" ||
+	fail "redacted rpt-stacks.dat: do_idle $b times, $a in the original"
 [ -z "$(ls -A "$TMP" "$TMP/set" | grep '^\.')" ] || fail "a temporary file was left behind"
 
 # the man page's example as a reader sees it (an unescaped \n rendered "keep0omm")
