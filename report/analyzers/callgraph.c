@@ -145,7 +145,7 @@ struct callgraph {
 	int ncpu_pend;
 	struct pending_kstack *pend;
 	uint64_t unmatched, lost_frames, too_deep, calls_total;
-	uint64_t samples_empty;
+	uint64_t frameless[S_NR];	/* stack records without a single frame */
 	/* user stacks, and those cut where the unwind broke */
 	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];
 	/* --user-stack cfi|dwarf (META bpf_user_stack=): the unwind from the stack copies */
@@ -793,7 +793,7 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 	for (k = kn - 1; k >= 0; k--)
 		fr[n++] = kframe(g, ka[k]);
 	if (!n)
-		g->samples_empty++;
+		g->frameless[s]++;
 	add_path(g, s, pid, fr, n, w);
 }
 
@@ -1318,6 +1318,17 @@ static int copy_binaries(const struct rpt_syms *s, struct rpt_cg_result *r)
 	return 0;
 }
 
+/*
+ * Whether source s has data: a node, or a stack record with no frame left.
+ * The records count, not their frames: redact drops user stacks, and a
+ * file whose samples all ran in user space must not switch the automatic
+ * choice to the off-CPU tree once redacted (its sample count stays).
+ */
+static bool source_has_data(const struct callgraph *g, enum src s)
+{
+	return g->trees[s].n > 1 || (s != S_CALLS && g->trees[s].nodes[0].count);
+}
+
 static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
 			uint64_t open_calls, struct rpt_cg_result *r)
 {
@@ -1330,7 +1341,8 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->source = sources[s];
 	r->source_name = src_names[s];
 	r->unit = src_units[s];
-	r->empty = t->n <= 1;
+	r->empty = !source_has_data(g, s);
+	r->frameless = g->frameless[s];
 	r->per_task = g->conf->group == RPT_CG_GROUP_THREAD;
 	r->group = rpt_cg_group_names[g->conf->group];
 	r->events = ctx->nevents;
@@ -2019,6 +2031,10 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 	else
 		fprintf(f, "  %" PRIu64 " %s\n", samples ? r->total : r->nodes[0].count,
 			samples ? "samples" : "blocked periods");
+	/* a redacted file's user-space samples: counted, but nothing to draw */
+	if (!calls && r->frameless)
+		fprintf(f, "  %" PRIu64 " of them without a frame: no kernel stack, and no user\n"
+			"  stack (the recording had none, or redact dropped it)\n", r->frameless);
 	for (k = 0; k < S_NR; k++)
 		if (strcmp(src_names[k], r->source_name) && r->source_nodes[k])
 			fprintf(f, "  (the file also has %s data: --source %s)\n", src_names[k],
@@ -2076,7 +2092,7 @@ static enum src chosen_source(const struct callgraph *g)
 	case RPT_CG_OFFCPU: return S_OFFCPU;
 	default:
 		for (k = 0; k < S_NR; k++)
-			if (g->trees[k].n > 1)
+			if (source_has_data(g, (enum src)k))
 				return (enum src)k;
 		return S_CALLS;
 	}

@@ -54,6 +54,7 @@ struct rpt_cg_result {
 	uint32_t source_nodes[3];	/* nodes of the calls, samples and offcpu trees */
 	uint64_t calls_completed, calls_open, unmatched_exits, lost_frames;
 	uint64_t user_stacks, cut[RPT_CG_CUT_NR];	/* of the source shown */
+	uint64_t frameless;	/* of the source shown: stacks with no frame (no node of their own) */
 	/*
 	 * record --user-stack cfi|dwarf: stacks unwound from their copies, and
 	 * of them those spliced onto the frame-pointer walk, unwound to the

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "report/share/convert.h"
+#include "report/share/rewrite.h"
 #include "flytrap.h"
 #include "format.h"
 
@@ -486,7 +487,33 @@ void rpt_ksyms_keep_record(struct rpt_ksyms_keep *k, const struct tep_event *e,
 	}
 }
 
-char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, size_t *out_len, size_t *nkept)
+void rpt_ksyms_keep_name(struct rpt_ksyms_keep *k, uint64_t addr, const char *name)
+{
+	size_t nl = name ? strlen(name) : 0;
+
+	for (size_t i = 0; k && nl && i < k->n; i++)
+		if (k->s[i].addr == addr && k->s[i].nlen == nl && !memcmp(k->s[i].name, name, nl))
+			k->keep[i] |= KEEP_LINE;
+}
+
+void rpt_ksyms_keep_every(struct rpt_ksyms_keep *k)
+{
+	for (size_t i = 0; k && i < k->n; i++)
+		k->keep[i] |= KEEP_LINE;
+}
+
+/* line y with its address less base, in as many hex digits as it had (at least) */
+static size_t shifted_line(char *out, const struct ksym *y, uint64_t base)
+{
+	size_t digits = strspn(y->line, "0123456789abcdefABCDEF");
+	int n = sprintf(out, "%0*llx", (int)digits, (unsigned long long)(y->addr - base));
+
+	memcpy(out + n, y->line + digits, y->len - digits);
+	return (size_t)n + y->len - digits;
+}
+
+char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, uint64_t base, size_t *out_len,
+			  size_t *nkept)
 {
 	size_t o = 0, kept = 0;
 	char *out;
@@ -496,15 +523,22 @@ char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, size_t *out_len, size_
 		*nkept = 0;
 	if (!k)
 		return NULL;
-	out = malloc(k->len + 2);
+	/* a shifted address may take up to 16 digits where the line had fewer */
+	if (base && k->n > (SIZE_MAX - k->len - 2) / 16)
+		return NULL;
+	out = malloc(k->len + 2 + (base ? 16 * k->n : 0));
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < k->n; i++) {
 		/* kallsyms read without the right to see them (every address 0) stay whole */
 		if (!k->keep[i] && k->lo)
 			continue;
-		memcpy(out + o, k->s[i].line, k->s[i].len);
-		o += k->s[i].len;
+		if (base) {
+			o += shifted_line(out + o, &k->s[i], base);
+		} else {
+			memcpy(out + o, k->s[i].line, k->s[i].len);
+			o += k->s[i].len;
+		}
 		if (k->s[i].line[k->s[i].len - 1] != '\n')
 			out[o++] = '\n';
 		kept++;
@@ -802,7 +836,7 @@ static int open_output(struct conv *cv, const struct fmt_info *in, const char *o
 	wo.page_size = in->page_size;
 	wo.pages_per_chunk = o->chunk;
 	wo.discard_spools_on_error = true;
-	err = fmt_writer_open(out_path, &wo, &cv->w);
+	err = rpt_writer_open(out_path, &wo, &cv->w);
 	return err ? ft_error("cannot create '%s': %s", out_path, strerror(-err)) : 0;
 }
 
@@ -830,10 +864,10 @@ static int convert_into(struct conv *cv, const struct fmt_info *in, const char *
 		rc = ft_error("cannot convert '%s' (%s): %s", in_path, what,
 			      fmt_writer_error(cv->w)[0] ? fmt_writer_error(cv->w) :
 							   strerror(-err));
-		fmt_writer_abort(cv->w); /* removes its temporary file; out_path is untouched */
+		rpt_writer_abort(cv->w); /* removes its temporary file; out_path is untouched */
 		return rc;
 	}
-	err = fmt_writer_close(cv->w);
+	err = rpt_writer_close(cv->w);
 	if (err)	/* the writer is freed by close: its message went with it */
 		return ft_error("cannot write '%s': %s", out_path, strerror(-err));
 	if (in->truncated_at) {

@@ -52,10 +52,12 @@ int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
  *                                        fields and arrays of the kernel's
  *                                        long size (stacks, ip, func, %pS)
  *   rpt_ksyms_keep_addr(k, addr)         one address
- *   text = rpt_ksyms_keep_text(k, &len, &nkept)   the lines kept, in
- *                                        address order, malloc'd (NULL:
+ *   text = rpt_ksyms_keep_text(k, base, &len, &nkept)   the lines kept,
+ *                                        in address order, malloc'd (NULL:
  *                                        ENOMEM); kallsyms whose addresses
- *                                        are all 0 come out whole
+ *                                        are all 0 come out whole; base 0:
+ *                                        the lines as they were, else their
+ *                                        addresses less base (redact)
  *   rpt_ksyms_keep_free(k)               (NULL is fine)
  */
 struct tep_event;
@@ -65,7 +67,12 @@ struct rpt_ksyms_keep *rpt_ksyms_keep_new(const char *text, size_t len);
 void rpt_ksyms_keep_addr(struct rpt_ksyms_keep *k, uint64_t addr);
 void rpt_ksyms_keep_record(struct rpt_ksyms_keep *k, const struct tep_event *ev,
 			   const void *data, int size);
-char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, size_t *len, size_t *nkept);
+/* the lines at addr named name (redact's base when it is not _text or _stext) */
+void rpt_ksyms_keep_name(struct rpt_ksyms_keep *k, uint64_t addr, const char *name);
+/* every line (redact --keep-kallsyms with addresses made relative) */
+void rpt_ksyms_keep_every(struct rpt_ksyms_keep *k);
+char *rpt_ksyms_keep_text(const struct rpt_ksyms_keep *k, uint64_t base, size_t *len,
+			  size_t *nkept);
 /* Symbol lines in the text given to rpt_ksyms_keep_new. */
 size_t rpt_ksyms_keep_total(const struct rpt_ksyms_keep *k);
 void rpt_ksyms_keep_free(struct rpt_ksyms_keep *k);

@@ -998,7 +998,7 @@ static int write_merge(struct merge *m)
 
 	/* the writer's own temporary file beside OUT, renamed over it at close */
 	rpt_writer_opts_like(m->s[0].in, &wo);
-	err = fmt_writer_open(m->out_path, &wo, &w);
+	err = rpt_writer_open(m->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", m->out_path, strerror(-err)), -ECANCELED;
 	nstreams = m->nout * (m->maxcpu + 1);
@@ -1012,7 +1012,7 @@ static int write_merge(struct merge *m)
 	}
 	err = write_meta(m, w, &what, &have_cpucount);
 	if (err == -ECANCELED) {
-		fmt_writer_abort(w);
+		rpt_writer_abort(w);
 		return err;
 	}
 	what = "buffers";
@@ -1029,7 +1029,7 @@ static int write_merge(struct merge *m)
 			m->one_recording ? "in order" : m->s[i].name);
 		err = copy_events(m, &m->s[i]);
 		if (err) {
-			fmt_writer_abort(w);
+			rpt_writer_abort(w);
 			return err;
 		}
 	}
@@ -1217,6 +1217,11 @@ int rpt_join_segments(char *const *paths, int n, char **tmp_path)
 	}
 	if (!rc) {
 		m.out_path = out;
+		/*
+		 * removed on a signal from its rename into place until the caller
+		 * has opened and removed it (the name, ours by pid, stays registered)
+		 */
+		rpt_clean_add(out);
 		ft_info("reading %d files of one recording through '%s'", n, out);
 		rc = merge_write(&m);
 	}

@@ -256,37 +256,6 @@ bool rpt_red_is_kaddr(uint64_t v, int kernel_long)
 				: v >= 0xffff800000000000ULL;
 }
 
-static void note_used(struct rpt_red_ctx *c, uint64_t v)
-{
-	size_t i;
-
-	if ((c->nused + 1) * 2 > c->usedcap) {
-		size_t nc = c->usedcap ? c->usedcap * 2 : 4096;
-		uint64_t *nv = calloc(nc, sizeof(*nv));
-
-		if (!nv)
-			return;
-		for (size_t k = 0; k < c->usedcap; k++) {
-			if (!c->used[k])
-				continue;
-			for (i = (c->used[k] * 0x9E3779B97F4A7C15ULL >> 20) & (nc - 1); nv[i];
-			     i = (i + 1) & (nc - 1))
-				;
-			nv[i] = c->used[k];
-		}
-		free(c->used);
-		c->used = nv;
-		c->usedcap = nc;
-	}
-	for (i = (v * 0x9E3779B97F4A7C15ULL >> 20) & (c->usedcap - 1);
-	     c->used[i] && c->used[i] != v; i = (i + 1) & (c->usedcap - 1))
-		;
-	if (!c->used[i]) {
-		c->used[i] = v;
-		c->nused++;
-	}
-}
-
 /*
  * Kernel text lies within 4 GiB of its base (modules and BPF programs
  * included): a file redacted before holds offsets below that.
@@ -305,7 +274,7 @@ uint64_t rpt_red_kaddr(struct rpt_red_ctx *c, uint64_t v)
 	c->n.kaddr++;
 	if (c->kaddr == RED_DROP)
 		return 0;
-	note_used(c, v);
+	rpt_ksyms_keep_addr(c->ksyms, v);
 	/* an offset of a file redacted before is one already (text_base 0) */
 	return c->kaddr == RED_KEEP ? v : v - c->text_base;
 }
@@ -724,7 +693,7 @@ static int write_out(struct red *d, char **tmp)
 
 	rpt_writer_opts_like(d->in, &wo);
 	wo.keep_temp = true;
-	err = fmt_writer_open(d->out_path, &wo, &w);
+	err = rpt_writer_open(d->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", d->out_path, strerror(-err)), -ECANCELED;
 	*tmp = strdup(fmt_writer_temp(w));
@@ -755,7 +724,7 @@ static int write_out(struct red *d, char **tmp)
 	err = run(d);
 	if (err) {
 		free(printk);
-		fmt_writer_abort(w);
+		rpt_writer_abort(w);
 		free(*tmp);
 		*tmp = NULL;
 		return -ECANCELED;
@@ -777,7 +746,7 @@ static int write_out(struct red *d, char **tmp)
 	if (err)
 		goto fail;
 	free(printk);
-	err = fmt_writer_close(w);
+	err = rpt_writer_close(w);
 	if (err) {
 		/* the writer removed its temporary file (discard_spools_on_error) */
 		free(*tmp);
@@ -789,7 +758,7 @@ fail:
 	free(printk);
 	ft_error("cannot write '%s' (%s): %s", d->out_path, what,
 		 fmt_writer_error(w)[0] ? fmt_writer_error(w) : strerror(-err));
-	fmt_writer_abort(w);
+	rpt_writer_abort(w);
 	free(*tmp);
 	*tmp = NULL;
 	return -ECANCELED;
@@ -884,6 +853,8 @@ static char *check_raw(struct red *d, const char *tmp)
 	/* named after the output's own temporary file; convert writes it whole or not at all */
 	if (asprintf(&plain, "%s.plain", tmp) < 0)
 		return strdup("an uncompressed copy (cannot create it)");
+	/* a signal between its rename into place and its removal must not leave it */
+	rpt_clean_add(plain);
 	if (rpt_convert(tmp, plain, &co) != EXIT_OK) {
 		rpt_out_abort(plain);
 		return strdup("an uncompressed copy (cannot write it)");
@@ -1186,7 +1157,9 @@ static int prepare(struct red *d)
 	d->types = calloc(65536, sizeof(*d->types));
 	d->strcap = 1 << 16;
 	d->strs = malloc(d->strcap);
-	if (!d->types || !d->strs)
+	/* the kallsyms are kept by pointer: the reader outlives the context */
+	d->c.ksyms = rpt_ksyms_keep_new(ks, in->kallsyms.len);
+	if (!d->types || !d->strs || !d->c.ksyms)
 		return ft_error("out of memory");
 	return 0;
 }
@@ -1209,7 +1182,7 @@ static void red_release(struct red *d)
 	free(d->strs);
 	free(d->slots);
 	free(d->left);
-	free(d->c.used);
+	rpt_ksyms_keep_free(d->c.ksyms);
 	free(d->c.kept);
 	rpt_red_tokens_free(d->c.t);
 	rpt_red_policy_release(&d->pol);

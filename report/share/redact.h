@@ -77,6 +77,7 @@ int rpt_red_meta_action(const struct rpt_red_policy *p, const char *key);
 
 /* The tokens of one run: an HMAC-SHA256 key and every value replaced. */
 struct rpt_red_tokens;
+struct rpt_ksyms_keep;
 
 /*
  * With key_path, the key is that file's bytes (16 to 4096); without, 32
@@ -158,8 +159,7 @@ struct rpt_red_ctx {
 	bool keep_kallsyms;		/* --keep-kallsyms: every symbol, not those used */
 	char *kept;			/* paths kept ([vdso], memfd:x), '\n' after each */
 	size_t kept_len, kept_cap;
-	uint64_t *used;			/* kernel addresses met (originals), open addressing */
-	size_t nused, usedcap;
+	struct rpt_ksyms_keep *ksyms;	/* the kernel symbols the addresses met need */
 	/* rewrite one record (a slice's prologue): 0 with *out (owned by the callee) */
 	int (*rec)(void *arg, const uint8_t *in, uint32_t len, const uint8_t **out, uint32_t *olen);
 	void *rec_arg;

@@ -684,15 +684,7 @@ struct ksym {
 	uint64_t addr;
 	const char *rest;	/* " T name [mod]" */
 	size_t len;
-	bool keep;
 };
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
 
 static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
 {
@@ -716,7 +708,7 @@ static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
 				}
 				v = nv;
 			}
-			v[n++] = (struct ksym){ a, q, (size_t)(le - q), false };
+			v[n++] = (struct ksym){ a, q, (size_t)(le - q) };
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -807,76 +799,35 @@ bool rpt_red_relative_input(const char *meta, const char *text, size_t len, char
 	return at0 && !high && nonzero;
 }
 
-/* The symbol holding each address met, and the one after it (where it ends). */
-static void mark_used(struct rpt_red_ctx *c, struct ksym *v, size_t n)
-{
-	for (size_t u = 0; u < c->usedcap; u++) {
-		uint64_t a = c->used[u];
-		size_t lo = 0, hi = n;
-
-		if (!a)
-			continue;
-		while (lo < hi) {
-			size_t m = (lo + hi) / 2;
-
-			if (v[m].addr <= a)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		if (lo == 0)
-			continue;
-		v[lo - 1].keep = true;
-		for (size_t j = lo; j < n; j++)
-			if (v[j].addr > v[lo - 1].addr) {
-				v[j].keep = true;
-				break;
-			}
-	}
-}
-
+/*
+ * The symbols the events use (the addresses rpt_red_kaddr met, as slice
+ * keeps them: convert.c), the base, or all of them with --keep-kallsyms;
+ * relative addresses written less the base.
+ */
 int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w)
 {
 	const struct fmt_info *in = fmt_reader_info(r);
 	const char *text = in->kallsyms.data ? in->kallsyms.data : "";
-	size_t n = 0, olen = 0;
-	struct ksym *v;
-	char *out = NULL;
-	FILE *f;
+	size_t olen = 0, kept = 0;
+	char *out;
 	int err;
 
 	/* kept whole: asked for, or no base to tell real addresses (all 0) from none */
 	if (c->kaddr == RED_KEEP && (c->keep_kallsyms || !c->base_name[0]))
 		return fmt_writer_kallsyms(w, text, in->kallsyms.len);
-	v = parse_ksyms(text, in->kallsyms.len, &n);
-	if (!v)
+	if (!c->ksyms)
 		return -ENOMEM;
-	c->n.ksyms_in = n;
-	if (c->kaddr == RED_DROP) {
-		free(v);
+	c->n.ksyms_in = rpt_ksyms_keep_total(c->ksyms);
+	if (c->kaddr == RED_DROP)
 		return fmt_writer_kallsyms(w, "", 0);
-	}
-	qsort(v, n, sizeof(*v), cmp_ksym);
-	mark_used(c, v, n);
-	f = open_memstream(&out, &olen);
-	if (!f) {
-		free(v);
+	if (c->keep_kallsyms)
+		rpt_ksyms_keep_every(c->ksyms);
+	rpt_ksyms_keep_name(c->ksyms, c->text_base, c->base_name);
+	out = rpt_ksyms_keep_text(c->ksyms, c->kaddr == RED_RELATIVE ? c->text_base : 0, &olen,
+				  &kept);
+	if (!out)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		bool base = v[i].addr == c->text_base && v[i].len > 3 &&
-			    !strncmp(v[i].rest + 3, c->base_name, strlen(c->base_name));
-		uint64_t sub = c->kaddr == RED_RELATIVE ? c->text_base : 0;
-
-		if (!v[i].keep && !base && !c->keep_kallsyms)
-			continue;
-		fprintf(f, "%016llx%.*s\n", (unsigned long long)(v[i].addr - sub),
-			(int)v[i].len, v[i].rest);
-		c->n.ksyms_out++;
-	}
-	free(v);
-	if (fclose(f))
-		return -ENOMEM;
+	c->n.ksyms_out = kept;
 	err = fmt_writer_kallsyms(w, out, olen);
 	free(out);
 	return err;

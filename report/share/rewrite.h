@@ -25,6 +25,27 @@ int rpt_out_commit(char *tmp, const char *out);
 void rpt_out_abort(char *tmp);
 
 /*
+ * Writers killed by SIGINT, SIGTERM or SIGHUP leave no temporary file: the
+ * names registered here are removed by a handler that then re-raises the
+ * signal (installed at the first registration; an ignored signal stays
+ * ignored).  rpt_out_begin(), rpt_writer_open() and rpt_text_out_begin()
+ * register what they create; rpt_out_commit/abort(), rpt_writer_close/
+ * abort() and rpt_text_out_end() forget it.  rpt_clean_add: 0, or -errno
+ * when the name is too long or every slot is taken (then not removed).
+ */
+int rpt_clean_add(const char *path);
+void rpt_clean_forget(const char *path);
+/*
+ * fmt_writer_open/close/abort with the writer's temporary file and spool
+ * files registered: a writer opened so is closed or aborted so.  A
+ * temporary file the close keeps (keep_temp) stays registered until
+ * rpt_out_commit() or rpt_out_abort() of its name.
+ */
+int rpt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct fmt_writer **w);
+int rpt_writer_close(struct fmt_writer *w);
+void rpt_writer_abort(struct fmt_writer *w);
+
+/*
  * The end of writing OUT through tmp: close the writer and rename tmp into
  * place (0), or say why and remove tmp (-ECANCELED).  rpt_out_fail(): say
  * what failed (the writer's message, else err), abort the writer, remove

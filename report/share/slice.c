@@ -1010,7 +1010,7 @@ static int write_kallsyms(struct slice *s, struct fmt_writer *w)
 											 2, swap)),
 						      c->payload, (int)c->len);
 		}
-	text = rpt_ksyms_keep_text(s->ksyms, &len, &s->ksyms_kept);
+	text = rpt_ksyms_keep_text(s->ksyms, 0, &len, &s->ksyms_kept);
 	if (!text)
 		return -ENOMEM;
 	s->ksyms_all = rpt_ksyms_keep_total(s->ksyms);
@@ -1107,7 +1107,7 @@ static int write_slice(struct slice *s)
 
 	/* the writer's own temporary file beside OUT, renamed over it at close */
 	rpt_writer_opts_like(s->in, &wo);
-	err = fmt_writer_open(s->out_path, &wo, &w);
+	err = rpt_writer_open(s->out_path, &wo, &w);
 	if (err)
 		return ft_error("cannot create '%s': %s", s->out_path, strerror(-err)), -ECANCELED;
 	s->enc = calloc((size_t)nstreams, sizeof(*s->enc));
@@ -1150,7 +1150,7 @@ static int write_slice(struct slice *s)
 		err = -ECANCELED;
 	}
 	if (err) {
-		fmt_writer_abort(w);
+		rpt_writer_abort(w);
 		return err;
 	}
 	for (i = 0; i < nstreams && !err; i++)

@@ -6,6 +6,9 @@
  * columns first; plus per-file summaries (folded stacks, latency
  * histograms, recorder cost) and a loaded_files table that makes a second
  * load of the same file a no-op.  `--schema [--cluster NAME]` prints the DDL.
+ * `--dry-run` reads and encodes every row as a load would and sends nothing:
+ * no server needed, the rows per table printed (and damaged files found
+ * before a load meets them).
  *
  * The SQL sent is what ClickHouse 18.16 (Debian 12) takes: MergeTree()
  * with ORDER BY and no PARTITION BY, Nullable columns, Distributed tables;
@@ -65,7 +68,7 @@ static const char *const summary_sql[] = {
 
 struct loadopts {
 	const char *url, *cluster, *db, *host;
-	bool schema, create;
+	bool schema, create, dry;
 	size_t batch;		/* bytes per insert */
 	char **files;
 	int nfiles;
@@ -73,6 +76,7 @@ struct loadopts {
 
 static const char usage[] =
 	"usage: flytrap load --clickhouse URL [--database DB] [--host NAME] [--create] FILE...\n"
+	"       flytrap load --dry-run [--host NAME] FILE...\n"
 	"       flytrap load --schema [--cluster NAME] [--database DB]\n"
 	"Load the tables of `flytrap sql` into ClickHouse (HTTP interface, RowBinary\n"
 	"inserts) with host, trace_id and file columns, plus per-file summaries\n"
@@ -84,6 +88,8 @@ static const char usage[] =
 	"  --database DB     database (default flytrap)\n"
 	"  --host NAME       host column (default: the file's META host, else its uname node)\n"
 	"  --create          create the database and tables first (CREATE ... IF NOT EXISTS)\n"
+	"  --dry-run         read and encode every row, send nothing (no server): the rows\n"
+	"                    per table of each file\n"
 	"  --schema          print the CREATE statements and exit\n"
 	"  --cluster NAME    with --schema: *_local MergeTree tables plus Distributed tables\n"
 	"                    over the remote_servers cluster NAME (run the DDL on every server)\n"
@@ -146,9 +152,16 @@ static void print_schema(FILE *out, const char *db, const char *cluster)
 
 /* ---- HTTP ------------------------------------------------------------------------- */
 
+/* rows and bytes a table was given, per file (--dry-run prints them) */
+struct tally {
+	uint64_t rows, bytes;
+};
+
 struct ch {
 	char host[256], port[16], user[128], pass[128];
 	const char *db;
+	bool dry;		/* --dry-run: no server; inserts are counted in tally */
+	struct tally *tally;	/* sq_ntables + S_NR: sq_tables, then summaries */
 };
 
 static int parse_url(const char *url, struct ch *c)
@@ -368,6 +381,7 @@ static int ch_exec(const struct ch *c, const char *sql, char **out)
 struct rb {
 	char *p;
 	size_t len, cap;
+	uint64_t rows;		/* rows in p (each begins with rb_key) */
 	bool oom;
 };
 
@@ -512,9 +526,17 @@ struct filekey {
 
 static void rb_key(struct rb *b, const struct filekey *fk)
 {
+	b->rows++;
 	rb_str(b, fk->host, strlen(fk->host));
 	rb_u64(b, fk->trace_id);
 	rb_str(b, fk->file, strlen(fk->file));
+}
+
+static struct tally *tally_of(const struct ch *c, const struct sq_table *t)
+{
+	if (t >= sq_tables && t < sq_tables + sq_ntables)
+		return &c->tally[t - sq_tables];
+	return &c->tally[sq_ntables + (t - summaries)];
 }
 
 static int flush_insert(const struct ch *c, const struct sq_table *t, struct rb *b)
@@ -527,6 +549,14 @@ static int flush_insert(const struct ch *c, const struct sq_table *t, struct rb 
 		return 0;
 	if (b->oom)
 		return ft_error("out of memory");
+	if (c->dry) {
+		/* encoded as for the server, then dropped */
+		tally_of(c, t)->rows += b->rows;
+		tally_of(c, t)->bytes += b->len;
+		b->len = 0;
+		b->rows = 0;
+		return 0;
+	}
 	o = (size_t)snprintf(q, sizeof(q), "INSERT INTO %s.%s (host, trace_id, file", c->db,
 			     t->name);
 	for (k = 0; k < t->ncols && o < sizeof(q); k++)
@@ -536,6 +566,7 @@ static int flush_insert(const struct ch *c, const struct sq_table *t, struct rb 
 		snprintf(q + o, sizeof(q) - o, ") FORMAT RowBinary");
 	rc = ch_post(c, q, b->p, b->len, &resp);
 	b->len = 0;
+	b->rows = 0;
 	if (rc) {
 		char *nl = resp ? strchr(resp, '\n') : NULL;
 
@@ -673,6 +704,9 @@ static int already_loaded(const struct ch *c, const struct filekey *fk, bool *ye
 	char q[512], *resp = NULL;
 	int rc;
 
+	*yes = false;
+	if (c->dry)
+		return 0;
 	snprintf(q, sizeof(q), "SELECT count() FROM %s.loaded_files WHERE trace_id = %" PRIu64
 		 " AND checksum = '%s'", c->db, fk->trace_id, fk->checksum);
 	rc = ch_exec(c, q, &resp);
@@ -702,6 +736,24 @@ static void default_host(struct sq_engine *en, char *out, size_t len)
 		snprintf(out, len, "unknown");
 }
 
+/* --dry-run: what a load of the file would have sent, per table */
+static void print_dry(const struct ch *c, const char *path, const char *host,
+		      const struct filekey *fk, uint64_t rows)
+{
+	uint64_t bytes = 0;
+	int k;
+
+	for (k = 0; k < sq_ntables + S_NR; k++)
+		bytes += c->tally[k].bytes;
+	printf("%s: %" PRIu64 " rows, %" PRIu64 " bytes (host %s, trace id %016" PRIx64
+	       "): a dry run, nothing sent\n", path, rows, bytes, host, fk->trace_id);
+	printf("  %-24s %12s %14s\n", "table", "rows", "bytes");
+	for (k = 0; k < sq_ntables + S_NR; k++)
+		printf("  %-24s %12" PRIu64 " %14" PRIu64 "\n",
+		       k < sq_ntables ? sq_tables[k].name : summaries[k - sq_ntables].name,
+		       c->tally[k].rows, c->tally[k].bytes);
+}
+
 static int load_file(const struct ch *c, const struct loadopts *o, char *path, uint64_t *total_rows)
 {
 	struct sq_engine *en = NULL;
@@ -712,6 +764,7 @@ static int load_file(const struct ch *c, const struct loadopts *o, char *path, u
 	int rc, k;
 	struct rb b = { 0 };
 
+	memset(c->tally, 0, (size_t)(sq_ntables + S_NR) * sizeof(*c->tally));
 	rc = sq_open(&path, 1, &en, &err);
 	if (rc < 0) {
 		ft_error("%s", err ? err : strerror(-rc));
@@ -758,11 +811,13 @@ static int load_file(const struct ch *c, const struct loadopts *o, char *path, u
 	}
 	if (ft_progress_enabled())
 		fputs("\r\033[K", stderr);
-	if (!rc) {
+	if (!rc && c->dry)
+		print_dry(c, path, host, &fk, rows);
+	else if (!rc)
 		printf("%s: %" PRIu64 " rows (host %s, trace id %016" PRIx64 ")\n", path, rows,
 		       host, fk.trace_id);
+	if (!rc)
 		*total_rows += rows;
-	}
 out:
 	sq_close(en);
 	return rc;
@@ -774,7 +829,7 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		{ "help", 'h', false, 'h' }, { "schema", 0, false, 'S' },
 		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' },
 		{ "host", 0, true, 'H' }, { "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' },
-		{ "create", 0, false, 'C' },
+		{ "create", 0, false, 'C' }, { "dry-run", 0, false, 'n' },
 		{ 0 },
 	};
 	struct ft_optparse p;
@@ -803,6 +858,10 @@ static int parse(int argc, char **argv, struct loadopts *o)
 			o->create = true;
 			continue;
 		}
+		if (id == 'n') {
+			o->dry = true;
+			continue;
+		}
 		if (!*v)
 			return ft_usage_error("--%s needs a value", p.opt->name);
 		switch (id) {
@@ -829,15 +888,18 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		      (o->cluster[i] >= '0' && o->cluster[i] <= '9')))
 			return ft_usage_error("--cluster: '%s' is not a plain name", o->cluster);
 	if (o->schema) {
-		if (o->nfiles || o->url || o->create)
-			return ft_usage_error("--schema prints the DDL only: no URL, file or --create");
+		if (o->nfiles || o->url || o->create || o->dry)
+			return ft_usage_error("--schema prints the DDL only: no URL, file, --create "
+					      "or --dry-run");
 		return 0;
 	}
 	if (o->cluster)
 		return ft_usage_error("--cluster goes with --schema (load into the Distributed "
 				      "tables by URL)");
-	if (!o->url)
-		return ft_usage_error("--clickhouse URL is needed (or --schema)");
+	if (o->dry && o->create)
+		return ft_usage_error("--dry-run sends nothing: no --create");
+	if (!o->url && !o->dry)
+		return ft_usage_error("--clickhouse URL is needed (or --schema, or --dry-run)");
 	if (!o->nfiles)
 		return ft_usage_error("no trace file given");
 	return 0;
@@ -864,13 +926,21 @@ int cmd_load(int argc, char **argv)
 		free(o.files);
 		return ft_finish_stdout(EXIT_OK);
 	}
-	if (parse_url(o.url, &c)) {
+	memset(&c, 0, sizeof(c));
+	if (o.url && parse_url(o.url, &c)) {
 		free(o.files);
 		return ft_usage_error("--clickhouse: '%s' is not http://HOST[:PORT]/", o.url);
 	}
 	c.db = o.db;
-	rc = o.create ? create_tables(&c) : check_tables(&c);
+	c.dry = o.dry;
+	c.tally = calloc((size_t)(sq_ntables + S_NR), sizeof(*c.tally));
+	if (!c.tally) {
+		free(o.files);
+		return ft_error("out of memory");
+	}
+	rc = o.dry ? 0 : o.create ? create_tables(&c) : check_tables(&c);
 	if (rc) {
+		free(c.tally);
 		free(o.files);
 		return rc;
 	}
@@ -887,6 +957,7 @@ int cmd_load(int argc, char **argv)
 		       o.nfiles == 1 ? "" : "s", rows, s, s > 0 ? (double)rows / s : 0.0,
 		       failed ? "; some files failed" : "");
 	}
+	free(c.tally);
 	free(o.files);
 	return ft_finish_stdout(failed ? EXIT_FAIL : EXIT_OK);
 }

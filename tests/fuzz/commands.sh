@@ -10,38 +10,8 @@
 # error aborts.
 #
 #   FUZZ_MUTANTS=N  mutants per input (default 2); FUZZ_SEED=N (default 20261202)
-. "$TOP/tests/lib.sh"
-[ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
-cd "$TMP" || exit 1
-# the sanitizers' own exit codes, told apart from a command's refusal
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}:exitcode=111
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=112
-nmut=${FUZZ_MUTANTS:-2}
-seed=${FUZZ_SEED:-20261202}
-
-inputs=()
-for f in "$TOP"/tests/data/*.dat; do
-	[ "$(stat -c %s "$f")" -lt 200000 ] && inputs+=("$f")
-done
-for f in TGVM+tutorial3LabSisop__trace.dat wsdias+LabSisOp__trace.dat \
-	 ARM-software+lisa__external_trappy_tests_trace_idle.dat hebel23+driver__trace.dat; do
-	[ -f "$FIXTURES/$f" ] && inputs+=("$FIXTURES/$f")
-done
-# a file with record --bpf-object's objects (BTF) and map snapshots (tests/data/bpfobj/)
-inputs+=("$TOP/tests/data/bpfobj/user-objects.dat")
-[ ${#inputs[@]} -gt 0 ] || skip "no input files"
-
-mkdir -p plain mut
-for f in "${inputs[@]}"; do
-	b=$(basename "$f" .dat)
-	"$FLYTRAP" convert -c none "$f" -o "plain/$b.dat" 2>/dev/null || cp "$f" "plain/$b.dat"
-done
-# two compressed copies with one page per chunk: windows that skip chunks (the index's facts)
-n2=0
-for f in "${inputs[@]}"; do
-	[ $n2 -lt 2 ] && [ "$(stat -c %s "$f")" -gt 20000 ] || continue
-	"$FLYTRAP" convert --chunk 1 "$f" -o "plain/$(basename "$f" .dat)-c1.dat" 2>/dev/null && n2=$((n2 + 1))
-done
+FUZZ_MUTANTS_DEFAULT=2
+. "$TOP/tests/fuzz/_fuzz.sh"
 mkdir -p span
 for f in plain/*.dat; do
 	"$FLYTRAP" info --json "$f" 2>/dev/null | python3 -c '
@@ -51,8 +21,6 @@ if d.get("events") and d.get("first_ts") is not None:
     a, z = d["first_ts"], d["last_ts"]
     print("%.9f %.9f" % ((a + (z - a) * 0.4) / 1e9, (a + (z - a) * 0.6) / 1e9))' > "span/$(basename "$f" .dat)" 2>/dev/null
 done
-python3 "$TOP/tests/fuzz/mutate.py" plain mut "$nmut" "$seed"
-head -c 32 /dev/urandom > key
 
 # one command on one mutant: a crash (signal, sanitizer, hang) is a failure
 runs=0 bad=0
