@@ -59,6 +59,7 @@ enum skind {
 	S_FLAGS,	/* __print_flags(x, delim, { value, "name" }, ...) */
 	S_SYMBOL,	/* __print_symbolic(x, { value, "name" }, ...) */
 	S_COND,		/* x ? a : b */
+	S_ARRAY,	/* __print_array(__get_dynamic_array(f), len(f) / n, n), libtraceevent 1.8 */
 };
 
 struct sym {
@@ -986,6 +987,46 @@ static bool compile_syms(struct cc *c, struct snode *n, struct tep_print_flag_sy
 	return true;
 }
 
+/*
+ * __print_array() of a whole __data_loc array, the shape BPF events and
+ * tracepoints use: libtraceevent 1.8 prints it as the kernel does,
+ * "{0x1,0x2}"; 1.7's text differs, so that one stays with libtraceevent.
+ */
+static struct snode *compile_array(struct cc *c, struct tep_print_arg *arg)
+{
+	struct tep_print_arg *fa = arg->int_array.field, *cnt = arg->int_array.count;
+	struct tep_print_arg *es = arg->int_array.el_size;
+	struct tep_format_field *f;
+	struct snode *n;
+	long el;
+
+	if (c->fp->compat < 18 || !fa || fa->type != TEP_PRINT_DYNAMIC_ARRAY || !es ||
+	    es->type != TEP_PRINT_ATOM || !es->atom.atom || !cnt || cnt->type != TEP_PRINT_OP ||
+	    !cnt->op.op || strcmp(cnt->op.op, "/") || !cnt->op.left || !cnt->op.right ||
+	    cnt->op.left->type != TEP_PRINT_DYNAMIC_ARRAY_LEN ||
+	    cnt->op.right->type != TEP_PRINT_ATOM || !cnt->op.right->atom.atom) {
+		c->why = "__print_array";
+		return NULL;
+	}
+	el = strtol(es->atom.atom, NULL, 0);
+	f = fa->dynarray.field;
+	if ((el != 1 && el != 2 && el != 4 && el != 8) ||
+	    strtol(cnt->op.right->atom.atom, NULL, 0) != el || !f ||
+	    cnt->op.left->dynarray.field != f || f->size != 4 || f->offset < 0) {
+		c->why = "__print_array";
+		return NULL;
+	}
+	n = snew(c, S_ARRAY);
+	if (!n)
+		return NULL;
+	n->foff = f->offset;
+	n->fsize = f->size;
+	n->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+	n->len = (size_t)el;
+	need(c, f->offset + f->size);
+	return n;
+}
+
 static struct snode *compile_str(struct cc *c, struct tep_print_arg *arg, int depth)
 {
 	struct tep_format_field *f;
@@ -1063,6 +1104,8 @@ static struct snode *compile_str(struct cc *c, struct tep_print_arg *arg, int de
 		if (!n->x || !compile_syms(c, n, arg->symbol.symbols))
 			return NULL;
 		return n;
+	case TEP_PRINT_INT_ARRAY:
+		return compile_array(c, arg);
 	case TEP_PRINT_OP: {
 		struct tep_print_arg *r = arg->op.right;
 
@@ -1687,6 +1730,25 @@ static bool run_str(struct rpt_fastprint *fp, const struct fop *op, const struct
 		if (!z)
 			return false;	/* unterminated: libtraceevent reads past the record */
 		put_str(fp, op, p, z - p);
+		return true;
+	}
+	case S_ARRAY: {
+		uint32_t loc = (uint32_t)rd(fp, d + n->foff, 4);
+		uint64_t o = loc & 0xffff, l = loc >> 16;
+		char t[24];
+
+		if (n->rel)
+			o += (uint64_t)n->foff + (uint64_t)n->fsize;
+		if (o + l > (uint64_t)size)
+			return false;	/* damaged: leave it to libtraceevent */
+		putch(fp, '{');
+		for (v = 0; v + n->len <= l; v += n->len) {
+			int k = snprintf(t, sizeof(t), "%s0x%llx", v ? "," : "",
+					 (unsigned long long)rd(fp, d + o + v, (int)n->len));
+
+			put(fp, t, (size_t)k);
+		}
+		putch(fp, '}');
 		return true;
 	}
 	case S_FLAGS: {
