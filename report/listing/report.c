@@ -1056,11 +1056,13 @@ static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s,
 
 	tep_print_event(in->tep, s, rec, rp->latency ? "%8.8s-%-5d %3d" : "%16s-%-5d [%03d]",
 			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-	if (rp->latency) {
+	if (rp->latency || rp->compat >= 33) {
+		/* 3.2 and later print the flags column on every line, after a space without -l */
 		if (rp->raw)
 			trace_seq_printf(s, "-0x%x", tep_data_flags(in->tep, rec));
 		else
-			tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_LATENCY);
+			tep_print_event(in->tep, s, rec, rp->latency ? "%s" : " %s",
+					TEP_PRINT_LATENCY);
 	}
 	tep_print_event(in->tep, s, rec, tfmt, TEP_PRINT_TIME);
 	if (rp->tsdiff) {
@@ -1397,7 +1399,10 @@ static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
 	*p++ = '[';
 	p = put_udec(p, (unsigned)ev->rec.cpu, 3, false);
 	*p++ = ']';
-	if (rp->compat >= 33) {
+	if (rp->compat >= 33 && rp->raw) {
+		/* -R: the flags byte in hex, as 3.2 and later print it */
+		p += sprintf(p, "-0x%x", tep_data_flags(in->tep, (struct tep_record *)&ev->rec));
+	} else if (rp->compat >= 33) {
 		*p++ = ' ';
 		o->len = p - o->buf;
 		put_lat(in, s, t, ev);
