@@ -14,6 +14,8 @@
 #                        under its own base name, which is all trace-cmd
 #                        prints of it, so the listing is the one of the file
 #                        where it is
+#                        (TC33_WRAP="stdbuf -oL": line-buffered, for the runs
+#                        that crash at their end and lose what stdio held)
 #   tc33_stable OUT ARGS...  like tc_stable (tests/lib.sh): `trace-cmd report
 #                        ARGS` of 3.3.1 into OUT, a listing two runs agree on
 TC33_CACHE=${FLYTRAP_FRESH_CACHE:-/var/cache/flytrap-fresh}
@@ -79,7 +81,7 @@ tc33() {
 		fi
 	done
 	env -i HOME=/root TERM=dumb LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		chroot "$TC33_ROOT" trace-cmd "${args[@]}"
+		chroot "$TC33_ROOT" ${TC33_WRAP:-} trace-cmd "${args[@]}"
 	rc=$?
 	rm -rf "$d"
 	return $rc
