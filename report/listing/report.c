@@ -1721,8 +1721,8 @@ static const char usage_text[] =
 	"                     selects pids)\n"
 	"      --threads N    threads that read the file (default: the cores\n"
 	"                     available; 1: one); the output is the same\n"
-	"      --compat VER   the listing of trace-cmd VER: 3.3 (3.3.1, Debian 13, the\n"
-	"                     default) or 3.1 (3.1.6, Debian 12: no flags column)\n"
+	"      --compat VER   3.3: trace-cmd 3.3.1's listing (Debian 13, the default);\n"
+	"                     3.1: 3.1.6's (Debian 12, no flags column)\n"
 	"  -V, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
 
