@@ -44,6 +44,15 @@ enum fmt_option_id {
 	FMT_OPT_PRINTK = 20,
 	FMT_OPT_CMDLINES = 21,
 	FMT_OPT_BUFFER_TEXT = 22,
+	/*
+	 * trace-cmd 3.4: BTF_FILE and MODULES_FILE hold the offset of a section
+	 * of the same ID (the host's /sys/kernel/btf/vmlinux, /proc/modules);
+	 * LAST_BOOT_INFO is "instance:" and the instance's last_boot_info text.
+	 * Read by info; copied by convert, slice and merge (rpt_copy_options).
+	 */
+	FMT_OPT_BTF_FILE = 23,
+	FMT_OPT_LAST_BOOT_INFO = 24,
+	FMT_OPT_MODULES_FILE = 25,
 
 	/*
 	 * flytrap's own options.  trace-cmd skips unknown option IDs by size,

@@ -59,6 +59,7 @@ enum skind {
 	S_FLAGS,	/* __print_flags(x, delim, { value, "name" }, ...) */
 	S_SYMBOL,	/* __print_symbolic(x, { value, "name" }, ...) */
 	S_COND,		/* x ? a : b */
+	S_ARRAY,	/* __print_array(__get_dynamic_array(f), len(f) / n, n), libtraceevent 1.8 */
 };
 
 struct sym {
@@ -134,6 +135,8 @@ struct ftype {
 	/* T_SWITCH / T_WAKEUP */
 	struct sfield pid, prio, state, next_pid, next_prio, success, target_cpu;
 	struct sfield comm, next_comm;
+	/* sched_switch: the __print_flags() list of prev_state in the event's format */
+	struct tep_print_flag_sym *state_syms;
 	struct sfield call_site;	/* T_KMEM */
 	/* T_HRSTART / T_HREXPIRE ("timer" on old kernels, else "hrtimer") */
 	struct sfield timer, function, expires, softexpires, now;
@@ -166,6 +169,7 @@ struct rpt_fastprint {
 	char *buf;		/* the text being built; appended to s only on success */
 	size_t len, cap;
 	bool oom;
+	int compat;		/* the libtraceevent printed: 17 (1.7, trace-cmd 3.1.6), 18 (1.8) */
 	struct rpt_fastprint_stats st;
 };
 
@@ -983,6 +987,46 @@ static bool compile_syms(struct cc *c, struct snode *n, struct tep_print_flag_sy
 	return true;
 }
 
+/*
+ * __print_array() of a whole __data_loc array, the shape BPF events and
+ * tracepoints use: libtraceevent 1.8 prints it as the kernel does,
+ * "{0x1,0x2}"; 1.7's text differs, so that one stays with libtraceevent.
+ */
+static struct snode *compile_array(struct cc *c, struct tep_print_arg *arg)
+{
+	struct tep_print_arg *fa = arg->int_array.field, *cnt = arg->int_array.count;
+	struct tep_print_arg *es = arg->int_array.el_size;
+	struct tep_format_field *f;
+	struct snode *n;
+	long el;
+
+	if (c->fp->compat < 18 || !fa || fa->type != TEP_PRINT_DYNAMIC_ARRAY || !es ||
+	    es->type != TEP_PRINT_ATOM || !es->atom.atom || !cnt || cnt->type != TEP_PRINT_OP ||
+	    !cnt->op.op || strcmp(cnt->op.op, "/") || !cnt->op.left || !cnt->op.right ||
+	    cnt->op.left->type != TEP_PRINT_DYNAMIC_ARRAY_LEN ||
+	    cnt->op.right->type != TEP_PRINT_ATOM || !cnt->op.right->atom.atom) {
+		c->why = "__print_array";
+		return NULL;
+	}
+	el = strtol(es->atom.atom, NULL, 0);
+	f = fa->dynarray.field;
+	if ((el != 1 && el != 2 && el != 4 && el != 8) ||
+	    strtol(cnt->op.right->atom.atom, NULL, 0) != el || !f ||
+	    cnt->op.left->dynarray.field != f || f->size != 4 || f->offset < 0) {
+		c->why = "__print_array";
+		return NULL;
+	}
+	n = snew(c, S_ARRAY);
+	if (!n)
+		return NULL;
+	n->foff = f->offset;
+	n->fsize = f->size;
+	n->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+	n->len = (size_t)el;
+	need(c, f->offset + f->size);
+	return n;
+}
+
 static struct snode *compile_str(struct cc *c, struct tep_print_arg *arg, int depth)
 {
 	struct tep_format_field *f;
@@ -1060,6 +1104,8 @@ static struct snode *compile_str(struct cc *c, struct tep_print_arg *arg, int de
 		if (!n->x || !compile_syms(c, n, arg->symbol.symbols))
 			return NULL;
 		return n;
+	case TEP_PRINT_INT_ARRAY:
+		return compile_array(c, arg);
 	case TEP_PRINT_OP: {
 		struct tep_print_arg *r = arg->op.right;
 
@@ -1303,6 +1349,53 @@ static bool from_plugin(tep_event_handler_func handler, const char *file)
 	return !strcmp(base, file);
 }
 
+/* whether the expression arg reads the field name */
+static bool uses_field(const struct tep_print_arg *arg, const char *name, int depth)
+{
+	if (!arg || depth > 16)
+		return false;
+	switch (arg->type) {
+	case TEP_PRINT_FIELD:
+		return arg->field.name && !strcmp(arg->field.name, name);
+	case TEP_PRINT_OP:
+		return uses_field(arg->op.left, name, depth + 1) ||
+		       uses_field(arg->op.right, name, depth + 1);
+	case TEP_PRINT_TYPE:
+		return uses_field(arg->typecast.item, name, depth + 1);
+	default:
+		return false;
+	}
+}
+
+/* the symbol list of the first __print_flags() of prev_state in a print format's arguments */
+static struct tep_print_flag_sym *state_flags(struct tep_print_arg *arg, int depth)
+{
+	struct tep_print_flag_sym *f;
+
+	for (; arg && depth < 16; arg = arg->next) {
+		switch (arg->type) {
+		case TEP_PRINT_FLAGS:
+			if (arg->flags.flags && uses_field(arg->flags.field, "prev_state", depth + 1))
+				return arg->flags.flags;
+			break;
+		case TEP_PRINT_OP:
+			if ((f = state_flags(arg->op.left, depth + 1)) ||
+			    (f = state_flags(arg->op.right, depth + 1)))
+				return f;
+			break;
+		case TEP_PRINT_TYPE:
+			if ((f = state_flags(arg->typecast.item, depth + 1)))
+				return f;
+			break;
+		default:
+			break;
+		}
+		if (depth)
+			break;	/* an operand is one argument, not a list */
+	}
+	return NULL;
+}
+
 /*
  * plugin_sched_switch's sched_switch and sched_wakeup(_new) formatters.
  * Which events those are is the kind table's to say (kinds.h), as for
@@ -1334,6 +1427,7 @@ static void compile_sched(struct cc *c)
 			c->why = "sched_switch fields";
 			return;
 		}
+		t->state_syms = state_flags(ev->print_fmt.args, 0);
 		t->kind = T_SWITCH;
 		return;
 	}
@@ -1638,6 +1732,25 @@ static bool run_str(struct rpt_fastprint *fp, const struct fop *op, const struct
 		put_str(fp, op, p, z - p);
 		return true;
 	}
+	case S_ARRAY: {
+		uint32_t loc = (uint32_t)rd(fp, d + n->foff, 4);
+		uint64_t o = loc & 0xffff, l = loc >> 16;
+		char t[24];
+
+		if (n->rel)
+			o += (uint64_t)n->foff + (uint64_t)n->fsize;
+		if (o + l > (uint64_t)size)
+			return false;	/* damaged: leave it to libtraceevent */
+		putch(fp, '{');
+		for (v = 0; v + n->len <= l; v += n->len) {
+			int k = snprintf(t, sizeof(t), "%s0x%llx", v ? "," : "",
+					 (unsigned long long)rd(fp, d + o + v, (int)n->len));
+
+			put(fp, t, (size_t)k);
+		}
+		putch(fp, '}');
+		return true;
+	}
 	case S_FLAGS: {
 		int64_t val;
 		bool printed = false;
@@ -1833,19 +1946,40 @@ static void put_comm(struct rpt_fastprint *fp, const struct sfield *sf, const ui
 		free(comm);
 }
 
-static void put_state(struct rpt_fastprint *fp, int val)
+/*
+ * prev_state's letters.  libtraceevent 1.7's plugin names the bits from a
+ * table of its own (that of kernels before 4.14: bit 7 is "W"); 1.8 reads
+ * them from the event's own __print_flags() list when it has one (kernels
+ * since 4.14 say bit 5 is "Z" and bit 7 "I", TASK_IDLE), so each kernel's
+ * states come out under its own names.
+ */
+static void put_state(struct rpt_fastprint *fp, const struct ftype *t, int val)
 {
 	static const char states[] = "SDTtZXxW";
+	const struct tep_print_flag_sym *f;
 	bool found = false;
 	unsigned i;
 
-	for (i = 0; i < sizeof(states) - 1; i++) {
-		if (!(val & (1 << i)))
-			continue;
-		if (found)
-			putch(fp, '|');
-		found = true;
-		putch(fp, states[i]);
+	if (fp->compat >= 18 && t->state_syms) {
+		for (f = t->state_syms; f; f = f->next) {
+			int64_t v = flag_value(f->value);
+
+			if (v <= 0 || ((int64_t)val & v) != v)
+				continue;
+			if (found)
+				putch(fp, '|');
+			found = true;
+			put(fp, f->str, strlen(f->str));
+		}
+	} else {
+		for (i = 0; i < sizeof(states) - 1; i++) {
+			if (!(val & (1 << i)))
+				continue;
+			if (found)
+				putch(fp, '|');
+			found = true;
+			putch(fp, states[i]);
+		}
 	}
 	if (!found)
 		putch(fp, 'R');
@@ -1861,7 +1995,7 @@ static void run_switch(struct rpt_fastprint *fp, const struct ftype *t, const ui
 	put(fp, " [", 2);
 	put_s64(fp, (int32_t)sf_get(fp, &t->prio, d));
 	put(fp, "] ", 2);
-	put_state(fp, (int)sf_get(fp, &t->state, d));
+	put_state(fp, t, (int)sf_get(fp, &t->state, d));
 	put(fp, " ==> ", 5);
 	put_comm(fp, &t->next_comm, d, (int)next);
 	putch(fp, ':');
@@ -2038,11 +2172,17 @@ struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep)
 	if (!fp)
 		return NULL;
 	fp->tep = tep;
+	fp->compat = 17;
 	fp->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	fp->long_size = tep_get_long_size(tep);
 	if (!fp->long_size)
 		fp->long_size = sizeof(long);
 	return fp;
+}
+
+void rpt_fastprint_set_tep_version(struct rpt_fastprint *fp, int version)
+{
+	fp->compat = version;
 }
 
 void rpt_fastprint_free(struct rpt_fastprint *fp)

@@ -42,6 +42,13 @@ struct rpt_fastprint *rpt_fastprint_new(struct tep_handle *tep);
 void rpt_fastprint_free(struct rpt_fastprint *fp);
 
 /*
+ * Which libtraceevent's text to copy where two versions differ (the
+ * sched_switch plugin's prev_state letters): 17 for 1.7 (trace-cmd 3.1.6,
+ * the default of a new cache), 18 for 1.8.
+ */
+void rpt_fastprint_set_tep_version(struct rpt_fastprint *fp, int version);
+
+/*
  * Append the INFO text of the event in rec (whose type is event) to s,
  * exactly as libtraceevent would, and return true; or return false without
  * touching s when this event type or this record is not handled here.  Like

@@ -56,7 +56,21 @@ struct ltype {
 	uint8_t pid;		/* 0: not seen, 1: common_pid read here, 2: through libtraceevent */
 	uint8_t pid_size;
 	uint16_t pid_off;
+	uint8_t lat;		/* 0: not seen, 1: flags column cached by its two bytes, 2: not */
 };
+
+/*
+ * The flags column of trace-cmd 3.2 and later (libtraceevent's latency
+ * text) by event type and the two bytes it reads, direct-mapped: there are
+ * few distinct ones and this runs for every line.
+ */
+struct latcache {
+	uint32_t key;		/* type << 16 | common_flags << 8 | common_preempt_count */
+	uint8_t len;
+	bool valid;
+	char text[14];
+};
+#define LAT_SLOTS 4096
 
 /* kernel function names of the graph printer, direct-mapped (they repeat) */
 struct fncache {
@@ -129,6 +143,7 @@ struct rinput {
 	/* the listing's caches */
 	bool swap;			/* the file's byte order is not ours */
 	struct ltype *ltypes;		/* 65536, on first use */
+	struct latcache *lats;		/* LAT_SLOTS, on first use */
 	struct commcache *comms;	/* COMM_SLOTS */
 };
 #define COMM_SLOTS 1024
@@ -158,6 +173,7 @@ struct report {
 	bool plugin_opts;		/* -O given */
 	bool no_irqs, no_softirqs;	/* -I, -S */
 	bool latency;			/* -l */
+	int compat;			/* the trace-cmd whose listing is printed: 31 (3.1.6), 33 (3.3.1) */
 	bool test_filters;		/* -T */
 	bool tsdiff, tscheck, raw_ts, align_ts, nodate;
 	uint64_t ts2secs;		/* --ts2secs before a second -i: every file */
@@ -1041,11 +1057,13 @@ static void line_tep(struct report *rp, struct rinput *in, struct trace_seq *s,
 
 	tep_print_event(in->tep, s, rec, rp->latency ? "%8.8s-%-5d %3d" : "%16s-%-5d [%03d]",
 			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
-	if (rp->latency) {
+	if (rp->latency || rp->compat >= 33) {
+		/* 3.2 and later print the flags column on every line, after a space without -l */
 		if (rp->raw)
 			trace_seq_printf(s, "-0x%x", tep_data_flags(in->tep, rec));
 		else
-			tep_print_event(in->tep, s, rec, "%s", TEP_PRINT_LATENCY);
+			tep_print_event(in->tep, s, rec, rp->latency ? "%s" : " %s",
+					TEP_PRINT_LATENCY);
 	}
 	tep_print_event(in->tep, s, rec, tfmt, TEP_PRINT_TIME);
 	if (rp->tsdiff) {
@@ -1280,6 +1298,63 @@ static const char *line_comm(struct rinput *in, int pid, size_t *len)
 	return comm;
 }
 
+/*
+ * Whether ev's flags column depends on nothing but its type and the bytes
+ * common_flags and common_preempt_count (at 2 and 3, the layout of every
+ * kernel since 2.6): no lock depth nor migrate-disable field, which
+ * libtraceevent would print too.
+ */
+static bool lat_cacheable(struct tep_event *e)
+{
+	struct tep_format_field *fl = tep_find_common_field(e, "common_flags");
+	struct tep_format_field *pc = tep_find_common_field(e, "common_preempt_count");
+
+	return fl && pc && fl->offset == 2 && fl->size == 1 && pc->offset == 3 && pc->size == 1 &&
+	       !tep_find_common_field(e, "common_lock_depth") &&
+	       !tep_find_common_field(e, "common_migrate_disable");
+}
+
+/*
+ * The flags column trace-cmd 3.2 and later print after the CPU by default
+ * (irqs-off, need-resched, hardirq/softirq, preempt depth, migrate-disable):
+ * libtraceevent's latency text, remembered by type and the bytes it reads.
+ */
+static void put_lat(struct rinput *in, struct trace_seq *s, struct ltype *t,
+		    const struct fmt_event *ev)
+{
+	struct outbuf *o = &in->rp->out;
+	struct latcache *c = NULL;
+	const uint8_t *d = ev->rec.data;
+
+	if (t && !t->lat)
+		t->lat = lat_cacheable(ev->event) ? 1 : 2;
+	if (t && t->lat == 1 && ev->rec.size >= 4 && ev->type >= 0 && ev->type <= 0xffff) {
+		uint32_t key = (uint32_t)ev->type << 16 | (uint32_t)d[2] << 8 | d[3];
+
+		if (!in->lats)
+			in->lats = calloc(LAT_SLOTS, sizeof(*in->lats));
+		if (in->lats) {
+			c = &in->lats[(key ^ (key >> 16) * 31) % LAT_SLOTS];
+			if (c->valid && c->key == key) {
+				out_put(o, c->text, c->len);
+				return;
+			}
+		}
+		if (c) {
+			c->key = key;
+			c->valid = false;
+		}
+	}
+	trace_seq_reset(s);
+	tep_print_event(in->tep, s, (struct tep_record *)&ev->rec, "%s", TEP_PRINT_LATENCY);
+	out_put(o, s->buffer, s->len);
+	if (c && s->len < sizeof(c->text)) {
+		memcpy(c->text, s->buffer, s->len);
+		c->len = (uint8_t)s->len;
+		c->valid = true;
+	}
+}
+
 /* the usual line, built by hand in the listing's buffer: this runs for every event */
 static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
 		      const struct fmt_event *ev)
@@ -1325,6 +1400,17 @@ static void line_fast(struct report *rp, struct rinput *in, struct trace_seq *s,
 	*p++ = '[';
 	p = put_udec(p, (unsigned)ev->rec.cpu, 3, false);
 	*p++ = ']';
+	if (rp->compat >= 33 && rp->raw) {
+		/* -R: the flags byte in hex, as 3.2 and later print it */
+		p += sprintf(p, "-0x%x", tep_data_flags(in->tep, (struct tep_record *)&ev->rec));
+	} else if (rp->compat >= 33) {
+		*p++ = ' ';
+		o->len = p - o->buf;
+		put_lat(in, s, t, ev);
+		line = p = out_room(o, 160);
+		if (!p)
+			return;
+	}
 	if (in->in_usecs)
 		*p++ = ' ';
 	p = put_time(rp, in, p, ev->rec.ts);
@@ -1595,8 +1681,9 @@ static const char usage_text[] =
 	"usage: flytrap report [options] [FILE]\n"
 	"\n"
 	"List the events of a trace.dat (default ./trace.dat) in time order, one line\n"
-	"each, exactly as `trace-cmd report` prints them.  trace-cmd report's options\n"
-	"work as there (flytrap report(1) lists what each follows).\n"
+	"each, exactly as `trace-cmd report` 3.3 prints them (--compat 3.1: as 3.1.6\n"
+	"does).  trace-cmd report's options work as there (flytrap report(1) lists\n"
+	"what each follows).\n"
 	"\n"
 	"flytrap's selections:\n"
 	"  -e, --event EVENT  only these events: NAME, SYSTEM or SYSTEM:NAME, globs\n"
@@ -1636,6 +1723,8 @@ static const char usage_text[] =
 	"                     selects pids)\n"
 	"      --threads N    threads that read the file (default: the cores\n"
 	"                     available; 1: one); the output is the same\n"
+	"      --compat VER   3.3: trace-cmd 3.3.1's listing (Debian 13, the default);\n"
+	"                     3.1: 3.1.6's (Debian 12, no flags column)\n"
 	"  -V, --verbose      more messages on stderr\n"
 	"  -h, --help         this help\n";
 
@@ -2010,6 +2099,8 @@ static int open_input(struct report *rp, struct rinput *in)
 	/* the graph printer and other registered handlers stay with libtraceevent */
 	if (!getenv("FLYTRAP_NO_FASTPRINT") && !rp->plugin_opts)
 		in->fast = rpt_fastprint_new(in->tep);
+	if (in->fast)
+		rpt_fastprint_set_tep_version(in->fast, rp->compat >= 33 ? 18 : 17);
 	if (set_event_flags(in, rp->nohandler_events, rp->nnohandler_events,
 			    TEP_EVENT_FL_NOHANDLE, "-n") ||
 	    set_event_flags(in, rp->raw_events, rp->nraw_events, TEP_EVENT_FL_PRINTRAW, "-r"))
@@ -2050,6 +2141,7 @@ static void close_input(struct rinput *in)
 	free(in->fstr);
 	free(in->type_ok);
 	free(in->ltypes);
+	free(in->lats);
 	free(in->comms);
 	free(in->fncache);
 }
@@ -2295,7 +2387,7 @@ enum {
 	OPT_CPU = 256, OPT_COMM, OPT_FROM, OPT_TO, OPT_JSON, OPT_TS_OFFSET, OPT_TS2SECS,
 	OPT_TS_DIFF, OPT_TS_CHECK, OPT_RAW_TS, OPT_ALIGN_TS, OPT_NODATE, OPT_STAT, OPT_BPF_MAPS, OPT_UNAME,
 	OPT_VERSION, OPT_CPUS, OPT_FIRST, OPT_LAST, OPT_CHECK, OPT_ENDIAN, OPT_PRINTK, OPT_PROFILE,
-	OPT_BYCOMM, OPT_THREADS,
+	OPT_BYCOMM, OPT_THREADS, OPT_COMPAT,
 };
 
 /* trace-cmd report's profile options: flytrap has that breakdown in another command */
@@ -2304,6 +2396,25 @@ static int profile_refused(const char *opt)
 	return ft_usage_error("%s: trace-cmd's per-task profile is not part of report here; "
 			      "`flytrap overhead` gives each task's running, runnable (preempted) "
 			      "and blocked time", opt);
+}
+
+/* --compat VERSION: whose listing to print, trace-cmd 3.3.1's (33, the default) or 3.1.6's (31) */
+static int compat_version(const char *arg)
+{
+	if (!strcmp(arg, "3.1") || !strcmp(arg, "3.1.6"))
+		return 31;
+	if (!strcmp(arg, "3.3") || !strcmp(arg, "3.3.1"))
+		return 33;
+	return 0;
+}
+
+static int opt_compat(struct report *rp, const char *arg)
+{
+	rp->compat = compat_version(arg);
+	if (!rp->compat)
+		return ft_usage_error("--compat %s: the listings matched are 3.1 (trace-cmd 3.1.6, "
+				      "Debian 12) and 3.3 (trace-cmd 3.3.1, Debian 13)", arg);
+	return 0;
 }
 
 /* -e / -P without a usable value: the trace-cmd report meaning was probably wanted */
@@ -2508,6 +2619,7 @@ static int opt_output(struct report *rp, struct report_args *a, int c, const cha
 	case OPT_NODATE: rp->nodate = true; return 0;
 	case OPT_THREADS: return rpt_threads_arg(arg, &rp->threads) ? EXIT_USAGE : 0;
 	case OPT_JSON: rp->json = true; return 0;
+	case OPT_COMPAT: return opt_compat(rp, arg);
 	case 'V': ft_verbose++; return 0;
 	case 'G': return profile_refused("-G");
 	case 'H': return profile_refused("-H");
@@ -2559,7 +2671,8 @@ static const struct ft_opt report_opts[] = {
 	{ "threads", 0, true, OPT_THREADS }, { "last-event", 0, false, OPT_LAST },
 	{ "check-events", 0, false, OPT_CHECK }, { "endian", 0, false, OPT_ENDIAN },
 	{ "printk", 0, false, OPT_PRINTK }, { "profile", 0, false, OPT_PROFILE },
-	{ "by-comm", 0, false, OPT_BYCOMM }, { "bpf-maps", 0, false, OPT_BPF_MAPS }, { 0 },
+	{ "by-comm", 0, false, OPT_BYCOMM }, { "bpf-maps", 0, false, OPT_BPF_MAPS },
+	{ "compat", 0, true, OPT_COMPAT }, { 0 },
 };
 
 /* The options, in order (-F and --ts-offset belong to the -i before them) */
@@ -2786,13 +2899,18 @@ static void free_report(struct report *rp, struct report_args *a)
 int cmd_report(int argc, char **argv)
 {
 	static char obuf[1 << 20];
-	struct report rp = { 0 };
+	struct report rp = { .compat = 33 };
 	struct report_args a = { 0 };
 	struct fmt_iter_opts *opts = NULL;
 	char *joined = NULL;
 	bool done;
+	const char *env = getenv("FLYTRAP_REPORT_COMPAT");
 	int rc, i;
 
+	/* a default for scripts written against one trace-cmd; --compat still wins */
+	if (env && *env && !(rp.compat = compat_version(env)))
+		return ft_usage_error("FLYTRAP_REPORT_COMPAT=%s: the listings matched are 3.1 "
+				      "and 3.3", env);
 	rc = parse_report_args(&rp, &a, argc, argv);
 	if (rc) {
 		rc = rc == OPT_HELP_DONE ? EXIT_OK : rc;

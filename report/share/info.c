@@ -515,6 +515,146 @@ static void text_header(const struct fmt_info *in, const char *path)
 	printf("cpus:        %d\n", in->cpus);
 }
 
+/*
+ * trace-cmd 3.4's sections: the recording host's BTF (BTF_FILE) and loaded
+ * modules (MODULES_FILE), and a persistent buffer's last_boot_info text.
+ * trace-cmd.dat.v7(5) puts a u64 size before a section's data, trace-cmd
+ * 3.4's writer only the data: a size that counts exactly the rest is taken
+ * as the document's, anything else as all data.
+ */
+struct tc34 {
+	int btf, modules;		/* 0: absent, 1: read, -1: damaged */
+	uint64_t btf_size, modules_size;
+	int nmodules;
+	char first_module[64];
+	const char *boot;		/* LAST_BOOT_INFO payload, not NUL-terminated */
+	size_t boot_len;
+};
+
+static uint64_t get64(bool be, const void *p)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+	int k;
+
+	for (k = 0; k < 8; k++)
+		v |= (uint64_t)b[be ? 7 - k : k] << (8 * k);
+	return v;
+}
+
+static int tc34_section(struct info *inf, uint16_t id, uint64_t *size, char **text)
+{
+	const struct fmt_option *o = fmt_reader_option(inf->r, id, 0);
+	void *data = NULL;
+	size_t len = 0;
+	uint64_t off, n;
+
+	*size = 0;
+	if (!o)
+		return 0;
+	if (o->size < 8 || inf->in->version < 7)
+		return -1;
+	off = get64(inf->in->big_endian, o->data);
+	if (!off || fmt_reader_section(inf->r, off, id, &data, &len))
+		return -1;
+	n = len;
+	if (len >= 8 && get64(inf->in->big_endian, data) == len - 8) {
+		n = len - 8;
+		memmove(data, (char *)data + 8, n);
+	}
+	*size = n;
+	if (text && !(*text = strndup((const char *)data, (size_t)n))) {
+		free(data);
+		return -1;
+	}
+	free(data);
+	return 1;
+}
+
+static void tc34_read(struct info *inf, struct tc34 *t)
+{
+	const struct fmt_option *o = fmt_reader_option(inf->r, FMT_OPT_LAST_BOOT_INFO, 0);
+	char *mods = NULL, *p;
+
+	memset(t, 0, sizeof(*t));
+	t->btf = tc34_section(inf, FMT_OPT_BTF_FILE, &t->btf_size, NULL);
+	t->modules = tc34_section(inf, FMT_OPT_MODULES_FILE, &t->modules_size, &mods);
+	if (t->modules == 1 && mods) {
+		/* /proc/modules: one module a line, its name first */
+		for (p = mods; *p; ) {
+			char *nl = strchr(p, '\n');
+			size_t w = strcspn(p, " \n");
+
+			if (w && !t->nmodules)
+				snprintf(t->first_module, sizeof(t->first_module), "%.*s", (int)w, p);
+			if (w)
+				t->nmodules++;
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+	free(mods);
+	if (o) {
+		t->boot = o->data;
+		t->boot_len = strnlen(o->data, o->size);
+	}
+}
+
+static void text_tc34(struct info *inf)
+{
+	struct tc34 t;
+	char b[64];
+
+	tc34_read(inf, &t);
+	if (t.btf)
+		printf("btf:         %s\n", t.btf < 0 ? "BTF_FILE option points at no BTF section" :
+		       human(t.btf_size, b, sizeof(b)));
+	if (t.modules < 0)
+		printf("modules:     MODULES_FILE option points at no modules section\n");
+	else if (t.modules)
+		printf("modules:     %d loaded%s%s%s\n", t.nmodules, t.nmodules ? " (" : "",
+		       t.first_module, t.nmodules > 1 ? ", ...)" : t.nmodules ? ")" : "");
+	if (t.boot) {
+		const char *colon = memchr(t.boot, ':', t.boot_len);
+		size_t nl;
+
+		if (!colon) {
+			printf("last boot:   %.*s (no instance name)\n", (int)t.boot_len, t.boot);
+		} else {
+			nl = strcspn(colon + 1, "\n");
+			if (nl > t.boot_len - (size_t)(colon + 1 - t.boot))
+				nl = t.boot_len - (size_t)(colon + 1 - t.boot);
+			printf("last boot:   instance \"%.*s\": %.*s\n", (int)(colon - t.boot), t.boot,
+			       (int)nl, colon + 1);
+		}
+	}
+}
+
+static void json_tc34(struct info *inf, struct rpt_json *j)
+{
+	struct tc34 t;
+
+	tc34_read(inf, &t);
+	if (t.btf > 0)
+		rpt_json_ku64(j, "btf_size", t.btf_size);
+	else if (t.btf)
+		rpt_json_kstr(j, "btf_size", "damaged");
+	else
+		rpt_json_knull(j, "btf_size");
+	if (t.modules > 0)
+		rpt_json_ki64(j, "modules", t.nmodules);
+	else if (t.modules)
+		rpt_json_kstr(j, "modules", "damaged");
+	else
+		rpt_json_knull(j, "modules");
+	rpt_json_key(j, "last_boot_info");
+	if (t.boot)
+		rpt_json_strn(j, t.boot, t.boot_len);
+	else
+		rpt_json_null(j);
+}
+
 /* A latency tracer's text in place of events */
 static void text_latency(const struct fmt_info *in)
 {
@@ -798,6 +938,7 @@ static void print_text(struct info *inf, const char *path)
 {
 	text_header(inf->in, path);
 	print_hostguest(inf->in);
+	text_tc34(inf);
 	text_latency(inf->in);
 	text_buffers(inf->in);
 	print_tindex(inf);
@@ -1027,6 +1168,7 @@ static int print_json(struct info *inf, const char *path)
 	rpt_json_obj(&j);
 	json_header(inf, path, &j);
 	json_latency(in, &j);
+	json_tc34(inf, &j);
 	json_time_shift(in, &j);
 	json_guests(in, &j);
 	json_buffers(in, &j);

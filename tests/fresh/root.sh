@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# A fresh Debian 12 machine for the first-run tests: a minbase root made by
+# A fresh Debian 12 (or 13) machine for the first-run tests: a minbase root made by
 # debootstrap from this machine's own apt sources, with only what a person
 # who cloned the repository has (git, make, sudo, ca-certificates).  Source
 # it after tests/lib.sh.
@@ -11,7 +11,9 @@
 #   FLYTRAP_FRESH_CACHE=DIR   where the bare root's tarball is kept
 #                             (default /var/cache/flytrap-fresh)
 FRESH_CACHE=${FLYTRAP_FRESH_CACHE:-/var/cache/flytrap-fresh}
-FRESH_SUITE=bookworm
+# the release: bookworm (Debian 12) unless the test sets FRESH_SUITE=trixie
+# (Debian 13) before sourcing this
+FRESH_SUITE=${FRESH_SUITE:-bookworm}
 FRESH_INCLUDE=git,make,sudo,ca-certificates
 # bump when the recipe below changes, so an old tarball is not reused
 FRESH_RECIPE=1
@@ -42,8 +44,16 @@ fresh_private_mounts() {
 }
 
 # The first deb URI of this machine's apt sources that serves $FRESH_SUITE
-# (deb822 .sources files and one-line .list files).
+# (deb822 .sources files and one-line .list files).  A release this machine
+# does not list (Debian 13 on a Debian 12 machine) comes from the archive
+# that serves this machine's bookworm: one mirror carries every release.
 fresh_mirror() {
+	if [ "$FRESH_SUITE" != bookworm ]; then
+		FRESH_SUITE=bookworm fresh_mirror_of && return 0
+	fi
+	fresh_mirror_of
+}
+fresh_mirror_of() {
 	local f
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
@@ -63,6 +73,14 @@ fresh_mirror() {
 # Acquire:: settings (proxy, snapshot dates) into root $1.
 fresh_apt_config() {
 	local r=$1 f k
+	if [ "$FRESH_SUITE" != bookworm ]; then
+		# another release keeps the sources debootstrap wrote for it (its
+		# suite on this machine's mirror); only the Acquire:: settings come
+		for f in /etc/apt/apt.conf.d/*; do
+			[ -f "$f" ] && grep -q '^[[:space:]]*Acquire::' "$f" && cp "$f" "$r$f"
+		done
+		return 0
+	fi
 	rm -f "$r/etc/apt/sources.list"
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue

@@ -110,6 +110,10 @@ static const char *buf_names[NBUF] = { "", "flytrap" };
 static int n_extra_opts;
 static uint16_t extra_opt_id[8];
 static const char *extra_opt_text[8];
+/* --section ID=TEXT: a section of that ID (u64 size, then TEXT) and option ID pointing at it */
+static int n_extra_secs;
+static uint16_t extra_sec_id[4];
+static const char *extra_sec_text[4];
 
 static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu, struct fed *fed,
 		     bool close_it, struct fmt_writer **wout, struct fmt_wbuf **bufs_out)
@@ -142,6 +146,25 @@ static int emit_file(const char *path, const struct wcfg *c, int events_per_cpu,
 	/* --opt ID=TEXT from the command line (DATE, OFFSET, …) */
 	for (int k = 0; k < n_extra_opts && !err; k++)
 		err = fmt_writer_option_str(w, extra_opt_id[k], extra_opt_text[k]);
+	/* trace-cmd.dat.v7(5)'s BTF FILE and MODULES FILE sections: a u64 size, then the bytes */
+	for (int k = 0; k < n_extra_secs && !err; k++) {
+		size_t n = strlen(extra_sec_text[k]);
+		uint8_t *sec = malloc(8 + n), ptr[8];
+		uint64_t off = 0;
+
+		if (!sec) {
+			err = -ENOMEM;
+			break;
+		}
+		for (int i = 0; i < 8; i++)
+			sec[c->be ? 7 - i : i] = (uint8_t)((uint64_t)n >> (8 * i));
+		memcpy(sec + 8, extra_sec_text[k], n);
+		err = fmt_writer_section(w, extra_sec_id[k], NULL, sec, 8 + n, &off);
+		free(sec);
+		for (int i = 0; i < 8; i++)
+			ptr[c->be ? 7 - i : i] = (uint8_t)(off >> (8 * i));
+		err = err ?: fmt_writer_option(w, extra_sec_id[k], ptr, 8);
+	}
 	if (err) {
 		printf("setup: %s\n", fmt_writer_error(w));
 		fmt_writer_abort(w);
@@ -1595,6 +1618,11 @@ static int emit_main(int argc, char **argv)
 			crash = true;
 		else if (!strcmp(argv[i], "--recover"))
 			recover = true;
+		else if (!strcmp(argv[i], "--section") && i + 1 < argc && n_extra_secs < 4 &&
+			 strchr(argv[i + 1], '=')) {
+			extra_sec_id[n_extra_secs] = (uint16_t)strtoul(argv[++i], NULL, 0);
+			extra_sec_text[n_extra_secs++] = strchr(argv[i], '=') + 1;
+		}
 		else if (!strcmp(argv[i], "--opt") && i + 1 < argc && n_extra_opts < 8 &&
 			 strchr(argv[i + 1], '=')) {
 			extra_opt_id[n_extra_opts] = (uint16_t)strtoul(argv[++i], NULL, 0);
