@@ -36,6 +36,10 @@ MX_READERS=(info report sql analyze callgraph overhead drops export html diff ve
 MX_WRITERS=()
 declare -A W_FILE W_EXP W_PARENT W_REL W_FILTER W_STATE W_SECRETS W_NOTE W_HIDE
 MX_TC2=${FLYTRAP_TRACE_CMD2:-}
+# Debian 13's trace-cmd 3.3.1 from tests/tc33.sh's root, when the compat family has made it (root)
+if [ -z "$MX_TC2" ] && [ "$(id -u)" = 0 ] && "$TOP/tests/trace-cmd-33" --have; then
+	MX_TC2=$TOP/tests/trace-cmd-33
+fi
 MX_QUIET=${MATRIX_TABLE:-0}
 
 mx_say() { [ "$MX_QUIET" = 1 ] || echo "$@"; }
