@@ -1285,7 +1285,8 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 		return rc;
 	}
 	free(paths);
-	rc = fmt_reader_open(joined ? joined : o.path, 0, &r, &msg);
+	/* the kallsyms section is read only if an analyzer names a kernel address */
+	rc = fmt_reader_open(joined ? joined : o.path, FMT_OPEN_LAZY_KALLSYMS, &r, &msg);
 	if (joined) {
 		unlink(joined);	/* the reader holds it open; nothing is left behind */
 		free(joined);

@@ -1935,6 +1935,8 @@ static int info_before_listing(struct report *rp, const struct info_opts *io,
 		if (io->check)
 			return check_events(in);
 		if (io->funcs) {
+			/* the reader keeps kallsyms out of libtraceevent's table until asked */
+			fmt_reader_tep_funcs(in->r);
 			tep_print_funcs(in->tep);
 			return EXIT_OK;
 		}
@@ -1954,7 +1956,8 @@ static int info_before_listing(struct report *rp, const struct info_opts *io,
 
 static int open_input(struct report *rp, struct rinput *in)
 {
-	unsigned flags = FMT_OPEN_LAZY_FORMATS;
+	/* formats and kallsyms are read when an event or an address needs them */
+	unsigned flags = FMT_OPEN_LAZY_FORMATS | FMT_OPEN_LAZY_KALLSYMS;
 	char *err_text = NULL;
 	const char *slash;
 	int err, i;

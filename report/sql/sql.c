@@ -2656,7 +2656,7 @@ static int open_file(struct sfile *f, const char *path, int idx, char **err)
 	rpt_map_init(&f->unnamed, 24);
 	if (!f->path)
 		return -ENOMEM;
-	rc = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &f->r, &e);
+	rc = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS | FMT_OPEN_LAZY_KALLSYMS, &f->r, &e);
 	if (rc < 0) {
 		if (asprintf(err, "cannot open '%s': %s", path, e ? e : strerror(-rc)) < 0)
 			*err = NULL;
