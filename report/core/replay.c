@@ -854,7 +854,8 @@ static int open_events(struct replay *rp)
 	const struct rpt_opts *opts = rp->ctx.opts;
 
 	memset(&io, 0, sizeof(io));
-	io.threads = opts->threads ? opts->threads : rpt_threads_default();
+	io.threads = opts->threads ? opts->threads
+				   : rpt_threads_for(fmt_reader_info(rp->ctx.r)->file_size);
 	/*
 	 * the analyzers run beside the read and merge: the serial part is
 	 * theirs, not the reader's

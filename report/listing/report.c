@@ -2054,7 +2054,7 @@ static void iter_opts(const struct report *rp, const struct rinput *in, struct f
 		o->ts_flags |= FMT_TS_NODATE;
 	o->ts2secs_hz = in->ts2secs ? in->ts2secs : rp->ts2secs;
 	o->ts_offset = in->ts_offset;
-	o->threads = rp->threads ? rp->threads : rpt_threads_default();
+	o->threads = rp->threads ? rp->threads : rpt_threads_for(in->info->file_size);
 }
 
 /* after resolve_times() */
