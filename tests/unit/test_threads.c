@@ -10,6 +10,7 @@
  */
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,7 +63,17 @@ int main(void)
 	got = threads_with(NULL, 1ULL << 30);
 	CHECK(got >= 1 && got <= n, "measured: %d threads", got);
 	unsetenv("FLYTRAP_PARALLEL");
-	printf("this machine: %d cores, %.2f measured in parallel, default %d threads\n", n,
-	       rpt_parallel_cores(), rpt_threads_default());
+	{
+		struct timespec a, b;
+		double par;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		par = rpt_parallel_cores();
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		printf("this machine: %d cores, %.2f measured in parallel (%.1f ms of CPU), "
+		       "default %d threads\n", n, par,
+		       (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6,
+		       rpt_threads_default());
+	}
 	return check_summary();
 }
