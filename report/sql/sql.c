@@ -2536,8 +2536,9 @@ static int counts_scan(struct sq_engine *en, struct counts *out)
 				rc = -ENOMEM;
 				break;
 			}
-			*r = (struct crow){ .file = sc.fi, .buffer = ev->buffer, .cpu = ev->rec.cpu,
-					    .event = ev->event, .has_tid = has, .tid = tid };
+			*r = (struct crow){ .file = sc.fi, .buffer = ev->buffer,
+					    .cpu = ev->rec.cpu, .event = ev->event,
+					    .has_tid = has, .tid = tid };
 			*v = (uint32_t)out->n;
 		}
 		out->rows[*v - 1].count++;
@@ -2760,7 +2761,8 @@ static bool tokenize(const char *s, const char *end, struct tok *t, int max, int
 		} else if (strchr("(),*;", *s)) {
 			s++;
 		} else {
-			return false;	/* quotes, comments, operators: not a shape we rewrite */
+			/* quotes, comments, operators: not a shape we rewrite */
+			return false;
 		}
 		if (*n == max)
 			return false;
@@ -2804,7 +2806,7 @@ static void put(char **o, size_t *left, const char *p, size_t n)
 char *sq_pushdown(const char *sql, const char *end)
 {
 	struct tok t[64];
-	int n, i, c = -1, clen = 0, nkeys = 0, sel_keys = 0, grp_keys = 0;
+	int n, i, c = -1, clen = 0, sel_keys = 0, grp_keys = 0;
 	const char *alias_p = NULL;
 	size_t alias_n = 0, left;
 	char *out, *o;
@@ -2835,7 +2837,6 @@ char *sq_pushdown(const char *sql, const char *end)
 			if (sel_keys & (1 << k))
 				return NULL;
 			sel_keys |= 1 << k;
-			nkeys++;
 			i++;
 		} else {
 			return NULL;
@@ -2867,13 +2868,16 @@ char *sq_pushdown(const char *sql, const char *end)
 		return NULL;
 	/* the rest: ORDER BY keys, positions, the alias or COUNT(*), then LIMIT n */
 	for (int j = i; j < n; j++) {
-		int cl = count_star(t, j, n);
+		int cl = count_star(t, j, n), k = key_of(&t[j]);
 
 		if (cl) {
 			j += cl - 1;
 			continue;
 		}
-		if (key_of(&t[j]) < 0 && !tis(&t[j], ",") && !tis(&t[j], "order") &&
+		/* a key not grouped would pick some row's value: not ours to choose */
+		if (k >= 0 && !(sel_keys & (1 << k)))
+			return NULL;
+		if (k < 0 && !tis(&t[j], ",") && !tis(&t[j], "order") &&
 		    !tis(&t[j], "by") && !tis(&t[j], "asc") && !tis(&t[j], "desc") &&
 		    !tis(&t[j], "limit") && !isdigit((unsigned char)*t[j].p) &&
 		    !(alias_p && t[j].n == alias_n && !strncasecmp(t[j].p, alias_p, alias_n)))
@@ -2910,7 +2914,6 @@ char *sq_pushdown(const char *sql, const char *end)
 		put(&o, &left, t[j].p, t[j].n);
 		put(&o, &left, " ", 1);
 	}
-	(void)nkeys;
 	return out;
 }
 
