@@ -5,7 +5,8 @@
 # byte for byte what the same query gives run as written (--no-pushdown),
 # in text (and CSV and JSON for one), on every shipped file and fixture and
 # on a cut file; queries it must not rewrite (a WHERE on ts, a key it does
-# not hold) give the same answer too.  FLYTRAP_TEST_LIGHT=1: three queries.
+# not hold) give the same answer too.  FLYTRAP_TEST_LIGHT=1: every query on
+# sample.dat, two (the index's count and the scan's GROUP BY) elsewhere.
 . "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 cd "$TOP" || exit 1
 [ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
@@ -21,11 +22,12 @@ queries=(
 	"select utid, count(*) from ftrace_event group by utid order by 2 desc limit 3"
 )
 same() {	# same FILE: every query with and without pushdown (text; CSV and JSON for one)
-	local q form i=0 nq=${#queries[@]} n=0
-	[ "${FLYTRAP_TEST_LIGHT:-0}" = 1 ] && nq=3
+	local q form i=0 nq=${#queries[@]} n=0 forms=1
+	# light (the sanitizer run): every query and form on sample.dat, two queries elsewhere
+	[ "${FLYTRAP_TEST_LIGHT:-0}" = 1 ] && [ "$(basename "$1")" != sample.dat ] && nq=2 forms=0
 	for q in "${queries[@]:0:$nq}"; do
 		for form in "" --csv --json; do
-			[ -n "$form" ] && [ $i != 1 ] && continue
+			[ -n "$form" ] && { [ $i != 1 ] || [ $forms = 0 ]; } && continue
 			"$FLYTRAP" sql $form -c "$q" "$1" >"$TMP/p" 2>"$TMP/pe"; rp=$?
 			"$FLYTRAP" sql $form --no-pushdown -c "$q" "$1" >"$TMP/q" 2>"$TMP/qe"; rq=$?
 			if [ "$rp" = "$rq" ] && cmp -s "$TMP/p" "$TMP/q" && cmp -s "$TMP/pe" "$TMP/qe"; then
