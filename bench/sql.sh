@@ -11,6 +11,15 @@
 #     `flytrap load` into one server started for the run.
 #
 #   bench/sql.sh [N]       O=build by default
+#   bench/sql.sh --scale N [DIR]
+#                          issue 37's scale run instead: a file of N events
+#                          (100M: 4.4 GiB of records) made in DIR (default
+#                          /var/tmp) and deleted after; `analyze --threads 1`
+#                          against sql's events per name (pushed down onto
+#                          event_counts, and --no-pushdown unless
+#                          NO_PUSHDOWN_RUN=0), count(*) (the time index) and
+#                          a 1% ts window; wall, CPU, peak memory, one run
+#                          each, the load average before and after.
 #
 # Times are CPU seconds (user + sys of every process, best of 3); wall
 # times are shown too.  Prints markdown tables for docs/benchmarks.md.
@@ -19,6 +28,48 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 ft=$PWD/$O/flytrap
 mk=$PWD/$O/tests/tools/mkrpt
+if [ "${1:-}" = --scale ]; then
+	n=${2:-100000000}
+	dir=${3:-/var/tmp}
+	[ -x "$ft" ] && [ -x "$mk" ] || { echo "bench/sql.sh: build first (make O=$O)" >&2; exit 2; }
+	f=$(mktemp "$dir/flytrap-sqlscale.XXXXXX")
+	trap 'rm -f "$f" "$f.t"' EXIT
+	"$mk" bench "$f" "$n" >/dev/null
+	one() {	# one LABEL CMD...: "| LABEL | wall | CPU | peak MB |", output compared later
+		local l=$1
+		shift
+		/usr/bin/time -f '%e %U %S %M' -o "$f.t" "$@" >"$f.out" 2>/dev/null || true
+		awk -v l="$l" '{ printf "| %s | %.2f | %.2f | %.0f |\n", l, $1, $2 + $3, $4 / 1024 }' "$f.t"
+		tail -1 "$f.t" | awk '{ print $1 }' >"$f.w"
+	}
+	q1="SELECT name, count(*) FROM ftrace_event GROUP BY name"
+	read -r t0 t1 <<< "$("$ft" info --json "$f" | python3 -c 'import json, sys
+j = json.load(sys.stdin); a, b = j["first_ts"], j["last_ts"]; lo = a + (b - a) // 2
+print(lo, lo + (b - a) // 100)')"
+	echo "file: $n events, $(stat -c %s "$f") bytes; $(nproc) CPUs; load average" \
+		"$(cut -d' ' -f1-3 /proc/loadavg) before"
+	echo
+	echo "| command | wall s | CPU s | peak MB |"
+	echo "|---|---:|---:|---:|"
+	one "analyze --threads 1" "$ft" analyze --threads 1 "$f"
+	aw=$(cat "$f.w")
+	one "sql: $q1 (pushed down)" "$ft" sql -c "$q1" "$f"
+	cp "$f.out" "$f.a"
+	sw=$(cat "$f.w")
+	one "sql: SELECT count(*) FROM ftrace_event (the index)" "$ft" sql -c \
+		"SELECT count(*) FROM ftrace_event" "$f"
+	one "sql: count(*) of a 1% ts window" "$ft" sql -c \
+		"SELECT count(*) FROM ftrace_event WHERE ts >= $t0 AND ts < $t1" "$f"
+	if [ "${NO_PUSHDOWN_RUN:-1}" = 1 ]; then
+		one "sql --no-pushdown: $q1" "$ft" sql --no-pushdown -c "$q1" "$f"
+		cmp -s "$f.out" "$f.a" || echo "bench/sql.sh: pushdown and --no-pushdown differ" >&2
+	fi
+	echo
+	awk -v a="$aw" -v s="$sw" 'BEGIN { printf "sql events per name / analyze --threads 1 (wall): %.2fx\n", s / a }'
+	echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after"
+	rm -f "$f.out" "$f.a" "$f.w"
+	exit 0
+fi
 n=${1:-2000000}
 work=$(mktemp -d /tmp/flytrap-sqlbench.XXXXXX)
 chpid=

@@ -388,6 +388,16 @@ enum {
 	 * fmt_reader_load_formats() first.
 	 */
 	FMT_OPEN_LAZY_FORMATS = 1 << 2,
+	/*
+	 * Leave a v7 file's kallsyms section compressed until first needed: a
+	 * kernel address looked up (libtraceevent's %pS and function lookups,
+	 * fmt_reader_ksym()) or fmt_reader_kallsyms().  Until then
+	 * info.kallsyms is empty; code that reads it must call
+	 * fmt_reader_kallsyms() (or fmt_reader_has_kallsyms() to test for
+	 * one).  A section whose text turns out damaged then reads as empty
+	 * instead of failing the open (its header is still checked at open).
+	 */
+	FMT_OPEN_LAZY_KALLSYMS = 1 << 3,
 };
 
 /*
@@ -407,8 +417,29 @@ uint64_t fmt_reader_error_offset(const struct fmt_reader *r);
 
 const struct fmt_info *fmt_reader_info(const struct fmt_reader *r);
 
-/* The libtraceevent handle with all formats, kallsyms, printk and cmdlines loaded. Owned by r. */
+/*
+ * The libtraceevent handle with all formats, kallsyms, printk and cmdlines loaded. Owned by r.
+ * Its kernel functions come from the reader's own table (parsed on the first lookup, see
+ * fmt_reader_ksym()) through tep_set_function_resolver(): lookups answer as libtraceevent's
+ * own table would, but tep_print_funcs() sees nothing until fmt_reader_tep_funcs().
+ */
 struct tep_handle *fmt_reader_tep(struct fmt_reader *r);
+/*
+ * Load the kallsyms into libtraceevent's own function table (and drop the resolver), for
+ * the rare caller that walks that table (tep_print_funcs()).  0 or -errno.
+ */
+int fmt_reader_tep_funcs(struct fmt_reader *r);
+/* info.kallsyms, read now if FMT_OPEN_LAZY_KALLSYMS deferred it.  Owned by r. */
+const struct fmt_blob *fmt_reader_kallsyms(struct fmt_reader *r);
+/* Whether the file has a kallsyms (without reading a deferred one); a deferred one may be empty. */
+bool fmt_reader_has_kallsyms(const struct fmt_reader *r);
+/*
+ * The kernel function addr lies in, from the file's kallsyms (parsed on the first call),
+ * with libtraceevent's answers; *start gets its address.  NULL when none.
+ */
+const char *fmt_reader_ksym(struct fmt_reader *r, uint64_t addr, uint64_t *start);
+/* How many times r's kallsyms text was parsed so far: 0 or 1 (for tests). */
+uint64_t fmt_reader_ksym_parses(const struct fmt_reader *r);
 
 /* The parsed event of an ID (parsing its format now if needed), or NULL. */
 struct tep_event *fmt_reader_event(struct fmt_reader *r, int id);

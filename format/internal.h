@@ -71,7 +71,28 @@ struct fmt_reader {
 	void *fork_arg;
 	uint64_t data_bytes;	/* see fmt_reader_data_bytes() */
 	struct fmt_meta *meta;	/* flytrap's text options, decoded on first use (meta.c) */
+	struct fmt_ksyms *ksyms; /* kallsyms, parsed on the first lookup (reader_ksyms.c) */
+	uint64_t kallsyms_sec;	/* FMT_OPEN_LAZY_KALLSYMS: its section, read on first use */
+	bool kallsyms_pending;	/* ... and not read yet */
 };
+
+/*
+ * Kernel symbols from a kallsyms text (reader_ksyms.c), parsed on the first
+ * lookup with libtraceevent's rules, answers as its table gives them.  text
+ * must outlive the table.  fmt_ksyms_resolve() is a tep_func_resolver_t
+ * whose priv is the table.
+ */
+struct fmt_ksyms *fmt_ksyms_new(const char *text, size_t len);
+/* Gives the text (owned by arg's owner) on first use, under the table's lock; 0 or -errno. */
+typedef int (*fmt_ksyms_text_fn)(void *arg, const char **text, size_t *len);
+struct fmt_ksyms *fmt_ksyms_new_lazy(fmt_ksyms_text_fn fetch, void *arg);
+/* Fetch the text now (not parse it), once, whichever thread asks first. */
+void fmt_ksyms_text(struct fmt_ksyms *k);
+void fmt_ksyms_free(struct fmt_ksyms *k);
+const char *fmt_ksyms_find(struct fmt_ksyms *k, uint64_t addr, uint64_t *start,
+			   const char **mod);
+uint64_t fmt_ksyms_parses(const struct fmt_ksyms *k);
+char *fmt_ksyms_resolve(void *priv, unsigned long long *addrp, char **modp);
 
 /* Frees r's decoded flytrap metadata (meta.c). */
 void fmt_meta_free_reader(struct fmt_reader *r);

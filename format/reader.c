@@ -578,6 +578,62 @@ fail:
 	return err;
 }
 
+/*
+ * FMT_OPEN_LAZY_KALLSYMS: only the section's header is checked now (a
+ * damaged offset fails the open as before); its text, often the largest
+ * piece of metadata, is decompressed when first needed (load_kallsyms).
+ */
+static int defer_kallsyms(struct fmt_reader *r, uint64_t sec)
+{
+	struct sec_hdr h;
+	int err;
+
+	if (sec < 16 || sec > r->info.file_size - 16)
+		return fmt_rerr(r, -EBADMSG, sec, "section offset outside the file");
+	err = read_sec_hdr(r, sec, &h);
+	if (err)
+		return err;
+	if (h.id != FMT_OPT_KALLSYMS)
+		return fmt_rerr(r, -EBADMSG, sec, "expected section %u, found %u",
+				FMT_OPT_KALLSYMS, h.id);
+	free(r->kallsyms);
+	r->kallsyms = NULL;
+	r->info.kallsyms = (struct fmt_blob){ 0 };
+	r->kallsyms_sec = sec;
+	r->kallsyms_pending = true;
+	return 0;
+}
+
+/* the deferred kallsyms section, read now; a damaged one reads as empty */
+static int load_kallsyms(void *arg, const char **text, size_t *len)
+{
+	struct fmt_reader *r = arg;
+
+	if (r->kallsyms_pending) {
+		void *data = NULL;
+		size_t dlen = 0;
+		int err;
+
+		r->kallsyms_pending = false;
+		err = fmt_reader_section(r, r->kallsyms_sec, FMT_OPT_KALLSYMS, &data, &dlen);
+		if (!err) {
+			struct cur c = { .r = r, .mem = data, .base = r->kallsyms_sec + 16,
+					 .pos = 0, .end = dlen };
+
+			err = parse_sized_text(&c, 4, &r->kallsyms, &r->info.kallsyms);
+		}
+		free(data);
+		if (err) {
+			free(r->kallsyms);
+			r->kallsyms = NULL;
+			r->info.kallsyms = (struct fmt_blob){ 0 };
+		}
+	}
+	*text = r->kallsyms;
+	*len = r->info.kallsyms.len;
+	return 0;
+}
+
 static int parse_meta_section_option(struct fmt_reader *r, uint16_t id, const uint8_t *d,
 				     uint32_t size, uint64_t off)
 {
@@ -590,6 +646,8 @@ static int parse_meta_section_option(struct fmt_reader *r, uint16_t id, const ui
 	if (size < 8)
 		return fmt_rerr(r, -EBADMSG, off, "option %u is too short", id);
 	sec = fmt_get64(r->info.big_endian, d);
+	if (id == FMT_OPT_KALLSYMS && (r->flags & FMT_OPEN_LAZY_KALLSYMS))
+		return defer_kallsyms(r, sec);
 	err = fmt_reader_section(r, sec, id, &data, &len);
 	if (err)
 		return err;
@@ -1925,8 +1983,12 @@ static int setup_tep(struct fmt_reader *r)
 	if (!(r->flags & FMT_OPEN_NO_PLUGINS))
 		r->plugins = tep_load_plugins(r->tep);
 #endif
-	if (r->kallsyms && r->info.kallsyms.len)
-		tep_parse_kallsyms(r->tep, r->kallsyms);
+	/* parsed on the first lookup: most commands never name a kernel address */
+	if (r->kallsyms_pending || (r->kallsyms && r->info.kallsyms.len)) {
+		r->ksyms = fmt_ksyms_new_lazy(load_kallsyms, r);
+		if (!r->ksyms || tep_set_function_resolver(r->tep, fmt_ksyms_resolve, r->ksyms))
+			return -ENOMEM;
+	}
 	if (r->printk && r->info.printk.len)
 		tep_parse_printk_formats(r->tep, r->printk);
 	if (r->cmdlines && r->info.cmdlines.len)
@@ -2143,6 +2205,7 @@ void fmt_reader_close(struct fmt_reader *r)
 #endif
 		tep_free(r->tep);
 	}
+	fmt_ksyms_free(r->ksyms);
 	for (i = 0; i < r->info.nbuffers; i++) {
 		free((char *)r->info.buffers[i].name);
 		free((char *)r->info.buffers[i].clock);
@@ -2205,6 +2268,54 @@ const struct fmt_info *fmt_reader_info(const struct fmt_reader *r)
 struct tep_handle *fmt_reader_tep(struct fmt_reader *r)
 {
 	return r->tep;
+}
+
+const struct fmt_blob *fmt_reader_kallsyms(struct fmt_reader *r)
+{
+	if (r->ksyms) {
+		fmt_ksyms_text(r->ksyms);
+	} else if (r->kallsyms_pending) {
+		const char *t;
+		size_t n;
+
+		load_kallsyms(r, &t, &n);
+	}
+	return &r->info.kallsyms;
+}
+
+bool fmt_reader_has_kallsyms(const struct fmt_reader *r)
+{
+	return r->kallsyms_sec || r->info.kallsyms.len;
+}
+
+int fmt_reader_tep_funcs(struct fmt_reader *r)
+{
+	fmt_reader_kallsyms(r);
+	if (!r->tep || !r->ksyms)
+		return 0;
+	tep_reset_function_resolver(r->tep);
+	fmt_ksyms_free(r->ksyms);
+	r->ksyms = NULL;
+	/* a line that does not parse ends the table, as it did when loaded at open */
+	tep_parse_kallsyms(r->tep, r->kallsyms);
+	return 0;
+}
+
+const char *fmt_reader_ksym(struct fmt_reader *r, uint64_t addr, uint64_t *start)
+{
+	if (!r->ksyms) {
+		const char *name = r->tep ? tep_find_function(r->tep, addr) : NULL;
+
+		if (name && start)
+			*start = tep_find_function_address(r->tep, addr);
+		return name;
+	}
+	return fmt_ksyms_find(r->ksyms, addr, start, NULL);
+}
+
+uint64_t fmt_reader_ksym_parses(const struct fmt_reader *r)
+{
+	return fmt_ksyms_parses(r->ksyms);
 }
 
 const struct fmt_option *fmt_reader_option(const struct fmt_reader *r, uint16_t id, int n)

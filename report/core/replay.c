@@ -854,7 +854,8 @@ static int open_events(struct replay *rp)
 	const struct rpt_opts *opts = rp->ctx.opts;
 
 	memset(&io, 0, sizeof(io));
-	io.threads = opts->threads ? opts->threads : rpt_threads_default();
+	io.threads = opts->threads ? opts->threads
+				   : rpt_threads_for(fmt_reader_info(rp->ctx.r)->file_size);
 	/*
 	 * the analyzers run beside the read and merge: the serial part is
 	 * theirs, not the reader's
@@ -1285,7 +1286,8 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 		return rc;
 	}
 	free(paths);
-	rc = fmt_reader_open(joined ? joined : o.path, 0, &r, &msg);
+	/* the kallsyms section is read only if an analyzer names a kernel address */
+	rc = fmt_reader_open(joined ? joined : o.path, FMT_OPEN_LAZY_KALLSYMS, &r, &msg);
 	if (joined) {
 		unlink(joined);	/* the reader holds it open; nothing is left behind */
 		free(joined);

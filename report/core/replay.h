@@ -37,8 +37,21 @@ struct rpt_opts {
 };
 
 #define RPT_MAX_THREADS 256
-/* The cores this process may run on (its affinity), at least 1, at most RPT_MAX_THREADS. */
+/* below this many cores of measured parallelism, the default is one thread */
+#define RPT_PARALLEL_MIN 1.6
+/* below this file size, the default is one thread (no measuring) */
+#define RPT_THREADS_MIN_FILE (4ULL << 20)
+/*
+ * The default --threads: the cores this process may run on (its affinity,
+ * at most RPT_MAX_THREADS) when two threads measured side by side really run
+ * in parallel (rpt_parallel_cores() >= RPT_PARALLEL_MIN), else 1, so that the
+ * default is never slower than --threads 1.  Measured once per process.
+ */
 int rpt_threads_default(void);
+/* The same for a file of file_size bytes: 1 below RPT_THREADS_MIN_FILE. */
+int rpt_threads_for(uint64_t file_size);
+/* Cores two threads get at once, 1 to 2, measured once (FLYTRAP_PARALLEL=X: X). */
+double rpt_parallel_cores(void);
 
 /*
  * Do a CPU's stamps stay in order once the file's options adjust them

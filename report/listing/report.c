@@ -2027,6 +2027,8 @@ static int info_before_listing(struct report *rp, const struct info_opts *io,
 		if (io->check)
 			return check_events(in);
 		if (io->funcs) {
+			/* the reader keeps kallsyms out of libtraceevent's table until asked */
+			fmt_reader_tep_funcs(in->r);
 			tep_print_funcs(in->tep);
 			return EXIT_OK;
 		}
@@ -2056,7 +2058,8 @@ static int info_before_listing(struct report *rp, const struct info_opts *io,
 
 static int open_input(struct report *rp, struct rinput *in)
 {
-	unsigned flags = FMT_OPEN_LAZY_FORMATS;
+	/* formats and kallsyms are read when an event or an address needs them */
+	unsigned flags = FMT_OPEN_LAZY_FORMATS | FMT_OPEN_LAZY_KALLSYMS;
 	char *err_text = NULL;
 	const char *slash;
 	int err, i;
@@ -2156,7 +2159,7 @@ static void iter_opts(const struct report *rp, const struct rinput *in, struct f
 		o->ts_flags |= FMT_TS_NODATE;
 	o->ts2secs_hz = in->ts2secs ? in->ts2secs : rp->ts2secs;
 	o->ts_offset = in->ts_offset;
-	o->threads = rp->threads ? rp->threads : rpt_threads_default();
+	o->threads = rp->threads ? rp->threads : rpt_threads_for(in->info->file_size);
 }
 
 /* after resolve_times() */

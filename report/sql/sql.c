@@ -18,12 +18,14 @@
  * files and the ClickHouse side, at the price of one thread for a reused
  * tid (Perfetto numbers them by appearance instead).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "flytrap.h"
 #include "format/ftmeta.h"
@@ -2504,6 +2506,493 @@ static const sqlite3_module ft_module = {
 	.xRowid = vt_rowid,
 };
 
+/* ---- event_counts: ftrace_event's counts, aggregated in C ---------------------------- */
+
+/*
+ * event_counts(name, system, cpu, buffer, tid, count) holds, for every
+ * (file, buffer, CPU, event type, tid) that ftrace_event has rows for, how
+ * many: the GROUP BY of the common count queries done in one pass with a
+ * hash table, not a sort of every row by SQLite (which spilled 100M rows to
+ * temporary files).  A query that needs only cpu, buffer and count takes
+ * them from the time index's per-chunk event counts without reading any
+ * event, where every CPU stream has them.  sq_pushdown() rewrites the
+ * usual ftrace_event aggregates onto this table.
+ */
+#define EC_INDEX_COLS ((1ULL << 2) | (1ULL << 3) | (1ULL << 5))
+
+struct crow {
+	int file, buffer, cpu;
+	const struct tep_event *event;	/* NULL: an unknown event */
+	bool has_tid;
+	int tid;
+	uint64_t count;
+};
+
+struct counts {
+	struct crow *rows;
+	size_t n, cap;
+};
+
+struct ctab {
+	sqlite3_vtab base;
+	struct sq_engine *en;
+	struct counts full, index;	/* computed on first use, then kept */
+	bool have_full, have_index;
+};
+
+struct ccur {
+	sqlite3_vtab_cursor base;
+	const struct counts *c;
+	size_t i;
+};
+
+static struct crow *crow_add(struct counts *c)
+{
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 256;
+		struct crow *nr = realloc(c->rows, nc * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		c->rows = nr;
+		c->cap = nc;
+	}
+	memset(&c->rows[c->n], 0, sizeof(c->rows[0]));
+	return &c->rows[c->n++];
+}
+
+/* one pass over every file: a row per (file, buffer, CPU, type, tid) */
+static int counts_scan(struct sq_engine *en, struct counts *out)
+{
+	struct rpt_map rows, streams;
+	struct scan sc;
+	uint64_t last_skey = ~0ULL;
+	uint32_t stream = 0;
+	int rc = 0;
+
+	/* (file, buffer, CPU) -> a stream number; (stream, type, tid) -> row + 1 */
+	rpt_map_init(&rows, sizeof(uint32_t));
+	rpt_map_init(&streams, sizeof(uint32_t));
+	scan_init(&sc, en);
+	while (scan_next(&sc) == 1) {
+		const struct fmt_event *ev = sc.ev;
+		struct etype *t = etype_of(&en->f[sc.fi], ev);
+		bool has = t && fhas(&t->fpid);
+		int tid = has ? ev_pid(t, ev) : 0;
+		uint64_t skey = (uint64_t)sc.fi << 40 | (uint64_t)(ev->buffer & 0xffff) << 24 |
+				(uint64_t)(ev->rec.cpu & 0xffffff);
+		uint32_t *v;
+		bool created;
+
+		if (skey != last_skey) {
+			v = rpt_map_get(&streams, skey, &created);
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (created)
+				*v = (uint32_t)streams.count;
+			stream = *v;
+			last_skey = skey;
+		}
+		if (stream >= (1U << 15)) {
+			rc = -E2BIG;
+			break;
+		}
+		v = rpt_map_get(&rows, (uint64_t)stream << 49 | (uint64_t)has << 48 |
+			       (uint64_t)(ev->type & 0xffff) << 32 | (uint32_t)tid, &created);
+		if (!v) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (created) {
+			struct crow *r = crow_add(out);
+
+			if (!r) {
+				rc = -ENOMEM;
+				break;
+			}
+			*r = (struct crow){ .file = sc.fi, .buffer = ev->buffer,
+					    .cpu = ev->rec.cpu, .event = ev->event,
+					    .has_tid = has, .tid = tid };
+			*v = (uint32_t)out->n;
+		}
+		out->rows[*v - 1].count++;
+	}
+	scan_release(&sc);
+	rpt_map_release(&rows);
+	rpt_map_release(&streams);
+	return rc;
+}
+
+/*
+ * cpu, buffer and count from the time index's facts: 1 done, 0 some CPU
+ * stream has none (then the scan answers).
+ */
+static int counts_index(struct sq_engine *en, struct counts *out)
+{
+	for (int fi = 0; fi < en->n; fi++) {
+		struct sfile *sf = &en->f[fi];
+
+		for (int b = 0; b < sf->info->nbuffers; b++) {
+			const struct fmt_buffer *buf = &sf->info->buffers[b];
+
+			for (int k = 0; k < buf->ncpus; k++) {
+				const struct fmt_cpu_facts *fa =
+					fmt_reader_facts(sf->r, b, buf->cpus[k].cpu);
+				struct crow *r;
+				uint64_t n = 0;
+
+				if (!fa || !fa->sorted) {
+					out->n = 0;
+					return 0;
+				}
+				for (uint32_t c = 0; c < fa->n; c++)
+					n += fa->chunks[c].nev;
+				if (!n)
+					continue;
+				r = crow_add(out);
+				if (!r)
+					return -ENOMEM;
+				*r = (struct crow){ .file = fi, .buffer = b, .cpu = buf->cpus[k].cpu,
+						    .count = n };
+			}
+		}
+	}
+	return 1;
+}
+
+static int ct_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		      sqlite3_vtab **out, char **err)
+{
+	struct ctab *v;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	(void)err;
+	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(\"name\" TEXT, \"system\" TEXT, "
+				  "\"cpu\" INTEGER, \"buffer\" TEXT, \"tid\" INTEGER, "
+				  "\"count\" INTEGER)");
+	if (rc != SQLITE_OK)
+		return rc;
+	v = sqlite3_malloc(sizeof(*v));
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->en = aux;
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int ct_disconnect(sqlite3_vtab *tab)
+{
+	struct ctab *v = (struct ctab *)tab;
+
+	free(v->full.rows);
+	free(v->index.rows);
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+static int ct_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	(void)tab;
+	/* idxNum 1: the index's counts do (only cpu, buffer, count used) */
+	ii->idxNum = (ii->colUsed & ~EC_INDEX_COLS) ? 0 : 1;
+	ii->estimatedCost = 1000;
+	ii->estimatedRows = 1000;
+	return SQLITE_OK;
+}
+
+static int ct_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
+{
+	struct ccur *c = sqlite3_malloc(sizeof(*c));
+
+	(void)tab;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int ct_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int ct_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxs, int argc,
+		     sqlite3_value **argv)
+{
+	struct ccur *c = (struct ccur *)cur;
+	struct ctab *v = (struct ctab *)cur->pVtab;
+	int rc;
+
+	(void)idxs;
+	(void)argc;
+	(void)argv;
+	c->i = 0;
+	if (idx == 1 && !v->have_index) {
+		rc = counts_index(v->en, &v->index);
+		if (rc < 0)
+			return SQLITE_NOMEM;
+		v->have_index = rc == 1;
+	}
+	if (idx == 1 && v->have_index) {
+		c->c = &v->index;
+		return SQLITE_OK;
+	}
+	if (!v->have_full) {
+		rc = counts_scan(v->en, &v->full);
+		if (rc < 0) {
+			free(v->full.rows);
+			memset(&v->full, 0, sizeof(v->full));
+			return rc == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+		}
+		v->have_full = true;
+	}
+	c->c = &v->full;
+	return SQLITE_OK;
+}
+
+static int ct_next(sqlite3_vtab_cursor *cur)
+{
+	((struct ccur *)cur)->i++;
+	return SQLITE_OK;
+}
+
+static int ct_eof(sqlite3_vtab_cursor *cur)
+{
+	struct ccur *c = (struct ccur *)cur;
+
+	return !c->c || c->i >= c->c->n;
+}
+
+static int ct_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct ccur *c = (struct ccur *)cur;
+	struct ctab *v = (struct ctab *)cur->pVtab;
+	const struct crow *r = &c->c->rows[c->i];
+	const struct sfile *sf = &v->en->f[r->file];
+
+	switch (col) {
+	case 0:
+		sqlite3_result_text(ctx, r->event ? r->event->name : "[UNKNOWN EVENT]", -1,
+				    SQLITE_TRANSIENT);
+		break;
+	case 1:
+		sqlite3_result_text(ctx, r->event ? r->event->system : "", -1, SQLITE_TRANSIENT);
+		break;
+	case 2: sqlite3_result_int64(ctx, r->cpu); break;
+	case 3: sqlite3_result_text(ctx, sf->info->buffers[r->buffer].name, -1, SQLITE_TRANSIENT);
+		break;
+	case 4:
+		if (r->has_tid)
+			sqlite3_result_int64(ctx, r->tid);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	case 5: sqlite3_result_int64(ctx, (sqlite3_int64)r->count); break;
+	default: sqlite3_result_null(ctx); break;
+	}
+	return SQLITE_OK;
+}
+
+static int ct_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct ccur *)cur)->i;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module ct_module = {
+	.xCreate = ct_connect, .xConnect = ct_connect, .xBestIndex = ct_best_index,
+	.xDisconnect = ct_disconnect, .xDestroy = ct_disconnect, .xOpen = ct_open,
+	.xClose = ct_close, .xFilter = ct_filter, .xNext = ct_next, .xEof = ct_eof,
+	.xColumn = ct_column, .xRowid = ct_rowid,
+};
+
+/* ---- aggregate pushdown ---------------------------------------------------------------- */
+
+struct tok {
+	const char *p;
+	size_t n;
+};
+
+/* the statement's tokens: words, numbers, single punctuation; false on anything else */
+static bool tokenize(const char *s, const char *end, struct tok *t, int max, int *n)
+{
+	*n = 0;
+	while (s < end) {
+		const char *b = s;
+
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (isalnum((unsigned char)*s) || *s == '_') {
+			while (s < end && (isalnum((unsigned char)*s) || *s == '_'))
+				s++;
+		} else if (strchr("(),*;", *s)) {
+			s++;
+		} else {
+			/* quotes, comments, operators: not a shape we rewrite */
+			return false;
+		}
+		if (*n == max)
+			return false;
+		t[(*n)++] = (struct tok){ b, (size_t)(s - b) };
+	}
+	return true;
+}
+
+static bool tis(const struct tok *t, const char *w)
+{
+	return t->n == strlen(w) && !strncasecmp(t->p, w, t->n);
+}
+
+static int key_of(const struct tok *t)
+{
+	static const char *const keys[] = { "name", "system", "cpu", "buffer", "tid" };
+
+	for (int k = 0; k < 5; k++)
+		if (tis(t, keys[k]))
+			return k;
+	return -1;
+}
+
+/* COUNT ( * ) at t[i]: its length in tokens, or 0 */
+static int count_star(const struct tok *t, int i, int n)
+{
+	return i + 3 < n && tis(&t[i], "count") && tis(&t[i + 1], "(") && tis(&t[i + 2], "*") &&
+	       tis(&t[i + 3], ")") ? 4 : 0;
+}
+
+static void put(char **o, size_t *left, const char *p, size_t n)
+{
+	if (n >= *left)
+		n = *left ? *left - 1 : 0;
+	memcpy(*o, p, n);
+	*o += n;
+	*left -= n;
+	**o = '\0';
+}
+
+char *sq_pushdown(const char *sql, const char *end)
+{
+	struct tok t[64];
+	int n, i, c = -1, clen = 0, sel_keys = 0, grp_keys = 0;
+	const char *alias_p = NULL;
+	size_t alias_n = 0, left;
+	char *out, *o;
+
+	if (!tokenize(sql, end, t, 64, &n))
+		return NULL;
+	while (n && tis(&t[n - 1], ";"))
+		n--;
+	if (n < 6 || !tis(&t[0], "select"))
+		return NULL;
+	/* the select list: keys and one COUNT(*) [AS alias] */
+	for (i = 1; i < n && !tis(&t[i], "from");) {
+		int k, cl = count_star(t, i, n);
+
+		if (cl) {
+			if (c >= 0)
+				return NULL;
+			c = i;
+			clen = cl;
+			i += cl;
+			if (i + 1 < n && tis(&t[i], "as") && key_of(&t[i + 1]) < 0 &&
+			    !tis(&t[i + 1], "from")) {
+				alias_p = t[i + 1].p;
+				alias_n = t[i + 1].n;
+				i += 2;
+			}
+		} else if ((k = key_of(&t[i])) >= 0) {
+			if (sel_keys & (1 << k))
+				return NULL;
+			sel_keys |= 1 << k;
+			i++;
+		} else {
+			return NULL;
+		}
+		if (i < n && tis(&t[i], ","))
+			i++;
+		else if (i < n && !tis(&t[i], "from"))
+			return NULL;
+	}
+	if (c < 0 || i + 1 >= n || !tis(&t[i + 1], "ftrace_event"))
+		return NULL;
+	i += 2;
+	/* GROUP BY exactly the selected keys */
+	if (i + 1 < n && tis(&t[i], "group") && tis(&t[i + 1], "by")) {
+		for (i += 2; i < n; i++) {
+			int k = key_of(&t[i]);
+
+			if (k < 0 || (grp_keys & (1 << k)))
+				return NULL;
+			grp_keys |= 1 << k;
+			if (i + 1 < n && tis(&t[i + 1], ","))
+				i++;
+			else
+				break;
+		}
+		i++;
+	}
+	if (grp_keys != sel_keys)
+		return NULL;
+	/* the rest: ORDER BY keys, positions, the alias or COUNT(*), then LIMIT n */
+	for (int j = i; j < n; j++) {
+		int cl = count_star(t, j, n), k = key_of(&t[j]);
+
+		if (cl) {
+			j += cl - 1;
+			continue;
+		}
+		/* a key not grouped would pick some row's value: not ours to choose */
+		if (k >= 0 && !(sel_keys & (1 << k)))
+			return NULL;
+		if (k < 0 && !tis(&t[j], ",") && !tis(&t[j], "order") &&
+		    !tis(&t[j], "by") && !tis(&t[j], "asc") && !tis(&t[j], "desc") &&
+		    !tis(&t[j], "limit") && !isdigit((unsigned char)*t[j].p) &&
+		    !(alias_p && t[j].n == alias_n && !strncasecmp(t[j].p, alias_p, alias_n)))
+			return NULL;
+	}
+	left = (size_t)(end - sql) + 256;
+	out = malloc(left);
+	if (!out)
+		return NULL;
+	o = out;
+	*o = '\0';
+	/* SELECT ... as written, with COUNT(*) summed from event_counts under its own name */
+	put(&o, &left, "SELECT ", 7);
+	for (int j = 1; j < n; j++) {
+		if (j == c) {
+			put(&o, &left, "coalesce(sum(count), 0) AS \"", 28);
+			if (alias_p)
+				put(&o, &left, alias_p, alias_n);
+			else
+				put(&o, &left, t[c].p, (size_t)(t[c + clen - 1].p + 1 - t[c].p));
+			put(&o, &left, "\" ", 2);
+			j += clen - 1 + (alias_p ? 2 : 0);
+			continue;
+		}
+		if (tis(&t[j], "ftrace_event")) {
+			put(&o, &left, "event_counts ", 13);
+			continue;
+		}
+		if (j > c && count_star(t, j, n)) {
+			put(&o, &left, "sum(count) ", 11);
+			j += 3;
+			continue;
+		}
+		put(&o, &left, t[j].p, t[j].n);
+		put(&o, &left, " ", 1);
+	}
+	return out;
+}
+
 /* ---- functions: percentile (exact nearest rank), extract_arg ------------------------- */
 
 struct pct {
@@ -2732,7 +3221,7 @@ static int open_file(struct sfile *f, const char *path, int idx, char **err)
 	rpt_map_init(&f->unnamed, 24);
 	if (!f->path)
 		return -ENOMEM;
-	rc = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &f->r, &e);
+	rc = fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS | FMT_OPEN_LAZY_KALLSYMS, &f->r, &e);
 	if (rc < 0) {
 		if (asprintf(err, "cannot open '%s': %s", path, e ? e : strerror(-rc)) < 0)
 			*err = NULL;
@@ -2750,6 +3239,43 @@ static int open_file(struct sfile *f, const char *path, int idx, char **err)
 		fmt_iter_free(it);
 	}
 	return load_fnames(f);
+}
+
+/*
+ * Sorts and GROUP BYs that SQLite cannot avoid (ORDER BY ts over a whole
+ * file, a GROUP BY event_counts cannot answer) keep their temporary data
+ * in memory when the files hold at most SQ_TEMP_MEM_EVENTS events (by the
+ * time index's counts; without an index, by file size), about 1 GiB of
+ * sorter at the widest rows; above it, in temporary files as before, so
+ * that memory stays bounded whatever the file.
+ */
+#define SQ_TEMP_MEM_EVENTS (20ULL * 1000 * 1000)
+#define SQ_TEMP_MEM_FILE (256ULL << 20)
+
+static void temp_store(struct sq_engine *en)
+{
+	uint64_t events = 0, bytes = 0;
+	bool counted = true;
+
+	for (int fi = 0; fi < en->n; fi++) {
+		const struct fmt_info *info = en->f[fi].info;
+
+		bytes += info->file_size;
+		for (int b = 0; b < info->nbuffers; b++)
+			for (int k = 0; k < info->buffers[b].ncpus; k++) {
+				const struct fmt_cpu_facts *fa = fmt_reader_facts(
+					en->f[fi].r, b, info->buffers[b].cpus[k].cpu);
+
+				if (!fa) {
+					counted = false;
+					continue;
+				}
+				for (uint32_t c = 0; c < fa->n; c++)
+					events += fa->chunks[c].nev;
+			}
+	}
+	if (counted ? events <= SQ_TEMP_MEM_EVENTS : bytes <= SQ_TEMP_MEM_FILE)
+		sqlite3_exec(en->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
 }
 
 int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
@@ -2781,6 +3307,7 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 		meta_host(&en->f[0], en->host, sizeof(en->host));
 	if (sqlite3_open(":memory:", &en->db) != SQLITE_OK ||
 	    sqlite3_create_module(en->db, "flytrap", &ft_module, en) != SQLITE_OK ||
+	    sqlite3_create_module(en->db, "flytrap_counts", &ct_module, en) != SQLITE_OK ||
 	    sqlite3_create_function(en->db, "percentile", 2, SQLITE_UTF8, NULL, NULL, pct_step,
 				    pct_final) != SQLITE_OK ||
 	    sqlite3_create_function(en->db, "extract_arg", 2, SQLITE_UTF8, en, extract_arg, NULL,
@@ -2794,6 +3321,8 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 		sq_close(en);
 		return -ENOMEM;
 	}
+	/* before any temp table: changing temp_store drops the temp database */
+	temp_store(en);
 	for (i = 0; i < sq_ntables; i++) {
 		snprintf(sql, sizeof(sql), "CREATE VIRTUAL TABLE temp.\"%s\" USING flytrap(%s)",
 			 sq_tables[i].name, sq_tables[i].name);
@@ -2802,6 +3331,12 @@ int sq_open(char *const *paths, int n, struct sq_engine **out, char **err)
 			sq_close(en);
 			return -EINVAL;
 		}
+	}
+	if (sqlite3_exec(en->db, "CREATE VIRTUAL TABLE temp.event_counts USING flytrap_counts",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		*err = strdup(sqlite3_errmsg(en->db));
+		sq_close(en);
+		return -EINVAL;
 	}
 	/* Perfetto's aliases and track tables, as views */
 	sqlite3_exec(en->db,

@@ -53,6 +53,16 @@ const char *sq_host(const struct sq_engine *en);
 void sq_close(struct sq_engine *en);
 
 /* Bytes of event data decoded (record sizes) since the engine opened. */
+/*
+ * The statement text [sql, end) rewritten onto event_counts when it is one of
+ * the aggregates that table answers (SELECT of name, system, cpu, buffer, tid
+ * and one COUNT(*) FROM ftrace_event, GROUP BY exactly those keys, then ORDER
+ * BY and LIMIT): the same rows under the same column names, from one pass
+ * (or the time index) instead of a sort of every event.  malloc'd, or NULL
+ * when the statement is anything else.
+ */
+char *sq_pushdown(const char *sql, const char *end);
+
 uint64_t sq_bytes_read(const struct sq_engine *en);
 /* Bytes of event data the readers decompressed or read (fmt_reader_data_bytes). */
 uint64_t sq_data_bytes(const struct sq_engine *en);

@@ -32,6 +32,7 @@ struct sqlopts {
 	int nfiles;
 	enum outfmt fmt;
 	bool each;
+	bool no_pushdown;
 	const char *save;
 };
 
@@ -45,19 +46,24 @@ struct result {
 };
 
 static const char usage[] =
-	"usage: flytrap sql [-c QUERY]... [--csv|--json] [--each] [--save DB] FILE...\n"
+	"usage: flytrap sql [-c QUERY]... [--csv|--json] [--each] [--save DB] [--no-pushdown]\n"
+	"                   FILE...\n"
 	"SQL (SQLite) over trace files, with Perfetto's table names: ftrace_event, args,\n"
 	"thread, process, cpu, sched_slice, thread_state, slice, counter, and flytrap's\n"
 	"drops, meta, bpf_syscall, bpf_syscall_hist, bpf_offcpu, bpf_profile, bpf_func.\n"
 	"The tables read the files as they are (no import).  Several files are one\n"
 	"trace (a rotation).  Functions: percentile(x, p) (exact nearest rank, p in\n"
-	"0..100), extract_arg(arg_set_id, key).\n"
+	"0..100), extract_arg(arg_set_id, key).  event_counts(name, system, cpu,\n"
+	"buffer, tid, count) counts ftrace_event's rows in one pass (or from the time\n"
+	"index); the usual SELECT keys, COUNT(*) FROM ftrace_event GROUP BY keys runs\n"
+	"on it.\n"
 	"  -c QUERY      run QUERY (repeatable; several statements allowed) and exit;\n"
 	"                without -c: a prompt on a terminal, else queries from stdin\n"
 	"  --csv         CSV with a header line\n"
 	"  --json        one JSON object per row and line\n"
 	"  --each        run the queries on each file alone, with a 'file' column first\n"
 	"  --save DB     write the tables into the SQLite database file DB\n"
+	"  --no-pushdown run COUNT(*) ... GROUP BY over ftrace_event as written\n"
 	"  -h, --help    this text\n";
 
 static int term_width(void)
@@ -427,6 +433,28 @@ static int step_rows(struct run *R, sqlite3 *db, sqlite3_stmt *st, const char *f
 }
 
 /*
+ * st (the text [sql, end)) replaced by its rewrite onto event_counts where
+ * sq_pushdown() has one that prepares; else st itself.
+ */
+static sqlite3_stmt *pushdown(sqlite3 *db, sqlite3_stmt *st, const char *sql, const char *end)
+{
+	char *rw = sq_pushdown(sql, end ? end : sql + strlen(sql));
+	sqlite3_stmt *st2 = NULL;
+
+	if (!rw)
+		return st;
+	if (sqlite3_prepare_v2(db, rw, -1, &st2, NULL) != SQLITE_OK || !st2 ||
+	    sqlite3_column_count(st2) != sqlite3_column_count(st)) {
+		sqlite3_finalize(st2);
+		free(rw);
+		return st;
+	}
+	free(rw);
+	sqlite3_finalize(st);
+	return st2;
+}
+
+/*
  * Run one statement text (the part of sql that one sqlite3_prepare takes)
  * on every engine; *tail gets the rest.  0, or EXIT_FAIL after the message.
  */
@@ -459,6 +487,8 @@ static int run_one(struct run *R, const char *sql, const char **tail)
 			*tail = next;
 			return 0;
 		}
+		if (!R->o->no_pushdown)
+			st = pushdown(db, st, sql, next);
 		ncols = sqlite3_column_count(st);
 		if (e == 0 && ncols && R->results++ && R->o->fmt == OUT_TABLE)
 			putchar('\n');
@@ -709,6 +739,7 @@ static int parse(int argc, char **argv, struct sqlopts *o)
 		{ "json", 0, false, 'J' },
 		{ "each", 0, false, 'E' },
 		{ "save", 0, true, 'S' },
+		{ "no-pushdown", 0, false, 'P' },
 		{ 0 },
 	};
 	struct ft_optparse p;
@@ -725,6 +756,7 @@ static int parse(int argc, char **argv, struct sqlopts *o)
 		case 'C': o->fmt = OUT_CSV; break;
 		case 'J': o->fmt = OUT_JSON; break;
 		case 'E': o->each = true; break;
+		case 'P': o->no_pushdown = true; break;
 		case 'S':
 			if (!*p.value)
 				return ft_usage_error("--save needs a file name");

@@ -1548,14 +1548,19 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
 		goto fail;
 	if (!r)
 		return s;
-	{
-		const struct fmt_info *info = fmt_reader_info(r);
+	/*
+	 * The reader gave them to libtraceevent: one table, read and parsed on
+	 * the first kernel address (a deferred one may turn out empty: then
+	 * libtraceevent finds nothing, as with none).
+	 */
+	if (fmt_reader_has_kallsyms(r)) {
+		s->tep = fmt_reader_tep(r);
+		if (!s->tep) {
+			const struct fmt_blob *ks = fmt_reader_kallsyms(r);
 
-		/* the reader gave them to libtraceevent: one table */
-		s->tep = info->kallsyms.len ? fmt_reader_tep(r) : NULL;
-		if (info->kallsyms.len && !s->tep &&
-		    rpt_syms_add_kallsyms(s, info->kallsyms.data, info->kallsyms.len) == -ENOMEM)
-			goto fail;
+			if (rpt_syms_add_kallsyms(s, ks->data, ks->len) == -ENOMEM)
+				goto fail;
+		}
 	}
 	/* flytrap's maps first: they carry file offsets */
 	for (n = 0; (o = fmt_reader_option(r, FMT_OPT_FT_PROCMAPS, n)); n++) {
