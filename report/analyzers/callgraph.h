@@ -24,8 +24,8 @@ struct rpt_cg_node {
 	uint32_t parent, first_child, next_sibling;	/* RPT_CG_NONE when absent */
 	uint32_t name;		/* index into rpt_cg_result.names */
 	int pid;		/* a "comm-pid" task frame (--group process|thread): its pid; -1 otherwise */
-	bool group;		/* a frame --group put on top (a task name, or comm-pid) */
 	uint64_t count, total, self;	/* calls (or hits), weight with and without callees */
+	bool group;		/* a frame --group put on top (a task name, or comm-pid) */
 };
 
 enum { RPT_CG_CUT_OUTSIDE, RPT_CG_CUT_REPEAT, RPT_CG_CUT_NR };
