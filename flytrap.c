@@ -124,6 +124,18 @@ static int parse_whole_u64(const char *s, int base, uint64_t *out)
 	return 0;
 }
 
+char *ft_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
 int ft_parse_u64(const char *s, uint64_t *out)
 {
 	return parse_whole_u64(s, 0, out);

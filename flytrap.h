@@ -42,6 +42,8 @@ int ft_parse_decimal(const char *s, uint64_t *out);
 int ft_parse_duration_ns(const char *s, uint64_t *out);
 int ft_parse_size(const char *s, uint64_t *out);
 int ft_parse_ts(const char *s, uint64_t *out_ns);
+/* A formatted string in new memory (free it), or NULL when memory is short. */
+char *ft_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* CPU list "0,2-5" into a 256-bit mask. */
 int ft_parse_cpulist(const char *s, uint64_t mask[4]);
 

@@ -108,19 +108,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 /* ---- usage checks ----------------------------------------------------------- */
 
 static bool ident(const char *s, size_t n)
@@ -141,7 +128,7 @@ int rec_bpfobj_check_object(const char *path, char **err)
 	struct stat st;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-		*err = xasprintf("%s", errno && !S_ISREG(st.st_mode) ? strerror(errno) : "not a file");
+		*err = ft_asprintf("%s", errno && !S_ISREG(st.st_mode) ? strerror(errno) : "not a file");
 		return -EINVAL;
 	}
 	return 0;
@@ -153,7 +140,7 @@ int rec_bpfobj_check_set(const char *arg, char **err)
 	const char *name = colon && colon < eq ? colon + 1 : arg;
 
 	if (!eq || !eq[1] || !ident(name, eq - name)) {
-		*err = xasprintf("needs [OBJECT:]NAME=VALUE, NAME a variable of .rodata (e.g. target_pid=42)");
+		*err = ft_asprintf("needs [OBJECT:]NAME=VALUE, NAME a variable of .rodata (e.g. target_pid=42)");
 		return -EINVAL;
 	}
 	return 0;
@@ -164,7 +151,7 @@ int rec_bpfobj_check_attach(const char *arg, char **err)
 	const char *eq = strchr(arg, '='), *colon = eq ? strrchr(eq, ':') : NULL;
 
 	if (!eq || !ident(arg, eq - arg) || !colon || colon == eq + 1 || !colon[1]) {
-		*err = xasprintf("needs PROGRAM=BINARY:FUNCTION (a uprobe program with a bare section)");
+		*err = ft_asprintf("needs PROGRAM=BINARY:FUNCTION (a uprobe program with a bare section)");
 		return -EINVAL;
 	}
 	return 0;
@@ -175,7 +162,7 @@ int rec_bpfobj_check_record(const char *arg, char **err)
 	const char *eq = strchr(arg, '=');
 
 	if (!eq || !ident(arg, eq - arg) || !ident(eq + 1, strlen(eq + 1))) {
-		*err = xasprintf("needs MAP=STRUCT (a ring buffer and the BTF struct of its records)");
+		*err = ft_asprintf("needs MAP=STRUCT (a ring buffer and the BTF struct of its records)");
 		return -EINVAL;
 	}
 	return 0;
@@ -365,7 +352,7 @@ static int apply_sets(struct bpfobj *bo, char **err)
 				continue;
 			ret = set_var(o->obj, name, eq + 1, why, sizeof(why));
 			if (ret < 0) {
-				*err = xasprintf("--bpf-set %s: %s", arg, why[0] ? why : strerror(-ret));
+				*err = ft_asprintf("--bpf-set %s: %s", arg, why[0] ? why : strerror(-ret));
 				return -EINVAL;
 			}
 			if (ret) {
@@ -376,7 +363,7 @@ static int apply_sets(struct bpfobj *bo, char **err)
 			}
 		}
 		if (!found) {
-			*err = xasprintf("--bpf-set %s: no object has a variable '%s' in .rodata or .data",
+			*err = ft_asprintf("--bpf-set %s: no object has a variable '%s' in .rodata or .data",
 					 arg, name);
 			return -EINVAL;
 		}
@@ -452,7 +439,7 @@ static char *verifier_message(const struct uobj *o, const char *libbpf_out, int 
 					       : NULL;
 
 		if (bp && strstr(libbpf_out, "BPF program load failed"))
-			return xasprintf("--bpf-object '%s': the kernel refused to load program '%s' (section %s): %s%s",
+			return ft_asprintf("--bpf-object '%s': the kernel refused to load program '%s' (section %s): %s%s",
 					 path, progname, bpf_program__section_name(bp),
 					 strerror(-ret),
 					 attach_hint(bpf_program__section_name(bp)));
@@ -460,7 +447,7 @@ static char *verifier_message(const struct uobj *o, const char *libbpf_out, int 
 		for (q = libbpf_out; *q; q++)
 			if (q[0] == '\n' && q[1])
 				lastl = q + 1;
-		return xasprintf("--bpf-object '%s': cannot load: %.*s%s%s", path,
+		return ft_asprintf("--bpf-object '%s': cannot load: %.*s%s%s", path,
 				 (int)strcspn(lastl, "\n"), lastl, *lastl ? ": " : "", strerror(-ret));
 	}
 	log = b + strlen("-- BEGIN PROG LOAD LOG --");
@@ -507,7 +494,7 @@ static char *verifier_message(const struct uobj *o, const char *libbpf_out, int 
 		/* a screen's width of each line */
 		jb_printf(&tail, "    %.*s\n", (int)(l > 120 ? 120 : l), lines[i]);
 	}
-	msg = xasprintf("--bpf-object '%s': the kernel's verifier refused program '%s': %s\n"
+	msg = ft_asprintf("--bpf-object '%s': the kernel's verifier refused program '%s': %s\n"
 			"  the last instructions it checked, with their register states:\n%.*s"
 			"  the whole verifier log: %s",
 			path, progname, reason[0] ? reason : strerror(-ret), (int)tail.len,
@@ -530,7 +517,7 @@ static int load_obj(struct uobj *o, int verbose, char **err)
 	capture = NULL;
 	if (ret) {
 		if (out.oom)
-			*err = xasprintf("--bpf-object '%s': cannot load: %s", o->path, strerror(-ret));
+			*err = ft_asprintf("--bpf-object '%s': cannot load: %s", o->path, strerror(-ret));
 		else
 			*err = verifier_message(o, out.p ? out.p : "", ret);
 	}
@@ -570,7 +557,7 @@ static int attach_perf(struct uobj *o, struct bpf_program *p, unsigned hz, char 
 			if (errno == ENODEV)
 				continue;	/* a possible CPU that is not online */
 			ret = -errno;
-			*err = xasprintf("--bpf-object '%s': program '%s': cannot open the cpu-clock perf event on CPU %d: %s",
+			*err = ft_asprintf("--bpf-object '%s': program '%s': cannot open the cpu-clock perf event on CPU %d: %s",
 					 o->path, bpf_program__name(p), cpu, strerror(errno));
 			return ret;
 		}
@@ -584,7 +571,7 @@ static int attach_perf(struct uobj *o, struct bpf_program *p, unsigned hz, char 
 		l = bpf_program__attach_perf_event(p, fd);
 		if (!l) {
 			ret = -errno;
-			*err = xasprintf("--bpf-object '%s': program '%s': cannot attach to the perf event of CPU %d: %s",
+			*err = ft_asprintf("--bpf-object '%s': program '%s': cannot attach to the perf event of CPU %d: %s",
 					 o->path, bpf_program__name(p), cpu, strerror(errno));
 			return ret;
 		}
@@ -654,11 +641,11 @@ static int attach_prog(struct bpfobj *bo, struct uobj *o, struct bpf_program *p,
 	}
 	if (ret) {
 		if (ret == -EOPNOTSUPP && !target && (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe"))) {
-			*err = xasprintf("--bpf-object '%s': program '%s' (section %s) needs a target: --bpf-attach %s=BINARY:FUNCTION",
+			*err = ft_asprintf("--bpf-object '%s': program '%s' (section %s) needs a target: --bpf-attach %s=BINARY:FUNCTION",
 					 o->path, name, sec, name);
 			return -EINVAL;
 		}
-		*err = xasprintf("--bpf-object '%s': cannot attach program '%s' (section %s): %s%s",
+		*err = ft_asprintf("--bpf-object '%s': cannot attach program '%s' (section %s): %s%s",
 				 o->path, name, sec, strerror(-ret), attach_hint(sec));
 		/* the kernel's refusal, not the user's typo: a failure, not a usage error */
 		return -ENOEXEC;
@@ -788,7 +775,7 @@ out:
 
 static char *raw_format(const struct uev *u)
 {
-	return xasprintf("name: %s_raw\nID: %d\nformat:\n" COMMON_FIELDS
+	return ft_asprintf("name: %s_raw\nID: %d\nformat:\n" COMMON_FIELDS
 			 "\tfield:unsigned int size;\toffset:8;\tsize:4;\tsigned:0;\n"
 			 "\tfield:__data_loc unsigned char[] data;\toffset:12;\tsize:4;\tsigned:0;\n"
 			 "\nprint fmt: \"size=%%u data=%%s\", REC->size, "
@@ -981,7 +968,7 @@ static int setup_event(struct bpfobj *bo, struct uobj *o, struct bpf_map *m, int
 	snprintf(u->name, sizeof(u->name), "%.40s_%.40s", o->name, bpf_map__name(m));
 	sid = find_struct(bo, btf, bpf_map__name(m), u->strct, sizeof(u->strct), nrings);
 	if (sid < 0) {
-		*err = xasprintf("--bpf-record %s=%s: object '%s' has no struct '%s' in its BTF",
+		*err = ft_asprintf("--bpf-record %s=%s: object '%s' has no struct '%s' in its BTF",
 				 bpf_map__name(m), u->strct, o->path, u->strct);
 		return -EINVAL;
 	}
@@ -1009,14 +996,14 @@ static int setup_event(struct bpfobj *bo, struct uobj *o, struct bpf_map *m, int
 			u->drops_prev = *u->drops_var;
 		ret = rec_bpf_ext_ringbuf(bo->b, bpf_map__fd(m), on_ring, u);
 		if (ret)
-			*err = xasprintf("--bpf-object '%s': map '%s': %s", o->path, bpf_map__name(m),
+			*err = ft_asprintf("--bpf-object '%s': map '%s': %s", o->path, bpf_map__name(m),
 					 rec_bpf_error(bo->b));
 		return ret;
 	}
 	u->pb = perf_buffer__new(bpf_map__fd(m), 64, on_perf, on_perf_lost, u, NULL);
 	if (!u->pb) {
 		ret = -errno;
-		*err = xasprintf("--bpf-object '%s': cannot open perf buffer '%s': %s", o->path,
+		*err = ft_asprintf("--bpf-object '%s': cannot open perf buffer '%s': %s", o->path,
 				 bpf_map__name(m), strerror(errno));
 		return ret;
 	}
@@ -1061,7 +1048,7 @@ static int snap_all(struct bpfobj *bo, unsigned why, struct rec_snap **v, size_t
 
 			if (!snap_map(m))
 				continue;
-			s.name = xasprintf("%s/%s", o->name, bpf_map__name(m));
+			s.name = ft_asprintf("%s/%s", o->name, bpf_map__name(m));
 			s.flags = why << 8;
 			ret = s.name ? rec_snap_read(m, bpf_object__btf(o->obj),
 						     rec_bpf_ncpus(bo->b), &s)
@@ -1362,13 +1349,13 @@ static int open_obj(struct bpfobj *bo, struct uobj *o, const char *path, char **
 		return -ENOMEM;
 	for (k = 0; k < bo->nobjs; k++)
 		if (&bo->objs[k] != o && bo->objs[k].name && !strcmp(bo->objs[k].name, o->name)) {
-			*err = xasprintf("--bpf-object '%s': another object is named '%s' too",
+			*err = ft_asprintf("--bpf-object '%s': another object is named '%s' too",
 					 path, o->name);
 			return -EINVAL;
 		}
 	ret = hash_file(o);
 	if (ret) {
-		*err = xasprintf("--bpf-object '%s': %s", path, strerror(-ret));
+		*err = ft_asprintf("--bpf-object '%s': %s", path, strerror(-ret));
 		return ret;
 	}
 	oo.object_name = o->name;
@@ -1384,7 +1371,7 @@ static int open_obj(struct bpfobj *bo, struct uobj *o, const char *path, char **
 		char why[128];
 
 		libbpf_strerror(ret, why, sizeof(why));
-		*err = xasprintf("--bpf-object '%s': not a BPF object libbpf can open: %s", path,
+		*err = ft_asprintf("--bpf-object '%s': not a BPF object libbpf can open: %s", path,
 				 why);
 		ret = ret == -ENOENT ? -ENOENT : -EINVAL;
 	}
@@ -1469,7 +1456,7 @@ int rec_bpfobj_attach(struct rec_bpf *b, const struct rec_bpfobj_opts *o, char *
 	bo->next_snap = mono_ns() + o->snapshot_ns;
 	if (ret) {
 		if (!*err)
-			*err = xasprintf("--bpf-object: %s", strerror(-ret));
+			*err = ft_asprintf("--bpf-object: %s", strerror(-ret));
 		/* nothing stays attached: the links go now, the rest with rec_bpf_close() */
 		detach(bo);
 	}

@@ -56,23 +56,6 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		ft_error("out of memory");
-		exit(EXIT_FAIL);
-	}
-	return s;
-}
-
 /* grow arr by one element and point at it */
 #define PUSH(arr, n) ((arr) = xrealloc((arr), sizeof(*(arr)) * ((n) + 1)), &(arr)[(n)++])
 
@@ -114,7 +97,7 @@ static char *trim(char *s)
 
 static void unseen(struct st_status *s, const char *what, int err)
 {
-	char *t = xasprintf("%s: %s", what, strerror(err));
+	char *t = ft_asprintf("%s: %s", what, strerror(err));
 
 	*PUSH(s->unseen, s->nunseen) = t;
 }
@@ -127,7 +110,7 @@ static bool denied(int err)
 
 static char *read_at(const char *dir, const char *file, int *err)
 {
-	char *p = xasprintf("%s/%s", dir, file), *t;
+	char *p = ft_asprintf("%s/%s", dir, file), *t;
 
 	t = rec_read_file(p, NULL);
 	*err = t ? 0 : errno;
@@ -406,7 +389,7 @@ static void collect_tracefs(struct st_status *s)
 	if (p->unreadable)
 		return;
 
-	dir = xasprintf("%s/instances", s->tracefs);
+	dir = ft_asprintf("%s/instances", s->tracefs);
 	d = opendir(dir);
 	if (!d) {
 		if (errno != ENOENT)
@@ -420,7 +403,7 @@ static void collect_tracefs(struct st_status *s)
 		p = PUSH(s->places, s->nplaces);
 		memset(p, 0, sizeof(*p));
 		p->name = xstrdup(de->d_name);
-		p->path = xasprintf("%s/%s", dir, de->d_name);
+		p->path = ft_asprintf("%s/%s", dir, de->d_name);
 		read_place(s, p);
 	}
 	closedir(d);
@@ -451,10 +434,10 @@ static void collect_probes(struct st_status *s)
 	if (!text) {
 		char *k = read_at(s->tracefs, "kprobe_events", &err);
 
-		text = xasprintf("%s", k ? k : "");
+		text = ft_asprintf("%s", k ? k : "");
 		free(k);
 		for (i = 0; i < nup; i++) {
-			char *t2 = xasprintf("%s%s\n", text, uprobes[i]);
+			char *t2 = ft_asprintf("%s%s\n", text, uprobes[i]);
 
 			free(text);
 			text = t2;
@@ -559,7 +542,7 @@ static const char *const syscall_hooks[] = {
 
 static void prog_attach(struct st_prog *p, const char *kind, const char *what)
 {
-	char *a = xasprintf("%s %s", kind, what);
+	char *a = ft_asprintf("%s %s", kind, what);
 	const char *base = strchr(what, ':') ? strchr(what, ':') + 1 : what;
 	size_t i;
 
@@ -770,7 +753,7 @@ static void scan_pins(struct st_status *s, const char *dir, int depth)
 
 		if (de->d_name[0] == '.')
 			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
+		path = ft_asprintf("%s/%s", dir, de->d_name);
 		if (de->d_type == DT_DIR) {
 			scan_pins(s, path, depth + 1);
 		} else if ((fd = bpf_obj_get(path)) >= 0) {
@@ -841,7 +824,7 @@ static void tp_full_name(const struct st_status *s, const char *name, char *out,
 	snprintf(out, n, "%s", name);
 	if (!s->tracefs || strchr(name, ':'))
 		return;
-	path = xasprintf("%s/events", s->tracefs);
+	path = ft_asprintf("%s/events", s->tracefs);
 	d = opendir(path);
 	free(path);
 	while (d && (de = readdir(d))) {
@@ -849,7 +832,7 @@ static void tp_full_name(const struct st_status *s, const char *name, char *out,
 
 		if (de->d_name[0] == '.')
 			continue;
-		path = xasprintf("%s/events/%s/%s", s->tracefs, de->d_name, name);
+		path = ft_asprintf("%s/events/%s/%s", s->tracefs, de->d_name, name);
 		if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 			snprintf(out, n, "%s:%s", de->d_name, name);
 			free(path);
@@ -1117,7 +1100,7 @@ static double getpid_ns(int rounds, int n)
 /* Write text to dir/file (truncating, or appending); EBUSY is retried for a second. */
 static int write_at(const char *dir, const char *file, const char *text, bool append)
 {
-	char *p = xasprintf("%s/%s", dir, file);
+	char *p = ft_asprintf("%s/%s", dir, file);
 	int fd = open(p, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)), err = 0, i;
 
 	free(p);
@@ -1179,7 +1162,7 @@ static double ftrace_event_cost(struct st_status *s, char **types, int n)
 	char *dir;
 	int r, err = 0;
 
-	dir = xasprintf("%s/instances/%s%d", s->tracefs, REC_INSTANCE_PREFIX, (int)getpid());
+	dir = ft_asprintf("%s/instances/%s%d", s->tracefs, REC_INSTANCE_PREFIX, (int)getpid());
 	/* no signal may leave the instance behind: they wait until it is gone */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -1212,7 +1195,7 @@ static double ftrace_event_cost(struct st_status *s, char **types, int n)
 out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		*PUSH(s->notes, s->nnotes) = xasprintf("the per-event cost was not measured: %s",
+		*PUSH(s->notes, s->nnotes) = ft_asprintf("the per-event cost was not measured: %s",
 							strerror(-err));
 		free(dir);
 		return -1;
@@ -2187,13 +2170,13 @@ static bool place_kept(const struct st_status *s, const struct st_place *p,
 	if (forced(o, p->name ? p->name : "top"))
 		return false;
 	if (p->recorder_alive) {
-		*PUSH(pl->keep, pl->nkeep) = xasprintf("instance %s: flytrap recorder %d is running",
+		*PUSH(pl->keep, pl->nkeep) = ft_asprintf("instance %s: flytrap recorder %d is running",
 						       p->name, (int)p->recorder);
 		return true;
 	}
 	if (p->holders.n) {
 		fmt_pids(s, &p->holders, hold, sizeof(hold));
-		*PUSH(pl->keep, pl->nkeep) = xasprintf("%s%s: in use by %s", p->name ? "instance " : "",
+		*PUSH(pl->keep, pl->nkeep) = ft_asprintf("%s%s: in use by %s", p->name ? "instance " : "",
 						       place_label(p), hold);
 		return true;
 	}
@@ -2212,32 +2195,32 @@ static void plan_top(const struct st_status *s, const struct st_reset_opts *o, s
 		return;
 	if (p->tracer && strcmp(p->tracer, "nop"))
 		plan_add(pl, A_TRACER, NULL, NULL,
-			 xasprintf("set the top level's current_tracer to nop (it is %s)", p->tracer));
+			 ft_asprintf("set the top level's current_tracer to nop (it is %s)", p->tracer));
 	for (i = 0; i < p->nev; i++) {
 		const struct st_event *e = &p->ev[i];
 
 		if (e->filter)
 			plan_add(pl, A_FILTER, e->name, NULL,
-				 xasprintf("clear the filter of %s (top level)", e->name));
+				 ft_asprintf("clear the filter of %s (top level)", e->name));
 		for (j = 0; j < e->ntriggers; j++)
 			plan_add(pl, A_TRIGGER, e->name, e->triggers[j],
-				 xasprintf("remove trigger '%s' of %s (top level)", e->triggers[j],
+				 ft_asprintf("remove trigger '%s' of %s (top level)", e->triggers[j],
 					   e->name));
 	}
 	if (p->nev)
 		plan_add(pl, A_EVENTS, NULL, NULL,
-			 xasprintf("disable %d event%s of the top level (%s%s)", p->nev,
+			 ft_asprintf("disable %d event%s of the top level (%s%s)", p->nev,
 				   p->nev == 1 ? "" : "s", p->ev[0].name, p->nev > 1 ? ", ..." : ""));
 	for (i = 0; i < 3; i++)
 		if (counts[i] > 0)
 			plan_add(pl, A_EMPTY, files[i], NULL,
-				 xasprintf("empty the top level's %s (%ld lines)", files[i], counts[i]));
+				 ft_asprintf("empty the top level's %s (%ld lines)", files[i], counts[i]));
 	for (i = 0; i < p->noptions; i++)
 		plan_add(pl, A_OPTION, p->options[i], NULL,
-			 xasprintf("switch the top level's option %s off", p->options[i]));
+			 ft_asprintf("switch the top level's option %s off", p->options[i]));
 	if (p->tracing_on == 0)
 		plan_add(pl, A_TRACING_ON, NULL, NULL,
-			 xasprintf("switch the top level's tracing_on back on (the default)"));
+			 ft_asprintf("switch the top level's tracing_on back on (the default)"));
 }
 
 static void plan_progs(const struct st_status *s, const struct st_reset_opts *o, struct plan *pl)
@@ -2259,19 +2242,19 @@ static void plan_progs(const struct st_status *s, const struct st_reset_opts *o,
 			fmt_proc(s, p->holders.v[j], who, sizeof(who));
 			if (forced_pid(o, p->holders.v[j]))
 				plan_add(pl, A_KILL, NULL, NULL,
-					 xasprintf("end process %s (SIGTERM): it holds BPF program %u %s",
+					 ft_asprintf("end process %s (SIGTERM): it holds BPF program %u %s",
 						   who, p->id, p->name))->pid = p->holders.v[j];
 			else
 				*PUSH(pl->cannot, pl->ncannot) =
-					xasprintf("BPF program %u %s: held by %s (--force %d ends it)",
+					ft_asprintf("BPF program %u %s: held by %s (--force %d ends it)",
 						  p->id, p->name, who, (int)p->holders.v[j]);
 		}
 		for (j = 0; j < p->npins; j++)
 			plan_add(pl, A_UNPIN, p->pins[j], NULL,
-				 xasprintf("unpin BPF program %u %s (%s)", p->id, p->name, p->pins[j]));
+				 ft_asprintf("unpin BPF program %u %s (%s)", p->id, p->name, p->pins[j]));
 		if (!live && !p->npins)
 			*PUSH(pl->cannot, pl->ncannot) =
-				xasprintf("BPF program %u %s: no process or pin found that holds it",
+				ft_asprintf("BPF program %u %s: no process or pin found that holds it",
 					  p->id, p->name);
 	}
 	for (i = 0; i < s->nperf; i++) {
@@ -2280,11 +2263,11 @@ static void plan_progs(const struct st_status *s, const struct st_reset_opts *o,
 		fmt_proc(s, s->perf[i].pid, who, sizeof(who));
 		if (forced_pid(o, s->perf[i].pid))
 			plan_add(pl, A_KILL, NULL, NULL,
-				 xasprintf("end process %s (SIGTERM): it holds %d perf events", who,
+				 ft_asprintf("end process %s (SIGTERM): it holds %d perf events", who,
 					   s->perf[i].count))->pid = s->perf[i].pid;
 		else
 			*PUSH(pl->cannot, pl->ncannot) =
-				xasprintf("%d perf event%s held by %s (--force %d ends it)",
+				ft_asprintf("%d perf event%s held by %s (--force %d ends it)",
 					  s->perf[i].count, s->perf[i].count == 1 ? "" : "s", who,
 					  (int)s->perf[i].pid);
 	}
@@ -2304,7 +2287,7 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 
 		if (pid && !rec_pid_is_recorder(pid))
 			plan_add(pl, A_OWN, NULL, NULL,
-				 xasprintf("put back the top-level settings dead recorder %d saved",
+				 ft_asprintf("put back the top-level settings dead recorder %d saved",
 					   (int)pid));
 	}
 	if (d)
@@ -2316,7 +2299,7 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 			continue;
 		if (p->recorder && !p->recorder_alive && !p->holders.n) {
 			plan_add(pl, A_OWN, NULL, NULL,
-				 xasprintf("remove instance %s of dead recorder %d", p->name,
+				 ft_asprintf("remove instance %s of dead recorder %d", p->name,
 					   (int)p->recorder));
 			continue;
 		}
@@ -2325,7 +2308,7 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 			continue;
 		}
 		plan_add(pl, A_INSTANCE, p->path, NULL,
-			 xasprintf("remove instance %s (%d event%s, tracer %s)", p->name, p->nev,
+			 ft_asprintf("remove instance %s (%d event%s, tracer %s)", p->name, p->nev,
 				   p->nev == 1 ? "" : "s", p->tracer ? p->tracer : "?"));
 	}
 	if (s->nplaces) {
@@ -2339,23 +2322,23 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 
 		snprintf(gn, sizeof(gn), "%s/%s", p->group, p->name);
 		if (p->recorder_alive) {
-			*PUSH(pl->keep, pl->nkeep) = xasprintf("%s %s: flytrap recorder %d is running",
+			*PUSH(pl->keep, pl->nkeep) = ft_asprintf("%s %s: flytrap recorder %d is running",
 							       p->kind, gn, (int)p->recorder);
 			continue;
 		}
 		if (p->recorder) {
-			plan_add(pl, A_OWN, NULL, NULL, xasprintf("remove %s %s of dead recorder %d",
+			plan_add(pl, A_OWN, NULL, NULL, ft_asprintf("remove %s %s of dead recorder %d",
 								  p->kind, gn, (int)p->recorder));
 			continue;
 		}
 		for (j = 0; j < p->nenabled && !name_in(kept, nkept, p->enabled_in[j]); j++)
 			;
 		if (j < p->nenabled) {
-			*PUSH(pl->keep, pl->nkeep) = xasprintf("%s %s: enabled in %s, which is kept",
+			*PUSH(pl->keep, pl->nkeep) = ft_asprintf("%s %s: enabled in %s, which is kept",
 							       p->kind, gn, p->enabled_in[j]);
 			continue;
 		}
-		plan_add(pl, A_PROBE, gn, NULL, xasprintf("remove %s %s", p->kind, gn));
+		plan_add(pl, A_PROBE, gn, NULL, ft_asprintf("remove %s %s", p->kind, gn));
 	}
 	plan_progs(s, o, pl);
 	for (i = 0; i < s->nrecs; i++) {
@@ -2364,7 +2347,7 @@ static void plan_all(const struct st_status *s, const struct st_reset_opts *o, s
 		if (r->alive || !r->output)
 			continue;
 		plan_add(pl, A_OWN, NULL, NULL,
-			 xasprintf("forget dead recorder %d's run note (it was writing '%s')",
+			 ft_asprintf("forget dead recorder %d's run note (it was writing '%s')",
 				   (int)r->pid, r->output));
 	}
 	strv_free(kept, nkept);
@@ -2377,7 +2360,7 @@ static int top_write(const struct st_status *s, const char *rel, const char *tex
 
 static char *event_file(const char *ev, const char *file)
 {
-	char *r = xasprintf("events/%s/%s", ev, file), *c = strchr(r + 7, ':');
+	char *r = ft_asprintf("events/%s/%s", ev, file), *c = strchr(r + 7, ':');
 
 	if (c)
 		*c = '/';
@@ -2398,7 +2381,7 @@ static int remove_instance_all(const struct st_status *s, const char *path)
 		for (j = 0; j < p->ev[i].ntriggers; j++) {
 			char *f = event_file(p->ev[i].name, "trigger"), *t;
 
-			t = xasprintf("!%s", p->ev[i].triggers[j]);
+			t = ft_asprintf("!%s", p->ev[i].triggers[j]);
 			/* "hist:keys=x if y" is removed by its part before " if" */
 			if (strstr(t, " if "))
 				*strstr(t, " if ") = '\0';
@@ -2444,7 +2427,7 @@ static int do_act(const struct st_status *s, const struct act *a)
 		return err;
 	case A_TRIGGER:
 		f = event_file(a->arg, "trigger");
-		t = xasprintf("!%s", a->arg2);
+		t = ft_asprintf("!%s", a->arg2);
 		if (strstr(t, " if "))
 			*strstr(t, " if ") = '\0';
 		err = top_write(s, f, t, true);
@@ -2454,13 +2437,13 @@ static int do_act(const struct st_status *s, const struct act *a)
 	case A_EMPTY:
 		return top_write(s, a->arg, "", false);
 	case A_OPTION:
-		f = xasprintf("options/%s", a->arg);
+		f = ft_asprintf("options/%s", a->arg);
 		err = top_write(s, f, "0", false);
 		free(f);
 		return err;
 	case A_PROBE:
 		/* disabled first wherever it is on (the top level was reset above) */
-		t = xasprintf("-:%s\n", a->arg);
+		t = ft_asprintf("-:%s\n", a->arg);
 		err = top_write(s, "dynamic_events", t, true);
 		if (err == -ENOENT || err == -EINVAL)
 			err = top_write(s, "uprobe_events", t, true);

@@ -24,6 +24,7 @@
 
 #include <tracefs.h>
 
+#include "flytrap.h"
 #include "record/tracer.h"
 
 /* One saved file: restore writes content back to path. */
@@ -59,19 +60,6 @@ struct rec_tracer {
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_err(char **err, const char *fmt, ...)
 {
@@ -90,7 +78,7 @@ static void set_err(char **err, const char *fmt, ...)
 
 static char *path_join(const char *dir, const char *name)
 {
-	return xasprintf("%s/%s", dir, name);
+	return ft_asprintf("%s/%s", dir, name);
 }
 
 static bool path_exists(const char *path)
@@ -249,9 +237,9 @@ static int restore_filter(const char *path, const char *content)
 			*mod = '\0';
 			mod += 2;
 			mod[strlen(mod) - 1] = '\0';
-			entry = xasprintf("%s:mod:%s\n", line, mod);
+			entry = ft_asprintf("%s:mod:%s\n", line, mod);
 		} else {
-			entry = xasprintf("%s\n", line);
+			entry = ft_asprintf("%s\n", line);
 		}
 		if (!entry) {
 			ret = -ENOMEM;
@@ -349,7 +337,7 @@ static int state_dir(struct rec_tracer *t)
 		return 0;
 	if (rec_state_prepare(true))
 		return -EACCES;
-	d = xasprintf("%s/tracer-%d", REC_TRACER_STATE_DIR, (int)getpid());
+	d = ft_asprintf("%s/tracer-%d", REC_TRACER_STATE_DIR, (int)getpid());
 	if (!d)
 		return -ENOMEM;
 	if (mkdir(d, 0700) < 0 && errno != EEXIST) {
@@ -376,8 +364,8 @@ static int persist(struct rec_tracer *t, struct saved_file *s)
 	ret = state_dir(t);
 	if (ret)
 		return ret;
-	final = xasprintf("%s/%04u", t->state_dir, t->persist_seq);
-	tmp = xasprintf("%s/.%04u.tmp", t->state_dir, t->persist_seq);
+	final = ft_asprintf("%s/%04u", t->state_dir, t->persist_seq);
+	tmp = ft_asprintf("%s/.%04u.tmp", t->state_dir, t->persist_seq);
 	if (!final || !tmp) {
 		ret = -ENOMEM;
 		goto out;
@@ -827,7 +815,7 @@ static int write_list(struct rec_tracer *t, const char *name, const char *const 
 		 * pattern matching nothing fails here with EINVAL; without it
 		 * the word is matched at close() and the failure is lost.
 		 */
-		line = xasprintf("%s\n", items[i]);
+		line = ft_asprintf("%s\n", items[i]);
 		if (!line) {
 			ret = -ENOMEM;
 			break;
@@ -1006,7 +994,7 @@ static char *kernel_complaint(void)
 
 static int enable_file(const char *dir, const char *group, const char *name, const char *val)
 {
-	char *path = xasprintf("%s/events/%s/%s/enable", dir, group, name);
+	char *path = ft_asprintf("%s/events/%s/%s/enable", dir, group, name);
 	int ret;
 
 	if (!path)
@@ -1026,7 +1014,7 @@ static int delete_kprobe(const char *top_dir, const char *inst_dir, const char *
 	if (inst_dir)
 		enable_file(inst_dir, group, name, "0");
 	enable_file(top_dir, group, name, "0");
-	cmd = xasprintf("-:%s/%s", group, name);
+	cmd = ft_asprintf("-:%s/%s", group, name);
 	path = path_join(top_dir, "kprobe_events");
 	if (!cmd || !path) {
 		free(cmd);
@@ -1086,7 +1074,7 @@ int rec_tracer_add_kprobe(struct rec_tracer *t, const char *spec, char **err)
 	}
 	t->kprobes = nk;
 
-	cmd = xasprintf("%c%s:%s/%s %s", k.type, k.maxactive, t->group, name, k.rest);
+	cmd = ft_asprintf("%c%s:%s/%s %s", k.type, k.maxactive, t->group, name, k.rest);
 	if (!cmd) {
 		ret = -ENOMEM;
 		goto out;
@@ -1330,7 +1318,7 @@ static void reset_kprobes(const char *top, struct report *r)
 		if (!pid || pid_is_flytrap(pid))
 			continue;
 		for (i = 0; inst && inst[i]; i++) {
-			char *d = xasprintf("%s/instances/%s", top, inst[i]);
+			char *d = ft_asprintf("%s/instances/%s", top, inst[i]);
 
 			if (d)
 				enable_file(d, group, name, "0");

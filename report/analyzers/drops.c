@@ -727,19 +727,6 @@ static struct typecount *affected_types(struct stream **ss, int ns, int *n, uint
 	return out;
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 static uint64_t pow2_up(uint64_t v)
 {
 	uint64_t p = 1;
@@ -1039,12 +1026,12 @@ static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 		if (factor < 2)
 			factor = 2;
 		if (cur)
-			advise(r, xasprintf("raise the per-CPU ring buffer from %llu KiB to at "
+			advise(r, ft_asprintf("raise the per-CPU ring buffer from %llu KiB to at "
 					    "least %llu KiB (the worst CPU lost %.1f%% of its "
 					    "events)", cur, (unsigned long long)(cur * factor),
 					    pct), err);
 		else
-			advise(r, xasprintf("make the per-CPU ring buffer at least %llux larger "
+			advise(r, ft_asprintf("make the per-CPU ring buffer at least %llux larger "
 					    "(buffer_size_kb; the worst CPU lost %.1f%% of its "
 					    "events)", (unsigned long long)factor, pct), err);
 	}
@@ -1053,7 +1040,7 @@ static void advise_buffer(struct rpt_drops_result *r, const struct rpt_ctx *ctx,
 	for (j = 0; j < r->ntypes; j++)
 		all += r->types[j].count;
 	if (all && r->types[0].count * 4 >= all)
-		advise(r, xasprintf("'%s' is %.0f%% of the events on the CPUs that lost data: "
+		advise(r, ft_asprintf("'%s' is %.0f%% of the events on the CPUs that lost data: "
 				    "filter it (an event filter on its fields, or --pid/--cpu) or "
 				    "aggregate it in the kernel (a BPF histogram instead of one "
 				    "record per event)", r->types[0].name,
@@ -1068,15 +1055,15 @@ static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, co
 
 	advise_buffer(r, ctx, w, &err);
 	if (r->bpf_drops)
-		advise(r, xasprintf("%llu BPF records could not be reserved: enlarge the BPF ring "
+		advise(r, ft_asprintf("%llu BPF records could not be reserved: enlarge the BPF ring "
 				    "buffer or sample / aggregate in the BPF program",
 				    (unsigned long long)r->bpf_drops), &err);
 	if (r->recorder_lost)
-		advise(r, xasprintf("the recorder fell behind (%llu lost in its backlog): write to "
+		advise(r, ft_asprintf("the recorder fell behind (%llu lost in its backlog): write to "
 				    "a faster disk, lower the compression level, or record fewer "
 				    "events", (unsigned long long)r->recorder_lost), &err);
 	if (!w->num && max_fill >= 75)
-		advise(r, xasprintf("nothing was lost, but a kernel buffer was %llu%% full when "
+		advise(r, ft_asprintf("nothing was lost, but a kernel buffer was %llu%% full when "
 				    "the recorder drained it: a larger buffer (buffer_size_kb) "
 				    "keeps a margin for bursts",
 				    (unsigned long long)max_fill), &err);
@@ -1085,11 +1072,11 @@ static int fill_advice(struct rpt_drops_result *r, const struct rpt_ctx *ctx, co
 	if (m && m->trigger_ts.has)
 		r->unread_at_end = 0;
 	if (r->unread_at_end)
-		advise(r, xasprintf("%llu events were still in the kernel buffers at the end and "
+		advise(r, ft_asprintf("%llu events were still in the kernel buffers at the end and "
 				    "are not in the file: stop the recording only after it has "
 				    "drained", (unsigned long long)r->unread_at_end), &err);
 	if (r->kernel_start_missing && r->kernel_counters && (r->kernel_lost || r->loss_markers))
-		advise(r, xasprintf("the file has no start-of-recording CPU stats, so the kernel "
+		advise(r, ft_asprintf("the file has no start-of-recording CPU stats, so the kernel "
 				    "counters include losses from before the recording (record "
 				    "with flytrap to get both)"), &err);
 	return err;
