@@ -225,7 +225,8 @@ check: all
 	$(Q)O=$(O) ./tests/run
 
 check-offline: all
-	$(Q)O=$(O) FLYTRAP_OFFLINE=1 FLYTRAP_TEST_LIGHT=$(if $(filter 1,$(SAN)),1,$${FLYTRAP_TEST_LIGHT:-0}) ./tests/run
+	$(Q)O=$(O) FLYTRAP_OFFLINE=1 FLYTRAP_TEST_LIGHT=$(if $(filter 1,$(SAN)),1,$${FLYTRAP_TEST_LIGHT:-0}) \
+		$(if $(filter 1,$(SAN)),TEST_TIMEOUT=$${TEST_TIMEOUT:-1200}) ./tests/run
 
 # ---- the README's two commands -----------------------------------------------------
 # Debian/Ubuntu packages: building (all the demo needs), then what the tests use.

@@ -104,9 +104,12 @@ more_files=" hebel23+driver__trace.dat TGVM+tutorial3LabSisop__trace.dat ARM-sof
 for f in "${files[@]}"; do
 	name=$(basename "$f")
 	set -- "${opts[@]}"
-	# light (the sanitizer run): the files of more_files take every option, the others two
-	light && set -- "-R" "-F '.*' -v -F '.*:common_pid==0'"
-	case "$more_files" in *" $name "*) set -- "${opts[@]}" "${more_opts[@]}" ;; esac
+	# light (the sanitizer run): three of more_files (stacks, drops, graph calls) take every
+	# option, the others two
+	more=$more_files
+	light && set -- "-R" "-F '.*' -v -F '.*:common_pid==0'" &&
+		more=" rpt-stacks.dat rpt-drops.dat lab-function-graph.dat "
+	case "$more" in *" $name "*) set -- "${opts[@]}" "${more_opts[@]}" ;; esac
 	for o in "$@"; do
 		eval "set -- $o"
 		compare "$name" "$@" -i "$f"
