@@ -34,7 +34,9 @@ EOF
 for f in "$S"/rpt-*.dat; do
 	sz=$(stat -c %s "$f")
 	bad=0 n=0
-	for ((c = sz * 3 / 4; c < sz; c += 23)); do
+	step=23
+	light && step=71	# the sanitizer run: a third of the cuts
+	for ((c = sz * 3 / 4; c < sz; c += step)); do
 		head -c "$c" "$f" > "$TMP/cut.dat"
 		# the reader misses a cut exactly after the last section (info exits 0
 		# too): that is format/'s to notice; the analyzers must match info
