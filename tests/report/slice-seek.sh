@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
+# test-timeout: 1200
 # slice --from with the time index: the chunks before the cut are not read
 # (the names, processes and each CPU's last switch come from the index's
 # facts and state records), and the slice is byte for byte the one a full

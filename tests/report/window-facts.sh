@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
+# test-timeout: 1500
 # The time index's facts (FMT_SEC_FT_FACTS), its state records
 # (FMT_SEC_FT_STATE) and the analyzers' windows:
 #  - the writer's facts and state records match a full read of every CPU
