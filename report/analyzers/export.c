@@ -125,7 +125,8 @@ struct oslice {
 	struct level kids;
 	uint8_t kind;
 	char name[63];		/* a copy: the HTML call flame graph, and names made on the fly */
-	const char *nm;		/* the name as written: name[], or a string outliving the replay */
+	const char *nm;		/* the name as written when it outlives the replay; NULL: name[]
+				 * (not a pointer into name[]: the array moves when it grows) */
 	size_t nl;
 	const char *cat;	/* CAT(): JSON text */
 };
@@ -457,6 +458,11 @@ static void slice_pair(struct exp *x, int32_t pid, int32_t tid, uint64_t start, 
 	}
 }
 
+static const char *oslice_name(const struct oslice *s)
+{
+	return s->nm ? s->nm : s->name;
+}
+
 /* End the innermost open slice at ts; ret goes into its args when has_ret. */
 static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
 {
@@ -478,7 +484,7 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 		rpt_json_i64(a, ret);
 		rpt_json_obj_end(a);
 	}
-	slice_pair(x, t->pid, t->tid, s->ts, ts, s->nm, s->nl, s->cat);
+	slice_pair(x, t->pid, t->tid, s->ts, ts, oslice_name(s), s->nl, s->cat);
 	t->used = true;
 	x->slices++;
 	level_add(cur_level(t), s->ts, ts);
@@ -497,7 +503,7 @@ static void drop_top(struct exp *x, struct thr *t)
 {
 	struct oslice *s = &t->open[--t->nopen];
 
-	j_instant(x, s->ts, t->pid, t->tid, "t", s->nm, s->nl);
+	j_instant(x, s->ts, t->pid, t->tid, "t", oslice_name(s), s->nl);
 	RPT_JSON_KEY_LIT(&x->j, "cat");
 	rpt_json_value(&x->j, s->cat, strlen(s->cat));
 	j_no_exit_end(&x->j);
@@ -537,7 +543,7 @@ static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, 
 	l = strnlen(name, namelen < sizeof(o->name) - 1 ? namelen : sizeof(o->name) - 1);
 	memcpy(o->name, name, l);
 	o->name[l] = '\0';
-	o->nm = copy ? o->name : name;
+	o->nm = copy ? NULL : name;
 	o->nl = copy ? l : namelen;
 }
 
