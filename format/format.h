@@ -1086,6 +1086,13 @@ int fmt_test_fault(const char *kind, const char *dest);
  * still under o->temp, for the caller to fmt_outfile_abort() or _release().
  */
 int fmt_outfile_commit(struct fmt_outfile *o);
+/*
+ * Write all of iov (n entries, changed as the writes go) at off: pwritev
+ * again after a short write or EINTR.  0 or -errno (-EIO for a write of
+ * nothing); *done (may be NULL) gets the bytes written either way.
+ */
+struct iovec;
+int fmt_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, uint64_t *done);
 /* The commit's fsync, owner and mode, without the rename (o stays open). */
 int fmt_outfile_seal(struct fmt_outfile *o);
 /* Close and free, keeping the temporary file (for a later recovery). */

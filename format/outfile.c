@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -307,4 +308,34 @@ int fmt_outfile_place(const char *temp, const char *dest, bool chown_it, uid_t u
 	if (!err && rename(temp, dest) < 0)
 		err = -errno;
 	return err ?: sync_dir(dest);
+}
+
+int fmt_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off, uint64_t *done)
+{
+	uint64_t pos = off;
+	int err = 0;
+
+	while (n > 0) {
+		ssize_t r = pwritev(fd, iov, n, (off_t)pos);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = r < 0 ? -errno : -EIO;
+			break;
+		}
+		pos += (uint64_t)r;
+		while (n > 0 && (size_t)r >= iov->iov_len) {
+			r -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + r;
+			iov->iov_len -= (size_t)r;
+		}
+	}
+	if (done)
+		*done = pos - off;
+	return err;
 }

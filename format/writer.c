@@ -386,7 +386,8 @@ static void db_free(struct dynbuf *d)
 /* Write all of iov at off in the output (pwritev, retried on short writes); no digest. */
 static int out_writev_raw(struct fmt_writer *w, uint64_t off, struct iovec *iov, int n)
 {
-	uint64_t pos = off;
+	uint64_t done = 0;
+	int err;
 
 	if (w->err)
 		return w->err;
@@ -395,37 +396,15 @@ static int out_writev_raw(struct fmt_writer *w, uint64_t off, struct iovec *iov,
 
 		if (f) {
 			w->err = werr(w, f, "cannot write '%s' at offset %llu", w->path,
-				      (unsigned long long)pos);
+				      (unsigned long long)off);
 			return w->err;
 		}
 	}
-	while (n > 0) {
-		ssize_t r = pwritev(w->fd, iov, n, (off_t)pos);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			w->err = werr(w, -errno, "cannot write '%s' at offset %llu", w->path,
-				      (unsigned long long)pos);
-			return w->err;
-		}
-		if (r == 0) {
-			w->err = werr(w, -EIO, "cannot write '%s' at offset %llu", w->path,
-				      (unsigned long long)pos);
-			return w->err;
-		}
-		pos += (uint64_t)r;
-		while (n > 0 && (size_t)r >= iov->iov_len) {
-			r -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + r;
-			iov->iov_len -= (size_t)r;
-		}
-	}
-	return 0;
+	err = fmt_pwritev_all(w->fd, iov, n, off, &done);
+	if (err)
+		w->err = werr(w, err, "cannot write '%s' at offset %llu", w->path,
+			      (unsigned long long)(off + done));
+	return err;
 }
 
 /* The digest of what iov writes at off (before the write changes iov). */

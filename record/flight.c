@@ -200,26 +200,12 @@ static int buf_index(struct store *st, const char *name)
 /* Write all of iov at the segment's end; the segment grows by what was written. */
 static int seg_append(struct store *st, struct segment *g, struct iovec *iov, int n)
 {
-	while (n > 0) {
-		ssize_t r = pwritev(g->fd, iov, n, (off_t)g->bytes);
+	uint64_t done = 0;
+	int err = fmt_pwritev_all(g->fd, iov, n, g->bytes, &done);
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		g->bytes += (uint64_t)r;
-		st->bytes += (uint64_t)r;
-		while (n > 0 && (size_t)r >= iov->iov_len) {
-			r -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + r;
-			iov->iov_len -= (size_t)r;
-		}
-	}
-	return 0;
+	g->bytes += done;
+	st->bytes += done;
+	return err;
 }
 
 /* The buffer names a segment does not hold yet, before its next chunk. */

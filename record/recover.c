@@ -59,23 +59,32 @@ static int find_note(const char *abs, struct rec_note *out)
 }
 
 /*
+ * The writer's recovery of temp with these spools, for the note of output;
+ * EXIT_OK, or EXIT_FAIL once said why.
+ */
+static int recover_spools(const char *output, const char *temp, char *const *spools, int nspools)
+{
+	char *msg = NULL;
+	int err = fmt_writer_recover_spools(temp, (const char *const *)spools, nspools, &msg);
+
+	if (err < 0)
+		ft_error("cannot recover '%s' (from '%s'): %s", output, temp,
+			 msg ? msg : strerror(-err));
+	free(msg);
+	return err < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
+/*
  * Finish what the recorder of note n left: its temporary file with the
  * spools the note lists, then renamed to the output, owned as the note says.
  */
 static int recover_noted(const struct rec_note *n)
 {
-	char *msg = NULL;
 	struct stat st;
 	int err;
 
-	err = fmt_writer_recover_spools(n->temp, (const char *const *)n->spools, n->nspools, &msg);
-	if (err < 0) {
-		ft_error("cannot recover '%s' (from '%s'): %s", n->output, n->temp,
-			 msg ? msg : strerror(-err));
-		free(msg);
+	if (recover_spools(n->output, n->temp, n->spools, n->nspools))
 		return EXIT_FAIL;
-	}
-	free(msg);
 	err = fmt_outfile_place(n->temp, n->output, n->chown, n->uid, n->gid);
 	if (err) {
 		const char *why = NULL;
@@ -166,16 +175,10 @@ static int recover_rotation(const struct rec_note *n)
 	if (rec_note_read(pid, &fresh))
 		return ft_error("cannot recover '%s': the note of recorder %d went away", n->output,
 				(int)pid);
-	err = fmt_writer_recover_spools(fresh.temp, (const char *const *)fresh.spools,
-					fresh.nspools, &msg);
+	err = recover_spools(n->output, fresh.temp, fresh.spools, fresh.nspools);
 	rec_note_free(&fresh);
-	if (err < 0) {
-		ft_error("cannot recover '%s' (from '%s'): %s", n->output, n->temp,
-			 msg ? msg : strerror(-err));
-		free(msg);
+	if (err)
 		return EXIT_FAIL;
-	}
-	free(msg);
 	err = rec_flight_place(n->output, n->temp, &final);
 	if (err)
 		return ft_error("cannot rename '%s' beside '%s': %s", n->temp, n->output,
