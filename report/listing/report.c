@@ -57,6 +57,9 @@ struct ltype {
 	uint8_t pid_size;
 	uint16_t pid_off;
 	uint8_t lat;		/* 0: not seen, 1: flags column cached by its two bytes, 2: not */
+	uint8_t fn;		/* 0: not looked at, 1: raw_fn/raw_off below are known */
+	uint64_t raw_fn;	/* fields (by position) the format prints with %pS, %ps, %pF, %pf */
+	uint64_t raw_off;	/* of those, the ones printed with their offset (%pS, %pF) */
 };
 
 /*
@@ -1203,6 +1206,107 @@ static bool graph_out(struct report *rp, struct rinput *in, const struct fmt_eve
 	return true;
 }
 
+static struct ltype *ltype_of(struct rinput *in, const struct fmt_event *ev);
+
+/*
+ * The fields e's print format prints as kernel functions (%pS, %ps, %pF,
+ * %pf of a field, through casts): bit i for the i-th field of the format;
+ * *off the ones with "+offset" (S, F).  The walk pairs each conversion with
+ * its argument as libtraceevent does: one argument per conversion, one more
+ * per '*' width or precision, none for "%%".
+ */
+static uint64_t raw_fn_fields(struct tep_event *e, uint64_t *off)
+{
+	const char *f = e->print_fmt.format;
+	struct tep_print_arg *a = e->print_fmt.args;
+	uint64_t fn = 0;
+
+	*off = 0;
+	/* libtraceevent prints every field as a plain value without its parse of the format */
+	if (!e->print_fmt.print_cache || e->flags & TEP_EVENT_FL_FAILED)
+		return 0;
+	while (f && *f && a) {
+		struct tep_print_arg *v;
+		struct tep_format_field *fl, *x;
+		int i;
+
+		if (*f++ != '%')
+			continue;
+		if (*f == '%') {
+			f++;
+			continue;
+		}
+		for (; *f && strchr("#-+ '0123456789.hlLzZjt*", *f); f++)
+			if (*f == '*' && a)
+				a = a->next;
+		if (!*f || !a)
+			break;
+		v = a;
+		a = a->next;
+		if (*f++ != 'p' || !*f || !strchr("FfSs", *f))
+			continue;
+		while (v && v->type == TEP_PRINT_TYPE)
+			v = v->typecast.item;
+		if (!v || v->type != TEP_PRINT_FIELD)
+			continue;
+		fl = v->field.field ? v->field.field : tep_find_field(e, v->field.name);
+		for (i = 0, x = e->format.fields; x && i < 64; x = x->next, i++) {
+			if (x != fl)
+				continue;
+			fn |= 1ULL << i;
+			if (*f == 'S' || *f == 'F')
+				*off |= 1ULL << i;
+		}
+	}
+	return fn;
+}
+
+/*
+ * An event printed field by field (-R, or -r EVENT), when its format prints
+ * some field as a kernel function: that field as libtraceevent 1.8 prints it
+ * raw, "name+0xoff (0xaddr)" (1.7: "name+0xoff"; no symbol: 1.8 " (0xaddr)",
+ * 1.7 "0xaddr"), the others as the installed libtraceevent does.  Done here
+ * so the listing follows --compat, not the libtraceevent it runs on.
+ */
+static void raw_fn_out(struct report *rp, struct rinput *in, struct trace_seq *s,
+		       const struct fmt_event *ev, uint64_t fn, uint64_t off)
+{
+	struct tep_event *e = ev->event;
+	struct tep_format_field *x;
+	int i;
+
+	for (i = 0, x = e->format.fields; x; x = x->next, i++) {
+		unsigned long long val, start;
+		const char *name;
+
+		trace_seq_printf(s, " %s=", x->name);
+		if (i >= 64 || !(fn >> i & 1) || x->flags & TEP_FIELD_IS_ARRAY ||
+		    (long)x->offset + x->size > (long)ev->rec.size ||
+		    tep_read_number_field(x, ev->rec.data, &val)) {
+			tep_print_field_content(s, ev->rec.data, ev->rec.size, x);
+			continue;
+		}
+		name = tep_find_function(in->tep, val);
+		if (name) {
+			trace_seq_puts(s, name);
+			start = tep_find_function_address(in->tep, val);
+			if (off >> i & 1)
+				trace_seq_printf(s, "+0x%llx", val - start);
+		}
+		if (name && rp->compat < 33)
+			continue;
+		if (rp->compat >= 33)
+			trace_seq_puts(s, " (");
+		if (tep_get_long_size(in->tep) == 4)
+			trace_seq_printf(s, "0x%lx", (long)val);
+		else
+			trace_seq_printf(s, "0x%llx", val);
+		if (rp->compat >= 33)
+			trace_seq_puts(s, ")");
+	}
+	trace_seq_terminate(s);
+}
+
 /*
  * The event's own text into the listing: compiled formatter, the graph printer, or libtraceevent.
  */
@@ -1211,6 +1315,7 @@ static void info_out(struct report *rp, struct rinput *in, struct trace_seq *s,
 {
 	struct tep_event *e = ev->event;
 	struct outbuf *o = &rp->out;
+	struct ltype *t;
 
 	if (!rp->raw && in->fast && !(e->flags & (TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_NOHANDLE))) {
 		if (e->handler == graph_entry || e->handler == graph_exit) {
@@ -1224,6 +1329,17 @@ static void info_out(struct report *rp, struct rinput *in, struct trace_seq *s,
 	}
 	in->cur = ev;
 	trace_seq_reset(s);
+	if ((rp->raw || e->flags & TEP_EVENT_FL_PRINTRAW) && (t = ltype_of(in, ev))) {
+		if (!t->fn) {
+			t->raw_fn = raw_fn_fields(e, &t->raw_off);
+			t->fn = 1;
+		}
+		if (t->raw_fn) {
+			raw_fn_out(rp, in, s, ev, t->raw_fn, t->raw_off);
+			out_put(o, s->buffer, s->len);
+			return;
+		}
+	}
 	tep_print_event(in->tep, s, (struct tep_record *)&ev->rec, "%s",
 			rp->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 	out_put(o, s->buffer, s->len);

@@ -9,9 +9,10 @@
 # both trace-cmd versions must read whole.  trace-cmd 3.3.1 runs in a cached
 # Debian 13 root (tests/tc33.sh); the test SKIPs when that cannot be made.
 #
-# Left out on purpose (flytrap-report(1), COMPATIBILITY): -R, where 1.8.4
-# prints a kernel address field as "name+off (0xaddr)" and flytrap still
-# prints 1.7's "name+off".  3.3.1 crashes at the end of a filtered listing
+# -R and -r EVENT print a field the format shows as a kernel function as
+# 1.8.4 does, "name+0xoff (0xaddr)" (flytrap prints those fields itself, so
+# the listing follows --compat, not the libtraceevent installed); --compat
+# 3.1 keeps 1.7's "name+0xoff" (tests/compat/14).  3.3.1 crashes at the end of a filtered listing
 # of a file with several buffers, as 3.1.6 does: those runs are compared
 # line-buffered.  Like 3.1.6 it reads a v6 file's empty TRACECLOCK option
 # from uninitialised memory, so a difference counts only if it persists.
@@ -70,6 +71,20 @@ for f in "${files[@]}"; do
 	[ $fails = "$before" ] && nsame=$((nsame + 1))
 done
 ok "default listing = trace-cmd 3.3.1 on $nsame of ${#files[@]} files"
+
+# 1b. raw fields (-R), and -r for the events whose formats print a kernel function (%ps, %pS)
+nsame=0 nfn=0
+for f in "${files[@]}"; do
+	before=$fails
+	same "$(basename "$f") -R" -R "$f" -- -R -i "$f"
+	[ $fails = "$before" ] && nsame=$((nsame + 1))
+	grep -q '=[A-Za-z_][A-Za-z0-9_.]*\(+0x[0-9a-f]*\)\? (0x[0-9a-f]*)' "$TMP/ft.txt" &&
+		nfn=$((nfn + 1))
+	same "$(basename "$f") -r" -r funcgraph_entry -r ext4_journal_start "$f" -- \
+		-r funcgraph_entry -r ext4_journal_start -i "$f"
+done
+ok "-R = trace-cmd 3.3.1 -R on $nsame of ${#files[@]} files ($nfn with a kernel function field)"
+[ $nfn -ge 3 ] || fail "only $nfn files print a kernel function field under -R"
 
 # 2. the options flytrap matches for 3.1.6 (tests/compat/14), under 3.3.1, on
 # files that cover each path: two buffers and BPF arrays, function_graph,
