@@ -105,17 +105,17 @@ for f in "${files[@]}"; do
 	name=$(basename "$f")
 	set -- "${opts[@]}"
 	# light (the sanitizer run): three of more_files (stacks, drops, graph calls) take every
-	# option, the others two
-	more=$more_files
+	# option and the --cpu and --pid runs below, the others -R and one filter
+	more=$more_files all=1
 	light && set -- "-R" "-F '.*' -v -F '.*:common_pid==0'" &&
-		more=" rpt-stacks.dat rpt-drops.dat lab-function-graph.dat "
-	case "$more" in *" $name "*) set -- "${opts[@]}" "${more_opts[@]}" ;; esac
+		more=" rpt-stacks.dat rpt-drops.dat lab-function-graph.dat " all=0
+	case "$more" in *" $name "*) set -- "${opts[@]}" "${more_opts[@]}"; all=1 ;; esac
 	for o in "$@"; do
 		eval "set -- $o"
 		compare "$name" "$@" -i "$f"
 	done
 	nbuf=$("$FLYTRAP" info --json "$f" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["buffers"]))')
-	if [ "$nbuf" = 1 ]; then
+	if [ "$nbuf" = 1 ] && [ $all = 1 ]; then
 		compare "$name" -R --cpu 1 -i "$f"
 		compare "$name" --cpu 0 -F '.*:common_pid!=0' -i "$f"
 		# repeated, the lists add up (flytrap kept only the last one before)
@@ -123,7 +123,8 @@ for f in "${files[@]}"; do
 	fi
 	# flytrap's --pid keeps, after the -F filters, the events whose
 	# common_pid is one of its pids: trace-cmd says that in the filter
-	pids=$("$FLYTRAP" report --json "$f" 2>/dev/null | python3 -c '
+	pids=
+	[ $all = 1 ] && pids=$("$FLYTRAP" report --json "$f" 2>/dev/null | python3 -c '
 import json, sys
 seen = []
 for l in sys.stdin:
@@ -132,7 +133,7 @@ for l in sys.stdin:
         seen.append(p)
         if len(seen) == 2: break
 print(*seen)')
-	if [ -n "$pids" ]; then
+	if [ -n "$pids" ] && [ $all = 1 ]; then
 		set -- $pids
 		p=$1 q=${2:-$1}
 		tca=(-F ".*:common_pid==$p" -i "$f") fta=(--pid "$p" -i "$f")
