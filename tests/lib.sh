@@ -65,13 +65,16 @@ need_tracefs() {
 # prints raw nanoseconds instead of seconds; an oracle that flips makes a
 # test flaky, so a listing counts once it comes out the same twice (at most
 # 5 runs).  The exit status is trace-cmd's.
-tc_stable() {
-	local out=$1 k rc
-	shift
-	trace-cmd report "$@" > "$out" 2>/dev/null
+tc_stable() { stable_report "$1" trace-cmd "${@:2}"; }
+# stable_report OUT CMD ARGS...: `CMD report ARGS` into OUT, run again until two runs agree
+# (at most 5); its exit status.  CMD is trace-cmd, or tc33 (tests/tc33.sh) for 3.3.1.
+stable_report() {
+	local out=$1 cmd=$2 k rc
+	shift 2
+	"$cmd" report "$@" > "$out" 2>/dev/null
 	rc=$?
 	for k in 1 2 3 4; do
-		trace-cmd report "$@" > "$out.again" 2>/dev/null
+		"$cmd" report "$@" > "$out.again" 2>/dev/null
 		rc=$?
 		if cmp -s "$out" "$out.again"; then break; fi
 		mv "$out.again" "$out"

@@ -87,17 +87,4 @@ tc33() {
 	return $rc
 }
 
-tc33_stable() {
-	local out=$1 k rc
-	shift
-	tc33 report "$@" >"$out" 2>/dev/null
-	rc=$?
-	for k in 1 2 3 4; do
-		tc33 report "$@" >"$out.again" 2>/dev/null
-		rc=$?
-		if cmp -s "$out" "$out.again"; then break; fi
-		mv "$out.again" "$out"
-	done
-	rm -f "$out.again"
-	return $rc
-}
+tc33_stable() { stable_report "$1" tc33 "${@:2}"; }
