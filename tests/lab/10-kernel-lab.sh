@@ -9,6 +9,8 @@
 # flytrap.  docs/kernel-lab.md explains it.
 #
 #   FLYTRAP_LAB_CACHE=DIR        kernel cache (default /var/cache/flytrap-lab)
+#   FLYTRAP_LAB_SUITE=SUITE      the kernel of another Debian suite (11-kernel-lab-612.sh:
+#                                bookworm-backports, Linux 6.12)
 #   FLYTRAP_LAB_KEEP=DIR         keep the guest's output files in DIR
 #   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging,
 #                                20-record-smp.sh)
@@ -41,9 +43,23 @@ need_cmd pkg-config
 pkg-config --exists libtracefs || skip "libtracefs is not installed (needed for tracer-check)"
 
 # The one kernel version the linux-image-amd64 metapackage names (a glob
-# would download every version), cached outside the repository.
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n 1)
+# would download every version), cached outside the repository.  With
+# FLYTRAP_LAB_SUITE (bookworm-backports: Linux 6.12), that suite's, through
+# an apt list of its own in the cache (signatures checked by apt with the
+# Debian keyring; the machine's sources are left alone).
+suite=${FLYTRAP_LAB_SUITE:-}
 mkdir -p "$CACHE" 2>/dev/null
+apto=()
+if [ -n "$suite" ]; then
+	d=$CACHE/apt-$suite
+	mirror=$(FRESH_SUITE=bookworm; . "$TOP/tests/fresh/root.sh"; fresh_mirror_of)
+	mkdir -p "$d/lists/partial" "$d/cache" "$d/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror:-http://deb.debian.org/debian} $suite main" >"$d/sources.list"
+	apto=(-o "Dir::Etc::sourcelist=$d/sources.list" -o Dir::Etc::sourceparts=- \
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o "Dir::Cache::archives=$d/archives")
+	apt-get "${apto[@]}" -q update >"$TMP/dl.log" 2>&1 || echo "note: apt-get update of $suite failed: $(tail -n 1 "$TMP/dl.log")"
+fi
+pkg=$(apt-cache "${apto[@]}" depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n 1)
 vmlinuz=
 if [ -n "$pkg" ]; then
 	kver=${pkg#linux-image-}
@@ -51,7 +67,7 @@ if [ -n "$pkg" ]; then
 	if [ ! -s "$vmlinuz" ]; then
 		deb=$(ls "$CACHE/${pkg}_"*.deb 2>/dev/null | head -n 1)
 		if [ -z "$deb" ]; then
-			(cd "$CACHE" && apt-get download -q "$pkg") >"$TMP/dl.log" 2>&1
+			(cd "$CACHE" && apt-get "${apto[@]}" download -q "$pkg") >"$TMP/dl.log" 2>&1
 			deb=$(ls "$CACHE/${pkg}_"*.deb 2>/dev/null | head -n 1)
 		fi
 		if [ -n "$deb" ]; then
@@ -63,10 +79,11 @@ if [ -n "$pkg" ]; then
 	fi
 fi
 if [ -z "$vmlinuz" ] || [ ! -s "$vmlinuz" ]; then
-	# offline: any kernel unpacked by an earlier run
-	vmlinuz=$(ls "$CACHE"/*/vmlinuz 2>/dev/null | sort -V | tail -n 1)
-	[ -n "$vmlinuz" ] || skip "no lab kernel: ${pkg:-linux-image-amd64 unknown to apt-cache}: $(tail -n 1 "$TMP/dl.log" 2>/dev/null)"
+	# offline: the kernel an earlier run of this suite unpacked
+	vmlinuz=$(cat "$CACHE/kernel-${suite:-default}" 2>/dev/null)
+	[ -s "$vmlinuz" ] || skip "no lab kernel${suite:+ of $suite}: ${pkg:-linux-image-amd64 unknown to apt-cache}: $(tail -n 1 "$TMP/dl.log" 2>/dev/null)"
 fi
+echo "$vmlinuz" >"$CACHE/kernel-${suite:-default}" 2>/dev/null
 kver=$(basename "$(dirname "$vmlinuz")")
 echo "lab kernel: $kver ($vmlinuz)"
 

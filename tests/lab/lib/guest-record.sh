@@ -113,11 +113,12 @@ pid=$!
 if wait_recording /tmp/rkill.err && wait_for /tmp/live.err 'ready' 20; then
 	kill -9 $pid
 	wait $pid
-	if grep -q "flytrap_$pid/kx_open" $T/kprobe_events && grep -q function_graph $T/current_tracer &&
-		[ -d $T/instances/flytrap-$pid ]; then
+	# the graph tracer at the top level (6.1) or in the instance (6.12 allows it there)
+	if grep -q "flytrap_$pid/kx_open" $T/kprobe_events && [ -d $T/instances/flytrap-$pid ] &&
+		cat $T/current_tracer $T/instances/flytrap-$pid/current_tracer | grep -q function_graph; then
 		ok "record: SIGKILL leaves its instance, kprobe and top-level tracer (as expected)"
 	else
-		fail "record: SIGKILL left: $(ls $T/instances) / $(cat $T/kprobe_events) / $(cat $T/current_tracer)"
+		fail "record: SIGKILL left: $(ls $T/instances) / $(cat $T/kprobe_events) / $(cat $T/current_tracer $T/instances/flytrap-$pid/current_tracer 2>&1)"
 	fi
 	$FT reset >$OUT/rec-reset.txt 2>&1
 	rc=$?

@@ -41,7 +41,7 @@ fi
 
 # function tracer with stacks, and the kprobes, in one file
 if [ -f "$G/func.dat" ] && tc_has func.dat 'function: *do_sys_openat2' && tc_has func.dat 'kernel_stack:' &&
-	tc_has func.dat 'kx_open: .*filename="/etc/lab-file"' && tc_has func.dat 'kx_ret: .*ret=0x'; then
+	tc_has func.dat 'kx_open: .*filename="/etc/lab-file"' && tc_has func.dat 'kx_ret: .*ret=\(0x\)\?[0-9a-f]'; then
 	ok "func.dat: function records with stacks, kx_open with the file name, kx_ret with the value"
 fi
 # The golden file: this recording, shipped with its kallsyms cut (guest-
