@@ -2624,6 +2624,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		open_calls += (uint64_t)t->n;
 	if (g->oom)
 		return -ENOMEM;
+	g->ctx = ctx;	/* a map's counts need no event: there may have been none */
 	err = bpf_tree(g);
 	if (err)
 		return err;
