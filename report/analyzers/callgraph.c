@@ -1530,11 +1530,13 @@ static int bpf_init(struct callgraph *g, const struct rpt_ctx *ctx)
 	return -ECANCELED;
 }
 
+static void cg_release(void *priv);
+
 static int cg_init(struct rpt_ctx *ctx, void *priv)
 {
 	struct callgraph *g = priv;
 	static const struct rpt_callgraph_conf defconf;
-	int k;
+	int k, err;
 
 	g->conf = ctx->conf ? ctx->conf : &defconf;
 	g->types.elem_size = sizeof(struct ctype);
@@ -1555,7 +1557,11 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	load_user_stack_meta(g, ctx);
 	g->ovr_tgid = -1;
 	g->bpf_src = -1;
-	return g->oom ? -ENOMEM : bpf_init(g, ctx);
+	err = g->oom ? -ENOMEM : bpf_init(g, ctx);
+	/* the replay releases only the analyzers whose init succeeded */
+	if (err)
+		cg_release(g);
+	return err;
 }
 
 /* ---- result ------------------------------------------------------------------------ */
