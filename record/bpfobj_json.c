@@ -47,15 +47,33 @@ void jb_put(struct jbuf *j, const char *s, size_t n)
 
 void jb_printf(struct jbuf *j, const char *fmt, ...)
 {
-	char tmp[128];
+	char tmp[128], *big;
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		jb_put(j, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+	if (n <= 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		jb_put(j, tmp, (size_t)n);
+		return;
+	}
+	/*
+	 * longer than the buffer (an event format's print fmt line names every
+	 * field): cut, it made trace-cmd print [FAILED TO PARSE]
+	 */
+	big = malloc((size_t)n + 1);
+	if (!big) {
+		j->oom = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	jb_put(j, big, (size_t)n);
+	free(big);
 }
 
 void jb_release(struct jbuf *j)

@@ -13,7 +13,11 @@
  *                          user_stack right after a kernel_stack of the same
  *                          task on that CPU makes one sample) and BPF
  *                          profile records;
- *  offcpu   (weight: ns)  BPF offcpu records, weighted by blocked time.
+ *  offcpu   (weight: ns)  BPF offcpu records, weighted by blocked time;
+ *  bpf-stacks (weight: counts) stack ids of a record --bpf-object program:
+ *                          a hash map's counts keyed by them (its last
+ *                          snapshot), or its ring buffer records carrying
+ *                          them, joined to the object's STACK_TRACE map.
  *
  * Memory is bounded by the number of distinct call paths and tasks: each
  * tree node is keyed by (parent, frame) and frames are interned names.
@@ -30,6 +34,7 @@
 #include "flytrap.h"
 #include "format/ftmeta.h"
 #include "report/out/json.h"
+#include "report/core/bpfstacks.h"
 #include "report/core/replay.h"
 #include "report/share/rewrite.h"
 #include "report/syms/symbols.h"
@@ -44,9 +49,9 @@
 #define TASK_FRAME 0x80000000u
 #define COMM_FRAME 0x40000000u
 
-enum src { S_CALLS, S_SAMPLES, S_OFFCPU, S_NR };
-static const char *const src_names[S_NR] = { "calls", "samples", "offcpu" };
-static const char *const src_units[S_NR] = { "ns", "samples", "ns" };
+enum src { S_CALLS, S_SAMPLES, S_OFFCPU, S_BPF, S_NR };
+static const char *const src_names[S_NR] = { "calls", "samples", "offcpu", "bpf-stacks" };
+static const char *const src_units[S_NR] = { "ns", "samples", "ns", "samples" };
 
 enum ckind {
 	CK_OTHER = 1,
@@ -63,11 +68,29 @@ enum ckind {
 	CK_BPF_PROFILE,		/* flytrap:profile: tgid, kstack, ustack */
 	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
 	CK_BPF_UCOPY,		/* flytrap:ucopy_more: the rest of a stack copy */
+	CK_BPF_USER,		/* a --bpf-object ring buffer's record with stack id fields */
 };
 
 struct ctype {
 	int kind;
 	uint32_t frame; /* uprobe: interned event name (entry), conventional name (return) */
+	int uev;	/* CK_BPF_USER: index into callgraph.uevs */
+};
+
+/* the fields of a --bpf-object ring buffer's event that bpf-stacks reads (NULL: none) */
+struct uev {
+	int src;		/* its source (report/core/bpfstacks.h) */
+	int nids;
+	const struct tep_format_field *ids[RPT_BPFSTK_IDS];
+	int maps[RPT_BPFSTK_IDS];	/* the stack map of each id */
+	int side[RPT_BPFSTK_IDS];	/* what the id's name says (RPT_BPFSTK_USER...) */
+	const struct tep_format_field *pid, *tgid, *comm;
+};
+
+/* ring buffer records of one source, task and stack ids: counted, joined at the end */
+struct ragg {
+	int src;
+	struct rpt_bpfstk_sample smp;
 };
 
 struct node {
@@ -158,6 +181,16 @@ struct callgraph {
 	bool uw_failed;			/* ... or could not be */
 	uint64_t uw_stacks[S_NR], uw_spliced[S_NR], uw_complete[S_NR], uw_marked[S_NR];
 	uint64_t uw_fponly[S_NR];	/* the IP's binary missing: the frame-pointer walk kept */
+	/* bpf-stacks: the file's sources of stack ids and their stack maps */
+	struct rpt_bpfstk *bstk;
+	struct uev *uevs;
+	int nuevs;
+	struct rpt_map ragg;		/* hash of (source, task, ids) -> struct ragg */
+	bool *ring_seen;		/* per source: a record with stack ids came */
+	int bpf_src;			/* the source shown, -1 none */
+	uint64_t bpf_nc, bpf_missing, bpf_skipped;
+	const char *ovr_comm;		/* a bpf-stacks sample's task name and process, */
+	int ovr_tgid;			/* for --group (NULL, -1: the file's) */
 	bool oom;
 };
 
@@ -318,12 +351,12 @@ static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 
 	switch (g->conf->group) {
 	case RPT_CG_GROUP_COMM:
-		id = intern(g, rpt_comm(g->ctx, pid));
+		id = intern(g, g->ovr_comm ? g->ovr_comm : rpt_comm(g->ctx, pid));
 		if (g->oom || id >= COMM_FRAME)
 			return 0;
 		return child(g, t, 0, TASK_FRAME | COMM_FRAME | id);
 	case RPT_CG_GROUP_PROCESS:
-		pid = rpt_tgid(g->ctx, pid);
+		pid = g->ovr_tgid >= 0 ? g->ovr_tgid : rpt_tgid(g->ctx, pid);
 		/* fall through */
 	case RPT_CG_GROUP_THREAD:
 		return child(g, t, 0, TASK_FRAME | ((uint32_t)pid & (COMM_FRAME - 1)));
@@ -359,6 +392,63 @@ static const unsigned char ckind_of[RPT_K_NR] = {
 		  RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | \
 		  RPT_KIND_BIT(RPT_K_PROBE_RET))
 
+/* an integer field of at most 8 bytes, not an array or a pointer */
+static bool int_field(const struct tep_format_field *f)
+{
+	return !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_POINTER |
+			     TEP_FIELD_IS_STRING)) &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
+/*
+ * The event of a --bpf-object ring or perf buffer (report/core/bpfstacks.h
+ * knows their names) whose record has stack id fields: a bpf-stacks record.
+ */
+static void user_event(struct callgraph *g, struct ctype *t, const struct tep_event *e)
+{
+	const struct tep_format_field *f;
+	struct uev u, *nu;
+	int src;
+
+	if (!e->system || strcmp(e->system, "flytrap") || !e->name ||
+	    (src = rpt_bpfstk_find_event(g->bstk, e->name)) < 0)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.src = src;
+	for (f = e->format.fields; f; f = f->next) {
+		size_t nl = f->name ? strlen(f->name) : 0;
+
+		if (!nl)
+			continue;
+		if (int_field(f) && f->size >= 4 && rpt_bpfstk_is_id_name(f->name, nl)) {
+			if (u.nids == RPT_BPFSTK_IDS)
+				continue;
+			u.ids[u.nids] = f;
+			u.maps[u.nids] = rpt_bpfstk_map_for(g->bstk, src, f->name, nl);
+			u.side[u.nids++] = rpt_bpfstk_side(f->name, nl);
+		} else if (int_field(f) && f->size == 4 &&
+			   (!strcmp(f->name, "pid") || !strcmp(f->name, "tid"))) {
+			u.pid = f;
+		} else if (int_field(f) && f->size == 4 && !strcmp(f->name, "tgid")) {
+			u.tgid = f;
+		} else if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+			   (!strcmp(f->name, "comm") || !strcmp(f->name, "name"))) {
+			u.comm = f;
+		}
+	}
+	if (!u.nids)
+		return;
+	nu = realloc(g->uevs, (size_t)(g->nuevs + 1) * sizeof(*nu));
+	if (!nu) {
+		g->oom = true;
+		return;
+	}
+	g->uevs = nu;
+	g->uevs[g->nuevs] = u;
+	t->uev = g->nuevs++;
+	t->kind = CK_BPF_USER;
+}
+
 /*
  * What callgraph does with an event id, from its first record r (NULL:
  * a kind callgraph does not read).  Whether a format has the fields that
@@ -372,6 +462,10 @@ static void classify(struct callgraph *g, struct ctype *t, const struct tep_even
 	char name[256];
 
 	t->kind = r && ckind_of[r->kind] ? ckind_of[r->kind] : CK_OTHER;
+	if (e && t->kind == CK_OTHER && g->bstk) {
+		user_event(g, t, e);	/* its fields are read from the format, not a typed record */
+		return;
+	}
 	if (!e || t->kind == CK_OTHER)
 		return;
 	switch (r->kind) {
@@ -630,31 +724,37 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 
 /* ---- stacks ---------------------------------------------------------------------- */
 
-/* frames[] root first; add weight along the path */
-static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n,
-		     uint64_t w)
+/* frames[] root first; add weight w and cnt hits along the path */
+static void add_path_n(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n,
+		       uint64_t w, uint64_t cnt)
 {
 	struct tree *t = &g->trees[s];
 	uint32_t nd = 0;
 	int k;
 
-	t->nodes[0].count++;
+	t->nodes[0].count += cnt;
 	t->nodes[0].total += w;
 	if (g->conf->group) {
 		nd = task_base(g, t, pid);
 		if (g->oom)
 			return;
-		t->nodes[nd].count++;
+		t->nodes[nd].count += cnt;
 		t->nodes[nd].total += w;
 	}
 	for (k = 0; k < n; k++) {
 		nd = child(g, t, nd, frames[k]);
 		if (g->oom)
 			return;
-		t->nodes[nd].count++;
+		t->nodes[nd].count += cnt;
 		t->nodes[nd].total += w;
 	}
 	t->nodes[nd].self += w;
+}
+
+static void add_path(struct callgraph *g, enum src s, int pid, const uint32_t *frames, int n,
+		     uint64_t w)
+{
+	add_path_n(g, s, pid, frames, n, w, 1);
 }
 
 /*
@@ -1039,6 +1139,242 @@ static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cp
 	}
 }
 
+/* ---- bpf-stacks: stack ids of a --bpf-object program --------------------------------- */
+
+/* an integer field of ev (sign-extended when signed); false when the record is too short */
+static bool read_int(const struct rpt_ctx *ctx, const struct fmt_event *ev,
+		     const struct tep_format_field *f, int64_t *v)
+{
+	uint64_t x;
+
+	if (!ev->rec.data || f->offset < 0 || f->size <= 0 ||
+	    (uint64_t)f->offset + (uint64_t)f->size > (uint64_t)ev->rec.size)
+		return false;
+	x = tep_read_number(ctx->tep, (const char *)ev->rec.data + f->offset, f->size);
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
+		int sh = 64 - 8 * f->size;
+
+		*v = (int64_t)(x << sh) >> sh;
+	} else {
+		*v = (int64_t)x;
+	}
+	return true;
+}
+
+static uint64_t ragg_hash(const struct ragg *a)
+{
+	const unsigned char *p = (const unsigned char *)a;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t k;
+
+	for (k = 0; k < sizeof(*a); k++)
+		h = (h ^ p[k]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * A ring buffer record with stack ids: counted per (source, task, ids);
+ * the stacks are joined at the end, when the maps' snapshots are read.
+ */
+static void ring_add(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
+		     const struct fmt_event *ev, int pid)
+{
+	const struct uev *u = &g->uevs[ty->uev];
+	struct ragg a, *slot;
+	bool created;
+	int64_t v;
+	int k;
+
+	/* zeroed whole: the hash reads every byte, padding included */
+	memset(&a, 0, sizeof(a));
+	a.src = u->src;
+	a.smp.pid = pid;
+	a.smp.tgid = -1;
+	for (k = 0; k < u->nids; k++) {
+		if (!read_int(ctx, ev, u->ids[k], &a.smp.ids[k]))
+			return;
+		a.smp.maps[k] = u->maps[k];
+		a.smp.side[k] = u->side[k];
+	}
+	a.smp.nids = u->nids;
+	if (u->pid && read_int(ctx, ev, u->pid, &v) && v >= 0 && v <= INT32_MAX)
+		a.smp.pid = (int)v;
+	if (u->tgid && read_int(ctx, ev, u->tgid, &v) && v >= 0 && v <= INT32_MAX)
+		a.smp.tgid = (int)v;
+	if (u->comm && u->comm->offset >= 0 && u->comm->size > 0 &&
+	    (uint64_t)u->comm->offset + (uint64_t)u->comm->size <= (uint64_t)ev->rec.size) {
+		size_t n = (size_t)u->comm->size < sizeof(a.smp.comm) ? (size_t)u->comm->size
+								    : sizeof(a.smp.comm) - 1;
+
+		/* up to its NUL only: the bytes after it must not split one task in two */
+		strncpy(a.smp.comm, (const char *)ev->rec.data + u->comm->offset, n);
+	}
+	/* a 64-bit FNV hash of the whole key: a collision is not a practical concern (intern) */
+	slot = rpt_map_get(&g->ragg, ragg_hash(&a), &created);
+	if (!slot) {
+		g->oom = true;
+		return;
+	}
+	if (created)
+		*slot = a;
+	slot->smp.weight++;
+	g->ring_seen[u->src] = true;
+}
+
+/* the kernel's -errno of a stack id that was not collected, by name */
+static const char *stackid_err(int64_t id)
+{
+	static const struct { int e; const char *n; } names[] = {
+		{ EFAULT, "EFAULT" }, { EEXIST, "EEXIST" }, { ENOMEM, "ENOMEM" },
+		{ EINVAL, "EINVAL" }, { ENOENT, "ENOENT" }, { E2BIG, "E2BIG" },
+		{ EPERM, "EPERM" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+	static char buf[32];
+	size_t k;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (id == -names[k].e)
+			return names[k].n;
+	snprintf(buf, sizeof(buf), "%" PRId64, id);
+	return buf;
+}
+
+static const char *const side_names[] = { "", "user ", "kernel " };
+
+/*
+ * One sample of bpf-stacks, weight w: its stacks' frames, kernel addresses
+ * (the top bit set on every 64-bit kernel) under the user ones whatever
+ * field they came from; an id the kernel did not collect is a frame
+ * "[user stack not collected: EFAULT]" where that stack would be, one the
+ * stack map's snapshot lacks "[stack ID not in OBJ/MAP]".
+ */
+static void bpf_emit(struct callgraph *g, const struct rpt_bpfstk_sample *smp)
+{
+	uint64_t ka[MAX_FRAMES], ua[MAX_FRAMES];
+	uint32_t fr[2 * MAX_FRAMES + 2 * RPT_BPFSTK_IDS + 2], uf[MAX_FRAMES];
+	uint32_t pre[RPT_BPFSTK_IDS], mid[RPT_BPFSTK_IDS];
+	int npre = 0, nmid = 0, kn = 0, un = 0, n = 0, k, j, why = -1;
+	int pid = smp->pid >= 0 ? smp->pid : smp->tgid;
+	int tgid = smp->tgid;
+	bool nc = false, miss = false;
+	char m[160];
+
+	if (tgid < 0 && pid > 0)
+		tgid = rpt_tgid(g->ctx, pid) > 0 ? rpt_tgid(g->ctx, pid) : pid;
+	for (k = 0; k < smp->nids; k++) {
+		const uint64_t *a;
+		int na, side = smp->side[k] >= 0 && smp->side[k] <= 2 ? smp->side[k] : 0;
+
+		if (smp->ids[k] < 0) {
+			nc = true;
+			snprintf(m, sizeof(m), "[%sstack not collected: %s]", side_names[side],
+				 stackid_err(smp->ids[k]));
+		} else if (!rpt_bpfstk_stack(g->bstk, smp->maps[k], smp->ids[k], &a, &na)) {
+			miss = true;
+			if (smp->maps[k] < 0)
+				snprintf(m, sizeof(m), "[stack %" PRId64 ": no stack map]", smp->ids[k]);
+			else
+				snprintf(m, sizeof(m), "[stack %" PRId64 " not in %s]", smp->ids[k],
+					 rpt_bpfstk_map_name(g->bstk, smp->maps[k]));
+		} else {
+			for (j = 0; j < na; j++) {
+				if (!a[j])
+					break;
+				if ((int64_t)a[j] < 0 && kn < MAX_FRAMES)
+					ka[kn++] = a[j];
+				else if ((int64_t)a[j] >= 0 && un < MAX_FRAMES)
+					ua[un++] = a[j];
+			}
+			continue;
+		}
+		if (side == RPT_BPFSTK_KERNEL)
+			mid[nmid++] = intern(g, m);
+		else
+			pre[npre++] = intern(g, m);
+	}
+	g->bpf_nc += nc ? smp->weight : 0;
+	g->bpf_missing += miss ? smp->weight : 0;
+	for (k = 0; k < npre; k++)
+		fr[n++] = pre[k];
+	if (un) {
+		g->stacks[S_BPF]++;
+		un = user_frames(g, tgid, ua, NULL, un, uf, &why);
+		if (why >= 0) {
+			g->cut[S_BPF][why]++;
+			snprintf(m, sizeof(m), "[unwind: %s]", cut_reasons[why]);
+			fr[n++] = intern(g, m);
+		}
+	}
+	for (k = un - 1; k >= 0; k--)
+		fr[n++] = uf[k];
+	for (k = 0; k < nmid; k++)
+		fr[n++] = mid[k];
+	for (k = kn - 1; k >= 0; k--)
+		fr[n++] = kframe(g, ka[k]);
+	if (!n)
+		g->frameless[S_BPF]++;
+	g->ovr_comm = smp->comm[0] ? smp->comm : NULL;
+	g->ovr_tgid = tgid;
+	add_path_n(g, S_BPF, pid > 0 ? pid : 0, fr, n, smp->weight, smp->weight);
+	g->ovr_comm = NULL;
+	g->ovr_tgid = -1;
+}
+
+/* an entry of a counts map: --pid/--comm select it by the task its key names */
+static int bpf_map_sample(void *arg, const struct rpt_bpfstk_sample *smp)
+{
+	struct callgraph *g = arg;
+	const struct rpt_opts *o = g->ctx->opts;
+	int pid = smp->pid >= 0 ? smp->pid : smp->tgid;
+
+	if ((o->npids || o->ncomms) && (pid < 0 || !rpt_task_selected(g->ctx, pid)))
+		return 0;
+	bpf_emit(g, smp);
+	return g->oom ? -ENOMEM : 0;
+}
+
+/*
+ * The source bpf-stacks shows: --bpf-map's, else the first counts map, else
+ * the first ring buffer whose records carried stack ids; -1 none.
+ */
+static int bpf_pick(const struct callgraph *g)
+{
+	int k, n = rpt_bpfstk_nsources(g->bstk);
+
+	if (g->conf->bpf_map)
+		return rpt_bpfstk_find(g->bstk, g->conf->bpf_map);
+	for (k = 0; k < n; k++)
+		if (!rpt_bpfstk_source(g->bstk, k)->ring)
+			return k;
+	for (k = 0; k < n; k++)
+		if (g->ring_seen[k])
+			return k;
+	return -1;
+}
+
+/* the bpf-stacks tree, from the source bpf_pick() chooses */
+static int bpf_tree(struct callgraph *g)
+{
+	const struct rpt_bpfstk_src *src;
+	struct ragg *a;
+	size_t pos = 0;
+
+	g->bpf_src = g->bstk ? bpf_pick(g) : -1;
+	src = rpt_bpfstk_source(g->bstk, g->bpf_src);
+	if (!src)
+		return 0;
+	if (!src->ring)
+		return rpt_bpfstk_samples(g->bstk, g->bpf_src, bpf_map_sample, g, &g->bpf_skipped);
+	while ((a = rpt_map_next(&g->ragg, &pos, NULL))) {
+		if (a->src != g->bpf_src)
+			continue;
+		bpf_emit(g, &a->smp);
+		if (g->oom)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
 		     const struct fmt_event *ev, int pid)
 {
@@ -1054,6 +1390,9 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		break;
 	case CK_BPF_UCOPY:
 		more_add(g, cpu, pid, r);
+		break;
+	case CK_BPF_USER:
+		ring_add(g, ctx, ty, ev, pid);
 		break;
 	case CK_BPF_PROFILE:
 	case CK_BPF_OFFCPU: {
@@ -1143,11 +1482,61 @@ static void load_ufunc_names(struct callgraph *g, const struct rpt_ctx *ctx)
 	}
 }
 
+/* the user objects' sources of stack ids; --bpf-map must name one of them */
+static int bpf_init(struct callgraph *g, const struct rpt_ctx *ctx)
+{
+	char list[512];
+	size_t len = 0;
+	int k, n, f;
+
+	rpt_map_init(&g->ragg, sizeof(struct ragg));
+	g->bstk = rpt_bpfstk_new(ctx->r);
+	if (!g->bstk)
+		return -ENOMEM;
+	/*
+	 * as info, report --bpf-maps and sql: damaged --bpf-object data is
+	 * named, never skipped quietly; it fails what asked for it, and the
+	 * other trees (the automatic choice) go on without it
+	 */
+	if (rpt_bpfstk_damage(g->bstk)) {
+		if (g->conf->source != RPT_CG_BPF_STACKS && !g->conf->bpf_map) {
+			ft_warn("'%s': damaged --bpf-object data: %s (no bpf-stacks tree)",
+				ctx->opts->path, rpt_bpfstk_damage(g->bstk));
+			rpt_bpfstk_free(g->bstk);
+			g->bstk = NULL;
+		} else {
+			ft_error("'%s': damaged --bpf-object data: %s", ctx->opts->path,
+				 rpt_bpfstk_damage(g->bstk));
+			return -ECANCELED;
+		}
+	}
+	n = rpt_bpfstk_nsources(g->bstk);
+	g->ring_seen = calloc((size_t)n + 1, sizeof(*g->ring_seen));
+	if (!g->ring_seen)
+		return -ENOMEM;
+	if (!g->conf->bpf_map || (f = rpt_bpfstk_find(g->bstk, g->conf->bpf_map)) >= 0)
+		return 0;
+	list[0] = 0;
+	for (k = 0; k < n && len < sizeof(list); k++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "",
+					rpt_bpfstk_source(g->bstk, k)->name);
+	if (f == -2)
+		ft_error("--bpf-map '%s': several objects have a map of that name; name it "
+			 "OBJECT/MAP (%s)", g->conf->bpf_map, list);
+	else
+		ft_error("--bpf-map '%s': '%s' has no counts map or ring buffer of that name "
+			 "(stack ids are in: %s)", g->conf->bpf_map, ctx->opts->path,
+			 n ? list : "none");
+	return -ECANCELED;
+}
+
+static void cg_release(void *priv);
+
 static int cg_init(struct rpt_ctx *ctx, void *priv)
 {
 	struct callgraph *g = priv;
 	static const struct rpt_callgraph_conf defconf;
-	int k;
+	int k, err;
 
 	g->conf = ctx->conf ? ctx->conf : &defconf;
 	g->types.elem_size = sizeof(struct ctype);
@@ -1166,7 +1555,13 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	intern(g, "all");
 	load_ufunc_names(g, ctx);
 	load_user_stack_meta(g, ctx);
-	return g->oom ? -ENOMEM : 0;
+	g->ovr_tgid = -1;
+	g->bpf_src = -1;
+	err = g->oom ? -ENOMEM : bpf_init(g, ctx);
+	/* the replay releases only the analyzers whose init succeeded */
+	if (err)
+		cg_release(g);
+	return err;
 }
 
 /* ---- result ------------------------------------------------------------------------ */
@@ -1189,6 +1584,8 @@ void rpt_cg_result_release(struct rpt_cg_result *r)
 		free(r->binaries[k].source);
 	}
 	free(r->binaries);
+	free(r->bpf_source);
+	free(r->bpf_others);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1329,10 +1726,54 @@ static bool source_has_data(const struct callgraph *g, enum src s)
 	return g->trees[s].n > 1 || (s != S_CALLS && g->trees[s].nodes[0].count);
 }
 
+static const char *const why_names[] = { "end", "snapshot", "dump" };
+
+/* what the bpf-stacks part of the result says: its source, the others, the ids not joined */
+static int bpf_result(const struct callgraph *g, enum src s, struct rpt_cg_result *r)
+{
+	const struct rpt_bpfstk_src *src = rpt_bpfstk_source(g->bstk, g->bpf_src);
+	int k, n = rpt_bpfstk_nsources(g->bstk);
+	size_t len = 0;
+
+	/* a counts map, or a ring buffer whose records carried stack ids */
+	for (k = 0; k < n && !r->has_bpf_stacks; k++)
+		r->has_bpf_stacks = !rpt_bpfstk_source(g->bstk, k)->ring || g->ring_seen[k];
+	r->bpf_others = calloc(1, 1);
+	if (!r->bpf_others)
+		return -ENOMEM;
+	if (s != S_BPF || !src)
+		return 0;
+	r->bpf_source = strdup(src->name);
+	if (!r->bpf_source)
+		return -ENOMEM;
+	r->bpf_ring = src->ring;
+	r->bpf_ts = src->ts;
+	r->bpf_why = src->why < 3 ? why_names[src->why] : "other";
+	r->bpf_truncated = src->truncated;
+	r->bpf_not_collected = g->bpf_nc;
+	r->bpf_missing = g->bpf_missing;
+	r->bpf_skipped = g->bpf_skipped;
+	for (k = 0; k < n; k++) {
+		const struct rpt_bpfstk_src *o = rpt_bpfstk_source(g->bstk, k);
+		size_t l = strlen(o->name);
+		char *nb;
+
+		if (k == g->bpf_src || (o->ring && !g->ring_seen[k]))
+			continue;
+		nb = realloc(r->bpf_others, len + l + 3);
+		if (!nb)
+			return -ENOMEM;
+		r->bpf_others = nb;
+		len += (size_t)sprintf(nb + len, "%s%s", len ? ", " : "", o->name);
+	}
+	return 0;
+}
+
 static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src s,
 			uint64_t open_calls, struct rpt_cg_result *r)
 {
-	static const int sources[S_NR] = { RPT_CG_CALLS, RPT_CG_SAMPLES, RPT_CG_OFFCPU };
+	static const int sources[S_NR] = { RPT_CG_CALLS, RPT_CG_SAMPLES, RPT_CG_OFFCPU,
+					   RPT_CG_BPF_STACKS };
 	const struct tree *t = &g->trees[s];
 	char miss[512];
 	int k;
@@ -1368,6 +1809,8 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	if (copy_binaries(g->syms, r))
 		return -ENOMEM;
 	r->path = strdup(ctx->opts->path ? ctx->opts->path : "");
+	if (bpf_result(g, s, r))
+		return -ENOMEM;
 	r->partial = rpt_partial(ctx);
 	rpt_notes_fill(ctx, ctx->first_ts, ctx->last_ts, &r->notes);
 	if (r->depth < 0 || !r->syms_missing || !r->path)
@@ -1489,7 +1932,7 @@ struct out {
 
 static const char *wfmt(char *buf, size_t len, const struct rpt_cg_result *r, uint64_t v)
 {
-	if (r->source == RPT_CG_SAMPLES)
+	if (r->source == RPT_CG_SAMPLES || r->source == RPT_CG_BPF_STACKS)
 		snprintf(buf, len, "%" PRIu64, v);
 	else
 		rpt_fmt_dur(buf, len, v);
@@ -1841,6 +2284,61 @@ static void init_out(struct out *o, const struct rpt_cg_result *r,
 	o->min_pct = c->min_percent;
 }
 
+/* "bpf_stacks":{"map","from","ts","why","truncated","not_collected","missing",...} */
+static void bpf_json(const struct rpt_cg_result *r, struct rpt_json *j)
+{
+	rpt_json_kobj(j, "bpf_stacks");
+	rpt_json_kstr_or_null(j, "map", r->bpf_source);
+	rpt_json_kstr(j, "from", r->bpf_ring ? "records" : "snapshot");
+	if (r->bpf_source && !r->bpf_ring) {
+		rpt_json_ku64(j, "ts", r->bpf_ts);
+		rpt_json_kstr(j, "why", r->bpf_why);
+		rpt_json_kbool(j, "truncated", r->bpf_truncated);
+	}
+	rpt_json_ku64(j, "not_collected", r->bpf_not_collected);
+	rpt_json_ku64(j, "missing", r->bpf_missing);
+	rpt_json_ku64(j, "skipped", r->bpf_skipped);
+	rpt_json_karr(j, "others");
+	for (const char *p = r->bpf_others; p && *p;) {
+		size_t l = strcspn(p, ",");
+		char nm[256];
+
+		snprintf(nm, sizeof(nm), "%.*s", (int)(l < 255 ? l : 255), p);
+		rpt_json_str(j, nm);
+		p += l;
+		p += strspn(p, ", ");
+	}
+	rpt_json_arr_end(j);
+	rpt_json_obj_end(j);
+}
+
+/* the text's lines on the bpf-stacks source: where the counts come from, what was not joined */
+static void bpf_note(const struct rpt_cg_result *r, const struct rpt_opts *op, FILE *f)
+{
+	char b1[32];
+
+	if (r->bpf_ring)
+		fprintf(f, "  from the records of %s (one sample each)\n", r->bpf_source);
+	else
+		fprintf(f, "  from the counts of %s, its last snapshot (%s, %s)%s\n", r->bpf_source,
+			r->bpf_why, rpt_fmt_ts(b1, sizeof(b1), r->bpf_ts),
+			r->bpf_truncated ? ", truncated" : "");
+	if (!r->bpf_ring && (op->has_t0 || op->has_t1 || op->has_cpus))
+		fputs("  (--from/--to/--cpu do not select a map's counts: a snapshot has no time\n"
+		      "  or CPU per entry)\n", f);
+	if (r->bpf_not_collected)
+		fprintf(f, "  %" PRIu64 " of them with a stack not collected (the kernel's error:\n"
+			"  [user|kernel stack not collected: ERROR])\n", r->bpf_not_collected);
+	if (r->bpf_missing)
+		fprintf(f, "  %" PRIu64 " of them with a stack id the stack map's snapshot lacks\n",
+			r->bpf_missing);
+	if (r->bpf_skipped)
+		fprintf(f, "  %" PRIu64 " entries skipped: their value holds no count\n",
+			r->bpf_skipped);
+	if (r->bpf_others && *r->bpf_others)
+		fprintf(f, "  (stack ids also in %s: --bpf-map NAME)\n", r->bpf_others);
+}
+
 int rpt_cg_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *c,
 		struct rpt_json *j)
 {
@@ -1867,7 +2365,12 @@ int rpt_cg_json(const struct rpt_cg_result *r, const struct rpt_callgraph_conf *
 	rpt_json_ku64(j, "calls", r->source_nodes[S_CALLS]);
 	rpt_json_ku64(j, "samples", r->source_nodes[S_SAMPLES]);
 	rpt_json_ku64(j, "offcpu", r->source_nodes[S_OFFCPU]);
+	/* only in files with --bpf-object stack ids: the others' output stays as it was */
+	if (r->has_bpf_stacks)
+		rpt_json_ku64(j, "bpf-stacks", r->source_nodes[S_BPF]);
 	rpt_json_obj_end(j);
+	if (r->source == RPT_CG_BPF_STACKS)
+		bpf_json(r, j);
 	rpt_json_ku64(j, "calls_completed", r->calls_completed);
 	rpt_json_ku64(j, "calls_open", r->calls_open);
 	rpt_json_ku64(j, "unmatched_exits", r->unmatched_exits);
@@ -2010,17 +2513,20 @@ static void syms_note(const struct rpt_cg_result *r, FILE *f)
 int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 		const struct rpt_callgraph_conf *c, FILE *f)
 {
-	bool calls = r->source == RPT_CG_CALLS, samples = r->source == RPT_CG_SAMPLES;
+	bool calls = r->source == RPT_CG_CALLS, bpf = r->source == RPT_CG_BPF_STACKS;
+	bool samples = r->source == RPT_CG_SAMPLES || bpf;
 	const struct rpt_notes *n = &r->notes;
 	struct out o;
 	char b1[32], b2[32], b3[32];
 	int k;
 
 	rpt_print_title(f, "Call graph of", r->path);
-	if (!n->nevents || r->empty)
+	/* a map's counts need no event: r->empty alone says whether there is a tree */
+	if (r->empty)
 		return print_nothing(r, op, c, f);
 	fprintf(f, "  %s (%s), %s..%s\n", r->source_name,
-		calls ? "time in calls" : samples ? "stack samples" : "blocked time",
+		calls ? "time in calls" : bpf ? "stack counts" : samples ? "stack samples" :
+		"blocked time",
 		rpt_fmt_ts(b1, sizeof(b1), n->sel_first_ts),
 		rpt_fmt_ts(b2, sizeof(b2), n->sel_last_ts));
 	if (calls)
@@ -2031,6 +2537,8 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 	else
 		fprintf(f, "  %" PRIu64 " %s\n", samples ? r->total : r->nodes[0].count,
 			samples ? "samples" : "blocked periods");
+	if (bpf && r->bpf_source)
+		bpf_note(r, op, f);
 	/* a redacted file's user-space samples: counted, but nothing to draw */
 	if (!calls && r->frameless)
 		fprintf(f, "  %" PRIu64 " of them without a frame: no kernel stack, and no user\n"
@@ -2041,7 +2549,8 @@ int rpt_cg_text(const struct rpt_cg_result *r, const struct rpt_opts *op,
 				src_names[k]);
 	cut_note(r, f);
 	unwind_note(r, f);
-	fix_note(r, f);
+	if (!bpf)	/* a user program's stacks are its own bpf_get_stackid() walks */
+		fix_note(r, f);
 	rpt_notes_clock(n, f);
 	rpt_notes_loss(n, f);
 	rpt_notes_damage(n, f);
@@ -2090,7 +2599,11 @@ static enum src chosen_source(const struct callgraph *g)
 	case RPT_CG_CALLS: return S_CALLS;
 	case RPT_CG_SAMPLES: return S_SAMPLES;
 	case RPT_CG_OFFCPU: return S_OFFCPU;
+	case RPT_CG_BPF_STACKS: return S_BPF;
 	default:
+		/* --bpf-map names what bpf-stacks shows: that tree, whatever else there is */
+		if (g->conf->bpf_map)
+			return S_BPF;
 		for (k = 0; k < S_NR; k++)
 			if (source_has_data(g, (enum src)k))
 				return (enum src)k;
@@ -2115,6 +2628,12 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		flush_pending(g, k);
 	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
 		open_calls += (uint64_t)t->n;
+	if (g->oom)
+		return -ENOMEM;
+	g->ctx = ctx;	/* a map's counts need no event: there may have been none */
+	err = bpf_tree(g);
+	if (err)
+		return err;
 	if (g->oom)
 		return -ENOMEM;
 	sum_calls(g);
@@ -2170,6 +2689,10 @@ static void cg_release(void *priv)
 	free(g->more);
 	free(g->whole);
 	rpt_syms_free(g->syms);
+	rpt_bpfstk_free(g->bstk);
+	free(g->uevs);
+	free(g->ring_seen);
+	rpt_map_release(&g->ragg);
 	for (i = 0; i < g->nufunc; i++)
 		free(g->ufunc_names[i]);
 	free(g->ufunc_names);
@@ -2196,14 +2719,18 @@ static const char cg_usage[] =
 	"\n"
 	"Call trees of FILE (default trace.dat) with count, total and self time per\n"
 	"node, from function_graph records, uprobe and BPF ufunc entry/return records\n"
-	"(calls), kernel_stack/user_stack events and BPF profile stacks (samples), or\n"
-	"BPF off-CPU stacks (offcpu).\n"
+	"(calls), kernel_stack/user_stack events and BPF profile stacks (samples),\n"
+	"BPF off-CPU stacks (offcpu), or the stack ids of a record --bpf-object\n"
+	"program's counts map or ring buffer (bpf-stacks).\n"
 	"\n"
 	"options:\n"
 	"  --folded           folded stacks (flamegraph.pl, speedscope), self weights\n";
 
 const char rpt_callgraph_options_help[] =
-	"  --source S         calls, samples or offcpu (default: the first present)\n"
+	"  --source S         calls, samples, offcpu or bpf-stacks (default: the first\n"
+	"                     present)\n"
+	"  --bpf-map NAME     bpf-stacks: the counts map or ring buffer (OBJECT/MAP or\n"
+	"                     MAP) when the file has several\n"
 	"  --group G          a root frame per comm (task name), process (comm-tgid),\n"
 	"                     thread (comm-tid) or none (default)\n"
 	"  --per-task         one tree per thread (--group thread)\n"
@@ -2226,6 +2753,7 @@ const struct ft_opt rpt_callgraph_opts[] = {
 	{ "svg", 0, true, RPT_CG_O_SVG },
 	{ "symfs", 0, true, RPT_CG_O_SYMFS },
 	{ "debug-dir", 0, true, RPT_CG_O_DEBUG_DIR },
+	{ "bpf-map", 0, true, RPT_CG_O_BPF_MAP },
 	{ 0 },
 };
 
@@ -2251,8 +2779,11 @@ static int cg_source_opt(struct rpt_cg_args *A, const char *v)
 		A->conf.source = RPT_CG_SAMPLES;
 	else if (!strcmp(v, "offcpu"))
 		A->conf.source = RPT_CG_OFFCPU;
+	else if (!strcmp(v, "bpf-stacks"))
+		A->conf.source = RPT_CG_BPF_STACKS;
 	else
-		return ft_usage_error("--source needs calls, samples or offcpu, not '%s'", v);
+		return ft_usage_error("--source needs calls, samples, offcpu or bpf-stacks, not '%s'",
+				      v);
 	return 0;
 }
 
@@ -2312,6 +2843,11 @@ int rpt_callgraph_option(void *arg, int table, const struct ft_opt *o, const cha
 	case RPT_CG_O_SOURCE: return cg_source_opt(A, v);
 	case RPT_CG_O_DEPTH:
 	case RPT_CG_O_MIN_PERCENT: return cg_number_opt(A, o->id, v);
+	case RPT_CG_O_BPF_MAP:
+		if (!*v)
+			return ft_usage_error("--bpf-map needs a map name (OBJECT/MAP or MAP)");
+		A->conf.bpf_map = v;
+		return 0;
 	default: return cg_path_opt(A, o->id, v);
 	}
 }
@@ -2370,6 +2906,10 @@ int rpt_svg_dest_check(const char *path)
 
 int rpt_callgraph_setup(struct rpt_cg_args *A)
 {
+	if (A->conf.bpf_map && A->conf.source != RPT_CG_AUTO &&
+	    A->conf.source != RPT_CG_BPF_STACKS)
+		return ft_usage_error("--bpf-map picks the data of --source bpf-stacks, not of --source "
+				      "%s", src_names[A->conf.source - 1]);
 	A->conf.flame_unit = &A->unit;
 	A->conf.had_data = &A->had_data;
 	if (A->svg) {

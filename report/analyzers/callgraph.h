@@ -43,15 +43,15 @@ struct rpt_cg_result {
 	char *path;		/* the file */
 	bool partial;		/* the replay stopped on damaged data */
 	struct rpt_notes notes;	/* clock, damage and loss over the selected events' span */
-	int source;		/* the tree shown: RPT_CG_CALLS, RPT_CG_SAMPLES or RPT_CG_OFFCPU */
-	const char *source_name;	/* "calls", "samples", "offcpu" (static) */
+	int source;		/* the tree shown: RPT_CG_CALLS, _SAMPLES, _OFFCPU or _BPF_STACKS */
+	const char *source_name;	/* "calls", "samples", "offcpu", "bpf-stacks" (static) */
 	const char *unit;		/* "ns" or "samples" (static) */
 	bool empty;		/* the tree shown has no node */
 	bool per_task;		/* grouped by thread (--per-task, --group thread) */
 	const char *group;	/* "none", "comm", "process" or "thread" (static) */
 	uint64_t events;	/* selected events */
 	uint64_t total;		/* weight of the whole tree */
-	uint32_t source_nodes[3];	/* nodes of the calls, samples and offcpu trees */
+	uint32_t source_nodes[4];	/* nodes of the calls, samples, offcpu, bpf-stacks trees */
 	uint64_t calls_completed, calls_open, unmatched_exits, lost_frames;
 	uint64_t user_stacks, cut[RPT_CG_CUT_NR];	/* of the source shown */
 	uint64_t frameless;	/* of the source shown: stacks with no frame (no node of their own) */
@@ -74,6 +74,23 @@ struct rpt_cg_result {
 	bool debuginfod;	/* debuginfod could be asked */
 	struct rpt_cg_binary *binaries;
 	uint32_t nbinaries;
+	/*
+	 * bpf-stacks (record --bpf-object): whether the file has a source of
+	 * stack ids at all, and for the tree shown the source used ("OBJECT/MAP",
+	 * NULL: none), whether its records or a map's last snapshot (read at
+	 * bpf_ts, bpf_why "end", "snapshot" or "dump"), the others there are
+	 * (", "-separated, "" for none), the weight of stack ids that were not
+	 * collected (the kernel's -errno) or that the stack map's snapshot
+	 * lacks, and entries skipped because their value holds no count
+	 */
+	bool has_bpf_stacks;
+	char *bpf_source;
+	bool bpf_ring;
+	uint64_t bpf_ts;
+	const char *bpf_why;
+	bool bpf_truncated;
+	char *bpf_others;
+	uint64_t bpf_not_collected, bpf_missing, bpf_skipped;
 };
 
 /* Frees what r holds and zeroes it; NULL or a zeroed result is a no-op. */

@@ -23,8 +23,11 @@ for f in TGVM+tutorial3LabSisop__trace.dat wsdias+LabSisOp__trace.dat \
 	 ARM-software+lisa__external_trappy_tests_trace_idle.dat hebel23+driver__trace.dat; do
 	[ -f "$FIXTURES/$f" ] && inputs+=("$FIXTURES/$f")
 done
-# a file with record --bpf-object's objects (BTF) and map snapshots (tests/data/bpfobj/)
-[ -f "$TOP/tests/data/bpfobj/user-objects.dat" ] && inputs+=("$TOP/tests/data/bpfobj/user-objects.dat")
+# files with record --bpf-object's objects (BTF) and map snapshots (tests/data/bpfobj/): one
+# with a hash map and a ring buffer, one with stack ids and their STACK_TRACE map (bpf-stacks)
+for f in user-objects.dat user-stacks.dat; do
+	[ -f "$TOP/tests/data/bpfobj/$f" ] && inputs+=("$TOP/tests/data/bpfobj/$f")
+done
 [ ${#inputs[@]} -gt 0 ] || skip "no input files"
 
 mkdir -p plain mut

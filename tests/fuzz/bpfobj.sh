@@ -5,9 +5,10 @@
 # writes): a BTF with a wrong magic, BTF sections past the data, a BTF type
 # of an unknown kind, an object text with a NUL, a map entry that is not
 # JSON, a wrong entry count, a name past the option.  Every reader of that
-# data (info, info --json, report --bpf-maps, sql's bpf_map) exits 1 with
-# one line that names the damage; the event listing, which does not read
-# it, still works.  The whole file first reads right.
+# data (info, info --json, report --bpf-maps, sql's bpf_map, callgraph
+# --source bpf-stacks) exits 1 with one line that names the damage; the
+# event listing, which does not read it, still works.  The whole file
+# first reads right.
 . "$TOP/tests/lib.sh"
 [ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
 src=$TOP/tests/data/bpfobj/user-objects.dat
@@ -51,7 +52,8 @@ PY
 # FLYTRAP_TEST_LIGHT=1 (the sanitizer run): info --json and the listing on the first file only
 first=1
 check() {	# NAME WHAT
-	local f=$1.dat what=$2 rc cmds=("info" "report --bpf-maps" "sql -c 'select count(*) from bpf_map'")
+	local f=$1.dat what=$2 rc cmds=("info" "report --bpf-maps" "sql -c 'select count(*) from bpf_map'"
+		"callgraph --source bpf-stacks")
 	[ "${FLYTRAP_TEST_LIGHT:-0}" = 1 ] && [ $first = 0 ] || cmds+=("info --json")
 	for cmd in "${cmds[@]}"; do
 		eval "\"\$FLYTRAP\" $cmd \"\$f\"" >out.txt 2>err.txt
