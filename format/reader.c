@@ -1967,6 +1967,47 @@ int fmt_reader_load_formats(struct fmt_reader *r)
 	return err;
 }
 
+/*
+ * The lines of a printk format text that libtraceevent can take: it reads
+ * each "ADDR : \"FORMAT\"" line with no bounds of its own (up to two bytes
+ * before a short format and one past a line without ':'; a heap overflow
+ * on a damaged file).  So a line is kept only with an address before its
+ * first ':', a byte after it, and, once the leading quote is off, a
+ * format of at least 3 bytes; the others carry nothing usable.  NULL on
+ * no memory.
+ */
+static char *printk_lines_safe(const char *text)
+{
+	size_t len = strlen(text), o = 0;
+	char *out = malloc(len + 1);
+	const char *l = text;
+
+	if (!out)
+		return NULL;
+	while (*l) {
+		const char *end = strchr(l, '\n'), *colon, *f;
+		size_t ll;
+
+		if (!end)
+			end = l + strlen(l);
+		ll = (size_t)(end - l);
+		colon = memchr(l, ':', ll);
+		if (colon && colon > l && colon + 1 < end) {
+			f = colon + 2;			/* libtraceevent skips one byte after ':' */
+			if (f < end && *f == '"')
+				f++;
+			if (f <= end && end - f >= 3) {
+				memcpy(out + o, l, ll);
+				o += ll;
+				out[o++] = '\n';
+			}
+		}
+		l = *end ? end + 1 : end;
+	}
+	out[o] = 0;
+	return out;
+}
+
 static int setup_tep(struct fmt_reader *r)
 {
 	int i;
@@ -1989,8 +2030,13 @@ static int setup_tep(struct fmt_reader *r)
 		if (!r->ksyms || tep_set_function_resolver(r->tep, fmt_ksyms_resolve, r->ksyms))
 			return -ENOMEM;
 	}
-	if (r->printk && r->info.printk.len)
-		tep_parse_printk_formats(r->tep, r->printk);
+	if (r->printk && r->info.printk.len) {
+		char *clean = printk_lines_safe(r->printk);
+
+		if (clean)
+			tep_parse_printk_formats(r->tep, clean);
+		free(clean);
+	}
 	if (r->cmdlines && r->info.cmdlines.len)
 		tep_parse_saved_cmdlines(r->tep, r->cmdlines);
 
