@@ -11,31 +11,18 @@
 # normal end or SIGINT.  FLYTRAP_BIN=path runs another binary (the static one).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/_bpf.sh"
-need_root
-need_tracefs
-need_cmd clang
-need_cmd bpftool
-need_cmd trace-cmd
-need_cmd jq
 FT=${FLYTRAP_BIN:-$FLYTRAP}
-[ -x "$FT" ] || skip "flytrap not built"
-[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF (/sys/kernel/btf/vmlinux)"
-arch=$(uname -m)
-case $arch in x86_64) barch=x86 ;; aarch64) barch=arm64 ;; *) skip "no vmlinux.h for $arch" ;; esac
-VMH=$TOP/bpf/vmlinux/$barch
-[ -r "$VMH/vmlinux.h" ] || skip "no $VMH/vmlinux.h"
-SRC=$(cd "$(dirname "$0")/bpfobj" && pwd)
+need_bpf_object "$FT"
+need_cmd trace-cmd
 cd "$TMP" || exit 1
 export TMPDIR=$TMP
 
 for p in wbytes ring refused; do
-	clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/$p.bpf.c" -o "$p.bpf.o" \
-		2>"cc-$p.err" || { cat "cc-$p.err"; fail "clang cannot build $p.bpf.c"; exit 1; }
+	bpfobj_cc "$p" "$p.bpf.o" 2>"cc-$p.err" || { cat "cc-$p.err"; fail "clang cannot build $p.bpf.c"; exit 1; }
 done
 ok "clang built wbytes, ring and refused against $VMH/vmlinux.h"
 
 # our programs (names ftt_*) still loaded: none may be, after any recording ends
-ours() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select((.name // "") | startswith("ftt_")) | "\(.id) \(.name)"'; }
 [ -z "$(ours)" ] || skip "ftt_ programs already loaded (another run of this test?)"
 
 # ---- usage errors: exit 2, one line ------------------------------------------------

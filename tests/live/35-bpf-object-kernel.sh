@@ -8,23 +8,12 @@
 # and the kernel's reason, nothing stays loaded, and the test SKIPs with
 # that reason.  The qemu lab (docs/kernel-lab.md) has both.
 . "$(dirname "$0")/../lib.sh"
-need_root
-need_tracefs
-need_cmd clang
-need_cmd bpftool
-need_cmd jq
-[ -x "$FLYTRAP" ] || skip "flytrap not built"
-[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
-case $(uname -m) in x86_64) barch=x86 ;; aarch64) barch=arm64 ;; *) skip "no vmlinux.h for $(uname -m)" ;; esac
-VMH=$TOP/bpf/vmlinux/$barch
-SRC=$(cd "$(dirname "$0")/bpfobj" && pwd)
+. "$(dirname "$0")/_bpf.sh"
+need_bpf_object
 cd "$TMP" || exit 1
 export TMPDIR=$TMP
-ours() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select((.name // "") | startswith("ftt_")) | "\(.id) \(.name)"'; }
 
-clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/kfunc.bpf.c" -o kprobe.bpf.o &&
-	clang -g -O2 -target bpf -DUSE_FENTRY -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/kfunc.bpf.c" \
-		-o fentry.bpf.o || { fail "clang cannot build kfunc.bpf.c"; exit 1; }
+bpfobj_cc kfunc kprobe.bpf.o && bpfobj_cc kfunc fentry.bpf.o -DUSE_FENTRY || { fail "clang cannot build kfunc.bpf.c"; exit 1; }
 
 refused=
 for kind in kprobe fentry; do

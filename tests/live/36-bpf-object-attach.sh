@@ -10,22 +10,13 @@
 # on purpose: the records plus the losses the program counted (MAP_drops)
 # are what it tried, and drops counts them.  Nothing stays loaded.
 . "$(dirname "$0")/../lib.sh"
-need_root
-need_tracefs
-need_cmd clang
-need_cmd bpftool
+. "$(dirname "$0")/_bpf.sh"
+need_bpf_object
 need_cmd trace-cmd
-need_cmd jq
-[ -x "$FLYTRAP" ] || skip "flytrap not built"
-[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
 TARGET=$TOP/$O/tests/tools/uprobe_target
 [ -x "$TARGET" ] || skip "uprobe_target not built"
-case $(uname -m) in x86_64) barch=x86 ;; aarch64) barch=arm64 ;; *) skip "no vmlinux.h for $(uname -m)" ;; esac
-VMH=$TOP/bpf/vmlinux/$barch
-SRC=$(cd "$(dirname "$0")/bpfobj" && pwd)
 cd "$TMP" || exit 1
-ours() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select((.name // "") | startswith("ftt_")) | "\(.id) \(.name)"'; }
-clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/attach.bpf.c" -o attach.bpf.o ||
+bpfobj_cc attach attach.bpf.o ||
 	{ fail "clang cannot build attach.bpf.c"; exit 1; }
 
 "$FLYTRAP" record -q -o u.dat --bpf-object attach.bpf.o -d 1 >u.out 2>u.err
@@ -48,7 +39,7 @@ grep -q 'attach_samples_raw' tc.out && fail "perf buffer samples stored raw"
 	ok "info: the perf buffer's records" || fail "info: $("$FLYTRAP" info a.dat | grep 'events of')"
 
 # a stack trace map: its stacks printed with the kernel functions of the file's kallsyms
-clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/stacks.bpf.c" -o stacks.bpf.o ||
+bpfobj_cc stacks stacks.bpf.o ||
 	{ fail "clang cannot build stacks.bpf.c"; exit 1; }
 "$FLYTRAP" record -q -o s.dat --bpf-object stacks.bpf.o -d 1 >s.out 2>s.err || fail "record stacks: $(head -3 s.err)"
 "$FLYTRAP" report --bpf-maps s.dat >s.txt 2>&1 || fail "report --bpf-maps: $(head -3 s.txt)"
@@ -58,7 +49,7 @@ grep -q '^      #[0-9]* 0xffff[0-9a-f]* __schedule+0x[0-9a-f]*$' s.txt &&
 [ -z "$(ours)" ] || fail "left loaded: $(ours)"
 
 # losses of a ring buffer: records + the program's MAP_drops = what it tried, in the one figure
-clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/overflow.bpf.c" -o overflow.bpf.o ||
+bpfobj_cc overflow overflow.bpf.o ||
 	{ fail "clang cannot build overflow.bpf.c"; exit 1; }
 "$FLYTRAP" record -q -o o.dat --bpf-object overflow.bpf.o --bpf-set target_comm=dd \
 	-- dd if=/dev/zero of=/dev/null bs=512 count=50 status=none 2>o.err || fail "record overflow: $(head -3 o.err)"

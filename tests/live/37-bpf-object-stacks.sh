@@ -13,25 +13,15 @@
 # the same from the ring buffer's records (--bpf-map events), in --json,
 # --folded, --svg, export --html and --group comm.  Nothing stays loaded.
 . "$(dirname "$0")/../lib.sh"
-need_root
-need_tracefs
-need_cmd clang
-need_cmd bpftool
+. "$(dirname "$0")/_bpf.sh"
+need_bpf_object
 need_cmd trace-cmd
-need_cmd jq
 need_cmd python3
-[ -x "$FLYTRAP" ] || skip "flytrap not built"
-[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
 [ -d "$TRACEFS/events/sock/sock_send_length" ] ||
 	skip "no sock:sock_send_length tracepoint (kernel 6.4+) to stop inside the write path"
-case $(uname -m) in x86_64) barch=x86 ;; aarch64) barch=arm64 ;; *) skip "no vmlinux.h for $(uname -m)" ;; esac
-VMH=$TOP/bpf/vmlinux/$barch
-[ -r "$VMH/vmlinux.h" ] || skip "no $VMH/vmlinux.h"
-SRC=$(cd "$(dirname "$0")/bpfobj" && pwd)
 cd "$TMP" || exit 1
 export TMPDIR=$TMP
-ours() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select((.name // "") | startswith("ftt_")) | "\(.id) \(.name)"'; }
-clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" -c "$SRC/wstacks.bpf.c" -o wstacks.bpf.o 2>cc.err ||
+bpfobj_cc wstacks wstacks.bpf.o 2>cc.err ||
 	{ fail "clang cannot build wstacks.bpf.c: $(head -3 cc.err)"; exit 1; }
 
 # a name no other test's process has: the program counts only this one

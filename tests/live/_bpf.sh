@@ -29,3 +29,33 @@ bpf_orphans() {
 
 # value of a "meta KEY=VALUE" line of bpf_dump output
 meta() { awk -v k="$2" 'index($0, "meta " k "=") == 1 { sub("^meta " k "=", ""); print; exit }' "$1"; }
+
+# What the tests of users' own objects (3x-bpf-object-*.sh) need: root, tracefs, clang, bpftool,
+# jq, a built flytrap (FT, default $FLYTRAP), kernel BTF and the project's vmlinux.h for this
+# architecture.  Sets barch, VMH (vmlinux.h's folder) and SRC (tests/live/bpfobj).
+need_bpf_object() {
+	local ft=${1:-$FLYTRAP}
+	need_root
+	need_tracefs
+	need_cmd clang
+	need_cmd bpftool
+	need_cmd jq
+	[ -x "$ft" ] || skip "flytrap not built"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	case $(uname -m) in
+	x86_64) barch=x86 ;;
+	aarch64) barch=arm64 ;;
+	*) skip "no vmlinux.h for $(uname -m)" ;;
+	esac
+	VMH=$TOP/bpf/vmlinux/$barch
+	[ -r "$VMH/vmlinux.h" ] || skip "no $VMH/vmlinux.h"
+	SRC=$TOP/tests/live/bpfobj
+}
+# bpfobj_cc NAME OUT [CLANG-ARGS...]: compile bpfobj/NAME.bpf.c into OUT with the project's vmlinux.h
+bpfobj_cc() {
+	local name=$1 out=$2
+	shift 2
+	clang -g -O2 -target bpf -D__TARGET_ARCH_$barch -I"$VMH" "$@" -c "$SRC/$name.bpf.c" -o "$out"
+}
+# the test programs still loaded (their names start with ftt_): "ID NAME" lines
+ours() { bpftool -j prog show 2>/dev/null | jq -r '.[] | select((.name // "") | startswith("ftt_")) | "\(.id) \(.name)"'; }
