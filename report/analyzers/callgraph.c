@@ -31,7 +31,7 @@
 #include "format/ftmeta.h"
 #include "report/out/json.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/out/outfile.h"
 #include "report/syms/symbols.h"
 #include "report/syms/unwind.h"
 

@@ -24,7 +24,7 @@
 #include "report/out/json.h"
 #include "report/analyzers/overhead.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/out/outfile.h"
 
 #define NM 4		/* figures per row at most */
 #define NAME_W 15	/* name column; longer names get a line of their own */

@@ -37,7 +37,7 @@
 #include "ftmeta.h"
 #include "report/analyzers/overhead.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/out/outfile.h"
 #include "report/out/flamesvg.h"
 #include "report/out/json.h"
 #include "report/syms/sysnames.h"

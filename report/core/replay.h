@@ -480,6 +480,10 @@ void rpt_hist_release(struct rpt_hist *h);
 unsigned rpt_hist_bucket(uint64_t v);
 uint64_t rpt_hist_bucket_low(unsigned i);
 
+/* FNV-1a of n bytes, and of a NUL-terminated string (hash keys, not security) */
+uint64_t rpt_hash_bytes(const void *p, size_t n);
+uint64_t rpt_hash_str(const char *s);
+
 /*
  * u64-keyed hash map with fixed-size zeroed values whose addresses never
  * move (values live in chunks), for per-task and per-stack state.

@@ -36,6 +36,7 @@
 #include "ftmeta.h"
 #include "report/share/convert.h"
 #include "report/share/redact.h"
+#include "report/core/replay.h"
 #include "report/share/rewrite.h"
 
 static const char usage_text[] =

@@ -27,6 +27,7 @@
 #include "report/out/json.h"
 #include "format.h"
 #include "report/share/redact.h"
+#include "report/core/replay.h"
 #include "report/share/rewrite.h"
 
 static const char usage_text[] =

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What slice, redact and merge share: an output written under a temporary
- * name and renamed into place when whole, the metadata copy from a reader
+ * What slice, redact and merge share: the writer opened with its temporary
+ * files removed on a signal (out/outfile.h), the metadata copy from a reader
  * to a writer, and the page re-encoding of kept records.
  */
 #ifndef FLYTRAP_REPORT_SHARE_H
@@ -13,28 +13,8 @@
 #include <stdio.h>
 
 #include "format.h"
+#include "report/out/outfile.h"
 
-/*
- * Create an empty file next to out under a name nobody else has
- * (".NAME.XXXXXX", O_EXCL, mode 0600); *tmp is malloc'd.  0 or -errno.
- */
-int rpt_out_begin(const char *out, char **tmp);
-/* Rename tmp over out (0 or -errno, tmp removed on failure); frees tmp. */
-int rpt_out_commit(char *tmp, const char *out);
-/* Remove tmp and free it. */
-void rpt_out_abort(char *tmp);
-
-/*
- * Writers killed by SIGINT, SIGTERM or SIGHUP leave no temporary file: the
- * names registered here are removed by a handler that then re-raises the
- * signal (installed at the first registration; an ignored signal stays
- * ignored).  rpt_out_begin(), rpt_writer_open() and rpt_text_out_begin()
- * register what they create; rpt_out_commit/abort(), rpt_writer_close/
- * abort() and rpt_text_out_end() forget it.  rpt_clean_add: 0, or -errno
- * when the name is too long or every slot is taken (then not removed).
- */
-int rpt_clean_add(const char *path);
-void rpt_clean_forget(const char *path);
 /*
  * fmt_writer_open/close/abort with the writer's temporary file and spool
  * files registered: a writer opened so is closed or aborted so.  A
@@ -54,17 +34,6 @@ void rpt_writer_abort(struct fmt_writer *w);
  */
 int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out);
 int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *what, int err);
-
-/*
- * A text output (export's JSON or HTML, an SVG) written as every output
- * is: under a temporary name beside dest (fmt_outfile), renamed over dest
- * by rpt_text_out_end(f, of, true) when whole; with ok false, or when the
- * flush fails, the temporary file is removed.  rpt_text_out_begin: the
- * stream, or NULL with errno set (a directory, FIFO or device: EISDIR,
- * EINVAL).  rpt_text_out_end: 0 or -errno.
- */
-FILE *rpt_text_out_begin(const char *dest, struct fmt_outfile *of);
-int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok);
 
 /* Writer options that keep r's byte order, long size and page size. */
 void rpt_writer_opts_like(const struct fmt_info *in, struct fmt_writer_opts *wo);
@@ -121,9 +90,5 @@ char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, 
  * consecutive segments of one recording.
  */
 int rpt_join_segments(char *const *paths, int n, char **tmp_path);
-
-/* FNV-1a of n bytes, and of a NUL-terminated string (hash keys, not security) */
-uint64_t rpt_hash_bytes(const void *p, size_t n);
-uint64_t rpt_hash_str(const char *s);
 
 #endif
