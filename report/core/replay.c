@@ -14,7 +14,7 @@
 #include "flytrap.h"
 #include "report/out/json.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/core/join.h"
 #include <time.h>
 #include <unistd.h>
 

@@ -32,7 +32,7 @@
 #include "report/listing/wakeup.h"
 #include "format.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/core/join.h"
 
 struct report;
 
