@@ -2126,8 +2126,10 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			*c->had_data = !res.empty;
 		if (c->flame)
 			err = fold(&res, NULL, NULL, c->flame, false);
+		if (!err && c->stack_fn)
+			err = fold(&res, c->stack_fn, c->stack_arg, NULL, false);
 	}
-	if (err) {
+	if (err || c->stack_fn) {
 		rpt_cg_result_release(&res);
 		return err;
 	}

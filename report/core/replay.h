@@ -283,6 +283,15 @@ struct rpt_callgraph_conf {
 	 * prints nothing.
 	 */
 	struct rpt_cg_result *result;
+	/*
+	 * When set, finish() hands every stack of its result to stack_fn
+	 * (rpt_cg_result_stacks(): the folded line of len bytes and its self
+	 * weight, heaviest first; a negative errno ends the walk and is
+	 * finish()'s) and prints nothing: load's folded stacks, which need
+	 * neither the result nor the analyzer's header.
+	 */
+	int (*stack_fn)(void *arg, const char *stack, size_t len, uint64_t self);
+	void *stack_arg;
 };
 
 struct rpt_overhead_conf {
