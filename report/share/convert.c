@@ -801,9 +801,10 @@ int cmd_convert(int argc, char **argv)
 		{ NULL, 'i', true, 'i' }, { "output", 'o', true, 'o' },
 		{ "compression", 'c', true, 'c' }, { "level", 'l', true, 'l' },
 		{ "chunk", 0, true, 'C' }, { "kallsyms", 0, true, 'K' },
-		{ "keep-symbols", 0, true, 'S' }, { NULL, 'v', false, 'v' },
-		{ "help", 'h', false, 'h' }, { 0 },
+		{ "keep-symbols", 0, true, 'S' }, { NULL, 'v', false, FT_OPT_ID_VERBOSE },
+		FT_OPT_HELP_ENTRY, { 0 },
 	};
+	static const char *const help[] = { usage_text, NULL };
 	struct rpt_convert_opts co = { .compression = "zstd" };
 	const char *in_path = NULL, *out_path = NULL, *arg;
 	struct ft_optparse p;
@@ -812,7 +813,7 @@ int cmd_convert(int argc, char **argv)
 	int c;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((c = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		arg = p.value;
 		switch (c) {
 		case 'i':
@@ -847,12 +848,6 @@ int cmd_convert(int argc, char **argv)
 		case 'S':
 			co.keep_symbols_path = arg;
 			break;
-		case 'v':
-			ft_verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return ft_finish_stdout(EXIT_OK);
 		default:
 			return EXIT_USAGE;	/* the parser said why */
 		}

@@ -60,10 +60,11 @@ static struct rpt_merge_src *src_named(struct rpt_merge *m, const char *spec,
 static int parse_args(struct rpt_merge *m, int argc, char **argv)
 {
 	static const struct ft_opt opts[] = {
-		{ "help", 'h', false, 'h' }, { NULL, 'v', false, 'v' }, { "json", 0, false, 'j' },
+		FT_OPT_HELP_ENTRY, { NULL, 'v', false, FT_OPT_ID_VERBOSE }, { "json", 0, false, 'j' },
 		{ "output", 'o', true, 'o' }, { "name", 0, true, 'n' }, { "offset", 0, true, 'O' },
 		{ 0 },
 	};
+	static const char *const help[] = { usage_text, NULL };
 	const char **names = NULL, **offsets = NULL;
 	int nnames = 0, noffsets = 0, rc = 0, id;
 	struct ft_optparse p;
@@ -76,12 +77,8 @@ static int parse_args(struct rpt_merge *m, int argc, char **argv)
 		goto out;
 	}
 	ft_opt_init(&p, argc, argv, opts);
-	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+	while (!rc && (id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		switch (id) {
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(ft_finish_stdout(EXIT_OK));
-		case 'v': ft_verbose++; break;
 		case 'j': m->json = true; break;
 		case 'o': m->out_path = p.value; break;
 		case 'n': names[nnames++] = p.value; break;

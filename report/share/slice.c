@@ -1258,23 +1258,16 @@ static int add_filter_text(struct slice *s, const char *a, const char *b)
 }
 
 static const struct ft_opt slice_opts[] = {
-	{ "help", 'h', false, 'h' }, { NULL, 'v', false, 'v' }, { "output", 'o', true, 'o' },
+	FT_OPT_HELP_ENTRY, { NULL, 'v', false, FT_OPT_ID_VERBOSE }, { "output", 'o', true, 'o' },
 	{ "event", 'e', true, 'e' }, { "keep-kallsyms", 0, false, 'K' }, { 0 },
 };
 
-/* -o and -e (the slice's own), -h, -v: 0, or the exit code after the message */
+/* -o and -e (the slice's own): 0, or the exit code after the message */
 static int own_option(struct slice *s, const struct ft_opt *o, const char *v)
 {
 	char **ne;
 
 	switch (o->id) {
-	case 'h':
-		fputs(usage_text, stdout);
-		fputs(rpt_opts_help_filters, stdout);
-		exit(ft_finish_stdout(EXIT_OK));
-	case 'v':
-		ft_verbose++;
-		return 0;
 	case 'o':
 		s->out_path = v;
 		return 0;
@@ -1294,6 +1287,7 @@ static int own_option(struct slice *s, const struct ft_opt *o, const char *v)
 
 static int parse_args(struct slice *s, int argc, char **argv)
 {
+	static const char *const help[] = { usage_text, rpt_opts_help_filters, NULL };
 	struct ft_optparse p;
 	int id, rc = 0;
 	char name[40];
@@ -1301,7 +1295,7 @@ static int parse_args(struct slice *s, int argc, char **argv)
 	ft_opt_init(&p, argc, argv, slice_opts);
 	ft_opt_add_table(&p, rpt_filter_opts);
 	ft_opt_add_table(&p, rpt_json_opts);
-	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+	while (!rc && (id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		if (id == FT_OPT_ERROR) {
 			rc = EXIT_USAGE;	/* the parser said why */
 		} else if (id == FT_OPT_OPERAND) {

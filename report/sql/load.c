@@ -827,18 +827,19 @@ out:
 static int parse(int argc, char **argv, struct loadopts *o)
 {
 	static const struct ft_opt opts[] = {
-		{ "help", 'h', false, 'h' }, { "schema", 0, false, 'S' },
+		FT_OPT_HELP_ENTRY, { "schema", 0, false, 'S' },
 		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' },
 		{ "host", 0, true, 'H' }, { "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' },
 		{ "create", 0, false, 'C' }, { "dry-run", 0, false, 'n' },
 		{ 0 },
 	};
+	static const char *const help[] = { usage, NULL };
 	struct ft_optparse p;
 	uint64_t n;
 	int i, id;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((id = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		const char *v = p.value;
 
 		if (id == FT_OPT_ERROR)
@@ -846,10 +847,6 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		if (id == FT_OPT_OPERAND) {
 			o->files[o->nfiles++] = (char *)v;
 			continue;
-		}
-		if (id == 'h') {
-			fputs(usage, stdout);
-			return -1;
 		}
 		if (id == 'S') {
 			o->schema = true;
@@ -920,7 +917,7 @@ int cmd_load(int argc, char **argv)
 	rc = parse(argc, argv, &o);
 	if (rc) {
 		free(o.files);
-		return rc < 0 ? EXIT_OK : rc;
+		return rc;
 	}
 	if (o.schema) {
 		print_schema(stdout, o.db, o.cluster);
