@@ -613,43 +613,37 @@ static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 
 /* ---- event types ----------------------------------------------------------- */
 
-/* What export does with each kind of report/core/kinds.h (0: nothing, K_OTHER). */
-static const uint8_t kind_of[RPT_K_NR] = {
-	[RPT_K_SCHED_SWITCH] = K_SCHED_SWITCH,
-	[RPT_K_SCHED_WAKEUP] = K_WAKEUP,
-	[RPT_K_PROCESS_EXIT] = K_PROCESS_EXIT,
-	[RPT_K_RAW_SYS_ENTER] = K_RAW_SYS_ENTER,
-	[RPT_K_RAW_SYS_EXIT] = K_RAW_SYS_EXIT,
-	[RPT_K_SYS_ENTER] = K_SYS_ENTER,
-	[RPT_K_SYS_EXIT] = K_SYS_EXIT,
-	[RPT_K_FG_ENTRY] = K_FG_ENTRY,
-	[RPT_K_FG_EXIT] = K_FG_EXIT,
-	[RPT_K_BPF_SYSCALL] = K_BPF_SYSCALL,
-	[RPT_K_BPF_UFUNC_ENTRY] = K_BPF_UENTRY,
-	[RPT_K_BPF_KFUNC_ENTRY] = K_BPF_UENTRY,
-	[RPT_K_BPF_UFUNC_EXIT] = K_BPF_UEXIT,
-	[RPT_K_BPF_KFUNC_EXIT] = K_BPF_UEXIT,
-	[RPT_K_BPF_OFFCPU] = K_BPF_OFFCPU,
-	[RPT_K_IRQ_ENTRY] = K_IRQ_ENTRY,
-	[RPT_K_IRQ_EXIT] = K_IRQ_EXIT,
-	[RPT_K_SOFTIRQ_ENTRY] = K_SOFTIRQ_ENTRY,
-	[RPT_K_SOFTIRQ_EXIT] = K_SOFTIRQ_EXIT,
-	[RPT_K_PROBE_ENTRY] = K_PROBE_ENTRY,
-	[RPT_K_PROBE_RET] = K_PROBE_RET,
-};
+/*
+ * What export does with each kind of report/core/kinds.h (absent: nothing,
+ * K_OTHER): its table and the kinds it reads as typed records (EXP_KINDS,
+ * decoded once by the replay), from one list.
+ */
+#define EXP_KIND_LIST(X) \
+	X(SCHED_SWITCH, K_SCHED_SWITCH) \
+	X(SCHED_WAKEUP, K_WAKEUP) \
+	X(PROCESS_EXIT, K_PROCESS_EXIT) \
+	X(RAW_SYS_ENTER, K_RAW_SYS_ENTER) \
+	X(RAW_SYS_EXIT, K_RAW_SYS_EXIT) \
+	X(SYS_ENTER, K_SYS_ENTER) \
+	X(SYS_EXIT, K_SYS_EXIT) \
+	X(FG_ENTRY, K_FG_ENTRY) \
+	X(FG_EXIT, K_FG_EXIT) \
+	X(BPF_SYSCALL, K_BPF_SYSCALL) \
+	X(BPF_UFUNC_ENTRY, K_BPF_UENTRY) \
+	X(BPF_KFUNC_ENTRY, K_BPF_UENTRY) \
+	X(BPF_UFUNC_EXIT, K_BPF_UEXIT) \
+	X(BPF_KFUNC_EXIT, K_BPF_UEXIT) \
+	X(BPF_OFFCPU, K_BPF_OFFCPU) \
+	X(IRQ_ENTRY, K_IRQ_ENTRY) \
+	X(IRQ_EXIT, K_IRQ_EXIT) \
+	X(SOFTIRQ_ENTRY, K_SOFTIRQ_ENTRY) \
+	X(SOFTIRQ_EXIT, K_SOFTIRQ_EXIT) \
+	X(PROBE_ENTRY, K_PROBE_ENTRY) \
+	X(PROBE_RET, K_PROBE_RET)
+static const uint8_t kind_of[RPT_K_NR] = { EXP_KIND_LIST(RPT_KIND_ENTRY) };
 
 /* The kinds export reads as typed records (ctx->rec, decoded once by the replay). */
-#define EXP_KINDS (RPT_KIND_BIT(RPT_K_SCHED_SWITCH) | RPT_KIND_BIT(RPT_K_SCHED_WAKEUP) | \
-		   RPT_KIND_BIT(RPT_K_PROCESS_EXIT) | RPT_KIND_BIT(RPT_K_RAW_SYS_ENTER) | \
-		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_ENTER) | \
-		   RPT_KIND_BIT(RPT_K_SYS_EXIT) | RPT_KIND_BIT(RPT_K_FG_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_FG_EXIT) | RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | \
-		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_ENTRY) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | RPT_KIND_BIT(RPT_K_IRQ_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | RPT_KIND_BIT(RPT_K_PROBE_RET) | \
-		   RPT_KIND_BIT(RPT_K_BPF_OFFCPU))
+#define EXP_KINDS (0 EXP_KIND_LIST(RPT_KIND_MASK))
 
 /* What export does with an event id of the kind table (its fields are the replay's). */
 static void resolve(struct etype *et, const struct tep_event *e, const struct rpt_kind_info *ki)
