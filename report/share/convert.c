@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "report/share/convert.h"
-#include "report/share/rewrite.h"
+#include "report/core/writer.h"
 #include "flytrap.h"
 #include "format.h"
 

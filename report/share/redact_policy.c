@@ -27,7 +27,6 @@
 #include "flytrap.h"
 #include "report/share/redact.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
 
 /* ---- the policy ------------------------------------------------------------------ */
 
