@@ -386,6 +386,20 @@ int ft_opt_next(struct ft_optparse *p)
 	return opt_next_letter(p);
 }
 
+int ft_opt_next_std(struct ft_optparse *p, const char *const *help)
+{
+	int id;
+
+	while ((id = ft_opt_next(p)) == FT_OPT_ID_VERBOSE)
+		ft_verbose++;
+	if (id == FT_OPT_ID_HELP) {
+		for (; help && *help; help++)
+			fputs(*help, stdout);
+		exit(ft_finish_stdout(EXIT_OK));
+	}
+	return id;
+}
+
 int ft_finish_stdout(int rc)
 {
 	if (fflush(stdout) || ferror(stdout)) {

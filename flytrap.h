@@ -90,6 +90,21 @@ bool ft_looks_like_option(const char *v);
 /* The next option's id (its value in p->value), FT_OPT_OPERAND, FT_OPT_END, or FT_OPT_ERROR. */
 int ft_opt_next(struct ft_optparse *p);
 
+/*
+ * -h/--help and -v, the same in every command.  A command's table names
+ * them with these ids (FT_OPT_HELP_ENTRY, and its own spelling of -v:
+ * report's is -V, some take --verbose too) and reads its options with
+ * ft_opt_next_std(), which takes both itself: -v raises ft_verbose and goes
+ * on to the next option; -h prints the help texts (NULL-terminated, one
+ * after the other) on stdout and exits, 0 or 1 when stdout could not be
+ * written (ft_finish_stdout).  Anything else is ft_opt_next()'s.
+ */
+enum { FT_OPT_ID_HELP = 0x10000, FT_OPT_ID_VERBOSE };
+#define FT_OPT_HELP_ENTRY { "help", 'h', false, FT_OPT_ID_HELP }
+int ft_opt_next_std(struct ft_optparse *p, const char *const *help);
+/* The line that -v gets in the help of the commands that print it. */
+#define FT_HELP_VERBOSE "  -v                 more messages on stderr\n"
+
 /* Flush stdout and turn a write error (EPIPE excepted) into EXIT_FAIL. */
 int ft_finish_stdout(int rc);
 

@@ -36,7 +36,7 @@
 #include "report/out/json.h"
 #include "report/core/bpfstacks.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/out/outfile.h"
 #include "report/syms/symbols.h"
 #include "report/syms/unwind.h"
 
@@ -367,30 +367,27 @@ static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 
 /* ---- classification ---------------------------------------------------------------- */
 
-/* What callgraph does with each kind of report/core/kinds.h (0: nothing, CK_OTHER); see CG_KINDS. */
-static const unsigned char ckind_of[RPT_K_NR] = {
-	[RPT_K_FG_ENTRY] = CK_FG_ENTRY,
-	[RPT_K_FG_EXIT] = CK_FG_EXIT,
-	[RPT_K_KSTACK] = CK_KSTACK,
-	[RPT_K_USTACK] = CK_USTACK,
-	[RPT_K_BPF_PROFILE] = CK_BPF_PROFILE,
-	[RPT_K_BPF_OFFCPU] = CK_BPF_OFFCPU,
-	[RPT_K_BPF_UCOPY] = CK_BPF_UCOPY,
-	[RPT_K_BPF_UFUNC_ENTRY] = CK_UF_ENTRY,
-	[RPT_K_BPF_UFUNC_EXIT] = CK_UF_EXIT,
-	[RPT_K_BPF_KFUNC_ENTRY] = CK_KF_ENTRY,
-	[RPT_K_BPF_KFUNC_EXIT] = CK_KF_EXIT,
-	[RPT_K_PROBE_ENTRY] = CK_UP_ENTRY,
-	[RPT_K_PROBE_RET] = CK_UP_RETURN,
-};
+/*
+ * What callgraph does with each kind of report/core/kinds.h (absent: nothing,
+ * CK_OTHER): its table and the kinds it reads (CG_KINDS), from one list.
+ */
+#define CG_KIND_LIST(X) \
+	X(FG_ENTRY, CK_FG_ENTRY) \
+	X(FG_EXIT, CK_FG_EXIT) \
+	X(KSTACK, CK_KSTACK) \
+	X(USTACK, CK_USTACK) \
+	X(BPF_PROFILE, CK_BPF_PROFILE) \
+	X(BPF_OFFCPU, CK_BPF_OFFCPU) \
+	X(BPF_UCOPY, CK_BPF_UCOPY) \
+	X(BPF_UFUNC_ENTRY, CK_UF_ENTRY) \
+	X(BPF_UFUNC_EXIT, CK_UF_EXIT) \
+	X(BPF_KFUNC_ENTRY, CK_KF_ENTRY) \
+	X(BPF_KFUNC_EXIT, CK_KF_EXIT) \
+	X(PROBE_ENTRY, CK_UP_ENTRY) \
+	X(PROBE_RET, CK_UP_RETURN)
+static const unsigned char ckind_of[RPT_K_NR] = { CG_KIND_LIST(RPT_KIND_ENTRY) };
 
-#define CG_KINDS (RPT_KIND_BIT(RPT_K_FG_ENTRY) | RPT_KIND_BIT(RPT_K_FG_EXIT) | \
-		  RPT_KIND_BIT(RPT_K_KSTACK) | RPT_KIND_BIT(RPT_K_USTACK) | \
-		  RPT_KIND_BIT(RPT_K_BPF_PROFILE) | RPT_KIND_BIT(RPT_K_BPF_OFFCPU) | \
-		  RPT_KIND_BIT(RPT_K_BPF_UCOPY) | RPT_KIND_BIT(RPT_K_BPF_UFUNC_ENTRY) | \
-		  RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_ENTRY) | \
-		  RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | \
-		  RPT_KIND_BIT(RPT_K_PROBE_RET))
+#define CG_KINDS (0 CG_KIND_LIST(RPT_KIND_MASK))
 
 /* an integer field of at most 8 bytes, not an array or a pointer */
 static bool int_field(const struct tep_format_field *f)
@@ -2645,8 +2642,10 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 			*c->had_data = !res.empty;
 		if (c->flame)
 			err = fold(&res, NULL, NULL, c->flame, false);
+		if (!err && c->stack_fn)
+			err = fold(&res, c->stack_fn, c->stack_arg, NULL, false);
 	}
-	if (err) {
+	if (err || c->stack_fn) {
 		rpt_cg_result_release(&res);
 		return err;
 	}

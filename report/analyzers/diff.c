@@ -24,7 +24,7 @@
 #include "report/out/json.h"
 #include "report/analyzers/overhead.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/out/outfile.h"
 
 #define NM 4		/* figures per row at most */
 #define NAME_W 15	/* name column; longer names get a line of their own */
@@ -892,24 +892,18 @@ static const char usage_text[] =
 enum { D_O_CALLGRAPH = 1, D_O_OVERHEAD, D_O_SYSCALLS, D_O_PER, D_O_SVG, D_O_TOP };
 
 static const struct ft_opt diff_opts[] = {
-	{ "help", 'h', false, 'h' }, { "verbose", 'v', false, 'v' },
+	FT_OPT_HELP_ENTRY, { "verbose", 'v', false, FT_OPT_ID_VERBOSE },
 	{ "callgraph", 0, false, D_O_CALLGRAPH }, { "overhead", 0, false, D_O_OVERHEAD },
 	{ "syscalls", 0, false, D_O_SYSCALLS }, { "per", 0, true, D_O_PER },
 	{ "svg", 0, true, D_O_SVG }, { "top", 0, true, D_O_TOP }, { 0 },
 };
 
-/* one option of diff's own table: 0, -1 after --help, or the exit code after the message */
+/* one option of diff's own table: 0, or the exit code after the message */
 static int diff_option(struct diff_args *A, int id, const char *v)
 {
 	uint64_t n;
 
 	switch (id) {
-	case 'h':
-		fputs(usage_text, stdout);
-		fputs(rpt_opts_help, stdout);
-		fputs("  -v                 more messages on stderr\n", stdout);
-		return -1;
-	case 'v': ft_verbose++; return 0;
 	case D_O_CALLGRAPH: A->sel_cg = true; return 0;
 	case D_O_OVERHEAD: A->sel_ovh = true; return 0;
 	case D_O_SYSCALLS: A->sel_sys = true; return 0;
@@ -932,13 +926,14 @@ static int diff_option(struct diff_args *A, int id, const char *v)
 
 static int parse_args(struct diff_args *A, int argc, char **argv)
 {
+	static const char *const help[] = { usage_text, rpt_opts_help, FT_HELP_VERBOSE, NULL };
 	struct ft_optparse p;
 	int id, rc = 0;
 
 	ft_opt_init(&p, argc, argv, diff_opts);
 	ft_opt_add_table(&p, rpt_filter_opts);
 	ft_opt_add_table(&p, rpt_json_opts);
-	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+	while (!rc && (id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		if (id == FT_OPT_ERROR)
 			rc = EXIT_USAGE;	/* the parser said why */
 		else if (id == FT_OPT_OPERAND && A->nfiles == 2)
@@ -977,7 +972,7 @@ int cmd_diff(int argc, char **argv)
 	rc = parse_args(&A, argc, argv);
 	if (rc) {
 		rpt_opts_release(&A.opts);
-		return rc < 0 ? ft_finish_stdout(EXIT_OK) : rc;
+		return rc;
 	}
 	d.A = &A;
 	d.s[0].path = A.files[0];

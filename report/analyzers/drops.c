@@ -29,7 +29,6 @@
 #include "format/ftmeta.h"
 #include "report/out/json.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
 #include "report/out/table.h"
 
 #define MAX_WINDOWS_AUTO 20

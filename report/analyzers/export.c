@@ -37,7 +37,7 @@
 #include "ftmeta.h"
 #include "report/analyzers/overhead.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/out/outfile.h"
 #include "report/out/flamesvg.h"
 #include "report/out/json.h"
 #include "report/syms/sysnames.h"
@@ -97,7 +97,8 @@ struct exp_fname {
 	size_t len;
 };
 
-struct etype {
+/* What export does with one event id, resolved once (resolve()). */
+struct exp_evtype {
 	uint8_t kind;
 	bool kfunc;		/* K_BPF_UENTRY/UEXIT of flytrap:kfunc_*: bpf_kfunc= names */
 	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
@@ -613,46 +614,41 @@ static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 
 /* ---- event types ----------------------------------------------------------- */
 
-/* What export does with each kind of report/core/kinds.h (0: nothing, K_OTHER). */
-static const uint8_t kind_of[RPT_K_NR] = {
-	[RPT_K_SCHED_SWITCH] = K_SCHED_SWITCH,
-	[RPT_K_SCHED_WAKEUP] = K_WAKEUP,
-	[RPT_K_PROCESS_EXIT] = K_PROCESS_EXIT,
-	[RPT_K_RAW_SYS_ENTER] = K_RAW_SYS_ENTER,
-	[RPT_K_RAW_SYS_EXIT] = K_RAW_SYS_EXIT,
-	[RPT_K_SYS_ENTER] = K_SYS_ENTER,
-	[RPT_K_SYS_EXIT] = K_SYS_EXIT,
-	[RPT_K_FG_ENTRY] = K_FG_ENTRY,
-	[RPT_K_FG_EXIT] = K_FG_EXIT,
-	[RPT_K_BPF_SYSCALL] = K_BPF_SYSCALL,
-	[RPT_K_BPF_UFUNC_ENTRY] = K_BPF_UENTRY,
-	[RPT_K_BPF_KFUNC_ENTRY] = K_BPF_UENTRY,
-	[RPT_K_BPF_UFUNC_EXIT] = K_BPF_UEXIT,
-	[RPT_K_BPF_KFUNC_EXIT] = K_BPF_UEXIT,
-	[RPT_K_BPF_OFFCPU] = K_BPF_OFFCPU,
-	[RPT_K_IRQ_ENTRY] = K_IRQ_ENTRY,
-	[RPT_K_IRQ_EXIT] = K_IRQ_EXIT,
-	[RPT_K_SOFTIRQ_ENTRY] = K_SOFTIRQ_ENTRY,
-	[RPT_K_SOFTIRQ_EXIT] = K_SOFTIRQ_EXIT,
-	[RPT_K_PROBE_ENTRY] = K_PROBE_ENTRY,
-	[RPT_K_PROBE_RET] = K_PROBE_RET,
-};
+/*
+ * What export does with each kind of report/core/kinds.h (absent: nothing,
+ * K_OTHER): its table and the kinds it reads as typed records (EXP_KINDS,
+ * decoded once by the replay), from one list.
+ */
+#define EXP_KIND_LIST(X) \
+	X(SCHED_SWITCH, K_SCHED_SWITCH) \
+	X(SCHED_WAKEUP, K_WAKEUP) \
+	X(PROCESS_EXIT, K_PROCESS_EXIT) \
+	X(RAW_SYS_ENTER, K_RAW_SYS_ENTER) \
+	X(RAW_SYS_EXIT, K_RAW_SYS_EXIT) \
+	X(SYS_ENTER, K_SYS_ENTER) \
+	X(SYS_EXIT, K_SYS_EXIT) \
+	X(FG_ENTRY, K_FG_ENTRY) \
+	X(FG_EXIT, K_FG_EXIT) \
+	X(BPF_SYSCALL, K_BPF_SYSCALL) \
+	X(BPF_UFUNC_ENTRY, K_BPF_UENTRY) \
+	X(BPF_KFUNC_ENTRY, K_BPF_UENTRY) \
+	X(BPF_UFUNC_EXIT, K_BPF_UEXIT) \
+	X(BPF_KFUNC_EXIT, K_BPF_UEXIT) \
+	X(BPF_OFFCPU, K_BPF_OFFCPU) \
+	X(IRQ_ENTRY, K_IRQ_ENTRY) \
+	X(IRQ_EXIT, K_IRQ_EXIT) \
+	X(SOFTIRQ_ENTRY, K_SOFTIRQ_ENTRY) \
+	X(SOFTIRQ_EXIT, K_SOFTIRQ_EXIT) \
+	X(PROBE_ENTRY, K_PROBE_ENTRY) \
+	X(PROBE_RET, K_PROBE_RET)
+static const uint8_t kind_of[RPT_K_NR] = { EXP_KIND_LIST(RPT_KIND_ENTRY) };
 
 /* The kinds export reads as typed records (ctx->rec, decoded once by the replay). */
-#define EXP_KINDS (RPT_KIND_BIT(RPT_K_SCHED_SWITCH) | RPT_KIND_BIT(RPT_K_SCHED_WAKEUP) | \
-		   RPT_KIND_BIT(RPT_K_PROCESS_EXIT) | RPT_KIND_BIT(RPT_K_RAW_SYS_ENTER) | \
-		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_ENTER) | \
-		   RPT_KIND_BIT(RPT_K_SYS_EXIT) | RPT_KIND_BIT(RPT_K_FG_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_FG_EXIT) | RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | \
-		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_ENTRY) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_BPF_UFUNC_EXIT) | RPT_KIND_BIT(RPT_K_BPF_KFUNC_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | RPT_KIND_BIT(RPT_K_IRQ_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_PROBE_ENTRY) | RPT_KIND_BIT(RPT_K_PROBE_RET) | \
-		   RPT_KIND_BIT(RPT_K_BPF_OFFCPU))
+#define EXP_KINDS (0 EXP_KIND_LIST(RPT_KIND_MASK))
 
 /* What export does with an event id of the kind table (its fields are the replay's). */
-static void resolve(struct etype *et, const struct tep_event *e, const struct rpt_kind_info *ki)
+static void resolve(struct exp_evtype *et, const struct tep_event *e,
+		    const struct rpt_kind_info *ki)
 {
 	et->kind = kind_of[ki->kind] ? kind_of[ki->kind] : K_OTHER;
 	et->evname = e ? e->name : NULL;
@@ -813,7 +809,7 @@ static void busy_counter(struct exp *x, uint64_t ts)
 	rpt_json_obj_end(&x->j);
 }
 
-static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 		      const struct fmt_event *ev, int32_t tid)
 {
 	const struct rpt_rec *r = ctx->rec;
@@ -949,7 +945,7 @@ static const char *kfunc_name(const struct rpt_ctx *ctx, uint64_t addr, char *bu
  * Remember who woke a task, so that an arrow can be drawn when it runs.
  * An arrow needs a slice at its start: the waker's run on this CPU.
  */
-static void on_wakeup(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_wakeup(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 		      const struct fmt_event *ev, int32_t tid)
 {
 	int32_t p = ctx->rec->wake.pid;
@@ -967,7 +963,7 @@ static void on_wakeup(struct exp *x, const struct rpt_ctx *ctx, const struct ety
 }
 
 /* A task that exits leaves nothing open: its slices end here. */
-static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			    const struct fmt_event *ev, int32_t tid)
 {
 	int32_t p = ctx->rec->task.pid;
@@ -979,7 +975,7 @@ static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const stru
 	}
 }
 
-static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			 const struct fmt_event *ev, int32_t tid)
 {
 	int64_t nr = ctx->rec->sys.id;
@@ -997,7 +993,7 @@ static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct 
 		   CAT("syscall"));
 }
 
-static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			const struct fmt_event *ev, int32_t tid)
 {
 	int64_t ret = ctx->rec->sys.ret;
@@ -1012,8 +1008,8 @@ static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct e
 	close_top_ret(x, t, ev->rec.ts, ctx->rec->sys.has_ret, ret);
 }
 
-static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
-			       const struct fmt_event *ev, int32_t tid)
+static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx,
+			       const struct exp_evtype *et, const struct fmt_event *ev, int32_t tid)
 {
 	uint64_t addr = ctx->rec->fg.func;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
@@ -1030,7 +1026,7 @@ static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx, const s
  * A function_graph exit closes its entry; without one, its calltime and
  * rettime still give the call's length, so it can become a whole slice.
  */
-static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			      const struct fmt_event *ev, int32_t tid)
 {
 	const struct rpt_rec *r = ctx->rec;
@@ -1054,7 +1050,7 @@ static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const st
 	}
 }
 
-static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			   const struct fmt_event *ev, int32_t tid)
 {
 	uint64_t ip = ctx->rec->probe.ip;
@@ -1065,7 +1061,7 @@ static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struc
 			   CAT("probe"));
 }
 
-static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			 const struct fmt_event *ev, int32_t tid)
 {
 	uint64_t fn = ctx->rec->probe.ip;	/* __probe_func */
@@ -1080,7 +1076,7 @@ static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct 
 }
 
 /* flytrap:syscall: one record per call, written at its end with its duration. */
-static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			   const struct fmt_event *ev, int32_t tid)
 {
 	const struct rpt_rec *r = ctx->rec;
@@ -1112,14 +1108,15 @@ static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struc
  * own track (inside its syscalls), user functions go to the side track
  * when uprobes describe the same calls.
  */
-static struct thr *bpf_func_track(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
-				  const struct fmt_event *ev, int32_t tid)
+static struct thr *bpf_func_track(struct exp *x, const struct rpt_ctx *ctx,
+				  const struct exp_evtype *et, const struct fmt_event *ev,
+				  int32_t tid)
 {
 	return thread_track(x, ctx, tid, ev->rec.cpu, ctx->rec->bfunc.tgid,
 			    x->ufunc_side && !et->kfunc);
 }
 
-static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			      const struct fmt_event *ev, int32_t tid)
 {
 	uint32_t fn = (uint32_t)ctx->rec->bfunc.func;
@@ -1140,7 +1137,7 @@ static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const st
  * A BPF function exit closes its entry; without one, a record that knows
  * its start (and so its duration) becomes a whole slice.
  */
-static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			     const struct fmt_event *ev, int32_t tid)
 {
 	const struct rpt_rec *r = ctx->rec;
@@ -1168,7 +1165,7 @@ static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const str
 }
 
 /* flytrap:offcpu: the period a task was blocked, written when it wakes. */
-static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			  const struct fmt_event *ev, int32_t tid)
 {
 	const struct rpt_rec *r = ctx->rec;
@@ -1194,7 +1191,7 @@ static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct
 	complete(x, t, ts - dur, ts, "off-CPU", 7, CAT("offcpu"));
 }
 
-static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			 const struct fmt_event *ev, int32_t tid)
 {
 	int cpu = ev->rec.cpu;
@@ -1213,7 +1210,7 @@ static void on_irq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct 
 		memcpy(c->irq_name, in, (size_t)nl < max ? (size_t)nl : max);
 }
 
-static void on_irq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_irq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			const struct fmt_event *ev, int32_t tid)
 {
 	int cpu = ev->rec.cpu;
@@ -1231,7 +1228,7 @@ static void on_irq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct e
 	c->in_irq = false;
 }
 
-static void on_softirq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_softirq_entry(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			     const struct fmt_event *ev, int32_t tid)
 {
 	struct cpu_state *c = &x->cpus[ev->rec.cpu];
@@ -1241,7 +1238,7 @@ static void on_softirq_entry(struct exp *x, const struct rpt_ctx *ctx, const str
 	c->softirq = ctx->rec->irq.nr;
 }
 
-static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			    const struct fmt_event *ev, int32_t tid)
 {
 	int cpu = ev->rec.cpu;
@@ -1261,7 +1258,7 @@ static void on_softirq_exit(struct exp *x, const struct rpt_ctx *ctx, const stru
 }
 
 /* --instants: any other event is a marker on its task, with the text trace-cmd prints for it. */
-static void on_other(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void on_other(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 		     const struct fmt_event *ev, int32_t tid)
 {
 	struct thr *t;
@@ -1315,7 +1312,7 @@ static bool note_event(struct exp *x, const struct rpt_ctx *ctx, const struct fm
 }
 
 /* The HTML "events by task" flame graph: one sample per event under its task. */
-static void flame_by_event(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+static void flame_by_event(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			   int32_t tid)
 {
 	const char *fr[2];
@@ -1328,7 +1325,7 @@ static void flame_by_event(struct exp *x, const struct rpt_ctx *ctx, const struc
 }
 
 /* One handler per kind; tid is the event's common_pid (never negative here). */
-typedef void exp_handler(struct exp *x, const struct rpt_ctx *ctx, const struct etype *et,
+typedef void exp_handler(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			 const struct fmt_event *ev, int32_t tid);
 
 static exp_handler *const on_kind[K_NR] = {
@@ -1357,7 +1354,7 @@ static exp_handler *const on_kind[K_NR] = {
 static void exp_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev)
 {
 	struct exp *x = priv;
-	struct etype *et = rpt_types_get(&x->types, ev->type);
+	struct exp_evtype *et = rpt_types_get(&x->types, ev->type);
 	int32_t tid;
 
 	/*
@@ -1403,7 +1400,7 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	/* args: a few members, in memory; copied into the events that carry them */
 	if (rpt_json_init(&x->j, exp_conf.out, 0) || rpt_json_init(&x->a, NULL, 0))
 		return -ENOMEM;
-	x->types.elem_size = sizeof(struct etype);
+	x->types.elem_size = sizeof(struct exp_evtype);
 	rpt_map_init(&x->threads, sizeof(struct thr));
 	rpt_map_init(&x->wakeups, sizeof(struct wake));
 	x->abi = rpt_sys_abi(ctx->info ? ctx->info->uname : NULL,

@@ -147,29 +147,27 @@ static int ovh_init(struct rpt_ctx *ctx, void *priv)
 	return 0;
 }
 
-/* What overhead does with each kind of report/core/kinds.h (0: nothing, OK_OTHER). */
-static const unsigned char okind_of[RPT_K_NR] = {
-	[RPT_K_SCHED_SWITCH] = OK_SWITCH,
-	[RPT_K_PROCESS_EXIT] = OK_PROC_EXIT,
-	[RPT_K_RAW_SYS_ENTER] = OK_SYS_ENTER,
-	[RPT_K_SYS_ENTER] = OK_SYS_ENTER,
-	[RPT_K_RAW_SYS_EXIT] = OK_SYS_EXIT,
-	[RPT_K_SYS_EXIT] = OK_SYS_EXIT,
-	[RPT_K_BPF_SYSCALL] = OK_BPF_SYSCALL,
-	[RPT_K_BPF_SYSHIST] = OK_BPF_SYSHIST,
-	[RPT_K_IRQ_ENTRY] = OK_IRQ_ENTRY,
-	[RPT_K_IRQ_EXIT] = OK_IRQ_EXIT,
-	[RPT_K_SOFTIRQ_ENTRY] = OK_SOFTIRQ_ENTRY,
-	[RPT_K_SOFTIRQ_EXIT] = OK_SOFTIRQ_EXIT,
-};
+/*
+ * What overhead does with each kind of report/core/kinds.h (absent: nothing,
+ * OK_OTHER): its table and the kinds it reads (OVH_KINDS), from one list.
+ */
+#define OVH_KIND_LIST(X) \
+	X(SCHED_SWITCH, OK_SWITCH) \
+	X(PROCESS_EXIT, OK_PROC_EXIT) \
+	X(RAW_SYS_ENTER, OK_SYS_ENTER) \
+	X(SYS_ENTER, OK_SYS_ENTER) \
+	X(RAW_SYS_EXIT, OK_SYS_EXIT) \
+	X(SYS_EXIT, OK_SYS_EXIT) \
+	X(BPF_SYSCALL, OK_BPF_SYSCALL) \
+	X(BPF_SYSHIST, OK_BPF_SYSHIST) \
+	X(IRQ_ENTRY, OK_IRQ_ENTRY) \
+	X(IRQ_EXIT, OK_IRQ_EXIT) \
+	X(SOFTIRQ_ENTRY, OK_SOFTIRQ_ENTRY) \
+	X(SOFTIRQ_EXIT, OK_SOFTIRQ_EXIT)
+static const unsigned char okind_of[RPT_K_NR] = { OVH_KIND_LIST(RPT_KIND_ENTRY) };
 
 /* the kinds overhead reads as typed records (ctx->rec) */
-#define OVH_KINDS (RPT_KIND_BIT(RPT_K_SCHED_SWITCH) | RPT_KIND_BIT(RPT_K_PROCESS_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_RAW_SYS_ENTER) | RPT_KIND_BIT(RPT_K_SYS_ENTER) | \
-		   RPT_KIND_BIT(RPT_K_RAW_SYS_EXIT) | RPT_KIND_BIT(RPT_K_SYS_EXIT) | \
-		   RPT_KIND_BIT(RPT_K_BPF_SYSCALL) | RPT_KIND_BIT(RPT_K_IRQ_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_IRQ_EXIT) | RPT_KIND_BIT(RPT_K_SOFTIRQ_ENTRY) | \
-		   RPT_KIND_BIT(RPT_K_SOFTIRQ_EXIT) | RPT_KIND_BIT(RPT_K_BPF_SYSHIST))
+#define OVH_KINDS (0 OVH_KIND_LIST(RPT_KIND_MASK))
 
 /* a function_graph record (ftrace:funcgraph_entry/exit) */
 static bool is_graph(const struct otype *t)

@@ -173,3 +173,19 @@ void rpt_types_release(struct rpt_types *t)
 	t->n = 0;
 }
 
+/* ---- hashes ------------------------------------------------------------- */
+
+uint64_t rpt_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t rpt_hash_str(const char *s)
+{
+	return rpt_hash_bytes(s, strlen(s));
+}

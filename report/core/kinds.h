@@ -56,6 +56,17 @@ enum rpt_kind {
 #define RPT_KIND_BIT(k) (1ULL << (k))
 
 /*
+ * An analyzer lists the kinds it reads once, as X(KIND, ITS_OWN_KIND)
+ * pairs in a macro, and makes both its table (kind -> its own kind) and
+ * its .kinds mask from that one list, so the two cannot disagree:
+ *   #define MY_KIND_LIST(X) X(SCHED_SWITCH, MK_SWITCH) X(SYS_ENTER, MK_ENTER)
+ *   static const unsigned char my_kind_of[RPT_K_NR] = { MY_KIND_LIST(RPT_KIND_ENTRY) };
+ *   .kinds = 0 MY_KIND_LIST(RPT_KIND_MASK),
+ */
+#define RPT_KIND_ENTRY(k, mine) [RPT_K_##k] = (mine),
+#define RPT_KIND_MASK(k, mine) | RPT_KIND_BIT(RPT_K_##k)
+
+/*
  * Field slots of struct rpt_kind_info.f, per kind, in the order of the
  * rule table's field names.  Slots past a kind's list stay absent.
  */

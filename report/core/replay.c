@@ -14,7 +14,7 @@
 #include "flytrap.h"
 #include "report/out/json.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/core/join.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -1201,19 +1201,20 @@ int rpt_replay_status(int rc, struct fmt_reader *r, const struct rpt_opts *o, co
 	return EXIT_FAIL;
 }
 
-#define OPT_DONE (-1000)	/* --help printed */
-
 /*
  * The command line of an analyzer command: -h/-v, the common options
  * (--json unless the command has its own, the filters, --threads), then
- * the command's own tables; the files in paths[].  0, OPT_DONE after
- * --help, or the exit code after the message.
+ * the command's own tables; the files in paths[].  0, or the exit code
+ * after the message (--help exits).
  */
 static int parse_command(const struct rpt_command *c, struct rpt_opts *o, int argc, char **argv,
 			 char **paths, int *npaths)
 {
 	static const struct ft_opt base[] = {
-		{ "help", 'h', false, 'h' }, { "verbose", 'v', false, 'v' }, { 0 },
+		FT_OPT_HELP_ENTRY, { "verbose", 'v', false, FT_OPT_ID_VERBOSE }, { 0 },
+	};
+	const char *const help[] = {
+		c->usage, c->no_json ? rpt_opts_help_filters : rpt_opts_help, FT_HELP_VERBOSE, NULL,
 	};
 	struct ft_optparse p;
 	int id, k, first, rc = 0;
@@ -1225,18 +1226,11 @@ static int parse_command(const struct rpt_command *c, struct rpt_opts *o, int ar
 	first = p.ntables;
 	for (k = 0; k < RPT_CMD_TABLES && c->opts[k]; k++)
 		ft_opt_add_table(&p, c->opts[k]);
-	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+	while (!rc && (id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		if (id == FT_OPT_ERROR)
 			rc = EXIT_USAGE;	/* the parser said why */
 		else if (id == FT_OPT_OPERAND)
 			paths[(*npaths)++] = (char *)p.value;
-		else if (id == 'h' && p.which == 0) {
-			fputs(c->usage, stdout);
-			fputs(c->no_json ? rpt_opts_help_filters : rpt_opts_help, stdout);
-			fputs("  -v                 more messages on stderr\n", stdout);
-			rc = OPT_DONE;
-		} else if (id == 'v' && p.which == 0)
-			ft_verbose++;
 		else if (p.which < first)
 			rc = rpt_opts_option(o, id, p.value);
 		else
@@ -1261,7 +1255,7 @@ int rpt_run_command(int argc, char **argv, const struct rpt_command *c)
 	if (rc) {
 		rpt_opts_release(&o);
 		free(paths);
-		return rc == OPT_DONE ? ft_finish_stdout(EXIT_OK) : rc;
+		return rc;
 	}
 	o.path = npaths ? paths[0] : "trace.dat";
 	if (npaths > 1 &&

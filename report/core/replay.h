@@ -286,6 +286,15 @@ struct rpt_callgraph_conf {
 	 * prints nothing.
 	 */
 	struct rpt_cg_result *result;
+	/*
+	 * When set, finish() hands every stack of its result to stack_fn
+	 * (rpt_cg_result_stacks(): the folded line of len bytes and its self
+	 * weight, heaviest first; a negative errno ends the walk and is
+	 * finish()'s) and prints nothing: load's folded stacks, which need
+	 * neither the result nor the analyzer's header.
+	 */
+	int (*stack_fn)(void *arg, const char *stack, size_t len, uint64_t self);
+	void *stack_arg;
 };
 
 struct rpt_overhead_conf {
@@ -483,6 +492,10 @@ void rpt_hist_release(struct rpt_hist *h);
 /* Bucket index of v and the lowest value of bucket i (exposed for tests). */
 unsigned rpt_hist_bucket(uint64_t v);
 uint64_t rpt_hist_bucket_low(unsigned i);
+
+/* FNV-1a of n bytes, and of a NUL-terminated string (hash keys, not security) */
+uint64_t rpt_hash_bytes(const void *p, size_t n);
+uint64_t rpt_hash_str(const char *s);
 
 /*
  * u64-keyed hash map with fixed-size zeroed values whose addresses never

@@ -32,7 +32,7 @@
 #include "report/listing/wakeup.h"
 #include "format.h"
 #include "report/core/replay.h"
-#include "report/share/rewrite.h"
+#include "report/core/join.h"
 
 struct report;
 
@@ -2609,7 +2609,6 @@ struct report_args {
 };
 
 #define OPT_NOT_MINE (-1)
-#define OPT_HELP_DONE (-2)
 
 /* What to read: -i, the filters (-e -P --cpu --comm --from --to -F -v -T) */
 static int opt_selection(struct report *rp, struct report_args *a, int c, const char *arg)
@@ -2739,7 +2738,6 @@ static int opt_output(struct report *rp, struct report_args *a, int c, const cha
 	case OPT_THREADS: return rpt_threads_arg(arg, &rp->threads) ? EXIT_USAGE : 0;
 	case OPT_JSON: rp->json = true; return 0;
 	case OPT_COMPAT: return opt_compat(rp, arg);
-	case 'V': ft_verbose++; return 0;
 	case 'G': return profile_refused("-G");
 	case 'H': return profile_refused("-H");
 	case OPT_PROFILE: return profile_refused("--profile");
@@ -2773,8 +2771,8 @@ static const struct ft_opt report_opts[] = {
 	{ NULL, 'i', true, 'i' }, { "event", 'e', true, 'e' }, { "cpu", 0, true, OPT_CPU },
 	{ "pid", 'P', true, 'P' }, { "comm", 0, true, OPT_COMM }, { "from", 0, true, OPT_FROM },
 	{ "to", 0, true, OPT_TO }, { NULL, 'F', true, 'F' }, { NULL, 'v', false, 'v' },
-	{ "json", 0, false, OPT_JSON }, { "help", 'h', false, 'h' },
-	{ "verbose", 'V', false, 'V' }, { "filter-test", 'T', false, 'T' },
+	{ "json", 0, false, OPT_JSON }, FT_OPT_HELP_ENTRY,
+	{ "verbose", 'V', false, FT_OPT_ID_VERBOSE }, { "filter-test", 'T', false, 'T' },
 	{ NULL, 'R', false, 'R' }, { NULL, 'r', true, 'r' }, { NULL, 'N', false, 'N' },
 	{ NULL, 'n', true, 'n' }, { NULL, 'O', true, 'O' }, { NULL, 'I', false, 'I' },
 	{ NULL, 'S', false, 'S' }, { NULL, 'l', false, 'l' }, { NULL, 'w', false, 'w' },
@@ -2797,6 +2795,7 @@ static const struct ft_opt report_opts[] = {
 /* The options, in order (-F and --ts-offset belong to the -i before them) */
 static int parse_report_args(struct report *rp, struct report_args *a, int argc, char **argv)
 {
+	static const char *const help[] = { usage_text, NULL };
 	struct ft_optparse p;
 	int c, rc;
 
@@ -2806,16 +2805,12 @@ static int parse_report_args(struct report *rp, struct report_args *a, int argc,
 	if (!a->ops)
 		return ft_error("out of memory");
 	ft_opt_init(&p, argc, argv, report_opts);
-	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((c = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		if (c == FT_OPT_ERROR)
 			return EXIT_USAGE;	/* the parser said why */
 		if (c == FT_OPT_OPERAND) {
 			a->ops[a->nops++] = p.value;
 			continue;
-		}
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return OPT_HELP_DONE;
 		}
 		rc = opt_selection(rp, a, c, p.value);
 		if (rc == OPT_NOT_MINE)
@@ -3031,10 +3026,8 @@ int cmd_report(int argc, char **argv)
 		return ft_usage_error("FLYTRAP_REPORT_COMPAT=%s: the listings matched are 3.1 "
 				      "and 3.3", env);
 	rc = parse_report_args(&rp, &a, argc, argv);
-	if (rc) {
-		rc = rc == OPT_HELP_DONE ? EXIT_OK : rc;
+	if (rc)
 		goto out;
-	}
 	rc = place_inputs(&rp, &a, &joined);
 	if (rc)
 		goto out;

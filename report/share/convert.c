@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "report/share/convert.h"
-#include "report/share/rewrite.h"
+#include "report/core/writer.h"
 #include "flytrap.h"
 #include "format.h"
 
@@ -590,119 +590,6 @@ static int read_kallsyms(const char *path, char **text, size_t *len)
 	return EXIT_OK;
 }
 
-/*
- * Options flytrap rebuilds itself (they hold offsets into the old file, or,
- * the writer's checksums, digest, time index and its facts and state
- * records, describe the old bytes: a writer that builds none of its own
- * must not leave the old ones pointing into the new file).
- */
-static bool rebuilt_option(uint16_t id)
-{
-	switch (id) {
-	case FMT_OPT_FT_CHECKSUMS:
-	case FMT_OPT_FT_DIGEST:
-	case FMT_OPT_FT_TIMEINDEX:
-	case FMT_OPT_FT_FACTS:
-	case FMT_OPT_FT_STATE:
-	case FMT_OPT_DONE:
-	case FMT_OPT_BUFFER:
-	case FMT_OPT_STRINGS:
-	case FMT_OPT_HEADER_INFO:
-	case FMT_OPT_FTRACE_EVENTS:
-	case FMT_OPT_EVENT_FORMATS:
-	case FMT_OPT_KALLSYMS:
-	case FMT_OPT_PRINTK:
-	case FMT_OPT_CMDLINES:
-	case FMT_OPT_BUFFER_TEXT:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Section ID an option points at, for the pointer options flytrap knows. */
-static int pointed_section(uint16_t id)
-{
-	if (id == FMT_OPT_FT_SYMTAB)
-		return FMT_SEC_FT_SYMTAB;
-	if (id == FMT_OPT_FT_PROCMAPS)
-		return FMT_SEC_FT_PROCMAPS;
-	return -1;
-}
-
-int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
-		     bool (*skip)(void *arg, const struct fmt_option *o), void *arg,
-		     bool *have_cpucount)
-{
-	struct conv c = { .r = r, .w = w }, *cv = &c;
-	const struct fmt_info *in = fmt_reader_info(r);
-	int i, err = 0;
-
-	for (i = 0; i < in->noptions && !err; i++) {
-		const struct fmt_option *o = &in->options[i];
-		int sec = pointed_section(o->id);
-		uint8_t ptr[8];
-
-		if (rebuilt_option(o->id) || (skip && skip(arg, o)))
-			continue;
-		/*
-		 * An option that holds the offset of a section in the old file
-		 * (flytrap's, or a newer trace-cmd's that names a section of its
-		 * own ID) gets the section copied and the offset rewritten.
-		 * Anything else is copied verbatim.
-		 */
-		if (o->size == 8 && in->version >= 7) {
-			uint64_t off = 0, noff;
-			void *data = NULL;
-			size_t len = 0;
-			int k, e;
-
-			for (k = 0; k < 8; k++)
-				off |= (uint64_t)((const uint8_t *)o->data)
-						[in->big_endian ? 7 - k : k] << (8 * k);
-			if (sec < 0 && o->id > FMT_OPT_BUFFER_TEXT && o->id < FMT_OPT_FT_BASE)
-				sec = o->id;
-			e = sec >= 0 && off ?
-				fmt_reader_section(cv->r, off, (uint16_t)sec, &data, &len) :
-				-ENOENT;
-			if (!e) {
-				err = fmt_writer_section(cv->w, (uint16_t)sec, NULL, data, len,
-							 &noff);
-				free(data);
-				if (err)
-					break;
-				for (k = 0; k < 8; k++)
-					ptr[in->big_endian ? 7 - k : k] =
-						(uint8_t)(noff >> (8 * k));
-				err = fmt_writer_option(cv->w, o->id, ptr, 8);
-				continue;
-			}
-			if (sec >= 0 && pointed_section(o->id) >= 0) {
-				ft_warn("option %#x points at a missing section; left out", o->id);
-				continue;
-			}
-		}
-		if (o->id == FMT_OPT_CPUCOUNT)
-			*have_cpucount = true;
-		/*
-		 * trace-cmd 2.x wrote an empty TRACECLOCK option in v6 files
-		 * (it only announces the clock block after the CPU table).
-		 * Copied into v7, where no block follows, trace-cmd 3.1.6 would
-		 * parse whatever its empty buffer holds; write the clock the
-		 * block named instead.
-		 */
-		if (o->id == FMT_OPT_TRACECLOCK && o->size == 0 && in->clock && *in->clock) {
-			char text[128];
-
-			snprintf(text, sizeof(text), "[%s]\n", in->clock);
-			err = fmt_writer_option_str(cv->w, o->id, text);
-			continue;
-		}
-		err = fmt_writer_option(cv->w, o->id, o->data, o->size);
-	}
-	return err;
-}
-
 /* What convert cannot copy faithfully: refuse rather than drop it */
 static int check_convertible(const struct conv *cv, const struct fmt_info *in, const char *in_path)
 {
@@ -914,9 +801,10 @@ int cmd_convert(int argc, char **argv)
 		{ NULL, 'i', true, 'i' }, { "output", 'o', true, 'o' },
 		{ "compression", 'c', true, 'c' }, { "level", 'l', true, 'l' },
 		{ "chunk", 0, true, 'C' }, { "kallsyms", 0, true, 'K' },
-		{ "keep-symbols", 0, true, 'S' }, { NULL, 'v', false, 'v' },
-		{ "help", 'h', false, 'h' }, { 0 },
+		{ "keep-symbols", 0, true, 'S' }, { NULL, 'v', false, FT_OPT_ID_VERBOSE },
+		FT_OPT_HELP_ENTRY, { 0 },
 	};
+	static const char *const help[] = { usage_text, NULL };
 	struct rpt_convert_opts co = { .compression = "zstd" };
 	const char *in_path = NULL, *out_path = NULL, *arg;
 	struct ft_optparse p;
@@ -925,7 +813,7 @@ int cmd_convert(int argc, char **argv)
 	int c;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((c = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		arg = p.value;
 		switch (c) {
 		case 'i':
@@ -960,12 +848,6 @@ int cmd_convert(int argc, char **argv)
 		case 'S':
 			co.keep_symbols_path = arg;
 			break;
-		case 'v':
-			ft_verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return ft_finish_stdout(EXIT_OK);
 		default:
 			return EXIT_USAGE;	/* the parser said why */
 		}

@@ -29,17 +29,6 @@ struct fmt_writer;
 struct fmt_option;
 
 /*
- * Queue every option of r's file on w except those holding offsets into
- * it (sections, buffers, the chain: the writer makes its own) and those
- * skip() (may be NULL) returns true for; sections that flytrap options
- * point at are copied and the pointers rewritten.  *have_cpucount tells
- * whether a CPUCOUNT was copied.  Returns 0 or -errno (writer's message).
- */
-int rpt_copy_options(struct fmt_reader *r, struct fmt_writer *w,
-		     bool (*skip)(void *arg, const struct fmt_option *o), void *arg,
-		     bool *have_cpucount);
-
-/*
  * The kernel symbols a rewritten file needs (slice, redact; the whole
  * kallsyms is about 1 MB): the functions holding the addresses its records
  * carry, each with the symbol after it (where it ends), plus _text and

@@ -1212,9 +1212,10 @@ static const char usage_text[] =
 int cmd_info(int argc, char **argv)
 {
 	static const struct ft_opt opts[] = {
-		{ NULL, 'i', true, 'i' }, { "json", 0, false, 'j' }, { "help", 'h', false, 'h' },
-		{ "verbose", 'v', false, 'v' }, { 0 },
+		{ NULL, 'i', true, 'i' }, { "json", 0, false, 'j' }, FT_OPT_HELP_ENTRY,
+		{ "verbose", 'v', false, FT_OPT_ID_VERBOSE }, { 0 },
 	};
+	static const char *const help[] = { usage_text, NULL };
 	struct info inf = { 0 };
 	struct ft_optparse p;
 	const char *path = NULL;
@@ -1224,7 +1225,7 @@ int cmd_info(int argc, char **argv)
 	int c, err, rc = EXIT_OK;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((c = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		switch (c) {
 		case 'i':
 		case FT_OPT_OPERAND:
@@ -1235,12 +1236,6 @@ int cmd_info(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'v':
-			ft_verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return ft_finish_stdout(EXIT_OK);
 		default:
 			return EXIT_USAGE;	/* the parser said why */
 		}

@@ -27,6 +27,7 @@
 #include "report/out/json.h"
 #include "format.h"
 #include "report/share/redact.h"
+#include "report/core/replay.h"
 #include "report/share/rewrite.h"
 
 static const char usage_text[] =
@@ -1074,9 +1075,10 @@ static int parse_args(struct red_args *A, int argc, char **argv)
 	static const struct ft_opt opts[] = {
 		{ "output", 'o', true, 'o' }, { "policy", 0, true, 'P' }, { "key", 0, true, 'K' },
 		{ "show-policy", 0, false, 'S' }, { "json", 0, false, 'j' },
-		{ "keep-kallsyms", 0, false, 'k' }, { NULL, 'v', false, 'v' },
-		{ "help", 'h', false, 'h' }, { 0 },
+		{ "keep-kallsyms", 0, false, 'k' }, { NULL, 'v', false, FT_OPT_ID_VERBOSE },
+		FT_OPT_HELP_ENTRY, { 0 },
 	};
+	static const char *const help[] = { usage_text, NULL };
 	struct ft_optparse p;
 	struct stat st;
 	int c;
@@ -1085,7 +1087,7 @@ static int parse_args(struct red_args *A, int argc, char **argv)
 	if (!A->ins)
 		return ft_error("out of memory");
 	ft_opt_init(&p, argc, argv, opts);
-	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((c = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		switch (c) {
 		case 'o': A->out = p.value; break;
 		case 'P': A->policy_path = p.value; break;
@@ -1093,10 +1095,6 @@ static int parse_args(struct red_args *A, int argc, char **argv)
 		case 'S': A->show_policy = true; break;
 		case 'j': A->json = true; break;
 		case 'k': A->keep_kallsyms = true; break;
-		case 'v': ft_verbose++; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(ft_finish_stdout(EXIT_OK));
 		case FT_OPT_OPERAND:
 			A->ins[A->nin++] = p.value;
 			break;

@@ -225,11 +225,4 @@ bool rpt_red_relative_input(const char *meta, const char *text, size_t len, char
  */
 char *rpt_red_check_meta(struct rpt_red_ctx *c, struct fmt_reader *r);
 
-/*
- * Whether a and b were redacted with other keys, or one of them only:
- * then their tokens cannot match, and why (one line, with how to redo
- * it) is in why.  Files redacted before key ids were recorded: false.
- */
-bool rpt_red_keys_differ(struct fmt_reader *a, struct fmt_reader *b, char *why, size_t cap);
-
 #endif

@@ -927,34 +927,3 @@ char *rpt_red_check_meta(struct rpt_red_ctx *c, struct fmt_reader *r)
 	}
 	return found;
 }
-
-/* ---- files redacted with other keys ----------------------------------------------- */
-
-static const char *meta_value(struct fmt_reader *r, const char *key)
-{
-	const struct fmt_meta *m = fmt_reader_meta(r);
-
-	return m ? fmt_kv_get(&m->all, key) : NULL;
-}
-
-bool rpt_red_keys_differ(struct fmt_reader *a, struct fmt_reader *b, char *why, size_t cap)
-{
-	const char *ra = meta_value(a, "redacted_by"), *rb = meta_value(b, "redacted_by");
-	const char *ka = meta_value(a, "redact_key_id"), *kb = meta_value(b, "redact_key_id");
-	static const char redo[] = "redact the originals together ('flytrap redact --key FILE "
-				   "IN... -o DIR') or each with the same --key FILE";
-
-	if (!ra && !rb)
-		return false;
-	if (!ra || !rb) {
-		snprintf(why, cap, "%s redacted and the other is not: no name has the same "
-			 "token in both; %s", ra ? "it is" : "it is not", redo);
-		return true;
-	}
-	/* a redact before key ids: nothing tells (the names' tokens may still match) */
-	if (!ka || !kb || !strcmp(ka, kb))
-		return false;
-	snprintf(why, cap, "redacted with another key (key id %.16s, not %.16s): no name has the "
-		 "same token in both; %s", ka, kb, redo);
-	return true;
-}

@@ -26,7 +26,7 @@
 
 #include "flytrap.h"
 #include "report/share/redact.h"
-#include "report/share/rewrite.h"
+#include "report/core/replay.h"
 
 /* ---- the policy ------------------------------------------------------------------ */
 

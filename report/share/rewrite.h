@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What slice, redact and merge share: an output written under a temporary
- * name and renamed into place when whole, the metadata copy from a reader
- * to a writer, and the page re-encoding of kept records.
+ * What slice and redact share: the metadata copy from a reader to a writer
+ * and the saved cmdlines cut to the kept tasks.  The writer, its options
+ * copy and the page encoding are core/writer.h (merge's engine, core/join.c,
+ * writes through them too).
  */
 #ifndef FLYTRAP_REPORT_SHARE_H
 #define FLYTRAP_REPORT_SHARE_H
@@ -13,61 +14,8 @@
 #include <stdio.h>
 
 #include "format.h"
-
-/*
- * Create an empty file next to out under a name nobody else has
- * (".NAME.XXXXXX", O_EXCL, mode 0600); *tmp is malloc'd.  0 or -errno.
- */
-int rpt_out_begin(const char *out, char **tmp);
-/* Rename tmp over out (0 or -errno, tmp removed on failure); frees tmp. */
-int rpt_out_commit(char *tmp, const char *out);
-/* Remove tmp and free it. */
-void rpt_out_abort(char *tmp);
-
-/*
- * Writers killed by SIGINT, SIGTERM or SIGHUP leave no temporary file: the
- * names registered here are removed by a handler that then re-raises the
- * signal (installed at the first registration; an ignored signal stays
- * ignored).  rpt_out_begin(), rpt_writer_open() and rpt_text_out_begin()
- * register what they create; rpt_out_commit/abort(), rpt_writer_close/
- * abort() and rpt_text_out_end() forget it.  rpt_clean_add: 0, or -errno
- * when the name is too long or every slot is taken (then not removed).
- */
-int rpt_clean_add(const char *path);
-void rpt_clean_forget(const char *path);
-/*
- * fmt_writer_open/close/abort with the writer's temporary file and spool
- * files registered: a writer opened so is closed or aborted so.  A
- * temporary file the close keeps (keep_temp) stays registered until
- * rpt_out_commit() or rpt_out_abort() of its name.
- */
-int rpt_writer_open(const char *path, const struct fmt_writer_opts *opts, struct fmt_writer **w);
-int rpt_writer_close(struct fmt_writer *w);
-void rpt_writer_abort(struct fmt_writer *w);
-
-/*
- * The end of writing OUT through tmp: close the writer and rename tmp into
- * place (0), or say why and remove tmp (-ECANCELED).  rpt_out_fail(): say
- * what failed (the writer's message, else err), abort the writer, remove
- * tmp; -ECANCELED.  tmp NULL: the writer was opened on out itself (its own
- * temporary file, which its close renames over out).
- */
-int rpt_out_finish(struct fmt_writer *w, char *tmp, const char *out);
-int rpt_out_fail(struct fmt_writer *w, char *tmp, const char *out, const char *what, int err);
-
-/*
- * A text output (export's JSON or HTML, an SVG) written as every output
- * is: under a temporary name beside dest (fmt_outfile), renamed over dest
- * by rpt_text_out_end(f, of, true) when whole; with ok false, or when the
- * flush fails, the temporary file is removed.  rpt_text_out_begin: the
- * stream, or NULL with errno set (a directory, FIFO or device: EISDIR,
- * EINVAL).  rpt_text_out_end: 0 or -errno.
- */
-FILE *rpt_text_out_begin(const char *dest, struct fmt_outfile *of);
-int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok);
-
-/* Writer options that keep r's byte order, long size and page size. */
-void rpt_writer_opts_like(const struct fmt_info *in, struct fmt_writer_opts *wo);
+#include "report/core/writer.h"
+#include "report/out/outfile.h"
 
 struct rpt_meta_copy {
 	bool no_kallsyms;	/* leave them out (the caller writes them later) */
@@ -91,39 +39,8 @@ struct rpt_meta_copy {
 int rpt_copy_meta(struct fmt_reader *r, struct fmt_writer *w, struct rpt_meta_copy *m,
 		  const char **what);
 
-/* Per (buffer, CPU) page encoding of records, flushed into a writer buffer. */
-struct rpt_enc {
-	struct fmt_wbuf *wb;
-	int cpu;
-	struct fmt_page_enc pe;
-	bool ready;
-	int64_t pending_loss;	/* loss to mark on the next page (0, -1, n) */
-	uint64_t records, pages;
-};
-
-/* Add one record (raw time stamp as stored) with the loss before it (0, -1, n). */
-int rpt_enc_add(struct rpt_enc *e, const struct fmt_info *in, uint64_t raw_ts,
-		const void *payload, uint32_t len, int64_t loss);
-/* Write out the page being filled (if any). */
-int rpt_enc_flush(struct rpt_enc *e);
-void rpt_enc_release(struct rpt_enc *e);
-
 /* Lines "pid comm" of a saved-cmdlines text whose pid keep() accepts (malloc'd). */
 char *rpt_cmdlines_filter(const char *text, size_t len, bool (*keep)(void *arg, int pid), void *arg,
 			  size_t *out_len);
-
-/*
- * Design decision 8: several files given to a command are the segments of
- * one rotation (or the dumps of one flight recorder), read as one
- * recording.  Joins them (merge.c) into a temporary file under $TMPDIR
- * (*tmp_path, malloc'd; the caller removes it, best right after opening
- * it).  0, or an exit code after the message: 2 when the files are not the
- * consecutive segments of one recording.
- */
-int rpt_join_segments(char *const *paths, int n, char **tmp_path);
-
-/* FNV-1a of n bytes, and of a NUL-terminated string (hash keys, not security) */
-uint64_t rpt_hash_bytes(const void *p, size_t n);
-uint64_t rpt_hash_str(const char *s);
 
 #endif

@@ -56,7 +56,8 @@ static const char usage_text[] =
 enum fkind { FK_UNSET, FK_NONE, FK_FG_ENTRY, FK_FG_EXIT, FK_UF_ENTRY, FK_UF_EXIT,
 	     FK_KF_ENTRY, FK_KF_EXIT, FK_SWITCH, FK_WAKEUP };
 
-struct etype {
+/* What slice reads of one event id: its kind and the fields naming tasks and functions. */
+struct slice_evtype {
 	uint8_t kind;
 	int8_t sel;		/* -e: 0 unknown, 1 kept, -1 dropped */
 	struct fmt_field f_func, f_depth;
@@ -81,7 +82,8 @@ struct tgid_at {
 	uint64_t ts;
 };
 
-struct frame {
+/* A call's entry record, held on its task's stack while the call is open. */
+struct held_entry {
 	uint64_t raw_ts;
 	uint64_t func;
 	uint32_t depth;
@@ -95,7 +97,7 @@ struct frame {
 struct ftask {
 	int pid;
 	int n, cap;
-	struct frame *st;
+	struct held_entry *st;
 };
 
 struct rec_copy {
@@ -114,7 +116,7 @@ struct slice {
 	int nevents;
 	char *filters;		/* as typed */
 
-	struct etype *types;	/* by event ID */
+	struct slice_evtype *types;	/* by event ID */
 	int maxcpu;
 	struct rpt_enc *enc;	/* nbuffers × (maxcpu + 1) */
 	struct fmt_wbuf **wb;
@@ -233,7 +235,7 @@ static bool event_wanted(const struct slice *s, const struct tep_event *e)
  * calls (function_graph, flytrap's ufunc/kfunc records), whose edges the
  * window must not cut, and the task names the sched plugin prints.
  */
-static void classify(struct etype *t, const struct tep_event *e)
+static void classify(struct slice_evtype *t, const struct tep_event *e)
 {
 	struct rpt_kind_info ki;
 
@@ -270,9 +272,9 @@ static void classify(struct etype *t, const struct tep_event *e)
 	}
 }
 
-static struct etype *etype(struct slice *s, const struct fmt_event *ev)
+static struct slice_evtype *etype(struct slice *s, const struct fmt_event *ev)
 {
-	struct etype *t;
+	struct slice_evtype *t;
 	const struct tep_event *e = ev->event;
 
 	if (ev->type < 0 || ev->type > 65535)
@@ -510,7 +512,7 @@ static int prologue_add(struct slice *s, uint8_t *payload, uint32_t len, int cpu
 
 static void pop(struct slice *s, struct ftask *t)
 {
-	struct frame *f = &t->st[--t->n];
+	struct held_entry *f = &t->st[--t->n];
 
 	if (f->open_at_end)
 		s->open_at_end--;
@@ -520,7 +522,7 @@ static void pop(struct slice *s, struct ftask *t)
 #define MAX_STACK 512
 
 /* Follow the calls of one task; an exit that closes a frame open at the end is kept. */
-static int track_frames(struct slice *s, const struct etype *ty, const struct fmt_event *ev,
+static int track_frames(struct slice *s, const struct slice_evtype *ty, const struct fmt_event *ev,
 			int pid)
 {
 	const void *d = ev->rec.data;
@@ -529,7 +531,7 @@ static int track_frames(struct slice *s, const struct etype *ty, const struct fm
 	uint32_t depth = (uint32_t)fmt_field_u64(&ty->f_depth, d, sz);
 	struct ftask *t = ftask(s, pid);
 	bool fg = ty->kind == FK_FG_ENTRY || ty->kind == FK_FG_EXIT;
-	struct frame *f;
+	struct held_entry *f;
 	int k;
 
 	if (!t)
@@ -545,7 +547,7 @@ static int track_frames(struct slice *s, const struct etype *ty, const struct fm
 			return 0;
 		if (t->n == t->cap) {
 			int cap = t->cap ? t->cap * 2 : 8;
-			struct frame *ns = realloc(t->st, (size_t)cap * sizeof(*ns));
+			struct held_entry *ns = realloc(t->st, (size_t)cap * sizeof(*ns));
 
 			if (!ns)
 				return -ENOMEM;
@@ -553,7 +555,7 @@ static int track_frames(struct slice *s, const struct etype *ty, const struct fm
 			t->cap = cap;
 		}
 		f = &t->st[t->n];
-		*f = (struct frame){ ev->raw_ts, func, depth, ty->kind, false, ev->buffer,
+		*f = (struct held_entry){ ev->raw_ts, func, depth, ty->kind, false, ev->buffer,
 				     ev->rec.cpu, malloc(sz ? (size_t)sz : 1), (uint32_t)sz };
 		if (!f->payload)
 			return -ENOMEM;
@@ -604,7 +606,7 @@ static int window_starts(struct slice *s)
 		if (!task_wanted(s, t->pid))
 			continue;
 		for (int k = 0; k < t->n && !err; k++) {
-			struct frame *f = &t->st[k];
+			struct held_entry *f = &t->st[k];
 
 			if (s->o.has_cpus && !rpt_cpu_selected(&s->o, f->cpu))
 				continue;
@@ -645,7 +647,8 @@ static int cmp_rec(const void *a, const void *b)
 
 /* ---- the pass ---------------------------------------------------------------------- */
 
-static int keep_event(struct slice *s, const struct fmt_event *ev, const struct etype *ty, int pid)
+static int keep_event(struct slice *s, const struct fmt_event *ev, const struct slice_evtype *ty,
+		      int pid)
 {
 	int ix, err;
 	int64_t loss;
@@ -776,7 +779,7 @@ static bool seek_plan(struct slice *s)
 
 				for (uint32_t j = 0; j < ch->nrec; j++) {
 					const struct fmt_state_rec *sr = &cs->recs[ch->rec_at + j];
-					const struct etype *ty;
+					const struct slice_evtype *ty;
 					struct fmt_event ev;
 
 					state_event(s, sr, b, cd->cpu, &ev);
@@ -834,7 +837,7 @@ static int seek_before(struct slice *s)
 			}
 			for (uint32_t j = 0; j < cst->nrec; j++) {
 				const struct fmt_state_rec *sr = &cs->recs[cst->rec_at + j];
-				const struct etype *ty;
+				const struct slice_evtype *ty;
 				struct fmt_event ev;
 
 				state_event(s, sr, rg->buffer, rg->cpu, &ev);
@@ -893,7 +896,7 @@ static int run(struct slice *s)
 	if (err)
 		return ft_error("'%s': %s", s->in_path, fmt_reader_error(s->r)), -ECANCELED;
 	while ((rc = fmt_iter_next(it, &ev)) != 0) {
-		const struct etype *ty;
+		const struct slice_evtype *ty;
 		int pid;
 		bool in_window, selected;
 
@@ -1258,23 +1261,16 @@ static int add_filter_text(struct slice *s, const char *a, const char *b)
 }
 
 static const struct ft_opt slice_opts[] = {
-	{ "help", 'h', false, 'h' }, { NULL, 'v', false, 'v' }, { "output", 'o', true, 'o' },
+	FT_OPT_HELP_ENTRY, { NULL, 'v', false, FT_OPT_ID_VERBOSE }, { "output", 'o', true, 'o' },
 	{ "event", 'e', true, 'e' }, { "keep-kallsyms", 0, false, 'K' }, { 0 },
 };
 
-/* -o and -e (the slice's own), -h, -v: 0, or the exit code after the message */
+/* -o and -e (the slice's own): 0, or the exit code after the message */
 static int own_option(struct slice *s, const struct ft_opt *o, const char *v)
 {
 	char **ne;
 
 	switch (o->id) {
-	case 'h':
-		fputs(usage_text, stdout);
-		fputs(rpt_opts_help_filters, stdout);
-		exit(ft_finish_stdout(EXIT_OK));
-	case 'v':
-		ft_verbose++;
-		return 0;
 	case 'o':
 		s->out_path = v;
 		return 0;
@@ -1294,6 +1290,7 @@ static int own_option(struct slice *s, const struct ft_opt *o, const char *v)
 
 static int parse_args(struct slice *s, int argc, char **argv)
 {
+	static const char *const help[] = { usage_text, rpt_opts_help_filters, NULL };
 	struct ft_optparse p;
 	int id, rc = 0;
 	char name[40];
@@ -1301,7 +1298,7 @@ static int parse_args(struct slice *s, int argc, char **argv)
 	ft_opt_init(&p, argc, argv, slice_opts);
 	ft_opt_add_table(&p, rpt_filter_opts);
 	ft_opt_add_table(&p, rpt_json_opts);
-	while (!rc && (id = ft_opt_next(&p)) != FT_OPT_END) {
+	while (!rc && (id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		if (id == FT_OPT_ERROR) {
 			rc = EXIT_USAGE;	/* the parser said why */
 		} else if (id == FT_OPT_OPERAND) {

@@ -404,8 +404,9 @@ int cmd_verify(int argc, char **argv)
 	enum { O_STRICT = 256, O_JSON };
 	static const struct ft_opt opts[] = {
 		{ "strict", 0, false, O_STRICT }, { "json", 0, false, O_JSON },
-		{ "verbose", 'v', false, 'v' }, { "help", 'h', false, 'h' }, { 0 },
+		{ "verbose", 'v', false, FT_OPT_ID_VERBOSE }, FT_OPT_HELP_ENTRY, { 0 },
 	};
+	static const char *const help[] = { usage_text, NULL };
 	struct verify v = { 0 };
 	struct ft_optparse p;
 	bool strict = false, json = false;
@@ -414,14 +415,10 @@ int cmd_verify(int argc, char **argv)
 	int c, rc, err, fd;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((c = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		switch (c) {
 		case O_STRICT: strict = true; break;
 		case O_JSON: json = true; break;
-		case 'v': ft_verbose++; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return ft_finish_stdout(EXIT_OK);
 		case FT_OPT_OPERAND:
 			if (path)
 				return ft_usage_error("one file at a time");

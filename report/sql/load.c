@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "flytrap.h"
-#include "report/analyzers/callgraph.h"
 #include "report/core/replay.h"
 #include "report/sql/sql.h"
 
@@ -622,6 +621,8 @@ static int load_select(const struct ch *c, sqlite3 *db, const struct sq_table *t
 struct folded_rows {
 	struct rb b;
 	const struct filekey *fk;
+	const char *unit;	/* the weights' unit: set by the analyzer before the first stack */
+	bool had_data;		/* the tree shown has a node: set with it */
 	const char *source;
 	uint64_t *rows;
 };
@@ -630,6 +631,11 @@ static int folded_row(void *arg, const char *stack, size_t len, uint64_t self)
 {
 	struct folded_rows *fr = arg;
 
+	if (!fr->had_data)
+		return 0;
+	/* the weights' source, as the column names it */
+	if (!fr->source)
+		fr->source = !strcmp(fr->unit, "ns") ? "calls_ns" : fr->unit;
 	rb_key(&fr->b, fr->fk);
 	rb_str(&fr->b, fr->source, strlen(fr->source));
 	rb_str(&fr->b, stack, len);
@@ -638,34 +644,29 @@ static int folded_row(void *arg, const char *stack, size_t len, uint64_t self)
 	return 0;
 }
 
-/* folded stacks from the callgraph analyzer's result, one row per stack */
+/* folded stacks from the callgraph analyzer, one row per stack, handed over as it finishes */
 static int load_folded(const struct ch *c, const char *path, const struct filekey *fk,
 		       uint64_t *rows)
 {
 	struct fmt_reader *r = NULL;
 	char *e = NULL;
-	struct rpt_cg_result res = { 0 };
+	struct folded_rows fr = { .fk = fk, .rows = rows };
 	struct rpt_callgraph_conf conf = { .source = RPT_CG_AUTO, .output = RPT_CG_FOLDED,
-					   .result = &res };
+					   .flame_unit = &fr.unit, .had_data = &fr.had_data,
+					   .stack_fn = folded_row, .stack_arg = &fr };
 	struct rpt_analyzer an = rpt_callgraph_analyzer;
 	const struct rpt_analyzer *list[1] = { &an };
 	struct rpt_opts o = { .path = path };
-	struct folded_rows fr = { .fk = fk, .rows = rows };
-	int rc = 0;
+	int rc;
 
 	if (fmt_reader_open(path, FMT_OPEN_LAZY_FORMATS, &r, &e) < 0) {
 		free(e);
 		return 0;	/* sq_open read it a moment ago: nothing to add */
 	}
 	an.conf = &conf;
-	rpt_replay(r, &o, list, 1);	/* a damaged file: the stacks read up to the damage */
+	/* a damaged file: the stacks read up to the damage; only a lack of memory fails */
+	rc = rpt_replay(r, &o, list, 1) == -ENOMEM ? -ENOMEM : 0;
 	fmt_reader_close(r);
-	if (res.n && !res.empty) {
-		/* the weights' source, as the column names it */
-		fr.source = !strcmp(res.unit, "ns") ? "calls_ns" : res.unit;
-		rc = rpt_cg_result_stacks(&res, folded_row, &fr);
-	}
-	rpt_cg_result_release(&res);
 	if (!rc)
 		rc = flush_insert(c, &summaries[S_FOLDED], &fr.b);
 	free(fr.b.p);
@@ -826,18 +827,19 @@ out:
 static int parse(int argc, char **argv, struct loadopts *o)
 {
 	static const struct ft_opt opts[] = {
-		{ "help", 'h', false, 'h' }, { "schema", 0, false, 'S' },
+		FT_OPT_HELP_ENTRY, { "schema", 0, false, 'S' },
 		{ "clickhouse", 0, true, 'u' }, { "database", 0, true, 'd' },
 		{ "host", 0, true, 'H' }, { "cluster", 0, true, 'c' }, { "batch", 0, true, 'b' },
 		{ "create", 0, false, 'C' }, { "dry-run", 0, false, 'n' },
 		{ 0 },
 	};
+	static const char *const help[] = { usage, NULL };
 	struct ft_optparse p;
 	uint64_t n;
 	int i, id;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((id = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		const char *v = p.value;
 
 		if (id == FT_OPT_ERROR)
@@ -845,10 +847,6 @@ static int parse(int argc, char **argv, struct loadopts *o)
 		if (id == FT_OPT_OPERAND) {
 			o->files[o->nfiles++] = (char *)v;
 			continue;
-		}
-		if (id == 'h') {
-			fputs(usage, stdout);
-			return -1;
 		}
 		if (id == 'S') {
 			o->schema = true;
@@ -919,7 +917,7 @@ int cmd_load(int argc, char **argv)
 	rc = parse(argc, argv, &o);
 	if (rc) {
 		free(o.files);
-		return rc < 0 ? EXIT_OK : rc;
+		return rc;
 	}
 	if (o.schema) {
 		print_schema(stdout, o.db, o.cluster);

@@ -161,7 +161,8 @@ struct afield {			/* one decoded field of an event type, for args */
 	bool text;		/* char array / string */
 };
 
-struct etype {
+/* One event id as the tables decode it: its kind and fields, resolved once. */
+struct sq_evtype {
 	bool done;
 	int kind;
 	struct fmt_field f[NF];
@@ -296,7 +297,7 @@ static const signed char *slot_map(enum rpt_kind k)
  * return the name rpt_probe_entry_name() gives (NAME_ret, NAME__return,
  * r_NAME), used when it pairs with no address.
  */
-static void classify(struct etype *t, const struct tep_event *e)
+static void classify(struct sq_evtype *t, const struct tep_event *e)
 {
 	struct rpt_kind_info ki;
 	const signed char *map;
@@ -327,9 +328,9 @@ static void classify(struct etype *t, const struct tep_event *e)
 		t->kind = K_OTHER;
 }
 
-static struct etype *etype_of(struct sfile *f, const struct fmt_event *ev)
+static struct sq_evtype *etype_of(struct sfile *f, const struct fmt_event *ev)
 {
-	struct etype *t = rpt_types_get(&f->types, ev->type);
+	struct sq_evtype *t = rpt_types_get(&f->types, ev->type);
 
 	if (!t)
 		return NULL;
@@ -351,7 +352,7 @@ static bool fhas(const struct fmt_field *f)
 	return f->offset >= 0;
 }
 
-static int ev_pid(const struct etype *t, const struct fmt_event *ev)
+static int ev_pid(const struct sq_evtype *t, const struct fmt_event *ev)
 {
 	return fhas(&t->fpid) ? (int)fv(&t->fpid, ev) : -1;
 }
@@ -702,7 +703,7 @@ static struct arg *args_push(struct arglist *l)
 	return a;
 }
 
-static int resolve_args(struct etype *t, const struct tep_event *e)
+static int resolve_args(struct sq_evtype *t, const struct tep_event *e)
 {
 	struct tep_format_field *f;
 	int n = 0, k = 0;
@@ -756,7 +757,7 @@ static int64_t sext(uint64_t v, int size)
 #define MAX_ELEMS 1024
 static int decode_args(struct sfile *sf, const struct fmt_event *ev, struct arglist *l)
 {
-	struct etype *t = etype_of(sf, ev);
+	struct sq_evtype *t = etype_of(sf, ev);
 	int k;
 
 	args_clear(l);
@@ -898,7 +899,8 @@ struct tstate {			/* thread_state: what a thread does since `since` */
 	int waker;		/* R after a wakeup: the waker's tid, else -1 */
 };
 
-struct frame {
+/* A call open on a thread's stack: a row of the slice table once it closes. */
+struct sq_open_call {
 	int64_t id, argset;
 	uint64_t ts;
 	const char *name;	/* lives as long as the engine (symbols, type names) */
@@ -907,7 +909,7 @@ struct frame {
 };
 
 struct fstack {
-	struct frame *f;
+	struct sq_open_call *f;
 	int n, cap;
 };
 
@@ -985,7 +987,7 @@ static void tt_comm(struct ttask *t, const char *s)
 
 static void threads_event(struct sq_engine *en, struct sfile *sf, const struct fmt_event *ev)
 {
-	struct etype *t = etype_of(sf, ev);
+	struct sq_evtype *t = etype_of(sf, ev);
 	char b[64];
 	struct ttask *tk;
 	int pid;
@@ -1434,7 +1436,7 @@ static struct cpustate *cpu_state(struct dstate *d, int cpu)
 	return &d->cpus[cpu];
 }
 
-static int sched_feed(struct cursor *c, struct etype *t, const struct fmt_event *ev)
+static int sched_feed(struct cursor *c, struct sq_evtype *t, const struct fmt_event *ev)
 {
 	struct cpustate *cs;
 	struct val *r;
@@ -1525,7 +1527,7 @@ static struct tstate *ts_get(struct cursor *c, int tid)
 	return s;
 }
 
-static int tstate_feed(struct cursor *c, struct etype *t, const struct fmt_event *ev)
+static int tstate_feed(struct cursor *c, struct sq_evtype *t, const struct fmt_event *ev)
 {
 	uint64_t now = ev->rec.ts;
 	struct tstate *s;
@@ -1608,11 +1610,11 @@ static struct stask *stask_get(struct cursor *c, const struct fmt_event *ev, int
 	return rpt_map_get(&c->st.map, key, NULL);
 }
 
-static struct frame *fpush(struct fstack *s)
+static struct sq_open_call *fpush(struct fstack *s)
 {
 	if (s->n == s->cap) {
 		int nc = s->cap ? s->cap * 2 : 16;
-		struct frame *nf;
+		struct sq_open_call *nf;
 
 		if (nc > 4096)
 			return NULL;
@@ -1654,7 +1656,7 @@ static int slice_row(struct cursor *c, int64_t id, uint64_t ts, uint64_t dur, co
 static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t depth,
 		  const struct fmt_event *ev, int64_t argset)
 {
-	struct frame *f = fpush(s);
+	struct sq_open_call *f = fpush(s);
 
 	if (!f)
 		return;
@@ -1670,7 +1672,7 @@ static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t
 static int leave(struct cursor *c, struct fstack *s, int k, uint64_t dur, const char *cat, int pid,
 		 int cpu, bool has_ret, int64_t ret)
 {
-	struct frame f = s->f[k];
+	struct sq_open_call f = s->f[k];
 
 	s->n = k;
 	return slice_row(c, f.id, f.ts, dur, cat, f.name, k, k ? s->f[k - 1].id : -1, f.argset, pid,
@@ -1694,7 +1696,7 @@ static const char *intern_sym(struct sfile *sf, uint64_t addr)
 	return v;
 }
 
-static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t,
+static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 		      const struct fmt_event *ev)
 {
 	int pid = ev_pid(t, ev), cpu = ev->rec.cpu, k;
@@ -1815,7 +1817,7 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct etype *t,
 	return 0;
 }
 
-static int counter_feed(struct cursor *c, struct sfile *sf, struct etype *t,
+static int counter_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 			const struct fmt_event *ev)
 {
 	struct val *r;
@@ -1892,7 +1894,8 @@ static char *stack_text(const struct fmt_field *f, const struct fmt_event *ev)
 	return s;
 }
 
-static int bpf_feed(struct cursor *c, struct sfile *sf, struct etype *t, const struct fmt_event *ev)
+static int bpf_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
+		    const struct fmt_event *ev)
 {
 	static const char kinds[] = { [T_BPF_SYSCALL - T_BPF_SYSCALL] = K_BPF_SYSCALL,
 				      [T_BPF_SYSHIST - T_BPF_SYSCALL] = K_BPF_SYSHIST,
@@ -1993,7 +1996,7 @@ static int bpf_feed(struct cursor *c, struct sfile *sf, struct etype *t, const s
 /* feed one event to the cursor's table */
 static int derived_feed(struct cursor *c, struct sfile *sf, const struct fmt_event *ev)
 {
-	struct etype *t;
+	struct sq_evtype *t;
 
 	c->st.last_ts = ev->rec.ts;
 	if (c->kind == T_DROPS)
@@ -2407,7 +2410,7 @@ static void event_column(struct cursor *c, sqlite3_context *ctx, int col)
 {
 	const struct fmt_event *ev = c->ev;
 	struct sfile *sf = &c->en->f[c->evfile];
-	struct etype *t;
+	struct sq_evtype *t;
 
 	switch (col) {
 	case 0: case 5: sqlite3_result_int64(ctx, ev_id(sf->index, ev)); break;
@@ -2576,7 +2579,7 @@ static int counts_scan(struct sq_engine *en, struct counts *out)
 	scan_init(&sc, en);
 	while (scan_next(&sc) == 1) {
 		const struct fmt_event *ev = sc.ev;
-		struct etype *t = etype_of(&en->f[sc.fi], ev);
+		struct sq_evtype *t = etype_of(&en->f[sc.fi], ev);
 		bool has = t && fhas(&t->fpid);
 		int tid = has ? ev_pid(t, ev) : 0;
 		uint64_t skey = (uint64_t)sc.fi << 40 | (uint64_t)(ev->buffer & 0xffff) << 24 |
@@ -3160,8 +3163,8 @@ static void file_release(struct sfile *f)
 
 	if (f->types.slots) {
 		for (i = 0; i < f->types.n; i++) {
-			struct etype *t =
-				(struct etype *)(f->types.slots + (size_t)i * f->types.elem_size);
+			struct sq_evtype *t =
+				(struct sq_evtype *)(f->types.slots + (size_t)i * f->types.elem_size);
 
 			free(t->probe);
 			free(t->args);
@@ -3217,7 +3220,7 @@ static int open_file(struct sfile *f, const char *path, int idx, char **err)
 
 	f->index = idx;
 	f->path = strdup(path);
-	f->types.elem_size = sizeof(struct etype);
+	f->types.elem_size = sizeof(struct sq_evtype);
 	rpt_map_init(&f->unnamed, 24);
 	if (!f->path)
 		return -ENOMEM;

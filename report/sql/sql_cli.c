@@ -733,7 +733,7 @@ static bool looks_like_query(const char *arg)
 static int parse(int argc, char **argv, struct sqlopts *o)
 {
 	static const struct ft_opt opts[] = {
-		{ "help", 'h', false, 'h' },
+		FT_OPT_HELP_ENTRY,
 		{ "command", 'c', true, 'c' },
 		{ "csv", 0, false, 'C' },
 		{ "json", 0, false, 'J' },
@@ -742,16 +742,14 @@ static int parse(int argc, char **argv, struct sqlopts *o)
 		{ "no-pushdown", 0, false, 'P' },
 		{ 0 },
 	};
+	static const char *const help[] = { usage, NULL };
 	struct ft_optparse p;
 	int id;
 
 	ft_opt_init(&p, argc, argv, opts);
-	while ((id = ft_opt_next(&p)) != FT_OPT_END) {
+	while ((id = ft_opt_next_std(&p, help)) != FT_OPT_END) {
 		switch (id) {
 		case FT_OPT_OPERAND: o->files[o->nfiles++] = (char *)p.value; break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
 		case 'c': o->queries[o->nqueries++] = (char *)p.value; break;
 		case 'C': o->fmt = OUT_CSV; break;
 		case 'J': o->fmt = OUT_JSON; break;
@@ -794,7 +792,7 @@ int cmd_sql(int argc, char **argv)
 	if (rc) {
 		free(o.queries);
 		free(o.files);
-		return rc < 0 ? EXIT_OK : rc;
+		return rc;
 	}
 	if (o.each && o.save) {
 		rc = ft_usage_error("--each and --save do not go together (--save keeps every "
