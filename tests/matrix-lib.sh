@@ -33,6 +33,10 @@ MX_RESULTS=$MX/results
 # sql before drops: drops compares the losses info and sql told
 MX_READERS=(info report sql analyze callgraph overhead drops export html diff verify trace-cmd
 	trace-cmd2 secrets)
+# light (the sanitizer step): the trace-cmds read the same files in the plain run; here every
+# flytrap reader runs, which is what the sanitizers watch
+light && MX_READERS=(info report sql analyze callgraph overhead drops export html diff verify
+	secrets)
 MX_WRITERS=()
 declare -A W_FILE W_EXP W_PARENT W_REL W_FILTER W_STATE W_SECRETS W_NOTE W_HIDE
 MX_TC2=${FLYTRAP_TRACE_CMD2:-}
