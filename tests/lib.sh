@@ -87,6 +87,16 @@ stable_report() {
 # parallel) can leave it off: the second saves the 0 the first wrote and
 # restores that.  A lock on the tracefs directory makes them take turns.
 tc_extract() { flock "$TRACEFS" trace-cmd extract "$@"; }
+# cg_json_total FILE NAME [UNDER]: the summed weight (total) of the nodes named NAME in the tree
+# of callgraph --json's FILE, only those under a node named UNDER when given (needs jq)
+cg_json_total() {
+	if [ -n "${3:-}" ]; then
+		jq --arg n "$2" --arg u "$3" '[.tree | .. | objects | select(.name? == $u)
+			| .. | objects | select(.name? == $n) | .total] | add // 0' "$1"
+	else
+		jq --arg n "$2" '[.tree | .. | objects | select(.name? == $n) | .total] | add // 0' "$1"
+	fi
+}
 need_fixtures() { [ -d "$FIXTURES" ] || skip "fixtures folder $FIXTURES is missing"; }
 
 # What a recorder may touch in tracefs, as text, for before/after comparisons.

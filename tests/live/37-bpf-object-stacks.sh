@@ -51,15 +51,7 @@ EOF
 ok "recorded 250 writes to a socket"
 [ -z "$(ours)" ] && ok "nothing loaded after the recording" || fail "left loaded: $(ours)"
 
-# the weight of every node named $2 in the tree of the JSON file $1; under $3 when given
-total() {
-	if [ -n "${3:-}" ]; then
-		jq --arg n "$2" --arg u "$3" '[.tree | .. | objects | select(.name? == $u)
-			| .. | objects | select(.name? == $n) | .total] | add // 0' "$1"
-	else
-		jq --arg n "$2" '[.tree | .. | objects | select(.name? == $n) | .total] | add // 0' "$1"
-	fi
-}
+total() { cg_json_total "$@"; }
 "$FLYTRAP" callgraph --json s.dat >auto.json 2>auto.err || fail "callgraph --json: $(head -3 auto.err)"
 src=$(jq -r .source auto.json)
 [ "$src" = bpf-stacks ] && ok "the automatic choice: bpf-stacks (the file has no other stack data)" ||

@@ -19,15 +19,7 @@ F=$TOP/tests/data/bpfobj/user-stacks.dat
 [ -f "$F" ] || skip "no $F"
 cd "$TMP" || exit 1
 
-# the weight of the nodes named $2 in the JSON file $1, under a node named $3 when given
-total() {
-	if [ -n "${3:-}" ]; then
-		jq --arg n "$2" --arg u "$3" '[.tree | .. | objects | select(.name? == $u)
-			| .. | objects | select(.name? == $n) | .total] | add // 0' "$1"
-	else
-		jq --arg n "$2" '[.tree | .. | objects | select(.name? == $n) | .total] | add // 0' "$1"
-	fi
-}
+total() { cg_json_total "$@"; }
 NC="[user stack not collected: EFAULT]"
 
 "$FLYTRAP" callgraph --json "$F" >a.json 2>a.err || fail "callgraph --json: $(head -3 a.err)"
