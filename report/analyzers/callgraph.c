@@ -1420,7 +1420,6 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 
 	if (!ty)
 		return;
-	g->ctx = ctx;
 	if (!ty->kind)
 		classify(g, ty, ev->event, ctx->rec);
 	if (ty->kind == CK_OTHER) {
@@ -1535,6 +1534,8 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	static const struct rpt_callgraph_conf defconf;
 	int k, err;
 
+	/* the replay's one context, for init, every event and finish (--group, task names) */
+	g->ctx = ctx;
 	g->conf = ctx->conf ? ctx->conf : &defconf;
 	g->types.elem_size = sizeof(struct ctype);
 	rpt_map_init(&g->tasks, sizeof(struct ctask));
@@ -2627,7 +2628,6 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 		open_calls += (uint64_t)t->n;
 	if (g->oom)
 		return -ENOMEM;
-	g->ctx = ctx;	/* a map's counts need no event: there may have been none */
 	err = bpf_tree(g);
 	if (err)
 		return err;
