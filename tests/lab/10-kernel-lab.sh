@@ -133,12 +133,11 @@ cp "${FLYTRAP_LAB_GUEST:-$LAB/guest.sh}" "$R/lab/guest.sh"
 [ -f "$LAB/guest-status.sh" ] && cp "$LAB/guest-status.sh" "$R/lab/"
 # a user's own kprobe and fentry objects (guest-bpf.sh), built as tests/live/35 builds them
 if command -v clang >/dev/null && [ -r "$TOP/bpf/vmlinux/x86/vmlinux.h" ]; then
-	for k in kprobe fentry; do
-		clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$TOP/bpf/vmlinux/x86" \
-			$([ $k = fentry ] && echo -DUSE_FENTRY) -c "$TOP/tests/live/bpfobj/kfunc.bpf.c" \
-			-o "$R/lab/$k.bpf.o" >"$TMP/cc.log" 2>&1 ||
-			{ cat "$TMP/cc.log"; echo "FAIL: cannot build kfunc.bpf.c ($k)"; exit 1; }
-	done
+	. "$TOP/tests/live/_bpf.sh"
+	barch=x86 VMH=$TOP/bpf/vmlinux/x86 SRC=$TOP/tests/live/bpfobj	# the guest is x86_64
+	bpfobj_cc kfunc "$R/lab/kprobe.bpf.o" >"$TMP/cc.log" 2>&1 &&
+		bpfobj_cc kfunc "$R/lab/fentry.bpf.o" -DUSE_FENTRY >>"$TMP/cc.log" 2>&1 ||
+		{ cat "$TMP/cc.log"; echo "FAIL: cannot build kfunc.bpf.c"; exit 1; }
 fi
 # the open/close loop of the BPF overhead measurement (guest-bpf.sh)
 cc $CFLAGS_LAB -o "$TMP/openloop" "$LAB/openloop.c" >"$TMP/cc.log" 2>&1 ||
