@@ -68,6 +68,8 @@ PY
 for tables in 0 1; do
 	: >"$TMP/ch$tables.log"
 	coproc CH { exec python3 "$TMP/ch.py" "$TMP/ch$tables.log" $tables; }
+	# bash unsets CH_PID once it reaps the server, which can be between the kill and the wait
+	ch_pid=$CH_PID
 	read -r port <&"${CH[0]}"
 	if [ $tables = 0 ]; then
 		"$F" load --clickhouse "http://127.0.0.1:$port/" "$S/rpt-sched.dat" >"$TMP/o" 2>"$TMP/e"; rc=$?
@@ -86,7 +88,7 @@ for tables in 0 1; do
 		[ $rc = 0 ] && ! grep -q CREATE "$TMP/ch1.log" && ok "load with the tables there: loads" ||
 			fail "load with tables: rc=$rc $(cat "$TMP/e")"
 	fi
-	kill "$CH_PID" 2>/dev/null
-	wait "$CH_PID" 2>/dev/null
+	kill "$ch_pid" 2>/dev/null
+	wait "$ch_pid" 2>/dev/null
 done
 finish

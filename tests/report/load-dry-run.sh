@@ -61,10 +61,12 @@ s.serve_forever()
 PY
 : > "$TMP/ch.log"
 coproc CH { exec python3 "$TMP/ch.py" "$TMP/ch.log"; }
+# bash unsets CH_PID once it reaps the server, which can be between the kill and the wait
+ch_pid=$CH_PID
 read -r port <&"${CH[0]}"
 "$F" load --clickhouse "http://127.0.0.1:$port/" $S > "$TMP/o" 2> "$TMP/e"; rc=$?
-kill "$CH_PID" 2> /dev/null
-wait "$CH_PID" 2> /dev/null
+kill "$ch_pid" 2> /dev/null
+wait "$ch_pid" 2> /dev/null
 awk '{ b[$1] += $2 } END { for (t in b) print t, b[t] }' "$TMP/ch.log" | sort > "$TMP/sent"
 awk '$3 > 0 { print $1, $3 }' "$TMP/dry.tab" | sort > "$TMP/dry.bytes"
 [ $rc = 0 ] && [ -s "$TMP/sent" ] && cmp -s "$TMP/sent" "$TMP/dry.bytes" &&
