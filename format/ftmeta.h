@@ -66,6 +66,7 @@
 #define FMT_META_BPF_UFUNC		"bpf_ufunc"	/* IDX BINARY NAME 0xADDR */
 #define FMT_META_BPF_KFUNC		"bpf_kfunc"	/* IDX [WHERE] NAME 0xADDR */
 #define FMT_META_BPF_USER_STACK		"bpf_user_stack"	/* MODE BYTES ARCH:REGS */
+#define FMT_META_BPF_USER_STACK_PROFILE	"bpf_user_stack_profile_bytes"	/* profile's BYTES */
 
 /* ---- FMT_OPT_FT_RECSTATS (record/record.c add_recstats) ----------------- */
 #define FMT_RS_CPU_USER_US		"cpu_user_us"	/* the whole process */

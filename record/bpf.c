@@ -187,6 +187,7 @@ struct rec_bpf {
 	struct rec_syms *syms;
 	struct rec_bpf_stats st;
 	uint32_t ucopy_len;	/* --user-stack: stack copy bytes (0: fp, no registers either) */
+	uint32_t pucopy_len;	/* the same for profile samples (bpf.h: its own default) */
 	uint64_t ucopy_bytes;	/* stack copy bytes received */
 	/* --bpf-object (record/bpfobj.c): its hooks, event IDs and loss slots */
 	struct rec_bpf_ext ext;
@@ -547,7 +548,7 @@ int rec_bpf_parse_user_stack(const char *arg, int *mode, uint32_t *bytes, char *
 		goto bad;
 	}
 	*mode = m;
-	*bytes = m == REC_USTACK_FP ? 0 : m == REC_USTACK_CFI ? REC_USTACK_DEF_CFI : REC_USTACK_DEF_DWARF;
+	*bytes = 0;	/* each program's default (bpf.h) */
 	if (colon) {
 		char *end;
 		unsigned long v = strtoul(colon + 1, &end, 10);
@@ -596,6 +597,19 @@ int rec_bpf_check_user_stack(const char *spec, uint32_t ringbuf_bytes, uint32_t 
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool rec_bpf_wants_stacks(const char *spec)
+{
+	char msg[300];
+	struct spec sp;
+	bool yes;
+
+	if (!spec || spec_parse(spec, &sp, msg, sizeof(msg)))
+		return false;
+	yes = sp.want[FT_SLOT_PROFILE] || sp.want[FT_SLOT_OFFCPU];
+	spec_release(&sp);
+	return yes;
 }
 
 int rec_bpf_parse_spec(const char *spec, char **err)
@@ -803,8 +817,8 @@ static int open_profile(struct rec_bpf *b)
 		return set_err(b, -errno, "cannot open the profile BPF program: %s", strerror(errno));
 	b->sk_prof = sk;
 	SET_COMMON_RODATA(sk);
-	sk->rodata->ft_ucopy_len = b->ucopy_len;
-	ret = bpf_map__set_value_size(sk->maps.scratch, sizeof(struct ft_profile_rec) + b->ucopy_len +
+	sk->rodata->ft_ucopy_len = b->pucopy_len;
+	ret = bpf_map__set_value_size(sk->maps.scratch, sizeof(struct ft_profile_rec) + b->pucopy_len +
 				      FT_UCOPY_SLACK);
 	if (!ret)
 		ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
@@ -1248,7 +1262,11 @@ struct rec_bpf *rec_bpf_open(const struct rec_bpf_opts *opts, char **err)
 	if (opts->user_stack != REC_USTACK_FP) {
 		b->ucopy_len = opts->user_stack_bytes ? opts->user_stack_bytes :
 			       opts->user_stack == REC_USTACK_DWARF ? REC_USTACK_DEF_DWARF : REC_USTACK_DEF_CFI;
-		if (b->ucopy_len > FT_UCOPY_MAX || b->ucopy_len % 8) {
+		b->pucopy_len = opts->user_stack_bytes ? opts->user_stack_bytes :
+				opts->user_stack == REC_USTACK_DWARF ? REC_USTACK_DEF_DWARF_PROFILE :
+				REC_USTACK_DEF_CFI;
+		if (b->ucopy_len > FT_UCOPY_MAX || b->ucopy_len % 8 || b->pucopy_len > FT_UCOPY_MAX ||
+		    b->pucopy_len % 8) {
 			ret = set_err(b, -EINVAL, "user stack copy of %u bytes: at most %d, a multiple of 8",
 				      b->ucopy_len, FT_UCOPY_MAX);
 			goto fail;
@@ -1892,7 +1910,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct ft_profile_rec *r = data;
 
 		if (size < sizeof(*r) || r->kdepth > FT_MAX_STACK || r->udepth > FT_MAX_STACK ||
-		    r->ucopy > b->ucopy_len || r->ucopy > size - sizeof(*r))
+		    r->ucopy > b->pucopy_len || r->ucopy > size - sizeof(*r))
 			goto bad;
 		if (b->ucopy_len)
 			p = mk_stack_payload(b, h, &r->ev, sizeof(r->ev), r->stack, r->kdepth,
@@ -2221,6 +2239,9 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 		P(FMT_META_BPF_USER_STACK "=%s %u %s\nbpf_user_stack_copied=%" PRIu64 "\n",
 		  b->o.user_stack == REC_USTACK_FP ? "fp" : b->o.user_stack == REC_USTACK_DWARF ? "dwarf" : "cfi",
 		  b->ucopy_len, USTACK_REGS, b->ucopy_bytes);
+	/* the profile's own copy size, where it is not the one above (bpf.h) */
+	if (b->sp.want[FT_SLOT_PROFILE] && b->pucopy_len != b->ucopy_len)
+		P(FMT_META_BPF_USER_STACK_PROFILE "=%u\n", b->pucopy_len);
 	P("bpf_exitmaps=%s\nbpf_exit_mappings=%" PRIu64 "\n", b->exitmaps_state, b->st.vmas);
 	P("bpf_records=%" PRIu64 "\nbpf_written=%" PRIu64 "\nbpf_late=%" PRIu64 "\nbpf_reorder_ns=%" PRIu64 "\n",
 	  b->st.records, b->st.written, b->st.late, b->o.reorder_ns);

@@ -93,21 +93,34 @@ struct rec_bpf_opts {
  * (the file's events then look as before this option); cfi also keeps the
  * user registers and the top BYTES (default 512) of the user stack, for the
  * offline unwind of the frames a frame-pointer walk misses; dwarf keeps
- * BYTES (default 8192) for a full DWARF unwind of code without frame
- * pointers.  dwarf is the default (0): distributions build without frame
- * pointers, and a 512-byte copy reached main in under 1% of the samples of
- * Debian's xz, gzip, sort and python3 where 8192 bytes reached it in 95-100%
+ * BYTES for a full DWARF unwind of code without frame pointers.  dwarf is
+ * the default (0): distributions build without frame pointers, and a
+ * 512-byte copy reached main in under 1% of the samples of Debian's xz,
+ * gzip, sort and python3 where 8192 bytes reached it in 95-100%
  * (docs/benchmarks.md, "Stacks that reach main").
+ *
+ * Without BYTES, dwarf copies 16384 bytes for profile samples and 8192 for
+ * offcpu: on the README demo a shell's deep stacks made 'stack copy too
+ * small' most of the profile's cut stacks at 8192 (87 samples of 1142 in a
+ * busy run; 25 of 803 at 16384).  A sample is cheap at 99 Hz, and its record
+ * holds only the bytes copied; an offcpu record reserves the full size in the
+ * ring at every switch and a thread's copy is always full, so a larger offcpu
+ * copy made offcpu-heavy files 35-45% bigger for the same stacks
+ * (docs/benchmarks.md, "The stack copy size").  --user-stack dwarf:BYTES
+ * sets both.
  */
 enum rec_ustack { REC_USTACK_DWARF = 0, REC_USTACK_FP, REC_USTACK_CFI };
 #define REC_USTACK_DEF_CFI 512
 #define REC_USTACK_DEF_DWARF 8192
+#define REC_USTACK_DEF_DWARF_PROFILE 16384
 
 /*
  * Parse a --user-stack value.  Returns 0 with *mode and *bytes set (0 for
  * fp), or -EINVAL with *err a malloc'd one-line message.
  */
 int rec_bpf_parse_user_stack(const char *arg, int *mode, uint32_t *bytes, char **err);
+/* Whether --bpf SPEC runs profile or offcpu (programs that keep user stacks). */
+bool rec_bpf_wants_stacks(const char *spec);
 
 /*
  * Whether the records of the --bpf spec with a stack copy of bytes fit its

@@ -73,6 +73,8 @@ struct proc {
 	size_t nents, ents_cap;
 	struct lib_range *libs;
 	int nlibs;
+	dev_t exe_dev;		/* /proc/PID/exe at the last read (exe_ino 0: unknown) */
+	ino_t exe_ino;
 };
 
 struct seen {
@@ -546,6 +548,37 @@ static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint6
 }
 
 /*
+ * A process that exec'd since its maps were last read runs another program:
+ * the mappings of the old one go (a range of the old libc merged with the new
+ * one's cut every stack in it).  What ran before the exec was its parent's
+ * program, which callgraph names from the parent's maps (sched_process_fork
+ * and _exec).
+ */
+static void forget_old_image(struct rec_syms *s, struct seen *e, struct stat *st)
+{
+	char path[64];
+	struct proc *pr;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", e->tgid);
+	if (stat(path, st)) {
+		st->st_ino = 0;
+		return;
+	}
+	if (e->proc < 0)
+		return;
+	pr = &s->procs[e->proc];
+	if (pr->exe_ino && (pr->exe_dev != st->st_dev || pr->exe_ino != st->st_ino)) {
+		for (i = 0; i < pr->nents; i++)
+			free(pr->ents[i].path);
+		pr->nents = 0;
+		for (i = 0; i < (size_t)pr->nlibs; i++)
+			free(pr->libs[i].path);
+		pr->nlibs = 0;
+	}
+}
+
+/*
  * (Re-)read the executable mappings of e->tgid and merge them into its
  * proc entry.  Returns false when /proc has nothing (gone, kernel thread).
  */
@@ -555,10 +588,12 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 	size_t cap = 0;
 	struct proc *pr = NULL;
 	bool any = false;
+	struct stat exe;
 	FILE *f;
 	ssize_t n;
 	int fd;
 
+	forget_old_image(s, e, &exe);
 	snprintf(path, sizeof(path), "/proc/%d/maps", e->tgid);
 	f = fopen(path, "re");
 	if (!f)
@@ -589,6 +624,10 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 	fclose(f);
 	if (!pr)
 		return false;
+	if (exe.st_ino) {
+		pr->exe_dev = exe.st_dev;
+		pr->exe_ino = exe.st_ino;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", e->tgid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {

@@ -236,7 +236,8 @@ static void usage(FILE *f)
 "                          profile[=HZ], ufunc=BIN:GLOB, kfunc=FUNC[+FUNC],\n"
 "                          ringbuf=SIZE (comma-separated)\n"
 "      --user-stack MODE   user stacks of offcpu/profile: fp, cfi[:BYTES]\n"
-"                          (512) or dwarf[:BYTES] (default, 8192)\n"
+"                          (512) or dwarf[:BYTES] (default; 16384 for\n"
+"                          profile, 8192 for offcpu)\n"
 "      --symbols           with --bpf: store the ELF symbol tables of traced\n"
 "                          binaries, so stacks resolve on a machine without them\n"
 "      --bpf-object FILE   your own BPF object (CO-RE .bpf.o): programs attached\n"
@@ -608,7 +609,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->bpf) {
 		uint32_t ub = o->user_stack_bytes ? o->user_stack_bytes :
 			      o->user_stack == REC_USTACK_FP ? 0 :
-			      o->user_stack == REC_USTACK_CFI ? REC_USTACK_DEF_CFI : REC_USTACK_DEF_DWARF;
+			      o->user_stack == REC_USTACK_CFI ? REC_USTACK_DEF_CFI : REC_USTACK_DEF_DWARF_PROFILE;
 		char *err = NULL;
 
 		if (rec_bpf_check_user_stack(o->bpf, 0, ub, &err)) {
@@ -1730,6 +1731,23 @@ static int setup_events(struct session *s)
 			if (n == 0)
 				ft_warn("this kernel has no event '%s'", default_events[i]);
 		}
+	}
+	/*
+	 * --bpf profile/offcpu with user stacks and no -e: the forks and execs
+	 * too (a few events per process), so that callgraph names a sample
+	 * taken between a fork and its exec from the parent's program: the file's
+	 * maps of a pid are those of the program it exec'd (perf records its
+	 * FORK and COMM events for the same reason).  With -e, the user's events.
+	 */
+	if (!s->o->events.n && s->o->bpf && s->o->user_stack != REC_USTACK_FP &&
+	    rec_bpf_wants_stacks(s->o->bpf)) {
+		static const char *const procs[] = { "sched:sched_process_fork",
+						     "sched:sched_process_exec" };
+
+		for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+			if (rec_instance_enable(&s->ri, procs[i], NULL) <= 0)
+				ft_info("cannot enable %s: stacks before an exec keep their own maps",
+					procs[i]);
 	}
 	for (i = 0; i < s->o->events.n; i++) {
 		n = rec_instance_enable(&s->ri, s->o->events.v[i], s->o->filters.v[i]);

@@ -69,6 +69,8 @@ enum ckind {
 	CK_BPF_OFFCPU,		/* flytrap:offcpu: tgid, duration, kstack, ustack */
 	CK_BPF_UCOPY,		/* flytrap:ucopy_more: the rest of a stack copy */
 	CK_BPF_USER,		/* a --bpf-object ring buffer's record with stack id fields */
+	CK_FORK,		/* sched_process_fork: a process runs its parent's image ... */
+	CK_EXEC,		/* sched_process_exec: ... until it execs */
 };
 
 struct ctype {
@@ -144,6 +146,9 @@ struct ucache {
 
 /* why a user stack was cut (design decision 11: one "[unwind: REASON]" frame) */
 enum cut { CUT_OUTSIDE, CUT_REPEAT, CUT_NR };
+/* the mark of a stack copy that ended before its size at a page not readable */
+#define STACK_UNREADABLE "stack page not readable at the sample"
+
 static const char *const cut_reasons[CUT_NR] = { "outside executable mappings", "repeated frame" };
 static const char *const cut_keys[CUT_NR] = { "outside_mappings", "repeated_frame" };
 
@@ -173,6 +178,14 @@ struct callgraph {
 	uint64_t stacks[S_NR], cut[S_NR][CUT_NR];
 	/* --user-stack cfi|dwarf (META bpf_user_stack=): the unwind from the stack copies */
 	int uw_mode;			/* 0 none (fp, or an older file), 1 cfi, 2 dwarf */
+	unsigned uw_bytes[S_NR];	/* the copy size the recorder asked for (0: unknown) */
+	/*
+	 * pid -> the tgid whose image a forked process runs until it execs
+	 * (0: it has exec'd); the file's maps of a process are those of its
+	 * last image, so a sample before the exec is named from the parent's
+	 */
+	struct rpt_map image_of;
+	uint64_t pre_exec[S_NR];	/* user stacks named from the parent's image */
 	enum rpt_unwind_arch uw_arch;
 	struct rpt_unwind *uw;		/* made at the first copy */
 	struct ucopy_more *more;	/* per CPU: flytrap:ucopy_more parts before their record */
@@ -384,7 +397,9 @@ static uint32_t task_base(struct callgraph *g, struct tree *t, int pid)
 	X(BPF_KFUNC_ENTRY, CK_KF_ENTRY) \
 	X(BPF_KFUNC_EXIT, CK_KF_EXIT) \
 	X(PROBE_ENTRY, CK_UP_ENTRY) \
-	X(PROBE_RET, CK_UP_RETURN)
+	X(PROBE_RET, CK_UP_RETURN) \
+	X(PROCESS_FORK, CK_FORK) \
+	X(PROCESS_EXEC, CK_EXEC)
 static const unsigned char ckind_of[RPT_K_NR] = { CG_KIND_LIST(RPT_KIND_ENTRY) };
 
 #define CG_KINDS (0 CG_KIND_LIST(RPT_KIND_MASK))
@@ -1036,6 +1051,14 @@ static int unwind_copy(struct callgraph *g, enum src s, const struct rpt_rec *r,
 		return un;
 	n = rpt_unwind_user(g->uw, tgid, regs, nr, cp, cp && cl > 0 ? (size_t)cl : 0, pcs, sps,
 			    MAX_FRAMES, &why);
+	/*
+	 * A copy shorter than the size asked for ended at a page the program
+	 * could not read at the sample (never touched, or the process unmapping
+	 * its memory on exit or exec): a larger copy would not have helped.
+	 */
+	if (why && !strcmp(why, "stack copy too small") && g->uw_bytes[s] && cl >= 0 &&
+	    (unsigned)cl < g->uw_bytes[s])
+		why = STACK_UNREADABLE;
 	g->uw_stacks[s]++;
 	memcpy(fp, ua, (size_t)un * sizeof(*fp));
 	/*
@@ -1091,21 +1114,32 @@ static void user_stack_mode(struct callgraph *g, const char *mode, const char *a
 		g->uw_mode = 0;
 }
 
-/* META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) */
+/*
+ * META "bpf_user_stack=MODE BYTES ARCH:REGS" (record --user-stack) and
+ * "bpf_user_stack_profile_bytes=N" (the profile's own copy size, newer files)
+ */
 static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
 {
 	const struct fmt_meta *m = fmt_reader_meta(ctx->r);
+	unsigned pbytes = 0;
 
 	for (size_t n = 0; m && n < m->all.n; n++) {
 		const struct fmt_kv *kv = &m->all.kv[n];
 		char mode[16], arch[64];
 		unsigned bytes;
 
-		if (kv->val && *kv->val && strlen(kv->line) < 256 &&
-		    !strcmp(kv->key, FMT_META_BPF_USER_STACK) &&
-		    sscanf(kv->val, "%15s %u %63s", mode, &bytes, arch) == 3)
+		if (!kv->val || !*kv->val || strlen(kv->line) >= 256)
+			continue;
+		if (!strcmp(kv->key, FMT_META_BPF_USER_STACK) &&
+		    sscanf(kv->val, "%15s %u %63s", mode, &bytes, arch) == 3) {
 			user_stack_mode(g, mode, arch);
+			g->uw_bytes[S_SAMPLES] = g->uw_bytes[S_OFFCPU] = bytes;
+		} else if (!strcmp(kv->key, FMT_META_BPF_USER_STACK_PROFILE) &&
+			   sscanf(kv->val, "%u", &bytes) == 1)
+			pbytes = bytes;
 	}
+	if (pbytes)
+		g->uw_bytes[S_SAMPLES] = pbytes;
 }
 
 /* ftrace kernel_stack/user_stack: a user_stack pairs with its task's kernel_stack before it */
@@ -1372,6 +1406,50 @@ static int bpf_tree(struct callgraph *g)
 	return 0;
 }
 
+/*
+ * sched_process_fork and sched_process_exec, where the file has them: a
+ * child process runs its parent's code (a shell between fork and exec, a
+ * posix_spawn child on its parent's memory) until it execs, and the file's
+ * maps of its pid are those of the program it exec'd.
+ */
+static void on_fork_exec(struct callgraph *g, const struct rpt_rec *r, int kind)
+{
+	int *v;
+
+	if (kind == CK_FORK) {
+		int parent = rpt_tgid(g->ctx, r->fork.parent);
+
+		if (parent <= 0)
+			parent = r->fork.parent;
+		/* a thread shares its process's image, and its samples carry that tgid */
+		if (r->fork.child <= 0 || parent <= 0 || r->fork.child == parent)
+			return;
+		v = rpt_map_get(&g->image_of, (uint32_t)r->fork.child, NULL);
+		if (v)
+			*v = parent;
+		else
+			g->oom = true;
+		return;
+	}
+	if ((v = rpt_map_find(&g->image_of, (uint32_t)r->exec.pid)))
+		*v = 0;
+	if (r->exec.old_pid != r->exec.pid && (v = rpt_map_find(&g->image_of, (uint32_t)r->exec.old_pid)))
+		*v = 0;
+}
+
+/* the tgid whose maps name the user stack of tgid now (its parent's before its exec) */
+static int image_tgid(struct callgraph *g, enum src s, int tgid)
+{
+	int k, *v, img = tgid;
+
+	/* a parent forked before its own exec runs its parent's image: a short chain */
+	for (k = 0; k < 8 && (v = rpt_map_find(&g->image_of, (uint32_t)img)) && *v > 0; k++)
+		img = *v;
+	if (img != tgid)
+		g->pre_exec[s]++;
+	return img;
+}
+
 static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
 		     const struct fmt_event *ev, int pid)
 {
@@ -1397,7 +1475,7 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		const char *mark = NULL;
 		int mark_at = -1;
 
-		tgid = r->smp.has_tgid ? r->smp.tgid : pid;
+		tgid = image_tgid(g, s, r->smp.has_tgid ? r->smp.tgid : pid);
 		kn = read_addrs(&r->smp.kstack, ka, MAX_FRAMES);
 		un = read_addrs(&r->smp.ustack, ua, MAX_FRAMES);
 		memset(usp, 0, sizeof(usp));
@@ -1422,7 +1500,9 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 		return;
 	if (!ty->kind)
 		classify(g, ty, ev->event, ctx->rec);
-	if (ty->kind == CK_OTHER) {
+	if (ty->kind == CK_FORK || ty->kind == CK_EXEC)
+		on_fork_exec(g, ctx->rec, ty->kind);
+	if (ty->kind == CK_OTHER || ty->kind == CK_FORK || ty->kind == CK_EXEC) {
 		if (ev->rec.cpu >= 0 && ev->rec.cpu < g->ncpu_pend && g->pend[ev->rec.cpu].has)
 			flush_pending(g, ev->rec.cpu);
 		return;
@@ -1543,6 +1623,7 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	rpt_map_init(&g->kcache, sizeof(uint32_t));
 	rpt_map_init(&g->ucache, sizeof(struct ucache));
 	rpt_map_init(&g->pcache, sizeof(struct ucache));
+	rpt_map_init(&g->image_of, sizeof(int));
 	for (k = 0; k < S_NR; k++)
 		if (tree_init(&g->trees[k]))
 			return -ENOMEM;
@@ -1801,6 +1882,7 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->unwind_complete = g->uw_complete[s];
 	r->unwind_marked = g->uw_marked[s];
 	r->unwind_fp_only = g->uw_fponly[s];
+	r->pre_exec = g->pre_exec[s];
 	r->depth = max_depth_of(t);
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");
@@ -2185,6 +2267,7 @@ static void unwind_json(const struct rpt_cg_result *r, struct rpt_json *j)
 	rpt_json_ku64(j, "complete", r->unwind_complete);
 	rpt_json_ku64(j, "marked", r->unwind_marked);
 	rpt_json_ku64(j, "fp_only", r->unwind_fp_only);
+	rpt_json_ku64(j, "pre_exec", r->pre_exec);
 	rpt_json_obj_end(j);
 }
 
@@ -2199,6 +2282,9 @@ static void unwind_note(const struct rpt_cg_result *r, FILE *f)
 	if (r->unwind_fp_only)
 		fprintf(f, "  %" PRIu64 " stacks sampled in a binary not on this machine: "
 			"frame-pointer walk\n", r->unwind_fp_only);
+	if (r->pre_exec)
+		fprintf(f, "  %" PRIu64 " stacks sampled before their process's exec: named from\n"
+			"  its parent's program\n", r->pre_exec);
 }
 
 /* "user_stacks":N,"stacks_cut":N,"cut":{"outside_mappings":N,"repeated_frame":N} */
@@ -2250,7 +2336,7 @@ static void fix_note(const struct rpt_cg_result *r, FILE *f)
 			"  this file has %s) to unwind code built without frame pointers\n", m);
 	else
 		fprintf(f, "  most user stacks stopped short: where the mark says \"stack copy too small\",\n"
-			"  record with a larger copy (--user-stack dwarf:16384)\n");
+			"  record with a larger copy (--user-stack dwarf:BYTES, at most 16384)\n");
 }
 
 static void cut_note(const struct rpt_cg_result *r, FILE *f)
@@ -2680,6 +2766,7 @@ static void cg_release(void *priv)
 		free(g->frames[k]);
 	free(g->frames);
 	rpt_map_release(&g->names);
+	rpt_map_release(&g->image_of);
 	rpt_map_release(&g->kcache);
 	rpt_map_release(&g->ucache);
 	rpt_map_release(&g->pcache);

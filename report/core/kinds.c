@@ -57,6 +57,8 @@ static const struct kind_rule rules[] = {
 	  { "parent_pid", "child_pid", "child_comm" }, { I, I, S } },
 	{ RPT_K_PROCESS_EXIT, "sched", "sched_process_exit", false, 1, { "pid", "comm" },
 	  { I, S } },
+	{ RPT_K_PROCESS_EXEC, "sched", "sched_process_exec", false, 1, { "pid", "old_pid" },
+	  { I, I } },
 	{ RPT_K_TASK_NEWTASK, "task", "task_newtask", false, 1, { "pid", "comm" }, { I, S } },
 	{ RPT_K_TASK_RENAME, "task", "task_rename", false, 2, { "pid", "newcomm" }, { I, S } },
 	{ RPT_K_RAW_SYS_ENTER, "raw_syscalls", "sys_enter", false, 1, { "id" }, { I } },
@@ -106,6 +108,7 @@ static const char *const kind_names[RPT_K_NR] = {
 	[RPT_K_SCHED_WAKING] = "sched_waking",
 	[RPT_K_PROCESS_FORK] = "sched_process_fork",
 	[RPT_K_PROCESS_EXIT] = "sched_process_exit",
+	[RPT_K_PROCESS_EXEC] = "sched_process_exec",
 	[RPT_K_TASK_NEWTASK] = "task_newtask",
 	[RPT_K_TASK_RENAME] = "task_rename",
 	[RPT_K_RAW_SYS_ENTER] = "raw_sys_enter",
@@ -351,6 +354,14 @@ static void dec_fork(const struct rpt_kind_info *ki, const void *d, int sz, stru
 	r->fork.comm = gets(ki, RPT_F_FORK_COMM, d, sz);
 }
 
+static void dec_exec(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
+{
+	ZERO(r->exec);
+	r->exec.pid = (int)geti(ki, RPT_F_EXEC_PID, d, sz);
+	r->exec.old_pid = ki->f[RPT_F_EXEC_OLD_PID].offset >= 0 ?
+			  (int)geti(ki, RPT_F_EXEC_OLD_PID, d, sz) : r->exec.pid;
+}
+
 /* process exit, task_newtask, task_rename: pid + comm */
 static void dec_task(const struct rpt_kind_info *ki, const void *d, int sz, struct rpt_rec *r)
 {
@@ -509,6 +520,7 @@ static decoder *const decoders[RPT_K_NR] = {
 	[RPT_K_SCHED_WAKING] = dec_wake,
 	[RPT_K_PROCESS_FORK] = dec_fork,
 	[RPT_K_PROCESS_EXIT] = dec_task,
+	[RPT_K_PROCESS_EXEC] = dec_exec,
 	[RPT_K_TASK_NEWTASK] = dec_task,
 	[RPT_K_TASK_RENAME] = dec_task,
 	[RPT_K_RAW_SYS_ENTER] = dec_sys,

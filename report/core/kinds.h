@@ -50,6 +50,7 @@ enum rpt_kind {
 	RPT_K_BPF_KFUNC_EXIT,	/* flytrap:kfunc_exit */
 	RPT_K_PROBE_ENTRY,	/* uprobe/kprobe, any system: __probe_ip, or by name */
 	RPT_K_PROBE_RET,	/* uretprobe/kretprobe: __probe_func + __probe_ret_ip, or by name */
+	RPT_K_PROCESS_EXEC,	/* sched:sched_process_exec */
 	RPT_K_NR
 };
 
@@ -77,6 +78,7 @@ enum {
 enum { RPT_F_WK_PID = 0, RPT_F_WK_COMM, RPT_F_WK_PRIO };
 enum { RPT_F_FORK_PARENT = 0, RPT_F_FORK_CHILD, RPT_F_FORK_COMM };
 enum { RPT_F_EXIT_PID = 0, RPT_F_EXIT_COMM };
+enum { RPT_F_EXEC_PID = 0, RPT_F_EXEC_OLD_PID };
 enum { RPT_F_TASK_PID = 0, RPT_F_TASK_COMM };	/* task_newtask: comm; task_rename: newcomm */
 enum { RPT_F_SYS_ID = 0, RPT_F_SYS_RET };	/* id (raw) or __syscall_nr (named) */
 enum { RPT_F_FG_FUNC = 0, RPT_F_FG_DEPTH, RPT_F_FG_CALLTIME, RPT_F_FG_RETTIME };
@@ -202,6 +204,9 @@ struct rpt_rec {
 			int pid;
 			struct rpt_str comm;
 		} task;			/* _PROCESS_EXIT, _TASK_NEWTASK, _TASK_RENAME */
+		struct {
+			int pid, old_pid;	/* the process's pid now, the exec'ing thread's */
+		} exec;			/* RPT_K_PROCESS_EXEC */
 		struct {
 			long id;	/* -1: a named event without __syscall_nr */
 			int64_t ret;

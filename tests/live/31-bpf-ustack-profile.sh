@@ -13,6 +13,10 @@
 #     flytrap:ucopy_more parts): --user-stack dwarf names the same call
 #     chains (those of 5% of the samples or more) as
 #     `perf record -e cpu-clock --call-graph dwarf` of the same program.
+#  3. the same program with a 12000-byte frame in main, recorded with no
+#     --user-stack at all: the default copies 16384 bytes for a profile
+#     sample, so its samples reach _start; --user-stack dwarf:8192 (the
+#     offcpu default, perf's) cuts them at '[unwind: stack copy too small]'.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/_bpf.sh"
 need_bpf
@@ -64,6 +68,9 @@ need_cmd perf
 cat > p.c <<'C'
 #include <stdlib.h>
 #include <time.h>
+#ifndef PAD
+#define PAD 6000
+#endif
 volatile double sink;
 volatile long step = 1;
 __attribute__((noinline)) double leaf(long n) { double s = 0; for (long i = 1; i < n; i += step) s += 1.0 / (double)i; return s; }
@@ -72,18 +79,22 @@ __attribute__((noinline)) double chain_b1(long n) { return chain_b2(n) + 1; }
 __attribute__((noinline)) double chain_a1(long n) { return leaf(n) + 3; }
 int main(int argc, char **argv)
 {
-	volatile char pad[6000];
+	volatile char pad[PAD];
 	double secs = argc > 1 ? atof(argv[1]) : 2;
 	long n = argc > 2 ? atol(argv[2]) : 100000;
 	struct timespec a, b;
-	pad[0] = pad[5999] = 1;
+	/* every page of the frame touched: a page never written is not in memory, and the
+	 * sample's copy stops there ('stack page not readable'), whatever its size */
+	for (int i = 0; i < PAD; i += 256)
+		pad[i] = 0;
+	pad[0] = pad[PAD - 1] = 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	do {
 		sink += chain_a1(n);
 		sink += chain_b1(2 * n);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-	return pad[5999] - 1;
+	return pad[PAD - 1] - 1;
 }
 C
 gcc -O2 -o p p.c || { fail "gcc p.c"; finish; }
@@ -135,4 +146,25 @@ rc=$?
 grep -q '_start;__libc_start_main[^;]*;__libc_start_call_main;main;chain_b1;chain_b2;leaf ' p.fold \
 	&& ok "the dwarf unwind goes through main's 6000-byte frame to _start" \
 	|| fail "no full stack to _start: $(sort -t' ' -k2 -n p.fold | tail -2 | cut -c1-200)"
+
+gcc -O2 -DPAD=12000 -o p12 p.c || { fail "gcc -DPAD=12000 p.c"; finish; }
+for b in default 8192; do
+	a=()
+	[ $b = default ] || a=(--user-stack "dwarf:$b")
+	"$FLYTRAP" record -q --bpf profile=997 "${a[@]}" -o p12-$b.dat -- ./p12 1.5 > /dev/null 2> rec.err \
+		|| { cat rec.err; fail "record ${a[*]}"; finish; }
+	"$FLYTRAP" callgraph --folded p12-$b.dat > p12-$b.fold 2> e || fail "callgraph: $(cat e)"
+done
+share() {	# FOLD PATTERN: percent of the samples of ./p12's leaf whose stack matches PATTERN
+	awk -v re="$2" '/;leaf( |;)/ { t += $NF; if ($0 ~ re) m += $NF }
+		END { printf "%d", t ? 100 * m / t : -1 }' "$1"
+}
+full=$(share p12-default.fold '_start;__libc_start_main[^;]*;__libc_start_call_main;main;')
+cut8=$(share p12-8192.fold 'unwind: stack copy too small')
+[ "$full" -ge 95 ] && ok "main's 12000-byte frame: ${full}% of the leaf's samples reach _start by default" \
+	|| fail "default copy: ${full}% of the leaf's samples reach _start (want 95+): $(head -c 300 p12-default.fold)"
+[ "$cut8" -ge 95 ] && ok "with dwarf:8192 ${cut8}% are cut at 'stack copy too small'" \
+	|| fail "dwarf:8192: ${cut8}% cut (the 12000-byte frame should not fit): $(head -c 300 p12-8192.fold)"
+"$FLYTRAP" info p12-default.dat | grep -q "bpf_user_stack_profile_bytes=16384" \
+	&& ok "info: bpf_user_stack_profile_bytes=16384" || fail "no bpf_user_stack_profile_bytes=16384 in info"
 finish
