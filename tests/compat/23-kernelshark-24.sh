@@ -144,7 +144,7 @@ ks_count() { chroot "$R" sh "$W/count.sh" "$@"; }	# SHOT COLOUR|sat
 # (each empty when it did); returns 0 when both are empty.
 ks_open() {
 	local name=$1 streams=$2 shot=$W/$1.png pg st sat s0 s1
-	KS_LOG= KS_SHOT=
+	KS_LOG='' KS_SHOT=''
 	env -i HOME=$W/home LANG=C.UTF-8 PATH=/usr/bin:/bin USER=$KS24_USER LOGNAME=$KS24_USER \
 		FLYTRAP_TEST_MARK="${FLYTRAP_TEST_MARK:-}" \
 		setsid /usr/sbin/chroot --userspec="$uid:$gid" "$R" \
