@@ -16,6 +16,7 @@
 #                        where it is
 #                        (TC33_WRAP="stdbuf -oL": line-buffered, for the runs
 #                        that crash at their end and lose what stdio held)
+#   trixie_root DIR CHECK INCLUDE [SETUP]  another cached Debian 13 root (below)
 #   tc33_stable OUT ARGS...  like tc_stable (tests/lib.sh): `trace-cmd report
 #                        ARGS` of 3.3.1 into OUT, a listing two runs agree on
 TC33_CACHE=${FLYTRAP_FRESH_CACHE:-/var/cache/flytrap-fresh}
@@ -23,19 +24,25 @@ TC33_CACHE=${FLYTRAP_FRESH_CACHE:-/var/cache/flytrap-fresh}
 TC33_RECIPE=1
 TC33_ROOT=
 
-# Make the cached root if there is none; on failure print why and return 1.
-tc33_make() {
-	local arch mirror dir tmp t0 log
-	arch=$(dpkg --print-architecture 2>/dev/null) || { echo "not a Debian system (no dpkg)"; return 1; }
-	dir=$TC33_CACHE/trixie-trace-cmd-$arch-r$TC33_RECIPE
-	if [ -x "$dir/usr/bin/trace-cmd" ]; then TC33_ROOT=$dir; return 0; fi
+# trixie_root DIR CHECK INCLUDE [SETUP]: make the cached Debian 13 root DIR if
+# there is none: debootstrap --variant=minbase --include=INCLUDE (none if
+# empty), then `SETUP TMPDIR` when given (a function; its output goes to the
+# log), and the root counts once the executable DIR/CHECK is in it.  Sets
+# TRIXIE_ROOT; on failure prints why and returns 1.  A root is made under a
+# temporary name and renamed, so a half-made one is never taken for a root.
+# Also the Debian 13 root of tests/compat/23-kernelshark-24.sh.
+trixie_root() {
+	local dir=$1 check=$2 include=$3 setup=${4:-} mirror tmp t0 log
+	TRIXIE_ROOT=
+	if [ -x "$dir/$check" ]; then TRIXIE_ROOT=$dir; return 0; fi
 	[ "$(id -u)" = 0 ] || { echo "making the Debian 13 root needs root"; return 1; }
 	command -v debootstrap >/dev/null || { echo "debootstrap is not installed"; return 1; }
-	[ -e /usr/share/debootstrap/scripts/trixie ] || { echo "this debootstrap knows no trixie"; return 1; }
+	[ -e /usr/share/debootstrap/scripts/trixie ] ||
+		{ echo "this debootstrap knows no trixie"; return 1; }
 	mkdir -p "$TC33_CACHE" || { echo "cannot create $TC33_CACHE"; return 1; }
 	(
 		flock 8
-		[ -x "$dir/usr/bin/trace-cmd" ] && exit 0
+		[ -x "$dir/$check" ] && exit 0
 		# trixie is served by the URI that serves this machine's bookworm
 		mirror=$(FRESH_SUITE=bookworm; . "$TOP/tests/fresh/root.sh"; FRESH_SUITE=bookworm
 			fresh_mirror) || { echo "no apt source on this machine names a Debian mirror"; exit 1; }
@@ -43,19 +50,33 @@ tc33_make() {
 		log=$tmp.log
 		t0=$(date +%s)
 		echo "note: making the Debian 13 root: debootstrap --variant=minbase" \
-			"--include=trace-cmd trixie from $mirror"
-		if ! debootstrap --variant=minbase --include=trace-cmd trixie "$tmp" "$mirror" \
-			>"$log" 2>&1 || [ ! -x "$tmp/usr/bin/trace-cmd" ]; then
-			echo "debootstrap of trixie failed (no mirror?): $(tail -n 3 "$log" | tr '\n' ' ')"
+			"${include:+--include=$include }trixie from $mirror${setup:+, then $setup}"
+		if ! debootstrap --variant=minbase ${include:+"--include=$include"} trixie "$tmp" \
+			"$mirror" >"$log" 2>&1 ||
+			{ [ -n "$setup" ] && ! "$setup" "$tmp" >>"$log" 2>&1; } ||
+			[ ! -x "$tmp/$check" ]; then
+			echo "making the Debian 13 root failed (no mirror?):" \
+				"$(tail -n 3 "$log" | tr '\n' ' ')"
 			rm -rf --one-file-system "$tmp" "$log"
 			exit 1
 		fi
 		rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$log"
 		mv "$tmp" "$dir" || { rm -rf --one-file-system "$tmp"; exit 1; }
-		echo "note: Debian 13 root made in $(($(date +%s) - t0)) s: $dir"
+		echo "note: Debian 13 root made in $(($(date +%s) - t0)) s," \
+			"$(du -sm "$dir" | cut -f1) MB: $dir"
 	) 8>"$TC33_CACHE/.tc33.lock" || return 1
-	[ -x "$dir/usr/bin/trace-cmd" ] || { echo "no trace-cmd in $dir"; return 1; }
-	TC33_ROOT=$dir
+	[ -x "$dir/$check" ] || { echo "no $check in $dir"; return 1; }
+	TRIXIE_ROOT=$dir
+}
+
+# Make the cached root if there is none; on failure print why and return 1.
+tc33_make() {
+	local arch
+	arch=$(dpkg --print-architecture 2>/dev/null) ||
+		{ echo "not a Debian system (no dpkg)"; return 1; }
+	trixie_root "$TC33_CACHE/trixie-trace-cmd-$arch-r$TC33_RECIPE" usr/bin/trace-cmd trace-cmd ||
+		return 1
+	TC33_ROOT=$TRIXIE_ROOT
 }
 
 tc33_need() {
