@@ -1308,12 +1308,20 @@ static void bpf_emit(struct callgraph *g, const struct rpt_bpfstk_sample *smp)
 				snprintf(m, sizeof(m), "[stack %" PRId64 " not in %s]", smp->ids[k],
 					 rpt_bpfstk_map_name(g->bstk, smp->maps[k]));
 		} else {
+			/*
+			 * an id named kern_/user_ is that side's stack (a redacted
+			 * file's kernel addresses are offsets, not upper-half
+			 * addresses); a plain stack_id's frames go by their half
+			 */
 			for (j = 0; j < na; j++) {
+				bool kern = side == RPT_BPFSTK_KERNEL ||
+					    (side == RPT_BPFSTK_ANY && (int64_t)a[j] < 0);
+
 				if (!a[j])
 					break;
-				if ((int64_t)a[j] < 0 && kn < MAX_FRAMES)
+				if (kern && kn < MAX_FRAMES)
 					ka[kn++] = a[j];
-				else if ((int64_t)a[j] >= 0 && un < MAX_FRAMES)
+				else if (!kern && un < MAX_FRAMES)
 					ua[un++] = a[j];
 			}
 			continue;

@@ -570,6 +570,14 @@ int rpt_bpfstk_stack(const struct rpt_bpfstk *s, int m, int64_t id, const uint64
 	return 1;
 }
 
+void rpt_bpfstk_each_addr(const struct rpt_bpfstk *s, void (*fn)(void *arg, uint64_t addr),
+			  void *arg)
+{
+	for (int m = 0; s && m < s->nmaps; m++)
+		for (size_t i = 0; i < s->maps[m].naddrs; i++)
+			fn(arg, s->maps[m].addrs[i]);
+}
+
 /* ---- the entries of a counts map ------------------------------------------------------ */
 
 struct key_walk {

@@ -88,6 +88,9 @@ const char *rpt_bpfstk_map_name(const struct rpt_bpfstk *s, int m);
  */
 int rpt_bpfstk_stack(const struct rpt_bpfstk *s, int m, int64_t id, const uint64_t **addrs,
 		     int *n);
+/* Every address of every stack map's last snapshot handed to fn (slice keeps their symbols). */
+void rpt_bpfstk_each_addr(const struct rpt_bpfstk *s, void (*fn)(void *arg, uint64_t addr),
+			  void *arg);
 
 /*
  * Each entry of map source k's snapshot handed to fn, its key read into a

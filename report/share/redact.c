@@ -734,6 +734,10 @@ static int write_out(struct red *d, char **tmp)
 	for (i = 0; i < nstreams && !err; i++)
 		err = rpt_enc_flush(&d->enc[i]);
 	if (!err) {
+		what = "BPF objects and maps";
+		err = rpt_red_write_bpfobjs(&d->c, d->r, w);
+	}
+	if (!err) {
 		what = "kallsyms";
 		err = rpt_red_write_kallsyms(&d->c, d->r, w);
 	}

@@ -198,6 +198,13 @@ int rpt_red_write_meta(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_w
 		       const char **what);
 int rpt_red_write_kallsyms(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w);
 /*
+ * record --bpf-object's options, redacted (after the events, before the
+ * kallsyms): an object's path and --bpf-set strings, the maps' strings
+ * (task names, paths) tokenized, a stack map's kernel addresses under the
+ * kernel-address policy (their symbols kept).
+ */
+int rpt_red_write_bpfobjs(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w);
+/*
  * Words of r that are no user data, onto f: the symbol names of its
  * stored symbol tables (record --symbols) and the keys of its metadata.
  */

@@ -8,6 +8,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -569,10 +571,188 @@ bool rpt_red_skip_option(void *arg, const struct fmt_option *o)
 	case FMT_OPT_FT_MERGE:
 	case FMT_OPT_FT_CHECKSUMS:
 	case FMT_OPT_FT_DIGEST:
+	case FMT_OPT_FT_BPFOBJ:		/* rpt_red_write_bpfobjs, after the events */
+	case FMT_OPT_FT_BPFMAP:
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* ---- record --bpf-object: the objects' text and the maps' JSON -------------------- */
+
+/* An object's "key=value" lines: its path is a path, a --bpf-set value may be a task name. */
+static void bpfobj_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n, void *st)
+{
+	const char *eq = memchr(s, '=', n), *v, *e2;
+	size_t kl;
+
+	(void)st;
+	if (!eq) {
+		c->n.dropped++;
+		return;
+	}
+	kl = (size_t)(eq - s);
+	v = eq + 1;
+	fwrite(s, 1, kl + 1, f);
+	if (kl == 4 && !memcmp(s, "path", 4)) {
+		rpt_red_put(c, f, RED_C_PATH, -1, v, (size_t)(s + n - v));
+	} else if (kl == 3 && !memcmp(s, "set", 3) && (e2 = memchr(v, '=', (size_t)(s + n - v)))) {
+		/*
+		 * --bpf-set NAME=VALUE: a number stays; a string is most often a
+		 * task name to match (target_comm=), and gets the token the same
+		 * name gets in the events, so the filter still reads right
+		 */
+		const char *val = e2 + 1;
+		size_t vl = (size_t)(s + n - val);
+		char *end = NULL;
+
+		fwrite(v, 1, (size_t)(val - v), f);
+		if (vl && (strtoll(val, &end, 0), end == val + vl))
+			fwrite(val, 1, vl, f);
+		else
+			rpt_red_put(c, f, RED_C_COMM, -1, val, vl);
+	} else {
+		fwrite(v, 1, (size_t)(s + n - v), f);
+	}
+	fputc('\n', f);
+}
+
+/*
+ * One JSON value of a map entry, rewritten: strings that are member names
+ * stay; in a stack map "0x..." kernel addresses follow the kernel-address
+ * policy (and keep their symbols); any other string is program data,
+ * most often a task name (comm), and gets the token of its class.
+ */
+static void bpfmap_json(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n, bool stacks,
+			int klong)
+{
+	const char *p = s, *end = s + n;
+
+	while (p < end) {
+		const char *q;
+
+		if (*p != '"') {
+			fputc(*p++, f);
+			continue;
+		}
+		for (q = p + 1; q < end && *q != '"'; q++)
+			if (*q == '\\' && q + 1 < end)
+				q++;
+		if (q >= end) {			/* unterminated: the rest as it is */
+			fwrite(p, 1, (size_t)(end - p), f);
+			return;
+		}
+		if (q + 1 < end && q[1] == ':') {
+			fwrite(p, 1, (size_t)(q + 1 - p), f);	/* a member name */
+		} else if (stacks && q - p > 3 && p[1] == '0' && p[2] == 'x') {
+			char *e = NULL;
+			uint64_t a = strtoull(p + 3, &e, 16);
+
+			if (e == q && rpt_red_ctx_is_kaddr(c, a, klong))
+				fprintf(f, "\"0x%" PRIx64 "\"", rpt_red_kaddr(c, a));
+			else
+				fwrite(p, 1, (size_t)(q + 1 - p), f);
+		} else {
+			fputc('"', f);
+			rpt_red_put(c, f, q[-1] == '/' || p[1] == '/' ? RED_C_PATH : RED_C_COMM, -1,
+				    p + 1, (size_t)(q - p - 1));
+			fputc('"', f);
+		}
+		p = q + 1;
+	}
+}
+
+static int bpfobj_option(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w,
+			 const struct fmt_option *o)
+{
+	const struct fmt_info *in = fmt_reader_info(r);
+	bool swap = in->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	int klong = in->kernel_long ? in->kernel_long : 8;
+	struct fmt_bpfobj ob;
+	struct fmt_bpfmap m;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f;
+	int err;
+
+	if (o->id == FMT_OPT_FT_BPFOBJ && !fmt_bpfobj_parse(o->data, o->size, swap, &ob, NULL)) {
+		struct fmt_bpfobj_hdr h;
+		unsigned long left = 0;
+		size_t tl = 0;
+		char *t = by_line(c, ob.text, ob.text_len, bpfobj_line, &left, &tl);
+
+		if (!t)
+			return -ENOMEM;
+		memcpy(h.magic, FMT_BPFOBJ_MAGIC, sizeof(h.magic));
+		h.text_len = (uint32_t)tl;
+		h.btf_len = ob.btf_len;
+		if (swap) {
+			h.text_len = __builtin_bswap32(h.text_len);
+			h.btf_len = __builtin_bswap32(h.btf_len);
+		}
+		f = open_memstream(&out, &olen);
+		if (!f) {
+			free(t);
+			return -ENOMEM;
+		}
+		fwrite(&h, sizeof(h), 1, f);
+		fwrite(t, 1, tl, f);
+		fwrite(ob.btf, 1, ob.btf_len, f);
+		free(t);
+	} else if (o->id == FMT_OPT_FT_BPFMAP && !fmt_bpfmap_parse(o->data, o->size, swap, &m, NULL)) {
+		struct fmt_bpfmap_hdr h;
+		const char *k, *v;
+		size_t pos = 0, kl, vl, tstart;
+		bool stacks = m.flags & FMT_BPFMAP_STACKS;
+
+		f = open_memstream(&out, &olen);
+		if (!f)
+			return -ENOMEM;
+		memcpy(&h, o->data, sizeof(h));	/* ts, counts, flags as they were */
+		fwrite(&h, sizeof(h), 1, f);
+		fwrite(m.name, 1, m.name_len, f);
+		fflush(f);
+		tstart = olen;
+		while (fmt_bpfmap_next(&m, &pos, &k, &kl, &v, &vl)) {
+			bpfmap_json(c, f, k, kl, stacks, klong);
+			fputc('\t', f);
+			bpfmap_json(c, f, v, vl, stacks, klong);
+			fputc('\n', f);
+		}
+		if (fclose(f) || !out) {
+			free(out);
+			return -ENOMEM;
+		}
+		f = NULL;
+		/* the text's new length, into the header written above */
+		h.text_len = (uint32_t)(olen - tstart);
+		if (swap)
+			h.text_len = __builtin_bswap32(h.text_len);
+		memcpy(out + offsetof(struct fmt_bpfmap_hdr, text_len), &h.text_len,
+		       sizeof(h.text_len));
+	} else {
+		c->n.dropped++;		/* damaged: left out, as convert does */
+		return 0;
+	}
+	if (f && (fclose(f) || !out)) {
+		free(out);
+		return -ENOMEM;
+	}
+	err = olen < UINT32_MAX ? fmt_writer_option(w, o->id, out, (uint32_t)olen) : -EOVERFLOW;
+	free(out);
+	return err;
+}
+
+int rpt_red_write_bpfobjs(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_writer *w)
+{
+	const struct fmt_info *in = fmt_reader_info(r);
+	int err = 0;
+
+	for (int i = 0; i < in->noptions && !err; i++)
+		if (in->options[i].id == FMT_OPT_FT_BPFOBJ || in->options[i].id == FMT_OPT_FT_BPFMAP)
+			err = bpfobj_option(c, r, w, &in->options[i]);
+	return err;
 }
 
 /* A section an option points at, redacted, written anew, and the option queued. */

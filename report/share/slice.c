@@ -27,6 +27,7 @@
 #include "flytrap.h"
 #include "report/out/json.h"
 #include "format.h"
+#include "report/core/bpfstacks.h"
 #include "report/core/kinds.h"
 #include "report/core/replay.h"
 #include "report/share/convert.h"
@@ -993,7 +994,16 @@ static int add_recs(FILE *f, const char *key, const struct rec_copy *v, int n)
 	return 0;
 }
 
-/* The kernel symbols of the kept records, the state records at the cuts included. */
+static void keep_stack_addr(void *arg, uint64_t addr)
+{
+	rpt_ksyms_keep_addr(arg, addr);
+}
+
+/*
+ * The kernel symbols of the kept records, the state records at the cuts
+ * included, and of the stacks in a --bpf-object program's stack maps (kept
+ * whole: callgraph --source bpf-stacks names their kernel frames).
+ */
 static int write_kallsyms(struct slice *s, struct fmt_writer *w)
 {
 	const struct rec_copy *v[2] = { s->pro, s->epi };
@@ -1013,6 +1023,14 @@ static int write_kallsyms(struct slice *s, struct fmt_writer *w)
 											 2, swap)),
 						      c->payload, (int)c->len);
 		}
+	{
+		struct rpt_bpfstk *bs = rpt_bpfstk_new(s->r);
+
+		if (!bs)
+			return -ENOMEM;
+		rpt_bpfstk_each_addr(bs, keep_stack_addr, s->ksyms);
+		rpt_bpfstk_free(bs);
+	}
 	text = rpt_ksyms_keep_text(s->ksyms, 0, &len, &s->ksyms_kept);
 	if (!text)
 		return -ENOMEM;

@@ -74,6 +74,28 @@ rc=$?
 [ $rc = 1 ] && [ "$(wc -l <e.txt)" = 1 ] && [ ! -s o.txt ] && ok "--bpf-map stacks (the stack map): $(cat e.txt)" ||
 	fail "--bpf-map stacks: exit $rc: $(cat e.txt)"
 
+# the sharing chain: slice keeps the kernel symbols of the stack maps' stacks, redact
+# tokenizes the maps' task names (and --bpf-set's) and makes their kernel addresses
+# relative, and both still give the same bpf-stacks tree
+"$FLYTRAP" callgraph --source bpf-stacks --folded "$F" >orig.fold 2>/dev/null
+"$FLYTRAP" slice --from 0 -o sliced.dat "$F" >/dev/null 2>e.txt || fail "slice: $(cat e.txt)"
+"$FLYTRAP" callgraph --source bpf-stacks --folded sliced.dat >sliced.fold 2>e.txt
+cmp -s orig.fold sliced.fold && grep -q 'vfs_write' sliced.fold &&
+	ok "slice: the stack maps' kernel frames keep their names" ||
+	fail "slice: $(diff orig.fold sliced.fold | head -3 | cut -c1-160)"
+"$FLYTRAP" redact -o red.dat "$F" >/dev/null 2>e.txt && ok "redact: a file with --bpf-object maps holding task names" ||
+	fail "redact refused a file with maps: $(cat e.txt)"
+"$FLYTRAP" callgraph --source bpf-stacks --folded red.dat >red.fold 2>e.txt
+cmp -s orig.fold red.fold && ok "redact: the same bpf-stacks tree, kernel frames named" ||
+	fail "redact: $(diff orig.fold red.fold | head -3 | cut -c1-160)"
+"$FLYTRAP" report --bpf-maps red.dat >maps.txt 2>&1
+comm=$("$FLYTRAP" report --bpf-maps "$F" | grep -o '"comm":"[^"]*"' | head -1)
+[ -n "$comm" ] && ! grep -qF "$comm" maps.txt && ! grep -q '0xffff' maps.txt && grep -q '"comm":"' maps.txt &&
+	ok "redact: the maps' task names are tokens, their kernel addresses offsets" ||
+	fail "redact: the maps still hold $comm or upper-half addresses: $(grep -m2 'comm\|0xffff' maps.txt | cut -c1-160)"
+"$FLYTRAP" info red.dat | grep -q "set target_comm=~" && ok "redact: --bpf-set's task name is a token" ||
+	fail "redact: --bpf-set value: $("$FLYTRAP" info red.dat | grep 'set target')"
+
 # a stack map whose entry is damaged: named, never skipped quietly
 "$FLYTRAP" convert -c none "$F" -o plain.dat 2>/dev/null || { fail "convert -c none"; finish; }
 python3 - <<'PY'
