@@ -734,7 +734,9 @@ static void sb_put(struct sbuf *b, const void *d, size_t n)
 		b->err = -ENOMEM;
 		return;
 	}
-	memcpy(b->p + b->len, d, n);
+	/* an empty piece may come without a buffer (a binary with no build-id) */
+	if (n)
+		memcpy(b->p + b->len, d, n);
 	b->len += n;
 	b->p[b->len] = 0;
 }

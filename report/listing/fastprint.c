@@ -39,6 +39,7 @@ enum xkind {
 	X_INDEX,	/* size bytes at offset + a * size, then masked with val when val != 0 */
 	X_BINOP,	/* a op b (both evaluated, like libtraceevent) */
 	X_COND,		/* a ? b : c */
+	X_DYNLEN,	/* the length half of the __data_loc word at offset */
 };
 
 struct xnode {
@@ -458,6 +459,17 @@ static bool xeval(const struct rpt_fastprint *fp, const struct xnode *x,
 		if (!xeval(fp, x->a, d, size, &a))
 			return false;
 		return xeval(fp, a ? x->b : x->c, d, size, out);
+	case X_DYNLEN:
+		a = rd(fp, d + x->offset, 4);
+		/*
+		 * libtraceevent prints 0 when offset + length (the offset as
+		 * stored, even a __rel_loc's) passes the record's end: a damaged
+		 * record, left to it
+		 */
+		if ((a & 0xffff) + (a >> 16) > (uint64_t)size)
+			return false;
+		*out = a >> 16;
+		return true;
 	case X_BINOP:
 		if (!xeval(fp, x->a, d, size, &a) || !xeval(fp, x->b, d, size, &b))
 			return false;
@@ -653,6 +665,31 @@ static struct xnode *compile_field(struct cc *c, struct tep_print_arg *arg)
 	return x;
 }
 
+/*
+ * __get_dynamic_array_len(f): libtraceevent (1.7 and 1.8 alike) prints the
+ * top half of the __data_loc word, the length in bytes, without reading the
+ * data.  flytrap's BPF events print their copied user stack's length so;
+ * declining them let libtraceevent 1.7 print the whole event, __print_array
+ * as 1.7 does, where the default listing is 1.8's.
+ */
+static struct xnode *compile_dynlen(struct cc *c, struct tep_print_arg *arg)
+{
+	struct tep_format_field *f = arg->dynarray.field;
+	struct xnode *x;
+
+	if (!f || f->size != 4 || f->offset < 0) {
+		c->why = "__get_dynamic_array_len";
+		return NULL;
+	}
+	x = xnew(c, X_DYNLEN);
+	if (!x)
+		return NULL;
+	x->offset = f->offset;
+	x->size = f->size;
+	need(c, f->offset + f->size);
+	return x;
+}
+
 static struct xnode *compile_cast(struct cc *c, struct tep_print_arg *arg, int depth)
 {
 	struct xnode *x;
@@ -799,6 +836,8 @@ static struct xnode *compile_num(struct cc *c, struct tep_print_arg *arg, int de
 		return compile_cast(c, arg, depth);
 	case TEP_PRINT_OP:
 		return compile_op(c, arg, depth);
+	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+		return compile_dynlen(c, arg);
 	case TEP_PRINT_FLAGS:
 		c->why = "__print_flags";
 		return NULL;

@@ -249,6 +249,15 @@ static const struct synth synths[] = {
 	  "\"a=%lx b=%lx c=%lu\", ((unsigned long)do_one_thing) + REC->pfn, "
 	  "((unsigned long)no_such_symbol) + REC->pfn, REC->pfn",
 	  false, false },
+	/* flytrap's own BPF events (ucopy_more, offcpu's ucopy_len) print an array's length */
+	{ "fp", "dynlen",
+	  "\tfield:unsigned int offset;\toffset:8;\tsize:4;\tsigned:0;\n"
+	  "\tfield:unsigned int total;\toffset:12;\tsize:4;\tsigned:0;\n"
+	  "\tfield:__data_loc unsigned char[] ucopy;\toffset:16;\tsize:4;\tsigned:0;\n",
+	  "\"offset=%u total=%u len=%u words=%d x=%lx\", REC->offset, REC->total, "
+	  "__get_dynamic_array_len(ucopy), __get_dynamic_array_len(ucopy) / 8, "
+	  "REC->total + __get_dynamic_array_len(ucopy)",
+	  true, false },
 	{ "fp", "mac",
 	  "\tfield:u8 addr[6];\toffset:8;\tsize:6;\tsigned:0;\n",
 	  "\"%pM\", REC->addr",
