@@ -46,8 +46,9 @@ try() {
 		fail "exit $rc: ${*/#$FLYTRAP/flytrap} (mutant $(basename "$m"), seed $seed): $(grep -m1 -E 'ERROR|runtime error|SUMMARY|error' err.txt)"
 	fi
 }
-# a budget below the runner's per-test limit: a slow (sanitizer) build runs fewer mutants
-budget=${FUZZ_SECONDS:-540} done_m=0
+# a budget below the runner's per-test limit: a slow (sanitizer) build runs fewer mutants;
+# the light (sanitizer) run, beside CI's fresh-root step, 300 s of them
+budget=${FUZZ_SECONDS:-$(light && echo 300 || echo 540)} done_m=0
 for m in mut/*; do
 	[ $SECONDS -lt $budget ] || { echo "note: time budget of ${budget}s reached after $done_m mutants"; break; }
 	done_m=$((done_m + 1))
