@@ -5,7 +5,7 @@
 # inlined, which runs mix(), inlined too, is profiled with --bpf profile.
 #  - folded, text and JSON put "step (inlined)" under hot_loop and
 #    "mix (inlined)" under it; JSON names them "step" and "mix" with
-#    "inlined": true;
+#    "inlined": true; the SVG and the HTML report's flame graphs name them;
 #  - --no-inline gives no inlined frame; the same binary stripped of its
 #    debug info (objcopy --strip-debug) gives none under hot_loop;
 #  - perf (when it records here): the addresses perf samples in hot_loop,
@@ -125,6 +125,14 @@ then
 else
 	fail "JSON: $(tail -1 j.out)"
 fi
+
+# ---- flame graphs: callgraph --svg and export --html (which draws callgraph's tree) ----
+"$FLYTRAP" callgraph --svg f.svg p.dat >/dev/null 2>svg.err || fail "callgraph --svg: $(head -2 svg.err)"
+grep -q '<title>mix (inlined) (' f.svg && ok "SVG: a mix (inlined) frame" ||
+	fail "SVG: no mix (inlined) frame: $(grep -o '<title>[^<]*</title>' f.svg | head -3)"
+"$FLYTRAP" export --html -o r.html p.dat 2>html.err || fail "export --html: $(head -2 html.err)"
+grep -q 'mix (inlined)' r.html && ok "HTML report: mix (inlined) in its flame graph" ||
+	fail "HTML report: no mix (inlined)"
 
 # ---- no inline frames: --no-inline, no debug info --------------------------------------
 "$FLYTRAP" callgraph --folded --no-inline p.dat >n.txt 2>n.err || fail "--no-inline: $(head -2 n.err)"
