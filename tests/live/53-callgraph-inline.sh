@@ -91,15 +91,12 @@ grep -Eq '(^|;)(step|mix)(;| [0-9])' f.txt && fail "step or mix as a frame not m
 
 # ---- text ------------------------------------------------------------------------
 "$FLYTRAP" callgraph p.dat >t.txt 2>t.err || fail "callgraph: $(head -2 t.err)"
-# hot_loop, then step (inlined) one level deeper, then mix (inlined) deeper still
-awk '
-	function lvl(  s) { s = substr($0, 41); match(s, /^ */); return RLENGTH + ($0 ~ /\[[0-9]+\] / ? 100 * substr($0, index($0, "[") + 1) : 0) }
-	/ hot_loop$/ { h = lvl(); next }
-	h && / step \(inlined\)$/ { s = lvl(); next }
-	s && / mix \(inlined\)$/ { m = lvl() }
-	END { exit !(h && s && m) }' t.txt &&
+# hot_loop, then its heaviest child step (inlined), then mix (inlined): three lines in a row
+awk '/ hot_loop$/ { h = NR } h && !s && / step \(inlined\)$/ { s = NR }
+	s && !m && / mix \(inlined\)$/ { m = NR } END { exit !(h && s == h + 1 && m == s + 1) }' t.txt &&
 	ok "text: hot_loop, step (inlined), mix (inlined) in that order" ||
-	fail "text: no hot_loop > step (inlined) > mix (inlined): $(grep -E 'hot_loop|inlined' t.txt | head -4)"
+	fail "text: no hot_loop > step (inlined) > mix (inlined): $(grep -E 'hot_loop|inlined' t.txt |
+		head -4)"
 
 # ---- JSON ------------------------------------------------------------------------
 "$FLYTRAP" callgraph --json p.dat >j.json 2>j.err || fail "callgraph --json: $(head -2 j.err)"
@@ -136,7 +133,8 @@ grep -q 'mix (inlined)' r.html && ok "HTML report: mix (inlined) in its flame gr
 
 # ---- no inline frames: --no-inline, no debug info --------------------------------------
 "$FLYTRAP" callgraph --folded --no-inline p.dat >n.txt 2>n.err || fail "--no-inline: $(head -2 n.err)"
-grep -q '(inlined)' n.txt && fail "--no-inline still shows $(grep -o '[^;]* (inlined)' n.txt | sort -u | head -3)" ||
+grep -q '(inlined)' n.txt &&
+	fail "--no-inline still shows $(grep -o '[^;]* (inlined)' n.txt | sort -u | head -3)" ||
 	ok "--no-inline: no inlined frame"
 grep -q ';main;hot_loop [0-9]' n.txt && ok "--no-inline: the samples stay in hot_loop" ||
 	fail "--no-inline: no main;hot_loop stack"
@@ -167,7 +165,8 @@ if command -v perf >/dev/null && command -v addr2line >/dev/null &&
 			paste -sd';')
 		echo "$cnt $ch" >>chains.txt
 	done <offs.txt
-	pch=$(awk '{ w[$2] += $1 } END { for (c in w) print w[c], c }' chains.txt | sort -rn | awk 'NR == 1 { print $2 }')
+	pch=$(awk '{ w[$2] += $1 } END { for (c in w) print w[c], c }' chains.txt | sort -rn |
+		awk 'NR == 1 { print $2 }')
 	fch=$(awk '/;hot_loop[; ]/ { l = $0; sub(/ [0-9]+$/, "", l); sub(/^.*;hot_loop/, "hot_loop", l)
 		gsub(/ \(inlined\)/, "", l); w[l] += $NF } END { for (c in w) print w[c], c }' f.txt |
 		sort -rn | awk 'NR == 1 { $1 = ""; sub(/^ /, ""); print }')

@@ -77,9 +77,13 @@ BASE=$((0x7f0000000000))
 # profile $1.dat of pid 900 with binary $2 mapped at BASE: one sample at each address
 profile() {
 	local off va sz
-	read -r off va sz < <(readelf -lW "$2" 2>/dev/null | awk '$1 == "LOAD" && / R?E +0x/ { print $2, $3, $5; exit }')
+	read -r off va sz < <(readelf -lW "$2" 2>/dev/null |
+		awk '$1 == "LOAD" && / R?E +0x/ { print $2, $3, $5; exit }')
 	[ -n "$sz" ] || { fail "cannot read the LOAD segments of $2"; return 1; }
-	{ echo "== 900 app"; printf '%x-%x r-xp %08x 08:01 1 %s\n' $((BASE + va)) $((BASE + va + sz)) $((off)) "$2"; } >"$1.maps"
+	{
+		echo "== 900 app"
+		printf '%x-%x r-xp %08x 08:01 1 %s\n' $((BASE + va)) $((BASE + va + sz)) $((off)) "$2"
+	} >"$1.maps"
 	printf '900 %x\n900 %x\n900 %x\n900 %x\n' $((BASE + 0x$A_MIX)) $((BASE + 0x$A_MIX)) \
 		$((BASE + 0x$A_STEP)) $((BASE + 0x$A_OWN)) >"$1.st"
 	"$MK" "$1.dat" stacks "$1.maps" "$1.st" >/dev/null || { fail "mksynth $1"; return 1; }
@@ -87,20 +91,24 @@ profile() {
 # the folded output of $@ has exactly the three chains (2, 1 and 1 samples)
 want_chains() {
 	local f=$TMP/f.txt
-	"$FLYTRAP" callgraph --folded "$@" >"$f" 2>"$TMP/e" || { fail "callgraph $*: $(head -2 "$TMP/e")"; return 1; }
+	"$FLYTRAP" callgraph --folded "$@" >"$f" 2>"$TMP/e" ||
+		{ fail "callgraph $*: $(head -2 "$TMP/e")"; return 1; }
 	grep -qxF 'hot_loop;step (inlined);mix (inlined) 2' "$f" &&
 		grep -qxF 'hot_loop;step (inlined) 1' "$f" && grep -qxF 'hot_loop 1' "$f"
 }
 
 profile "$D/p" "$P" || finish
-want_chains "$D/p.dat" && ok "folded: hot_loop;step (inlined);mix (inlined), hot_loop;step (inlined), hot_loop" ||
+want_chains "$D/p.dat" &&
+	ok "folded: hot_loop;step (inlined);mix (inlined), hot_loop;step (inlined), hot_loop" ||
 	fail "folded: $(tr '\n' '|' <"$TMP/f.txt")"
 "$FLYTRAP" callgraph "$D/p.dat" >"$TMP/t.txt" 2>&1 || fail "callgraph text: $(head -2 "$TMP/t.txt")"
-grep -Eq '^ +100\.0% .* hot_loop$' "$TMP/t.txt" && grep -Eq '^ +75\.0% .*   step \(inlined\)$' "$TMP/t.txt" &&
-	grep -Eq '^ +50\.0% .*     mix \(inlined\)$' "$TMP/t.txt" && ok "text: hot_loop > step (inlined) > mix (inlined)" ||
+grep -Eq '^ +100\.0% .* hot_loop$' "$TMP/t.txt" &&
+	grep -Eq '^ +75\.0% .*   step \(inlined\)$' "$TMP/t.txt" &&
+	grep -Eq '^ +50\.0% .*     mix \(inlined\)$' "$TMP/t.txt" &&
+	ok "text: hot_loop > step (inlined) > mix (inlined)" ||
 	fail "text: $(grep -E 'hot_loop|inlined' "$TMP/t.txt" | tr '\n' '|')"
 "$FLYTRAP" callgraph --json "$D/p.dat" >"$TMP/j.json" 2>"$TMP/e" || fail "callgraph --json: $(cat "$TMP/e")"
-python3 - "$TMP/j.json" >"$TMP/j.out" 2>&1 <<'PY' && ok "JSON: step and mix with inlined: true, hot_loop without" || fail "JSON: $(tail -1 "$TMP/j.out")"
+if python3 - "$TMP/j.json" >"$TMP/j.out" 2>&1 <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["tree"]
 h = [c for c in t["children"] if c["name"] == "hot_loop"]
@@ -110,6 +118,11 @@ assert s and s[0].get("inlined") is True and s[0]["total"] == 3, "step: %r" % s
 m = [c for c in s[0]["children"] if c["name"] == "mix"]
 assert m and m[0].get("inlined") is True and m[0]["total"] == 2 and m[0]["self"] == 2, "mix: %r" % m
 PY
+then
+	ok "JSON: step and mix with inlined: true, hot_loop without"
+else
+	fail "JSON: $(tail -1 "$TMP/j.out")"
+fi
 
 # the same binary stripped, its DWARF in a debug file found by build-id in a --debug-dir
 bid=$(readelf -n "$P" 2>/dev/null | awk '/Build ID/ { print $3 }')
@@ -131,8 +144,10 @@ profile "$D/n" "$D/n/prog" || finish
 "$FLYTRAP" callgraph --folded "$D/n.dat" >"$TMP/n.txt" 2>&1 || fail "callgraph: $(head -2 "$TMP/n.txt")"
 [ "$(cat "$TMP/n.txt")" = "hot_loop 4" ] && ok "stripped of debug info: hot_loop 4, no inlined frame" ||
 	fail "stripped of debug info: $(tr '\n' '|' <"$TMP/n.txt")"
-"$FLYTRAP" callgraph --folded --no-inline "$D/p.dat" >"$TMP/n.txt" 2>&1 || fail "--no-inline: $(head -2 "$TMP/n.txt")"
-[ "$(cat "$TMP/n.txt")" = "hot_loop 4" ] && ok "--no-inline: hot_loop 4" || fail "--no-inline: $(tr '\n' '|' <"$TMP/n.txt")"
+"$FLYTRAP" callgraph --folded --no-inline "$D/p.dat" >"$TMP/n.txt" 2>&1 ||
+	fail "--no-inline: $(head -2 "$TMP/n.txt")"
+[ "$(cat "$TMP/n.txt")" = "hot_loop 4" ] && ok "--no-inline: hot_loop 4" ||
+	fail "--no-inline: $(tr '\n' '|' <"$TMP/n.txt")"
 if ! "$FLYTRAP" callgraph --json --no-inline "$D/p.dat" >"$TMP/nj.json" 2>"$TMP/e"; then
 	fail "--json --no-inline: $(head -2 "$TMP/e")"
 elif grep -q '"inlined"' "$TMP/nj.json"; then
