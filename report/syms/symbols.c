@@ -1542,8 +1542,10 @@ int rpt_syms_user_inline(struct rpt_syms *s, int tgid, uint64_t addr, const char
 	c->bin = (int)(b - s->bins);
 	c->at = (uint32_t)s->nichain;
 	c->n = (uint32_t)n;
-	memcpy(s->ichain + s->nichain, ch, (size_t)n * sizeof(*ch));
-	s->nichain += (size_t)n;
+	if (n) {
+		memcpy(s->ichain + s->nichain, ch, (size_t)n * sizeof(*ch));
+		s->nichain += (size_t)n;
+	}
 out:
 	for (k = 0; k < (int)c->n && k < max; k++)
 		names[k] = s->ichain[c->at + k];
