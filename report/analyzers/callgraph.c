@@ -142,7 +142,12 @@ struct ucache {
 	uint32_t frame;
 	bool named;		/* a function's name, not "[binary]" or "[unknown]" */
 	int8_t exec;		/* rpt_syms_user_exec(): 1, 0, -1 unknown */
+	uint8_t ninl;		/* functions inlined at addr: callgraph.inl[inl...], outermost first */
+	uint32_t inl;
 };
+
+/* what text and folded output append to an inlined function's name, as perf script does */
+#define INLINED " (inlined)"
 
 /* why a user stack was cut (design decision 11: one "[unwind: REASON]" frame) */
 enum cut { CUT_OUTSIDE, CUT_REPEAT, CUT_NR };
@@ -164,6 +169,10 @@ struct callgraph {
 	struct rpt_map kcache;		/* kernel addr -> uint32_t frame */
 	struct rpt_map ucache;		/* hash(tgid, addr) -> struct ucache */
 	struct rpt_map pcache; /* hash(tgid, probe addr) -> struct ucache (frame or NO_FRAME) */
+	uint32_t *inl;			/* the frames of ucache's inline chains */
+	size_t ninl, cinl;
+	uint8_t *finl;			/* per frame id: an inlined function (INLINED) */
+	uint32_t nfinl;
 	struct rpt_syms *syms;
 	const struct rpt_ctx *ctx;	/* the event's (cg_event): task names for --group */
 	char **ufunc_names;		/* BPF ufunc index -> name */
@@ -267,7 +276,71 @@ static uint32_t kframe(struct callgraph *g, uint64_t addr)
 	return *c;
 }
 
-/* frame, whether it has a function's name, and whether addr is executable code of tgid */
+/* frame id of "NAME (inlined)", marked as an inlined function's */
+static uint32_t inlined_frame(struct callgraph *g, const char *name)
+{
+	char buf[600];
+	uint32_t id;
+
+	snprintf(buf, sizeof(buf), "%s" INLINED, name);
+	id = intern(g, buf);
+	if (g->oom)
+		return 0;
+	if (id >= g->nfinl) {
+		uint32_t nc = g->nfinl ? g->nfinl : 1024;
+		uint8_t *nf;
+
+		while (nc <= id)
+			nc *= 2;
+		nf = realloc(g->finl, nc);
+		if (!nf) {
+			g->oom = true;
+			return 0;
+		}
+		memset(nf + g->nfinl, 0, nc - g->nfinl);
+		g->finl = nf;
+		g->nfinl = nc;
+	}
+	g->finl[id] = 1;
+	return id;
+}
+
+/* the functions inlined at addr (DWARF), into u's chain; none with --no-inline */
+static void uframe_inline(struct callgraph *g, int tgid, uint64_t addr, struct ucache *u)
+{
+	const char *nm[RPT_SYMS_MAX_INLINE];
+	int n = g->conf->no_inline ? 0 : rpt_syms_user_inline(g->syms, tgid, addr, nm,
+								 RPT_SYMS_MAX_INLINE);
+	int k;
+
+	u->ninl = 0;
+	u->inl = 0;
+	if (n <= 0)
+		return;
+	if (g->ninl + (size_t)n > g->cinl) {
+		size_t nc = g->cinl ? 2 * g->cinl : 1024;
+		uint32_t *ni;
+
+		while (nc < g->ninl + (size_t)n)
+			nc *= 2;
+		ni = nc <= UINT32_MAX ? realloc(g->inl, nc * sizeof(*ni)) : NULL;
+		if (!ni) {
+			g->oom = true;
+			return;
+		}
+		g->inl = ni;
+		g->cinl = nc;
+	}
+	u->inl = (uint32_t)g->ninl;
+	for (k = 0; k < n; k++)
+		g->inl[g->ninl++] = inlined_frame(g, nm[k]);
+	u->ninl = (uint8_t)n;
+}
+
+/*
+ * frame, whether it has a function's name, whether addr is executable code
+ * of tgid, and the functions inlined there
+ */
 static struct ucache uframe(struct callgraph *g, int tgid, uint64_t addr)
 {
 	uint64_t key = addr * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)tgid;
@@ -292,6 +365,11 @@ static struct ucache uframe(struct callgraph *g, int tgid, uint64_t addr)
 	u.tgid = tgid;
 	u.frame = intern(g, nm);
 	u.exec = (int8_t)rpt_syms_user_exec(g->syms, tgid, addr);
+	u.ninl = 0;
+	u.inl = 0;
+	/* a hash collision (not cached) would add the chain again each time: none then */
+	if (u.named && (!c || created))
+		uframe_inline(g, tgid, addr, &u);
 	if (c && created)
 		*c = u;
 	return u;
@@ -822,7 +900,7 @@ static bool is_trace_frame(const char *name)
  * code with symbols (a named frame repeating) survives at any depth.
  */
 static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, const uint64_t *usp,
-		       int un, uint32_t *uf, int *why)
+		       int un, struct ucache *uf, int *why)
 {
 	uint64_t unnamed[MAX_FRAMES];
 	int nu = 0, k, j;
@@ -856,9 +934,25 @@ static int user_frames(struct callgraph *g, int tgid, const uint64_t *ua, const 
 			}
 			unnamed[nu++] = ua[k];
 		}
-		uf[k] = u.frame;
+		uf[k] = u;
 	}
 	return k;
+}
+
+/*
+ * User frame u at fr[n] (root first): its function, then the functions
+ * inlined into it at that address, outermost first, while *room (inlined
+ * frames a stack may still add) lasts.  Returns the new n.
+ */
+static int put_uframe(const struct callgraph *g, uint32_t *fr, int n, const struct ucache *u,
+		      int *room)
+{
+	int k;
+
+	fr[n++] = u->frame;
+	for (k = 0; k < u->ninl && *room > 0; k++, (*room)--)
+		fr[n++] = g->inl[u->inl + k];
+	return n;
 }
 
 /*
@@ -870,8 +964,9 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 			    const uint64_t *usp, int un, const uint64_t *ka, int kn, uint64_t w,
 			    int mark_at, const char *mark)
 {
-	uint32_t fr[2 * MAX_FRAMES + 2], uf[MAX_FRAMES];
-	int n = 0, k, why = -1;
+	uint32_t fr[3 * MAX_FRAMES + 2];
+	struct ucache uf[MAX_FRAMES];
+	int n = 0, k, why = -1, room = MAX_FRAMES;
 
 	if (s == S_OFFCPU)
 		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
@@ -900,7 +995,7 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 			snprintf(m, sizeof(m), "[unwind: %s]", mark);
 			fr[n++] = intern(g, m);
 		}
-		fr[n++] = uf[k];
+		n = put_uframe(g, fr, n, &uf[k], &room);
 	}
 	for (k = kn - 1; k >= 0; k--)
 		fr[n++] = kframe(g, ka[k]);
@@ -1282,9 +1377,10 @@ static const char *const side_names[] = { "", "user ", "kernel " };
 static void bpf_emit(struct callgraph *g, const struct rpt_bpfstk_sample *smp)
 {
 	uint64_t ka[MAX_FRAMES], ua[MAX_FRAMES];
-	uint32_t fr[2 * MAX_FRAMES + 2 * RPT_BPFSTK_IDS + 2], uf[MAX_FRAMES];
+	uint32_t fr[3 * MAX_FRAMES + 2 * RPT_BPFSTK_IDS + 2];
+	struct ucache uf[MAX_FRAMES];
 	uint32_t pre[RPT_BPFSTK_IDS], mid[RPT_BPFSTK_IDS];
-	int npre = 0, nmid = 0, kn = 0, un = 0, n = 0, k, j, why = -1;
+	int npre = 0, nmid = 0, kn = 0, un = 0, n = 0, k, j, why = -1, room = MAX_FRAMES;
 	int pid = smp->pid >= 0 ? smp->pid : smp->tgid;
 	int tgid = smp->tgid;
 	bool nc = false, miss = false;
@@ -1345,7 +1441,7 @@ static void bpf_emit(struct callgraph *g, const struct rpt_bpfstk_sample *smp)
 		}
 	}
 	for (k = un - 1; k >= 0; k--)
-		fr[n++] = uf[k];
+		n = put_uframe(g, fr, n, &uf[k], &room);
 	for (k = 0; k < nmid; k++)
 		fr[n++] = mid[k];
 	for (k = kn - 1; k >= 0; k--)
@@ -1753,6 +1849,7 @@ static int result_nodes(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 		o->self = n->self;
 		o->pid = -1;
 		o->group = (n->frame & TASK_FRAME) != 0;
+		o->inlined = !o->group && n->frame < g->nfinl && g->finl[n->frame];
 		if ((n->frame & (TASK_FRAME | COMM_FRAME)) == (TASK_FRAME | COMM_FRAME)) {
 			o->name = n->frame & (COMM_FRAME - 1);
 		} else if (n->frame & TASK_FRAME) {
@@ -2117,8 +2214,14 @@ static void json_node(struct out *o, struct rpt_json *j, uint32_t nd, int depth)
 		node_name(o->r, nd, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "all");
+	/* JSON says it with a field: the name is the function's own */
+	if (n->inlined && strlen(name) > strlen(INLINED) &&
+	    !strcmp(name + strlen(name) - strlen(INLINED), INLINED))
+		name[strlen(name) - strlen(INLINED)] = 0;
 	rpt_json_obj(j);
 	rpt_json_kstr(j, "name", name);
+	if (n->inlined)
+		rpt_json_kbool(j, "inlined", true);
 	if (n->pid >= 0)
 		rpt_json_ki64(j, "pid", n->pid);
 	else if (n->group)
@@ -2778,6 +2881,8 @@ static void cg_release(void *priv)
 	rpt_map_release(&g->kcache);
 	rpt_map_release(&g->ucache);
 	rpt_map_release(&g->pcache);
+	free(g->inl);
+	free(g->finl);
 	rpt_types_release(&g->types);
 	rpt_unwind_free(g->uw);
 	free(g->more);
@@ -2834,13 +2939,16 @@ const char rpt_callgraph_options_help[] =
 	"                     no call or stack data matches)\n"
 	"  --symfs DIR        look for user binaries under DIR (by path and build-id)\n"
 	"  --debug-dir DIR    a debug directory with .build-id/ (repeatable)\n"
-	"  --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for debug files\n";
+	"  --no-debuginfod    never ask debuginfod (DEBUGINFOD_URLS) for debug files\n"
+	"  --no-inline        no frames for functions inlined into user code (from\n"
+	"                     DWARF debug info, marked \"(inlined)\")\n";
 
 const struct ft_opt rpt_callgraph_opts[] = {
 	{ "per-task", 0, false, RPT_CG_O_PER_TASK },
 	{ "group", 0, true, RPT_CG_O_GROUP },
 	{ "folded", 0, false, RPT_CG_O_FOLDED },
 	{ "no-debuginfod", 0, false, RPT_CG_O_NO_DEBUGINFOD },
+	{ "no-inline", 0, false, RPT_CG_O_NO_INLINE },
 	{ "source", 0, true, RPT_CG_O_SOURCE },
 	{ "depth", 0, true, RPT_CG_O_DEPTH },
 	{ "min-percent", 0, true, RPT_CG_O_MIN_PERCENT },
@@ -2934,6 +3042,7 @@ int rpt_callgraph_option(void *arg, int table, const struct ft_opt *o, const cha
 	case RPT_CG_O_GROUP: return rpt_cg_group_opt(&A->conf.group, v);
 	case RPT_CG_O_FOLDED: A->conf.output = RPT_CG_FOLDED; return 0;
 	case RPT_CG_O_NO_DEBUGINFOD: A->conf.no_debuginfod = true; return 0;
+	case RPT_CG_O_NO_INLINE: A->conf.no_inline = true; return 0;
 	case RPT_CG_O_SOURCE: return cg_source_opt(A, v);
 	case RPT_CG_O_DEPTH:
 	case RPT_CG_O_MIN_PERCENT: return cg_number_opt(A, o->id, v);

@@ -26,6 +26,11 @@ struct rpt_cg_node {
 	int pid;		/* a "comm-pid" task frame (--group process|thread): its pid; -1 otherwise */
 	uint64_t count, total, self;	/* calls (or hits), weight with and without callees */
 	bool group;		/* a frame --group put on top (a task name, or comm-pid) */
+	/*
+	 * a function inlined into its parent's code at that address (DWARF);
+	 * its name ends in " (inlined)", as perf script prints it
+	 */
+	bool inlined;
 };
 
 enum { RPT_CG_CUT_OUTSIDE, RPT_CG_CUT_REPEAT, RPT_CG_CUT_NR };

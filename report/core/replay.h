@@ -274,6 +274,7 @@ struct rpt_callgraph_conf {
 	const char *symfs;	/* extra root for user binaries / debug files, may be NULL */
 	const char *const *debug_dirs;	/* NULL-terminated, may be NULL */
 	bool no_debuginfod;	/* --no-debuginfod: never ask a server, even with DEBUGINFOD_URLS */
+	bool no_inline;		/* --no-inline: no frames for inlined functions (DWARF) */
 	/* --bpf-map: the counts map or ring buffer ("OBJECT/MAP" or "MAP") of bpf-stacks */
 	const char *bpf_map;
 	/* When set, the finished stacks are also added to this flame graph. */
@@ -337,7 +338,7 @@ extern const struct ft_opt rpt_callgraph_opts[], rpt_overhead_opts[], rpt_drops_
 enum {
 	RPT_CG_O_PER_TASK = 1, RPT_CG_O_GROUP, RPT_CG_O_FOLDED, RPT_CG_O_NO_DEBUGINFOD, RPT_CG_O_SOURCE,
 	RPT_CG_O_DEPTH, RPT_CG_O_MIN_PERCENT, RPT_CG_O_SVG, RPT_CG_O_SYMFS, RPT_CG_O_DEBUG_DIR,
-	RPT_CG_O_BPF_MAP,
+	RPT_CG_O_BPF_MAP, RPT_CG_O_NO_INLINE,
 };
 /*
  * One option of the analyzer's table (arg: its args or conf); 0 or the exit

@@ -5,6 +5,8 @@
  * checked before use; a binary that cannot be read is remembered as such
  * and its addresses print as "dso+0xoffset".
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <event-parse.h>
 #ifndef FT_STATIC
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "flytrap.h"
+#include "report/core/replay.h"	/* rpt_map, rpt_hash_str */
 #include "report/syms/symbols.h"
 
 struct sym {
@@ -74,6 +77,10 @@ struct ubin {
 	struct sym *syms;
 	char *names;		/* owned names, NUL-separated */
 	size_t nused, ncap;
+	/* its DWARF (for inlined functions), opened at the first address that asks */
+	bool dw_tried;
+	Dwfl *dw;
+	Dwfl_Module *dwmod;	/* NULL: no DWARF (then nothing is inlined) */
 };
 
 struct umap {
@@ -127,6 +134,23 @@ struct rpt_syms {
 	int dbg_timeout;	/* seconds per binary */
 	struct timespec deadline;
 	bool timed_out;
+	/*
+	 * Inlined functions per (binary, address): a chain of names in ichain
+	 * (names interned in inames, owned in istr), so that each address of
+	 * a profile is looked up in the DWARF once, whatever process ran it.
+	 */
+	struct rpt_map icache;		/* hash(bin, va) -> struct icache */
+	struct rpt_map inames;		/* hash(name) -> char * (one of istr) */
+	const char **ichain;
+	size_t nichain, cichain;
+	char **istr;
+	size_t nistr, cistr;
+};
+
+struct icache {
+	uint64_t va;
+	int bin;
+	uint32_t at, n;		/* ichain[at...at+n) */
 };
 
 static int cmp_sym(const void *a, const void *b)
@@ -1285,18 +1309,20 @@ static bool bin_va(const struct uproc *p, struct umap *m, const struct ubin *b,
 	return true;
 }
 
-const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso,
-			  uint64_t *off)
+/*
+ * The binary mapped at addr in process tgid (read now if it was not yet)
+ * and addr as that binary's own address: the binary, or NULL when no
+ * mapping covers addr; *va_ok whether *va could be placed.
+ */
+static struct ubin *user_bin(struct rpt_syms *s, int tgid, uint64_t addr, uint64_t *va,
+			     bool *va_ok)
 {
 	struct uproc *p = s ? proc_get(s, tgid, false) : NULL;
 	struct umap *m = NULL;
 	struct ubin *b;
-	const struct sym *sy;
-	uint64_t va = 0;
 	int lo, hi;
 
-	if (dso)
-		*dso = NULL;
+	*va_ok = false;
 	if (!p || !p->nmaps)
 		return NULL;
 	maps_sort(p);
@@ -1315,13 +1341,26 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 	if (!m || addr >= m->end)
 		return NULL;
 	b = &s->bins[m->bin];
-	if (dso) {
-		const char *base = strrchr(b->path, '/');
-
-		*dso = base ? base + 1 : b->path;
-	}
 	bin_load(s, b);
-	if (!b->ok || !b->nsyms || !bin_va(p, m, b, addr, &va))
+	*va_ok = b->ok && bin_va(p, m, b, addr, va);
+	return b;
+}
+
+const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso,
+			  uint64_t *off)
+{
+	const struct sym *sy;
+	struct ubin *b;
+	uint64_t va = 0;
+	bool va_ok;
+
+	b = user_bin(s, tgid, addr, &va, &va_ok);
+	if (dso) {
+		const char *base = b ? strrchr(b->path, '/') : NULL;
+
+		*dso = !b ? NULL : base ? base + 1 : b->path;
+	}
+	if (!b || !va_ok || !b->nsyms)
 		return NULL;
 	sy = find_sym(b->syms, b->nsyms, va);
 	/*
@@ -1334,6 +1373,183 @@ const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const cha
 	if (off)
 		*off = va - sy->addr;
 	return sy->name;
+}
+
+/* ---- user: inlined functions, from DWARF ---------------------------------------- */
+
+/*
+ * b's DWARF: the file read for its symbols (the binary or its debug file)
+ * reported again, at its own addresses, in a Dwfl kept for later
+ * addresses; libdwfl finds the debug file of a stripped binary the way it
+ * found its symbols (by then in debuginfod's cache when a server sent it).
+ */
+static Dwfl_Module *bin_dwarf(struct rpt_syms *s, struct ubin *b)
+{
+	Dwarf_Addr bias;
+	Dwfl_Module *mod;
+
+	if (b->dw_tried)
+		return b->dwmod;
+	b->dw_tried = true;
+	/* a server that did not answer for the symbols is not asked again */
+	if (!b->file || b->timed_out || !(b->dw = dwfl_open(s)))
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &s->deadline);
+	s->deadline.tv_sec += s->dbg_timeout;
+	dwfl_report_begin(b->dw);
+	/* base 0 with p_vaddr added: module addresses are the binary's own (bin_va's) */
+	mod = dwfl_report_elf(b->dw, b->path, b->file, -1, 0, true);
+	dwfl_report_end(b->dw, NULL, NULL);
+	if (mod && dwfl_module_getdwarf(mod, &bias))
+		b->dwmod = mod;
+	if (!b->dwmod) {
+		dwfl_end(b->dw);
+		b->dw = NULL;
+	}
+	return b->dwmod;
+}
+
+/* name interned in s (one copy of each), NULL on ENOMEM */
+static const char *inline_name(struct rpt_syms *s, const char *name)
+{
+	bool created;
+	char **slot = rpt_map_get(&s->inames, rpt_hash_str(name), &created), *c;
+
+	if (slot && !created && *slot && !strcmp(*slot, name))
+		return *slot;
+	if (s->nistr == s->cistr) {
+		size_t nc = s->cistr ? 2 * s->cistr : 64;
+		char **ns = realloc(s->istr, nc * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		s->istr = ns;
+		s->cistr = nc;
+	}
+	c = strdup(name);
+	if (!c)
+		return NULL;
+	s->istr[s->nistr++] = c;
+	if (slot && created)
+		*slot = c;	/* a hash collision keeps the first name in the map */
+	return c;
+}
+
+/*
+ * The name of an inlined instance: its abstract origin's (integrated),
+ * the linkage name demangled as the symbol tables' names are (C++:
+ * "ns::Klass::method(int)"), else DW_AT_name.
+ */
+static const char *die_fname(struct rpt_syms *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	const char *nm;
+	char *dm = NULL;
+
+	if (!ln)
+		ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (ln && ln[0] == '_' && (ln[1] == 'Z' || ln[1] == 'R'))
+		dm = cplus_demangle(ln, DMGL_PARAMS | DMGL_ANSI);
+	nm = dm ? dm : dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	nm = inline_name(s, nm ? nm : "[inlined]");
+	free(dm);
+	return nm;
+}
+
+/*
+ * The inlined instances around va in mod, outermost first, into out (at
+ * most max): the innermost scope holding va, then the scopes around it in
+ * the concrete tree (dwarf_getscopes goes on with the abstract origin's
+ * lexical scopes past the first inlined instance; the caller's are what a
+ * call chain needs) up to the function they were inlined into.
+ */
+static int inline_chain(struct rpt_syms *s, Dwfl_Module *mod, uint64_t va, const char **out,
+			int max)
+{
+	const char *in[RPT_SYMS_MAX_INLINE];
+	Dwarf_Die *sc = NULL, inner;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, va, &bias);
+	int n, k, m = 0;
+
+	if (!cu || dwarf_getscopes(cu, va - bias, &sc) <= 0) {
+		free(sc);
+		return 0;
+	}
+	inner = sc[0];
+	free(sc);
+	sc = NULL;
+	n = dwarf_getscopes_die(&inner, &sc);
+	for (k = 0; k < n && m < RPT_SYMS_MAX_INLINE; k++) {
+		int tag = dwarf_tag(&sc[k]);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_compile_unit)
+			break;
+		if (tag == DW_TAG_inlined_subroutine && (in[m] = die_fname(s, &sc[k])))
+			m++;
+	}
+	free(sc);
+	/* a chain cut by max keeps its outer end: the callers of what is dropped */
+	for (k = 0; k < m && k < max; k++)
+		out[k] = in[m - 1 - k];
+	return k;
+}
+
+static bool grow_ichain(struct rpt_syms *s, size_t n)
+{
+	size_t nc = s->cichain ? s->cichain : 256;
+	const char **nv;
+
+	while (nc < s->nichain + n)
+		nc *= 2;
+	nv = realloc(s->ichain, nc * sizeof(*nv));
+	if (!nv)
+		return false;
+	s->ichain = nv;
+	s->cichain = nc;
+	return true;
+}
+
+int rpt_syms_user_inline(struct rpt_syms *s, int tgid, uint64_t addr, const char **names,
+			 int max)
+{
+	struct ubin *b;
+	struct icache *c;
+	Dwfl_Module *mod;
+	const char *ch[RPT_SYMS_MAX_INLINE];
+	uint64_t va = 0, key;
+	bool va_ok, created;
+	int n, k;
+
+	b = user_bin(s, tgid, addr, &va, &va_ok);
+	if (!b || !va_ok || max <= 0)
+		return 0;
+	key = va * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(b - s->bins);
+	c = rpt_map_get(&s->icache, key, &created);
+	if (c && !created && c->va == va && c->bin == (int)(b - s->bins))
+		goto out;
+	mod = bin_dwarf(s, b);
+	n = mod ? inline_chain(s, mod, va, ch, RPT_SYMS_MAX_INLINE) : 0;
+	if (!c || !created || (n && s->nichain + (size_t)n > s->cichain &&
+			       !grow_ichain(s, (size_t)n))) {
+		/* no room to keep it (ENOMEM, a hash collision): this answer only */
+		for (k = 0; k < n && k < max; k++)
+			names[k] = ch[k];
+		return k;
+	}
+	c->va = va;
+	c->bin = (int)(b - s->bins);
+	c->at = (uint32_t)s->nichain;
+	c->n = (uint32_t)n;
+	if (n) {
+		memcpy(s->ichain + s->nichain, ch, (size_t)n * sizeof(*ch));
+		s->nichain += (size_t)n;
+	}
+out:
+	for (k = 0; k < (int)c->n && k < max; k++)
+		names[k] = s->ichain[c->at + k];
+	return k;
 }
 
 int rpt_syms_user_map(struct rpt_syms *s, int tgid, int k, struct rpt_syms_umap *out)
@@ -1532,6 +1748,8 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
 
 	if (!s)
 		return NULL;
+	rpt_map_init(&s->icache, sizeof(struct icache));
+	rpt_map_init(&s->inames, sizeof(char *));
 	if (symfs && !(s->symfs = strdup(symfs)))
 		goto fail;
 	for (n = 0; debug_dirs && debug_dirs[n]; n++) {
@@ -1614,6 +1832,8 @@ void rpt_syms_free(struct rpt_syms *s)
 		free(s->bins[k].buildid);
 		free(s->bins[k].file);
 		bin_clear(&s->bins[k]);
+		if (s->bins[k].dw)
+			dwfl_end(s->bins[k].dw);
 	}
 	free(s->bins);
 	for (k = 0; k < s->nprocs; k++) {
@@ -1628,5 +1848,11 @@ void rpt_syms_free(struct rpt_syms *s)
 	free(s->symtab);
 	free(s->dbgpath);
 	free(s->dbg_cache);
+	rpt_map_release(&s->icache);
+	rpt_map_release(&s->inames);
+	free(s->ichain);
+	for (size_t j = 0; j < s->nistr; j++)
+		free(s->istr[j]);
+	free(s->istr);
 	free(s);
 }

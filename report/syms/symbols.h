@@ -17,6 +17,8 @@
  *    names its .dynsym functions with their versions
  *    ("clock_nanosleep@GLIBC_2.2.5"), and PLT stubs are "foo@plt".
  *  - C++ and Rust names are demangled (libiberty): "ns::Klass::method(int)".
+ *  - functions inlined at a user address: from the DWARF of the binary or
+ *    of its debug file (libdw scopes), as perf --inline shows them.
  *
  * Binaries are read lazily, at the first address that needs them.  Names
  * returned are owned by the rpt_syms and live until rpt_syms_free().
@@ -70,6 +72,21 @@ const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off);
  */
 const char *rpt_syms_user(struct rpt_syms *s, int tgid, uint64_t addr, const char **dso,
 			  uint64_t *off);
+
+/* the most inlined functions rpt_syms_user_inline() gives for one address */
+#define RPT_SYMS_MAX_INLINE 32
+
+/*
+ * The functions inlined at addr in process tgid, from the DWARF of its
+ * binary (or the binary's debug file: --debug-dir, /usr/lib/debug,
+ * debuginfod): names[0] is the outermost, inlined into the function
+ * rpt_syms_user() names, names[n-1] the innermost, whose code holds addr;
+ * at most max (a longer chain keeps its outer end).  Returns n: 0 when addr
+ * is in no inlined code or the binary has no DWARF.  Answers are cached
+ * per (binary, address); names are owned by s.
+ */
+int rpt_syms_user_inline(struct rpt_syms *s, int tgid, uint64_t addr, const char **names,
+			 int max);
 
 /*
  * Is addr inside an executable mapping of process tgid (its files and the
