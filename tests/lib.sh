@@ -47,6 +47,12 @@ skip() { echo "SKIP: $*"; exit 77; }
 light() { [ "${FLYTRAP_TEST_LIGHT:-0}" = 1 ]; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
+# wait_line FILE PATTERN [TENTHS]: wait (default 20 s) until FILE has a line matching PATTERN
+wait_line() {
+	local i
+	for i in $(seq "${3:-200}"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
 # end of a test script: exit non-zero if any check failed
 finish() { if [ "$fails" -gt 0 ]; then echo "$fails check(s) failed"; exit 1; fi; echo "all checks passed"; exit 0; }
 

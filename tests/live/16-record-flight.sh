@@ -21,14 +21,6 @@ trap '[ "$rp" != 0 ] && kill -INT $rp 2>/dev/null && wait $rp; busy_stop; rm -rf
 snap() { tracefs_snapshot | grep -v '^instances: ' | grep flytrap; }
 
 # wait until FILE has a line matching RE (at most 20 s)
-wait_line() {
-	local i
-	for i in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # FILE PID: sys_enter_getpid lines of that pid after its exec (the shell's forked
 # copy makes a getpid call of its own before it), as trace-cmd prints them

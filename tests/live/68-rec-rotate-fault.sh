@@ -25,11 +25,6 @@ storm_stop() { [ -n "$storm" ] || return 0; pkill -P "$storm"; kill "$storm"; wa
 trap 'storm_stop; kill -9 $(jobs -p) 2>/dev/null; umount -l "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
 cd "$TMP"
 
-wait_line() {	# FILE PATTERN TENTHS: wait until FILE has a line matching PATTERN
-	local i
-	for i in $(seq "$3"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
 no_leftovers() {	# NAME: nothing hidden left on the small disk, no instance of pid
 	ls -A "$MNT" | grep -q '^\.' && { fail "$1: hidden files left: $(ls -A "$MNT" | tr '\n' ' ')"; return; }
 	[ ! -e "$TRACEFS/instances/flytrap-$2" ] && ok "$1: nothing left behind" ||

@@ -12,11 +12,6 @@ need_tracefs
 cd "$TMP"
 busy_start
 
-wait_line() {	# FILE PATTERN TENTHS
-	local i
-	for i in $(seq "$3"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
 
 # R ROUNDS of K triggers, each round's triggers 0.35 s apart; ARGS for record
 run() {

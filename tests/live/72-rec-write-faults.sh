@@ -53,11 +53,6 @@ for k in $KINDS; do
 	[ ! -e "/run/flytrap/record-$rec" ] || fail "plain $k: run note left"
 done
 
-wait_line() {	# FILE PATTERN TENTHS
-	local i
-	for i in $(seq "$3"); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
 
 # a --flight dump (the live writer's own file is not the dump: @f-0001.dat)
 for k in $KINDS; do

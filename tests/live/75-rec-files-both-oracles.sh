@@ -58,14 +58,6 @@ recs_stop() {
 }
 trap 'recs_stop; storm_stop; busy_stop; rm -rf "$TMP"' EXIT
 
-wait_line() {
-	local i
-	for i in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # keep NAME FILE...: keep what explains a failure past the test's end
 keep() {

@@ -20,38 +20,7 @@ MK="$PWD/$O/tests/tools/mksynth"
 unset DEBUGINFOD_URLS
 D=$TMP/inl
 mkdir -p "$D"
-cat >"$D/prog.c" <<'C'
-#include <stdlib.h>
-
-static unsigned long mix(unsigned long x)
-{
-	x ^= x >> 13;
-	x *= 0x9E3779B97F4A7C15UL;
-	x ^= x >> 29;
-	return x;
-}
-
-static unsigned long step(unsigned long x)
-{
-	for (int k = 0; k < 64; k++)
-		x = mix(x + (unsigned long)k);
-	return x;
-}
-
-__attribute__((noinline)) unsigned long hot_loop(unsigned long n)
-{
-	unsigned long x = n;
-
-	for (unsigned long i = 0; i < n; i++)
-		x = step(x + i);
-	return x;
-}
-
-int main(int argc, char **argv)
-{
-	return (int)(hot_loop(argc > 1 ? strtoul(argv[1], NULL, 0) : 10) & 1);
-}
-C
+cp "$TOP/tests/data/inline-hot.c" "$D/prog.c"
 gcc -O2 -g -o "$D/prog" "$D/prog.c" || skip "gcc cannot build the test program"
 P=$D/prog
 [ "$(readelf --debug-dump=info "$P" 2>/dev/null | grep -c DW_TAG_inlined_subroutine)" -ge 2 ] ||
