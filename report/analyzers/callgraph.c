@@ -1547,10 +1547,14 @@ static int image_tgid(struct callgraph *g, enum src s, int tgid)
 	int k, *v, img = tgid;
 
 	/* a parent forked before its own exec runs its parent's image: a short chain */
+	struct rpt_syms_umap m;
+
 	for (k = 0; k < 8 && (v = rpt_map_find(&g->image_of, (uint32_t)img)) && *v > 0; k++)
 		img = *v;
-	if (img != tgid)
-		g->pre_exec[s]++;
+	/* a parent the file has no maps of (its tgid unknown, say): the process's own */
+	if (img == tgid || rpt_syms_user_map(g->syms, img, 0, &m))
+		return tgid;
+	g->pre_exec[s]++;
 	return img;
 }
 
