@@ -551,22 +551,25 @@ static void maps_sort(struct uproc *p)
 
 /* ---- user: names ------------------------------------------------------------ */
 
+/* raw demangled (malloc'd) when it is a C++ or Rust symbol (libiberty knows both), else NULL */
+static char *demangled(const char *raw)
+{
+	return raw && raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R') ?
+	       cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI) : NULL;
+}
+
 /*
  * Add a function of b: its name demangled when it is a C++ or Rust symbol
- * (libiberty knows both manglings), then suffix ("@@GLIBC_2.2.5", "@plt").
+ * (demangled()), then suffix ("@@GLIBC_2.2.5", "@plt").
  * Names go into one block; the pointers are set once loading ends.
  */
 static int add_name(struct ubin *b, uint64_t addr, uint64_t size, const char *raw,
 		    const char *suffix, uint32_t rank, int bind)
 {
-	char *dm = NULL;
-	const char *nm = raw;
+	char *dm = demangled(raw);
+	const char *nm = dm ? dm : raw;
 	size_t l, ls = suffix ? strlen(suffix) : 0;
 
-	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R'))
-		dm = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI);
-	if (dm)
-		nm = dm;
 	l = strlen(nm);
 	if (b->nused + l + ls + 1 > b->ncap) {
 		size_t nc = b->ncap ? b->ncap * 2 : 4096;
@@ -1445,12 +1448,11 @@ static const char *die_fname(struct rpt_syms *s, Dwarf_Die *die)
 	Dwarf_Attribute a;
 	const char *ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
 	const char *nm;
-	char *dm = NULL;
+	char *dm;
 
 	if (!ln)
 		ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-	if (ln && ln[0] == '_' && (ln[1] == 'Z' || ln[1] == 'R'))
-		dm = cplus_demangle(ln, DMGL_PARAMS | DMGL_ANSI);
+	dm = demangled(ln);
 	nm = dm ? dm : dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
 	nm = inline_name(s, nm ? nm : "[inlined]");
 	free(dm);
