@@ -95,6 +95,12 @@ void rpt_red_tokens_free(struct rpt_red_tokens *t);
  */
 int rpt_red_token(struct rpt_red_tokens *t, enum rpt_red_class c, const char *value, size_t n,
 		  char *out, size_t cap);
+/*
+ * Does v look like a token of class c (a redacted file redacted again)?
+ * "/~" and 16 hex digits for a path, "~" and 6 to 12 for the others (a
+ * comm array cuts it).  rpt_red_token() gives such a value back as it is.
+ */
+bool rpt_red_is_token(enum rpt_red_class c, const char *v, size_t n);
 /* The keyed token of a pointer value (remembered as replaced). */
 uint64_t rpt_red_pointer(struct rpt_red_tokens *t, uint64_t v);
 

@@ -51,7 +51,7 @@ bool rpt_red_put(struct rpt_red_ctx *c, FILE *f, enum rpt_red_class cls, int act
 	if (action < 0)
 		action = (int)rpt_red_value_action(c->p, cls, z);
 	free(z);
-	if (action == RED_KEEP || !n) {
+	if (action == RED_KEEP || !n || rpt_red_is_token(cls, v, n)) {
 		if (cls == RED_C_PATH && n)
 			note_kept(c, v, n);
 		fwrite(v, 1, n, f);

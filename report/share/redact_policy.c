@@ -511,12 +511,29 @@ static int grow(struct rpt_red_tokens *t)
 	return 0;
 }
 
+bool rpt_red_is_token(enum rpt_red_class c, const char *v, size_t n)
+{
+	size_t lead = c == RED_C_PATH ? 2 : 1, i;
+
+	if (c == RED_C_PATH ? n != 18 || memcmp(v, "/~", 2) : n < 7 || n > 13 || v[0] != '~')
+		return false;
+	for (i = lead; i < n; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+			return false;
+	return true;
+}
+
 int rpt_red_token(struct rpt_red_tokens *t, enum rpt_red_class c, const char *value, size_t n,
 		  char *out, size_t cap)
 {
 	struct tok *k;
 	int len;
 
+	if (rpt_red_is_token(c, value, n)) {
+		/* redacted before: the copy redacted twice names what the first copy named */
+		len = snprintf(out, cap, "%.*s", (int)n, value);
+		return len >= (int)cap ? (int)cap - 1 : len;
+	}
 	if ((t->n + 1) * 2 > t->cap && grow(t))
 		return -1;
 	k = find(t, value, n);
