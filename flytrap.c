@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "status",    cmd_status,    "is something tracing this machine, and what does it cost" },
 	{ "recover",   cmd_recover,   "turn a killed recorder's partial output into a readable file" },
 	{ "trigger",   cmd_trigger,   "make a running flight recorder write its window (root)" },
+	{ "lastboot",  cmd_lastboot,  "a trace buffer that outlives a warm reboot (Linux 6.12)" },
 #endif
 	{ "report",    cmd_report,    "list the events of a trace.dat, like trace-cmd report" },
 	{ "info",      cmd_info,      "what is in a trace.dat at a glance" },
@@ -615,7 +616,8 @@ int main(int argc, char **argv)
 	}
 #ifdef FT_NO_RECORD
 	if (!strcmp(argv[0], "record") || !strcmp(argv[0], "reset") || !strcmp(argv[0], "recover") ||
-	    !strcmp(argv[0], "trigger") || !strcmp(argv[0], "status")) {
+	    !strcmp(argv[0], "trigger") || !strcmp(argv[0], "status") ||
+	    !strcmp(argv[0], "lastboot")) {
 		fprintf(stderr, "flytrap: '%s' is not in this analysis-only build (built with NO_RECORD=1)\n",
 			argv[0]);
 		return EXIT_USAGE;

@@ -148,6 +148,8 @@ int cmd_diff(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_recover_last_boot(int argc, char **argv);	/* recover --last-boot: record/lastboot.c */
+int cmd_lastboot(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 #endif

@@ -25,6 +25,17 @@
 #define FMT_META_COMMAND_GID		"command_gid"
 #define FMT_META_PIDS			"pids"		/* PID,... the recording was limited to */
 
+/*
+ * recover --last-boot: the boot-reserved instance the file comes from, when
+ * it was saved (UTC), and whether its kallsyms are the previous boot's
+ * ("previous-boot": this boot's moved by the text delta, or "none"); the
+ * modules whose old addresses were unknown are left out of them
+ */
+#define FMT_META_LAST_BOOT		"last_boot"
+#define FMT_META_LAST_BOOT_SAVED	"last_boot_saved"
+#define FMT_META_LAST_BOOT_KALLSYMS	"last_boot_kallsyms"
+#define FMT_META_LAST_BOOT_MODULES_LEFT_OUT "last_boot_modules_left_out"
+
 /* ---- the always-on modes (record/flight.c, record/budget.c) ------------- */
 #define FMT_META_RECORDING_MODE		"recording_mode"	/* flight, rotate, stop */
 #define FMT_META_TRACE_ID		"trace_id"

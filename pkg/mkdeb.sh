@@ -21,7 +21,9 @@ done
 install -m 0644 pkg/flytrap.bash-completion "$root/usr/share/bash-completion/completions/flytrap"
 install -D -m 0644 pkg/systemd/flytrap-flight.service "$root/lib/systemd/system/flytrap-flight.service"
 install -D -m 0644 pkg/systemd/flytrap-flight.conf "$root/etc/flytrap/flight.conf"
-echo /etc/flytrap/flight.conf >"$root/DEBIAN/conffiles"
+install -D -m 0644 pkg/systemd/flytrap-lastboot.service "$root/lib/systemd/system/flytrap-lastboot.service"
+install -D -m 0644 pkg/systemd/flytrap-lastboot.conf "$root/etc/flytrap/lastboot.conf"
+printf '%s\n' /etc/flytrap/flight.conf /etc/flytrap/lastboot.conf >"$root/DEBIAN/conffiles"
 # systemd learns of the unit (and forgets it) where it runs; a stopped service stays stopped
 for s in postinst postrm; do
 	cat >"$root/DEBIAN/$s" <<'EOT'

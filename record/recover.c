@@ -21,6 +21,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: flytrap recover [-v] FILE\n"
+"       flytrap recover --last-boot [-i NAME] -o FILE   (the previous boot's\n"
+"       events from a boot-reserved buffer: flytrap recover --last-boot -h)\n"
 "\n"
 "Make the partial output of a killed recorder readable: keep the metadata\n"
 "it already holds, add the complete compressed chunks from its spool files,\n"
@@ -211,6 +213,9 @@ int cmd_recover(int argc, char **argv)
 	char *abs;
 	int c, rc;
 
+	for (c = 1; c < argc && strcmp(argv[c], "--"); c++)
+		if (!strcmp(argv[c], "--last-boot"))
+			return cmd_recover_last_boot(argc, argv);
 	ft_opt_init(&p, argc, argv, opts);
 	while ((c = ft_opt_next(&p)) != FT_OPT_END) {
 		switch (c) {

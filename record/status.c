@@ -27,6 +27,7 @@
 #include <tracefs/tracefs.h>
 
 #include "flytrap.h"
+#include "lastboot.h"
 #include "record.h"
 #include "state.h"
 #include "status.h"
@@ -1439,6 +1440,29 @@ static const struct st_recorder *recorder(const struct st_status *s, pid_t pid)
 	return NULL;
 }
 
+/* What a boot-reserved buffer holds (malloc'd line), or NULL for any other place. */
+static char *boot_buffer(const struct st_place *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!p->name || !p->path || !(f = open_memstream(&text, &len)))
+		return NULL;
+	if (rec_lastboot_describe(p->name, f)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	if (len && text[len - 1] == '\n')
+		text[len - 1] = '\0';
+	return text;
+}
+
 static void print_owner(const struct st_status *s, const struct st_place *p)
 {
 	char hold[1024];
@@ -1458,7 +1482,13 @@ static void print_owner(const struct st_status *s, const struct st_place *p)
 		fmt_pids(s, &p->holders, hold, sizeof(hold));
 		line(4, "in use by %s", hold);
 	} else if (!p->recorder && p->name) {
-		line(4, "owner unknown: no process has it open");
+		char *boot = boot_buffer(p);
+
+		if (boot)
+			line(4, "%s", boot);
+		else
+			line(4, "owner unknown: no process has it open");
+		free(boot);
 	}
 }
 
@@ -1827,6 +1857,17 @@ static void json_place(FILE *f, const struct st_status *s, const struct st_place
 		fputs("null", f);
 	fputs(",\"tracing_on\":", f);
 	fputs(p->tracing_on < 0 ? "null" : p->tracing_on ? "true" : "false", f);
+	{
+		char *boot = boot_buffer(p);
+
+		/* a buffer the kernel reserved at boot (Linux 6.12), and what it holds */
+		fputs(",\"boot_buffer\":", f);
+		if (boot)
+			ft_json_str(f, boot);
+		else
+			fputs("null", f);
+		free(boot);
+	}
 	fputs(",\"active\":", f);
 	fputs(st_place_active(p) ? "true" : "false", f);
 	fputs(",\"buffer_kb\":", f);

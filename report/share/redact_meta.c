@@ -573,6 +573,9 @@ bool rpt_red_skip_option(void *arg, const struct fmt_option *o)
 	case FMT_OPT_FT_DIGEST:
 	case FMT_OPT_FT_BPFOBJ:		/* rpt_red_write_bpfobjs, after the events */
 	case FMT_OPT_FT_BPFMAP:
+	/* where the previous boot's kernel and this boot's modules were loaded (KASLR) */
+	case FMT_OPT_LAST_BOOT_INFO:
+	case FMT_OPT_MODULES_FILE:
 		return true;
 	default:
 		return false;

@@ -15,6 +15,10 @@
 #   FLYTRAP_LAB_GUEST=FILE       run FILE in the guest instead of guest.sh (debugging,
 #                                20-record-smp.sh)
 #   FLYTRAP_LAB_SMP=N            guest CPUs (default 2)
+#   FLYTRAP_LAB_APPEND=PARAMS    more kernel parameters (30-last-boot.sh: the boot buffer)
+#   FLYTRAP_LAB_REBOOT=1         a reboot in the guest restarts it, memory kept (qemu
+#                                without -no-reboot); the guest powers off to end
+#   FLYTRAP_LAB_NO_STATIC=1      leave flytrap-static out of the guest
 #   FLYTRAP_LAB_UPDATE_GOLDEN=1  copy the recorded function_graph file to
 #                                tests/data/lab-function-graph.dat
 #   FLYTRAP_LAB_BENCH=1          instead of the checks, measure the per-call
@@ -119,7 +123,7 @@ else
 fi
 # the static build, alone (no libraries copied with it)
 lab_timeout=300
-if [ -x "$TOP/$O/flytrap-static" ]; then
+if [ -x "$TOP/$O/flytrap-static" ] && [ "${FLYTRAP_LAB_NO_STATIC:-0}" != 1 ]; then
 	cp "$TOP/$O/flytrap-static" "$R/bin/flytrap-static"
 	cp "$LAB/guest-static.sh" "$R/lab/"
 	lab_timeout=420	# one more recording, and a 7 MB binary in the initramfs
@@ -178,7 +182,10 @@ if [ "${FLYTRAP_LAB_BENCH:-0}" = 1 ]; then
 	qemu_cpu=(-smp 1 -icount shift=0,sleep=off)
 	append=" lpj=2000000"
 fi
-timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-$lab_timeout}" qemu-system-x86_64 -accel tcg,thread=single -cpu max "${qemu_cpu[@]}" -m 512 -no-reboot \
+reboot=(-no-reboot)
+[ "${FLYTRAP_LAB_REBOOT:-0}" = 1 ] && reboot=()
+append="$append${FLYTRAP_LAB_APPEND:+ $FLYTRAP_LAB_APPEND}"
+timeout -k 5 "${FLYTRAP_LAB_TIMEOUT:-$lab_timeout}" qemu-system-x86_64 -accel tcg,thread=single -cpu max "${qemu_cpu[@]}" -m 512 "${reboot[@]}" \
 	-kernel "$vmlinuz" -initrd "$TMP/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet$append" \
 	-display none -monitor none -serial stdio -serial "file:$TMP/out.tar" \
@@ -217,6 +224,10 @@ fi
 # ... and with several capture and compression threads (20-record-smp.sh)
 if [ -f "$LAB/host-smp.sh" ] && [ -f "$G/smp.err" ]; then
 	. "$LAB/host-smp.sh"
+fi
+# ... and recovered from the last boot's buffer (30-last-boot.sh)
+if [ -f "$LAB/host-lastboot.sh" ] && [ -f "$G/recover.txt" ]; then
+	. "$LAB/host-lastboot.sh"
 fi
 # ... and by flytrap-static
 if [ -f "$LAB/host-static.sh" ] && grep -q '^ok: static: ' "$G/results.txt"; then

@@ -42,17 +42,49 @@ if command -v systemd-analyze >/dev/null; then
 	systemd-analyze verify --man=no "$TMP/flytrap-flight.service" >"$TMP/verify.out" 2>&1 &&
 		ok "systemd-analyze verify accepts the unit" ||
 		{ fail "systemd-analyze verify"; cat "$TMP/verify.out"; }
+	sed "s|/usr/bin/flytrap|$FLYTRAP|g" "$TOP/pkg/systemd/flytrap-lastboot.service" >"$TMP/flytrap-lastboot.service"
+	systemd-analyze verify --man=no "$TMP/flytrap-lastboot.service" >"$TMP/verify.out" 2>&1 &&
+		ok "systemd-analyze verify accepts flytrap-lastboot.service" ||
+		{ fail "systemd-analyze verify flytrap-lastboot.service"; cat "$TMP/verify.out"; }
 else
 	echo "note: systemd-analyze missing (apt-get install systemd): the unit is not verified"
 fi
 
+# flytrap-lastboot.service: its events exist on this kernel, and its command
+# lines, where no boot buffer is reserved, say so in one line (the save's
+# failure is ignored: '-'; the lab's 30-last-boot.sh runs them on Linux 6.12)
+LBC=$TOP/pkg/systemd/flytrap-lastboot.conf
+evs=$(sed -n 's/^FLYTRAP_LASTBOOT_EVENTS=//p' "$LBC" | sed 's/-e //g' | tr ', ' '\n\n' | grep .)
+missing=
+for e in $evs; do
+	sys=${e%%:*} ev=${e#*:}
+	[ "$sys" = "$e" ] && ev=
+	[ -d "$TRACEFS/events/$sys${ev:+/$ev}" ] || missing="$missing $e"
+done
+[ -n "$evs" ] && [ -z "$missing" ] && ok "lastboot.conf's events exist here ($(echo $evs | wc -w))" ||
+	fail "lastboot.conf names events this kernel lacks:$missing"
+grep -q '^ExecStart=-/usr/bin/flytrap recover --last-boot \$FLYTRAP_LASTBOOT_INSTANCE -o /var/lib/flytrap/$' \
+	"$TOP/pkg/systemd/flytrap-lastboot.service" || fail "flytrap-lastboot.service: the save's ExecStart changed"
+if ! ls "$TRACEFS"/instances/*/last_boot_info >/dev/null 2>&1; then
+	"$FLYTRAP" recover --last-boot -o "$TMP/" >"$TMP/lb.out" 2>&1
+	rc=$?
+	"$FLYTRAP" lastboot arm $(sed -n 's/^FLYTRAP_LASTBOOT_EVENTS=//p' "$LBC") >>"$TMP/lb.out" 2>&1
+	rc2=$?
+	[ $rc = 1 ] && [ $rc2 = 1 ] && [ "$(grep -c 'no boot-reserved trace buffer' "$TMP/lb.out")" = 2 ] &&
+		[ -z "$(ls "$TMP"/last-boot-* 2>/dev/null)" ] &&
+		ok "lastboot unit's commands without a boot buffer: exit 1, one line each, no file" ||
+		fail "lastboot commands without a boot buffer ($rc, $rc2): $(cat "$TMP/lb.out")"
+fi
+
 # the package made by `make deb` (when built) ships the unit and its configuration as a conffile
 deb=$(ls -t "$TOP/$O"/flytrap_*.deb 2>/dev/null | head -n 1)
-if [ -n "$deb" ] && [ "$deb" -nt "$UNIT" ]; then
+if [ -n "$deb" ] && [ "$deb" -nt "$UNIT" ] && [ "$deb" -nt "$TOP/pkg/mkdeb.sh" ]; then
 	dpkg-deb -c "$deb" >"$TMP/deb.list"
 	grep -q ' ./lib/systemd/system/flytrap-flight.service$' "$TMP/deb.list" &&
 		grep -q ' ./etc/flytrap/flight.conf$' "$TMP/deb.list" &&
+		grep -q ' ./lib/systemd/system/flytrap-lastboot.service$' "$TMP/deb.list" &&
 		dpkg-deb -I "$deb" conffiles | grep -qx /etc/flytrap/flight.conf &&
+		dpkg-deb -I "$deb" conffiles | grep -qx /etc/flytrap/lastboot.conf &&
 		ok "$(basename "$deb") ships the unit and /etc/flytrap/flight.conf (a conffile)" ||
 		fail "$(basename "$deb") lacks the unit or its configuration"
 fi
