@@ -48,6 +48,12 @@ while time.time()-t < 2.5: os.getppid()'
 	file=$work/bench.dat
 fi
 
+# the listing of the trace-cmd installed here: 3.1.x prints what --compat 3.1 does
+ftc=
+case "$(trace-cmd -h 2>&1 | sed -n 's/^trace-cmd version \([0-9]*\.[0-9]*\).*/\1/p')" in
+3.1|3.0|2.*) ftc=--compat=3.1 ;;
+esac
+
 timed() {	# timed NAME CMD...: one run, "cpu wall" appended to $work/NAME
 	local name=$1
 	shift
@@ -63,14 +69,14 @@ med() {	# med NAME: median CPU time, median wall time
 }
 
 trace-cmd report -i "$file" > "$work/tc.txt" 2>/dev/null
-"$ft" report "$file" > "$work/ft.txt"
+"$ft" report $ftc "$file" > "$work/ft.txt"
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the listings differ" >&2; exit 1; }
-"$ft" report --threads 1 "$file" > "$work/ft.txt"
+"$ft" report $ftc --threads 1 "$file" > "$work/ft.txt"
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the --threads 1 listing differs" >&2; exit 1; }
 # trace-cmd 3.1.6 crashes in tracecmd_close() after a filtered listing of
 # some files, losing what stdio still buffered: line-buffered for the cmp
 (stdbuf -oL trace-cmd report -F "$filter" -i "$file" > "$work/tc.txt"; :) 2>/dev/null || true
-"$ft" report -F "$filter" "$file" > "$work/ft.txt"
+"$ft" report $ftc -F "$filter" "$file" > "$work/ft.txt"
 cmp -s "$work/tc.txt" "$work/ft.txt" || { echo "bench/report.sh: the -F listings differ" >&2; exit 1; }
 shown=$(($(wc -l < "$work/ft.txt") - 1))
 rm -f "$work/tc.txt" "$work/ft.txt"
@@ -80,11 +86,11 @@ rounds=${ROUNDS:-5}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$rounds"); do
 	timed tc trace-cmd report -i "$file"
-	timed fr "$ft" report "$file"
-	timed f1 "$ft" report --threads 1 "$file"
+	timed fr "$ft" report $ftc "$file"
+	timed f1 "$ft" report $ftc --threads 1 "$file"
 	timed fd "$dec" "$file"
 	timed tcf trace-cmd report -F "$filter" -i "$file"
-	timed frf "$ft" report -F "$filter" "$file"
+	timed frf "$ft" report $ftc -F "$filter" "$file"
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r tc tcw < <(med tc)
