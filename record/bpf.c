@@ -2430,6 +2430,11 @@ int rec_bpf_ext_queue(struct rec_bpf *b, int cpu, uint64_t ts, void *payload, ui
 	return 0;
 }
 
+void rec_bpf_ext_note_pid(struct rec_bpf *b, int tgid)
+{
+	rec_syms_note_pid(b->syms, tgid, b->poll_now ? b->poll_now : now_mono());
+}
+
 int rec_bpf_ext_error(struct rec_bpf *b, int ret, const char *msg)
 {
 	return set_err(b, ret, "%s", msg);

@@ -261,6 +261,12 @@ int rec_bpf_ext_ringbuf(struct rec_bpf *b, int map_fd, int (*cb)(void *ctx, void
  * Queue an encoded event (common fields first) of cpu at ts; takes the
  * malloc'd payload (freed on error too).  raw_size: ring bytes it came from.
  */
+/*
+ * A process whose user stacks a record or map of the object names: its maps
+ * (and with --symbols its binaries' symbols) go into the file, as for the
+ * built-in profile's samples.  Read at once the first time, again later.
+ */
+void rec_bpf_ext_note_pid(struct rec_bpf *b, int tgid);
 int rec_bpf_ext_queue(struct rec_bpf *b, int cpu, uint64_t ts, void *payload, uint32_t len,
 		      uint32_t raw_size);
 /* Set rec_bpf_error()'s text; returns ret. */

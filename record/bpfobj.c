@@ -59,8 +59,10 @@ struct uev {
 	char strct[64];			/* BTF struct of the records ("" = none found) */
 	int id, raw_id;
 	uint32_t rec_size;		/* size of the struct (typed records) */
-	/* record offsets of the conventional fields (ts, pid, cpu), -1 none */
-	int ts_off, pid_off, cpu_off;
+	/* record offsets of the conventional fields (ts, pid, cpu, tgid), -1 none */
+	int ts_off, pid_off, cpu_off, tgid_off;
+	/* a user stack id among the fields: the record's process gets its maps stored */
+	bool ustack;
 	char *fmt, *raw_fmt;		/* tracefs-style formats (fmt NULL: raw only) */
 	int slot;			/* loss slot in bpf_progs= */
 	/* MAP_drops in the object's .bss/.data, if any */
@@ -687,6 +689,15 @@ static const char *int_conv(int size, bool sign)
  * anything else as bytes with __print_hex).  NULL when the struct has a
  * bitfield or a member the format cannot hold (the records go raw then).
  */
+/*
+ * A user stack id, as callgraph's bpf-stacks source names one
+ * (rpt_bpfstk_side): "stack" in the name, and "user" in it or a leading 'u'.
+ */
+static bool user_stack_field(const char *name)
+{
+	return strstr(name, "stack") && (name[0] == 'u' || strstr(name, "user"));
+}
+
 static char *typed_format(const struct btf *btf, uint32_t sid, struct uev *u)
 {
 	const struct btf_type *s = btf__type_by_id(btf, sid);
@@ -695,7 +706,8 @@ static char *typed_format(const struct btf *btf, uint32_t sid, struct uev *u)
 	int i, n = btf_vlen(s);
 	char *out = NULL;
 
-	u->ts_off = u->pid_off = u->cpu_off = -1;
+	u->ts_off = u->pid_off = u->cpu_off = u->tgid_off = -1;
+	u->ustack = false;
 	jb_printf(&f, "name: %s\nID: %d\nformat:\n", u->name, u->id);
 	jb_put(&f, COMMON_FIELDS, strlen(COMMON_FIELDS));
 	for (i = 0; i < n; i++, m++) {
@@ -723,6 +735,10 @@ static char *typed_format(const struct btf *btf, uint32_t sid, struct uev *u)
 				u->pid_off = boff / 8;
 			if (size == 4 && !strcmp(name, "cpu"))
 				u->cpu_off = boff / 8;
+			if (size == 4 && !strcmp(name, "tgid"))
+				u->tgid_off = boff / 8;
+			if (user_stack_field(name))
+				u->ustack = true;
 		} else if (btf_is_ptr(t)) {
 			jb_printf(&f, "\tfield:unsigned long %s;\toffset:%d;\tsize:%d;\tsigned:0;\n",
 				  name, off, (int)size);
@@ -901,6 +917,13 @@ static int put_record(struct uev *u, int cpu, const void *data, size_t size)
 			pid = rd_u32((const uint8_t *)data + u->pid_off);
 		if (u->cpu_off >= 0 && cpu < 0)
 			cpu = rd_u32((const uint8_t *)data + u->cpu_off);
+		/*
+		 * Its user stack's addresses need the process's maps: read them
+		 * now, while it lives (a short-lived process is gone by the end).
+		 */
+		if (u->ustack)
+			rec_bpf_ext_note_pid(bo->b, (int)(u->tgid_off >= 0 ?
+				rd_u32((const uint8_t *)data + u->tgid_off) : (uint32_t)pid));
 		size = u->rec_size;
 		len = COMMON_LEN + size;
 		type = u->id;
@@ -1034,6 +1057,54 @@ static void snap_release(struct rec_snap *s)
 	jb_release(&s->text);
 }
 
+/*
+ * A snapshot whose entries carry a user stack id (a member named as
+ * user_stack_field() says): the maps of the processes its "tgid" members
+ * name (else its "pid" ones), read now if they still run.  The JSON is
+ * rec_snap_read()'s own, so a plain scan for the member names is exact.
+ */
+static void note_snap_pids(struct bpfobj *bo, const struct rec_snap *s)
+{
+	static const char *const keys[] = { "\"tgid\":", "\"pid\":" };
+	const char *t = s->text.p, *p;
+	bool ustack = false;
+
+	if (!t)
+		return;
+	for (p = strstr(t, "stack"); p && !ustack; p = strstr(p + 1, "stack")) {
+		const char *q = p;
+
+		/* the member name around it, between its quotes */
+		while (q > t && q[-1] != '"' && q[-1] != ',' && q[-1] != '{')
+			q--;
+		if (q > t && q[-1] == '"') {
+			const char *e = strchr(p, '"');
+			char name[64];
+
+			if (e && e - q < (ptrdiff_t)sizeof(name)) {
+				snprintf(name, sizeof(name), "%.*s", (int)(e - q), q);
+				ustack = user_stack_field(name);
+			}
+		}
+	}
+	if (!ustack)
+		return;
+	for (int k = 0; k < 2; k++) {
+		bool any = false;
+
+		for (p = strstr(t, keys[k]); p; p = strstr(p + 1, keys[k])) {
+			long v = strtol(p + strlen(keys[k]), NULL, 10);
+
+			if (v > 0 && v <= INT32_MAX) {
+				rec_bpf_ext_note_pid(bo->b, (int)v);
+				any = true;
+			}
+		}
+		if (any)
+			return;
+	}
+}
+
 /* Read every data map of every object now (why: FMT_BPFMAP_WHY); appended to *v. */
 static int snap_all(struct bpfobj *bo, unsigned why, struct rec_snap **v, size_t *n)
 {
@@ -1055,6 +1126,8 @@ static int snap_all(struct bpfobj *bo, unsigned why, struct rec_snap **v, size_t
 				     : -ENOMEM;
 			if (!ret && s.text.oom)
 				ret = -ENOMEM;
+			if (!ret)
+				note_snap_pids(bo, &s);
 			nv = ret ? NULL : realloc(*v, (*n + 1) * sizeof(**v));
 			if (!nv) {
 				snap_release(&s);

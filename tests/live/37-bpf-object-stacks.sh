@@ -11,7 +11,9 @@
 # bpf-stacks by itself: ksys_write -> vfs_write -> sock_write_iter carry
 # all 250 writes, 50 of them under [user stack not collected: EFAULT];
 # the same from the ring buffer's records (--bpf-map events), in --json,
-# --folded, --svg, export --html and --group comm.  Nothing stays loaded.
+# --folded, --svg, export --html and --group comm.  Recorded without a command
+# (the whole machine), the writers' maps are stored from the records, so the
+# user frames have names.  Nothing stays loaded.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/_bpf.sh"
 need_bpf_object
@@ -119,5 +121,25 @@ trace-cmd report -i s.dat >tc.out 2>/dev/null || fail "trace-cmd report"
 n=$(grep -c ' wstacks_events: *ts=[0-9]* pid=[0-9]* tgid=[0-9]* kern_stack_id=[0-9]* user_stack_id=-\?[0-9]* len=[0-9]* comm=ftt37dd$' tc.out)
 [ "$n" = 250 ] && ok "trace-cmd prints the 250 records by field name" ||
 	fail "trace-cmd: $n records printed whole: $(grep -m1 wstacks_events tc.out)"
+[ -z "$(ours)" ] || fail "left loaded: $(ours)"
+
+# the whole machine, no command: the processes whose user stacks the ring
+# buffer's records and the counts map name get their maps stored (read when
+# the first record comes, while they run), so the user frames have names
+"$FLYTRAP" record -o w.dat --bpf-object wstacks.bpf.o --bpf-set target_comm=ftt37dd \
+	-d 60 >recw.out 2>recw.err &
+rp=$!
+if wait_line recw.err 'recording' 300; then
+	python3 send.py || fail "send.py"
+	kill -INT $rp
+fi
+wait $rp || fail "record of the whole machine: $(head -3 recw.err)"
+procs=$("$FLYTRAP" info w.dat | sed -n 's/^ *bpf_procs_captured=//p')
+"$FLYTRAP" callgraph --folded w.dat >w.folded 2>w.err || fail "callgraph of w.dat: $(head -3 w.err)"
+top=$(awk '{ sub(/;.*/, ""); print }' w.folded | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+n=$(awk '/;ksys_write;/ { s += $NF } END { print s + 0 }' w.folded)
+[ "${procs:-0}" -ge 2 ] && [ "$n" = 250 ] && [[ "$top" == *write* ]] && ! grep -qE '(^|;)0x[0-9a-f]+;' w.folded &&
+	ok "without a command: ${procs} processes' maps stored, the user frame $top over 250 writes" ||
+	fail "without a command: procs_captured=${procs:-none}, $n writes, first frame '$top': $(head -2 w.folded)"
 [ -z "$(ours)" ] || fail "left loaded: $(ours)"
 finish
