@@ -6,7 +6,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -269,9 +272,102 @@ static double measure_parallel(void)
 static pthread_once_t parallel_once = PTHREAD_ONCE_INIT;
 static double parallel_cores;
 
+/*
+ * The measure is kept a few seconds in the user's runtime directory, so that
+ * a script running flytrap on many files pays it once, not ~20 ms of wall
+ * time per large open.  Only a directory of the user's own, mode 0700
+ * ($XDG_RUNTIME_DIR, systemd's /run/user/UID), and a regular file of the
+ * user's (not a link) are trusted; the boot id and the monotonic clock say
+ * whether it is recent.  Anything else: measure.
+ */
+#define PARALLEL_CACHE_NS 10000000000ULL
+
+static bool parallel_cache_path(char *buf, size_t cap)
+{
+	const char *d = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+
+	if (!d || d[0] != '/' || stat(d, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		return false;
+	return snprintf(buf, cap, "%s/flytrap-parallel", d) < (int)cap;
+}
+
+static bool boot_id(char *id, size_t cap)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	bool ok = f && fgets(id, (int)cap, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		id[strcspn(id, "\n")] = 0;
+	return ok && *id;
+}
+
+static uint64_t mono_ns_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static bool parallel_cached(double *v)
+{
+	char path[4096], id[64], buf[160], fid[64];
+	unsigned long long at;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!parallel_cache_path(path, sizeof(path)) || !boot_id(id, sizeof(id)))
+		return false;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ? -1 :
+		read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (sscanf(buf, "%63s %llu %lf", fid, &at, v) != 3 || strcmp(fid, id) ||
+	    at > mono_ns_now() || mono_ns_now() - at > PARALLEL_CACHE_NS || !(*v >= 1 && *v <= 2))
+		return false;
+	return true;
+}
+
+static void parallel_keep(double v)
+{
+	char path[4096], tmp[4200], id[64], buf[160];
+	int fd, len;
+
+	if (!parallel_cache_path(path, sizeof(path)) || !boot_id(id, sizeof(id)))
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	len = snprintf(buf, sizeof(buf), "%s %llu %.3f\n", id, (unsigned long long)mono_ns_now(), v);
+	if (write(fd, buf, (size_t)len) != len) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	if (close(fd) || rename(tmp, path))
+		unlink(tmp);
+}
+
 static void parallel_init(void)
 {
+	const char *env = getenv("FLYTRAP_PARALLEL");
+
+	if (!(env && *env) && parallel_cached(&parallel_cores))
+		return;
 	parallel_cores = measure_parallel();
+	if (!(env && *env))
+		parallel_keep(parallel_cores);
 }
 
 int rpt_threads_default(void)

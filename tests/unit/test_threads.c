@@ -6,10 +6,17 @@
  * not involved (it overrides the default before it is asked for).  Each
  * case runs in a child, as the measure is taken once per process.  The
  * figure measured on this machine is printed, not checked (it depends on
- * what else runs).
+ * what else runs).  The measure kept for a few seconds in
+ * $XDG_RUNTIME_DIR/flytrap-parallel: made by a measure (mode 0600), taken
+ * when it is this boot's and recent, left when it is a link or another
+ * boot's; the test's own directory stands in for the user's.
  */
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,10 +52,96 @@ static int threads_with(const char *par, uint64_t size)
 	return WEXITSTATUS(st);
 }
 
+static char cache[4200];
+
+/* the cache file with this boot's id (or another), written now */
+static void put_cache(const char *boot, double v)
+{
+	char id[64] = "", buf[200];
+	struct timespec t;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (f) {
+		if (fgets(id, sizeof(id), f))
+			id[strcspn(id, "\n")] = 0;
+		fclose(f);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	snprintf(buf, sizeof(buf), "%s %llu %.3f\n", boot ? boot : id,
+		 (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec, v);
+	unlink(cache);
+	f = fopen(cache, "w");
+	if (f) {
+		fputs(buf, f);
+		fclose(f);
+	}
+}
+
+static void cache_checks(int n)
+{
+	char dir[] = "/tmp/flytrap-threads.XXXXXX", link[4300];
+	struct stat st;
+	int got;
+
+	if (getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 200) {
+		static char d2[300];
+
+		snprintf(d2, sizeof(d2), "%s/flytrap-threads.XXXXXX", getenv("TMPDIR"));
+		if (!mkdtemp(d2))
+			return;
+		snprintf(cache, sizeof(cache), "%s/flytrap-parallel", d2);
+		setenv("XDG_RUNTIME_DIR", d2, 1);
+	} else {
+		if (!mkdtemp(dir))
+			return;
+		snprintf(cache, sizeof(cache), "%s/flytrap-parallel", dir);
+		setenv("XDG_RUNTIME_DIR", dir, 1);
+	}
+	chmod(getenv("XDG_RUNTIME_DIR"), 0700);
+	got = threads_with(NULL, 1ULL << 30);
+	CHECK(got >= 1 && !stat(cache, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
+	      "a measure leaves its figure in $XDG_RUNTIME_DIR, mode 0600");
+	put_cache(NULL, 2.0);
+	got = threads_with(NULL, 1ULL << 30);
+	CHECK(got == (n == 1 ? 1 : n), "a recent figure of 2 cores is taken: %d threads", got);
+	put_cache(NULL, 1.0);
+	got = threads_with(NULL, 1ULL << 30);
+	CHECK(got == 1, "a recent figure of 1 core is taken: %d threads", got);
+	put_cache(NULL, 2.0);
+	got = threads_with("1.36", 1ULL << 30);
+	CHECK(got == 1, "FLYTRAP_PARALLEL beats the kept figure: %d threads", got);
+	/* another boot's figure, or one behind a link, is measured again (and replaced) */
+	put_cache("another-boot", 2.0);
+	threads_with(NULL, 1ULL << 30);
+	{
+		char buf[200] = "";
+		FILE *f = fopen(cache, "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		CHECK(strncmp(buf, "another-boot", 12) != 0, "another boot's figure is replaced: %s", buf);
+	}
+	snprintf(link, sizeof(link), "%s.target", cache);
+	rename(cache, link);
+	symlink(link, cache);
+	threads_with(NULL, 1ULL << 30);
+	CHECK(!lstat(cache, &st) && S_ISREG(st.st_mode), "a link in its place is not followed (replaced)");
+	unlink(link);
+	unlink(cache);
+	rmdir(getenv("XDG_RUNTIME_DIR"));
+	unsetenv("XDG_RUNTIME_DIR");
+}
+
 int main(void)
 {
 	int n = cores();
 	int got;
+
+	cache_checks(n);
+	unsetenv("XDG_RUNTIME_DIR");
 
 	got = threads_with("1.36", 1ULL << 30);
 	CHECK(got == 1, "1.36 cores of parallelism, a large file: %d threads", got);
