@@ -345,14 +345,13 @@ struct lb_run {
 	int64_t delta, data_delta;	/* this boot's addresses less the previous boot's */
 	bool shifted;
 	int dropped_mods;
-	char events[4096];		/* the systems:events whose formats are stored */
 };
 
 static int add_formats(struct lb_run *r)
 {
 	char dir[4096];
 	struct dirent **sys = NULL;
-	int ns, i, err = 0, nev = 0;
+	int ns, i, err = 0;
 
 	snprintf(dir, sizeof(dir), "%s/events", r->ri.dir);
 	ns = scandir(dir, &sys, NULL, alphasort);
@@ -375,7 +374,6 @@ static int add_formats(struct lb_run *r)
 			if (text) {
 				err = ftrace ? fmt_writer_ftrace_format(r->w, text, len) :
 					fmt_writer_event_format(r->w, sys[i]->d_name, text, len);
-				nev++;
 			}
 			free(text);
 			free(ev[k]);
@@ -384,7 +382,6 @@ static int add_formats(struct lb_run *r)
 		free(sys[i]);
 	}
 	free(sys);
-	snprintf(r->events, sizeof(r->events), "%d", nev);
 	return err;
 }
 
