@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -372,6 +373,28 @@ int rec_instance_attach(struct rec_instance *ri, const char *name)
 		return n < 0 ? n : -ENODEV;
 	ri->max_cpus = n;
 	return 0;
+}
+
+int rec_write_host_options(struct fmt_writer *w, struct rec_instance *ri)
+{
+	char version[64], *clock;
+	struct utsname un;
+	int err = 0;
+
+	if (!uname(&un)) {
+		char buf[4 * sizeof(un.sysname) + 4];
+
+		snprintf(buf, sizeof(buf), "%s %s %s %s", un.sysname, un.nodename, un.release, un.machine);
+		err = fmt_writer_option_str(w, FMT_OPT_UNAME, buf);
+	}
+	clock = rec_instance_read(ri, "trace_clock", NULL);
+	if (!err && clock)
+		err = fmt_writer_option_str(w, FMT_OPT_TRACECLOCK, clock);
+	free(clock);
+	if (!err)
+		err = fmt_writer_cpucount(w, (uint32_t)ri->max_cpus);
+	snprintf(version, sizeof(version), "flytrap %s", FLYTRAP_VERSION);
+	return err ? err : fmt_writer_option_str(w, FMT_OPT_VERSION, version);
 }
 
 int rec_instance_top(struct rec_instance *top, const struct rec_instance *ri)

@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -437,32 +436,14 @@ static int add_symbols(struct lb_run *r)
 
 static int add_options(struct lb_run *r, const char *cmdline)
 {
-	char *meta = NULL, *clock, *opt = NULL, host[256] = "", when[64] = "";
+	char *meta = NULL, *opt = NULL, host[256] = "", when[64] = "";
 	size_t ml = 0;
-	struct utsname un;
 	struct timespec ts;
 	struct tm tm;
 	FILE *m;
 	int err = 0;
 
-	if (!uname(&un)) {
-		char buf[4 * sizeof(un.sysname) + 4];
-
-		snprintf(buf, sizeof(buf), "%s %s %s %s", un.sysname, un.nodename, un.release, un.machine);
-		err = fmt_writer_option_str(r->w, FMT_OPT_UNAME, buf);
-	}
-	clock = rec_instance_read(&r->ri, "trace_clock", NULL);
-	if (!err && clock)
-		err = fmt_writer_option_str(r->w, FMT_OPT_TRACECLOCK, clock);
-	free(clock);
-	if (!err)
-		err = fmt_writer_cpucount(r->w, (uint32_t)r->ri.max_cpus);
-	if (!err) {
-		char version[64];
-
-		snprintf(version, sizeof(version), "flytrap %s", FLYTRAP_VERSION);
-		err = fmt_writer_option_str(r->w, FMT_OPT_VERSION, version);
-	}
+	err = rec_write_host_options(r->w, &r->ri);
 	/* trace-cmd 3.4's form: "INSTANCE:" and the file's text, NUL included */
 	if (!err && asprintf(&opt, "%s:%s", r->name, r->info) >= 0) {
 		err = fmt_writer_option_str(r->w, FMT_OPT_LAST_BOOT_INFO, opt);

@@ -29,7 +29,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1038,7 +1037,6 @@ static int write_start_metadata(struct session *s)
 {
 	char *hp = NULL, *he = NULL, *text = NULL;
 	size_t hpl = 0, hel = 0, len = 0;
-	struct utsname un;
 	int err = 0, i;
 	const char *const *sys;
 
@@ -1087,24 +1085,7 @@ static int write_start_metadata(struct session *s)
 			return writer_fail(s, err, "printk formats");
 	}
 
-	if (!uname(&un)) {
-		char buf[4 * sizeof(un.sysname) + 4];
-
-		snprintf(buf, sizeof(buf), "%s %s %s %s", un.sysname, un.nodename, un.release, un.machine);
-		err = fmt_writer_option_str(s->w, FMT_OPT_UNAME, buf);
-	}
-	text = rec_instance_read(&s->ri, "trace_clock", NULL);
-	if (!err && text)
-		err = fmt_writer_option_str(s->w, FMT_OPT_TRACECLOCK, text);
-	free(text);
-	if (!err)
-		err = fmt_writer_cpucount(s->w, (uint32_t)s->ri.max_cpus);
-	if (!err) {
-		char version[64];
-
-		snprintf(version, sizeof(version), "flytrap %s", FLYTRAP_VERSION);
-		err = fmt_writer_option_str(s->w, FMT_OPT_VERSION, version);
-	}
+	err = rec_write_host_options(s->w, &s->ri);
 	if (!err) {
 		char *meta = NULL, host[256] = "", when[64] = "";
 		size_t ml = 0;

@@ -20,6 +20,7 @@
 
 struct tracefs_instance;
 struct fmt_wbuf;
+struct fmt_writer;
 
 #define REC_INSTANCE_PREFIX "flytrap-"
 #define REC_UPROBE_PREFIX "flytrap_"
@@ -118,6 +119,12 @@ int rec_instance_destroy(struct rec_instance *ri);
 
 /* rec_instance_destroy, then free the memory (statistics, event list). */
 void rec_instance_release(struct rec_instance *ri);
+
+/*
+ * The options every file of a tracefs instance starts with: UNAME, the
+ * instance's TRACECLOCK, CPUCOUNT and flytrap's VERSION.  0 or -errno.
+ */
+int rec_write_host_options(struct fmt_writer *w, struct rec_instance *ri);
 
 /*
  * Enable events matching spec ("sys:event", "sys", "event", globs allowed)
