@@ -77,6 +77,12 @@ mid=$(awk 'NR == 1 { a = $1 } { z = $1 } END { printf "%.6f", (a + z) / 2 }' "$T
 	ok "last boot: slice --from $mid keeps the kernel names" ||
 	fail "last boot: slice: $(head -c 200 "$TMP/cut.err")"
 
+# FLYTRAP_LAB_UPDATE_GOLDEN=1: the file becomes tests/data/lab-lastboot.dat (the offline tests')
+if [ "${FLYTRAP_LAB_UPDATE_GOLDEN:-0}" = 1 ]; then
+	cp "$F" "$TOP/tests/data/lab-lastboot.dat" && chmod 644 "$TOP/tests/data/lab-lastboot.dat" &&
+		echo "note: tests/data/lab-lastboot.dat updated"
+fi
+
 # Debian 13's trace-cmd 3.3.1, where its root is cached (tests/tc33.sh)
 if [ -f "$TOP/tests/tc33.sh" ]; then
 	. "$TOP/tests/tc33.sh"
