@@ -108,6 +108,8 @@ struct rpt_drops_result {
 void rpt_drops_text(const struct rpt_drops_result *r, FILE *out);
 /* The result as `drops --json` prints it (one object, no newline). */
 void rpt_drops_json(const struct rpt_drops_result *r, struct rpt_json *j);
+/* The result as one JSON document and a newline on out: 0, or -ENOMEM. */
+int rpt_drops_print_json(const struct rpt_drops_result *r, FILE *out);
 
 /* Frees what r holds and zeroes it; a zeroed result is a no-op. */
 void rpt_drops_result_release(struct rpt_drops_result *r);
