@@ -91,5 +91,7 @@ void rpt_overhead_text(const struct rpt_overhead_result *r, const struct rpt_opt
 		       FILE *out);
 /* The result as `overhead --json` prints it (one object, no newline). */
 void rpt_overhead_json(const struct rpt_overhead_result *r, struct rpt_json *j);
+/* The result as one JSON document and a newline on out: 0, or -ENOMEM. */
+int rpt_overhead_print_json(const struct rpt_overhead_result *r, FILE *out);
 
 #endif
