@@ -130,6 +130,8 @@ int rec_lastboot_parse(const char *text, struct rec_lastboot *lb)
 		}
 		p += len + (nl ? 1 : 0);
 	}
+	lb->previous = lb->have_prev_text || (lb->have_delta && lb->text_delta);
+	lb->unsure = lb->have_delta && !lb->text_delta && !lb->have_prev_text;
 	return lb->have_delta || lb->have_prev_text ? 0 : -EINVAL;
 }
 
@@ -164,8 +166,7 @@ int rec_lastboot_describe(const char *name, FILE *f)
 	}
 	on = rec_instance_read(&ri, "tracing_on", NULL);
 	ev = rec_instance_read(&ri, "set_event", NULL);
-	if (!rec_lastboot_parse(info, &lb) && !lb.current &&
-	    (lb.have_prev_text || (lb.have_delta && lb.text_delta))) {
+	if (!rec_lastboot_parse(info, &lb) && lb.previous) {
 		fprintf(f, "boot buffer %s: %" PRIu64 " events of the previous boot (%" PRIu64
 			" overwritten); 'flytrap recover --last-boot -o FILE' saves them\n",
 			name, stats_total(&ri, "entries"), stats_total(&ri, "overrun"));
@@ -177,7 +178,7 @@ int rec_lastboot_describe(const char *name, FILE *f)
 		fprintf(f, "boot buffer %s: %s, %d event%s on, %" PRIu64 " events held%s\n", name,
 			on && on[0] == '1' ? "tracing" : "tracing off", nev, nev == 1 ? "" : "s",
 			stats_total(&ri, "entries"),
-			lb.have_delta && !lb.text_delta && !lb.current ?
+			lb.unsure ?
 			" (Linux 6.12 without KASLR: which boot they are from is not said)" : "");
 	}
 	free(info);
@@ -644,7 +645,7 @@ int cmd_recover_last_boot(int argc, char **argv)
 			 "they were saved already", r.name);
 		goto out;
 	}
-	if (r.lb.have_delta && !r.lb.text_delta)
+	if (r.lb.unsure)
 		ft_warn("buffer %s: Linux gives a text delta of 0 (no KASLR): it cannot say whether "
 			"these events are the previous boot's or this one's", r.name);
 	if (check_space(&r))
@@ -807,8 +808,8 @@ static int lb_arm(const char *name, char **events, int nev, bool discard)
 	if (err)
 		return ft_error("cannot read instance '%s': %s", name, strerror(-err)), EXIT_FAIL;
 	info = rec_instance_read(&ri, "last_boot_info", NULL);
-	if (info && !rec_lastboot_parse(info, &lb) && !lb.current && !discard &&
-	    stats_total(&ri, "entries") > 0 && (lb.have_prev_text || lb.text_delta)) {
+	if (info && !rec_lastboot_parse(info, &lb) && lb.previous && !discard &&
+	    stats_total(&ri, "entries") > 0) {
 		ft_error("buffer %s still holds %" PRIu64 " events of the previous boot: save them with "
 			 "'flytrap recover --last-boot -o FILE', or drop them with --discard", name,
 			 stats_total(&ri, "entries"));

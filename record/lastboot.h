@@ -15,6 +15,12 @@
 
 struct rec_lastboot {
 	bool current;			/* "# Current": this boot's events */
+	/*
+	 * Derived by rec_lastboot_parse(): the buffer holds the previous boot's
+	 * events (an old text address, or a delta other than 0); unsure: 6.12
+	 * without KASLR, whose delta of 0 says neither.
+	 */
+	bool previous, unsure;
 	bool have_delta, have_data_delta;	/* 6.12: "text delta:" (this boot less the last) */
 	int64_t text_delta, data_delta;
 	bool have_prev_text;		/* later kernels: "ADDR\t[kernel]" */
