@@ -1057,37 +1057,35 @@ static void snap_release(struct rec_snap *s)
 	jb_release(&s->text);
 }
 
+/* Does type id (a struct, through typedefs) have a user stack id member? */
+static bool btf_has_ustack(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf && id ? resolved(btf, &id) : NULL;
+	const struct btf_member *m;
+
+	if (!t || !btf_is_struct(t))
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++)
+		if (user_stack_field(btf__name_by_offset(btf, m->name_off) ?: ""))
+			return true;
+	return false;
+}
+
 /*
- * A snapshot whose entries carry a user stack id (a member named as
- * user_stack_field() says): the maps of the processes its "tgid" members
- * name (else its "pid" ones), read now if they still run.  The JSON is
+ * A map whose key or value struct has a user stack id member (as the
+ * object's BTF says): the maps of the processes its entries' "tgid" members
+ * name (else their "pid" ones), read now if they still run.  The JSON is
  * rec_snap_read()'s own, so a plain scan for the member names is exact.
  */
-static void note_snap_pids(struct bpfobj *bo, const struct rec_snap *s)
+static void note_snap_pids(struct bpfobj *bo, const struct btf *btf, struct bpf_map *m,
+			   const struct rec_snap *s)
 {
 	static const char *const keys[] = { "\"tgid\":", "\"pid\":" };
 	const char *t = s->text.p, *p;
-	bool ustack = false;
 
-	if (!t)
-		return;
-	for (p = strstr(t, "stack"); p && !ustack; p = strstr(p + 1, "stack")) {
-		const char *q = p;
-
-		/* the member name around it, between its quotes */
-		while (q > t && q[-1] != '"' && q[-1] != ',' && q[-1] != '{')
-			q--;
-		if (q > t && q[-1] == '"') {
-			const char *e = strchr(p, '"');
-			char name[64];
-
-			if (e && e - q < (ptrdiff_t)sizeof(name)) {
-				snprintf(name, sizeof(name), "%.*s", (int)(e - q), q);
-				ustack = user_stack_field(name);
-			}
-		}
-	}
-	if (!ustack)
+	if (!t || !(btf_has_ustack(btf, bpf_map__btf_key_type_id(m)) ||
+		    btf_has_ustack(btf, bpf_map__btf_value_type_id(m))))
 		return;
 	for (int k = 0; k < 2; k++) {
 		bool any = false;
@@ -1127,7 +1125,7 @@ static int snap_all(struct bpfobj *bo, unsigned why, struct rec_snap **v, size_t
 			if (!ret && s.text.oom)
 				ret = -ENOMEM;
 			if (!ret)
-				note_snap_pids(bo, &s);
+				note_snap_pids(bo, bpf_object__btf(o->obj), m, &s);
 			nv = ret ? NULL : realloc(*v, (*n + 1) * sizeof(**v));
 			if (!nv) {
 				snap_release(&s);
