@@ -79,24 +79,18 @@ static void put_cache(const char *boot, double v)
 
 static void cache_checks(int n)
 {
-	char dir[] = "/tmp/flytrap-threads.XXXXXX", link[4300];
+	static char dir[300];
+	const char *tmp = getenv("TMPDIR");
+	char link[4300];
 	struct stat st;
 	int got;
 
-	if (getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 200) {
-		static char d2[300];
-
-		snprintf(d2, sizeof(d2), "%s/flytrap-threads.XXXXXX", getenv("TMPDIR"));
-		if (!mkdtemp(d2))
-			return;
-		snprintf(cache, sizeof(cache), "%s/flytrap-parallel", d2);
-		setenv("XDG_RUNTIME_DIR", d2, 1);
-	} else {
-		if (!mkdtemp(dir))
-			return;
-		snprintf(cache, sizeof(cache), "%s/flytrap-parallel", dir);
-		setenv("XDG_RUNTIME_DIR", dir, 1);
-	}
+	snprintf(dir, sizeof(dir), "%s/flytrap-threads.XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 200 ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cache, sizeof(cache), "%s/flytrap-parallel", dir);
+	setenv("XDG_RUNTIME_DIR", dir, 1);
 	chmod(getenv("XDG_RUNTIME_DIR"), 0700);
 	got = threads_with(NULL, 1ULL << 30);
 	CHECK(got >= 1 && !stat(cache, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
