@@ -703,9 +703,10 @@ static void text_types(const struct rpt_overhead_result *r, size_t top, FILE *ou
 	fprintf(out, "  total %35" PRIu64 " %11s\n", r->events,
 		rpt_fmt_bytes(b1, sizeof(b1), r->bytes));
 	if (r->ucopy_stacks)
-		fprintf(out, "  of which user stack copies (record --user-stack): %s in %" PRIu64
-			" stacks, %.1f%%\n", rpt_fmt_bytes(b1, sizeof(b1), r->ucopy_bytes),
-			r->ucopy_stacks,
+		/* two lines: the figures alone can take 40 columns */
+		fprintf(out, "  of which user stack copies (record --user-stack):\n"
+			"    %s in %" PRIu64 " stacks, %.1f%%\n",
+			rpt_fmt_bytes(b1, sizeof(b1), r->ucopy_bytes), r->ucopy_stacks,
 			r->bytes ? 100.0 * (double)r->ucopy_bytes / (double)r->bytes : 0.0);
 }
 
