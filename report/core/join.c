@@ -795,6 +795,42 @@ static int merge_option(struct rpt_merge *m, struct fmt_writer *w)
 	return err;
 }
 
+/*
+ * Separate recordings keep no recording's metadata, but the keys that say
+ * how to read the BPF stack copies go with the process maps and symbol
+ * tables, which are the first input's: from the first input that has
+ * them, so that callgraph unwinds the merged file as it did the input.
+ */
+static int stack_meta(struct rpt_merge *m, struct fmt_writer *w)
+{
+	static const char *const keys[] = { FMT_META_BPF_USER_STACK,
+					    FMT_META_BPF_USER_STACK_PROFILE };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err = 0;
+
+	if (!f)
+		return -ENOMEM;
+	for (int i = 0; i < m->n; i++) {
+		const struct fmt_meta *mt = fmt_reader_meta(m->s[i].r);
+		const char *v = mt ? fmt_kv_get(&mt->all, keys[0]) : NULL;
+
+		if (!v)
+			continue;
+		fprintf(f, "%s=%s\n", keys[0], v);
+		if ((v = fmt_kv_get(&mt->all, keys[1])))
+			fprintf(f, "%s=%s\n", keys[1], v);
+		break;
+	}
+	if (fclose(f))
+		err = -ENOMEM;
+	else if (len)
+		err = fmt_writer_option_str(w, FMT_OPT_FT_META, text);
+	free(text);
+	return err;
+}
+
 static int write_meta(struct rpt_merge *m, struct fmt_writer *w, const char **what,
 		      bool *have_cpucount)
 {
@@ -852,6 +888,8 @@ static int write_meta(struct rpt_merge *m, struct fmt_writer *w, const char **wh
 
 		*what = "options";
 		err = rpt_copy_options(m->s[0].r, w, skip_opt, &sa, have_cpucount);
+		if (!err && !m->one_recording)
+			err = stack_meta(m, w);
 	}
 	for (int i = 0; i < m->n && !err; i++) {
 		*what = "CPU statistics";
