@@ -2248,6 +2248,13 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	rec_syms_counts(b->syms, &procs, &gone, &bins);
 	P("bpf_procs_captured=%" PRIu64 "\nbpf_procs_gone=%" PRIu64 "\nbpf_binaries=%" PRIu64 "\n",
 	  procs, gone, bins);
+	if (b->sp.symbols) {
+		uint64_t cb, cbytes, cleft;
+
+		rec_syms_cfi_counts(b->syms, &cb, &cbytes, &cleft);
+		P("bpf_cfi_binaries=%" PRIu64 "\nbpf_cfi_bytes=%" PRIu64 "\nbpf_cfi_left_out=%" PRIu64 "\n",
+		  cb, cbytes, cleft);
+	}
 	for (i = 0; i < b->nfns; i++)
 		P(FMT_META_BPF_UFUNC "=%d %s %s 0x%" PRIx64 "\n", i,
 		  b->sp.uf[b->fns[i].target].binary,

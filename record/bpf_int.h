@@ -41,6 +41,9 @@ int rec_syms_note_binary(struct rec_syms *s, const char *path);
 
 /* Counters: processes captured, processes that were gone before their maps could be read. */
 void rec_syms_counts(const struct rec_syms *s, uint64_t *captured, uint64_t *gone, uint64_t *binaries);
+/* --symbols: binaries stored with their CFI, its bytes, binaries past the bound without */
+void rec_syms_cfi_counts(const struct rec_syms *s, uint64_t *binaries, uint64_t *bytes,
+			 uint64_t *left_out);
 
 /*
  * Queue FMT_OPT_PROCMAPS (leaving out skip_pids: the recorder writes those

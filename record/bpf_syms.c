@@ -28,6 +28,7 @@
 #include "record/record.h"
 
 #define SYMTAB_MAGIC "FTSYMS1"
+#define SYMTAB_F_CFI 1u		/* an entry's flags (its u32 at +20): the CFI block follows */
 
 struct load_seg {
 	uint64_t vaddr, memsz, offset, filesz;
@@ -52,6 +53,16 @@ struct bin {
 	int nsyms;
 	char *strtab;
 	size_t strsz;
+	/*
+	 * --symbols: the call-frame information (.eh_frame, .eh_frame_hdr as
+	 * mapped), so that a stack copy unwinds where the binary is absent;
+	 * cfi_eh NULL: none stored
+	 */
+	uint8_t *cfi_hdr, *cfi_eh;
+	uint64_t cfi_hdr_va, cfi_eh_va, entry;
+	uint32_t cfi_hdr_sz, cfi_eh_sz;
+	uint16_t machine;
+	uint8_t eclass, edata;
 };
 
 struct lib_range {
@@ -85,8 +96,16 @@ struct seen {
 	uint64_t next_read;	/* mono ns */
 };
 
+/*
+ * The call-frame information --symbols stores, in all (uncompressed): a
+ * binary past it is stored without (docs/man/flytrap-record.1 says so).
+ * libc's is about 100 KiB, python3's 0.5 MiB, a browser's tens of MiB.
+ */
+#define CFI_STORE_MAX (64ULL << 20)
+
 struct rec_syms {
 	bool symbols;
+	uint64_t cfi_bytes, cfi_bins, cfi_left_out;
 	struct seen *seen;	/* open-addressing hash on tgid */
 	size_t seen_cap, seen_n;
 	struct proc *procs;
@@ -142,6 +161,8 @@ static void bin_release(struct bin *b)
 	free(b->loads);
 	free(b->syms);
 	free(b->strtab);
+	free(b->cfi_hdr);
+	free(b->cfi_eh);
 }
 
 void rec_syms_free(struct rec_syms *s)
@@ -173,6 +194,14 @@ void rec_syms_counts(const struct rec_syms *s, uint64_t *captured, uint64_t *gon
 	*captured = s ? s->nprocs : 0;
 	*gone = s ? s->gone : 0;
 	*binaries = s ? s->nbins : 0;
+}
+
+void rec_syms_cfi_counts(const struct rec_syms *s, uint64_t *binaries, uint64_t *bytes,
+			 uint64_t *left_out)
+{
+	*binaries = s ? s->cfi_bins : 0;
+	*bytes = s ? s->cfi_bytes : 0;
+	*left_out = s ? s->cfi_left_out : 0;
 }
 
 static size_t slot_of(const struct seen *tab, size_t cap, int tgid)
@@ -336,7 +365,77 @@ static int collect_sym(void *arg, const char *name, const GElf_Sym *sym, const G
 	return 0;
 }
 
-static void read_elf(struct bin *b, Elf *e, bool symbols)
+/* A section's raw bytes, when the file holds all of them (not NOBITS, sizes agree). */
+static Elf_Data *section_bytes(Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, sh) || sh->sh_type != SHT_PROGBITS || !sh->sh_size)
+		return NULL;
+	d = elf_rawdata(scn, NULL);
+	return d && d->d_buf && d->d_size == sh->sh_size ? d : NULL;
+}
+
+/*
+ * .eh_frame and .eh_frame_hdr by name, as the loader maps them (what
+ * elfutils' unwinder reads), within what is left of CFI_STORE_MAX.  A
+ * binary without section headers stores none.
+ */
+static void read_cfi(struct rec_syms *s, struct bin *b, Elf *e, const GElf_Ehdr *eh)
+{
+	Elf_Scn *scn = NULL, *hdr = NULL, *frame = NULL;
+	Elf_Data *hd, *fd;
+	GElf_Shdr sh, hsh, fsh;
+	size_t shstr;
+	uint64_t need;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) || !(nm = elf_strptr(e, shstr, sh.sh_name)))
+			continue;
+		if (!strcmp(nm, ".eh_frame"))
+			frame = scn;
+		else if (!strcmp(nm, ".eh_frame_hdr"))
+			hdr = scn;
+	}
+	fd = section_bytes(frame, &fsh);
+	if (!fd)
+		return;
+	hd = section_bytes(hdr, &hsh);
+	need = fd->d_size + (hd ? hd->d_size : 0);
+	if (fd->d_size > UINT32_MAX / 4 || need > CFI_STORE_MAX - s->cfi_bytes) {
+		s->cfi_left_out++;
+		return;
+	}
+	b->cfi_eh = malloc(fd->d_size);
+	b->cfi_hdr = hd ? malloc(hd->d_size) : NULL;
+	if (!b->cfi_eh || (hd && !b->cfi_hdr)) {
+		free(b->cfi_eh);
+		free(b->cfi_hdr);
+		b->cfi_eh = b->cfi_hdr = NULL;
+		s->cfi_left_out++;
+		return;
+	}
+	memcpy(b->cfi_eh, fd->d_buf, fd->d_size);
+	b->cfi_eh_sz = (uint32_t)fd->d_size;
+	b->cfi_eh_va = fsh.sh_addr;
+	if (hd) {
+		memcpy(b->cfi_hdr, hd->d_buf, hd->d_size);
+		b->cfi_hdr_sz = (uint32_t)hd->d_size;
+		b->cfi_hdr_va = hsh.sh_addr;
+	}
+	b->entry = eh->e_entry;
+	b->machine = eh->e_machine;
+	b->eclass = eh->e_ident[EI_CLASS];
+	b->edata = eh->e_ident[EI_DATA];
+	s->cfi_bytes += need;
+	s->cfi_bins++;
+}
+
+static void read_elf(struct rec_syms *s, struct bin *b, Elf *e)
 {
 	GElf_Ehdr eh;
 
@@ -348,7 +447,7 @@ static void read_elf(struct bin *b, Elf *e, bool symbols)
 	read_build_id(e, b);
 	if (read_loads(e, b))
 		goto out;
-	if (symbols) {
+	if (s->symbols) {
 		struct symcollect c = { .b = b };
 
 		for_each_func(e, collect_sym, &c);
@@ -356,15 +455,16 @@ static void read_elf(struct bin *b, Elf *e, bool symbols)
 			goto out;
 		if (b->nsyms)
 			qsort(b->syms, b->nsyms, sizeof(*b->syms), fsym_cmp);
+		read_cfi(s, b, e, &eh);
 	}
 	b->read_ok = true;
 out:
 	elf_end(e);
 }
 
-static void read_binary(struct bin *b, int fd, bool symbols)
+static void read_binary(struct rec_syms *s, struct bin *b, int fd)
 {
-	read_elf(b, elf_begin(fd, ELF_C_READ_MMAP, NULL), symbols);
+	read_elf(s, b, elf_begin(fd, ELF_C_READ_MMAP, NULL));
 }
 
 /*
@@ -400,7 +500,7 @@ static void add_vdso(struct rec_syms *s)
 	if (!b->path)
 		return;
 	s->nbins++;
-	read_elf(b, elf_memory((char *)(uintptr_t)start, end - start), s->symbols);
+	read_elf(s, b, elf_memory((char *)(uintptr_t)start, end - start));
 }
 
 /* ---- processes ------------------------------------------------------------ */
@@ -450,7 +550,7 @@ static struct bin *find_or_add_bin(struct rec_syms *s, int pid, const char *path
 		}
 	}
 	if (fd >= 0) {
-		read_binary(b, fd, s->symbols);
+		read_binary(s, b, fd);
 		close(fd);
 	}
 	return b;
@@ -797,7 +897,7 @@ static void build_symtab(struct rec_syms *s, struct sbuf *o)
 		sb_u32(o, b->nloads);
 		sb_u32(o, b->nsyms);
 		sb_u32(o, b->strsz);
-		sb_u32(o, 0);
+		sb_u32(o, b->cfi_eh ? SYMTAB_F_CFI : 0);
 		sb_put(o, b->path, pl);
 		sb_put(o, b->bid, b->bid_len);
 		sb_pad8(o);
@@ -817,6 +917,20 @@ static void build_symtab(struct rec_syms *s, struct sbuf *o)
 		}
 		sb_put(o, b->strtab, b->strsz);
 		sb_pad8(o);
+		if (b->cfi_eh) {
+			sb_u16(o, b->machine);
+			sb_u8(o, b->eclass);
+			sb_u8(o, b->edata);
+			sb_u32(o, b->cfi_hdr_sz);
+			sb_u64(o, b->cfi_hdr_va);
+			sb_u64(o, b->cfi_eh_va);
+			sb_u64(o, b->cfi_eh_sz);
+			sb_u64(o, b->entry);
+			sb_put(o, b->cfi_hdr, b->cfi_hdr_sz);
+			sb_pad8(o);
+			sb_put(o, b->cfi_eh, b->cfi_eh_sz);
+			sb_pad8(o);
+		}
 		if (!o->err) {
 			uint32_t rs = o->len - start;
 

@@ -24,12 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "flytrap.h"
 #include "report/core/replay.h"	/* rpt_map, rpt_hash_str */
 #include "report/syms/symbols.h"
+
+/* a stored table entry's flags (docs/bpf.md): its CFI block follows the string table */
+#define SYMTAB_F_CFI 1u
 
 struct sym {
 	uint64_t addr, size;	/* size 0: up to the next symbol */
@@ -81,6 +85,16 @@ struct ubin {
 	bool dw_tried;
 	Dwfl *dw;
 	Dwfl_Module *dwmod;	/* NULL: no DWARF (then nothing is inlined) */
+	/*
+	 * record --symbols: the binary's stored CFI block (in s->symtab,
+	 * sizes checked; NULL: none) and, once the unwinder asked for it
+	 * where the binary is absent, that CFI as an ELF file (cfi_fd_tried;
+	 * cfi_fd -1: it could not be made)
+	 */
+	const uint8_t *cfi;
+	size_t cfi_len;
+	bool cfi_fd_tried;
+	int cfi_fd;
 };
 
 struct umap {
@@ -1016,6 +1030,130 @@ static bool rd(const uint8_t *base, size_t len, size_t off, void *out, size_t n)
 	return true;
 }
 
+/*
+ * A stored entry's CFI block (docs/bpf.md), from its start (the end of the
+ * string table, 8-aligned) to the entry's end: kept when its sizes fit
+ * and it names an ELF class and byte order, else ignored.
+ */
+#define CFI_HEAD 40
+static void cfi_block(struct ubin *b, const uint8_t *d, size_t from, size_t end)
+{
+	size_t c = (from + 7) & ~(size_t)7, room;
+	uint32_t hsz;
+	uint64_t esz;
+
+	if (c > end || end - c < CFI_HEAD)
+		return;
+	room = end - c - CFI_HEAD;
+	memcpy(&hsz, d + c + 4, 4);
+	memcpy(&esz, d + c + 24, 8);
+	if ((d[c + 2] != ELFCLASS32 && d[c + 2] != ELFCLASS64) ||
+	    (d[c + 3] != ELFDATA2LSB && d[c + 3] != ELFDATA2MSB) || hsz > room ||
+	    ((hsz + 7) & ~(size_t)7) > room || !esz || esz > room - ((hsz + 7) & ~(size_t)7))
+		return;
+	b->cfi = d + c;
+	b->cfi_len = end - c;
+}
+
+/*
+ * The stored CFI as an ELF file, for elfutils' unwinder (which reads a
+ * module from a file descriptor): the binary's class, byte order,
+ * machine, type and entry point, its loads (no bytes behind them: the file
+ * holds no code), and .eh_frame_hdr then .eh_frame at their addresses, in
+ * a memfd.  libelf lays it out; -1 when it cannot be made.
+ */
+static int cfi_elf(const struct ubin *b)
+{
+	const uint8_t *c = b->cfi;
+	uint16_t machine;
+	uint32_t hsz;
+	uint64_t hva, eva, esz, entry;
+	const char names[] = "\0.eh_frame_hdr\0.eh_frame\0.shstrtab";
+	GElf_Ehdr eh;
+	Elf *e = NULL;
+	int fd, k, ok = 0;
+
+	memcpy(&machine, c, 2);
+	memcpy(&hsz, c + 4, 4);
+	memcpy(&hva, c + 8, 8);
+	memcpy(&eva, c + 16, 8);
+	memcpy(&esz, c + 24, 8);
+	memcpy(&entry, c + 32, 8);
+	fd = memfd_create("flytrap-cfi", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!e || !gelf_newehdr(e, c[2]) || !gelf_getehdr(e, &eh))
+		goto out;
+	eh.e_ident[EI_DATA] = c[3];
+	eh.e_type = (GElf_Half)b->etype;
+	eh.e_machine = machine;
+	eh.e_version = EV_CURRENT;
+	eh.e_entry = entry;
+	if (!gelf_update_ehdr(e, &eh) || (b->nloads && !gelf_newphdr(e, (size_t)b->nloads)))
+		goto out;
+	for (k = 0; k < b->nloads; k++) {
+		GElf_Phdr ph = {
+			.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_vaddr = b->loads[k].vaddr,
+			.p_paddr = b->loads[k].vaddr, .p_memsz = b->loads[k].memsz,
+			.p_align = 4096,
+		};
+
+		if (!gelf_update_phdr(e, k, &ph))
+			goto out;
+	}
+	{
+		const uint8_t *hp = c + CFI_HEAD, *ep = hp + ((hsz + 7) & ~(size_t)7);
+		const struct { size_t name; uint64_t va, size; const uint8_t *p; GElf_Word type;
+			       GElf_Xword flags; } part[3] = {
+			{ 1, hva, hsz, hp, SHT_PROGBITS, SHF_ALLOC },
+			{ 15, eva, esz, ep, SHT_PROGBITS, SHF_ALLOC },
+			{ 25, 0, sizeof(names), (const uint8_t *)names, SHT_STRTAB, 0 },
+		};
+
+		for (k = 0; k < 3; k++) {
+			Elf_Scn *scn;
+			Elf_Data *dd;
+			GElf_Shdr sh;
+
+			if (!part[k].size)
+				continue;	/* no .eh_frame_hdr: .eh_frame alone */
+			if (!(scn = elf_newscn(e)) || !(dd = elf_newdata(scn)) ||
+			    !gelf_getshdr(scn, &sh))
+				goto out;
+			dd->d_buf = (void *)(uintptr_t)part[k].p;
+			dd->d_size = part[k].size;
+			dd->d_type = ELF_T_BYTE;
+			dd->d_align = 1;
+			dd->d_version = EV_CURRENT;
+			sh.sh_name = (GElf_Word)part[k].name;
+			sh.sh_type = part[k].type;
+			sh.sh_flags = part[k].flags;
+			sh.sh_addr = part[k].va;
+			sh.sh_addralign = 1;
+			if (!gelf_update_shdr(scn, &sh))
+				goto out;
+			if (k == 2) {
+				/* read again: gelf_newphdr set the program header count */
+				if (!gelf_getehdr(e, &eh))
+					goto out;
+				eh.e_shstrndx = (GElf_Half)elf_ndxscn(scn);
+				if (!gelf_update_ehdr(e, &eh))
+					goto out;
+			}
+		}
+	}
+	ok = elf_update(e, ELF_C_WRITE) > 0;
+out:
+	if (e)
+		elf_end(e);
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void load_symtab_section(struct rpt_syms *s)
 {
 	const uint8_t *d = s->symtab;
@@ -1026,7 +1164,7 @@ static void load_symtab_section(struct rpt_syms *s)
 		return;
 	memcpy(&nbin, d + 8, 4);
 	for (k = 0; k < nbin && off < len; k++) {
-		uint32_t rs, nloads, nsyms, strsz;
+		uint32_t rs, nloads, nsyms, strsz, flags;
 		uint16_t pl;
 		uint8_t bl, et;
 		size_t p, loads_off, syms_off, str_off;
@@ -1038,7 +1176,8 @@ static void load_symtab_section(struct rpt_syms *s)
 			return;
 		if (!rd(d, len, off + 4, &pl, 2) || !rd(d, len, off + 6, &bl, 1) ||
 		    !rd(d, len, off + 7, &et, 1) || !rd(d, len, off + 8, &nloads, 4) ||
-		    !rd(d, len, off + 12, &nsyms, 4) || !rd(d, len, off + 16, &strsz, 4))
+		    !rd(d, len, off + 12, &nsyms, 4) || !rd(d, len, off + 16, &strsz, 4) ||
+		    !rd(d, len, off + 20, &flags, 4))
 			return;
 		p = off + 24;
 		if ((size_t)pl + bl > rs - 24)
@@ -1093,6 +1232,8 @@ static void load_symtab_section(struct rpt_syms *s)
 			if (add_name(b, a, sz, (const char *)d + str_off + no, NULL, j, STB_GLOBAL))
 				return;
 		}
+		if (flags & SYMTAB_F_CFI)
+			cfi_block(b, d, str_off + strsz, off + rs);
 		bin_seal(b);
 		b->nfuncs = b->nsyms;
 		b->src = SRC_RECORDED;
@@ -1568,13 +1709,24 @@ int rpt_syms_user_map(struct rpt_syms *s, int tgid, int k, struct rpt_syms_umap 
 	b = &s->bins[m->bin];
 	bin_load(s, b);
 	memset(out, 0, sizeof(*out));
+	out->fd = -1;
 	out->start = m->start;
 	out->end = m->end;
 	out->path = b->path;
-	if (b->ok && b->file && bin_va(p, m, b, m->start, &va)) {
-		out->file = b->file;
-		out->bias = m->start - va;
+	if (!b->ok || !(b->file || b->cfi) || !bin_va(p, m, b, m->start, &va))
+		return 0;
+	if (!b->file) {
+		/* not on this machine: the CFI record --symbols stored */
+		if (!b->cfi_fd_tried) {
+			b->cfi_fd_tried = true;
+			b->cfi_fd = cfi_elf(b);
+		}
+		if (b->cfi_fd < 0)
+			return 0;
+		out->fd = b->cfi_fd;
 	}
+	out->file = b->file;
+	out->bias = m->start - va;
 	return 0;
 }
 
@@ -1833,6 +1985,8 @@ void rpt_syms_free(struct rpt_syms *s)
 		free(s->bins[k].path);
 		free(s->bins[k].buildid);
 		free(s->bins[k].file);
+		if (s->bins[k].cfi_fd_tried && s->bins[k].cfi_fd >= 0)
+			close(s->bins[k].cfi_fd);
 		bin_clear(&s->bins[k]);
 		if (s->bins[k].dw)
 			dwfl_end(s->bins[k].dw);

@@ -101,6 +101,11 @@ struct rpt_syms_umap {
 	uint64_t bias;		/* run-time address - the binary's own address */
 	const char *path;	/* as recorded */
 	const char *file;	/* the ELF file read on this machine; NULL: none (bias 0) */
+	/*
+	 * file NULL: the CFI record --symbols stored, as an ELF file (owned by
+	 * the symbols: dup it to keep it), with bias set; else -1
+	 */
+	int fd;
 };
 
 /*

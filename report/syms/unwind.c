@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -175,7 +176,7 @@ static bool proc_open(struct rpt_unwind *u, struct uw_proc *p, int tgid)
 		return false;
 	dwfl_report_begin(p->d);
 	for (k = 0; !rpt_syms_user_map(u->syms, tgid, k, &m); k++) {
-		if (!m.file)
+		if (!m.file && m.fd < 0)
 			continue;
 		/* a binary's code mapped in pieces is one module: report it once */
 		for (j = 0; j < nseen && seen[j] != m.path; j++)
@@ -183,8 +184,18 @@ static bool proc_open(struct rpt_unwind *u, struct uw_proc *p, int tgid)
 		if (j < nseen || nseen == 256)
 			continue;
 		seen[nseen++] = m.path;
-		if (dwfl_report_elf(p->d, m.path, m.file, -1, m.bias, true))
-			nmod++;
+		if (m.file) {
+			if (dwfl_report_elf(p->d, m.path, m.file, -1, m.bias, true))
+				nmod++;
+		} else {
+			/* the stored CFI: elfutils keeps (and closes) the descriptor it is given */
+			int fd = dup(m.fd);
+
+			if (fd >= 0 && dwfl_report_elf(p->d, m.path, m.path, fd, m.bias, true))
+				nmod++;
+			else if (fd >= 0)
+				close(fd);
+		}
 	}
 	dwfl_report_end(p->d, NULL, NULL);
 	if (!nmod)

@@ -23,7 +23,11 @@
 #  - most stacks cut (--user-stack cfi on the stripped one): the text says
 #    which record option would have unwound them;
 #  - the binaries gone and --symfs an empty directory: with --symbols the
-#    leaf is still named from the stored table.
+#    leaf is still named from the stored table, and the stacks unwind whole
+#    from the stored .eh_frame (shares and recursion depth as above); the
+#    same with libc and the loader gone too (the static build in a mount
+#    namespace where the library directory is empty), and in a merge of
+#    that file with another recording.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/_bpf.sh"
 need_bpf
@@ -148,7 +152,7 @@ grep -A1 'most user stacks stopped short' cfi.txt | grep -q 'user-stack dwarf' &
 
 # the binaries gone, nothing under --symfs: the stored table still names them
 mkdir empty gone && mv p q ps gone/
-for f in p-flat q p-flat--symbols q--symbols; do
+for f in p-flat q p-flat--symbols q--symbols ps-rec ps-rec--symbols; do
 	"$FLYTRAP" callgraph --folded --symfs empty "$f.dat" > "$f.gone" 2> e || fail "callgraph $f without the binary: $(cat e)"
 done
 grep -Eq '(^|;)leaf' p-flat--symbols.gone && ok "binary gone, --symbols: leaf named from the stored table" ||
@@ -158,5 +162,57 @@ grep -q 'spin' q--symbols.gone && ok "binary gone, --symbols: C++ spin() named f
 grep -Eq '(^|;)leaf' p-flat.gone && fail "binary gone, no --symbols: leaf named from nowhere"
 grep -q '\[p\]' p-flat.gone && ok "binary gone, no --symbols: its frames are [p]" ||
 	fail "binary gone, no --symbols: $(head -2 p-flat.gone | cut -c1-200)"
+# --symbols stored the binaries' .eh_frame: their stacks unwind where they
+# are not (without it, the walk stops in the absent binary)
+gone_checks() {	# SUFFIX WHERE
+	local m pct a b deep
+	m=$(main_pct "p-flat--symbols.$1")
+	within "$m" 95 100 && ok "$2, --symbols: ${m}% of p's stacks whole from the stored CFI" ||
+		fail "$2, --symbols: ${m}% of p's stacks whole: $(sort -k2 -n "p-flat--symbols.$1" | tail -2 | cut -c1-200)"
+	read -r pct a b < <(share ';work_a;' ';work_b;' "p-flat--symbols.$1")
+	within "$pct" 18 32 && ok "$2, --symbols: work_a ${pct}% ($a/$b; 25 +-7)" ||
+		fail "$2, --symbols: work_a ${pct}% ($a/$b), want 25 +-7"
+	deep=$(awk '{ w = $NF; t += w; if (gsub(";\\[ps\\]", "&") >= 21) d += w }
+		END { printf "%.1f", t ? 100 * d / t : 0 }' "ps-rec--symbols.$1")
+	within "$deep" 90 100 && ok "$2, --symbols: stripped ps keeps its 21 levels in ${deep}% of the stacks" ||
+		fail "$2, --symbols: stripped ps holds 21 levels in ${deep}%: $(sort -k2 -n "ps-rec--symbols.$1" | tail -1 | cut -c1-300)"
+}
+gone_checks gone "binary gone"
+m=$(main_pct p-flat.gone)
+within "$m" 0 50 && ok "binary gone, no --symbols: ${m}% whole (nothing to unwind it by)" ||
+	fail "binary gone, no --symbols: ${m}% whole, the test no longer tells stored CFI apart"
+# libc and the loader gone too: the static build in a mount namespace
+# where the system's library directory is an empty tmpfs
+ST=${FLYTRAP%/*}/flytrap-static
+if [ -x "$ST" ] && command -v unshare > /dev/null && [ -d /usr/lib/x86_64-linux-gnu ]; then
+	unshare -m sh -c 'mount -t tmpfs none /usr/lib/x86_64-linux-gnu || exit 9
+		for f in p-flat--symbols ps-rec--symbols; do
+			"$1" callgraph --folded --symfs empty "$f.dat" > "$f.nolib" 2> "$f.nolib.err" || exit 1
+		done' sh "$ST"
+	rc=$?
+	if [ $rc = 9 ]; then
+		echo "SKIP (this part): libc gone: cannot mount a tmpfs in a new mount namespace"
+	elif [ $rc != 0 ]; then
+		fail "libc gone: callgraph: $(cat ./*.nolib.err | head -3)"
+	else
+		grep -q '__libc_start_main' p-flat--symbols.nolib && ok "libc gone: __libc_start_main named and reached from the stored tables" ||
+			fail "libc gone: $(head -2 p-flat--symbols.nolib | cut -c1-200)"
+		gone_checks nolib "libc gone"
+	fi
+else
+	echo "SKIP (this part): libc gone: needs $ST (make static), unshare and /usr/lib/x86_64-linux-gnu"
+fi
+# merged with another recording (p's first, whose maps and tables the
+# merge keeps): p's stacks still unwind (before: the merge dropped the
+# metadata that says how to read the stack copies, and nothing unwound)
+if "$FLYTRAP" merge -o merged.dat p-flat--symbols.dat q.dat > /dev/null 2> e; then
+	"$FLYTRAP" callgraph --folded --comm p --symfs empty merged.dat > merged.fold 2> e ||
+		fail "callgraph of the merge: $(cat e)"
+	m=$(main_pct merged.fold)
+	within "$m" 95 100 && ok "merged, binary gone: ${m}% of p's stacks whole" ||
+		fail "merged, binary gone: ${m}% of p's stacks whole: $(sort -k2 -n merged.fold | tail -2 | cut -c1-200)"
+else
+	fail "merge: $(cat e)"
+fi
 mv gone/* .
 finish
