@@ -152,7 +152,6 @@ enum ekind {
 	K_BPF_SYSCALL, K_BPF_SYSHIST, K_BPF_OFFCPU, K_BPF_PROFILE, K_CPUFREQ, K_CPUIDLE,
 };
 
-#define NF 10
 struct afield {			/* one decoded field of an event type, for args */
 	const char *name;
 	struct fmt_field f;
@@ -165,7 +164,8 @@ struct afield {			/* one decoded field of an event type, for args */
 struct sq_evtype {
 	bool done;
 	int kind;
-	struct fmt_field f[NF];
+	/* the one table's view of the event (report/core/kinds.h): records decode through it */
+	struct rpt_kind_info ki;
 	struct fmt_field fpid, fflags, ftgid;
 	const char *sysname;	/* syscalls:sys_enter_NAME */
 	bool named_nr;		/* that event has __syscall_nr */
@@ -252,45 +252,6 @@ static const unsigned char ekind_of[RPT_K_NR] = {
 };
 
 /*
- * sql's slots for the kinds whose table order differs (slot i of sql
- * takes the table's field map[i]; -1 ends the list).  The other kinds
- * keep the table's order.
- */
-static const signed char map_switch[] = {
-	RPT_F_SW_PREV_PID, RPT_F_SW_NEXT_PID, RPT_F_SW_PREV_STATE, RPT_F_SW_PREV_PRIO,
-	RPT_F_SW_NEXT_PRIO, RPT_F_SW_PREV_COMM, RPT_F_SW_NEXT_COMM, -1,
-};
-static const signed char map_func[] = {
-	RPT_F_UF_FUNC, RPT_F_UF_DEPTH, RPT_F_UF_FLAGS, RPT_F_UF_DURATION, RPT_F_UF_RET,
-	RPT_F_UF_START, RPT_F_UF_TGID, -1,
-};
-static const signed char map_offcpu[] = {
-	RPT_F_OC_TGID, RPT_F_OC_STATE, RPT_F_OC_START, RPT_F_OC_DURATION, RPT_F_OC_WAKER_PID,
-	RPT_F_OC_WAKER_TGID, RPT_F_OC_COMM, RPT_F_OC_WAKER_COMM, RPT_F_OC_KSTACK,
-	RPT_F_OC_USTACK, -1,
-};
-static const signed char map_profile[] = {
-	RPT_F_PR_TGID, RPT_F_PR_COMM, RPT_F_PR_KSTACK, RPT_F_PR_USTACK, -1,
-};
-
-static const signed char *slot_map(enum rpt_kind k)
-{
-	switch (k) {
-	case RPT_K_SCHED_SWITCH:
-		return map_switch;
-	case RPT_K_BPF_UFUNC_ENTRY: case RPT_K_BPF_UFUNC_EXIT:
-	case RPT_K_BPF_KFUNC_ENTRY: case RPT_K_BPF_KFUNC_EXIT:
-		return map_func;
-	case RPT_K_BPF_OFFCPU:
-		return map_offcpu;
-	case RPT_K_BPF_PROFILE:
-		return map_profile;
-	default:
-		return NULL;
-	}
-}
-
-/*
  * An event id's kind from the one table.  Uprobes pair as in callgraph: a
  * uretprobe's __probe_func (f[0]) is its entry's __probe_ip (f[0]),
  * whatever the names; the slice is named after the entry event, for a
@@ -299,33 +260,38 @@ static const signed char *slot_map(enum rpt_kind k)
  */
 static void classify(struct sq_evtype *t, const struct tep_event *e)
 {
-	struct rpt_kind_info ki;
-	const signed char *map;
+	struct rpt_kind_info *ki = &t->ki;
 	char name[256];
-	int i;
 
-	rpt_kind_resolve(e, &ki);
-	t->kind = ekind_of[ki.kind] ? ekind_of[ki.kind] : K_OTHER;
-	t->fpid = ki.common_pid;
-	t->ftgid = ki.tgid;
+	rpt_kind_resolve(e, ki);
+	t->kind = ekind_of[ki->kind] ? ekind_of[ki->kind] : K_OTHER;
+	t->fpid = ki->common_pid;
+	t->ftgid = ki->tgid;
 	t->fflags.offset = -1;
 	if (e)
 		fmt_field_resolve(e, "common_flags", &t->fflags);
-	map = slot_map(ki.kind);
-	for (i = 0; i < NF; i++)
-		t->f[i].offset = -1;
-	for (i = 0; i < NF && i < RPT_KIND_FIELDS && (!map || map[i] >= 0); i++)
-		t->f[i] = ki.f[map ? map[i] : i];
-	if (ki.kind == RPT_K_SYS_ENTER || ki.kind == RPT_K_SYS_EXIT) {
-		t->sysname = ki.arg;
-		t->named_nr = ki.f[RPT_F_SYS_ID].offset >= 0;
-	} else if (ki.kind == RPT_K_PROBE_ENTRY) {
-		t->probe = strdup(ki.arg);
-	} else if (ki.kind == RPT_K_PROBE_RET) {
-		t->probe = strdup(rpt_probe_entry_name(ki.arg, name, sizeof(name)));
+	if (ki->kind == RPT_K_SYS_ENTER || ki->kind == RPT_K_SYS_EXIT) {
+		t->sysname = ki->arg;
+		t->named_nr = ki->f[RPT_F_SYS_ID].offset >= 0;
+	} else if (ki->kind == RPT_K_PROBE_ENTRY) {
+		t->probe = strdup(ki->arg);
+	} else if (ki->kind == RPT_K_PROBE_RET) {
+		t->probe = strdup(rpt_probe_entry_name(ki->arg, name, sizeof(name)));
 	}
-	if (rpt_kind_is_probe(ki.kind) && !t->probe)
+	if (rpt_kind_is_probe(ki->kind) && !t->probe)
 		t->kind = K_OTHER;
+}
+
+/* The record of ev as the one table decodes it (what sql reads of every kind it knows). */
+static void decode(const struct sq_evtype *t, const struct fmt_event *ev, struct rpt_rec *r)
+{
+	rpt_rec_decode(&t->ki, ev->rec.data, (int)ev->rec.size, r);
+}
+
+/* whether the event type has field slot k (report/core/kinds.h's RPT_F_*) of its kind */
+static bool has_field(const struct sq_evtype *t, int k)
+{
+	return t->ki.f[k].offset >= 0;
 }
 
 static struct sq_evtype *etype_of(struct sfile *f, const struct fmt_event *ev)
@@ -357,11 +323,9 @@ static int ev_pid(const struct sq_evtype *t, const struct fmt_event *ev)
 	return fhas(&t->fpid) ? (int)fv(&t->fpid, ev) : -1;
 }
 
-/* a fixed char array or __data_loc string field, made valid UTF-8 (other bytes as '?') */
-static char *fstr(const struct fmt_field *f, const struct fmt_event *ev, char *buf, size_t len)
+/* n bytes of text at p (up to a NUL), made valid UTF-8 (other bytes as '?') */
+static char *utf8_text(const unsigned char *p, int n, char *buf, size_t len)
 {
-	int n = 0;
-	const unsigned char *p = fmt_field_ptr(f, ev->rec.data, ev->rec.size, &n);
 	size_t i = 0, o = 0;
 
 	buf[0] = 0;
@@ -381,6 +345,21 @@ static char *fstr(const struct fmt_field *f, const struct fmt_event *ev, char *b
 	}
 	buf[o] = 0;
 	return buf;
+}
+
+/* a fixed char array or __data_loc string field, as utf8_text() */
+static char *fstr(const struct fmt_field *f, const struct fmt_event *ev, char *buf, size_t len)
+{
+	int n = 0;
+	const unsigned char *p = fmt_field_ptr(f, ev->rec.data, ev->rec.size, &n);
+
+	return utf8_text(p, n, buf, len);
+}
+
+/* a decoded record's string, as utf8_text() */
+static char *rstr(struct rpt_str s, char *buf, size_t len)
+{
+	return utf8_text((const unsigned char *)s.s, s.len, buf, len);
 }
 
 /* BPF ufunc/kfunc names from the META lines "bpf_ufunc=IDX BINARY NAME ..." */
@@ -988,6 +967,7 @@ static void tt_comm(struct ttask *t, const char *s)
 static void threads_event(struct sq_engine *en, struct sfile *sf, const struct fmt_event *ev)
 {
 	struct sq_evtype *t = etype_of(sf, ev);
+	struct rpt_rec r;
 	char b[64];
 	struct ttask *tk;
 	int pid;
@@ -1009,40 +989,41 @@ static void threads_event(struct sq_engine *en, struct sfile *sf, const struct f
 		if (g > 0)
 			tk->tgid = g;
 	}
+	if (t->kind == K_OTHER)
+		return;
+	decode(t, ev, &r);
 	switch (t->kind) {
 	case K_SWITCH:
-		tt_comm(tt_get(en, (int)fv(&t->f[0], ev)), fstr(&t->f[5], ev, b, sizeof(b)));
-		tt_comm(tt_get(en, (int)fv(&t->f[1], ev)), fstr(&t->f[6], ev, b, sizeof(b)));
+		tt_comm(tt_get(en, r.sw.prev_pid), rstr(r.sw.prev_comm, b, sizeof(b)));
+		tt_comm(tt_get(en, r.sw.next_pid), rstr(r.sw.next_comm, b, sizeof(b)));
 		break;
 	case K_WAKEUP:
-		tk = tt_get(en, (int)fv(&t->f[0], ev));
-		if (fhas(&t->f[1]))
-			tt_comm(tk, fstr(&t->f[1], ev, b, sizeof(b)));
+		tt_comm(tt_get(en, r.wake.pid), rstr(r.wake.comm, b, sizeof(b)));
 		break;
 	case K_FORK:
-		tt_get(en, (int)fv(&t->f[0], ev));
-		tk = tt_get(en, (int)fv(&t->f[1], ev));
+		tt_get(en, r.fork.parent);
+		tk = tt_get(en, r.fork.child);
 		if (tk) {
-			tt_comm(tk, fstr(&t->f[2], ev, b, sizeof(b)));
-			tk->ppid = (int)fv(&t->f[0], ev);
+			tt_comm(tk, rstr(r.fork.comm, b, sizeof(b)));
+			tk->ppid = r.fork.parent;
 			tk->has_start = true;
 			tk->start_ts = ev->rec.ts;
 			tk->has_end = false;
 		}
 		break;
 	case K_EXIT:
-		tk = tt_get(en, (int)fv(&t->f[0], ev));
+		tk = tt_get(en, r.task.pid);
 		if (tk) {
 			tk->has_end = true;
 			tk->end_ts = ev->rec.ts;
 		}
 		break;
 	case K_RENAME:
-		tt_comm(tt_get(en, (int)fv(&t->f[0], ev)), fstr(&t->f[1], ev, b, sizeof(b)));
+		tt_comm(tt_get(en, r.task.pid), rstr(r.task.comm, b, sizeof(b)));
 		break;
 	case K_BPF_OFFCPU:
 	case K_BPF_PROFILE:
-		tt_comm(tk, fstr(&t->f[t->kind == K_BPF_OFFCPU ? 6 : 1], ev, b, sizeof(b)));
+		tt_comm(tk, rstr(r.smp.comm, b, sizeof(b)));
 		break;
 	default:
 		break;
@@ -1439,11 +1420,13 @@ static struct cpustate *cpu_state(struct dstate *d, int cpu)
 static int sched_feed(struct cursor *c, struct sq_evtype *t, const struct fmt_event *ev)
 {
 	struct cpustate *cs;
+	struct rpt_rec sw;
 	struct val *r;
 	char st[16];
 
 	if (t->kind != K_SWITCH || !(cs = cpu_state(&c->st, ev->rec.cpu)))
 		return 0;
+	decode(t, ev, &sw);
 	if (cs->known) {
 		if (!(r = rowq_add(&c->q)))
 			return -ENOMEM;
@@ -1451,16 +1434,16 @@ static int sched_feed(struct cursor *c, struct sq_evtype *t, const struct fmt_ev
 		vi(&r[1], (int64_t)cs->ts);
 		vi(&r[2], (int64_t)(ev->rec.ts - cs->ts));
 		vi(&r[3], ev->rec.cpu);
-		vi(&r[4], fv(&t->f[0], ev));
-		state_str(fhas(&t->f[2]) ? fv(&t->f[2], ev) : 0, st, sizeof(st));
+		vi(&r[4], sw.sw.prev_pid);
+		state_str(sw.sw.has_state ? sw.sw.prev_state : 0, st, sizeof(st));
 		vs(&r[5], st);
-		vi(&r[6], fv(&t->f[3], ev));
+		vi(&r[6], sw.sw.prev_prio);
 		vi(&r[7], ev->rec.cpu);
 	}
 	cs->known = true;
 	cs->ts = ev->rec.ts;
-	cs->pid = (int)fv(&t->f[1], ev);
-	cs->prio = (int)fv(&t->f[4], ev);
+	cs->pid = sw.sw.next_pid;
+	cs->prio = sw.sw.next_prio;
 	return 0;
 }
 
@@ -1530,17 +1513,20 @@ static struct tstate *ts_get(struct cursor *c, int tid)
 static int tstate_feed(struct cursor *c, struct sq_evtype *t, const struct fmt_event *ev)
 {
 	uint64_t now = ev->rec.ts;
+	struct rpt_rec r;
 	struct tstate *s;
 	int rc;
 
+	if (t->kind == K_SWITCH || t->kind == K_WAKEUP)
+		decode(t, ev, &r);
 	if (t->kind == K_SWITCH) {
-		int prev = (int)fv(&t->f[0], ev), next = (int)fv(&t->f[1], ev);
+		int prev = r.sw.prev_pid, next = r.sw.next_pid;
 
 		if (prev != 0 && (s = ts_get(c, prev))) {
 			if ((rc = ts_emit(c, prev, s, now)))
 				return rc;
 			s->known = true;
-			state_str(fhas(&t->f[2]) ? fv(&t->f[2], ev) : 0, s->state,
+			state_str(r.sw.has_state ? r.sw.prev_state : 0, s->state,
 				  sizeof(s->state));
 			s->since = now;
 			s->waker = -1;
@@ -1555,7 +1541,7 @@ static int tstate_feed(struct cursor *c, struct sq_evtype *t, const struct fmt_e
 			s->waker = -1;
 		}
 	} else if (t->kind == K_WAKEUP) {
-		int tid = (int)fv(&t->f[0], ev);
+		int tid = r.wake.pid;
 
 		s = ts_get(c, tid);
 		if (!s || tid == 0 || !s->known || !strcmp(s->state, "Running") ||
@@ -1703,41 +1689,42 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 	int64_t id = ev_id(sf->index, ev);
 	struct stask *tk;
 	struct fstack *s;
+	struct rpt_rec r;
 	char buf[64];
 
 	if (t->kind < K_FG_ENTRY || t->kind > K_BPF_SYSCALL)
 		return 0;
+	decode(t, ev, &r);
 	if (t->kind == K_BPF_SYSCALL) {
-		uint64_t dur = (uint64_t)fv(&t->f[1], ev);
-		const char *nm =
-			sys_name(sf, (long)(int32_t)fv(&t->f[0], ev), NULL, buf, sizeof(buf));
+		uint64_t dur = r.bsys.duration;
+		const char *nm = sys_name(sf, (long)(int32_t)r.bsys.nr, NULL, buf, sizeof(buf));
 
 		return slice_row(c, c->st.next_id++, ev->rec.ts >= dur ? ev->rec.ts - dur : 0, dur,
-				 "bpf_syscall", nm, 0, -1, id, pid, cpu, fhas(&t->f[2]),
-				 fv(&t->f[2], ev));
+				 "bpf_syscall", nm, 0, -1, id, pid, cpu, r.bsys.has_ret,
+				 r.bsys.ret);
 	}
 	if (!(tk = stask_get(c, ev, pid)))
 		return -ENOMEM;
 	switch (t->kind) {
 	case K_FG_ENTRY: {
-		uint32_t depth = (uint32_t)fv(&t->f[1], ev);
+		uint32_t depth = (uint32_t)r.fg.depth;
 
 		s = &tk->st[0];
 		while (s->n && s->f[s->n - 1].depth >= depth)
 			s->n--;	/* exits lost */
-		enter(c, s, intern_sym(sf, (uint64_t)fv(&t->f[0], ev)), depth, ev, id);
+		enter(c, s, intern_sym(sf, r.fg.func), depth, ev, id);
 		break;
 	}
 	case K_FG_EXIT: {
-		uint32_t depth = (uint32_t)fv(&t->f[1], ev);
-		const char *nm = intern_sym(sf, (uint64_t)fv(&t->f[0], ev));
-		uint64_t ct = (uint64_t)fv(&t->f[2], ev), rt = (uint64_t)fv(&t->f[3], ev);
+		uint32_t depth = (uint32_t)r.fg.depth;
+		const char *nm = intern_sym(sf, r.fg.func);
+		uint64_t ct = r.fg.calltime, rt = r.fg.rettime;
 
 		s = &tk->st[0];
 		while (s->n && s->f[s->n - 1].depth > depth)
 			s->n--;
 		if (s->n && s->f[s->n - 1].depth == depth && !strcmp(s->f[s->n - 1].name, nm)) {
-			uint64_t dur = fhas(&t->f[2]) && fhas(&t->f[3]) && rt >= ct ? rt - ct
+			uint64_t dur = r.fg.has_times && rt >= ct ? rt - ct
 				       : ev->rec.ts - s->f[s->n - 1].ts;
 
 			return leave(c, s, s->n - 1, dur, "funcgraph", pid, cpu, false, 0);
@@ -1746,15 +1733,15 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 	}
 	case K_UP_ENTRY:
 		enter(c, &tk->st[1], t->probe ? t->probe : "?", 0, ev, id);
-		if (tk->st[1].n && fhas(&t->f[0]))
-			tk->st[1].f[tk->st[1].n - 1].addr = (uint64_t)fv(&t->f[0], ev);
+		if (tk->st[1].n && has_field(t, RPT_F_PB_IP))
+			tk->st[1].f[tk->st[1].n - 1].addr = r.probe.ip;
 		break;
 	case K_UF_ENTRY:
 	case K_KF_ENTRY: {
 		int kk = t->kind == K_KF_ENTRY;
-		const char *nm = fname_keep(sf, kk, fv(&t->f[0], ev));
+		const char *nm = fname_keep(sf, kk, (int64_t)r.bfunc.func);
 
-		enter(c, &tk->st[1 + kk], nm, (uint32_t)fv(&t->f[1], ev), ev, id);
+		enter(c, &tk->st[1 + kk], nm, (uint32_t)r.bfunc.depth, ev, id);
 		break;
 	}
 	case K_UP_RET:
@@ -1765,12 +1752,13 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 		bool bpf = t->kind != K_UP_RET;
 
 		if (bpf)
-			nm = fname_keep(sf, kk, fv(&t->f[0], ev));
+			nm = fname_keep(sf, kk, (int64_t)r.bfunc.func);
 		s = &tk->st[1 + kk];
 		k = -1;
-		if (!bpf && fhas(&t->f[0]) && fv(&t->f[0], ev))
+		/* a uretprobe's __probe_func is its entry's __probe_ip */
+		if (!bpf && has_field(t, RPT_F_PB_IP) && r.probe.ip)
 			for (k = s->n - 1; k >= 0; k--)
-				if (s->f[k].addr == (uint64_t)fv(&t->f[0], ev))
+				if (s->f[k].addr == r.probe.ip)
 					break;
 		if (k < 0)
 			for (k = s->n - 1; k >= 0; k--)
@@ -1780,23 +1768,23 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 			break;
 		{
 			uint64_t dur = ev->rec.ts - s->f[k].ts,
-				 bd = bpf && fhas(&t->f[3]) ? (uint64_t)fv(&t->f[3], ev) : 0;
+				 bd = bpf && has_field(t, RPT_F_UF_DURATION) ? r.bfunc.duration : 0;
 
 			return leave(c, s, k, bd ? bd : dur,
 				     kk ? "kfunc" : bpf ? "ufunc" : "uprobe", pid, cpu,
-				     bpf && fhas(&t->f[4]), fv(&t->f[4], ev));
+				     bpf && has_field(t, RPT_F_UF_RET), bpf ? r.bfunc.ret : 0);
 		}
 	}
 	case K_SYS_ENTER:
 		tk->in_sys = true;
-		tk->sys_nr = t->named_nr || !t->sysname ? (long)fv(&t->f[0], ev) : -1;
+		tk->sys_nr = r.sys.id;	/* -1: a named event without __syscall_nr */
 		tk->sys_named = t->sysname;
 		tk->sys_ts = ev->rec.ts;
 		tk->sys_argset = id;
 		tk->sys_id = c->st.next_id++;
 		break;
 	case K_SYS_EXIT: {
-		long nr = t->named_nr || !t->sysname ? (long)fv(&t->f[0], ev) : -1;
+		long nr = r.sys.id;
 		bool match = tk->in_sys && !(nr >= 0 && tk->sys_nr >= 0 && tk->sys_nr != nr);
 
 		tk->in_sys = false;
@@ -1807,7 +1795,7 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 
 			return slice_row(c, tk->sys_id, tk->sys_ts, ev->rec.ts - tk->sys_ts,
 					 "syscall", nm, 0, -1, tk->sys_argset, pid, cpu,
-					 fhas(&t->f[1]), fv(&t->f[1], ev));
+					 r.sys.has_ret, r.sys.ret);
 		}
 		break;
 	}
@@ -1820,6 +1808,7 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 static int counter_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 			const struct fmt_event *ev)
 {
+	struct rpt_rec pw;
 	struct val *r;
 	int cpu;
 
@@ -1827,13 +1816,14 @@ static int counter_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 		return 0;
 	if (!(r = rowq_add(&c->q)))
 		return -ENOMEM;
-	cpu = (int)(uint32_t)fv(&t->f[1], ev);
+	decode(t, ev, &pw);
+	cpu = (int)pw.pw.cpu;
 	vi(&r[0], c->st.next_id++);
 	vi(&r[1], (int64_t)ev->rec.ts);
 	/* one track per (counter, CPU): cpufreq 0x10000 + cpu, cpuidle 0x20000 + cpu */
 	vi(&r[2], (t->kind == K_CPUFREQ ? 0x10000 : 0x20000) + (cpu & 0xffff));
-	vr(&r[3], t->kind == K_CPUIDLE ? (double)(int32_t)fv(&t->f[0], ev) :
-					 (double)(uint32_t)fv(&t->f[0], ev));
+	/* cpu_idle's state is -1 (PWR_EVENT_EXIT) on leaving idle */
+	vr(&r[3], t->kind == K_CPUIDLE ? (double)(int32_t)pw.pw.state : (double)pw.pw.state);
 	vi(&r[4], ev_id(sf->index, ev));
 	vs(&r[5], t->kind == K_CPUFREQ ? "cpufreq" : "cpuidle");
 	vi(&r[6], cpu);
@@ -1877,20 +1867,16 @@ static int drops_feed(struct cursor *c, struct sfile *sf, const struct fmt_event
 }
 
 /* comma-separated hex addresses of a __data_loc unsigned long[] */
-static char *stack_text(const struct fmt_field *f, const struct fmt_event *ev)
+static char *stack_text(const struct rpt_arr *a)
 {
-	int len = 0, i, n;
-	const uint8_t *p = fmt_field_ptr(f, ev->rec.data, ev->rec.size, &len);
-	char *s, *o;
+	char *s = malloc((size_t)a->n * 19 + 1), *o = s;
+	int i;
 
-	n = p && len > 0 ? len / 8 : 0;
-	s = malloc((size_t)n * 19 + 1);
 	if (!s)
 		return NULL;
-	o = s;
 	*o = 0;
-	for (i = 0; i < n; i++)
-		o += sprintf(o, "%s0x%" PRIx64, i ? "," : "", rd(p + i * 8, 8, f->big_endian));
+	for (i = 0; i < a->n; i++)
+		o += sprintf(o, "%s0x%" PRIx64, i ? "," : "", rpt_arr_at(a, i));
 	return s;
 }
 
@@ -1902,6 +1888,7 @@ static int bpf_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 				      [T_BPF_OFFCPU - T_BPF_SYSCALL] = K_BPF_OFFCPU,
 				      [T_BPF_PROFILE - T_BPF_SYSCALL] = K_BPF_PROFILE };
 	int pid = ev_pid(t, ev);
+	struct rpt_rec e;
 	struct val *r;
 	char buf[64];
 
@@ -1910,41 +1897,42 @@ static int bpf_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 		return 0;
 	if (!(r = rowq_add(&c->q)))
 		return -ENOMEM;
+	decode(t, ev, &e);
 	vi(&r[0], ev_id(sf->index, ev));
 	vi(&r[1], (int64_t)ev->rec.ts);
 	switch (c->kind) {
 	case T_BPF_SYSCALL:
 		vi(&r[2], ev->rec.cpu);
 		vi(&r[3], pid);
-		vi(&r[4], fv(&t->f[3], ev));
-		vi(&r[5], (int32_t)fv(&t->f[0], ev));
-		vs(&r[6], sys_name(sf, (long)(int32_t)fv(&t->f[0], ev), NULL, buf, sizeof(buf)));
-		vi(&r[7], fv(&t->f[4], ev));
-		vi(&r[8], fv(&t->f[1], ev));
-		vi(&r[9], fv(&t->f[2], ev));
+		vi(&r[4], e.bsys.tgid);
+		vi(&r[5], (int32_t)e.bsys.nr);
+		vs(&r[6], sys_name(sf, (long)(int32_t)e.bsys.nr, NULL, buf, sizeof(buf)));
+		vi(&r[7], (int64_t)e.bsys.start);
+		vi(&r[8], (int64_t)e.bsys.duration);
+		vi(&r[9], e.bsys.ret);
 		break;
 	case T_BPF_SYSHIST: {
-		int len = 0, i;
-		const uint8_t *p = fmt_field_ptr(&t->f[4], ev->rec.data, ev->rec.size, &len);
+		const struct fmt_field *sl = &t->ki.f[RPT_F_BH_SLOTS];
+		struct rpt_arr a = e.hist.slots;
 		char *s = malloc(40 * 21 + 1), *o = s;
+		int i;
 
 		if (!s)
 			return -ENOMEM;
 		*o = 0;
-		if (!p && t->f[4].offset >= 0 && t->f[4].offset + 320 <= ev->rec.size) {
-			p = (const uint8_t *)ev->rec.data + t->f[4].offset;
-			len = 320;
-		}
-		for (i = 0; p && i < 40 && (i + 1) * 8 <= len; i++)
-			o += sprintf(o, "%s%" PRIu64, i ? "," : "",
-				     rd(p + i * 8, 8, t->f[4].big_endian));
+		/* the program's 40 u64 slots, also where the format misdescribes the array */
+		if (!a.p && sl->offset >= 0 && sl->offset + 320 <= (int)ev->rec.size)
+			a = (struct rpt_arr){ (const uint8_t *)ev->rec.data + sl->offset, 40, 8,
+					      sl->big_endian };
+		for (i = 0; i < 40 && i < a.n; i++)
+			o += sprintf(o, "%s%" PRIu64, i ? "," : "", rpt_arr_at(&a, i));
 		vi(&r[2], pid);
-		vi(&r[3], fv(&t->f[5], ev));
-		vi(&r[4], (int32_t)fv(&t->f[0], ev));
-		vs(&r[5], sys_name(sf, (long)(int32_t)fv(&t->f[0], ev), NULL, buf, sizeof(buf)));
-		vi(&r[6], fv(&t->f[1], ev));
-		vi(&r[7], fv(&t->f[2], ev));
-		vi(&r[8], fv(&t->f[3], ev));
+		vi(&r[3], e.hist.tgid);
+		vi(&r[4], e.hist.nr);
+		vs(&r[5], sys_name(sf, (long)e.hist.nr, NULL, buf, sizeof(buf)));
+		vi(&r[6], (int64_t)e.hist.count);
+		vi(&r[7], (int64_t)e.hist.total);
+		vi(&r[8], (int64_t)e.hist.max);
 		r[9].t = 't';
 		r[9].s = s;
 		break;
@@ -1952,41 +1940,41 @@ static int bpf_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 	case T_BPF_OFFCPU:
 		vi(&r[2], ev->rec.cpu);
 		vi(&r[3], pid);
-		vi(&r[4], fv(&t->f[0], ev));
-		vi(&r[5], fv(&t->f[1], ev));
-		vi(&r[6], fv(&t->f[2], ev));
-		vi(&r[7], fv(&t->f[3], ev));
-		vi(&r[8], (int32_t)fv(&t->f[4], ev));
-		vi(&r[9], (int32_t)fv(&t->f[5], ev));
-		vs(&r[10], fstr(&t->f[6], ev, buf, sizeof(buf)));
-		vs(&r[11], fstr(&t->f[7], ev, buf, sizeof(buf)));
+		vi(&r[4], e.smp.tgid);
+		vi(&r[5], (int64_t)e.smp.state);
+		vi(&r[6], (int64_t)e.smp.start);
+		vi(&r[7], (int64_t)e.smp.duration);
+		vi(&r[8], e.smp.waker_pid);
+		vi(&r[9], e.smp.waker_tgid);
+		vs(&r[10], rstr(e.smp.comm, buf, sizeof(buf)));
+		vs(&r[11], rstr(e.smp.waker_comm, buf, sizeof(buf)));
 		r[12].t = r[13].t = 't';
-		r[12].s = stack_text(&t->f[8], ev);
-		r[13].s = stack_text(&t->f[9], ev);
+		r[12].s = stack_text(&e.smp.kstack);
+		r[13].s = stack_text(&e.smp.ustack);
 		break;
 	case T_BPF_PROFILE:
 		vi(&r[2], ev->rec.cpu);
 		vi(&r[3], pid);
-		vi(&r[4], fv(&t->f[0], ev));
-		vs(&r[5], fstr(&t->f[1], ev, buf, sizeof(buf)));
+		vi(&r[4], e.smp.tgid);
+		vs(&r[5], rstr(e.smp.comm, buf, sizeof(buf)));
 		r[6].t = r[7].t = 't';
-		r[6].s = stack_text(&t->f[2], ev);
-		r[7].s = stack_text(&t->f[3], ev);
+		r[6].s = stack_text(&e.smp.kstack);
+		r[7].s = stack_text(&e.smp.ustack);
 		break;
 	case T_BPF_FUNC: {
 		int kk = t->kind == K_KF_EXIT;
 
 		vi(&r[2], ev->rec.cpu);
 		vi(&r[3], pid);
-		vi(&r[4], fv(&t->f[6], ev));
+		vi(&r[4], e.bfunc.tgid);
 		vs(&r[5], kk ? "kfunc" : "ufunc");
-		vi(&r[6], fv(&t->f[0], ev));
-		vs(&r[7], fname_of(sf, kk, fv(&t->f[0], ev), buf, sizeof(buf)));
-		vi(&r[8], fv(&t->f[1], ev));
-		vi(&r[9], fv(&t->f[2], ev));
-		vi(&r[10], fv(&t->f[5], ev));
-		vi(&r[11], fv(&t->f[3], ev));
-		vi(&r[12], fv(&t->f[4], ev));
+		vi(&r[6], (int64_t)e.bfunc.func);
+		vs(&r[7], fname_of(sf, kk, (int64_t)e.bfunc.func, buf, sizeof(buf)));
+		vi(&r[8], e.bfunc.depth);
+		vi(&r[9], (int64_t)e.bfunc.flags);
+		vi(&r[10], (int64_t)e.bfunc.start);
+		vi(&r[11], (int64_t)e.bfunc.duration);
+		vi(&r[12], e.bfunc.ret);
 		break;
 	}
 	}
