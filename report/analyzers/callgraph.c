@@ -31,6 +31,7 @@
 
 #include "report/analyzers/callgraph.h"
 #include "report/analyzers/callgraph_int.h"
+#include "report/core/calls.h"
 #include "report/out/flamesvg.h"
 #include "flytrap.h"
 #include "format/ftmeta.h"
@@ -106,16 +107,14 @@ struct tree {
 };
 
 struct cframe {
-	uint32_t node, frame, depth;
-	bool kernel;
+	/* first: how it pairs (report/core/calls.h); a uprobe's name is its event name's frame */
+	struct rpt_call call;
+	uint32_t node, frame;
 	uint64_t start, child;
-	uint32_t match; /* what an exit pairs with by name: frame, or the uprobe's event name */
-	uint64_t addr;		/* uprobe entries: the probed address (0: none) */
 };
 
 struct ctask {
-	int n, cap;
-	struct cframe *st;
+	struct rpt_calls calls;	/* of struct cframe */
 	uint32_t base;		/* node under which this task's calls hang */
 	bool has_base;
 };
@@ -596,48 +595,47 @@ static struct ctask *ctask_get(struct callgraph *g, const struct fmt_event *ev, 
 	if (!t->has_base) {
 		t->base = task_base(g, &g->trees[S_CALLS], pid);
 		t->has_base = true;
+		rpt_calls_init(&t->calls, sizeof(struct cframe));
 	}
 	return t;
 }
 
-static struct cframe *push(struct callgraph *g, struct ctask *t)
+static struct cframe *top_frame(const struct ctask *t)
 {
-	if (t->n == t->cap) {
-		int nc = t->cap ? t->cap * 2 : 16;
-		struct cframe *ns;
-
-		if (nc > MAX_STACK) {
-			g->too_deep++;
-			return NULL;
-		}
-		ns = realloc(t->st, (size_t)nc * sizeof(*ns));
-		if (!ns) {
-			g->oom = true;
-			return NULL;
-		}
-		t->st = ns;
-		t->cap = nc;
-	}
-	return &t->st[t->n++];
+	return t->calls.n ? rpt_calls_at(&t->calls, t->calls.n - 1) : NULL;
 }
 
-static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame, bool kernel,
-			    uint32_t depth, uint64_t ts)
+/* frames on top that never returned (lost exits, longjmp): gone, counted */
+static void drop_lost(struct callgraph *g, struct ctask *t, int n)
+{
+	g->lost_frames += (uint64_t)n;
+	t->calls.n -= n;
+}
+
+/* an entry: the frames it ends first (calls.h), then its own, under the top one */
+static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame,
+			    const struct rpt_call *pc, uint64_t ts)
 {
 	struct tree *tr = &g->trees[S_CALLS];
-	uint32_t parent = t->n ? t->st[t->n - 1].node : t->base;
-	uint32_t nd = child(g, tr, parent, frame);
-	struct cframe *f = push(g, t);
+	struct cframe *f;
+	uint32_t parent, nd;
 
-	if (!f)
+	drop_lost(g, t, rpt_calls_enter(&t->calls, pc));
+	f = top_frame(t);
+	parent = f ? f->node : t->base;
+	nd = child(g, tr, parent, frame);
+	if (t->calls.n >= MAX_STACK) {
+		g->too_deep++;
 		return NULL;
+	}
+	f = rpt_calls_push(&t->calls, pc, MAX_STACK);
+	if (!f) {
+		g->oom = true;
+		return NULL;
+	}
 	f->node = nd;
-	f->frame = f->match = frame;
-	f->kernel = kernel;
-	f->depth = depth;
+	f->frame = frame;
 	f->start = ts;
-	f->child = 0;
-	f->addr = 0;
 	return f;
 }
 
@@ -645,16 +643,16 @@ static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame
 static void complete(struct callgraph *g, struct ctask *t, uint64_t dur)
 {
 	struct tree *tr = &g->trees[S_CALLS];
-	struct cframe *f = &t->st[t->n - 1];
+	struct cframe *f = top_frame(t);
 	struct node *nd = &tr->nodes[f->node];
 
 	nd->count++;
 	nd->total += dur;
 	nd->self += dur > f->child ? dur - f->child : 0;
 	g->calls_total++;
-	t->n--;
-	if (t->n)
-		t->st[t->n - 1].child += dur;
+	t->calls.n--;
+	if ((f = top_frame(t)))
+		f->child += dur;
 }
 
 /* the frame of BPF ufunc/kfunc index fi: its name from the metadata, else "ufunc#N" / "kfunc#N" */
@@ -702,58 +700,23 @@ static uint32_t probe_frame(struct callgraph *g, const struct rpt_ctx *ctx, cons
 	return nm && !off ? intern(g, nm) : ty->frame;
 }
 
-/* a function_graph exit: the top kernel frame when it is the same call, else unmatched */
-static void fg_exit(struct callgraph *g, struct ctask *t, const struct rpt_rec *r, uint64_t ts)
+/*
+ * An exit: the frame it closes by calls.h's rules, after the frames above it
+ * (which never returned); unmatched without one.  With has_dur, dur is its
+ * length from the record itself (function_graph's calltime/rettime, a BPF
+ * exit's duration), else the timestamps' difference.
+ */
+static void leave(struct callgraph *g, struct ctask *t, const struct rpt_call *pc, uint64_t ts,
+		  bool has_dur, uint64_t dur)
 {
-	uint32_t depth = (uint32_t)r->fg.depth;
-	uint32_t fr = kframe(g, r->fg.func);
-	uint64_t ct = r->fg.calltime, rt = r->fg.rettime;
-	struct cframe *top;
+	int drop, k = rpt_calls_exit(&t->calls, pc, &drop);
 
-	while (t->n && t->st[t->n - 1].kernel && t->st[t->n - 1].depth > depth) {
-		t->n--;
-		g->lost_frames++;
-	}
-	top = t->n ? &t->st[t->n - 1] : NULL;
-	if (!top || !top->kernel || top->depth != depth || top->frame != fr) {
-		g->unmatched++;
-		return;
-	}
-	/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
-	complete(g, t, r->fg.has_times && rt >= ct ? rt - ct : ts - top->start);
-}
-
-/* a uretprobe or BPF ufunc/kfunc exit: pairs with a user-side frame by address or name */
-static void user_exit(struct callgraph *g, struct ctask *t, const struct ctype *ty,
-		      const struct rpt_rec *r, uint64_t ts)
-{
-	bool bpf = ty->kind == CK_UF_EXIT || ty->kind == CK_KF_EXIT;
-	uint32_t fr = bpf ? bpf_func_frame(g, ty->kind == CK_KF_EXIT, (uint32_t)r->bfunc.func)
-			  : ty->frame;
-	uint64_t fn = bpf ? 0 : r->probe.ip, dur;	/* __probe_func */
-	int k = -1;
-
-	/* the kernel links a uretprobe to its entry by address, whatever the names */
-	if (fn)
-		for (k = t->n - 1; k >= 0; k--)
-			if (!t->st[k].kernel && t->st[k].addr == fn)
-				break;
-	if (k < 0)
-		for (k = t->n - 1; k >= 0; k--)
-			if (!t->st[k].kernel && t->st[k].match == fr)
-				break;
+	drop_lost(g, t, drop);
 	if (k < 0) {
 		g->unmatched++;
 		return;
 	}
-	/* frames above it never returned (longjmp, lost events) */
-	g->lost_frames += (uint64_t)(t->n - 1 - k);
-	t->n = k + 1;
-	dur = ts - t->st[k].start;
-	/* the BPF exit's own duration, when it has one, is exact */
-	if (bpf && r->bfunc.duration)
-		dur = r->bfunc.duration;
-	complete(g, t, dur);
+	complete(g, t, has_dur ? dur : ts - top_frame(t)->start);
 }
 
 static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struct ctype *ty,
@@ -762,45 +725,48 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 	const struct rpt_rec *r = ctx->rec;
 	struct ctask *t = ctask_get(g, ev, pid);
 	uint64_t ts = ev->rec.ts;
-	struct cframe *f;
+	struct rpt_call pc;
 
 	if (!t)
 		return;
 	switch (ty->kind) {
 	case CK_FG_ENTRY:
-		/* kernel frames at this depth or deeper never returned (lost exits) */
-		while (t->n && t->st[t->n - 1].kernel &&
-		       t->st[t->n - 1].depth >= (uint32_t)r->fg.depth) {
-			t->n--;
-			g->lost_frames++;
-		}
-		enter(g, t, kframe(g, r->fg.func), true, (uint32_t)r->fg.depth, ts);
-		break;
 	case CK_FG_EXIT:
-		fg_exit(g, t, r, ts);
+		pc = (struct rpt_call){ .key = r->fg.func, .depth = (uint32_t)r->fg.depth,
+					.src = RPT_CALL_FGRAPH };
+		if (ty->kind == CK_FG_ENTRY) {
+			enter(g, t, kframe(g, r->fg.func), &pc, ts);
+			break;
+		}
+		/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
+		leave(g, t, &pc, ts, r->fg.has_times && r->fg.rettime >= r->fg.calltime,
+		      r->fg.rettime - r->fg.calltime);
 		break;
 	case CK_UP_ENTRY:
-		f = enter(g, t, probe_frame(g, ctx, ty, pid, r->probe.ip), false, 0, ts);
-		if (f) {
-			f->match = ty->frame;
-			f->addr = r->probe.ip;
-		}
+	case CK_UP_RETURN:
+		/* entry: __probe_ip; return: __probe_func; both: the entry's event name */
+		pc = (struct rpt_call){ .key = r->probe.ip, .name = ty->frame,
+					.src = RPT_CALL_PROBE };
+		if (ty->kind == CK_UP_ENTRY)
+			enter(g, t, probe_frame(g, ctx, ty, pid, r->probe.ip), &pc, ts);
+		else
+			leave(g, t, &pc, ts, false, 0);
 		break;
 	case CK_UF_ENTRY:
 	case CK_KF_ENTRY:
-		/*
-		 * kfunc frames are kernel functions, but they pair by name like
-		 * the user ones: kernel=false keeps the function_graph depth
-		 * logic (which drops kernel frames by depth) away from them.
-		 */
-		enter(g, t, bpf_func_frame(g, ty->kind == CK_KF_ENTRY, (uint32_t)r->bfunc.func),
-		      false, (uint32_t)r->bfunc.depth, ts);
-		break;
-	case CK_UP_RETURN:
 	case CK_UF_EXIT:
-	case CK_KF_EXIT:
-		user_exit(g, t, ty, r, ts);
+	case CK_KF_EXIT: {
+		bool kf = ty->kind == CK_KF_ENTRY || ty->kind == CK_KF_EXIT;
+
+		pc = (struct rpt_call){ .key = (uint32_t)r->bfunc.func,
+					.depth = (uint32_t)r->bfunc.depth,
+					.src = kf ? RPT_CALL_KFUNC : RPT_CALL_UFUNC };
+		if (ty->kind == CK_UF_ENTRY || ty->kind == CK_KF_ENTRY)
+			enter(g, t, bpf_func_frame(g, kf, (uint32_t)r->bfunc.func), &pc, ts);
+		else	/* the BPF exit's own duration, when it has one, is exact */
+			leave(g, t, &pc, ts, r->bfunc.duration != 0, r->bfunc.duration);
 		break;
+	}
 	default:
 		break;
 	}
@@ -2115,7 +2081,7 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	for (k = 0; k < g->ncpu_pend; k++)
 		flush_pending(g, k);
 	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
-		open_calls += (uint64_t)t->n;
+		open_calls += (uint64_t)t->calls.n;
 	if (g->oom)
 		return -ENOMEM;
 	err = bpf_tree(g);
@@ -2162,7 +2128,7 @@ static void cg_release(void *priv)
 	int i;
 
 	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
-		free(t->st);
+		rpt_calls_release(&t->calls);
 	rpt_map_release(&g->tasks);
 	for (i = 0; i < S_NR; i++)
 		tree_release(&g->trees[i]);
