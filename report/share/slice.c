@@ -28,6 +28,7 @@
 #include "report/out/json.h"
 #include "format.h"
 #include "report/core/bpfstacks.h"
+#include "report/core/calls.h"
 #include "report/core/kinds.h"
 #include "report/core/replay.h"
 #include "report/share/convert.h"
@@ -85,10 +86,8 @@ struct tgid_at {
 
 /* A call's entry record, held on its task's stack while the call is open. */
 struct held_entry {
+	struct rpt_call call;	/* first: how it pairs (report/core/calls.h) */
 	uint64_t raw_ts;
-	uint64_t func;
-	uint32_t depth;
-	uint8_t kind;		/* entry kind */
 	bool open_at_end;	/* was open when the window ended: its exit is an epilogue */
 	int buffer, cpu;
 	uint8_t *payload;
@@ -97,8 +96,7 @@ struct held_entry {
 
 struct ftask {
 	int pid;
-	int n, cap;
-	struct held_entry *st;
+	struct rpt_calls calls;	/* of struct held_entry */
 };
 
 struct rec_copy {
@@ -468,6 +466,7 @@ static struct ftask *ftask(struct slice *s, int pid)
 	memmove(&s->tasks[lo + 1], &s->tasks[lo], (size_t)(s->ntasks - lo) * sizeof(*s->tasks));
 	s->ntasks++;
 	s->tasks[lo] = (struct ftask){ .pid = pid };
+	rpt_calls_init(&s->tasks[lo].calls, sizeof(struct held_entry));
 	return &s->tasks[lo];
 }
 
@@ -511,9 +510,14 @@ static int prologue_add(struct slice *s, uint8_t *payload, uint32_t len, int cpu
 	return copy_rec(&s->pro, &s->npro, &s->procap, &ev);
 }
 
+static struct held_entry *held(const struct ftask *t, int k)
+{
+	return rpt_calls_at(&t->calls, k);
+}
+
 static void pop(struct slice *s, struct ftask *t)
 {
-	struct held_entry *f = &t->st[--t->n];
+	struct held_entry *f = held(t, --t->calls.n);
 
 	if (f->open_at_end)
 		s->open_at_end--;
@@ -527,13 +531,16 @@ static int track_frames(struct slice *s, const struct slice_evtype *ty, const st
 			int pid)
 {
 	const void *d = ev->rec.data;
-	int sz = ev->rec.size;
-	uint64_t func = fmt_field_u64(&ty->f_func, d, sz);
-	uint32_t depth = (uint32_t)fmt_field_u64(&ty->f_depth, d, sz);
+	int sz = ev->rec.size, k, drop;
+	struct rpt_call pc = {
+		.key = fmt_field_u64(&ty->f_func, d, sz),
+		.depth = (uint32_t)fmt_field_u64(&ty->f_depth, d, sz),
+		.src = ty->kind == FK_FG_ENTRY || ty->kind == FK_FG_EXIT ? RPT_CALL_FGRAPH :
+		       ty->kind == FK_UF_ENTRY || ty->kind == FK_UF_EXIT ? RPT_CALL_UFUNC :
+									   RPT_CALL_KFUNC,
+	};
 	struct ftask *t = ftask(s, pid);
-	bool fg = ty->kind == FK_FG_ENTRY || ty->kind == FK_FG_EXIT;
 	struct held_entry *f;
-	int k;
 
 	if (!t)
 		return -ENOMEM;
@@ -541,55 +548,40 @@ static int track_frames(struct slice *s, const struct slice_evtype *ty, const st
 	case FK_FG_ENTRY:
 	case FK_UF_ENTRY:
 	case FK_KF_ENTRY:
-		while (fg && t->n && t->st[t->n - 1].kind == FK_FG_ENTRY &&
-		       t->st[t->n - 1].depth >= depth)
+		for (drop = rpt_calls_enter(&t->calls, &pc); drop > 0; drop--)
 			pop(s, t);
-		if (t->n >= MAX_STACK)
+		if (t->calls.n >= MAX_STACK)
 			return 0;
-		if (t->n == t->cap) {
-			int cap = t->cap ? t->cap * 2 : 8;
-			struct held_entry *ns = realloc(t->st, (size_t)cap * sizeof(*ns));
-
-			if (!ns)
-				return -ENOMEM;
-			t->st = ns;
-			t->cap = cap;
-		}
-		f = &t->st[t->n];
-		*f = (struct held_entry){ ev->raw_ts, func, depth, ty->kind, false, ev->buffer,
-				     ev->rec.cpu, malloc(sz ? (size_t)sz : 1), (uint32_t)sz };
-		if (!f->payload)
+		f = rpt_calls_push(&t->calls, &pc, MAX_STACK);
+		if (!f)
 			return -ENOMEM;
+		f->raw_ts = ev->raw_ts;
+		f->buffer = ev->buffer;
+		f->cpu = ev->rec.cpu;
+		f->payload = malloc(sz ? (size_t)sz : 1);
+		f->len = (uint32_t)sz;
+		if (!f->payload) {
+			t->calls.n--;
+			return -ENOMEM;
+		}
 		memcpy(f->payload, d, (size_t)sz);
-		t->n++;
 		return 0;
 	default:
 		break;
 	}
-	/* an exit: the frame it closes */
-	if (fg) {
-		while (t->n && t->st[t->n - 1].kind == FK_FG_ENTRY && t->st[t->n - 1].depth > depth)
-			pop(s, t);
-		k = t->n - 1;
-		if (k < 0 || t->st[k].kind != FK_FG_ENTRY || t->st[k].depth != depth)
-			return 0;
-	} else {
-		uint8_t want = ty->kind == FK_UF_EXIT ? FK_UF_ENTRY : FK_KF_ENTRY;
-
-		for (k = t->n - 1; k >= 0; k--)
-			if (t->st[k].kind == want && t->st[k].func == func)
-				break;
-		if (k < 0)
-			return 0;
-	}
-	if (t->st[k].open_at_end && task_wanted(s, pid) && (!s->nevents || ty->sel > 0)) {
+	/* an exit: the frame it closes, after those above it that never returned */
+	k = rpt_calls_exit(&t->calls, &pc, &drop);
+	for (; drop > 0; drop--)
+		pop(s, t);
+	if (k < 0)
+		return 0;
+	if (held(t, k)->open_at_end && task_wanted(s, pid) && (!s->nevents || ty->sel > 0)) {
 		int err = copy_rec(&s->epi, &s->nepi, &s->epicap, ev);
 
 		if (err)
 			return err;
 	}
-	while (t->n > k)
-		pop(s, t);
+	pop(s, t);
 	return 0;
 }
 
@@ -606,8 +598,8 @@ static int window_starts(struct slice *s)
 
 		if (!task_wanted(s, t->pid))
 			continue;
-		for (int k = 0; k < t->n && !err; k++) {
-			struct held_entry *f = &t->st[k];
+		for (int k = 0; k < t->calls.n && !err; k++) {
+			struct held_entry *f = held(t, k);
 
 			if (s->o.has_cpus && !rpt_cpu_selected(&s->o, f->cpu))
 				continue;
@@ -633,8 +625,8 @@ static void window_ends(struct slice *s)
 	if (!s->o.has_t1)
 		return;
 	for (int i = 0; i < s->ntasks; i++)
-		for (int k = 0; k < s->tasks[i].n; k++) {
-			s->tasks[i].st[k].open_at_end = true;
+		for (int k = 0; k < s->tasks[i].calls.n; k++) {
+			held(&s->tasks[i], k)->open_at_end = true;
 			s->open_at_end++;
 		}
 }
@@ -1353,9 +1345,9 @@ static void slice_release(struct slice *s)
 	int nstreams = s->in ? s->in->nbuffers * (s->maxcpu + 1) : 0;
 
 	for (int i = 0; i < s->ntasks; i++) {
-		for (int k = 0; k < s->tasks[i].n; k++)
-			free(s->tasks[i].st[k].payload);
-		free(s->tasks[i].st);
+		for (int k = 0; k < s->tasks[i].calls.n; k++)
+			free(held(&s->tasks[i], k)->payload);
+		rpt_calls_release(&s->tasks[i].calls);
 	}
 	free(s->tasks);
 	for (int i = 0; i < s->npro; i++)
