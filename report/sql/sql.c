@@ -29,6 +29,7 @@
 
 #include "flytrap.h"
 #include "format/ftmeta.h"
+#include "report/core/calls.h"
 #include "report/core/kinds.h"
 #include "report/core/replay.h"
 #include "report/sql/sql.h"
@@ -880,27 +881,20 @@ struct tstate {			/* thread_state: what a thread does since `since` */
 
 /* A call open on a thread's stack: a row of the slice table once it closes. */
 struct sq_open_call {
+	struct rpt_call call;	/* first: how it pairs (report/core/calls.h) */
 	int64_t id, argset;
 	uint64_t ts;
-	const char *name;	/* lives as long as the engine (symbols, type names) */
-	uint32_t depth;
-	uint64_t addr;		/* uprobe entries: __probe_ip (0: none) */
+	/* lives as long as the engine (symbols, type names); syscalls: NULL, see sys_named */
+	const char *name;
+	const char *sys_named;	/* syscalls:sys_enter_NAME: NAME */
 };
 
-struct fstack {
-	struct sq_open_call *f;
-	int n, cap;
+struct stask {			/* slice: a thread's open calls, every source on one stack */
+	struct rpt_calls calls;	/* of struct sq_open_call */
 };
 
-struct stask {			/* slice: a thread's open calls per source */
-	struct fstack st[3];	/* function_graph, uprobe+ufunc, kfunc */
-	bool in_sys;
-	long sys_nr;
-	const char *sys_named;
-	uint64_t sys_ts;
-	int64_t sys_argset;
-	int64_t sys_id;
-};
+/* deeper than this, a thread's calls are not followed (a runaway recursion) */
+#define SQ_MAX_OPEN 4096
 
 struct dstate {
 	struct cpustate *cpus;
@@ -1589,28 +1583,22 @@ static struct stask *stask_get(struct cursor *c, const struct fmt_event *ev, int
 	/* the idle tasks of all CPUs share pid 0 but not their calls */
 	uint64_t key = pid == 0 ? 1ULL << 40 | (uint32_t)ev->rec.cpu : (uint32_t)pid;
 
+	struct stask *tk;
+	bool created;
+
 	if (!c->st.map_init) {
 		rpt_map_init(&c->st.map, sizeof(struct stask));
 		c->st.map_init = true;
 	}
-	return rpt_map_get(&c->st.map, key, NULL);
+	tk = rpt_map_get(&c->st.map, key, &created);
+	if (tk && created)
+		rpt_calls_init(&tk->calls, sizeof(struct sq_open_call));
+	return tk;
 }
 
-static struct sq_open_call *fpush(struct fstack *s)
+static struct sq_open_call *open_call(const struct stask *tk, int k)
 {
-	if (s->n == s->cap) {
-		int nc = s->cap ? s->cap * 2 : 16;
-		struct sq_open_call *nf;
-
-		if (nc > 4096)
-			return NULL;
-		nf = realloc(s->f, (size_t)nc * sizeof(*nf));
-		if (!nf)
-			return NULL;
-		s->f = nf;
-		s->cap = nc;
-	}
-	return &s->f[s->n++];
+	return rpt_calls_at(&tk->calls, k);
 }
 
 static int slice_row(struct cursor *c, int64_t id, uint64_t ts, uint64_t dur, const char *cat,
@@ -1639,30 +1627,42 @@ static int slice_row(struct cursor *c, int64_t id, uint64_t ts, uint64_t dur, co
 	return 0;
 }
 
-static void enter(struct cursor *c, struct fstack *s, const char *name, uint32_t depth,
-		  const struct fmt_event *ev, int64_t argset)
+/* an entry: the calls it ends first (calls.h: no row for them), then its own */
+static struct sq_open_call *enter(struct cursor *c, struct stask *tk, const struct rpt_call *pc,
+				  const char *name, const struct fmt_event *ev, int64_t argset)
 {
-	struct sq_open_call *f = fpush(s);
+	struct sq_open_call *f;
 
+	tk->calls.n -= rpt_calls_enter(&tk->calls, pc);
+	f = rpt_calls_push(&tk->calls, pc, SQ_MAX_OPEN);
 	if (!f)
-		return;
+		return NULL;
 	f->id = c->st.next_id++;
 	f->argset = argset;
 	f->ts = ev->rec.ts;
 	f->name = name;
-	f->depth = depth;
-	f->addr = 0;
+	return f;
 }
 
-/* pop frame k (and, first, the unreturned ones above it) as a slice of duration dur */
-static int leave(struct cursor *c, struct fstack *s, int k, uint64_t dur, const char *cat, int pid,
-		 int cpu, bool has_ret, int64_t ret)
+/* the open call exit pc closes (calls.h), the unreturned ones above it gone; NULL: none */
+static struct sq_open_call *closing(struct stask *tk, const struct rpt_call *pc, int *k)
 {
-	struct sq_open_call f = s->f[k];
+	int drop;
 
-	s->n = k;
-	return slice_row(c, f.id, f.ts, dur, cat, f.name, k, k ? s->f[k - 1].id : -1, f.argset, pid,
-			 cpu, has_ret, ret);
+	*k = rpt_calls_exit(&tk->calls, pc, &drop);
+	tk->calls.n -= drop;
+	return *k >= 0 ? open_call(tk, *k) : NULL;
+}
+
+/* pop the top call k as a slice of duration dur */
+static int leave(struct cursor *c, struct stask *tk, int k, uint64_t dur, const char *cat,
+		 const char *name, int pid, int cpu, bool has_ret, int64_t ret)
+{
+	struct sq_open_call f = *open_call(tk, k);
+
+	tk->calls.n = k;
+	return slice_row(c, f.id, f.ts, dur, cat, name ? name : f.name, k,
+			 k ? open_call(tk, k - 1)->id : -1, f.argset, pid, cpu, has_ret, ret);
 }
 
 static const char *intern_sym(struct sfile *sf, uint64_t addr)
@@ -1687,8 +1687,9 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 {
 	int pid = ev_pid(t, ev), cpu = ev->rec.cpu, k;
 	int64_t id = ev_id(sf->index, ev);
+	struct sq_open_call *f;
+	struct rpt_call pc = { 0 };
 	struct stask *tk;
-	struct fstack *s;
 	struct rpt_rec r;
 	char buf[64];
 
@@ -1706,103 +1707,84 @@ static int slice_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
 	if (!(tk = stask_get(c, ev, pid)))
 		return -ENOMEM;
 	switch (t->kind) {
-	case K_FG_ENTRY: {
-		uint32_t depth = (uint32_t)r.fg.depth;
-
-		s = &tk->st[0];
-		while (s->n && s->f[s->n - 1].depth >= depth)
-			s->n--;	/* exits lost */
-		enter(c, s, intern_sym(sf, r.fg.func), depth, ev, id);
+	case K_FG_ENTRY:
+	case K_FG_EXIT:
+		pc = (struct rpt_call){ .key = r.fg.func, .depth = (uint32_t)r.fg.depth,
+					.src = RPT_CALL_FGRAPH };
 		break;
-	}
-	case K_FG_EXIT: {
-		uint32_t depth = (uint32_t)r.fg.depth;
-		const char *nm = intern_sym(sf, r.fg.func);
-		uint64_t ct = r.fg.calltime, rt = r.fg.rettime;
-
-		s = &tk->st[0];
-		while (s->n && s->f[s->n - 1].depth > depth)
-			s->n--;
-		if (s->n && s->f[s->n - 1].depth == depth && !strcmp(s->f[s->n - 1].name, nm)) {
-			uint64_t dur = r.fg.has_times && rt >= ct ? rt - ct
-				       : ev->rec.ts - s->f[s->n - 1].ts;
-
-			return leave(c, s, s->n - 1, dur, "funcgraph", pid, cpu, false, 0);
-		}
-		break;
-	}
 	case K_UP_ENTRY:
-		enter(c, &tk->st[1], t->probe ? t->probe : "?", 0, ev, id);
-		if (tk->st[1].n && has_field(t, RPT_F_PB_IP))
-			tk->st[1].f[tk->st[1].n - 1].addr = r.probe.ip;
+	case K_UP_RET:
+		/* entry: __probe_ip; return: __probe_func (0: the format has none); by name else */
+		pc = (struct rpt_call){ .key = has_field(t, RPT_F_PB_IP) ? r.probe.ip : 0,
+					.name = t->probe ? rpt_hash_str(t->probe) : 0,
+					.src = RPT_CALL_PROBE };
 		break;
 	case K_UF_ENTRY:
-	case K_KF_ENTRY: {
-		int kk = t->kind == K_KF_ENTRY;
-		const char *nm = fname_keep(sf, kk, (int64_t)r.bfunc.func);
-
-		enter(c, &tk->st[1 + kk], nm, (uint32_t)r.bfunc.depth, ev, id);
-		break;
-	}
-	case K_UP_RET:
 	case K_UF_EXIT:
-	case K_KF_EXIT: {
-		int kk = t->kind == K_KF_EXIT;
-		const char *nm = t->probe;
-		bool bpf = t->kind != K_UP_RET;
-
-		if (bpf)
-			nm = fname_keep(sf, kk, (int64_t)r.bfunc.func);
-		s = &tk->st[1 + kk];
-		k = -1;
-		/* a uretprobe's __probe_func is its entry's __probe_ip */
-		if (!bpf && has_field(t, RPT_F_PB_IP) && r.probe.ip)
-			for (k = s->n - 1; k >= 0; k--)
-				if (s->f[k].addr == r.probe.ip)
-					break;
-		if (k < 0)
-			for (k = s->n - 1; k >= 0; k--)
-				if (nm && !strcmp(s->f[k].name, nm))
-					break;
-		if (k < 0)
-			break;
-		{
-			uint64_t dur = ev->rec.ts - s->f[k].ts,
-				 bd = bpf && has_field(t, RPT_F_UF_DURATION) ? r.bfunc.duration : 0;
-
-			return leave(c, s, k, bd ? bd : dur,
-				     kk ? "kfunc" : bpf ? "ufunc" : "uprobe", pid, cpu,
-				     bpf && has_field(t, RPT_F_UF_RET), bpf ? r.bfunc.ret : 0);
-		}
-	}
+	case K_KF_ENTRY:
+	case K_KF_EXIT:
+		pc = (struct rpt_call){ .key = (uint32_t)r.bfunc.func,
+					.depth = (uint32_t)r.bfunc.depth,
+					.src = t->kind == K_KF_ENTRY || t->kind == K_KF_EXIT ?
+						       RPT_CALL_KFUNC : RPT_CALL_UFUNC };
+		break;
 	case K_SYS_ENTER:
-		tk->in_sys = true;
-		tk->sys_nr = r.sys.id;	/* -1: a named event without __syscall_nr */
-		tk->sys_named = t->sysname;
-		tk->sys_ts = ev->rec.ts;
-		tk->sys_argset = id;
-		tk->sys_id = c->st.next_id++;
+	case K_SYS_EXIT:
+		/* -1: a named event without __syscall_nr, which pairs with any */
+		pc = (struct rpt_call){ .key = r.sys.id >= 0 ? (uint64_t)r.sys.id : RPT_CALL_ANY,
+					.src = RPT_CALL_SYSCALL };
 		break;
-	case K_SYS_EXIT: {
-		long nr = r.sys.id;
-		bool match = tk->in_sys && !(nr >= 0 && tk->sys_nr >= 0 && tk->sys_nr != nr);
-
-		tk->in_sys = false;
-		if (match) {
-			const char *nm = sys_name(sf, tk->sys_nr >= 0 ? tk->sys_nr : nr,
-						  tk->sys_named ? tk->sys_named : t->sysname, buf,
-						  sizeof(buf));
-
-			return slice_row(c, tk->sys_id, tk->sys_ts, ev->rec.ts - tk->sys_ts,
-					 "syscall", nm, 0, -1, tk->sys_argset, pid, cpu,
-					 r.sys.has_ret, r.sys.ret);
-		}
-		break;
+	default:
+		return 0;
 	}
+	switch (t->kind) {
+	case K_FG_ENTRY:
+		enter(c, tk, &pc, intern_sym(sf, r.fg.func), ev, id);
+		return 0;
+	case K_UP_ENTRY:
+		enter(c, tk, &pc, t->probe ? t->probe : "?", ev, id);
+		return 0;
+	case K_UF_ENTRY:
+	case K_KF_ENTRY:
+		enter(c, tk, &pc, fname_keep(sf, t->kind == K_KF_ENTRY, (int64_t)r.bfunc.func), ev,
+		      id);
+		return 0;
+	case K_SYS_ENTER:
+		if ((f = enter(c, tk, &pc, NULL, ev, id)))
+			f->sys_named = t->sysname;
+		return 0;
 	default:
 		break;
 	}
-	return 0;
+	if (!(f = closing(tk, &pc, &k)))
+		return 0;
+	switch (t->kind) {
+	case K_FG_EXIT:
+		return leave(c, tk, k, r.fg.has_times && r.fg.rettime >= r.fg.calltime ?
+				       r.fg.rettime - r.fg.calltime : ev->rec.ts - f->ts,
+			     "funcgraph", NULL, pid, cpu, false, 0);
+	case K_UP_RET:
+		return leave(c, tk, k, ev->rec.ts - f->ts, "uprobe", NULL, pid, cpu, false, 0);
+	case K_UF_EXIT:
+	case K_KF_EXIT: {
+		uint64_t bd = has_field(t, RPT_F_UF_DURATION) ? r.bfunc.duration : 0;
+
+		return leave(c, tk, k, bd ? bd : ev->rec.ts - f->ts,
+			     t->kind == K_KF_EXIT ? "kfunc" : "ufunc", NULL, pid, cpu,
+			     has_field(t, RPT_F_UF_RET), r.bfunc.ret);
+	}
+	case K_SYS_EXIT: {
+		/* the entry's number and name, else the exit's */
+		long nr = f->call.key != RPT_CALL_ANY ? (long)f->call.key : r.sys.id;
+		const char *nm = sys_name(sf, nr, f->sys_named ? f->sys_named : t->sysname, buf,
+					  sizeof(buf));
+
+		return leave(c, tk, k, ev->rec.ts - f->ts, "syscall", nm, pid, cpu, r.sys.has_ret,
+			     r.sys.ret);
+	}
+	default:
+		return 0;
+	}
 }
 
 static int counter_feed(struct cursor *c, struct sfile *sf, struct sq_evtype *t,
@@ -2014,12 +1996,10 @@ static void dstate_release(struct cursor *c)
 {
 	size_t pos = 0;
 	struct stask *tk;
-	int k;
 
 	if (c->kind == T_SLICE && c->st.map_init)
 		while ((tk = rpt_map_next(&c->st.map, &pos, NULL)))
-			for (k = 0; k < 3; k++)
-				free(tk->st[k].f);
+			rpt_calls_release(&tk->calls);
 	if (c->st.map_init)
 		rpt_map_release(&c->st.map);
 	free(c->st.cpus);
