@@ -36,6 +36,7 @@
 #include "format.h"
 #include "ftmeta.h"
 #include "report/analyzers/overhead.h"
+#include "report/core/calls.h"
 #include "report/core/replay.h"
 #include "report/out/outfile.h"
 #include "report/out/flamesvg.h"
@@ -90,7 +91,6 @@ enum kind {
 #define CAT(name) "\"" name "\""
 
 /* slice kinds on a thread's stack */
-enum { S_SYSCALL = 1, S_KFUNC, S_PROBE, S_UFUNC, S_BPF_KFUNC };
 
 struct exp_fname {
 	const char *name;
@@ -103,6 +103,7 @@ struct exp_evtype {
 	bool kfunc;		/* K_BPF_UENTRY/UEXIT of flytrap:kfunc_*: bpf_kfunc= names */
 	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
 	const char *evname;	/* system:name for instants */
+	uint64_t probe_name;	/* probes: the entry's name, hashed (a return pairs by it too) */
 };
 
 /*
@@ -120,11 +121,10 @@ struct level {
 };
 
 struct oslice {
+	struct rpt_call call;	/* first: how it pairs (report/core/calls.h) */
 	uint64_t ts;
-	uint64_t key;
 	uint64_t child_ns;	/* time in closed children (HTML call flame graph) */
 	struct level kids;
-	uint8_t kind;
 	char name[63];		/* a copy: the HTML call flame graph, and names made on the fly */
 	const char *nm;		/* the name as written when it outlives the replay; NULL: name[]
 				 * (not a pointer into name[]: the array moves when it grows) */
@@ -135,8 +135,7 @@ struct oslice {
 struct thr {
 	int32_t pid, tid;	/* as written */
 	int32_t real_tid;
-	uint32_t nopen, cap;
-	struct oslice *open;
+	struct rpt_calls open;	/* of struct oslice */
 	struct level top;	/* slices closed with nothing open */
 	bool used;		/* something was written on this track */
 	bool side;		/* the BPF function track of a task that also has uprobes */
@@ -307,6 +306,7 @@ static struct thr *thread_track(struct exp *x, const struct rpt_ctx *ctx, int32_
 	c->last_thr = t;
 	c->last_key = key;
 	if (created) {
+		rpt_calls_init(&t->open, sizeof(struct oslice));
 		t->real_tid = tid;
 		t->side = side;
 		if (tid == 0) {
@@ -334,6 +334,22 @@ static struct thr *thread(struct exp *x, const struct rpt_ctx *ctx, int32_t tid,
  * HTML mode: the stacks of calls as they close, self time as weight, under
  * a "comm-tid" root; used when the callgraph analyzer is not available.
  */
+static uint32_t nopen(const struct thr *t)
+{
+	return (uint32_t)t->open.n;
+}
+
+static struct oslice *open_at(const struct thr *t, uint32_t i)
+{
+	return rpt_calls_at(&t->open, (int)i);
+}
+
+/* the innermost open slice; NULL: none */
+static struct oslice *open_top(const struct thr *t)
+{
+	return t->open.n ? open_at(t, nopen(t) - 1) : NULL;
+}
+
 static void flame_close(struct exp *x, const struct rpt_ctx *ctx, struct thr *t,
 			const char *leaf, uint64_t dur, uint64_t self)
 {
@@ -347,9 +363,9 @@ static void flame_close(struct exp *x, const struct rpt_ctx *ctx, struct thr *t,
 		 t->real_tid);
 	fr[n++] = root;
 	/* keep the innermost frames when the stack is deeper than the array */
-	skip = t->nopen > 64 ? t->nopen - 64 : 0;
-	for (i = skip; i < t->nopen; i++)
-		fr[n++] = t->open[i].name;
+	skip = nopen(t) > 64 ? nopen(t) - 64 : 0;
+	for (i = skip; i < nopen(t); i++)
+		fr[n++] = open_at(t, i)->name;
 	if (leaf)
 		fr[n++] = leaf;
 	rpt_flame_add(x->hd->calls, fr, (int)n, self);
@@ -358,7 +374,7 @@ static void flame_close(struct exp *x, const struct rpt_ctx *ctx, struct thr *t,
 
 static struct level *cur_level(struct thr *t)
 {
-	return t->nopen ? &t->open[t->nopen - 1].kids : &t->top;
+	return t->open.n ? &open_top(t)->kids : &t->top;
 }
 
 static void level_add(struct level *l, uint64_t start, uint64_t end)
@@ -467,7 +483,7 @@ static const char *oslice_name(const struct oslice *s)
 /* End the innermost open slice at ts; ret goes into its args when has_ret. */
 static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
 {
-	struct oslice *s = &t->open[t->nopen - 1];
+	struct oslice *s = open_top(t), *up;
 	struct rpt_json *a = args_begin(x);
 	uint64_t dur;
 
@@ -476,9 +492,9 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 	dur = ts - s->ts;
 	if (x->hd && x->ctx)
 		flame_close(x, x->ctx, t, NULL, dur, dur > s->child_ns ? dur - s->child_ns : 0);
-	t->nopen--;
-	if (t->nopen)
-		t->open[t->nopen - 1].child_ns += dur;
+	t->open.n--;	/* s stays readable: the element is only reused by the next push */
+	if ((up = open_top(t)))
+		up->child_ns += dur;
 	if (has_ret) {
 		rpt_json_obj(a);
 		RPT_JSON_KEY_LIT(a, "ret");
@@ -502,7 +518,7 @@ static void close_top(struct exp *x, struct thr *t, uint64_t ts)
  */
 static void drop_top(struct exp *x, struct thr *t)
 {
-	struct oslice *s = &t->open[--t->nopen];
+	struct oslice *s = open_at(t, (uint32_t)--t->open.n);
 
 	j_instant(x, s->ts, t->pid, t->tid, "t", oslice_name(s), s->nl);
 	RPT_JSON_KEY_LIT(&x->j, "cat");
@@ -517,30 +533,23 @@ static void drop_top(struct exp *x, struct thr *t)
  * An entry: kept open until its exit.  name must outlive the replay unless
  * copy (a name formatted into the caller's buffer: kept in the slice).
  */
-static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, uint64_t key,
+static void open_slice(struct exp *x, struct thr *t, uint64_t ts, const struct rpt_call *pc,
 		       const char *name, size_t namelen, bool copy, const char *cat)
 {
 	struct oslice *o;
 	size_t l;
+	int n;
 
-	if (t->nopen == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 8;
-		struct oslice *a;
-
-		if (t->cap >= MAX_OPEN || !(a = realloc(t->open, cap * sizeof(*a)))) {
-			x->too_deep++;
-			return;
-		}
-		t->open = a;
-		t->cap = cap;
+	/* what it ends first (calls.h): slices whose exits were lost, as instants */
+	for (n = rpt_calls_enter(&t->open, pc); n > 0; n--)
+		drop_top(x, t);
+	o = rpt_calls_push(&t->open, pc, MAX_OPEN);
+	if (!o) {
+		x->too_deep++;
+		return;
 	}
-	o = &t->open[t->nopen++];
 	o->ts = ts;
-	o->key = key;
-	o->kind = kind;
-	o->child_ns = 0;
 	o->cat = cat;
-	memset(&o->kids, 0, sizeof(o->kids));
 	l = strnlen(name, namelen < sizeof(o->name) - 1 ? namelen : sizeof(o->name) - 1);
 	memcpy(o->name, name, l);
 	o->name[l] = '\0';
@@ -549,26 +558,17 @@ static void open_slice(struct exp *x, struct thr *t, uint64_t ts, uint8_t kind, 
 }
 
 /*
- * Find the open slice an exit belongs to (kind, and key unless any_key),
- * drop what was opened after it (those never exited: instants), and leave
- * it on top.  Returns false
- * when nothing matches (an exit whose entry is not in the trace).
+ * Find the open slice exit pc closes (calls.h), drop what is above it
+ * (those never exited: instants), and leave it on top.  Returns false when
+ * nothing pairs (an exit whose entry is not in the trace).
  */
-static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, bool any_key)
+static bool unwind_to(struct exp *x, struct thr *t, const struct rpt_call *pc)
 {
-	uint32_t i;
+	int drop, k = rpt_calls_exit(&t->open, pc, &drop);
 
-	for (i = t->nopen; i > 0; i--) {
-		const struct oslice *s = &t->open[i - 1];
-
-		if (s->kind == kind && (any_key || s->key == key))
-			break;
-	}
-	if (!i)
-		return false;
-	while (t->nopen > i)
+	for (; drop > 0; drop--)
 		drop_top(x, t);
-	return true;
+	return k >= 0;
 }
 
 /*
@@ -579,7 +579,7 @@ static bool unwind_to(struct exp *x, struct thr *t, uint8_t kind, uint64_t key, 
  */
 static bool complete_ok(struct thr *t, uint64_t start)
 {
-	if (t->nopen && start < t->open[t->nopen - 1].ts)
+	if (t->open.n && start < open_top(t)->ts)
 		return false;
 	return level_fits(cur_level(t), start);
 }
@@ -607,8 +607,8 @@ static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 		snprintf(leaf, sizeof(leaf), "%.*s", (int)(namelen < 62 ? namelen : 62), name);
 		flame_close(x, x->ctx, t, leaf, end - start, end - start);
 	}
-	if (t->nopen)
-		t->open[t->nopen - 1].child_ns += end - start;
+	if (t->open.n)
+		open_top(t)->child_ns += end - start;
 	level_add(cur_level(t), start, end);
 }
 
@@ -658,6 +658,14 @@ static void resolve(struct exp_evtype *et, const struct tep_event *e,
 	/* slices pair probes by address: a probe known by name only has none */
 	if (ki->probe_by_name)
 		et->kind = K_OTHER;
+	/* a return pairs by name too (calls.h): its entry's, NAME for NAME__return */
+	if (ki->kind == RPT_K_PROBE_ENTRY && ki->arg) {
+		et->probe_name = rpt_hash_str(ki->arg);
+	} else if (ki->kind == RPT_K_PROBE_RET && ki->arg) {
+		char entry[256];
+
+		et->probe_name = rpt_hash_str(rpt_probe_entry_name(ki->arg, entry, sizeof(entry)));
+	}
 }
 
 static const char *softirq_names[] = {
@@ -969,10 +977,17 @@ static void on_process_exit(struct exp *x, const struct rpt_ctx *ctx, const stru
 	int32_t p = ctx->rec->task.pid;
 	struct thr *pt = p > 0 ? rpt_map_find(&x->threads, (uint32_t)p) : NULL;
 
-	while (pt && pt->nopen) {
+	while (pt && pt->open.n) {
 		close_top(x, pt, ev->rec.ts);
 		x->forced_ends++;
 	}
+}
+
+/* a syscall as calls.h pairs it: by number, -1 (not known) pairing with any */
+static struct rpt_call sys_call(int64_t nr)
+{
+	return (struct rpt_call){ .key = nr >= 0 ? (uint64_t)nr : RPT_CALL_ANY,
+				  .src = RPT_CALL_SYSCALL };
 }
 
 static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
@@ -980,17 +995,15 @@ static void on_sys_enter(struct exp *x, const struct rpt_ctx *ctx, const struct 
 {
 	int64_t nr = ctx->rec->sys.id;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	const struct rpt_call pc = sys_call(nr);
 	char name[64];
 	const char *s;
 
 	if (!t)
 		return;
-	/* a syscall never nests in another: an open one lost its exit */
-	if (unwind_to(x, t, S_SYSCALL, 0, true))
-		drop_top(x, t);
+	/* a syscall never nests in another: open_slice ends an open one, which lost its exit */
 	s = et->kind == K_SYS_ENTER ? et->name : syscall_name(x, nr, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, S_SYSCALL, (uint64_t)nr, s, strlen(s), s == name,
-		   CAT("syscall"));
+	open_slice(x, t, ev->rec.ts, &pc, s, strlen(s), s == name, CAT("syscall"));
 }
 
 static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
@@ -998,10 +1011,11 @@ static void on_sys_exit(struct exp *x, const struct rpt_ctx *ctx, const struct e
 {
 	int64_t ret = ctx->rec->sys.ret;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	const struct rpt_call pc = sys_call(ctx->rec->sys.id);
 
 	if (!t)
 		return;
-	if (!unwind_to(x, t, S_SYSCALL, 0, true)) {
+	if (!unwind_to(x, t, &pc)) {
 		x->orphans++;
 		return;
 	}
@@ -1013,13 +1027,15 @@ static void on_funcgraph_entry(struct exp *x, const struct rpt_ctx *ctx,
 {
 	uint64_t addr = ctx->rec->fg.func;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	const struct rpt_call pc = { .key = addr, .depth = (uint32_t)ctx->rec->fg.depth,
+				     .src = RPT_CALL_FGRAPH };
 	char name[64];
 	const char *fn;
 
 	if (!t)
 		return;
 	fn = kfunc_name(ctx, addr, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, S_KFUNC, addr, fn, strlen(fn), fn == name, CAT("kernel"));
+	open_slice(x, t, ev->rec.ts, &pc, fn, strlen(fn), fn == name, CAT("kernel"));
 }
 
 /*
@@ -1033,12 +1049,14 @@ static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const st
 	uint64_t addr = r->fg.func, call = r->fg.calltime, ret = r->fg.rettime;
 	uint64_t ts = ev->rec.ts;
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
+	const struct rpt_call pc = { .key = addr, .depth = (uint32_t)r->fg.depth,
+				     .src = RPT_CALL_FGRAPH };
 	char name[64];
 	const char *fn;
 
 	if (!t)
 		return;
-	if (unwind_to(x, t, S_KFUNC, addr, false)) {
+	if (unwind_to(x, t, &pc)) {
 		close_top(x, t, ts);
 	} else if (r->fg.has_times && ret > call &&
 		   ret - call <= ts && complete_ok(t, ts - (ret - call))) {
@@ -1053,23 +1071,25 @@ static void on_funcgraph_exit(struct exp *x, const struct rpt_ctx *ctx, const st
 static void on_probe_entry(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			   const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t ip = ctx->rec->probe.ip;
+	const struct rpt_call pc = { .key = ctx->rec->probe.ip, .name = et->probe_name,
+				     .src = RPT_CALL_PROBE };
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 
 	if (t)
-		open_slice(x, t, ev->rec.ts, S_PROBE, ip, et->name, strlen(et->name), false,
-			   CAT("probe"));
+		open_slice(x, t, ev->rec.ts, &pc, et->name, strlen(et->name), false, CAT("probe"));
 }
 
 static void on_probe_ret(struct exp *x, const struct rpt_ctx *ctx, const struct exp_evtype *et,
 			 const struct fmt_event *ev, int32_t tid)
 {
-	uint64_t fn = ctx->rec->probe.ip;	/* __probe_func */
+	/* __probe_func: the entry's __probe_ip */
+	const struct rpt_call pc = { .key = ctx->rec->probe.ip, .name = et->probe_name,
+				     .src = RPT_CALL_PROBE };
 	struct thr *t = thread(x, ctx, tid, ev->rec.cpu, -1);
 
 	if (!t)
 		return;
-	if (unwind_to(x, t, S_PROBE, fn, false))
+	if (unwind_to(x, t, &pc))
 		close_top(x, t, ev->rec.ts);
 	else
 		x->orphans++;
@@ -1121,6 +1141,8 @@ static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const st
 {
 	uint32_t fn = (uint32_t)ctx->rec->bfunc.func;
 	uint32_t depth = (uint32_t)ctx->rec->bfunc.depth;
+	const struct rpt_call pc = { .key = fn, .depth = depth,
+				     .src = et->kfunc ? RPT_CALL_KFUNC : RPT_CALL_UFUNC };
 	struct thr *t = bpf_func_track(x, ctx, et, ev, tid);
 	char name[64];
 	const char *s;
@@ -1129,8 +1151,7 @@ static void on_bpf_func_entry(struct exp *x, const struct rpt_ctx *ctx, const st
 	if (!t)
 		return;
 	s = ufunc_name(x, et->kfunc, fn, &nl, name, sizeof(name));
-	open_slice(x, t, ev->rec.ts, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth,
-		   s, nl, s == name, et->kfunc ? CAT("kernel") : CAT("user"));
+	open_slice(x, t, ev->rec.ts, &pc, s, nl, s == name, et->kfunc ? CAT("kernel") : CAT("user"));
 }
 
 /*
@@ -1143,6 +1164,8 @@ static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const str
 	const struct rpt_rec *r = ctx->rec;
 	uint32_t fn = (uint32_t)r->bfunc.func;
 	uint32_t depth = (uint32_t)r->bfunc.depth;
+	const struct rpt_call pc = { .key = fn, .depth = depth,
+				     .src = et->kfunc ? RPT_CALL_KFUNC : RPT_CALL_UFUNC };
 	uint64_t dur = r->bfunc.duration, start = r->bfunc.start, ts = ev->rec.ts;
 	struct thr *t = bpf_func_track(x, ctx, et, ev, tid);
 	char name[64];
@@ -1151,7 +1174,7 @@ static void on_bpf_func_exit(struct exp *x, const struct rpt_ctx *ctx, const str
 
 	if (!t)
 		return;
-	if (unwind_to(x, t, et->kfunc ? S_BPF_KFUNC : S_UFUNC, (uint64_t)fn << 32 | depth, false)) {
+	if (unwind_to(x, t, &pc)) {
 		close_top(x, t, ts);
 		return;
 	}
@@ -1644,7 +1667,7 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 
 	/* what is still open: the trace ended inside these calls, their ends are unknown */
 	while ((t = rpt_map_next(&x->threads, &pos, &key)))
-		while (t->nopen)
+		while (t->open.n)
 			drop_top(x, t);
 	for (c = 0; c < x->ncpus; c++) {
 		struct cpu_state *cs = &x->cpus[c];
@@ -1732,7 +1755,7 @@ static void exp_release(void *priv)
 	struct thr *t;
 
 	while ((t = rpt_map_next(&x->threads, &pos, &key)))
-		free(t->open);
+		rpt_calls_release(&t->open);
 	rpt_map_release(&x->threads);
 	rpt_map_release(&x->wakeups);
 	rpt_types_release(&x->types);
