@@ -10,6 +10,8 @@
  *                        BPF drop records, recorder stats (2 CPUs)
  *   mkrpt stacks OUT     kernel_stack + user_stack samples with kallsyms
  *                        and process maps
+ *   mkrpt pairs  OUT     calls with lost exits and exits without entries,
+ *                        for every source of report/core/calls.h (2 CPUs)
  *   mkrpt bpf    OUT     flytrap BPF records (syscall, syscall_hist,
  *                        profile, offcpu, ufunc) and uprobe events
  *   mkrpt manyloss OUT N  N pages on one CPU, each after a loss marker
@@ -785,6 +787,74 @@ static void build_bpf(const char *path)
 	out_close(&o, NULL);
 }
 
+/* a uprobe entry (ip) or return (func) at its own address */
+static void uprobe_at(struct out *o, int cpu, uint64_t ts, int pid, int id, uint64_t ip)
+{
+	uint8_t r[24] = { 0 };
+
+	common(r, id, pid);
+	put64(r + 8, ip);
+	put64(r + 16, 0x401234);
+	emit(o, cpu, ts, r, (id == ID_UP_ENTRY || id == ID_UP2_ENTRY) ? 16 : 24);
+}
+
+/*
+ * pairs: calls whose exits were lost and exits without their entries, for
+ * each source the commands pair (report/core/calls.h); 2 CPUs, from 70 s.
+ *   function_graph, task fg (100), CPU 0: ksys_read depth 0 +0..+100 us
+ *     holds vfs_read depth 1 entered at +10 whose exit was lost (it ends at
+ *     the next entry at its depth) and ext4_file_read_iter depth 1
+ *     +30..+40; then fsnotify depth 0 at +200, exit lost, and schedule
+ *     depth 0 +300..+350; an exit of do_idle depth 0 at +400 (calltime
+ *     +380) without its entry.
+ *   BPF ufunc, task uf (500, the process bpf_meta names), CPU 1: main depth
+ *     1 +0..+100 us holds parse_config depth 2 +10..+60 (50 us), which holds
+ *     parse_config depth 3 entered at +20 whose exit was lost (a recursion:
+ *     the depth-2 exit closes depth 2, not the innermost parse_config);
+ *     then compute depth 1 +200..+250.
+ *   uprobes, task up (600), CPU 1: handle_req (ip 0x402000) +500..+600 us
+ *     holds helper (0x402100) entered at +510 whose return was lost; a
+ *     helper return at +700 without its entry.
+ *   raw_syscalls, task sc (400), CPU 0: read at +500 us, exit lost; write
+ *     +520..+530; an exit of read (nr 0) at +540 with no read open.
+ * So, closed calls: ksys_read 100 us, ext4_file_read_iter 10, schedule 50,
+ * main 100, parse_config 50 (under main), compute 50, handle_req 100,
+ * write 10; never returned: vfs_read, fsnotify, the inner parse_config,
+ * helper, read.
+ */
+static void build_pairs(const char *path)
+{
+	struct out o;
+	uint64_t t = 70 * S;
+
+	out_open(&o, path, 2, "100 fg\n400 sc\n500 uf\n600 up\n", bpf_meta);
+	fg_entry(&o, 0, t, 100, K_KSYS_READ, 0);
+	fg_entry(&o, 0, t + 10 * US, 100, K_VFS_READ, 1);
+	fg_entry(&o, 0, t + 30 * US, 100, K_EXT4_READ, 1);
+	fg_exit(&o, 0, t + 40 * US, 100, K_EXT4_READ, 1, t + 30 * US);
+	fg_exit(&o, 0, t + 100 * US, 100, K_KSYS_READ, 0, t);
+	fg_entry(&o, 0, t + 200 * US, 100, K_FSNOTIFY, 0);
+	fg_entry(&o, 0, t + 300 * US, 100, K_SCHEDULE, 0);
+	fg_exit(&o, 0, t + 350 * US, 100, K_SCHEDULE, 0, t + 300 * US);
+	fg_exit(&o, 0, t + 400 * US, 100, K_IDLE, 0, t + 380 * US);
+	ufunc(&o, 1, t, 500, 0, 1, true, 0);
+	ufunc(&o, 1, t + 10 * US, 500, 1, 2, true, 0);
+	ufunc(&o, 1, t + 20 * US, 500, 1, 3, true, 0);
+	ufunc(&o, 1, t + 60 * US, 500, 1, 2, false, 50 * US);
+	ufunc(&o, 1, t + 100 * US, 500, 0, 1, false, 100 * US);
+	ufunc(&o, 1, t + 200 * US, 500, 2, 1, true, 0);
+	ufunc(&o, 1, t + 250 * US, 500, 2, 1, false, 50 * US);
+	sys_enter(&o, 0, t + 500 * US, 400, 0);
+	uprobe_at(&o, 1, t + 500 * US, 600, ID_UP_ENTRY, 0x402000);
+	uprobe_at(&o, 1, t + 510 * US, 600, ID_UP2_ENTRY, 0x402100);
+	sys_enter(&o, 0, t + 520 * US, 400, 1);
+	sys_exit(&o, 0, t + 530 * US, 400, 1, 8);
+	sys_exit(&o, 0, t + 540 * US, 400, 0, 8);
+	uprobe_at(&o, 1, t + 600 * US, 600, ID_UP_RETURN, 0x402000);
+	uprobe_at(&o, 1, t + 700 * US, 600, ID_UP2_RETURN, 0x402100);
+	out_close(&o, NULL);
+}
+
 /*
  * bpfloss: what the recorder writes when its BPF ring buffer overflows
  * (issue 31).  The top buffer: sched_switch on CPUs 0 and 1, no loss, the
@@ -1034,6 +1104,8 @@ int main(int argc, char **argv)
 		build_sched(argv[2]);
 	else if (!strcmp(argv[1], "drops"))
 		build_drops(argv[2]);
+	else if (!strcmp(argv[1], "pairs"))
+		build_pairs(argv[2]);
 	else if (!strcmp(argv[1], "bpf"))
 		build_bpf(argv[2]);
 	else if (!strcmp(argv[1], "stacks"))
