@@ -69,6 +69,11 @@ kill -9 $RP
 { wait $RP; } 2> /dev/null
 # shellcheck disable=SC2086
 [ -n "$KIDS" ] && kill -9 $KIDS 2> /dev/null
+# and the workload by its name, which is this run's own: pgrep -P can miss it
+# when the machine is busy (seen once in a loaded run), and a recorder
+# killed by SIGKILL leaves its command running for the 30 s it asked for
+pkill -9 -x "$task" 2> /dev/null
+for i in $(seq 50); do pgrep -x "$task" > /dev/null || break; sleep 0.1; done
 KIDS=
 if "$F" recover kill.dat > recover.log 2>&1; then
 	mx_writer recover "$TMP/kill.dat" self

@@ -15,7 +15,7 @@ F=$FLYTRAP
 cd "$TMP" || exit 1
 chmod 755 "$TMP"
 RP= KIDS=
-trap '[ -n "$RP" ] && kill -9 $RP $KIDS 2>/dev/null; rm -rf "$TMP"' EXIT
+trap '[ -n "$RP" ] && kill -9 $RP $KIDS 2>/dev/null; [ -n "${task:-}" ] && pkill -9 -x "$task" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # ---- the planted secrets ---------------------------------------------------------------
 u=$$$RANDOM
