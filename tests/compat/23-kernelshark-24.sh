@@ -22,6 +22,7 @@
 # 0, 172,246,218 for stream 1).  A cut file and a text file must fail these
 # checks, so the test is known to be able to fail.
 # FLYTRAP_KS24_SHOT=FILE keeps the screenshot of sample.dat (docs/img).
+# FLYTRAP_KS24_PREPARE=1 (tests/fresh/prefetch.sh): make the root, run nothing.
 if [ "${FLYTRAP_KS24_NS:-}" != 1 ]; then
 	# its own mount namespace: the root's mounts go with the test, however it ends
 	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (chroot, mounts)"; exit 77; }
@@ -78,6 +79,8 @@ fi
 why=$(trixie_root "$dir" usr/bin/kernelshark "" ks24_setup) ||
 	skip "no Debian 13 root for KernelShark 2.4: ${why##*$'\n'}"
 [ -n "$why" ] && echo "$why"
+# tests/fresh/prefetch.sh: the root made (or there), nothing run
+[ "${FLYTRAP_KS24_PREPARE:-0}" = 1 ] && { echo "the KernelShark 2.4 root is ready: $dir"; exit 0; }
 R=$dir
 uid=$(chroot "$R" id -u "$KS24_USER") && gid=$(chroot "$R" id -g "$KS24_USER") ||
 	skip "no user $KS24_USER in $R"
