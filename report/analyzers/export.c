@@ -23,6 +23,10 @@
  * its end past the start of the next slice).  An entry whose exit is not
  * in the trace has no known length: it becomes an instant event on its
  * track at its start, and is counted (enters_without_exit).
+ *
+ * This file decides what goes where; export_json.c writes each event,
+ * export_cmd.c is the command, and which exit closes which entry is
+ * report/core/calls.c's rule.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,235 +34,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/analyzers/callgraph.h"
-#include "report/analyzers/drops.h"
 #include "flytrap.h"
 #include "format.h"
 #include "ftmeta.h"
-#include "report/analyzers/overhead.h"
 #include "report/core/calls.h"
 #include "report/core/replay.h"
-#include "report/out/outfile.h"
 #include "report/out/flamesvg.h"
 #include "report/out/json.h"
 #include "report/syms/sysnames.h"
 #include "report/analyzers/export.h"
+#include "report/analyzers/export_int.h"
 
-/* Pseudo process for the per-CPU tracks; above any Linux pid (PID_MAX_LIMIT is 2^22). */
-#define CPU_PID 0x7ff00000
-/*
- * Track ids under it are above any Linux tid too: Perfetto keys threads by
- * tid across processes, so a CPU track must not share a tid with a task.
- */
-#define CPU_TID(cpu) (CPU_PID + 1 + (cpu))		/* which task runs on CPU n */
-#define IRQ_TID(cpu) (CPU_PID + 0x10001 + (cpu))	/* interrupts on CPU n */
-/* Idle tasks (pid 0) are per CPU: each gets its own track under pid 0. */
-#define IDLE_TID_BASE 0x7fe00000
-/*
- * When a file has both uprobe and BPF user-function records (both asked
- * for), the two describe the same calls with slightly different times and
- * cannot nest on one track: the BPF ones go to a second track of the task.
- */
-#define SIDE_TID_OFFSET 0x40000000
-#define MAX_OPEN 4096		/* open slices per thread; deeper entries are dropped */
-
-enum kind {
-	K_UNRESOLVED = 0,
-	K_OTHER,
-	K_SCHED_SWITCH,
-	K_WAKEUP,		/* sched_wakeup, sched_wakeup_new */
-	K_PROCESS_EXIT,
-	K_RAW_SYS_ENTER,
-	K_RAW_SYS_EXIT,
-	K_SYS_ENTER,		/* syscalls:sys_enter_NAME */
-	K_SYS_EXIT,
-	K_FG_ENTRY,		/* ftrace:funcgraph_entry */
-	K_FG_EXIT,
-	K_PROBE_ENTRY,		/* uprobe / kprobe: __probe_ip */
-	K_PROBE_RET,		/* __probe_func + __probe_ret_ip */
-	K_BPF_SYSCALL,		/* flytrap:syscall */
-	K_BPF_UENTRY,
-	K_BPF_UEXIT,
-	K_BPF_OFFCPU,		/* flytrap:offcpu: a blocked period, known at wake-up */
-	K_IRQ_ENTRY,
-	K_IRQ_EXIT,
-	K_SOFTIRQ_ENTRY,
-	K_SOFTIRQ_EXIT,
-	K_NR
-};
-
-/* A slice's category as the JSON value it is written as (a name with nothing to escape). */
-#define CAT(name) "\"" name "\""
-
-/* slice kinds on a thread's stack */
-
-struct exp_fname {
-	const char *name;
-	size_t len;
-};
-
-/* What export does with one event id, resolved once (resolve()). */
-struct exp_evtype {
-	uint8_t kind;
-	bool kfunc;		/* K_BPF_UENTRY/UEXIT of flytrap:kfunc_*: bpf_kfunc= names */
-	const char *name;	/* event-derived slice name (sys_enter_NAME, probe name) */
-	const char *evname;	/* system:name for instants */
-	uint64_t probe_name;	/* probes: the entry's name, hashed (a return pairs by it too) */
-};
-
-/*
- * The last slices closed at one nesting level (inside one open slice, or
- * at a thread's top level), to decide whether a call known only from its
- * exit can be placed without straddling one of them.  Slices close in
- * time order, so their ends only grow; older ones than the ring holds end
- * no later than the oldest kept.
- */
-#define KIDS 4
-struct level {
-	uint64_t s[KIDS], e[KIDS];
-	uint8_t n, pos;
-	bool truncated;		/* more closed here than the ring holds */
-};
-
-struct oslice {
-	struct rpt_call call;	/* first: how it pairs (report/core/calls.h) */
-	uint64_t ts;
-	uint64_t child_ns;	/* time in closed children (HTML call flame graph) */
-	struct level kids;
-	char name[63];		/* a copy: the HTML call flame graph, and names made on the fly */
-	const char *nm;		/* the name as written when it outlives the replay; NULL: name[]
-				 * (not a pointer into name[]: the array moves when it grows) */
-	size_t nl;
-	const char *cat;	/* CAT(): JSON text */
-};
-
-struct thr {
-	int32_t pid, tid;	/* as written */
-	int32_t real_tid;
-	struct rpt_calls open;	/* of struct oslice */
-	struct level top;	/* slices closed with nothing open */
-	bool used;		/* something was written on this track */
-	bool side;		/* the BPF function track of a task that also has uprobes */
-};
-
-struct cpu_state {
-	bool known;		/* a sched_switch told who runs */
-	int32_t cur;		/* pid running since run_start */
-	uint64_t run_start;
-	uint64_t first_ts;	/* first event on this CPU (start of a partial run) */
-	bool seen;
-	char comm[17];
-	uint64_t irq_start, softirq_start;
-	char irq_name[33];
-	int32_t irq, softirq;
-	bool in_irq, in_softirq;
-	struct thr *last_thr;	/* thread() cache */
-	uint64_t last_key;
-};
-
-/* A wakeup waiting for its task to run: both ends of the arrow are written then. */
-struct wake {
-	uint64_t ts;		/* 0: none pending */
-	int32_t cpu;		/* where the waker ran */
-};
-
-struct exp_conf {
-	bool instants;		/* every other event as an instant marker */
-	bool html;
-	struct exp_html_data *html_data;
-	FILE *out;
-	int write_errno;	/* first failed write */
-};
-
-/* One export per process: the command sets this before the replay. */
-static struct exp_conf exp_conf;
-
-struct exp {
-	struct rpt_json j;	/* the Chrome JSON */
-	bool based;		/* base chosen (at the first event) */
-	uint64_t base;		/* subtracted from every timestamp, see ts_base() */
-	struct rpt_types types;
-	struct rpt_map threads;	/* key: tid, or IDLE key per CPU */
-	struct rpt_map wakeups;	/* key: woken pid -> struct wake, until it runs */
-	uint64_t flow_id;
-	struct cpu_state *cpus;
-	int ncpus;
-	enum rpt_sys_abi abi;
-	int nbusy;		/* CPUs running a task other than idle */
-	uint64_t lost_total;
-	/* statistics for otherData and -v */
-	uint64_t slices, completes, instants, orphans, unnested, forced_ends, too_deep;
-	uint64_t no_exit;	/* entries whose exit is not in the trace: written as instants */
-	const char *trigger;	/* a flight dump's "trigger=" value (in meta), or NULL */
-	size_t trigger_len;
-	uint64_t trigger_ts;
-	bool trigger_marked;
-	struct rpt_json a;	/* the args object of the slice being written (in memory) */
-	uint64_t sched_slices, irq_slices, flows;
-	const struct fmt_meta *meta;	/* the file's flytrap metadata (owned by the reader) */
-	struct exp_fname *ufn;	/* bpf_ufunc= names by index */
-	uint32_t nufn;
-	struct exp_fname *kfn;	/* bpf_kfunc= names by index */
-	uint32_t nkfn;
-	bool ufunc_side;	/* uprobes and BPF ufunc both recorded */
-	struct trace_seq seq;	/* --instants: event text */
-	bool seq_ready;
-	const struct rpt_ctx *ctx;
-	struct exp_html_data *hd;
-};
-
-/* ---- JSON output --------------------------------------------------------- */
-
-/* A timestamp as the viewers read it: microseconds from the base, see ts_base(). */
-static inline void j_ts(const struct exp *x, struct rpt_json *j, uint64_t ts)
-{
-	rpt_json_milli(j, ts > x->base ? ts - x->base : 0);
-}
-
-/* Start an event object on its own line: {"ph":"P","ts":T */
-static inline void j_ev_head(struct exp *x, char ph, uint64_t ts)
-{
-	struct rpt_json *j = &x->j;
-	const char q[3] = { '"', ph, '"' };	/* ph is a letter: nothing to escape */
-
-	rpt_json_newline(j);
-	rpt_json_obj(j);
-	RPT_JSON_KEY_LIT(j, "ph");
-	rpt_json_value(j, q, 3);
-	RPT_JSON_KEY_LIT(j, "ts");
-	j_ts(x, j, ts);
-}
-
-/* Start an event on the track pid/tid: {"ph":"P","ts":T,"pid":P,"tid":T */
-static void j_ev(struct exp *x, char ph, uint64_t ts, int32_t pid, int32_t tid)
-{
-	struct rpt_json *j = &x->j;
-
-	j_ev_head(x, ph, ts);
-	RPT_JSON_KEY_LIT(j, "pid");
-	rpt_json_i64(j, pid);
-	RPT_JSON_KEY_LIT(j, "tid");
-	rpt_json_i64(j, tid);
-}
-
-/* An instant event on pid/tid, open for its args: ..."s":"t","name":NAME */
-static void j_instant(struct exp *x, uint64_t ts, int32_t pid, int32_t tid, const char *scope,
-		      const char *name, size_t namelen)
-{
-	j_ev(x, 'i', ts, pid, tid);
-	rpt_json_kstr(&x->j, "s", scope);
-	rpt_json_key(&x->j, "name");
-	rpt_json_strn(&x->j, name, namelen);
-}
-
-/* The args of an entry whose exit is not in the trace, closing its event. */
-static void j_no_exit_end(struct rpt_json *j)
-{
-	rpt_json_kobj(j, "args");
-	rpt_json_kstr(j, "exit", "not in the trace");
-	rpt_json_obj_end(j);
-	rpt_json_obj_end(j);
-}
+/* One export per process: the command (export_cmd.c) sets this before the replay. */
+struct exp_conf exp_conf;
 
 /* ---- tasks ----------------------------------------------------------------- */
 
@@ -404,77 +192,6 @@ static bool level_fits(const struct level *l, uint64_t start)
 	return !l->truncated || oldest_end <= start;
 }
 
-/*
- * Start the args of the next slice: the writer of x->a, empty (no args)
- * until an object is written into it; slice_pair() copies it into both
- * events of the slice.
- */
-static struct rpt_json *args_begin(struct exp *x)
-{
-	rpt_json_reset(&x->a);
-	return &x->a;
-}
-
-/*
- * One slice from start to end on the track pid/tid: a B and an E event
- * with the same name, cat and args (x->a, when it holds anything).
- */
-/* v in decimal (a sign first when negative), written backwards from end (12 bytes of room) */
-static char *i32_text(char *end, int32_t v)
-{
-	uint32_t u = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
-
-	do
-		*--end = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--end = '-';
-	return end;
-}
-
-/* "pid":P,"tid":T into buf (at least 40 bytes); its length */
-static size_t pid_tid_text(char *buf, int32_t pid, int32_t tid)
-{
-	char t[12], *p;
-	size_t n = 0, k;
-
-	memcpy(buf, "\"pid\":", 6);
-	n = 6;
-	p = i32_text(t + sizeof(t), pid);
-	k = (size_t)(t + sizeof(t) - p);
-	memcpy(buf + n, p, k);
-	n += k;
-	memcpy(buf + n, ",\"tid\":", 7);
-	n += 7;
-	p = i32_text(t + sizeof(t), tid);
-	k = (size_t)(t + sizeof(t) - p);
-	memcpy(buf + n, p, k);
-	return n + k;
-}
-
-static void slice_pair(struct exp *x, int32_t pid, int32_t tid, uint64_t start, uint64_t end,
-		       const char *name, size_t namelen, const char *cat)
-{
-	struct rpt_json *j = &x->j;
-	char pt[40];
-	size_t ptlen = pid_tid_text(pt, pid, tid);	/* once for both events */
-	int k;
-
-	for (k = 0; k < 2; k++) {
-		j_ev_head(x, k ? 'E' : 'B', k ? end : start);
-		rpt_json_members(j, pt, ptlen);
-		RPT_JSON_KEY_LIT(j, "name");
-		rpt_json_strn(j, name, namelen);
-		RPT_JSON_KEY_LIT(j, "cat");
-		rpt_json_value(j, cat, strlen(cat));
-		if (x->a.len) {
-			RPT_JSON_KEY_LIT(j, "args");
-			rpt_json_value(j, x->a.buf, x->a.len);
-		}
-		rpt_json_obj_end(j);
-	}
-}
-
 static const char *oslice_name(const struct oslice *s)
 {
 	return s->nm ? s->nm : s->name;
@@ -484,7 +201,7 @@ static const char *oslice_name(const struct oslice *s)
 static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_ret, int64_t ret)
 {
 	struct oslice *s = open_top(t), *up;
-	struct rpt_json *a = args_begin(x);
+	struct rpt_json *a = exp_args_begin(x);
 	uint64_t dur;
 
 	if (ts < s->ts)
@@ -501,7 +218,7 @@ static void close_top_ret(struct exp *x, struct thr *t, uint64_t ts, bool has_re
 		rpt_json_i64(a, ret);
 		rpt_json_obj_end(a);
 	}
-	slice_pair(x, t->pid, t->tid, s->ts, ts, oslice_name(s), s->nl, s->cat);
+	exp_slice_pair(x, t->pid, t->tid, s->ts, ts, oslice_name(s), s->nl, s->cat);
 	t->used = true;
 	x->slices++;
 	level_add(cur_level(t), s->ts, ts);
@@ -520,10 +237,10 @@ static void drop_top(struct exp *x, struct thr *t)
 {
 	struct oslice *s = open_at(t, (uint32_t)--t->open.n);
 
-	j_instant(x, s->ts, t->pid, t->tid, "t", oslice_name(s), s->nl);
+	exp_instant(x, s->ts, t->pid, t->tid, "t", oslice_name(s), s->nl);
 	RPT_JSON_KEY_LIT(&x->j, "cat");
 	rpt_json_value(&x->j, s->cat, strlen(s->cat));
-	j_no_exit_end(&x->j);
+	exp_no_exit_end(&x->j);
 	t->used = true;
 	x->no_exit++;
 	x->instants++;
@@ -587,18 +304,18 @@ static bool complete_ok(struct thr *t, uint64_t start)
 /* The args of a call known only from its exit. */
 static void args_entry_lost(struct exp *x)
 {
-	struct rpt_json *a = args_begin(x);
+	struct rpt_json *a = exp_args_begin(x);
 
 	rpt_json_obj(a);
 	rpt_json_kbool(a, "entry_lost", true);
 	rpt_json_obj_end(a);
 }
 
-/* A call known from its end: start..end, args from x->a (args_begin() first). */
+/* A call known from its end: start..end, args from x->a (exp_args_begin() first). */
 static void complete(struct exp *x, struct thr *t, uint64_t start, uint64_t end,
 		     const char *name, size_t namelen, const char *cat)
 {
-	slice_pair(x, t->pid, t->tid, start, end, name, namelen, cat);
+	exp_slice_pair(x, t->pid, t->tid, start, end, name, namelen, cat);
 	t->used = true;
 	x->completes++;
 	if (x->hd && x->ctx) {
@@ -755,7 +472,7 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 
 	if (ts <= start || pid == 0)
 		return;
-	a = args_begin(x);
+	a = exp_args_begin(x);
 	rpt_json_obj(a);
 	RPT_JSON_KEY_LIT(a, "pid");
 	rpt_json_i64(a, pid);
@@ -766,7 +483,7 @@ static void run_end(struct exp *x, int cpu, uint64_t ts, const char *comm, size_
 	if (partial)
 		rpt_json_kbool(a, "partial", true);
 	rpt_json_obj_end(a);
-	slice_pair(x, CPU_PID, CPU_TID(cpu), start, ts, comm, commlen, CAT("sched"));
+	exp_slice_pair(x, CPU_PID, CPU_TID(cpu), start, ts, comm, commlen, CAT("sched"));
 	x->sched_slices++;
 	if (x->hd && exp_tl_busy(&x->hd->tl, cpu, start, ts) == 0 && x->hd->oncpu) {
 		int cl = (int)strnlen(comm, commlen < 16 ? commlen : 16);
@@ -795,7 +512,7 @@ static void wake_flow(struct exp *x, int32_t pid, int cpu, uint64_t ts)
 	x->flow_id++;
 	/* no "bp":"e": an f binds to the next slice, the run that starts here */
 	for (k = 0; k < 2; k++) {
-		j_ev(x, k ? 'f' : 's', k ? ts : w->ts, CPU_PID, CPU_TID(k ? cpu : w->cpu));
+		exp_ev(x, k ? 'f' : 's', k ? ts : w->ts, CPU_PID, CPU_TID(k ? cpu : w->cpu));
 		RPT_JSON_KEY_LIT(&x->j, "id");
 		rpt_json_u64(&x->j, x->flow_id);
 		rpt_json_kstr(&x->j, "name", "wakeup");
@@ -808,7 +525,7 @@ static void wake_flow(struct exp *x, int32_t pid, int cpu, uint64_t ts)
 
 static void busy_counter(struct exp *x, uint64_t ts)
 {
-	j_ev(x, 'C', ts, CPU_PID, CPU_PID);
+	exp_ev(x, 'C', ts, CPU_PID, CPU_PID);
 	rpt_json_kstr(&x->j, "name", "busy CPUs");
 	rpt_json_kobj(&x->j, "args");
 	RPT_JSON_KEY_LIT(&x->j, "busy");
@@ -859,12 +576,12 @@ static void on_switch(struct exp *x, const struct rpt_ctx *ctx, const struct exp
 static void irq_slice(struct exp *x, int cpu, uint64_t start, uint64_t end, const char *name,
 		      size_t len, const char *cat, int64_t nr)
 {
-	struct rpt_json *a = args_begin(x);
+	struct rpt_json *a = exp_args_begin(x);
 
 	rpt_json_obj(a);
 	rpt_json_ki64(a, "nr", nr);
 	rpt_json_obj_end(a);
-	slice_pair(x, CPU_PID, IRQ_TID(cpu), start, end, name, len, cat);
+	exp_slice_pair(x, CPU_PID, IRQ_TID(cpu), start, end, name, len, cat);
 	x->irq_slices++;
 }
 
@@ -887,9 +604,9 @@ static void irq_unended(struct exp *x, int cpu)
 	char name[64];
 
 	snprintf(name, sizeof(name), "irq %d %.32s", c->irq, c->irq_name);
-	j_instant(x, c->irq_start, CPU_PID, IRQ_TID(cpu), "t", name, SIZE_MAX);
+	exp_instant(x, c->irq_start, CPU_PID, IRQ_TID(cpu), "t", name, SIZE_MAX);
 	rpt_json_kstr(&x->j, "cat", "irq");
-	j_no_exit_end(&x->j);
+	exp_no_exit_end(&x->j);
 	c->in_irq = false;
 	x->instants++;
 }
@@ -901,9 +618,9 @@ static void softirq_unended(struct exp *x, int cpu)
 	char name[48];
 
 	softirq_label(c->softirq, name, sizeof(name));
-	j_instant(x, c->softirq_start, CPU_PID, IRQ_TID(cpu), "t", name, SIZE_MAX);
+	exp_instant(x, c->softirq_start, CPU_PID, IRQ_TID(cpu), "t", name, SIZE_MAX);
 	rpt_json_kstr(&x->j, "cat", "softirq");
-	j_no_exit_end(&x->j);
+	exp_no_exit_end(&x->j);
 	c->in_softirq = false;
 	x->instants++;
 	x->no_exit++;
@@ -1115,7 +832,7 @@ static void on_bpf_syscall(struct exp *x, const struct rpt_ctx *ctx, const struc
 		return;
 	}
 	s = syscall_name(x, nr, name, sizeof(name));
-	a = args_begin(x);
+	a = exp_args_begin(x);
 	rpt_json_obj(a);
 	RPT_JSON_KEY_LIT(a, "ret");
 	rpt_json_i64(a, ret);
@@ -1202,7 +919,7 @@ static void on_bpf_offcpu(struct exp *x, const struct rpt_ctx *ctx, const struct
 		x->unnested++;
 		return;
 	}
-	a = args_begin(x);
+	a = exp_args_begin(x);
 	rpt_json_obj(a);
 	rpt_json_ku64(a, "state", r->smp.state);
 	rpt_json_ki64(a, "waker_pid", r->smp.waker_pid);
@@ -1292,7 +1009,7 @@ static void on_other(struct exp *x, const struct rpt_ctx *ctx, const struct exp_
 	if (!t)
 		return;
 	t->used = true;
-	j_instant(x, ev->rec.ts, t->pid, t->tid, "t", et->evname ? et->evname : "unknown event",
+	exp_instant(x, ev->rec.ts, t->pid, t->tid, "t", et->evname ? et->evname : "unknown event",
 		  SIZE_MAX);
 	rpt_json_kobj(&x->j, "args");
 	rpt_json_ki64(&x->j, "cpu", ev->rec.cpu);
@@ -1456,32 +1173,12 @@ static int exp_init(struct rpt_ctx *ctx, void *priv)
 	return 0;
 }
 
-static void meta_name(struct exp *x, const char *what, int32_t pid, int32_t tid, const char *name)
-{
-	j_ev(x, 'M', 0, pid, tid);
-	rpt_json_kstr(&x->j, "name", what);
-	rpt_json_kobj(&x->j, "args");
-	rpt_json_kstr(&x->j, "name", name);
-	rpt_json_obj_end(&x->j);
-	rpt_json_obj_end(&x->j);
-}
-
-static void meta_sort(struct exp *x, const char *what, int32_t pid, int32_t tid, int64_t idx)
-{
-	j_ev(x, 'M', 0, pid, tid);
-	rpt_json_kstr(&x->j, "name", what);
-	rpt_json_kobj(&x->j, "args");
-	rpt_json_ki64(&x->j, "sort_index", idx);
-	rpt_json_obj_end(&x->j);
-	rpt_json_obj_end(&x->j);
-}
-
 /* One page loss: a marker on its CPU, and the counter of events lost so far. */
 static void loss_marker(struct exp *x, const struct rpt_loss *l, const char *bname)
 {
 	struct rpt_json *j = &x->j;
 
-	j_instant(x, l->ts, CPU_PID, CPU_TID(l->cpu), "t", "events lost", SIZE_MAX);
+	exp_instant(x, l->ts, CPU_PID, CPU_TID(l->cpu), "t", "events lost", SIZE_MAX);
 	rpt_json_kstr(j, "cat", "drops");
 	rpt_json_kobj(j, "args");
 	if (l->count < 0)
@@ -1491,13 +1188,13 @@ static void loss_marker(struct exp *x, const struct rpt_loss *l, const char *bna
 	rpt_json_kstr(j, "buffer", bname);
 	if (l->prev_ts) {
 		rpt_json_key(j, "after_ts_us");
-		j_ts(x, j, l->prev_ts);
+		exp_ts(x, j, l->prev_ts);
 	}
 	rpt_json_obj_end(j);
 	rpt_json_obj_end(j);
 	if (l->count > 0)
 		x->lost_total += (uint64_t)l->count;
-	j_ev(x, 'C', l->ts, CPU_PID, CPU_PID);
+	exp_ev(x, 'C', l->ts, CPU_PID, CPU_PID);
 	rpt_json_kstr(j, "name", "events lost");
 	rpt_json_kobj(j, "args");
 	rpt_json_ku64(j, "lost", x->lost_total);
@@ -1570,7 +1267,7 @@ static void loss_markers(struct exp *x, const struct rpt_ctx *ctx)
 				continue;
 			if ((int)dr.cpu >= x->ncpus)
 				cpu_grow(x, (int)dr.cpu);
-			j_instant(x, ts, CPU_PID, CPU_TID((int32_t)dr.cpu), "t", "BPF records lost",
+			exp_instant(x, ts, CPU_PID, CPU_TID((int32_t)dr.cpu), "t", "BPF records lost",
 				  SIZE_MAX);
 			rpt_json_kstr(&x->j, "cat", "drops");
 			rpt_json_kobj(&x->j, "args");
@@ -1611,7 +1308,7 @@ static bool trigger_mark(struct exp *x, const struct rpt_ctx *ctx)
 	if ((o->has_t0 && ts < o->t0_ns) || (o->has_t1 && ts > o->t1_ns))
 		return true;
 	snprintf(name, sizeof(name), "trigger: %.*s", (int)(rl > 140 ? 140 : rl), reason);
-	j_instant(x, ts, CPU_PID, CPU_PID, "g", name, SIZE_MAX);
+	exp_instant(x, ts, CPU_PID, CPU_PID, "g", name, SIZE_MAX);
 	rpt_json_kstr(&x->j, "cat", "trigger");
 	rpt_json_kobj(&x->j, "args");
 	rpt_json_key(&x->j, "trigger");
@@ -1620,39 +1317,6 @@ static bool trigger_mark(struct exp *x, const struct rpt_ctx *ctx)
 	rpt_json_obj_end(&x->j);
 	x->trigger_marked = true;
 	return true;
-}
-
-/* The end of the event list, and the figures of the export (otherData). */
-static void trace_end(struct exp *x, const struct rpt_ctx *ctx)
-{
-	struct rpt_json *j = &x->j;
-
-	RPT_JSON_LIT(j, "\n");
-	rpt_json_arr_end(j);
-	rpt_json_newline(j);
-	rpt_json_kobj(j, "otherData");
-	rpt_json_kstr(j, "generator", "flytrap " FLYTRAP_VERSION);
-	rpt_json_kstr(j, "source", ctx->opts->path);
-	rpt_json_key(j, "ts_offset_us");
-	rpt_json_milli(j, x->base);
-	rpt_json_ku64(j, "events", ctx->nevents);
-	rpt_json_ku64(j, "slices", x->slices + x->completes);
-	rpt_json_ku64(j, "cpu_slices", x->sched_slices + x->irq_slices);
-	rpt_json_ku64(j, "wakeups", x->flows);
-	rpt_json_ku64(j, "exits_without_entry", x->orphans);
-	rpt_json_ku64(j, "enters_without_exit", x->no_exit);
-	rpt_json_ku64(j, "closed_at_task_exit", x->forced_ends);
-	rpt_json_ku64(j, "not_nested", x->unnested + x->too_deep);
-	rpt_json_ku64(j, "events_lost", x->lost_total);
-	if (x->trigger) {
-		rpt_json_key(j, "trigger");
-		rpt_json_strn(j, x->trigger, x->trigger_len);
-		rpt_json_key(j, "trigger_ts_us");
-		j_ts(x, j, x->trigger_ts);
-	}
-	rpt_json_obj_end(j);
-	rpt_json_obj_end(j);
-	RPT_JSON_LIT(j, "\n");
 }
 
 static int exp_finish(struct rpt_ctx *ctx, void *priv)
@@ -1694,34 +1358,34 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 			continue;
 		if (t->real_tid == 0) {
 			snprintf(nm, sizeof(nm), "swapper/%d", t->tid - IDLE_TID_BASE);
-			meta_name(x, "thread_name", t->pid, t->tid, nm);
+			exp_meta_name(x, "thread_name", t->pid, t->tid, nm);
 		} else {
 			if (t->side) {
 				snprintf(nm, sizeof(nm), "%.30s (BPF)", rpt_comm(ctx, t->real_tid));
-				meta_name(x, "thread_name", t->pid, t->tid, nm);
+				exp_meta_name(x, "thread_name", t->pid, t->tid, nm);
 			} else {
-				meta_name(x, "thread_name", t->pid, t->tid,
+				exp_meta_name(x, "thread_name", t->pid, t->tid,
 					  rpt_comm(ctx, t->real_tid));
 			}
 		}
 		if (rpt_map_get(&pids, (uint32_t)t->pid, &created) && created)
-			meta_name(x, "process_name", t->pid, t->pid,
+			exp_meta_name(x, "process_name", t->pid, t->pid,
 				  t->pid == 0 ? "idle" : rpt_comm(ctx, t->pid));
 	}
 	rpt_map_release(&pids);
-	meta_name(x, "process_name", CPU_PID, CPU_PID, "CPUs");
-	meta_sort(x, "process_sort_index", CPU_PID, CPU_PID, -1);
+	exp_meta_name(x, "process_name", CPU_PID, CPU_PID, "CPUs");
+	exp_meta_sort(x, "process_sort_index", CPU_PID, CPU_PID, -1);
 	for (c = 0; c < x->ncpus; c++) {
 		char nm[32];
 
 		if (!x->cpus[c].seen)
 			continue;
 		snprintf(nm, sizeof(nm), "CPU %d", c);
-		meta_name(x, "thread_name", CPU_PID, CPU_TID(c), nm);
-		meta_sort(x, "thread_sort_index", CPU_PID, CPU_TID(c), 2 * c);
+		exp_meta_name(x, "thread_name", CPU_PID, CPU_TID(c), nm);
+		exp_meta_sort(x, "thread_sort_index", CPU_PID, CPU_TID(c), 2 * c);
 		snprintf(nm, sizeof(nm), "CPU %d irq", c);
-		meta_name(x, "thread_name", CPU_PID, IRQ_TID(c), nm);
-		meta_sort(x, "thread_sort_index", CPU_PID, IRQ_TID(c), 2 * c + 1);
+		exp_meta_name(x, "thread_name", CPU_PID, IRQ_TID(c), nm);
+		exp_meta_sort(x, "thread_sort_index", CPU_PID, IRQ_TID(c), 2 * c + 1);
 	}
 
 	if (!x->hd) {
@@ -1729,7 +1393,7 @@ static int exp_finish(struct rpt_ctx *ctx, void *priv)
 		 * No "displayTimeUnit": some Perfetto versions read it as the
 		 * unit of ts and dur, which are microseconds here whatever it says.
 		 */
-		trace_end(x, ctx);
+		exp_trace_end(x, ctx);
 	} else {
 		x->hd->first_ts = ctx->first_ts;
 		x->hd->last_ts = ctx->last_ts;
@@ -1772,7 +1436,7 @@ static void exp_release(void *priv)
 	rpt_json_done(&x->a);
 }
 
-static const struct rpt_analyzer exp_analyzer = {
+const struct rpt_analyzer exp_analyzer = {
 	.name = "export",
 	.priv_size = sizeof(struct exp),
 	.init = exp_init,
@@ -1781,248 +1445,3 @@ static const struct rpt_analyzer exp_analyzer = {
 	.release = exp_release,
 	.kinds = EXP_KINDS,
 };
-
-/* ---- HTML: the other analyzers in the same pass ------------------------------ */
-
-#pragma weak rpt_callgraph_analyzer
-#pragma weak rpt_overhead_analyzer
-#pragma weak rpt_drops_analyzer
-#pragma weak rpt_overhead_result_release
-#pragma weak rpt_drops_result_release
-#pragma weak rpt_cg_result_release
-
-static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath,
-		    enum rpt_cg_group group)
-{
-	struct exp_html_data hd = { 0 };
-	struct rpt_callgraph_conf cgc = { 0 };
-	struct rpt_cg_result cgres = { 0 };
-	struct rpt_analyzer cg, ex = exp_analyzer, ov, dr;
-	const struct rpt_analyzer *list[4];
-	struct exp_html_input in = { 0 };
-	struct rpt_overhead_conf ovc = { 0 };
-	struct rpt_drops_conf drc = { 0 };
-	struct rpt_overhead_result ovres = { 0 };
-	struct rpt_drops_result drres = { 0 };
-	FILE *devnull = NULL;
-	const char *unit = NULL;
-	char filters[512];
-	int n = 0, rc, ret = EXIT_OK;
-	struct rpt_flame *calls = rpt_flame_new();
-
-	if (!calls)
-		return ft_error("cannot export: %s", strerror(ENOMEM));
-	/* the Chrome JSON is not wanted here, only what export gathers for the page */
-	devnull = fopen("/dev/null", "w");
-	if (!devnull) {
-		ret = ft_error("cannot export: %s", strerror(errno));
-		goto out;
-	}
-	exp_conf.html = true;
-	exp_conf.html_data = &hd;
-	exp_conf.out = devnull;
-	o->json = true;
-	ex.out = devnull;
-	list[n++] = &ex;
-	if (&rpt_callgraph_analyzer) {
-		cg = rpt_callgraph_analyzer;
-		/* its stacks go into the flame graph; its result is taken, so it prints nothing */
-		cgc.group = group;
-		cgc.flame = calls;
-		cgc.flame_unit = &unit;
-		cgc.result = &cgres;
-		cg.conf = &cgc;
-		list[n++] = &cg;
-	}
-	if (&rpt_overhead_analyzer) {
-		ov = rpt_overhead_analyzer;
-		ovc.result = &ovres;
-		ov.conf = &ovc;
-		list[n++] = &ov;
-	}
-	if (&rpt_drops_analyzer) {
-		dr = rpt_drops_analyzer;
-		drc.result = &drres;
-		dr.conf = &drc;
-		list[n++] = &dr;
-	}
-
-	rc = rpt_replay(r, o, list, n);
-	if (rc && rc != -EBADMSG) {
-		ret = rpt_replay_status(rc, r, o, "export");
-		goto out;
-	}
-	/* damaged data: the page covers what was read */
-	ret = rpt_replay_status(rc, r, o, "export");
-	in.path = o->path;
-	in.info = fmt_reader_info(r);
-	in.data = &hd;
-	in.calls = calls;
-	in.calls_unit = unit;
-	in.calls_from_analyzer = true;
-	if (!rpt_flame_total(calls)) {
-		/* no callgraph analyzer in this build, or nothing it could use */
-		in.calls = hd.calls;
-		in.calls_unit = "ns";
-		in.calls_from_analyzer = false;
-	}
-	in.overhead = ovres.path ? &ovres : NULL;	/* path: the analyzer finished */
-	in.why_overhead = &rpt_overhead_analyzer ?
-			  "the overhead analyzer gave no output" :
-			  "this flytrap was built without the overhead analyzer";
-	in.drops = drres.path ? &drres : NULL;
-	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
-					   : "this flytrap was built without the drops analyzer";
-	in.filters = rpt_fmt_filters(o, filters, sizeof(filters));
-	errno = 0;
-	if (exp_html_write(out, &in) || fflush(out) || ferror(out)) {
-		int e = errno ? errno : EIO;
-
-		/* `| head`: the reader left, quietly; stdout is named once by the front end */
-		if (!outpath)
-			rpt_set_out_errno(e);
-		else if (e != EPIPE)
-			ret = ft_error("cannot write '%s': %s",
-				       outpath ? outpath : "standard output", strerror(e));
-	}
-out:
-	if (devnull)
-		fclose(devnull);
-	if (&rpt_callgraph_analyzer)
-		rpt_cg_result_release(&cgres);
-	if (&rpt_overhead_analyzer)
-		rpt_overhead_result_release(&ovres);
-	if (&rpt_drops_analyzer)
-		rpt_drops_result_release(&drres);
-	exp_tl_release(&hd.tl);
-	rpt_flame_free(hd.oncpu);
-	rpt_flame_free(hd.byevent);
-	rpt_flame_free(hd.calls);
-	rpt_flame_free(calls);
-	return ret;
-}
-
-/* ---- command ---------------------------------------------------------------- */
-
-static const char usage_text[] =
-"usage: flytrap export [FILE] [-o OUT] [--html | --json] [options]\n"
-"\n"
-"Write the trace as Chrome trace-event JSON, the format the Perfetto UI\n"
-"(ui.perfetto.dev) and chrome://tracing open: tasks as tracks with their\n"
-"syscalls and function calls as slices, one track per CPU showing which\n"
-"task runs and its interrupts, lost events as markers.  With --html, write\n"
-"one self-contained page instead (flame graph, CPU/drops timeline,\n"
-"overhead and drops tables) to attach to a bug report.\n"
-"\n"
-"  FILE               input (default trace.dat)\n"
-"  -o, --output OUT   write to OUT instead of standard output\n"
-"  --html             the HTML report instead of JSON\n"
-"  --json             the Chrome trace-event JSON (the default; the other\n"
-"                     analyzers' --json has no other meaning here)\n"
-"  --instants         also every other event, as an instant marker on its task\n"
-"  --group G          --html: the flame graph's towers per comm (task name,\n"
-"                     the default), process (comm-tgid), thread (comm-tid)\n"
-"                     or none\n";
-
-struct exp_args {
-	const char *outpath;
-	bool html, json;
-	bool group_set;
-	enum rpt_cg_group group;	/* the HTML flame graph's top frames */
-};
-
-enum { EXP_O_HTML = 1, EXP_O_JSON, EXP_O_INSTANTS, EXP_O_OUTPUT, EXP_O_GROUP };
-
-static const struct ft_opt exp_opts[] = {
-	{ "html", 0, false, EXP_O_HTML }, { "json", 0, false, EXP_O_JSON },
-	{ "instants", 0, false, EXP_O_INSTANTS }, { "output", 'o', true, EXP_O_OUTPUT },
-	{ "group", 0, true, EXP_O_GROUP }, { 0 },
-};
-
-static int exp_option(void *arg, int table, const struct ft_opt *o, const char *v)
-{
-	struct exp_args *A = arg;
-
-	(void)table;
-	switch (o->id) {
-	case EXP_O_HTML:
-	case EXP_O_JSON:
-		if (o->id == EXP_O_HTML ? A->json : A->html)
-			return ft_usage_error("--html and --json: the output is one or the other");
-		*(o->id == EXP_O_HTML ? &A->html : &A->json) = true;
-		return 0;
-	case EXP_O_INSTANTS:
-		exp_conf.instants = true;
-		return 0;
-	case EXP_O_GROUP:
-		A->group_set = true;
-		return rpt_cg_group_opt(&A->group, v);
-	default:
-		if (!*v)
-			return ft_usage_error("'--output' needs a file name");
-		A->outpath = v;
-		return 0;
-	}
-}
-
-static int exp_run(void *arg, struct fmt_reader *r, struct rpt_opts *o)
-{
-	struct exp_args *A = arg;
-	const struct rpt_analyzer *list[1] = { &exp_analyzer };
-	FILE *out = stdout;
-	struct fmt_outfile of;
-	int rc, ret = EXIT_OK;
-
-	if (A->outpath) {
-		const char *why = NULL;
-
-		if (fmt_outfile_check(A->outpath, &why) && why)
-			return ft_usage_error("cannot write '%s': %s", A->outpath, why);
-		/* written under a temporary name, renamed into place when whole */
-		out = rpt_text_out_begin(A->outpath, &of);
-		if (!out)
-			return ft_error("cannot create '%s': %s", A->outpath, strerror(errno));
-	}
-	/* big blocks: the JSON writer hands over 256 KiB at a time anyway */
-	setvbuf(out, NULL, _IOFBF, 1 << 20);
-
-	if (A->group_set && !A->html)
-		return ft_usage_error("--group is for the flame graph of --html");
-	if (A->html) {
-		ret = run_html(r, o, out, A->outpath, A->group_set ? A->group : RPT_CG_GROUP_COMM);
-	} else {
-		exp_conf.out = out;
-		rc = rpt_replay(r, o, list, 1);
-		if (rc == -EIO && exp_conf.write_errno && !A->outpath) {
-			/* the command front end names standard output once (EPIPE: quietly) */
-			rpt_set_out_errno(exp_conf.write_errno);
-			ret = EXIT_OK;
-		} else if (rc == -EIO && exp_conf.write_errno == EPIPE)
-			ret = EXIT_OK;	/* `| head`: the reader left, quietly */
-		else if (rc == -EIO && exp_conf.write_errno)
-			ret = ft_error("cannot write '%s': %s",
-				       A->outpath ? A->outpath : "standard output",
-				       strerror(exp_conf.write_errno));
-		else
-			ret = rpt_replay_status(rc, r, o, "export");
-	}
-	if (A->outpath) {
-		/* a failed export leaves nothing that looks like one */
-		int e = rpt_text_out_end(out, &of, ret == EXIT_OK);
-
-		if (e && ret == EXIT_OK)
-			ret = ft_error("cannot write '%s': %s", A->outpath, strerror(-e));
-	}
-	return ret;
-}
-
-int cmd_export(int argc, char **argv)
-{
-	struct exp_args A = { 0 };
-	struct rpt_command c = { .usage = usage_text, .no_json = true, .opts = { exp_opts },
-				 .option = exp_option,
-				 .run = exp_run, .arg = &A };
-
-	memset(&exp_conf, 0, sizeof(exp_conf));
-	return rpt_run_command(argc, argv, &c);
-}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to `flytrap export` (export.c: the command and the Chrome
- * trace-event writer; html.c: the one-page HTML report).
+ * Internal to `flytrap export` (export_cmd.c: the command; export.c: the
+ * Chrome trace-event writer, what goes where; export_json.c: how one trace
+ * event is written; html.c: the one-page HTML report).
  */
 #ifndef FLYTRAP_EXPORT_H
 #define FLYTRAP_EXPORT_H
@@ -70,5 +71,20 @@ struct exp_html_input {
 
 /* Write the page; 0 or -EIO. */
 int exp_html_write(FILE *out, const struct exp_html_input *in);
+
+/* What the command (export_cmd.c) tells the Chrome writer (export.c). */
+struct exp_conf {
+	bool instants;		/* every other event as an instant marker */
+	bool html;
+	struct exp_html_data *html_data;
+	FILE *out;
+	int write_errno;	/* first failed write */
+};
+
+/* One export per process: the command sets it before the replay. */
+extern struct exp_conf exp_conf;
+
+/* The Chrome trace-event writer, an analyzer of the replay. */
+extern const struct rpt_analyzer exp_analyzer;
 
 #endif
