@@ -145,12 +145,5 @@ int rpt_cg_result_flame(const struct rpt_cg_result *r, struct rpt_flame *fl);
 /* The same into the graph's base (the "before" of a differential graph, rpt_flame_add_base). */
 int rpt_cg_result_flame_base(const struct rpt_cg_result *r, struct rpt_flame *fl);
 
-/*
- * Can path be written (an --svg FILE, checked before a long replay)?  An
- * existing path must be a writable regular file, a new one needs a
- * writable directory; nothing is created.  EXIT_OK, or the exit code after
- * the one-line message (a usage error for a path fmt_outfile refuses).
- */
-int rpt_svg_dest_check(const char *path);
 
 #endif

@@ -23,12 +23,6 @@
 
 /* ---- HTML: the other analyzers in the same pass ------------------------------ */
 
-#pragma weak rpt_callgraph_analyzer
-#pragma weak rpt_overhead_analyzer
-#pragma weak rpt_drops_analyzer
-#pragma weak rpt_overhead_result_release
-#pragma weak rpt_drops_result_release
-#pragma weak rpt_cg_result_release
 
 static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const char *outpath,
 		    enum rpt_cg_group group)
@@ -63,28 +57,22 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	o->json = true;
 	ex.out = devnull;
 	list[n++] = &ex;
-	if (&rpt_callgraph_analyzer) {
-		cg = rpt_callgraph_analyzer;
-		/* its stacks go into the flame graph; its result is taken, so it prints nothing */
-		cgc.group = group;
-		cgc.flame = calls;
-		cgc.flame_unit = &unit;
-		cgc.result = &cgres;
-		cg.conf = &cgc;
-		list[n++] = &cg;
-	}
-	if (&rpt_overhead_analyzer) {
-		ov = rpt_overhead_analyzer;
-		ovc.result = &ovres;
-		ov.conf = &ovc;
-		list[n++] = &ov;
-	}
-	if (&rpt_drops_analyzer) {
-		dr = rpt_drops_analyzer;
-		drc.result = &drres;
-		dr.conf = &drc;
-		list[n++] = &dr;
-	}
+	/* callgraph's stacks go into the flame graph; the results are taken, so none prints */
+	cg = rpt_callgraph_analyzer;
+	cgc.group = group;
+	cgc.flame = calls;
+	cgc.flame_unit = &unit;
+	cgc.result = &cgres;
+	cg.conf = &cgc;
+	list[n++] = &cg;
+	ov = rpt_overhead_analyzer;
+	ovc.result = &ovres;
+	ov.conf = &ovc;
+	list[n++] = &ov;
+	dr = rpt_drops_analyzer;
+	drc.result = &drres;
+	dr.conf = &drc;
+	list[n++] = &dr;
 
 	rc = rpt_replay(r, o, list, n);
 	if (rc && rc != -EBADMSG) {
@@ -100,18 +88,15 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	in.calls_unit = unit;
 	in.calls_from_analyzer = true;
 	if (!rpt_flame_total(calls)) {
-		/* no callgraph analyzer in this build, or nothing it could use */
+		/* nothing the callgraph analyzer could use: the slices export closed */
 		in.calls = hd.calls;
 		in.calls_unit = "ns";
 		in.calls_from_analyzer = false;
 	}
 	in.overhead = ovres.path ? &ovres : NULL;	/* path: the analyzer finished */
-	in.why_overhead = &rpt_overhead_analyzer ?
-			  "the overhead analyzer gave no output" :
-			  "this flytrap was built without the overhead analyzer";
+	in.why_overhead = "the overhead analyzer gave no output";
 	in.drops = drres.path ? &drres : NULL;
-	in.why_drops = &rpt_drops_analyzer ? "the drops analyzer gave no output"
-					   : "this flytrap was built without the drops analyzer";
+	in.why_drops = "the drops analyzer gave no output";
 	in.filters = rpt_fmt_filters(o, filters, sizeof(filters));
 	errno = 0;
 	if (exp_html_write(out, &in) || fflush(out) || ferror(out)) {
@@ -127,12 +112,9 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 out:
 	if (devnull)
 		fclose(devnull);
-	if (&rpt_callgraph_analyzer)
-		rpt_cg_result_release(&cgres);
-	if (&rpt_overhead_analyzer)
-		rpt_overhead_result_release(&ovres);
-	if (&rpt_drops_analyzer)
-		rpt_drops_result_release(&drres);
+	rpt_cg_result_release(&cgres);
+	rpt_overhead_result_release(&ovres);
+	rpt_drops_result_release(&drres);
 	exp_tl_release(&hd.tl);
 	rpt_flame_free(hd.oncpu);
 	rpt_flame_free(hd.byevent);

@@ -157,9 +157,6 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
-#pragma weak rpt_overhead_json
-#pragma weak rpt_drops_json
-
 /* An analyzer's result as JSON inside a <script> block ('<' escaped: it cannot end the block). */
 static void script_result(FILE *f, const char *id, const void *res,
 			  void (*render)(const void *res, struct rpt_json *j))
@@ -485,9 +482,9 @@ int exp_html_write(FILE *f, const struct exp_html_input *in)
 	fputs("</section>\n", f);
 
 	script_result(f, "timeline-data", &d->tl, timeline_render);
-	if (in->overhead && rpt_overhead_json)
+	if (in->overhead)
 		script_result(f, "overhead-data", in->overhead, overhead_render);
-	if (in->drops && rpt_drops_json)
+	if (in->drops)
 		script_result(f, "drops-data", in->drops, drops_render);
 	fputs("<script>\n", f);
 	fputs(page_js, f);

@@ -63,7 +63,7 @@ enum skind {
 	S_ARRAY,	/* __print_array(__get_dynamic_array(f), len(f) / n, n), libtraceevent 1.8 */
 };
 
-struct sym {
+struct sym_value {
 	int64_t val;
 	const char *str;	/* the event's own string, owned by libtraceevent */
 	size_t len;
@@ -76,7 +76,7 @@ struct snode {
 	int foff, fsize;	/* S_FIELD / S_DYN */
 	bool rel;		/* S_DYN: __rel_loc */
 	struct xnode *x;	/* S_FLAGS / S_SYMBOL / S_COND */
-	struct sym *syms;	/* S_FLAGS / S_SYMBOL */
+	struct sym_value *syms;	/* S_FLAGS / S_SYMBOL */
 	int nsyms;
 	struct snode *a, *b;	/* S_COND */
 	struct snode *pool_next;
@@ -1798,7 +1798,7 @@ static bool run_str(struct rpt_fastprint *fp, const struct fop *op, const struct
 			return false;
 		val = (int64_t)v;
 		for (i = 0; i < n->nsyms; i++) {
-			const struct sym *sy = &n->syms[i];
+			const struct sym_value *sy = &n->syms[i];
 
 			if (!val && sy->val < 0) {
 				put_str(fp, op, sy->str, sy->len);

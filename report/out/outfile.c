@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flytrap.h"
@@ -299,4 +300,56 @@ int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok)
 	rpt_clean_forget(temp);
 	free(temp);
 	return err;
+}
+
+/*
+ * Can path be written?  Checked before the replay so a bad --svg does not
+ * come after pages of text: an existing path must be a writable regular
+ * file, a new one needs a writable directory.  Nothing is created here (a
+ * failed run leaves no empty picture behind).
+ */
+static int dest_writable(const char *path)
+{
+	struct stat st;
+	char *dir, *sl;
+	int e = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		return access(path, W_OK) ? errno : 0;
+	}
+	if (errno != ENOENT)
+		return errno;
+	dir = strdup(path);
+	if (!dir)
+		return ENOMEM;
+	sl = strrchr(dir, '/');
+	if (!sl)
+		strcpy(dir, ".");
+	else if (sl == dir)
+		sl[1] = 0;
+	else
+		*sl = 0;
+	if (stat(dir, &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		e = errno;
+	free(dir);
+	return e;
+}
+
+int rpt_svg_dest_check(const char *path)
+{
+	const char *why = NULL;
+	int e;
+
+	if (fmt_outfile_check(path, &why) && why)
+		return ft_usage_error("cannot write '%s': %s", path, why);
+	e = dest_writable(path);
+	if (e)
+		return ft_error("cannot create '%s': %s", path, strerror(e));
+	return EXIT_OK;
 }

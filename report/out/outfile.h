@@ -54,4 +54,12 @@ void rpt_clean_spool(void *arg, const char *spool);
 FILE *rpt_text_out_begin(const char *dest, struct fmt_outfile *of);
 int rpt_text_out_end(FILE *f, struct fmt_outfile *of, bool ok);
 
+/*
+ * Can path be written (an --svg FILE, checked before a long replay)?  An
+ * existing path must be a writable regular file, a new one needs a
+ * writable directory; nothing is created.  EXIT_OK, or the exit code after
+ * the one-line message (a usage error for a path fmt_outfile refuses).
+ */
+int rpt_svg_dest_check(const char *path);
+
 #endif

@@ -67,7 +67,7 @@ static int page_cb(void *arg, const void *page, uint32_t page_size)
 /* Kernel symbol texts bigger than this are not a kallsyms file. */
 #define KALLSYMS_MAX (256u << 20)
 
-struct ksym {
+struct ksym_line {
 	unsigned long long addr;
 	const char *line;
 	size_t len;
@@ -82,7 +82,7 @@ struct names {
 
 static int cmp_ksym(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct ksym_line *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
@@ -204,16 +204,16 @@ static int load_names(const char *path, struct names *nm)
  * The lines of a kallsyms text ("ADDR TYPE NAME [module]"), or NULL when
  * out of memory.  Lines that do not parse are left out.
  */
-static struct ksym *parse_kallsyms(const char *text, size_t len, size_t *count)
+static struct ksym_line *parse_kallsyms(const char *text, size_t len, size_t *count)
 {
 	const char *p = text, *end = text + len;
-	struct ksym *s = NULL;
+	struct ksym_line *s = NULL;
 	size_t n = 0, cap = 0;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end, *q = p;
-		struct ksym y = { 0 };
+		struct ksym_line y = { 0 };
 		int digits = 0;
 
 		while (q < le && isxdigit((unsigned char)*q) && digits < 17) {
@@ -238,7 +238,7 @@ static struct ksym *parse_kallsyms(const char *text, size_t len, size_t *count)
 		}
 		if (y.nlen) {
 			if (n == cap) {
-				struct ksym *ns =
+				struct ksym_line *ns =
 					realloc(s, (cap = cap ? cap * 2 : 4096) * sizeof(*s));
 
 				if (!ns) {
@@ -262,7 +262,7 @@ static struct ksym *parse_kallsyms(const char *text, size_t len, size_t *count)
 static char *trim_kallsyms(const char *text, size_t len, const struct names *nm, size_t *out_len)
 {
 	size_t n = 0, i, o = 0;
-	struct ksym *s = parse_kallsyms(text, len, &n);
+	struct ksym_line *s = parse_kallsyms(text, len, &n);
 	char *out = NULL;
 	bool *keep;
 
@@ -320,7 +320,7 @@ struct kfields {
 struct rpt_ksyms_keep {
 	const char *text;
 	size_t len;
-	struct ksym *s;		/* by address */
+	struct ksym_line *s;		/* by address */
 	size_t n;
 	uint8_t *keep;		/* KEEP_LINE, KEEP_HOLDS */
 	uint64_t lo, hi;	/* the addresses a value must lie between to be one */
@@ -331,7 +331,7 @@ struct rpt_ksyms_keep {
 #define KEEP_HOLDS 2		/* an address lies in it: the symbol after it is written too */
 
 /* Functions (and weak ones): what stacks and %pS fields point into. */
-static bool is_text(const struct ksym *y)
+static bool is_text(const struct ksym_line *y)
 {
 	const char *t = y->line + strcspn(y->line, " ");
 
@@ -358,7 +358,7 @@ struct rpt_ksyms_keep *rpt_ksyms_keep_new(const char *text, size_t len)
 	}
 	qsort(k->s, k->n, sizeof(*k->s), cmp_ksym);
 	for (size_t i = 0; i < k->n; i++) {
-		const struct ksym *y = &k->s[i];
+		const struct ksym_line *y = &k->s[i];
 
 		/* _text and _stext: merge tells kernels apart by them, redact counts from them */
 		if ((y->nlen == 5 && !memcmp(y->name, "_text", 5)) ||
@@ -503,7 +503,7 @@ void rpt_ksyms_keep_every(struct rpt_ksyms_keep *k)
 }
 
 /* line y with its address less base, in as many hex digits as it had (at least) */
-static size_t shifted_line(char *out, const struct ksym *y, uint64_t base)
+static size_t shifted_line(char *out, const struct ksym_line *y, uint64_t base)
 {
 	size_t digits = strspn(y->line, "0123456789abcdefABCDEF");
 	int n = sprintf(out, "%0*llx", (int)digits, (unsigned long long)(y->addr - base));
@@ -571,7 +571,7 @@ void rpt_ksyms_keep_free(struct rpt_ksyms_keep *k)
 static int read_kallsyms(const char *path, char **text, size_t *len)
 {
 	size_t count = 0;
-	struct ksym *s;
+	struct ksym_line *s;
 	int err = read_text(path, KALLSYMS_MAX, text, len);
 
 	if (err == -EFBIG || err == -EINVAL)

@@ -54,7 +54,7 @@ static const char usage_text[] =
 enum op { OP_STR, OP_KADDR, OP_KADDR_ARR, OP_PTR, OP_DROP, OP_USTACK, OP_UCOPY };
 enum { CLS_AUTO = 100 };
 
-struct fop {
+struct field_op {
 	struct fmt_field f;
 	uint8_t op;
 	uint8_t cls;		/* enum rpt_red_class or CLS_AUTO */
@@ -68,13 +68,13 @@ struct rtype {
 	bool done;
 	const struct tep_event *e;
 	int nops;
-	struct fop *ops;
+	struct field_op *ops;
 	int ndyn;		/* dynamic fields, in field order, for laying them out anew */
 	struct fmt_field *dyn;
 	int fixed_end;
 };
 
-struct slot {			/* the new contents of a dynamic or tail field */
+struct field_new {			/* the new contents of a dynamic or tail field */
 	bool set;
 	const uint8_t *p;
 	uint32_t len;
@@ -90,7 +90,7 @@ struct red {
 	struct rtype *types;	/* by event ID */
 	uint8_t *buf, *old, *strs;	/* the record being built, a copy, new strings */
 	size_t bufcap, strcap, strused;
-	struct slot *slots;
+	struct field_new *slots;
 	int slotcap;
 	int maxcpu;
 	struct rpt_enc *enc;
@@ -150,7 +150,7 @@ static bool kaddr_untouched(const struct red *d)
 
 /* The op for one field, or -1 to leave it as it is. */
 static int field_op(struct red *d, const struct tep_event *e, const struct tep_format_field *f,
-		    struct fop *o)
+		    struct field_op *o)
 {
 	int fa = rpt_red_field_action(&d->pol, e->system, e->name, f->name);
 	bool dyn = f->flags & TEP_FIELD_IS_DYNAMIC;
@@ -231,7 +231,7 @@ static struct rtype *plan(struct red *d, int id, const struct tep_event *e)
 		if (f->offset + f->size > t->fixed_end)
 			t->fixed_end = f->offset + f->size;
 	for (struct tep_format_field *f = e->format.fields; f; f = f->next) {
-		struct fop *o = &t->ops[t->nops];
+		struct field_op *o = &t->ops[t->nops];
 		int op;
 
 		if (f->offset + f->size > t->fixed_end)
@@ -310,7 +310,7 @@ static uint8_t *str_room(struct red *d, size_t n)
  * A string field: the token, nothing, or the value kept.  Fixed arrays
  * change in place; dynamic and tail ones get a slot.
  */
-static int do_str(struct red *d, const struct fop *o, uint8_t *rec, uint32_t len, struct slot *s)
+static int do_str(struct red *d, const struct field_op *o, uint8_t *rec, uint32_t len, struct field_new *s)
 {
 	int flen = 0;
 	uint8_t *p = (uint8_t *)fmt_field_ptr(&o->f, rec, (int)len, &flen);
@@ -380,7 +380,7 @@ static int do_str(struct red *d, const struct fop *o, uint8_t *rec, uint32_t len
 	return 0;
 }
 
-static void do_addrs(struct red *d, const struct fop *o, uint8_t *rec, uint32_t len)
+static void do_addrs(struct red *d, const struct field_op *o, uint8_t *rec, uint32_t len)
 {
 	int flen = 0;
 	uint8_t *p = (uint8_t *)fmt_field_ptr(&o->f, rec, (int)len, &flen);
@@ -421,7 +421,7 @@ static int rebuild(struct red *d, const struct rtype *t, const uint8_t *in, uint
 	in = d->old;
 	for (int i = 0; i < t->ndyn; i++) {
 		const struct fmt_field *f = &t->dyn[i];
-		struct slot *s = &d->slots[i];
+		struct field_new *s = &d->slots[i];
 		int flen = 0;
 		const void *p = s->set ? s->p : fmt_field_ptr(f, in, (int)len, &flen);
 		uint32_t n = s->set ? s->len : p ? (uint32_t)flen : 0, loc;
@@ -466,7 +466,7 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 		d->bufcap = cap;
 	}
 	if (t->ndyn + 1 > d->slotcap) {
-		struct slot *ns = realloc(d->slots, (size_t)(t->ndyn + 1) * sizeof(*ns));
+		struct field_new *ns = realloc(d->slots, (size_t)(t->ndyn + 1) * sizeof(*ns));
 
 		if (!ns)
 			return -ENOMEM;
@@ -477,8 +477,8 @@ static int redact_record(struct red *d, const uint8_t *in, uint32_t len, const u
 	d->strused = 0;
 	memcpy(d->buf, in, len);
 	for (int i = 0; i < t->nops && !err; i++) {
-		const struct fop *o = &t->ops[i];
-		struct slot tail = { 0 }, *s = &tail;
+		const struct field_op *o = &t->ops[i];
+		struct field_new tail = { 0 }, *s = &tail;
 		uint64_t v;
 
 		for (int k = 0; o->f.is_dynamic && k < t->ndyn; k++)

@@ -863,16 +863,16 @@ int rpt_red_write_meta(struct rpt_red_ctx *c, struct fmt_reader *r, struct fmt_w
 
 /* ---- kernel symbols and printk formats -------------------------------------------- */
 
-struct ksym {
+struct ksym_rest {
 	uint64_t addr;
 	const char *rest;	/* " T name [mod]" */
 	size_t len;
 };
 
-static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
+static struct ksym_rest *parse_ksyms(const char *text, size_t len, size_t *count)
 {
 	const char *p = text, *end = text + len;
-	struct ksym *v = NULL;
+	struct ksym_rest *v = NULL;
 	size_t n = 0, cap = 0;
 
 	while (p < end) {
@@ -882,7 +882,7 @@ static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
 
 		if (q > p && q < le && *q == ' ') {
 			if (n == cap) {
-				struct ksym *nv =
+				struct ksym_rest *nv =
 					realloc(v, (cap = cap ? cap * 2 : 4096) * sizeof(*v));
 
 				if (!nv) {
@@ -891,7 +891,7 @@ static struct ksym *parse_ksyms(const char *text, size_t len, size_t *count)
 				}
 				v = nv;
 			}
-			v[n++] = (struct ksym){ a, q, (size_t)(le - q) };
+			v[n++] = (struct ksym_rest){ a, q, (size_t)(le - q) };
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -909,7 +909,7 @@ bool rpt_red_text_base(const char *text, size_t len, uint64_t *base, char *name,
 {
 	static const char *const names[] = { "_text", "_stext" };
 	size_t n = 0;
-	struct ksym *v = parse_ksyms(text, len, &n), *low = NULL, *named[2] = { NULL, NULL };
+	struct ksym_rest *v = parse_ksyms(text, len, &n), *low = NULL, *named[2] = { NULL, NULL };
 
 	for (size_t i = 0; v && i < n; i++) {
 		const char *r = v[i].rest;
@@ -951,7 +951,7 @@ bool rpt_red_relative_input(const char *meta, const char *text, size_t len, char
 	static const char rel[] = "relative to ";
 	const size_t rl = sizeof(rel) - 1;
 	size_t n = 0;
-	struct ksym *v;
+	struct ksym_rest *v;
 	bool at0 = false, high = false, nonzero = false;
 
 	if (meta && !strncmp(meta, rel, rl) && meta[rl] && meta[rl] != ' ') {

@@ -399,7 +399,7 @@ int rpt_red_policy_check_fields(const struct rpt_red_policy *p, struct fmt_reade
 
 /* ---- tokens ---------------------------------------------------------------------- */
 
-struct tok {
+struct red_tok {
 	char *s;		/* the value replaced (NUL-terminated copy) */
 	size_t n;
 	char hex[17];		/* the first 8 bytes of its HMAC, in hex */
@@ -410,7 +410,7 @@ struct rpt_red_tokens {
 	unsigned char key[4096];
 	int key_len;
 	bool given;
-	struct tok *v;		/* open addressing, cap a power of two */
+	struct red_tok *v;		/* open addressing, cap a power of two */
 	size_t n, cap;
 	uint64_t *ptrs;		/* replaced pointer values, open addressing, 0 = empty */
 	size_t nptrs, ptrcap;
@@ -481,7 +481,7 @@ void rpt_red_tokens_free(struct rpt_red_tokens *t)
 	free(t);
 }
 
-static struct tok *find(const struct rpt_red_tokens *t, const char *s, size_t n)
+static struct red_tok *find(const struct rpt_red_tokens *t, const char *s, size_t n)
 {
 	size_t i = rpt_hash_bytes(s, n) & (t->cap - 1);
 
@@ -495,7 +495,7 @@ static struct tok *find(const struct rpt_red_tokens *t, const char *s, size_t n)
 
 static int grow(struct rpt_red_tokens *t)
 {
-	struct tok *old = t->v;
+	struct red_tok *old = t->v;
 	size_t oc = t->cap;
 
 	t->v = calloc(oc * 2, sizeof(*t->v));
@@ -526,7 +526,7 @@ bool rpt_red_is_token(enum rpt_red_class c, const char *v, size_t n)
 int rpt_red_token(struct rpt_red_tokens *t, enum rpt_red_class c, const char *value, size_t n,
 		  char *out, size_t cap)
 {
-	struct tok *k;
+	struct red_tok *k;
 	int len;
 
 	if (rpt_red_is_token(c, value, n)) {
@@ -670,7 +670,7 @@ static uint32_t prefix_hash(const unsigned char *p)
 
 struct scanner {
 	size_t nval;
-	struct tok **vals;
+	struct red_tok **vals;
 	uint32_t *head, *next;
 	uint8_t *bits;
 };
@@ -720,7 +720,7 @@ static int scanner_init(struct scanner *sc, const struct rpt_red_tokens *t, size
  * public and the search goes on; without, it stops at the first (1).
  */
 static int scan_mem(struct scanner *sc, const unsigned char *m, size_t len, bool mark,
-		    const struct tok **hit, size_t *at)
+		    const struct red_tok **hit, size_t *at)
 {
 	for (size_t off = 0; off + SCAN_PREFIX <= len; off++) {
 		uint32_t h = prefix_hash(m + off);
@@ -728,7 +728,7 @@ static int scan_mem(struct scanner *sc, const unsigned char *m, size_t len, bool
 		if (!(sc->bits[h / 8] & (1u << (h % 8))))
 			continue;
 		for (uint32_t k = sc->head[h]; k != UINT32_MAX; k = sc->next[k]) {
-			struct tok *v = sc->vals[k];
+			struct red_tok *v = sc->vals[k];
 
 			if (v->n > len - off || memcmp(m + off, v->s, v->n))
 				continue;
@@ -771,7 +771,7 @@ int rpt_red_scan_file(const struct rpt_red_tokens *t, const char *path, size_t m
 		      char **found, uint64_t *at)
 {
 	const unsigned char *map = NULL;
-	const struct tok *hit = NULL;
+	const struct red_tok *hit = NULL;
 	struct scanner sc;
 	struct stat st;
 	size_t where = 0;

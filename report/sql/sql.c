@@ -2786,13 +2786,13 @@ static const sqlite3_module ct_module = {
 
 /* ---- aggregate pushdown ---------------------------------------------------------------- */
 
-struct tok {
+struct sql_tok {
 	const char *p;
 	size_t n;
 };
 
 /* the statement's tokens: words, numbers, single punctuation; false on anything else */
-static bool tokenize(const char *s, const char *end, struct tok *t, int max, int *n)
+static bool tokenize(const char *s, const char *end, struct sql_tok *t, int max, int *n)
 {
 	*n = 0;
 	while (s < end) {
@@ -2813,17 +2813,17 @@ static bool tokenize(const char *s, const char *end, struct tok *t, int max, int
 		}
 		if (*n == max)
 			return false;
-		t[(*n)++] = (struct tok){ b, (size_t)(s - b) };
+		t[(*n)++] = (struct sql_tok){ b, (size_t)(s - b) };
 	}
 	return true;
 }
 
-static bool tis(const struct tok *t, const char *w)
+static bool tis(const struct sql_tok *t, const char *w)
 {
 	return t->n == strlen(w) && !strncasecmp(t->p, w, t->n);
 }
 
-static int key_of(const struct tok *t)
+static int key_of(const struct sql_tok *t)
 {
 	static const char *const keys[] = { "name", "system", "cpu", "buffer", "tid" };
 
@@ -2834,7 +2834,7 @@ static int key_of(const struct tok *t)
 }
 
 /* COUNT ( * ) at t[i]: its length in tokens, or 0 */
-static int count_star(const struct tok *t, int i, int n)
+static int count_star(const struct sql_tok *t, int i, int n)
 {
 	return i + 3 < n && tis(&t[i], "count") && tis(&t[i + 1], "(") && tis(&t[i + 2], "*") &&
 	       tis(&t[i + 3], ")") ? 4 : 0;
@@ -2852,7 +2852,7 @@ static void put(char **o, size_t *left, const char *p, size_t n)
 
 char *sq_pushdown(const char *sql, const char *end)
 {
-	struct tok t[64];
+	struct sql_tok t[64];
 	int n, i, c = -1, clen = 0, sel_keys = 0, grp_keys = 0;
 	const char *alias_p = NULL;
 	size_t alias_n = 0, left;
