@@ -22,7 +22,7 @@ struct slot {
 	bool own;			/* evaluated here; else tep_filter_match() */
 };
 
-struct rpt_filter {
+struct rpt_evfilter {
 	struct tep_event_filter *f;
 	struct tep_handle *tep;
 	bool swap;			/* the file's byte order is not ours */
@@ -32,7 +32,7 @@ struct rpt_filter {
 
 /* one evaluation: the record and whether an error ended it */
 struct eval {
-	const struct rpt_filter *cf;
+	const struct rpt_evfilter *cf;
 	struct tep_record *rec;
 	bool err;
 };
@@ -102,9 +102,9 @@ static bool tree_ok(const struct tep_filter_arg *a)
 	}
 }
 
-struct rpt_filter *rpt_filter_new(struct tep_event_filter *f)
+struct rpt_evfilter *rpt_evfilter_new(struct tep_event_filter *f)
 {
-	struct rpt_filter *cf = calloc(1, sizeof(*cf));
+	struct rpt_evfilter *cf = calloc(1, sizeof(*cf));
 	int i, max = -1;
 
 	if (!cf)
@@ -135,7 +135,7 @@ struct rpt_filter *rpt_filter_new(struct tep_event_filter *f)
 	return cf;
 }
 
-void rpt_filter_free(struct rpt_filter *cf)
+void rpt_evfilter_free(struct rpt_evfilter *cf)
 {
 	if (!cf)
 		return;
@@ -338,7 +338,7 @@ static bool test(struct eval *e, const struct tep_filter_arg *a)
 	}
 }
 
-bool rpt_filter_hit(struct rpt_filter *cf, struct tep_record *rec, int type)
+bool rpt_evfilter_hit(struct rpt_evfilter *cf, struct tep_record *rec, int type)
 {
 	const struct slot *s;
 	struct eval e = { cf, rec, false };
@@ -360,7 +360,7 @@ bool rpt_filter_hit(struct rpt_filter *cf, struct tep_record *rec, int type)
 	return hit && !e.err;
 }
 
-int rpt_filter_types(const struct rpt_filter *cf, int *own)
+int rpt_evfilter_types(const struct rpt_evfilter *cf, int *own)
 {
 	int i, n = 0, k = 0;
 
@@ -373,7 +373,7 @@ int rpt_filter_types(const struct rpt_filter *cf, int *own)
 	return n;
 }
 
-int rpt_filter_parse_crashes(struct tep_handle *tep, const char *text)
+int rpt_evfilter_parse_crashes(struct tep_handle *tep, const char *text)
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP };
 	int status;
@@ -417,7 +417,7 @@ int rpt_filter_parse_crashes(struct tep_handle *tep, const char *text)
 #include <sanitizer/lsan_interface.h>
 #endif
 
-int rpt_filter_add_str(struct tep_event_filter *f, const char *text)
+int rpt_evfilter_add_str(struct tep_event_filter *f, const char *text)
 {
 	int err;
 

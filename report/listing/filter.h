@@ -6,7 +6,7 @@
  * trace-cmd uses) into a tree whose layout is public (struct
  * tep_filter_arg).  tep_filter_match() then costs about 500 instructions a
  * record even for "common_pid != 0": it looks the event type up again and
- * bsearches the filter's events for every record.  An rpt_filter resolves
+ * bsearches the filter's events for every record.  An rpt_evfilter resolves
  * the event type to its tree once, in a table, and walks the tree with the
  * rules of tep_filter_match() (the same short circuits, sign extension,
  * string copies and regexes; an error anywhere evaluated is a miss).  A
@@ -27,25 +27,25 @@
 #include <stdbool.h>
 #include <traceevent/event-parse.h>
 
-struct rpt_filter;
+struct rpt_evfilter;
 
 /*
  * The evaluator of f (which must stay alive and unchanged: build it after
  * the last tep_filter_add_filter_str() on f).  NULL with errno ENOMEM.
- * Free with rpt_filter_free() (NULL is a no-op); f is not freed.
+ * Free with rpt_evfilter_free() (NULL is a no-op); f is not freed.
  */
-struct rpt_filter *rpt_filter_new(struct tep_event_filter *f);
-void rpt_filter_free(struct rpt_filter *cf);
+struct rpt_evfilter *rpt_evfilter_new(struct tep_event_filter *f);
+void rpt_evfilter_free(struct rpt_evfilter *cf);
 
 /*
  * true when tep_filter_match(f, rec) would say FILTER_MATCH or NO_FILTER
  * (a filter naming no event passes everything); type is the record's
  * event ID (common_type), -1 when the iterator could not read it.
  */
-bool rpt_filter_hit(struct rpt_filter *cf, struct tep_record *rec, int type);
+bool rpt_evfilter_hit(struct rpt_evfilter *cf, struct tep_record *rec, int type);
 
 /* How many event types f has a rule for; *own: how many of them are evaluated here. */
-int rpt_filter_types(const struct rpt_filter *cf, int *own);
+int rpt_evfilter_types(const struct rpt_evfilter *cf, int *own);
 
 /*
  * Debian's libtraceevent 1.7.1 crashes in its filter parser on some
@@ -57,7 +57,7 @@ int rpt_filter_types(const struct rpt_filter *cf, int *own);
  * when it came back (whatever the parse said), -errno when it could not
  * be run.
  */
-int rpt_filter_parse_crashes(struct tep_handle *tep, const char *text);
+int rpt_evfilter_parse_crashes(struct tep_handle *tep, const char *text);
 /*
  * tep_filter_add_filter_str(f, text), its result.  libtraceevent 1.7.1's
  * parser loses small token strings inside (on refused filters, and on
@@ -66,6 +66,6 @@ int rpt_filter_parse_crashes(struct tep_handle *tep, const char *text);
  * built without frame pointers, so no suppression can name it), while
  * every allocation of flytrap's own stays checked.
  */
-int rpt_filter_add_str(struct tep_event_filter *f, const char *text);
+int rpt_evfilter_add_str(struct tep_event_filter *f, const char *text);
 
 #endif

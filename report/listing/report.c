@@ -120,7 +120,7 @@ struct rinput {
 	struct rfilter *fstr;
 	int nfstr;
 	struct tep_event_filter **pos, **neg;
-	struct rpt_filter **cpos, **cneg; /* their evaluators */
+	struct rpt_evfilter **cpos, **cneg; /* their evaluators */
 	int npos, nneg;
 	bool stack_setup;		/* trace-cmd keeps showing a stack after a shown event */
 	int kstack_id, ustack_id;
@@ -457,7 +457,7 @@ static bool filters_pass(struct rinput *in, const struct fmt_event *ev)
 			in->ustack_id = e->id;
 	}
 	for (i = 0; i < in->npos && !found; i++)
-		found = rpt_filter_hit(in->cpos[i], rec, ev->type);
+		found = rpt_evfilter_hit(in->cpos[i], rec, ev->type);
 	if (!found && in->npos) {
 		bool stack = ev->rec.cpu >= 0 && ev->rec.cpu < 256 &&
 			     in->last_printed[ev->rec.cpu] &&
@@ -469,7 +469,7 @@ static bool filters_pass(struct rinput *in, const struct fmt_event *ev)
 	}
 	found = false;
 	for (i = 0; i < in->nneg && !found; i++)
-		found = rpt_filter_hit(in->cneg[i], rec, ev->type);
+		found = rpt_evfilter_hit(in->cneg[i], rec, ev->type);
 	if (ev->rec.cpu >= 0 && ev->rec.cpu < 256)
 		in->last_printed[ev->rec.cpu] = !found;
 	return !found;
@@ -753,20 +753,20 @@ static int make_filters(struct report *rp, struct rinput *in)
 		tep_set_test_filters(in->tep, 1);
 	for (i = 0; i < in->nfstr; i++) {
 		struct tep_event_filter *f = tep_filter_alloc(in->tep);
-		struct rpt_filter *cf;
+		struct rpt_evfilter *cf;
 		enum tep_errno err;
 		char why[256];
 
 		if (!f)
 			return ft_error("out of memory");
-		if (rpt_filter_parse_crashes(in->tep, in->fstr[i].text) == 1) {
+		if (rpt_evfilter_parse_crashes(in->tep, in->fstr[i].text) == 1) {
 			tep_filter_free(f);
 			fflush(stdout);
 			return ft_usage_error("-F '%s': libtraceevent's filter parser crashes on "
 					      "it (as on '==' or '&&' with nothing after it, "
 					      "or '(a+1)*2')", in->fstr[i].text);
 		}
-		err = rpt_filter_add_str(f, in->fstr[i].text);
+		err = rpt_evfilter_add_str(f, in->fstr[i].text);
 		if (err < 0) {
 			char *miss = err == TEP_ERRNO__EVENT_NOT_FOUND ?
 				     missing_event(in, in->fstr[i].text) : NULL;
@@ -787,7 +787,7 @@ static int make_filters(struct report *rp, struct rinput *in)
 			return ft_usage_error("-F '%s': %s (in '%s')", in->fstr[i].text, why,
 					      in->path);
 		}
-		cf = rpt_filter_new(f);
+		cf = rpt_evfilter_new(f);
 		if (!cf) {
 			tep_filter_free(f);
 			return ft_error("out of memory");
@@ -2243,11 +2243,11 @@ static void close_input(struct rinput *in)
 	rpt_fastprint_free(in->fast);
 	fmt_iter_free(in->it);
 	for (i = 0; i < in->npos; i++) {
-		rpt_filter_free(in->cpos[i]);
+		rpt_evfilter_free(in->cpos[i]);
 		tep_filter_free(in->pos[i]);
 	}
 	for (i = 0; i < in->nneg; i++) {
-		rpt_filter_free(in->cneg[i]);
+		rpt_evfilter_free(in->cneg[i]);
 		tep_filter_free(in->neg[i]);
 	}
 	free(in->pos);

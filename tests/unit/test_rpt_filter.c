@@ -2,7 +2,7 @@
 /*
  * Differential test of report -F's filter evaluator (report/listing/filter.c)
  * against libtraceevent's tep_filter_match(): for every record and every
- * filter, rpt_filter_hit() must say what tep_filter_match() says (MATCH or
+ * filter, rpt_evfilter_hit() must say what tep_filter_match() says (MATCH or
  * NO_FILTER: shown; anything else: not).
  *
  *  1. a synthetic event with signed and unsigned fields of every size, a
@@ -44,19 +44,19 @@ static bool lib_hit(struct tep_event_filter *f, struct tep_record *rec)
 
 /* one filter string on a tep; NULL when libtraceevent refuses it there */
 static struct tep_event_filter *make(struct tep_handle *tep, const char *text,
-				     struct rpt_filter **cf)
+				     struct rpt_evfilter **cf)
 {
 	struct tep_event_filter *f = tep_filter_alloc(tep);
 
 	*cf = NULL;
 	if (!f)
 		return NULL;
-	if (rpt_filter_add_str(f, text) < 0) {
+	if (rpt_evfilter_add_str(f, text) < 0) {
 		tep_filter_free(f);
 		return NULL;
 	}
-	*cf = rpt_filter_new(f);
-	CHECK(*cf != NULL, "rpt_filter_new(%s)", text);
+	*cf = rpt_evfilter_new(f);
+	CHECK(*cf != NULL, "rpt_evfilter_new(%s)", text);
 	if (!*cf) {
 		tep_filter_free(f);
 		return NULL;
@@ -64,10 +64,10 @@ static struct tep_event_filter *make(struct tep_handle *tep, const char *text,
 	return f;
 }
 
-static void compare(struct tep_event_filter *f, struct rpt_filter *cf, struct tep_record *rec,
+static void compare(struct tep_event_filter *f, struct rpt_evfilter *cf, struct tep_record *rec,
 		    int type, const char *where, const char *text, struct tally *t)
 {
-	bool a = lib_hit(f, rec), b = rpt_filter_hit(cf, rec, type);
+	bool a = lib_hit(f, rec), b = rpt_evfilter_hit(cf, rec, type);
 
 	t->records++;
 	t->hits += b;
@@ -222,7 +222,7 @@ static void synthetic(bool be)
 	CHECK(tep_parse_event(tep, other_fmt, sizeof(other_fmt) - 1, "test") == 0, "parse other");
 	for (i = 0; i < sizeof(synth_filters) / sizeof(synth_filters[0]); i++) {
 		const char *text = synth_filters[i];
-		struct rpt_filter *cf;
+		struct rpt_evfilter *cf;
 		struct tep_event_filter *f;
 		int own = 0;
 
@@ -232,7 +232,7 @@ static void synthetic(bool be)
 		f = make(tep, text, &cf);
 		if (!f)
 			continue;
-		t.types += rpt_filter_types(cf, &own);
+		t.types += rpt_evfilter_types(cf, &own);
 		t.own_types += own;
 		for (k = 0; k < 4000; k++) {
 			uint8_t buf[256];
@@ -253,7 +253,7 @@ static void synthetic(bool be)
 			rec.cpu = (int)(rnd() % 4);
 			compare(f, cf, &rec, k % 5 == 4 ? 9 : 7, where, text, &t);
 		}
-		rpt_filter_free(cf);
+		rpt_evfilter_free(cf);
 		tep_filter_free(f);
 	}
 	printf("  %s: %" PRIu64 " record tests, %" PRIu64 " shown, %" PRIu64 " of %" PRIu64
@@ -263,39 +263,39 @@ static void synthetic(bool be)
 	      where, t.own_types, t.types);
 
 	/* libtraceevent's parser crashes on these: the screen says so, in a child */
-	CHECK(rpt_filter_parse_crashes(tep, "probe:a8==") == 1, "%s: 'a8==' not caught", where);
-	CHECK(rpt_filter_parse_crashes(tep, "probe:a8==1||") == 1, "%s: 'a8==1||' not caught", where);
-	CHECK(rpt_filter_parse_crashes(tep, "probe:(a32+1)*2>10") == 1, "%s: '(a32+1)*2>10' not caught",
+	CHECK(rpt_evfilter_parse_crashes(tep, "probe:a8==") == 1, "%s: 'a8==' not caught", where);
+	CHECK(rpt_evfilter_parse_crashes(tep, "probe:a8==1||") == 1, "%s: 'a8==1||' not caught", where);
+	CHECK(rpt_evfilter_parse_crashes(tep, "probe:(a32+1)*2>10") == 1, "%s: '(a32+1)*2>10' not caught",
 	      where);
-	CHECK(rpt_filter_parse_crashes(tep, "probe:a8==1") == 0, "%s: 'a8==1' said to crash", where);
-	CHECK(rpt_filter_parse_crashes(tep, "probe:a8==(") == 0, "%s: 'a8==(' said to crash", where);
+	CHECK(rpt_evfilter_parse_crashes(tep, "probe:a8==1") == 0, "%s: 'a8==1' said to crash", where);
+	CHECK(rpt_evfilter_parse_crashes(tep, "probe:a8==(") == 0, "%s: 'a8==(' said to crash", where);
 
 	/* 2: a record cut before its field, and division by zero: a miss, no crash */
 	{
-		struct rpt_filter *cf;
+		struct rpt_evfilter *cf;
 		struct tep_event_filter *f = make(tep, "probe:b64>0||b64==0", &cf);
 		uint8_t buf[256];
 		struct tep_record rec = { .data = buf, .size = 30 };
 
 		probe_record(buf, sizeof(buf), be, false);
-		CHECK(f && !rpt_filter_hit(cf, &rec, 7), "%s: a field past the record's end matched", where);
+		CHECK(f && !rpt_evfilter_hit(cf, &rec, 7), "%s: a field past the record's end matched", where);
 		rec.size = 40;
-		CHECK(f && rpt_filter_hit(cf, &rec, 7), "%s: a field inside the record did not match", where);
-		rpt_filter_free(cf);
+		CHECK(f && rpt_evfilter_hit(cf, &rec, 7), "%s: a field inside the record did not match", where);
+		rpt_evfilter_free(cf);
 		if (f)
 			tep_filter_free(f);
 		f = make(tep, "probe:b8/a16||b8%a16", &cf);
 		put(buf + 10, 0, 2, be);
 		rec.size = 40;
-		CHECK(f && !rpt_filter_hit(cf, &rec, 7), "%s: a division by zero matched", where);
-		rpt_filter_free(cf);
+		CHECK(f && !rpt_evfilter_hit(cf, &rec, 7), "%s: a division by zero matched", where);
+		rpt_evfilter_free(cf);
 		if (f)
 			tep_filter_free(f);
 		f = make(tep, "probe:dyn==\"eth0\"", &cf);
 		put(buf + 56, (uint64_t)200 << 16 | 70, 4, be);
 		rec.size = 80;
-		CHECK(f && !rpt_filter_hit(cf, &rec, 7), "%s: a string past the record's end matched", where);
-		rpt_filter_free(cf);
+		CHECK(f && !rpt_evfilter_hit(cf, &rec, 7), "%s: a string past the record's end matched", where);
+		rpt_evfilter_free(cf);
 		if (f)
 			tep_filter_free(f);
 	}
@@ -330,7 +330,7 @@ static void check_file(const char *path, struct tally *tot)
 {
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct tep_event_filter *f[NFF];
-	struct rpt_filter *cf[NFF];
+	struct rpt_evfilter *cf[NFF];
 	struct fmt_reader *r = NULL;
 	struct fmt_iter *it = NULL;
 	const struct fmt_event *ev;
@@ -347,7 +347,7 @@ static void check_file(const char *path, struct tally *tot)
 
 		f[i] = make(fmt_reader_tep(r), file_filters[i], &cf[i]);
 		if (f[i]) {
-			t.types += rpt_filter_types(cf[i], &own);
+			t.types += rpt_evfilter_types(cf[i], &own);
 			t.own_types += own;
 		}
 	}
@@ -368,7 +368,7 @@ static void check_file(const char *path, struct tally *tot)
 	}
 	fmt_iter_free(it);
 	for (i = 0; i < NFF; i++) {
-		rpt_filter_free(cf[i]);
+		rpt_evfilter_free(cf[i]);
 		if (f[i])
 			tep_filter_free(f[i]);
 	}
