@@ -309,21 +309,10 @@ static bool at_entry(struct rpt_unwind *u, struct uw_proc *p)
 	return pc - (eh.e_entry + bias) < 64;
 }
 
-int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nregs,
-		    const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max,
-		    const char **why)
+/* one walk from regs over the copy into pcs/sps; libdwfl's return code */
+static int walk(struct rpt_unwind *u, struct uw_proc *p, const uint64_t *regs, int nregs,
+		const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max)
 {
-	struct uw_proc *p;
-	int rc;
-
-	*why = "no registers";
-	if (!u || nregs < 3 || !regs[0] || !regs[1] || max <= 0)
-		return 0;
-	p = proc_get(u, tgid);
-	if (!p->ok) {
-		*why = p->d ? "no binary of the process readable" : "out of memory";
-		return 0;
-	}
 	u->regs = regs;
 	u->nregs = nregs;
 	u->copy = copy;
@@ -336,17 +325,86 @@ int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nr
 	u->max = max;
 	u->last_pc = regs[0];
 	u->last_act = true;
-	rc = dwfl_getthread_frames(p->d, dwfl_pid(p->d), uw_frame, u);
+	return dwfl_getthread_frames(p->d, dwfl_pid(p->d), uw_frame, u);
+}
+
+/*
+ * Whether pc lies in a PLT section of its binary (.plt, .plt.sec, .plt.got):
+ * a stub entered by a call, with no frame of its own and, in many binaries,
+ * no CFI either (libdwfl then ends the walk there as if it were complete).
+ */
+static bool in_plt(struct uw_proc *p, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(p->d, pc);
+	Dwarf_Addr bias;
+	Elf *e = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	GElf_Shdr sh;
+
+	if (!e || elf_getshdrstrndx(e, &shstr))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    pc - bias < sh.sh_addr || pc - bias - sh.sh_addr >= sh.sh_size)
+			continue;
+		nm = elf_strptr(e, shstr, sh.sh_name);
+		return nm && !strncmp(nm, ".plt", 4);
+	}
+	return false;
+}
+
+int rpt_unwind_user(struct rpt_unwind *u, int tgid, const uint64_t *regs, int nregs,
+		    const uint8_t *copy, size_t clen, uint64_t *pcs, uint64_t *sps, int max,
+		    const char **why)
+{
+	struct uw_proc *p;
+	int rc, base = 0;
+
+	*why = "no registers";
+	if (!u || nregs < 3 || !regs[0] || !regs[1] || max <= 0)
+		return 0;
+	p = proc_get(u, tgid);
+	if (!p->ok) {
+		*why = p->d ? "no binary of the process readable" : "out of memory";
+		return 0;
+	}
+	rc = walk(u, p, regs, nregs, copy, clen, pcs, sps, max);
+	/*
+	 * Sampled in a PLT stub on x86-64 (memcmp@plt under sort's comparator):
+	 * the stub pushed nothing, so its return address is the word at SP.
+	 * The walk goes on from there, its caller, as from a frame of its own.
+	 */
+	if (u->n == 1 && u->arch == RPT_UW_X86_64 && max > 1 && nregs <= 4 && clen >= 8 &&
+	    in_plt(p, regs[0])) {
+		uint64_t r2[4] = { 0 }, ra;
+
+		memcpy(&ra, copy, 8);
+		memcpy(r2, regs, (size_t)nregs * sizeof(*regs));
+		r2[0] = ra;
+		r2[1] = regs[1] + 8;
+		if (ra) {
+			base = 1;
+			rc = walk(u, p, r2, nregs, copy + 8, clen - 8, pcs + 1, sps ? sps + 1 : NULL,
+				  max - 1);
+			if (!u->n) {	/* nothing from there: the stub alone, as before */
+				base = 0;
+				rc = walk(u, p, regs, nregs, copy, clen, pcs, sps, max);
+			}
+		}
+	}
 	u->nstacks++;
-	u->nframes += (uint64_t)u->n;
+	u->nframes += (uint64_t)(u->n + base);
 	/* libdwfl ends a walk whose return address could not be read as if it were complete */
 	if ((rc == 0 && !u->read_failed) || (u->n && !u->copy_short && at_entry(u, p)))
 		*why = NULL;
-	else if (u->n >= max)
+	else if (u->n + base >= max)
 		*why = "too many frames";
 	else
 		*why = stop_reason(u, p);
-	return u->n;
+	return u->n + base;
 }
 
 void rpt_unwind_counts(const struct rpt_unwind *u, uint64_t *stacks, uint64_t *frames)
