@@ -4,8 +4,9 @@
 # information (.eh_frame, .eh_frame_hdr) with its symbol table (issue 35,
 # item 5), and what it buys: Debian's xz -9 -T1 and a pure-Python loop,
 # each recorded ROUNDS times with `record --bpf profile` and with
-# `record --bpf profile --symbols`, alternating; per run the recorder's CPU
-# (user + system), the file's bytes, the CFI stored (bpf_cfi_bytes), and
+# `record --bpf profile --symbols`, alternating; per run the CPU of the
+# recorder and the workload together (user + system: what --symbols adds
+# is the difference), the file's bytes, the CFI stored (bpf_cfi_bytes), and
 # the share of samples whose stack reaches __libc_start_main when the file
 # is read where the binaries are not: the static build in a mount namespace
 # whose /usr/bin and /usr/lib/<multiarch> are empty tmpfs (busybox mounts
@@ -55,7 +56,7 @@ unshare -m "$T/busybox" sh -c "$T/busybox mount -t tmpfs none /usr/bin &&
 	$T/busybox mount -t tmpfs none $LIBDIR &&
 	for f in $T/*.dat; do $ST callgraph --folded --comm xz --comm python3 \$f > \$f.fold 2> /dev/null; done" ||
 	echo "cannot hide the binaries (mount namespace)" >&2
-printf '| workload | record | recorder CPU s | file bytes | CFI bytes | reach __libc_start_main, binaries gone |\n'
+printf '| workload | record | CPU s (recorder + workload) | file bytes | CFI bytes | reach __libc_start_main, binaries gone |\n'
 printf '|---|---|---:|---:|---:|---:|\n'
 for w in xz python3; do
 	for mode in plain symbols; do
