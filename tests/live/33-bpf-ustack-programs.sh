@@ -4,11 +4,13 @@
 # -fomit-frame-pointer, as distributions build), recorded with
 # `record --bpf profile=499` (enough samples for the shares when the CPUs
 # are shared) and the default user stacks, with and without --symbols:
-#  - C: main -> work_a -> leaf(n) and main -> work_b -> leaf(3n): 25% of the
-#    samples under work_a (+-7), 95% of all whole (reaching
+#  - C: main -> work_a -> leaf(n) and main -> work_b -> leaf(3n): about 25%
+#    of the samples under work_a, within 6 points of the share of CPU time
+#    the program measured in each (CLOCK_THREAD_CPUTIME_ID around the calls,
+#    printed at its end), 95% of all whole (reaching
 #    __libc_start_main, or ld.so's own _start before main);
 #  - C++: virtual Small::area (n) and Big::area (3n) through a base pointer:
-#    25/75 the same way;
+#    the same way;
 #  - recursive: the same work under rec() 20 levels deep: the stacks keep
 #    all 21 rec frames, none is cut as a "repeated frame" (a real recursion
 #    has a new stack pointer at each level);
@@ -35,18 +37,40 @@ need_cmd gcc
 need_cmd g++
 cd "$TMP"
 cat > p.c <<'C'
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 volatile double sink;
 volatile long step = 1;
+static long long ns_a, ns_b;	/* the CPU time each really took: the test's oracle */
+static long long cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 __attribute__((noinline)) double leaf(long n) { double s = 0; for (long i = 1; i < n; i += step) s += 1.0 / (double)i; return s; }
 __attribute__((noinline)) double work_a(long n) { return leaf(n) + 1; }
 __attribute__((noinline)) double work_b(long n) { return leaf(3 * n) + 3; }
+static double both(long n)
+{
+	long long t0 = cpu_ns(), t1;
+	double r = work_a(n);
+	t1 = cpu_ns();
+	ns_a += t1 - t0;
+	r += work_b(n);
+	ns_b += cpu_ns() - t1;
+	return r;
+}
 __attribute__((noinline)) double rec(int d, long n)
 {
 	double r;
-	if (!d)
-		return work_a(n) + work_b(n);
+	if (!d) {
+		r = both(n);	/* not a tail call: rec(0) keeps its frame */
+		sink += r;
+		return r;
+	}
 	r = rec(d - 1, n) * 1.0001;
 	sink += r;
 	return r;
@@ -55,13 +79,21 @@ int main(int argc, char **argv)
 {
 	int deep = argc > 1 && !strcmp(argv[1], "rec");
 	long work = argc > 2 ? atol(argv[2]) : 30;
-	for (long k = 0; k < work; k++)
-		sink += deep ? rec(20, 1000000) : work_a(1000000) + work_b(1000000);
+	/* a size that changes from call to call: a workload of a fixed period beats with the
+	 * sampling period (499 Hz is 2 ms; one round of 1 + 3 units was about 4 ms), and the
+	 * samples then land on one function more than its time (17% for 25 seen) */
+	for (long k = 0; k < work; k++) {
+		long n = 500000 + rand() % 1000000;
+		sink += deep ? rec(20, n) : both(n);
+	}
+	printf("split %lld %lld\n", ns_a, ns_b);
 	return 0;
 }
 C
 cat > q.cc <<'C'
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <vector>
 volatile double sink;
@@ -70,15 +102,28 @@ __attribute__((noinline)) static double spin(long n) { double s = 0; for (long i
 struct Shape { virtual double area(long n) const = 0; virtual ~Shape() {} };
 struct Small : Shape { __attribute__((noinline)) double area(long n) const override { return spin(n) + 1; } };
 struct Big : Shape { __attribute__((noinline)) double area(long n) const override { return spin(3 * n) + 3; } };
+static long long cpu_ns()
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 int main(int argc, char **argv)
 {
 	std::vector<std::unique_ptr<Shape>> v;
 	long work = argc > 1 ? atol(argv[1]) : 30;
+	long long ns[2] = { 0, 0 };
 	v.emplace_back(new Small);
 	v.emplace_back(new Big);
-	for (long k = 0; k < work; k++)
-		for (auto &s : v)
-			sink += s->area(1000000);
+	for (long k = 0; k < work; k++) {
+		long n = 500000 + rand() % 1000000;	/* no fixed period (see p.c) */
+		for (int i = 0; i < 2; i++) {
+			long long t0 = cpu_ns();
+			sink += v[i]->area(n);
+			ns[i] += cpu_ns() - t0;
+		}
+	}
+	printf("split %lld %lld\n", ns[0], ns[1]);
 	return 0;
 }
 C
@@ -86,7 +131,7 @@ gcc -O2 -fomit-frame-pointer -o p p.c || { fail "gcc"; finish; }
 g++ -O2 -fomit-frame-pointer -o q q.cc || { fail "g++"; finish; }
 cp p ps && strip ps
 # about 3 s each (some 1500 samples at 499 Hz when the CPU is free)
-start=$(date +%s%N); ./p flat 10; t=$(( ($(date +%s%N) - start) / 10000000 ))
+start=$(date +%s%N); ./p flat 10 > /dev/null; t=$(( ($(date +%s%N) - start) / 10000000 ))
 n=$(( t > 0 ? 3000 / t : 100 )); [ $n -lt 20 ] && n=20; [ $n -gt 600 ] && n=600
 
 # share NAME_A NAME_B FOLDED -> "pct a b": samples under NAME_A among those under either
@@ -102,13 +147,20 @@ main_pct() {
 		END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"
 }
 within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
+# the share the program measured itself (its "split A B" line: CPU ns in the two), as
+# PCT LO HI with 6 points either side: the samples must land where the time went, and the
+# time split moves with the machine (17.7% once, for a nominal 25, under other load)
+measured() {
+	awk '$1 == "split" && $2 + $3 > 0 { p = 100 * $2 / ($2 + $3)
+		printf "%.1f %.1f %.1f", p, p - 6, p + 6; f = 1 } END { if (!f) print "25 18 32" }' "$1"
+}
 
 for sy in "" --symbols; do
 	tag=${sy:+ (--symbols)}
 	for prog in "p flat" "q" "p rec" "ps rec"; do
 		set -- $prog
 		name=$1${2:+-$2}$sy
-		"$FLYTRAP" record -q --bpf profile=499 $sy -o "$name.dat" -- ./$prog $n > /dev/null 2> rec.err ||
+		"$FLYTRAP" record -q --bpf profile=499 $sy -o "$name.dat" -- ./$prog $n > "$name.out" 2> rec.err ||
 			{ fail "record $prog$tag: $(tail -2 rec.err)"; continue; }
 		"$FLYTRAP" callgraph --folded --comm "$1" "$name.dat" > "$name.fold" 2> e ||
 			{ fail "callgraph $prog$tag: $(cat e)"; continue; }
@@ -123,12 +175,14 @@ for sy in "" --symbols; do
 		case $prog in
 		"p flat" | "p rec")
 			read -r pct a b < <(share ';work_a;' ';work_b;' "$name.fold")
-			within "$pct" 18 32 && ok "$prog$tag: work_a ${pct}% of work_a + work_b ($a/$b; 25 +-7)" ||
-				fail "$prog$tag: work_a ${pct}% ($a/$b), want 25 +-7" ;;
+			read -r want lo hi < <(measured "$name.out")
+			within "$pct" "$lo" "$hi" && ok "$prog$tag: work_a ${pct}% of work_a + work_b ($a/$b; its CPU time: ${want}% +-6)" ||
+				fail "$prog$tag: work_a ${pct}% ($a/$b), its CPU time: ${want}% +-6" ;;
 		q)
 			read -r pct a b < <(share 'Small' 'Big' "$name.fold")
-			within "$pct" 18 32 && ok "q$tag: Small::area ${pct}% ($a/$b; 25 +-7)" ||
-				fail "q$tag: Small::area ${pct}% ($a/$b), want 25 +-7: $(head -2 "$name.fold" | cut -c1-200)" ;;
+			read -r want lo hi < <(measured "$name.out")
+			within "$pct" "$lo" "$hi" && ok "q$tag: Small::area ${pct}% ($a/$b; its CPU time: ${want}% +-6)" ||
+				fail "q$tag: Small::area ${pct}% ($a/$b), its CPU time: ${want}% +-6: $(head -2 "$name.fold" | cut -c1-200)" ;;
 		esac
 		case $prog in
 		"p rec" | "ps rec")
@@ -170,8 +224,9 @@ gone_checks() {	# SUFFIX WHERE
 	within "$m" 95 100 && ok "$2, --symbols: ${m}% of p's stacks whole from the stored CFI" ||
 		fail "$2, --symbols: ${m}% of p's stacks whole: $(sort -k2 -n "p-flat--symbols.$1" | tail -2 | cut -c1-200)"
 	read -r pct a b < <(share ';work_a;' ';work_b;' "p-flat--symbols.$1")
-	within "$pct" 18 32 && ok "$2, --symbols: work_a ${pct}% ($a/$b; 25 +-7)" ||
-		fail "$2, --symbols: work_a ${pct}% ($a/$b), want 25 +-7"
+	read -r want lo hi < <(measured p-flat--symbols.out)
+	within "$pct" "$lo" "$hi" && ok "$2, --symbols: work_a ${pct}% ($a/$b; its CPU time: ${want}% +-6)" ||
+		fail "$2, --symbols: work_a ${pct}% ($a/$b), its CPU time: ${want}% +-6"
 	deep=$(awk '{ w = $NF; t += w; if (gsub(";\\[ps\\]", "&") >= 21) d += w }
 		END { printf "%.1f", t ? 100 * d / t : 0 }' "ps-rec--symbols.$1")
 	within "$deep" 90 100 && ok "$2, --symbols: stripped ps keeps its 21 levels in ${deep}% of the stacks" ||
