@@ -1331,6 +1331,13 @@ int fmt_writer_recover(const char *path, char **err);
  */
 int fmt_writer_recover_spools(const char *path, const char *const *spools, int nspools,
 			      char **err);
+/*
+ * The same, with the cmdlines text ("PID COMM" lines) the recovered file
+ * gets, as fmt_writer_cmdlines_events(): a file killed before its end has
+ * none of its own (its writer writes them at close).
+ */
+int fmt_writer_recover_spools_names(const char *path, const char *const *spools, int nspools,
+				    const char *cmdlines, size_t len, char **err);
 
 /*
  * Add pages to the spools of an output whose writer died, without touching

@@ -3494,20 +3494,28 @@ static int spool_take(struct fmt_writer *w, uid_t owner, struct spool_info *s)
 	return e;
 }
 
-static int recover(const char *path, const char *const *list, int nlist, char **errp);
+static int recover(const char *path, const char *const *list, int nlist, const char *cmdlines,
+		   size_t cmdlines_len, char **errp);
 
 int fmt_writer_recover(const char *path, char **errp)
 {
-	return recover(path, NULL, -1, errp);
+	return recover(path, NULL, -1, NULL, 0, errp);
 }
 
 int fmt_writer_recover_spools(const char *path, const char *const *spools, int nspools,
 			      char **errp)
 {
-	return recover(path, spools, nspools < 0 ? 0 : nspools, errp);
+	return recover(path, spools, nspools < 0 ? 0 : nspools, NULL, 0, errp);
 }
 
-static int recover(const char *path, const char *const *list, int nlist, char **errp)
+int fmt_writer_recover_spools_names(const char *path, const char *const *spools, int nspools,
+				    const char *cmdlines, size_t len, char **errp)
+{
+	return recover(path, spools, nspools < 0 ? 0 : nspools, cmdlines, len, errp);
+}
+
+static int recover(const char *path, const char *const *list, int nlist, const char *cmdlines,
+		   size_t cmdlines_len, char **errp)
 {
 	struct fmt_writer *w = NULL;
 	struct rsec *secs = NULL;
@@ -3535,6 +3543,11 @@ static int recover(const char *path, const char *const *list, int nlist, char **
 	w->path = strdup(path);
 	if (!w->path) {
 		err = rerr_msg(errp, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the names the caller knows (a file was killed before its cmdlines were written) */
+	if (cmdlines && cmdlines_len && (err = fmt_writer_cmdlines_events(w, cmdlines, cmdlines_len))) {
+		err = rerr_msg(errp, err, "out of memory");
 		goto out;
 	}
 	w->fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

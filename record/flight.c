@@ -1766,6 +1766,21 @@ void rec_flight_free(struct rec_flight *f)
 	free(f);
 }
 
+char *rec_flight_last_file(const char *output)
+{
+	struct dump_name nm;
+	char *path = NULL;
+	unsigned n;
+
+	memset(&nm, 0, sizeof(nm));
+	if (!name_split(output, &nm) && (n = highest_number(&nm)) &&
+	    asprintf(&path, "%s%s%s-%04u%s", nm.bare ? "" : nm.dir, nm.bare ? "" : "/", nm.stem, n,
+		     nm.ext) < 0)
+		path = NULL;
+	name_release(&nm);
+	return path;
+}
+
 /* Place tmp as the next free "<stem>-NNNN<ext>" of output, never replacing; 0 or -errno. */
 int rec_flight_place(const char *output, const char *tmp, char **final)
 {

@@ -186,6 +186,8 @@ int rec_flight_store_save(const char *prefix, const char *base, const char *cons
 			  char **msg);
 /* Place tmp as the next free "<stem>-NNNN<ext>" of output (never replacing); 0 or -errno. */
 int rec_flight_place(const char *output, const char *tmp, char **final);
+/* The highest-numbered "<stem>-NNNN<ext>" of output there is (malloc'd), or NULL. */
+char *rec_flight_last_file(const char *output);
 
 /* ---- signals --------------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 #include "flytrap.h"
 #include "format.h"
 #include "record/flight.h"
+#include "record/record.h"
 #include "record/state.h"
 
 static void usage(FILE *f)
@@ -64,10 +65,13 @@ static int find_note(const char *abs, struct rec_note *out)
  * The writer's recovery of temp with these spools, for the note of output;
  * EXIT_OK, or EXIT_FAIL once said why.
  */
-static int recover_spools(const char *output, const char *temp, char *const *spools, int nspools)
+static int recover_spools(const char *output, const char *temp, char *const *spools, int nspools,
+			  const char *names)
 {
 	char *msg = NULL;
-	int err = fmt_writer_recover_spools(temp, (const char *const *)spools, nspools, &msg);
+	int err = names ? fmt_writer_recover_spools_names(temp, (const char *const *)spools,
+							  nspools, names, strlen(names), &msg)
+			: fmt_writer_recover_spools(temp, (const char *const *)spools, nspools, &msg);
 
 	if (err < 0)
 		ft_error("cannot recover '%s' (from '%s'): %s", output, temp,
@@ -76,16 +80,77 @@ static int recover_spools(const char *output, const char *temp, char *const *spo
 	return err < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
+/* whether text (cmdlines lines) names pid */
+static bool names_pid(const char *text, int pid)
+{
+	const char *l;
+
+	for (l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (atoi(l) == pid)
+			return true;
+	return false;
+}
+
+/*
+ * The task names a killed recording's file gets: the recorder writes a
+ * file's cmdlines when it finishes it, so the one the kill interrupted has
+ * none, and a task its events never name (one that ran without switching,
+ * say) would be "<...>".  For a rotation, the names of the file before it
+ * (the same recording, its tasks); then the kernel's saved_cmdlines for the
+ * pids those lack.  NULL when neither has any.
+ */
+static char *recovered_names(const char *output, bool rotation)
+{
+	char *prev = rotation ? rec_flight_last_file(output) : NULL, *kern, *text = NULL, *line;
+	char *save = NULL;
+	struct fmt_reader *r = NULL;
+	size_t len = 0, klen = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		free(prev);
+		return NULL;
+	}
+	if (prev && !fmt_reader_open(prev, FMT_OPEN_NO_PLUGINS | FMT_OPEN_LAZY_FORMATS |
+				     FMT_OPEN_LAZY_KALLSYMS, &r, NULL)) {
+		const struct fmt_info *in = fmt_reader_info(r);
+
+		if (in && in->cmdlines.len)
+			fprintf(m, "%.*s%s", (int)in->cmdlines.len, (const char *)in->cmdlines.data,
+				((const char *)in->cmdlines.data)[in->cmdlines.len - 1] == '\n' ? "" : "\n");
+		fmt_reader_close(r);
+	}
+	free(prev);
+	if (fflush(m)) {
+		fclose(m);
+		free(text);
+		return NULL;
+	}
+	kern = rec_tracefs_read("saved_cmdlines", &klen);
+	for (line = kern ? strtok_r(kern, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		if (!names_pid(text, atoi(line)))
+			fprintf(m, "%s\n", line);
+	free(kern);
+	if (fclose(m) || !len) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /*
  * Finish what the recorder of note n left: its temporary file with the
  * spools the note lists, then renamed to the output, owned as the note says.
  */
 static int recover_noted(const struct rec_note *n)
 {
+	char *names = recovered_names(n->output, false);
 	struct stat st;
 	int err;
 
-	if (recover_spools(n->output, n->temp, n->spools, n->nspools))
+	err = recover_spools(n->output, n->temp, n->spools, n->nspools, names);
+	free(names);
+	if (err)
 		return EXIT_FAIL;
 	err = fmt_outfile_place(n->temp, n->output, n->chown, n->uid, n->gid);
 	if (err) {
@@ -160,7 +225,7 @@ static int recover_rotation(const struct rec_note *n)
 {
 	struct rec_note fresh;
 	pid_t pid = n->pid;
-	char *msg = NULL, *final = NULL, *gone = NULL;
+	char *msg = NULL, *final = NULL, *gone = NULL, *names;
 	struct stat st;
 	int err;
 
@@ -177,7 +242,9 @@ static int recover_rotation(const struct rec_note *n)
 	if (rec_note_read(pid, &fresh))
 		return ft_error("cannot recover '%s': the note of recorder %d went away", n->output,
 				(int)pid);
-	err = recover_spools(n->output, fresh.temp, fresh.spools, fresh.nspools);
+	names = recovered_names(n->output, true);
+	err = recover_spools(n->output, fresh.temp, fresh.spools, fresh.nspools, names);
+	free(names);
 	rec_note_free(&fresh);
 	if (err)
 		return EXIT_FAIL;
