@@ -83,9 +83,7 @@ static int recover_spools(const char *output, const char *temp, char *const *spo
 /* whether text (cmdlines lines) names pid */
 static bool names_pid(const char *text, int pid)
 {
-	const char *l;
-
-	for (l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
 		if (atoi(l) == pid)
 			return true;
 	return false;

@@ -41,7 +41,6 @@ check() {	# FILE WHAT
 	if grep -q '\[unwind' "$2.fold"; then fail "$2: marked stacks: $(grep '\[unwind' "$2.fold" | head -1)"; fi
 }
 
-[ -e ./cfi-demo ] && rm -f ./cfi-demo
 check "$F" "the file"
 "$FLYTRAP" callgraph "$F" > text 2>&1
 grep -q 'complete, 0 stopped short' text && ! grep -q 'not on this machine' text &&

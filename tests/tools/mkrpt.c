@@ -707,14 +707,21 @@ static void ufunc(struct out *o, int cpu, uint64_t ts, int pid, unsigned func, u
 	}
 }
 
-static void uprobe(struct out *o, int cpu, uint64_t ts, int pid, int id)
+/* a uprobe entry (ip) or return (func) at its own address */
+static void uprobe_at(struct out *o, int cpu, uint64_t ts, int pid, int id, uint64_t ip)
 {
 	uint8_t r[24] = { 0 };
 
 	common(r, id, pid);
-	put64(r + 8, 0x402000);
+	put64(r + 8, ip);
 	put64(r + 16, 0x401234);
 	emit(o, cpu, ts, r, (id == ID_UP_ENTRY || id == ID_UP2_ENTRY) ? 16 : 24);
+}
+
+/* the bpf file's probes: both at 0x402000 */
+static void uprobe(struct out *o, int cpu, uint64_t ts, int pid, int id)
+{
+	uprobe_at(o, cpu, ts, pid, id, 0x402000);
 }
 
 static void bpf_meta(struct out *o)
@@ -785,17 +792,6 @@ static void build_bpf(const char *path)
 	put64(h + 40 + 10 * 8, 1);
 	emit(&o, 0, t + 200 * MS, h, sizeof(h));
 	out_close(&o, NULL);
-}
-
-/* a uprobe entry (ip) or return (func) at its own address */
-static void uprobe_at(struct out *o, int cpu, uint64_t ts, int pid, int id, uint64_t ip)
-{
-	uint8_t r[24] = { 0 };
-
-	common(r, id, pid);
-	put64(r + 8, ip);
-	put64(r + 16, 0x401234);
-	emit(o, cpu, ts, r, (id == ID_UP_ENTRY || id == ID_UP2_ENTRY) ? 16 : 24);
 }
 
 /*
