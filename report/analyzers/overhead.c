@@ -39,8 +39,14 @@ enum okind {
 	OK_NR
 };
 
+/*
+ * Events of a type in the current second on one CPU, and the most in one
+ * second; the first second's count too, so that two time ranges merge
+ * (the second a cut falls in is split between them).
+ */
 struct cpu_rate {
 	uint64_t sec, cnt, peak;
+	uint64_t first_sec, first_cnt;
 };
 
 struct otype {
@@ -111,7 +117,9 @@ struct overhead {
 	int ncpus;
 	struct ocpu *cpus;
 	enum rpt_sys_abi abi;
-	uint64_t t0, t1;
+	uint64_t t0, t1;		/* the window: events and calls inside count */
+	uint64_t t1_clip;		/* where intervals end: t1, or a range's cut (t1 + 1) */
+	bool closed;			/* close_open() done (at a range's end) */
 	uint64_t sys_unmatched;
 	uint64_t pages;			/* pages seen, for the compression ratio */
 	struct rpt_map lastpage;	/* stream -> last page offset */
@@ -142,6 +150,7 @@ static int ovh_init(struct rpt_ctx *ctx, void *priv)
 	o->abi = rpt_sys_abi(ctx->info->uname, ctx->info->kernel_long);
 	o->t0 = ctx->opts->has_t0 ? ctx->opts->t0_ns : 0;
 	o->t1 = ctx->opts->has_t1 ? ctx->opts->t1_ns : UINT64_MAX;
+	o->t1_clip = ctx->range_cut && o->t1 < UINT64_MAX ? o->t1 + 1 : o->t1;
 	return 0;
 }
 
@@ -178,8 +187,8 @@ static uint64_t clip(const struct overhead *o, uint64_t a, uint64_t b)
 {
 	if (a < o->t0)
 		a = o->t0;
-	if (b > o->t1)
-		b = o->t1;
+	if (b > o->t1_clip)
+		b = o->t1_clip;
 	return b > a ? b - a : 0;
 }
 
@@ -580,12 +589,16 @@ static void count_rate(struct overhead *o, struct otype *t, int cpu, uint64_t ts
 		t->ncpu = n;
 	}
 	r = &t->rate[cpu];
+	if (!r->peak)
+		r->first_sec = sec;
 	if (sec != r->sec || !r->cnt) {
 		r->sec = sec;
 		r->cnt = 0;
 	}
 	if (++r->cnt > r->peak)
 		r->peak = r->cnt;
+	if (sec == r->first_sec)
+		r->first_cnt = r->cnt;
 }
 
 /* What a selected event cost the tracing: its bytes, its user stack copy, its rate. */
@@ -683,6 +696,172 @@ static void ovh_window_begin(struct rpt_ctx *ctx, void *priv, const struct rpt_w
 		}
 		o->pages += sp->pages_skipped;
 	}
+}
+
+/* ---- ranged analysis: a range closed, then added to the one before ----------- */
+
+static void close_open(struct overhead *o, const struct rpt_ctx *ctx);
+
+/* What is open at a range's end is clipped there: the next range takes it up. */
+static void ovh_range_end(struct rpt_ctx *ctx, void *priv)
+{
+	struct overhead *o = priv;
+
+	close_open(o, ctx);
+	o->closed = true;
+}
+
+/* One CPU's rate of a later range (s) after d's: the second a cut falls in adds up. */
+static void rate_merge(struct cpu_rate *d, const struct cpu_rate *s)
+{
+	uint64_t mid;
+
+	if (!s->peak)
+		return;
+	if (!d->peak) {
+		*d = *s;
+		return;
+	}
+	if (d->sec != s->first_sec) {
+		if (s->peak > d->peak)
+			d->peak = s->peak;
+		d->sec = s->sec;
+		d->cnt = s->cnt;
+		return;
+	}
+	mid = d->cnt + s->first_cnt;
+	if (d->first_sec == d->sec)
+		d->first_cnt = mid;
+	if (s->peak > d->peak)
+		d->peak = s->peak;
+	if (mid > d->peak)
+		d->peak = mid;
+	d->cnt = s->sec == s->first_sec ? mid : s->cnt;
+	d->sec = s->sec;
+}
+
+static int type_merge(struct otype *d, const struct otype *s)
+{
+	if (!d->kind) {
+		d->kind = s->kind;
+		d->rkind = s->rkind;
+	}
+	d->count += s->count;
+	d->bytes += s->bytes;
+	if (s->ncpu > d->ncpu) {
+		struct cpu_rate *nr = realloc(d->rate, (size_t)s->ncpu * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		memset(nr + d->ncpu, 0, (size_t)(s->ncpu - d->ncpu) * sizeof(*nr));
+		d->rate = nr;
+		d->ncpu = s->ncpu;
+	}
+	for (int c = 0; c < s->ncpu; c++)
+		rate_merge(&d->rate[c], &s->rate[c]);
+	return 0;
+}
+
+static int irqs_merge(struct rpt_map *d, const struct rpt_map *s)
+{
+	size_t pos = 0;
+	uint64_t key;
+	const struct oirq *sq;
+
+	while ((sq = rpt_map_next(s, &pos, &key))) {
+		struct oirq *dq = rpt_map_get(d, key, NULL);
+
+		if (!dq)
+			return -ENOMEM;
+		if (!dq->name[0])
+			memcpy(dq->name, sq->name, sizeof(dq->name));
+		if (sq->count)
+			dq->nr = sq->nr;
+		dq->count += sq->count;
+		dq->total += sq->total;
+		if (sq->max > dq->max)
+			dq->max = sq->max;
+	}
+	return 0;
+}
+
+/*
+ * A later range's figures added to dst's.  Sums add (every interval was
+ * clipped to its range, every call and event counted in the range where
+ * it ends); a task's state is the later range's, which saw it last; the
+ * pages are every range's whole-file count already (the facts give the
+ * skipped chunks').
+ */
+static int ovh_merge(struct rpt_ctx *ctx, void *dst, void *src)
+{
+	struct overhead *d = dst;
+	const struct overhead *s = src;
+	size_t pos = 0;
+	const struct otask *st;
+	const struct osys *ss;
+
+	(void)ctx;
+	if (s->oom || d->oom)
+		return -ENOMEM;
+	for (int i = 0; i < s->types.n; i++) {
+		const struct otype *t =
+			(const struct otype *)(s->types.slots + (size_t)i * s->types.elem_size);
+		struct otype *dt;
+
+		if (!t->kind)
+			continue;
+		dt = rpt_types_get(&d->types, i);
+		if (!dt || type_merge(dt, t))
+			return -ENOMEM;
+	}
+	for (int i = 0; i < s->ncpus; i++) {
+		const struct ocpu *sc = &s->cpus[i];
+		struct ocpu *dc;
+
+		if (!sc->seen && !sc->known)
+			continue;
+		dc = cpu_get(d, i);
+		if (!dc)
+			return -ENOMEM;
+		if (sc->seen && (!dc->seen || sc->first < dc->first))
+			dc->first = sc->first;
+		dc->seen |= sc->seen;
+		dc->known |= sc->known;
+		dc->busy += sc->busy;
+		dc->idle += sc->idle;
+		dc->switches += sc->switches;
+	}
+	while ((st = rpt_map_next(&s->tasks, &pos, NULL))) {
+		struct otask *dt = task_get(d, st->pid), keep;
+
+		if (!dt)
+			return -ENOMEM;
+		keep = *dt;
+		*dt = *st;
+		dt->on_cpu += keep.on_cpu;
+		dt->runnable += keep.runnable;
+		dt->blocked += keep.blocked;
+		dt->switches += keep.switches;
+		for (int k = 0; k < 2; k++) {
+			dt->sys_count[k] += keep.sys_count[k];
+			dt->sys_time[k] += keep.sys_time[k];
+		}
+	}
+	pos = 0;
+	while ((ss = rpt_map_next(&s->sys, &pos, NULL))) {
+		struct osys *ds = sys_get(d, ss->src, ss->nr, ss->name);
+
+		if (!ds || rpt_hist_merge(&ds->h, &ss->h))
+			return -ENOMEM;
+		ds->errors += ss->errors;
+		ds->from_hist |= ss->from_hist;
+	}
+	if (irqs_merge(&d->irqs, &s->irqs) || irqs_merge(&d->softirqs, &s->softirqs))
+		return -ENOMEM;
+	d->sys_unmatched += s->sys_unmatched;
+	d->ucopy_stacks += s->ucopy_stacks;
+	d->ucopy_bytes += s->ucopy_bytes;
+	return d->oom ? -ENOMEM : 0;
 }
 
 /* ---- output ------------------------------------------------------------------ */
@@ -1255,7 +1434,8 @@ static int ovh_compute(struct overhead *o, const struct rpt_ctx *ctx, struct rpt
 	memset(r, 0, sizeof(*r));
 	if (o->oom)
 		return -ENOMEM;
-	close_open(o, ctx);
+	if (!o->closed)
+		close_open(o, ctx);
 	r->recorded_pids = recorded_pids(ctx);
 	err = fill_cpus(o, ctx, r);
 	if (!err)
@@ -1335,6 +1515,8 @@ const struct rpt_analyzer rpt_overhead_analyzer = {
 	.event_unfiltered = ovh_event,
 	.window_read = ovh_window_read,
 	.window_begin = ovh_window_begin,
+	.range_end = ovh_range_end,
+	.merge = ovh_merge,
 	.finish = ovh_finish,
 	.release = ovh_release,
 	.kinds = OVH_KINDS,

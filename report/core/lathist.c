@@ -57,6 +57,31 @@ int rpt_hist_add(struct rpt_hist *h, uint64_t v)
 	return 0;
 }
 
+int rpt_hist_merge(struct rpt_hist *dst, const struct rpt_hist *src)
+{
+	if (!src->count)
+		return 0;
+	if (!dst->buckets) {
+		dst->buckets = calloc(RPT_HIST_BUCKETS, sizeof(*dst->buckets));
+		if (!dst->buckets)
+			return -ENOMEM;
+	}
+	if (src->buckets)
+		for (unsigned i = 0; i < RPT_HIST_BUCKETS; i++)
+			dst->buckets[i] += src->buckets[i];
+	/* the exact values: the first RPT_HIST_EXACT of both, in any order (they are sorted) */
+	for (uint64_t i = 0; i < src->count && i < RPT_HIST_EXACT && dst->count + i < RPT_HIST_EXACT;
+	     i++)
+		dst->exact[dst->count + i] = src->exact[i];
+	if (!dst->count || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->sum += src->sum;
+	return 0;
+}
+
 uint64_t rpt_hist_quantile(const struct rpt_hist *h, double q)
 {
 	uint64_t rank, seen = 0, lo, hi, mid;

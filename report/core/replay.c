@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1106,12 +1107,229 @@ static void replay_release(struct replay *rp)
 	rpt_types_release(&rp->types);
 }
 
+/* ---- ranged analysis: the file cut in time, one replay per range ------------ */
+
+/*
+ * Issue 37 item 3 (docs/report.md, "Ranged analysis on all cores"): with
+ * threads to spare and analyzers that can merge, the file is cut into K
+ * time ranges at chunk starts of its time index, each holding about the
+ * same number of events.  Each range is a window read of its own
+ * (plan_window(): the chunks outside it are skipped, its state at its
+ * start and the switches after it come from the index's facts and state
+ * records) in its own thread with its own iterator, tasks and analyzer
+ * state.  The analyzers then close each range (range_end()), merge the
+ * later ranges into the first in order, and finish once on the whole.
+ * When any range cannot be read that way (no index, no state records, a
+ * damaged chunk, a slice), the file is replayed once, as without ranges.
+ */
+#define RPT_MAX_RANGES 64
+
+struct cut_pt {
+	uint64_t ts, nev;
+};
+
+static int cmp_cut(const void *a, const void *b)
+{
+	const struct cut_pt *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * How many ranges (1: one replay) and where each starts: cut[k] is range
+ * k's first stamp (k >= 1), a chunk's first event, chosen so that the
+ * ranges hold about as many events each.  FLYTRAP_RANGES=K forces K
+ * (tests compare K ranges with one replay).
+ */
+static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
+		      const struct rpt_analyzer *const *an, int n, uint64_t *cut)
+{
+	const struct fmt_info *in = fmt_reader_info(r);
+	const char *env = getenv("FLYTRAP_RANGES");
+	struct cut_pt *pt;
+	size_t npt = 0, cap = 0, i;
+	uint64_t total = 0, seen = 0;
+	int want, k;
+
+	if (opts->has_t0 || opts->has_t1 || n < 1)
+		return 1;
+	for (k = 0; k < n; k++)
+		if (!an[k]->merge)
+			return 1;
+	if (env && *env)
+		want = atoi(env);
+	else
+		want = opts->threads ? opts->threads : rpt_threads_for(in->file_size);
+	if (want > RPT_MAX_RANGES)
+		want = RPT_MAX_RANGES;
+	if (want < 2 || in->truncated_at || fmt_reader_facts_status(r, NULL) != 1)
+		return 1;
+	for (int b = 0; b < in->nbuffers; b++)
+		for (int c = 0; c < in->buffers[b].ncpus; c++) {
+			const struct fmt_cpu_data *cd = &in->buffers[b].cpus[c];
+			const struct fmt_cpu_facts *cf = cd->size ? fmt_reader_facts(r, b, cd->cpu) : NULL;
+
+			if (cf)
+				cap += cf->n;
+		}
+	pt = calloc(cap ? cap : 1, sizeof(*pt));
+	if (!pt)
+		return 1;
+	for (int b = 0; b < in->nbuffers; b++)
+		for (int c = 0; c < in->buffers[b].ncpus; c++) {
+			const struct fmt_cpu_data *cd = &in->buffers[b].cpus[c];
+			const struct fmt_cpu_facts *cf = cd->size ? fmt_reader_facts(r, b, cd->cpu) : NULL;
+
+			for (uint32_t j = 0; cf && j < cf->n && npt < cap; j++)
+				if (cf->chunks[j].nev) {
+					pt[npt].ts = fmt_reader_adjust_ts_cpu(r, cf->chunks[j].first, b,
+									      cd->cpu);
+					pt[npt++].nev = cf->chunks[j].nev;
+					total += cf->chunks[j].nev;
+				}
+		}
+	qsort(pt, npt, sizeof(*pt), cmp_cut);
+	/* a cut at a chunk's first event, once the chunks before it hold k/want of the events */
+	k = 1;
+	for (i = 0; i < npt && k < want; i++) {
+		if (seen >= total / (uint64_t)want * (uint64_t)k && i > 0 && pt[i].ts > pt[0].ts &&
+		    (k == 1 || pt[i].ts > cut[k - 1]))
+			cut[k++] = pt[i].ts;
+		seen += pt[i].nev;
+	}
+	free(pt);
+	return k;
+}
+
+struct range_run {
+	struct replay rp;
+	struct rpt_opts o;
+	pthread_t th;
+	bool started;
+	int err;
+};
+
+static void *range_thread(void *arg)
+{
+	struct range_run *rr = arg;
+
+	rr->err = replay_events(&rr->rp);
+	return NULL;
+}
+
+/* The ranges' counts of selected events into the first's context. */
+static void range_merge_ctx(struct rpt_ctx *dst, const struct rpt_ctx *src)
+{
+	if (src->nevents) {
+		if (!dst->nevents || src->first_ts < dst->first_ts)
+			dst->first_ts = src->first_ts;
+		if (!dst->nevents || src->last_ts > dst->last_ts)
+			dst->last_ts = src->last_ts;
+	}
+	dst->nevents += src->nevents;
+	if (src->stream_errors > dst->stream_errors)
+		dst->stream_errors = src->stream_errors;
+}
+
+/*
+ * The ranged replay: -EAGAIN when a range cannot be read as a window (the
+ * caller replays the file once), else rpt_replay()'s result.
+ */
+static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
+			 const struct rpt_analyzer *const *an, int n, int nr, const uint64_t *cut)
+{
+	struct range_run *rr = calloc((size_t)nr, sizeof(*rr));
+	int err = 0, k;
+
+	if (!rr)
+		return -EAGAIN;
+	for (k = 0; k < nr && !err; k++) {
+		struct rpt_opts *o = &rr[k].o;
+
+		*o = *opts;
+		o->threads = 1;
+		o->has_t0 = k > 0;
+		o->t0_ns = k > 0 ? cut[k] : 0;
+		o->has_t1 = k < nr - 1;
+		o->t1_ns = k < nr - 1 ? cut[k + 1] - 1 : 0;
+		err = replay_begin(&rr[k].rp, r, o, an, n);
+		rr[k].rp.ctx.range_cut = k < nr - 1;
+		if (k)
+			rr[k].rp.prog.on = false;	/* one progress line: the first range's */
+		if (!err)
+			err = init_analyzers(&rr[k].rp);
+		if (!err)
+			err = open_events(&rr[k].rp);
+		if (!err && !rr[k].rp.plan)
+			err = -EAGAIN;	/* read whole: not a range any more */
+	}
+	if (err) {
+		for (int j = 0; j < k; j++)
+			replay_release(&rr[j].rp);
+		free(rr);
+		return err == -ENOMEM ? -ENOMEM : -EAGAIN;
+	}
+	for (k = 1; k < nr; k++)
+		rr[k].started = !pthread_create(&rr[k].th, NULL, range_thread, &rr[k]);
+	for (k = 0; k < nr; k++)
+		if (!rr[k].started)
+			range_thread(&rr[k]);
+	for (k = 1; k < nr; k++)
+		if (rr[k].started)
+			pthread_join(rr[k].th, NULL);
+	for (k = 0; k < nr; k++) {
+		struct replay *rp = &rr[k].rp;
+
+		if (!err)
+			err = rr[k].err;
+		replay_end(rp);
+		if (!err)
+			err = plan_end(rp);
+		for (int a = 0; a < n && !err; a++)
+			if (an[a]->range_end) {
+				rp->ctx.conf = an[a]->conf;
+				an[a]->range_end(&rp->ctx, rp->privs[a]);
+				rp->ctx.conf = NULL;
+			}
+	}
+	for (k = 1; k < nr && !err; k++) {
+		range_merge_ctx(&rr[0].rp.ctx, &rr[k].rp.ctx);
+		for (int a = 0; a < n && !err; a++) {
+			rr[0].rp.ctx.conf = an[a]->conf;
+			err = an[a]->merge(&rr[0].rp.ctx, rr[0].rp.privs[a], rr[k].rp.privs[a]);
+			rr[0].rp.ctx.conf = NULL;
+		}
+	}
+	if (!err) {
+		struct replay *rp = &rr[0].rp;
+
+		/* the whole file's options from here: the output covers it all */
+		rp->ctx.opts = opts;
+		rp->ctx.range_cut = false;
+		for (k = 1; k < nr; k++)
+			rp->nerrs += rr[k].rp.nerrs;
+		err = finish_analyzers(rp);
+		if (!err && (rp->ctx.stream_errors || rp->nerrs || rp->ctx.info->truncated_at))
+			err = -EBADMSG;
+	}
+	for (k = 0; k < nr; k++)
+		replay_release(&rr[k].rp);
+	free(rr);
+	return err;
+}
+
 int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 	       const struct rpt_analyzer *const *an, int n)
 {
 	struct replay rp;
-	int err;
+	uint64_t cut[RPT_MAX_RANGES + 1];
+	int err, nr = range_plan(r, opts, an, n, cut);
 
+	if (nr > 1) {
+		err = replay_ranged(r, opts, an, n, nr, cut);
+		if (err != -EAGAIN)
+			return err;
+	}
 	err = replay_begin(&rp, r, opts, an, n);
 	if (!err)
 		err = init_analyzers(&rp);

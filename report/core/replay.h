@@ -164,6 +164,14 @@ struct rpt_ctx {
 	 * there).  It sets state, and is never counted.
 	 */
 	bool from_facts;
+	/*
+	 * This replay is one time range of a ranged analysis (rpt_replay(),
+	 * "ranged analysis"), and --to in its opts is the cut before the next
+	 * range's first stamp: intervals open there are clipped at --to + 1,
+	 * where the next range takes them up, so that the ranges' sums add up
+	 * to the whole file's.
+	 */
+	bool range_cut;
 };
 
 /* What an analyzer learns of a window read that skips chunks, and what it widens. */
@@ -228,6 +236,18 @@ struct rpt_analyzer {
 	 */
 	bool (*window_read)(struct rpt_ctx *ctx, void *priv, struct rpt_window_read *w);
 	void (*window_begin)(struct rpt_ctx *ctx, void *priv, const struct rpt_window_read *w);
+	/*
+	 * Ranged analysis (issue 37): an analyzer with merge() can run on
+	 * time ranges of the file in parallel, one replay per range, each a
+	 * window read (window_read() above) whose --from/--to are the range.
+	 * range_end() (may be NULL) closes what is still open at the range's
+	 * end, as finish() would at the file's; merge() then adds a later
+	 * range's state (src) into an earlier one's (dst), in range order, so
+	 * that finish() on dst gives what one replay of the whole file gives,
+	 * byte for byte.  0 or -ENOMEM.  Without merge(), the replay is one.
+	 */
+	void (*range_end)(struct rpt_ctx *ctx, void *priv);
+	int (*merge)(struct rpt_ctx *ctx, void *dst, void *src);
 };
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */
@@ -487,6 +507,8 @@ struct rpt_hist {
 	uint64_t exact[RPT_HIST_EXACT];
 };
 int rpt_hist_add(struct rpt_hist *h, uint64_t v);	/* 0 or -ENOMEM */
+/* src's values added to dst, as if each had been added to it: 0 or -ENOMEM. */
+int rpt_hist_merge(struct rpt_hist *dst, const struct rpt_hist *src);
 /* Value at quantile q (0..1): the middle of the bucket holding it, clamped to [min, max]. */
 uint64_t rpt_hist_quantile(const struct rpt_hist *h, double q);
 void rpt_hist_release(struct rpt_hist *h);
