@@ -40,6 +40,7 @@ struct kstat {
 struct stream {
 	int buffer, cpu;
 	uint64_t events, bytes, pages, last_page;
+	uint64_t first_page;			/* of its first event (ranges: a page cut in two) */
 	uint64_t first_ts, last_ts;
 	uint64_t markers, lost_marked, unknown_markers;
 	uint64_t first_loss_ts, last_loss_ts;	/* ts of the first record after a loss */
@@ -139,6 +140,50 @@ static struct stream *stream_get(struct drops *d, int buffer, int cpu)
 	return s;
 }
 
+/* Ten fine windows become one (none yet: the window's first event is late). */
+static void coarsen(struct drops *d)
+{
+	size_t k, n = (d->nwin + 9) / 10;
+
+	for (k = 0; k < n; k++) {
+		struct window w = { 0 };
+
+		window_sum(d, k * 10, k * 10 + 10, &w);
+		d->win[k] = w;
+	}
+	if (d->win)
+		memset(d->win + n, 0, (d->nwin - n) * sizeof(*d->win));
+	d->nwin = n;
+	d->width *= 10;
+	d->wcur = NULL;
+}
+
+/* Room for window idx: false when out of memory. */
+static bool win_room(struct drops *d, uint64_t idx)
+{
+	if (idx >= d->nwin) {
+		size_t nn = d->nwin ? d->nwin : 16;
+		struct window *nw;
+
+		if (idx > (SIZE_MAX / sizeof(*nw)) / 2) {
+			d->oom = true;
+			return false;
+		}
+		while (nn <= idx)
+			nn *= 2;
+		nw = realloc(d->win, nn * sizeof(*nw));
+		if (!nw) {
+			d->oom = true;
+			return false;
+		}
+		memset(nw + d->nwin, 0, (nn - d->nwin) * sizeof(*nw));
+		d->win = nw;
+		d->nwin = nn;
+		d->wcur = NULL;
+	}
+	return true;
+}
+
 static struct window *window_at(struct drops *d, uint64_t ts)
 {
 	uint64_t idx;
@@ -150,44 +195,15 @@ static struct window *window_at(struct drops *d, uint64_t ts)
 		return d->wcur;
 	idx = (ts - d->base) / d->width;
 	while (!d->fixed && idx >= FINE_MAX) {
-		/* coarsen: ten fine windows become one (none yet: the window's first event is late) */
-		size_t k, n = (d->nwin + 9) / 10;
-
-		for (k = 0; k < n; k++) {
-			struct window w = { 0 };
-
-			window_sum(d, k * 10, k * 10 + 10, &w);
-			d->win[k] = w;
-		}
-		if (d->win)
-			memset(d->win + n, 0, (d->nwin - n) * sizeof(*d->win));
-		d->nwin = n;
-		d->width *= 10;
+		coarsen(d);
 		idx = (ts - d->base) / d->width;
 	}
 	if (d->fixed && idx >= FIXED_MAX) {
 		d->too_many = true;
 		return NULL;
 	}
-	if (idx >= d->nwin) {
-		size_t nn = d->nwin ? d->nwin : 16;
-		struct window *nw;
-
-		if (idx > (SIZE_MAX / sizeof(*nw)) / 2) {
-			d->oom = true;
-			return NULL;
-		}
-		while (nn <= idx)
-			nn *= 2;
-		nw = realloc(d->win, nn * sizeof(*nw));
-		if (!nw) {
-			d->oom = true;
-			return NULL;
-		}
-		memset(nw + d->nwin, 0, (nn - d->nwin) * sizeof(*nw));
-		d->win = nw;
-		d->nwin = nn;
-	}
+	if (!win_room(d, idx))
+		return NULL;
 	d->wcur = &d->win[idx];
 	d->wlo = d->base + idx * d->width;
 	d->whi = d->wlo + d->width < d->wlo ? UINT64_MAX : d->wlo + d->width;
@@ -242,6 +258,9 @@ static uint64_t window_base(const struct rpt_ctx *ctx, uint64_t first_ts)
 {
 	const struct rpt_opts *o = ctx->opts;
 
+	/* a range of a ranged analysis: the file's windows, whose first event is first_ts */
+	if (ctx->in_range)
+		return first_ts;
 	return o->has_t0 && o->t0_ns > first_ts ? o->t0_ns : first_ts;
 }
 
@@ -301,7 +320,8 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 	s->bytes += (uint64_t)ev->rec.record_size;
 	s->last_ts = ev->rec.ts;
 	if (ev->page_offset != s->last_page) {
-		s->pages++;
+		if (!s->pages++)
+			s->first_page = ev->page_offset;
 		s->last_page = ev->page_offset;
 	}
 	if (ev->rec.missed_events) {
@@ -341,6 +361,106 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 		else
 			w->lost_marked += (uint64_t)ev->rec.missed_events;
 	}
+}
+
+/* ---- ranged analysis: a later range added to the one before ---------------- */
+
+static int types_merge(struct drops *d, struct rpt_map *dm, const struct rpt_map *sm)
+{
+	size_t pos = 0;
+	uint64_t key;
+	const uint64_t *c;
+
+	while ((c = rpt_map_next(sm, &pos, &key))) {
+		uint64_t *dc = rpt_map_get(dm, key, NULL);
+
+		if (!dc)
+			return -ENOMEM;
+		*dc += *c;
+	}
+	(void)d;
+	return 0;
+}
+
+/* The windows of s (the same base; fine ones maybe narrower) added to d's. */
+static int windows_merge(struct drops *d, const struct drops *s)
+{
+	uint64_t per;
+
+	while (d->width < s->width && !d->fixed)
+		coarsen(d);
+	if (d->width < s->width || d->width % s->width)
+		return -EINVAL;	/* not the same grid: cannot happen with one base and 10x steps */
+	per = d->width / s->width;
+	for (size_t i = 0; i < s->nwin; i++) {
+		const struct window *w = &s->win[i];
+		struct window *t;
+
+		if (!w->events && !w->markers && !w->bpf)
+			continue;
+		if (!win_room(d, i / per))
+			return -ENOMEM;
+		t = &d->win[i / per];
+		t->events += w->events;
+		t->markers += w->markers;
+		t->lost_marked += w->lost_marked;
+		t->unknown_markers += w->unknown_markers;
+		t->bpf += w->bpf;
+	}
+	d->wcur = NULL;
+	return 0;
+}
+
+/*
+ * A later range's counts added to dst's: the streams' sums (a page the cut
+ * falls in counted once), their first and last stamps, the windows (on the
+ * file's grid: every range's windows start at its first event).
+ */
+static int drops_merge(struct rpt_ctx *ctx, void *dst, void *src)
+{
+	struct drops *d = dst;
+	const struct drops *s = src;
+	size_t pos = 0;
+	const struct stream *ss;
+
+	(void)ctx;
+	if (d->oom || s->oom)
+		return -ENOMEM;
+	if (s->nsel) {
+		if (!d->nsel)
+			d->sel_first = s->sel_first;
+		d->sel_last = s->sel_last;
+		d->nsel += s->nsel;
+	}
+	d->too_many |= s->too_many;
+	while ((ss = rpt_map_next(&s->streams, &pos, NULL))) {
+		struct stream *ds = stream_get(d, ss->buffer, ss->cpu);
+
+		if (!ds || types_merge(d, &ds->types, &ss->types))
+			return -ENOMEM;
+		if (ss->events) {
+			if (!ds->events)
+				ds->first_ts = ss->first_ts;
+			ds->last_ts = ss->last_ts;
+			ds->pages += ss->pages;
+			if (ds->pages && ds->events && ds->last_page == ss->first_page)
+				ds->pages--;
+			if (!ds->events)
+				ds->first_page = ss->first_page;
+			ds->last_page = ss->last_page;
+		}
+		ds->events += ss->events;
+		ds->bytes += ss->bytes;
+		ds->markers += ss->markers;
+		ds->lost_marked += ss->lost_marked;
+		ds->unknown_markers += ss->unknown_markers;
+		if (!ds->first_loss_ts)
+			ds->first_loss_ts = ss->first_loss_ts;
+		if (ss->last_loss_ts)
+			ds->last_loss_ts = ss->last_loss_ts;
+	}
+	d->last_s = NULL;
+	return windows_merge(d, s);
 }
 
 /* ---- kernel counters -------------------------------------------------------- */
@@ -1244,6 +1364,7 @@ const struct rpt_analyzer rpt_drops_analyzer = {
 	.event_unfiltered = drops_event,
 	.window_read = drops_window_read,
 	.window_begin = drops_window_begin,
+	.merge = drops_merge,
 	.finish = drops_finish,
 	.release = drops_release,
 };

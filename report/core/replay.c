@@ -1254,6 +1254,7 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		o->t1_ns = k < nr - 1 ? cut[k + 1] - 1 : 0;
 		err = replay_begin(&rr[k].rp, r, o, an, n);
 		rr[k].rp.ctx.range_cut = k < nr - 1;
+		rr[k].rp.ctx.in_range = true;
 		if (k)
 			rr[k].rp.prog.on = false;	/* one progress line: the first range's */
 		if (!err)
@@ -1306,6 +1307,7 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		/* the whole file's options from here: the output covers it all */
 		rp->ctx.opts = opts;
 		rp->ctx.range_cut = false;
+		rp->ctx.in_range = false;
 		for (k = 1; k < nr; k++)
 			rp->nerrs += rr[k].rp.nerrs;
 		err = finish_analyzers(rp);

@@ -172,6 +172,7 @@ struct rpt_ctx {
 	 * to the whole file's.
 	 */
 	bool range_cut;
+	bool in_range;		/* one range of a ranged analysis (the last one too) */
 };
 
 /* What an analyzer learns of a window read that skips chunks, and what it widens. */
