@@ -120,6 +120,7 @@ struct overhead {
 	uint64_t t0, t1;		/* the window: events and calls inside count */
 	uint64_t t1_clip;		/* where intervals end: t1, or a range's cut (t1 + 1) */
 	bool closed;			/* close_open() done (at a range's end) */
+	bool in_range;			/* one range of a ranged analysis (ctx->in_range) */
 	uint64_t sys_unmatched;
 	uint64_t pages;			/* pages seen, for the compression ratio */
 	struct rpt_map lastpage;	/* stream -> last page offset */
@@ -151,6 +152,7 @@ static int ovh_init(struct rpt_ctx *ctx, void *priv)
 	o->t0 = ctx->opts->has_t0 ? ctx->opts->t0_ns : 0;
 	o->t1 = ctx->opts->has_t1 ? ctx->opts->t1_ns : UINT64_MAX;
 	o->t1_clip = ctx->range_cut && o->t1 < UINT64_MAX ? o->t1 + 1 : o->t1;
+	o->in_range = ctx->in_range;
 	return 0;
 }
 
@@ -491,6 +493,18 @@ static void on_irq_entry(struct overhead *o, const struct rpt_ctx *ctx, struct o
 	c->irq_since = ev->rec.ts;
 }
 
+/*
+ * How long a handler that ended at ts ran: inside the window (a run
+ * belongs to the window where it ends, cut at its start).  A range of a
+ * ranged analysis is no window of the user's: the whole run.
+ */
+static uint64_t handler_dur(const struct overhead *o, uint64_t since, uint64_t ts)
+{
+	if (o->in_range)
+		return ts > since ? ts - since : 0;
+	return clip(o, since, ts);
+}
+
 /* One run of an irq or softirq handler ended in the window: count it, its time, the longest. */
 static void irq_account(struct oirq *q, int nr, uint64_t dt)
 {
@@ -509,7 +523,7 @@ static void on_irq_exit(struct overhead *o, const struct rpt_ctx *ctx, struct oc
 
 	if (c->in_irq && c->irq == irq && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
 		struct oirq *q = rpt_map_get(&o->irqs, (uint64_t)(uint32_t)irq, NULL);
-		uint64_t dt = clip(o, c->irq_since, ts);
+		uint64_t dt = handler_dur(o, c->irq_since, ts);
 
 		if (q && ts >= o->t0 && ts <= o->t1)
 			irq_account(q, irq, dt);
@@ -533,7 +547,7 @@ static void on_softirq_exit(struct overhead *o, const struct rpt_ctx *ctx, struc
 
 	if (c->in_softirq && c->softirq == vec && rpt_cpu_selected(ctx->opts, ev->rec.cpu)) {
 		struct oirq *q = rpt_map_get(&o->softirqs, (uint64_t)(uint32_t)vec, NULL);
-		uint64_t dt = clip(o, c->softirq_since, ts);
+		uint64_t dt = handler_dur(o, c->softirq_since, ts);
 
 		if (q && ts >= o->t0 && ts <= o->t1) {
 			if (!q->name[0])

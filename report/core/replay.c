@@ -1063,28 +1063,35 @@ static void replay_end(struct replay *rp)
  * Each analyzer's finish, all of them even when one fails (the first
  * failure is returned); an analyzer with its own stream prints there.
  */
-static int finish_analyzers(struct replay *rp)
+static int finish_one(struct replay *rp, int k)
 {
 	const struct rpt_opts *opts = rp->ctx.opts;
+	const struct rpt_analyzer *a = rp->an[k];
+	struct rpt_opts own;
+	int e;
+
+	if (!a->finish)
+		return 0;
+	if (a->out) {
+		own = *opts;
+		own.out = a->out;
+		rp->ctx.opts = &own;
+	}
+	e = a->finish(&rp->ctx, rp->privs[k]);
+	rp->ctx.opts = opts;
+	/* remember why the output failed before anything else sets errno */
+	if (ferror(a->out ? a->out : opts->out ? opts->out : stdout) && !out_errno)
+		out_errno = errno ? errno : EIO;
+	return e;
+}
+
+static int finish_analyzers(struct replay *rp)
+{
 	int err = 0;
 
 	for (int k = 0; k < rp->n; k++) {
-		const struct rpt_analyzer *a = rp->an[k];
-		struct rpt_opts own;
-		int e;
+		int e = finish_one(rp, k);
 
-		if (!a->finish)
-			continue;
-		if (a->out) {
-			own = *opts;
-			own.out = a->out;
-			rp->ctx.opts = &own;
-		}
-		e = a->finish(&rp->ctx, rp->privs[k]);
-		rp->ctx.opts = opts;
-		/* remember why the output failed before anything else sets errno */
-		if (ferror(a->out ? a->out : opts->out ? opts->out : stdout) && !out_errno)
-			out_errno = errno ? errno : EIO;
 		if (e && !err)
 			err = e;
 	}
@@ -1123,6 +1130,13 @@ static void replay_release(struct replay *rp)
  * damaged chunk, a slice), the file is replayed once, as without ranges.
  */
 #define RPT_MAX_RANGES 64
+/*
+ * Events a range holds at least, unless FLYTRAP_RANGES forces the count:
+ * each range pays a start of its own (its plan, and every state record of
+ * the chunks it skips, about 30 ms on a 20M-event file), so a small file
+ * is cut in fewer ranges than there are threads (docs/benchmarks.md).
+ */
+#define RPT_RANGE_MIN_EVENTS 500000
 
 struct cut_pt {
 	uint64_t ts, nev;
@@ -1150,16 +1164,24 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 	size_t npt = 0, cap = 0, i;
 	uint64_t total = 0, seen = 0;
 	int want, k;
+	bool whole = false;
 
 	if (opts->has_t0 || opts->has_t1 || n < 1)
 		return 1;
+
 	for (k = 0; k < n; k++)
-		if (!an[k]->merge)
-			return 1;
-	if (env && *env)
+		whole |= !an[k]->merge;
+	for (k = 0; k < n && !an[k]->merge; k++)
+		;
+	if (k == n)
+		return 1;	/* none can run on ranges */
+	if (env && *env) {
 		want = atoi(env);
-	else
+	} else {
 		want = opts->threads ? opts->threads : rpt_threads_for(in->file_size);
+		/* the analyzers that cannot merge take a thread of their own */
+		want -= whole;
+	}
 	if (want > RPT_MAX_RANGES)
 		want = RPT_MAX_RANGES;
 	if (want < 2 || in->truncated_at || fmt_reader_facts_status(r, NULL) != 1)
@@ -1188,6 +1210,8 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 					total += cf->chunks[j].nev;
 				}
 		}
+	if (!(env && *env) && total / RPT_RANGE_MIN_EVENTS < (uint64_t)want)
+		want = (int)(total / RPT_RANGE_MIN_EVENTS);
 	qsort(pt, npt, sizeof(*pt), cmp_cut);
 	/* a cut at a chunk's first event, once the chunks before it hold k/want of the events */
 	k = 1;
@@ -1231,19 +1255,49 @@ static void range_merge_ctx(struct rpt_ctx *dst, const struct rpt_ctx *src)
 		dst->stream_errors = src->stream_errors;
 }
 
+/* One replay of rr (a range, or the whole file) made ready to run: 0, or -errno. */
+static int range_open(struct range_run *rr, struct fmt_reader *r,
+		      const struct rpt_analyzer *const *an, int n)
+{
+	int err = replay_begin(&rr->rp, r, &rr->o, an, n);
+
+	if (!err)
+		err = init_analyzers(&rr->rp);
+	if (!err)
+		err = open_events(&rr->rp);
+	return err;
+}
+
 /*
  * The ranged replay: -EAGAIN when a range cannot be read as a window (the
- * caller replays the file once), else rpt_replay()'s result.
+ * caller replays the file once), else rpt_replay()'s result.  The
+ * analyzers that cannot merge (whole[]) run on one replay of the whole file
+ * beside the ranges, in a thread of its own; each analyzer's finish() then
+ * runs in the order of an[].
  */
 static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 			 const struct rpt_analyzer *const *an, int n, int nr, const uint64_t *cut)
 {
-	struct range_run *rr = calloc((size_t)nr, sizeof(*rr));
-	int err = 0, k;
+	struct range_run *rr = calloc((size_t)nr + 1, sizeof(*rr));
+	const struct rpt_analyzer **ran = calloc((size_t)n, sizeof(*ran));
+	const struct rpt_analyzer **wan = calloc((size_t)n, sizeof(*wan));
+	int *slot = calloc((size_t)n, sizeof(*slot));
+	struct range_run *whole = NULL;
+	int err = 0, k, nran = 0, nwan = 0, opened = 0;
 
-	if (!rr)
-		return -EAGAIN;
-	for (k = 0; k < nr && !err; k++) {
+	if (!rr || !ran || !wan || !slot) {
+		err = -EAGAIN;
+		goto out;
+	}
+	for (k = 0; k < n; k++)
+		if (an[k]->merge) {
+			slot[k] = nran;
+			ran[nran++] = an[k];
+		} else {
+			slot[k] = nwan;
+			wan[nwan++] = an[k];
+		}
+	for (k = 0; k < nr && !err; k++, opened++) {
 		struct rpt_opts *o = &rr[k].o;
 
 		*o = *opts;
@@ -1252,7 +1306,7 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		o->t0_ns = k > 0 ? cut[k] : 0;
 		o->has_t1 = k < nr - 1;
 		o->t1_ns = k < nr - 1 ? cut[k + 1] - 1 : 0;
-		err = replay_begin(&rr[k].rp, r, o, an, n);
+		err = replay_begin(&rr[k].rp, r, o, ran, nran);
 		rr[k].rp.ctx.range_cut = k < nr - 1;
 		rr[k].rp.ctx.in_range = true;
 		if (k)
@@ -1264,45 +1318,58 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		if (!err && !rr[k].rp.plan)
 			err = -EAGAIN;	/* read whole: not a range any more */
 	}
-	if (err) {
-		for (int j = 0; j < k; j++)
-			replay_release(&rr[j].rp);
-		free(rr);
-		return err == -ENOMEM ? -ENOMEM : -EAGAIN;
+	if (!err && nwan) {
+		whole = &rr[nr];
+		whole->o = *opts;
+		whole->o.threads = 1;
+		opened++;
+		err = range_open(whole, r, wan, nwan);
+		whole->rp.prog.on = false;
 	}
-	for (k = 1; k < nr; k++)
+	if (err) {
+		err = err == -ENOMEM ? -ENOMEM : -EAGAIN;
+		goto out;
+	}
+	/*
+	 * libtraceevent turns its list of saved task names into a sorted array
+	 * on the first lookup (and frees the list): made here, before the
+	 * threads, so that their lookups (rpt_comm()) only read it
+	 */
+	tep_data_comm_from_pid(fmt_reader_tep(r), 1);
+	for (k = 1; k < opened; k++)
 		rr[k].started = !pthread_create(&rr[k].th, NULL, range_thread, &rr[k]);
-	for (k = 0; k < nr; k++)
+	for (k = 0; k < opened; k++)
 		if (!rr[k].started)
 			range_thread(&rr[k]);
-	for (k = 1; k < nr; k++)
+	for (k = 1; k < opened; k++)
 		if (rr[k].started)
 			pthread_join(rr[k].th, NULL);
-	for (k = 0; k < nr; k++) {
+	for (k = 0; k < opened; k++) {
 		struct replay *rp = &rr[k].rp;
 
 		if (!err)
 			err = rr[k].err;
 		replay_end(rp);
-		if (!err)
+		if (!err && rp->plan)
 			err = plan_end(rp);
-		for (int a = 0; a < n && !err; a++)
-			if (an[a]->range_end) {
-				rp->ctx.conf = an[a]->conf;
-				an[a]->range_end(&rp->ctx, rp->privs[a]);
+		for (int a = 0; a < rp->n && !err && k < nr; a++)
+			if (rp->an[a]->range_end) {
+				rp->ctx.conf = rp->an[a]->conf;
+				rp->an[a]->range_end(&rp->ctx, rp->privs[a]);
 				rp->ctx.conf = NULL;
 			}
 	}
 	for (k = 1; k < nr && !err; k++) {
 		range_merge_ctx(&rr[0].rp.ctx, &rr[k].rp.ctx);
-		for (int a = 0; a < n && !err; a++) {
-			rr[0].rp.ctx.conf = an[a]->conf;
-			err = an[a]->merge(&rr[0].rp.ctx, rr[0].rp.privs[a], rr[k].rp.privs[a]);
+		for (int a = 0; a < nran && !err; a++) {
+			rr[0].rp.ctx.conf = ran[a]->conf;
+			err = ran[a]->merge(&rr[0].rp.ctx, rr[0].rp.privs[a], rr[k].rp.privs[a]);
 			rr[0].rp.ctx.conf = NULL;
 		}
 	}
 	if (!err) {
 		struct replay *rp = &rr[0].rp;
+		bool partial;
 
 		/* the whole file's options from here: the output covers it all */
 		rp->ctx.opts = opts;
@@ -1310,13 +1377,28 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		rp->ctx.in_range = false;
 		for (k = 1; k < nr; k++)
 			rp->nerrs += rr[k].rp.nerrs;
-		err = finish_analyzers(rp);
-		if (!err && (rp->ctx.stream_errors || rp->nerrs || rp->ctx.info->truncated_at))
+		if (whole) {
+			/* the same figures: a whole replay's (the ranges' merge gives them too) */
+			whole->rp.ctx.opts = opts;
+		}
+		for (k = 0; k < n; k++) {
+			int e = finish_one(an[k]->merge ? rp : &whole->rp, slot[k]);
+
+			if (e && !err)
+				err = e;
+		}
+		partial = rp->ctx.stream_errors || rp->nerrs || rp->ctx.info->truncated_at ||
+			  (whole && (whole->rp.ctx.stream_errors || whole->rp.nerrs));
+		if (!err && partial)
 			err = -EBADMSG;
 	}
-	for (k = 0; k < nr; k++)
+out:
+	for (k = 0; rr && k < opened; k++)
 		replay_release(&rr[k].rp);
 	free(rr);
+	free(ran);
+	free(wan);
+	free(slot);
 	return err;
 }
 

