@@ -275,6 +275,12 @@ struct replay {
 	struct progress prog;
 	struct rpt_rec rec;
 	struct seek_plan *plan;	/* a window read without the chunks around it, or NULL */
+	/*
+	 * One of several replays run side by side (ranged analysis): damage is
+	 * counted, not said, and makes the caller replay the file once, which
+	 * says it as it always does.
+	 */
+	bool quiet;
 };
 
 /* The context and the analyzers' private data; privs stays NULL when even that fails. */
@@ -897,7 +903,9 @@ static int stream_error(struct replay *rp, int rc)
 	const struct rpt_opts *opts = rp->ctx.opts;
 
 	/* the first is the error rpt_replay_status() prints; later ones are details */
-	if (!rp->nerrs)
+	if (rp->quiet)
+		;
+	else if (!rp->nerrs)
 		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(rp->ctx.r));
 	else if (rp->nerrs < 10)
 		ft_warn("'%s': another damaged CPU stream: %s", opts->path ? opts->path : "input",
@@ -1054,7 +1062,7 @@ static void replay_end(struct replay *rp)
 	ctx->rec = NULL;
 	if (fmt_iter_errors(rp->it) > ctx->stream_errors)
 		ctx->stream_errors = fmt_iter_errors(rp->it);
-	if (ctx->stream_errors && !first_damage[0])
+	if (ctx->stream_errors && !first_damage[0] && !rp->quiet)
 		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(ctx->r));
 	progress_end(&rp->prog);
 }
@@ -1156,7 +1164,7 @@ static int cmp_cut(const void *a, const void *b)
  * (tests compare K ranges with one replay).
  */
 static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
-		      const struct rpt_analyzer *const *an, int n, uint64_t *cut)
+		      const struct rpt_analyzer *const *an, int n, uint64_t *cut, bool *split)
 {
 	const struct fmt_info *in = fmt_reader_info(r);
 	const char *env = getenv("FLYTRAP_RANGES");
@@ -1166,6 +1174,7 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 	int want, k;
 	bool whole = false;
 
+	*split = false;
 	if (opts->has_t0 || opts->has_t1 || n < 1)
 		return 1;
 
@@ -1184,7 +1193,11 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 	}
 	if (want > RPT_MAX_RANGES)
 		want = RPT_MAX_RANGES;
-	if (want < 2 || in->truncated_at || fmt_reader_facts_status(r, NULL) != 1)
+	if (in->truncated_at || fmt_reader_facts_status(r, NULL) != 1)
+		return 1;
+	/* two threads or more: those that cannot merge beside the others, even on one range */
+	*split = whole && want >= 1;
+	if (want < 2)
 		return 1;
 	for (int b = 0; b < in->nbuffers; b++)
 		for (int c = 0; c < in->buffers[b].ncpus; c++) {
@@ -1307,15 +1320,16 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		o->has_t1 = k < nr - 1;
 		o->t1_ns = k < nr - 1 ? cut[k + 1] - 1 : 0;
 		err = replay_begin(&rr[k].rp, r, o, ran, nran);
+		rr[k].rp.quiet = true;
 		rr[k].rp.ctx.range_cut = k < nr - 1;
-		rr[k].rp.ctx.in_range = true;
+		rr[k].rp.ctx.in_range = nr > 1;
 		if (k)
 			rr[k].rp.prog.on = false;	/* one progress line: the first range's */
 		if (!err)
 			err = init_analyzers(&rr[k].rp);
 		if (!err)
 			err = open_events(&rr[k].rp);
-		if (!err && !rr[k].rp.plan)
+		if (!err && nr > 1 && !rr[k].rp.plan)
 			err = -EAGAIN;	/* read whole: not a range any more */
 	}
 	if (!err && nwan) {
@@ -1324,6 +1338,7 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		whole->o.threads = 1;
 		opened++;
 		err = range_open(whole, r, wan, nwan);
+		whole->rp.quiet = true;
 		whole->rp.prog.on = false;
 	}
 	if (err) {
@@ -1350,6 +1365,9 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		if (!err)
 			err = rr[k].err;
 		replay_end(rp);
+		/* damage: one replay says it, as ever (and each part of it once) */
+		if (!err && (rp->nerrs || rp->ctx.stream_errors))
+			err = -EAGAIN;
 		if (!err && rp->plan)
 			err = plan_end(rp);
 		for (int a = 0; a < rp->n && !err && k < nr; a++)
@@ -1407,9 +1425,10 @@ int rpt_replay(struct fmt_reader *r, const struct rpt_opts *opts,
 {
 	struct replay rp;
 	uint64_t cut[RPT_MAX_RANGES + 1];
-	int err, nr = range_plan(r, opts, an, n, cut);
+	bool split;
+	int err, nr = range_plan(r, opts, an, n, cut, &split);
 
-	if (nr > 1) {
+	if (nr > 1 || split) {
 		err = replay_ranged(r, opts, an, n, nr, cut);
 		if (err != -EAGAIN)
 			return err;

@@ -13,8 +13,10 @@
 #    copy, and a 300,000-event bench file;
 #  - the ranges did run (FLYTRAP_WINDOW_READ=say prints one line per range):
 #    on every file with more than one chunk per CPU, K of them;
-#  - --threads 2 cuts a 1.2M-event file in two by itself, and prints what
-#    --threads 1 prints;
+#  - --threads 3 cuts a 1.2M-event file in two by itself (analyze: two
+#    ranges and callgraph's whole replay), and prints what --threads 1
+#    prints; so does analyze --threads 2 (callgraph beside one replay of
+#    the others);
 #  - a file the ranges cannot read as windows (a chunk that fails its
 #    checksum, a truncated file) is replayed once: the same damage message
 #    and exit status as one replay.
@@ -112,6 +114,13 @@ for args in "overhead" "drops --json" "analyze"; do
 		ok "$args --threads 3: 2 ranges, the output of --threads 1" ||
 		fail "$args --threads 3: $said ranges, or another output"
 done
+
+# --threads 2 and a command with callgraph: no ranges (one thread goes to callgraph), but
+# callgraph's replay beside the others': the same output
+"$FLYTRAP" analyze --json --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
+FLYTRAP_WINDOW_READ=say "$FLYTRAP" analyze --json --threads 2 "$TMP/big.dat" >"$TMP/t2" 2>&1
+cmp -s "$TMP/t1" "$TMP/t2" && ok "analyze --json --threads 2: callgraph beside the others, the same output" ||
+	fail "analyze --json --threads 2 prints another output"
 
 # damage: a chunk that fails its checksum, a truncated file: one replay, its message and status
 size=$(stat -c %s "$TMP/w/bench.dat")
