@@ -7,7 +7,8 @@
  * address space is still there, so the last thread of every process that
  * produced a record reports its file mappings (path rebuilt from the
  * dentries, across mounts) here.  Older kernels: p->mm is already NULL and
- * this program stays silent.
+ * this program stays silent.  The same walk runs before each exec of such a
+ * process (exec_maps() below).
  */
 #include "ftcommon.bpf.h"
 #include "exitmaps.h"
@@ -83,19 +84,17 @@ static long walk_step(__u32 i, void *unused)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(ft_exit_maps, struct task_struct *p)
+/*
+ * The executable file mappings of p, one record each, with mark in their
+ * flags (0: the process exits; FT_VMA_PRE_EXEC: the image it runs until an
+ * exec), all stamped now.
+ */
+static __always_inline void report_maps(struct task_struct *p, __s32 tgid, __u16 mark)
 {
-	__s32 tgid = p->tgid;
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 	__u64 now, vdso = 0;
 
-	if (!ft_wanted(tgid) || !bpf_map_lookup_elem(&ft_seen, &tgid))
-		return 0;
-	/* only the last thread: signal->live reached 0 in do_exit() */
-	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !p->mm)
-		return 0;
 	now = bpf_ktime_get_ns();
 	if (bpf_core_field_exists(p->mm->context.vdso))
 		vdso = (__u64)BPF_CORE_READ(p, mm, context.vdso);
@@ -119,7 +118,7 @@ int BPF_PROG(ft_exit_maps, struct task_struct *p)
 		ft_fill_hdr(&r->h, FT_K_VMA, sizeof(*r), now, (__u64)tgid << 32 | (__u32)tgid);
 		r->start = start;
 		r->end = BPF_CORE_READ(vma, vm_end);
-		r->flags = flags & 0xf;
+		r->flags = (flags & 0xf) | mark;
 		/* the scratch record keeps the last walk's bytes after the NUL */
 		__builtin_memset(r->comm, 0, sizeof(r->comm));
 		bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
@@ -147,6 +146,38 @@ send:
 		ft_count(FT_SLOT_EXITMAPS, FT_ST_EMITTED);
 	}
 	bpf_iter_task_vma_destroy(&it);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ft_exit_maps, struct task_struct *p)
+{
+	__s32 tgid = p->tgid;
+
+	if (!ft_wanted(tgid) || !bpf_map_lookup_elem(&ft_seen, &tgid))
+		return 0;
+	/* only the last thread: signal->live reached 0 in do_exit() */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !p->mm)
+		return 0;
+	report_maps(p, tgid, 0);
 	bpf_map_delete_elem(&ft_seen, &tgid);
+	return 0;
+}
+
+/*
+ * An exec replaces the image: a process that execs twice ran a program in
+ * between whose mappings neither /proc (read later) nor the exit (the last
+ * image's) can give.  sched_prepare_exec (Linux 6.10+) runs past the point
+ * of no return of an exec, while the old mm is still the task's: the
+ * mappings go out marked FT_VMA_PRE_EXEC and stamped, and the recorder
+ * keeps them as the image the process ran until then.
+ */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(ft_exec_maps, struct task_struct *task, struct linux_binprm *bprm)
+{
+	__s32 tgid = task->tgid;
+
+	if (!ft_wanted(tgid) || !bpf_map_lookup_elem(&ft_seen, &tgid) || !task->mm)
+		return 0;
+	report_maps(task, tgid, FT_VMA_PRE_EXEC);
 	return 0;
 }

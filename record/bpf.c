@@ -156,6 +156,7 @@ struct rec_bpf {
 	struct flytrap_exitmaps *sk_exit;
 	struct flytrap_kfunc *sk_kf;
 	char exitmaps_state[160];	/* META bpf_exitmaps= */
+	char execmaps_state[96];	/* META bpf_exec_images= */
 	struct kfunc_fn kfns[FT_KFUNC_MAX];
 	int nkfns;
 	int kf_mode;			/* enum ft_kfunc_mode */
@@ -1026,10 +1027,19 @@ static void open_exitmaps(struct rec_bpf *b)
 
 	if (!sk) {
 		snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "unavailable: %s", strerror(errno));
+		snprintf(b->execmaps_state, sizeof(b->execmaps_state), "unavailable: %s", strerror(errno));
 		goto out;
 	}
 	b->sk_exit = sk;
 	SET_COMMON_RODATA(sk);
+	/* the images before an exec need sched_prepare_exec (Linux 6.10+); the exits do not */
+	if (libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) < 0) {
+		bpf_program__set_autoload(sk->progs.ft_exec_maps, false);
+		snprintf(b->execmaps_state, sizeof(b->execmaps_state),
+			 "unavailable: no sched_prepare_exec tracepoint (Linux 6.10+)");
+	} else {
+		snprintf(b->execmaps_state, sizeof(b->execmaps_state), "on");
+	}
 	ret = reuse_common(b, sk->maps.ft_events, sk->maps.ft_stats, sk->maps.ft_pids,
 			   sk->maps.ft_seen);
 	if (!ret)
@@ -1038,6 +1048,7 @@ static void open_exitmaps(struct rec_bpf *b)
 		ret = flytrap_exitmaps__attach(sk);
 	if (ret) {
 		snprintf(b->exitmaps_state, sizeof(b->exitmaps_state), "unavailable: %s", strerror(-ret));
+		snprintf(b->execmaps_state, sizeof(b->execmaps_state), "unavailable: %s", strerror(-ret));
 		flytrap_exitmaps__destroy(sk);
 		b->sk_exit = NULL;
 		goto out;
@@ -1858,9 +1869,14 @@ static void on_vma(struct rec_bpf *b, const struct ft_vma_rec *r)
 	else if (!len)
 		snprintf(path, sizeof(path), "/");
 	snprintf(comm, sizeof(comm), "%.16s", r->comm);
-	rec_syms_add_vma(b->syms, r->h.tgid, comm, r->start, r->end, r->pgoff * (uint64_t)getpagesize(),
-			 r->dev >> 20, r->dev & 0xfffff, r->ino, r->flags & 0xf, path);
-	b->st.vmas++;
+	rec_syms_add_vma(b->syms, r->h.tgid, comm, r->h.ts, r->start, r->end,
+			 r->pgoff * (uint64_t)getpagesize(),
+			 r->dev >> 20, r->dev & 0xfffff, r->ino, r->flags & 0xf, path,
+			 r->flags & FT_VMA_PRE_EXEC ? r->h.ts : 0);
+	if (r->flags & FT_VMA_PRE_EXEC)
+		b->st.exec_vmas++;
+	else
+		b->st.vmas++;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -2243,6 +2259,9 @@ static int write_meta(struct rec_bpf *b, struct fmt_writer *w)
 	if (b->sp.want[FT_SLOT_PROFILE] && b->pucopy_len != b->ucopy_len)
 		P(FMT_META_BPF_USER_STACK_PROFILE "=%u\n", b->pucopy_len);
 	P("bpf_exitmaps=%s\nbpf_exit_mappings=%" PRIu64 "\n", b->exitmaps_state, b->st.vmas);
+	if (b->execmaps_state[0])
+		P("bpf_exec_images=%s\nbpf_exec_mappings=%" PRIu64 "\n", b->execmaps_state,
+		  b->st.exec_vmas);
 	P("bpf_records=%" PRIu64 "\nbpf_written=%" PRIu64 "\nbpf_late=%" PRIu64 "\nbpf_reorder_ns=%" PRIu64 "\n",
 	  b->st.records, b->st.written, b->st.late, b->o.reorder_ns);
 	rec_syms_counts(b->syms, &procs, &gone, &bins);

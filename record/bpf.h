@@ -206,6 +206,7 @@ struct rec_bpf_stats {
 	uint64_t bytes;		/* ring buffer bytes consumed */
 	uint64_t processes;	/* processes whose maps were captured */
 	uint64_t vmas;		/* mappings reported by exiting processes */
+	uint64_t exec_vmas;	/* mappings of images replaced by an exec */
 };
 void rec_bpf_get_stats(const struct rec_bpf *b, struct rec_bpf_stats *st);
 

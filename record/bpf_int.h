@@ -27,11 +27,16 @@ void rec_syms_note_pid(struct rec_syms *s, int tgid, uint64_t now_mono_ns);
 
 /*
  * One executable mapping of process tgid reported by the kernel as it
- * exited (exitmaps.bpf.c); off in bytes, flags r1 w2 x4 s8.
+ * exited (exitmaps.bpf.c; until 0), or before an exec at until (mono ns):
+ * then a mapping of the image it ran until that exec, kept apart from its
+ * last one and written as an "=< PID UNTIL COMM" block; the mappings of
+ * its last one read before until are then dropped.  at: the record's stamp
+ * (mono ns); off in bytes, flags r1 w2 x4 s8.
  */
-void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t start,
-		      uint64_t end, uint64_t off, unsigned long maj, unsigned long min,
-		      unsigned long ino, unsigned flags, const char *path);
+void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t at,
+		      uint64_t start, uint64_t end, uint64_t off, unsigned long maj,
+		      unsigned long min, unsigned long ino, unsigned flags, const char *path,
+		      uint64_t until);
 
 /* Re-read the maps of every process seen that still lives (at the end). */
 void rec_syms_refresh(struct rec_syms *s);

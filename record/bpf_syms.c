@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -72,6 +73,7 @@ struct lib_range {
 
 struct mapent {
 	uint64_t start, end, off;
+	uint64_t at;		/* mono ns: when it was read (/proc) or reported (exit) */
 	unsigned long maj, min, ino;
 	char perms[5];
 	char *path;		/* "[vdso]" or an absolute path */
@@ -86,6 +88,12 @@ struct proc {
 	int nlibs;
 	dev_t exe_dev;		/* /proc/PID/exe at the last read (exe_ino 0: unknown) */
 	ino_t exe_ino;
+	/*
+	 * 0: the process's image (its last).  Else an earlier image, the one
+	 * it ran until an exec at this stamp (mono ns, the trace clock): its
+	 * mappings as the kernel reported them before that exec.
+	 */
+	uint64_t until;
 };
 
 struct seen {
@@ -113,6 +121,8 @@ struct rec_syms {
 	struct bin *bins;
 	size_t nbins, bins_cap;
 	uint64_t gone;
+	uint64_t images;	/* earlier images kept (procs with until != 0) */
+	long last_image;	/* the proc of the last earlier image added to, -1: none */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -140,6 +150,7 @@ struct rec_syms *rec_syms_new(bool symbols)
 	if (!s)
 		return NULL;
 	s->symbols = symbols;
+	s->last_image = -1;
 	s->seen_cap = 1024;
 	s->seen = calloc(s->seen_cap, sizeof(*s->seen));
 	if (!s->seen) {
@@ -191,7 +202,7 @@ void rec_syms_free(struct rec_syms *s)
 void rec_syms_counts(const struct rec_syms *s, uint64_t *captured, uint64_t *gone,
 		     uint64_t *binaries)
 {
-	*captured = s ? s->nprocs : 0;
+	*captured = s ? s->nprocs - s->images : 0;
 	*gone = s ? s->gone : 0;
 	*binaries = s ? s->nbins : 0;
 }
@@ -610,9 +621,9 @@ static struct proc *proc_of(struct rec_syms *s, struct seen *e)
 }
 
 /* Add one executable mapping (deduplicated) and its binary. */
-static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint64_t start,
-			uint64_t end, uint64_t off, unsigned long maj, unsigned long min,
-			unsigned long ino, const char *perms, const char *path)
+static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint64_t at,
+			uint64_t start, uint64_t end, uint64_t off, unsigned long maj,
+			unsigned long min, unsigned long ino, const char *perms, const char *path)
 {
 	struct mapent *m;
 	char clean[4096];
@@ -620,8 +631,11 @@ static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint6
 
 	for (i = 0; i < pr->nents; i++) {
 		m = &pr->ents[i];
-		if (m->start == start && m->end == end && m->off == off && m->ino == ino)
+		if (m->start == start && m->end == end && m->off == off && m->ino == ino) {
+			if (at > m->at)
+				m->at = at;
 			return;
+		}
 	}
 	if (pl >= sizeof(clean) ||
 	    grow((void **)&pr->ents, &pr->ents_cap, pr->nents + 1, sizeof(*pr->ents)))
@@ -636,6 +650,7 @@ static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint6
 	m->start = start;
 	m->end = end;
 	m->off = off;
+	m->at = at;
 	m->maj = maj;
 	m->min = min;
 	m->ino = ino;
@@ -645,6 +660,33 @@ static void add_mapping(struct rec_syms *s, struct proc *pr, int live_pid, uint6
 		add_lib(pr, clean, start, end);
 		find_or_add_bin(s, live_pid, clean, maj, min, ino, start, end);
 	}
+}
+
+/*
+ * An exec at until replaced the image of pr: the mappings read or reported
+ * before it were the old image's (the kernel reported those apart), those
+ * read since are the new one's.  trace-cmd's library ranges are made again
+ * from what stays.
+ */
+static void forget_before(struct proc *pr, uint64_t until)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < pr->nents; i++) {
+		if (pr->ents[i].at < until)
+			free(pr->ents[i].path);
+		else
+			pr->ents[n++] = pr->ents[i];
+	}
+	if (n == pr->nents)
+		return;
+	pr->nents = n;
+	for (i = 0; i < (size_t)pr->nlibs; i++)
+		free(pr->libs[i].path);
+	pr->nlibs = 0;
+	for (i = 0; i < pr->nents; i++)
+		if (pr->ents[i].path[0] == '/')
+			add_lib(pr, pr->ents[i].path, pr->ents[i].start, pr->ents[i].end);
 }
 
 /*
@@ -682,6 +724,18 @@ static void forget_old_image(struct rec_syms *s, struct seen *e, struct stat *st
  * (Re-)read the executable mappings of e->tgid and merge them into its
  * proc entry.  Returns false when /proc has nothing (gone, kernel thread).
  */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The mappings read are stamped with the time the read ended: an exec
+ * after it replaced them (forget_before()), one before it made them.
+ */
 static bool read_maps(struct rec_syms *s, struct seen *e)
 {
 	char path[64], *line = NULL;
@@ -692,12 +746,21 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 	FILE *f;
 	ssize_t n;
 	int fd;
+	struct mline {
+		unsigned long long start, end, off;
+		unsigned long maj, min, ino;
+		char perms[8];
+		char *path;
+	} *ml = NULL;
+	size_t nml = 0, mlcap = 0;
+	uint64_t now;
 
 	forget_old_image(s, e, &exe);
 	snprintf(path, sizeof(path), "/proc/%d/maps", e->tgid);
 	f = fopen(path, "re");
 	if (!f)
 		return false;
+	/* read whole first: the time after the read stamps them */
 	while ((n = getline(&line, &cap, f)) > 0) {
 		unsigned long long start, end, off;
 		unsigned long maj, min, ino;
@@ -715,13 +778,26 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 		/* file-backed code, and the vdso (its symbols come from the kernel image) */
 		if (*p != '/' && strcmp(p, "[vdso]"))
 			continue;
-		if (!pr && !(pr = proc_of(s, e)))
+		if (grow((void **)&ml, &mlcap, nml + 1, sizeof(*ml)))
 			break;
-		any = true;
-		add_mapping(s, pr, e->tgid, start, end, off, maj, min, ino, perms, p);
+		ml[nml] = (struct mline){ start, end, off, maj, min, ino, "", strdup(p) };
+		memcpy(ml[nml].perms, perms, sizeof(perms));
+		if (ml[nml].path)
+			nml++;
 	}
 	free(line);
 	fclose(f);
+	now = mono_ns();
+	for (size_t i = 0; i < nml; i++) {
+		if (!pr && !(pr = proc_of(s, e)))
+			break;
+		any = true;
+		add_mapping(s, pr, e->tgid, now, ml[i].start, ml[i].end, ml[i].off, ml[i].maj,
+			    ml[i].min, ml[i].ino, ml[i].perms, ml[i].path);
+	}
+	for (size_t i = 0; i < nml; i++)
+		free(ml[i].path);
+	free(ml);
 	if (!pr)
 		return false;
 	if (exe.st_ino) {
@@ -744,15 +820,53 @@ static bool read_maps(struct rec_syms *s, struct seen *e)
 	return any;
 }
 
-void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t start,
-		      uint64_t end, uint64_t off, unsigned long maj, unsigned long min,
-		      unsigned long ino, unsigned flags, const char *path)
+/* The earlier image of tgid that ran until the exec at until: found, or added. */
+static struct proc *image_of(struct rec_syms *s, int tgid, uint64_t until)
+{
+	struct proc *pr;
+
+	/* the mappings of one exec come one after the other */
+	if (s->last_image >= 0 && s->procs[s->last_image].pid == tgid &&
+	    s->procs[s->last_image].until == until)
+		return &s->procs[s->last_image];
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].until == until && s->procs[i].pid == tgid) {
+			s->last_image = (long)i;
+			return &s->procs[i];
+		}
+	if (grow((void **)&s->procs, &s->procs_cap, s->nprocs + 1, sizeof(*s->procs)))
+		return NULL;
+	pr = &s->procs[s->nprocs];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = tgid;
+	pr->until = until;
+	strcpy(pr->comm, "<...>");
+	s->last_image = (long)s->nprocs++;
+	s->images++;
+	return pr;
+}
+
+void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t at,
+		      uint64_t start, uint64_t end, uint64_t off, unsigned long maj,
+		      unsigned long min, unsigned long ino, unsigned flags, const char *path,
+		      uint64_t until)
 {
 	char perms[5];
 	struct seen *e;
 	struct proc *pr;
 
-	if (!s || tgid <= 0 || !(e = seen_get(s, tgid)) || !(pr = proc_of(s, e)))
+	if (!s || tgid <= 0)
+		return;
+	if (until) {
+		/* an earlier image: its own entry; the process's own loses what it had then */
+		pr = image_of(s, tgid, until);
+		if (!pr)
+			return;
+		if ((e = seen_get(s, tgid)) && e->proc >= 0)
+			forget_before(&s->procs[e->proc], until);
+		goto add;
+	}
+	if (!(e = seen_get(s, tgid)) || !(pr = proc_of(s, e)))
 		return;
 	if (e->counted_gone) {
 		s->gone--;	/* its maps arrived from the kernel after all */
@@ -762,6 +876,7 @@ void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t s
 		e->nreads = 1;
 		e->next_read = UINT64_MAX;	/* exiting: /proc has nothing more */
 	}
+add:
 	if (comm && comm[0])
 		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
 	perms[0] = flags & 1 ? 'r' : '-';
@@ -769,7 +884,7 @@ void rec_syms_add_vma(struct rec_syms *s, int tgid, const char *comm, uint64_t s
 	perms[2] = flags & 4 ? 'x' : '-';
 	perms[3] = flags & 8 ? 's' : 'p';
 	perms[4] = 0;
-	add_mapping(s, pr, 0, start, end, off, maj, min, ino, perms, path);
+	add_mapping(s, pr, 0, at, start, end, off, maj, min, ino, perms, path);
 }
 
 /*
@@ -947,10 +1062,30 @@ int rec_syms_write(struct rec_syms *s, struct fmt_writer *w, const pid_t *skip_p
 	size_t i, k;
 	int j, ret = 0;
 
+	/*
+	 * The earlier images first, as "=< PID UNTIL COMM" blocks: a reader
+	 * that knows only "== PID COMM" has no process open before its first
+	 * such line, and passes over them.
+	 */
+	for (i = 0; i < s->nprocs; i++) {
+		struct proc *pr = &s->procs[i];
+
+		if (!pr->until || !pr->nents)
+			continue;
+		sb_printf(&ft, "=< %d %" PRIu64 " %s\n", pr->pid, pr->until, pr->comm);
+		for (k = 0; k < pr->nents; k++) {
+			struct mapent *m = &pr->ents[k];
+
+			sb_printf(&ft, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64 " %02lx:%02lx %lu %s\n",
+				  m->start, m->end, m->perms, m->off, m->maj, m->min, m->ino, m->path);
+		}
+	}
 	for (i = 0; i < s->nprocs; i++) {
 		struct proc *pr = &s->procs[i];
 		bool skip = false;
 
+		if (pr->until)
+			continue;
 		for (j = 0; j < nskip; j++)
 			skip |= skip_pids[j] == pr->pid;
 		if (!skip && pr->nlibs) {

@@ -188,6 +188,7 @@ struct callgraph {
 	 */
 	struct rpt_map image_of;
 	uint64_t pre_exec[S_NR];	/* user stacks named from the parent's image */
+	uint64_t earlier[S_NR];		/* ... from an image the process ran until an exec */
 	enum rpt_unwind_arch uw_arch;
 	struct rpt_unwind *uw;		/* made at the first copy */
 	struct ucopy_more *more;	/* per CPU: flytrap:ucopy_more parts before their record */
@@ -1501,10 +1502,14 @@ static void on_fork_exec(struct callgraph *g, const struct rpt_rec *r, int kind)
 		*v = 0;
 }
 
-/* the tgid whose maps name the user stack of tgid now (its parent's before its exec) */
-static int image_tgid(struct callgraph *g, enum src s, int tgid)
+/*
+ * The process whose maps name the user stack of tgid at raw stamp ts: its
+ * parent's before its exec, and of that process the image it ran then
+ * (the file's earlier images, kept by the recorder before each exec).
+ */
+static int image_tgid(struct callgraph *g, enum src s, int tgid, uint64_t ts)
 {
-	int k, *v, img = tgid;
+	int k, *v, img = tgid, at;
 
 	/* a parent forked before its own exec runs its parent's image: a short chain */
 	struct rpt_syms_umap m;
@@ -1512,8 +1517,15 @@ static int image_tgid(struct callgraph *g, enum src s, int tgid)
 	for (k = 0; k < 8 && (v = rpt_map_find(&g->image_of, (uint32_t)img)) && *v > 0; k++)
 		img = *v;
 	/* a parent the file has no maps of (its tgid unknown, say): the process's own */
-	if (img == tgid || rpt_syms_user_map(g->syms, img, 0, &m))
-		return tgid;
+	if (img != tgid && (at = rpt_syms_image_at(g->syms, img, ts)) != img) {
+		g->pre_exec[s]++;
+		return at;
+	}
+	if (img == tgid || rpt_syms_user_map(g->syms, img, 0, &m)) {
+		at = rpt_syms_image_at(g->syms, tgid, ts);
+		g->earlier[s] += at != tgid;
+		return at;
+	}
 	g->pre_exec[s]++;
 	return img;
 }
@@ -1543,7 +1555,7 @@ static void on_stack(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		const char *mark = NULL;
 		int mark_at = -1;
 
-		tgid = image_tgid(g, s, r->smp.has_tgid ? r->smp.tgid : pid);
+		tgid = image_tgid(g, s, r->smp.has_tgid ? r->smp.tgid : pid, ev->raw_ts);
 		kn = read_addrs(&r->smp.kstack, ka, MAX_FRAMES);
 		un = read_addrs(&r->smp.ustack, ua, MAX_FRAMES);
 		memset(usp, 0, sizeof(usp));
@@ -1952,6 +1964,7 @@ static int build_result(struct callgraph *g, const struct rpt_ctx *ctx, enum src
 	r->unwind_marked = g->uw_marked[s];
 	r->unwind_fp_only = g->uw_fponly[s];
 	r->pre_exec = g->pre_exec[s];
+	r->earlier_image = g->earlier[s];
 	r->depth = max_depth_of(t);
 	r->nsyms_missing = rpt_syms_missing(g->syms, miss, sizeof(miss));
 	r->syms_missing = strdup(r->nsyms_missing ? miss : "");

@@ -69,6 +69,7 @@ struct rpt_cg_result {
 	const char *unwind_mode;
 	uint64_t unwound, unwind_spliced, unwind_complete, unwind_marked, unwind_fp_only;
 	uint64_t pre_exec;	/* user stacks named from the parent's image (before an exec) */
+	uint64_t earlier_image;	/* ... from an image the process ran until a later exec */
 	int depth;		/* deepest node */
 	struct rpt_cg_node *nodes;	/* n nodes, a parent before its children */
 	uint32_t n;

@@ -339,11 +339,15 @@ static void unwind_json(const struct rpt_cg_result *r, struct rpt_json *j)
 	rpt_json_ku64(j, "marked", r->unwind_marked);
 	rpt_json_ku64(j, "fp_only", r->unwind_fp_only);
 	rpt_json_ku64(j, "pre_exec", r->pre_exec);
+	rpt_json_ku64(j, "earlier_image", r->earlier_image);
 	rpt_json_obj_end(j);
 }
 
 static void unwind_note(const struct rpt_cg_result *r, FILE *f)
 {
+	if (r->earlier_image)
+		fprintf(f, "  %" PRIu64 " stacks sampled before a later exec of their process: named\n"
+			"  from the program it ran then\n", r->earlier_image);
 	if (!r->unwound)
 		return;
 	fprintf(f, "  %" PRIu64 " user stacks unwound from their stack copies (%s): %" PRIu64

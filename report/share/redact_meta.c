@@ -196,13 +196,29 @@ static void procmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t 
 	fputc('\n', f);
 }
 
-/* flytrap's maps section: "== PID COMM", then /proc/PID/maps lines. */
+/*
+ * flytrap's maps section: "== PID COMM" (or "=< PID UNTIL COMM", an image
+ * PID ran until an exec), then /proc/PID/maps lines.
+ */
 static void ftmaps_line(struct rpt_red_ctx *c, FILE *f, const char *s, size_t n, void *st)
 {
-	size_t wl = 0;
+	size_t wl = 0, ul = 0;
 	const char *path;
 
 	(void)st;
+	if (n > 3 && !memcmp(s, "=< ", 3)) {
+		const char *pid = word(s, n, 1, &wl), *until = pid ? word(s, n, 2, &ul) : NULL;
+		const char *comm = until ? until + ul + 1 : NULL;
+
+		if (!comm || comm > s + n) {
+			c->n.dropped++;
+			return;
+		}
+		fprintf(f, "=< %.*s %.*s ", (int)wl, pid, (int)ul, until);
+		rpt_red_put(c, f, RED_C_COMM, -1, comm, (size_t)(s + n - comm));
+		fputc('\n', f);
+		return;
+	}
 	if (n > 3 && !memcmp(s, "== ", 3)) {
 		const char *pid = word(s, n, 1, &wl), *comm = pid ? pid + wl + 1 : NULL;
 

@@ -109,12 +109,15 @@ static int block_starts(struct filter *f, int pid)
 	return 0;
 }
 
-/* flytrap's maps section: "== PID COMM", then /proc/PID/maps lines (the path is word 5). */
+/*
+ * flytrap's maps section: "== PID COMM" (or "=< PID UNTIL COMM", an image
+ * PID ran until an exec), then /proc/PID/maps lines (the path is word 5).
+ */
 static int ft_line(struct filter *f, const char *s, size_t n)
 {
 	const char *path;
 
-	if (n > 3 && !memcmp(s, "== ", 3)) {
+	if (n > 3 && (!memcmp(s, "== ", 3) || !memcmp(s, "=< ", 3))) {
 		return block_starts(f, atoi(s + 3));
 	} else if (f->in_kept && (path = word(s, n, 5)) && paths_add(f->paths, path,
 								      (size_t)(s + n - path))) {

@@ -121,6 +121,17 @@ struct uproc {
 	bool xsorted;		/* sorted by start, overlaps merged */
 };
 
+/*
+ * An earlier image of a process: the mappings it had until an exec at
+ * until (flytrap's "=< PID UNTIL COMM" blocks), kept as a process of its
+ * own whose key (negative, below any pid) stands in for the tgid.
+ */
+struct image {
+	int tgid, key;
+	uint64_t until;
+};
+#define IMAGE_KEY0 (-(1 << 20))
+
 struct rpt_syms {
 	/* kernel: the reader's libtraceevent table, else (no reader) rpt_syms_add_kallsyms's */
 	struct tep_handle *tep;
@@ -134,6 +145,8 @@ struct rpt_syms {
 	int nbins;
 	struct uproc *procs;
 	int nprocs;
+	struct image *images;
+	int nimages;
 	char *symfs;
 	char **debug_dirs;
 	int ndebug;
@@ -457,6 +470,19 @@ static void xranges_sort(struct uproc *p)
 	p->xsorted = true;
 }
 
+int rpt_syms_image_at(const struct rpt_syms *s, int tgid, uint64_t ts)
+{
+	const struct image *best = NULL;
+
+	for (int k = 0; s && k < s->nimages; k++) {
+		const struct image *im = &s->images[k];
+
+		if (im->tgid == tgid && ts < im->until && (!best || im->until < best->until))
+			best = im;
+	}
+	return best ? best->key : tgid;
+}
+
 int rpt_syms_user_exec(struct rpt_syms *s, int tgid, uint64_t addr)
 {
 	struct uproc *p = s ? proc_get(s, tgid, false) : NULL;
@@ -504,6 +530,28 @@ int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len)
 		line[ll] = 0;
 		while (ll && (line[ll - 1] == '\r' || line[ll - 1] == 0))
 			line[--ll] = 0;
+		if (!strncmp(line, "=< ", 3)) {
+			/* flytrap: "=< PID UNTIL COMM", the image PID ran until an exec */
+			unsigned long long until;
+			struct image *ni;
+
+			cur = NULL;
+			if (sscanf(line + 3, "%u %llu", &pid, &until) != 2 || !pid || !until ||
+			    s->nimages >= (1 << 20))
+				continue;
+			ni = realloc(s->images, (size_t)(s->nimages + 1) * sizeof(*ni));
+			if (!ni) {
+				err = -ENOMEM;
+				continue;
+			}
+			s->images = ni;
+			ni[s->nimages] = (struct image){ (int)pid, IMAGE_KEY0 - s->nimages, until };
+			cur = proc_get(s, ni[s->nimages].key, true);
+			if (!cur)
+				err = -ENOMEM;
+			s->nimages++;
+			continue;
+		}
 		if (!strncmp(line, "== ", 3)) {
 			/* flytrap: "== PID COMM" (decimal) */
 			cur = sscanf(line + 3, "%u", &pid) == 1 ?
@@ -1997,6 +2045,7 @@ void rpt_syms_free(struct rpt_syms *s)
 		free(s->procs[k].x);
 	}
 	free(s->procs);
+	free(s->images);
 	free(s->symfs);
 	for (k = 0; k < s->ndebug; k++)
 		free(s->debug_dirs[k]);

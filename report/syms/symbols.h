@@ -55,9 +55,20 @@ int rpt_syms_add_kallsyms(struct rpt_syms *s, const char *text, size_t len);
 /*
  * Add process maps: trace-cmd's PROCMAPS text ("PID NLIBS COMM" in hex,
  * then "START END PATH" lines) or flytrap's ("== PID COMM" then
- * /proc/PID/maps lines).  Returns 0 or -ENOMEM; malformed lines are skipped.
+ * /proc/PID/maps lines; before those, "=< PID UNTIL COMM" blocks of the
+ * images processes ran until an exec).  Returns 0 or -ENOMEM; malformed
+ * lines are skipped.
  */
 int rpt_syms_add_maps(struct rpt_syms *s, const char *text, size_t len);
+
+/*
+ * The process whose maps name an address of tgid at stamp ts (the raw
+ * stamp, mono ns): the key of the earlier image tgid ran then when the file
+ * stores one (an "=< PID UNTIL COMM" block: the mappings before an exec at
+ * UNTIL; the earliest whose UNTIL is after ts), else tgid itself.  The key
+ * goes wherever a tgid does (rpt_syms_user(), rpt_syms_user_map()...).
+ */
+int rpt_syms_image_at(const struct rpt_syms *s, int tgid, uint64_t ts);
 
 /* Add build-ids: "PATH HEX-BUILD-ID" lines (FMT_OPT_FT_BUILDIDS). Returns 0 or -ENOMEM. */
 int rpt_syms_add_buildids(struct rpt_syms *s, const char *text, size_t len);

@@ -12,7 +12,14 @@
 #     -e, record stores sched_process_fork and sched_process_exec, and
 #     callgraph names those samples from the parent's program
 #     (main;child_work, counted as pre_exec in --json), while the file's
-#     maps of the child's pid are those of the program it exec'd.
+#     maps of the child's pid are those of the program it exec'd;
+#  3. a process that runs two programs (`bash -c 'exec ./mid'`: mid works,
+#     then execs ./prog): the kernel reports mid's mappings before the exec
+#     (sched_prepare_exec, META bpf_exec_images=on), the file keeps them as
+#     an earlier image, and every sample of mid_work and of prog's leaf
+#     reaches _start, in each of 3 runs (before: the file had one image, a
+#     mix of both, and one program or the other was cut every run); with
+#     --symbols and both binaries deleted, the same.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/_bpf.sh"
 need_bpf
@@ -67,7 +74,28 @@ int main(void)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 C
-gcc -O2 -o prog prog.c && gcc -O2 -o spawn spawn.c || { fail "gcc"; finish; }
+cat > mid.c <<'C'
+#include <time.h>
+#include <unistd.h>
+volatile double sink;
+__attribute__((noinline)) void mid_work(double secs)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (long i = 1; i < 100000; i++)
+			sink += 1.0 / (double)i;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
+}
+int main(void)
+{
+	mid_work(0.5);
+	execl("./prog", "prog", "0.4", (char *)NULL);
+	return 127;
+}
+C
+gcc -O2 -o prog prog.c && gcc -O2 -o spawn spawn.c && gcc -O2 -o mid mid.c || { fail "gcc"; finish; }
 
 # 1. late exec
 for run in 1 2 3; do
@@ -98,4 +126,38 @@ pre=$("$FLYTRAP" callgraph --json spawn.dat | python3 -c 'import json,sys; print
 [ "${pre:-0}" -ge "$t" ] && ok "--json unwind.pre_exec: $pre" || fail "--json unwind.pre_exec is ${pre:-none} (want >= $t)"
 "$FLYTRAP" callgraph spawn.dat 2>&1 | grep -q "sampled before their process's exec" &&
 	ok "the text says so" || fail "no pre-exec line in the text"
+
+# 3. two programs in one process
+# FOLDED: "MID_WHOLE MID LEAF_WHOLE LEAF" (libc's frame between: __libc_start_call_main,
+# or [libc.so.6] where the symbols --symbols stored, libc's dynamic ones, name it)
+two() {
+	awk '/;mid_work( |;)/ { m += $NF; if ($0 ~ /^_start;__libc_start_main[^;]*;[^;]*;main;mid_work/) mw += $NF }
+	     /;leaf( |;)/ { l += $NF; if ($0 ~ /^_start;__libc_start_main[^;]*;[^;]*;main;leaf/) lw += $NF }
+	     END { print mw + 0, m + 0, lw + 0, l + 0 }' "$1"
+}
+"$FLYTRAP" record -q --bpf profile=997 -o two0.dat -- bash -c 'exec ./mid' >/dev/null 2>rec.err ||
+	{ cat rec.err; fail "record (two programs)"; finish; }
+state=$("$FLYTRAP" info two0.dat | sed -n 's/^ *bpf_exec_images=//p')
+if [ "$state" != on ]; then
+	echo "SKIP (case 3): two programs in one process: bpf_exec_images=${state:-absent} (needs sched_prepare_exec, Linux 6.10+)"
+	finish
+fi
+for run in 0 1 2; do
+	[ $run = 0 ] || "$FLYTRAP" record -q --bpf profile=997 -o two$run.dat -- bash -c 'exec ./mid' \
+		>/dev/null 2>rec.err || { cat rec.err; fail "record (two programs, run $run)"; continue; }
+	"$FLYTRAP" callgraph --folded two$run.dat > two$run.fold 2>e || fail "callgraph: $(cat e)"
+	read -r mw m lw l < <(two two$run.fold)
+	[ "$m" -gt 100 ] && [ "$mw" = "$m" ] && [ "$l" -gt 100 ] && [ "$lw" = "$l" ] &&
+		ok "two programs, run $run: all $m samples of mid_work and $l of leaf reach _start" ||
+		fail "two programs, run $run: mid_work $mw of $m, leaf $lw of $l whole: $(sort -t' ' -k2 -n two$run.fold | tail -3 | cut -c1-200)"
+done
+"$FLYTRAP" record -q --bpf profile=997 --symbols -o twos.dat -- bash -c 'exec ./mid' >/dev/null 2>rec.err ||
+	{ cat rec.err; fail "record --symbols (two programs)"; finish; }
+mkdir -p gone && mv mid prog gone/
+"$FLYTRAP" callgraph --folded twos.dat > twos.fold 2>e || fail "callgraph: $(cat e)"
+mv gone/mid gone/prog .
+read -r mw m lw l < <(two twos.fold)
+[ "$m" -gt 100 ] && [ "$mw" = "$m" ] && [ "$l" -gt 100 ] && [ "$lw" = "$l" ] &&
+	ok "--symbols, both binaries gone: all $m samples of mid_work and $l of leaf reach _start" ||
+	fail "--symbols, binaries gone: mid_work $mw of $m, leaf $lw of $l whole: $(sort -t' ' -k2 -n twos.fold | tail -3 | cut -c1-200)"
 finish

@@ -61,7 +61,7 @@ want "main;[libgone.so] 1" "sampled in the missing binary: the frame-pointer wal
 [ "$(wc -l < "$TMP/fold")" = 4 ] || fail "more stacks than expected: $(cat "$TMP/fold")"
 
 "$FLYTRAP" callgraph --json "$TMP/u.dat" > "$TMP/j" || fail "callgraph --json"
-[ "$(jget "$TMP/j" 'j["unwind"]')" = "{'mode': 'cfi', 'stacks': 4, 'spliced': 1, 'complete': 0, 'marked': 2, 'fp_only': 1, 'pre_exec': 0}" ] \
+[ "$(jget "$TMP/j" 'j["unwind"]')" = "{'mode': 'cfi', 'stacks': 4, 'spliced': 1, 'complete': 0, 'marked': 2, 'fp_only': 1, 'pre_exec': 0, 'earlier_image': 0}" ] \
 	&& ok "JSON: 4 stacks unwound from copies, 1 spliced, 2 marked, 1 left to the walk" || fail "JSON unwind: $(jget "$TMP/j" 'j.get("unwind")')"
 "$FLYTRAP" callgraph "$TMP/u.dat" > "$TMP/t" || fail "callgraph text"
 grep -q "4 user stacks unwound from their stack copies (cfi): 1 met" "$TMP/t" \
