@@ -469,15 +469,22 @@ static size_t utf8_chars(const char *s)
 /*
  * Deterministic warm colours (the classic flame palette) from a hash of
  * the name; kernel frames ("_[k]" suffix, flamegraph.pl's convention) in
- * orange, placeholders ("[unknown]", "[...]") in grey.
+ * orange, placeholders ("[unknown]", "[...]") in grey, functions inlined
+ * into their caller (" (inlined)", as callgraph names them; flamegraph.pl's
+ * "_[i]") in aqua: no call was made there.
  */
 static void frame_colour(const char *name, unsigned rgb[3])
 {
-	size_t n = strlen(name);
+	static const char inl[] = " (inlined)";
+	size_t n = strlen(name), il = sizeof(inl) - 1;
 	uint64_t h = hash_bytes(name, n);
 	unsigned a = h & 0xff, b = (h >> 8) & 0xff, c = (h >> 16) & 0xff;
 
-	if (n >= 4 && !strcmp(name + n - 4, "_[k]")) {
+	if ((n > il && !strcmp(name + n - il, inl)) || (n >= 4 && !strcmp(name + n - 4, "_[i]"))) {
+		rgb[0] = 60 + a * 50 / 255;
+		rgb[1] = 180 + b * 40 / 255;
+		rgb[2] = 180 + c * 40 / 255;
+	} else if (n >= 4 && !strcmp(name + n - 4, "_[k]")) {
 		rgb[0] = 200 + a * 55 / 255;
 		rgb[1] = 140 + b * 60 / 255;
 		rgb[2] = 40 + c * 40 / 255;

@@ -164,4 +164,17 @@ C
 		echo "note: g++ inlined no ns::K::mix into hot; the C++ case is left out"
 	fi
 fi
+# the flame graph: inlined frames in their own colour (aqua, flamegraph.pl's "_[i]"), others warm
+"$FLYTRAP" callgraph --svg "$TMP/f.svg" "$D/p.dat" >/dev/null 2>"$TMP/e" || fail "callgraph --svg: $(cat "$TMP/e")"
+python3 - "$TMP/f.svg" <<'EOF' && ok "SVG: every inlined frame aqua, no other frame aqua" || fail "SVG colours of inlined frames"
+import re, sys
+svg = open(sys.argv[1]).read()
+frames = re.findall(r'<title>(.*?) \([^()]*\)</title><rect[^>]*fill="rgb\((\d+),(\d+),(\d+)\)"', svg)
+inl = [(n, r, g, b) for n, r, g, b in frames if n.endswith(" (inlined)")]
+other = [(n, r, g, b) for n, r, g, b in frames if not n.endswith(" (inlined)")]
+aqua = lambda r, g, b: int(r) < 120 and int(g) >= 170 and int(b) >= 170
+assert inl, "no inlined frame in the SVG"
+assert all(aqua(r, g, b) for _, r, g, b in inl), inl
+assert not any(aqua(r, g, b) for _, r, g, b in other), [f for f in other if aqua(*f[1:])]
+EOF
 finish
