@@ -10,7 +10,9 @@
 #    hot_loop alone;
 #  - the binary stripped with its debug file in a --debug-dir (by build-id):
 #    the same chains; stripped of its debug info (objcopy --strip-debug):
-#    none; --no-inline: none.
+#    none; --no-inline: none;
+#  - the flame graph draws inlined frames aqua; the static build (when
+#    built) prints the same folded stacks.
 . "${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib.sh"
 cd "$TOP" || exit 1
 [ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
@@ -177,4 +179,15 @@ assert inl, "no inlined frame in the SVG"
 assert all(aqua(r, g, b) for _, r, g, b in inl), inl
 assert not any(aqua(r, g, b) for _, r, g, b in other), [f for f in other if aqua(*f[1:])]
 EOF
+# the static build (make static) names inlined frames too: the same folded output
+ST=$TOP/$O/flytrap-static
+if [ -x "$ST" ]; then
+	"$FLYTRAP" callgraph --folded "$D/p.dat" >"$TMP/dyn.txt" 2>&1
+	"$ST" callgraph --folded "$D/p.dat" >"$TMP/st.txt" 2>&1
+	cmp -s "$TMP/dyn.txt" "$TMP/st.txt" && grep -q 'step (inlined);mix (inlined)' "$TMP/st.txt" &&
+		ok "flytrap-static: the same folded stacks, inlined frames included" ||
+		fail "flytrap-static: $(diff "$TMP/dyn.txt" "$TMP/st.txt" | head -4)"
+else
+	echo "note: no $ST (make static): the static build's inlined frames not checked"
+fi
 finish
