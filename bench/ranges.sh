@@ -23,33 +23,26 @@ rounds=${2:-5}
 [ "$(nproc)" -ge 2 ] || { echo "bench/ranges.sh: needs 2 CPUs" >&2; exit 2; }
 work=$(mktemp -d /tmp/flytrap-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+. bench/_time.sh
 f=${1:-}
 if [ -z "$f" ]; then
 	f=$work/b.dat
 	"$mk" bench "$f" 10000000 >/dev/null
 fi
 cmds="overhead drops analyze"
-for c in $cmds; do
-	"$ft" "$c" --threads 1 "$f" >"$work/o1" 2>&1 || true
-	"$ft" "$c" --threads 2 "$f" >"$work/o2" 2>&1 || true
-	cmp -s "$work/o1" "$work/o2" || { echo "bench/ranges.sh: $c prints another output on 2 threads" >&2; exit 1; }
+for cmd in $cmds; do
+	"$ft" "$cmd" --threads 1 "$f" >"$work/o1" 2>&1 || true
+	"$ft" "$cmd" --threads 2 "$f" >"$work/o2" 2>&1 || true
+	cmp -s "$work/o1" "$work/o2" || { echo "bench/ranges.sh: $cmd prints another output on 2 threads" >&2; exit 1; }
 done
-med() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# one run: wall and CPU seconds appended to $work/r.NAME
-run() {
-	local name=$1
-	shift
-	/usr/bin/time -f '%e %U %S' -o "$work/t" "$@" >/dev/null 2>&1 || true
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$work/t" >>"$work/r.$name"
-}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$rounds"); do
-	for c in $cmds; do
-		run "$c.1" taskset -c 0 "$ft" "$c" --threads 1 "$f"
-		run "$c.2" taskset -c 0,1 "$ft" "$c" --threads 2 "$f"
+	for cmd in $cmds; do
+		run "$cmd.1" -- taskset -c 0 "$ft" "$cmd" --threads 1 "$f"
+		run "$cmd.2" -- taskset -c 0,1 "$ft" "$cmd" --threads 2 "$f"
 	done
 	for k in 1 2 4 8 16; do
-		run "ovh.k$k" env FLYTRAP_RANGES=$k "$ft" overhead "$f"
+		run "ovh.k$k" FLYTRAP_RANGES=$k -- "$ft" overhead "$f"
 	done
 done
 nev=$("$ft" info "$f" 2>/dev/null | awk '/^events:/ { print $2 }')
@@ -58,22 +51,21 @@ echo "$(basename "$f") ($nev events, $(du -h "$f" | cut -f1)): $rounds alternati
 echo
 echo "| command | 1 CPU, --threads 1: wall / CPU s | 2 CPUs, --threads 2: wall / CPU s | wall speed-up | CPU ratio |"
 echo "|---|---:|---:|---:|---:|"
-for c in $cmds; do
-	w1=$(cut -d' ' -f1 "$work/r.$c.1" | med); c1=$(cut -d' ' -f2 "$work/r.$c.1" | med)
-	w2=$(cut -d' ' -f1 "$work/r.$c.2" | med); c2=$(cut -d' ' -f2 "$work/r.$c.2" | med)
-	awk -v n="$c" -v w1="$w1" -v c1="$c1" -v w2="$w2" -v c2="$c2" 'BEGIN {
+for cmd in $cmds; do
+	w1=$(w "$cmd.1"); c1=$(c "$cmd.1")
+	w2=$(w "$cmd.2"); c2=$(c "$cmd.2")
+	awk -v n="$cmd" -v w1="$w1" -v c1="$c1" -v w2="$w2" -v c2="$c2" 'BEGIN {
 		printf "| %s | %.3f / %.3f | %.3f / %.3f | %.2fx | %.2fx |\n", n, w1, c1, w2, c2, w1 / w2, c2 / c1 }'
 done
 echo
 echo "| overhead, FLYTRAP_RANGES=K | wall s | CPU s | CPU added per range |"
 echo "|---|---:|---:|---:|"
-c1=$(cut -d' ' -f2 "$work/r.ovh.k1" | med)
+c1=$(c ovh.k1)
 for k in 1 2 4 8 16; do
-	w=$(cut -d' ' -f1 "$work/r.ovh.k$k" | med); c=$(cut -d' ' -f2 "$work/r.ovh.k$k" | med)
-	awk -v k="$k" -v w="$w" -v c="$c" -v c1="$c1" 'BEGIN {
+	awk -v k="$k" -v w="$(w "ovh.k$k")" -v c="$(c "ovh.k$k")" -v c1="$c1" 'BEGIN {
 		printf "| %d | %.3f | %.3f | %s |\n", k, w, c, (k > 1 ? sprintf("%.4f", (c - c1) / (k - 1)) : "-") }'
 done
-c16=$(cut -d' ' -f2 "$work/r.ovh.k16" | med)
+c16=$(c ovh.k16)
 echo
 awk -v c1="$c1" -v c16="$c16" -v nev="${nev:-0}" 'BEGIN {
 	c = (c16 - c1) / 15; if (c < 0) c = 0

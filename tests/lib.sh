@@ -104,6 +104,31 @@ cg_json_total() {
 	fi
 }
 need_fixtures() { [ -d "$FIXTURES" ] || skip "fixtures folder $FIXTURES is missing"; }
+# chunk1_copies DIR FILE...: each FILE that exists converted to one page per chunk (many chunks
+# to seek in and cut at) as DIR/its name; prints how many were
+chunk1_copies() {
+	local dir=$1 f n=0
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		"$FLYTRAP" convert --chunk 1 "$f" -o "$dir/$(basename "$f")" 2>/dev/null && n=$((n + 1))
+	done
+	echo $n
+}
+# window_files DIR MKRPT: the files the window and range tests read, in DIR: mkrpt's names
+# (200,000 events: tasks renamed, pids reused, losses on both CPUs) and bench (300,000), a
+# big-endian names file with one page per chunk (names-be-c1.dat), and the shipped files and
+# fixtures with one page per chunk; prints how many of those were converted
+window_files() {
+	local dir=$1 mk=$2
+	mkdir -p "$dir"
+	"$mk" names "$dir/names.dat" 200000 >/dev/null || fail "mkrpt names"
+	"$mk" bench "$dir/bench.dat" 300000 >/dev/null || fail "mkrpt bench"
+	MKRPT_BIG_ENDIAN=1 "$mk" names "$TMP/names-be.dat" 40000 >/dev/null || fail "mkrpt names (big-endian)"
+	"$FLYTRAP" convert --chunk 1 "$TMP/names-be.dat" -o "$dir/names-be-c1.dat" 2>/dev/null ||
+		fail "convert --chunk 1 names-be.dat"
+	chunk1_copies "$dir" "$TOP"/tests/data/*.dat "${FIXTURES:-$TOP/../shared/fixtures}"/*.dat
+}
 
 # What a recorder may touch in tracefs, as text, for before/after comparisons.
 tracefs_snapshot() {

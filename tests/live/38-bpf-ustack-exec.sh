@@ -44,14 +44,21 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
+# spawn: a child works in spawn's code, then execs ./prog; built -DMID, mid: the process
+# itself works in mid's code, then execs ./prog
 cat > spawn.c <<'C'
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef MID
+#define WORK mid_work
+#else
+#define WORK child_work
+#endif
 volatile double sink;
-/* the child's work before its exec, in this program's code */
-__attribute__((noinline)) void child_work(double secs)
+/* the work before the exec, in this program's code */
+__attribute__((noinline)) void WORK(double secs)
 {
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -63,39 +70,24 @@ __attribute__((noinline)) void child_work(double secs)
 }
 int main(void)
 {
+#ifdef MID
+	WORK(0.5);
+	execl("./prog", "prog", "0.4", (char *)NULL);
+	return 127;
+#else
 	pid_t p = fork();
 	if (p == 0) {
-		child_work(0.6);
+		WORK(0.6);
 		execl("./prog", "prog", "0.4", (char *)NULL);
 		_exit(127);
 	}
 	int st;
 	waitpid(p, &st, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+#endif
 }
 C
-cat > mid.c <<'C'
-#include <time.h>
-#include <unistd.h>
-volatile double sink;
-__attribute__((noinline)) void mid_work(double secs)
-{
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		for (long i = 1; i < 100000; i++)
-			sink += 1.0 / (double)i;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < secs);
-}
-int main(void)
-{
-	mid_work(0.5);
-	execl("./prog", "prog", "0.4", (char *)NULL);
-	return 127;
-}
-C
-gcc -O2 -o prog prog.c && gcc -O2 -o spawn spawn.c && gcc -O2 -o mid mid.c || { fail "gcc"; finish; }
+gcc -O2 -o prog prog.c && gcc -O2 -o spawn spawn.c && gcc -O2 -DMID -o mid spawn.c || { fail "gcc"; finish; }
 
 # 1. late exec
 for run in 1 2 3; do

@@ -25,20 +25,8 @@ cd "$TOP" || exit 1
 [ -x "$FLYTRAP" ] || skip "no $FLYTRAP"
 MK=$TOP/$O/tests/tools/mkrpt
 [ -x "$MK" ] || skip "mkrpt not built"
-X=${FIXTURES:-$TOP/../shared/fixtures}
 
-mkdir -p "$TMP/w"
-"$MK" names "$TMP/w/names.dat" 200000 >/dev/null || fail "mkrpt names"
-"$MK" bench "$TMP/w/bench.dat" 300000 >/dev/null || fail "mkrpt bench"
-MKRPT_BIG_ENDIAN=1 "$MK" names "$TMP/names-be.dat" 40000 >/dev/null || fail "mkrpt names (big-endian)"
-"$FLYTRAP" convert --chunk 1 "$TMP/names-be.dat" -o "$TMP/w/names-be-c1.dat" 2>/dev/null ||
-	fail "convert --chunk 1 names-be.dat"
-nconv=0
-for f in tests/data/*.dat "$X"/*.dat; do
-	[ -f "$f" ] || continue
-	"$FLYTRAP" convert --chunk 1 "$f" -o "$TMP/w/$(basename "$f")" 2>/dev/null &&
-		nconv=$((nconv + 1))
-done
+nconv=$(window_files "$TMP/w" "$MK")
 [ $nconv -gt 10 ] && ok "$nconv shipped files and fixtures converted to one page per chunk" ||
 	fail "only $nconv files converted"
 

@@ -40,11 +40,8 @@ MKRPT_NO_CALLS=1 "$MK" names "$TMP/names-nc.dat" 60000 >/dev/null || fail "mkrpt
 MKRPT_BIG_ENDIAN=1 MKRPT_NO_CALLS=1 "$MK" names "$TMP/names-nc-be.dat" 20000 >/dev/null ||
 	fail "mkrpt names (no calls, big-endian)"
 "$MK" bench "$TMP/bench.dat" 100000 >/dev/null || fail "mkrpt bench"
-for f in "$TMP/names.dat" "$TMP/names-nc.dat" "$TMP/names-nc-be.dat" "$TMP/bench.dat" \
-	tests/data/*.dat "$X"/*.dat; do
-	[ -f "$f" ] || continue
-	"$FLYTRAP" convert --chunk 1 "$f" -o "$TMP/w/$(basename "$f")" 2>/dev/null
-done
+chunk1_copies "$TMP/w" "$TMP/names.dat" "$TMP/names-nc.dat" "$TMP/names-nc-be.dat" "$TMP/bench.dat" \
+	tests/data/*.dat "$X"/*.dat >/dev/null
 # the shipped files as they are too (some were written before the state records had wakeups and
 # calls: those read from the start)
 for f in tests/data/*.dat; do cp "$f" "$TMP/w/raw-$(basename "$f")"; done

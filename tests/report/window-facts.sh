@@ -35,24 +35,15 @@ cd "$TOP" || exit 1
 FC=$TOP/$O/tests/tools/facts_check
 MK=$TOP/$O/tests/tools/mkrpt
 [ -x "$FC" ] && [ -x "$MK" ] || skip "facts_check or mkrpt not built"
-X=${FIXTURES:-$TOP/../shared/fixtures}
 
-mkdir -p "$TMP/w"
-"$MK" names "$TMP/w/names.dat" 200000 >/dev/null || fail "mkrpt names"
-"$MK" bench "$TMP/w/bench.dat" 300000 >/dev/null || fail "mkrpt bench"
-# the same tasks in a big-endian file, one page per chunk: its facts and state records too
-MKRPT_BIG_ENDIAN=1 "$MK" names "$TMP/names-be.dat" 40000 >/dev/null || fail "mkrpt names (big-endian)"
-"$FLYTRAP" convert --chunk 1 "$TMP/names-be.dat" -o "$TMP/w/names-be-c1.dat" 2>/dev/null ||
-	fail "convert --chunk 1 names-be.dat"
+# names, bench, the same tasks in a big-endian file with one page per chunk (its facts and
+# state records too), and the shipped files and fixtures with one page per chunk
+window_files "$TMP/w" "$MK" >/dev/null
 "$FLYTRAP" info "$TMP/w/names-be-c1.dat" 2>/dev/null | grep -q 'big-endian' &&
 	"$FLYTRAP" info "$TMP/w/names-be-c1.dat" | grep -q 'and state records' ||
 	fail "names-be-c1.dat: not a big-endian file with state records"
 "$FLYTRAP" convert --chunk 1 "$TMP/w/names.dat" -o "$TMP/w/names-c1.dat" 2>/dev/null ||
 	fail "convert --chunk 1 names.dat"
-for f in tests/data/*.dat "$X"/*.dat; do
-	[ -f "$f" ] || continue
-	"$FLYTRAP" convert --chunk 1 "$f" -o "$TMP/w/$(basename "$f")" 2>/dev/null
-done
 
 # the facts and state records against the events
 nf=0 nrec=0
