@@ -29,13 +29,17 @@ bpfobj_cc wstacks wstacks.bpf.o 2>cc.err ||
 # a name no other test's process has: the program counts only this one
 cp "$(command -v dd)" ftt37dd
 cat >send.py <<'EOF'
-import socket, subprocess, sys
-# ftt37dd writes COUNT blocks of BS bytes into one end of a socket pair; this drains the other
+import socket, subprocess, sys, time
+# ftt37dd writes COUNT blocks of BS bytes into one end of a socket pair; this drains the other,
+# from 0.3 s on: a small send buffer keeps dd blocked (alive) that long after its first writes,
+# so that a recording of the whole machine reads its maps while it runs, even on a busy machine
 def run(bs, count):
     a, b = socket.socketpair()
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     p = subprocess.Popen(["./ftt37dd", "if=/dev/zero", "bs=%d" % bs, "count=%d" % count,
                           "status=none"], stdout=a)
     a.close()
+    time.sleep(0.3)
     n = 0
     while True:
         d = b.recv(65536)
