@@ -92,6 +92,59 @@ static void test_hist(void)
 	CHECK(rpt_hist_quantile(&h, 0.5) == 0, "empty histogram");
 }
 
+/*
+ * rpt_hist_merge (ranged analysis): values split between two histograms at
+ * any point, merged, give what one histogram of them all gives: count, sum,
+ * min, max, buckets and every percentile, below and above the exact limit.
+ */
+static void test_hist_merge(void)
+{
+	static uint64_t vals[3000];
+	const size_t sizes[] = { 1, 2, 20, RPT_HIST_EXACT, RPT_HIST_EXACT + 1, 100, 3000 };
+	const double qs[] = { 0.0, 0.01, 0.25, 0.5, 0.9, 0.99, 1.0 };
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+
+		for (size_t k = 0; k < n; k++)
+			vals[k] = xorshift() % 5000000;
+		for (size_t cut = 0; cut <= n; cut += n / 7 + 1) {
+			struct rpt_hist all = { 0 }, a = { 0 }, b = { 0 };
+			bool same;
+
+			for (size_t k = 0; k < n; k++) {
+				rpt_hist_add(&all, vals[k]);
+				rpt_hist_add(k < cut ? &a : &b, vals[k]);
+			}
+			CHECK(rpt_hist_merge(&a, &b) == 0, "merge");
+			same = a.count == all.count && a.sum == all.sum && a.min == all.min &&
+			       a.max == all.max && !memcmp(a.buckets, all.buckets,
+							   RPT_HIST_BUCKETS * sizeof(*a.buckets));
+			CHECK(same, "%zu values cut at %zu: count %" PRIu64 "/%" PRIu64 " sum %" PRIu64
+			      "/%" PRIu64 " min %" PRIu64 "/%" PRIu64 " max %" PRIu64 "/%" PRIu64, n, cut,
+			      a.count, all.count, a.sum, all.sum, a.min, all.min, a.max, all.max);
+			for (size_t q = 0; q < sizeof(qs) / sizeof(qs[0]); q++)
+				CHECK(rpt_hist_quantile(&a, qs[q]) == rpt_hist_quantile(&all, qs[q]),
+				      "%zu values cut at %zu: q%.2f %" PRIu64 " against %" PRIu64, n, cut,
+				      qs[q], rpt_hist_quantile(&a, qs[q]), rpt_hist_quantile(&all, qs[q]));
+			rpt_hist_release(&all);
+			rpt_hist_release(&a);
+			rpt_hist_release(&b);
+		}
+	}
+	/* an empty side changes nothing */
+	{
+		struct rpt_hist a = { 0 }, e = { 0 };
+
+		rpt_hist_add(&a, 7);
+		CHECK(rpt_hist_merge(&a, &e) == 0 && a.count == 1 && a.sum == 7, "merge of nothing");
+		CHECK(rpt_hist_merge(&e, &a) == 0 && e.count == 1 && e.min == 7 && e.max == 7 &&
+		      rpt_hist_quantile(&e, 0.5) == 7, "merge into nothing");
+		rpt_hist_release(&a);
+		rpt_hist_release(&e);
+	}
+}
+
 struct val {
 	uint64_t key, n;
 };
@@ -472,6 +525,7 @@ static void test_titles(void)
 int main(void)
 {
 	test_hist();
+	test_hist_merge();
 	test_map();
 	test_opts();
 	test_symbols();
