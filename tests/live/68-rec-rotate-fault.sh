@@ -107,12 +107,16 @@ storm=$!
 "$FLYTRAP" record -e sched -e raw_syscalls --flight 3M --after 0.5s -o "$MNT/f.dat" 2>fl.err &
 rec=$!
 wait_line fl.err "^flytrap: recording" 100 || fail "flight: did not start"
+# one reading of the size per step: the store drops its oldest segment as it writes a new one,
+# so a second look may find it below the mark it had just reached
+sz=0
 for i in $(seq 300); do
-	[ "$(du -sk "$MNT" | cut -f1)" -ge 2560 ] && break
+	sz=$(du -sk "$MNT" | cut -f1)
+	[ "$sz" -ge 2560 ] && break
 	kill -0 $rec 2>/dev/null || break
 	sleep 0.1
 done
-[ "$(du -sk "$MNT" | cut -f1)" -ge 2560 ] || fail "flight: the store did not reach 2.5 MiB in 30 s ($(du -sk "$MNT" | cut -f1) KiB)"
+[ "$sz" -ge 2560 ] || fail "flight: the store did not reach 2.5 MiB in 30 s ($sz KiB)"
 "$FLYTRAP" trigger $rec 2>trig.err || { fail "flight: trigger failed"; cat trig.err; }
 wait_line fl.err "is lost" 200 || fail "flight: no dump failed in 20 s"
 kill -INT $rec 2>/dev/null
