@@ -69,9 +69,8 @@ static int recover_spools(const char *output, const char *temp, char *const *spo
 			  const char *names)
 {
 	char *msg = NULL;
-	int err = names ? fmt_writer_recover_spools_names(temp, (const char *const *)spools,
-							  nspools, names, strlen(names), &msg)
-			: fmt_writer_recover_spools(temp, (const char *const *)spools, nspools, &msg);
+	int err = fmt_writer_recover_spools_names(temp, (const char *const *)spools, nspools, names,
+						  names ? strlen(names) : 0, &msg);
 
 	if (err < 0)
 		ft_error("cannot recover '%s' (from '%s'): %s", output, temp,

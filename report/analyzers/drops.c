@@ -365,7 +365,7 @@ static void drops_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event 
 
 /* ---- ranged analysis: a later range added to the one before ---------------- */
 
-static int types_merge(struct drops *d, struct rpt_map *dm, const struct rpt_map *sm)
+static int types_merge(struct rpt_map *dm, const struct rpt_map *sm)
 {
 	size_t pos = 0;
 	uint64_t key;
@@ -378,7 +378,6 @@ static int types_merge(struct drops *d, struct rpt_map *dm, const struct rpt_map
 			return -ENOMEM;
 		*dc += *c;
 	}
-	(void)d;
 	return 0;
 }
 
@@ -436,7 +435,7 @@ static int drops_merge(struct rpt_ctx *ctx, void *dst, void *src)
 	while ((ss = rpt_map_next(&s->streams, &pos, NULL))) {
 		struct stream *ds = stream_get(d, ss->buffer, ss->cpu);
 
-		if (!ds || types_merge(d, &ds->types, &ss->types))
+		if (!ds || types_merge(&ds->types, &ss->types))
 			return -ENOMEM;
 		if (ss->events) {
 			if (!ds->events)

@@ -151,7 +151,7 @@ static int ovh_init(struct rpt_ctx *ctx, void *priv)
 	o->abi = rpt_sys_abi(ctx->info->uname, ctx->info->kernel_long);
 	o->t0 = ctx->opts->has_t0 ? ctx->opts->t0_ns : 0;
 	o->t1 = ctx->opts->has_t1 ? ctx->opts->t1_ns : UINT64_MAX;
-	o->t1_clip = ctx->range_cut && o->t1 < UINT64_MAX ? o->t1 + 1 : o->t1;
+	o->t1_clip = ctx->in_range && ctx->opts->has_t1 ? o->t1 + 1 : o->t1;
 	o->in_range = ctx->in_range;
 	return 0;
 }

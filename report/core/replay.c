@@ -903,11 +903,9 @@ static int stream_error(struct replay *rp, int rc)
 	const struct rpt_opts *opts = rp->ctx.opts;
 
 	/* the first is the error rpt_replay_status() prints; later ones are details */
-	if (rp->quiet)
-		;
-	else if (!rp->nerrs)
+	if (!rp->quiet && !rp->nerrs)
 		snprintf(first_damage, sizeof(first_damage), "%s", fmt_reader_error(rp->ctx.r));
-	else if (rp->nerrs < 10)
+	else if (!rp->quiet && rp->nerrs < 10)
 		ft_warn("'%s': another damaged CPU stream: %s", opts->path ? opts->path : "input",
 			fmt_reader_error(rp->ctx.r));
 	rp->nerrs++;
@@ -1177,13 +1175,11 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 	*split = false;
 	if (opts->has_t0 || opts->has_t1 || n < 1)
 		return 1;
-
-	for (k = 0; k < n; k++)
-		whole |= !an[k]->merge;
-	for (k = 0; k < n && !an[k]->merge; k++)
-		;
-	if (k == n)
+	for (k = 0, want = 0; k < n; k++)
+		want += an[k]->merge != NULL;
+	if (!want)
 		return 1;	/* none can run on ranges */
+	whole = want < n;
 	if (env && *env) {
 		want = atoi(env);
 	} else {
@@ -1254,7 +1250,11 @@ static void *range_thread(void *arg)
 	return NULL;
 }
 
-/* The ranges' counts of selected events into the first's context. */
+/*
+ * The ranges' counts of selected events into the first's context (the
+ * rest of it is the whole file's in every range; a damaged stream never
+ * gets here: it hands the file to one replay).
+ */
 static void range_merge_ctx(struct rpt_ctx *dst, const struct rpt_ctx *src)
 {
 	if (src->nevents) {
@@ -1264,16 +1264,20 @@ static void range_merge_ctx(struct rpt_ctx *dst, const struct rpt_ctx *src)
 			dst->last_ts = src->last_ts;
 	}
 	dst->nevents += src->nevents;
-	if (src->stream_errors > dst->stream_errors)
-		dst->stream_errors = src->stream_errors;
 }
 
-/* One replay of rr (a range, or the whole file) made ready to run: 0, or -errno. */
+/*
+ * One replay of rr (a range when in_range, else the whole file) made ready
+ * to run, its damage kept quiet, its progress shown or not: 0, or -errno.
+ */
 static int range_open(struct range_run *rr, struct fmt_reader *r,
-		      const struct rpt_analyzer *const *an, int n)
+		      const struct rpt_analyzer *const *an, int n, bool in_range, bool progress)
 {
 	int err = replay_begin(&rr->rp, r, &rr->o, an, n);
 
+	rr->rp.quiet = true;
+	rr->rp.ctx.in_range = in_range;
+	rr->rp.prog.on &= progress;
 	if (!err)
 		err = init_analyzers(&rr->rp);
 	if (!err)
@@ -1319,16 +1323,8 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		o->t0_ns = k > 0 ? cut[k] : 0;
 		o->has_t1 = k < nr - 1;
 		o->t1_ns = k < nr - 1 ? cut[k + 1] - 1 : 0;
-		err = replay_begin(&rr[k].rp, r, o, ran, nran);
-		rr[k].rp.quiet = true;
-		rr[k].rp.ctx.range_cut = k < nr - 1;
-		rr[k].rp.ctx.in_range = nr > 1;
-		if (k)
-			rr[k].rp.prog.on = false;	/* one progress line: the first range's */
-		if (!err)
-			err = init_analyzers(&rr[k].rp);
-		if (!err)
-			err = open_events(&rr[k].rp);
+		/* one progress line: the first range's */
+		err = range_open(&rr[k], r, ran, nran, nr > 1, k == 0);
 		if (!err && nr > 1 && !rr[k].rp.plan)
 			err = -EAGAIN;	/* read whole: not a range any more */
 	}
@@ -1337,9 +1333,7 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 		whole->o = *opts;
 		whole->o.threads = 1;
 		opened++;
-		err = range_open(whole, r, wan, nwan);
-		whole->rp.quiet = true;
-		whole->rp.prog.on = false;
+		err = range_open(whole, r, wan, nwan, false, false);
 	}
 	if (err) {
 		err = err == -ENOMEM ? -ENOMEM : -EAGAIN;
@@ -1387,28 +1381,21 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 	}
 	if (!err) {
 		struct replay *rp = &rr[0].rp;
-		bool partial;
 
-		/* the whole file's options from here: the output covers it all */
+		/*
+		 * The whole file's options from here: the output covers it all.
+		 * Nothing is partial here: damage and truncation replay once.
+		 */
 		rp->ctx.opts = opts;
-		rp->ctx.range_cut = false;
 		rp->ctx.in_range = false;
-		for (k = 1; k < nr; k++)
-			rp->nerrs += rr[k].rp.nerrs;
-		if (whole) {
-			/* the same figures: a whole replay's (the ranges' merge gives them too) */
+		if (whole)
 			whole->rp.ctx.opts = opts;
-		}
 		for (k = 0; k < n; k++) {
 			int e = finish_one(an[k]->merge ? rp : &whole->rp, slot[k]);
 
 			if (e && !err)
 				err = e;
 		}
-		partial = rp->ctx.stream_errors || rp->nerrs || rp->ctx.info->truncated_at ||
-			  (whole && (whole->rp.ctx.stream_errors || whole->rp.nerrs));
-		if (!err && partial)
-			err = -EBADMSG;
 	}
 out:
 	for (k = 0; rr && k < opened; k++)

@@ -166,13 +166,13 @@ struct rpt_ctx {
 	bool from_facts;
 	/*
 	 * This replay is one time range of a ranged analysis (rpt_replay(),
-	 * "ranged analysis"), and --to in its opts is the cut before the next
-	 * range's first stamp: intervals open there are clipped at --to + 1,
-	 * where the next range takes them up, so that the ranges' sums add up
-	 * to the whole file's.
+	 * "ranged analysis").  Its opts' --from/--to are the range, never a
+	 * window of the user's (no ranges then), and --to, where there is one,
+	 * is the cut before the next range's first stamp: intervals open there
+	 * are clipped at --to + 1, where the next range takes them up, so that
+	 * the ranges' sums add up to the whole file's.
 	 */
-	bool range_cut;
-	bool in_range;		/* one range of a ranged analysis (the last one too) */
+	bool in_range;
 };
 
 /* What an analyzer learns of a window read that skips chunks, and what it widens. */
