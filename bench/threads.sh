@@ -8,8 +8,12 @@
 # of one file and command run alternately, ROUNDS times (default 3); each
 # figure is the median wall and CPU (user + sys) time, and the ratio is
 # --threads 1's wall over the other's (above 1: faster than one thread).
-# Also the 1% window of the N2 file against its full listing, and what the
-# default measured (rpt_parallel_cores: FLYTRAP_PARALLEL unset).  The load
+# Also the 1% window of the N2 file against its full listing, what the
+# default measured (rpt_parallel_cores: FLYTRAP_PARALLEL unset) and the
+# threads it gives ranges, and what ranges cost where they share one CPU:
+# overhead and drops with --threads 2 against --threads 1, both under
+# `taskset -c 0` (the default there is 1: this is the cost a machine whose
+# other cores are taken would see).  The load
 # average is printed: on the shared 2-core machine other jobs take cores
 # from the second thread.
 #
@@ -63,6 +67,10 @@ for i in $(seq "$rounds"); do
 		done
 	done
 	run win -- "$ft" report --from "$t0" --to "$t1" "$work/b.dat"
+	for c in overhead drops; do
+		run "one-$c-1" -- taskset -c 0 "$ft" "$c" --threads 1 "$work/b.dat"
+		run "one-$c-2" -- taskset -c 0 "$ft" "$c" --threads 2 "$work/b.dat"
+	done
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -87,6 +95,13 @@ done
 awk -v ww="$(w win)" -v wc="$(c win)" -v fw="$(w b-report-d)" -v fc="$(c b-report-d)" 'BEGIN {
 	printf "\n1%% window of the %s file: %.3f s wall, %.3f s CPU: %.1f%% / %.1f%% of the full listing\n",
 	       "second", ww, wc, 100 * ww / fw, 100 * wc / fc }'
+for c in overhead drops; do
+	awk -v c="$c" -v w1="$(w "one-$c-1")" -v c1="$(c "one-$c-1")" -v w2="$(w "one-$c-2")" \
+	    -v c2="$(c "one-$c-2")" 'BEGIN {
+		printf "%s on one CPU (taskset -c 0), second file: --threads 1 %.3f / %.3f s, " \
+		       "--threads 2 (two ranges) %.3f / %.3f s: %.2fx wall\n", c, w1, c1, w2, c2, w1 / w2 }'
+done
 echo
 echo "the default's measure on this machine now (rpt_parallel_cores, three runs):" \
 	"$(for i in 1 2 3; do "$PWD/$O/tests/test_threads" | sed -n 's/.*cores, \([0-9.]*\) measured.*/\1/p'; done | tr '\n' ' ')"
+"$PWD/$O/tests/test_threads" | sed -n 's/.*default \([0-9]*\) threads, \([0-9]*\) for ranges (\([0-9]*\) usable.*/default threads: \1 for a hand-over, \2 for ranges (\3 usable cores)/p'

@@ -220,16 +220,16 @@ static double mono_s(void)
 static double measure_parallel(void)
 {
 	const char *env = getenv("FLYTRAP_PARALLEL");
-	double one[3], two[3], got[3], t, c, r;
+	double one, two, got, v[3], t, c;
 	uint64_t n = 1 << 12;
 	int i;
 
 	if (env && *env) {
 		char *end;
-		double v = strtod(env, &end);
+		double x = strtod(env, &end);
 
-		if (end != env && !*end && v >= 1 && v <= RPT_MAX_THREADS)
-			return v;
+		if (end != env && !*end && x >= 1 && x <= RPT_MAX_THREADS)
+			return x;
 	}
 	/* work of ~0.5 ms on one core: the measure is part of every large open */
 	for (;;) {
@@ -241,12 +241,12 @@ static double measure_parallel(void)
 		n *= 2;
 	}
 	for (i = 0; i < 3; i++) {
+		struct spin_arg a = { .n = n };
 		pthread_t th;
 
 		t = mono_s();
 		spin(n);
-		one[i] = mono_s() - t;
-		struct spin_arg a = { .n = n };
+		one = mono_s() - t;
 
 		t = mono_s();
 		c = thread_cpu_s();
@@ -255,17 +255,26 @@ static double measure_parallel(void)
 		spin(n);
 		c = thread_cpu_s() - c;
 		pthread_join(th, NULL);
-		two[i] = mono_s() - t;
-		got[i] = (c + a.cpu) / two[i];
+		two = mono_s() - t;
+		/*
+		 * The lower of: the work two threads got done against one (a
+		 * sibling hyperthread shares the core), and the CPU they were
+		 * given over the wall time (other programs hold the cores).
+		 */
+		v[i] = 2 * one / two;
+		got = (c + a.cpu) / two;
+		if (got < v[i])
+			v[i] = got;
+		/*
+		 * Two rounds on the same side of the bar decide as the median of
+		 * three would: the third is not run (a third less CPU).
+		 */
+		if (i == 1 && (v[0] < RPT_PARALLEL_MIN) == (v[1] < RPT_PARALLEL_MIN)) {
+			t = (v[0] + v[1]) / 2;
+			return t < 1 ? 1 : t > 2 ? 2 : t;
+		}
 	}
-	/*
-	 * The lower of: the work two threads got done against one (a sibling
-	 * hyperthread shares the core), and the CPU they were given over the
-	 * wall time (other programs hold the cores).
-	 */
-	t = 2 * mid3(one) / mid3(two);
-	r = mid3(got);
-	t = r < t ? r : t;
+	t = mid3(v);
 	return t < 1 ? 1 : t > 2 ? 2 : t;
 }
 
@@ -370,7 +379,140 @@ static void parallel_init(void)
 		parallel_keep(parallel_cores);
 }
 
-int rpt_threads_default(void)
+/*
+ * A CPU quota caps what threads get whatever the affinity mask says (a
+ * container given 1.5 CPUs of a 64-core host: its threads are stopped once
+ * they have used 150 ms in a 100 ms period).  The quota of each cgroup from
+ * the process's up to its hierarchy's root counts, the smallest wins:
+ * cgroup v2 cpu.max ("QUOTA PERIOD" or "max PERIOD"), v1 cpu.cfs_quota_us
+ * over cpu.cfs_period_us (-1: none).  Read here, as no Debian library
+ * reports it (libcgroup manages groups, it does not resolve this).
+ */
+static bool read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
+/* cores a cgroup directory's own quota allows; 0: no quota there */
+static double dir_quota(const char *dir, bool v2)
+{
+	char path[4300], buf[128];
+	long long q, per;
+
+	if (v2) {
+		char w[32];
+		uint64_t u;
+
+		snprintf(path, sizeof(path), "%s/cpu.max", dir);
+		if (!read_small(path, buf, sizeof(buf)) || sscanf(buf, "%31s %lld", w, &per) != 2 ||
+		    !strcmp(w, "max") || ft_parse_u64(w, &u) || !u || u > (1ULL << 62) || per <= 0)
+			return 0;
+		q = (long long)u;
+	} else {
+		snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", dir);
+		if (!read_small(path, buf, sizeof(buf)) || sscanf(buf, "%lld", &q) != 1 || q <= 0)
+			return 0;
+		snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir);
+		if (!read_small(path, buf, sizeof(buf)) || sscanf(buf, "%lld", &per) != 1 || per <= 0)
+			return 0;
+	}
+	return (double)q / (double)per;
+}
+
+/* has the comma list a token tok? */
+static bool has_token(const char *list, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, tok, n) && (p[n] == ',' || p[n] == 0))
+			return true;
+	return false;
+}
+
+double rpt_cgroup_cores_at(const char *proc_cgroup, const char *mountinfo, const char *prefix)
+{
+	char line[4096], cg[2][4096] = { "", "" }, dir[4200];
+	bool have[2] = { false, false };
+	double best = 0;
+	FILE *f = fopen(proc_cgroup, "re");
+
+	if (!f)
+		return 0;
+	/* "ID:CONTROLLERS:PATH": v2 is "0::PATH", v1's cpu controller is named in the list */
+	while (fgets(line, sizeof(line), f)) {
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+
+		if (!b)
+			continue;
+		*b++ = 0;
+		b[strcspn(b, "\n")] = 0;
+		if (!strcmp(line, "0:") ) {
+			snprintf(cg[1], sizeof(cg[1]), "%s", b);
+			have[1] = true;
+		} else if (has_token(a + 1, "cpu")) {
+			snprintf(cg[0], sizeof(cg[0]), "%s", b);
+			have[0] = true;
+		}
+	}
+	fclose(f);
+	f = fopen(mountinfo, "re");
+	if (!f)
+		return 0;
+	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS" */
+	while (fgets(line, sizeof(line), f)) {
+		char root[4096], mnt[4096], fstype[64], super[1024], *dash = strstr(line, " - ");
+		const char *rel;
+		size_t rl;
+		int v2;
+
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
+			continue;
+		v2 = !strcmp(fstype, "cgroup2");
+		if (!v2 && !(!strcmp(fstype, "cgroup") && has_token(super, "cpu")))
+			continue;
+		if (!have[v2] || strchr(mnt, '\\'))
+			continue;	/* an escaped name: not a path as is */
+		/* the mount shows the hierarchy from root on: the process's path below it */
+		rel = cg[v2];
+		rl = strlen(root);
+		if (strcmp(root, "/")) {
+			if (strncmp(rel, root, rl) || (rel[rl] != '/' && rel[rl] != 0))
+				continue;
+			rel += rl;
+		}
+		if (snprintf(dir, sizeof(dir), "%s%s%s", prefix ? prefix : "", mnt, rel) >=
+		    (int)sizeof(dir))
+			continue;
+		for (size_t base = strlen(prefix ? prefix : "") + strlen(mnt);;) {
+			double q = dir_quota(dir, v2);
+			char *slash;
+
+			if (q > 0 && (best == 0 || q < best))
+				best = q;
+			slash = strrchr(dir, '/');
+			if (!slash || (size_t)(slash - dir) < base)
+				break;
+			*slash = 0;
+		}
+		have[v2] = false;	/* one mount of each hierarchy */
+	}
+	fclose(f);
+	return best;
+}
+
+static int affinity_cores(void)
 {
 	cpu_set_t set;
 	int n = 0;
@@ -379,17 +521,46 @@ int rpt_threads_default(void)
 		n = CPU_COUNT(&set);
 	if (n < 1)
 		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n;
+}
+
+static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
+static int usable_cores;
+
+/* the cores of the affinity mask, fewer where a CPU quota allows fewer (rounded down) */
+static void cores_init(void)
+{
+	double q = rpt_cgroup_cores_at("/proc/self/cgroup", "/proc/self/mountinfo", NULL);
+	int n = affinity_cores();
+
+	if (q > 0 && q < n)
+		n = q < 1 ? 1 : (int)q;
+	usable_cores = n > RPT_MAX_THREADS ? RPT_MAX_THREADS : n;
+}
+
+int rpt_usable_cores(void)
+{
+	pthread_once(&cores_once, cores_init);
+	return usable_cores;
+}
+
+int rpt_threads_default(void)
+{
+	int n = rpt_usable_cores();
+
 	if (n <= 1)
 		return 1;
 	/*
 	 * A second thread pays for itself only where it really runs beside the
-	 * first: the pipeline's two threads burn ~2.2x the CPU of one, so below
-	 * ~1.6 cores of real parallelism the default stays at one thread.
+	 * first: the pipeline's two threads burn ~2.2x the CPU of one and hand
+	 * over every batch of events, waking a thread that may have gone idle,
+	 * so below ~1.6 cores of parallelism from a cold start the default
+	 * stays at one thread.
 	 */
 	pthread_once(&parallel_once, parallel_init);
 	if (parallel_cores < RPT_PARALLEL_MIN)
 		return 1;
-	return n > RPT_MAX_THREADS ? RPT_MAX_THREADS : n;
+	return n;
 }
 
 int rpt_threads_for(uint64_t file_size)
@@ -398,6 +569,23 @@ int rpt_threads_for(uint64_t file_size)
 	if (file_size < RPT_THREADS_MIN_FILE)
 		return 1;
 	return rpt_threads_default();
+}
+
+int rpt_ranges_for(uint64_t file_size)
+{
+	/*
+	 * Ranges hand nothing over: each runs apart from its start to its end
+	 * (hundreds of ms: range_plan() puts RPT_RANGE_MIN_EVENTS in each), so
+	 * a vCPU's slow wake-up, which decides the pipeline's default, costs
+	 * them once.  Where the threads do not get cores of their own they
+	 * share one, and the ranges cost their starts and the merge: 5% on one
+	 * CPU (docs/benchmarks.md).  A quota (rpt_usable_cores()) is the
+	 * case that would cost that always, so it counts; a busy machine gives
+	 * two threads more of its time than one.
+	 */
+	if (file_size < RPT_THREADS_MIN_FILE)
+		return 1;
+	return rpt_usable_cores();
 }
 
 double rpt_parallel_cores(void)

@@ -1183,7 +1183,7 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 	if (env && *env) {
 		want = atoi(env);
 	} else {
-		want = opts->threads ? opts->threads : rpt_threads_for(in->file_size);
+		want = opts->threads ? opts->threads : rpt_ranges_for(in->file_size);
 		/* the analyzers that cannot merge take a thread of their own */
 		want -= whole;
 	}

@@ -42,16 +42,43 @@ struct rpt_opts {
 /* below this file size, the default is one thread (no measuring) */
 #define RPT_THREADS_MIN_FILE (4ULL << 20)
 /*
- * The default --threads: the cores this process may run on (its affinity,
- * at most RPT_MAX_THREADS) when two threads measured side by side really run
- * in parallel (rpt_parallel_cores() >= RPT_PARALLEL_MIN), else 1, so that the
- * default is never slower than --threads 1.  Measured once per process.
+ * The default --threads of a read that hands events from thread to thread
+ * (the reader's pipeline, its decoding workers): the cores this process may
+ * run on (its affinity, at most RPT_MAX_THREADS) when two threads started
+ * cold really run in parallel (rpt_parallel_cores() >= RPT_PARALLEL_MIN),
+ * else 1, so that the default is never slower than --threads 1.  Measured
+ * once per process.
  */
 int rpt_threads_default(void);
 /* The same for a file of file_size bytes: 1 below RPT_THREADS_MIN_FILE. */
 int rpt_threads_for(uint64_t file_size);
-/* Cores two threads get at once, 1 to 2, measured once (FLYTRAP_PARALLEL=X: X). */
+/*
+ * The default count of threads for ranged analysis (replay.c): the usable
+ * cores, 1 below RPT_THREADS_MIN_FILE.  Not the measure: ranges run apart.
+ */
+int rpt_ranges_for(uint64_t file_size);
+/* The affinity mask's cores, fewer where a cgroup CPU quota allows fewer. */
+int rpt_usable_cores(void);
+/*
+ * Cores a cgroup CPU quota allows the process (v2 cpu.max, v1
+ * cpu.cfs_quota_us, the smallest from its group up), 0 when none: from
+ * the files given (/proc/self/cgroup, /proc/self/mountinfo), each mount
+ * point under prefix (NULL: /; tests build a tree).
+ */
+double rpt_cgroup_cores_at(const char *proc_cgroup, const char *mountinfo, const char *prefix);
+/*
+ * The default count of threads for ranged analysis (replay.c): the cores
+ * when two threads, once both run, get at least RPT_PARALLEL_MIN cores
+ * (rpt_parallel_steady()), else 1; 1 below RPT_THREADS_MIN_FILE.
+ */
+int rpt_ranges_for(uint64_t file_size);
+/*
+ * Cores two threads get at once, 1 to 2, measured once: from a cold start
+ * (rpt_parallel_cores) and once both run (rpt_parallel_steady).
+ * FLYTRAP_PARALLEL=X sets both, X,Y the first and the second.
+ */
 double rpt_parallel_cores(void);
+double rpt_parallel_steady(void);
 
 /*
  * Do a CPU's stamps stay in order once the file's options adjust them

@@ -17,6 +17,12 @@
 #    ranges and callgraph's whole replay), and prints what --threads 1
 #    prints; so does analyze --threads 2 (callgraph beside one replay of
 #    the others);
+#  - with no --threads, a 2M-event file (above the 4 MiB a default thread
+#    needs) runs overhead and drops on as many ranges as the process has
+#    usable cores (the affinity mask, fewer under a CPU quota: what
+#    tests/test_threads reports), up to one per 500,000 events, whatever
+#    the pipeline's measure says; under `taskset` to one CPU, on one; both
+#    print what --threads 1 prints;
 #  - a file the ranges cannot read as windows (a chunk that fails its
 #    checksum, a truncated file) is replayed once: the same damage message
 #    and exit status as one replay.
@@ -105,6 +111,35 @@ done
 FLYTRAP_WINDOW_READ=say "$FLYTRAP" analyze --json --threads 2 "$TMP/big.dat" >"$TMP/t2" 2>&1
 cmp -s "$TMP/t1" "$TMP/t2" && ok "analyze --json --threads 2: callgraph beside the others, the same output" ||
 	fail "analyze --json --threads 2 prints another output"
+
+# the default: ranges on the usable cores, none on one CPU
+"$MK" bench "$TMP/big2.dat" 2000000 >/dev/null || fail "mkrpt bench 2M"
+usable=$("$TOP/$O/tests/test_threads" | sed -n 's/.* \([0-9]*\) for ranges.*/\1/p')
+want=$usable
+[ "${want:-0}" -gt 4 ] && want=4
+for args in "overhead" "drops --json"; do
+	# shellcheck disable=SC2086
+	"$FLYTRAP" $args --threads 1 "$TMP/big2.dat" >"$TMP/t1" 2>&1
+	# shellcheck disable=SC2086
+	FLYTRAP_WINDOW_READ=say "$FLYTRAP" $args "$TMP/big2.dat" >"$TMP/t2" 2>"$TMP/t2.err"
+	said=$(grep -c '^window read:' "$TMP/t2.err")
+	[ "$said" = 0 ] && said=1
+	grep -v '^window read:' "$TMP/t2.err" >>"$TMP/t2"
+	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = "$want" ] &&
+		ok "$args, default threads: $said ranges on $usable usable cores, the output of --threads 1" ||
+		fail "$args, default threads: $said ranges on ${usable:-?} usable cores (want $want), or another output"
+	# shellcheck disable=SC2086
+	FLYTRAP_WINDOW_READ=say taskset -c 0 "$FLYTRAP" $args "$TMP/big2.dat" >"$TMP/t2" 2>"$TMP/t2.err"
+	said=$(grep -c '^window read:' "$TMP/t2.err")
+	grep -v '^window read:' "$TMP/t2.err" >>"$TMP/t2"
+	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = 0 ] &&
+		ok "$args, default threads on one CPU: one replay, the same output" ||
+		fail "$args, default threads on one CPU: $said ranges, or another output"
+done
+"$FLYTRAP" analyze --threads 1 "$TMP/big2.dat" >"$TMP/t1" 2>&1
+"$FLYTRAP" analyze "$TMP/big2.dat" >"$TMP/t2" 2>&1
+cmp -s "$TMP/t1" "$TMP/t2" && ok "analyze, default threads: the output of --threads 1" ||
+	fail "analyze, default threads: another output"
 
 # damage: a chunk that fails its checksum, a truncated file: one replay, its message and status
 size=$(stat -c %s "$TMP/w/bench.dat")
