@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Ranged analysis (issue 37 item 3): overhead, drops and analyze on one
-# CPU (taskset -c 0, --threads 1: one replay) against two CPUs (taskset -c
-# 0,1, --threads 2: two ranges; analyze runs callgraph on one whole replay
-# beside the ranges of overhead and drops), alternating, medians of ROUNDS.
-# Then the cost of a range: CPU time at FLYTRAP_RANGES=1, 2, 4, 8 and 16 on
-# the same file, from which the model of docs/benchmarks.md predicts the
-# wall time on P cores:  T(P) = T1 / P + c, c the CPU time one more range
-# adds (its plan and the state records of the chunks it skips).
+# Ranged analysis (issue 37 item 3): overhead, drops, callgraph and analyze
+# on one CPU (taskset -c 0, --threads 1: one replay) against two CPUs
+# (taskset -c 0,1, --threads 2: two ranges), alternating, medians of
+# ROUNDS.  Then the cost of a range: CPU time at FLYTRAP_RANGES=1, 2, 4, 8
+# and 16 on the same file, for overhead and for callgraph, from which the
+# model of docs/benchmarks.md predicts the wall time on P cores:
+# T(P) = T1 / P + c, c the CPU time one more range adds (its plan, the
+# state records of the chunks it skips, callgraph's symbol tables and its
+# merge).
 #
 #   bench/ranges.sh [FILE] [ROUNDS]     O=build by default
 #
@@ -29,7 +30,7 @@ if [ -z "$f" ]; then
 	f=$work/b.dat
 	"$mk" bench "$f" 10000000 >/dev/null
 fi
-cmds="overhead drops analyze"
+cmds="overhead drops callgraph analyze"
 for cmd in $cmds; do
 	"$ft" "$cmd" --threads 1 "$f" >"$work/o1" 2>&1 || true
 	"$ft" "$cmd" --threads 2 "$f" >"$work/o2" 2>&1 || true
@@ -43,6 +44,7 @@ for i in $(seq "$rounds"); do
 	done
 	for k in 1 2 4 8 16; do
 		run "ovh.k$k" FLYTRAP_RANGES=$k -- "$ft" overhead "$f"
+		run "cg.k$k" FLYTRAP_RANGES=$k -- "$ft" callgraph "$f"
 	done
 done
 nev=$("$ft" info "$f" 2>/dev/null | awk '/^events:/ { print $2 }')
@@ -57,24 +59,27 @@ for cmd in $cmds; do
 	awk -v n="$cmd" -v w1="$w1" -v c1="$c1" -v w2="$w2" -v c2="$c2" 'BEGIN {
 		printf "| %s | %.3f / %.3f | %.3f / %.3f | %.2fx | %.2fx |\n", n, w1, c1, w2, c2, w1 / w2, c2 / c1 }'
 done
-echo
-echo "| overhead, FLYTRAP_RANGES=K | wall s | CPU s | CPU added per range |"
-echo "|---|---:|---:|---:|"
-c1=$(c ovh.k1)
-for k in 1 2 4 8 16; do
-	awk -v k="$k" -v w="$(w "ovh.k$k")" -v c="$(c "ovh.k$k")" -v c1="$c1" 'BEGIN {
-		printf "| %d | %.3f | %.3f | %s |\n", k, w, c, (k > 1 ? sprintf("%.4f", (c - c1) / (k - 1)) : "-") }'
+for a in ovh:overhead cg:callgraph; do
+	p=${a%%:*} name=${a#*:}
+	echo
+	echo "| $name, FLYTRAP_RANGES=K | wall s | CPU s | CPU added per range |"
+	echo "|---|---:|---:|---:|"
+	c1=$(c "$p.k1")
+	for k in 1 2 4 8 16; do
+		awk -v k="$k" -v w="$(w "$p.k$k")" -v c="$(c "$p.k$k")" -v c1="$c1" 'BEGIN {
+			printf "| %d | %.3f | %.3f | %s |\n", k, w, c, (k > 1 ? sprintf("%.4f", (c - c1) / (k - 1)) : "-") }'
+	done
+	c16=$(c "$p.k16")
+	echo
+	awk -v c1="$c1" -v c16="$c16" -v nev="${nev:-0}" -v name="$name" 'BEGIN {
+		c = (c16 - c1) / 15; if (c < 0) c = 0
+		printf "Model (%s): T(P) = T1 / P + c, T1 = %.3f s, c = %.4f s per range;", name, c1, c
+		printf " ranges hold at least 500,000 events, so this file takes at most %d.\n", nev / 500000
+		printf "\n| cores P | ranges | predicted wall s | predicted speed-up |\n|---:|---:|---:|---:|\n"
+		for (p = 2; p <= 64; p *= 2) {
+			k = p; if (nev && k > int(nev / 500000)) k = int(nev / 500000); if (k < 1) k = 1
+			t = c1 / k + ((k > 1) ? c : 0)
+			printf "| %d | %d | %.3f | %.1fx |\n", p, k, t, c1 / t
+		}
+	}'
 done
-c16=$(c ovh.k16)
-echo
-awk -v c1="$c1" -v c16="$c16" -v nev="${nev:-0}" 'BEGIN {
-	c = (c16 - c1) / 15; if (c < 0) c = 0
-	printf "Model (overhead): T(P) = T1 / P + c, T1 = %.3f s, c = %.4f s per range;", c1, c
-	printf " ranges hold at least 500,000 events, so this file takes at most %d.\n", nev / 500000
-	printf "\n| cores P | ranges | predicted wall s | predicted speed-up |\n|---:|---:|---:|---:|\n"
-	for (p = 2; p <= 64; p *= 2) {
-		k = p; if (nev && k > int(nev / 500000)) k = int(nev / 500000); if (k < 1) k = 1
-		t = c1 / k + ((k > 1) ? c : 0)
-		printf "| %d | %d | %.3f | %.1fx |\n", p, k, t, c1 / t
-	}
-}'

@@ -49,6 +49,13 @@
  */
 #define TASK_FRAME 0x80000000u
 #define COMM_FRAME 0x40000000u
+/*
+ * A range after the file's first (ranged analysis, "ranges" below): the
+ * node standing for a task's calls open before the range, at one level
+ * of them (PH_FRAME | index into callgraph.ph); only in such a range's
+ * tree, never in a result.
+ */
+#define PH_FRAME COMM_FRAME
 
 const char *const rpt_cg_src_names[S_NR] = { "calls", "samples", "offcpu", "bpf-stacks" };
 static const char *const src_units[S_NR] = { "ns", "samples", "ns", "samples" };
@@ -113,10 +120,36 @@ struct cframe {
 	uint64_t start, child;
 };
 
+/*
+ * In a range after the first, what a task's calls did to those open before
+ * the range (unknown until the ranges merge): an entry that may end some
+ * of them (function_graph, by depth), or an exit that closes one.
+ */
+enum { BOP_ENTRY = 1, BOP_EXIT };
+struct bop {
+	struct rpt_call pc;
+	uint8_t kind;
+	bool has_dur;
+	uint64_t ts, dur;
+	uint64_t child;		/* time of calls completed under the level this op ends */
+};
+
 struct ctask {
 	struct rpt_calls calls;	/* of struct cframe */
 	uint32_t base;		/* node under which this task's calls hang */
 	bool has_base;
+	/*
+	 * A range after the first: calls holds only the range's own calls.
+	 * Those open before it sit under a placeholder node per level, a
+	 * level ending at each op that may change them.
+	 */
+	uint32_t ph_node;	/* the current level's placeholder node, UINT32_MAX: none yet */
+	uint32_t fg_bound;	/* function_graph calls open before are shallower than this */
+	uint64_t ph_child;	/* calls completed right under the current level */
+	int maxd;		/* most calls of its own at a push */
+	struct bop *ops;
+	uint32_t nops, cops;
+	uint32_t *lvl_to;	/* the merge's: each level's node in the range before */
 };
 
 struct pending_kstack {
@@ -124,6 +157,34 @@ struct pending_kstack {
 	int pid;
 	int n;
 	uint64_t addr[MAX_FRAMES];
+};
+
+/* a placeholder node of a range after the first: its task and level */
+struct ph {
+	uint64_t task;
+	uint32_t level, node;
+};
+
+/*
+ * A range after the first, per CPU: the first event that would have used a
+ * pending kernel_stack of the range before (a user_stack, kept to join it
+ * when the ranges merge, or one that ends it), where it fell among the
+ * samples tree's new nodes; and the first stack copy part or record.
+ */
+enum { PF_NONE, PF_USTACK, PF_FLUSH };
+struct cpu_first {
+	uint8_t pend;
+	uint32_t at;		/* trees[S_SAMPLES].n then */
+	uint64_t seq;
+	int pid, tgid, un;	/* PF_USTACK */
+	uint64_t *ua;
+	/*
+	 * the first stack copy part (its task and offset), and a record
+	 * before it that could have joined parts (its task and own size)
+	 */
+	bool add, join;
+	int add_pid, join_pid;
+	uint32_t add_off, join_own;
 };
 
 /* the parts of a stack copy that came in flytrap:ucopy_more events, before their record */
@@ -208,6 +269,19 @@ struct callgraph {
 	const char *ovr_comm;		/* a bpf-stacks sample's task name and process, */
 	int ovr_tgid;			/* for --group (NULL, -1: the file's) */
 	bool oom;
+	/*
+	 * Ranged analysis: a range after the file's first (tail), what it
+	 * cannot decide alone (unsure: the merge hands the file to one
+	 * replay), its placeholders, its CPUs' first stack events, and the
+	 * pids whose image it looked up before it saw their fork or exec.
+	 */
+	bool tail, unsure;
+	struct ph *ph;
+	uint32_t nph, cph;
+	struct cpu_first *cf;
+	int ncf;
+	uint64_t cf_seq;
+	struct rpt_map img_miss;
 };
 
 /* ---- frames ------------------------------------------------------------------- */
@@ -270,6 +344,8 @@ static uint32_t kframe(struct callgraph *g, uint64_t addr)
 	return *c;
 }
 
+static void set_inlined(struct callgraph *g, uint32_t id);
+
 /* frame id of "NAME (inlined)", marked as an inlined function's */
 static uint32_t inlined_frame(struct callgraph *g, const char *name)
 {
@@ -280,6 +356,13 @@ static uint32_t inlined_frame(struct callgraph *g, const char *name)
 	id = intern(g, buf);
 	if (g->oom)
 		return 0;
+	set_inlined(g, id);
+	return g->oom ? 0 : id;
+}
+
+/* mark frame id as an inlined function's */
+static void set_inlined(struct callgraph *g, uint32_t id)
+{
 	if (id >= g->nfinl) {
 		uint32_t nc = g->nfinl ? g->nfinl : 1024;
 		uint8_t *nf;
@@ -289,14 +372,13 @@ static uint32_t inlined_frame(struct callgraph *g, const char *name)
 		nf = realloc(g->finl, nc);
 		if (!nf) {
 			g->oom = true;
-			return 0;
+			return;
 		}
 		memset(nf + g->nfinl, 0, nc - g->nfinl);
 		g->finl = nf;
 		g->nfinl = nc;
 	}
 	g->finl[id] = 1;
-	return id;
 }
 
 /* the functions inlined at addr (DWARF), into u's chain; none with --no-inline */
@@ -597,8 +679,62 @@ static struct ctask *ctask_get(struct callgraph *g, const struct fmt_event *ev, 
 		t->base = task_base(g, &g->trees[S_CALLS], pid);
 		t->has_base = true;
 		rpt_calls_init(&t->calls, sizeof(struct cframe));
+		t->ph_node = UINT32_MAX;
+		t->fg_bound = UINT32_MAX;
 	}
 	return t;
+}
+
+/*
+ * A range after the first: the node the task's calls hang under when none
+ * of its own is open, the placeholder of the calls open before the range
+ * at the current level (made on first use).
+ */
+static uint32_t ph_parent(struct callgraph *g, struct ctask *t, uint64_t key)
+{
+	if (t->ph_node != UINT32_MAX)
+		return t->ph_node;
+	if (g->nph == g->cph) {
+		uint32_t nc = g->cph ? 2 * g->cph : 64;
+		struct ph *np = nc < COMM_FRAME ? realloc(g->ph, nc * sizeof(*np)) : NULL;
+
+		if (!np) {
+			g->oom = true;
+			return t->base;
+		}
+		g->ph = np;
+		g->cph = nc;
+	}
+	g->ph[g->nph] = (struct ph){ .task = key, .level = t->nops,
+				     .node = child(g, &g->trees[S_CALLS], t->base, PH_FRAME | g->nph) };
+	t->ph_node = g->ph[g->nph++].node;
+	return t->ph_node;
+}
+
+/* a range after the first: an op on the calls open before it; a new level follows */
+static struct bop *bop_add(struct callgraph *g, struct ctask *t, int kind, const struct rpt_call *pc)
+{
+	struct bop *b;
+
+	if (t->nops == t->cops) {
+		uint32_t nc = t->cops ? 2 * t->cops : 4;
+		struct bop *nb = realloc(t->ops, nc * sizeof(*nb));
+
+		if (!nb) {
+			g->oom = true;
+			return NULL;
+		}
+		t->ops = nb;
+		t->cops = nc;
+	}
+	b = &t->ops[t->nops++];
+	memset(b, 0, sizeof(*b));
+	b->kind = (uint8_t)kind;
+	b->pc = *pc;
+	b->child = t->ph_child;
+	t->ph_child = 0;
+	t->ph_node = UINT32_MAX;
+	return b;
 }
 
 static struct cframe *top_frame(const struct ctask *t)
@@ -614,17 +750,30 @@ static void drop_lost(struct callgraph *g, struct ctask *t, int n)
 }
 
 /* an entry: the frames it ends first (calls.h), then its own, under the top one */
-static struct cframe *enter(struct callgraph *g, struct ctask *t, uint32_t frame,
+static struct cframe *enter(struct callgraph *g, struct ctask *t, uint64_t key, uint32_t frame,
 			    const struct rpt_call *pc, uint64_t ts)
 {
 	struct tree *tr = &g->trees[S_CALLS];
 	struct cframe *f;
 	uint32_t parent, nd;
+	int drop = rpt_calls_enter(&t->calls, pc);
 
-	drop_lost(g, t, rpt_calls_enter(&t->calls, pc));
+	drop_lost(g, t, drop);
+	/*
+	 * A range after the first: a function_graph entry that ended all of the
+	 * range's own calls goes on into those open before it, which only the
+	 * merge knows; unless they are known to be shallower (fg_bound)
+	 */
+	if (g->tail && pc->src == RPT_CALL_FGRAPH && !t->calls.n && pc->depth < t->fg_bound) {
+		if (!bop_add(g, t, BOP_ENTRY, pc))
+			return NULL;
+		t->fg_bound = pc->depth;
+	}
 	f = top_frame(t);
-	parent = f ? f->node : t->base;
+	parent = f ? f->node : g->tail ? ph_parent(g, t, key) : t->base;
 	nd = child(g, tr, parent, frame);
+	if (g->tail && t->calls.n < MAX_STACK && t->calls.n + 1 > t->maxd)
+		t->maxd = t->calls.n + 1;
 	if (t->calls.n >= MAX_STACK) {
 		g->too_deep++;
 		return NULL;
@@ -654,6 +803,8 @@ static void complete(struct callgraph *g, struct ctask *t, uint64_t dur)
 	t->calls.n--;
 	if ((f = top_frame(t)))
 		f->child += dur;
+	else if (g->tail)
+		t->ph_child += dur;	/* a call open before the range is its parent */
 }
 
 /* the frame of BPF ufunc/kfunc index fi: its name from the metadata, else "ufunc#N" / "kfunc#N" */
@@ -712,6 +863,48 @@ static void leave(struct callgraph *g, struct ctask *t, const struct rpt_call *p
 {
 	int drop, k = rpt_calls_exit(&t->calls, pc, &drop);
 
+	/*
+	 * A range after the first: an exit that none of the range's own calls
+	 * pairs with may close one open before it: the merge decides.  A
+	 * function_graph exit ends the range's own calls deeper than it first,
+	 * as always; another kind's, when some of its own are open, would end
+	 * them only if one before pairs: one replay decides that.
+	 */
+	if (g->tail && k < 0 && (pc->src == RPT_CALL_FGRAPH ? drop == t->calls.n : !t->calls.n)) {
+		struct bop *b;
+
+		drop_lost(g, t, drop);
+		if (!(b = bop_add(g, t, BOP_EXIT, pc)))
+			return;
+		b->ts = ts;
+		b->has_dur = has_dur;
+		b->dur = dur;
+		/*
+		 * after a function_graph exit at depth d, those on top are no
+		 * deeper than d; another kind's may uncover any below it
+		 */
+		if (pc->src != RPT_CALL_FGRAPH)
+			t->fg_bound = UINT32_MAX;
+		else if (pc->depth + 1 < t->fg_bound)
+			t->fg_bound = pc->depth + 1;
+		return;
+	}
+	if (g->tail && k < 0 && pc->src != RPT_CALL_FGRAPH)
+		g->unsure = true;
+	/*
+	 * a uprobe return pairs by address first, over the whole stack: one
+	 * that pairs with the range's own calls by name only may pair with
+	 * an earlier call by address
+	 */
+	if (g->tail && k >= 0 && pc->src == RPT_CALL_PROBE && pc->key) {
+		int j = t->calls.n - 1;
+
+		while (j >= 0 && (rpt_calls_call(&t->calls, j)->src != RPT_CALL_PROBE ||
+				  rpt_calls_call(&t->calls, j)->key != pc->key))
+			j--;
+		if (j < 0)
+			g->unsure = true;
+	}
 	drop_lost(g, t, drop);
 	if (k < 0) {
 		g->unmatched++;
@@ -725,7 +918,7 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 {
 	const struct rpt_rec *r = ctx->rec;
 	struct ctask *t = ctask_get(g, ev, pid);
-	uint64_t ts = ev->rec.ts;
+	uint64_t ts = ev->rec.ts, key = task_key(ev, pid);
 	struct rpt_call pc;
 
 	if (!t)
@@ -736,7 +929,7 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		pc = (struct rpt_call){ .key = r->fg.func, .depth = (uint32_t)r->fg.depth,
 					.src = RPT_CALL_FGRAPH };
 		if (ty->kind == CK_FG_ENTRY) {
-			enter(g, t, kframe(g, r->fg.func), &pc, ts);
+			enter(g, t, key, kframe(g, r->fg.func), &pc, ts);
 			break;
 		}
 		/* the kernel's own calltime/rettime are exact; the record timestamps are a fallback */
@@ -749,7 +942,7 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		pc = (struct rpt_call){ .key = r->probe.ip, .name = ty->frame,
 					.src = RPT_CALL_PROBE };
 		if (ty->kind == CK_UP_ENTRY)
-			enter(g, t, probe_frame(g, ctx, ty, pid, r->probe.ip), &pc, ts);
+			enter(g, t, key, probe_frame(g, ctx, ty, pid, r->probe.ip), &pc, ts);
 		else
 			leave(g, t, &pc, ts, false, 0);
 		break;
@@ -763,7 +956,7 @@ static void on_calls(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 					.depth = (uint32_t)r->bfunc.depth,
 					.src = kf ? RPT_CALL_KFUNC : RPT_CALL_UFUNC };
 		if (ty->kind == CK_UF_ENTRY || ty->kind == CK_KF_ENTRY)
-			enter(g, t, bpf_func_frame(g, kf, (uint32_t)r->bfunc.func), &pc, ts);
+			enter(g, t, key, bpf_func_frame(g, kf, (uint32_t)r->bfunc.func), &pc, ts);
 		else	/* the BPF exit's own duration, when it has one, is exact */
 			leave(g, t, &pc, ts, r->bfunc.duration != 0, r->bfunc.duration);
 		break;
@@ -1000,6 +1193,40 @@ static struct pending_kstack *pend_get(struct callgraph *g, int cpu)
 	return &g->pend[cpu];
 }
 
+/*
+ * A range after the first: CPU cpu's first-event record (NULL past 4095 or
+ * on ENOMEM, when the range has no use for one).
+ */
+static struct cpu_first *cpu_first(struct callgraph *g, int cpu)
+{
+	if (!g->tail || cpu < 0 || cpu > 4095)
+		return NULL;
+	if (cpu >= g->ncf) {
+		struct cpu_first *nf = realloc(g->cf, (size_t)(cpu + 1) * sizeof(*nf));
+
+		if (!nf) {
+			g->oom = true;
+			return NULL;
+		}
+		memset(nf + g->ncf, 0, (size_t)(cpu + 1 - g->ncf) * sizeof(*nf));
+		g->cf = nf;
+		g->ncf = cpu + 1;
+	}
+	return &g->cf[cpu];
+}
+
+/* a range after the first: an event on cpu that ends a kernel_stack pending there */
+static void first_flush(struct callgraph *g, int cpu)
+{
+	struct cpu_first *f = cpu_first(g, cpu);
+
+	if (f && f->pend == PF_NONE) {
+		f->pend = PF_FLUSH;
+		f->at = g->trees[S_SAMPLES].n;
+		f->seq = g->cf_seq++;
+	}
+}
+
 /* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
 
 /* a flytrap:ucopy_more part: kept for the record that follows it on this CPU */
@@ -1012,6 +1239,15 @@ static void more_add(struct callgraph *g, int cpu, int pid, const struct rpt_rec
 
 	if (cpu < 0 || cpu > 4095 || !p || len <= 0)
 		return;
+	if (g->tail) {
+		struct cpu_first *f = cpu_first(g, cpu);
+
+		if (f && !f->add) {
+			f->add = true;
+			f->add_pid = pid;
+			f->add_off = off;
+		}
+	}
 	if (cpu >= g->nmore) {
 		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
 
@@ -1045,6 +1281,15 @@ static const uint8_t *more_join(struct callgraph *g, int cpu, int pid, const uin
 	struct ucopy_more *m = cpu >= 0 && cpu < g->nmore ? &g->more[cpu] : NULL;
 	int own = cp && *cl > 0 ? *cl : 0;
 
+	if (g->tail) {
+		struct cpu_first *f = cpu_first(g, cpu);
+
+		if (f && !f->add && !f->join) {
+			f->join = true;
+			f->join_pid = pid;
+			f->join_own = (uint32_t)own;
+		}
+	}
 	if (!m || !m->len || m->pid != pid || m->start != (uint32_t)own || own > UCOPY_MAX)
 		return cp;
 	if (!g->whole && !(g->whole = malloc(2 * UCOPY_MAX))) {
@@ -1208,6 +1453,7 @@ static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cp
 	if (r->kind == RPT_K_KSTACK) {
 		if (!p)
 			return;
+		first_flush(g, cpu);
 		flush_pending(g, cpu);
 		p->n = read_addrs(&r->stk.caller, p->addr, MAX_FRAMES);
 		p->pid = pid;
@@ -1216,6 +1462,29 @@ static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cp
 	}
 	tgid = r->stk.tgid > 0 ? r->stk.tgid : pid;
 	un = read_addrs(&r->stk.caller, ua, MAX_FRAMES);
+	if (p && g->tail) {
+		struct cpu_first *f = cpu_first(g, cpu);
+
+		/*
+		 * the first of its CPU in a range after the first: it may join a
+		 * kernel_stack of the range before; the merge emits it
+		 */
+		if (f && f->pend == PF_NONE) {
+			f->ua = malloc((size_t)(un > 0 ? un : 1) * sizeof(*f->ua));
+			if (!f->ua) {
+				g->oom = true;
+				return;
+			}
+			memcpy(f->ua, ua, (size_t)un * sizeof(*ua));
+			f->un = un;
+			f->pid = pid;
+			f->tgid = tgid;
+			f->pend = PF_USTACK;
+			f->at = g->trees[S_SAMPLES].n;
+			f->seq = g->cf_seq++;
+			return;
+		}
+	}
 	if (p && p->has && p->pid == pid) {
 		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
 		p->has = false;
@@ -1496,9 +1765,16 @@ static void on_fork_exec(struct callgraph *g, const struct rpt_rec *r, int kind)
 			g->oom = true;
 		return;
 	}
-	if ((v = rpt_map_find(&g->image_of, (uint32_t)r->exec.pid)))
+	/*
+	 * a range after the first keeps the exec (0) whether or not it saw the
+	 * fork: a fork before the range is the merge's to end
+	 */
+	if ((v = g->tail ? rpt_map_get(&g->image_of, (uint32_t)r->exec.pid, NULL) :
+			   rpt_map_find(&g->image_of, (uint32_t)r->exec.pid)))
 		*v = 0;
-	if (r->exec.old_pid != r->exec.pid && (v = rpt_map_find(&g->image_of, (uint32_t)r->exec.old_pid)))
+	if (r->exec.old_pid != r->exec.pid &&
+	    (v = g->tail ? rpt_map_get(&g->image_of, (uint32_t)r->exec.old_pid, NULL) :
+			   rpt_map_find(&g->image_of, (uint32_t)r->exec.old_pid)))
 		*v = 0;
 }
 
@@ -1516,6 +1792,9 @@ static int image_tgid(struct callgraph *g, enum src s, int tgid, uint64_t ts)
 
 	for (k = 0; k < 8 && (v = rpt_map_find(&g->image_of, (uint32_t)img)) && *v > 0; k++)
 		img = *v;
+	/* a range after the first: a fork before it would change this; the merge checks */
+	if (g->tail && k < 8 && !v && !rpt_map_get(&g->img_miss, (uint32_t)img, NULL))
+		g->oom = true;
 	/* a parent the file has no maps of (its tgid unknown, say): the process's own */
 	if (img != tgid && (at = rpt_syms_image_at(g->syms, img, ts)) != img) {
 		g->pre_exec[s]++;
@@ -1583,6 +1862,8 @@ static void cg_event(struct rpt_ctx *ctx, void *priv, const struct fmt_event *ev
 	if (ty->kind == CK_FORK || ty->kind == CK_EXEC)
 		on_fork_exec(g, ctx->rec, ty->kind);
 	if (ty->kind == CK_OTHER || ty->kind == CK_FORK || ty->kind == CK_EXEC) {
+		if (g->tail)
+			first_flush(g, ev->rec.cpu);
 		if (ev->rec.cpu >= 0 && ev->rec.cpu < g->ncpu_pend && g->pend[ev->rec.cpu].has)
 			flush_pending(g, ev->rec.cpu);
 		return;
@@ -1704,6 +1985,9 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	rpt_map_init(&g->ucache, sizeof(struct ucache));
 	rpt_map_init(&g->pcache, sizeof(struct ucache));
 	rpt_map_init(&g->image_of, sizeof(int));
+	rpt_map_init(&g->img_miss, 1);
+	/* a range after the file's first (its --from is a cut): see "ranges" */
+	g->tail = ctx->in_range && ctx->opts->has_t0;
 	for (k = 0; k < S_NR; k++)
 		if (tree_init(&g->trees[k]))
 			return -ENOMEM;
@@ -2132,6 +2416,427 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	return err;
 }
 
+/* ---- ranges: a later range's trees and state added to an earlier one's ---------- */
+
+/*
+ * Ranged analysis (issue 37, docs/report.md): each range after the file's
+ * first starts with no call open, no stack part or kernel_stack pending,
+ * and no fork seen.  What its events did to what was open before is kept
+ * aside (the ops and placeholders of its tasks, its CPUs' first stack
+ * events, the pids it named without knowing their fork) and settled here,
+ * in range order, against the earlier ranges' state (dst).  Nodes are
+ * mapped in the order the range made them, and a settled stack is emitted
+ * where its range would have met it, so that the trees are one replay's,
+ * node for node (the text breaks ties in that order).  What only one
+ * replay can settle (an exit of a uprobe or BPF function none of the
+ * range's own calls pairs with while some are open, a fork before the
+ * range whose child the range named, a stack copy split by the cut, a
+ * task renamed under --group, a stack deeper than MAX_STACK) gives
+ * -EAGAIN: the file is replayed once.
+ */
+#define TO_BASE UINT32_MAX
+
+struct cg_merge {
+	struct callgraph *d, *s;
+	uint32_t *fmap;			/* s frame id -> d's, UINT32_MAX not yet */
+	uint32_t *nmap;			/* s node -> d node, of the tree being mapped */
+	uint32_t *ph_to;		/* s placeholder -> d node, TO_BASE: the task's base */
+};
+
+static uint32_t map_name(struct cg_merge *m, uint32_t id)
+{
+	if (id >= m->s->nframes)
+		return id;
+	if (m->fmap[id] == UINT32_MAX) {
+		m->fmap[id] = intern(m->d, m->s->frames[id]);
+		if (id < m->s->nfinl && m->s->finl[id])
+			set_inlined(m->d, m->fmap[id]);
+	}
+	return m->fmap[id];
+}
+
+static uint32_t map_frame(struct cg_merge *m, uint32_t fr)
+{
+	if ((fr & (TASK_FRAME | COMM_FRAME)) == (TASK_FRAME | COMM_FRAME))
+		return TASK_FRAME | COMM_FRAME | map_name(m, fr & (COMM_FRAME - 1));
+	if (fr & TASK_FRAME)
+		return fr;
+	return map_name(m, fr);
+}
+
+static struct rpt_call map_call(struct cg_merge *m, const struct rpt_call *pc)
+{
+	struct rpt_call c = *pc;
+
+	if (c.src == RPT_CALL_PROBE)
+		c.name = map_name(m, (uint32_t)c.name);
+	return c;
+}
+
+/* the node of the call on top of t's stack, else its base */
+static uint32_t level_node(const struct ctask *t)
+{
+	const struct cframe *f = top_frame(t);
+
+	return f ? f->node : TO_BASE;
+}
+
+/*
+ * Settle task key's ops (s's task st) on its calls in d: each level's node
+ * into *lvl (nops + 1 of them).  -EAGAIN where one replay must decide.
+ */
+static int settle_task(struct cg_merge *m, uint64_t key, struct ctask *st, uint32_t **lvl)
+{
+	struct callgraph *d = m->d, *s = m->s;
+	bool created;
+	struct ctask *dt = rpt_map_get(&d->tasks, key, &created);
+	struct cframe *f;
+	uint32_t i, *to;
+
+	*lvl = NULL;
+	if (!dt)
+		return -ENOMEM;
+	if (!dt->has_base) {
+		/* first seen in this range: its base is mapped with the nodes */
+		dt->has_base = true;
+		dt->base = TO_BASE;
+		rpt_calls_init(&dt->calls, sizeof(struct cframe));
+		dt->ph_node = dt->fg_bound = UINT32_MAX;
+	} else if (dt->base != TO_BASE) {
+		uint32_t sb = st->base, db = dt->base;
+
+		/* a group frame named when the task was first seen: the same in both */
+		if ((sb == 0) != (db == 0) ||
+		    (sb && map_frame(m, s->trees[S_CALLS].nodes[sb].frame) !=
+				   d->trees[S_CALLS].nodes[db].frame))
+			return -EAGAIN;
+	}
+	if (dt->calls.n + st->maxd > MAX_STACK)
+		return -EAGAIN;
+	to = malloc((size_t)(st->nops + 1) * sizeof(*to));
+	if (!to)
+		return -ENOMEM;
+	*lvl = to;
+	to[0] = level_node(dt);
+	for (i = 0; i < st->nops; i++) {
+		const struct bop *b = &st->ops[i];
+		struct rpt_call pc = map_call(m, &b->pc);
+
+		if ((f = top_frame(dt)))
+			f->child += b->child;
+		if (b->kind == BOP_ENTRY)
+			drop_lost(d, dt, rpt_calls_enter(&dt->calls, &pc));
+		else
+			leave(d, dt, &pc, b->ts, b->has_dur, b->dur);
+		to[i + 1] = level_node(dt);
+	}
+	if ((f = top_frame(dt)))
+		f->child += st->ph_child;
+	return d->oom ? -ENOMEM : 0;
+}
+
+/* the range's own open calls, on top of the settled ones */
+static int push_open(struct cg_merge *m, uint64_t key, const struct ctask *st)
+{
+	struct ctask *dt = rpt_map_find(&m->d->tasks, key);
+	int k;
+
+	if (!dt)
+		return -ENOMEM;
+	if (dt->base == TO_BASE)
+		dt->base = m->nmap[st->base];
+	for (k = 0; k < st->calls.n; k++) {
+		const struct cframe *sf = rpt_calls_at(&st->calls, k);
+		struct rpt_call pc = map_call(m, &sf->call);
+		struct cframe *df = rpt_calls_push(&dt->calls, &pc, MAX_STACK);
+
+		if (!df)
+			return -ENOMEM;
+		df->node = m->nmap[sf->node];
+		df->frame = map_frame(m, sf->frame);
+		df->start = sf->start;
+		df->child = sf->child;
+	}
+	return 0;
+}
+
+/* a CPU's first stack event of s, where s met it: what one replay did then */
+static void settle_pending(struct cg_merge *m, int cpu, const struct cpu_first *f)
+{
+	struct callgraph *d = m->d;
+	struct pending_kstack *p = cpu < d->ncpu_pend ? &d->pend[cpu] : NULL;
+
+	if (f->pend == PF_USTACK && p && p->has && p->pid == f->pid) {
+		emit_stack(d, S_SAMPLES, f->pid, f->tgid, f->ua, f->un, p->addr, p->n, 1);
+		p->has = false;
+		return;
+	}
+	if (p && p->has)
+		flush_pending(d, cpu);
+	if (f->pend == PF_USTACK)
+		emit_stack(d, S_SAMPLES, f->pid, f->tgid, f->ua, f->un, NULL, 0, 1);
+}
+
+static int cmp_first(const void *a, const void *b, void *arg)
+{
+	const struct cpu_first *cf = arg;
+	const struct cpu_first *x = &cf[*(const int *)a], *y = &cf[*(const int *)b];
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* s's tree k into d's, in the order s made its nodes; the samples tree's settled stacks between */
+static int map_tree(struct cg_merge *m, int k, const int *order, int norder)
+{
+	struct tree *dt = &m->d->trees[k];
+	const struct tree *st = &m->s->trees[k];
+	uint32_t i;
+	int o = 0;
+
+	m->nmap[0] = 0;
+	dt->nodes[0].count += st->nodes[0].count;
+	dt->nodes[0].total += st->nodes[0].total;
+	dt->nodes[0].self += st->nodes[0].self;
+	for (i = 1; i <= st->n; i++) {
+		const struct node *sn;
+		uint32_t nd;
+
+		for (; k == S_SAMPLES && o < norder && m->s->cf[order[o]].at <= i; o++)
+			settle_pending(m, order[o], &m->s->cf[order[o]]);
+		if (i == st->n)
+			break;
+		sn = &st->nodes[i];
+		if (k == S_CALLS && (sn->frame & (TASK_FRAME | COMM_FRAME)) == PH_FRAME) {
+			uint32_t to = m->ph_to[sn->frame & (COMM_FRAME - 1)];
+
+			m->nmap[i] = to == TO_BASE ? m->nmap[sn->parent] : to;
+			continue;
+		}
+		nd = child(m->d, dt, m->nmap[sn->parent], map_frame(m, sn->frame));
+		if (m->d->oom)
+			return -ENOMEM;
+		dt->nodes[nd].count += sn->count;
+		dt->nodes[nd].total += sn->total;
+		dt->nodes[nd].self += sn->self;
+		m->nmap[i] = nd;
+	}
+	for (; k == S_SAMPLES && o < norder; o++)
+		settle_pending(m, order[o], &m->s->cf[order[o]]);
+	return m->d->oom ? -ENOMEM : 0;
+}
+
+/* bpf-stacks ring records: d's then s's, in the order each made them, weights added */
+static int merge_ragg(struct callgraph *d, const struct callgraph *s)
+{
+	struct rpt_map n;
+	const struct rpt_map *from[2] = { &d->ragg, &s->ragg };
+
+	if (!s->ragg.count)
+		return 0;
+	rpt_map_init(&n, sizeof(struct ragg));
+	for (int w = 0; w < 2; w++)
+		for (size_t i = 0; i < from[w]->count; i++) {
+			struct ragg a = *(const struct ragg *)rpt_map_nth(from[w], i), *slot;
+			uint64_t wt = a.smp.weight;
+			bool created;
+
+			a.smp.weight = 0;	/* as it was hashed */
+			slot = rpt_map_get(&n, ragg_hash(&a), &created);
+			if (!slot) {
+				rpt_map_release(&n);
+				return -ENOMEM;
+			}
+			if (created)
+				*slot = a;
+			slot->smp.weight += wt;
+		}
+	rpt_map_release(&d->ragg);
+	d->ragg = n;
+	return 0;
+}
+
+/* the per-CPU state after s: where s touched a CPU, s's; else what was there */
+static int merge_cpus(struct callgraph *d, const struct callgraph *s)
+{
+	for (int c = 0; c < s->ncf; c++) {
+		const struct cpu_first *f = &s->cf[c];
+
+		if (f->pend != PF_NONE) {
+			struct pending_kstack *p = pend_get(d, c);
+
+			if (!p)
+				return -ENOMEM;
+			if (c < s->ncpu_pend)
+				*p = s->pend[c];
+			else
+				p->has = false;
+		}
+		/* parts kept: the range's own from its first part on, else those before it */
+		if (f->add) {
+			if (c >= d->nmore) {
+				struct ucopy_more *nm = realloc(d->more, (size_t)(c + 1) * sizeof(*nm));
+
+				if (!nm)
+					return -ENOMEM;
+				memset(nm + d->nmore, 0, (size_t)(c + 1 - d->nmore) * sizeof(*nm));
+				d->more = nm;
+				d->nmore = c + 1;
+			}
+			if (c < s->nmore)
+				d->more[c] = s->more[c];
+			else
+				d->more[c].len = 0;
+		}
+	}
+	return 0;
+}
+
+/* what one replay must decide, before anything of d changes */
+static bool merge_unsure(const struct callgraph *d, const struct callgraph *s)
+{
+	size_t pos = 0;
+	uint64_t pid;
+
+	if (s->unsure)
+		return true;
+	for (int c = 0; c < s->ncf; c++) {
+		const struct cpu_first *f = &s->cf[c];
+		const struct ucopy_more *mo = c < d->nmore ? &d->more[c] : NULL;
+		bool pend = c < d->ncpu_pend && d->pend[c].has;
+
+		/* a stack settled here is named with the task as it is now: one replay, under --group */
+		if (d->conf->group && (f->pend == PF_USTACK || (f->pend == PF_FLUSH && pend)))
+			return true;
+		/*
+		 * a stack copy's parts on both sides of the cut: the range's first
+		 * part continues them, or a record before it joins them
+		 */
+		if (mo && mo->len && ((f->add && mo->pid == f->add_pid &&
+					f->add_off == mo->start + mo->len) ||
+				       (f->join && mo->pid == f->join_pid && mo->start == f->join_own)))
+			return true;
+	}
+	/* a process the range named from its own image that ran its parent's */
+	while (rpt_map_next(&s->img_miss, &pos, &pid)) {
+		const int *v = rpt_map_find(&d->image_of, pid);
+
+		if (v && *v > 0)
+			return true;
+	}
+	return false;
+}
+
+static int cg_merge(struct rpt_ctx *ctx, void *dst, void *src)
+{
+	struct callgraph *d = dst, *s = src;
+	struct cg_merge m = { .d = d, .s = s };
+	size_t pos;
+	struct ctask *st;
+	uint64_t key;
+	int err = 0, *order = NULL, norder = 0, k, *v;
+	uint32_t i;
+
+	(void)ctx;
+	if (d->oom || s->oom)
+		return -ENOMEM;
+	if (merge_unsure(d, s))
+		return -EAGAIN;
+	m.fmap = malloc((size_t)(s->nframes ? s->nframes : 1) * sizeof(*m.fmap));
+	m.ph_to = malloc((size_t)(s->nph ? s->nph : 1) * sizeof(*m.ph_to));
+	order = malloc((size_t)(s->ncf ? s->ncf : 1) * sizeof(*order));
+	if (!m.fmap || !m.ph_to || !order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(m.fmap, 0xff, (size_t)(s->nframes ? s->nframes : 1) * sizeof(*m.fmap));
+	/* the calls open before s: each task's ops, then its placeholders' nodes */
+	pos = 0;
+	while (!err && (st = rpt_map_next(&s->tasks, &pos, &key)))
+		if (st->has_base)
+			err = settle_task(&m, key, st, &st->lvl_to);
+	if (err)
+		goto out;
+	for (i = 0; i < s->nph; i++) {
+		st = rpt_map_find(&s->tasks, s->ph[i].task);
+		m.ph_to[i] = st && st->lvl_to ? st->lvl_to[s->ph[i].level] : TO_BASE;
+	}
+	for (k = 0; k < s->ncf; k++)
+		if (s->cf[k].pend != PF_NONE)
+			order[norder++] = k;
+	qsort_r(order, (size_t)norder, sizeof(*order), cmp_first, s->cf);
+	for (k = 0; k < S_NR && !err; k++) {
+		uint32_t *nm = malloc((size_t)s->trees[k].n * sizeof(*nm));
+
+		if (!nm) {
+			err = -ENOMEM;
+			break;
+		}
+		m.nmap = nm;
+		err = map_tree(&m, k, order, norder);
+		/* the calls' tree: the tasks' open calls point into it */
+		pos = 0;
+		while (k == S_CALLS && !err && (st = rpt_map_next(&s->tasks, &pos, &key)))
+			if (st->has_base)
+				err = push_open(&m, key, st);
+		free(nm);
+		m.nmap = NULL;
+	}
+	if (!err)
+		err = merge_cpus(d, s);
+	if (!err)
+		err = merge_ragg(d, s);
+	if (err)
+		goto out;
+	pos = 0;
+	while ((v = rpt_map_next(&s->image_of, &pos, &key))) {
+		int *dv = rpt_map_get(&d->image_of, key, NULL);
+
+		if (!dv) {
+			err = -ENOMEM;
+			goto out;
+		}
+		*dv = *v;
+	}
+	for (k = 0; k <= rpt_bpfstk_nsources(s->bstk); k++)
+		d->ring_seen[k] |= s->ring_seen[k];
+	d->unmatched += s->unmatched;
+	d->lost_frames += s->lost_frames;
+	d->too_deep += s->too_deep;
+	d->calls_total += s->calls_total;
+	d->bpf_nc += s->bpf_nc;
+	d->bpf_missing += s->bpf_missing;
+	d->bpf_skipped += s->bpf_skipped;
+	for (k = 0; k < S_NR; k++) {
+		d->frameless[k] += s->frameless[k];
+		d->stacks[k] += s->stacks[k];
+		for (int c = 0; c < CUT_NR; c++)
+			d->cut[k][c] += s->cut[k][c];
+		d->pre_exec[k] += s->pre_exec[k];
+		d->earlier[k] += s->earlier[k];
+		d->uw_stacks[k] += s->uw_stacks[k];
+		d->uw_spliced[k] += s->uw_spliced[k];
+		d->uw_complete[k] += s->uw_complete[k];
+		d->uw_marked[k] += s->uw_marked[k];
+		d->uw_fponly[k] += s->uw_fponly[k];
+	}
+	if (rpt_syms_take_tried(d->syms, s->syms))
+		err = -ENOMEM;
+out:
+	pos = 0;
+	while ((st = rpt_map_next(&s->tasks, &pos, NULL))) {
+		free(st->lvl_to);
+		st->lvl_to = NULL;
+	}
+	free(m.fmap);
+	free(m.ph_to);
+	free(order);
+	if (!err && d->oom)
+		err = -ENOMEM;
+	return err;
+}
+
 static void cg_release(void *priv)
 {
 	struct callgraph *g = priv;
@@ -2140,9 +2845,17 @@ static void cg_release(void *priv)
 	uint32_t k;
 	int i;
 
-	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
+	while ((t = rpt_map_next(&g->tasks, &pos, NULL))) {
 		rpt_calls_release(&t->calls);
+		free(t->ops);
+		free(t->lvl_to);
+	}
 	rpt_map_release(&g->tasks);
+	free(g->ph);
+	for (i = 0; i < g->ncf; i++)
+		free(g->cf[i].ua);
+	free(g->cf);
+	rpt_map_release(&g->img_miss);
 	for (i = 0; i < S_NR; i++)
 		tree_release(&g->trees[i]);
 	for (k = 0; k < g->nframes; k++)
@@ -2180,6 +2893,7 @@ const struct rpt_analyzer rpt_callgraph_analyzer = {
 	.event = cg_event,
 	.finish = cg_finish,
 	.release = cg_release,
+	.merge = cg_merge,
 	.kinds = CG_KINDS,
 };
 

@@ -132,6 +132,14 @@ void *rpt_map_next(const struct rpt_map *m, size_t *pos, uint64_t *key)
 	return NULL;
 }
 
+void *rpt_map_nth(const struct rpt_map *m, size_t i)
+{
+	/* values fill the chunks in the order they were made */
+	if (i >= m->count)
+		return NULL;
+	return m->chunks[i / MAP_CHUNK_VALS] + (i % MAP_CHUNK_VALS) * m->val_size;
+}
+
 void rpt_map_release(struct rpt_map *m)
 {
 	size_t k;

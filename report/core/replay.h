@@ -592,6 +592,8 @@ static inline void *rpt_map_get(struct rpt_map *m, uint64_t key, bool *created)
 void *rpt_map_find(const struct rpt_map *m, uint64_t key);
 /* Iterate: *pos starts at 0; returns NULL at the end. */
 void *rpt_map_next(const struct rpt_map *m, size_t *pos, uint64_t *key);
+/* The i-th value made (0: the first), NULL past the last: the order they were made in. */
+void *rpt_map_nth(const struct rpt_map *m, size_t i);
 void rpt_map_release(struct rpt_map *m);
 
 /* Shell-style glob match (*, ?, [...]) used by --comm. */

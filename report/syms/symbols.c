@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -306,15 +307,27 @@ int rpt_syms_add_kallsyms(struct rpt_syms *s, const char *text, size_t len)
 	return 0;
 }
 
+/*
+ * libtraceevent answers a lookup through its function resolver in one
+ * struct of the handle (tep->func_resolver->map): two threads looking up
+ * at once (the ranges of an analysis) would mix their answers.  The names
+ * themselves live as long as the table.
+ */
+static pthread_mutex_t tep_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* the function libtraceevent's table (the reader's kallsyms) puts addr in */
 static const char *tep_kernel(struct tep_handle *tep, uint64_t addr, uint64_t *off)
 {
 	const char *name = NULL;
 	unsigned long long start = 0;
 	unsigned long size = 0;
+	int found;
 
+	pthread_mutex_lock(&tep_lock);
+	found = tep_find_function_info(tep, addr, &name, &start, &size);
+	pthread_mutex_unlock(&tep_lock);
 	/* zeroed kallsyms (no permission when recorded) give every symbol address 0 */
-	if (!tep_find_function_info(tep, addr, &name, &start, &size))
+	if (!found)
 		return NULL;
 	if (!name || !start || start > addr)
 		return NULL;
@@ -1817,6 +1830,25 @@ int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out)
 		return 0;
 	}
 	return -1;
+}
+
+int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src)
+{
+	for (int k = 0; dst && src && k < dst->nbins && k < src->nbins; k++) {
+		struct ubin *d = &dst->bins[k];
+		const struct ubin *s = &src->bins[k];
+
+		/* both are the same file's tables, in its order; anything else: leave them */
+		if (strcmp(d->path, s->path))
+			return 0;
+		if (s->tried && !d->tried)
+			bin_load(dst, d);
+		/* a stored table's binary looked for on this machine: its second call does that */
+		if (s->disk_tried && !d->disk_tried)
+			bin_load(dst, d);
+		d->timed_out |= s->timed_out;
+	}
+	return 0;
 }
 
 bool rpt_syms_debuginfod(const struct rpt_syms *s)

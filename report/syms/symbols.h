@@ -146,6 +146,12 @@ struct rpt_syms_bin {
 /* The k-th binary (0...) an address needed: 0 and *out filled (pointers owned by s), or -1. */
 int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out);
 
+/*
+ * The binaries src looked up that dst has not, looked up in dst too (each
+ * loaded as a lookup would: rpt_syms_missing() and rpt_syms_binary() then
+ * answer for both).  dst and src are tables of one file.  0.
+ */
+int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src);
 /* Whether debuginfod may be asked (DEBUGINFOD_URLS set, not turned off, not the static build). */
 bool rpt_syms_debuginfod(const struct rpt_syms *s);
 

@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # test-timeout: 1500
-# Ranged analysis (issue 37 item 3): overhead and drops cut the file into K
-# time ranges, replay each in its own thread from the time index's state,
-# and merge; analyze runs callgraph on one whole replay beside them.  The
+# Ranged analysis (issue 37 item 3): overhead, drops and callgraph cut the
+# file into K time ranges, replay each in its own thread from the time
+# index's state, and merge; callgraph settles what each range met of the
+# calls, stacks and forks before it, or hands the file to one replay.  The
 # output must be byte for byte what one replay prints (FLYTRAP_RANGES=1):
-#  - stdout, stderr and the exit status of overhead, drops and analyze, text
-#    and JSON, with --cpu, --comm, --window and --syscalls, at K = 2, 3 and 8
-#    (light: 3), on the shipped files and fixtures converted to one page per
-#    chunk (so that they have chunks to cut at), on a file whose tasks change
-#    names and pids with losses on both CPUs (mkrpt names), a big-endian
-#    copy, and a 300,000-event bench file;
-#  - the ranges did run (FLYTRAP_WINDOW_READ=say prints one line per range):
-#    on every file with more than one chunk per CPU, K of them;
-#  - --threads 3 cuts a 1.2M-event file in two by itself (analyze: two
-#    ranges and callgraph's whole replay), and prints what --threads 1
-#    prints; so does analyze --threads 2 (callgraph beside one replay of
-#    the others);
+#  - stdout, stderr and the exit status of overhead, drops, callgraph and
+#    analyze, text and JSON, with --cpu, --comm, --window, --syscalls,
+#    --group and --source, at K = 2, 3 and 8 (light: 3), on the shipped
+#    files and fixtures converted to one page per chunk (so that they have
+#    chunks to cut at), on a file whose tasks change names and pids with
+#    losses on both CPUs (mkrpt names), a big-endian copy, and a
+#    300,000-event bench file;
+#  - the same for callgraph on random mixes of every call and stack kind
+#    it pairs (mkrpt cgmix: lost exits, unpaired returns, kernel and user
+#    stacks apart, forks and execs, 3 CPUs, migrating tasks), six seeds,
+#    at K = 2, 5 and 9: without lost uprobe and ufunc exits (most ranges
+#    merge) and with them (most replay once);
+#  - the ranges did run (FLYTRAP_WINDOW_READ=say prints one line per range,
+#    and one when a merge hands the file to one replay): on every file with
+#    more than one chunk per CPU, K of them; callgraph merged on most;
+#  - --threads 3 cuts a 1.2M-event file in two by itself and prints what
+#    --threads 1 prints;
 #  - with no --threads, a 2M-event file (above the 4 MiB a default thread
-#    needs) runs overhead and drops on as many ranges as the process has
-#    usable cores (the affinity mask, fewer under a CPU quota: what
-#    tests/test_threads reports), up to one per 500,000 events, whatever
-#    the pipeline's measure says; under `taskset` to one CPU, on one; both
-#    print what --threads 1 prints;
+#    needs) runs overhead, drops and callgraph on as many ranges as the
+#    process has usable cores (the affinity mask, fewer under a CPU quota:
+#    what tests/test_threads reports), up to one per 500,000 events,
+#    whatever the pipeline's measure says; under `taskset` to one CPU, on
+#    one; both print what --threads 1 prints;
 #  - a file the ranges cannot read as windows (a chunk that fails its
 #    checksum, a truncated file) is replayed once: the same damage message
 #    and exit status as one replay.
@@ -60,14 +66,18 @@ except Exception:
     print("none")')
 	for args in "overhead" "overhead --json" "overhead --cpu 1" "overhead --comm $comm --json" \
 		"overhead --syscalls tracepoints" "drops" "drops --json" "drops --window 1000000" \
-		"drops --cpu 0 --json" "analyze" "analyze --json --comm $comm"; do
+		"drops --cpu 0 --json" "callgraph" "callgraph --json --group process" \
+		"callgraph --source samples --folded" "callgraph --group comm" \
+		"analyze" "analyze --json --comm $comm"; do
 		# shellcheck disable=SC2086
 		run 1 "$f" $args
 		for k in $ks; do
 			# shellcheck disable=SC2086
 			FLYTRAP_WINDOW_READ=say run "$k" "$f" $args
 			said=$(grep -c '^window read:' "$TMP/err.$k")
-			grep -v '^window read:' "$TMP/err.$k" >"$TMP/err.k"
+			# a merge that handed the file to one replay: not ranged
+			grep -q '^ranges: ' "$TMP/err.$k" && said=0
+			grep -v -e '^window read:' -e '^ranges: ' "$TMP/err.$k" >"$TMP/err.k"
 			if cmp -s "$TMP/out.1" "$TMP/out.$k" && cmp -s "$TMP/err.1" "$TMP/err.k"; then
 				nsame=$((nsame + 1))
 			else
@@ -85,15 +95,57 @@ done
 	fail "only $nsame outputs compared"
 [ $nranged -gt 100 ] && ok "$nranged of them ran on K ranges (FLYTRAP_WINDOW_READ=say)" ||
 	fail "only $nranged ran on K ranges"
+
+# callgraph on random mixes of what it pairs and joins: K ranges against one replay
+seeds="1 2 3 4 5 6"
+light && seeds="1 2"
+nmix=0 nmerged=0 nonce=0
+for clean in 1 0; do
+	for seed in $seeds; do
+		MKRPT_SEED=$seed MKRPT_MIX_CLEAN=$clean "$MK" cgmix "$TMP/mix.dat" 20000 >/dev/null ||
+			fail "mkrpt cgmix $seed"
+		"$FLYTRAP" convert --chunk 1 "$TMP/mix.dat" -o "$TMP/mixc.dat" 2>/dev/null ||
+			fail "convert --chunk 1 cgmix $seed"
+		for args in "callgraph" "callgraph --json" "callgraph --source samples --json" \
+			"callgraph --source offcpu" "callgraph --group thread --json" \
+			"callgraph --group comm" "callgraph --source samples --pid 501,502 --folded" \
+			"callgraph --cpu 1" "analyze --json"; do
+			# shellcheck disable=SC2086
+			run 1 "$TMP/mixc.dat" $args
+			for k in 2 5 9; do
+				# shellcheck disable=SC2086
+				FLYTRAP_WINDOW_READ=say run "$k" "$TMP/mixc.dat" $args
+				grep -v -e '^window read:' -e '^ranges: ' "$TMP/err.$k" >"$TMP/err.k"
+				nmix=$((nmix + 1))
+				if grep -q '^ranges: ' "$TMP/err.$k"; then
+					nonce=$((nonce + 1))
+				elif [ "$(grep -c '^window read:' "$TMP/err.$k")" = "$k" ]; then
+					nmerged=$((nmerged + 1))
+				fi
+				cmp -s "$TMP/out.1" "$TMP/out.$k" && cmp -s "$TMP/err.1" "$TMP/err.k" ||
+					{ fail "cgmix seed $seed (clean $clean): '$args' on $k ranges differs"
+					  diff "$TMP/out.1" "$TMP/out.$k" | head -5; }
+			done
+		done
+	done
+done
+ok "cgmix: $nmix outputs on K ranges compared with one replay ($nmerged merged, $nonce replayed once)"
+[ $nmerged -gt $((nmix / 6)) ] && ok "callgraph merged its ranges in $nmerged of $nmix" ||
+	fail "callgraph merged its ranges in only $nmerged of $nmix"
+[ $nonce -gt 0 ] && ok "$nonce merges handed the file to one replay (lost exits, forks before a cut)" ||
+	fail "no merge handed a file to one replay: the fallback went untested"
+
 for b in names.dat bench.dat names-be-c1.dat; do
-	FLYTRAP_WINDOW_READ=say FLYTRAP_RANGES=3 "$FLYTRAP" overhead "$TMP/w/$b" 2>&1 >/dev/null |
-		grep -c '^window read:' | grep -qx 3 && ok "$b: overhead ran on 3 ranges" ||
-		fail "$b: overhead did not run on 3 ranges"
+	for c in overhead callgraph; do
+		FLYTRAP_WINDOW_READ=say FLYTRAP_RANGES=3 "$FLYTRAP" $c "$TMP/w/$b" 2>"$TMP/say" >/dev/null
+		[ "$(grep -c '^window read:' "$TMP/say")" = 3 ] && ! grep -q '^ranges: ' "$TMP/say" &&
+			ok "$b: $c ran on 3 ranges" || fail "$b: $c did not run on 3 ranges"
+	done
 done
 
 # --threads alone: a file of 1.2M events is cut in two (at least 500,000 events a range)
 "$MK" bench "$TMP/big.dat" 1200000 >/dev/null || fail "mkrpt bench 1.2M"
-for args in "overhead" "drops --json" "analyze"; do
+for args in "overhead" "drops --json" "callgraph" "analyze"; do
 	# shellcheck disable=SC2086
 	"$FLYTRAP" $args --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
 	# shellcheck disable=SC2086
@@ -105,19 +157,26 @@ for args in "overhead" "drops --json" "analyze"; do
 		fail "$args --threads 3: $said ranges, or another output"
 done
 
-# --threads 2 and a command with callgraph: no ranges (one thread goes to callgraph), but
-# callgraph's replay beside the others': the same output
-"$FLYTRAP" analyze --json --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
-FLYTRAP_WINDOW_READ=say "$FLYTRAP" analyze --json --threads 2 "$TMP/big.dat" >"$TMP/t2" 2>&1
-cmp -s "$TMP/t1" "$TMP/t2" && ok "analyze --json --threads 2: callgraph beside the others, the same output" ||
-	fail "analyze --json --threads 2 prints another output"
+# --threads 2: analyze, callgraph included, on two ranges; the same output
+for args in "analyze --json" "callgraph --json"; do
+	# shellcheck disable=SC2086
+	"$FLYTRAP" $args --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
+	# shellcheck disable=SC2086
+	FLYTRAP_WINDOW_READ=say "$FLYTRAP" $args --threads 2 "$TMP/big.dat" >"$TMP/t2" 2>"$TMP/t2.err"
+	said=$(grep -c '^window read:' "$TMP/t2.err")
+	grep -q '^ranges: ' "$TMP/t2.err" && said=0
+	grep -v -e '^window read:' -e '^ranges: ' "$TMP/t2.err" >>"$TMP/t2"
+	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = 2 ] &&
+		ok "$args --threads 2: 2 ranges, the output of --threads 1" ||
+		fail "$args --threads 2: $said ranges, or another output"
+done
 
 # the default: ranges on the usable cores, none on one CPU
 "$MK" bench "$TMP/big2.dat" 2000000 >/dev/null || fail "mkrpt bench 2M"
 usable=$("$TOP/$O/tests/test_threads" | sed -n 's/.* \([0-9]*\) for ranges.*/\1/p')
 want=$usable
 [ "${want:-0}" -gt 4 ] && want=4
-for args in "overhead" "drops --json"; do
+for args in "overhead" "drops --json" "callgraph"; do
 	# shellcheck disable=SC2086
 	"$FLYTRAP" $args --threads 1 "$TMP/big2.dat" >"$TMP/t1" 2>&1
 	# shellcheck disable=SC2086
@@ -147,7 +206,7 @@ cp "$TMP/w/bench.dat" "$TMP/damaged.dat"
 printf '\xa5' | dd of="$TMP/damaged.dat" bs=1 seek=$((size / 2)) conv=notrunc status=none
 head -c $((size * 2 / 3)) "$TMP/w/bench.dat" >"$TMP/cut.dat"
 for f in "$TMP/damaged.dat" "$TMP/cut.dat"; do
-	for args in "overhead" "drops --json" "analyze"; do
+	for args in "overhead" "drops --json" "callgraph" "analyze"; do
 		# shellcheck disable=SC2086
 		run 1 "$f" $args
 		# shellcheck disable=SC2086

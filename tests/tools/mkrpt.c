@@ -1088,6 +1088,246 @@ static void build_wrap(const char *path, uint64_t n)
 	out_close(&o, NULL);
 }
 
+/*
+ * cgmix: n events of every kind callgraph pairs or joins, drawn at random
+ * (MKRPT_SEED, default 1) over 3 CPUs and 6 tasks that migrate:
+ * function_graph entries and exits (some exits lost, some entries at a
+ * depth that ends calls, some exits of no call), uprobe entries and
+ * returns of two probes at two addresses (nested, some returns lost or
+ * unpaired), BPF ufunc entries and exits, kernel_stack events with or
+ * without the user_stack after them (of the task, or of another), BPF
+ * profile and off-CPU samples, syscalls, switches between them, and
+ * forks of mixb by mixa and its execs (its samples named from mixa's
+ * maps in between).  A
+ * ranged callgraph must print what one replay prints on any cut of it
+ * (tests/report/ranges.sh).  MKRPT_MIX_CLEAN=1: no uprobe or ufunc exit
+ * lost or unpaired, and the sixth task's calls from ufunc alone (a range
+ * cannot pair such an exit alone: with them, ranges mostly replay once).
+ */
+static uint64_t mix_state;
+
+static uint32_t mix_rand(uint32_t n)
+{
+	mix_state = mix_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return n ? (uint32_t)((mix_state >> 33) % n) : 0;
+}
+
+struct mix_task {
+	int pid;
+	int nfg, nup, nuf;
+	uint64_t fg[40], fgt[40];
+	int up[40];
+	unsigned uf[40];
+	uint64_t uft[40];
+};
+
+static const char fmt_fork[] =
+	"name: sched_process_fork\nID: 310\nformat:\n" COMMON
+	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d child_comm=%s child_pid=%d\", REC->parent_comm, "
+	"REC->parent_pid, REC->child_comm, REC->child_pid\n";
+static const char fmt_exec[] =
+	"name: sched_process_exec\nID: 311\nformat:\n" COMMON
+	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, REC->old_pid\n";
+
+static void mix_fork(struct out *o, int cpu, uint64_t ts, int parent, int child)
+{
+	uint8_t r[48] = { 0 };
+
+	common(r, 310, parent);
+	strcpy((char *)r + 8, "mixa");
+	put32(r + 24, (uint32_t)parent);
+	strcpy((char *)r + 28, "mixa");
+	put32(r + 44, (uint32_t)child);
+	emit(o, cpu, ts, r, sizeof(r));
+}
+
+static void mix_exec(struct out *o, int cpu, uint64_t ts, int pid)
+{
+	uint8_t r[40] = { 0 };
+
+	common(r, 311, pid);
+	put32(r + 8, (uint32_t)(15 << 16 | 20));
+	put32(r + 12, (uint32_t)pid);
+	put32(r + 16, (uint32_t)pid);
+	memcpy(r + 20, "/usr/bin/mixb", 14);
+	emit(o, cpu, ts, r, 36);
+}
+
+static void mix_maps(struct out *o)
+{
+	static const char maps[] =
+		"== 501 mixa\n00400000-00500000 r-xp 00000000 08:01 11 /usr/bin/mixa\n"
+		"== 502 mixb\n00400000-00500000 r-xp 00000000 08:01 12 /usr/bin/mixb\n";
+	uint64_t off;
+	int err = fmt_writer_option_str(o->w, FMT_OPT_FT_META,
+					"bpf_progs=offcpu,profile,ufunc\n"
+					"bpf_ufunc=0 /usr/bin/mixa main 0x401000\n"
+					"bpf_ufunc=1 /usr/bin/mixa parse 0x401100\n"
+					"bpf_ufunc=2 /usr/bin/mixa work 0x401200\n");
+
+	err = err ?: fmt_writer_section(o->w, FMT_SEC_FT_PROCMAPS, "flytrap procmaps", maps,
+					strlen(maps), &off);
+	err = err ?: fmt_writer_option(o->w, FMT_OPT_FT_PROCMAPS, &off, sizeof(off));
+	err = err ?: fmt_writer_event_format(o->w, "sched", fmt_fork, strlen(fmt_fork));
+	err = err ?: fmt_writer_event_format(o->w, "sched", fmt_exec, strlen(fmt_exec));
+	if (err)
+		die(o, "cgmix metadata", err);
+}
+
+static void build_cgmix(const char *path, uint64_t n)
+{
+	static const uint64_t kf[6] = { K_KSYS_READ, K_VFS_READ, K_EXT4_READ, K_FSNOTIFY,
+					K_SCHEDULE, K_ENTRY };
+	static const char *const comm[6] = { "mixa", "mixa", "mixb", "mixb", "mixc", "mixd" };
+	struct mix_task tk[6];
+	int cur[3] = { 0, 2, 4 };
+	uint64_t i, t = 200 * S, ka[4], ua[4];
+	struct out o;
+	int k;
+
+	bool clean = getenv("MKRPT_MIX_CLEAN") && !strcmp(getenv("MKRPT_MIX_CLEAN"), "1");
+
+	mix_state = getenv("MKRPT_SEED") ? strtoull(getenv("MKRPT_SEED"), NULL, 0) : 1;
+	memset(tk, 0, sizeof(tk));
+	for (k = 0; k < 6; k++)
+		tk[k].pid = 501 + k;
+	out_open(&o, path, 3, "501 mixa\n502 mixa\n503 mixb\n504 mixb\n505 mixc\n506 mixd\n",
+		 mix_maps);
+	for (i = 0; i < n; i++) {
+		int cpu = (int)mix_rand(3);
+		struct mix_task *x = &tk[cur[cpu]];
+		uint32_t r = mix_rand(100), d;
+		uint64_t f;
+
+		t += 1 + mix_rand(3000);
+		/*
+		 * the calls of a task come from one source (two of them:
+		 * function_graph, two uprobes, one BPF ufunc), the last task's
+		 * from all three at once
+		 */
+		if (r < 65 && (cur[cpu] < 5 || clean)) {
+			static const uint32_t base[6] = { 0, 0, 38, 38, 53, 53 },
+					      span[6] = { 38, 38, 15, 15, 12, 12 };
+
+			r = base[cur[cpu]] + r % span[cur[cpu]];
+		}
+		/* calls nest a few deep, returning more often the deeper they are */
+		if (r >= 38 && r < 46 && x->nup > 4 + (int)mix_rand(20))
+			r = 46;
+		if (r >= 53 && r < 59 && x->nuf > 4 + (int)mix_rand(20))
+			r = 59;
+		if (r < 20 && x->nfg > 4 + (int)mix_rand(20))
+			r = 20;
+		if (r < 20) {			/* function_graph entry */
+			d = (uint32_t)x->nfg;
+			if (x->nfg && !mix_rand(12))
+				d = mix_rand((uint32_t)x->nfg);	/* the exits above were lost */
+			f = kf[mix_rand(6)];
+			fg_entry(&o, cpu, t, x->pid, f, (int)d);
+			if (d < 40) {
+				x->nfg = (int)d + 1;
+				x->fg[d] = f;
+				x->fgt[d] = t;
+			}
+		} else if (r < 38) {		/* function_graph exit */
+			if (!x->nfg || !mix_rand(15)) {
+				fg_exit(&o, cpu, t, x->pid, kf[mix_rand(6)], (int)mix_rand(4), t - 50);
+				continue;
+			}
+			x->nfg--;
+			if (x->nfg && !mix_rand(10))
+				x->nfg--;	/* this one's exit lost: its caller returns */
+			fg_exit(&o, cpu, t, x->pid, x->fg[x->nfg], x->nfg, x->fgt[x->nfg]);
+		} else if (r < 46) {		/* uprobe entry */
+			int id = mix_rand(2) ? ID_UP_ENTRY : ID_UP2_ENTRY;
+
+			/* clean: each probe at its own address (its returns pair by it) */
+			uprobe_at(&o, cpu, t, x->pid, id,
+				  clean ? (id == ID_UP_ENTRY ? 0x402000 : 0x402100) :
+				  mix_rand(2) ? 0x402000 : 0x401234);
+			if (x->nup < 40)
+				x->up[x->nup++] = id;
+		} else if (r < 53) {		/* uprobe return */
+			int id;
+
+			if (clean && !x->nup)
+				continue;
+			id = x->nup && (clean || mix_rand(8)) ? x->up[--x->nup] :
+				(mix_rand(2) ? ID_UP_ENTRY : ID_UP2_ENTRY);
+			if (x->nup && !clean && !mix_rand(12))
+				x->nup--;	/* an inner return lost */
+			uprobe_at(&o, cpu, t, x->pid, id == ID_UP_ENTRY ? ID_UP_RETURN : ID_UP2_RETURN,
+				  clean && id != ID_UP_ENTRY ? 0x402100 : 0x402000);
+		} else if (r < 59) {		/* ufunc entry */
+			unsigned fn = mix_rand(3);
+
+			ufunc(&o, cpu, t, x->pid, fn, (unsigned)x->nuf + 1, true, 0);
+			if (x->nuf < 40) {
+				x->uf[x->nuf] = fn;
+				x->uft[x->nuf++] = t;
+			}
+		} else if (r < 65) {		/* ufunc exit */
+			if (!x->nuf) {
+				if (!clean)
+					ufunc(&o, cpu, t, x->pid, mix_rand(3), 1 + mix_rand(3), false, 100);
+				continue;
+			}
+			x->nuf--;
+			ufunc(&o, cpu, t, x->pid, x->uf[x->nuf], (unsigned)x->nuf + 1, false,
+			      t - x->uft[x->nuf]);
+		} else if (r < 75) {		/* kernel_stack, maybe a user_stack after it */
+			int kn = 1 + (int)mix_rand(4), un = 1 + (int)mix_rand(3), w = (int)mix_rand(4);
+
+			for (k = 0; k < kn; k++)
+				ka[k] = kf[mix_rand(6)] + 8;
+			for (k = 0; k < un; k++)
+				ua[k] = 0x401000 + 0x100 * mix_rand(4);
+			if (w)
+				stack(&o, cpu, t, x->pid, false, ka, kn);
+			if (w != 1)
+				stack(&o, cpu, t, w == 3 ? tk[mix_rand(6)].pid : x->pid, true, ua, un);
+		} else if (r < 82) {		/* BPF profile or off-CPU sample */
+			int kn = 1 + (int)mix_rand(3), un = (int)mix_rand(3);
+
+			for (k = 0; k < kn; k++)
+				ka[k] = kf[mix_rand(6)] + 4;
+			for (k = 0; k < un; k++)
+				ua[k] = 0x401000 + 0x100 * mix_rand(4) + 0x10;
+			bpf_stacks(&o, cpu, t, x->pid, mix_rand(3) == 0, 1000 + mix_rand(5000), ka, kn,
+				   ua, un);
+		} else if (r < 92) {		/* a syscall event */
+			if (mix_rand(2))
+				sys_enter(&o, cpu, t, x->pid, (long)mix_rand(5));
+			else
+				sys_exit(&o, cpu, t, x->pid, (long)mix_rand(5), 0);
+		} else if (r < 94) {		/* mixb (502) forked by mixa (501), or its exec */
+			/* clean: mostly execs, so that few cuts fall between a fork and its exec */
+			if (clean ? !mix_rand(8) : mix_rand(2))
+				mix_fork(&o, cpu, t, 501, 502);
+			else
+				mix_exec(&o, cpu, t, 502);
+		} else {			/* a switch: another task, maybe one that ran elsewhere */
+			int nx = (int)mix_rand(6);
+
+			for (k = 0; k < 3; k++)
+				if (cur[k] == nx)
+					break;
+			if (k < 3)
+				continue;	/* it runs on another CPU now */
+			sched_switch(&o, cpu, t, x->pid, comm[cur[cpu]], 1, tk[nx].pid, comm[nx]);
+			cur[cpu] = nx;
+		}
+	}
+	out_close(&o, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -1114,6 +1354,8 @@ int main(int argc, char **argv)
 		build_bench(argv[2], strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "names") && argc == 4)
 		build_names(argv[2], strtoull(argv[3], NULL, 0));
+	else if (!strcmp(argv[1], "cgmix") && argc == 4)
+		build_cgmix(argv[2], strtoull(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "wrap") && argc == 4)
 		build_wrap(argv[2], strtoull(argv[3], NULL, 0));
 	else {
