@@ -1345,6 +1345,14 @@ static int replay_ranged(struct fmt_reader *r, const struct rpt_opts *opts,
 	 * threads, so that their lookups (rpt_comm()) only read it
 	 */
 	tep_data_comm_from_pid(fmt_reader_tep(r), 1);
+	/*
+	 * a reader opened with lazy formats (sql load) parses one the first
+	 * time an event of it comes: every one now, not from two threads
+	 */
+	if (fmt_reader_load_formats(r) < 0) {
+		err = -EAGAIN;
+		goto out;
+	}
 	for (k = 1; k < opened; k++)
 		rr[k].started = !pthread_create(&rr[k].th, NULL, range_thread, &rr[k]);
 	for (k = 0; k < opened; k++)
