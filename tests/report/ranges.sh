@@ -143,33 +143,30 @@ for b in names.dat bench.dat names-be-c1.dat; do
 	done
 done
 
-# --threads alone: a file of 1.2M events is cut in two (at least 500,000 events a range)
-"$MK" bench "$TMP/big.dat" 1200000 >/dev/null || fail "mkrpt bench 1.2M"
-for args in "overhead" "drops --json" "callgraph" "analyze"; do
-	# shellcheck disable=SC2086
-	"$FLYTRAP" $args --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
-	# shellcheck disable=SC2086
-	FLYTRAP_WINDOW_READ=say "$FLYTRAP" $args --threads 3 "$TMP/big.dat" >"$TMP/t2" 2>"$TMP/t2.err"
-	said=$(grep -c '^window read:' "$TMP/t2.err")
-	grep -v '^window read:' "$TMP/t2.err" >>"$TMP/t2"
-	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = 2 ] &&
-		ok "$args --threads 3: 2 ranges, the output of --threads 1" ||
-		fail "$args --threads 3: $said ranges, or another output"
-done
-
-# --threads 2: analyze, callgraph included, on two ranges; the same output
-for args in "analyze --json" "callgraph --json"; do
-	# shellcheck disable=SC2086
-	"$FLYTRAP" $args --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
-	# shellcheck disable=SC2086
-	FLYTRAP_WINDOW_READ=say "$FLYTRAP" $args --threads 2 "$TMP/big.dat" >"$TMP/t2" 2>"$TMP/t2.err"
+# threads_same N WANT ARGS...: ARGS with --threads N on the 1.2M-event file print what
+# --threads 1 prints, on WANT ranges (a merge that hands the file to one replay: none)
+threads_same() {
+	local n=$1 want=$2 said
+	shift 2
+	"$FLYTRAP" "$@" --threads 1 "$TMP/big.dat" >"$TMP/t1" 2>&1
+	FLYTRAP_WINDOW_READ=say "$FLYTRAP" "$@" --threads "$n" "$TMP/big.dat" >"$TMP/t2" 2>"$TMP/t2.err"
 	said=$(grep -c '^window read:' "$TMP/t2.err")
 	grep -q '^ranges: ' "$TMP/t2.err" && said=0
 	grep -v -e '^window read:' -e '^ranges: ' "$TMP/t2.err" >>"$TMP/t2"
-	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = 2 ] &&
-		ok "$args --threads 2: 2 ranges, the output of --threads 1" ||
-		fail "$args --threads 2: $said ranges, or another output"
-done
+	cmp -s "$TMP/t1" "$TMP/t2" && [ "$said" = "$want" ] &&
+		ok "$* --threads $n: $want ranges, the output of --threads 1" ||
+		fail "$* --threads $n: $said ranges, or another output"
+}
+
+# --threads alone: a file of 1.2M events is cut in two (at least 500,000 events a range)
+"$MK" bench "$TMP/big.dat" 1200000 >/dev/null || fail "mkrpt bench 1.2M"
+threads_same 3 2 overhead
+threads_same 3 2 drops --json
+threads_same 3 2 callgraph
+threads_same 3 2 analyze
+# --threads 2: analyze, callgraph included, on two ranges
+threads_same 2 2 analyze --json
+threads_same 2 2 callgraph --json
 
 # the default: ranges on the usable cores, none on one CPU
 "$MK" bench "$TMP/big2.dat" 2000000 >/dev/null || fail "mkrpt bench 2M"
