@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -2347,13 +2348,22 @@ int fmt_reader_tep_funcs(struct fmt_reader *r)
 	return 0;
 }
 
+/*
+ * libtraceevent's own table (after fmt_reader_tep_funcs(), or none) is
+ * sorted on its first lookup: one lookup at a time, from any thread.
+ */
+static pthread_mutex_t tep_funcs_lock = PTHREAD_MUTEX_INITIALIZER;
+
 const char *fmt_reader_ksym(struct fmt_reader *r, uint64_t addr, uint64_t *start)
 {
 	if (!r->ksyms) {
-		const char *name = r->tep ? tep_find_function(r->tep, addr) : NULL;
+		const char *name;
 
+		pthread_mutex_lock(&tep_funcs_lock);
+		name = r->tep ? tep_find_function(r->tep, addr) : NULL;
 		if (name && start)
 			*start = tep_find_function_address(r->tep, addr);
+		pthread_mutex_unlock(&tep_funcs_lock);
 		return name;
 	}
 	return fmt_ksyms_find(r->ksyms, addr, start, NULL);

@@ -144,7 +144,7 @@ struct ctask {
 	 * level ending at each op that may change them.
 	 */
 	uint32_t ph_node;	/* the current level's placeholder node, UINT32_MAX: none yet */
-	uint32_t fg_bound;	/* function_graph calls open before are shallower than this */
+	uint64_t fg_bound;	/* function_graph calls open before are shallower than this */
 	uint64_t ph_child;	/* calls completed right under the current level */
 	int maxd;		/* most calls of its own at a push */
 	struct bop *ops;
@@ -182,7 +182,7 @@ struct cpu_first {
 	 * the first stack copy part (its task and offset), and a record
 	 * before it that could have joined parts (its task and own size)
 	 */
-	bool add, join;
+	bool add, join, join_many;	/* join_many: records of other tasks or sizes too */
 	int add_pid, join_pid;
 	uint32_t add_off, join_own;
 };
@@ -275,7 +275,7 @@ struct callgraph {
 	 * replay), its placeholders, its CPUs' first stack events, and the
 	 * pids whose image it looked up before it saw their fork or exec.
 	 */
-	bool tail, unsure;
+	bool tail, unsure, ranged;
 	struct ph *ph;
 	uint32_t nph, cph;
 	struct cpu_first *cf;
@@ -680,7 +680,7 @@ static struct ctask *ctask_get(struct callgraph *g, const struct fmt_event *ev, 
 		t->has_base = true;
 		rpt_calls_init(&t->calls, sizeof(struct cframe));
 		t->ph_node = UINT32_MAX;
-		t->fg_bound = UINT32_MAX;
+		t->fg_bound = UINT64_MAX;	/* unknown: a depth is 32 bits */
 	}
 	return t;
 }
@@ -764,7 +764,7 @@ static struct cframe *enter(struct callgraph *g, struct ctask *t, uint64_t key, 
 	 * range's own calls goes on into those open before it, which only the
 	 * merge knows; unless they are known to be shallower (fg_bound)
 	 */
-	if (g->tail && pc->src == RPT_CALL_FGRAPH && !t->calls.n && pc->depth < t->fg_bound) {
+	if (g->tail && pc->src == RPT_CALL_FGRAPH && !t->calls.n && (uint64_t)pc->depth < t->fg_bound) {
 		if (!bop_add(g, t, BOP_ENTRY, pc))
 			return NULL;
 		t->fg_bound = pc->depth;
@@ -884,9 +884,9 @@ static void leave(struct callgraph *g, struct ctask *t, const struct rpt_call *p
 		 * deeper than d; another kind's may uncover any below it
 		 */
 		if (pc->src != RPT_CALL_FGRAPH)
-			t->fg_bound = UINT32_MAX;
-		else if (pc->depth + 1 < t->fg_bound)
-			t->fg_bound = pc->depth + 1;
+			t->fg_bound = UINT64_MAX;
+		else if ((uint64_t)pc->depth + 1 < t->fg_bound)
+			t->fg_bound = (uint64_t)pc->depth + 1;
 		return;
 	}
 	if (g->tail && k < 0 && pc->src != RPT_CALL_FGRAPH)
@@ -1122,11 +1122,15 @@ static void emit_stack_mark(struct callgraph *g, enum src s, int pid, int tgid, 
 	struct ucache uf[MAX_FRAMES];
 	int n = 0, k, why = -1, room = MAX_FRAMES;
 
-	if (s == S_OFFCPU)
-		while (kn > 0 && is_trace_frame(g->frames[kframe(g, ka[0])])) {
-			ka++;
-			kn--;
-		}
+	/* kframe() may grow g->frames: its id first, then the name */
+	while (s == S_OFFCPU && kn > 0) {
+		uint32_t f0 = kframe(g, ka[0]);
+
+		if (g->oom || !is_trace_frame(g->frames[f0]))
+			break;
+		ka++;
+		kn--;
+	}
 
 	if (un > MAX_FRAMES)
 		un = MAX_FRAMES;
@@ -1284,10 +1288,16 @@ static const uint8_t *more_join(struct callgraph *g, int cpu, int pid, const uin
 	if (g->tail) {
 		struct cpu_first *f = cpu_first(g, cpu);
 
+		/*
+		 * parts from before the cut stay until a part or a record that
+		 * joins them: any record before the range's first part may
+		 */
 		if (f && !f->add && !f->join) {
 			f->join = true;
 			f->join_pid = pid;
 			f->join_own = (uint32_t)own;
+		} else if (f && !f->add && (f->join_pid != pid || f->join_own != (uint32_t)own)) {
+			f->join_many = true;
 		}
 	}
 	if (!m || !m->len || m->pid != pid || m->start != (uint32_t)own || own > UCOPY_MAX)
@@ -1572,7 +1582,7 @@ static void ring_add(struct callgraph *g, const struct rpt_ctx *ctx, const struc
 		return;
 	}
 	if (created)
-		*slot = a;
+		memcpy(slot, &a, sizeof(a));	/* padding too: merge_ragg() hashes it again */
 	slot->smp.weight++;
 	g->ring_seen[u->src] = true;
 }
@@ -1991,8 +2001,11 @@ static int cg_init(struct rpt_ctx *ctx, void *priv)
 	for (k = 0; k < S_NR; k++)
 		if (tree_init(&g->trees[k]))
 			return -ENOMEM;
+	/* a range of a ranged analysis: its binaries' warnings wait for the finish, said once */
+	g->ranged = ctx->in_range;
 	g->syms = rpt_syms_new(ctx->r, g->conf->symfs, g->conf->debug_dirs,
-			       g->conf->no_debuginfod ? RPT_SYMS_NO_DEBUGINFOD : 0);
+			       (g->conf->no_debuginfod ? RPT_SYMS_NO_DEBUGINFOD : 0) |
+			       (g->ranged ? RPT_SYMS_QUIET : 0));
 	if (!g->syms)
 		return -ENOMEM;
 	intern(g, "all");
@@ -2375,6 +2388,8 @@ static int cg_finish(struct rpt_ctx *ctx, void *priv)
 	int k, err;
 
 	memset(&res, 0, sizeof(res));
+	if (g->ranged)
+		rpt_syms_warn(g->syms);
 	for (k = 0; k < g->ncpu_pend; k++)
 		flush_pending(g, k);
 	while ((t = rpt_map_next(&g->tasks, &pos, NULL)))
@@ -2501,7 +2516,8 @@ static int settle_task(struct cg_merge *m, uint64_t key, struct ctask *st, uint3
 		dt->has_base = true;
 		dt->base = TO_BASE;
 		rpt_calls_init(&dt->calls, sizeof(struct cframe));
-		dt->ph_node = dt->fg_bound = UINT32_MAX;
+		dt->ph_node = UINT32_MAX;
+		dt->fg_bound = UINT64_MAX;
 	} else if (dt->base != TO_BASE) {
 		uint32_t sb = st->base, db = dt->base;
 
@@ -2638,10 +2654,13 @@ static int merge_ragg(struct callgraph *d, const struct callgraph *s)
 	rpt_map_init(&n, sizeof(struct ragg));
 	for (int w = 0; w < 2; w++)
 		for (size_t i = 0; i < from[w]->count; i++) {
-			struct ragg a = *(const struct ragg *)rpt_map_nth(from[w], i), *slot;
-			uint64_t wt = a.smp.weight;
+			struct ragg a, *slot;
+			uint64_t wt;
 			bool created;
 
+			/* every byte, padding included: the hash reads them all */
+			memcpy(&a, rpt_map_nth(from[w], i), sizeof(a));
+			wt = a.smp.weight;
 			a.smp.weight = 0;	/* as it was hashed */
 			slot = rpt_map_get(&n, ragg_hash(&a), &created);
 			if (!slot) {
@@ -2649,7 +2668,7 @@ static int merge_ragg(struct callgraph *d, const struct callgraph *s)
 				return -ENOMEM;
 			}
 			if (created)
-				*slot = a;
+				memcpy(slot, &a, sizeof(a));
 			slot->smp.weight += wt;
 		}
 	rpt_map_release(&d->ragg);
@@ -2714,7 +2733,7 @@ static bool merge_unsure(const struct callgraph *d, const struct callgraph *s)
 		 * part continues them, or a record before it joins them
 		 */
 		if (mo && mo->len && ((f->add && mo->pid == f->add_pid &&
-					f->add_off == mo->start + mo->len) ||
+					f->add_off == mo->start + mo->len) || f->join_many ||
 				       (f->join && mo->pid == f->join_pid && mo->start == f->join_own)))
 			return true;
 	}

@@ -658,7 +658,8 @@ static void ts_base(struct exp *x, const struct rpt_ctx *ctx, uint64_t ts)
 /* A kernel function's symbol, or its address formatted into buf when kallsyms lacks it. */
 static const char *kfunc_name(const struct rpt_ctx *ctx, uint64_t addr, char *buf, size_t len)
 {
-	const char *fn = tep_find_function(ctx->tep, addr);
+	/* the reader's table: safe beside the ranges of the other analyzers (replay.c) */
+	const char *fn = fmt_reader_ksym(ctx->r, addr, NULL);
 
 	if (fn)
 		return fn;

@@ -56,6 +56,8 @@ static int run_html(struct fmt_reader *r, struct rpt_opts *o, FILE *out, const c
 	exp_conf.out = devnull;
 	o->json = true;
 	ex.out = devnull;
+	/* --instants prints events through libtraceevent: nothing beside it */
+	ex.tep_writes = exp_conf.instants;
 	list[n++] = &ex;
 	/* callgraph's stacks go into the flame graph; the results are taken, so none prints */
 	cg = rpt_callgraph_analyzer;

@@ -1175,6 +1175,9 @@ static int range_plan(struct fmt_reader *r, const struct rpt_opts *opts,
 	*split = false;
 	if (opts->has_t0 || opts->has_t1 || n < 1)
 		return 1;
+	for (k = 0; k < n; k++)
+		if (an[k]->tep_writes)
+			return 1;
 	for (k = 0, want = 0; k < n; k++)
 		want += an[k]->merge != NULL;
 	if (!want)

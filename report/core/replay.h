@@ -276,6 +276,12 @@ struct rpt_analyzer {
 	 */
 	void (*range_end)(struct rpt_ctx *ctx, void *priv);
 	int (*merge)(struct rpt_ctx *ctx, void *dst, void *src);
+	/*
+	 * Prints events through libtraceevent, whose plugins write the handle
+	 * (sched_switch's registers task names): no other replay may run
+	 * beside it (no ranges).
+	 */
+	bool tep_writes;
 };
 
 /* true if ev passes the time/CPU/pid/comm filter of ctx->opts */

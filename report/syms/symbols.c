@@ -21,7 +21,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -134,8 +133,8 @@ struct image {
 #define IMAGE_KEY0 (-(1 << 20))
 
 struct rpt_syms {
-	/* kernel: the reader's libtraceevent table, else (no reader) rpt_syms_add_kallsyms's */
-	struct tep_handle *tep;
+	/* kernel: the reader's table, else (no reader) rpt_syms_add_kallsyms's */
+	struct fmt_reader *reader;
 	struct sym *ksyms;
 	int nksyms, kcap;
 	char *kstr;		/* copy of the kallsyms text, names point into it */
@@ -159,6 +158,7 @@ struct rpt_syms {
 	char *dbgpath;		/* ":.debug:DIR...:/usr/lib/debug" (libdwfl's debuginfo_path) */
 	char *dbg_cache;	/* libdebuginfod's cache: files there came from a server */
 	bool debuginfod;
+	bool quiet;		/* RPT_SYMS_QUIET */
 	int dbg_timeout;	/* seconds per binary */
 	struct timespec deadline;
 	bool timed_out;
@@ -308,27 +308,17 @@ int rpt_syms_add_kallsyms(struct rpt_syms *s, const char *text, size_t len)
 }
 
 /*
- * libtraceevent answers a lookup through its function resolver in one
- * struct of the handle (tep->func_resolver->map): two threads looking up
- * at once (the ranges of an analysis) would mix their answers.  The names
- * themselves live as long as the table.
+ * The function the reader's kallsyms put addr in (fmt_reader_ksym(): its
+ * own table, parsed once under its lock, then only read, so that the
+ * ranges of an analysis look up from their threads at once; libtraceevent's
+ * lookup would answer through one struct of the handle).
  */
-static pthread_mutex_t tep_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* the function libtraceevent's table (the reader's kallsyms) puts addr in */
-static const char *tep_kernel(struct tep_handle *tep, uint64_t addr, uint64_t *off)
+static const char *reader_kernel(struct fmt_reader *r, uint64_t addr, uint64_t *off)
 {
-	const char *name = NULL;
-	unsigned long long start = 0;
-	unsigned long size = 0;
-	int found;
+	uint64_t start = 0;
+	const char *name = fmt_reader_ksym(r, addr, &start);
 
-	pthread_mutex_lock(&tep_lock);
-	found = tep_find_function_info(tep, addr, &name, &start, &size);
-	pthread_mutex_unlock(&tep_lock);
 	/* zeroed kallsyms (no permission when recorded) give every symbol address 0 */
-	if (!found)
-		return NULL;
 	if (!name || !start || start > addr)
 		return NULL;
 	if (off)
@@ -340,8 +330,8 @@ const char *rpt_syms_kernel(struct rpt_syms *s, uint64_t addr, uint64_t *off)
 {
 	const struct sym *k;
 
-	if (s && s->tep)
-		return tep_kernel(s->tep, addr, off);
+	if (s && s->reader)
+		return reader_kernel(s->reader, addr, off);
 	if (!s || !s->nksyms)
 		return NULL;
 	if (!s->ksorted) {
@@ -942,6 +932,19 @@ static Dwfl *dwfl_open(struct rpt_syms *s)
 	return d;
 }
 
+static void warn_timeout(const struct rpt_syms *s, const struct ubin *b)
+{
+	ft_warn("debuginfod: no debug file for '%s' within %d s (DEBUGINFOD_TIMEOUT)", b->path,
+		s->dbg_timeout);
+}
+
+void rpt_syms_warn(const struct rpt_syms *s)
+{
+	for (int k = 0; s && k < s->nbins; k++)
+		if (s->bins[k].timed_out)
+			warn_timeout(s, &s->bins[k]);
+}
+
 /* Function symbols of mod: the best table elfutils finds, .dynsym with versions, PLT stubs. */
 static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, Elf *e,
 			const GElf_Ehdr *eh)
@@ -978,9 +981,8 @@ static int read_symbols(struct rpt_syms *s, struct ubin *b, Dwfl_Module *mod, El
 			       GELF_ST_BIND(sy.st_info));
 	}
 	b->timed_out = s->timed_out;
-	if (b->timed_out)
-		ft_warn("debuginfod: no debug file for '%s' within %d s (DEBUGINFOD_TIMEOUT)",
-			b->path, s->dbg_timeout);
+	if (b->timed_out && !s->quiet)
+		warn_timeout(s, b);
 	if (!err && !symtab && from_main)
 		err = read_dynsym(b, e);
 	b->nfuncs = b->nsyms;
@@ -1982,6 +1984,7 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
 
 	if (!s)
 		return NULL;
+	s->quiet = flags & RPT_SYMS_QUIET;
 	rpt_map_init(&s->icache, sizeof(struct icache));
 	rpt_map_init(&s->inames, sizeof(char *));
 	if (symfs && !(s->symfs = strdup(symfs)))
@@ -2006,8 +2009,8 @@ struct rpt_syms *rpt_syms_new(struct fmt_reader *r, const char *symfs,
 	 * libtraceevent finds nothing, as with none).
 	 */
 	if (fmt_reader_has_kallsyms(r)) {
-		s->tep = fmt_reader_tep(r);
-		if (!s->tep) {
+		s->reader = fmt_reader_tep(r) ? r : NULL;
+		if (!s->reader) {
 			const struct fmt_blob *ks = fmt_reader_kallsyms(r);
 
 			if (rpt_syms_add_kallsyms(s, ks->data, ks->len) == -ENOMEM)

@@ -37,6 +37,11 @@ struct rpt_syms;
 
 /* rpt_syms_new flags: no debuginfod queries even with DEBUGINFOD_URLS set (--no-debuginfod) */
 #define RPT_SYMS_NO_DEBUGINFOD 1u
+/*
+ * ... and no warning at the time a binary is read (the ranges of an
+ * analysis: each reads what it meets); rpt_syms_warn() says them once
+ */
+#define RPT_SYMS_QUIET 2u
 
 /*
  * Everything from the file r (may be NULL for tests: then only what the
@@ -152,6 +157,8 @@ int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out);
  * answer for both).  dst and src are tables of one file.  0.
  */
 int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src);
+/* The warnings an RPT_SYMS_QUIET table kept: one per binary debuginfod timed out on. */
+void rpt_syms_warn(const struct rpt_syms *s);
 /* Whether debuginfod may be asked (DEBUGINFOD_URLS set, not turned off, not the static build). */
 bool rpt_syms_debuginfod(const struct rpt_syms *s);
 

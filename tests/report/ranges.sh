@@ -22,7 +22,8 @@
 #    and one when a merge hands the file to one replay): on every file with
 #    more than one chunk per CPU, K of them; callgraph merged on most;
 #  - --threads 3 cuts a 1.2M-event file in two by itself and prints what
-#    --threads 1 prints;
+#    --threads 1 prints; so does export --html, with and without
+#    --instants;
 #  - with no --threads, a 2M-event file (above the 4 MiB a default thread
 #    needs) runs overhead, drops and callgraph on as many ranges as the
 #    process has usable cores (the affinity mask, fewer under a CPU quota:
@@ -167,6 +168,17 @@ threads_same 3 2 analyze
 # --threads 2: analyze, callgraph included, on two ranges
 threads_same 2 2 analyze --json
 threads_same 2 2 callgraph --json
+# export --html: the exporter's replay beside the others' ranges; with --instants (libtraceevent
+# prints, and its plugins write task names) none beside it: the same page either way
+for extra in "" "--instants"; do
+	# shellcheck disable=SC2086
+	"$FLYTRAP" export --html $extra --threads 1 -o "$TMP/e1.html" "$TMP/big.dat" 2>/dev/null
+	# shellcheck disable=SC2086
+	"$FLYTRAP" export --html $extra --threads 2 -o "$TMP/e2.html" "$TMP/big.dat" 2>/dev/null
+	[ -s "$TMP/e1.html" ] && cmp -s "$TMP/e1.html" "$TMP/e2.html" &&
+		ok "export --html $extra --threads 2: the page of --threads 1" ||
+		fail "export --html $extra --threads 2: another page"
+done
 
 # the default: ranges on the usable cores, none on one CPU
 "$MK" bench "$TMP/big2.dat" 2000000 >/dev/null || fail "mkrpt bench 2M"
