@@ -241,6 +241,8 @@ struct worker {
 	int qcap, head, count;
 	int nbusy;			/* jobs taken and not stored yet */
 	bool quit;
+	bool paused;			/* a fork is under way: take no job (fork_prepare) */
+	struct worker *next;		/* in the list of running pools */
 	struct wthread *th;
 	int nth, nstarted;
 	uint8_t **free_bufs;		/* chunk buffers to reuse */
@@ -2120,7 +2122,7 @@ static void *worker_main(void *arg)
 		size_t n = 0;
 		int err = 0;
 
-		while (!k->count && !k->quit)
+		while ((!k->count || k->paused) && !k->quit)
 			pthread_cond_wait(&k->cv_job, &k->mu);
 		if (k->quit)
 			break;
@@ -2176,9 +2178,76 @@ static void pool_free(struct worker *k)
 	free(k);
 }
 
+/*
+ * A fork while a worker allocates could leave the child's allocator locked
+ * for good: glibc's malloc guards its arenas across a fork, the
+ * AddressSanitizer allocator of Debian's GCC 12 does not (a reader forks to
+ * screen event formats, reader.c's screen_formats(), while a writer's
+ * workers compress: redact under ASan hung in it).  So every running pool
+ * finishes the chunks it holds and takes no other until the fork is done.
+ */
+static pthread_mutex_t pools_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct worker *pools;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&pools_mu);
+	for (struct worker *k = pools; k; k = k->next) {
+		pthread_mutex_lock(&k->mu);
+		k->paused = true;
+		while (k->nbusy)
+			pthread_cond_wait(&k->cv_done, &k->mu);
+		pthread_mutex_unlock(&k->mu);
+	}
+}
+
+static void fork_parent(void)
+{
+	for (struct worker *k = pools; k; k = k->next) {
+		pthread_mutex_lock(&k->mu);
+		k->paused = false;
+		pthread_cond_broadcast(&k->cv_job);
+		pthread_mutex_unlock(&k->mu);
+	}
+	pthread_mutex_unlock(&pools_mu);
+}
+
+/* the child has none of the workers: it only lets go of the list */
+static void fork_child(void)
+{
+	pthread_mutex_unlock(&pools_mu);
+}
+
+static void atfork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+static void pools_add(struct worker *k)
+{
+	pthread_once(&atfork_once, atfork_init);
+	pthread_mutex_lock(&pools_mu);
+	k->next = pools;
+	pools = k;
+	pthread_mutex_unlock(&pools_mu);
+}
+
+static void pools_remove(struct worker *k)
+{
+	pthread_mutex_lock(&pools_mu);
+	for (struct worker **pp = &pools; *pp; pp = &(*pp)->next)
+		if (*pp == k) {
+			*pp = k->next;
+			break;
+		}
+	pthread_mutex_unlock(&pools_mu);
+}
+
 /* Stop and join the threads started (the queue must be empty or abandoned). */
 static void pool_join(struct worker *k)
 {
+	pools_remove(k);
 	pthread_mutex_lock(&k->mu);
 	k->quit = true;
 	pthread_cond_broadcast(&k->cv_job);
@@ -2241,6 +2310,7 @@ static bool worker_start(struct fmt_writer *w)
 		w->wk = NULL;
 		return false;
 	}
+	pools_add(k);
 	return true;
 }
 
