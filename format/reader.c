@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1769,15 +1770,40 @@ static void probe_format(struct tep_handle *tep, struct fmt_format_text *f)
  * the child is restarted after it.  The parent then parses only good ones.
  * One fork for a clean batch.
  */
+/*
+ * A child silent this long has stopped: a format takes microseconds, and a
+ * child can inherit a lock some other thread held at the fork (seen once,
+ * under AddressSanitizer, with redact's compression workers running).
+ */
+#define SCREEN_SILENCE_MS 10000
+
 static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 {
-	int start = 0;
+	int start = 0, stalls = 0, stalled_at = -2, silence = SCREEN_SILENCE_MS, stall_k = 0;
+	/*
+	 * test hooks: FLYTRAP_TEST_STALL_FORMAT=NAME[,K] stops the child before
+	 * that format its first K times (1), the way an inherited lock would;
+	 * FLYTRAP_TEST_SCREEN_SILENCE_MS sets the wait
+	 */
+	const char *ts = getenv("FLYTRAP_TEST_STALL_FORMAT"), *tm = getenv("FLYTRAP_TEST_SCREEN_SILENCE_MS");
+	char stall_pat[256] = "";
+
+	if (ts && *ts) {
+		const char *comma = strchr(ts, ',');
+
+		stall_k = comma ? atoi(comma + 1) : 1;
+		snprintf(stall_pat, sizeof(stall_pat), "name: %.*s\n",
+			 (int)(comma ? (size_t)(comma - ts) : strlen(ts)), ts);
+	}
+	if (tm && atoi(tm) > 0)
+		silence = atoi(tm);
 
 	while (start < n) {
 		int pfd[2], status;
 		pid_t pid;
 		int last_started = -1, finished = 0;
 		int msg[2];
+		bool stalled = false;
 
 		if (pipe(pfd))
 			return -errno;
@@ -1816,6 +1842,10 @@ static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 				msg[1] = 0;
 				if (write(pfd[1], msg, sizeof(msg)) != sizeof(msg))
 					_exit(4);
+				if (stalls < stall_k &&
+				    memmem(r->formats[idx[i]].text, r->formats[idx[i]].len, stall_pat,
+					   strlen(stall_pat)))
+					pause();
 				probe_format(r->tep, &r->formats[idx[i]]);
 				msg[1] = 1;
 				if (write(pfd[1], msg, sizeof(msg)) != sizeof(msg))
@@ -1825,8 +1855,18 @@ static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 		}
 		close(pfd[1]);
 		for (;;) {
-			ssize_t got = read(pfd[0], msg, sizeof(msg));
+			struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+			int pr = poll(&pf, 1, silence);
+			ssize_t got;
 
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr == 0) {
+				stalled = true;
+				kill(pid, SIGKILL);
+				break;
+			}
+			got = read(pfd[0], msg, sizeof(msg));
 			if (got < 0 && errno == EINTR)
 				continue;
 			if (got != sizeof(msg))
@@ -1839,8 +1879,21 @@ static int screen_formats(struct fmt_reader *r, const int *idx, int n)
 		close(pfd[0]);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && finished == n)
+		if (!stalled && WIFEXITED(status) && WEXITSTATUS(status) == 0 && finished == n)
 			break;
+		/*
+		 * A child that stopped answering goes again from where it was; a
+		 * format it stopped in twice is bad, as one it crashed in
+		 */
+		if (stalled && ++stalls > 5)
+			return fmt_rerr(r, -EIO, 0, "cannot check event formats (helper process stopped)");
+		if (stalled && !(last_started >= start && last_started >= finished &&
+				 last_started == stalled_at)) {
+			stalled_at = last_started >= finished ? last_started : -2;
+			if (finished > start)
+				start = finished;
+			continue;
+		}
 		if (last_started >= start && last_started >= finished) {
 			r->formats[idx[last_started]].bad = true;
 			start = last_started + 1;

@@ -82,6 +82,24 @@ if crashed $rc || [ $rc != 0 ]; then fail "crashing format: exit $rc"; else
 		fail "crashing format: $unk unknown lines for $want wakeups, $same other lines differ"
 fi
 
+# a screening child that stops answering (it can inherit a lock another thread
+# held at the fork): killed after its silence and started again from where it
+# was, the same output; one that stops twice in one format: that format is
+# bad, as one it crashed in, and the report ends all the same
+"$FLYTRAP" report "$f" > "$TMP/st0.txt" 2>/dev/null
+FLYTRAP_TEST_STALL_FORMAT=sched_wakeup FLYTRAP_TEST_SCREEN_SILENCE_MS=300 timeout 60 \
+	"$FLYTRAP" report "$f" > "$TMP/st1.txt" 2> "$TMP/st1.err"; rc=$?
+[ $rc = 0 ] && cmp -s "$TMP/st0.txt" "$TMP/st1.txt" && [ ! -s "$TMP/st1.err" ] &&
+	ok "a screening child that stopped once: started again, the same report" ||
+	fail "a screening child that stopped once: exit $rc, $(head -c 300 "$TMP/st1.err")"
+FLYTRAP_TEST_STALL_FORMAT=sched_wakeup,9 FLYTRAP_TEST_SCREEN_SILENCE_MS=300 timeout 60 \
+	"$FLYTRAP" report "$f" > "$TMP/st2.txt" 2> "$TMP/st2.err"; rc=$?
+unk=$(grep -c '^\[UNKNOWN EVENT\]' "$TMP/st2.txt")
+[ $rc = 0 ] && [ "$unk" = "$(grep -c 'sched_wakeup:' "$TMP/st0.txt")" ] && [ "$unk" -gt 0 ] &&
+	grep -q 'could not be parsed safely' "$TMP/st2.err" &&
+	ok "a format the child stopped in twice: its $unk events unknown, the report ended" ||
+	fail "a format the child stopped in twice: exit $rc, $unk unknown"
+
 # a declared size that does not fit the file is an error, not an allocation:
 # patch the v6 kallsyms size field of a fixture to 0xfffffff0
 python3 - "$FIXTURES/TGVM+tutorial3LabSisop__trace.dat" "$TMP/huge.dat" <<'PY'
