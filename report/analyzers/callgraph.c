@@ -1233,6 +1233,23 @@ static void first_flush(struct callgraph *g, int cpu)
 
 /* ---- user stacks unwound from their copies (--user-stack cfi|dwarf) ---------------- */
 
+/* cpu's parts (cpu in 0..4095), the array grown as needed; NULL on ENOMEM */
+static struct ucopy_more *more_get(struct callgraph *g, int cpu)
+{
+	if (cpu >= g->nmore) {
+		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
+
+		if (!nm) {
+			g->oom = true;
+			return NULL;
+		}
+		memset(nm + g->nmore, 0, (size_t)(cpu + 1 - g->nmore) * sizeof(*nm));
+		g->more = nm;
+		g->nmore = cpu + 1;
+	}
+	return &g->more[cpu];
+}
+
 /* a flytrap:ucopy_more part: kept for the record that follows it on this CPU */
 static void more_add(struct callgraph *g, int cpu, int pid, const struct rpt_rec *r)
 {
@@ -1252,18 +1269,8 @@ static void more_add(struct callgraph *g, int cpu, int pid, const struct rpt_rec
 			f->add_off = off;
 		}
 	}
-	if (cpu >= g->nmore) {
-		struct ucopy_more *nm = realloc(g->more, (size_t)(cpu + 1) * sizeof(*nm));
-
-		if (!nm) {
-			g->oom = true;
-			return;
-		}
-		memset(nm + g->nmore, 0, (size_t)(cpu + 1 - g->nmore) * sizeof(*nm));
-		g->more = nm;
-		g->nmore = cpu + 1;
-	}
-	m = &g->more[cpu];
+	if (!(m = more_get(g, cpu)))
+		return;
 	if (m->pid != pid || !m->len || off != m->start + m->len) {
 		m->pid = pid;
 		m->start = off;
@@ -1453,6 +1460,24 @@ static void load_user_stack_meta(struct callgraph *g, const struct rpt_ctx *ctx)
 		g->uw_bytes[S_SAMPLES] = pbytes;
 }
 
+/*
+ * A user_stack of task pid on cpu: joined to the kernel_stack pending there
+ * when it is the task's, else alone after that one
+ */
+static void join_ustack(struct callgraph *g, int cpu, int pid, int tgid, const uint64_t *ua, int un)
+{
+	struct pending_kstack *p = cpu >= 0 && cpu < g->ncpu_pend ? &g->pend[cpu] : NULL;
+
+	if (p && p->has && p->pid == pid) {
+		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
+		p->has = false;
+		return;
+	}
+	if (p)
+		flush_pending(g, cpu);
+	emit_stack(g, S_SAMPLES, pid, tgid, ua, un, NULL, 0, 1);
+}
+
 /* ftrace kernel_stack/user_stack: a user_stack pairs with its task's kernel_stack before it */
 static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cpu, int pid)
 {
@@ -1495,14 +1520,7 @@ static void on_ftrace_stack(struct callgraph *g, const struct rpt_rec *r, int cp
 			return;
 		}
 	}
-	if (p && p->has && p->pid == pid) {
-		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, p->addr, p->n, 1);
-		p->has = false;
-	} else {
-		if (p)
-			flush_pending(g, cpu);
-		emit_stack(g, S_SAMPLES, pid, tgid, ua, un, NULL, 0, 1);
-	}
+	join_ustack(g, cpu, pid, tgid, ua, un);
 }
 
 /* ---- bpf-stacks: stack ids of a --bpf-object program --------------------------------- */
@@ -2503,8 +2521,7 @@ static uint32_t level_node(const struct ctask *t)
 static int settle_task(struct cg_merge *m, uint64_t key, struct ctask *st, uint32_t **lvl)
 {
 	struct callgraph *d = m->d, *s = m->s;
-	bool created;
-	struct ctask *dt = rpt_map_get(&d->tasks, key, &created);
+	struct ctask *dt = rpt_map_get(&d->tasks, key, NULL);
 	struct cframe *f;
 	uint32_t i, *to;
 
@@ -2580,17 +2597,11 @@ static int push_open(struct cg_merge *m, uint64_t key, const struct ctask *st)
 static void settle_pending(struct cg_merge *m, int cpu, const struct cpu_first *f)
 {
 	struct callgraph *d = m->d;
-	struct pending_kstack *p = cpu < d->ncpu_pend ? &d->pend[cpu] : NULL;
 
-	if (f->pend == PF_USTACK && p && p->has && p->pid == f->pid) {
-		emit_stack(d, S_SAMPLES, f->pid, f->tgid, f->ua, f->un, p->addr, p->n, 1);
-		p->has = false;
-		return;
-	}
-	if (p && p->has)
-		flush_pending(d, cpu);
 	if (f->pend == PF_USTACK)
-		emit_stack(d, S_SAMPLES, f->pid, f->tgid, f->ua, f->un, NULL, 0, 1);
+		join_ustack(d, cpu, f->pid, f->tgid, f->ua, f->un);
+	else if (cpu < d->ncpu_pend)
+		flush_pending(d, cpu);
 }
 
 static int cmp_first(const void *a, const void *b, void *arg)
@@ -2615,6 +2626,7 @@ static int map_tree(struct cg_merge *m, int k, const int *order, int norder)
 	dt->nodes[0].count += st->nodes[0].count;
 	dt->nodes[0].total += st->nodes[0].total;
 	dt->nodes[0].self += st->nodes[0].self;
+	/* i up to n: a stack settled after the range's last new node (at is n then) */
 	for (i = 1; i <= st->n; i++) {
 		const struct node *sn;
 		uint32_t nd;
@@ -2638,8 +2650,6 @@ static int map_tree(struct cg_merge *m, int k, const int *order, int norder)
 		dt->nodes[nd].self += sn->self;
 		m->nmap[i] = nd;
 	}
-	for (; k == S_SAMPLES && o < norder; o++)
-		settle_pending(m, order[o], &m->s->cf[order[o]]);
 	return m->d->oom ? -ENOMEM : 0;
 }
 
@@ -2694,19 +2704,14 @@ static int merge_cpus(struct callgraph *d, const struct callgraph *s)
 		}
 		/* parts kept: the range's own from its first part on, else those before it */
 		if (f->add) {
-			if (c >= d->nmore) {
-				struct ucopy_more *nm = realloc(d->more, (size_t)(c + 1) * sizeof(*nm));
+			struct ucopy_more *mo = more_get(d, c);
 
-				if (!nm)
-					return -ENOMEM;
-				memset(nm + d->nmore, 0, (size_t)(c + 1 - d->nmore) * sizeof(*nm));
-				d->more = nm;
-				d->nmore = c + 1;
-			}
+			if (!mo)
+				return -ENOMEM;
 			if (c < s->nmore)
-				d->more[c] = s->more[c];
+				*mo = s->more[c];
 			else
-				d->more[c].len = 0;
+				mo->len = 0;
 		}
 	}
 	return 0;
@@ -2824,9 +2829,6 @@ static int cg_merge(struct rpt_ctx *ctx, void *dst, void *src)
 	d->lost_frames += s->lost_frames;
 	d->too_deep += s->too_deep;
 	d->calls_total += s->calls_total;
-	d->bpf_nc += s->bpf_nc;
-	d->bpf_missing += s->bpf_missing;
-	d->bpf_skipped += s->bpf_skipped;
 	for (k = 0; k < S_NR; k++) {
 		d->frameless[k] += s->frameless[k];
 		d->stacks[k] += s->stacks[k];
@@ -2840,8 +2842,7 @@ static int cg_merge(struct rpt_ctx *ctx, void *dst, void *src)
 		d->uw_marked[k] += s->uw_marked[k];
 		d->uw_fponly[k] += s->uw_fponly[k];
 	}
-	if (rpt_syms_take_tried(d->syms, s->syms))
-		err = -ENOMEM;
+	rpt_syms_take_tried(d->syms, s->syms);
 out:
 	pos = 0;
 	while ((st = rpt_map_next(&s->tasks, &pos, NULL))) {

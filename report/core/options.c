@@ -210,8 +210,9 @@ static double mono_s(void)
 /*
  * How many cores two threads really get at once, from 1 to 2: the same
  * spin alone and on two threads side by side, and the CPU time the two
- * were given over the wall time (the median of three each, so that one
- * preemption does not decide).  A VM's two vCPUs sharing a host
+ * were given over the wall time (the median of three rounds, or two
+ * rounds on the same side of the bar, so that one preemption does not
+ * decide).  A VM's two vCPUs sharing a host
  * core, or a machine busy with other work, give well under 2 (this
  * project's 2-vCPU machine: about 1.36, and less when others run), and
  * then the reader's second thread costs more than it saves.  About 5 ms of CPU;

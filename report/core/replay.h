@@ -43,9 +43,8 @@ struct rpt_opts {
 #define RPT_THREADS_MIN_FILE (4ULL << 20)
 /*
  * The default --threads of a read that hands events from thread to thread
- * (the reader's pipeline, its decoding workers): the cores this process may
- * run on (its affinity, at most RPT_MAX_THREADS) when two threads started
- * cold really run in parallel (rpt_parallel_cores() >= RPT_PARALLEL_MIN),
+ * (the reader's pipeline, its decoding workers): rpt_usable_cores() when
+ * two threads started cold really run in parallel (rpt_parallel_cores() >= RPT_PARALLEL_MIN),
  * else 1, so that the default is never slower than --threads 1.  Measured
  * once per process.
  */
@@ -67,18 +66,10 @@ int rpt_usable_cores(void);
  */
 double rpt_cgroup_cores_at(const char *proc_cgroup, const char *mountinfo, const char *prefix);
 /*
- * The default count of threads for ranged analysis (replay.c): the cores
- * when two threads, once both run, get at least RPT_PARALLEL_MIN cores
- * (rpt_parallel_steady()), else 1; 1 below RPT_THREADS_MIN_FILE.
- */
-int rpt_ranges_for(uint64_t file_size);
-/*
- * Cores two threads get at once, 1 to 2, measured once: from a cold start
- * (rpt_parallel_cores) and once both run (rpt_parallel_steady).
- * FLYTRAP_PARALLEL=X sets both, X,Y the first and the second.
+ * Cores two threads started side by side get at once, 1 to 2, measured
+ * once per process (FLYTRAP_PARALLEL=X sets it).
  */
 double rpt_parallel_cores(void);
-double rpt_parallel_steady(void);
 
 /*
  * Do a CPU's stamps stay in order once the file's options adjust them

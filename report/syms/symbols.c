@@ -1834,7 +1834,7 @@ int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out)
 	return -1;
 }
 
-int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src)
+void rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src)
 {
 	for (int k = 0; dst && src && k < dst->nbins && k < src->nbins; k++) {
 		struct ubin *d = &dst->bins[k];
@@ -1842,7 +1842,7 @@ int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src)
 
 		/* both are the same file's tables, in its order; anything else: leave them */
 		if (strcmp(d->path, s->path))
-			return 0;
+			return;
 		if (s->tried && !d->tried)
 			bin_load(dst, d);
 		/* a stored table's binary looked for on this machine: its second call does that */
@@ -1850,7 +1850,6 @@ int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src)
 			bin_load(dst, d);
 		d->timed_out |= s->timed_out;
 	}
-	return 0;
 }
 
 bool rpt_syms_debuginfod(const struct rpt_syms *s)

@@ -154,9 +154,9 @@ int rpt_syms_binary(const struct rpt_syms *s, int k, struct rpt_syms_bin *out);
 /*
  * The binaries src looked up that dst has not, looked up in dst too (each
  * loaded as a lookup would: rpt_syms_missing() and rpt_syms_binary() then
- * answer for both).  dst and src are tables of one file.  0.
+ * answer for both).  dst and src are tables of one file.
  */
-int rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src);
+void rpt_syms_take_tried(struct rpt_syms *dst, const struct rpt_syms *src);
 /* The warnings an RPT_SYMS_QUIET table kept: one per binary debuginfod timed out on. */
 void rpt_syms_warn(const struct rpt_syms *s);
 /* Whether debuginfod may be asked (DEBUGINFOD_URLS set, not turned off, not the static build). */
